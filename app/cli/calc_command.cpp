@@ -1,0 +1,207 @@
+// kvbe-cli calc, models, gpus, tiers.
+#include "commands.h"
+
+#include "kvbe/presets.h"
+#include "kvbe/report.h"
+#include "kvbe/scenario.h"
+#include "kvbe/units.h"
+
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+namespace kvbe::cli {
+namespace {
+
+struct CalcOptions {
+    std::string model, gpu, peak, util, flops, kvDtype, params, lengths, fraction, scenario;
+    int tp = 0;
+    bool sharedPath = false;
+    std::vector<std::string> tiers;
+    std::string format = "table";
+};
+
+int fail(const std::string& message) {
+    std::cerr << "kvbe-cli: " << message << "\n";
+    return kExitBadInput;
+}
+
+Result<double> parseNumber(const std::string& text, const std::string& flag, const std::string& expected) {
+    try {
+        size_t used = 0;
+        const double v = std::stod(text, &used);
+        if (used != text.size() || !std::isfinite(v)) throw std::invalid_argument(text);
+        return v;
+    } catch (const std::exception&) {
+        return Error{flag + " '" + text + "': expected " + expected};
+    }
+}
+
+// --util 0.5 or 50%
+Result<double> parseUtilisation(std::string text) {
+    bool percent = !text.empty() && text.back() == '%';
+    if (percent) text.pop_back();
+    auto v = parseNumber(text, "--util", "a fraction in (0, 1], e.g. 0.5 or 50%");
+    if (!v) return v;
+    const double u = percent ? *v / 100 : *v;
+    if (u <= 0 || u > 1)
+        return Error{"--util " + text + (percent ? "%" : "") +
+                     ": expected a fraction in (0, 1], e.g. 0.5 or 50%"};
+    return u;
+}
+
+// --params 3.21e9 or 3.21B / 70B / 1.2T
+Result<double> parseParams(std::string text) {
+    double scale = 1;
+    if (!text.empty()) {
+        const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
+        if (c == 'B') scale = 1e9;
+        else if (c == 'M') scale = 1e6;
+        else if (c == 'T') scale = 1e12;
+        if (scale != 1) text.pop_back();
+    }
+    auto v = parseNumber(text, "--params", "a positive parameter count, e.g. 3.21e9 or 70B");
+    if (!v) return v;
+    if (*v <= 0) return Error{"--params: expected a positive parameter count, e.g. 3.21e9 or 70B"};
+    return *v * scale;
+}
+
+// --tier KEY or --tier NAME=GBPS[@FIXED_MS]
+Result<TierConfig> parseTier(const std::string& text, const Presets& presets) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos) {
+        const auto* spec = presets.findTier(text);
+        if (!spec)
+            return Error{"--tier '" + text + "': not a tier preset; expected one of " +
+                         presets.tierKeys() + ", or NAME=GBPS[@FIXED_MS]"};
+        return tierFromPreset(*spec);
+    }
+    TierConfig t;
+    t.name = text.substr(0, eq);
+    if (t.name.empty()) return Error{"--tier '" + text + "': the name before '=' is empty"};
+    std::string rest = text.substr(eq + 1);
+    std::string fixed;
+    if (auto at = rest.find('@'); at != std::string::npos) {
+        fixed = rest.substr(at + 1);
+        rest = rest.substr(0, at);
+    }
+    auto bw = parseNumber(rest, "--tier " + t.name, "a bandwidth in GB/s, e.g. nvme=13.5@1");
+    if (!bw) return bw.error();
+    if (*bw <= 0) return Error{"--tier " + t.name + ": bandwidth " + rest + " GB/s; expected more than 0"};
+    t.bandwidthGBps = *bw;
+    if (!fixed.empty()) {
+        auto f = parseNumber(fixed, "--tier " + t.name, "a fixed cost in ms after '@'");
+        if (!f) return f.error();
+        if (*f < 0) return Error{"--tier " + t.name + ": t_fixed " + fixed + " ms; expected 0 or more"};
+        t.tFixedMs = *f;
+    }
+    return t;
+}
+
+int runCalc(const CalcOptions& o) {
+    auto presets = Presets::loadBuiltin();
+    if (!presets) return fail(presets.message());
+    auto scenario = o.scenario.empty() ? defaultScenario(*presets) : loadScenario(o.scenario, *presets);
+    if (!scenario) return fail(scenario.message());
+    Scenario s = *scenario;
+
+    if (!o.model.empty()) s.model = o.model;
+    if (!o.gpu.empty()) {
+        if (!presets->findGpu(o.gpu))
+            return fail("--gpu '" + o.gpu + "': not a GPU preset; expected one of " + presets->gpuKeys());
+        s.gpu = o.gpu;
+    }
+    if (!o.peak.empty()) {
+        auto v = parseNumber(o.peak, "--peak-tflops", "a positive number of dense TFLOP/s, e.g. 989");
+        if (!v) return fail(v.message());
+        if (*v <= 0) return fail("--peak-tflops " + o.peak + ": expected a positive number of TFLOP/s");
+        s.peakTflops = *v;
+    }
+    if (!o.util.empty()) {
+        auto u = parseUtilisation(o.util);
+        if (!u) return fail(u.message());
+        s.utilisation = *u;
+    }
+    if (!o.flops.empty()) s.flopModel = *parseFlopModel(o.flops);
+    if (!o.kvDtype.empty()) s.kvDtype = parseKvDtype(o.kvDtype);
+    if (!o.params.empty()) {
+        auto p = parseParams(o.params);
+        if (!p) return fail(p.message());
+        s.paramsOverride = *p;
+    }
+    if (o.tp > 0) s.tensorParallel = o.tp;
+    if (o.sharedPath) s.sharedPath = true;
+    if (!o.tiers.empty()) {
+        s.tiers.clear();
+        for (const auto& t : o.tiers) {
+            auto tier = parseTier(t, *presets);
+            if (!tier) return fail(tier.message());
+            s.tiers.push_back(*tier);
+        }
+    }
+    double fraction = s.cachedFraction;
+    if (!o.fraction.empty()) {
+        auto f = parseNumber(o.fraction, "--fraction", "a cached fraction from 0 to 1");
+        if (!f) return fail(f.message());
+        if (*f < 0 || *f > 1) return fail("--fraction " + o.fraction + ": expected a cached fraction from 0 to 1");
+        fraction = *f;
+    }
+    std::vector<double> lengths{1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
+    if (!o.lengths.empty()) {
+        auto l = parseTokenList(o.lengths);
+        if (!l) return fail("--lengths: " + l.message());
+        lengths = *l;
+    }
+
+    auto eval = evaluate(s, *presets);
+    if (!eval) return fail(eval.message());
+    const auto report = makeCalcReport(*eval, lengths, fraction);
+    if (o.format == "json") std::cout << calcJson(report).dump(2) << "\n";
+    else if (o.format == "csv") std::cout << calcCsv(report);
+    else std::cout << calcTable(report);
+    return kExitOk;
+}
+
+template <class JsonFn, class TableFn>
+int runListing(const std::string& format, JsonFn toJson, TableFn toTable) {
+    auto presets = Presets::loadBuiltin();
+    if (!presets) return fail(presets.message());
+    if (format == "json") std::cout << toJson(*presets).dump(2) << "\n";
+    else std::cout << toTable(*presets);
+    return kExitOk;
+}
+
+} // namespace
+
+void addCalcCommands(CLI::App& app, std::function<int()>& run) {
+    auto o = std::make_shared<CalcOptions>();
+    auto* calc = app.add_subcommand("calc", "Break-even bandwidth, prefix length, TTFT and speedup for a scenario");
+    calc->add_option("--model", o->model, "Preset id (meta-llama/Llama-3.2-3B), config.json, folder or HF cache entry");
+    calc->add_option("--gpu", o->gpu, "GPU preset key (see `kvbe-cli gpus`)");
+    calc->add_option("--peak-tflops", o->peak, "Dense peak in TFLOP/s (overrides the GPU preset)");
+    calc->add_option("--util", o->util, "Achieved utilisation, 0 < u <= 1 (0.5 or 50%)");
+    calc->add_option("--flops", o->flops, "FLOP model")->check(CLI::IsMember({"simple", "detailed"}));
+    calc->add_option("--kv-dtype", o->kvDtype, "KV cache dtype (default: the model's torch_dtype)")
+        ->check(CLI::IsMember({"bf16", "fp16", "fp8", "int8", "fp32"}));
+    calc->add_option("--params", o->params, "Parameter count P of the simple model (3.21e9, 70B)");
+    calc->add_option("--tp", o->tp, "Tensor parallel degree")->check(CLI::Range(1, 1024));
+    calc->add_flag("--shared-path", o->sharedPath, "The TP GPUs share one storage path (each sees B/t)");
+    calc->add_option("--tier", o->tiers, "Tier preset key, or NAME=GBPS[@FIXED_MS]; repeatable");
+    calc->add_option("--lengths", o->lengths, "Prompt lengths, e.g. 1024,8k,80k");
+    calc->add_option("--fraction", o->fraction, "Cached fraction for t_hit and speedup (0..1)");
+    calc->add_option("--scenario", o->scenario, "Start from a .kvbe.json scenario (flags override it)");
+    calc->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "csv", "json"}));
+    calc->callback([o, &run] { run = [o] { return runCalc(*o); }; });
+
+    auto format = std::make_shared<std::string>("table");
+    auto* models = app.add_subcommand("models", "List the model presets with their KV and parameter figures");
+    auto* gpus = app.add_subcommand("gpus", "List the GPU presets with peaks and host links");
+    auto* tiers = app.add_subcommand("tiers", "List the tier presets with bandwidths and fixed costs");
+    for (auto* sub : {models, gpus, tiers})
+        sub->add_option("--format", *format, "Output format")->check(CLI::IsMember({"table", "json"}));
+    models->callback([format, &run] { run = [format] { return runListing(*format, modelsJson, modelsTable); }; });
+    gpus->callback([format, &run] { run = [format] { return runListing(*format, gpusJson, gpusTable); }; });
+    tiers->callback([format, &run] { run = [format] { return runListing(*format, tiersJson, tiersTable); }; });
+}
+
+} // namespace kvbe::cli

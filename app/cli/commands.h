@@ -1,0 +1,17 @@
+// kvbe-cli subcommands. Each registers its options on a CLI11 app and, when run, returns the
+// process exit code: 0 success, 1 bad input (a sentence on stderr), 2 usage error.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace kvbe::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitBadInput = 1;
+inline constexpr int kExitUsage = 2;
+
+// Adds `calc`, `models`, `gpus` and `tiers`; `run` is set to the chosen command's action.
+void addCalcCommands(CLI::App& app, std::function<int()>& run);
+
+} // namespace kvbe::cli

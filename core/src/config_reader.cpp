@@ -1,0 +1,567 @@
+#include "kvbe/config_reader.h"
+
+#include "kvbe/json_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+namespace kvbe {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct ConfigError {
+    std::string message;
+};
+
+// Defaults of the Hugging Face config classes, for fields a published config may leave out.
+// num_hidden_layers and hidden_size are never defaulted: a config without them is not a
+// model description, and a default-sized model would draw a silently wrong chart.
+struct ArchDefaults {
+    std::optional<int> heads, kvHeads, headDim;
+    std::optional<double> vocab, intermediate, maxPositions, slidingWindow;
+    std::optional<int> slidingPattern; // every n-th layer is global (Gemma)
+    bool tied = false;
+    int normsPerLayer = 2;
+    bool qkNorm = false;
+    bool qkvBias = false;
+    bool attentionSinks = false;
+    bool expertBiases = false;
+    bool routerBias = false;
+};
+
+ArchDefaults defaultsFor(const std::string& type) {
+    ArchDefaults d;
+    if (type == "gemma3_text" || type == "gemma3") {
+        d.heads = 8; d.kvHeads = 4; d.headDim = 256; d.vocab = 262208; d.intermediate = 9216;
+        d.maxPositions = 131072; d.slidingWindow = 4096; d.slidingPattern = 6;
+        d.tied = true; d.normsPerLayer = 4; d.qkNorm = true;
+    } else if (type == "gemma2") {
+        d.heads = 8; d.kvHeads = 4; d.headDim = 256; d.vocab = 256000; d.intermediate = 9216;
+        d.maxPositions = 8192; d.slidingWindow = 4096; d.slidingPattern = 2;
+        d.tied = true; d.normsPerLayer = 4;
+    } else if (type == "gemma") {
+        d.heads = 16; d.kvHeads = 16; d.headDim = 256; d.vocab = 256000; d.maxPositions = 8192;
+        d.tied = true;
+    } else if (type == "llama") {
+        d.vocab = 32000; d.intermediate = 11008; d.maxPositions = 2048;
+    } else if (type == "mistral") {
+        d.vocab = 32000; d.intermediate = 14336; d.maxPositions = 131072; d.slidingWindow = 4096;
+    } else if (type == "mixtral") {
+        d.vocab = 32000; d.intermediate = 14336; d.maxPositions = 131072;
+    } else if (type == "qwen2" || type == "qwen2_moe") {
+        d.vocab = 151936; d.maxPositions = 32768; d.qkvBias = true;
+    } else if (type == "qwen3" || type == "qwen3_moe") {
+        d.vocab = 151936; d.maxPositions = 32768; d.headDim = 128; d.qkNorm = true;
+    } else if (type == "phi3") {
+        d.vocab = 32064; d.maxPositions = 4096;
+    } else if (type == "deepseek_v3" || type == "deepseek_v2") {
+        d.vocab = 129280; d.maxPositions = 4096;
+    } else if (type == "gpt_oss") {
+        d.vocab = 201088; d.headDim = 64; d.maxPositions = 131072; d.slidingWindow = 128;
+        d.attentionSinks = true; d.expertBiases = true; d.routerBias = true;
+    } else if (type == "llama4_text" || type == "llama4") {
+        d.vocab = 202048; d.headDim = 128; d.maxPositions = 4096 * 32;
+    }
+    return d;
+}
+
+// Typed access to config fields, with messages that name the file, the field and what was
+// expected. Fields are looked up in text_config first, then at the top level.
+class Fields {
+public:
+    Fields(const json& top, const std::string& source) : m_top(top), m_source(source) {
+        if (top.contains("text_config")) {
+            const auto& t = top["text_config"];
+            if (!t.is_object())
+                fail("text_config", "an object", t);
+            m_text = &t;
+            m_prefix = "text_config.";
+        }
+    }
+
+    const json* find(const std::string& key) const {
+        if (m_text && m_text->contains(key)) return &(*m_text)[key];
+        if (m_top.contains(key)) return &m_top[key];
+        return nullptr;
+    }
+    bool has(const std::string& key) const {
+        const json* j = find(key);
+        return j && !j->is_null();
+    }
+    std::string path(const std::string& key) const {
+        if (m_text && m_text->contains(key)) return m_prefix + key;
+        return key;
+    }
+
+    [[noreturn]] void fail(const std::string& key, const std::string& expected,
+                           const json& got) const {
+        std::string shown = got.dump();
+        if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
+        throw ConfigError{m_source + ": field '" + path(key) + "' is " + jsonTypeName(got) +
+                          (got.is_primitive() && !got.is_null() ? " (" + shown + ")" : "") +
+                          "; expected " + expected};
+    }
+    [[noreturn]] void missing(const std::string& key, const std::string& meaning) const {
+        throw ConfigError{m_source + ": field '" + m_prefix + key + "' is missing; expected " +
+                          meaning};
+    }
+
+    std::optional<double> number(const std::string& key, const std::string& meaning,
+                                 double min, double max) const {
+        const json* j = find(key);
+        if (!j || j->is_null()) return std::nullopt;
+        if (!j->is_number()) fail(key, meaning, *j);
+        const double v = j->get<double>();
+        if (!std::isfinite(v) || v < min || v > max) fail(key, meaning, *j);
+        return v;
+    }
+    std::optional<int> integer(const std::string& key, const std::string& meaning, int min,
+                               int max) const {
+        auto v = number(key, meaning, min, max);
+        if (!v) return std::nullopt;
+        if (std::floor(*v) != *v) fail(key, meaning, *find(key));
+        return static_cast<int>(*v);
+    }
+    int requiredInt(const std::string& key, const std::string& meaning, int min, int max) const {
+        auto v = integer(key, meaning, min, max);
+        if (!v) missing(key, meaning);
+        return *v;
+    }
+    int intOr(const std::string& key, const std::string& meaning, int min, int max,
+              std::optional<int> fallback) const {
+        auto v = integer(key, meaning, min, max);
+        if (v) return *v;
+        if (fallback) return *fallback;
+        missing(key, meaning);
+    }
+    std::optional<bool> boolean(const std::string& key) const {
+        const json* j = find(key);
+        if (!j || j->is_null()) return std::nullopt;
+        if (!j->is_boolean()) fail(key, "true or false", *j);
+        return j->get<bool>();
+    }
+    std::optional<std::string> string(const std::string& key) const {
+        const json* j = find(key);
+        if (!j || j->is_null()) return std::nullopt;
+        if (!j->is_string()) fail(key, "a string", *j);
+        return j->get<std::string>();
+    }
+
+private:
+    const json& m_top;
+    const json* m_text = nullptr;
+    std::string m_source;
+    std::string m_prefix;
+};
+
+constexpr int kMaxDim = 1 << 22;
+
+ModelSpec build(const json& top, const std::string& source, const std::string& id) {
+    if (!top.is_object())
+        throw ConfigError{source + ": the file holds " + jsonTypeName(top) +
+                          "; expected a config.json object"};
+    if (top.contains("kvbe_scenario"))
+        throw ConfigError{source + ": this is a kvbe scenario, not a model config.json; open it "
+                                   "with --scenario"};
+    if (top.contains("model") && top.contains("added_tokens"))
+        throw ConfigError{source + ": this looks like a tokenizer.json, not a model config.json"};
+    if (!top.contains("num_hidden_layers") && !top.contains("hidden_size") &&
+        !top.contains("text_config") && !top.contains("model_type") &&
+        !top.contains("architectures"))
+        throw ConfigError{source + ": not a Hugging Face model config: it has none of "
+                                   "'model_type', 'architectures', 'num_hidden_layers'"};
+
+    Fields f(top, source);
+    ModelSpec m;
+    m.id = id;
+    m.source = source;
+
+    std::string type = f.string("model_type").value_or("");
+    if (type == "gemma3") type = "gemma3_text";
+    if (type == "llama4") type = "llama4_text";
+    m.modelType = type;
+    const ArchDefaults def = defaultsFor(type);
+
+    m.layers = f.requiredInt("num_hidden_layers", "a positive integer (the decoder layers)", 1,
+                             100000);
+    m.hidden = f.requiredInt("hidden_size", "a positive integer (the model width)", 1, kMaxDim);
+    m.qHeads = f.intOr("num_attention_heads", "a positive integer (the query heads)", 1, kMaxDim,
+                       def.heads);
+    if (!f.has("num_attention_heads")) m.notes.push_back("num_attention_heads: architecture default");
+    m.kvHeads = f.intOr("num_key_value_heads", "a positive integer (the KV heads)", 1, kMaxDim,
+                        def.kvHeads ? def.kvHeads : std::optional<int>(m.qHeads));
+    if (!f.has("num_key_value_heads")) m.notes.push_back("num_key_value_heads: architecture default");
+
+    if (auto hd = f.integer("head_dim", "a positive integer (the head dimension)", 1, kMaxDim)) {
+        m.headDim = *hd;
+    } else if (def.headDim) {
+        m.headDim = *def.headDim;
+        m.notes.push_back("head_dim: architecture default " + std::to_string(*def.headDim));
+    } else {
+        if (m.hidden % m.qHeads != 0)
+            throw ConfigError{source + ": hidden_size " + std::to_string(m.hidden) +
+                              " is not divisible by num_attention_heads " +
+                              std::to_string(m.qHeads) + " and there is no head_dim"};
+        m.headDim = m.hidden / m.qHeads;
+    }
+
+    auto vocab = f.number("vocab_size", "a positive integer (the vocabulary)", 1, 1e9);
+    if (!vocab && !def.vocab) f.missing("vocab_size", "a positive integer (the vocabulary)");
+    m.vocab = vocab ? *vocab : *def.vocab;
+    if (!vocab) m.notes.push_back("vocab_size: architecture default");
+    auto inter = f.number("intermediate_size", "a positive integer (the MLP width)", 0, 1e8);
+    m.intermediate = inter ? *inter : def.intermediate.value_or(4.0 * m.hidden);
+
+    const auto tieAt = f.boolean("tie_word_embeddings");
+    m.tiedEmbeddings = tieAt.value_or(def.tied);
+
+    auto maxPos = f.number("max_position_embeddings", "a positive integer (the context length)",
+                           1, 1e12);
+    m.contextLimit = maxPos ? *maxPos : def.maxPositions.value_or(131072);
+
+    if (auto dt = f.string("torch_dtype").has_value() ? f.string("torch_dtype") : f.string("dtype")) {
+        auto parsed = parseKvDtype(*dt);
+        if (!parsed)
+            throw ConfigError{source + ": field '" + f.path(f.has("torch_dtype") ? "torch_dtype" : "dtype") +
+                              "' is \"" + *dt + "\"; expected bfloat16, float16 or float32"};
+        m.weightDtype = *parsed;
+    } else {
+        m.weightDtype = KvDtype::BF16;
+        m.notes.push_back("no torch_dtype: KV dtype defaults to bf16");
+    }
+
+    // ---- Multi-head latent attention ------------------------------------------------------
+    const bool mla = f.has("kv_lora_rank");
+    int qkNope = 0, qkRope = 0, vHead = 0, qLora = 0;
+    if (mla) {
+        m.mla = true;
+        m.kvLoraRank = f.requiredInt("kv_lora_rank", "a positive integer", 1, kMaxDim);
+        qkRope = f.requiredInt("qk_rope_head_dim", "a positive integer (MLA rope dims)", 1, kMaxDim);
+        qkNope = f.requiredInt("qk_nope_head_dim", "a positive integer (MLA non-rope dims)", 1, kMaxDim);
+        vHead = f.requiredInt("v_head_dim", "a positive integer (MLA value dims)", 1, kMaxDim);
+        qLora = f.integer("q_lora_rank", "a positive integer or null", 1, kMaxDim).value_or(0);
+        m.qkRopeHeadDim = qkRope;
+        m.dQk = qkNope + qkRope;
+        m.dV = vHead;
+        m.headDim = qkNope + qkRope;
+    } else {
+        if (m.qHeads % m.kvHeads != 0)
+            throw ConfigError{source + ": num_attention_heads " + std::to_string(m.qHeads) +
+                              " is not divisible by num_key_value_heads " +
+                              std::to_string(m.kvHeads) + "; expected a whole number of query "
+                                                          "heads per KV head"};
+        m.dQk = m.headDim;
+        m.dV = m.headDim;
+    }
+
+    // ---- Attention kind per layer -----------------------------------------------------------
+    std::vector<AttnKind> kinds(static_cast<size_t>(m.layers), AttnKind::Full);
+    double window = 0;
+    const bool slidingKeyPresent = f.find("sliding_window") != nullptr;
+    auto sw = f.number("sliding_window", "a positive integer or null (the attention window)", 1, 1e12);
+    if (!slidingKeyPresent && def.slidingWindow) sw = def.slidingWindow;
+    const auto useSliding = f.boolean("use_sliding_window");
+
+    if (f.has("layer_types")) {
+        const json& lt = *f.find("layer_types");
+        if (!lt.is_array() || lt.size() != static_cast<size_t>(m.layers))
+            f.fail("layer_types", "an array of " + std::to_string(m.layers) + " layer types", lt);
+        for (size_t i = 0; i < lt.size(); ++i) {
+            if (!lt[i].is_string()) f.fail("layer_types", "an array of strings", lt);
+            const auto s = lt[i].get<std::string>();
+            if (s == "full_attention") kinds[i] = AttnKind::Full;
+            else if (s == "sliding_attention") kinds[i] = AttnKind::Sliding;
+            else if (s == "chunked_attention") kinds[i] = AttnKind::Chunked;
+            else
+                throw ConfigError{source + ": field '" + f.path("layer_types") + "' holds \"" + s +
+                                  "\"; expected full_attention, sliding_attention or "
+                                  "chunked_attention"};
+        }
+        if (std::count(kinds.begin(), kinds.end(), AttnKind::Sliding) > 0) {
+            if (!sw) f.missing("sliding_window", "a window size for the sliding_attention layers");
+            window = *sw;
+        }
+        if (std::count(kinds.begin(), kinds.end(), AttnKind::Chunked) > 0) {
+            auto chunk = f.number("attention_chunk_size", "a positive integer", 1, 1e12);
+            if (!chunk) f.missing("attention_chunk_size", "a chunk size for chunked_attention layers");
+            window = *chunk;
+        }
+    } else if (type == "llama4_text") {
+        // Llama 4: three of four layers use chunked local attention with RoPE; every fourth is
+        // a global NoPE layer (no_rope_layers; its default when the file leaves it out).
+        auto chunk = f.number("attention_chunk_size", "a positive integer", 1, 1e12);
+        if (chunk) {
+            window = *chunk;
+            const json* nrl = f.find("no_rope_layers");
+            for (int i = 0; i < m.layers; ++i) {
+                bool usesRope = (i + 1) % 4 != 0;
+                if (nrl && nrl->is_array() && static_cast<size_t>(i) < nrl->size() &&
+                    (*nrl)[static_cast<size_t>(i)].is_number())
+                    usesRope = (*nrl)[static_cast<size_t>(i)].get<double>() != 0;
+                kinds[static_cast<size_t>(i)] = usesRope ? AttnKind::Chunked : AttnKind::Full;
+            }
+            if (!nrl) m.notes.push_back("no_rope_layers: default, every 4th layer global");
+        }
+    } else if (def.slidingPattern && sw) {
+        const int pattern = f.intOr("sliding_window_pattern", "a positive integer", 1, 100000,
+                                    def.slidingPattern);
+        window = *sw;
+        for (int i = 0; i < m.layers; ++i)
+            kinds[static_cast<size_t>(i)] = ((i + 1) % pattern != 0) ? AttnKind::Sliding : AttnKind::Full;
+    } else if (type.rfind("qwen", 0) == 0) {
+        // Qwen: the window is off unless use_sliding_window; then layers from max_window_layers on.
+        if (useSliding.value_or(false) && sw) {
+            const int from = f.intOr("max_window_layers", "a non-negative integer", 0, 100000, m.layers);
+            window = *sw;
+            for (int i = from; i < m.layers; ++i) kinds[static_cast<size_t>(i)] = AttnKind::Sliding;
+        }
+    } else if (sw && useSliding.value_or(true)) {
+        window = *sw;
+        std::fill(kinds.begin(), kinds.end(), AttnKind::Sliding);
+    }
+    if (window > 0 && window >= m.contextLimit) {
+        // A window as long as the context (Phi-4-mini's 262,144) changes nothing.
+        std::fill(kinds.begin(), kinds.end(), AttnKind::Full);
+        window = 0;
+        m.notes.push_back("window not shorter than the context: treated as full attention");
+    }
+
+    const double kvElems = mla ? static_cast<double>(m.kvLoraRank + qkRope)
+                               : 2.0 * m.kvHeads * m.headDim;
+    const double perPair = 2.0 * m.qHeads * (m.dQk + m.dV);
+    for (AttnKind k : {AttnKind::Full, AttnKind::Sliding, AttnKind::Chunked}) {
+        const int n = static_cast<int>(std::count(kinds.begin(), kinds.end(), k));
+        if (n == 0) continue;
+        m.attention.push_back({k, k == AttnKind::Full ? 0.0 : window, n, kvElems, perPair});
+    }
+
+    // ---- Parameters ---------------------------------------------------------------------------
+    const double h = m.hidden, Hq = m.qHeads, Hkv = m.kvHeads, d = m.headDim;
+    double attnProj = 0, attnExtra = 0;
+    if (mla) {
+        const double qProj = qLora > 0 ? h * qLora + qLora * Hq * (qkNope + qkRope)
+                                       : h * Hq * (qkNope + qkRope);
+        attnProj = qProj + h * (m.kvLoraRank + qkRope) + m.kvLoraRank * Hq * (qkNope + vHead) +
+                   Hq * vHead * h;
+        attnExtra = (qLora > 0 ? qLora : 0) + m.kvLoraRank; // the two latent norms
+    } else {
+        attnProj = h * Hq * d + 2 * h * Hkv * d + Hq * d * h;
+        const bool attnBias = f.boolean("attention_bias").value_or(false);
+        if (attnBias) attnExtra += Hq * d + 2 * Hkv * d + h;
+        else if (def.qkvBias) attnExtra += Hq * d + 2 * Hkv * d;
+        if (def.qkNorm) attnExtra += 2 * d;
+        if (def.attentionSinks) attnExtra += Hq;
+    }
+    const double norms = def.normsPerLayer * h;
+
+    // MoE geometry.
+    const char* expertKeys[] = {"num_local_experts", "num_experts", "n_routed_experts"};
+    int experts = 0;
+    for (const char* k : expertKeys)
+        if (auto v = f.integer(k, "a non-negative integer (routed experts)", 0, 1 << 20)) experts = std::max(experts, *v);
+    int topK = 0;
+    if (experts > 0) {
+        auto k = f.integer("num_experts_per_tok", "a positive integer (experts per token)", 1, 1 << 20);
+        if (!k) k = f.integer("experts_per_token", "a positive integer (experts per token)", 1, 1 << 20);
+        if (!k) f.missing("num_experts_per_tok", "a positive integer (experts per token)");
+        if (*k > experts)
+            throw ConfigError{source + ": num_experts_per_tok " + std::to_string(*k) +
+                              " is more than the " + std::to_string(experts) + " experts"};
+        topK = *k;
+    }
+    double expertWidth = m.intermediate;
+    if (auto v = f.number("moe_intermediate_size", "a positive integer", 1, 1e8)) expertWidth = *v;
+    int shared = f.integer("n_shared_experts", "a non-negative integer", 0, 1 << 20).value_or(0);
+    double sharedWidth = expertWidth;
+    if (auto v = f.number("shared_expert_intermediate_size", "a non-negative integer", 0, 1e8)) {
+        shared = *v > 0 ? 1 : 0;
+        sharedWidth = *v;
+    }
+    double denseWidth = m.intermediate;
+    if (type == "llama4_text" && experts > 0) {
+        shared = 1; // Llama 4 MoE layers add one shared expert of intermediate_size
+        sharedWidth = m.intermediate;
+        expertWidth = m.intermediate;
+        denseWidth = f.number("intermediate_size_mlp", "a positive integer", 1, 1e8).value_or(m.intermediate);
+    }
+
+    std::vector<bool> moeLayer(static_cast<size_t>(m.layers), experts > 0);
+    if (experts > 0) {
+        const int firstDense = f.integer("first_k_dense_replace", "a non-negative integer", 0, 100000).value_or(0);
+        int step = f.integer("moe_layer_freq", "a positive integer", 1, 100000).value_or(1);
+        if (auto s = f.integer("decoder_sparse_step", "a positive integer", 1, 100000)) step = *s;
+        if (auto s = f.integer("interleave_moe_layer_step", "a positive integer", 1, 100000)) step = *s;
+        std::set<int> mlpOnly;
+        if (const json* j = f.find("mlp_only_layers"); j && j->is_array())
+            for (const auto& v : *j)
+                if (v.is_number_integer()) mlpOnly.insert(v.get<int>());
+        for (int i = 0; i < m.layers; ++i) {
+            bool moe = i >= firstDense && ((i - firstDense + 1) % step == 0 || step == 1);
+            if (type == "llama4_text") moe = (i + 1) % step == 0; // moe_layers default
+            if (type.rfind("qwen", 0) == 0) moe = !mlpOnly.count(i) && (i + 1) % step == 0;
+            if (type.rfind("deepseek", 0) == 0) moe = i >= firstDense && i % step == 0;
+            moeLayer[static_cast<size_t>(i)] = moe;
+        }
+    }
+
+    const double expertParams = 3 * h * expertWidth + (def.expertBiases ? 2 * expertWidth + h : 0);
+    const double router = experts * h + (def.routerBias || type.rfind("deepseek", 0) == 0 ? experts : 0);
+    double total = 0, active = 0, matmul = 0;
+    int moeCount = 0;
+    for (int i = 0; i < m.layers; ++i) {
+        double layerTotal = attnProj + attnExtra + norms;
+        double layerActive = layerTotal;
+        double layerMm = attnProj;
+        if (moeLayer[static_cast<size_t>(i)]) {
+            ++moeCount;
+            const double sharedP = shared * 3 * h * sharedWidth +
+                                   (type == "qwen2_moe" || type == "qwen3_moe" ? (shared ? h : 0) : 0);
+            layerTotal += experts * expertParams + sharedP + router;
+            layerActive += topK * expertParams + sharedP + router;
+            layerMm += topK * 3 * h * expertWidth + shared * 3 * h * sharedWidth + experts * h;
+        } else {
+            layerTotal += 3 * h * denseWidth;
+            layerActive += 3 * h * denseWidth;
+            layerMm += 3 * h * denseWidth;
+        }
+        total += layerTotal;
+        active += layerActive;
+        matmul += layerMm;
+    }
+    const double embed = m.vocab * h;
+    const double lmHead = m.tiedEmbeddings ? 0 : m.vocab * h;
+    m.paramsTotal = total + embed + lmHead + h;
+    m.paramsActive = active + embed + lmHead + h;
+    m.paramsMatmul = matmul;
+    m.lmHeadParams = m.vocab * h;
+    m.experts = experts;
+    m.expertsPerToken = topK;
+    m.sharedExperts = shared;
+    m.moeLayers = moeCount;
+    return m;
+}
+
+std::string readableId(const fs::path& file) {
+    if (auto hf = hfIdFromCachePath(file)) return *hf;
+    auto stem = file.stem().string();
+    if (stem == "config" && file.has_parent_path()) return file.parent_path().filename().string();
+    // Shipped presets are named org__model.json.
+    if (auto pos = stem.find("__"); pos != std::string::npos)
+        return stem.substr(0, pos) + "/" + stem.substr(pos + 2);
+    return stem;
+}
+
+} // namespace
+
+Result<ModelSpec> parseModelConfig(std::string_view text, const std::string& source,
+                                   const std::string& id) {
+    auto j = parseJsonText(text, source);
+    if (!j) return j.error();
+    try {
+        return build(*j, source, id);
+    } catch (const ConfigError& e) {
+        return Error{e.message};
+    } catch (const nlohmann::json::exception& e) {
+        return Error{source + ": unexpected content (" + std::string(e.what()) + ")"};
+    }
+}
+
+std::optional<std::string> hfIdFromCachePath(const fs::path& path) {
+    for (fs::path p = path; !p.empty() && p != p.root_path(); p = p.parent_path()) {
+        const auto name = p.filename().string();
+        if (name.rfind("models--", 0) == 0) {
+            std::string rest = name.substr(8);
+            if (auto pos = rest.find("--"); pos != std::string::npos)
+                return rest.substr(0, pos) + "/" + rest.substr(pos + 2);
+            return rest;
+        }
+    }
+    return std::nullopt;
+}
+
+namespace {
+// Inside a models--org--name folder: the snapshot refs/main points at, else the newest.
+std::optional<fs::path> snapshotConfig(const fs::path& entry) {
+    std::error_code ec;
+    const auto snapshots = entry / "snapshots";
+    if (!fs::is_directory(snapshots, ec)) return std::nullopt;
+    if (auto ref = readTextFile(entry / "refs" / "main", 4096)) {
+        std::string rev = *ref;
+        rev.erase(rev.find_last_not_of(" \r\n\t") + 1);
+        const auto cfg = snapshots / rev / "config.json";
+        if (!rev.empty() && fs::exists(cfg, ec)) return cfg;
+    }
+    std::optional<fs::path> best;
+    fs::file_time_type bestTime{};
+    for (const auto& e : fs::directory_iterator(snapshots, ec)) {
+        const auto cfg = e.path() / "config.json";
+        if (!fs::exists(cfg, ec)) continue;
+        const auto t = fs::last_write_time(e.path(), ec);
+        if (!best || t > bestTime) {
+            best = cfg;
+            bestTime = t;
+        }
+    }
+    return best;
+}
+} // namespace
+
+Result<ModelSpec> readModelConfig(const fs::path& path) {
+    std::error_code ec;
+    fs::path file = path;
+    if (fs::is_directory(path, ec)) {
+        if (fs::exists(path / "config.json", ec)) file = path / "config.json";
+        else if (auto snap = snapshotConfig(path)) file = *snap;
+        else
+            return Error{path.string() + ": the folder holds no config.json (nor a Hugging Face "
+                                         "snapshot with one)"};
+    }
+    auto text = readTextFile(file, kMaxJsonFileBytes);
+    if (!text) return text.error();
+    return parseModelConfig(*text, file.string(), readableId(file));
+}
+
+std::vector<fs::path> hfCacheRoots() {
+    std::vector<fs::path> roots;
+    auto add = [&](const fs::path& p) {
+        std::error_code ec;
+        if (fs::is_directory(p, ec) && std::find(roots.begin(), roots.end(), p) == roots.end())
+            roots.push_back(p);
+    };
+    if (const char* v = std::getenv("HF_HUB_CACHE")) add(v);
+    if (const char* v = std::getenv("HUGGINGFACE_HUB_CACHE")) add(v);
+    if (const char* v = std::getenv("HF_HOME")) add(fs::path(v) / "hub");
+    if (const char* home = std::getenv("HOME")) add(fs::path(home) / ".cache" / "huggingface" / "hub");
+    return roots;
+}
+
+std::optional<fs::path> findInHfCache(const std::string& id) {
+    const auto slash = id.find('/');
+    if (slash == std::string::npos) return std::nullopt;
+    const std::string folder = "models--" + id.substr(0, slash) + "--" + id.substr(slash + 1);
+    for (const auto& root : hfCacheRoots())
+        if (auto cfg = snapshotConfig(root / folder)) return cfg;
+    return std::nullopt;
+}
+
+std::vector<std::pair<std::string, fs::path>> listHfCache() {
+    std::vector<std::pair<std::string, fs::path>> out;
+    for (const auto& root : hfCacheRoots()) {
+        std::error_code ec;
+        for (const auto& e : fs::directory_iterator(root, ec)) {
+            const auto name = e.path().filename().string();
+            if (name.rfind("models--", 0) != 0) continue;
+            if (auto cfg = snapshotConfig(e.path()))
+                out.emplace_back(*hfIdFromCachePath(e.path()), *cfg);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace kvbe

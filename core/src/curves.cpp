@@ -1,0 +1,92 @@
+#include "kvbe/curves.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kvbe {
+
+std::vector<double> lengthGrid(double minTokens, double maxTokens, int points, bool log) {
+    std::vector<double> out;
+    if (points < 2 || !(maxTokens > minTokens) || minTokens < 1) return out;
+    out.reserve(static_cast<size_t>(points));
+    for (int i = 0; i < points; ++i) {
+        const double t = static_cast<double>(i) / (points - 1);
+        const double v = log ? minTokens * std::pow(maxTokens / minTokens, t)
+                             : minTokens + (maxTokens - minTokens) * t;
+        const double n = std::round(v);
+        if (out.empty() || n > out.back()) out.push_back(n);
+    }
+    return out;
+}
+
+CurveSet computeCurves(const CostModel& cost, const std::vector<TierPath>& tiers,
+                       const std::vector<double>& tokens, double cachedFraction) {
+    CurveSet c;
+    c.tokens = tokens;
+    c.cachedFraction = cachedFraction;
+    const size_t n = tokens.size();
+    c.kvBytes.resize(n);
+    c.tMiss.resize(n);
+    c.breakevenBandwidth.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        c.kvBytes[i] = cost.kvBytes(tokens[i]);
+        c.tMiss[i] = cost.tMiss(tokens[i]);
+        c.breakevenBandwidth[i] = cost.breakevenBandwidth(tokens[i]);
+    }
+    const bool windows = cost.model().hasWindows();
+    const double perPath = cost.inputs().sharedPath ? 1.0 : 1.0 / cost.inputs().tensorParallel;
+    for (const auto& tier : tiers) {
+        TierCurves tc;
+        tc.tier = tier;
+        tc.breakevenPrefix = cost.breakevenPrefix(tier);
+        tc.breakevenBandwidth.resize(n);
+        tc.tHit.resize(n);
+        tc.speedup.resize(n);
+        tc.minFraction.resize(n);
+        for (size_t i = 0; i < n; ++i) {
+            const double N = tokens[i];
+            // B* with this tier's fixed cost, from the shared t_miss (no second prefill).
+            const double budget = c.tMiss[i] - tier.tFixedS;
+            if (budget > 0) tc.breakevenBandwidth[i] = c.kvBytes[i] * perPath / budget;
+            tc.tHit[i] = cost.tHit(tier, N, cachedFraction * N);
+            tc.speedup[i] = c.tMiss[i] / tc.tHit[i];
+            tc.minFraction[i] = windows ? cost.minCachedFractionDirect(tier, N)
+                                        : cost.minCachedFraction(tier, N, tc.breakevenPrefix);
+        }
+        c.tiers.push_back(std::move(tc));
+    }
+    return c;
+}
+
+FrontierGrid computeFrontier(const CostModel& cost, const TierPath& tier,
+                             const std::vector<double>& tokens, const std::vector<double>& fractions) {
+    FrontierGrid g;
+    g.tokens = tokens;
+    g.fractions = fractions;
+    g.speedup.resize(tokens.size() * fractions.size());
+    std::vector<double> miss(tokens.size());
+    for (size_t i = 0; i < tokens.size(); ++i) miss[i] = cost.tMiss(tokens[i]);
+    for (size_t j = 0; j < fractions.size(); ++j)
+        for (size_t i = 0; i < tokens.size(); ++i)
+            g.speedup[j * tokens.size() + i] = miss[i] / cost.tHit(tier, tokens[i], fractions[j] * tokens[i]);
+    return g;
+}
+
+std::vector<SweepPoint> modelSweep(const CostInputs& base, const std::vector<ModelSpec>& models,
+                                   double tokens, std::optional<KvDtype> kvDtype) {
+    std::vector<SweepPoint> out;
+    out.reserve(models.size());
+    for (const auto& m : models) {
+        CostInputs in = base;
+        in.model = m;
+        in.paramsOverride.reset(); // each model's own size: that is the point of the sweep
+        in.measuredPrefill.reset();
+        in.kvDtype = kvDtype.value_or(m.weightDtype);
+        SweepPoint p{m.id, m.paramsTotal, m.paramsActive, m.kvBytesPerToken(in.kvDtype), std::nullopt};
+        if (auto cm = CostModel::create(std::move(in))) p.breakevenBandwidth = cm->breakevenBandwidth(tokens);
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+} // namespace kvbe

@@ -1,0 +1,184 @@
+#include "kvbe/presets.h"
+
+#include "kvbe/config_reader.h"
+#include "kvbe/json_text.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+
+namespace kvbe {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string lower(std::string_view s) {
+    std::string out(s);
+    for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+std::string joinKeys(const auto& map) {
+    std::string out;
+    for (const auto& [k, v] : map) out += (out.empty() ? "" : ", ") + k;
+    return out;
+}
+
+// A positive finite number in an object, or an error naming the file and the field.
+Result<double> positive(const json& obj, const std::string& key, const std::string& where,
+                        bool allowNull = false) {
+    if (!obj.contains(key) || (obj[key].is_null() && !allowNull))
+        return Error{where + "." + key + " is missing; expected a positive number"};
+    const auto& v = obj[key];
+    if (v.is_null()) return 0.0;
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0)
+        return Error{where + "." + key + " is " + v.dump() + "; expected a positive number"};
+    return v.get<double>();
+}
+
+std::map<std::string, std::string> sourcesOf(const json& obj) {
+    std::map<std::string, std::string> out;
+    if (obj.contains("sources") && obj["sources"].is_object())
+        for (const auto& [k, v] : obj["sources"].items())
+            if (v.is_string()) out[k] = v.get<std::string>();
+    return out;
+}
+
+} // namespace
+
+Result<std::map<std::string, GpuSpec>> parseGpuPresets(std::string_view text, const std::string& source) {
+    auto j = parseJsonText(text, source);
+    if (!j) return j.error();
+    if (!j->is_object() || !j->contains("gpus") || !(*j)["gpus"].is_object())
+        return Error{source + ": expected an object with a \"gpus\" object"};
+    std::map<std::string, GpuSpec> out;
+    for (const auto& [key, g] : (*j)["gpus"].items()) {
+        const std::string where = source + ": gpus." + key;
+        if (!g.is_object()) return Error{where + " is " + jsonTypeName(g) + "; expected an object"};
+        GpuSpec s;
+        s.key = key;
+        s.name = g.value("name", key);
+        auto bf16 = positive(g, "bf16_tflops", where);
+        if (!bf16) return bf16.error();
+        s.bf16Flops = *bf16 * 1e12;
+        auto fp8 = positive(g, "fp8_tflops", where, true);
+        if (!fp8) return fp8.error();
+        if (*fp8 > 0) s.fp8Flops = *fp8 * 1e12;
+        auto mem = positive(g, "memory_GB", where);
+        if (!mem) return mem.error();
+        s.memoryBytes = *mem * 1e9;
+        s.hostLink = g.value("host_link", "");
+        auto link = positive(g, "host_link_practical_GBps", where);
+        if (!link) return link.error();
+        s.hostLinkBps = *link * 1e9;
+        s.sources = sourcesOf(g);
+        out[key] = s;
+    }
+    return out;
+}
+
+Result<std::map<std::string, TierSpec>> parseTierPresets(std::string_view text, const std::string& source) {
+    auto j = parseJsonText(text, source);
+    if (!j) return j.error();
+    if (!j->is_object() || !j->contains("tiers") || !(*j)["tiers"].is_object())
+        return Error{source + ": expected an object with a \"tiers\" object"};
+    std::map<std::string, TierSpec> out;
+    for (const auto& [key, t] : (*j)["tiers"].items()) {
+        const std::string where = source + ": tiers." + key;
+        if (!t.is_object()) return Error{where + " is " + jsonTypeName(t) + "; expected an object"};
+        TierSpec s;
+        s.key = key;
+        s.name = t.value("name", key);
+        s.kind = t.value("kind", "");
+        auto r = positive(t, "read_GBps", where);
+        if (!r) return r.error();
+        auto w = positive(t, "write_GBps", where);
+        if (!w) return w.error();
+        s.readBps = *r * 1e9;
+        s.writeBps = *w * 1e9;
+        if (!t.contains("t_fixed_ms") || !t["t_fixed_ms"].is_number() || t["t_fixed_ms"].get<double>() < 0)
+            return Error{where + ".t_fixed_ms: expected a number of milliseconds, 0 or more"};
+        s.tFixedS = t["t_fixed_ms"].get<double>() * 1e-3;
+        s.sources = sourcesOf(t);
+        out[key] = s;
+    }
+    return out;
+}
+
+Result<Presets> Presets::loadBuiltin() {
+    Presets p;
+    unsigned long count = 0;
+    const EmbeddedFile* files = embeddedFiles(&count);
+    for (unsigned long i = 0; i < count; ++i) {
+        const std::string path = files[i].path;
+        const std::string_view text(reinterpret_cast<const char*>(files[i].data), files[i].size);
+        const std::string source = "resources/" + path;
+        if (path == "gpus.json") {
+            auto g = parseGpuPresets(text, source);
+            if (!g) return g.error();
+            p.m_gpus = std::move(*g);
+        } else if (path == "tiers.json") {
+            auto t = parseTierPresets(text, source);
+            if (!t) return t.error();
+            p.m_tiers = std::move(*t);
+        } else if (path == "scenarios/default.kvbe.json") {
+            p.m_defaultScenario = std::string(text);
+        } else if (path.rfind("models/", 0) == 0 && path.size() > 5 &&
+                   path.compare(path.size() - 5, 5, ".json") == 0) {
+            std::string stem = fs::path(path).stem().string();
+            const auto sep = stem.find("__");
+            const std::string id = sep == std::string::npos ? stem : stem.substr(0, sep) + "/" + stem.substr(sep + 2);
+            auto spec = parseModelConfig(text, source, id);
+            if (!spec) return spec.error();
+            p.m_models.push_back({id, path, std::move(*spec)});
+        }
+    }
+    std::sort(p.m_models.begin(), p.m_models.end(),
+              [](const ModelPreset& a, const ModelPreset& b) { return a.spec.paramsTotal < b.spec.paramsTotal; });
+    return p;
+}
+
+const ModelPreset* Presets::findModel(std::string_view id) const {
+    const std::string want = lower(id);
+    for (const auto& m : m_models) {
+        const std::string have = lower(m.id);
+        if (have == want) return &m;
+        std::string underscored = have;
+        if (auto pos = underscored.find('/'); pos != std::string::npos) underscored.replace(pos, 1, "__");
+        if (underscored == want) return &m;
+        if (auto pos = have.find('/'); pos != std::string::npos && have.substr(pos + 1) == want) return &m;
+    }
+    return nullptr;
+}
+
+const GpuSpec* Presets::findGpu(std::string_view key) const {
+    auto it = m_gpus.find(lower(key));
+    return it == m_gpus.end() ? nullptr : &it->second;
+}
+
+const TierSpec* Presets::findTier(std::string_view key) const {
+    auto it = m_tiers.find(lower(key));
+    return it == m_tiers.end() ? nullptr : &it->second;
+}
+
+std::string Presets::gpuKeys() const { return joinKeys(m_gpus); }
+std::string Presets::tierKeys() const { return joinKeys(m_tiers); }
+std::string Presets::modelIds() const {
+    std::string out;
+    for (const auto& m : m_models) out += (out.empty() ? "" : ", ") + m.id;
+    return out;
+}
+
+Result<ModelSpec> resolveModel(const std::string& ref, const Presets& presets) {
+    if (ref.empty()) return Error{"no model given; expected a preset id, a config.json path or a folder"};
+    std::error_code ec;
+    if (fs::exists(ref, ec)) return readModelConfig(ref);
+    if (const auto* m = presets.findModel(ref)) return m->spec;
+    if (auto cached = findInHfCache(ref)) return readModelConfig(*cached);
+    return Error{"model '" + ref + "' is neither a file, a preset nor in the Hugging Face cache; "
+                 "presets: " + presets.modelIds()};
+}
+
+} // namespace kvbe
