@@ -1,0 +1,145 @@
+// Scenarios: the default one, exact JSON round trips, evaluation, and bad files.
+#include "kvbe/scenario.h"
+#include "test_support.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+
+using namespace kvbe;
+using kvbe::test::presets;
+
+class TestScenario : public QObject {
+    Q_OBJECT
+private slots:
+    void defaultScenarioIsTheIssueOne() {
+        auto s = defaultScenario(presets());
+        QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+        QCOMPARE(s->model, std::string("meta-llama/Llama-3.2-3B"));
+        QCOMPARE(s->gpu, std::string("h100-sxm"));
+        QCOMPARE(s->utilisation, 0.5);
+        QCOMPARE(s->tiers.size(), size_t(3));
+        QCOMPARE(s->tiers[0].preset, std::string("dram-pcie5"));
+        QCOMPARE(s->tiers[1].preset, std::string("nvme-gen5"));
+        QCOMPARE(s->tiers[2].preset, std::string("nvme-gen4"));
+        QCOMPARE(s->tiers[1].bandwidthGBps, 13.5);
+        auto e = evaluate(*s, presets());
+        QVERIFY(e.ok());
+        QCOMPARE(e->peakFlops, 989.4e12);
+        // NVMe is staged through host DRAM, pipelined: min(13.5, 55) GB/s.
+        QCOMPARE(e->tiers[1].bandwidthBps, 13.5e9);
+    }
+
+    void roundTripIsExact() {
+        Scenario s = *defaultScenario(presets());
+        s.name = "H200, \"FP8\" KV — ünïcode";
+        s.paramsOverride = 3.21e9;
+        s.gpu = "h200";
+        s.peakTflops = 912.345678901234;
+        s.computeDtype = "fp8";
+        s.utilisation = 0.4321;
+        s.rampHalfTokens = 1536.5;
+        s.flopModel = FlopModel::Detailed;
+        s.kvDtype = KvDtype::FP8;
+        s.tensorParallel = 4;
+        s.sharedPath = true;
+        s.hostLinkGBps = 51.2;
+        s.measuredPrefill = {{1024, 0.0123}, {8192, 0.14159265358979}};
+        s.tiers[2].staging = Staging::Serial;
+        s.tiers[2].measured = {{1e6, 1.1e-3}, {1e8, 9.3e-3}};
+        s.tiers.push_back({"custom", "", 0.1 + 0.2, 1.0 / 3, Staging::None, "#123abc", {}});
+        s.cachedFraction = 0.3;
+        s.lengths = {100, 65536, 333, false};
+        s.sweepTokens = 8192;
+        const auto text = scenarioToJson(s);
+        auto back = scenarioFromJson(text, "round-trip", presets());
+        QVERIFY2(back.ok(), back.ok() ? "" : back.message().c_str());
+        QVERIFY(*back == s);
+        QCOMPARE(scenarioToJson(*back), text);
+    }
+
+    void saveAndLoadAtomically() {
+        QTemporaryDir tmp;
+        const auto path = std::filesystem::path(tmp.path().toStdString()) / "a.kvbe.json";
+        const Scenario s = *defaultScenario(presets());
+        QVERIFY(saveScenario(path, s).ok());
+        Scenario changed = s;
+        changed.utilisation = 0.25;
+        QVERIFY(saveScenario(path, changed).ok());
+        auto loaded = loadScenario(path, presets());
+        QVERIFY(loaded.ok());
+        QVERIFY(*loaded == changed);
+        // Nothing but the file itself is left behind.
+        QCOMPARE(QDir(tmp.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);
+        // A folder that cannot be written keeps its old file and says why.
+        auto bad = saveScenario("/nonexistent-dir/x.kvbe.json", s);
+        QVERIFY(!bad.ok());
+        QVERIFY(QString::fromStdString(bad.message()).contains("/nonexistent-dir"));
+    }
+
+    void badScenarios_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("fragment");
+        QTest::newRow("no version") << QByteArray(R"({"model": "x"})") << "'kvbe_scenario' is missing";
+        QTest::newRow("newer version") << QByteArray(R"({"kvbe_scenario": 7})") << "newer kvbe";
+        QTest::newRow("a config.json") << QByteArray(R"({"num_hidden_layers": 2, "architectures": []})") << "model config.json";
+        QTest::newRow("utilisation 0") << QByteArray(R"({"kvbe_scenario": 1, "utilisation": 0})") << "'utilisation'";
+        QTest::newRow("utilisation 1.5") << QByteArray(R"({"kvbe_scenario": 1, "utilisation": 1.5})") << "'utilisation'";
+        QTest::newRow("utilisation string") << QByteArray(R"({"kvbe_scenario": 1, "utilisation": "half"})") << "'utilisation' is a string";
+        QTest::newRow("unknown gpu") << QByteArray(R"({"kvbe_scenario": 1, "gpu": "h900"})") << "expected one of";
+        QTest::newRow("unknown tier") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"preset": "floppy"}]})") << "tiers[0].preset";
+        QTest::newRow("bandwidth 0") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 0}]})") << "tiers[0].bandwidth_GBps";
+        QTest::newRow("negative t_fixed") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "t_fixed_ms": -1}]})") << "tiers[0].t_fixed_ms";
+        QTest::newRow("bad colour") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "color": "red"}]})") << "tiers[0].color";
+        QTest::newRow("bad staging") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "staging": "teleport"}]})") << "staging";
+        QTest::newRow("bad measured") << QByteArray(R"({"kvbe_scenario": 1, "measured_prefill": [[1024, -1]]})") << "measured_prefill[0]";
+        QTest::newRow("lengths reversed") << QByteArray(R"({"kvbe_scenario": 1, "lengths": {"min": 1000, "max": 10}})") << "lengths.max";
+        QTest::newRow("fraction above 1") << QByteArray(R"({"kvbe_scenario": 1, "cached_fraction": 2})") << "cached_fraction";
+        QTest::newRow("not json") << QByteArray("{kvbe") << "not valid JSON";
+    }
+    void badScenarios() {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, fragment);
+        auto r = scenarioFromJson(std::string_view(text.constData(), static_cast<size_t>(text.size())), "bad.kvbe.json", presets());
+        QVERIFY(!r.ok());
+        const auto msg = QString::fromStdString(r.message());
+        QVERIFY2(msg.startsWith("bad.kvbe.json"), qPrintable(msg));
+        QVERIFY2(msg.contains(fragment), qPrintable(msg));
+    }
+
+    void evaluationErrors() {
+        Scenario s = *defaultScenario(presets());
+        s.gpu = "a100-80gb-sxm";
+        s.computeDtype = "fp8";
+        auto e = evaluate(s, presets());
+        QVERIFY(!e.ok());
+        QVERIFY(QString::fromStdString(e.message()).contains("FP8"));
+        s.computeDtype = "bf16";
+        s.model = "no-such-org/no-such-model";
+        e = evaluate(s, presets());
+        QVERIFY(!e.ok());
+        QVERIFY(QString::fromStdString(e.message()).contains("no-such-org/no-such-model"));
+    }
+
+    void measuredTransfersReplaceNominal() {
+        Scenario s = *defaultScenario(presets());
+        s.tiers.resize(1);
+        s.tiers[0].staging = Staging::None;
+        s.tiers[0].measured = {{1e6, 1e-3 + 1e6 / 20e9}, {1e9, 1e-3 + 1e9 / 20e9}};
+        auto e = evaluate(s, presets());
+        QVERIFY(e.ok());
+        KVBE_COMPARE_REL(e->tiers[0].bandwidthBps, 20e9, 1e-9);
+        KVBE_COMPARE_REL(e->tiers[0].tFixedS, 1e-3, 1e-6);
+    }
+
+    void kvDtypeDefaultsToModel() {
+        Scenario s = *defaultScenario(presets());
+        auto e = evaluate(s, presets());
+        QCOMPARE(e->cost.kvBytesPerToken(), 114688.0);
+        s.kvDtype = KvDtype::FP8;
+        e = evaluate(s, presets());
+        QCOMPARE(e->cost.kvBytesPerToken(), 57344.0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScenario)
+#include "tst_scenario.moc"
