@@ -16,6 +16,11 @@ json numberOrNull(std::optional<double> v) {
     return *v;
 }
 json finiteOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+// Counts (tokens, bytes, parameters) print as integers when they are whole numbers.
+json count(double v) {
+    if (std::isfinite(v) && std::floor(v) == v && std::abs(v) < 9.0e15) return static_cast<long long>(v);
+    return finiteOrNull(v);
+}
 
 std::string pad(std::string s, size_t width, bool right = true) {
     // Width in characters, counting UTF-8 continuation bytes as nothing.
@@ -82,11 +87,11 @@ json calcJson(const CalcReport& r) {
                     {"head_dim", m.headDim},
                     {"attention", m.mla ? "mla" : (m.hasWindows() ? "windowed" : "full")},
                     {"kv_dtype", std::string(toString(in.kvDtype))},
-                    {"kv_bytes_per_token", e.cost.kvBytesPerToken()},
-                    {"params_total", m.paramsTotal},
-                    {"params_active", m.paramsActive},
-                    {"params_used", e.cost.simpleParams()},
-                    {"context_limit", m.contextLimit}};
+                    {"kv_bytes_per_token", count(e.cost.kvBytesPerToken())},
+                    {"params_total", count(m.paramsTotal)},
+                    {"params_active", count(m.paramsActive)},
+                    {"params_used", count(e.cost.simpleParams())},
+                    {"context_limit", count(m.contextLimit)}};
     out["gpu"] = {{"name", e.gpu ? e.gpu->name : std::string("custom")},
                   {"key", e.gpu ? e.gpu->key : std::string()},
                   {"peak_flops", e.peakFlops},
@@ -106,8 +111,8 @@ json calcJson(const CalcReport& r) {
     }
     out["rows"] = json::array();
     for (const auto& row : r.rows) {
-        json jr = {{"tokens", row.tokens},
-                   {"kv_bytes", row.kvBytes},
+        json jr = {{"tokens", count(row.tokens)},
+                   {"kv_bytes", count(row.kvBytes)},
                    {"t_recompute_s", finiteOrNull(row.tRecompute)},
                    {"breakeven_bandwidth_Bps", numberOrNull(row.breakevenBandwidth)}};
         jr["tiers"] = json::object();
@@ -195,10 +200,10 @@ json modelsJson(const Presets& p) {
                      {"kv_heads", m.spec.kvHeads},
                      {"head_dim", m.spec.headDim},
                      {"attention", m.spec.mla ? "mla" : (m.spec.hasWindows() ? "windowed" : "full")},
-                     {"kv_bytes_per_token", m.spec.kvBytesPerToken(m.spec.weightDtype)},
-                     {"params_total", m.spec.paramsTotal},
-                     {"params_active", m.spec.paramsActive},
-                     {"context_limit", m.spec.contextLimit}});
+                     {"kv_bytes_per_token", count(m.spec.kvBytesPerToken(m.spec.weightDtype))},
+                     {"params_total", count(m.spec.paramsTotal)},
+                     {"params_active", count(m.spec.paramsActive)},
+                     {"context_limit", count(m.spec.contextLimit)}});
     }
     return a;
 }
