@@ -154,7 +154,7 @@ int runCalc(const CalcOptions& o) {
     }
 
     auto eval = evaluate(s, *presets);
-    if (!eval) return fail(eval.message());
+    if (!eval) return fail((o.scenario.empty() ? std::string() : o.scenario + ": ") + eval.message());
     const auto report = makeCalcReport(*eval, lengths, fraction);
     if (o.format == "json") std::cout << calcJson(report).dump(2) << "\n";
     else if (o.format == "csv") std::cout << calcCsv(report);

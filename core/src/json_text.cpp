@@ -81,6 +81,10 @@ Result<nlohmann::json> parseJsonText(std::string_view text, const std::string& s
         std::string what = e.what();
         // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> after "]"
         if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+        // The parser quotes what it last read, which may be binary or broken UTF-8: keep the
+        // message printable.
+        for (auto& c : what)
+            if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
         return Error{source + ": not valid JSON: " + what};
     }
 }
