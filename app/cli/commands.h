@@ -10,8 +10,13 @@ namespace kvbe::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitCannotRun = 3; // probes: this machine or target cannot run the probe
+inline constexpr int kExitProbeFailed = 4; // probes: an I/O or data check failed during the run
+inline constexpr int kExitInterrupted = 130; // probes: stopped by SIGINT or SIGTERM
 
 // Adds `calc`, `models`, `gpus` and `tiers`; `run` is set to the chosen command's action.
 void addCalcCommands(CLI::App& app, std::function<int()>& run);
+// Adds `probe nvme-read|nvme-write|host-memcpy|list` (exit codes: kvbe/probes/probe.h).
+void addProbeCommands(CLI::App& app, std::function<int()>& run);
 
 } // namespace kvbe::cli

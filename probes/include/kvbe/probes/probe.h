@@ -1,0 +1,76 @@
+// A probe measures one thing on this machine and reports it through a ProbeSink. Each probe is a
+// small class: a key ("nvme-read"), a one-line description, available() and run(options, sink).
+#pragma once
+
+#include "kvbe/result.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kvbe::probes {
+
+class ProbeSink;
+
+// Process exit codes of `kvbe-cli probe`; each maps to one sentence (exitCodeMeaning).
+enum class ProbeExit : int {
+    Ok = 0,
+    BadInput = 1,   // a flag's value is wrong: the message names the flag and what was expected
+    Usage = 2,      // unknown or conflicting options
+    CannotRun = 3,  // this machine or target cannot run the probe (tmpfs, no space, no io_uring)
+    Failed = 4,     // the probe started and an I/O or verification failed
+    Stopped = 130,  // stopped by SIGINT or SIGTERM; nothing is left behind
+};
+std::string_view exitCodeMeaning(ProbeExit code);
+// The list for --help texts, one code per line.
+std::string exitCodeHelp();
+
+struct ProbeOutcome {
+    ProbeExit exit = ProbeExit::Ok;
+    std::string message; // empty on success
+    bool ok() const { return exit == ProbeExit::Ok; }
+};
+
+inline constexpr std::uint64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
+
+// What a user asked for, parsed; each probe reads the fields it needs and rejects the ones that
+// make no sense for it.
+struct ProbeOptions {
+    // nvme-read, nvme-write
+    std::string dir;                        // --dir: make a scratch file there
+    std::string file;                       // --file: read an existing file (read-only)
+    std::string device;                     // --device: read a block device (read-only)
+    std::optional<std::uint64_t> fileSize;  // --file-size, scratch files only (default 4 GiB)
+    std::vector<std::uint64_t> blockSizes;  // empty: 128 KiB, 1 MiB, 4 MiB and the model's KV block
+    std::vector<int> queueDepths;           // empty: 1, 4, 16, 32, 64
+    double durationS = 5;                   // measured time per setting (warm-up comes on top)
+    std::string engine = "auto";            // auto, io_uring, psync
+    bool buffered = false;                  // page cache instead of O_DIRECT
+    bool sequential = false;                // sequential offsets instead of random block offsets
+    std::string model;                      // KV block: empty = the default scenario's model
+    // host-memcpy
+    std::uint64_t bufferBytes = kGiB;       // each of the two buffers
+    std::vector<int> threads;               // empty: 1 and every core
+};
+
+class Probe {
+public:
+    virtual ~Probe() = default;
+    virtual std::string key() const = 0;
+    virtual std::string description() const = 0;
+    // Whether the probe can run on this machine at all; the error says why not.
+    virtual Status available() const = 0;
+    // Runs to completion or to the first failure; every failure is also sent to the sink.
+    virtual ProbeOutcome run(const ProbeOptions& options, ProbeSink& sink) = 0;
+};
+
+// "128 KiB", "1 MiB", "28 MiB", "1.5 GiB", "1000 B": block sizes the way storage people say them.
+std::string formatBlock(std::uint64_t bytes);
+
+std::vector<std::unique_ptr<Probe>> makeProbes();
+std::unique_ptr<Probe> makeProbe(std::string_view key); // nullptr for an unknown key
+
+} // namespace kvbe::probes

@@ -1,0 +1,104 @@
+// Engine choice, statistics, and what the engines share.
+#include "kvbe/probes/io_engine.h"
+
+#include "io_common.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kvbe::probes {
+
+namespace detail {
+
+void mergeTally(IoMeasurement& m, Tally&& t) {
+    if (m.windowBytes.size() < t.bytes.size()) {
+        m.windowBytes.resize(t.bytes.size(), 0);
+        m.windowOps.resize(t.ops.size(), 0);
+    }
+    for (size_t i = 0; i < t.bytes.size(); ++i) {
+        m.windowBytes[i] += t.bytes[i];
+        m.windowOps[i] += t.ops[i];
+    }
+    m.latencyUs.insert(m.latencyUs.end(), t.latencyUs.begin(), t.latencyUs.end());
+    m.verifiedBlocks += t.verified;
+    m.requeued += t.requeued;
+}
+
+std::string mismatchMessage(const IoTarget& target, std::uint64_t fileOffset, std::size_t index) {
+    return "the data read back at byte " + std::to_string(fileOffset + index) + " of the scratch file in " +
+           target.path() + " is not what was written there: the drive or filesystem returned wrong data";
+}
+
+std::string ioErrorMessage(const IoTarget& target, const IoSetting& s, std::uint64_t offset, int err) {
+    return std::string(s.write ? "writing " : "reading ") + formatBlock(s.blockBytes) + " at offset " +
+           std::to_string(offset) + " of " + target.path() + " failed: " + errnoText(err);
+}
+
+} // namespace detail
+
+double percentile(std::vector<float> values, double p) {
+    if (values.empty()) return 0;
+    // Nearest rank: the smallest value with at least p% of the values at or below it.
+    const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
+    const size_t k = static_cast<size_t>(std::clamp(rank, 1.0, static_cast<double>(values.size()))) - 1;
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+    return values[k];
+}
+
+double median(std::vector<double> values) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+IoStats summarize(const IoMeasurement& m) {
+    IoStats s;
+    std::vector<double> gbps, iops;
+    for (size_t i = 0; i < m.windowBytes.size(); ++i) {
+        s.bytes += m.windowBytes[i];
+        s.ops += m.windowOps[i];
+        if (m.windowSeconds > 0) {
+            gbps.push_back(static_cast<double>(m.windowBytes[i]) / m.windowSeconds / 1e9);
+            iops.push_back(static_cast<double>(m.windowOps[i]) / m.windowSeconds);
+        }
+    }
+    if (!gbps.empty()) {
+        s.medianGBps = median(gbps);
+        s.minGBps = *std::min_element(gbps.begin(), gbps.end());
+        s.maxGBps = *std::max_element(gbps.begin(), gbps.end());
+        s.medianIops = median(iops);
+    }
+    s.p50Us = percentile(m.latencyUs, 50);
+    s.p99Us = percentile(m.latencyUs, 99);
+    return s;
+}
+
+#ifndef KVBE_HAVE_URING
+std::unique_ptr<IoEngine> makeUringEngine(std::string& why) {
+    why = "this kvbe-cli was built without liburing (install liburing-dev and rebuild)";
+    return nullptr;
+}
+#endif
+
+Result<EngineChoice> chooseEngine(const std::string& requested) {
+    EngineChoice c;
+    if (requested == "psync") {
+        c.engine = makePsyncEngine();
+        c.reason = "psync: asked for with --engine psync";
+        return c;
+    }
+    std::string why;
+    c.engine = makeUringEngine(why);
+    if (c.engine) {
+        c.reason = "io_uring: registered buffers and file";
+        return c;
+    }
+    if (requested == "io_uring")
+        return Error{"--engine io_uring: io_uring cannot run here: " + why + "; use --engine psync"};
+    c.engine = makePsyncEngine();
+    c.reason = "psync: io_uring unavailable (" + why + ")";
+    return c;
+}
+
+} // namespace kvbe::probes
