@@ -1,0 +1,119 @@
+// kvbe: the desktop explorer, and headless chart export for scripts and the README.
+#include "kvbe/presets.h"
+#include "kvbe/scenario.h"
+#include "kvbe/ui/chart_export.h"
+#include "kvbe/ui/main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+int failWith(const QString& sentence) {
+    std::fprintf(stderr, "kvbe: %s\n", sentence.toLocal8Bit().constData());
+    return 1;
+}
+
+bool wantsExport(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--export") == 0 || std::strncmp(argv[i], "--export=", 9) == 0)
+            return true;
+    return false;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    // The platform is chosen when QApplication is built, so this decision comes first: an
+    // export needs no display, and without one the default platform would abort.
+    if (wantsExport(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+        qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+
+    // Offscreen Qt warns about things that do not matter for a file (window hints, runtime
+    // dirs); an export keeps stderr for the one sentence that says why it failed.
+    if (wantsExport(argc, argv))
+        qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
+            if (type == QtCriticalMsg || type == QtFatalMsg)
+                std::fprintf(stderr, "kvbe: %s\n", msg.toLocal8Bit().constData());
+        });
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("kvbe"));
+    QApplication::setApplicationName(QStringLiteral("kvbe"));
+    QApplication::setApplicationVersion(QStringLiteral(KVBE_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("KV offload break-even explorer"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption scenarioOpt(QStringLiteral("scenario"),
+                                         QStringLiteral("Scenario file (.kvbe.json) to open."),
+                                         QStringLiteral("FILE"));
+    const QCommandLineOption chartOpt(
+        QStringLiteral("chart"),
+        QStringLiteral("Chart to export: breakeven, fraction, ttft, models or frontier."),
+        QStringLiteral("NAME"), QStringLiteral("breakeven"));
+    const QCommandLineOption exportOpt(
+        QStringLiteral("export"),
+        QStringLiteral("Render the chart to OUT (.png, .svg or .pdf) and exit."),
+        QStringLiteral("OUT"));
+    const QCommandLineOption sizeOpt(QStringLiteral("size"),
+                                     QStringLiteral("Export size in pixels (PDF: points)."),
+                                     QStringLiteral("WxH"), QStringLiteral("1600x900"));
+    const QCommandLineOption tierOpt(QStringLiteral("tier"),
+                                     QStringLiteral("Tier of the frontier map, from 1."),
+                                     QStringLiteral("N"), QStringLiteral("1"));
+    const QCommandLineOption darkOpt(QStringLiteral("dark"), QStringLiteral("Dark theme."));
+    const QCommandLineOption bigOpt(QStringLiteral("presentation"),
+                                    QStringLiteral("Large fonts and lines."));
+    parser.addOptions({scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt});
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("A scenario or a model's config.json to open."));
+    if (!parser.parse(QApplication::arguments())) return failWith(parser.errorText());
+    if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
+    if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
+
+    auto presets = kvbe::Presets::loadBuiltin();
+    if (!presets) return failWith(QString::fromStdString(presets.message()));
+
+    if (parser.isSet(exportOpt)) {
+        const auto size = kvbe::parseExportSize(parser.value(sizeOpt));
+        if (!size)
+            return failWith(
+                QStringLiteral("--size must look like 1600x900, from 16 to 16384 pixels a side"));
+        bool ok = false;
+        const int tier = parser.value(tierOpt).toInt(&ok);
+        if (!ok || tier < 1)
+            return failWith(QStringLiteral("--tier must be a tier number, from 1"));
+        auto scenario = parser.isSet(scenarioOpt)
+                            ? kvbe::loadScenario(parser.value(scenarioOpt).toStdString(), *presets)
+                            : kvbe::defaultScenario(*presets);
+        if (!scenario) return failWith(QString::fromStdString(scenario.message()));
+        if (tier > int(scenario->tiers.size()))
+            return failWith(QStringLiteral("--tier %1: the scenario has %2 tiers")
+                                .arg(tier)
+                                .arg(scenario->tiers.size()));
+        kvbe::ChartStyle style;
+        style.dark = parser.isSet(darkOpt);
+        style.presentation = parser.isSet(bigOpt);
+        const auto st = kvbe::exportScenarioChart(*presets, *scenario, parser.value(chartOpt),
+                                                  parser.value(exportOpt), *size, style, tier - 1);
+        if (!st) return failWith(QString::fromStdString(st.message()));
+        return 0;
+    }
+
+    kvbe::MainWindow window(std::move(*presets));
+    QString file = parser.value(scenarioOpt);
+    if (file.isEmpty() && !parser.positionalArguments().isEmpty())
+        file = parser.positionalArguments().front();
+    if (!file.isEmpty())
+        if (auto st = window.openFile(file); !st)
+            return failWith(QString::fromStdString(st.message()));
+    window.resize(window.size().expandedTo(QSize(1280, 800)));
+    window.show();
+    return app.exec();
+}

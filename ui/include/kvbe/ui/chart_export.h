@@ -1,0 +1,38 @@
+// Rendering a chart to PNG, SVG or PDF at a chosen size, on screen or without a display. The
+// chart is copied into a hidden view of the requested size first, so the export looks like the
+// screen (same zoom, hidden series, theme) but is laid out for its own size.
+#pragma once
+
+#include "kvbe/presets.h"
+#include "kvbe/result.h"
+#include "kvbe/scenario.h"
+#include "kvbe/ui/chart_view.h"
+
+#include <QImage>
+#include <QSize>
+#include <QString>
+
+#include <optional>
+
+namespace kvbe {
+
+enum class ExportFormat { Png, Svg, Pdf };
+
+// By the file's extension (.png, .svg, .pdf).
+std::optional<ExportFormat> exportFormatFor(const QString& path);
+// "1600x900" into a size from 16x16 to 16384x16384.
+std::optional<QSize> parseExportSize(const QString& text);
+
+// The chart as an image of `size` pixels, tagged with `dpi`.
+QImage renderChartImage(const ChartView& chart, QSize size, int dpi = 96);
+// Writes the chart to `path`; the format comes from its extension. PDF pages are `size` points.
+Status exportChart(const ChartView& chart, const QString& path, QSize size, int dpi = 96);
+// Writes the chart's data as CSV.
+Status exportCsv(const ChartView& chart, const QString& path);
+
+// What `kvbe --export` does: compute the scenario with core, draw one chart, write it.
+Status exportScenarioChart(const Presets& presets, const Scenario& scenario,
+                           const QString& chartKey, const QString& path, QSize size,
+                           ChartStyle style = {}, int frontierTier = 0);
+
+} // namespace kvbe

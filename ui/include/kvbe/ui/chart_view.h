@@ -1,0 +1,180 @@
+// The base of every chart: a QChartView that owns its series by key and refills them with
+// replace(), a crosshair with exact values, zoom (wheel, rubber band), pan, reset, legend
+// markers that hide their series, log/linear axes, themes, and labels pinned to data points.
+#pragma once
+
+#include "kvbe/ui/scenario_result.h"
+
+#include <QChartView>
+#include <QHash>
+#include <QPointer>
+#include <QSet>
+
+class QAreaSeries;
+class QGraphicsLineItem;
+class QGraphicsRectItem;
+class QGraphicsSimpleTextItem;
+class QLineSeries;
+class QRubberBand;
+class QScatterSeries;
+class QXYSeries;
+
+namespace kvbe {
+
+struct ChartStyle {
+    bool dark = false;
+    bool presentation = false; // large fonts and lines, for a room
+    bool operator==(const ChartStyle&) const = default;
+};
+
+class ChartView : public QChartView {
+    Q_OBJECT
+  public:
+    explicit ChartView(QWidget* parent = nullptr);
+    ~ChartView() override;
+
+    virtual QString key() const = 0;   // "breakeven": the --chart name
+    virtual QString title() const = 0; // the tab's title
+    // The data behind the chart, as CSV.
+    virtual QString csv() const = 0;
+    // The exact values at a point in data coordinates (what the crosshair shows).
+    virtual QString hoverText(QPointF value) const = 0;
+
+    void setResults(ResultPtr current, std::vector<ResultPtr> pins);
+    const ResultPtr& current() const { return m_current; }
+    const std::vector<ResultPtr>& pins() const { return m_pins; }
+
+    void setChartStyle(ChartStyle style);
+    ChartStyle chartStyle() const { return m_style; }
+    void setLogY(bool log);
+    bool logY() const { return m_logY; }
+    virtual bool canToggleLogY() const { return true; }
+
+    // Zoom and pan in data coordinates; reset returns to the range that fits the data.
+    void zoomBy(double factor, QPointF centreValue);
+    void zoomToValues(QPointF a, QPointF b);
+    void panBy(QPointF pixels);
+    void resetZoom();
+    bool isZoomed() const { return m_zoomed; }
+    QRectF visibleRange() const; // x: tokens or parameters, y: the value axis
+
+    // Series by key (tests and the legend use them); hiding works like a legend click.
+    QXYSeries* seriesByKey(const QString& key) const;
+    QAreaSeries* areaByKey(const QString& key) const;
+    QStringList seriesKeys() const;
+    // Keys are "name" or "group/index/name"; a legend click hides the whole group (a tier, a pin).
+    void setSeriesHidden(const QString& key, bool hidden);
+    bool isSeriesHidden(const QString& key) const;
+    QString labelText(const QString& key) const;
+
+    // Copies what the user did to this chart (hidden series, zoom, axes, style) onto another
+    // of the same kind, so an export renders what is on screen at any size.
+    virtual void copyStateFrom(const ChartView& other);
+
+  signals:
+    void hovered(const QString& text);
+
+  protected:
+    // Called by setResults (and when axes or style change) to refill every series.
+    virtual void refill() = 0;
+    // Repositions the items drawn over the plot (labels, the frontier's image).
+    virtual void layoutOverlays();
+
+    void beginRefill();
+    void endRefill();
+    QLineSeries* line(const QString& key, const QString& name, QColor color, qreal width = 2,
+                      Qt::PenStyle style = Qt::SolidLine, bool inLegend = true,
+                      bool secondaryY = false);
+    QScatterSeries* scatter(const QString& key, const QString& name, QColor color, qreal size,
+                            bool inLegend = true);
+    QAreaSeries* area(const QString& key, const QString& name, QColor color, bool inLegend = false);
+    // A text pinned to a data point; hidden when the point leaves the plot.
+    void label(const QString& key, const QString& text, QPointF value, QColor color,
+               Qt::Alignment align = Qt::AlignRight | Qt::AlignTop);
+
+    void setAxes(bool logX, const QString& xTitle, const QString& yTitle, bool logYDefault);
+    void setSecondaryAxis(const QString& title, double min, double max); // empty title: none
+    // The range that fits the data; applied unless the user has zoomed.
+    void setHomeRange(double xMin, double xMax, double yMin, double yMax);
+    bool logX() const { return m_logX; }
+    qreal penScale() const { return m_style.presentation ? 2.0 : 1.0; }
+    QColor ghost(QColor c) const;
+    QColor textColor() const;
+    QPointF toPixel(QPointF value) const;
+
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void mouseDoubleClickEvent(QMouseEvent* e) override;
+    void wheelEvent(QWheelEvent* e) override;
+    void keyPressEvent(QKeyEvent* e) override;
+    void leaveEvent(QEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
+
+    ResultPtr m_current;
+    std::vector<ResultPtr> m_pins;
+
+  private:
+    struct Label {
+        QGraphicsSimpleTextItem* item = nullptr;
+        QPointF value;
+        Qt::Alignment align;
+    };
+    void registerSeries(const QString& key, QAbstractSeries* s, bool inLegend, bool secondaryY);
+    void attach(QAbstractSeries* s, bool secondaryY);
+    void connectMarkers();
+    void applyRange(double xMin, double xMax, double yMin, double yMax);
+    void applyFonts();
+    void rebuildAxes();
+    void updateCrosshair(QPointF pos);
+    void hideCrosshair();
+
+    QHash<QString, QAbstractSeries*> m_series;
+    QSet<QAbstractSeries*> m_secondary;
+    QSet<QString> m_outOfLegend;
+    QSet<QString> m_touched;
+    QSet<QString> m_hidden; // by key: survives refills
+    QHash<QString, Label> m_labels;
+    QSet<QString> m_touchedLabels;
+    bool m_structureChanged = false;
+
+    QAbstractAxis* m_x = nullptr;
+    QAbstractAxis* m_y = nullptr;
+    QAbstractAxis* m_y2 = nullptr;
+    QLineSeries* m_anchor = nullptr; // empty, attached to x/y: the reference for mapping
+    bool m_logX = true;
+    bool m_logY = true;
+    bool m_logYSet = false;
+    QString m_xTitle, m_yTitle, m_y2Title;
+    double m_y2Min = 0, m_y2Max = 1;
+    double m_home[4] = {1, 10, 1, 10};
+    bool m_homeSet = false;
+    bool m_zoomed = false;
+    ChartStyle m_style;
+
+    QGraphicsLineItem* m_crossV = nullptr;
+    QGraphicsLineItem* m_crossH = nullptr;
+    QGraphicsRectItem* m_tipBox = nullptr;
+    QGraphicsSimpleTextItem* m_tip = nullptr;
+    QRubberBand* m_band = nullptr;
+    QPoint m_pressPos;
+    QPointF m_lastPan;
+    enum class Drag { None, Band, Pan } m_drag = Drag::None;
+};
+
+QString seriesGroup(const QString& key);
+QColor tierColor(const ScenarioResult& r, size_t tierIndex);
+QString describeScenario(const ScenarioResult& r); // "Llama-3.2-3B on H100 SXM5 80GB, u = 50 %, …"
+size_t nearestIndex(const std::vector<double>& sortedXs, double x);
+// Series points from core's vectors, skipping the points core left empty (no break-even).
+QList<QPointF> toPoints(const std::vector<double>& xs, const std::vector<std::optional<double>>& ys,
+                        double scale);
+QList<QPointF> toPoints(const std::vector<double>& xs, const std::vector<double>& ys, double scale);
+
+// Formatting shared by the charts' hover texts and labels.
+QString tokensText(double tokens);
+QString bandwidthText(double bytesPerSecond);
+QString millisText(double seconds);
+QString paramsText(double params);
+
+} // namespace kvbe

@@ -1,0 +1,88 @@
+// The explorer's window: the scenario panel, the five charts in tabs, the pinned scenarios,
+// files (open, save, recent, drag and drop), export and presentation mode.
+#pragma once
+
+#include "kvbe/presets.h"
+#include "kvbe/ui/chart_view.h"
+#include "kvbe/ui/explorer.h"
+
+#include <QMainWindow>
+
+class QAction;
+class QComboBox;
+class QDockWidget;
+class QListView;
+class QMenu;
+class QTabWidget;
+
+namespace kvbe {
+
+class ScenarioPanel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+  public:
+    explicit MainWindow(Presets presets, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    Explorer* explorer() { return &m_explorer; }
+    ScenarioPanel* panel() const { return m_panel; }
+    QTabWidget* tabs() const { return m_tabs; }
+    ChartView* chart(const QString& key) const;
+    const std::vector<ChartView*>& charts() const { return m_charts; }
+    ChartView* currentChart() const;
+    QListView* pinView() const { return m_pinView; }
+
+    // A scenario (.kvbe.json) or a model's config.json, told apart by their contents.
+    Status openFile(const QString& path);
+    Status saveScenario(const QString& path);
+    QStringList recentFiles() const;
+
+    bool pinCurrent(const QString& label);
+    void setPresentation(bool on);
+    void setDark(bool on);
+    bool presentation() const { return m_style.presentation; }
+
+    // Draws every chart from the latest result now, without waiting for the frame timer.
+    void refreshNow();
+
+  protected:
+    void closeEvent(QCloseEvent* e) override;
+    void dragEnterEvent(QDragEnterEvent* e) override;
+    void dropEvent(QDropEvent* e) override;
+
+  private:
+    void buildActions();
+    void refreshCharts();
+    void restoreSettings();
+    void saveSettings() const;
+    void addRecent(const QString& path);
+    void fillRecentMenu();
+    void updateTierChoices();
+    void updateTitle();
+    void askPin();
+    void exportImage(const QString& format);
+    void exportCsv();
+    void copyToClipboard();
+    void open();
+    void save(bool as);
+    void reportError(const QString& message);
+
+    Explorer m_explorer;
+    ScenarioPanel* m_panel = nullptr;
+    QDockWidget* m_panelDock = nullptr;
+    QDockWidget* m_pinDock = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    std::vector<ChartView*> m_charts;
+    QComboBox* m_frontierTier = nullptr;
+    QListView* m_pinView = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QAction* m_presentationAction = nullptr;
+    QAction* m_darkAction = nullptr;
+    QAction* m_logYAction = nullptr;
+    QString m_file;
+    ChartStyle m_style;
+    QByteArray m_stateBeforePresentation;
+};
+
+} // namespace kvbe

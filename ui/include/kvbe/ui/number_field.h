@@ -1,0 +1,49 @@
+// A number a user types, with its unit beside it and, under it, the reason when the text is not
+// an acceptable value. Only acceptable values are emitted; the last good one stays in force.
+#pragma once
+
+#include <QWidget>
+
+#include <functional>
+#include <optional>
+
+class QLabel;
+class QLineEdit;
+
+namespace kvbe {
+
+class NumberField : public QWidget {
+    Q_OBJECT
+  public:
+    // Returns the value, or sets `why` to a sentence saying what is wrong.
+    using Parser = std::function<std::optional<double>(const QString& text, QString* why)>;
+
+    NumberField(const QString& unit, Parser parser, QWidget* parent = nullptr);
+
+    // A decimal in [min, max]; `what` names the field in messages ("Peak").
+    static Parser decimal(const QString& what, double min, double max, const QString& unit);
+    // A token count in [min, max], accepting "8k" and "1.5k" as core does.
+    static Parser tokens(const QString& what, double min, double max);
+
+    void setValue(double v, int precision = 6); // shows a value without emitting
+    std::optional<double> value() const { return m_value; }
+    bool isValid() const { return m_valid; }
+    QString errorText() const;
+    QLineEdit* edit() const { return m_edit; }
+    void setPlaceholder(const QString& text);
+
+  signals:
+    void valueEdited(double value);
+
+  private:
+    void onEdited(const QString& text);
+
+    QLineEdit* m_edit;
+    QLabel* m_unit;
+    QLabel* m_error;
+    Parser m_parser;
+    std::optional<double> m_value;
+    bool m_valid = true;
+};
+
+} // namespace kvbe

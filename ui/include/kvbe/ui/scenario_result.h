@@ -1,0 +1,47 @@
+// Everything the charts draw for one scenario, computed by core in one go. The window's current
+// scenario and every pinned scenario are one of these; a chart only reads them.
+#pragma once
+
+#include "kvbe/curves.h"
+#include "kvbe/scenario.h"
+
+#include <QPointF>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+namespace kvbe {
+
+struct ScenarioResult {
+    Scenario scenario;
+    std::shared_ptr<const Evaluation> eval;
+    CurveSet curves;
+    std::vector<FrontierGrid> frontier; // one per tier
+    std::vector<SweepPoint> sweep;      // presets and loaded models at scenario.sweepTokens
+    QString label;                      // the scenario's name, or a pin's label
+
+    const ModelSpec& model() const { return eval->model; }
+};
+using ResultPtr = std::shared_ptr<const ScenarioResult>;
+
+// Grid sizes of the frontier map: fine enough to look smooth once scaled to the plot.
+inline constexpr int kFrontierTokens = 160;
+inline constexpr int kFrontierFractions = 101;
+
+// Runs core for a scenario whose model is already read. `sweepModels` are the models of the
+// model-size chart (presets first, then models the user loaded).
+Result<ScenarioResult> computeScenarioResult(const Scenario& s, const Presets& presets,
+                                             const ModelSpec& model,
+                                             const std::vector<ModelSpec>& sweepModels);
+
+// Where the speedup crosses 1 in each token column of a frontier grid, scanning up in f:
+// (tokens, fraction) points of the break-even contour, linearly interpolated between rows.
+std::vector<QPointF> frontierContour(const FrontierGrid& g);
+
+// Keeps at most two points (lowest and highest y) per pixel column of [xMin, xMax], so a dense
+// measured series costs what the screen can show. Expects points sorted by x.
+std::vector<QPointF> decimateToColumns(const std::vector<QPointF>& points, int columns, double xMin,
+                                       double xMax, bool logX);
+
+} // namespace kvbe

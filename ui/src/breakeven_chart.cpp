@@ -1,0 +1,118 @@
+#include "kvbe/ui/breakeven_chart.h"
+
+#include "kvbe/report.h"
+#include "kvbe/units.h"
+
+#include <QAreaSeries>
+#include <QLineSeries>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace kvbe {
+
+void BreakevenChart::refill() {
+    const ScenarioResult& r = *m_current;
+    const CurveSet& c = r.curves;
+    constexpr double GB = 1e-9;
+    const double inf = std::numeric_limits<double>::infinity();
+    setAxes(r.scenario.lengths.log, tr("Prompt length N (tokens)"),
+            tr("Break-even bandwidth B* (GB/s)"), true);
+    chart()->setTitle(
+        tr("Break-even bandwidth for a fully cached prompt · %1").arg(describeScenario(r)));
+    beginRefill();
+
+    double lo = inf, hi = 0;
+    auto extend = [&](const QList<QPointF>& pts) {
+        for (const auto& p : pts) {
+            if (p.y() > 0) lo = std::min(lo, p.y());
+            hi = std::max(hi, p.y());
+        }
+    };
+    for (size_t k = 0; k < m_pins.size(); ++k) {
+        const auto& pin = *m_pins[k];
+        auto pts = toPoints(pin.curves.tokens, pin.curves.breakevenBandwidth, GB);
+        line(QStringLiteral("pin/%1/bstar").arg(k), tr("%1 (pinned): B*").arg(pin.label),
+             ghost(textColor()), 2, Qt::DashLine)
+            ->replace(pts);
+        extend(pts);
+    }
+
+    const double xMin = c.tokens.front(), xMax = c.tokens.back();
+    for (size_t t = 0; t < c.tiers.size(); ++t) {
+        const auto& tc = c.tiers[t];
+        const QColor col = tierColor(r, t);
+        const double b = tc.tier.bandwidthBps * GB;
+        const QString g = QStringLiteral("tier/%1/").arg(t);
+        const QString name = QString::fromStdString(tc.tier.name);
+        // Where B*_T(N) ≤ B_T the tier wins: shade between its line and the curve.
+        QList<QPointF> upper, lower;
+        upper.reserve(qsizetype(c.tokens.size()));
+        lower.reserve(qsizetype(c.tokens.size()));
+        for (size_t i = 0; i < c.tokens.size(); ++i) {
+            const auto& bs = tc.breakevenBandwidth[i];
+            upper.append(QPointF(c.tokens[i], b));
+            lower.append(QPointF(c.tokens[i], bs ? std::min(*bs * GB, b) : b));
+        }
+        QColor fill = col;
+        fill.setAlphaF(0.16f);
+        QAreaSeries* win = area(g + "win", tr("%1 wins").arg(name), fill);
+        win->upperSeries()->replace(upper);
+        win->lowerSeries()->replace(lower);
+        line(g + "level", tr("%1, %2 GB/s").arg(name).arg(b, 0, 'g', 3), col, 2.5)
+            ->replace(QList<QPointF>{{xMin, b}, {xMax, b}});
+        auto withFixed = toPoints(c.tokens, tc.breakevenBandwidth, GB);
+        line(g + "bstar", tr("%1: B* with %2 ms fixed cost").arg(name).arg(tc.tier.tFixedS * 1e3),
+             col, 1.5, Qt::DotLine, false)
+            ->replace(withFixed);
+        label(g + "label", tr("%1 · %2 GB/s").arg(name).arg(b, 0, 'g', 3), QPointF(inf, b), col,
+              Qt::AlignLeft | Qt::AlignTop);
+        lo = std::min(lo, b);
+        hi = std::max(hi, b);
+    }
+    auto pts = toPoints(c.tokens, c.breakevenBandwidth, GB);
+    line(QStringLiteral("bstar"), tr("B* (no fixed cost)"), textColor(), 3)->replace(pts);
+    extend(pts);
+    endRefill();
+    if (!(hi > 0)) hi = 1;
+    if (!std::isfinite(lo)) lo = hi / 100;
+    setHomeRange(xMin, xMax, logY() ? lo / 1.6 : 0, hi * (logY() ? 1.6 : 1.08));
+}
+
+QString BreakevenChart::hoverText(QPointF v) const {
+    const ScenarioResult& r = *m_current;
+    const CurveSet& c = r.curves;
+    const size_t i = nearestIndex(c.tokens, v.x());
+    QString s = tr("N = %1\n").arg(tokensText(c.tokens[i]));
+    s += tr("KV of the prompt: %1\n").arg(QString::fromStdString(formatBytes(c.kvBytes[i])));
+    s += tr("recompute: %1\n").arg(millisText(c.tMiss[i]));
+    s += c.breakevenBandwidth[i]
+             ? tr("B* (no fixed cost) = %1").arg(bandwidthText(*c.breakevenBandwidth[i]))
+             : tr("B*: no bandwidth is enough");
+    for (const auto& tc : c.tiers) {
+        const auto& b = tc.breakevenBandwidth[i];
+        const bool wins = b && *b <= tc.tier.bandwidthBps;
+        s += tr("\n%1 (%2): ")
+                 .arg(QString::fromStdString(tc.tier.name), bandwidthText(tc.tier.bandwidthBps));
+        s += b ? tr("B* %1, %2")
+                     .arg(bandwidthText(*b), wins ? tr("loading wins") : tr("recompute wins"))
+               : tr("its fixed cost exceeds recompute");
+    }
+    for (const auto& pin : m_pins) {
+        const size_t k = nearestIndex(pin->curves.tokens, v.x());
+        const auto& b = pin->curves.breakevenBandwidth[k];
+        s += tr("\n%1 (pinned): %2").arg(pin->label, b ? bandwidthText(*b) : tr("none"));
+    }
+    s += tr("\ncursor: %1 GB/s").arg(v.y(), 0, 'g', 4);
+    return s;
+}
+
+QString BreakevenChart::csv() const {
+    if (!m_current) return {};
+    const auto& r = *m_current;
+    return QString::fromStdString(
+        calcCsv(makeCalcReport(*r.eval, r.curves.tokens, r.scenario.cachedFraction)));
+}
+
+} // namespace kvbe

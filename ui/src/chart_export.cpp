@@ -1,0 +1,167 @@
+#include "kvbe/ui/chart_export.h"
+
+#include "kvbe/ui/chart_factory.h"
+#include "kvbe/ui/explorer.h"
+#include "kvbe/ui/frontier_chart.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QGraphicsScene>
+#include <QImageWriter>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QSvgGenerator>
+
+namespace kvbe {
+
+namespace {
+
+// A hidden copy of the chart laid out at `size`. WA_DontShowOnScreen gives it real resize and
+// layout events without a window appearing, on a display or offscreen.
+std::unique_ptr<ChartView> layoutCopy(const ChartView& source, QSize size) {
+    auto copy = createChart(source.key());
+    copy->setAttribute(Qt::WA_DontShowOnScreen);
+    copy->setMinimumSize(1, 1);
+    copy->resize(size);
+    copy->show();
+    QApplication::processEvents();
+    copy->copyStateFrom(source);
+    // The chart lays itself out in posted events; labels and the frontier image follow it.
+    QApplication::processEvents();
+    copy->copyStateFrom(source);
+    QApplication::processEvents();
+    return copy;
+}
+
+void paintChart(ChartView& view, QPainter& p, QSize size) {
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setRenderHint(QPainter::TextAntialiasing);
+    p.setRenderHint(QPainter::SmoothPixmapTransform);
+    p.fillRect(QRect(QPoint(0, 0), size), view.chart()->backgroundBrush());
+    view.scene()->render(&p, QRectF(QPointF(0, 0), size), QRectF(QPointF(0, 0), size));
+}
+
+Error fail(const QString& message) {
+    return Error{message.toStdString()};
+}
+
+} // namespace
+
+std::optional<ExportFormat> exportFormatFor(const QString& path) {
+    const QString ext = QFileInfo(path).suffix().toLower();
+    if (ext == QLatin1String("png")) return ExportFormat::Png;
+    if (ext == QLatin1String("svg")) return ExportFormat::Svg;
+    if (ext == QLatin1String("pdf")) return ExportFormat::Pdf;
+    return std::nullopt;
+}
+
+std::optional<QSize> parseExportSize(const QString& text) {
+    static const QRegularExpression re(
+        QStringLiteral("^\\s*(\\d{1,5})\\s*[xX×]\\s*(\\d{1,5})\\s*$"));
+    const auto m = re.match(text);
+    if (!m.hasMatch()) return std::nullopt;
+    const int w = m.captured(1).toInt(), h = m.captured(2).toInt();
+    if (w < 16 || h < 16 || w > 16384 || h > 16384) return std::nullopt;
+    return QSize(w, h);
+}
+
+QImage renderChartImage(const ChartView& chart, QSize size, int dpi) {
+    auto copy = layoutCopy(chart, size);
+    QImage img(size, QImage::Format_ARGB32_Premultiplied);
+    const int dpm = int(dpi / 0.0254 + 0.5);
+    img.setDotsPerMeterX(dpm);
+    img.setDotsPerMeterY(dpm);
+    img.fill(Qt::white);
+    QPainter p(&img);
+    paintChart(*copy, p, size);
+    p.end();
+    return img;
+}
+
+Status exportChart(const ChartView& chart, const QString& path, QSize size, int dpi) {
+    const auto format = exportFormatFor(path);
+    if (!format)
+        return fail(
+            QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
+    if (!chart.current())
+        return fail(
+            QStringLiteral("there is no chart to export: the scenario has not been computed"));
+    if (*format == ExportFormat::Png) {
+        const QImage img = renderChartImage(chart, size, dpi);
+        QImageWriter w(path, "png");
+        if (!w.write(img))
+            return fail(QStringLiteral("cannot write %1: %2").arg(path, w.errorString()));
+        return Ok{};
+    }
+    {
+        // Neither QSvgGenerator nor QPdfWriter says why a file could not be opened; ask first.
+        QFile probe(path);
+        if (!probe.open(QIODevice::WriteOnly))
+            return fail(QStringLiteral("cannot write %1: %2").arg(path, probe.errorString()));
+    }
+    auto copy = layoutCopy(chart, size);
+    QPainter p;
+    if (*format == ExportFormat::Svg) {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setResolution(dpi);
+        svg.setTitle(chart.title());
+        svg.setDescription(chart.chart()->title());
+        if (!p.begin(&svg)) return fail(QStringLiteral("cannot write %1").arg(path));
+        paintChart(*copy, p, size);
+        p.end();
+        return Ok{};
+    }
+    QPdfWriter pdf(path);
+    // One page of `size` points: at 72 dpi a painter unit is a point, so the scene maps 1:1.
+    pdf.setResolution(72);
+    pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
+    pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+    pdf.setTitle(chart.chart()->title());
+    pdf.setCreator(QStringLiteral("kvbe"));
+    if (!p.begin(&pdf)) return fail(QStringLiteral("cannot write %1").arg(path));
+    paintChart(*copy, p, size);
+    p.end();
+    return Ok{};
+}
+
+Status exportCsv(const ChartView& chart, const QString& path) {
+    const QString text = chart.csv();
+    if (text.isEmpty())
+        return fail(
+            QStringLiteral("there is no data to export: the scenario has not been computed"));
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Text))
+        return fail(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    f.write(text.toUtf8());
+    if (!f.commit()) return fail(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    return Ok{};
+}
+
+Status exportScenarioChart(const Presets& presets, const Scenario& scenario,
+                           const QString& chartKey, const QString& path, QSize size,
+                           ChartStyle style, int frontierTier) {
+    auto chart = createChart(chartKey);
+    if (!chart)
+        return fail(QStringLiteral("unknown chart '%1'; expected one of %2")
+                        .arg(chartKey, chartKeys().join(QStringLiteral(", "))));
+    if (!exportFormatFor(path))
+        return fail(
+            QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
+    Explorer explorer(presets);
+    if (auto r = explorer.loadModel(scenario.model); !r) return r.error();
+    explorer.setScenario(scenario);
+    explorer.recomputeNow();
+    if (!explorer.result()) return fail(explorer.lastError());
+    if (auto* f = qobject_cast<FrontierChart*>(chart.get())) f->setTier(frontierTier);
+    chart->setChartStyle(style);
+    chart->setResults(explorer.result(), {});
+    return exportChart(*chart, path, size);
+}
+
+} // namespace kvbe

@@ -1,0 +1,25 @@
+#include "kvbe/ui/chart_factory.h"
+
+#include "kvbe/ui/breakeven_chart.h"
+#include "kvbe/ui/fraction_chart.h"
+#include "kvbe/ui/frontier_chart.h"
+#include "kvbe/ui/model_size_chart.h"
+#include "kvbe/ui/ttft_chart.h"
+
+namespace kvbe {
+
+QStringList chartKeys() {
+    return {QStringLiteral("breakeven"), QStringLiteral("fraction"), QStringLiteral("ttft"),
+            QStringLiteral("models"), QStringLiteral("frontier")};
+}
+
+std::unique_ptr<ChartView> createChart(const QString& key, QWidget* parent) {
+    if (key == QLatin1String("breakeven")) return std::make_unique<BreakevenChart>(parent);
+    if (key == QLatin1String("fraction")) return std::make_unique<FractionChart>(parent);
+    if (key == QLatin1String("ttft")) return std::make_unique<TtftChart>(parent);
+    if (key == QLatin1String("models")) return std::make_unique<ModelSizeChart>(parent);
+    if (key == QLatin1String("frontier")) return std::make_unique<FrontierChart>(parent);
+    return nullptr;
+}
+
+} // namespace kvbe

@@ -1,0 +1,699 @@
+#include "kvbe/ui/chart_view.h"
+
+#include "kvbe/units.h"
+
+#include <QAreaSeries>
+#include <QGraphicsLineItem>
+#include <QGraphicsRectItem>
+#include <QGraphicsSimpleTextItem>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QMouseEvent>
+#include <QRubberBand>
+#include <QScatterSeries>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace kvbe {
+
+namespace {
+
+double axisMin(const QAbstractAxis* a) {
+    if (auto* v = qobject_cast<const QValueAxis*>(a)) return v->min();
+    if (auto* l = qobject_cast<const QLogValueAxis*>(a)) return l->min();
+    return 0;
+}
+double axisMax(const QAbstractAxis* a) {
+    if (auto* v = qobject_cast<const QValueAxis*>(a)) return v->max();
+    if (auto* l = qobject_cast<const QLogValueAxis*>(a)) return l->max();
+    return 1;
+}
+
+QAbstractAxis* makeAxis(bool log, const QString& title, const char* logFormat) {
+    QAbstractAxis* axis;
+    if (log) {
+        auto* l = new QLogValueAxis;
+        l->setBase(10);
+        l->setLabelFormat(logFormat);
+        l->setMinorTickCount(8);
+        axis = l;
+    } else {
+        auto* v = new QValueAxis;
+        v->setLabelFormat("%g");
+        v->setTickCount(6);
+        axis = v;
+    }
+    axis->setTitleText(title);
+    return axis;
+}
+
+// QLogValueAxis labels only powers of its base: over a range of a decade or two, base 10 leaves
+// one label, so shorter ranges count in doublings (256, 512, 1024 …) instead.
+void setAxisRange(QAbstractAxis* a, double min, double max) {
+    if (auto* l = qobject_cast<QLogValueAxis*>(a)) {
+        const bool doublings = std::log2(max / min) <= 11;
+        l->setBase(doublings ? 2 : 10);
+        l->setMinorTickCount(doublings ? 0 : 8);
+        l->setRange(min, max);
+    } else if (auto* v = qobject_cast<QValueAxis*>(a)) {
+        v->setRange(min, max);
+        v->applyNiceNumbers();
+    }
+}
+} // namespace
+
+ChartView::ChartView(QWidget* parent) : QChartView(parent) {
+    chart()->setAnimationOptions(QChart::NoAnimation);
+    chart()->setBackgroundRoundness(0);
+    chart()->setMargins(QMargins(6, 6, 6, 6));
+    chart()->legend()->setAlignment(Qt::AlignBottom);
+    setRenderHint(QPainter::Antialiasing);
+    setRubberBand(QChartView::NoRubberBand);
+    setMouseTracking(true);
+    viewport()->setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setMinimumSize(320, 220);
+
+    m_anchor = new QLineSeries;
+    m_anchor->setName(QStringLiteral("anchor"));
+    chart()->addSeries(m_anchor);
+
+    auto* scene = chart()->scene();
+    m_crossV = scene->addLine(QLineF(), QPen(QColor(128, 128, 128, 160), 1, Qt::DashLine));
+    m_crossH = scene->addLine(QLineF(), QPen(QColor(128, 128, 128, 160), 1, Qt::DashLine));
+    m_tipBox = scene->addRect(QRectF(), QPen(QColor(128, 128, 128)), QColor(255, 255, 255, 235));
+    m_tip = new QGraphicsSimpleTextItem(m_tipBox);
+    for (QGraphicsItem* i :
+         {static_cast<QGraphicsItem*>(m_crossV), static_cast<QGraphicsItem*>(m_crossH),
+          static_cast<QGraphicsItem*>(m_tipBox)}) {
+        i->setZValue(100);
+        i->setVisible(false);
+    }
+    connect(chart(), &QChart::plotAreaChanged, this, [this] { layoutOverlays(); });
+    applyFonts();
+}
+
+ChartView::~ChartView() = default;
+
+void ChartView::setResults(ResultPtr current, std::vector<ResultPtr> pins) {
+    m_current = std::move(current);
+    m_pins = std::move(pins);
+    if (m_current) refill();
+}
+
+void ChartView::setChartStyle(ChartStyle style) {
+    if (style == m_style) return;
+    m_style = style;
+    // setTheme resets fonts, colours and pens; everything is re-applied after it.
+    chart()->setTheme(style.dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
+    chart()->setBackgroundRoundness(0);
+    setBackgroundBrush(chart()->backgroundBrush());
+    m_tipBox->setBrush(style.dark ? QColor(40, 40, 46, 235) : QColor(255, 255, 255, 235));
+    m_tip->setBrush(textColor());
+    applyFonts();
+    if (m_current) refill();
+}
+
+void ChartView::setLogY(bool log) {
+    m_logYSet = true;
+    if (log == m_logY) return;
+    m_logY = log;
+    m_zoomed = false;
+    rebuildAxes();
+    if (m_current) refill();
+}
+
+void ChartView::applyFonts() {
+    const bool big = m_style.presentation;
+    QFont title = font();
+    title.setPointSizeF(big ? 22 : 12);
+    title.setBold(true);
+    chart()->setTitleFont(title);
+    chart()->setTitleBrush(textColor());
+    QFont small = font();
+    small.setPointSizeF(big ? 16 : 9);
+    chart()->legend()->setFont(small);
+    chart()->legend()->setLabelColor(textColor());
+    QFont axisTitle = font();
+    axisTitle.setPointSizeF(big ? 18 : 10);
+    for (auto* a : chart()->axes()) {
+        a->setLabelsFont(small);
+        a->setTitleFont(axisTitle);
+        a->setLabelsColor(textColor());
+        a->setTitleBrush(textColor());
+    }
+    m_tip->setFont(small);
+    for (auto& l : m_labels)
+        l.item->setFont(small);
+}
+
+QColor ChartView::textColor() const {
+    return m_style.dark ? QColor(230, 230, 235) : QColor(30, 30, 35);
+}
+
+QColor ChartView::ghost(QColor c) const {
+    c.setAlphaF(0.45f);
+    return c;
+}
+
+// ---- axes and ranges
+
+void ChartView::setAxes(bool logXAxis, const QString& xTitle, const QString& yTitle,
+                        bool logYDefault) {
+    const bool logYNow = m_logYSet ? m_logY : logYDefault;
+    const bool changed = !m_x || logXAxis != m_logX || logYNow != m_logY;
+    m_xTitle = xTitle;
+    m_yTitle = yTitle;
+    m_logY = logYNow;
+    if (logXAxis != m_logX) m_zoomed = false;
+    m_logX = logXAxis;
+    if (changed) rebuildAxes();
+    m_x->setTitleText(xTitle);
+    m_y->setTitleText(yTitle);
+}
+
+void ChartView::setSecondaryAxis(const QString& title, double min, double max) {
+    const bool had = m_y2 != nullptr;
+    m_y2Title = title;
+    m_y2Min = min;
+    m_y2Max = max;
+    if (had != !title.isEmpty()) rebuildAxes();
+    if (m_y2) {
+        m_y2->setTitleText(title);
+        if (!m_zoomed) setAxisRange(m_y2, min, max);
+    }
+}
+
+void ChartView::rebuildAxes() {
+    for (auto* a : chart()->axes()) {
+        chart()->removeAxis(a);
+        delete a;
+    }
+    m_x = makeAxis(m_logX, m_xTitle, "%.0f");
+    m_y = makeAxis(m_logY, m_yTitle, "%g");
+    chart()->addAxis(m_x, Qt::AlignBottom);
+    chart()->addAxis(m_y, Qt::AlignLeft);
+    m_y2 = nullptr;
+    if (!m_y2Title.isEmpty()) {
+        m_y2 = makeAxis(false, m_y2Title, "%g");
+        m_y2->setRange(m_y2Min, m_y2Max);
+        chart()->addAxis(m_y2, Qt::AlignRight);
+    }
+    attach(m_anchor, false);
+    for (auto* s : std::as_const(m_series))
+        attach(s, m_secondary.contains(s));
+    applyFonts();
+    if (m_homeSet) applyRange(m_home[0], m_home[1], m_home[2], m_home[3]);
+}
+
+void ChartView::attach(QAbstractSeries* s, bool secondaryY) {
+    for (auto* a : s->attachedAxes())
+        s->detachAxis(a);
+    s->attachAxis(m_x);
+    s->attachAxis(secondaryY && m_y2 ? m_y2 : m_y);
+}
+
+void ChartView::setHomeRange(double xMin, double xMax, double yMin, double yMax) {
+    if (m_logY && yMin <= 0) yMin = yMax > 0 ? yMax * 1e-3 : 1e-3;
+    if (!(yMax > yMin)) yMax = yMin * (m_logY ? 10 : 1) + (m_logY ? 0 : 1);
+    m_home[0] = xMin;
+    m_home[1] = xMax;
+    m_home[2] = yMin;
+    m_home[3] = yMax;
+    m_homeSet = true;
+    if (!m_zoomed) applyRange(xMin, xMax, yMin, yMax);
+}
+
+void ChartView::applyRange(double xMin, double xMax, double yMin, double yMax) {
+    setAxisRange(m_x, xMin, xMax);
+    setAxisRange(m_y, yMin, yMax);
+    layoutOverlays();
+}
+
+QRectF ChartView::visibleRange() const {
+    if (!m_x) return {};
+    return QRectF(QPointF(axisMin(m_x), axisMin(m_y)), QPointF(axisMax(m_x), axisMax(m_y)));
+}
+
+QPointF ChartView::toPixel(QPointF value) const {
+    return chart()->mapToPosition(value, m_anchor);
+}
+
+void ChartView::zoomBy(double factor, QPointF centreValue) {
+    if (!m_x) return;
+    const QRectF plot = chart()->plotArea();
+    const QPointF c = toPixel(centreValue);
+    // Zooming a pixel rectangle lets each axis (log or linear) do its own arithmetic.
+    const QRectF r(c.x() - (c.x() - plot.left()) / factor, c.y() - (c.y() - plot.top()) / factor,
+                   plot.width() / factor, plot.height() / factor);
+    chart()->zoomIn(r);
+    m_zoomed = true;
+    layoutOverlays();
+}
+
+void ChartView::zoomToValues(QPointF a, QPointF b) {
+    const QRectF r = QRectF(toPixel(a), toPixel(b)).normalized();
+    if (r.width() < 3 || r.height() < 3) return;
+    chart()->zoomIn(r);
+    m_zoomed = true;
+    layoutOverlays();
+}
+
+void ChartView::panBy(QPointF pixels) {
+    chart()->scroll(-pixels.x(), pixels.y());
+    m_zoomed = true;
+    layoutOverlays();
+}
+
+void ChartView::resetZoom() {
+    m_zoomed = false;
+    if (m_y2) setAxisRange(m_y2, m_y2Min, m_y2Max);
+    if (m_homeSet) applyRange(m_home[0], m_home[1], m_home[2], m_home[3]);
+}
+
+// ---- series pool
+
+void ChartView::beginRefill() {
+    m_touched.clear();
+    m_touchedLabels.clear();
+}
+
+void ChartView::registerSeries(const QString& key, QAbstractSeries* s, bool inLegend,
+                               bool secondaryY) {
+    s->setObjectName(key);
+    chart()->addSeries(s);
+    m_series.insert(key, s);
+    if (secondaryY) m_secondary.insert(s);
+    attach(s, secondaryY);
+    if (!inLegend) m_outOfLegend.insert(key);
+    m_structureChanged = true;
+}
+
+QLineSeries* ChartView::line(const QString& key, const QString& name, QColor color, qreal width,
+                             Qt::PenStyle style, bool inLegend, bool secondaryY) {
+    m_touched.insert(key);
+    auto* s = qobject_cast<QLineSeries*>(m_series.value(key));
+    if (!s) {
+        s = new QLineSeries;
+        registerSeries(key, s, inLegend, secondaryY);
+    }
+    s->setName(name);
+    QPen pen(color, width * penScale(), style);
+    pen.setCapStyle(Qt::FlatCap);
+    s->setPen(pen);
+    return s;
+}
+
+QScatterSeries* ChartView::scatter(const QString& key, const QString& name, QColor color,
+                                   qreal size, bool inLegend) {
+    m_touched.insert(key);
+    auto* s = qobject_cast<QScatterSeries*>(m_series.value(key));
+    if (!s) {
+        s = new QScatterSeries;
+        registerSeries(key, s, inLegend, false);
+    }
+    s->setName(name);
+    s->setMarkerSize(size * penScale());
+    s->setColor(color);
+    s->setBorderColor(color.darker(130));
+    return s;
+}
+
+QAreaSeries* ChartView::area(const QString& key, const QString& name, QColor color, bool inLegend) {
+    m_touched.insert(key);
+    auto* s = qobject_cast<QAreaSeries*>(m_series.value(key));
+    if (!s) {
+        s = new QAreaSeries(new QLineSeries, new QLineSeries);
+        registerSeries(key, s, inLegend, false);
+    }
+    s->setName(name);
+    s->setPen(Qt::NoPen);
+    s->setBrush(color);
+    return s;
+}
+
+void ChartView::label(const QString& key, const QString& text, QPointF value, QColor color,
+                      Qt::Alignment align) {
+    m_touchedLabels.insert(key);
+    auto it = m_labels.find(key);
+    if (it == m_labels.end()) {
+        Label l;
+        l.item = new QGraphicsSimpleTextItem;
+        l.item->setZValue(20);
+        chart()->scene()->addItem(l.item);
+        QFont f = font();
+        f.setPointSizeF(m_style.presentation ? 16 : 9);
+        l.item->setFont(f);
+        it = m_labels.insert(key, l);
+    }
+    it->item->setText(text);
+    it->item->setBrush(color);
+    it->value = value;
+    it->align = align;
+}
+
+void ChartView::endRefill() {
+    for (auto it = m_series.begin(); it != m_series.end();) {
+        if (m_touched.contains(it.key())) {
+            ++it;
+            continue;
+        }
+        chart()->removeSeries(it.value());
+        m_secondary.remove(it.value());
+        m_outOfLegend.remove(it.key());
+        delete it.value();
+        it = m_series.erase(it);
+        m_structureChanged = true;
+    }
+    for (auto it = m_labels.begin(); it != m_labels.end();) {
+        if (m_touchedLabels.contains(it.key())) {
+            ++it;
+            continue;
+        }
+        delete it->item;
+        it = m_labels.erase(it);
+    }
+    if (m_structureChanged) {
+        m_structureChanged = false;
+        connectMarkers();
+    }
+    layoutOverlays();
+}
+
+void ChartView::connectMarkers() {
+    for (auto* m : chart()->legend()->markers()) {
+        QAbstractSeries* s = m->series();
+        const QString key = s->objectName();
+        if (s == m_anchor || m_outOfLegend.contains(key)) {
+            m->setVisible(false);
+            continue;
+        }
+        // Hiding a series hides its marker too; keep it so the user can click it back.
+        m->setVisible(true);
+        QColor c = textColor();
+        if (isSeriesHidden(key)) c.setAlphaF(0.35f);
+        m->setLabelBrush(c);
+        // Markers are rebuilt by Qt when series come and go; connect each new one once.
+        if (!m->property("kvbeConnected").toBool()) {
+            m->setProperty("kvbeConnected", true);
+            connect(m, &QLegendMarker::clicked, this,
+                    [this, key] { setSeriesHidden(key, !isSeriesHidden(key)); });
+        }
+    }
+    for (auto it = m_series.cbegin(); it != m_series.cend(); ++it)
+        it.value()->setVisible(!isSeriesHidden(it.key()));
+    for (auto it = m_labels.cbegin(); it != m_labels.cend(); ++it)
+        if (isSeriesHidden(it.key())) it->item->setVisible(false);
+}
+
+QString seriesGroup(const QString& key) {
+    return key.count(QLatin1Char('/')) >= 2 ? key.section(QLatin1Char('/'), 0, 1) : key;
+}
+
+QColor tierColor(const ScenarioResult& r, size_t i) {
+    static const QColor palette[] = {QColor("#2a9d8f"), QColor("#e76f51"), QColor("#8d6cab"),
+                                     QColor("#e9c46a"), QColor("#264653"), QColor("#f4a261")};
+    if (i < r.scenario.tiers.size() && !r.scenario.tiers[i].color.empty())
+        return QColor(QString::fromStdString(r.scenario.tiers[i].color));
+    return palette[i % std::size(palette)];
+}
+
+QString describeScenario(const ScenarioResult& r) {
+    const auto& s = r.scenario;
+    const auto& e = *r.eval;
+    QString model = QString::fromStdString(e.model.id).section(QLatin1Char('/'), -1);
+    QString gpu = e.gpu ? QString::fromStdString(e.gpu->name).remove(QStringLiteral("NVIDIA "))
+                        : QStringLiteral("%1 TFLOP/s").arg(e.peakFlops / 1e12, 0, 'f', 0);
+    QString text =
+        QStringLiteral("%1 on %2, u = %3 %, %4 KV")
+            .arg(model, gpu)
+            .arg(s.utilisation * 100, 0, 'f', 0)
+            .arg(QString::fromStdString(std::string(toString(e.cost.inputs().kvDtype))).toUpper());
+    if (s.tensorParallel > 1) text += QStringLiteral(", TP %1").arg(s.tensorParallel);
+    return text;
+}
+
+size_t nearestIndex(const std::vector<double>& xs, double x) {
+    if (xs.empty()) return 0;
+    auto it = std::lower_bound(xs.begin(), xs.end(), x);
+    if (it == xs.begin()) return 0;
+    if (it == xs.end()) return xs.size() - 1;
+    const size_t i = size_t(it - xs.begin());
+    // Nearest on the screen, which for a log axis is the ratio, not the difference.
+    const double lo = xs[i - 1], hi = xs[i];
+    const bool pickHi = lo > 0 ? (hi / x < x / lo) : (hi - x < x - lo);
+    return pickHi ? i : i - 1;
+}
+
+QList<QPointF> toPoints(const std::vector<double>& xs, const std::vector<std::optional<double>>& ys,
+                        double scale) {
+    QList<QPointF> out;
+    out.reserve(qsizetype(xs.size()));
+    for (size_t i = 0; i < xs.size() && i < ys.size(); ++i)
+        if (ys[i] && std::isfinite(*ys[i])) out.append(QPointF(xs[i], *ys[i] * scale));
+    return out;
+}
+
+QList<QPointF> toPoints(const std::vector<double>& xs, const std::vector<double>& ys,
+                        double scale) {
+    QList<QPointF> out;
+    out.reserve(qsizetype(xs.size()));
+    for (size_t i = 0; i < xs.size() && i < ys.size(); ++i)
+        if (std::isfinite(ys[i])) out.append(QPointF(xs[i], ys[i] * scale));
+    return out;
+}
+
+void ChartView::setSeriesHidden(const QString& key, bool hidden) {
+    if (hidden)
+        m_hidden.insert(seriesGroup(key));
+    else
+        m_hidden.remove(seriesGroup(key));
+    connectMarkers();
+}
+
+bool ChartView::isSeriesHidden(const QString& key) const {
+    for (const QString& h : m_hidden)
+        if (key == h || key.startsWith(h + QLatin1Char('/'))) return true;
+    return false;
+}
+
+QXYSeries* ChartView::seriesByKey(const QString& key) const {
+    return qobject_cast<QXYSeries*>(m_series.value(key));
+}
+QAreaSeries* ChartView::areaByKey(const QString& key) const {
+    return qobject_cast<QAreaSeries*>(m_series.value(key));
+}
+QStringList ChartView::seriesKeys() const {
+    QStringList keys = m_series.keys();
+    keys.sort();
+    return keys;
+}
+QString ChartView::labelText(const QString& key) const {
+    auto it = m_labels.find(key);
+    return it == m_labels.end() ? QString() : it->item->text();
+}
+
+void ChartView::copyStateFrom(const ChartView& other) {
+    m_hidden = other.m_hidden;
+    m_logYSet = other.m_logYSet;
+    m_logY = other.m_logY;
+    setChartStyle(other.m_style);
+    setResults(other.m_current, other.m_pins);
+    if (other.m_zoomed) {
+        const QRectF r = other.visibleRange();
+        m_zoomed = true;
+        applyRange(r.left(), r.right(), r.top(), r.bottom());
+    }
+    connectMarkers();
+}
+
+void ChartView::layoutOverlays() {
+    if (!m_x) return;
+    const QRectF plot = chart()->plotArea();
+    for (auto it = m_labels.begin(); it != m_labels.end(); ++it) {
+        Label& l = it.value();
+        QPointF p =
+            toPixel(QPointF(std::isinf(l.value.x()) ? axisMin(m_x) : l.value.x(), l.value.y()));
+        if (std::isinf(l.value.x())) p.setX(l.value.x() > 0 ? plot.right() - 4 : plot.left() + 4);
+        const QRectF b = l.item->boundingRect();
+        double x = p.x(), y = p.y();
+        if (l.align & Qt::AlignLeft)
+            x -= b.width() + 3;
+        else if (l.align & Qt::AlignHCenter)
+            x -= b.width() / 2;
+        else
+            x += 3;
+        if (l.align & Qt::AlignTop)
+            y -= b.height() + 1;
+        else if (l.align & Qt::AlignVCenter)
+            y -= b.height() / 2;
+        else
+            y += 1;
+        l.item->setPos(x, y);
+        l.item->setVisible(plot.adjusted(-2, -2, 2, 2).contains(p) && std::isfinite(p.y()) &&
+                           !isSeriesHidden(it.key()));
+    }
+}
+
+// ---- interaction
+
+void ChartView::updateCrosshair(QPointF pos) {
+    const QRectF plot = chart()->plotArea();
+    if (!m_current || !plot.contains(pos)) {
+        hideCrosshair();
+        return;
+    }
+    m_crossV->setLine(pos.x(), plot.top(), pos.x(), plot.bottom());
+    m_crossH->setLine(plot.left(), pos.y(), plot.right(), pos.y());
+    const QPointF value = chart()->mapToValue(pos, m_anchor);
+    const QString text = hoverText(value);
+    m_tip->setText(text);
+    const QRectF tb = m_tip->boundingRect().adjusted(-5, -4, 5, 4);
+    m_tipBox->setRect(QRectF(QPointF(0, 0), tb.size()));
+    m_tip->setPos(5, 4);
+    double x = pos.x() + 14, y = pos.y() + 14;
+    if (x + tb.width() > plot.right()) x = pos.x() - 14 - tb.width();
+    if (y + tb.height() > plot.bottom()) y = pos.y() - 14 - tb.height();
+    m_tipBox->setPos(x, y);
+    m_crossV->setVisible(true);
+    m_crossH->setVisible(true);
+    m_tipBox->setVisible(true);
+    emit hovered(text);
+}
+
+void ChartView::hideCrosshair() {
+    m_crossV->setVisible(false);
+    m_crossH->setVisible(false);
+    m_tipBox->setVisible(false);
+}
+
+void ChartView::mousePressEvent(QMouseEvent* e) {
+    if (!chart()->plotArea().contains(e->position())) {
+        QChartView::mousePressEvent(e); // legend markers
+        return;
+    }
+    m_pressPos = e->position().toPoint();
+    m_lastPan = e->position();
+    const bool pan = e->button() == Qt::MiddleButton || e->button() == Qt::RightButton ||
+                     (e->button() == Qt::LeftButton && (e->modifiers() & Qt::ShiftModifier));
+    if (pan) {
+        m_drag = Drag::Pan;
+        setCursor(Qt::ClosedHandCursor);
+    } else if (e->button() == Qt::LeftButton) {
+        m_drag = Drag::Band;
+        if (!m_band) m_band = new QRubberBand(QRubberBand::Rectangle, viewport());
+        m_band->setGeometry(QRect(m_pressPos, QSize()));
+        m_band->show();
+    }
+    e->accept();
+}
+
+void ChartView::mouseMoveEvent(QMouseEvent* e) {
+    if (m_drag == Drag::Pan) {
+        panBy(e->position() - m_lastPan);
+        m_lastPan = e->position();
+    } else if (m_drag == Drag::Band) {
+        m_band->setGeometry(QRect(m_pressPos, e->position().toPoint()).normalized());
+    }
+    updateCrosshair(e->position());
+    QChartView::mouseMoveEvent(e);
+}
+
+void ChartView::mouseReleaseEvent(QMouseEvent* e) {
+    if (m_drag == Drag::Band) {
+        m_band->hide();
+        const QRect r = QRect(m_pressPos, e->position().toPoint()).normalized();
+        if (r.width() > 4 && r.height() > 4) {
+            chart()->zoomIn(QRectF(r).intersected(chart()->plotArea()));
+            m_zoomed = true;
+            layoutOverlays();
+        }
+    }
+    if (m_drag != Drag::None) {
+        m_drag = Drag::None;
+        unsetCursor();
+        e->accept();
+        return;
+    }
+    QChartView::mouseReleaseEvent(e);
+}
+
+void ChartView::mouseDoubleClickEvent(QMouseEvent* e) {
+    if (chart()->plotArea().contains(e->position()))
+        resetZoom();
+    else
+        QChartView::mouseDoubleClickEvent(e);
+}
+
+void ChartView::wheelEvent(QWheelEvent* e) {
+    const QPointF pos = e->position();
+    if (!chart()->plotArea().contains(pos) || e->angleDelta().y() == 0) return;
+    zoomBy(e->angleDelta().y() > 0 ? 1.25 : 0.8, chart()->mapToValue(pos, m_anchor));
+    updateCrosshair(pos);
+    e->accept();
+}
+
+void ChartView::keyPressEvent(QKeyEvent* e) {
+    const QPointF centre = chart()->mapToValue(chart()->plotArea().center(), m_anchor);
+    switch (e->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomBy(1.25, centre);
+        break;
+    case Qt::Key_Minus:
+        zoomBy(0.8, centre);
+        break;
+    case Qt::Key_Left:
+        panBy(QPointF(30, 0));
+        break;
+    case Qt::Key_Right:
+        panBy(QPointF(-30, 0));
+        break;
+    case Qt::Key_Up:
+        panBy(QPointF(0, 30));
+        break;
+    case Qt::Key_Down:
+        panBy(QPointF(0, -30));
+        break;
+    case Qt::Key_Home:
+    case Qt::Key_R:
+        resetZoom();
+        break;
+    default:
+        QChartView::keyPressEvent(e);
+        return;
+    }
+    e->accept();
+}
+
+void ChartView::leaveEvent(QEvent* e) {
+    hideCrosshair();
+    QChartView::leaveEvent(e);
+}
+
+void ChartView::resizeEvent(QResizeEvent* e) {
+    QChartView::resizeEvent(e);
+    layoutOverlays();
+}
+
+// ---- formatting
+
+QString tokensText(double tokens) {
+    return QString::fromStdString(formatTokens(tokens)) + QStringLiteral(" tokens");
+}
+QString bandwidthText(double bps) {
+    return QString::fromStdString(formatBandwidth(bps));
+}
+QString millisText(double s) {
+    return QString::number(s * 1e3, 'f', s < 0.01 ? 3 : 1) + " ms";
+}
+QString paramsText(double p) {
+    return p >= 1e9 ? QString::number(p / 1e9, 'f', p >= 1e11 ? 0 : 1) + "B"
+                    : QString::number(p / 1e6, 'f', 0) + "M";
+}
+
+} // namespace kvbe

@@ -1,0 +1,82 @@
+#include "kvbe/ui/fraction_chart.h"
+
+#include "kvbe/report.h"
+
+#include <QLineSeries>
+#include <QScatterSeries>
+
+namespace kvbe {
+
+namespace {
+QString pStarText(const std::optional<double>& p) {
+    return p ? QObject::tr("p* = %1").arg(tokensText(*p)) : QObject::tr("p*: never");
+}
+} // namespace
+
+void FractionChart::refill() {
+    const ScenarioResult& r = *m_current;
+    const CurveSet& c = r.curves;
+    setAxes(r.scenario.lengths.log, tr("Prompt length N (tokens)"),
+            tr("Minimum cached fraction f* (share of the prompt)"), false);
+    chart()->setTitle(
+        tr("Smallest cached share for a hit to pay off · %1").arg(describeScenario(r)));
+    beginRefill();
+    const double xMin = c.tokens.front(), xMax = c.tokens.back();
+
+    for (size_t k = 0; k < m_pins.size(); ++k) {
+        const auto& pin = *m_pins[k];
+        for (size_t t = 0; t < pin.curves.tiers.size(); ++t)
+            line(QStringLiteral("pin/%1/f%2").arg(k).arg(t), tr("%1 (pinned)").arg(pin.label),
+                 ghost(tierColor(pin, t)), 2, Qt::DashLine, t == 0)
+                ->replace(toPoints(pin.curves.tokens, pin.curves.tiers[t].minFraction, 1));
+    }
+    const double f = r.scenario.cachedFraction;
+    line(QStringLiteral("chosen"), tr("chosen fraction, %1 %").arg(f * 100, 0, 'f', 0),
+         ghost(textColor()), 1.5, Qt::DashLine)
+        ->replace(QList<QPointF>{{xMin, f}, {xMax, f}});
+
+    for (size_t t = 0; t < c.tiers.size(); ++t) {
+        const auto& tc = c.tiers[t];
+        const QColor col = tierColor(r, t);
+        const QString g = QStringLiteral("tier/%1/").arg(t);
+        const QString name = QString::fromStdString(tc.tier.name);
+        line(g + "fstar", tr("%1 (%2)").arg(name, pStarText(tc.breakevenPrefix)), col, 2.5)
+            ->replace(toPoints(c.tokens, tc.minFraction, 1));
+        // f* = p*/N starts at (p*, 1): mark and name that point.
+        QList<QPointF> mark;
+        if (tc.breakevenPrefix) {
+            mark.append(QPointF(*tc.breakevenPrefix, 1.0));
+            label(g + "pstar", pStarText(tc.breakevenPrefix), QPointF(*tc.breakevenPrefix, 1.0),
+                  col, Qt::AlignRight | (t % 2 ? Qt::AlignBottom : Qt::AlignTop));
+        }
+        scatter(g + "pmark", tr("%1 p*").arg(name), col, 9, false)->replace(mark);
+    }
+    endRefill();
+    setHomeRange(xMin, xMax, logY() ? 1e-3 : 0, 1);
+}
+
+QString FractionChart::hoverText(QPointF v) const {
+    const CurveSet& c = m_current->curves;
+    const size_t i = nearestIndex(c.tokens, v.x());
+    QString s = tr("N = %1").arg(tokensText(c.tokens[i]));
+    for (const auto& tc : c.tiers) {
+        const auto& fs = tc.minFraction[i];
+        s += tr("\n%1: ").arg(QString::fromStdString(tc.tier.name));
+        s += fs ? tr("f* = %1 % (%2 cached)")
+                      .arg(*fs * 100, 0, 'f', 1)
+                      .arg(tokensText(*fs * c.tokens[i]))
+                : tr("no hit pays off at this length");
+        s += tr(", %1").arg(pStarText(tc.breakevenPrefix));
+    }
+    s += tr("\ncursor: f = %1 %").arg(v.y() * 100, 0, 'f', 1);
+    return s;
+}
+
+QString FractionChart::csv() const {
+    if (!m_current) return {};
+    const auto& r = *m_current;
+    return QString::fromStdString(
+        calcCsv(makeCalcReport(*r.eval, r.curves.tokens, r.scenario.cachedFraction)));
+}
+
+} // namespace kvbe

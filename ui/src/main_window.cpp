@@ -1,0 +1,504 @@
+#include "kvbe/ui/main_window.h"
+
+#include "kvbe/json_text.h"
+#include "kvbe/ui/chart_export.h"
+#include "kvbe/ui/chart_factory.h"
+#include "kvbe/ui/frontier_chart.h"
+#include "kvbe/ui/scenario_panel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QListView>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+namespace kvbe {
+
+namespace {
+constexpr int kMaxRecent = 8;
+Error fail(const QString& m) {
+    return Error{m.toStdString()};
+}
+} // namespace
+
+MainWindow::MainWindow(Presets presets, QWidget* parent)
+    : QMainWindow(parent), m_explorer(std::move(presets)) {
+    setWindowTitle(tr("kvbe: KV offload break-even explorer"));
+    setAcceptDrops(true);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    for (const QString& key : chartKeys()) {
+        ChartView* c = createChart(key).release();
+        m_charts.push_back(c);
+        connect(c, &ChartView::hovered, this, [this](const QString& text) {
+            statusBar()->showMessage(
+                QString(text).replace(QLatin1Char('\n'), QStringLiteral(" · ")), 4000);
+        });
+        if (key == QLatin1String("frontier")) {
+            auto* page = new QWidget;
+            auto* v = new QVBoxLayout(page);
+            v->setContentsMargins(0, 4, 0, 0);
+            auto* row = new QHBoxLayout;
+            m_frontierTier = new QComboBox(page);
+            row->addWidget(new QLabel(tr("Tier:"), page));
+            row->addWidget(m_frontierTier);
+            row->addStretch();
+            v->addLayout(row);
+            v->addWidget(c, 1);
+            m_tabs->addTab(page, c->title());
+            connect(m_frontierTier, &QComboBox::currentIndexChanged, this, [this, c](int i) {
+                if (i >= 0) static_cast<FrontierChart*>(c)->setTier(i);
+            });
+        } else {
+            m_tabs->addTab(c, c->title());
+        }
+    }
+    setCentralWidget(m_tabs);
+
+    m_panel = new ScenarioPanel(&m_explorer);
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(m_panel);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(m_panel->sizeHint().width() + 24);
+    m_panelDock = new QDockWidget(tr("Scenario"), this);
+    m_panelDock->setObjectName(QStringLiteral("scenarioDock"));
+    m_panelDock->setWidget(scroll);
+    addDockWidget(Qt::LeftDockWidgetArea, m_panelDock);
+
+    m_pinView = new QListView;
+    m_pinView->setModel(m_explorer.pins());
+    m_pinView->setToolTip(
+        tr("Pinned scenarios are drawn dashed under the current one; double-click to rename"));
+    auto* pinPage = new QWidget;
+    auto* pv = new QVBoxLayout(pinPage);
+    pv->setContentsMargins(4, 4, 4, 4);
+    pv->addWidget(m_pinView);
+    auto* pinButtons = new QHBoxLayout;
+    auto* pinButton = new QPushButton(tr("Pin current…"), pinPage);
+    auto* unpinButton = new QPushButton(tr("Unpin"), pinPage);
+    pinButtons->addWidget(pinButton);
+    pinButtons->addWidget(unpinButton);
+    pv->addLayout(pinButtons);
+    m_pinDock = new QDockWidget(tr("Compare"), this);
+    m_pinDock->setObjectName(QStringLiteral("compareDock"));
+    m_pinDock->setWidget(pinPage);
+    addDockWidget(Qt::LeftDockWidgetArea, m_pinDock);
+    connect(pinButton, &QPushButton::clicked, this, &MainWindow::askPin);
+    connect(unpinButton, &QPushButton::clicked, this, [this] {
+        const auto idx = m_pinView->currentIndex();
+        m_explorer.pins()->unpin(idx.isValid() ? idx.row() : m_explorer.pins()->rowCount() - 1);
+    });
+
+    buildActions();
+    connect(&m_explorer, &Explorer::computed, this, [this] {
+        updateTierChoices();
+        refreshCharts();
+        updateTitle();
+    });
+    connect(&m_explorer, &Explorer::failed, this,
+            [this](const QString& m) { statusBar()->showMessage(m); });
+    connect(m_explorer.pins(), &PinModel::pinsChanged, this, &MainWindow::refreshCharts);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (auto* c = currentChart()) {
+            m_logYAction->setEnabled(c->canToggleLogY());
+            m_logYAction->setChecked(c->logY());
+        }
+    });
+
+    restoreSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+ChartView* MainWindow::chart(const QString& key) const {
+    for (auto* c : m_charts)
+        if (c->key() == key) return c;
+    return nullptr;
+}
+
+ChartView* MainWindow::currentChart() const {
+    const int i = m_tabs->currentIndex();
+    return i >= 0 && i < int(m_charts.size()) ? m_charts[size_t(i)] : nullptr;
+}
+
+void MainWindow::buildActions() {
+    auto* file = menuBar()->addMenu(tr("&File"));
+    auto* openAct = file->addAction(tr("&Open scenario or config.json…"), this, &MainWindow::open);
+    openAct->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    auto* saveAct = file->addAction(tr("&Save scenario"), this, [this] { save(false); });
+    saveAct->setShortcut(QKeySequence::Save);
+    file->addAction(tr("Save scenario &as…"), this, [this] { save(true); })
+        ->setShortcut(QKeySequence::SaveAs);
+    file->addSeparator();
+    file->addAction(tr("&Reset to the default scenario"), this, [this] {
+        if (auto s = defaultScenario(m_explorer.presets())) {
+            m_file.clear();
+            m_explorer.setScenario(*s);
+        }
+    });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
+
+    auto* exp = menuBar()->addMenu(tr("&Export"));
+    auto* png =
+        exp->addAction(tr("Chart as &PNG…"), this, [this] { exportImage(QStringLiteral("png")); });
+    exp->addAction(tr("Chart as &SVG…"), this, [this] { exportImage(QStringLiteral("svg")); });
+    exp->addAction(tr("Chart as P&DF…"), this, [this] { exportImage(QStringLiteral("pdf")); });
+    exp->addAction(tr("Chart data as &CSV…"), this, &MainWindow::exportCsv);
+    auto* copy = exp->addAction(tr("&Copy chart to clipboard"), this, &MainWindow::copyToClipboard);
+    copy->setShortcut(QKeySequence::Copy);
+
+    auto* view = menuBar()->addMenu(tr("&View"));
+    m_presentationAction = view->addAction(tr("&Presentation mode"));
+    m_presentationAction->setCheckable(true);
+    m_presentationAction->setShortcut(QKeySequence(Qt::Key_F5));
+    connect(m_presentationAction, &QAction::toggled, this, &MainWindow::setPresentation);
+    m_darkAction = view->addAction(tr("&Dark theme"));
+    m_darkAction->setCheckable(true);
+    connect(m_darkAction, &QAction::toggled, this, &MainWindow::setDark);
+    m_logYAction = view->addAction(tr("&Log value axis"));
+    m_logYAction->setCheckable(true);
+    m_logYAction->setChecked(true);
+    connect(m_logYAction, &QAction::triggered, this, [this](bool on) {
+        if (auto* c = currentChart()) c->setLogY(on);
+    });
+    auto* reset = view->addAction(tr("&Reset zoom"), this, [this] {
+        if (auto* c = currentChart()) c->resetZoom();
+    });
+    reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    view->addSeparator();
+    view->addAction(m_panelDock->toggleViewAction());
+    view->addAction(m_pinDock->toggleViewAction());
+
+    auto* cmp = menuBar()->addMenu(tr("&Compare"));
+    auto* pin = cmp->addAction(tr("&Pin current scenario…"), this, &MainWindow::askPin);
+    pin->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+    cmp->addAction(tr("&Clear pins"), this, [this] { m_explorer.pins()->clear(); });
+
+    auto* bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("mainToolbar"));
+    bar->addAction(openAct);
+    bar->addAction(saveAct);
+    bar->addSeparator();
+    bar->addAction(pin);
+    bar->addAction(png);
+    bar->addAction(copy);
+    bar->addSeparator();
+    bar->addAction(m_logYAction);
+    bar->addAction(reset);
+    bar->addAction(m_presentationAction);
+    bar->addAction(m_darkAction);
+}
+
+void MainWindow::refreshCharts() {
+    const auto& r = m_explorer.result();
+    if (!r) return;
+    const auto& pins = m_explorer.pins()->pins();
+    for (auto* c : m_charts)
+        c->setResults(r, pins);
+}
+
+void MainWindow::refreshNow() {
+    m_explorer.recomputeNow();
+    refreshCharts();
+}
+
+void MainWindow::updateTierChoices() {
+    const auto& r = m_explorer.result();
+    QStringList names;
+    for (const auto& t : r->eval->tiers)
+        names << QString::fromStdString(t.name);
+    QStringList have;
+    for (int i = 0; i < m_frontierTier->count(); ++i)
+        have << m_frontierTier->itemText(i);
+    if (have == names) return;
+    const int keep = m_frontierTier->currentIndex();
+    const QSignalBlocker block(m_frontierTier);
+    m_frontierTier->clear();
+    m_frontierTier->addItems(names);
+    m_frontierTier->setCurrentIndex(std::clamp(keep, 0, int(names.size()) - 1));
+    static_cast<FrontierChart*>(chart(QStringLiteral("frontier")))
+        ->setTier(m_frontierTier->currentIndex());
+}
+
+void MainWindow::updateTitle() {
+    const QString name = m_file.isEmpty() ? tr("unsaved scenario") : QFileInfo(m_file).fileName();
+    setWindowTitle(tr("%1 · kvbe").arg(name));
+}
+
+Status MainWindow::openFile(const QString& path) {
+    auto json = readJsonFile(path.toStdString());
+    if (!json) return json.error();
+    if (json->is_object() && json->contains("kvbe_scenario")) {
+        auto s = loadScenario(path.toStdString(), m_explorer.presets());
+        if (!s) return s.error();
+        if (auto m = m_explorer.loadModel(s->model); !m) return m.error();
+        m_file = path;
+        m_explorer.setScenario(*s);
+        addRecent(path);
+        updateTitle();
+        return Ok{};
+    }
+    // Anything else is taken for a model's config.json.
+    if (!m_panel->selectModel(path)) return fail(m_panel->messageText());
+    addRecent(path);
+    return Ok{};
+}
+
+Status MainWindow::saveScenario(const QString& path) {
+    Scenario s = m_explorer.scenario();
+    if (s.name.empty())
+        s.name = QFileInfo(path).completeBaseName().remove(QStringLiteral(".kvbe")).toStdString();
+    auto st = kvbe::saveScenario(path.toStdString(), s);
+    if (!st) return st;
+    m_file = path;
+    addRecent(path);
+    updateTitle();
+    return Ok{};
+}
+
+void MainWindow::open() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open a scenario or a model's config.json"), QString(),
+        tr("Scenarios and configs (*.kvbe.json *.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    if (auto st = openFile(path); !st) reportError(QString::fromStdString(st.message()));
+}
+
+void MainWindow::save(bool as) {
+    QString path = m_file;
+    if (as || path.isEmpty()) {
+        path = QFileDialog::getSaveFileName(this, tr("Save scenario"),
+                                            QStringLiteral("scenario.kvbe.json"),
+                                            tr("Scenarios (*.kvbe.json)"));
+        if (path.isEmpty()) return;
+        if (!path.endsWith(QLatin1String(".json"))) path += QStringLiteral(".kvbe.json");
+    }
+    if (auto st = saveScenario(path); !st)
+        reportError(QString::fromStdString(st.message()));
+    else
+        statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+}
+
+void MainWindow::reportError(const QString& message) {
+    statusBar()->showMessage(message);
+    // Offscreen (tests, headless) a modal box would wait for a click that never comes.
+    if (QGuiApplication::platformName() != QLatin1String("offscreen"))
+        QMessageBox::warning(this, tr("kvbe"), message);
+}
+
+QStringList MainWindow::recentFiles() const {
+    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void MainWindow::addRecent(const QString& path) {
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    QStringList list = recentFiles();
+    list.removeAll(abs);
+    list.prepend(abs);
+    while (list.size() > kMaxRecent)
+        list.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), list);
+    fillRecentMenu();
+}
+
+void MainWindow::fillRecentMenu() {
+    m_recentMenu->clear();
+    const QStringList list = recentFiles();
+    for (const QString& p : list)
+        m_recentMenu
+            ->addAction(QFileInfo(p).fileName(), this,
+                        [this, p] {
+                            if (auto st = openFile(p); !st)
+                                reportError(QString::fromStdString(st.message()));
+                        })
+            ->setToolTip(p);
+    m_recentMenu->setEnabled(!list.isEmpty());
+}
+
+bool MainWindow::pinCurrent(const QString& label) {
+    return m_explorer.pinCurrent(label);
+}
+
+void MainWindow::askPin() {
+    const auto& r = m_explorer.result();
+    if (!r) return;
+    bool ok = false;
+    const QString label = QInputDialog::getText(
+        this, tr("Pin scenario"), tr("Label for the overlay:"), QLineEdit::Normal, r->label, &ok);
+    if (ok) pinCurrent(label);
+}
+
+void MainWindow::setPresentation(bool on) {
+    if (on == m_style.presentation) return;
+    if (on) m_stateBeforePresentation = saveState();
+    m_style.presentation = on;
+    m_panelDock->setVisible(!on);
+    m_pinDock->setVisible(!on);
+    statusBar()->setVisible(!on);
+    if (!on && !m_stateBeforePresentation.isEmpty()) restoreState(m_stateBeforePresentation);
+    for (auto* c : m_charts)
+        c->setChartStyle(m_style);
+    const QSignalBlocker block(m_presentationAction);
+    m_presentationAction->setChecked(on);
+}
+
+void MainWindow::setDark(bool on) {
+    m_style.dark = on;
+    for (auto* c : m_charts)
+        c->setChartStyle(m_style);
+    const QSignalBlocker block(m_darkAction);
+    m_darkAction->setChecked(on);
+}
+
+// ---- export
+
+void MainWindow::exportImage(const QString& format) {
+    ChartView* c = currentChart();
+    if (!c || !c->current()) return;
+    QSize size(1600, 900);
+    int dpi = 96;
+    if (format == QLatin1String("png")) {
+        QDialog d(this);
+        d.setWindowTitle(tr("PNG size"));
+        auto* form = new QFormLayout(&d);
+        auto* w = new QSpinBox(&d);
+        auto* h = new QSpinBox(&d);
+        auto* r = new QSpinBox(&d);
+        w->setRange(16, 16384);
+        h->setRange(16, 16384);
+        r->setRange(36, 1200);
+        w->setValue(size.width());
+        h->setValue(size.height());
+        r->setValue(dpi);
+        w->setSuffix(tr(" px"));
+        h->setSuffix(tr(" px"));
+        r->setSuffix(tr(" dpi"));
+        form->addRow(tr("Width"), w);
+        form->addRow(tr("Height"), h);
+        form->addRow(tr("Resolution"), r);
+        auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &d);
+        form->addRow(buttons);
+        connect(buttons, &QDialogButtonBox::accepted, &d, &QDialog::accept);
+        connect(buttons, &QDialogButtonBox::rejected, &d, &QDialog::reject);
+        if (d.exec() != QDialog::Accepted) return;
+        size = QSize(w->value(), h->value());
+        dpi = r->value();
+    }
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export chart"), c->key() + QLatin1Char('.') + format,
+                                     format.toUpper() + QStringLiteral(" (*.") + format + ')');
+    if (path.isEmpty()) return;
+    if (auto st = exportChart(*c, path, size, dpi); !st)
+        reportError(QString::fromStdString(st.message()));
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 4000);
+}
+
+void MainWindow::exportCsv() {
+    ChartView* c = currentChart();
+    if (!c || !c->current()) return;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export chart data"), c->key() + QStringLiteral(".csv"), tr("CSV (*.csv)"));
+    if (path.isEmpty()) return;
+    if (auto st = kvbe::exportCsv(*c, path); !st)
+        reportError(QString::fromStdString(st.message()));
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 4000);
+}
+
+void MainWindow::copyToClipboard() {
+    ChartView* c = currentChart();
+    if (!c || !c->current()) return;
+    const QSize size = c->size().expandedTo(QSize(800, 450));
+    QApplication::clipboard()->setImage(renderChartImage(*c, size));
+    statusBar()->showMessage(tr("Copied the chart (%1 × %2)").arg(size.width()).arg(size.height()),
+                             4000);
+}
+
+// ---- files dropped on the window
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+    const auto urls = e->mimeData()->urls();
+    if (urls.size() == 1 && urls.front().isLocalFile() &&
+        urls.front().toLocalFile().endsWith(QLatin1String(".json")))
+        e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+    const QString path = e->mimeData()->urls().front().toLocalFile();
+    if (auto st = openFile(path); !st) reportError(QString::fromStdString(st.message()));
+    e->acceptProposedAction();
+}
+
+// ---- settings
+
+void MainWindow::restoreSettings() {
+    QSettings st;
+    restoreGeometry(st.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(st.value(QStringLiteral("window/state")).toByteArray());
+    m_tabs->setCurrentIndex(st.value(QStringLiteral("window/tab"), 0).toInt());
+    setDark(st.value(QStringLiteral("window/dark"), false).toBool());
+    m_file = st.value(QStringLiteral("scenario/file")).toString();
+    fillRecentMenu();
+
+    const Presets& presets = m_explorer.presets();
+    std::optional<Scenario> scenario;
+    const QString text = st.value(QStringLiteral("scenario/last")).toString();
+    if (!text.isEmpty()) {
+        auto s = scenarioFromJson(text.toStdString(), "the last session's scenario", presets);
+        // A model file that has gone since last time falls back to the default scenario.
+        if (s && m_explorer.loadModel(s->model)) scenario = *s;
+    }
+    if (!scenario) {
+        m_file.clear();
+        if (auto s = defaultScenario(presets)) scenario = *s;
+    }
+    if (scenario) m_explorer.setScenario(*scenario);
+    updateTitle();
+}
+
+void MainWindow::saveSettings() const {
+    QSettings st;
+    st.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    st.setValue(QStringLiteral("window/state"),
+                m_style.presentation && !m_stateBeforePresentation.isEmpty()
+                    ? m_stateBeforePresentation
+                    : saveState());
+    st.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
+    st.setValue(QStringLiteral("window/dark"), m_style.dark);
+    st.setValue(QStringLiteral("scenario/last"),
+                QString::fromStdString(scenarioToJson(m_explorer.scenario())));
+    st.setValue(QStringLiteral("scenario/file"), m_file);
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+    saveSettings();
+    QMainWindow::closeEvent(e);
+}
+
+} // namespace kvbe

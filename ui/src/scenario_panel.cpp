@@ -1,0 +1,407 @@
+#include "kvbe/ui/scenario_panel.h"
+
+#include "kvbe/config_reader.h"
+#include "kvbe/units.h"
+
+#include <QCheckBox>
+#include <QColorDialog>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace kvbe {
+
+namespace {
+constexpr int kOpenConfigRole = Qt::UserRole + 1;
+const char* const kKvDtypes[] = {"bf16", "fp16", "fp8", "int8", "fp32"};
+
+QSlider* percentSlider(int min, int max, QWidget* parent) {
+    auto* s = new QSlider(Qt::Horizontal, parent);
+    s->setRange(min, max);
+    s->setPageStep(5);
+    return s;
+}
+} // namespace
+
+ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
+    : QWidget(parent), m_explorer(explorer) {
+    auto* outer = new QVBoxLayout(this);
+
+    auto* modelBox = new QGroupBox(tr("Model"), this);
+    auto* mf = new QFormLayout(modelBox);
+    m_model = new QComboBox(modelBox);
+    m_model->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_model->setMinimumContentsLength(18);
+    m_modelInfo = new QLabel(modelBox);
+    m_modelInfo->setWordWrap(true);
+    mf->addRow(tr("Model"), m_model);
+    mf->addRow(m_modelInfo);
+    m_kvDtype = new QComboBox(modelBox);
+    m_kvDtype->addItem(tr("model's own dtype"), QString());
+    for (const char* d : kKvDtypes)
+        m_kvDtype->addItem(QString::fromLatin1(d).toUpper(), QString::fromLatin1(d));
+    mf->addRow(tr("KV dtype"), m_kvDtype);
+    outer->addWidget(modelBox);
+
+    auto* gpuBox = new QGroupBox(tr("GPU"), this);
+    auto* gf = new QFormLayout(gpuBox);
+    m_gpu = new QComboBox(gpuBox);
+    for (const auto& [key, g] : m_explorer->presets().gpus())
+        m_gpu->addItem(QString::fromStdString(g.name), QString::fromStdString(key));
+    m_gpu->addItem(tr("Custom (type the peak)"), QString());
+    gf->addRow(tr("GPU"), m_gpu);
+    m_peak = new NumberField(tr("TFLOP/s"),
+                             NumberField::decimal(tr("Peak"), 0.001, 1e6, tr("TFLOP/s")), gpuBox);
+    m_peak->setToolTip(tr("Dense peak of the compute dtype, without sparsity"));
+    gf->addRow(tr("Peak"), m_peak);
+    m_computeDtype = new QComboBox(gpuBox);
+    m_computeDtype->addItem(QStringLiteral("BF16"), QStringLiteral("bf16"));
+    m_computeDtype->addItem(QStringLiteral("FP8"), QStringLiteral("fp8"));
+    gf->addRow(tr("Compute dtype"), m_computeDtype);
+    auto* utilRow = new QHBoxLayout;
+    m_util = percentSlider(5, 100, gpuBox);
+    m_utilLabel = new QLabel(gpuBox);
+    m_utilLabel->setMinimumWidth(44);
+    utilRow->addWidget(m_util);
+    utilRow->addWidget(m_utilLabel);
+    gf->addRow(tr("Utilisation"), utilRow);
+    m_flopModel = new QComboBox(gpuBox);
+    m_flopModel->addItem(tr("simple (2·P·N + attention)"), QStringLiteral("simple"));
+    m_flopModel->addItem(tr("detailed (per layer)"), QStringLiteral("detailed"));
+    gf->addRow(tr("FLOP model"), m_flopModel);
+    auto* tpRow = new QHBoxLayout;
+    m_tp = new QSpinBox(gpuBox);
+    m_tp->setRange(1, 1024);
+    m_tp->setSuffix(tr(" GPUs"));
+    m_sharedPath = new QCheckBox(tr("share one storage path"), gpuBox);
+    m_sharedPath->setToolTip(tr("The GPUs share one path to storage, so each sees B / TP"));
+    tpRow->addWidget(m_tp);
+    tpRow->addWidget(m_sharedPath);
+    gf->addRow(tr("Tensor parallel"), tpRow);
+    outer->addWidget(gpuBox);
+
+    auto* tierBox = new QGroupBox(tr("Storage tiers"), this);
+    auto* tl = new QVBoxLayout(tierBox);
+    m_tiers = new TierTableModel(this);
+    m_tierView = new QTableView(tierBox);
+    m_tierView->setModel(m_tiers);
+    m_tierView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_tierView->horizontalHeader()->setStretchLastSection(true);
+    m_tierView->verticalHeader()->setVisible(false);
+    m_tierView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tierView->setMinimumHeight(110);
+    tl->addWidget(m_tierView);
+    auto* tierButtons = new QHBoxLayout;
+    auto* add = new QToolButton(tierBox);
+    add->setText(tr("Add tier"));
+    add->setPopupMode(QToolButton::InstantPopup);
+    auto* addMenu = new QMenu(add);
+    for (const auto& [key, t] : m_explorer->presets().tiers()) {
+        const QString k = QString::fromStdString(key);
+        addMenu->addAction(QString::fromStdString(t.name), this, [this, k] { addTier(k); });
+    }
+    addMenu->addSeparator();
+    addMenu->addAction(tr("Custom tier"), this, [this] { addTier(QString()); });
+    add->setMenu(addMenu);
+    auto* remove = new QPushButton(tr("Remove"), tierBox);
+    auto* colour = new QPushButton(tr("Colour…"), tierBox);
+    tierButtons->addWidget(add);
+    tierButtons->addWidget(remove);
+    tierButtons->addWidget(colour);
+    tierButtons->addStretch();
+    tl->addLayout(tierButtons);
+    outer->addWidget(tierBox);
+
+    auto* promptBox = new QGroupBox(tr("Prompts"), this);
+    auto* pf = new QFormLayout(promptBox);
+    auto* fracRow = new QHBoxLayout;
+    m_fraction = percentSlider(0, 100, promptBox);
+    m_fractionLabel = new QLabel(promptBox);
+    m_fractionLabel->setMinimumWidth(44);
+    fracRow->addWidget(m_fraction);
+    fracRow->addWidget(m_fractionLabel);
+    pf->addRow(tr("Cached fraction"), fracRow);
+    m_minTokens = new NumberField(tr("tokens"), NumberField::tokens(tr("Shortest prompt"), 1, 1e8),
+                                  promptBox);
+    m_maxTokens =
+        new NumberField(tr("tokens"), NumberField::tokens(tr("Longest prompt"), 2, 1e8), promptBox);
+    pf->addRow(tr("Shortest"), m_minTokens);
+    pf->addRow(tr("Longest"), m_maxTokens);
+    m_logLengths = new QCheckBox(tr("log scale"), promptBox);
+    pf->addRow(tr("Length axis"), m_logLengths);
+    m_sweepTokens = new NumberField(
+        tr("tokens"), NumberField::tokens(tr("Model-size length"), 1, 1e8), promptBox);
+    m_sweepTokens->setToolTip(tr("The prompt length of the model-size chart"));
+    pf->addRow(tr("Model-size N"), m_sweepTokens);
+    outer->addWidget(promptBox);
+
+    m_message = new QLabel(this);
+    m_message->setWordWrap(true);
+    m_message->setStyleSheet(QStringLiteral("color: #c0392b;"));
+    m_message->setVisible(false);
+    outer->addWidget(m_message);
+    outer->addStretch();
+
+    fillModels();
+
+    connect(m_model, &QComboBox::activated, this, &ScenarioPanel::onModelActivated);
+    connect(m_kvDtype, &QComboBox::activated, this, [this] {
+        const QString d = m_kvDtype->currentData().toString();
+        edit([&](Scenario& s) {
+            s.kvDtype = d.isEmpty() ? std::nullopt : parseKvDtype(d.toStdString());
+        });
+    });
+    connect(m_gpu, &QComboBox::activated, this, [this] {
+        const QString key = m_gpu->currentData().toString();
+        edit([&](Scenario& s) {
+            s.gpu = key.toStdString();
+            // A preset brings its own peak; a custom GPU keeps the one shown.
+            if (!key.isEmpty())
+                s.peakTflops.reset();
+            else if (!s.peakTflops)
+                s.peakTflops = m_peak->value().value_or(100);
+        });
+        showScenario();
+    });
+    connect(m_peak, &NumberField::valueEdited, this,
+            [this](double v) { edit([&](Scenario& s) { s.peakTflops = v; }); });
+    connect(m_computeDtype, &QComboBox::activated, this, [this] {
+        const QString d = m_computeDtype->currentData().toString();
+        edit([&](Scenario& s) { s.computeDtype = d.toStdString(); });
+        showScenario();
+    });
+    connect(m_util, &QSlider::valueChanged, this, [this](int v) {
+        m_utilLabel->setText(QStringLiteral("%1 %").arg(v));
+        edit([&](Scenario& s) { s.utilisation = v / 100.0; });
+    });
+    connect(m_flopModel, &QComboBox::activated, this, [this] {
+        const auto m = parseFlopModel(m_flopModel->currentData().toString().toStdString());
+        edit([&](Scenario& s) { s.flopModel = m.value_or(FlopModel::Simple); });
+    });
+    connect(m_tp, &QSpinBox::valueChanged, this,
+            [this](int v) { edit([&](Scenario& s) { s.tensorParallel = v; }); });
+    connect(m_sharedPath, &QCheckBox::toggled, this,
+            [this](bool on) { edit([&](Scenario& s) { s.sharedPath = on; }); });
+    connect(m_tiers, &TierTableModel::tiersEdited, this, [this] {
+        showMessage(QString());
+        edit([&](Scenario& s) { s.tiers = m_tiers->tiers(); });
+    });
+    connect(m_tiers, &TierTableModel::rejected, this, &ScenarioPanel::showMessage);
+    connect(remove, &QPushButton::clicked, this, [this] {
+        const auto rows = m_tierView->selectionModel()->selectedRows();
+        if (!rows.isEmpty())
+            m_tiers->removeTier(rows.front().row());
+        else if (m_tiers->rowCount() > 0)
+            m_tiers->removeTier(m_tiers->rowCount() - 1);
+    });
+    connect(colour, &QPushButton::clicked, this, &ScenarioPanel::pickTierColour);
+    connect(m_fraction, &QSlider::valueChanged, this, [this](int v) {
+        m_fractionLabel->setText(QStringLiteral("%1 %").arg(v));
+        edit([&](Scenario& s) { s.cachedFraction = v / 100.0; });
+    });
+    auto lengths = [this] {
+        const auto lo = m_minTokens->value(), hi = m_maxTokens->value();
+        if (!lo || !hi) return;
+        if (*hi <= *lo) {
+            showMessage(tr("The longest prompt must be longer than the shortest (%1 ≤ %2 tokens).")
+                            .arg(QString::fromStdString(formatTokens(*hi)),
+                                 QString::fromStdString(formatTokens(*lo))));
+            return;
+        }
+        showMessage(QString());
+        edit([&](Scenario& s) {
+            s.lengths.minTokens = *lo;
+            s.lengths.maxTokens = *hi;
+        });
+    };
+    connect(m_minTokens, &NumberField::valueEdited, this, lengths);
+    connect(m_maxTokens, &NumberField::valueEdited, this, lengths);
+    connect(m_logLengths, &QCheckBox::toggled, this,
+            [this](bool on) { edit([&](Scenario& s) { s.lengths.log = on; }); });
+    connect(m_sweepTokens, &NumberField::valueEdited, this,
+            [this](double v) { edit([&](Scenario& s) { s.sweepTokens = v; }); });
+
+    connect(m_explorer, &Explorer::scenarioChanged, this, [this] {
+        if (!m_applying) showScenario();
+    });
+    connect(m_explorer, &Explorer::computed, this, [this] {
+        if (m_message->property("evaluation").toBool()) showMessage(QString());
+        updateSummary();
+    });
+    connect(m_explorer, &Explorer::failed, this, [this](const QString& msg) {
+        showMessage(msg);
+        m_message->setProperty("evaluation", true);
+    });
+    showScenario();
+}
+
+template <class F> void ScenarioPanel::edit(F&& change) {
+    if (m_showing) return;
+    Scenario s = m_explorer->scenario();
+    change(s);
+    m_applying = true;
+    m_explorer->setScenario(s);
+    m_applying = false;
+}
+
+void ScenarioPanel::fillModels() {
+    m_model->clear();
+    for (const auto& p : m_explorer->presets().models())
+        m_model->addItem(QString::fromStdString(p.id), QString::fromStdString(p.id));
+    if (!m_explorer->loadedModels().empty()) m_model->insertSeparator(m_model->count());
+    for (const auto& [ref, spec] : m_explorer->loadedModels())
+        m_model->addItem(tr("%1 (file)").arg(QString::fromStdString(spec.id)),
+                         QString::fromStdString(ref));
+    const auto cache = listHfCache();
+    bool first = true;
+    for (const auto& [id, path] : cache) {
+        if (m_explorer->presets().findModel(id)) continue;
+        if (first) m_model->insertSeparator(m_model->count());
+        first = false;
+        m_model->addItem(tr("%1 (HF cache)").arg(QString::fromStdString(id)),
+                         QString::fromStdString(path.string()));
+    }
+    m_model->insertSeparator(m_model->count());
+    m_model->addItem(tr("Open config.json…"));
+    m_model->setItemData(m_model->count() - 1, true, kOpenConfigRole);
+}
+
+bool ScenarioPanel::selectModel(const QString& ref) {
+    auto spec = m_explorer->loadModel(ref.toStdString());
+    if (!spec) {
+        showMessage(QString::fromStdString(spec.message()));
+        showScenario();
+        return false;
+    }
+    showMessage(QString());
+    edit([&](Scenario& s) {
+        s.model = ref.toStdString();
+        s.paramsOverride.reset();
+    });
+    fillModels();
+    showScenario();
+    return true;
+}
+
+void ScenarioPanel::openModelConfig() {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open a model's config.json"), QString(),
+                                     tr("Model config (*.json);;All files (*)"));
+    if (!path.isEmpty())
+        selectModel(path);
+    else
+        showScenario();
+}
+
+void ScenarioPanel::onModelActivated(int index) {
+    if (m_model->itemData(index, kOpenConfigRole).toBool()) {
+        openModelConfig();
+        return;
+    }
+    const QString ref = m_model->itemData(index).toString();
+    if (!ref.isEmpty()) selectModel(ref);
+}
+
+void ScenarioPanel::addTier(const QString& presetKey) {
+    TierConfig t;
+    if (const auto* spec = m_explorer->presets().findTier(presetKey.toStdString()))
+        t = tierFromPreset(*spec);
+    else {
+        t.name = tr("Custom tier %1").arg(m_tiers->rowCount() + 1).toStdString();
+        t.bandwidthGBps = 10;
+        t.tFixedMs = 1;
+    }
+    static const char* const colours[] = {"#2a9d8f", "#e76f51", "#8d6cab",
+                                          "#e9c46a", "#264653", "#f4a261"};
+    t.color = colours[size_t(m_tiers->rowCount()) % std::size(colours)];
+    m_tiers->addTier(std::move(t));
+}
+
+void ScenarioPanel::pickTierColour() {
+    const auto rows = m_tierView->selectionModel()->selectedRows();
+    if (rows.isEmpty()) {
+        showMessage(tr("Select a tier first, then pick its colour."));
+        return;
+    }
+    const QModelIndex idx = m_tiers->index(rows.front().row(), TierTableModel::Colour);
+    const QColor c = QColorDialog::getColor(QColor(idx.data().toString()), this, tr("Tier colour"));
+    if (c.isValid()) m_tiers->setData(idx, c.name(), Qt::EditRole);
+}
+
+void ScenarioPanel::showMessage(const QString& text) {
+    m_message->setProperty("evaluation", false);
+    m_message->setText(text);
+    m_message->setVisible(!text.isEmpty());
+}
+
+QString ScenarioPanel::messageText() const {
+    return m_message->isVisible() ? m_message->text() : QString();
+}
+
+void ScenarioPanel::showScenario() {
+    const Scenario& s = m_explorer->scenario();
+    m_showing = true;
+    int mi = m_model->findData(QString::fromStdString(s.model));
+    if (mi < 0) {
+        fillModels();
+        mi = m_model->findData(QString::fromStdString(s.model));
+    }
+    if (mi < 0 && !s.model.empty()) {
+        m_model->insertItem(0, QString::fromStdString(s.model), QString::fromStdString(s.model));
+        mi = 0;
+    }
+    m_model->setCurrentIndex(mi);
+    m_kvDtype->setCurrentIndex(std::max(
+        0, m_kvDtype->findData(s.kvDtype ? QString::fromStdString(std::string(toString(*s.kvDtype)))
+                                         : QString())));
+    m_gpu->setCurrentIndex(m_gpu->findData(QString::fromStdString(s.gpu)));
+    double peak = s.peakTflops.value_or(0);
+    if (!s.peakTflops)
+        if (const auto* g = m_explorer->presets().findGpu(s.gpu))
+            peak = (s.computeDtype == "fp8" && g->fp8Flops ? *g->fp8Flops : g->bf16Flops) / 1e12;
+    if (!m_peak->isValid() || m_peak->value() != peak) m_peak->setValue(peak, 5);
+    m_computeDtype->setCurrentIndex(
+        std::max(0, m_computeDtype->findData(QString::fromStdString(s.computeDtype))));
+    m_util->setValue(int(std::lround(s.utilisation * 100)));
+    m_utilLabel->setText(QStringLiteral("%1 %").arg(m_util->value()));
+    m_flopModel->setCurrentIndex(s.flopModel == FlopModel::Detailed ? 1 : 0);
+    m_tp->setValue(s.tensorParallel);
+    m_sharedPath->setChecked(s.sharedPath);
+    m_tiers->setTiers(s.tiers);
+    m_fraction->setValue(int(std::lround(s.cachedFraction * 100)));
+    m_fractionLabel->setText(QStringLiteral("%1 %").arg(m_fraction->value()));
+    m_minTokens->setValue(s.lengths.minTokens);
+    m_maxTokens->setValue(s.lengths.maxTokens);
+    m_logLengths->setChecked(s.lengths.log);
+    m_sweepTokens->setValue(s.sweepTokens);
+    m_showing = false;
+}
+
+void ScenarioPanel::updateSummary() {
+    const auto& r = m_explorer->result();
+    if (!r) return;
+    const ModelSpec& m = r->model();
+    const auto& cost = r->eval->cost;
+    m_modelInfo->setText(
+        tr("%1 layers, %2 query / %3 KV heads · %4 parameters · KV %5 per token")
+            .arg(m.layers)
+            .arg(m.qHeads)
+            .arg(m.kvHeads)
+            .arg(QString::number(m.paramsTotal / 1e9, 'f', 2) + QStringLiteral("B"))
+            .arg(QString::fromStdString(formatBytes(cost.kvBytesPerToken()))));
+}
+
+} // namespace kvbe

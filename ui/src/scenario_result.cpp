@@ -1,0 +1,85 @@
+#include "kvbe/ui/scenario_result.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace kvbe {
+
+Result<ScenarioResult> computeScenarioResult(const Scenario& s, const Presets& presets,
+                                             const ModelSpec& model,
+                                             const std::vector<ModelSpec>& sweepModels) {
+    auto eval = evaluate(s, presets, model);
+    if (!eval) return eval.error();
+    ScenarioResult r;
+    r.scenario = s;
+    r.label = QString::fromStdString(s.name.empty() ? model.id : s.name);
+    auto e = std::make_shared<const Evaluation>(std::move(*eval));
+    const auto& L = s.lengths;
+    const auto tokens = lengthGrid(L.minTokens, L.maxTokens, L.points, L.log);
+    if (tokens.size() < 2)
+        return Error{
+            "the prompt-length range is empty: the longest prompt must exceed the shortest"};
+    r.curves = computeCurves(e->cost, e->tiers, tokens, s.cachedFraction);
+
+    const auto ftokens = lengthGrid(L.minTokens, L.maxTokens, kFrontierTokens, L.log);
+    std::vector<double> fractions(kFrontierFractions);
+    for (int j = 0; j < kFrontierFractions; ++j)
+        fractions[j] = double(j) / (kFrontierFractions - 1);
+    for (const auto& t : e->tiers)
+        r.frontier.push_back(computeFrontier(e->cost, t, ftokens, fractions));
+
+    r.sweep = modelSweep(e->cost.inputs(), sweepModels, s.sweepTokens, s.kvDtype);
+    r.eval = std::move(e);
+    return r;
+}
+
+std::vector<QPointF> frontierContour(const FrontierGrid& g) {
+    std::vector<QPointF> out;
+    const size_t nf = g.fractions.size();
+    for (size_t i = 0; i < g.tokens.size(); ++i) {
+        for (size_t j = 1; j < nf; ++j) {
+            const double a = g.at(i, j - 1), b = g.at(i, j);
+            if (a < 1 && b >= 1) {
+                const double t = (1 - a) / (b - a);
+                out.emplace_back(g.tokens[i],
+                                 g.fractions[j - 1] + t * (g.fractions[j] - g.fractions[j - 1]));
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+std::vector<QPointF> decimateToColumns(const std::vector<QPointF>& points, int columns, double xMin,
+                                       double xMax, bool logX) {
+    if (columns <= 0 || !(xMax > xMin) || (logX && xMin <= 0)) return {};
+    if (points.size() <= size_t(2 * columns)) return points;
+    const double lo = logX ? std::log(xMin) : xMin;
+    const double span = (logX ? std::log(xMax) : xMax) - lo;
+    struct Col {
+        int lo = -1, hi = -1;
+    };
+    std::vector<Col> cols(static_cast<size_t>(columns));
+    for (size_t k = 0; k < points.size(); ++k) {
+        const double x = points[k].x();
+        if (x < xMin || x > xMax || (logX && x <= 0)) continue;
+        const double v = ((logX ? std::log(x) : x) - lo) / span;
+        const int c = std::clamp(int(v * columns), 0, columns - 1);
+        auto& col = cols[size_t(c)];
+        if (col.lo < 0 || points[k].y() < points[size_t(col.lo)].y()) col.lo = int(k);
+        if (col.hi < 0 || points[k].y() > points[size_t(col.hi)].y()) col.hi = int(k);
+    }
+    std::vector<QPointF> out;
+    out.reserve(size_t(2 * columns));
+    for (const auto& c : cols) {
+        if (c.lo < 0) continue;
+        // In x order, so a line through them still reads left to right.
+        const int first = std::min(c.lo, c.hi), second = std::max(c.lo, c.hi);
+        out.push_back(points[size_t(first)]);
+        if (second != first) out.push_back(points[size_t(second)]);
+    }
+    return out;
+}
+
+} // namespace kvbe

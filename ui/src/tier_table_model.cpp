@@ -1,0 +1,156 @@
+#include "kvbe/ui/tier_table_model.h"
+
+#include <QColor>
+
+#include <cmath>
+
+namespace kvbe {
+
+int TierTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : int(m_tiers.size());
+}
+int TierTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant TierTableModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const auto& t = m_tiers[size_t(index.row())];
+    if (role == Qt::DisplayRole || role == Qt::EditRole) {
+        // Numbers are edited as text, so the view's editor doesn't clamp them before we can
+        // say why a value is refused.
+        switch (index.column()) {
+        case Name:
+            return QString::fromStdString(t.name);
+        case Bandwidth:
+            return QString::number(t.bandwidthGBps, 'g', 6);
+        case FixedCost:
+            return QString::number(t.tFixedMs, 'g', 6);
+        case StagingColumn:
+            return QString::fromStdString(std::string(toString(t.staging)));
+        case Colour:
+            return QString::fromStdString(t.color);
+        }
+    }
+    if (role == Qt::DecorationRole && index.column() == Colour && !t.color.empty())
+        return QColor(QString::fromStdString(t.color));
+    if (role == Qt::ToolTipRole) {
+        switch (index.column()) {
+        case Bandwidth:
+            return tr("Read bandwidth of the tier itself, GB/s (1 GB = 1e9 bytes)");
+        case FixedCost:
+            return tr("Fixed cost of one hit in ms: lookup, scheduling, first copy");
+        case StagingColumn:
+            return tr("none, serial or pipelined: how loads pass through host DRAM");
+        case Colour:
+            return tr("The tier's colour in the charts, #rrggbb");
+        }
+    }
+    if (role == Qt::TextAlignmentRole &&
+        (index.column() == Bandwidth || index.column() == FixedCost))
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    return {};
+}
+
+QVariant TierTableModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (role != Qt::DisplayRole) return {};
+    if (o == Qt::Vertical) return section + 1;
+    switch (section) {
+    case Name:
+        return tr("Tier");
+    case Bandwidth:
+        return tr("Read (GB/s)");
+    case FixedCost:
+        return tr("t_fixed (ms)");
+    case StagingColumn:
+        return tr("Staging");
+    case Colour:
+        return tr("Colour");
+    }
+    return {};
+}
+
+bool TierTableModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+    if (role != Qt::EditRole || !checkIndex(index, CheckIndexOption::IndexIsValid)) return false;
+    auto& t = m_tiers[size_t(index.row())];
+    const QString text = value.toString().trimmed();
+    auto refuse = [&](const QString& why) {
+        emit rejected(why);
+        return false;
+    };
+    bool ok = false;
+    switch (index.column()) {
+    case Name:
+        if (text.isEmpty()) return refuse(tr("A tier needs a name."));
+        t.name = text.toStdString();
+        break;
+    case Bandwidth: {
+        const double v = text.toDouble(&ok);
+        if (!ok || !std::isfinite(v) || v <= 0 || v > 1e6)
+            return refuse(tr("Read bandwidth must be a positive number of GB/s, up to 1,000,000 "
+                             "(got \"%1\").")
+                              .arg(text));
+        t.bandwidthGBps = v;
+        t.measured.clear(); // a typed bandwidth replaces a fitted one
+        break;
+    }
+    case FixedCost: {
+        const double v = text.toDouble(&ok);
+        if (!ok || !std::isfinite(v) || v < 0 || v > 1e7)
+            return refuse(tr("t_fixed must be 0 ms or more (got \"%1\").").arg(text));
+        t.tFixedMs = v;
+        t.measured.clear();
+        break;
+    }
+    case StagingColumn: {
+        auto s = parseStaging(text.toLower().toStdString());
+        if (!s)
+            return refuse(tr("Staging must be none, serial or pipelined (got \"%1\").").arg(text));
+        t.staging = *s;
+        break;
+    }
+    case Colour: {
+        const QColor c(text);
+        if (!c.isValid())
+            return refuse(tr("Colour must look like #2a9d8f (got \"%1\").").arg(text));
+        t.color = c.name().toStdString();
+        break;
+    }
+    default:
+        return false;
+    }
+    emit dataChanged(index, index, {Qt::DisplayRole, Qt::EditRole, Qt::DecorationRole});
+    emit tiersEdited();
+    return true;
+}
+
+Qt::ItemFlags TierTableModel::flags(const QModelIndex& index) const {
+    if (!index.isValid()) return Qt::NoItemFlags;
+    return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsEditable;
+}
+
+void TierTableModel::setTiers(const std::vector<TierConfig>& tiers) {
+    if (tiers == m_tiers) return;
+    beginResetModel();
+    m_tiers = tiers;
+    endResetModel();
+}
+
+void TierTableModel::addTier(TierConfig tier) {
+    const int row = int(m_tiers.size());
+    beginInsertRows({}, row, row);
+    m_tiers.push_back(std::move(tier));
+    endInsertRows();
+    emit tiersEdited();
+}
+
+void TierTableModel::removeTier(int row) {
+    if (row < 0 || row >= int(m_tiers.size())) return;
+    beginRemoveRows({}, row, row);
+    m_tiers.erase(m_tiers.begin() + row);
+    endRemoveRows();
+    emit tiersEdited();
+}
+
+} // namespace kvbe

@@ -1,0 +1,114 @@
+#include "kvbe/ui/ttft_chart.h"
+
+#include "kvbe/report.h"
+
+#include <QLineSeries>
+#include <QScatterSeries>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace kvbe {
+
+void TtftChart::refill() {
+    const ScenarioResult& r = *m_current;
+    const CurveSet& c = r.curves;
+    constexpr double ms = 1e3;
+    setAxes(r.scenario.lengths.log, tr("Prompt length N (tokens)"), tr("Time to first token (ms)"),
+            true);
+    double maxSpeedup = 1;
+    for (const auto& tc : c.tiers)
+        for (double v : tc.speedup)
+            if (std::isfinite(v)) maxSpeedup = std::max(maxSpeedup, v);
+    setSecondaryAxis(tr("Speedup of a hit (×), dotted"), 0, std::ceil(maxSpeedup * 1.1));
+    chart()->setTitle(tr("Time to first token, %1 % of the prompt cached · %2")
+                          .arg(c.cachedFraction * 100, 0, 'f', 0)
+                          .arg(describeScenario(r)));
+    beginRefill();
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    auto extend = [&](const std::vector<double>& v) {
+        for (double x : v)
+            if (x > 0 && std::isfinite(x)) lo = std::min(lo, x * ms), hi = std::max(hi, x * ms);
+    };
+
+    for (size_t k = 0; k < m_pins.size(); ++k) {
+        const auto& pin = *m_pins[k];
+        line(QStringLiteral("pin/%1/miss").arg(k), tr("%1 (pinned)").arg(pin.label),
+             ghost(textColor()), 2, Qt::DashLine)
+            ->replace(toPoints(pin.curves.tokens, pin.curves.tMiss, ms));
+        for (size_t t = 0; t < pin.curves.tiers.size(); ++t)
+            line(QStringLiteral("pin/%1/hit%2").arg(k).arg(t), tr("%1 (pinned)").arg(pin.label),
+                 ghost(tierColor(pin, t)), 2, Qt::DashLine, false)
+                ->replace(toPoints(pin.curves.tokens, pin.curves.tiers[t].tHit, ms));
+        extend(pin.curves.tMiss);
+    }
+
+    line(QStringLiteral("miss"), tr("recompute (miss)"), textColor(), 3)
+        ->replace(toPoints(c.tokens, c.tMiss, ms));
+    extend(c.tMiss);
+    for (size_t t = 0; t < c.tiers.size(); ++t) {
+        const auto& tc = c.tiers[t];
+        const QColor col = tierColor(r, t);
+        const QString g = QStringLiteral("tier/%1/").arg(t);
+        const QString name = QString::fromStdString(tc.tier.name);
+        line(g + "hit", tr("hit from %1").arg(name), col, 2.5)
+            ->replace(toPoints(c.tokens, tc.tHit, ms));
+        line(g + "speedup", tr("%1 speedup").arg(name), col, 1.5, Qt::DotLine, false, true)
+            ->replace(toPoints(c.tokens, tc.speedup, 1));
+        extend(tc.tHit);
+    }
+
+    // Measured cold prefills, decimated to the plot's pixel columns before Qt sees them.
+    const auto& measured = r.scenario.measuredPrefill;
+    if (measured != m_measuredSource) {
+        m_measured.clear();
+        m_measured.reserve(measured.size());
+        for (const auto& [n, t] : measured)
+            m_measured.emplace_back(n, t * ms);
+        std::sort(m_measured.begin(), m_measured.end(),
+                  [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
+        m_measuredSource = measured;
+    }
+    if (!m_measured.empty()) {
+        const int columns = std::max(64, int(chart()->plotArea().width()));
+        const QRectF vr = visibleRange();
+        const auto shown =
+            decimateToColumns(m_measured, columns, vr.width() > 0 ? vr.left() : c.tokens.front(),
+                              vr.width() > 0 ? vr.right() : c.tokens.back(), logX());
+        scatter(QStringLiteral("measured"),
+                tr("measured prefill (%1 points)").arg(m_measured.size()), QColor("#3a86ff"), 5)
+            ->replace(QList<QPointF>(shown.begin(), shown.end()));
+    }
+    endRefill();
+    setHomeRange(c.tokens.front(), c.tokens.back(), logY() ? lo / 1.5 : 0,
+                 hi * (logY() ? 1.5 : 1.05));
+}
+
+QString TtftChart::hoverText(QPointF v) const {
+    const CurveSet& c = m_current->curves;
+    const size_t i = nearestIndex(c.tokens, v.x());
+    QString s = tr("N = %1, %2 % cached\n")
+                    .arg(tokensText(c.tokens[i]))
+                    .arg(c.cachedFraction * 100, 0, 'f', 0);
+    s += tr("recompute: %1").arg(millisText(c.tMiss[i]));
+    for (const auto& tc : c.tiers)
+        s += tr("\nhit from %1: %2, speedup %3×")
+                 .arg(QString::fromStdString(tc.tier.name), millisText(tc.tHit[i]))
+                 .arg(tc.speedup[i], 0, 'f', 2);
+    for (const auto& pin : m_pins) {
+        const size_t k = nearestIndex(pin->curves.tokens, v.x());
+        s += tr("\n%1 (pinned): recompute %2").arg(pin->label, millisText(pin->curves.tMiss[k]));
+    }
+    s += tr("\ncursor: %1 ms").arg(v.y(), 0, 'g', 4);
+    return s;
+}
+
+QString TtftChart::csv() const {
+    if (!m_current) return {};
+    const auto& r = *m_current;
+    return QString::fromStdString(
+        calcCsv(makeCalcReport(*r.eval, r.curves.tokens, r.scenario.cachedFraction)));
+}
+
+} // namespace kvbe
