@@ -83,10 +83,25 @@ double CostModel::tRecompute(double nNew, double nPast) const {
     return std::max(0.0, coldTime(nPast + nNew) - coldTime(nPast));
 }
 
+double CostModel::kvSharePerGpu() const {
+    // Tensor parallelism splits KV heads across GPUs, but not below one head per GPU (with more
+    // GPUs than KV heads, heads are replicated), and an MLA latent is not split at all: every
+    // rank keeps the whole latent. cost-model.md's "KV bytes split across t GPUs" holds only
+    // while t divides the KV heads; this is the general case.
+    const int t = m_in.tensorParallel;
+    const auto& m = m_in.model;
+    if (t <= 1) return 1.0;
+    if (m.mla) return 1.0;
+    const int heads = std::max(1, m.kvHeads);
+    const int perGpu = (heads + t - 1) / t;
+    return static_cast<double>(perGpu) / heads;
+}
+
 double CostModel::perPathBytesFactor() const {
-    // Each GPU holds 1/t of the KV. With its own path it moves that share over B; when t GPUs
-    // share one path, each sees B/t, so all the bytes cross the one path.
-    return m_in.sharedPath ? 1.0 : 1.0 / m_in.tensorParallel;
+    // With its own path, each GPU moves its share over B; when t GPUs share one path, each sees
+    // B/t, so the bytes of all t GPUs cross the one path.
+    const double share = kvSharePerGpu();
+    return m_in.sharedPath ? share * m_in.tensorParallel : share;
 }
 
 double CostModel::tLoad(const TierPath& tier, double p) const {

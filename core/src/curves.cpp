@@ -34,7 +34,7 @@ CurveSet computeCurves(const CostModel& cost, const std::vector<TierPath>& tiers
         c.breakevenBandwidth[i] = cost.breakevenBandwidth(tokens[i]);
     }
     const bool windows = cost.model().hasWindows();
-    const double perPath = cost.inputs().sharedPath ? 1.0 : 1.0 / cost.inputs().tensorParallel;
+    const double perPath = cost.bytesPerPathFactor();
     for (const auto& tier : tiers) {
         TierCurves tc;
         tc.tier = tier;

@@ -214,6 +214,22 @@ private slots:
         KVBE_COMPARE_REL(*shared.breakevenBandwidth(32768), 8 * *one.breakevenBandwidth(32768), 1e-12);
     }
 
+    // More GPUs than KV heads replicates heads; an MLA latent is never split.
+    void tensorParallelKvShare() {
+        auto share = [](const char* id, int tp) {
+            CostInputs c;
+            c.model = preset(id);
+            c.peakFlops = kH100;
+            c.tensorParallel = tp;
+            return CostModel::create(c)->kvSharePerGpu();
+        };
+        QCOMPARE(share("meta-llama/Llama-3.3-70B-Instruct", 1), 1.0);
+        QCOMPARE(share("meta-llama/Llama-3.3-70B-Instruct", 4), 0.25);
+        QCOMPARE(share("meta-llama/Llama-3.3-70B-Instruct", 16), 1.0 / 8); // 8 KV heads
+        QCOMPARE(share("Qwen/Qwen2.5-7B-Instruct", 8), 1.0 / 4);           // 4 KV heads
+        QCOMPARE(share("deepseek-ai/DeepSeek-V3", 8), 1.0);                // MLA latent
+    }
+
     void staging() {
         QCOMPARE(stagedBandwidth(13.5e9, 55e9, Staging::None), 13.5e9);
         QCOMPARE(stagedBandwidth(13.5e9, 55e9, Staging::Pipelined), 13.5e9);

@@ -86,6 +86,14 @@ private:
     double coldTime(double n) const; // analytic with ramp, or measured
     double perPathBytesFactor() const;
 
+public:
+    // The fraction of the KV bytes one GPU holds under tensor parallelism.
+    double kvSharePerGpu() const;
+    // Bytes that cross one storage path per byte of KV (kvSharePerGpu, times t if shared).
+    double bytesPerPathFactor() const { return perPathBytesFactor(); }
+
+private:
+
     CostInputs m_in;
     double m_simpleP = 0;
     double m_effectiveFlops = 0; // peak · u · t
