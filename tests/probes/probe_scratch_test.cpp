@@ -1,0 +1,173 @@
+// Drive-probe targets: the scratch file is written fully with non-zero data, has no name while
+// the probe holds it, and every refusal comes with its sentence and exit category.
+#include "kvbe/probes/scratch_file.h"
+
+#include "probe_test_util.h"
+
+#include <QtTest>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+using namespace kvbe::probes;
+using kvbe::test::driveDir;
+using kvbe::test::entries;
+
+Q_DECLARE_METATYPE(kvbe::probes::ProbeExit)
+
+namespace {
+
+QString firstBlockDevice() {
+    for (const char* p : {"/dev/vda", "/dev/sda", "/dev/nvme0n1", "/dev/xvda", "/dev/loop0"}) {
+        struct stat st {};
+        if (::stat(p, &st) == 0 && S_ISBLK(st.st_mode)) return p;
+    }
+    return {};
+}
+
+bool isTmpfs(const char* path) {
+    struct statfs fs {};
+    return ::statfs(path, &fs) == 0 && static_cast<unsigned long>(fs.f_type) == TMPFS_MAGIC;
+}
+
+} // namespace
+
+class ProbeScratchTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void patternIsNonZeroAndDependsOnTheOffset_data() {
+        QTest::addColumn<qulonglong>("offset");
+        QTest::addColumn<int>("length");
+        QTest::newRow("start") << 0ull << 4096;
+        QTest::newRow("unaligned start and end") << 3ull << 1001;
+        QTest::newRow("past 4 GiB") << (1ull << 33) + 5 << 8192;
+    }
+    void patternIsNonZeroAndDependsOnTheOffset() {
+        QFETCH(qulonglong, offset);
+        QFETCH(int, length);
+        std::vector<std::byte> a(static_cast<size_t>(length)), b(static_cast<size_t>(length));
+        fillPattern(a.data(), a.size(), offset);
+        for (std::byte v : a) QVERIFY(v != std::byte{0});
+        QCOMPARE(firstPatternMismatch(a.data(), a.size(), offset), a.size());
+        // The same bytes one block further on are different data.
+        fillPattern(b.data(), b.size(), offset + 4096);
+        QVERIFY(a != b);
+        a[static_cast<size_t>(length / 2)] ^= std::byte{0x40};
+        QCOMPARE(firstPatternMismatch(a.data(), a.size(), offset), static_cast<size_t>(length / 2));
+    }
+
+    void scratchFileIsWrittenFullyAndHasNoName_data() {
+        QTest::addColumn<bool>("tmpfile");
+        QTest::newRow("O_TMPFILE") << true;
+        QTest::newRow("named, unlinked after open") << false;
+    }
+    void scratchFileIsWrittenFullyAndHasNoName() {
+        QFETCH(bool, tmpfile);
+        auto dir = driveDir();
+        QVERIFY(dir->isValid());
+        ProbeExit failure = ProbeExit::Ok;
+        TargetRequest request;
+        request.dir = dir->path().toStdString();
+        request.scratchBytes = 4 * kMiB;
+        request.allowTmpfile = tmpfile;
+        auto target = openTarget(request, failure);
+        QVERIFY2(target.ok(), target.ok() ? "" : target.message().c_str());
+        QVERIFY(entries(dir->path()).isEmpty()); // already nameless
+        if (!tmpfile) QVERIFY(!target->anonymous());
+        QVERIFY(target->direct());
+        QVERIFY(target->layOut({}, failure).ok());
+        QVERIFY(target->laidOut());
+        // Every byte on the disk is the non-zero pattern of its offset.
+        AlignedBuffer buf(target->size());
+        QCOMPARE(::pread(target->fd(), buf.data(), buf.size(), 0), static_cast<ssize_t>(4 * kMiB));
+        for (size_t i = 0; i < buf.size(); i += 509) QVERIFY(buf.data()[i] != std::byte{0});
+        QCOMPARE(firstPatternMismatch(buf.data(), buf.size(), 0), buf.size());
+        QVERIFY(entries(dir->path()).isEmpty());
+    }
+
+    void odirectOnTmpfsFailsWithASentence() {
+        if (!isTmpfs("/dev/shm")) QSKIP("/dev/shm is not tmpfs here");
+        QTemporaryDir dir(QStringLiteral("/dev/shm/kvbe-probe-test-XXXXXX"));
+        QVERIFY(dir.isValid());
+        ProbeExit failure = ProbeExit::Ok;
+        TargetRequest request;
+        request.dir = dir.path().toStdString();
+        request.scratchBytes = kMiB;
+        auto target = openTarget(request, failure);
+        QVERIFY(!target.ok());
+        QCOMPARE(failure, ProbeExit::CannotRun);
+        QVERIFY2(target.message().starts_with("O_DIRECT is not supported on tmpfs"), target.message().c_str());
+        QVERIFY(target.message().find("--buffered") != std::string::npos);
+
+        request.direct = false; // --buffered
+        auto buffered = openTarget(request, failure);
+        QVERIFY(buffered.ok());
+        QVERIFY(buffered->describe().find("BUFFERED") != std::string::npos);
+        QVERIFY(entries(dir.path()).isEmpty());
+    }
+
+    void refusals_data() {
+        QTest::addColumn<QString>("dir");
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<ProbeExit>("exit");
+        QTest::addColumn<QString>("sentence");
+        const QString here = QStringLiteral(KVBE_TEST_SCRATCH);
+        QTest::newRow("folder as --file") << "" << here << "" << ProbeExit::BadInput << "is a folder";
+        QTest::newRow("character device as --file") << "" << "/dev/null" << "" << ProbeExit::BadInput
+                                                    << "character device: devices are read only when named with --device";
+        const QString block = firstBlockDevice();
+        if (!block.isEmpty())
+            QTest::newRow("block device as --file") << "" << block << "" << ProbeExit::BadInput
+                                                    << "block device: devices are read only when named with --device";
+        QTest::newRow("character device as --device") << "" << "" << "/dev/null" << ProbeExit::BadInput << "is not a block device";
+        QTest::newRow("missing --dir") << here + "/no-such-folder" << "" << "" << ProbeExit::BadInput << "expected an existing folder";
+        QTest::newRow("missing --file") << "" << here + "/no-such-file" << "" << ProbeExit::BadInput << "expected an existing file";
+        QTest::newRow("two targets") << here << "/dev/null" << "" << ProbeExit::Usage << "exactly one";
+    }
+    void refusals() {
+        QFETCH(QString, dir);
+        QFETCH(QString, file);
+        QFETCH(QString, device);
+        QFETCH(ProbeExit, exit);
+        QFETCH(QString, sentence);
+        ProbeExit failure = ProbeExit::Ok;
+        auto target = openTarget({dir.toStdString(), file.toStdString(), device.toStdString(), kMiB, true, true}, failure);
+        QVERIFY(!target.ok());
+        QCOMPARE(failure, exit);
+        QVERIFY2(QString::fromStdString(target.message()).contains(sentence), target.message().c_str());
+    }
+
+    void tooLittleSpaceIsRefusedBeforeWriting() {
+        auto dir = driveDir();
+        ProbeExit failure = ProbeExit::Ok;
+        auto target = openTarget({dir->path().toStdString(), "", "", 1024 * 1024 * kGiB, true, true}, failure); // 1 PiB
+        QVERIFY(!target.ok());
+        QCOMPARE(failure, ProbeExit::CannotRun);
+        QVERIFY2(target.message().starts_with("too little space in "), target.message().c_str());
+        QVERIFY(entries(dir->path()).isEmpty());
+    }
+
+    void fileSizeLimitIsRefusedBeforeWriting() {
+        auto dir = driveDir();
+        rlimit saved{};
+        QCOMPARE(getrlimit(RLIMIT_FSIZE, &saved), 0);
+        rlimit small = saved;
+        small.rlim_cur = kMiB;
+        QCOMPARE(setrlimit(RLIMIT_FSIZE, &small), 0);
+        ProbeExit failure = ProbeExit::Ok;
+        auto target = openTarget({dir->path().toStdString(), "", "", 4 * kMiB, true, true}, failure);
+        setrlimit(RLIMIT_FSIZE, &saved);
+        QVERIFY(!target.ok());
+        QCOMPARE(failure, ProbeExit::CannotRun);
+        QVERIFY2(target.message().find("file-size limit (ulimit -f)") != std::string::npos, target.message().c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(ProbeScratchTest)
+#include "probe_scratch_test.moc"
