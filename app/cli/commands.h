@@ -18,5 +18,7 @@ inline constexpr int kExitInterrupted = 130; // probes: stopped by SIGINT or SIG
 void addCalcCommands(CLI::App& app, std::function<int()>& run);
 // Adds `probe nvme-read|nvme-write|host-memcpy|list` (exit codes: kvbe/probes/probe.h).
 void addProbeCommands(CLI::App& app, std::function<int()>& run);
+// Adds `probe gpu-copy|gpu-gemm-peak|gpu-prefill` to the probe command (gpu_probe_command.cpp).
+void addGpuProbeCommands(CLI::App& probe, std::function<int()>& run);
 
 } // namespace kvbe::cli

@@ -208,6 +208,7 @@ void addProbeCommands(CLI::App& app, std::function<int()>& run) {
     auto* list = probe->add_subcommand("list", "List the probes and whether they can run here");
     list->add_option("--format", *listFormat, "table or json")->check(CLI::IsMember({"table", "json"}));
     list->callback([listFormat, &run] { run = [listFormat] { return runList(*listFormat); }; });
+    addGpuProbeCommands(*probe, run);
 }
 
 } // namespace kvbe::cli

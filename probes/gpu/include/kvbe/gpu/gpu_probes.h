@@ -1,0 +1,62 @@
+// The GPU probes, as kvbe-cli runs them: gpu-copy, gpu-gemm-peak and gpu-prefill. Each takes
+// its settings at construction (the flags of its subcommand) and is otherwise an ordinary
+// probes::Probe. In a build without CUDA they exist too and say so when asked to run.
+#pragma once
+
+#include "kvbe/gpu/gpu_options.h"
+#include "kvbe/probes/probe.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kvbe::gpu {
+
+// Whether this build has the CUDA code (KVBE_HAVE_CUDA at configure time).
+bool builtWithCuda();
+
+// The data-sheet preset for a device name as CUDA or NVML reports it ("NVIDIA H200",
+// "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"); none for a GPU without a preset.
+std::optional<std::string> matchGpuPreset(const std::string& deviceName);
+
+class GpuCopyProbe : public probes::Probe {
+public:
+    explicit GpuCopyProbe(CopySettings s = {}) : m_s(std::move(s)) {}
+    std::string key() const override { return "gpu-copy"; }
+    std::string description() const override;
+    Status available() const override;
+    probes::ProbeOutcome run(const probes::ProbeOptions& options, probes::ProbeSink& sink) override;
+
+private:
+    CopySettings m_s;
+};
+
+class GemmPeakProbe : public probes::Probe {
+public:
+    explicit GemmPeakProbe(GemmPeakSettings s = {}) : m_s(std::move(s)) {}
+    std::string key() const override { return "gpu-gemm-peak"; }
+    std::string description() const override;
+    Status available() const override;
+    probes::ProbeOutcome run(const probes::ProbeOptions& options, probes::ProbeSink& sink) override;
+
+private:
+    GemmPeakSettings m_s;
+};
+
+class PrefillProbe : public probes::Probe {
+public:
+    explicit PrefillProbe(PrefillSettings s = {}) : m_s(std::move(s)) {}
+    std::string key() const override { return "gpu-prefill"; }
+    std::string description() const override;
+    Status available() const override;
+    probes::ProbeOutcome run(const probes::ProbeOptions& options, probes::ProbeSink& sink) override;
+
+private:
+    PrefillSettings m_s;
+};
+
+// gpu-copy, gpu-gemm-peak, gpu-prefill with default settings.
+std::vector<std::unique_ptr<probes::Probe>> makeGpuProbes();
+
+} // namespace kvbe::gpu
