@@ -81,8 +81,13 @@ for s in $settings; do
   bs="${s%%:*}" qd="${s##*:}"
   f_all=() p_all=()
   for ((i = 0; i < pairs; i++)); do
-    f_all+=("$(run_fio "$bs" "$qd")")
-    p_all+=("$(run_probe "$bs" "$qd")")
+    # Alternate which one goes first, so neither always runs on a drive (or host cache) the
+    # other has just warmed.
+    if ((i % 2 == 0)); then
+      f_all+=("$(run_fio "$bs" "$qd")"); p_all+=("$(run_probe "$bs" "$qd")")
+    else
+      p_all+=("$(run_probe "$bs" "$qd")"); f_all+=("$(run_fio "$bs" "$qd")")
+    fi
   done
   fm=$(printf '%s\n' "${f_all[@]}" | median)
   pm=$(printf '%s\n' "${p_all[@]}" | median)

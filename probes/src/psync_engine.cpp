@@ -22,13 +22,10 @@ public:
         if (s.totalBytes % s.blockBytes != 0)
             return Error{"a size-based run needs a whole number of blocks"};
         const int workers = s.queueDepth;
-        std::vector<AlignedBuffer> buffers;
-        for (int i = 0; i < workers; ++i) {
-            buffers.emplace_back(s.blockBytes);
-            if (!buffers.back()) return Error{"cannot allocate " + formatBlock(s.blockBytes) + " buffers for QD " +
-                                              std::to_string(workers)};
-            if (s.write) fillPattern(buffers.back().data(), s.blockBytes, 0);
-        }
+        BufferArena buffers(static_cast<size_t>(workers), s.blockBytes);
+        if (!buffers) return Error{"cannot allocate " + std::to_string(workers) + " × " + formatBlock(s.blockBytes) + " of I/O buffers"};
+        if (s.write)
+            for (int i = 0; i < workers; ++i) fillPattern(buffers.at(static_cast<size_t>(i)), s.blockBytes, 0);
         SharedCursor cursor;
         const Windows windows(s, nowNs());
         const int windowCount = windows.windowCount();
@@ -40,7 +37,7 @@ public:
         auto worker = [&](int id) {
             Tally& tally = tallies[static_cast<size_t>(id)];
             Offsets offsets(s, target.size(), static_cast<std::uint64_t>(id) + 1, &cursor);
-            std::byte* buf = buffers[static_cast<size_t>(id)].data();
+            std::byte* buf = buffers.at(static_cast<size_t>(id));
             auto fail = [&](std::string message) {
                 std::lock_guard lock(errorMutex);
                 if (!failure) failure = std::move(message);

@@ -14,6 +14,7 @@
 #include <linux/fs.h>
 #include <linux/magic.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -79,6 +80,24 @@ AlignedBuffer::AlignedBuffer(std::size_t bytes) {
     const std::size_t rounded = (bytes + 4095) / 4096 * 4096;
     m_data = static_cast<std::byte*>(std::aligned_alloc(4096, rounded));
     m_size = m_data ? bytes : 0;
+}
+
+BufferArena::BufferArena(std::size_t count, std::size_t blockBytes) {
+    constexpr std::size_t huge = 2 * kMiB;
+    m_stride = (blockBytes + 4095) / 4096 * 4096;
+    const std::size_t bytes = count * m_stride;
+    m_mapped = bytes + huge;
+    void* p = ::mmap(nullptr, m_mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;
+    m_base = p;
+    const auto addr = reinterpret_cast<std::uintptr_t>(p);
+    m_data = reinterpret_cast<std::byte*>((addr + huge - 1) / huge * huge);
+    ::madvise(m_data, bytes, MADV_HUGEPAGE); // a hint: without THP the probe still runs
+    std::memset(m_data, 0, bytes);
+}
+
+BufferArena::~BufferArena() {
+    if (m_base) ::munmap(m_base, m_mapped);
 }
 
 AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& o) noexcept {

@@ -37,14 +37,12 @@ public:
         using namespace detail;
         if (s.totalBytes % s.blockBytes != 0) return Error{"a size-based run needs a whole number of blocks"};
         const unsigned qd = static_cast<unsigned>(s.queueDepth);
-        std::vector<AlignedBuffer> buffers;
+        BufferArena buffers(qd, s.blockBytes);
+        if (!buffers) return Error{"cannot allocate " + std::to_string(qd) + " × " + formatBlock(s.blockBytes) + " of I/O buffers"};
         std::vector<iovec> iov;
         for (unsigned i = 0; i < qd; ++i) {
-            buffers.emplace_back(s.blockBytes);
-            if (!buffers.back())
-                return Error{"cannot allocate " + formatBlock(s.blockBytes) + " buffers for QD " + std::to_string(qd)};
-            if (s.write) fillPattern(buffers.back().data(), s.blockBytes, 0);
-            iov.push_back({buffers.back().data(), s.blockBytes});
+            if (s.write) fillPattern(buffers.at(i), s.blockBytes, 0);
+            iov.push_back({buffers.at(i), s.blockBytes});
         }
         // Declared after the buffers: the ring goes first, then the memory it pointed into.
         Ring ring;
@@ -84,7 +82,7 @@ public:
                 sqe = io_uring_get_sqe(&ring.ring);
             }
             Slot& sl = slots[i];
-            std::byte* buf = buffers[i].data() + sl.done;
+            std::byte* buf = buffers.at(i) + sl.done;
             const unsigned len = static_cast<unsigned>(s.blockBytes - sl.done);
             const std::uint64_t at = sl.offset + sl.done;
             const int file = fixedFile ? 0 : fd;
@@ -158,7 +156,7 @@ public:
                 const std::uint64_t end = nowNs();
                 const int window = windows.windowOf(end);
                 if (!s.write && tally.wantsVerify(s.verify, window)) {
-                    const size_t bad = firstPatternMismatch(buffers[i].data(), s.blockBytes, sl.offset);
+                    const size_t bad = firstPatternMismatch(buffers.at(i), s.blockBytes, sl.offset);
                     if (bad != s.blockBytes && !failure) failure = mismatchMessage(target, sl.offset, bad);
                     else ++tally.verified;
                 }
@@ -171,7 +169,7 @@ public:
             // A request did not come back within the drain time (a hung drive, most likely). The
             // kernel may still write into these buffers, so they must outlive the ring: keep them
             // until the process ends, which a stop or failure is about to do.
-            for (auto& b : buffers) b.release();
+            buffers.release();
         }
         if (failure) return Error{*failure};
         m.windowBytes.assign(static_cast<size_t>(windows.windowCount()), 0);
