@@ -5,6 +5,10 @@
 //   C (16×8, f32):   c0,c1 = (g, 2t..2t+1)                  c2,c3 = (g+8, 2t..2t+1)
 // The C layout of two neighbouring 8-key score tiles is exactly the A layout of one 16-key step
 // of P·V, so probabilities go from the scores to the second product without touching memory.
+// B fragments come from shared memory with ldmatrix: K is stored [key][dim], which is B's
+// layout already; V is stored [key][col] and read with ldmatrix.trans, which hands each thread
+// the (key 2t..2t+1, col g) pair B needs. Rows are padded by 16 bytes so that the eight rows of
+// one 8×8 matrix fall into different banks.
 #include "flash_attention.h"
 
 #include "kvbe/gpu/attention_mask.h"
@@ -38,6 +42,20 @@ __device__ __forceinline__ unsigned load32(const __nv_bfloat16* p) {
     return *reinterpret_cast<const unsigned*>(p);
 }
 
+__device__ __forceinline__ void ldmatrix4(unsigned (&r)[4], const __nv_bfloat16* p) {
+    const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+__device__ __forceinline__ void ldmatrix4Trans(unsigned (&r)[4], const __nv_bfloat16* p) {
+    const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
 template <int DQK, int DV>
 __global__ void __launch_bounds__(kWarps * 32)
     flashAttentionKernel(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
@@ -46,9 +64,9 @@ __global__ void __launch_bounds__(kWarps * 32)
                          long long oStride, int tokens, int group, int maskKind, int window,
                          float scaleLog2) {
     extern __shared__ __align__(16) unsigned char smem[];
-    // Ks[key][dim] row-major; Vt[col][key], transposed so that B fragments of P·V are pairs.
+    // Ks[key][dim] and Vs[key][col], row-major with padded rows.
     __nv_bfloat16* ks = reinterpret_cast<__nv_bfloat16*>(smem);
-    __nv_bfloat16* vt = ks + kBlockN * (DQK + kPad);
+    __nv_bfloat16* vs = ks + kBlockN * (DQK + kPad);
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
@@ -93,28 +111,32 @@ __global__ void __launch_bounds__(kWarps * 32)
                                                       (long long)kvHead * DQK + c);
             *reinterpret_cast<uint4*>(ks + r * (DQK + kPad) + c) = val;
         }
-        // V tile, transposed on the way into shared memory.
         for (int idx = threadIdx.x; idx < kBlockN * (DV / 8); idx += kWarps * 32) {
             const int r = idx / (DV / 8), c = (idx % (DV / 8)) * 8;
             uint4 val = make_uint4(0, 0, 0, 0);
             if (kt + r < tokens)
                 val = *reinterpret_cast<const uint4*>(v + (long long)(kt + r) * vStride +
                                                       (long long)kvHead * DV + c);
-            const __nv_bfloat16* e = reinterpret_cast<const __nv_bfloat16*>(&val);
-#pragma unroll
-            for (int i = 0; i < 8; ++i) vt[(c + i) * (kBlockN + kPad) + r] = e[i];
+            *reinterpret_cast<uint4*>(vs + r * (DV + kPad) + c) = val;
         }
         __syncthreads();
 
         // S = Q·Kᵀ for 16 rows × 64 keys: 8 tiles of 16×8.
+        // Lane l addresses row l % 8 of matrix l / 8: matrices 0, 1 are the two 8-dim halves of
+        // step kk, matrices 2, 3 those of step kk + 1.
+        const int lm = lane / 8, lr = lane % 8;
         float s[kBlockN / 8][4];
 #pragma unroll
         for (int n = 0; n < kBlockN / 8; ++n) {
             s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
-            const __nv_bfloat16* kr = ks + (n * 8 + g) * (DQK + kPad) + 2 * t;
+            const __nv_bfloat16* kr = ks + (n * 8 + lr) * (DQK + kPad) + (lm & 1) * 8 + (lm >> 1) * 16;
 #pragma unroll
-            for (int kk = 0; kk < DQK / 16; ++kk)
-                mma16816(s[n], qa[kk], load32(kr + kk * 16), load32(kr + kk * 16 + 8));
+            for (int kk = 0; kk < DQK / 16; kk += 2) {
+                unsigned b[4];
+                ldmatrix4(b, kr + kk * 16);
+                mma16816(s[n], qa[kk], b[0], b[1]);
+                mma16816(s[n], qa[kk + 1], b[2], b[3]);
+            }
         }
 
         // Mask only tiles that reach past a row's first or last visible key.
@@ -168,17 +190,25 @@ __global__ void __launch_bounds__(kWarps * 32)
         l0 = l0 * alpha0 + sum0; // per-lane partial sums; reduced across the group at the end
         l1 = l1 * alpha1 + sum1;
 
-        // O = O·alpha + P·V.
+        // O = O·alpha + P·V. Transposed loads: matrices 0, 1 are keys 0-7 and 8-15 of step kk
+        // for output columns n·8…, matrices 2, 3 the same keys for columns (n + 1)·8….
 #pragma unroll
         for (int n = 0; n < DV / 8; ++n) {
             acc[n][0] *= alpha0;
             acc[n][1] *= alpha0;
             acc[n][2] *= alpha1;
             acc[n][3] *= alpha1;
-            const __nv_bfloat16* vr = vt + (n * 8 + g) * (kBlockN + kPad) + 2 * t;
+        }
 #pragma unroll
-            for (int kk = 0; kk < kBlockN / 16; ++kk)
-                mma16816(acc[n], pa[kk], load32(vr + kk * 16), load32(vr + kk * 16 + 8));
+        for (int n = 0; n < DV / 8; n += 2) {
+            const __nv_bfloat16* vr = vs + ((lm & 1) * 8 + lr) * (DV + kPad) + (n + (lm >> 1)) * 8;
+#pragma unroll
+            for (int kk = 0; kk < kBlockN / 16; ++kk) {
+                unsigned b[4];
+                ldmatrix4Trans(b, vr + kk * 16 * (DV + kPad));
+                mma16816(acc[n], pa[kk], b[0], b[1]);
+                mma16816(acc[n + 1], pa[kk], b[2], b[3]);
+            }
         }
     }
 
@@ -202,7 +232,7 @@ __global__ void __launch_bounds__(kWarps * 32)
 
 template <int DQK, int DV> Status launch(const AttentionArgs& a, cudaStream_t stream) {
     const size_t smemBytes =
-        sizeof(__nv_bfloat16) * (size_t(kBlockN) * (DQK + kPad) + size_t(DV) * (kBlockN + kPad));
+        sizeof(__nv_bfloat16) * size_t(kBlockN) * ((DQK + kPad) + (DV + kPad));
     auto kernel = flashAttentionKernel<DQK, DV>;
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(smemBytes));
