@@ -6,9 +6,9 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QStringList>
 
 #include <cstdio>
-#include <cstring>
 
 namespace {
 
@@ -17,34 +17,12 @@ int failWith(const QString& sentence) {
     return 1;
 }
 
-bool wantsExport(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--export") == 0 || std::strncmp(argv[i], "--export=", 9) == 0)
-            return true;
-    return false;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
-    // The platform is chosen when QApplication is built, so this decision comes first: an
-    // export needs no display, and without one the default platform would abort.
-    if (wantsExport(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
-        qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-
-    // Offscreen Qt warns about things that do not matter for a file (window hints, runtime
-    // dirs); an export keeps stderr for the one sentence that says why it failed.
-    if (wantsExport(argc, argv))
-        qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
-            if (type == QtCriticalMsg || type == QtFatalMsg)
-                std::fprintf(stderr, "kvbe: %s\n", msg.toLocal8Bit().constData());
-        });
-
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("kvbe"));
-    QApplication::setApplicationName(QStringLiteral("kvbe"));
-    QApplication::setApplicationVersion(QStringLiteral(KVBE_VERSION));
+    QCoreApplication::setOrganizationName(QStringLiteral("kvbe"));
+    QCoreApplication::setApplicationName(QStringLiteral("kvbe"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(KVBE_VERSION));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("KV offload break-even explorer"));
@@ -73,7 +51,27 @@ int main(int argc, char** argv) {
     parser.addOptions({scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt});
     parser.addPositionalArgument(QStringLiteral("file"),
                                  QStringLiteral("A scenario or a model's config.json to open."));
-    if (!parser.parse(QApplication::arguments())) return failWith(parser.errorText());
+    // Parsed before QApplication exists: a mistyped option must fail with a sentence even where
+    // no display could be opened, and the platform depends on --export.
+    QStringList args;
+    for (int i = 0; i < argc; ++i)
+        args << QString::fromLocal8Bit(argv[i]);
+    if (!parser.parse(args)) return failWith(parser.errorText());
+    const bool exporting = parser.isSet(exportOpt);
+
+    // An export needs no display; without one the default platform would abort.
+    if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+        qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Offscreen Qt warns about things that do not matter for a file (window hints, runtime
+    // dirs); an export keeps stderr for the one sentence that says why it failed.
+    if (exporting)
+        qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& msg) {
+            if (type == QtCriticalMsg || type == QtFatalMsg)
+                std::fprintf(stderr, "kvbe: %s\n", msg.toLocal8Bit().constData());
+        });
+
+    QApplication app(argc, argv);
     if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
     if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
 

@@ -120,8 +120,13 @@ void FrontierChart::layoutOverlays() {
     const double cw = target.width() / std::max(1, m_image.width() - 1);
     const double ch = target.height() / std::max(1, m_image.height() - 1);
     const QRectF full = target.adjusted(-cw / 2, -ch / 2, cw / 2, ch / 2);
-    m_pixmap->setPixmap(QPixmap::fromImage(
-        m_image.scaled(full.size().toSize(), Qt::IgnoreAspectRatio, Qt::SmoothTransformation)));
+    const QSize to = full.size().toSize();
+    if (m_image.cacheKey() != m_scaledFrom || to != m_scaledTo) {
+        m_pixmap->setPixmap(QPixmap::fromImage(
+            m_image.scaled(to, Qt::IgnoreAspectRatio, Qt::SmoothTransformation)));
+        m_scaledFrom = m_image.cacheKey();
+        m_scaledTo = to;
+    }
     m_pixmap->setPos(m_clip->mapFromParent(full.topLeft()));
     m_pixmap->setVisible(true);
 }

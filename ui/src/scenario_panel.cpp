@@ -348,7 +348,7 @@ void ScenarioPanel::showMessage(const QString& text) {
 }
 
 QString ScenarioPanel::messageText() const {
-    return m_message->isVisible() ? m_message->text() : QString();
+    return m_message->text();
 }
 
 void ScenarioPanel::showScenario() {

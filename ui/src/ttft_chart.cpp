@@ -3,6 +3,7 @@
 #include "kvbe/report.h"
 
 #include <QLineSeries>
+#include <QPainter>
 #include <QScatterSeries>
 
 #include <algorithm>
@@ -59,7 +60,8 @@ void TtftChart::refill() {
         extend(tc.tHit);
     }
 
-    // Measured cold prefills, decimated to the plot's pixel columns before Qt sees them.
+    // Measured cold prefills, decimated to the plot's pixel columns before Qt sees them: the
+    // scenario's own table, and points imported from a probe run.
     const auto& measured = r.scenario.measuredPrefill;
     if (measured != m_measuredSource) {
         m_measured.clear();
@@ -70,19 +72,55 @@ void TtftChart::refill() {
                   [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
         m_measuredSource = measured;
     }
-    if (!m_measured.empty()) {
-        const int columns = std::max(64, int(chart()->plotArea().width()));
-        const QRectF vr = visibleRange();
-        const auto shown =
-            decimateToColumns(m_measured, columns, vr.width() > 0 ? vr.left() : c.tokens.front(),
-                              vr.width() > 0 ? vr.right() : c.tokens.back(), logX());
-        scatter(QStringLiteral("measured"),
-                tr("measured prefill (%1 points)").arg(m_measured.size()), QColor("#3a86ff"), 5)
-            ->replace(QList<QPointF>(shown.begin(), shown.end()));
-    }
+    const int columns = std::max(64, int(chart()->plotArea().width()));
+    const QRectF vr = visibleRange();
+    const double x0 = vr.width() > 0 ? vr.left() : c.tokens.front();
+    const double x1 = vr.width() > 0 ? vr.right() : c.tokens.back();
+    auto dots = [&](const QString& key, const QString& name, const std::vector<QPointF>& pts,
+                    QColor col) {
+        if (pts.empty()) return;
+        const auto shown = decimateToColumns(pts, columns, x0, x1, logX());
+        auto* s = scatter(key, name, col, 6);
+        // A light marker is painted, not one graphics item per point: thousands stay cheap.
+        const int d = int(6 * penScale());
+        QImage dot(d + 2, d + 2, QImage::Format_ARGB32_Premultiplied);
+        dot.fill(Qt::transparent);
+        QPainter p(&dot);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setPen(col.darker(130));
+        p.setBrush(col);
+        p.drawEllipse(QRectF(1, 1, d, d));
+        p.end();
+        s->setLightMarker(dot);
+        s->replace(QList<QPointF>(shown.begin(), shown.end()));
+    };
+    dots(QStringLiteral("measured"),
+         tr("measured prefill in the scenario (%1 points)").arg(m_measured.size()), m_measured,
+         QColor("#3a86ff"));
+    dots(QStringLiteral("imported"),
+         tr("%1 (%2 points)").arg(m_importedLabel).arg(m_imported.size()), m_imported,
+         QColor("#ff006e"));
     endRefill();
     setHomeRange(c.tokens.front(), c.tokens.back(), logY() ? lo / 1.5 : 0,
                  hi * (logY() ? 1.5 : 1.05));
+}
+
+void TtftChart::setMeasured(std::vector<QPointF> tokensSeconds, const QString& label) {
+    for (auto& p : tokensSeconds)
+        p.setY(p.y() * 1e3);
+    std::sort(tokensSeconds.begin(), tokensSeconds.end(),
+              [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
+    m_imported = std::move(tokensSeconds);
+    m_importedLabel = label;
+    if (m_current) refill();
+}
+
+void TtftChart::copyStateFrom(const ChartView& other) {
+    if (auto* t = qobject_cast<const TtftChart*>(&other)) {
+        m_imported = t->m_imported;
+        m_importedLabel = t->m_importedLabel;
+    }
+    ChartView::copyStateFrom(other);
 }
 
 QString TtftChart::hoverText(QPointF v) const {

@@ -38,6 +38,8 @@ class FrontierChart : public ChartView {
     QImage m_image;
     QGraphicsRectItem* m_clip = nullptr;
     QGraphicsPixmapItem* m_pixmap = nullptr;
+    qint64 m_scaledFrom = 0; // cacheKey of the image last scaled
+    QSize m_scaledTo;
 };
 
 } // namespace kvbe

@@ -36,6 +36,8 @@ class MainWindow : public QMainWindow {
     // A scenario (.kvbe.json) or a model's config.json, told apart by their contents.
     Status openFile(const QString& path);
     Status saveScenario(const QString& path);
+    // Measured cold-prefill times (probe JSON Lines) overlaid on the TTFT chart.
+    Status importMeasured(const QString& path);
     QStringList recentFiles() const;
 
     bool pinCurrent(const QString& label);
@@ -43,8 +45,11 @@ class MainWindow : public QMainWindow {
     void setDark(bool on);
     bool presentation() const { return m_style.presentation; }
 
-    // Draws every chart from the latest result now, without waiting for the frame timer.
+    // Recomputes and draws every chart now, without waiting for the frame timer. (Live updates
+    // redraw only the visible chart; the others catch up when their tab is shown.)
     void refreshNow();
+    // The visible chart as an image on the clipboard.
+    void copyToClipboard();
 
   protected:
     void closeEvent(QCloseEvent* e) override;
@@ -53,7 +58,7 @@ class MainWindow : public QMainWindow {
 
   private:
     void buildActions();
-    void refreshCharts();
+    void refreshCharts(bool all);
     void restoreSettings();
     void saveSettings() const;
     void addRecent(const QString& path);
@@ -63,7 +68,6 @@ class MainWindow : public QMainWindow {
     void askPin();
     void exportImage(const QString& format);
     void exportCsv();
-    void copyToClipboard();
     void open();
     void save(bool as);
     void reportError(const QString& message);
@@ -74,6 +78,7 @@ class MainWindow : public QMainWindow {
     QDockWidget* m_pinDock = nullptr;
     QTabWidget* m_tabs = nullptr;
     std::vector<ChartView*> m_charts;
+    std::vector<bool> m_stale; // per chart: results arrived while its tab was hidden
     QComboBox* m_frontierTier = nullptr;
     QListView* m_pinView = nullptr;
     QMenu* m_recentMenu = nullptr;

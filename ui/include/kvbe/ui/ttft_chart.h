@@ -15,6 +15,11 @@ class TtftChart : public ChartView {
     QString csv() const override;
     QString hoverText(QPointF value) const override;
 
+    // Measured cold prefills (tokens, seconds) from a probe run, drawn over the curves.
+    void setMeasured(std::vector<QPointF> tokensSeconds, const QString& label);
+    size_t measuredCount() const { return m_imported.size(); }
+    void copyStateFrom(const ChartView& other) override;
+
   protected:
     void refill() override;
 
@@ -23,6 +28,8 @@ class TtftChart : public ChartView {
     // points costs far less than sorting them again every frame.
     std::vector<QPointF> m_measured;
     std::vector<std::pair<double, double>> m_measuredSource;
+    std::vector<QPointF> m_imported; // sorted, (tokens, ms)
+    QString m_importedLabel;
 };
 
 } // namespace kvbe

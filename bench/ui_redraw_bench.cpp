@@ -1,0 +1,144 @@
+// How long one slider step takes in the explorer: the scenario recomputed by core, every chart
+// refilled, and the charts painted, with 100,000 measured prefill points overlaid on the TTFT
+// chart. Also the time from start to the first painted frame. Offscreen, so it runs anywhere.
+#include "kvbe/presets.h"
+#include "kvbe/scenario.h"
+#include "kvbe/ui/main_window.h"
+#include "kvbe/ui/scenario_panel.h"
+#include "kvbe/ui/ttft_chart.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QSettings>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QXYSeries>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace {
+
+QElapsedTimer g_sinceStart;
+
+// Notes when the first chart's viewport has been painted.
+class FirstPaint : public QObject {
+  public:
+    qint64 at = -1;
+    bool eventFilter(QObject* o, QEvent* e) override {
+        if (e->type() == QEvent::Paint && at < 0) at = g_sinceStart.elapsed();
+        return QObject::eventFilter(o, e);
+    }
+};
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    g_sinceStart.start();
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication::setOrganizationName(QStringLiteral("kvbe-bench"));
+    QApplication::setApplicationName(QStringLiteral("kvbe-bench"));
+    QSettings().clear();
+
+    auto presets = kvbe::Presets::loadBuiltin();
+    if (!presets) return 1;
+    kvbe::MainWindow w(*presets);
+    FirstPaint first;
+    w.currentChart()->viewport()->installEventFilter(&first);
+    w.resize(1600, 1000);
+    w.show();
+    while (first.at < 0 && g_sinceStart.elapsed() < 10000)
+        QApplication::processEvents(QEventLoop::AllEvents, 5);
+    std::printf("first frame painted %lld ms after start (offscreen)\n",
+                static_cast<long long>(first.at));
+
+    // 100,000 measured cold prefills around the analytic curve, 1k to 128k tokens, as a probe
+    // run would import them.
+    std::vector<QPointF> measured;
+    measured.reserve(100000);
+    for (int i = 0; i < 100000; ++i) {
+        const double n = 1024 * std::pow(128.0, i / 99999.0);
+        measured.emplace_back(n, 2 * 3.2e9 * n / 495e12 * (1 + 0.05 * std::sin(i * 0.37)));
+    }
+    static_cast<kvbe::TtftChart*>(w.chart(QStringLiteral("ttft")))
+        ->setMeasured(std::move(measured), "bench");
+    w.refreshNow();
+
+    auto* slider = w.panel()->utilisationSlider();
+    auto step = [&](int value, bool paintAll) {
+        QElapsedTimer t;
+        t.start();
+        slider->setValue(value);
+        w.explorer()->recomputeNow(); // as the frame timer would: core, then the visible chart
+        if (paintAll) w.refreshNow();
+        if (paintAll) {
+            // Each chart in its own tab, at the size it has on screen.
+            for (int k = 0; k < w.tabs()->count(); ++k) {
+                w.tabs()->setCurrentIndex(k);
+                w.currentChart()->viewport()->repaint();
+            }
+        } else {
+            w.currentChart()->viewport()->repaint();
+        }
+        return t.nsecsElapsed() / 1e6;
+    };
+    for (int i = 0; i < 5; ++i) { // warm up caches, fonts and each tab's first layout
+        step(30 + i, true);
+        QApplication::processEvents();
+    }
+    w.tabs()->setCurrentIndex(2); // the TTFT chart, which carries the measured points
+    std::vector<double> visible, all;
+    for (int i = 0; i < 40; ++i)
+        visible.push_back(step(40 + i, false));
+    for (int i = 0; i < 20; ++i)
+        all.push_back(step(40 + i, true));
+    // Where the time goes, per part of one step.
+    std::vector<double> core, refill, paint;
+    for (int i = 0; i < 20; ++i) {
+        QElapsedTimer t;
+        t.start();
+        slider->setValue(60 + i);
+        w.explorer()->recomputeNow();
+        core.push_back(t.nsecsElapsed() / 1e6);
+        t.restart();
+        for (auto* c : w.charts())
+            c->setResults(w.explorer()->result(), {});
+        refill.push_back(t.nsecsElapsed() / 1e6);
+        t.restart();
+        w.currentChart()->viewport()->repaint();
+        paint.push_back(t.nsecsElapsed() / 1e6);
+    }
+    std::printf("  of which: core %.2f ms, refilling five charts %.2f ms, painting the visible one "
+                "%.2f ms\n",
+                median(core), median(refill), median(paint));
+    for (auto* c : w.charts()) {
+        std::vector<double> one;
+        for (int i = 0; i < 10; ++i) {
+            QElapsedTimer t;
+            t.start();
+            c->setResults(w.explorer()->result(), {});
+            one.push_back(t.nsecsElapsed() / 1e6);
+        }
+        std::printf("  refill %-9s %.2f ms\n", qPrintable(c->key()), median(one));
+    }
+    const double v = median(visible), a = median(all);
+    const auto* drawn = w.chart(QStringLiteral("ttft"))->seriesByKey(QStringLiteral("imported"));
+    std::printf("measured points: 100000, drawn after decimation: %lld\n",
+                static_cast<long long>(drawn ? drawn->count() : 0));
+    std::printf("slider step, visible chart repainted: median %.2f ms = %.2f of a 16 ms frame\n", v,
+                v / 16.0);
+    std::printf("slider step, all five charts repainted: median %.2f ms = %.2f of a 16 ms frame\n",
+                a, a / 16.0);
+    w.close();
+    return 0;
+}

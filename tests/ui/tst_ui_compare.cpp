@@ -1,0 +1,101 @@
+// Pinned scenarios: a pin appears as a ghost overlay in every chart, several can be pinned,
+// and unpinning removes exactly that overlay. The pin list passes QAbstractItemModelTester.
+#include "ui_test_support.h"
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QListView>
+
+#include "kvbe/ui/scenario_panel.h"
+
+using namespace kvbe;
+using namespace kvbe::test;
+
+namespace {
+
+QStringList pinKeys(const ChartView* c) {
+    QStringList out;
+    for (const QString& k : c->seriesKeys())
+        if (k.startsWith(QLatin1String("pin/"))) out << k;
+    return out;
+}
+
+} // namespace
+
+class TestUiCompare : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { isolateSettings(); }
+    void init() { QSettings().clear(); }
+
+    void aPinAppearsInEveryChartAndDisappears() {
+        auto w = makeWindow();
+        QAbstractItemModelTester tester(w->explorer()->pins(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const Scenario h100 = w->explorer()->scenario();
+        for (auto* c : w->charts())
+            QVERIFY(pinKeys(c).isEmpty());
+        QVERIFY(w->pinCurrent(QStringLiteral("H100")));
+
+        // Move on to an H200: the pin keeps the H100's numbers, the current curve the H200's.
+        auto* gpu = w->panel()->gpuBox();
+        const int i = gpu->findData(QStringLiteral("h200"));
+        gpu->setCurrentIndex(i);
+        emit gpu->activated(i);
+        w->refreshNow();
+        for (auto* c : w->charts())
+            QVERIFY2(!pinKeys(c).isEmpty(), qPrintable(c->key()));
+
+        const auto ref100 = reference(h100);
+        const auto pinned = w->chart("breakeven")->seriesByKey("pin/0/bstar")->points();
+        QVERIFY(pinned.size() > 0);
+        QCOMPARE(pinned.front().x(), ref100.curves.tokens.front());
+        QVERIFY(sameValue(pinned.front().y(), *ref100.curves.breakevenBandwidth.front() * 1e-9));
+        QVERIFY(w->chart("breakeven")->seriesByKey("pin/0/bstar")->name().startsWith("H100"));
+        const auto ref200 = reference(w->explorer()->scenario());
+        QVERIFY(sameValue(w->chart("breakeven")->seriesByKey("bstar")->points().front().y(),
+                          *ref200.curves.breakevenBandwidth.front() * 1e-9));
+
+        // A second pin, then unpin the first: the second stays, under the first slot.
+        QVERIFY(w->pinCurrent(QStringLiteral("H200")));
+        QCOMPARE(w->explorer()->pins()->rowCount(), 2);
+        QVERIFY(w->chart("ttft")->seriesByKey("pin/1/miss"));
+        w->explorer()->pins()->unpin(0);
+        QCOMPARE(w->explorer()->pins()->rowCount(), 1);
+        QVERIFY(!w->chart("ttft")->seriesByKey("pin/1/miss"));
+        QVERIFY(w->chart("ttft")->seriesByKey("pin/0/miss")->name().startsWith("H200"));
+
+        // Renaming through the list renames the overlay.
+        auto* pins = w->explorer()->pins();
+        QVERIFY(pins->setData(pins->index(0), QStringLiteral("B200 next year"), Qt::EditRole));
+        QVERIFY(!pins->setData(pins->index(0), QStringLiteral("   "), Qt::EditRole));
+        QVERIFY(w->chart("ttft")->seriesByKey("pin/0/miss")->name().startsWith("B200 next year"));
+        QCOMPARE(w->pinView()->model()->rowCount(), 1);
+
+        pins->clear();
+        for (auto* c : w->charts())
+            QVERIFY(pinKeys(c).isEmpty());
+    }
+
+    void pinsOverlayTheModelSizeAndFrontierCharts() {
+        auto w = makeWindow();
+        pick(w.get(), "fp8");
+        QVERIFY(w->pinCurrent(QStringLiteral("FP8 KV")));
+        QVERIFY(w->chart("models")->seriesByKey("pin/0/models"));
+        QVERIFY(w->chart("frontier")->seriesByKey("pin/0/contour"));
+        QVERIFY(w->chart("fraction")->seriesByKey("pin/0/f0"));
+        QVERIFY(w->chart("breakeven")->hoverText(QPointF(4096, 5)).contains("FP8 KV (pinned)"));
+    }
+
+  private:
+    static void pick(MainWindow* w, const QString& kv) {
+        auto* box = w->panel()->kvDtypeBox();
+        const int i = box->findData(kv);
+        box->setCurrentIndex(i);
+        emit box->activated(i);
+        w->refreshNow();
+    }
+};
+
+QTEST_MAIN(TestUiCompare)
+#include "tst_ui_compare.moc"

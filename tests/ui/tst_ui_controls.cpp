@@ -1,0 +1,525 @@
+// Each control of the scenario panel changes the series it should, to the numbers core computes;
+// fields refuse impossible values with a reason; models pass QAbstractItemModelTester.
+#include "ui_test_support.h"
+
+#include "kvbe/ui/breakeven_chart.h"
+#include "kvbe/ui/frontier_chart.h"
+#include "kvbe/ui/scenario_panel.h"
+#include "kvbe/ui/ttft_chart.h"
+#include "kvbe/units.h"
+
+#include <QAbstractItemModelTester>
+#include <QAreaSeries>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QScatterSeries>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTemporaryDir>
+
+#include <algorithm>
+
+using namespace kvbe;
+using namespace kvbe::test;
+
+namespace {
+
+// The series holds exactly core's values, at core's prompt lengths, skipping core's gaps.
+void expectSeries(QXYSeries* s, const std::vector<double>& xs,
+                  const std::vector<std::optional<double>>& ys, double scale) {
+    QVERIFY(s);
+    const auto pts = s->points();
+    qsizetype k = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+        if (!ys[i]) continue;
+        QVERIFY2(k < pts.size(), "the series has fewer points than core has values");
+        QCOMPARE(pts[k].x(), xs[i]);
+        QVERIFY2(sameValue(pts[k].y(), *ys[i] * scale),
+                 qPrintable(QStringLiteral("at N = %1: chart %2, core %3")
+                                .arg(xs[i])
+                                .arg(pts[k].y())
+                                .arg(*ys[i] * scale)));
+        ++k;
+    }
+    QCOMPARE(k, pts.size());
+}
+
+void expectSeries(QXYSeries* s, const std::vector<double>& xs, const std::vector<double>& ys,
+                  double scale) {
+    std::vector<std::optional<double>> o(ys.begin(), ys.end());
+    expectSeries(s, xs, o, scale);
+}
+
+void pick(QComboBox* box, const QVariant& data) {
+    const int i = box->findData(data);
+    QVERIFY2(i >= 0, qPrintable(data.toString()));
+    box->setCurrentIndex(i);
+    emit box->activated(i);
+}
+
+// As if pasted: one edit with the whole text.
+void typeInto(QLineEdit* edit, const QString& text) {
+    edit->setText(text);
+    emit edit->textEdited(text);
+}
+
+} // namespace
+
+class TestUiControls : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { isolateSettings(); }
+    void init() { QSettings().clear(); }
+
+    void defaultScenarioComesFromCore() {
+        auto w = makeWindow();
+        QCOMPARE(w->explorer()->scenario(), *defaultScenario(presets()));
+        const auto ref = reference(w->explorer()->scenario());
+        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+                     ref.curves.breakevenBandwidth, 1e-9);
+    }
+
+    void utilisationSliderMovesBreakEven() {
+        auto w = makeWindow();
+        const auto before = w->chart("breakeven")->seriesByKey("bstar")->points();
+        w->panel()->utilisationSlider()->setValue(80);
+        w->refreshNow();
+        QCOMPARE(w->explorer()->scenario().utilisation, 0.8);
+        const auto ref = reference(w->explorer()->scenario());
+        auto* s = w->chart("breakeven")->seriesByKey("bstar");
+        expectSeries(s, ref.curves.tokens, ref.curves.breakevenBandwidth, 1e-9);
+        QVERIFY(s->points() != before);
+        // The same move reaches the other charts too.
+        expectSeries(w->chart("ttft")->seriesByKey("miss"), ref.curves.tokens, ref.curves.tMiss,
+                     1e3);
+    }
+
+    void fractionSliderMovesHitTimes() {
+        auto w = makeWindow();
+        w->panel()->fractionSlider()->setValue(25);
+        w->refreshNow();
+        const auto ref = reference(w->explorer()->scenario());
+        QCOMPARE(ref.curves.cachedFraction, 0.25);
+        for (size_t t = 0; t < ref.curves.tiers.size(); ++t) {
+            expectSeries(w->chart("ttft")->seriesByKey(QStringLiteral("tier/%1/hit").arg(t)),
+                         ref.curves.tokens, ref.curves.tiers[t].tHit, 1e3);
+            expectSeries(w->chart("ttft")->seriesByKey(QStringLiteral("tier/%1/speedup").arg(t)),
+                         ref.curves.tokens, ref.curves.tiers[t].speedup, 1);
+        }
+        const auto chosen = w->chart("fraction")->seriesByKey("chosen")->points();
+        QCOMPARE(chosen.front().y(), 0.25);
+    }
+
+    void gpuPickerAndPeakField() {
+        auto w = makeWindow();
+        pick(w->panel()->gpuBox(), QStringLiteral("h200"));
+        w->refreshNow();
+        QCOMPARE(w->panel()->peakField()->value().value(),
+                 presets().findGpu("h200")->bf16Flops / 1e12);
+        auto ref = reference(w->explorer()->scenario());
+        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+                     ref.curves.breakevenBandwidth, 1e-9);
+
+        // Typed key by key: each prefix ("5", "50") is a valid peak and applies live.
+        w->panel()->peakField()->edit()->clear();
+        QTest::keyClicks(w->panel()->peakField()->edit(), QStringLiteral("500"));
+        w->refreshNow();
+        QCOMPARE(w->explorer()->scenario().peakTflops.value(), 500.0);
+        ref = reference(w->explorer()->scenario());
+        QCOMPARE(ref.eval.peakFlops, 500e12);
+        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+                     ref.curves.breakevenBandwidth, 1e-9);
+    }
+
+    void flopModelKvDtypeAndTensorParallel() {
+        auto w = makeWindow();
+        pick(w->panel()->flopModelBox(), QStringLiteral("detailed"));
+        pick(w->panel()->kvDtypeBox(), QStringLiteral("fp8"));
+        w->panel()->tensorParallelBox()->setValue(4);
+        w->panel()->sharedPathBox()->setChecked(true);
+        w->refreshNow();
+        const Scenario& s = w->explorer()->scenario();
+        QVERIFY(s.flopModel == FlopModel::Detailed);
+        QVERIFY(s.kvDtype == KvDtype::FP8);
+        QCOMPARE(s.tensorParallel, 4);
+        QVERIFY(s.sharedPath);
+        const auto ref = reference(s);
+        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+                     ref.curves.breakevenBandwidth, 1e-9);
+        for (size_t t = 0; t < ref.curves.tiers.size(); ++t)
+            expectSeries(w->chart("fraction")->seriesByKey(QStringLiteral("tier/%1/fstar").arg(t)),
+                         ref.curves.tokens, ref.curves.tiers[t].minFraction, 1);
+    }
+
+    void tierTableEditsMoveTierLines() {
+        auto w = makeWindow();
+        auto* m = w->panel()->tierModel();
+        QVERIFY(
+            m->setData(m->index(1, TierTableModel::Bandwidth), QStringLiteral("20"), Qt::EditRole));
+        QVERIFY(m->setData(m->index(1, TierTableModel::FixedCost), QStringLiteral("2.5"),
+                           Qt::EditRole));
+        QVERIFY(m->setData(m->index(1, TierTableModel::Name), QStringLiteral("Fast NVMe"),
+                           Qt::EditRole));
+        w->refreshNow();
+        const auto ref = reference(w->explorer()->scenario());
+        const double b = ref.eval.tiers[1].bandwidthBps * 1e-9; // after pipelined staging, by core
+        const auto level = w->chart("breakeven")->seriesByKey("tier/1/level")->points();
+        QCOMPARE(level.front().y(), b);
+        QCOMPARE(level.back().y(), b);
+        QVERIFY(w->chart("breakeven")->labelText("tier/1/label").startsWith("Fast NVMe"));
+        expectSeries(w->chart("breakeven")->seriesByKey("tier/1/bstar"), ref.curves.tokens,
+                     ref.curves.tiers[1].breakevenBandwidth, 1e-9);
+        // The shaded win region lies between the curve and the tier's line.
+        auto* win = w->chart("breakeven")->areaByKey("tier/1/win");
+        QVERIFY(win);
+        const auto lower = win->lowerSeries()->points();
+        for (qsizetype i = 0; i < lower.size(); ++i)
+            QVERIFY(lower[i].y() <= b);
+
+        m->addTier(tierFromPreset(*presets().findTier("nvme-gen4-raid4")));
+        w->refreshNow();
+        QVERIFY(w->chart("ttft")->seriesByKey("tier/3/hit"));
+        m->removeTier(0);
+        w->refreshNow();
+        QVERIFY(!w->chart("ttft")->seriesByKey("tier/3/hit"));
+        QCOMPARE(w->explorer()->scenario().tiers.size(), size_t(3));
+        QCOMPARE(w->explorer()->scenario().tiers[0].name, std::string("Fast NVMe"));
+    }
+
+    void promptRangeAndLogToggle() {
+        auto w = makeWindow();
+        typeInto(w->panel()->minTokensField()->edit(), QStringLiteral("1k"));
+        typeInto(w->panel()->maxTokensField()->edit(), QStringLiteral("64k"));
+        w->refreshNow();
+        auto pts = w->chart("breakeven")->seriesByKey("bstar")->points();
+        QCOMPARE(pts.front().x(), 1024.0);
+        QCOMPARE(pts.back().x(), 65536.0);
+        w->panel()->logLengthsBox()->setChecked(false);
+        w->refreshNow();
+        QVERIFY(!w->explorer()->scenario().lengths.log);
+        const auto ref = reference(w->explorer()->scenario());
+        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+                     ref.curves.breakevenBandwidth, 1e-9);
+        pts = w->chart("breakeven")->seriesByKey("bstar")->points();
+        // Evenly spaced in tokens now (rounded to whole tokens).
+        QVERIFY(std::abs((pts[2].x() - pts[1].x()) - (pts[1].x() - pts[0].x())) <= 1);
+    }
+
+    void modelPickerAndSweepLength() {
+        auto w = makeWindow();
+        QVERIFY(w->panel()->selectModel(QStringLiteral("meta-llama/Llama-3.3-70B-Instruct")));
+        typeInto(w->panel()->sweepTokensField()->edit(), QStringLiteral("8k"));
+        w->refreshNow();
+        const Scenario& s = w->explorer()->scenario();
+        QCOMPARE(s.sweepTokens, 8192.0);
+        const auto ref = reference(s);
+        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+                     ref.curves.breakevenBandwidth, 1e-9);
+        const auto mine = w->chart("models")->seriesByKey("current")->points();
+        QCOMPARE(mine.size(), 1);
+        QVERIFY(sameValue(mine.front().y(), *ref.eval.cost.breakevenBandwidth(8192) * 1e-9));
+        QVERIFY(sameValue(mine.front().x(), ref.eval.model.paramsTotal * 1e-9));
+    }
+
+    // docs/cost-model.md: Llama 3.3 70B on an H100 SXM at u = 0.5, simple model, no t_fixed,
+    // N = 32,768 needs about 0.88 GB/s.
+    void modelSizeChartMatchesTheCostModelPage() {
+        auto w = makeWindow();
+        const auto pts = w->chart("models")->seriesByKey("models")->points();
+        bool found = false;
+        for (const auto& p : pts)
+            if (std::abs(p.x() - 70.55) < 0.1) {
+                found = true;
+                QVERIFY2(std::abs(p.y() - 0.88) < 0.01, qPrintable(QString::number(p.y())));
+            }
+        QVERIFY(found);
+    }
+
+    void frontierMapFollowsTheCostModel() {
+        auto w = makeWindow();
+        auto* f = static_cast<FrontierChart*>(w->chart("frontier"));
+        f->setTier(2);
+        const auto ref = reference(w->explorer()->scenario());
+        const auto& tier = ref.eval.tiers[2];
+        QCOMPARE(f->image().width(), kFrontierTokens);
+        QCOMPARE(f->image().height(), kFrontierFractions);
+        const auto contour = f->seriesByKey("contour")->points();
+        QVERIFY(!contour.isEmpty());
+        // On the contour a hit and a recompute take the same time (to the grid's resolution).
+        for (const auto& p : contour) {
+            const double s = ref.eval.cost.speedup(tier, p.x(), p.y() * p.x());
+            QVERIFY2(
+                std::abs(s - 1) < 0.02,
+                qPrintable(QStringLiteral("speedup %1 at (%2, %3)").arg(s).arg(p.x()).arg(p.y())));
+        }
+        // The top-right corner (long prompt, all cached) is a win: its colour is the win side.
+        const double sTop =
+            ref.eval.cost.speedup(tier, ref.curves.tokens.back(), ref.curves.tokens.back());
+        QCOMPARE(f->image().pixel(kFrontierTokens - 1, 0), FrontierChart::speedupColor(sTop));
+        QVERIFY(f->hoverText(QPointF(8192, 0.5)).contains(QStringLiteral("8,192 tokens")));
+    }
+
+    void hoverShowsExactValues() {
+        auto w = makeWindow();
+        const auto ref = reference(w->explorer()->scenario());
+        const size_t i = 100;
+        const QString text = w->chart("breakeven")->hoverText(QPointF(ref.curves.tokens[i], 5));
+        QVERIFY(text.contains(QString::fromStdString(formatTokens(ref.curves.tokens[i]))));
+        QVERIFY(text.contains(
+            QString::fromStdString(formatBandwidth(*ref.curves.breakevenBandwidth[i]))));
+        const QString ttft = w->chart("ttft")->hoverText(QPointF(ref.curves.tokens[i], 5));
+        QVERIFY(ttft.contains(QStringLiteral("speedup")));
+    }
+
+    void legendHidesAGroupAndZoomSurvivesRefills() {
+        auto w = makeWindow();
+        w->show(); // zooming works in pixels: the chart needs a plot area
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        auto* c = w->chart("breakeven");
+        c->setSeriesHidden("tier/0/level", true);
+        QVERIFY(!c->seriesByKey("tier/0/level")->isVisible());
+        QVERIFY(!c->areaByKey("tier/0/win")->isVisible());
+        const QRectF home = c->visibleRange();
+        c->zoomBy(2, QPointF(4096, 8));
+        QVERIFY(c->isZoomed());
+        const QRectF zoomed = c->visibleRange();
+        QVERIFY(zoomed.width() < home.width());
+        w->panel()->utilisationSlider()->setValue(60);
+        w->refreshNow();
+        QVERIFY(!c->seriesByKey("tier/0/level")->isVisible()); // still hidden after a refill
+        QCOMPARE(c->visibleRange(), zoomed);                   // and still zoomed
+        c->panBy(QPointF(40, 0));
+        QVERIFY(c->visibleRange().left() < zoomed.left());
+        c->resetZoom();
+        QVERIFY(!c->isZoomed());
+        QCOMPARE(c->visibleRange().left(), w->explorer()->result()->curves.tokens.front());
+        c->setSeriesHidden("tier/0/level", false);
+        QVERIFY(c->seriesByKey("tier/0/level")->isVisible());
+        c->setLogY(false);
+        QVERIFY(!c->logY());
+        c->setLogY(true);
+    }
+
+    void liveUpdatesRedrawTheVisibleChartAndHiddenOnesOnShow() {
+        auto w = makeWindow();
+        w->tabs()->setCurrentIndex(0);
+        QSignalSpy spy(w->explorer(), &Explorer::computed);
+        w->panel()->utilisationSlider()->setValue(75);
+        QVERIFY(spy.wait(1000));
+        const auto ref = reference(w->explorer()->scenario());
+        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+                     ref.curves.breakevenBandwidth, 1e-9);
+        w->tabs()->setCurrentIndex(2); // the TTFT tab catches up when shown
+        QCOMPARE(w->currentChart()->key(), QStringLiteral("ttft"));
+        expectSeries(w->chart("ttft")->seriesByKey("miss"), ref.curves.tokens, ref.curves.tMiss,
+                     1e3);
+    }
+
+    void measuredPrefillTimesAreImportedAndDecimated() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("prefill.jsonl");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"kvbe_probe":1,"probe":"prefill","host":"h","started":"t","params":{}}
+{"type":"point","series":"t_prefill_s","x":8192,"y":0.25,"unit":"s"}
+{"type":"point","series":"prefill_TFLOPs","x":8192,"y":400,"unit":"TFLOP/s"}
+{"type":"point","series":"t_prefill_s","x":1024,"y":0.02,"unit":"s"}
+{"type":"result","summary":{}}
+)");
+        f.close();
+        auto w = makeWindow();
+        QVERIFY(w->importMeasured(path).ok());
+        const auto pts = w->chart("ttft")->seriesByKey("imported")->points();
+        QCOMPARE(pts.size(), 2);
+        QCOMPARE(pts[0], QPointF(1024, 20));
+        QCOMPARE(pts[1], QPointF(8192, 250));
+        QFile bad(dir.filePath("bad.jsonl"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("not json\n");
+        bad.close();
+        const auto st = w->importMeasured(bad.fileName());
+        QVERIFY(!st.ok());
+        QVERIFY(QString::fromStdString(st.message()).contains("line 1 is not a JSON object"));
+
+        // 100,000 points reach Qt as at most two per pixel column, the extremes kept.
+        std::vector<QPointF> many;
+        for (int i = 0; i < 100000; ++i)
+            many.emplace_back(256 + i, 1 + (i % 1000) * 0.001 + (i == 77777 ? 5 : 0));
+        const auto shown = decimateToColumns(many, 800, 256, 256 + 99999, true);
+        QVERIFY(shown.size() <= 1600);
+        QVERIFY(
+            std::any_of(shown.begin(), shown.end(), [](const QPointF& p) { return p.y() > 5; }));
+    }
+
+    void dragsAreCoalescedIntoOneRecompute() {
+        auto w = makeWindow();
+        QSignalSpy spy(w->explorer(), &Explorer::computed);
+        for (int v = 40; v <= 60; ++v)
+            w->panel()->utilisationSlider()->setValue(v);
+        QVERIFY(w->explorer()->recomputePending());
+        QVERIFY(spy.wait(1000));
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(w->explorer()->result()->scenario.utilisation, 0.6);
+        QVERIFY(!w->explorer()->recomputePending());
+    }
+
+    void invalidInputIsRefusedWithItsReason_data() {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("negative peak") << "peak"
+                                       << "-5"
+                                       << "Peak must be from";
+        QTest::newRow("peak not a number") << "peak"
+                                           << "fast"
+                                           << "Peak must be a number of TFLOP/s";
+        QTest::newRow("tokens not a count") << "min"
+                                            << "12q"
+                                            << "Shortest prompt:";
+        QTest::newRow("zero tokens") << "max"
+                                     << "0"
+                                     << "Longest prompt: '0' is not a positive token count";
+        QTest::newRow("too many tokens") << "max"
+                                         << "200m"
+                                         << "Longest prompt must be from";
+        QTest::newRow("sweep length") << "sweep"
+                                      << "-1k"
+                                      << "Model-size length";
+    }
+    void invalidInputIsRefusedWithItsReason() {
+        QFETCH(QString, field);
+        QFETCH(QString, text);
+        QFETCH(QString, message);
+        auto w = makeWindow();
+        auto* p = w->panel();
+        NumberField* f = field == "peak"  ? p->peakField()
+                         : field == "min" ? p->minTokensField()
+                         : field == "max" ? p->maxTokensField()
+                                          : p->sweepTokensField();
+        const Scenario before = w->explorer()->scenario();
+        typeInto(f->edit(), text);
+        w->refreshNow();
+        QVERIFY(!f->isValid());
+        QVERIFY2(f->errorText().contains(message), qPrintable(f->errorText()));
+        QCOMPARE(w->explorer()->scenario(), before);
+    }
+
+    void tierAndRangeRefusals() {
+        auto w = makeWindow();
+        auto* m = w->panel()->tierModel();
+        const Scenario before = w->explorer()->scenario();
+        QSignalSpy rejected(m, &TierTableModel::rejected);
+        QVERIFY(!m->setData(m->index(0, TierTableModel::Bandwidth), QStringLiteral("-1"),
+                            Qt::EditRole));
+        QCOMPARE(rejected.count(), 1);
+        QVERIFY2(
+            w->panel()->messageText().contains("Read bandwidth must be a positive number of GB/s"),
+            qPrintable(rejected.front().front().toString() + " / " + w->panel()->messageText()));
+        QVERIFY(!m->setData(m->index(0, TierTableModel::FixedCost), QStringLiteral("soon"),
+                            Qt::EditRole));
+        QVERIFY(!m->setData(m->index(0, TierTableModel::StagingColumn), QStringLiteral("teleport"),
+                            Qt::EditRole));
+        QVERIFY(
+            !m->setData(m->index(0, TierTableModel::Colour), QStringLiteral("#12"), Qt::EditRole));
+        QVERIFY(!m->setData(m->index(0, TierTableModel::Name), QStringLiteral("  "), Qt::EditRole));
+        QCOMPARE(rejected.count(), 5);
+        QVERIFY(w->panel()->messageText().contains("A tier needs a name"));
+        typeInto(w->panel()->minTokensField()->edit(), QStringLiteral("200k"));
+        QVERIFY(w->panel()->messageText().contains("longest prompt must be longer"));
+        w->refreshNow();
+        QCOMPARE(w->explorer()->scenario(), before);
+        // A model file that isn't there is refused and the scenario keeps its model.
+        QVERIFY(!w->panel()->selectModel(QStringLiteral("/nonexistent/config.json")));
+        QVERIFY(!w->panel()->messageText().isEmpty());
+        QCOMPARE(w->explorer()->scenario().model, before.model);
+    }
+
+    void tierModelPassesTheModelTester() {
+        TierTableModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const Scenario s = *defaultScenario(presets());
+        m.setTiers(s.tiers);
+        QCOMPARE(m.rowCount(), 3);
+        QCOMPARE(m.columnCount(), int(TierTableModel::ColumnCount));
+        m.addTier(tierFromPreset(*presets().findTier("dram-pcie4")));
+        QVERIFY(
+            m.setData(m.index(3, TierTableModel::Colour), QStringLiteral("#123456"), Qt::EditRole));
+        QCOMPARE(m.data(m.index(3, TierTableModel::Colour), Qt::DecorationRole).value<QColor>(),
+                 QColor("#123456"));
+        m.removeTier(0);
+        m.removeTier(7); // out of range: ignored
+        m.setTiers({});
+        QCOMPARE(m.rowCount(), 0);
+    }
+
+    void openSaveDropAndRestore() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("mine.kvbe.json");
+        {
+            auto w = makeWindow();
+            w->panel()->utilisationSlider()->setValue(70);
+            w->refreshNow();
+            QVERIFY(w->saveScenario(file).ok());
+            QCOMPARE(w->recentFiles().front(), QFileInfo(file).absoluteFilePath());
+            w->panel()->utilisationSlider()->setValue(35);
+            w->refreshNow();
+            w->close(); // saves layout and the last scenario
+        }
+        auto w = makeWindow();
+        QCOMPARE(w->explorer()->scenario().utilisation, 0.35); // restored from QSettings
+        QVERIFY(w->openFile(file).ok());
+        w->refreshNow();
+        QCOMPARE(w->explorer()->scenario().utilisation, 0.7);
+        QCOMPARE(w->panel()->utilisationSlider()->value(), 70);
+
+        // A config.json dropped on the window becomes the model.
+        const QString config =
+            QStringLiteral(KVBE_SOURCE_DIR "/resources/models/Qwen__Qwen3-8B.json");
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(config)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton,
+                              Qt::NoModifier);
+        QCoreApplication::sendEvent(w.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(w.get(), &drop);
+        w->refreshNow();
+        QCOMPARE(QString::fromStdString(w->explorer()->scenario().model), config);
+        const auto ref = reference(w->explorer()->scenario());
+        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+                     ref.curves.breakevenBandwidth, 1e-9);
+        QVERIFY(!w->openFile(dir.filePath("missing.kvbe.json")).ok());
+    }
+
+    void presentationAndThemes() {
+        auto w = makeWindow();
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        auto* dock = w->findChild<QDockWidget*>("scenarioDock");
+        QVERIFY(dock->isVisible());
+        w->setPresentation(true);
+        QVERIFY(!dock->isVisible());
+        for (auto* c : w->charts())
+            QVERIFY(c->chartStyle().presentation);
+        w->setDark(true);
+        for (auto* c : w->charts())
+            QVERIFY(c->chartStyle().dark);
+        // Refills keep working under the new style.
+        w->panel()->utilisationSlider()->setValue(90);
+        w->refreshNow();
+        const auto ref = reference(w->explorer()->scenario());
+        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+                     ref.curves.breakevenBandwidth, 1e-9);
+        w->setPresentation(false);
+        QVERIFY(dock->isVisible());
+        w->close();
+    }
+};
+
+QTEST_MAIN(TestUiControls)
+#include "tst_ui_controls.moc"

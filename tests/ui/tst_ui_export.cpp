@@ -1,0 +1,223 @@
+// Every chart exports to a valid PNG, SVG and PDF of the requested size, its data to CSV and
+// its picture to the clipboard; `kvbe --export` does the same without a display, and fails
+// with exit code 1 and one sentence.
+#include "ui_test_support.h"
+
+#include "kvbe/ui/chart_export.h"
+#include "kvbe/ui/chart_factory.h"
+
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QImageReader>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+
+using namespace kvbe;
+using namespace kvbe::test;
+
+namespace {
+
+void expectValidFile(const QString& path, QSize size) {
+    QFile f(path);
+    QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(path));
+    const QByteArray bytes = f.readAll();
+    QVERIFY(bytes.size() > 1000);
+    const QString ext = QFileInfo(path).suffix();
+    if (ext == "png") {
+        QVERIFY(bytes.startsWith("\x89PNG\r\n\x1a\n"));
+        QImage img;
+        QVERIFY(img.loadFromData(bytes, "png"));
+        QCOMPARE(img.size(), size);
+        // Not blank: a chart has more than a handful of colours.
+        QSet<QRgb> colours;
+        for (int y = 0; y < img.height(); y += 7)
+            for (int x = 0; x < img.width(); x += 7)
+                colours.insert(img.pixel(x, y));
+        QVERIFY(colours.size() > 10);
+    } else if (ext == "svg") {
+        QVERIFY(bytes.contains("<svg"));
+        QSvgRenderer svg(bytes);
+        QVERIFY(svg.isValid());
+        QCOMPARE(svg.viewBox(), QRect(QPoint(0, 0), size));
+        // The page is given in mm for 96 dpi, as browsers read it.
+        static const QRegularExpression mm(
+            QStringLiteral("<svg[^>]*width=\"([0-9.]+)mm\"\\s+height=\"([0-9.]+)mm\""));
+        const auto m = mm.match(QString::fromUtf8(bytes));
+        QVERIFY2(m.hasMatch(), "no width and height in mm");
+        QCOMPARE(qRound(m.captured(1).toDouble() / 25.4 * 96), size.width());
+        QCOMPARE(qRound(m.captured(2).toDouble() / 25.4 * 96), size.height());
+    } else {
+        QVERIFY(bytes.startsWith("%PDF-"));
+        QVERIFY(bytes.trimmed().endsWith("%%EOF"));
+        static const QRegularExpression box(
+            QStringLiteral("/MediaBox\\s*\\[\\s*0\\s+0\\s+([0-9.]+)\\s+([0-9.]+)\\s*\\]"));
+        const auto m = box.match(QString::fromLatin1(bytes));
+        QVERIFY2(m.hasMatch(), "no page size in the PDF");
+        QCOMPARE(qRound(m.captured(1).toDouble()), size.width());
+        QCOMPARE(qRound(m.captured(2).toDouble()), size.height());
+    }
+}
+
+struct Run {
+    int code = -1;
+    QString err;
+};
+
+Run runKvbe(const QStringList& args) {
+    QProcess p;
+    auto env = QProcessEnvironment::systemEnvironment();
+    // As on a server: no display, no platform chosen; kvbe must pick offscreen itself.
+    env.remove("DISPLAY");
+    env.remove("WAYLAND_DISPLAY");
+    env.remove("QT_QPA_PLATFORM");
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(KVBE_GUI_PATH), args);
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        return {};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromLocal8Bit(p.readAllStandardError())};
+}
+
+} // namespace
+
+class TestUiExport : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() {
+        isolateSettings();
+        QVERIFY(m_dir.isValid());
+        m_window = makeWindow();
+    }
+    void cleanupTestCase() { m_window.reset(); }
+
+    void eachChartExportsEachFormat_data() {
+        QTest::addColumn<QString>("chart");
+        QTest::addColumn<QString>("ext");
+        for (const QString& c : chartKeys())
+            for (const char* e : {"png", "svg", "pdf"})
+                QTest::newRow(qPrintable(c + "." + e)) << c << QString(e);
+    }
+    void eachChartExportsEachFormat() {
+        QFETCH(QString, chart);
+        QFETCH(QString, ext);
+        const QString path = m_dir.filePath(chart + "." + ext);
+        const QSize size(900, 500);
+        const auto st = exportChart(*m_window->chart(chart), path, size);
+        QVERIFY2(st.ok(), st.ok() ? "" : st.message().c_str());
+        expectValidFile(path, size);
+    }
+
+    void pngCarriesItsResolution() {
+        const QString path = m_dir.filePath("dpi.png");
+        QVERIFY(exportChart(*m_window->chart("ttft"), path, QSize(640, 360), 300).ok());
+        const QImage img(path);
+        QCOMPARE(img.size(), QSize(640, 360));
+        QCOMPARE(qRound(img.dotsPerMeterX() * 0.0254), 300);
+    }
+
+    void exportKeepsWhatTheUserDid() {
+        auto* c = m_window->chart("breakeven");
+        c->setSeriesHidden("bstar", true);
+        auto copy = createChart("breakeven");
+        copy->copyStateFrom(*c);
+        QVERIFY(copy->isSeriesHidden("bstar"));
+        QCOMPARE(copy->seriesByKey("bstar")->points(), c->seriesByKey("bstar")->points());
+        c->setSeriesHidden("bstar", false);
+    }
+
+    void csvHoldsTheDataBehindTheChart() {
+        const QString path = m_dir.filePath("breakeven.csv");
+        QVERIFY(exportCsv(*m_window->chart("breakeven"), path).ok());
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
+        const QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), qsizetype(m_window->explorer()->result()->curves.tokens.size() + 1));
+        QVERIFY(lines.front().contains("tokens"));
+        const QString models = m_window->chart("models")->csv();
+        QVERIFY(models.startsWith("model,params_total"));
+        QCOMPARE(models.count('\n'), qsizetype(presets().models().size() + 1));
+        QVERIFY(m_window->chart("frontier")->csv().count('\n') ==
+                qsizetype(kFrontierTokens * kFrontierFractions + 1));
+        QVERIFY(!exportCsv(*m_window->chart("ttft"), "/nonexistent-dir/x.csv").ok());
+    }
+
+    void copyPutsAnImageOnTheClipboard() {
+        QGuiApplication::clipboard()->clear();
+        m_window->copyToClipboard();
+        QVERIFY(!QGuiApplication::clipboard()->image().isNull());
+    }
+
+    void exportRefusesWhatItCannotWrite() {
+        auto st =
+            exportChart(*m_window->chart("ttft"), m_dir.filePath("chart.jpg"), QSize(400, 300));
+        QVERIFY(!st.ok());
+        QVERIFY(QString::fromStdString(st.message()).contains(".png, .svg or .pdf"));
+        st = exportChart(*m_window->chart("ttft"), "/nonexistent-dir/chart.svg", QSize(400, 300));
+        QVERIFY(!st.ok());
+        QVERIFY(QString::fromStdString(st.message()).startsWith("cannot write"));
+        QCOMPARE(parseExportSize("1600x900"), std::optional<QSize>(QSize(1600, 900)));
+        QVERIFY(!parseExportSize("10x10"));
+        QVERIFY(!parseExportSize("wide"));
+    }
+
+    void headlessExportWithoutADisplay_data() {
+        QTest::addColumn<QString>("chart");
+        QTest::addColumn<QString>("ext");
+        QTest::newRow("breakeven png") << "breakeven"
+                                       << "png";
+        QTest::newRow("frontier svg") << "frontier"
+                                      << "svg";
+        QTest::newRow("models pdf") << "models"
+                                    << "pdf";
+    }
+    void headlessExportWithoutADisplay() {
+        QFETCH(QString, chart);
+        QFETCH(QString, ext);
+        const QString out = m_dir.filePath("headless-" + chart + "." + ext);
+        const auto r =
+            runKvbe({"--scenario", KVBE_SOURCE_DIR "/resources/scenarios/default.kvbe.json",
+                     "--chart", chart, "--export", out, "--size", "800x450"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+        expectValidFile(out, QSize(800, 450));
+    }
+
+    void headlessExportFailsWithOneSentence_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("says");
+        const QString ok = m_dir.filePath("never.png");
+        QTest::newRow("unknown chart")
+            << QStringList{"--chart", "pie", "--export", ok} << "unknown chart 'pie'";
+        QTest::newRow("unknown format")
+            << QStringList{"--export", m_dir.filePath("x.jpg")} << ".png, .svg or .pdf";
+        QTest::newRow("bad size") << QStringList{"--export", ok, "--size", "huge"}
+                                  << "--size must look like";
+        QTest::newRow("missing scenario")
+            << QStringList{"--scenario", "/nonexistent.kvbe.json", "--export", ok}
+            << "/nonexistent.kvbe.json";
+        QTest::newRow("unknown option") << QStringList{"--colour", "red"} << "colour";
+        QTest::newRow("unwritable")
+            << QStringList{"--export", "/nonexistent-dir/x.png"} << "cannot write";
+    }
+    void headlessExportFailsWithOneSentence() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, says);
+        const auto r = runKvbe(args);
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains(says), qPrintable(r.err));
+        QCOMPARE(r.err.trimmed().count('\n'), 0);
+        QVERIFY(!QFile::exists(m_dir.filePath("never.png")));
+    }
+
+  private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<MainWindow> m_window;
+};
+
+QTEST_MAIN(TestUiExport)
+#include "tst_ui_export.moc"
