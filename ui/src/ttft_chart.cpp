@@ -45,6 +45,10 @@ void TtftChart::refill() {
         extend(pin.curves.tMiss);
     }
 
+    // Where a dotted speedup curve crosses this line, a hit stops paying off.
+    line(QStringLiteral("parity"), tr("speedup = 1"), ghost(textColor()), 1, Qt::DashDotLine, false,
+         true)
+        ->replace(QList<QPointF>{{c.tokens.front(), 1.0}, {c.tokens.back(), 1.0}});
     line(QStringLiteral("miss"), tr("recompute (miss)"), textColor(), 3)
         ->replace(toPoints(c.tokens, c.tMiss, ms));
     extend(c.tMiss);
