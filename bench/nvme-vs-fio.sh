@@ -6,12 +6,19 @@
 #
 #   bench/nvme-vs-fio.sh --dir /mnt/nvme/tmp [--size 4GiB] [--duration 5] [--pairs 5]
 #                        [--settings "1MiB:32 28MiB:32"] [--rw read|write] [--cli build/bin/kvbe-cli]
+#                        [--fio-iomem malloc|shmhuge]
+#
+# The probe's buffers are backed by transparent huge pages, so a block is a few physical segments;
+# fio's default malloc buffers are scattered 4 KiB pages, and past the device's segment limit
+# (254 on virtio-blk: already at 1 MiB) every fio request is split in two. --fio-iomem shmhuge
+# gives fio huge pages too (reserve them first: echo 512 > /proc/sys/vm/nr_hugepages, which is
+# 1 GiB; QD x block of fio's buffers must fit).
 #
 # --rw write compares fio randwrite on its file with `probe nvme-write` on a scratch file of the
 # same size in the same folder (the probe never writes a file it did not make).
 set -euo pipefail
 
-dir="" size="4GiB" duration=5 pairs=5 settings="1MiB:32 28MiB:32" rw=read
+dir="" size="4GiB" duration=5 pairs=5 settings="1MiB:32 28MiB:32" rw=read iomem=malloc
 cli="$(cd "$(dirname "$0")/.." && pwd)/build/bin/kvbe-cli"
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -22,7 +29,8 @@ while [[ $# -gt 0 ]]; do
     --settings) settings="$2"; shift 2 ;;
     --rw) rw="$2"; shift 2 ;;
     --cli) cli="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --fio-iomem) iomem="$2"; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "nvme-vs-fio: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -64,7 +72,7 @@ run_fio() { # bs qd -> GB/s (1e9)
   [[ "$rw" == write ]] && field=48 # terse v3: write bandwidth (KiB/s)
   fio --name=cmp --filename="$file" --size="$size_bytes" --rw="$job" --bs="$(bytes "$1")" \
       --iodepth="$2" --ioengine=io_uring --direct=1 --norandommap --randrepeat=0 \
-      --ramp_time="${ramp}s" --runtime="${duration}s" --time_based --output-format=terse |
+      --ramp_time="${ramp}s" --runtime="${duration}s" --time_based --iomem="$iomem" --output-format=terse |
     awk -F';' -v f="$field" '{ printf "%.4f\n", $f * 1024 / 1e9 }'
 }
 
@@ -76,6 +84,7 @@ run_probe() { # bs qd -> GB/s (1e9)
     sed -n 's/.*"type":"point".*"y":\([-0-9.eE+]*\).*/\1/p'
 }
 
+echo "fio iomem=$iomem; $pairs pairs of ${duration} s (after ${ramp} s warm-up) per setting; $size file in $dir"
 printf '%-10s %4s %10s %10s %8s   %s\n' block QD "fio GB/s" "probe GB/s" ratio "pairs (fio/probe)"
 for s in $settings; do
   bs="${s%%:*}" qd="${s##*:}"

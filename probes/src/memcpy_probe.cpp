@@ -89,14 +89,16 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     sink.begin(key(), params);
     sink.note("host-memcpy: two " + formatBlock(bytes) + " buffers, copy bandwidth counts each byte once");
 
-    AlignedBuffer src(bytes), dst(bytes);
-    if (!src || !dst) return failWith(sink, ProbeExit::CannotRun, "cannot allocate two " + formatBlock(bytes) + " buffers");
+    BufferArena srcArena(1, bytes), dstArena(1, bytes); // touched, huge pages where the kernel grants them
+    if (!srcArena || !dstArena) return failWith(sink, ProbeExit::CannotRun, "cannot allocate two " + formatBlock(bytes) + " buffers");
+    std::byte* const src = srcArena.at(0);
+    std::byte* const dst = dstArena.at(0);
     const int maxThreads = *std::max_element(threads.begin(), threads.end());
     sink.progress(0, "touching the buffers");
-    // First touch from the threads that copy: the pages land near them.
+    // The source gets the non-zero pattern, the destination zeros: a copy that never happened shows.
     forSlices(maxThreads, bytes, [&](int, std::uint64_t b, std::uint64_t e) {
-        fillPattern(src.data() + b, e - b, b);
-        std::memset(dst.data() + b, 0, e - b);
+        fillPattern(src + b, e - b, b);
+        std::memset(dst + b, 0, e - b);
     });
 
     TextTable table;
@@ -107,7 +109,7 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     for (size_t k = 0; k < threads.size(); ++k) {
         const int n = threads[k];
         sink.progress(static_cast<double>(k) / static_cast<double>(threads.size()), "memcpy, " + std::to_string(n) + " thread" + (n > 1 ? "s" : ""));
-        if (k > 0) forSlices(n, bytes, [&](int, std::uint64_t b, std::uint64_t e) { std::memset(dst.data() + b, 0, e - b); });
+        if (k > 0) forSlices(n, bytes, [&](int, std::uint64_t b, std::uint64_t e) { std::memset(dst + b, 0, e - b); });
         IoSetting timing;
         timing.warmupS = warmupS;
         timing.repeatS = o.durationS / repeats;
@@ -122,7 +124,7 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
                 for (std::uint64_t at = b; at < e; at += kChunk) {
                     const std::uint64_t len = std::min(kChunk, e - at);
                     const std::uint64_t start = detail::nowNs();
-                    std::memcpy(dst.data() + at, src.data() + at, len);
+                    std::memcpy(dst + at, src + at, len);
                     const std::uint64_t end = detail::nowNs();
                     tally.record(windows.windowOf(end), len, start, end);
                     if (fullPass && (windows.over(end) || stopRequested())) return;
@@ -132,7 +134,7 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
             }
         });
         if (stopRequested()) return failWith(sink, ProbeExit::Stopped, stopMessage());
-        if (std::memcmp(src.data(), dst.data(), bytes) != 0)
+        if (std::memcmp(src, dst, bytes) != 0)
             return failWith(sink, ProbeExit::Failed, "host-memcpy: the destination buffer differs from the source after the copy");
         IoMeasurement m;
         m.windowBytes.assign(static_cast<size_t>(repeats), 0);

@@ -76,12 +76,6 @@ std::string errnoText(int err) {
     return std::string(std::strerror(err)) + (name ? std::string(" (") + name + ")" : "");
 }
 
-AlignedBuffer::AlignedBuffer(std::size_t bytes) {
-    const std::size_t rounded = (bytes + 4095) / 4096 * 4096;
-    m_data = static_cast<std::byte*>(std::aligned_alloc(4096, rounded));
-    m_size = m_data ? bytes : 0;
-}
-
 BufferArena::BufferArena(std::size_t count, std::size_t blockBytes) {
     constexpr std::size_t huge = 2 * kMiB;
     m_stride = (blockBytes + 4095) / 4096 * 4096;
@@ -99,19 +93,6 @@ BufferArena::BufferArena(std::size_t count, std::size_t blockBytes) {
 BufferArena::~BufferArena() {
     if (m_base) ::munmap(m_base, m_mapped);
 }
-
-AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& o) noexcept {
-    if (this != &o) {
-        std::free(m_data);
-        m_data = o.m_data;
-        m_size = o.m_size;
-        o.m_data = nullptr;
-        o.m_size = 0;
-    }
-    return *this;
-}
-
-AlignedBuffer::~AlignedBuffer() { std::free(m_data); }
 
 static inline std::uint64_t patternWord(std::uint64_t wordIndex) {
     // A multiplicative hash of the offset, with every byte forced non-zero.
@@ -193,8 +174,9 @@ Status IoTarget::layOut(const std::function<void(double)>& progress, ProbeExit& 
     // Past RLIMIT_FSIZE the kernel sends SIGXFSZ, which kills by default; EFBIG is what we want.
     std::signal(SIGXFSZ, SIG_IGN);
     const std::size_t chunk = 8 * kMiB;
-    AlignedBuffer buffer(chunk);
-    if (!buffer) return Error{"cannot allocate 8 MiB to write the scratch file"};
+    BufferArena arena(1, chunk);
+    if (!arena) return Error{"cannot allocate 8 MiB to write the scratch file"};
+    std::byte* const data = arena.at(0);
     std::uint64_t offset = 0;
     int lastReport = -1;
     while (offset < m_size) {
@@ -203,10 +185,10 @@ Status IoTarget::layOut(const std::function<void(double)>& progress, ProbeExit& 
             return Error{stopMessage()};
         }
         const std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, m_size - offset));
-        fillPattern(buffer.data(), len, offset);
+        fillPattern(data, len, offset);
         std::size_t done = 0;
         while (done < len) {
-            const ssize_t n = ::pwrite(m_fd, buffer.data() + done, len - done, static_cast<off_t>(offset + done));
+            const ssize_t n = ::pwrite(m_fd, data + done, len - done, static_cast<off_t>(offset + done));
             if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
                 if (stopRequested()) break;
                 continue;

@@ -74,30 +74,6 @@ void fillPattern(std::byte* buffer, std::size_t length, std::uint64_t fileOffset
 // Index of the first byte that differs from the pattern, or `length` when all match.
 std::size_t firstPatternMismatch(const std::byte* buffer, std::size_t length, std::uint64_t fileOffset);
 
-// Memory aligned for O_DIRECT (4 KiB), freed on destruction.
-class AlignedBuffer {
-public:
-    AlignedBuffer() = default;
-    explicit AlignedBuffer(std::size_t bytes);
-    AlignedBuffer(AlignedBuffer&& o) noexcept : m_data(o.m_data), m_size(o.m_size) { o.m_data = nullptr; o.m_size = 0; }
-    AlignedBuffer& operator=(AlignedBuffer&& o) noexcept;
-    AlignedBuffer(const AlignedBuffer&) = delete;
-    AlignedBuffer& operator=(const AlignedBuffer&) = delete;
-    ~AlignedBuffer();
-    std::byte* data() const { return m_data; }
-    std::size_t size() const { return m_size; }
-    explicit operator bool() const { return m_data != nullptr; }
-    // Gives the memory up without freeing it (the kernel may still write into it).
-    std::byte* release() {
-        m_size = 0;
-        return std::exchange(m_data, nullptr);
-    }
-
-private:
-    std::byte* m_data = nullptr;
-    std::size_t m_size = 0;
-};
-
 // The I/O buffers of one setting, `count` blocks in one 2 MiB-aligned region with transparent
 // huge pages asked for and every page touched up front. The surprise this avoids: a block made of
 // scattered 4 KiB pages needs a segment per page, and past the device's segment limit (254 on
