@@ -19,8 +19,7 @@ void BreakevenChart::refill() {
     const double inf = std::numeric_limits<double>::infinity();
     setAxes(r.scenario.lengths.log, tr("Prompt length N (tokens)"),
             tr("Break-even bandwidth B* (GB/s)"), true);
-    chart()->setTitle(
-        tr("Break-even bandwidth for a fully cached prompt · %1").arg(describeScenario(r)));
+    setTitles(tr("Break-even bandwidth for a fully cached prompt"), describeScenario(r));
     beginRefill();
 
     double lo = inf, hi = 0;

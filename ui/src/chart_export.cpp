@@ -111,7 +111,7 @@ Status exportChart(const ChartView& chart, const QString& path, QSize size, int 
         svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setResolution(dpi);
         svg.setTitle(chart.title());
-        svg.setDescription(chart.chart()->title());
+        svg.setDescription(chart.plainTitle());
         if (!p.begin(&svg)) return fail(QStringLiteral("cannot write %1").arg(path));
         paintChart(*copy, p, size);
         p.end();
@@ -122,7 +122,7 @@ Status exportChart(const ChartView& chart, const QString& path, QSize size, int 
     pdf.setResolution(72);
     pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
     pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-    pdf.setTitle(chart.chart()->title());
+    pdf.setTitle(chart.plainTitle());
     pdf.setCreator(QStringLiteral("kvbe"));
     if (!p.begin(&pdf)) return fail(QStringLiteral("cannot write %1").arg(path));
     paintChart(*copy, p, size);

@@ -160,6 +160,13 @@ QColor ChartView::ghost(QColor c) const {
     return c;
 }
 
+void ChartView::setTitles(const QString& headline, const QString& detail) {
+    m_plainTitle = headline + QStringLiteral(" · ") + detail;
+    // The title item takes rich text: the scenario goes on a second, lighter line.
+    chart()->setTitle(QStringLiteral("%1<br><span style=\"font-weight:normal\">%2</span>")
+                          .arg(headline.toHtmlEscaped(), detail.toHtmlEscaped()));
+}
+
 // ---- axes and ranges
 
 void ChartView::setAxes(bool logXAxis, const QString& xTitle, const QString& yTitle,
@@ -511,31 +518,72 @@ void ChartView::copyStateFrom(const ChartView& other) {
     connectMarkers();
 }
 
+namespace {
+QRectF placed(QPointF p, QSizeF b, Qt::Alignment a, double gap = 3) {
+    double x = p.x(), y = p.y();
+    if (a & Qt::AlignLeft)
+        x -= b.width() + gap;
+    else if (a & Qt::AlignHCenter)
+        x -= b.width() / 2;
+    else
+        x += gap;
+    if (a & Qt::AlignTop)
+        y -= b.height() + gap / 3;
+    else if (a & Qt::AlignVCenter)
+        y -= b.height() / 2;
+    else
+        y += gap / 3;
+    return QRectF(QPointF(x, y), b);
+}
+} // namespace
+
 void ChartView::layoutOverlays() {
     if (!m_x) return;
     const QRectF plot = chart()->plotArea();
+    std::vector<QRectF> taken;
+    std::vector<std::pair<QPointF, Label*>> automatic;
     for (auto it = m_labels.begin(); it != m_labels.end(); ++it) {
         Label& l = it.value();
         QPointF p =
             toPixel(QPointF(std::isinf(l.value.x()) ? axisMin(m_x) : l.value.x(), l.value.y()));
         if (std::isinf(l.value.x())) p.setX(l.value.x() > 0 ? plot.right() - 4 : plot.left() + 4);
-        const QRectF b = l.item->boundingRect();
-        double x = p.x(), y = p.y();
-        if (l.align & Qt::AlignLeft)
-            x -= b.width() + 3;
-        else if (l.align & Qt::AlignHCenter)
-            x -= b.width() / 2;
-        else
-            x += 3;
-        if (l.align & Qt::AlignTop)
-            y -= b.height() + 1;
-        else if (l.align & Qt::AlignVCenter)
-            y -= b.height() / 2;
-        else
-            y += 1;
-        l.item->setPos(x, y);
-        l.item->setVisible(plot.adjusted(-2, -2, 2, 2).contains(p) && std::isfinite(p.y()) &&
-                           !isSeriesHidden(it.key()));
+        const bool shown = plot.adjusted(-2, -2, 2, 2).contains(p) && std::isfinite(p.y()) &&
+                           !isSeriesHidden(it.key());
+        l.item->setVisible(shown);
+        if (!shown) continue;
+        if (l.align == Qt::Alignment()) {
+            automatic.emplace_back(p, &l);
+            taken.emplace_back(p - QPointF(5, 5), QSizeF(10, 10)); // its own marker
+            continue;
+        }
+        const QRectF r = placed(p, l.item->boundingRect().size(), l.align);
+        l.item->setPos(r.topLeft());
+        taken.push_back(r);
+    }
+    // Labels without a fixed side take the first place around their point that is free of
+    // other labels and markers, left to right, so neighbours of similar size stay readable.
+    std::sort(automatic.begin(), automatic.end(),
+              [](const auto& a, const auto& b) { return a.first.x() < b.first.x(); });
+    static const Qt::Alignment around[] = {
+        Qt::AlignHCenter | Qt::AlignTop,   Qt::AlignHCenter | Qt::AlignBottom,
+        Qt::AlignRight | Qt::AlignVCenter, Qt::AlignLeft | Qt::AlignVCenter,
+        Qt::AlignRight | Qt::AlignTop,     Qt::AlignLeft | Qt::AlignBottom,
+        Qt::AlignRight | Qt::AlignBottom,  Qt::AlignLeft | Qt::AlignTop};
+    for (auto& [p, l] : automatic) {
+        const QSizeF size = l->item->boundingRect().size();
+        QRectF best = placed(p, size, around[0], 15);
+        for (Qt::Alignment a : around) {
+            const QRectF r = placed(p, size, a, 15);
+            const bool free =
+                plot.contains(r) && std::none_of(taken.begin(), taken.end(),
+                                                 [&](const QRectF& t) { return t.intersects(r); });
+            if (free) {
+                best = r;
+                break;
+            }
+        }
+        l->item->setPos(best.topLeft());
+        taken.push_back(best);
     }
 }
 

@@ -18,8 +18,7 @@ void FractionChart::refill() {
     const CurveSet& c = r.curves;
     setAxes(r.scenario.lengths.log, tr("Prompt length N (tokens)"),
             tr("Minimum cached fraction f* (share of the prompt)"), false);
-    chart()->setTitle(
-        tr("Smallest cached share for a hit to pay off · %1").arg(describeScenario(r)));
+    setTitles(tr("Smallest cached share for a hit to pay off"), describeScenario(r));
     beginRefill();
     const double xMin = c.tokens.front(), xMax = c.tokens.back();
 

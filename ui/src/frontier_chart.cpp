@@ -56,15 +56,15 @@ void FrontierChart::refill() {
     beginRefill();
     if (t < 0) {
         m_image = QImage();
-        chart()->setTitle(tr("Frontier map: add a tier to see it"));
+        setTitles(tr("Frontier map: add a tier to see it"), describeScenario(r));
         endRefill();
         setHomeRange(r.curves.tokens.front(), r.curves.tokens.back(), 0, 1);
         return;
     }
     const FrontierGrid& g = r.frontier[size_t(t)];
     const QString name = QString::fromStdString(r.eval->tiers[size_t(t)].name);
-    chart()->setTitle(tr("Speedup of a hit from %1 (green: load wins, red: recompute wins) · %2")
-                          .arg(name, describeScenario(r)));
+    setTitles(tr("Speedup of a hit from %1 (green: load wins, red: recompute wins)").arg(name),
+              describeScenario(r));
     const int w = int(g.tokens.size()), h = int(g.fractions.size());
     m_image = QImage(w, h, QImage::Format_RGB32);
     for (int j = 0; j < h; ++j) {

@@ -136,6 +136,8 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
         }
     });
 
+    // The pin list needs a few rows; the scenario panel gets the height (until a saved layout).
+    resizeDocks({m_panelDock, m_pinDock}, {700, 160}, Qt::Vertical);
     restoreSettings();
 }
 

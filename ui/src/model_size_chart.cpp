@@ -25,8 +25,9 @@ void ModelSizeChart::refill() {
         true, tr("Parameters (billions, total)"),
         tr("B* at N = %1 (GB/s)").arg(QString::fromStdString(formatTokens(r.scenario.sweepTokens))),
         true);
-    chart()->setTitle(tr("Bigger models need less bandwidth · B* at %1 · %2")
-                          .arg(tokensText(r.scenario.sweepTokens), describeScenario(r)));
+    setTitles(
+        tr("Bigger models need less bandwidth: B* at %1").arg(tokensText(r.scenario.sweepTokens)),
+        describeScenario(r));
     beginRefill();
     double xLo = inf, xHi = 0, yLo = inf, yHi = 0;
     auto extend = [&](QPointF p) {
@@ -46,24 +47,16 @@ void ModelSizeChart::refill() {
             ->replace(pts);
     }
 
-    // Labels go round the point (above, below, right, left) in order of size, so neighbours
-    // of similar size rarely collide.
-    static const Qt::Alignment around[] = {
-        Qt::AlignHCenter | Qt::AlignTop, Qt::AlignHCenter | Qt::AlignBottom,
-        Qt::AlignRight | Qt::AlignVCenter, Qt::AlignLeft | Qt::AlignVCenter};
     std::vector<const SweepPoint*> order;
     for (const auto& sp : r.sweep)
         if (sp.breakevenBandwidth) order.push_back(&sp);
-    std::sort(order.begin(), order.end(), [](const SweepPoint* a, const SweepPoint* b) {
-        return a->paramsTotal < b->paramsTotal;
-    });
     QList<QPointF> pts;
     for (size_t i = 0; i < order.size(); ++i) {
         const QPointF p(order[i]->paramsTotal * billions, *order[i]->breakevenBandwidth * GB);
         pts.append(p);
         extend(p);
         label(QStringLiteral("models/%1/label").arg(QString::fromStdString(order[i]->id)),
-              shortName(order[i]->id), p, textColor(), around[i % 4]);
+              shortName(order[i]->id), p, textColor(), Qt::Alignment());
     }
     scatter(QStringLiteral("models"), tr("models (presets and loaded)"), QColor("#457b9d"), 11)
         ->replace(pts);

@@ -23,9 +23,9 @@ void TtftChart::refill() {
         for (double v : tc.speedup)
             if (std::isfinite(v)) maxSpeedup = std::max(maxSpeedup, v);
     setSecondaryAxis(tr("Speedup of a hit (×), dotted"), 0, std::ceil(maxSpeedup * 1.1));
-    chart()->setTitle(tr("Time to first token, %1 % of the prompt cached · %2")
-                          .arg(c.cachedFraction * 100, 0, 'f', 0)
-                          .arg(describeScenario(r)));
+    setTitles(
+        tr("Time to first token, %1 % of the prompt cached").arg(c.cachedFraction * 100, 0, 'f', 0),
+        describeScenario(r));
     beginRefill();
     double lo = std::numeric_limits<double>::infinity(), hi = 0;
     auto extend = [&](const std::vector<double>& v) {

@@ -42,6 +42,8 @@ class ChartView : public QChartView {
 
     void setResults(ResultPtr current, std::vector<ResultPtr> pins);
     const ResultPtr& current() const { return m_current; }
+    // "headline · scenario", for file metadata (the chart shows them on two lines).
+    const QString& plainTitle() const { return m_plainTitle; }
     const std::vector<ResultPtr>& pins() const { return m_pins; }
 
     void setChartStyle(ChartStyle style);
@@ -88,10 +90,12 @@ class ChartView : public QChartView {
     QScatterSeries* scatter(const QString& key, const QString& name, QColor color, qreal size,
                             bool inLegend = true);
     QAreaSeries* area(const QString& key, const QString& name, QColor color, bool inLegend = false);
-    // A text pinned to a data point; hidden when the point leaves the plot.
+    // A text pinned to a data point; hidden when the point leaves the plot. With no alignment
+    // it takes a free place around the point.
     void label(const QString& key, const QString& text, QPointF value, QColor color,
                Qt::Alignment align = Qt::AlignRight | Qt::AlignTop);
 
+    void setTitles(const QString& headline, const QString& detail);
     void setAxes(bool logX, const QString& xTitle, const QString& yTitle, bool logYDefault);
     void setSecondaryAxis(const QString& title, double min, double max); // empty title: none
     // The range that fits the data; applied unless the user has zoomed.
@@ -129,6 +133,7 @@ class ChartView : public QChartView {
     void updateCrosshair(QPointF pos);
     void hideCrosshair();
 
+    QString m_plainTitle;
     QHash<QString, QAbstractSeries*> m_series;
     QSet<QAbstractSeries*> m_secondary;
     QSet<QString> m_outOfLegend;
