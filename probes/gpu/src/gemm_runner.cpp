@@ -41,8 +41,9 @@ GemmRunner::~GemmRunner() {
     if (m_handle) cublasLtDestroy(static_cast<cublasLtHandle_t>(m_handle));
 }
 
-Result<GemmRunner::Plan*> GemmRunner::plan(std::int64_t m, std::int64_t n, std::int64_t k) {
-    const auto key = std::make_tuple(m, n, k);
+Result<GemmRunner::Plan*> GemmRunner::plan(std::int64_t m, std::int64_t n, std::int64_t k,
+                                           std::uint32_t alignment) {
+    const auto key = std::make_tuple(m, n, k, alignment);
     if (auto it = m_plans.find(key); it != m_plans.end()) return it->second.get();
     auto p = std::make_unique<Plan>();
     cublasStatus_t s = cublasLtMatmulDescCreate(&p->desc, CUBLAS_COMPUTE_32F, CUDA_R_32F);
@@ -62,6 +63,11 @@ Result<GemmRunner::Plan*> GemmRunner::plan(std::int64_t m, std::int64_t n, std::
     if ((s = cublasLtMatmulPreferenceCreate(&pref)) != CUBLAS_STATUS_SUCCESS) return lt("preference", s);
     cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                          &m_workspaceBytes, sizeof m_workspaceBytes);
+    // The heuristic assumes 256-byte aligned operands unless told otherwise; MoE experts and
+    // odd widths start at rows that are only 16-byte aligned.
+    for (auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+        cublasLtMatmulPreferenceSetAttribute(pref, attr, &alignment, sizeof alignment);
     cublasLtMatmulHeuristicResult_t result{};
     int found = 0;
     s = cublasLtMatmulAlgoGetHeuristic(static_cast<cublasLtHandle_t>(m_handle), p->desc, p->aLayout,
@@ -80,7 +86,12 @@ Result<GemmRunner::Plan*> GemmRunner::plan(std::int64_t m, std::int64_t n, std::
 Status GemmRunner::run(const void* a, const void* w, void* c, std::int64_t m, std::int64_t n,
                        std::int64_t k, cudaStream_t stream) {
     if (m <= 0 || n <= 0 || k <= 0) return Ok{};
-    auto p = plan(m, n, k);
+    // The largest power of two (up to 256) that divides every operand's address.
+    const auto bits = reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(w) |
+                      reinterpret_cast<std::uintptr_t>(c) | std::uintptr_t(256);
+    const auto alignment = static_cast<std::uint32_t>(bits & (~bits + 1));
+    if (alignment < 2) return Error{"GEMM operands must be at least 2-byte aligned (BF16)"};
+    auto p = plan(m, n, k, alignment);
     if (!p) return p.error();
     const float alpha = 1.0f, beta = 0.0f;
     const cublasStatus_t s = cublasLtMatmul(static_cast<cublasLtHandle_t>(m_handle), (*p)->desc,

@@ -21,20 +21,20 @@ public:
     GemmRunner(const GemmRunner&) = delete;
     GemmRunner& operator=(const GemmRunner&) = delete;
 
-    // Queues one GEMM on `stream`. The algorithm for each (m, n, k) is chosen once by the
-    // cuBLASLt heuristic and reused.
+    // Queues one GEMM on `stream`. The algorithm for each (m, n, k, pointer alignment) is chosen
+    // once by the cuBLASLt heuristic and reused.
     Status run(const void* a, const void* w, void* c, std::int64_t m, std::int64_t n,
                std::int64_t k, cudaStream_t stream);
 
 private:
     GemmRunner() = default;
     struct Plan;
-    Result<Plan*> plan(std::int64_t m, std::int64_t n, std::int64_t k);
+    Result<Plan*> plan(std::int64_t m, std::int64_t n, std::int64_t k, std::uint32_t alignment);
 
     void* m_handle = nullptr; // cublasLtHandle_t
     void* m_workspace = nullptr;
     std::size_t m_workspaceBytes = 0;
-    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::unique_ptr<Plan>> m_plans;
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::uint32_t>, std::unique_ptr<Plan>> m_plans;
 };
 
 } // namespace kvbe::gpu

@@ -107,9 +107,7 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options, prob
     params["gpu"] = deviceJson(*dev, nvml);
     sink.begin(key(), params);
 
-    auto runner = PrefillRunner::create(*plan, longest);
-    if (!runner) return failWith(sink, ProbeExit::CannotRun, runner.message());
-
+    // The GEMM peak first, so that its operands are freed before the layer is allocated.
     double gemmPeak = s.gemmPeakTflops.value_or(0);
     std::string gemmPeakSource = "given with --gemm-peak-tflops";
     if (!s.gemmPeakTflops) {
@@ -124,6 +122,9 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options, prob
         gemmPeak = t->medianTflops;
         gemmPeakSource = "measured here, 8192³ cuBLASLt BF16";
     }
+
+    auto runner = PrefillRunner::create(*plan, longest);
+    if (!runner) return failWith(sink, ProbeExit::CannotRun, runner.message());
 
     probes::TextTable table;
     table.title = model->id + ": prefill on " + dev->name + " (one synthetic layer per kind, × layers)";
