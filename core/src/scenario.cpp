@@ -1,5 +1,6 @@
 #include "kvbe/scenario.h"
 
+#include "kvbe/json_fields.h"
 #include "kvbe/json_text.h"
 
 #include <cmath>
@@ -10,78 +11,12 @@ using nlohmann::json;
 
 namespace {
 
-struct ScenarioError {
-    std::string message;
-};
-
-class Reader {
-public:
-    Reader(const json& j, std::string source) : m_j(j), m_source(std::move(source)) {}
-
-    [[noreturn]] void fail(const std::string& field, const std::string& expected, const json* got) const {
-        std::string msg = m_source + ": field '" + field + "'";
-        if (got) {
-            std::string shown = got->dump();
-            if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
-            msg += " is " + jsonTypeName(*got) + (got->is_primitive() && !got->is_null() ? " (" + shown + ")" : "");
-        } else {
-            msg += " is missing";
-        }
-        throw ScenarioError{msg + "; expected " + expected};
-    }
-
-    std::optional<double> number(const json& obj, const std::string& key, const std::string& path,
-                                 double min, double max, const std::string& expected) const {
-        if (!obj.contains(key) || obj[key].is_null()) return std::nullopt;
-        const auto& v = obj[key];
-        if (!v.is_number()) fail(path, expected, &v);
-        const double d = v.get<double>();
-        if (!std::isfinite(d) || d < min || d > max) fail(path, expected, &v);
-        return d;
-    }
-    std::optional<std::string> string(const json& obj, const std::string& key, const std::string& path) const {
-        if (!obj.contains(key) || obj[key].is_null()) return std::nullopt;
-        if (!obj[key].is_string()) fail(path, "a string", &obj[key]);
-        return obj[key].get<std::string>();
-    }
-    std::optional<bool> boolean(const json& obj, const std::string& key, const std::string& path) const {
-        if (!obj.contains(key) || obj[key].is_null()) return std::nullopt;
-        if (!obj[key].is_boolean()) fail(path, "true or false", &obj[key]);
-        return obj[key].get<bool>();
-    }
-    std::vector<std::pair<double, double>> pairs(const json& obj, const std::string& key,
-                                                 const std::string& path, const std::string& what) const {
-        std::vector<std::pair<double, double>> out;
-        if (!obj.contains(key) || obj[key].is_null()) return out;
-        const auto& a = obj[key];
-        if (!a.is_array()) fail(path, "an array of [" + what + "] pairs", &a);
-        for (size_t i = 0; i < a.size(); ++i) {
-            const auto& p = a[i];
-            const std::string at = path + "[" + std::to_string(i) + "]";
-            if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number())
-                fail(at, "a pair [" + what + "] of numbers", &p);
-            const double x = p[0].get<double>(), y = p[1].get<double>();
-            if (!std::isfinite(x) || !std::isfinite(y) || x <= 0 || y <= 0)
-                fail(at, "a pair [" + what + "] of positive numbers", &p);
-            out.emplace_back(x, y);
-        }
-        return out;
-    }
-
-    const json& root() const { return m_j; }
-    const std::string& source() const { return m_source; }
-
-private:
-    const json& m_j;
-    std::string m_source;
-};
-
-Scenario parse(const Reader& r, const Presets& presets) {
+Scenario parse(const FieldReader& r, const Presets& presets) {
     const json& j = r.root();
     if (!j.is_object()) r.fail("(top level)", "a scenario object", &j);
     if (!j.contains("kvbe_scenario")) {
         if (j.contains("num_hidden_layers") || j.contains("architectures"))
-            throw ScenarioError{r.source() + ": this is a model config.json, not a scenario; "
+            throw FieldError{r.source() + ": this is a model config.json, not a scenario; "
                                              "pass it with --model"};
         r.fail("kvbe_scenario", "the format version, 1", nullptr);
     }
@@ -89,7 +24,7 @@ Scenario parse(const Reader& r, const Presets& presets) {
         r.fail("kvbe_scenario", "the format version, 1", &j["kvbe_scenario"]);
     const auto version = j["kvbe_scenario"].get<long long>();
     if (version > kScenarioVersion || version < 1)
-        throw ScenarioError{r.source() + ": scenario format version " + std::to_string(version) +
+        throw FieldError{r.source() + ": scenario format version " + std::to_string(version) +
                             "; this kvbe reads version " + std::to_string(kScenarioVersion) +
                             (version > kScenarioVersion ? " (the file is from a newer kvbe)" : "")};
 
@@ -99,7 +34,7 @@ Scenario parse(const Reader& r, const Presets& presets) {
     s.paramsOverride = r.number(j, "params", "params", 1, 1e16, "a positive parameter count");
     if (auto g = r.string(j, "gpu", "gpu")) {
         if (!g->empty() && !presets.findGpu(*g))
-            throw ScenarioError{r.source() + ": field 'gpu' is \"" + *g + "\"; expected one of " +
+            throw FieldError{r.source() + ": field 'gpu' is \"" + *g + "\"; expected one of " +
                                 presets.gpuKeys() + ", or \"\" with peak_tflops"};
         s.gpu = *g;
     }
@@ -143,7 +78,7 @@ Scenario parse(const Reader& r, const Presets& presets) {
             if (auto key = r.string(t, "preset", at + ".preset")) {
                 const auto* spec = presets.findTier(*key);
                 if (!spec)
-                    throw ScenarioError{r.source() + ": field '" + at + ".preset' is \"" + *key +
+                    throw FieldError{r.source() + ": field '" + at + ".preset' is \"" + *key +
                                         "\"; expected one of " + presets.tierKeys()};
                 tc = tierFromPreset(*spec);
             }
@@ -181,7 +116,7 @@ Scenario parse(const Reader& r, const Presets& presets) {
         }
         s.lengths.log = r.boolean(l, "log", "lengths.log").value_or(s.lengths.log);
         if (s.lengths.maxTokens <= s.lengths.minTokens)
-            throw ScenarioError{r.source() + ": lengths.max must be more than lengths.min"};
+            throw FieldError{r.source() + ": lengths.max must be more than lengths.min"};
     }
     if (auto v = r.number(j, "sweep_tokens", "sweep_tokens", 1, 1e9, "tokens, at least 1")) s.sweepTokens = *v;
     return s;
@@ -210,8 +145,8 @@ Result<Scenario> scenarioFromJson(std::string_view text, const std::string& sour
     auto j = parseJsonText(text, source);
     if (!j) return j.error();
     try {
-        return parse(Reader(*j, source), presets);
-    } catch (const ScenarioError& e) {
+        return parse(FieldReader(*j, source), presets);
+    } catch (const FieldError& e) {
         return Error{e.message};
     } catch (const json::exception& e) {
         return Error{source + ": unexpected content (" + std::string(e.what()) + ")"};
