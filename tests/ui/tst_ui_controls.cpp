@@ -13,6 +13,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QLegendMarker>
 #include <QLineEdit>
 #include <QMimeData>
 #include <QScatterSeries>
@@ -284,6 +285,14 @@ class TestUiControls : public QObject {
         c->setSeriesHidden("tier/0/level", true);
         QVERIFY(!c->seriesByKey("tier/0/level")->isVisible());
         QVERIFY(!c->areaByKey("tier/0/win")->isVisible());
+        // Its legend entry stays, so a second click can bring it back.
+        const auto markers = c->chart()->legend()->markers(c->seriesByKey("tier/0/level"));
+        QCOMPARE(markers.size(), 1);
+        QVERIFY(markers.front()->isVisible());
+        emit markers.front()->clicked();
+        QVERIFY(c->seriesByKey("tier/0/level")->isVisible());
+        emit markers.front()->clicked();
+        QVERIFY(!c->seriesByKey("tier/0/level")->isVisible());
         const QRectF home = c->visibleRange();
         c->zoomBy(2, QPointF(4096, 8));
         QVERIFY(c->isZoomed());

@@ -59,8 +59,7 @@ void BreakevenChart::refill() {
         QAreaSeries* win = area(g + "win", tr("%1 wins").arg(name), fill);
         win->upperSeries()->replace(upper);
         win->lowerSeries()->replace(lower);
-        line(g + "level", tr("%1, %2 GB/s").arg(name).arg(b, 0, 'g', 3), col, 2.5)
-            ->replace(QList<QPointF>{{xMin, b}, {xMax, b}});
+        line(g + "level", name, col, 2.5)->replace(QList<QPointF>{{xMin, b}, {xMax, b}});
         auto withFixed = toPoints(c.tokens, tc.breakevenBandwidth, GB);
         line(g + "bstar", tr("%1: B* with %2 ms fixed cost").arg(name).arg(tc.tier.tFixedS * 1e3),
              col, 1.5, Qt::DotLine, false)

@@ -33,13 +33,42 @@ double axisMax(const QAbstractAxis* a) {
     return 1;
 }
 
+// QLogValueAxis labels only powers of its base: over a decade or two, base 10 leaves one label,
+// so shorter ranges count in doublings (256, 512, 1024 …), and a zoom narrower than a few
+// doublings gets a base of its own so that some five labels remain.
+void tuneLogBase(QLogValueAxis* l) {
+    const double ratio = l->max() / l->min();
+    if (!(ratio > 1) || !std::isfinite(ratio)) return;
+    double base = 10;
+    if (ratio < 4)
+        base = std::max(1.001, std::pow(ratio, 1.0 / 5));
+    else if (std::log2(ratio) <= 11)
+        base = 2;
+    if (base == l->base()) return;
+    l->setBase(base);
+    l->setMinorTickCount(base == 10 ? 8 : 0);
+    // Labels between doublings need their decimals.
+    l->setLabelFormat(base < 2 ? "%.4g" : l->property("kvbeFormat").toByteArray().constData());
+}
+
+void setAxisRange(QAbstractAxis* a, double min, double max) {
+    if (auto* l = qobject_cast<QLogValueAxis*>(a)) {
+        l->setRange(min, max);
+    } else if (auto* v = qobject_cast<QValueAxis*>(a)) {
+        v->setRange(min, max);
+        v->applyNiceNumbers();
+    }
+}
 QAbstractAxis* makeAxis(bool log, const QString& title, const char* logFormat) {
     QAbstractAxis* axis;
     if (log) {
         auto* l = new QLogValueAxis;
         l->setBase(10);
         l->setLabelFormat(logFormat);
+        l->setProperty("kvbeFormat", QByteArray(logFormat));
         l->setMinorTickCount(8);
+        // Every range change (data, zoom, pan) picks the base that keeps labels on screen.
+        QObject::connect(l, &QLogValueAxis::rangeChanged, l, [l] { tuneLogBase(l); });
         axis = l;
     } else {
         auto* v = new QValueAxis;
@@ -51,19 +80,6 @@ QAbstractAxis* makeAxis(bool log, const QString& title, const char* logFormat) {
     return axis;
 }
 
-// QLogValueAxis labels only powers of its base: over a range of a decade or two, base 10 leaves
-// one label, so shorter ranges count in doublings (256, 512, 1024 …) instead.
-void setAxisRange(QAbstractAxis* a, double min, double max) {
-    if (auto* l = qobject_cast<QLogValueAxis*>(a)) {
-        const bool doublings = std::log2(max / min) <= 11;
-        l->setBase(doublings ? 2 : 10);
-        l->setMinorTickCount(doublings ? 0 : 8);
-        l->setRange(min, max);
-    } else if (auto* v = qobject_cast<QValueAxis*>(a)) {
-        v->setRange(min, max);
-        v->applyNiceNumbers();
-    }
-}
 } // namespace
 
 ChartView::ChartView(QWidget* parent) : QChartView(parent) {
@@ -392,6 +408,9 @@ void ChartView::endRefill() {
 }
 
 void ChartView::connectMarkers() {
+    // Series first: hiding a series hides its marker, which is then shown again below.
+    for (auto it = m_series.cbegin(); it != m_series.cend(); ++it)
+        it.value()->setVisible(!isSeriesHidden(it.key()));
     for (auto* m : chart()->legend()->markers()) {
         QAbstractSeries* s = m->series();
         const QString key = s->objectName();
@@ -411,8 +430,6 @@ void ChartView::connectMarkers() {
                     [this, key] { setSeriesHidden(key, !isSeriesHidden(key)); });
         }
     }
-    for (auto it = m_series.cbegin(); it != m_series.cend(); ++it)
-        it.value()->setVisible(!isSeriesHidden(it.key()));
     for (auto it = m_labels.cbegin(); it != m_labels.cend(); ++it)
         if (isSeriesHidden(it.key())) it->item->setVisible(false);
 }

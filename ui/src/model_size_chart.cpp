@@ -81,8 +81,7 @@ void ModelSizeChart::refill() {
         const double b = tier.bandwidthBps * GB;
         const QString g = QStringLiteral("tier/%1/").arg(t);
         const QString name = QString::fromStdString(tier.name);
-        line(g + "level", tr("%1, %2 GB/s").arg(name).arg(b, 0, 'g', 3), col, 2.5)
-            ->replace(QList<QPointF>{{xLo, b}, {xHi, b}});
+        line(g + "level", name, col, 2.5)->replace(QList<QPointF>{{xLo, b}, {xHi, b}});
         label(g + "label", tr("%1 · %2 GB/s").arg(name).arg(b, 0, 'g', 3), QPointF(inf, b), col,
               Qt::AlignLeft | Qt::AlignTop);
         yLo = std::min(yLo, b), yHi = std::max(yHi, b);

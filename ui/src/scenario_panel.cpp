@@ -85,7 +85,7 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     auto* tpRow = new QHBoxLayout;
     m_tp = new QSpinBox(gpuBox);
     m_tp->setRange(1, 1024);
-    m_tp->setSuffix(tr(" GPUs"));
+    m_tp->setSuffix(tr(" GPU(s)"));
     m_sharedPath = new QCheckBox(tr("share one storage path"), gpuBox);
     m_sharedPath->setToolTip(tr("The GPUs share one path to storage, so each sees B / TP"));
     tpRow->addWidget(m_tp);
