@@ -25,7 +25,8 @@ namespace {
 using namespace kvbe::probes;
 
 struct ProbeFlags {
-    std::string dir, file, device, fileSize, blockSizes, queueDepths, duration = "5s", engine = "auto";
+    std::string dir, file, device, fileSize, blockSizes, queueDepths, duration = "5s",
+                                                                      engine = "auto";
     std::string model, pattern = "random", bufferSize = "1GiB", threads, format = "table";
     bool buffered = false;
 };
@@ -33,11 +34,13 @@ struct ProbeFlags {
 Result<std::uint64_t> wholeBytes(const std::string& text, const std::string& flag) {
     auto v = parseBytes(text);
     if (!v) return Error{flag + " " + v.message()};
-    if (*v != std::floor(*v) || *v < 1) return Error{flag + " " + text + ": expected a whole number of bytes, e.g. 1MiB"};
+    if (*v != std::floor(*v) || *v < 1)
+        return Error{flag + " " + text + ": expected a whole number of bytes, e.g. 1MiB"};
     return static_cast<std::uint64_t>(*v);
 }
 
-Result<std::vector<int>> intList(const std::string& text, const std::string& flag, const std::string& expected) {
+Result<std::vector<int>> intList(const std::string& text, const std::string& flag,
+                                 const std::string& expected) {
     std::vector<int> out;
     size_t start = 0;
     while (start <= text.size()) {
@@ -72,12 +75,15 @@ Result<ProbeOptions> toOptions(const ProbeFlags& f) {
         auto list = parseByteList(f.blockSizes);
         if (!list) return Error{"--block-sizes " + list.message()};
         for (double b : *list) {
-            if (b != std::floor(b)) return Error{"--block-sizes: " + std::to_string(b) + " is not a whole number of bytes"};
+            if (b != std::floor(b))
+                return Error{"--block-sizes: " + std::to_string(b) +
+                             " is not a whole number of bytes"};
             o.blockSizes.push_back(static_cast<std::uint64_t>(b));
         }
     }
     if (!f.queueDepths.empty()) {
-        auto list = intList(f.queueDepths, "--queue-depths", "queue depths from 1 to 1024, e.g. 1,32");
+        auto list =
+            intList(f.queueDepths, "--queue-depths", "queue depths from 1 to 1024, e.g. 1,32");
         if (!list) return list.error();
         o.queueDepths = *list;
     }
@@ -104,8 +110,10 @@ int runProbe(const std::string& key, const ProbeFlags& flags) {
     }
     auto probe = makeProbe(key);
     std::unique_ptr<ProbeSink> sink;
-    if (flags.format == "jsonl") sink = std::make_unique<JsonlSink>(std::cout, key);
-    else sink = std::make_unique<TableSink>(std::cout, isatty(STDERR_FILENO) ? &std::cerr : nullptr);
+    if (flags.format == "jsonl")
+        sink = std::make_unique<JsonlSink>(std::cout, key);
+    else
+        sink = std::make_unique<TableSink>(std::cout, isatty(STDERR_FILENO) ? &std::cerr : nullptr);
 
     installStopHandlers();
     // A stop must end the process within half a second even if an I/O never returns: the
@@ -114,7 +122,8 @@ int runProbe(const std::string& key, const ProbeFlags& flags) {
     std::thread watchdog([&] {
         while (!finished.load()) {
             if (stopRequested()) {
-                for (int i = 0; i < 40 && !finished.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                for (int i = 0; i < 40 && !finished.load(); ++i)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(10));
                 if (!finished.load()) {
                     sink->error(stopMessage());
                     std::cerr << "kvbe-cli: " << stopMessage() << std::endl;
@@ -138,75 +147,112 @@ int runList(const std::string& format) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& p : makeProbes()) {
         const Status a = p->available();
-        list.push_back({{"key", p->key()}, {"description", p->description()}, {"available", a.ok()},
+        list.push_back({{"key", p->key()},
+                        {"description", p->description()},
+                        {"available", a.ok()},
                         {"why_not", a.ok() ? "" : a.message()}});
     }
     if (format == "json") {
-        std::cout << nlohmann::ordered_json{{"probes", list}, {"io_uring", uring}, {"io_uring_why_not", why}}.dump(2) << "\n";
+        std::cout << nlohmann::ordered_json{{"probes", list},
+                                            {"io_uring", uring},
+                                            {"io_uring_why_not", why}}
+                         .dump(2)
+                  << "\n";
         return kExitOk;
     }
     for (const auto& p : list)
         std::cout << p["key"].get<std::string>() << "  " << p["description"].get<std::string>()
-                  << (p["available"].get<bool>() ? "" : "  (unavailable: " + p["why_not"].get<std::string>() + ")") << "\n";
-    std::cout << "io_uring: " << (uring ? "available" : "unavailable, " + why + "; the drive probes use psync") << "\n";
+                  << (p["available"].get<bool>()
+                          ? ""
+                          : "  (unavailable: " + p["why_not"].get<std::string>() + ")")
+                  << "\n";
+    std::cout << "io_uring: "
+              << (uring ? "available" : "unavailable, " + why + "; the drive probes use psync")
+              << "\n";
     return kExitOk;
 }
 
-std::string footer(const std::string& memory) { return "\nMemory: " + memory + "\n" + exitCodeHelp(); }
+std::string footer(const std::string& memory) {
+    return "\nMemory: " + memory + "\n" + exitCodeHelp();
+}
 
 void addDriveOptions(CLI::App* sub, ProbeFlags& f, bool readable) {
-    CLI::Option* dir = sub->add_option("--dir", f.dir, "Make a scratch file in DIR (written fully with non-zero data first, removed on exit)");
+    CLI::Option* dir = sub->add_option(
+        "--dir", f.dir,
+        "Make a scratch file in DIR (written fully with non-zero data first, removed on exit)");
     if (readable) {
-        CLI::Option* file = sub->add_option("--file", f.file, "Read an existing file, read-only, never written");
-        CLI::Option* device = sub->add_option("--device", f.device, "Read a block device, read-only (devices are refused elsewhere)");
+        CLI::Option* file =
+            sub->add_option("--file", f.file, "Read an existing file, read-only, never written");
+        CLI::Option* device = sub->add_option(
+            "--device", f.device, "Read a block device, read-only (devices are refused elsewhere)");
         dir->excludes(file)->excludes(device);
         file->excludes(device);
     }
-    sub->add_option("--file-size", f.fileSize, "Scratch file size, e.g. 4GiB (default 4GiB; --dir only)");
+    sub->add_option("--file-size", f.fileSize,
+                    "Scratch file size, e.g. 4GiB (default 4GiB; --dir only)");
     sub->add_option("--block-sizes", f.blockSizes,
-                    "Block sizes, e.g. 128KiB,1MiB,28MiB (default 128KiB,1MiB,4MiB and the KV block of --model)");
-    sub->add_option("--queue-depths", f.queueDepths, "Queue depths, e.g. 1,32 (default 1,4,16,32,64)");
-    sub->add_option("--duration", f.duration, "Measured time per setting, split into 5 windows, after a warm-up of 20% (at most 1 s)");
-    sub->add_option("--engine", f.engine, "io_uring or psync (default: io_uring when it can run here, else psync, and says why)")
+                    "Block sizes, e.g. 128KiB,1MiB,28MiB (default 128KiB,1MiB,4MiB and the KV "
+                    "block of --model)");
+    sub->add_option("--queue-depths", f.queueDepths,
+                    "Queue depths, e.g. 1,32 (default 1,4,16,32,64)");
+    sub->add_option(
+        "--duration", f.duration,
+        "Measured time per setting, split into 5 windows, after a warm-up of 20% (at most 1 s)");
+    sub->add_option(
+           "--engine", f.engine,
+           "io_uring or psync (default: io_uring when it can run here, else psync, and says why)")
         ->check(CLI::IsMember({"auto", "io_uring", "psync"}));
-    sub->add_flag("--buffered", f.buffered, "Go through the page cache instead of O_DIRECT (labelled BUFFERED wherever shown)");
+    sub->add_flag(
+        "--buffered", f.buffered,
+        "Go through the page cache instead of O_DIRECT (labelled BUFFERED wherever shown)");
     sub->add_option("--pattern", f.pattern, "Offsets: random whole blocks (default) or sequential")
         ->check(CLI::IsMember({"random", "sequential"}));
-    sub->add_option("--model", f.model, "Model whose KV block (256 tokens × KV bytes per token) joins the block sizes "
-                                        "(default: the default scenario's, meta-llama/Llama-3.2-3B = 28 MiB)");
-    sub->add_option("--format", f.format, "table for people, jsonl for the GUI and scripts")->check(CLI::IsMember({"table", "jsonl"}));
+    sub->add_option("--model", f.model,
+                    "Model whose KV block (256 tokens × KV bytes per token) joins the block sizes "
+                    "(default: the default scenario's, meta-llama/Llama-3.2-3B = 28 MiB)");
+    sub->add_option("--format", f.format, "table for people, jsonl for the GUI and scripts")
+        ->check(CLI::IsMember({"table", "jsonl"}));
 }
 
 } // namespace
 
 void addProbeCommands(CLI::App& app, std::function<int()>& run) {
-    auto* probe = app.add_subcommand("probe", "Measure this machine: drive read/write bandwidth and host memcpy");
+    auto* probe = app.add_subcommand(
+        "probe", "Measure this machine: drive read/write bandwidth and host memcpy");
     probe->require_subcommand(1);
 
     auto read = std::make_shared<ProbeFlags>();
     auto* nvmeRead = probe->add_subcommand("nvme-read", NvmeProbe(false).description());
     addDriveOptions(nvmeRead, *read, true);
-    nvmeRead->footer(footer("queue depth × block size of I/O buffers, at most 64 × 28 MiB = 1.75 GiB with the defaults"));
+    nvmeRead->footer(footer("queue depth × block size of I/O buffers, at most 64 × 28 MiB = 1.75 "
+                            "GiB with the defaults"));
     nvmeRead->callback([read, &run] { run = [read] { return runProbe("nvme-read", *read); }; });
 
     auto write = std::make_shared<ProbeFlags>();
     auto* nvmeWrite = probe->add_subcommand("nvme-write", NvmeProbe(true).description());
     addDriveOptions(nvmeWrite, *write, false);
-    nvmeWrite->footer(footer("queue depth × block size of I/O buffers, at most 64 × 28 MiB = 1.75 GiB with the defaults"));
-    nvmeWrite->callback([write, &run] { run = [write] { return runProbe("nvme-write", *write); }; });
+    nvmeWrite->footer(footer("queue depth × block size of I/O buffers, at most 64 × 28 MiB = 1.75 "
+                             "GiB with the defaults"));
+    nvmeWrite->callback(
+        [write, &run] { run = [write] { return runProbe("nvme-write", *write); }; });
 
     auto mem = std::make_shared<ProbeFlags>();
     auto* memcpyCmd = probe->add_subcommand("host-memcpy", MemcpyProbe().description());
-    memcpyCmd->add_option("--buffer-size", mem->bufferSize, "Size of each of the two buffers (default 1GiB)");
-    memcpyCmd->add_option("--threads", mem->threads, "Thread counts, e.g. 1,8 (default 1 and every core)");
-    memcpyCmd->add_option("--duration", mem->duration, "Measured time per setting, split into 5 windows, after a warm-up");
-    memcpyCmd->add_option("--format", mem->format, "table or jsonl")->check(CLI::IsMember({"table", "jsonl"}));
+    memcpyCmd->add_option("--buffer-size", mem->bufferSize,
+                          "Size of each of the two buffers (default 1GiB)");
+    memcpyCmd->add_option("--threads", mem->threads,
+                          "Thread counts, e.g. 1,8 (default 1 and every core)");
+    memcpyCmd->add_option("--duration", mem->duration,
+                          "Measured time per setting, split into 5 windows, after a warm-up");
+    memcpyCmd->add_option("--format", mem->format, "table or jsonl")
+        ->check(CLI::IsMember({"table", "jsonl"}));
     memcpyCmd->footer(footer("two buffers of --buffer-size (2 GiB with the default)"));
     memcpyCmd->callback([mem, &run] { run = [mem] { return runProbe("host-memcpy", *mem); }; });
 
     auto listFormat = std::make_shared<std::string>("table");
     auto* list = probe->add_subcommand("list", "List the probes and whether they can run here");
-    list->add_option("--format", *listFormat, "table or json")->check(CLI::IsMember({"table", "json"}));
+    list->add_option("--format", *listFormat, "table or json")
+        ->check(CLI::IsMember({"table", "json"}));
     list->callback([listFormat, &run] { run = [listFormat] { return runList(*listFormat); }; });
     addGpuProbeCommands(*probe, run);
 }

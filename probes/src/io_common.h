@@ -13,12 +13,13 @@ namespace kvbe::probes::detail {
 inline std::uint64_t nowNs() {
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull +
+           static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
 // Warm-up, then `repeats` windows of equal length; a completion belongs to the window it ends in.
 class Windows {
-public:
+  public:
     Windows(const IoSetting& s, std::uint64_t startNs)
         : m_sizeBased(s.totalBytes != 0), m_repeats(s.repeats), m_start(startNs),
           m_warmupNs(static_cast<std::uint64_t>(s.warmupS * 1e9)),
@@ -34,7 +35,7 @@ public:
     bool over(std::uint64_t ns) const { return !m_sizeBased && windowOf(ns) >= m_repeats; }
     double windowSeconds() const { return static_cast<double>(m_windowNs) / 1e9; }
 
-private:
+  private:
     bool m_sizeBased;
     int m_repeats;
     std::uint64_t m_start, m_warmupNs, m_windowNs;
@@ -47,12 +48,12 @@ struct SharedCursor {
 };
 
 class Offsets {
-public:
+  public:
     Offsets(const IoSetting& s, std::uint64_t targetSize, std::uint64_t seed, SharedCursor* cursor)
         : m_block(s.blockBytes), m_blocks(targetSize / s.blockBytes),
           m_sequential(s.sequential || s.totalBytes != 0),
-          m_limit(s.totalBytes ? s.totalBytes / s.blockBytes : 0), m_state(seed * 0x9E3779B97F4A7C15ull + 1),
-          m_cursor(cursor) {}
+          m_limit(s.totalBytes ? s.totalBytes / s.blockBytes : 0),
+          m_state(seed * 0x9E3779B97F4A7C15ull + 1), m_cursor(cursor) {}
     // False when a size-based run has handed out all its blocks.
     bool next(std::uint64_t& offset) {
         if (m_sequential) {
@@ -65,7 +66,7 @@ public:
         return true;
     }
 
-private:
+  private:
     std::uint64_t splitmix() {
         std::uint64_t z = (m_state += 0x9E3779B97F4A7C15ull);
         z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -80,8 +81,9 @@ private:
 
 // What one worker saw; merged at the end.
 struct Tally {
-    explicit Tally(int windows) : bytes(static_cast<size_t>(windows), 0), ops(static_cast<size_t>(windows), 0),
-                                  verifiedWindow(static_cast<size_t>(windows), false) {}
+    explicit Tally(int windows)
+        : bytes(static_cast<size_t>(windows), 0), ops(static_cast<size_t>(windows), 0),
+          verifiedWindow(static_cast<size_t>(windows), false) {}
     std::vector<std::uint64_t> bytes, ops;
     std::vector<bool> verifiedWindow;
     std::vector<float> latencyUs;
@@ -108,6 +110,7 @@ void mergeTally(IoMeasurement& m, Tally&& t);
 // The sentence for a pattern mismatch at fileOffset + index.
 std::string mismatchMessage(const IoTarget& target, std::uint64_t fileOffset, std::size_t index);
 // The sentence for a failed read/write.
-std::string ioErrorMessage(const IoTarget& target, const IoSetting& s, std::uint64_t offset, int err);
+std::string ioErrorMessage(const IoTarget& target, const IoSetting& s, std::uint64_t offset,
+                           int err);
 
 } // namespace kvbe::probes::detail

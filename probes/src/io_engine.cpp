@@ -25,13 +25,16 @@ void mergeTally(IoMeasurement& m, Tally&& t) {
 }
 
 std::string mismatchMessage(const IoTarget& target, std::uint64_t fileOffset, std::size_t index) {
-    return "the data read back at byte " + std::to_string(fileOffset + index) + " of the scratch file in " +
-           target.path() + " is not what was written there: the drive or filesystem returned wrong data";
+    return "the data read back at byte " + std::to_string(fileOffset + index) +
+           " of the scratch file in " + target.path() +
+           " is not what was written there: the drive or filesystem returned wrong data";
 }
 
-std::string ioErrorMessage(const IoTarget& target, const IoSetting& s, std::uint64_t offset, int err) {
-    return std::string(s.write ? "writing " : "reading ") + formatBlock(s.blockBytes) + " at offset " +
-           std::to_string(offset) + " of " + target.path() + " failed: " + errnoText(err);
+std::string ioErrorMessage(const IoTarget& target, const IoSetting& s, std::uint64_t offset,
+                           int err) {
+    return std::string(s.write ? "writing " : "reading ") + formatBlock(s.blockBytes) +
+           " at offset " + std::to_string(offset) + " of " + target.path() +
+           " failed: " + errnoText(err);
 }
 
 } // namespace detail
@@ -40,7 +43,8 @@ double percentile(std::vector<float> values, double p) {
     if (values.empty()) return 0;
     // Nearest rank: the smallest value with at least p% of the values at or below it.
     const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
-    const size_t k = static_cast<size_t>(std::clamp(rank, 1.0, static_cast<double>(values.size()))) - 1;
+    const size_t k =
+        static_cast<size_t>(std::clamp(rank, 1.0, static_cast<double>(values.size()))) - 1;
     std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
     return values[k];
 }
@@ -95,7 +99,8 @@ Result<EngineChoice> chooseEngine(const std::string& requested) {
         return c;
     }
     if (requested == "io_uring")
-        return Error{"--engine io_uring: io_uring cannot run here: " + why + "; use --engine psync"};
+        return Error{"--engine io_uring: io_uring cannot run here: " + why +
+                     "; use --engine psync"};
     c.engine = makePsyncEngine();
     c.reason = "psync: io_uring unavailable (" + why + ")";
     return c;

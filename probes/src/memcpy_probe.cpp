@@ -36,7 +36,8 @@ std::uint64_t availableMemory() {
     std::string unit;
     while (in >> key >> kb >> unit)
         if (key == "MemAvailable:") return kb * 1024;
-    return static_cast<std::uint64_t>(sysconf(_SC_AVPHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+    return static_cast<std::uint64_t>(sysconf(_SC_AVPHYS_PAGES)) *
+           static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
 // Runs fn(thread, begin, end) over [0, bytes) split into `threads` page-aligned slices.
@@ -48,7 +49,8 @@ template <class Fn> void forSlices(int threads, std::uint64_t bytes, Fn fn) {
         const std::uint64_t end = t + 1 == threads ? bytes : begin + slice;
         pool.emplace_back(fn, t, begin, end);
     }
-    for (auto& th : pool) th.join();
+    for (auto& th : pool)
+        th.join();
 }
 
 constexpr std::uint64_t kChunk = 8 * kMiB;
@@ -66,17 +68,26 @@ std::string MemcpyProbe::description() const {
 
 ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     if (!o.dir.empty() || !o.file.empty() || !o.device.empty())
-        return failWith(sink, ProbeExit::Usage, "host-memcpy copies memory: --dir, --file and --device do not apply");
-    if (!(o.durationS > 0)) return failWith(sink, ProbeExit::BadInput, "--duration: expected a positive time per setting, e.g. 5s or 200ms");
-    if (o.bufferBytes < kMiB) return failWith(sink, ProbeExit::BadInput, "--buffer-size: expected at least 1 MiB per buffer");
+        return failWith(sink, ProbeExit::Usage,
+                        "host-memcpy copies memory: --dir, --file and --device do not apply");
+    if (!(o.durationS > 0))
+        return failWith(sink, ProbeExit::BadInput,
+                        "--duration: expected a positive time per setting, e.g. 5s or 200ms");
+    if (o.bufferBytes < kMiB)
+        return failWith(sink, ProbeExit::BadInput,
+                        "--buffer-size: expected at least 1 MiB per buffer");
     std::vector<int> threads = o.threads.empty() ? defaultMemcpyThreads() : o.threads;
     for (int t : threads)
-        if (t < 1 || t > 1024) return failWith(sink, ProbeExit::BadInput, "--threads " + std::to_string(t) + ": expected 1 to 1024 threads");
+        if (t < 1 || t > 1024)
+            return failWith(sink, ProbeExit::BadInput,
+                            "--threads " + std::to_string(t) + ": expected 1 to 1024 threads");
     const std::uint64_t bytes = o.bufferBytes / 4096 * 4096;
     const std::uint64_t need = 2 * bytes + 256 * kMiB;
     if (const std::uint64_t avail = availableMemory(); avail < need)
-        return failWith(sink, ProbeExit::CannotRun, "host-memcpy needs two " + formatBlock(bytes) + " buffers and " + formatBlock(avail) +
-                                                         " of memory is available; pass a smaller --buffer-size");
+        return failWith(sink, ProbeExit::CannotRun,
+                        "host-memcpy needs two " + formatBlock(bytes) + " buffers and " +
+                            formatBlock(avail) +
+                            " of memory is available; pass a smaller --buffer-size");
     const double warmupS = std::clamp(o.durationS * 0.2, 0.05, 1.0);
     const int repeats = 5;
     nlohmann::ordered_json params;
@@ -87,15 +98,20 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     params["windows"] = repeats;
     params["memory_bytes"] = 2 * bytes;
     sink.begin(key(), params);
-    sink.note("host-memcpy: two " + formatBlock(bytes) + " buffers, copy bandwidth counts each byte once");
+    sink.note("host-memcpy: two " + formatBlock(bytes) +
+              " buffers, copy bandwidth counts each byte once");
 
-    BufferArena srcArena(1, bytes), dstArena(1, bytes); // touched, huge pages where the kernel grants them
-    if (!srcArena || !dstArena) return failWith(sink, ProbeExit::CannotRun, "cannot allocate two " + formatBlock(bytes) + " buffers");
+    BufferArena srcArena(1, bytes),
+        dstArena(1, bytes); // touched, huge pages where the kernel grants them
+    if (!srcArena || !dstArena)
+        return failWith(sink, ProbeExit::CannotRun,
+                        "cannot allocate two " + formatBlock(bytes) + " buffers");
     std::byte* const src = srcArena.at(0);
     std::byte* const dst = dstArena.at(0);
     const int maxThreads = *std::max_element(threads.begin(), threads.end());
     sink.progress(0, "touching the buffers");
-    // The source gets the non-zero pattern, the destination zeros: a copy that never happened shows.
+    // The source gets the non-zero pattern, the destination zeros: a copy that never happened
+    // shows.
     forSlices(maxThreads, bytes, [&](int, std::uint64_t b, std::uint64_t e) {
         fillPattern(src + b, e - b, b);
         std::memset(dst + b, 0, e - b);
@@ -108,8 +124,12 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     double best = 0;
     for (size_t k = 0; k < threads.size(); ++k) {
         const int n = threads[k];
-        sink.progress(static_cast<double>(k) / static_cast<double>(threads.size()), "memcpy, " + std::to_string(n) + " thread" + (n > 1 ? "s" : ""));
-        if (k > 0) forSlices(n, bytes, [&](int, std::uint64_t b, std::uint64_t e) { std::memset(dst + b, 0, e - b); });
+        sink.progress(static_cast<double>(k) / static_cast<double>(threads.size()),
+                      "memcpy, " + std::to_string(n) + " thread" + (n > 1 ? "s" : ""));
+        if (k > 0)
+            forSlices(n, bytes, [&](int, std::uint64_t b, std::uint64_t e) {
+                std::memset(dst + b, 0, e - b);
+            });
         IoSetting timing;
         timing.warmupS = warmupS;
         timing.repeatS = o.durationS / repeats;
@@ -135,11 +155,14 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
         });
         if (stopRequested()) return failWith(sink, ProbeExit::Stopped, stopMessage());
         if (std::memcmp(src, dst, bytes) != 0)
-            return failWith(sink, ProbeExit::Failed, "host-memcpy: the destination buffer differs from the source after the copy");
+            return failWith(
+                sink, ProbeExit::Failed,
+                "host-memcpy: the destination buffer differs from the source after the copy");
         IoMeasurement m;
         m.windowBytes.assign(static_cast<size_t>(repeats), 0);
         m.windowOps.assign(static_cast<size_t>(repeats), 0);
-        for (auto& t : tallies) detail::mergeTally(m, std::move(t));
+        for (auto& t : tallies)
+            detail::mergeTally(m, std::move(t));
         m.windowSeconds = windows.windowSeconds();
         const IoStats st = summarize(m);
         ProbePoint p;
@@ -158,15 +181,19 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
         row["GBps"] = st.medianGBps;
         rows.push_back(row);
         best = std::max(best, st.medianGBps);
-        table.rows.push_back({std::to_string(n), fixed(st.medianGBps, 2), fixed(st.minGBps, 2) + "–" + fixed(st.maxGBps, 2)});
+        table.rows.push_back({std::to_string(n), fixed(st.medianGBps, 2),
+                              fixed(st.minGBps, 2) + "–" + fixed(st.maxGBps, 2)});
     }
-    table.footnotes.push_back("GB/s = 1e9 bytes copied per second (memory traffic is about twice that: read + write), median of " +
-                              std::to_string(repeats) + " windows of " + formatSeconds(o.durationS / repeats) + " after " +
-                              formatSeconds(warmupS) + " warm-up; the copy is verified byte for byte");
+    table.footnotes.push_back(
+        "GB/s = 1e9 bytes copied per second (memory traffic is about twice that: read + write), "
+        "median of " +
+        std::to_string(repeats) + " windows of " + formatSeconds(o.durationS / repeats) +
+        " after " + formatSeconds(warmupS) + " warm-up; the copy is verified byte for byte");
     sink.table(table);
     nlohmann::ordered_json summary;
     summary["probe"] = key();
-    summary["metrics"] = nlohmann::ordered_json::array({{{"name", "best host memcpy bandwidth"}, {"unit", "GB/s"}, {"value", best}}});
+    summary["metrics"] = nlohmann::ordered_json::array(
+        {{{"name", "best host memcpy bandwidth"}, {"unit", "GB/s"}, {"value", best}}});
     summary["settings"] = rows;
     sink.progress(1, "done");
     sink.result(summary);

@@ -37,11 +37,15 @@ std::string thousands(double v) {
     return out;
 }
 
-std::string micros(double us) { return formatSeconds(us / 1e6); }
+std::string micros(double us) {
+    return formatSeconds(us / 1e6);
+}
 
 } // namespace
 
-std::vector<int> defaultQueueDepths() { return {1, 4, 16, 32, 64}; }
+std::vector<int> defaultQueueDepths() {
+    return {1, 4, 16, 32, 64};
+}
 
 Result<std::uint64_t> kvBlockBytes(const std::string& modelRef) {
     auto presets = Presets::loadBuiltin();
@@ -57,35 +61,50 @@ Result<std::uint64_t> kvBlockBytes(const std::string& modelRef) {
     auto model = resolveModel(ref, *presets);
     if (!model) return Error{"--model " + ref + ": " + model.message()};
     const double perToken = model->kvBytesPerToken(dtype.value_or(model->weightDtype));
-    if (!(perToken > 0)) return Error{"--model " + ref + ": the model has no KV cache bytes per token"};
+    if (!(perToken > 0))
+        return Error{"--model " + ref + ": the model has no KV cache bytes per token"};
     const auto bytes = static_cast<std::uint64_t>(perToken * kKvBlockTokens);
     return (bytes + 4095) / 4096 * 4096;
 }
 
 std::string NvmeProbe::description() const {
     return m_write ? "Write bandwidth, IOPS and latency of a drive, into a scratch file (O_DIRECT)"
-                   : "Read bandwidth, IOPS and latency of a drive over block sizes × queue depths (O_DIRECT)";
+                   : "Read bandwidth, IOPS and latency of a drive over block sizes × queue depths "
+                     "(O_DIRECT)";
 }
 
-Status NvmeProbe::available() const { return Ok{}; } // psync runs anywhere with pread/pwrite
+Status NvmeProbe::available() const {
+    return Ok{};
+} // psync runs anywhere with pread/pwrite
 
 ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     const std::string op = m_write ? "write" : "read";
     // Conflicts first, before anything touches the disk.
     const int given = !o.dir.empty() + !o.file.empty() + !o.device.empty();
-    if (given == 0) return failWith(sink, ProbeExit::Usage, key() + " needs --dir DIR (or, to read, --file PATH or --device PATH)");
-    if (given > 1) return failWith(sink, ProbeExit::Usage, "--dir, --file and --device exclude each other; name one");
+    if (given == 0)
+        return failWith(sink, ProbeExit::Usage,
+                        key() + " needs --dir DIR (or, to read, --file PATH or --device PATH)");
+    if (given > 1)
+        return failWith(sink, ProbeExit::Usage,
+                        "--dir, --file and --device exclude each other; name one");
     if (m_write && o.dir.empty())
         return failWith(sink, ProbeExit::Usage,
-                        "nvme-write writes only into its own scratch file: use --dir (--file and --device are only ever read)");
+                        "nvme-write writes only into its own scratch file: use --dir (--file and "
+                        "--device are only ever read)");
     if (o.fileSize && o.dir.empty())
-        return failWith(sink, ProbeExit::Usage, "--file-size sizes the scratch file of --dir; --file and --device are read as they are");
-    if (!(o.durationS > 0)) return failWith(sink, ProbeExit::BadInput, "--duration: expected a positive time per setting, e.g. 5s or 200ms");
+        return failWith(sink, ProbeExit::Usage,
+                        "--file-size sizes the scratch file of --dir; --file and --device are read "
+                        "as they are");
+    if (!(o.durationS > 0))
+        return failWith(sink, ProbeExit::BadInput,
+                        "--duration: expected a positive time per setting, e.g. 5s or 200ms");
     std::vector<int> depths = o.queueDepths.empty() ? defaultQueueDepths() : o.queueDepths;
     for (int qd : depths)
         if (qd < 1 || qd > kMaxQueueDepth)
-            return failWith(sink, ProbeExit::BadInput, "--queue-depths " + std::to_string(qd) + ": expected queue depths from 1 to " +
-                                                           std::to_string(kMaxQueueDepth));
+            return failWith(sink, ProbeExit::BadInput,
+                            "--queue-depths " + std::to_string(qd) +
+                                ": expected queue depths from 1 to " +
+                                std::to_string(kMaxQueueDepth));
     std::set<std::uint64_t> sizes(o.blockSizes.begin(), o.blockSizes.end());
     std::uint64_t kvBlock = 0;
     if (o.blockSizes.empty() || !o.model.empty()) {
@@ -98,13 +117,16 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     for (std::uint64_t bs : sizes)
         if (bs == 0 || bs > kMaxBlockBytes)
             return failWith(sink, ProbeExit::BadInput,
-                            "--block-sizes " + std::to_string(bs) + " B: expected block sizes from 512 B to 1 GiB");
+                            "--block-sizes " + std::to_string(bs) +
+                                " B: expected block sizes from 512 B to 1 GiB");
     const std::uint64_t maxBlock = *sizes.rbegin();
     const int maxDepth = *std::max_element(depths.begin(), depths.end());
     const std::uint64_t scratchBytes = o.fileSize.value_or(kDefaultScratchBytes);
     if (!o.dir.empty() && scratchBytes < maxBlock)
-        return failWith(sink, ProbeExit::BadInput, "--file-size " + formatBlock(scratchBytes) + " is smaller than the largest block (" +
-                                                       formatBlock(maxBlock) + "); expected at least one whole block");
+        return failWith(sink, ProbeExit::BadInput,
+                        "--file-size " + formatBlock(scratchBytes) +
+                            " is smaller than the largest block (" + formatBlock(maxBlock) +
+                            "); expected at least one whole block");
 
     auto engine = chooseEngine(o.engine);
     if (!engine) return failWith(sink, ProbeExit::CannotRun, engine.message());
@@ -115,12 +137,15 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     IoTarget& target = *opened;
     for (std::uint64_t bs : sizes) {
         if (target.direct() && bs % target.logicalBlock() != 0)
-            return failWith(sink, ProbeExit::BadInput, "--block-sizes " + std::to_string(bs) + " B is not a multiple of the logical block size (" +
-                                                           std::to_string(target.logicalBlock()) + " B) of " + target.path() +
-                                                           ": O_DIRECT moves whole blocks");
+            return failWith(sink, ProbeExit::BadInput,
+                            "--block-sizes " + std::to_string(bs) +
+                                " B is not a multiple of the logical block size (" +
+                                std::to_string(target.logicalBlock()) + " B) of " + target.path() +
+                                ": O_DIRECT moves whole blocks");
         if (bs > target.size())
-            return failWith(sink, ProbeExit::BadInput, "--block-sizes " + formatBlock(bs) + " is larger than " + target.path() + " (" +
-                                                           formatBlock(target.size()) + ")");
+            return failWith(sink, ProbeExit::BadInput,
+                            "--block-sizes " + formatBlock(bs) + " is larger than " +
+                                target.path() + " (" + formatBlock(target.size()) + ")");
     }
 
     const double warmupS = std::clamp(o.durationS * 0.2, 0.05, 1.0);
@@ -153,14 +178,16 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
 
     const double layoutShare = target.kind() == TargetKind::Scratch ? 0.1 : 0.0;
     if (target.kind() == TargetKind::Scratch) {
-        sink.progress(0, "writing the " + formatBlock(target.size()) + " scratch file with non-zero data before any " + op);
-        Status laid = target.layOut([&](double f) { sink.progress(layoutShare * f, "writing the scratch file"); }, failure);
+        sink.progress(0, "writing the " + formatBlock(target.size()) +
+                             " scratch file with non-zero data before any " + op);
+        Status laid = target.layOut(
+            [&](double f) { sink.progress(layoutShare * f, "writing the scratch file"); }, failure);
         if (!laid) return failWith(sink, failure, laid.message());
     }
 
     TextTable table;
-    table.title = std::string(o.buffered ? "BUFFERED (page cache, not the drive) " : "") + key() + " · " +
-                  engine->engine->name() + " · " + target.describe();
+    table.title = std::string(o.buffered ? "BUFFERED (page cache, not the drive) " : "") + key() +
+                  " · " + engine->engine->name() + " · " + target.describe();
     table.columns = {"block", "QD", "GB/s", "IOPS", "p50", "p99", "min–max GB/s", "I/O"};
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     std::set<std::string> notes;
@@ -170,8 +197,10 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     size_t done = 0;
     for (std::uint64_t bs : sizes) {
         for (int qd : depths) {
-            const std::string label = formatBlock(bs) + (bs == kvBlock ? " (KV block)" : "") + ", QD " + std::to_string(qd);
-            sink.progress(layoutShare + (1 - layoutShare) * static_cast<double>(done) / static_cast<double>(total),
+            const std::string label = formatBlock(bs) + (bs == kvBlock ? " (KV block)" : "") +
+                                      ", QD " + std::to_string(qd);
+            sink.progress(layoutShare + (1 - layoutShare) * static_cast<double>(done) /
+                                            static_cast<double>(total),
                           op + " " + label + (o.buffered ? ", buffered" : ""));
             IoSetting s;
             s.blockBytes = bs;
@@ -181,11 +210,13 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
             s.warmupS = warmupS;
             s.repeatS = o.durationS / repeats;
             s.repeats = repeats;
-            s.verify = !m_write && target.kind() == TargetKind::Scratch ? VerifyMode::Sample : VerifyMode::None;
+            s.verify = !m_write && target.kind() == TargetKind::Scratch ? VerifyMode::Sample
+                                                                        : VerifyMode::None;
             auto m = engine->engine->run(target, s);
             if (stopRequested()) return failWith(sink, ProbeExit::Stopped, stopMessage());
             if (!m) return failWith(sink, ProbeExit::Failed, m.message());
-            for (auto& n : m->notes) notes.insert(n);
+            for (auto& n : m->notes)
+                notes.insert(n);
             const IoStats st = summarize(*m);
             ProbePoint p;
             p.series = series;
@@ -215,19 +246,26 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
                 best = st.medianGBps;
                 bestRow = row;
             }
-            table.rows.push_back({formatBlock(bs) + (bs == kvBlock ? " (KV)" : ""), std::to_string(qd), fixed(st.medianGBps, 2),
+            table.rows.push_back({formatBlock(bs) + (bs == kvBlock ? " (KV)" : ""),
+                                  std::to_string(qd), fixed(st.medianGBps, 2),
                                   thousands(st.medianIops), micros(st.p50Us), micros(st.p99Us),
-                                  fixed(st.minGBps, 2) + "–" + fixed(st.maxGBps, 2), o.buffered ? "BUFFERED" : "direct"});
+                                  fixed(st.minGBps, 2) + "–" + fixed(st.maxGBps, 2),
+                                  o.buffered ? "BUFFERED" : "direct"});
             ++done;
         }
     }
-    table.footnotes.push_back("GB/s = 1e9 bytes/s, median of " + std::to_string(repeats) + " windows of " +
-                              formatSeconds(o.durationS / repeats) + " after " + formatSeconds(warmupS) + " warm-up; " +
+    table.footnotes.push_back("GB/s = 1e9 bytes/s, median of " + std::to_string(repeats) +
+                              " windows of " + formatSeconds(o.durationS / repeats) + " after " +
+                              formatSeconds(warmupS) + " warm-up; " +
                               (o.sequential ? "sequential" : "random block-aligned") + " offsets");
-    table.footnotes.push_back("p50/p99: submit-to-completion latency of every measured " + op + "; memory used: QD × block, at most " +
+    table.footnotes.push_back("p50/p99: submit-to-completion latency of every measured " + op +
+                              "; memory used: QD × block, at most " +
                               formatBlock(maxBlock * static_cast<std::uint64_t>(maxDepth)));
-    if (kvBlock) table.footnotes.push_back("KV block: " + std::to_string(kKvBlockTokens) + " tokens × KV bytes per token = " + formatBlock(kvBlock));
-    for (const auto& n : notes) table.footnotes.push_back("note: " + n);
+    if (kvBlock)
+        table.footnotes.push_back("KV block: " + std::to_string(kKvBlockTokens) +
+                                  " tokens × KV bytes per token = " + formatBlock(kvBlock));
+    for (const auto& n : notes)
+        table.footnotes.push_back("note: " + n);
     sink.table(table);
 
     nlohmann::ordered_json summary;
@@ -238,7 +276,9 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     summary["io"] = io;
     summary["buffered"] = o.buffered;
     summary["metrics"] = nlohmann::ordered_json::array(
-        {{{"name", std::string("best ") + op + " bandwidth" + (o.buffered ? " (buffered)" : "")}, {"unit", "GB/s"}, {"value", best}}});
+        {{{"name", std::string("best ") + op + " bandwidth" + (o.buffered ? " (buffered)" : "")},
+          {"unit", "GB/s"},
+          {"value", best}}});
     summary["best"] = bestRow;
     summary["settings"] = rows;
     summary["notes"] = std::vector<std::string>(notes.begin(), notes.end());

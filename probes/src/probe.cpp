@@ -10,20 +10,27 @@ namespace kvbe::probes {
 
 std::string_view exitCodeMeaning(ProbeExit code) {
     switch (code) {
-    case ProbeExit::Ok: return "the probe finished";
-    case ProbeExit::BadInput: return "a value was wrong; the message names the flag and what was expected";
-    case ProbeExit::Usage: return "unknown or conflicting options";
-    case ProbeExit::CannotRun: return "the probe cannot run here (tmpfs without --buffered, too little space, folder not writable, io_uring forbidden)";
-    case ProbeExit::Failed: return "an I/O or a data check failed while the probe ran";
-    case ProbeExit::Stopped: return "stopped by SIGINT or SIGTERM; no scratch file is left behind";
+    case ProbeExit::Ok:
+        return "the probe finished";
+    case ProbeExit::BadInput:
+        return "a value was wrong; the message names the flag and what was expected";
+    case ProbeExit::Usage:
+        return "unknown or conflicting options";
+    case ProbeExit::CannotRun:
+        return "the probe cannot run here (tmpfs without --buffered, too little space, folder not "
+               "writable, io_uring forbidden)";
+    case ProbeExit::Failed:
+        return "an I/O or a data check failed while the probe ran";
+    case ProbeExit::Stopped:
+        return "stopped by SIGINT or SIGTERM; no scratch file is left behind";
     }
     return "unknown exit code";
 }
 
 std::string exitCodeHelp() {
     std::string text = "Exit codes:\n";
-    for (ProbeExit c : {ProbeExit::Ok, ProbeExit::BadInput, ProbeExit::Usage, ProbeExit::CannotRun, ProbeExit::Failed,
-                        ProbeExit::Stopped}) {
+    for (ProbeExit c : {ProbeExit::Ok, ProbeExit::BadInput, ProbeExit::Usage, ProbeExit::CannotRun,
+                        ProbeExit::Failed, ProbeExit::Stopped}) {
         char code[16];
         std::snprintf(code, sizeof code, "  %3d  ", static_cast<int>(c));
         text += code + std::string(exitCodeMeaning(c)) + "\n";
@@ -36,11 +43,16 @@ std::string formatBlock(std::uint64_t bytes) {
         std::uint64_t size;
         const char* name;
     };
-    for (Unit u : {Unit{kGiB * 1024, "TiB"}, Unit{kGiB, "GiB"}, Unit{kMiB, "MiB"}, Unit{kKiB, "KiB"}}) {
+    for (Unit u :
+         {Unit{kGiB * 1024, "TiB"}, Unit{kGiB, "GiB"}, Unit{kMiB, "MiB"}, Unit{kKiB, "KiB"}}) {
         if (bytes < u.size) continue;
         char text[64];
-        if (bytes % u.size == 0) std::snprintf(text, sizeof text, "%llu %s", static_cast<unsigned long long>(bytes / u.size), u.name);
-        else std::snprintf(text, sizeof text, "%.3g %s", static_cast<double>(bytes) / static_cast<double>(u.size), u.name);
+        if (bytes % u.size == 0)
+            std::snprintf(text, sizeof text, "%llu %s",
+                          static_cast<unsigned long long>(bytes / u.size), u.name);
+        else
+            std::snprintf(text, sizeof text, "%.3g %s",
+                          static_cast<double>(bytes) / static_cast<double>(u.size), u.name);
         return text;
     }
     return std::to_string(bytes) + " B";

@@ -14,7 +14,7 @@ namespace kvbe::probes {
 namespace {
 
 class PsyncEngine : public IoEngine {
-public:
+  public:
     std::string name() const override { return "psync"; }
 
     Result<IoMeasurement> run(const IoTarget& target, const IoSetting& s) override {
@@ -23,9 +23,12 @@ public:
             return Error{"a size-based run needs a whole number of blocks"};
         const int workers = s.queueDepth;
         BufferArena buffers(static_cast<size_t>(workers), s.blockBytes);
-        if (!buffers) return Error{"cannot allocate " + std::to_string(workers) + " × " + formatBlock(s.blockBytes) + " of I/O buffers"};
+        if (!buffers)
+            return Error{"cannot allocate " + std::to_string(workers) + " × " +
+                         formatBlock(s.blockBytes) + " of I/O buffers"};
         if (s.write)
-            for (int i = 0; i < workers; ++i) fillPattern(buffers.at(static_cast<size_t>(i)), s.blockBytes, 0);
+            for (int i = 0; i < workers; ++i)
+                fillPattern(buffers.at(static_cast<size_t>(i)), s.blockBytes, 0);
         SharedCursor cursor;
         const Windows windows(s, nowNs());
         const int windowCount = windows.windowCount();
@@ -45,7 +48,8 @@ public:
             };
             for (;;) {
                 const std::uint64_t start = nowNs();
-                if (abort.load(std::memory_order_relaxed) || stopRequested() || windows.over(start)) return;
+                if (abort.load(std::memory_order_relaxed) || stopRequested() || windows.over(start))
+                    return;
                 std::uint64_t offset = 0;
                 if (!offsets.next(offset)) return;
                 std::uint64_t done = 0;
@@ -61,8 +65,9 @@ public:
                     }
                     if (n < 0) return fail(ioErrorMessage(target, s, offset + done, errno));
                     if (n == 0)
-                        return fail(ioErrorMessage(target, s, offset + done, s.write ? ENOSPC : ENODATA) +
-                                    " (the transfer stopped short)");
+                        return fail(
+                            ioErrorMessage(target, s, offset + done, s.write ? ENOSPC : ENODATA) +
+                            " (the transfer stopped short)");
                     if (static_cast<std::uint64_t>(n) < len) ++tally.requeued;
                     done += static_cast<std::uint64_t>(n);
                 }
@@ -80,15 +85,19 @@ public:
         const std::uint64_t begin = nowNs();
         std::vector<std::thread> threads;
         threads.reserve(static_cast<size_t>(workers));
-        for (int i = 0; i < workers; ++i) threads.emplace_back(worker, i);
-        for (auto& t : threads) t.join();
+        for (int i = 0; i < workers; ++i)
+            threads.emplace_back(worker, i);
+        for (auto& t : threads)
+            t.join();
         if (failure) return Error{*failure};
 
         IoMeasurement m;
         m.windowBytes.assign(static_cast<size_t>(windowCount), 0);
         m.windowOps.assign(static_cast<size_t>(windowCount), 0);
-        for (auto& t : tallies) detail::mergeTally(m, std::move(t));
-        m.windowSeconds = s.totalBytes ? static_cast<double>(nowNs() - begin) / 1e9 : windows.windowSeconds();
+        for (auto& t : tallies)
+            detail::mergeTally(m, std::move(t));
+        m.windowSeconds =
+            s.totalBytes ? static_cast<double>(nowNs() - begin) / 1e9 : windows.windowSeconds();
         m.stopped = stopRequested();
         return m;
     }
@@ -96,6 +105,8 @@ public:
 
 } // namespace
 
-std::unique_ptr<IoEngine> makePsyncEngine() { return std::make_unique<PsyncEngine>(); }
+std::unique_ptr<IoEngine> makePsyncEngine() {
+    return std::make_unique<PsyncEngine>();
+}
 
 } // namespace kvbe::probes

@@ -29,16 +29,26 @@ constexpr std::uint64_t kScratchHeadroom = 16 * kMiB;
 
 std::string fsTypeName(long type) {
     switch (static_cast<unsigned long>(type)) {
-    case EXT4_SUPER_MAGIC: return "ext4"; // ext2/3 share the magic
-    case XFS_SUPER_MAGIC: return "xfs";
-    case BTRFS_SUPER_MAGIC: return "btrfs";
-    case TMPFS_MAGIC: return "tmpfs";
-    case RAMFS_MAGIC: return "ramfs";
-    case OVERLAYFS_SUPER_MAGIC: return "overlayfs";
-    case NFS_SUPER_MAGIC: return "nfs";
-    case 0x65735546: return "fuse";
-    case 0x2fc12fc1: return "zfs";
-    case 0xf2f52010: return "f2fs";
+    case EXT4_SUPER_MAGIC:
+        return "ext4"; // ext2/3 share the magic
+    case XFS_SUPER_MAGIC:
+        return "xfs";
+    case BTRFS_SUPER_MAGIC:
+        return "btrfs";
+    case TMPFS_MAGIC:
+        return "tmpfs";
+    case RAMFS_MAGIC:
+        return "ramfs";
+    case OVERLAYFS_SUPER_MAGIC:
+        return "overlayfs";
+    case NFS_SUPER_MAGIC:
+        return "nfs";
+    case 0x65735546:
+        return "fuse";
+    case 0x2fc12fc1:
+        return "zfs";
+    case 0xf2f52010:
+        return "f2fs";
     default: {
         char hex[32];
         std::snprintf(hex, sizeof hex, "filesystem 0x%lx", static_cast<unsigned long>(type));
@@ -50,11 +60,13 @@ std::string fsTypeName(long type) {
 // Memory filesystems accept O_DIRECT on recent kernels (tmpfs since 6.6) but have no drive under
 // them, so "O_DIRECT" there would measure memory and call it a drive.
 bool inMemory(long type) {
-    return static_cast<unsigned long>(type) == TMPFS_MAGIC || static_cast<unsigned long>(type) == RAMFS_MAGIC;
+    return static_cast<unsigned long>(type) == TMPFS_MAGIC ||
+           static_cast<unsigned long>(type) == RAMFS_MAGIC;
 }
 
 std::uint32_t logicalBlockOf(dev_t dev) {
-    const std::string base = "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev));
+    const std::string base =
+        "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev));
     for (const char* rel : {"/queue/logical_block_size", "/../queue/logical_block_size"}) {
         std::ifstream in(base + rel);
         std::uint32_t v = 0;
@@ -63,7 +75,9 @@ std::uint32_t logicalBlockOf(dev_t dev) {
     return 4096; // unknown (network, device-mapper, btrfs anonymous dev): the safe multiple
 }
 
-std::string humanBytes(std::uint64_t b) { return formatBlock(b); }
+std::string humanBytes(std::uint64_t b) {
+    return formatBlock(b);
+}
 
 std::string directHint() {
     return "pick a directory on the drive, or pass --buffered to measure the page cache instead";
@@ -115,9 +129,12 @@ void fillPattern(std::byte* buffer, std::size_t length, std::uint64_t fileOffset
     }
 }
 
-std::size_t firstPatternMismatch(const std::byte* buffer, std::size_t length, std::uint64_t fileOffset) {
+std::size_t firstPatternMismatch(const std::byte* buffer, std::size_t length,
+                                 std::uint64_t fileOffset) {
     std::size_t i = 0;
-    auto byteAt = [&](std::uint64_t o) { return static_cast<std::byte>(patternWord(o / 8) >> (8 * (o % 8))); };
+    auto byteAt = [&](std::uint64_t o) {
+        return static_cast<std::byte>(patternWord(o / 8) >> (8 * (o % 8)));
+    };
     for (; i < length && (fileOffset + i) % 8 != 0; ++i)
         if (buffer[i] != byteAt(fileOffset + i)) return i;
     for (; i + 8 <= length; i += 8) {
@@ -132,7 +149,9 @@ std::size_t firstPatternMismatch(const std::byte* buffer, std::size_t length, st
     return length;
 }
 
-IoTarget::IoTarget(IoTarget&& o) noexcept { *this = std::move(o); }
+IoTarget::IoTarget(IoTarget&& o) noexcept {
+    *this = std::move(o);
+}
 
 IoTarget& IoTarget::operator=(IoTarget&& o) noexcept {
     if (this != &o) {
@@ -161,8 +180,12 @@ std::string IoTarget::describe() const {
         what = humanBytes(m_size) + " scratch file in " + m_path + " (" + m_fsType + ", " +
                (m_anonymous ? "O_TMPFILE" : "unlinked after open");
         break;
-    case TargetKind::File: what = "file " + m_path + " (" + humanBytes(m_size) + ", " + m_fsType + ", read-only"; break;
-    case TargetKind::Device: what = "device " + m_path + " (" + humanBytes(m_size) + ", read-only"; break;
+    case TargetKind::File:
+        what = "file " + m_path + " (" + humanBytes(m_size) + ", " + m_fsType + ", read-only";
+        break;
+    case TargetKind::Device:
+        what = "device " + m_path + " (" + humanBytes(m_size) + ", read-only";
+        break;
     }
     what += m_direct ? ", O_DIRECT" : ", BUFFERED: page cache, not the drive";
     return what + ", logical block " + std::to_string(m_logicalBlock) + " B)";
@@ -184,26 +207,32 @@ Status IoTarget::layOut(const std::function<void(double)>& progress, ProbeExit& 
             failure = ProbeExit::Stopped;
             return Error{stopMessage()};
         }
-        const std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, m_size - offset));
+        const std::size_t len =
+            static_cast<std::size_t>(std::min<std::uint64_t>(chunk, m_size - offset));
         fillPattern(data, len, offset);
         std::size_t done = 0;
         while (done < len) {
-            const ssize_t n = ::pwrite(m_fd, data + done, len - done, static_cast<off_t>(offset + done));
+            const ssize_t n =
+                ::pwrite(m_fd, data + done, len - done, static_cast<off_t>(offset + done));
             if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
                 if (stopRequested()) break;
                 continue;
             }
             if (n <= 0) {
                 const int err = n < 0 ? errno : ENOSPC;
-                failure = err == ENOSPC || err == EFBIG || err == EDQUOT ? ProbeExit::CannotRun : ProbeExit::Failed;
-                std::string why = err == EFBIG ? " (the file-size limit, ulimit -f, is in the way)" : "";
-                return Error{"writing the scratch file in " + m_path + " failed at " + humanBytes(offset + done) +
-                             " of " + humanBytes(m_size) + ": " + errnoText(err) + why};
+                failure = err == ENOSPC || err == EFBIG || err == EDQUOT ? ProbeExit::CannotRun
+                                                                         : ProbeExit::Failed;
+                std::string why =
+                    err == EFBIG ? " (the file-size limit, ulimit -f, is in the way)" : "";
+                return Error{"writing the scratch file in " + m_path + " failed at " +
+                             humanBytes(offset + done) + " of " + humanBytes(m_size) + ": " +
+                             errnoText(err) + why};
             }
             done += static_cast<std::size_t>(n);
         }
         offset += done;
-        const int pct = static_cast<int>(100.0 * static_cast<double>(offset) / static_cast<double>(m_size));
+        const int pct =
+            static_cast<int>(100.0 * static_cast<double>(offset) / static_cast<double>(m_size));
         if (progress && pct / 5 != lastReport) {
             lastReport = pct / 5;
             progress(static_cast<double>(offset) / static_cast<double>(m_size));
@@ -219,156 +248,171 @@ Status IoTarget::layOut(const std::function<void(double)>& progress, ProbeExit& 
 
 // The friend of IoTarget that fills it in.
 struct TargetOpener {
-static Result<IoTarget> openScratch(const TargetRequest& r, ProbeExit& failure) {
-    failure = ProbeExit::BadInput;
-    struct stat st {};
-    if (::stat(r.dir.c_str(), &st) != 0) {
-        const int err = errno;
-        return Error{"--dir " + r.dir + ": " + errnoText(err) + "; expected an existing folder"};
-    }
-    if (!S_ISDIR(st.st_mode)) return Error{"--dir " + r.dir + " is not a folder; expected a folder on the drive to probe"};
-    failure = ProbeExit::CannotRun;
-    if (::faccessat(AT_FDCWD, r.dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
-        const int err = errno;
-        return Error{"--dir " + r.dir + " is not writable (" + errnoText(err) +
-                     "): the scratch file needs a folder you can write to"};
-    }
-    struct statfs fs {};
-    if (::statfs(r.dir.c_str(), &fs) != 0) {
-        const int err = errno;
-        return Error{"--dir " + r.dir + ": cannot read its filesystem: " + errnoText(err)};
-    }
-    IoTarget t;
-    t.m_kind = TargetKind::Scratch;
-    t.m_path = r.dir;
-    t.m_fsType = fsTypeName(fs.f_type);
-    t.m_direct = r.direct;
-    t.m_logicalBlock = logicalBlockOf(st.st_dev);
-    if (r.direct && inMemory(fs.f_type))
-        return Error{"O_DIRECT is not supported on " + t.m_fsType + " (" + r.dir +
-                     " is in memory, not on a drive): " + directHint()};
-    // Whole 4 KiB pages: every block size the probe accepts then fits an integral number of times.
-    t.m_size = r.scratchBytes / 4096 * 4096;
-    struct rlimit limit {};
-    if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < t.m_size)
-        return Error{"too little space: --file-size " + humanBytes(t.m_size) +
-                     " is above this process's file-size limit (ulimit -f) of " +
-                     humanBytes(static_cast<std::uint64_t>(limit.rlim_cur))};
-    struct statvfs vfs {};
-    if (::statvfs(r.dir.c_str(), &vfs) == 0) {
-        const std::uint64_t avail = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-        if (avail < t.m_size + kScratchHeadroom)
-            return Error{"too little space in " + r.dir + ": --file-size " + humanBytes(t.m_size) +
-                         " needs that much plus 16 MiB headroom, and " + humanBytes(avail) +
-                         " is free; pass a smaller --file-size or another --dir"};
-    }
-
-    const int directFlag = r.direct ? O_DIRECT : 0;
-    int fd = -1;
-    if (r.allowTmpfile) {
-        fd = ::open(r.dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC | directFlag, 0600);
-        t.m_anonymous = fd >= 0;
-    }
-    int openErr = 0;
-    if (fd < 0) {
-        // No O_TMPFILE here (or not wanted): a unique name, unlinked as soon as it is open. The
-        // signal handler knows the name for the instant in between.
-        static std::atomic<int> counter{0};
-        const std::string name = r.dir + (r.dir.ends_with('/') ? "" : "/") + ".kvbe-probe-" +
-                                 std::to_string(::getpid()) + "-" + std::to_string(counter++);
-        registerScratchPath(name.c_str());
-        fd = ::open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | directFlag, 0600);
-        openErr = errno;
-        if (fd >= 0) ::unlink(name.c_str());
-        registerScratchPath(nullptr);
-        if (fd < 0 && r.direct && openErr == EINVAL) {
-            // Did O_DIRECT alone make the open fail?
-            registerScratchPath(name.c_str());
-            const int probe = ::open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-            if (probe >= 0) {
-                ::unlink(name.c_str());
-                ::close(probe);
-            }
-            registerScratchPath(nullptr);
-            if (probe >= 0)
-                return Error{"O_DIRECT is not supported by " + t.m_fsType + " at " + r.dir + ": " + directHint()};
-        }
-    }
-    if (fd < 0)
-        return Error{"cannot create a scratch file in " + r.dir + ": " + errnoText(openErr ? openErr : errno)};
-    t.m_fd = fd;
-    if (r.direct && (::fcntl(fd, F_GETFL) & O_DIRECT) == 0)
-        return Error{"O_DIRECT did not stay in effect on " + t.m_fsType + " at " + r.dir + ": " + directHint()};
-    return t;
-}
-
-static Result<IoTarget> openExisting(const std::string& path, bool isDevice, bool direct, ProbeExit& failure) {
-    failure = ProbeExit::BadInput;
-    const std::string flag = isDevice ? "--device" : "--file";
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-        const int err = errno;
-        return Error{flag + " " + path + ": " + errnoText(err) + "; expected an existing " +
-                     (isDevice ? "block device" : "file")};
-    }
-    if (S_ISDIR(st.st_mode))
-        return Error{flag + " " + path + " is a folder: name a file to read, or pass --dir " + path +
-                     " to probe with a scratch file there"};
-    if (!isDevice && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))
-        return Error{"--file " + path + " is a " + (S_ISBLK(st.st_mode) ? "block" : "character") +
-                     " device: devices are read only when named with --device " + path + " (read-only)"};
-    if (isDevice && !S_ISBLK(st.st_mode))
-        return Error{"--device " + path + " is not a block device; expected a drive such as /dev/nvme0n1"};
-    if (!isDevice && !S_ISREG(st.st_mode))
-        return Error{"--file " + path + " is not a regular file; expected a file to read"};
-
-    IoTarget t;
-    t.m_kind = isDevice ? TargetKind::Device : TargetKind::File;
-    t.m_path = path;
-    t.m_direct = direct;
-    failure = ProbeExit::CannotRun;
-    if (!isDevice) {
-        struct statfs fs {};
-        if (::statfs(path.c_str(), &fs) == 0) {
-            t.m_fsType = fsTypeName(fs.f_type);
-            if (direct && inMemory(fs.f_type))
-                return Error{"O_DIRECT is not supported on " + t.m_fsType + " (" + path +
-                             " is in memory, not on a drive): " + directHint()};
-        }
-        t.m_logicalBlock = logicalBlockOf(st.st_dev);
-    } else {
-        t.m_fsType = "block device";
-    }
-    // Read-only, always: O_RDONLY is the guarantee that --file and --device are never written.
-    // O_NOATIME keeps even the access time still where we own the file.
-    const int flags = O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0);
-    int fd = ::open(path.c_str(), flags | O_NOATIME);
-    if (fd < 0 && errno == EPERM) fd = ::open(path.c_str(), flags);
-    if (fd < 0) {
-        const int err = errno;
-        if (err == EINVAL && direct)
-            return Error{"O_DIRECT is not supported for " + path + " (" + t.m_fsType + "): " + directHint()};
-        return Error{"cannot open " + path + " read-only: " + errnoText(err) +
-                     (isDevice && err == EACCES ? "; reading a drive usually needs root or the disk group" : "")};
-    }
-    t.m_fd = fd;
-    if (isDevice) {
-        std::uint64_t bytes = 0;
-        int sector = 0;
-        if (::ioctl(fd, BLKGETSIZE64, &bytes) != 0 || ::ioctl(fd, BLKSSZGET, &sector) != 0) {
+    static Result<IoTarget> openScratch(const TargetRequest& r, ProbeExit& failure) {
+        failure = ProbeExit::BadInput;
+        struct stat st {};
+        if (::stat(r.dir.c_str(), &st) != 0) {
             const int err = errno;
-            return Error{"cannot read the size of " + path + ": " + errnoText(err)};
+            return Error{"--dir " + r.dir + ": " + errnoText(err) +
+                         "; expected an existing folder"};
         }
-        t.m_size = bytes;
-        t.m_logicalBlock = static_cast<std::uint32_t>(sector);
-    } else {
-        t.m_size = static_cast<std::uint64_t>(st.st_size);
-    }
-    failure = ProbeExit::BadInput;
-    if (t.m_size == 0) return Error{flag + " " + path + " is empty; expected something to read"};
-    return t;
-}
+        if (!S_ISDIR(st.st_mode))
+            return Error{"--dir " + r.dir +
+                         " is not a folder; expected a folder on the drive to probe"};
+        failure = ProbeExit::CannotRun;
+        if (::faccessat(AT_FDCWD, r.dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
+            const int err = errno;
+            return Error{"--dir " + r.dir + " is not writable (" + errnoText(err) +
+                         "): the scratch file needs a folder you can write to"};
+        }
+        struct statfs fs {};
+        if (::statfs(r.dir.c_str(), &fs) != 0) {
+            const int err = errno;
+            return Error{"--dir " + r.dir + ": cannot read its filesystem: " + errnoText(err)};
+        }
+        IoTarget t;
+        t.m_kind = TargetKind::Scratch;
+        t.m_path = r.dir;
+        t.m_fsType = fsTypeName(fs.f_type);
+        t.m_direct = r.direct;
+        t.m_logicalBlock = logicalBlockOf(st.st_dev);
+        if (r.direct && inMemory(fs.f_type))
+            return Error{"O_DIRECT is not supported on " + t.m_fsType + " (" + r.dir +
+                         " is in memory, not on a drive): " + directHint()};
+        // Whole 4 KiB pages: every block size the probe accepts then fits an integral number of
+        // times.
+        t.m_size = r.scratchBytes / 4096 * 4096;
+        struct rlimit limit {};
+        if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+            limit.rlim_cur < t.m_size)
+            return Error{"too little space: --file-size " + humanBytes(t.m_size) +
+                         " is above this process's file-size limit (ulimit -f) of " +
+                         humanBytes(static_cast<std::uint64_t>(limit.rlim_cur))};
+        struct statvfs vfs {};
+        if (::statvfs(r.dir.c_str(), &vfs) == 0) {
+            const std::uint64_t avail = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+            if (avail < t.m_size + kScratchHeadroom)
+                return Error{"too little space in " + r.dir + ": --file-size " +
+                             humanBytes(t.m_size) + " needs that much plus 16 MiB headroom, and " +
+                             humanBytes(avail) +
+                             " is free; pass a smaller --file-size or another --dir"};
+        }
 
+        const int directFlag = r.direct ? O_DIRECT : 0;
+        int fd = -1;
+        if (r.allowTmpfile) {
+            fd = ::open(r.dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC | directFlag, 0600);
+            t.m_anonymous = fd >= 0;
+        }
+        int openErr = 0;
+        if (fd < 0) {
+            // No O_TMPFILE here (or not wanted): a unique name, unlinked as soon as it is open. The
+            // signal handler knows the name for the instant in between.
+            static std::atomic<int> counter{0};
+            const std::string name = r.dir + (r.dir.ends_with('/') ? "" : "/") + ".kvbe-probe-" +
+                                     std::to_string(::getpid()) + "-" + std::to_string(counter++);
+            registerScratchPath(name.c_str());
+            fd = ::open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | directFlag, 0600);
+            openErr = errno;
+            if (fd >= 0) ::unlink(name.c_str());
+            registerScratchPath(nullptr);
+            if (fd < 0 && r.direct && openErr == EINVAL) {
+                // Did O_DIRECT alone make the open fail?
+                registerScratchPath(name.c_str());
+                const int probe = ::open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+                if (probe >= 0) {
+                    ::unlink(name.c_str());
+                    ::close(probe);
+                }
+                registerScratchPath(nullptr);
+                if (probe >= 0)
+                    return Error{"O_DIRECT is not supported by " + t.m_fsType + " at " + r.dir +
+                                 ": " + directHint()};
+            }
+        }
+        if (fd < 0)
+            return Error{"cannot create a scratch file in " + r.dir + ": " +
+                         errnoText(openErr ? openErr : errno)};
+        t.m_fd = fd;
+        if (r.direct && (::fcntl(fd, F_GETFL) & O_DIRECT) == 0)
+            return Error{"O_DIRECT did not stay in effect on " + t.m_fsType + " at " + r.dir +
+                         ": " + directHint()};
+        return t;
+    }
+
+    static Result<IoTarget> openExisting(const std::string& path, bool isDevice, bool direct,
+                                         ProbeExit& failure) {
+        failure = ProbeExit::BadInput;
+        const std::string flag = isDevice ? "--device" : "--file";
+        struct stat st {};
+        if (::stat(path.c_str(), &st) != 0) {
+            const int err = errno;
+            return Error{flag + " " + path + ": " + errnoText(err) + "; expected an existing " +
+                         (isDevice ? "block device" : "file")};
+        }
+        if (S_ISDIR(st.st_mode))
+            return Error{flag + " " + path + " is a folder: name a file to read, or pass --dir " +
+                         path + " to probe with a scratch file there"};
+        if (!isDevice && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))
+            return Error{
+                "--file " + path + " is a " + (S_ISBLK(st.st_mode) ? "block" : "character") +
+                " device: devices are read only when named with --device " + path + " (read-only)"};
+        if (isDevice && !S_ISBLK(st.st_mode))
+            return Error{"--device " + path +
+                         " is not a block device; expected a drive such as /dev/nvme0n1"};
+        if (!isDevice && !S_ISREG(st.st_mode))
+            return Error{"--file " + path + " is not a regular file; expected a file to read"};
+
+        IoTarget t;
+        t.m_kind = isDevice ? TargetKind::Device : TargetKind::File;
+        t.m_path = path;
+        t.m_direct = direct;
+        failure = ProbeExit::CannotRun;
+        if (!isDevice) {
+            struct statfs fs {};
+            if (::statfs(path.c_str(), &fs) == 0) {
+                t.m_fsType = fsTypeName(fs.f_type);
+                if (direct && inMemory(fs.f_type))
+                    return Error{"O_DIRECT is not supported on " + t.m_fsType + " (" + path +
+                                 " is in memory, not on a drive): " + directHint()};
+            }
+            t.m_logicalBlock = logicalBlockOf(st.st_dev);
+        } else {
+            t.m_fsType = "block device";
+        }
+        // Read-only, always: O_RDONLY is the guarantee that --file and --device are never written.
+        // O_NOATIME keeps even the access time still where we own the file.
+        const int flags = O_RDONLY | O_CLOEXEC | (direct ? O_DIRECT : 0);
+        int fd = ::open(path.c_str(), flags | O_NOATIME);
+        if (fd < 0 && errno == EPERM) fd = ::open(path.c_str(), flags);
+        if (fd < 0) {
+            const int err = errno;
+            if (err == EINVAL && direct)
+                return Error{"O_DIRECT is not supported for " + path + " (" + t.m_fsType +
+                             "): " + directHint()};
+            return Error{"cannot open " + path + " read-only: " + errnoText(err) +
+                         (isDevice && err == EACCES
+                              ? "; reading a drive usually needs root or the disk group"
+                              : "")};
+        }
+        t.m_fd = fd;
+        if (isDevice) {
+            std::uint64_t bytes = 0;
+            int sector = 0;
+            if (::ioctl(fd, BLKGETSIZE64, &bytes) != 0 || ::ioctl(fd, BLKSSZGET, &sector) != 0) {
+                const int err = errno;
+                return Error{"cannot read the size of " + path + ": " + errnoText(err)};
+            }
+            t.m_size = bytes;
+            t.m_logicalBlock = static_cast<std::uint32_t>(sector);
+        } else {
+            t.m_size = static_cast<std::uint64_t>(st.st_size);
+        }
+        failure = ProbeExit::BadInput;
+        if (t.m_size == 0)
+            return Error{flag + " " + path + " is empty; expected something to read"};
+        return t;
+    }
 };
 
 Result<IoTarget> openTarget(const TargetRequest& r, ProbeExit& failure) {

@@ -33,14 +33,24 @@ void installStopHandlers() {
     sigaction(SIGTERM, &sa, nullptr);
 }
 
-bool stopRequested() { return g_signal.load(std::memory_order_relaxed) != 0; }
-int stopSignal() { return g_signal.load(); }
-void requestStop(int signal) { g_signal.store(signal); }
-void clearStop() { g_signal.store(0); }
+bool stopRequested() {
+    return g_signal.load(std::memory_order_relaxed) != 0;
+}
+int stopSignal() {
+    return g_signal.load();
+}
+void requestStop(int signal) {
+    g_signal.store(signal);
+}
+void clearStop() {
+    g_signal.store(0);
+}
 
 std::string stopMessage() {
     const int sig = stopSignal();
-    const std::string name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal " + std::to_string(sig);
+    const std::string name = sig == SIGINT    ? "SIGINT"
+                             : sig == SIGTERM ? "SIGTERM"
+                                              : "signal " + std::to_string(sig);
     return "stopped by " + name + " before the probe finished; no scratch file is left behind";
 }
 

@@ -26,7 +26,8 @@ std::string utcNow() {
 
 } // namespace
 
-JsonlSink::JsonlSink(std::ostream& out, std::string probe) : m_out(out), m_probe(std::move(probe)) {}
+JsonlSink::JsonlSink(std::ostream& out, std::string probe)
+    : m_out(out), m_probe(std::move(probe)) {}
 
 void JsonlSink::writeLine(const nlohmann::ordered_json& line) {
     // Invalid UTF-8 (a path with odd bytes) must not throw halfway through a run.
@@ -60,8 +61,12 @@ void JsonlSink::progress(double fraction, const std::string& message) {
 void JsonlSink::point(const ProbePoint& p) {
     std::lock_guard lock(m_mutex);
     ensureHeader();
-    writeLine({{"type", "point"}, {"series", p.series}, {"x", p.x}, {"y", p.y},
-               {"unit", p.unit}, {"meta", p.meta}});
+    writeLine({{"type", "point"},
+               {"series", p.series},
+               {"x", p.x},
+               {"y", p.y},
+               {"unit", p.unit},
+               {"meta", p.meta}});
 }
 
 void JsonlSink::note(const std::string&) {}
@@ -84,8 +89,10 @@ Result<ProbeEvent> parseProbeLine(std::string_view line) {
     if (j.is_discarded() || !j.is_object()) return Error{"not a JSON object"};
     ProbeEvent e;
     if (j.contains("kvbe_probe")) {
-        if (!j["kvbe_probe"].is_number_integer()) return Error{"\"kvbe_probe\" is not a version number"};
-        if (!j.contains("probe") || !j["probe"].is_string()) return Error{"the header has no \"probe\" name"};
+        if (!j["kvbe_probe"].is_number_integer())
+            return Error{"\"kvbe_probe\" is not a version number"};
+        if (!j.contains("probe") || !j["probe"].is_string())
+            return Error{"the header has no \"probe\" name"};
         e.kind = ProbeEvent::Kind::Header;
     } else {
         if (!j.contains("type") || !j["type"].is_string()) return Error{"the line has no \"type\""};
@@ -160,10 +167,11 @@ Result<std::vector<ProbeEvent>> ProbeStreamReader::feed(std::string_view bytes) 
 
 Status ProbeStreamReader::finish() {
     if (!m_pending.empty())
-        return Error{"probe stream: the last line was cut off (" + std::to_string(m_pending.size()) +
-                     " bytes without a newline)"};
+        return Error{"probe stream: the last line was cut off (" +
+                     std::to_string(m_pending.size()) + " bytes without a newline)"};
     if (!m_sawHeader) return Error{"probe stream: empty, the probe wrote no header"};
-    if (!m_sawEnd) return Error{"probe stream: ended without a result or error line (was the probe killed?)"};
+    if (!m_sawEnd)
+        return Error{"probe stream: ended without a result or error line (was the probe killed?)"};
     return Ok{};
 }
 

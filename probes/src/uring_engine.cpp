@@ -30,15 +30,18 @@ std::string disabledSysctl() {
 }
 
 class UringEngine : public IoEngine {
-public:
+  public:
     std::string name() const override { return "io_uring"; }
 
     Result<IoMeasurement> run(const IoTarget& target, const IoSetting& s) override {
         using namespace detail;
-        if (s.totalBytes % s.blockBytes != 0) return Error{"a size-based run needs a whole number of blocks"};
+        if (s.totalBytes % s.blockBytes != 0)
+            return Error{"a size-based run needs a whole number of blocks"};
         const unsigned qd = static_cast<unsigned>(s.queueDepth);
         BufferArena buffers(qd, s.blockBytes);
-        if (!buffers) return Error{"cannot allocate " + std::to_string(qd) + " × " + formatBlock(s.blockBytes) + " of I/O buffers"};
+        if (!buffers)
+            return Error{"cannot allocate " + std::to_string(qd) + " × " +
+                         formatBlock(s.blockBytes) + " of I/O buffers"};
         std::vector<iovec> iov;
         for (unsigned i = 0; i < qd; ++i) {
             if (s.write) fillPattern(buffers.at(i), s.blockBytes, 0);
@@ -47,7 +50,9 @@ public:
         // Declared after the buffers: the ring goes first, then the memory it pointed into.
         Ring ring;
         int ret = io_uring_queue_init(qd, &ring.ring, 0);
-        if (ret < 0) return Error{"io_uring_queue_init(" + std::to_string(qd) + ") failed: " + errnoText(-ret)};
+        if (ret < 0)
+            return Error{"io_uring_queue_init(" + std::to_string(qd) +
+                         ") failed: " + errnoText(-ret)};
         ring.ready = true;
 
         IoMeasurement m;
@@ -59,10 +64,11 @@ public:
         if (!fixedBuffers) {
             rlimit lock{};
             getrlimit(RLIMIT_MEMLOCK, &lock);
-            m.notes.push_back("buffers not registered (" + errnoText(-ret) + "; QD × block = " +
-                              formatBlock(s.blockBytes * qd) + ", RLIMIT_MEMLOCK " +
-                              (lock.rlim_cur == RLIM_INFINITY ? "unlimited" : formatBlock(lock.rlim_cur)) +
-                              "): plain reads and writes instead");
+            m.notes.push_back(
+                "buffers not registered (" + errnoText(-ret) +
+                "; QD × block = " + formatBlock(s.blockBytes * qd) + ", RLIMIT_MEMLOCK " +
+                (lock.rlim_cur == RLIM_INFINITY ? "unlimited" : formatBlock(lock.rlim_cur)) +
+                "): plain reads and writes instead");
         }
 
         struct Slot {
@@ -87,11 +93,15 @@ public:
             const std::uint64_t at = sl.offset + sl.done;
             const int file = fixedFile ? 0 : fd;
             if (fixedBuffers) {
-                if (s.write) io_uring_prep_write_fixed(sqe, file, buf, len, at, static_cast<int>(i));
-                else io_uring_prep_read_fixed(sqe, file, buf, len, at, static_cast<int>(i));
+                if (s.write)
+                    io_uring_prep_write_fixed(sqe, file, buf, len, at, static_cast<int>(i));
+                else
+                    io_uring_prep_read_fixed(sqe, file, buf, len, at, static_cast<int>(i));
             } else {
-                if (s.write) io_uring_prep_write(sqe, file, buf, len, at);
-                else io_uring_prep_read(sqe, file, buf, len, at);
+                if (s.write)
+                    io_uring_prep_write(sqe, file, buf, len, at);
+                else
+                    io_uring_prep_read(sqe, file, buf, len, at);
             }
             if (fixedFile) sqe->flags |= IOSQE_FIXED_FILE;
             io_uring_sqe_set_data(sqe, reinterpret_cast<void*>(static_cast<std::uintptr_t>(i)));
@@ -129,7 +139,8 @@ public:
             io_uring_cqe* cqe = nullptr;
             io_uring_for_each_cqe(&ring.ring, head, cqe) {
                 ++seen;
-                const unsigned i = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(io_uring_cqe_get_data(cqe)));
+                const unsigned i = static_cast<unsigned>(
+                    reinterpret_cast<std::uintptr_t>(io_uring_cqe_get_data(cqe)));
                 const int res = cqe->res;
                 Slot& sl = slots[i];
                 if (draining) {
@@ -142,7 +153,8 @@ public:
                     continue;
                 }
                 if (res <= 0) {
-                    failure = ioErrorMessage(target, s, sl.offset + sl.done, res < 0 ? -res : (s.write ? ENOSPC : ENODATA));
+                    failure = ioErrorMessage(target, s, sl.offset + sl.done,
+                                             res < 0 ? -res : (s.write ? ENOSPC : ENODATA));
                     if (res == 0) *failure += " (the transfer stopped short)";
                     --inflight;
                     continue;
@@ -157,8 +169,10 @@ public:
                 const int window = windows.windowOf(end);
                 if (!s.write && tally.wantsVerify(s.verify, window)) {
                     const size_t bad = firstPatternMismatch(buffers.at(i), s.blockBytes, sl.offset);
-                    if (bad != s.blockBytes && !failure) failure = mismatchMessage(target, sl.offset, bad);
-                    else ++tally.verified;
+                    if (bad != s.blockBytes && !failure)
+                        failure = mismatchMessage(target, sl.offset, bad);
+                    else
+                        ++tally.verified;
                 }
                 tally.record(window, s.blockBytes, sl.start, end);
                 if (failure || !startNew(i, end)) --inflight;
@@ -175,7 +189,8 @@ public:
         m.windowBytes.assign(static_cast<size_t>(windows.windowCount()), 0);
         m.windowOps.assign(static_cast<size_t>(windows.windowCount()), 0);
         detail::mergeTally(m, std::move(tally));
-        m.windowSeconds = s.totalBytes ? static_cast<double>(nowNs() - begin) / 1e9 : windows.windowSeconds();
+        m.windowSeconds =
+            s.totalBytes ? static_cast<double>(nowNs() - begin) / 1e9 : windows.windowSeconds();
         m.stopped = stopRequested();
         return m;
     }

@@ -10,12 +10,12 @@
 #include <QtTest>
 
 #include <csignal>
+#include <linux/magic.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 #include <utime.h>
-#include <linux/magic.h>
 
 using namespace kvbe::probes;
 using kvbe::test::driveDir;
@@ -25,7 +25,8 @@ using kvbe::test::runCli;
 
 namespace {
 
-const QStringList kQuick = {"--block-sizes", "128KiB,1MiB", "--queue-depths", "1,4", "--duration", "0.2s"};
+const QStringList kQuick = {"--block-sizes", "128KiB,1MiB", "--queue-depths",
+                            "1,4",           "--duration",  "0.2s"};
 
 bool isTmpfs(const char* path) {
     struct statfs fs {};
@@ -43,17 +44,23 @@ QByteArray sha256(const QString& path) {
 class ProbeCliTest : public QObject {
     Q_OBJECT
 
-private slots:
+  private slots:
     void jsonlStreamParses_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("series");
         QTest::addColumn<int>("points");
-        QTest::newRow("nvme-read psync") << (QStringList{"nvme-read", "--engine", "psync"} + kQuick) << "read_GBps" << 4;
-        QTest::newRow("nvme-read io_uring") << (QStringList{"nvme-read", "--engine", "io_uring"} + kQuick) << "read_GBps" << 4;
-        QTest::newRow("nvme-write psync") << (QStringList{"nvme-write", "--engine", "psync"} + kQuick) << "write_GBps" << 4;
-        QTest::newRow("nvme-write io_uring") << (QStringList{"nvme-write", "--engine", "io_uring"} + kQuick) << "write_GBps" << 4;
-        QTest::newRow("host-memcpy") << QStringList{"host-memcpy", "--buffer-size", "16MiB", "--threads", "1,2", "--duration", "0.2s"}
-                                     << "memcpy_GBps" << 2;
+        QTest::newRow("nvme-read psync")
+            << (QStringList{"nvme-read", "--engine", "psync"} + kQuick) << "read_GBps" << 4;
+        QTest::newRow("nvme-read io_uring")
+            << (QStringList{"nvme-read", "--engine", "io_uring"} + kQuick) << "read_GBps" << 4;
+        QTest::newRow("nvme-write psync")
+            << (QStringList{"nvme-write", "--engine", "psync"} + kQuick) << "write_GBps" << 4;
+        QTest::newRow("nvme-write io_uring")
+            << (QStringList{"nvme-write", "--engine", "io_uring"} + kQuick) << "write_GBps" << 4;
+        QTest::newRow("host-memcpy")
+            << QStringList{"host-memcpy", "--buffer-size", "16MiB", "--threads",
+                           "1,2",         "--duration",    "0.2s"}
+            << "memcpy_GBps" << 2;
     }
     void jsonlStreamParses() {
         QFETCH(QStringList, args);
@@ -61,15 +68,19 @@ private slots:
         QFETCH(int, points);
         auto dir = driveDir();
         const bool drive = args.front() != "host-memcpy";
-        if (drive) args << "--dir" << dir->path() << "--file-size" << "8MiB";
+        if (drive)
+            args << "--dir" << dir->path() << "--file-size"
+                 << "8MiB";
         const auto run = runCli(QStringList{"probe"} + args + QStringList{"--format", "jsonl"});
-        if (run.exitCode == 3 && run.err.contains("io_uring cannot run here")) QSKIP("io_uring cannot run here");
+        if (run.exitCode == 3 && run.err.contains("io_uring cannot run here"))
+            QSKIP("io_uring cannot run here");
         QVERIFY2(run.exitCode == 0, run.err.constData());
         QString problem;
         const auto events = parseStream(run.out, &problem);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
         QCOMPARE(events.front().kind, ProbeEvent::Kind::Header);
-        QCOMPARE(QString::fromStdString(events.front().json["probe"].get<std::string>()), args.front());
+        QCOMPARE(QString::fromStdString(events.front().json["probe"].get<std::string>()),
+                 args.front());
         QCOMPARE(events.back().kind, ProbeEvent::Kind::Result);
         if (drive) {
             const auto& params = events.front().json["params"];
@@ -83,7 +94,9 @@ private slots:
             QCOMPARE(QString::fromStdString(e.json["series"].get<std::string>()), series);
             QVERIFY(e.json["y"].get<double>() > 0);
             QCOMPARE(QString::fromStdString(e.json["unit"].get<std::string>()), QString("GB/s"));
-            if (drive) QVERIFY(e.json["meta"]["p99_us"].get<double>() >= e.json["meta"]["p50_us"].get<double>());
+            if (drive)
+                QVERIFY(e.json["meta"]["p99_us"].get<double>() >=
+                        e.json["meta"]["p50_us"].get<double>());
         }
         QCOMPARE(seen, points);
         QVERIFY(entries(dir->path()).isEmpty());
@@ -95,26 +108,42 @@ private slots:
         QTest::addColumn<QString>("sentence");
         const QString here = QStringLiteral(KVBE_TEST_SCRATCH);
         const QStringList read = {"nvme-read", "--file-size", "8MiB", "--duration", "0.2s"};
-        QTest::newRow("queue depth 0") << read + QStringList{"--dir", "@", "--queue-depths", "0"} << 1
-                                       << "--queue-depths 0: expected queue depths from 1 to 1024";
+        QTest::newRow("queue depth 0")
+            << read + QStringList{"--dir", "@", "--queue-depths", "0"} << 1
+            << "--queue-depths 0: expected queue depths from 1 to 1024";
         QTest::newRow("block not a multiple of the logical block")
-            << read + QStringList{"--dir", "@", "--block-sizes", "1000"} << 1 << "is not a multiple of the logical block size";
-        QTest::newRow("folder as --file") << QStringList{"nvme-read", "--file", here} << 1 << "is a folder";
-        QTest::newRow("device as --file") << QStringList{"nvme-read", "--file", "/dev/null"} << 1 << "named with --device";
-        QTest::newRow("--device not a block device") << QStringList{"nvme-read", "--device", "/dev/null"} << 1 << "not a block device";
-        QTest::newRow("too little space") << QStringList{"nvme-read", "--dir", "@", "--file-size", "1024TiB"} << 3 << "too little space";
+            << read + QStringList{"--dir", "@", "--block-sizes", "1000"} << 1
+            << "is not a multiple of the logical block size";
+        QTest::newRow("folder as --file")
+            << QStringList{"nvme-read", "--file", here} << 1 << "is a folder";
+        QTest::newRow("device as --file")
+            << QStringList{"nvme-read", "--file", "/dev/null"} << 1 << "named with --device";
+        QTest::newRow("--device not a block device")
+            << QStringList{"nvme-read", "--device", "/dev/null"} << 1 << "not a block device";
+        QTest::newRow("too little space")
+            << QStringList{"nvme-read", "--dir", "@", "--file-size", "1024TiB"} << 3
+            << "too little space";
         QTest::newRow("no target") << QStringList{"nvme-read"} << 2 << "needs --dir";
-        QTest::newRow("--dir and --file") << QStringList{"nvme-read", "--dir", "@", "--file", "/dev/null"} << 2 << "excludes";
-        QTest::newRow("--file-size with --file") << QStringList{"nvme-read", "--file", "/dev/null", "--file-size", "1MiB"} << 2
-                                                 << "--file-size sizes the scratch file";
-        QTest::newRow("nvme-write --file") << QStringList{"nvme-write", "--file", "/dev/null"} << 2 << "--file";
-        QTest::newRow("unknown engine") << read + QStringList{"--dir", "@", "--engine", "spdk"} << 2 << "spdk";
-        QTest::newRow("bad duration") << QStringList{"nvme-read", "--dir", "@", "--duration", "soon"} << 1 << "--duration";
-        QTest::newRow("bad block size") << read + QStringList{"--dir", "@", "--block-sizes", "1MiB,big"} << 1 << "--block-sizes";
-        QTest::newRow("memcpy threads 0") << QStringList{"host-memcpy", "--threads", "0"} << 1 << "--threads 0";
+        QTest::newRow("--dir and --file")
+            << QStringList{"nvme-read", "--dir", "@", "--file", "/dev/null"} << 2 << "excludes";
+        QTest::newRow("--file-size with --file")
+            << QStringList{"nvme-read", "--file", "/dev/null", "--file-size", "1MiB"} << 2
+            << "--file-size sizes the scratch file";
+        QTest::newRow("nvme-write --file")
+            << QStringList{"nvme-write", "--file", "/dev/null"} << 2 << "--file";
+        QTest::newRow("unknown engine")
+            << read + QStringList{"--dir", "@", "--engine", "spdk"} << 2 << "spdk";
+        QTest::newRow("bad duration")
+            << QStringList{"nvme-read", "--dir", "@", "--duration", "soon"} << 1 << "--duration";
+        QTest::newRow("bad block size")
+            << read + QStringList{"--dir", "@", "--block-sizes", "1MiB,big"} << 1
+            << "--block-sizes";
+        QTest::newRow("memcpy threads 0")
+            << QStringList{"host-memcpy", "--threads", "0"} << 1 << "--threads 0";
         if (isTmpfs("/dev/shm"))
-            QTest::newRow("tmpfs without --buffered") << QStringList{"nvme-read", "--dir", "/dev/shm"} << 3
-                                                      << "O_DIRECT is not supported on tmpfs";
+            QTest::newRow("tmpfs without --buffered")
+                << QStringList{"nvme-read", "--dir", "/dev/shm"} << 3
+                << "O_DIRECT is not supported on tmpfs";
     }
     void errorsGiveTheirSentenceAndExitCode() {
         QFETCH(QStringList, args);
@@ -129,14 +158,16 @@ private slots:
         QVERIFY(entries(dir->path()).isEmpty());
         // The same failure as a stream: a header, then the error line, and the same exit code.
         if (exit != 2) {
-            const auto jsonl = runCli(QStringList{"probe"} + args + QStringList{"--format", "jsonl"});
+            const auto jsonl =
+                runCli(QStringList{"probe"} + args + QStringList{"--format", "jsonl"});
             QCOMPARE(jsonl.exitCode, exit);
             QString problem;
             const auto events = parseStream(jsonl.out, &problem);
             QVERIFY2(problem.isEmpty(), qPrintable(problem));
             QCOMPARE(events.size(), size_t(2));
             QCOMPARE(events.back().kind, ProbeEvent::Kind::Error);
-            QVERIFY(QString::fromStdString(events.back().json["message"].get<std::string>()).contains(sentence));
+            QVERIFY(QString::fromStdString(events.back().json["message"].get<std::string>())
+                        .contains(sentence));
         }
     }
 
@@ -145,10 +176,13 @@ private slots:
         QVERIFY(::chmod(dir->path().toLocal8Bit().constData(), 0555) == 0);
         // Root writes anywhere; run the child as nobody so the folder's mode counts.
         const bool root = ::geteuid() == 0;
-        if (root && ::access(KVBE_CLI_PATH, X_OK) != 0) QSKIP("kvbe-cli is not executable by others");
-        const auto run = runCli(QStringList{"probe", "nvme-read", "--dir", dir->path(), "--file-size", "8MiB"} + kQuick, [root] {
-            if (root && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(99);
-        });
+        if (root && ::access(KVBE_CLI_PATH, X_OK) != 0)
+            QSKIP("kvbe-cli is not executable by others");
+        const auto run = runCli(
+            QStringList{"probe", "nvme-read", "--dir", dir->path(), "--file-size", "8MiB"} + kQuick,
+            [root] {
+                if (root && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(99);
+            });
         ::chmod(dir->path().toLocal8Bit().constData(), 0755);
         QCOMPARE(run.exitCode, 3);
         QVERIFY2(run.err.contains("is not writable"), run.err.constData());
@@ -157,10 +191,12 @@ private slots:
 
     void fileSizeLimitIsRefused() {
         auto dir = driveDir();
-        const auto run = runCli(QStringList{"probe", "nvme-read", "--dir", dir->path(), "--file-size", "8MiB"} + kQuick, [] {
-            rlimit small{4 * 1024 * 1024, RLIM_INFINITY};
-            ::setrlimit(RLIMIT_FSIZE, &small);
-        });
+        const auto run = runCli(
+            QStringList{"probe", "nvme-read", "--dir", dir->path(), "--file-size", "8MiB"} + kQuick,
+            [] {
+                rlimit small{4 * 1024 * 1024, RLIM_INFINITY};
+                ::setrlimit(RLIMIT_FSIZE, &small);
+            });
         QCOMPARE(run.exitCode, 3);
         QVERIFY2(run.err.contains("file-size limit (ulimit -f)"), run.err.constData());
         QVERIFY(entries(dir->path()).isEmpty());
@@ -169,18 +205,23 @@ private slots:
     void bufferedOnTmpfsWorksAndIsLabelled() {
         if (!isTmpfs("/dev/shm")) QSKIP("/dev/shm is not tmpfs here");
         QTemporaryDir dir(QStringLiteral("/dev/shm/kvbe-probe-test-XXXXXX"));
-        const QStringList args = QStringList{"probe", "nvme-read", "--dir", dir.path(), "--file-size", "8MiB", "--buffered"} + kQuick;
+        const QStringList args = QStringList{"probe",       "nvme-read", "--dir",     dir.path(),
+                                             "--file-size", "8MiB",      "--buffered"} +
+                                 kQuick;
         const auto jsonl = runCli(args + QStringList{"--format", "jsonl"});
         QVERIFY2(jsonl.exitCode == 0, jsonl.err.constData());
         QString problem;
         const auto events = parseStream(jsonl.out, &problem);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
-        QCOMPARE(QString::fromStdString(events.front().json["params"]["io"].get<std::string>()), QString("buffered"));
+        QCOMPARE(QString::fromStdString(events.front().json["params"]["io"].get<std::string>()),
+                 QString("buffered"));
         QVERIFY(events.front().json["params"]["buffered"].get<bool>());
         for (const auto& e : events)
             if (e.kind == ProbeEvent::Kind::Point) {
-                QCOMPARE(QString::fromStdString(e.json["series"].get<std::string>()), QString("read_GBps_buffered"));
-                QCOMPARE(QString::fromStdString(e.json["meta"]["io"].get<std::string>()), QString("buffered"));
+                QCOMPARE(QString::fromStdString(e.json["series"].get<std::string>()),
+                         QString("read_GBps_buffered"));
+                QCOMPARE(QString::fromStdString(e.json["meta"]["io"].get<std::string>()),
+                         QString("buffered"));
             }
         QVERIFY(events.back().json["summary"]["buffered"].get<bool>());
         const auto table = runCli(args);
@@ -204,14 +245,17 @@ private slots:
             QFile f(path);
             QVERIFY(f.open(QIODevice::WriteOnly));
             QByteArray data(4 * 1024 * 1024, '\0');
-            for (int i = 0; i < data.size(); ++i) data[i] = static_cast<char>((i * 7919) % 251 + 1);
+            for (int i = 0; i < data.size(); ++i)
+                data[i] = static_cast<char>((i * 7919) % 251 + 1);
             f.write(data);
         }
         utimbuf old{1'000'000'000, 1'000'000'000}; // 2001: any write would move it
         QCOMPARE(::utime(path.toLocal8Bit().constData(), &old), 0);
         const QByteArray before = sha256(path);
-        const auto run = runCli(QStringList{"probe", "nvme-read", "--file", path, "--engine", engine} + kQuick);
-        if (run.exitCode == 3 && run.err.contains("io_uring cannot run here")) QSKIP("io_uring cannot run here");
+        const auto run =
+            runCli(QStringList{"probe", "nvme-read", "--file", path, "--engine", engine} + kQuick);
+        if (run.exitCode == 3 && run.err.contains("io_uring cannot run here"))
+            QSKIP("io_uring cannot run here");
         QVERIFY2(run.exitCode == 0, run.err.constData());
         QVERIFY(run.out.contains("read-only"));
         QCOMPARE(sha256(path), before);
@@ -231,8 +275,9 @@ private slots:
         QFETCH(QString, when);
         auto dir = driveDir();
         QProcess p;
-        p.start(KVBE_CLI_PATH, {"probe", "nvme-read", "--dir", dir->path(), "--file-size", "256MiB", "--block-sizes", "128KiB",
-                                "--queue-depths", "1", "--duration", "60s", "--format", "jsonl"});
+        p.start(KVBE_CLI_PATH, {"probe", "nvme-read", "--dir", dir->path(), "--file-size", "256MiB",
+                                "--block-sizes", "128KiB", "--queue-depths", "1", "--duration",
+                                "60s", "--format", "jsonl"});
         QVERIFY(p.waitForStarted(10000));
         QByteArray out;
         while (!out.contains(when.toUtf8()) && p.state() == QProcess::Running) {
@@ -243,9 +288,11 @@ private slots:
         // The probe holds a scratch file that has no name: /proc shows it as deleted.
         bool holdsDeleted = false;
         const QString fds = QString("/proc/%1/fd").arg(p.processId());
-        for (const QString& fd : QDir(fds).entryList(QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot)) {
+        for (const QString& fd :
+             QDir(fds).entryList(QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot)) {
             char target[4096] = {};
-            const ssize_t n = ::readlink(QString(fds + "/" + fd).toLocal8Bit().constData(), target, sizeof target - 1);
+            const ssize_t n = ::readlink(QString(fds + "/" + fd).toLocal8Bit().constData(), target,
+                                         sizeof target - 1);
             const QString link = QString::fromLocal8Bit(target, n > 0 ? static_cast<int>(n) : 0);
             if (link.startsWith(dir->path()) && link.endsWith("(deleted)")) holdsDeleted = true;
         }
@@ -261,7 +308,8 @@ private slots:
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
         QCOMPARE(events.back().kind, ProbeEvent::Kind::Error);
         const QString name = signal == SIGTERM ? "SIGTERM" : "SIGINT";
-        QVERIFY(QString::fromStdString(events.back().json["message"].get<std::string>()).startsWith("stopped by " + name));
+        QVERIFY(QString::fromStdString(events.back().json["message"].get<std::string>())
+                    .startsWith("stopped by " + name));
         QVERIFY(entries(dir->path()).isEmpty());
     }
 
@@ -269,7 +317,8 @@ private slots:
         const auto run = runCli({"probe", "nvme-read", "--help"});
         QCOMPARE(run.exitCode, 0);
         const QString text = QString::fromUtf8(run.out);
-        for (int code : {0, 1, 2, 3, 4, 130}) QVERIFY2(text.contains(QString("%1  ").arg(code, 3)), qPrintable(text));
+        for (int code : {0, 1, 2, 3, 4, 130})
+            QVERIFY2(text.contains(QString("%1  ").arg(code, 3)), qPrintable(text));
         QVERIFY(text.contains("Memory: queue depth × block size"));
     }
 };

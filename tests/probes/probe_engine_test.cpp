@@ -33,7 +33,8 @@ IoTarget laidOutScratch(const QString& dir, std::uint64_t bytes) {
 
 void engineRows() {
     QTest::addColumn<QString>("engine");
-    for (const char* e : {"psync", "io_uring"}) QTest::newRow(e) << QString(e);
+    for (const char* e : {"psync", "io_uring"})
+        QTest::newRow(e) << QString(e);
 }
 
 } // namespace
@@ -41,7 +42,7 @@ void engineRows() {
 class ProbeEngineTest : public QObject {
     Q_OBJECT
 
-private slots:
+  private slots:
     void init() { clearStop(); }
 
     void sizeBasedPassReadsEveryByteOnce_data() {
@@ -124,7 +125,8 @@ private slots:
         std::vector<char> junk(4096, 'x');
         const int fd = ::open(("/proc/self/fd/" + std::to_string(target.fd())).c_str(), O_RDWR);
         QVERIFY(fd >= 0);
-        QCOMPARE(::pwrite(fd, junk.data(), junk.size(), static_cast<off_t>(kMiB + 4096)), ssize_t(4096));
+        QCOMPARE(::pwrite(fd, junk.data(), junk.size(), static_cast<off_t>(kMiB + 4096)),
+                 ssize_t(4096));
         QCOMPARE(::fsync(fd), 0);
         ::close(fd);
         IoSetting s;
@@ -134,7 +136,8 @@ private slots:
         s.verify = VerifyMode::All;
         auto m = e->run(target, s);
         QVERIFY(!m.ok());
-        QVERIFY2(m.message().find("byte " + std::to_string(kMiB + 4096)) != std::string::npos, m.message().c_str());
+        QVERIFY2(m.message().find("byte " + std::to_string(kMiB + 4096)) != std::string::npos,
+                 m.message().c_str());
         QVERIFY(m.message().find("is not what was written") != std::string::npos);
     }
 
@@ -154,7 +157,10 @@ private slots:
         auto m = e->run(target, s);
         QVERIFY(m.ok());
         QVERIFY(m->stopped);
-        QCOMPARE(QString::fromStdString(stopMessage()), QString("stopped by SIGTERM before the probe finished; no scratch file is left behind"));
+        QCOMPARE(
+            QString::fromStdString(stopMessage()),
+            QString(
+                "stopped by SIGTERM before the probe finished; no scratch file is left behind"));
         clearStop();
     }
 
@@ -162,7 +168,8 @@ private slots:
         QCOMPARE(median({4, 1, 3, 2}), 2.5);
         QCOMPARE(median({5, 1, 3}), 3.0);
         std::vector<float> v;
-        for (int i = 1; i <= 100; ++i) v.push_back(static_cast<float>(i));
+        for (int i = 1; i <= 100; ++i)
+            v.push_back(static_cast<float>(i));
         QCOMPARE(percentile(v, 50), 50.0);
         QCOMPARE(percentile(v, 99), 99.0);
         QCOMPARE(percentile({7}, 99), 7.0);

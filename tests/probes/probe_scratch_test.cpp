@@ -7,11 +7,11 @@
 #include <QtTest>
 
 #include <fcntl.h>
-#include <sys/stat.h>
+#include <linux/magic.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
-#include <linux/magic.h>
 
 using namespace kvbe::probes;
 using kvbe::test::driveDir;
@@ -39,7 +39,7 @@ bool isTmpfs(const char* path) {
 class ProbeScratchTest : public QObject {
     Q_OBJECT
 
-private slots:
+  private slots:
     void patternIsNonZeroAndDependsOnTheOffset_data() {
         QTest::addColumn<qulonglong>("offset");
         QTest::addColumn<int>("length");
@@ -52,7 +52,8 @@ private slots:
         QFETCH(int, length);
         std::vector<std::byte> a(static_cast<size_t>(length)), b(static_cast<size_t>(length));
         fillPattern(a.data(), a.size(), offset);
-        for (std::byte v : a) QVERIFY(v != std::byte{0});
+        for (std::byte v : a)
+            QVERIFY(v != std::byte{0});
         QCOMPARE(firstPatternMismatch(a.data(), a.size(), offset), a.size());
         // The same bytes one block further on are different data.
         fillPattern(b.data(), b.size(), offset + 4096);
@@ -86,7 +87,8 @@ private slots:
         const size_t size = target->size();
         BufferArena buf(1, size);
         QCOMPARE(::pread(target->fd(), buf.at(0), size, 0), static_cast<ssize_t>(4 * kMiB));
-        for (size_t i = 0; i < size; i += 509) QVERIFY(buf.at(0)[i] != std::byte{0});
+        for (size_t i = 0; i < size; i += 509)
+            QVERIFY(buf.at(0)[i] != std::byte{0});
         QCOMPARE(firstPatternMismatch(buf.at(0), size, 0), size);
         QVERIFY(entries(dir->path()).isEmpty());
     }
@@ -102,7 +104,8 @@ private slots:
         auto target = openTarget(request, failure);
         QVERIFY(!target.ok());
         QCOMPARE(failure, ProbeExit::CannotRun);
-        QVERIFY2(target.message().starts_with("O_DIRECT is not supported on tmpfs"), target.message().c_str());
+        QVERIFY2(target.message().starts_with("O_DIRECT is not supported on tmpfs"),
+                 target.message().c_str());
         QVERIFY(target.message().find("--buffered") != std::string::npos);
 
         request.direct = false; // --buffered
@@ -119,17 +122,30 @@ private slots:
         QTest::addColumn<ProbeExit>("exit");
         QTest::addColumn<QString>("sentence");
         const QString here = QStringLiteral(KVBE_TEST_SCRATCH);
-        QTest::newRow("folder as --file") << "" << here << "" << ProbeExit::BadInput << "is a folder";
-        QTest::newRow("character device as --file") << "" << "/dev/null" << "" << ProbeExit::BadInput
-                                                    << "character device: devices are read only when named with --device";
+        QTest::newRow("folder as --file")
+            << "" << here << "" << ProbeExit::BadInput << "is a folder";
+        QTest::newRow("character device as --file")
+            << ""
+            << "/dev/null"
+            << "" << ProbeExit::BadInput
+            << "character device: devices are read only when named with --device";
         const QString block = firstBlockDevice();
         if (!block.isEmpty())
-            QTest::newRow("block device as --file") << "" << block << "" << ProbeExit::BadInput
-                                                    << "block device: devices are read only when named with --device";
-        QTest::newRow("character device as --device") << "" << "" << "/dev/null" << ProbeExit::BadInput << "is not a block device";
-        QTest::newRow("missing --dir") << here + "/no-such-folder" << "" << "" << ProbeExit::BadInput << "expected an existing folder";
-        QTest::newRow("missing --file") << "" << here + "/no-such-file" << "" << ProbeExit::BadInput << "expected an existing file";
-        QTest::newRow("two targets") << here << "/dev/null" << "" << ProbeExit::Usage << "exactly one";
+            QTest::newRow("block device as --file")
+                << "" << block << "" << ProbeExit::BadInput
+                << "block device: devices are read only when named with --device";
+        QTest::newRow("character device as --device")
+            << ""
+            << ""
+            << "/dev/null" << ProbeExit::BadInput << "is not a block device";
+        QTest::newRow("missing --dir")
+            << here + "/no-such-folder"
+            << ""
+            << "" << ProbeExit::BadInput << "expected an existing folder";
+        QTest::newRow("missing --file") << "" << here + "/no-such-file"
+                                        << "" << ProbeExit::BadInput << "expected an existing file";
+        QTest::newRow("two targets") << here << "/dev/null"
+                                     << "" << ProbeExit::Usage << "exactly one";
     }
     void refusals() {
         QFETCH(QString, dir);
@@ -138,16 +154,20 @@ private slots:
         QFETCH(ProbeExit, exit);
         QFETCH(QString, sentence);
         ProbeExit failure = ProbeExit::Ok;
-        auto target = openTarget({dir.toStdString(), file.toStdString(), device.toStdString(), kMiB, true, true}, failure);
+        auto target = openTarget(
+            {dir.toStdString(), file.toStdString(), device.toStdString(), kMiB, true, true},
+            failure);
         QVERIFY(!target.ok());
         QCOMPARE(failure, exit);
-        QVERIFY2(QString::fromStdString(target.message()).contains(sentence), target.message().c_str());
+        QVERIFY2(QString::fromStdString(target.message()).contains(sentence),
+                 target.message().c_str());
     }
 
     void tooLittleSpaceIsRefusedBeforeWriting() {
         auto dir = driveDir();
         ProbeExit failure = ProbeExit::Ok;
-        auto target = openTarget({dir->path().toStdString(), "", "", 1024 * 1024 * kGiB, true, true}, failure); // 1 PiB
+        auto target = openTarget(
+            {dir->path().toStdString(), "", "", 1024 * 1024 * kGiB, true, true}, failure); // 1 PiB
         QVERIFY(!target.ok());
         QCOMPARE(failure, ProbeExit::CannotRun);
         QVERIFY2(target.message().starts_with("too little space in "), target.message().c_str());
@@ -162,11 +182,13 @@ private slots:
         small.rlim_cur = kMiB;
         QCOMPARE(setrlimit(RLIMIT_FSIZE, &small), 0);
         ProbeExit failure = ProbeExit::Ok;
-        auto target = openTarget({dir->path().toStdString(), "", "", 4 * kMiB, true, true}, failure);
+        auto target =
+            openTarget({dir->path().toStdString(), "", "", 4 * kMiB, true, true}, failure);
         setrlimit(RLIMIT_FSIZE, &saved);
         QVERIFY(!target.ok());
         QCOMPARE(failure, ProbeExit::CannotRun);
-        QVERIFY2(target.message().find("file-size limit (ulimit -f)") != std::string::npos, target.message().c_str());
+        QVERIFY2(target.message().find("file-size limit (ulimit -f)") != std::string::npos,
+                 target.message().c_str());
     }
 };
 

@@ -9,13 +9,15 @@ using namespace kvbe::probes;
 
 namespace {
 // JSON with single quotes, for readable test data: J("{'type':'result'}").
-QString J(const char* text) { return QString(text).replace('\'', '"'); }
+QString J(const char* text) {
+    return QString(text).replace('\'', '"');
+}
 } // namespace
 
 class ProbeStreamTest : public QObject {
     Q_OBJECT
 
-private:
+  private:
     static std::vector<ProbeEvent> readAll(const std::string& text, QString* problem) {
         ProbeStreamReader reader;
         auto events = reader.feed(text);
@@ -27,7 +29,7 @@ private:
         return *events;
     }
 
-private slots:
+  private slots:
     void sinkWritesHeaderFirstAndResultLast() {
         std::ostringstream out;
         JsonlSink sink(out, "nvme-read");
@@ -88,11 +90,14 @@ private slots:
         QTest::newRow("no header first") << (J("{'type':'progress','fraction':0.1}\n")) << "header";
         QTest::newRow("newer version") << (J("{'kvbe_probe':2,'probe':'x'}\n")) << "version 2";
         QTest::newRow("second header") << header + header << "second header";
-        QTest::newRow("line after result") << header + J("{'type':'result','summary':{}}\n") + J("{'type':'progress','fraction':1}\n")
+        QTest::newRow("line after result") << header + J("{'type':'result','summary':{}}\n") +
+                                                  J("{'type':'progress','fraction':1}\n")
                                            << "after the result";
         QTest::newRow("unknown type") << header + J("{'type':'banana'}\n") << "unknown line type";
-        QTest::newRow("point without y") << header + J("{'type':'point','series':'s','x':1}\n") << "\"y\"";
-        QTest::newRow("not json") << header + "hello\n" << "not a JSON object";
+        QTest::newRow("point without y")
+            << header + J("{'type':'point','series':'s','x':1}\n") << "\"y\"";
+        QTest::newRow("not json") << header + "hello\n"
+                                  << "not a JSON object";
     }
     void readerRefusesMalformedStreams() {
         QFETCH(QString, stream);
@@ -100,7 +105,8 @@ private slots:
         ProbeStreamReader reader;
         auto events = reader.feed(stream.toStdString());
         QVERIFY(!events.ok());
-        QVERIFY2(QString::fromStdString(events.message()).contains(expected), qPrintable(QString::fromStdString(events.message())));
+        QVERIFY2(QString::fromStdString(events.message()).contains(expected),
+                 qPrintable(QString::fromStdString(events.message())));
     }
 
     void finishReportsCutOffAndUnfinishedStreams_data() {
@@ -108,7 +114,8 @@ private slots:
         QTest::addColumn<QString>("expected");
         const QString header = J("{'kvbe_probe':1,'probe':'nvme-read','params':{}}\n");
         QTest::newRow("empty") << QString() << "empty";
-        QTest::newRow("killed mid-run") << header + J("{'type':'progress','fraction':0.3}\n") << "without a result or error";
+        QTest::newRow("killed mid-run")
+            << header + J("{'type':'progress','fraction':0.3}\n") << "without a result or error";
         QTest::newRow("cut line") << header + J("{'type':'res") << "cut off";
     }
     void finishReportsCutOffAndUnfinishedStreams() {
@@ -118,7 +125,8 @@ private slots:
         QVERIFY(reader.feed(stream.toStdString()).ok());
         const auto done = reader.finish();
         QVERIFY(!done.ok());
-        QVERIFY2(QString::fromStdString(done.message()).contains(expected), qPrintable(QString::fromStdString(done.message())));
+        QVERIFY2(QString::fromStdString(done.message()).contains(expected),
+                 qPrintable(QString::fromStdString(done.message())));
     }
 
     void tableLinesUpColumns() {
@@ -126,7 +134,8 @@ private slots:
         t.columns = {"block", "GB/s"};
         t.rows = {{"128 KiB", "0.61"}, {"28 MiB", "12.70"}};
         const std::string text = renderTable(t);
-        QCOMPARE(QString::fromStdString(text), QString("block     GB/s\n-------  -----\n128 KiB   0.61\n28 MiB   12.70\n"));
+        QCOMPARE(QString::fromStdString(text),
+                 QString("block     GB/s\n-------  -----\n128 KiB   0.61\n28 MiB   12.70\n"));
     }
 };
 

@@ -16,13 +16,15 @@ namespace kvbe::test {
 
 // A fresh folder under the build directory (on a drive, so O_DIRECT works).
 inline std::unique_ptr<QTemporaryDir> driveDir() {
-    auto dir = std::make_unique<QTemporaryDir>(QStringLiteral(KVBE_TEST_SCRATCH "/probe-scratch-XXXXXX"));
+    auto dir =
+        std::make_unique<QTemporaryDir>(QStringLiteral(KVBE_TEST_SCRATCH "/probe-scratch-XXXXXX"));
     return dir;
 }
 
 // Every entry but . and .., hidden ones included: a scratch file must not be among them.
 inline QStringList entries(const QString& path) {
-    return QDir(path).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+    return QDir(path).entryList(QDir::AllEntries | QDir::Hidden | QDir::System |
+                                QDir::NoDotAndDotDot);
 }
 
 struct CliRun {

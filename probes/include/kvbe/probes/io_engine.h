@@ -24,7 +24,7 @@ struct IoSetting {
     std::uint64_t blockBytes = kMiB;
     int queueDepth = 1;
     bool write = false;
-    bool sequential = false;  // offsets in order (wrapping) instead of random block offsets
+    bool sequential = false; // offsets in order (wrapping) instead of random block offsets
     double warmupS = 0.5;
     double repeatS = 1;
     int repeats = 5;
@@ -37,16 +37,16 @@ struct IoSetting {
 struct IoMeasurement {
     std::vector<std::uint64_t> windowBytes; // per measured window
     std::vector<std::uint64_t> windowOps;
-    double windowSeconds = 0;               // length of each window (size-based: the elapsed time)
-    std::vector<float> latencyUs;           // submit to completion, every measured I/O
+    double windowSeconds = 0;     // length of each window (size-based: the elapsed time)
+    std::vector<float> latencyUs; // submit to completion, every measured I/O
     std::uint64_t verifiedBlocks = 0;
-    std::uint64_t requeued = 0;             // -EAGAIN, -EINTR and short transfers sent again
-    bool stopped = false;                   // a stop signal ended it early
-    std::vector<std::string> notes;         // e.g. buffers could not be registered, and why
+    std::uint64_t requeued = 0;     // -EAGAIN, -EINTR and short transfers sent again
+    bool stopped = false;           // a stop signal ended it early
+    std::vector<std::string> notes; // e.g. buffers could not be registered, and why
 };
 
 class IoEngine {
-public:
+  public:
     virtual ~IoEngine() = default;
     virtual std::string name() const = 0;
     // Fails on an I/O error or a pattern mismatch, with a sentence naming the offset.
@@ -60,7 +60,8 @@ std::unique_ptr<IoEngine> makeUringEngine(std::string& why);
 
 struct EngineChoice {
     std::unique_ptr<IoEngine> engine;
-    std::string reason; // "io_uring: available" / "psync: io_uring unavailable (…)" / "psync: asked for"
+    std::string
+        reason; // "io_uring: available" / "psync: io_uring unavailable (…)" / "psync: asked for"
 };
 // requested: "auto", "io_uring" or "psync". Fails only when io_uring is asked for by name and
 // cannot run here.

@@ -7,7 +7,7 @@
 namespace kvbe::probes {
 
 class MemcpyProbe : public Probe {
-public:
+  public:
     std::string key() const override { return "host-memcpy"; }
     std::string description() const override;
     Status available() const override { return Ok{}; }

@@ -19,14 +19,14 @@ Result<std::uint64_t> kvBlockBytes(const std::string& modelRef);
 std::vector<int> defaultQueueDepths(); // 1, 4, 16, 32, 64
 
 class NvmeProbe : public Probe {
-public:
+  public:
     explicit NvmeProbe(bool write) : m_write(write) {}
     std::string key() const override { return m_write ? "nvme-write" : "nvme-read"; }
     std::string description() const override;
     Status available() const override;
     ProbeOutcome run(const ProbeOptions& options, ProbeSink& sink) override;
 
-private:
+  private:
     bool m_write;
 };
 

@@ -18,11 +18,11 @@ class ProbeSink;
 // Process exit codes of `kvbe-cli probe`; each maps to one sentence (exitCodeMeaning).
 enum class ProbeExit : int {
     Ok = 0,
-    BadInput = 1,   // a flag's value is wrong: the message names the flag and what was expected
-    Usage = 2,      // unknown or conflicting options
-    CannotRun = 3,  // this machine or target cannot run the probe (tmpfs, no space, no io_uring)
-    Failed = 4,     // the probe started and an I/O or verification failed
-    Stopped = 130,  // stopped by SIGINT or SIGTERM; nothing is left behind
+    BadInput = 1,  // a flag's value is wrong: the message names the flag and what was expected
+    Usage = 2,     // unknown or conflicting options
+    CannotRun = 3, // this machine or target cannot run the probe (tmpfs, no space, no io_uring)
+    Failed = 4,    // the probe started and an I/O or verification failed
+    Stopped = 130, // stopped by SIGINT or SIGTERM; nothing is left behind
 };
 std::string_view exitCodeMeaning(ProbeExit code);
 // The list for --help texts, one code per line.
@@ -40,24 +40,24 @@ inline constexpr std::uint64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kM
 // make no sense for it.
 struct ProbeOptions {
     // nvme-read, nvme-write
-    std::string dir;                        // --dir: make a scratch file there
-    std::string file;                       // --file: read an existing file (read-only)
-    std::string device;                     // --device: read a block device (read-only)
-    std::optional<std::uint64_t> fileSize;  // --file-size, scratch files only (default 4 GiB)
-    std::vector<std::uint64_t> blockSizes;  // empty: 128 KiB, 1 MiB, 4 MiB and the model's KV block
-    std::vector<int> queueDepths;           // empty: 1, 4, 16, 32, 64
-    double durationS = 5;                   // measured time per setting (warm-up comes on top)
-    std::string engine = "auto";            // auto, io_uring, psync
-    bool buffered = false;                  // page cache instead of O_DIRECT
-    bool sequential = false;                // sequential offsets instead of random block offsets
-    std::string model;                      // KV block: empty = the default scenario's model
+    std::string dir;                       // --dir: make a scratch file there
+    std::string file;                      // --file: read an existing file (read-only)
+    std::string device;                    // --device: read a block device (read-only)
+    std::optional<std::uint64_t> fileSize; // --file-size, scratch files only (default 4 GiB)
+    std::vector<std::uint64_t> blockSizes; // empty: 128 KiB, 1 MiB, 4 MiB and the model's KV block
+    std::vector<int> queueDepths;          // empty: 1, 4, 16, 32, 64
+    double durationS = 5;                  // measured time per setting (warm-up comes on top)
+    std::string engine = "auto";           // auto, io_uring, psync
+    bool buffered = false;                 // page cache instead of O_DIRECT
+    bool sequential = false;               // sequential offsets instead of random block offsets
+    std::string model;                     // KV block: empty = the default scenario's model
     // host-memcpy
-    std::uint64_t bufferBytes = kGiB;       // each of the two buffers
-    std::vector<int> threads;               // empty: 1 and every core
+    std::uint64_t bufferBytes = kGiB; // each of the two buffers
+    std::vector<int> threads;         // empty: 1 and every core
 };
 
 class Probe {
-public:
+  public:
     virtual ~Probe() = default;
     virtual std::string key() const = 0;
     virtual std::string description() const = 0;

@@ -24,7 +24,7 @@ struct TargetRequest {
 };
 
 class IoTarget {
-public:
+  public:
     IoTarget() = default;
     IoTarget(IoTarget&& other) noexcept;
     IoTarget& operator=(IoTarget&& other) noexcept;
@@ -51,7 +51,7 @@ public:
     Status layOut(const std::function<void(double)>& progress, ProbeExit& failure);
     bool laidOut() const { return m_laidOut; }
 
-private:
+  private:
     friend struct TargetOpener;
     int m_fd = -1;
     TargetKind m_kind = TargetKind::Scratch;
@@ -72,14 +72,15 @@ Result<IoTarget> openTarget(const TargetRequest& request, ProbeExit& failure);
 // comes back can be checked against where it was read from.
 void fillPattern(std::byte* buffer, std::size_t length, std::uint64_t fileOffset);
 // Index of the first byte that differs from the pattern, or `length` when all match.
-std::size_t firstPatternMismatch(const std::byte* buffer, std::size_t length, std::uint64_t fileOffset);
+std::size_t firstPatternMismatch(const std::byte* buffer, std::size_t length,
+                                 std::uint64_t fileOffset);
 
 // The I/O buffers of one setting, `count` blocks in one 2 MiB-aligned region with transparent
 // huge pages asked for and every page touched up front. The surprise this avoids: a block made of
 // scattered 4 KiB pages needs a segment per page, and past the device's segment limit (254 on
 // virtio-blk, so already at 1 MiB) the kernel splits each request in two.
 class BufferArena {
-public:
+  public:
     BufferArena(std::size_t count, std::size_t blockBytes);
     BufferArena(const BufferArena&) = delete;
     BufferArena& operator=(const BufferArena&) = delete;
@@ -89,7 +90,7 @@ public:
     // Gives the memory up without unmapping it (the kernel may still write into it).
     void release() { m_base = nullptr; }
 
-private:
+  private:
     void* m_base = nullptr;
     std::size_t m_mapped = 0;
     std::byte* m_data = nullptr;

@@ -10,8 +10,8 @@ namespace kvbe::probes {
 
 void installStopHandlers();
 bool stopRequested();
-int stopSignal();            // the signal that asked, 0 if none
-std::string stopMessage();   // "stopped by SIGTERM; no scratch file is left behind"
+int stopSignal();             // the signal that asked, 0 if none
+std::string stopMessage();    // "stopped by SIGTERM; no scratch file is left behind"
 void requestStop(int signal); // what the handler does (tests call it directly)
 void clearStop();             // for tests running several probes in one process
 

@@ -26,7 +26,7 @@ struct ProbePoint {
     std::string series; // "read_GBps"
     double x = 0;       // what the series is over (block bytes, threads)
     double y = 0;
-    std::string unit;   // unit of y: "GB/s"
+    std::string unit; // unit of y: "GB/s"
     nlohmann::ordered_json meta = nlohmann::ordered_json::object();
 };
 
@@ -40,14 +40,14 @@ struct TextTable {
 std::string renderTable(const TextTable& table);
 
 class ProbeSink {
-public:
+  public:
     virtual ~ProbeSink() = default;
     // The header. Sinks write one before any other line even if begin() is never reached.
     virtual void begin(const std::string& probe, const nlohmann::ordered_json& params) = 0;
     virtual void progress(double fraction, const std::string& message) = 0;
     virtual void point(const ProbePoint& point) = 0;
-    virtual void note(const std::string& line) = 0;   // for people; JSONL carries it in params
-    virtual void table(const TextTable& table) = 0;   // for people; JSONL has points and result
+    virtual void note(const std::string& line) = 0; // for people; JSONL carries it in params
+    virtual void table(const TextTable& table) = 0; // for people; JSONL has points and result
     virtual void result(const nlohmann::ordered_json& summary) = 0;
     virtual void error(const std::string& message) = 0;
 };
@@ -55,7 +55,7 @@ public:
 // Writes the protocol, one flushed line per event. Thread-safe: a watchdog may report a stop
 // while the probe is writing.
 class JsonlSink : public ProbeSink {
-public:
+  public:
     JsonlSink(std::ostream& out, std::string probe);
     void begin(const std::string& probe, const nlohmann::ordered_json& params) override;
     void progress(double fraction, const std::string& message) override;
@@ -65,7 +65,7 @@ public:
     void result(const nlohmann::ordered_json& summary) override;
     void error(const std::string& message) override;
 
-private:
+  private:
     void ensureHeader();
     void writeLine(const nlohmann::ordered_json& line);
     std::ostream& m_out;
@@ -76,7 +76,7 @@ private:
 
 // For people: notes and the table on `out`, progress on `progress` (nullptr: none).
 class TableSink : public ProbeSink {
-public:
+  public:
     TableSink(std::ostream& out, std::ostream* progress);
     void begin(const std::string& probe, const nlohmann::ordered_json& params) override;
     void progress(double fraction, const std::string& message) override;
@@ -86,7 +86,7 @@ public:
     void result(const nlohmann::ordered_json& summary) override;
     void error(const std::string& message) override;
 
-private:
+  private:
     std::ostream& m_out;
     std::ostream* m_progress;
     std::mutex m_mutex;
@@ -105,14 +105,14 @@ Result<ProbeEvent> parseProbeLine(std::string_view line);
 // Reads a whole stream in chunks as they arrive (QProcess::readyRead) and checks its shape: the
 // header first and of a version this reader knows, nothing after the result or error line.
 class ProbeStreamReader {
-public:
+  public:
     Result<std::vector<ProbeEvent>> feed(std::string_view bytes);
     // At end of stream: fails if a line was cut off or no result/error line came.
     Status finish();
     bool sawHeader() const { return m_sawHeader; }
     bool finished() const { return m_sawEnd; }
 
-private:
+  private:
     Result<ProbeEvent> accept(std::string_view line);
     std::string m_pending;
     int m_line = 0;
