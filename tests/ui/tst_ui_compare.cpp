@@ -3,6 +3,7 @@
 #include "ui_test_support.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QComboBox>
 #include <QListView>
 
@@ -27,6 +28,8 @@ class TestUiCompare : public QObject {
   private slots:
     void initTestCase() { isolateSettings(); }
     void init() { QSettings().clear(); }
+    // Windows own every timer and dialog; none may outlive the test that made it.
+    void cleanup() { QTRY_VERIFY(QApplication::topLevelWidgets().isEmpty()); }
 
     void aPinAppearsInEveryChartAndDisappears() {
         auto w = makeWindow();

@@ -9,9 +9,11 @@
 #include "kvbe/units.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QAreaSeries>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QLegendMarker>
 #include <QLineEdit>
@@ -76,6 +78,34 @@ class TestUiControls : public QObject {
   private slots:
     void initTestCase() { isolateSettings(); }
     void init() { QSettings().clear(); }
+    // Windows own every timer and dialog; none may outlive the test that made it.
+    void cleanup() { QTRY_VERIFY(QApplication::topLevelWidgets().isEmpty()); }
+
+    void modelsInTheHuggingFaceCacheCanBePicked() {
+        QTemporaryDir hub;
+        const QString snap = hub.filePath("models--acme--Tiny-8B/snapshots/0123abcd");
+        QVERIFY(QDir().mkpath(snap));
+        QVERIFY(
+            QFile::copy(QStringLiteral(KVBE_SOURCE_DIR
+                                       "/resources/models/meta-llama__Llama-3.1-8B-Instruct.json"),
+                        snap + "/config.json"));
+        qputenv("HF_HUB_CACHE", hub.path().toLocal8Bit());
+        auto w = makeWindow();
+        qunsetenv("HF_HUB_CACHE");
+        auto* box = w->panel()->modelBox();
+        int found = -1;
+        for (int i = 0; i < box->count(); ++i)
+            if (box->itemText(i).contains("acme/Tiny-8B (HF cache)")) found = i;
+        QVERIFY(found >= 0);
+        box->setCurrentIndex(found);
+        emit box->activated(found);
+        w->refreshNow();
+        QVERIFY(QString::fromStdString(w->explorer()->scenario().model).startsWith(hub.path()));
+        QCOMPARE(QString::fromStdString(w->explorer()->result()->model().id),
+                 QStringLiteral("acme/Tiny-8B"));
+        // A loaded model joins the model-size chart.
+        QVERIFY(w->chart("models")->csv().contains("acme/Tiny-8B"));
+    }
 
     void defaultScenarioComesFromCore() {
         auto w = makeWindow();

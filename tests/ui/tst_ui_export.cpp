@@ -6,6 +6,7 @@
 #include "kvbe/ui/chart_export.h"
 #include "kvbe/ui/chart_factory.h"
 
+#include <QApplication>
 #include <QClipboard>
 #include <QGuiApplication>
 #include <QImageReader>
@@ -93,7 +94,10 @@ class TestUiExport : public QObject {
         QVERIFY(m_dir.isValid());
         m_window = makeWindow();
     }
-    void cleanupTestCase() { m_window.reset(); }
+    void cleanupTestCase() {
+        m_window.reset();
+        QTRY_VERIFY(QApplication::topLevelWidgets().isEmpty()); // export copies included
+    }
 
     void eachChartExportsEachFormat_data() {
         QTest::addColumn<QString>("chart");
