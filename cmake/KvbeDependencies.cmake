@@ -29,6 +29,19 @@ if(NOT CLI11_FOUND)
   endif()
 endif()
 
+# Eigen (header-only): least-squares fitting in core.
+find_package(Eigen3 3.3 QUIET NO_MODULE)
+if(NOT TARGET Eigen3::Eigen)
+  if(EXISTS ${KVBE_THIRD_PARTY}/eigen3/Eigen/Dense)
+    add_library(Eigen3::Eigen INTERFACE IMPORTED)
+    target_include_directories(Eigen3::Eigen SYSTEM INTERFACE ${KVBE_THIRD_PARTY}/eigen3)
+    message(STATUS "Eigen: using ${KVBE_THIRD_PARTY}/eigen3")
+  else()
+    message(FATAL_ERROR "Eigen 3 not found: install libeigen3-dev, or put Eigen's headers under "
+                        "${KVBE_THIRD_PARTY}/eigen3")
+  endif()
+endif()
+
 find_package(Threads REQUIRED)
 
 # Qt: the GUI needs Widgets, Charts and Svg; the tests need only Core and Test.

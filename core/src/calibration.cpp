@@ -1,0 +1,274 @@
+// Our calibration format (docs/calibration-format.md), format detection, folders of node files,
+// mismatch warnings and the py-kvcache v1 export. Other tools' formats: calibration_import.cpp.
+#include "kvbe/calibration.h"
+
+#include "calibration_formats.h"
+#include "kvbe/json_fields.h"
+#include "kvbe/json_text.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace kvbe {
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kMaxTokens = 1e9, kMaxSeconds = 1e6, kMaxBytes = 1e15, kMaxBps = 1e14;
+
+Calibration parseOurs(const FieldReader& r) {
+    const json& j = r.root();
+    const auto& version = j["kvbe_calibration"];
+    if (!version.is_number_integer()) r.fail("kvbe_calibration", "the format version, 1", &version);
+    if (version.get<long long>() != kCalibrationVersion)
+        r.failWith("calibration format version " + std::to_string(version.get<long long>()) +
+                   "; this kvbe reads version " + std::to_string(kCalibrationVersion));
+    Calibration c;
+    c.format = "kvbe";
+    c.host = r.string(j, "host", "host").value_or("");
+    c.date = r.string(j, "date", "date").value_or("");
+    if (j.contains("gpu") && !j["gpu"].is_null()) {
+        const auto& g = r.object(j, "gpu", "gpu");
+        c.gpuName = r.string(g, "name", "gpu.name").value_or("");
+        if (g.contains("clocks_MHz") && !g["clocks_MHz"].is_null()) {
+            const auto& clocks = r.object(g, "clocks_MHz", "gpu.clocks_MHz");
+            for (const auto& [k, v] : clocks.items())
+                c.gpuClocksMHz[k] = *r.number(clocks, k, "gpu.clocks_MHz." + k, 0, 1e5, "MHz");
+        }
+    }
+    c.model = r.string(j, "model", "model").value_or("");
+    if (auto kd = r.string(j, "kv_dtype", "kv_dtype")) {
+        c.kvDtype = parseKvDtype(*kd);
+        if (!c.kvDtype) r.fail("kv_dtype", "bf16, fp16, fp8, int8 or fp32", &j["kv_dtype"]);
+    }
+    c.kvBytesPerToken = r.number(j, "kv_bytes_per_token", "kv_bytes_per_token", 1e-3, 1e12, "a positive number of bytes");
+    for (const auto& [n, t] : r.pairs(j, "prefill", "prefill", "tokens, seconds")) c.prefill.push_back({n, t});
+    if (j.contains("hits") && !j["hits"].is_null()) {
+        const auto& hits = r.array(j, "hits", "hits");
+        for (size_t i = 0; i < hits.size(); ++i) {
+            const std::string at = "hits[" + std::to_string(i) + "]";
+            if (!hits[i].is_object()) r.fail(at, "an object with tokens, prefix, tier, seconds", &hits[i]);
+            HitSample h;
+            auto need = [&](const char* key, double max, const char* what) {
+                auto v = r.number(hits[i], key, at + "." + key, 0, max, what);
+                if (!v) r.fail(at + "." + key, what, nullptr);
+                return *v;
+            };
+            h.tokens = need("tokens", kMaxTokens, "a positive token count");
+            h.prefix = need("prefix", kMaxTokens, "a cached prefix length, 0 or more tokens");
+            h.seconds = need("seconds", kMaxSeconds, "a positive time in seconds");
+            auto tier = r.string(hits[i], "tier", at + ".tier");
+            if (!tier) r.fail(at + ".tier", "the tier's name", nullptr);
+            h.tier = *tier;
+            if (h.prefix > h.tokens) r.failWith("field '" + at + ".prefix' is longer than its prompt");
+            if (h.tokens <= 0 || h.seconds <= 0) r.failWith("field '" + at + "' needs positive tokens and seconds");
+            c.hits.push_back(h);
+        }
+    }
+    if (j.contains("tiers") && !j["tiers"].is_null()) {
+        const auto& tiers = r.array(j, "tiers", "tiers");
+        for (size_t i = 0; i < tiers.size(); ++i) {
+            const std::string at = "tiers[" + std::to_string(i) + "]";
+            if (!tiers[i].is_object()) r.fail(at, "a tier object", &tiers[i]);
+            TierMeasurement t;
+            auto name = r.string(tiers[i], "name", at + ".name");
+            if (!name || name->empty()) r.fail(at + ".name", "the tier's name", nullptr);
+            t.name = *name;
+            for (const auto& [b, s] : r.pairs(tiers[i], "reads", at + ".reads", "bytes, seconds")) t.reads.push_back({b, s});
+            t.readBps = r.number(tiers[i], "read_Bps", at + ".read_Bps", 1, kMaxBps, "a positive bandwidth in bytes/s");
+            t.writeBps = r.number(tiers[i], "write_Bps", at + ".write_Bps", 1, kMaxBps, "a positive bandwidth in bytes/s");
+            c.tiers.push_back(std::move(t));
+        }
+    }
+    if (j.contains("fitted") && !j["fitted"].is_null()) {
+        const auto& f = r.object(j, "fitted", "fitted");
+        FittedParameters p;
+        p.utilisation = r.number(f, "utilisation", "fitted.utilisation", 1e-6, 1, "a fraction in (0, 1]");
+        p.rampHalfTokens = r.number(f, "ramp_half_tokens", "fitted.ramp_half_tokens", 0, kMaxTokens, "tokens, 0 or more");
+        p.overheadS = r.number(f, "overhead_s", "fitted.overhead_s", 0, kMaxSeconds, "seconds, 0 or more").value_or(0);
+        p.rmsRelativeResidual = r.number(f, "rms_relative_residual", "fitted.rms_relative_residual", 0, 1e6, "a number, 0 or more").value_or(0);
+        if (f.contains("tiers") && !f["tiers"].is_null()) {
+            const auto& ft = r.object(f, "tiers", "fitted.tiers");
+            for (const auto& [name, v] : ft.items()) {
+                const std::string at = "fitted.tiers." + name;
+                if (!v.is_object()) r.fail(at, "an object with bandwidth_Bps and t_fixed_s", &v);
+                auto b = r.number(v, "bandwidth_Bps", at + ".bandwidth_Bps", 1, kMaxBps, "a positive bandwidth in bytes/s");
+                auto t = r.number(v, "t_fixed_s", at + ".t_fixed_s", 0, kMaxSeconds, "seconds, 0 or more");
+                if (!b) r.fail(at + ".bandwidth_Bps", "a positive bandwidth in bytes/s", nullptr);
+                p.tiers[name] = {*b, t.value_or(0)};
+            }
+        }
+        c.fitted = p;
+    }
+    if (j.contains("breakeven_prefix_tokens") && !j["breakeven_prefix_tokens"].is_null()) {
+        const auto& b = r.object(j, "breakeven_prefix_tokens", "breakeven_prefix_tokens");
+        for (const auto& [name, v] : b.items()) {
+            if (v.is_null()) continue; // never pays within the context
+            c.breakevenPrefix[name] = *r.number(b, name, "breakeven_prefix_tokens." + name, 0, kMaxTokens, "tokens, or null for never");
+        }
+    }
+    return c;
+}
+
+std::string lowerAscii(std::string s) {
+    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+}
+
+} // namespace
+
+Result<Calibration> parseCalibration(std::string_view text, const std::string& source) {
+    const auto first = text.find_first_not_of(" \t\r\n\xef\xbb\xbf");
+    if (first == std::string_view::npos) return Error{source + ": the file is empty; expected a calibration file"};
+    // fio prints warnings before its JSON; skip whole lines until one starts an object.
+    std::string_view jsonText = text;
+    if (text[first] != '{' && text[first] != '[') {
+        if (detail::looksLikeParetoCsv(text)) return detail::parseParetoCsv(text, source);
+        size_t pos = 0;
+        while (pos < text.size() && text[pos] != '{') {
+            const auto nl = text.find('\n', pos);
+            if (nl == std::string_view::npos) { pos = text.size(); break; }
+            pos = nl + 1;
+        }
+        if (pos >= text.size())
+            return Error{source + ": not a calibration file kvbe knows; expected kvbe calibration JSON, a "
+                                  "py-kvcache break-even file, a pareto-measure CSV, fio JSON or nvbandwidth JSON"};
+        jsonText = text.substr(pos);
+    }
+    auto j = parseJsonText(jsonText, source);
+    if (!j) return j.error();
+    try {
+        const FieldReader r(*j, source);
+        Calibration c;
+        if (!j->is_object()) r.fail("(top level)", "a calibration object", &*j);
+        if (j->contains("kvbe_calibration")) c = parseOurs(r);
+        else if (j->contains("break_even_ssd_tokens") || j->contains("break_even_mem_tokens")) c = detail::parsePyKvcache(r);
+        else if (j->contains("fio version") || (j->contains("jobs") && (*j)["jobs"].is_array())) c = detail::parseFio(r);
+        else if (j->contains("nvbandwidth")) c = detail::parseNvbandwidth(r);
+        else if (j->contains("kvbe_scenario"))
+            r.failWith("this is a kvbe scenario, not a calibration file; open it as a scenario");
+        else if (j->contains("num_hidden_layers") || j->contains("architectures"))
+            r.failWith("this is a model config.json, not a calibration file");
+        else
+            r.failWith("not a calibration file kvbe knows; expected kvbe calibration JSON, a py-kvcache break-even "
+                       "file, a pareto-measure CSV, fio JSON or nvbandwidth JSON");
+        c.source = source;
+        return c;
+    } catch (const FieldError& e) {
+        return Error{e.message};
+    } catch (const json::exception& e) {
+        return Error{source + ": unexpected content (" + std::string(e.what()) + ")"};
+    }
+}
+
+Result<Calibration> readCalibration(const fs::path& path) {
+    auto text = readTextFile(path, kMaxJsonFileBytes);
+    if (!text) return text.error();
+    return parseCalibration(*text, path.string());
+}
+
+CalibrationSet readCalibrations(const std::vector<fs::path>& paths) {
+    CalibrationSet set;
+    auto one = [&](const fs::path& p) {
+        auto c = readCalibration(p);
+        if (c) set.calibrations.push_back(std::move(*c));
+        else set.errors.push_back(c.message());
+    };
+    for (const auto& p : paths) {
+        std::error_code ec;
+        if (fs::is_directory(p, ec)) {
+            std::vector<fs::path> files;
+            for (const auto& e : fs::directory_iterator(p, ec)) {
+                const auto ext = lowerAscii(e.path().extension().string());
+                if (e.is_regular_file(ec) && (ext == ".json" || ext == ".csv")) files.push_back(e.path());
+            }
+            std::sort(files.begin(), files.end());
+            if (files.empty()) set.errors.push_back(p.string() + ": the folder holds no .json or .csv files");
+            for (const auto& f : files) one(f);
+        } else {
+            one(p);
+        }
+    }
+    return set;
+}
+
+std::string calibrationToJson(const Calibration& c) {
+    json j = json::object();
+    j["kvbe_calibration"] = kCalibrationVersion;
+    j["host"] = c.host;
+    j["date"] = c.date;
+    j["gpu"] = {{"name", c.gpuName}, {"clocks_MHz", c.gpuClocksMHz}};
+    j["model"] = c.model;
+    if (c.kvDtype) j["kv_dtype"] = std::string(toString(*c.kvDtype));
+    if (c.kvBytesPerToken) j["kv_bytes_per_token"] = *c.kvBytesPerToken;
+    j["prefill"] = json::array();
+    for (const auto& s : c.prefill) j["prefill"].push_back({s.tokens, s.seconds});
+    j["hits"] = json::array();
+    for (const auto& h : c.hits)
+        j["hits"].push_back({{"tokens", h.tokens}, {"prefix", h.prefix}, {"tier", h.tier}, {"seconds", h.seconds}});
+    j["tiers"] = json::array();
+    for (const auto& t : c.tiers) {
+        json tj = {{"name", t.name}, {"reads", json::array()}};
+        for (const auto& s : t.reads) tj["reads"].push_back({s.bytes, s.seconds});
+        if (t.readBps) tj["read_Bps"] = *t.readBps;
+        if (t.writeBps) tj["write_Bps"] = *t.writeBps;
+        j["tiers"].push_back(std::move(tj));
+    }
+    if (c.fitted) {
+        const auto& f = *c.fitted;
+        json fj = json::object();
+        if (f.utilisation) fj["utilisation"] = *f.utilisation;
+        if (f.rampHalfTokens) fj["ramp_half_tokens"] = *f.rampHalfTokens;
+        fj["overhead_s"] = f.overheadS;
+        fj["rms_relative_residual"] = f.rmsRelativeResidual;
+        fj["tiers"] = json::object();
+        for (const auto& [name, t] : f.tiers) fj["tiers"][name] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}};
+        j["fitted"] = std::move(fj);
+    }
+    j["breakeven_prefix_tokens"] = c.breakevenPrefix;
+    return j.dump(2) + "\n";
+}
+
+Status saveCalibration(const fs::path& path, const Calibration& c) {
+    return writeFileAtomically(path, calibrationToJson(c));
+}
+
+std::vector<std::string> mismatchWarnings(const Calibration& c, const ModelSpec& model, KvDtype kvDtype) {
+    std::vector<std::string> out;
+    auto shortName = [](const std::string& id) {
+        const auto slash = id.rfind('/');
+        return lowerAscii(slash == std::string::npos ? id : id.substr(slash + 1));
+    };
+    if (!c.model.empty() && shortName(c.model) != shortName(model.id))
+        out.push_back(c.source + ": measured with model '" + c.model + "', the scenario uses '" + model.id + "'");
+    if (c.kvDtype && *c.kvDtype != kvDtype && bytesPerElement(*c.kvDtype) != bytesPerElement(kvDtype))
+        out.push_back(c.source + ": measured with a " + std::string(toString(*c.kvDtype)) + " KV cache, the scenario uses " +
+                      std::string(toString(kvDtype)));
+    if (c.kvBytesPerToken && std::abs(*c.kvBytesPerToken - model.kvBytesPerToken(kvDtype)) > 0.5)
+        out.push_back(c.source + ": " + std::to_string(static_cast<long long>(*c.kvBytesPerToken)) +
+                      " KV bytes per token measured, the scenario's model has " +
+                      std::to_string(static_cast<long long>(model.kvBytesPerToken(kvDtype))));
+    return out;
+}
+
+std::string pyKvcacheV1Json(const PyKvcacheThresholds& t) {
+    auto tokens = [](std::optional<double> v) { return v ? json(static_cast<long long>(std::ceil(*v))) : json(nullptr); };
+    std::string dtype;
+    switch (t.kvDtype) {
+    case KvDtype::BF16: dtype = "bfloat16"; break;
+    case KvDtype::FP16: dtype = "float16"; break;
+    case KvDtype::FP32: dtype = "float32"; break;
+    case KvDtype::FP8: dtype = "fp8"; break;
+    case KvDtype::INT8: dtype = "int8"; break;
+    }
+    json j = {{"model_name", t.modelName},
+              {"kv_dtype", dtype},
+              {"break_even_ssd_tokens", tokens(t.ssdTokens)},
+              {"break_even_mem_tokens", tokens(t.memTokens)},
+              {"safety_margin_tokens", static_cast<long long>(std::ceil(t.safetyMarginTokens))}};
+    return j.dump(2) + "\n";
+}
+
+} // namespace kvbe

@@ -1,0 +1,327 @@
+#include "calibration_formats.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+
+namespace kvbe::detail {
+using nlohmann::json;
+
+namespace {
+
+// [[x, y], ...] or [{"tokens": x, "seconds": y}, ...]
+std::vector<std::pair<double, double>> knots(const FieldReader& r, const json& arr, const std::string& path) {
+    std::vector<std::pair<double, double>> out;
+    if (!arr.is_array()) r.fail(path, "an array of [tokens, seconds] knots", &arr);
+    for (size_t i = 0; i < arr.size(); ++i) {
+        const auto& k = arr[i];
+        const std::string at = path + "[" + std::to_string(i) + "]";
+        double x = 0, y = 0;
+        if (k.is_array() && k.size() == 2 && k[0].is_number() && k[1].is_number()) {
+            x = k[0].get<double>();
+            y = k[1].get<double>();
+        } else if (k.is_object() && k.contains("tokens") && k.contains("seconds") && k["tokens"].is_number() &&
+                   k["seconds"].is_number()) {
+            x = k["tokens"].get<double>();
+            y = k["seconds"].get<double>();
+        } else {
+            r.fail(at, "a knot [tokens, seconds]", &k);
+        }
+        if (!std::isfinite(x) || !std::isfinite(y) || x <= 0 || y <= 0)
+            r.fail(at, "a knot with positive tokens and seconds", &k);
+        out.emplace_back(x, y);
+    }
+    return out;
+}
+
+std::optional<double> tokensField(const FieldReader& r, const json& j, const std::string& key) {
+    return r.number(j, key, key, 0, 1e9, "a token count, 0 or more (or null for never)");
+}
+
+} // namespace
+
+Calibration parsePyKvcache(const FieldReader& r) {
+    const json& j = r.root();
+    Calibration c;
+    const bool v2 = j.contains("curves") || j.contains("golden") ||
+                    (j.contains("version") && j["version"].is_number() && j["version"].get<double>() >= 2);
+    c.format = v2 ? "py-kvcache-v2" : "py-kvcache-v1";
+    c.model = r.string(j, "model_name", "model_name").value_or("");
+    if (c.model.empty()) r.fail("model_name", "the model the thresholds were measured for", nullptr);
+    if (auto kd = r.string(j, "kv_dtype", "kv_dtype")) {
+        c.kvDtype = parseKvDtype(*kd);
+        if (!c.kvDtype) r.fail("kv_dtype", "bfloat16, float16, fp8 or int8", &j["kv_dtype"]);
+    }
+    if (auto v = tokensField(r, j, "break_even_ssd_tokens")) c.breakevenPrefix["ssd"] = *v;
+    if (auto v = tokensField(r, j, "break_even_mem_tokens")) c.breakevenPrefix["mem"] = *v;
+    c.safetyMarginTokens = r.number(j, "safety_margin_tokens", "safety_margin_tokens", 0, 1e9, "tokens, 0 or more");
+    c.kvBytesPerToken = r.number(j, "kv_bytes_per_token", "kv_bytes_per_token", 1e-3, 1e12, "a positive number of bytes");
+    if (!v2) return c;
+
+    if (j.contains("curves") && !j["curves"].is_null()) {
+        const auto& curves = r.object(j, "curves", "curves");
+        for (const auto& [name, curve] : curves.items()) {
+            const std::string at = "curves." + name;
+            const json& k = curve.is_object() && curve.contains("knots") ? curve["knots"] : curve;
+            const auto pts = knots(r, k, curve.is_object() ? at + ".knots" : at);
+            if (name == "recompute" || name == "prefill" || name == "cold") {
+                for (const auto& [n, t] : pts) c.prefill.push_back({n, t});
+            } else if (!c.kvBytesPerToken) {
+                c.warnings.push_back(r.source() + ": curve '" + name +
+                                     "' needs kv_bytes_per_token to become transfers; skipped");
+            } else {
+                TierMeasurement t;
+                t.name = name;
+                for (const auto& [n, s] : pts) t.reads.push_back({n * *c.kvBytesPerToken, s});
+                c.tiers.push_back(std::move(t));
+            }
+        }
+    }
+    if (j.contains("golden") && !j["golden"].is_null()) {
+        const auto& golden = r.array(j, "golden", "golden");
+        for (size_t i = 0; i < golden.size(); ++i) {
+            const auto& g = golden[i];
+            const std::string at = "golden[" + std::to_string(i) + "]";
+            if (!g.is_object()) r.fail(at, "an object with prompt_tokens, prefix_tokens, source, ttft_s", &g);
+            auto n = r.number(g, "prompt_tokens", at + ".prompt_tokens", 1, 1e9, "a positive token count");
+            auto p = r.number(g, "prefix_tokens", at + ".prefix_tokens", 0, 1e9, "a token count, 0 or more");
+            auto t = r.number(g, "ttft_s", at + ".ttft_s", 1e-9, 1e6, "a positive time in seconds");
+            auto src = r.string(g, "source", at + ".source");
+            if (!n) r.fail(at + ".prompt_tokens", "a positive token count", nullptr);
+            if (!t) r.fail(at + ".ttft_s", "a positive time in seconds", nullptr);
+            const double prefix = p.value_or(0);
+            if (prefix > *n) r.failWith("field '" + at + ".prefix_tokens' is longer than its prompt");
+            if (prefix == 0 || !src || *src == "recompute") c.prefill.push_back({*n, *t});
+            else c.hits.push_back({*n, prefix, *src, *t});
+        }
+    }
+    return c;
+}
+
+Calibration parseFio(const FieldReader& r) {
+    const json& j = r.root();
+    Calibration c;
+    c.format = "fio";
+    c.date = r.string(j, "time", "time").value_or("");
+    const auto& jobs = r.array(j, "jobs", "jobs");
+    if (jobs.empty()) r.failWith("field 'jobs' is empty; expected at least one fio job");
+    struct Sum { double read = 0, write = 0; std::string options; };
+    std::map<std::string, Sum> byName;
+    std::vector<std::string> order;
+    const json globals = j.contains("global options") && j["global options"].is_object() ? j["global options"] : json::object();
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        const auto& job = jobs[i];
+        const std::string at = "jobs[" + std::to_string(i) + "]";
+        if (!job.is_object()) r.fail(at, "a fio job object", &job);
+        const std::string name = r.string(job, "jobname", at + ".jobname").value_or("job" + std::to_string(i));
+        if (!byName.count(name)) order.push_back(name);
+        auto& s = byName[name];
+        for (const char* dir : {"read", "write"}) {
+            if (!job.contains(dir)) continue;
+            const auto& d = job[dir];
+            if (!d.is_object()) r.fail(at + "." + dir, "an object with bw_bytes", &d);
+            auto bw = r.number(d, "bw_bytes", at + "." + dir + ".bw_bytes", 0, 1e14, "bytes per second, 0 or more");
+            if (!bw && d.contains("bw")) // older fio: KiB/s
+                bw = r.number(d, "bw", at + "." + dir + ".bw", 0, 1e11, "KiB per second, 0 or more").value_or(0) * 1024;
+            if (!bw) r.fail(at + "." + dir + ".bw_bytes", "bytes per second", nullptr);
+            (std::string(dir) == "read" ? s.read : s.write) += *bw;
+        }
+        json opts = globals;
+        if (job.contains("job options") && job["job options"].is_object()) opts.update(job["job options"]);
+        std::string desc;
+        for (const char* key : {"rw", "bs", "iodepth", "ioengine", "direct", "numjobs"})
+            if (opts.contains(key) && opts[key].is_string()) desc += (desc.empty() ? "" : ", ") + std::string(key) + "=" + opts[key].get<std::string>();
+        s.options = desc;
+    }
+    for (const auto& name : order) {
+        const auto& s = byName[name];
+        TierMeasurement t;
+        t.name = "fio " + name + (s.options.empty() ? "" : " (" + s.options + ")");
+        if (s.read > 0) t.readBps = s.read;
+        if (s.write > 0) t.writeBps = s.write;
+        if (!t.readBps && !t.writeBps) {
+            c.warnings.push_back(r.source() + ": fio job '" + name + "' moved no data; skipped");
+            continue;
+        }
+        c.tiers.push_back(std::move(t));
+    }
+    return c;
+}
+
+Calibration parseNvbandwidth(const FieldReader& r) {
+    const auto& root = r.object(r.root(), "nvbandwidth", "nvbandwidth");
+    Calibration c;
+    c.format = "nvbandwidth";
+    for (const auto& [k, v] : root.items())
+        if (v.is_string() && (k.rfind("GPU Device", 0) == 0 || k == "gpu_name") && c.gpuName.empty()) c.gpuName = v.get<std::string>();
+    const auto& cases = r.array(root, "testcases", "nvbandwidth.testcases");
+    // The copy-engine tests are what cudaMemcpyAsync uses for KV loads; SM copies are a fallback.
+    std::optional<double> h2d, d2h, h2dSm, d2hSm;
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const auto& t = cases[i];
+        const std::string at = "nvbandwidth.testcases[" + std::to_string(i) + "]";
+        if (!t.is_object()) r.fail(at, "a test case object", &t);
+        const std::string name = r.string(t, "name", at + ".name").value_or("");
+        const std::string status = r.string(t, "status", at + ".status").value_or("Passed");
+        if (status != "Passed") {
+            c.warnings.push_back(r.source() + ": test " + name + " did not pass (" + status + "); skipped");
+            continue;
+        }
+        double best = 0;
+        if (t.contains("bandwidth_matrix")) {
+            const auto& m = t["bandwidth_matrix"];
+            if (!m.is_array()) r.fail(at + ".bandwidth_matrix", "a matrix of GB/s values", &m);
+            for (const auto& row : m) {
+                if (!row.is_array()) r.fail(at + ".bandwidth_matrix", "a matrix of GB/s values", &row);
+                for (const auto& cell : row) {
+                    double v = 0;
+                    if (cell.is_number()) v = cell.get<double>();
+                    else if (cell.is_string()) {
+                        const auto s = cell.get<std::string>();
+                        auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+                        if (ec != std::errc()) v = 0; // "N/A" on the diagonal
+                    }
+                    if (std::isfinite(v)) best = std::max(best, v);
+                }
+            }
+        } else if (auto v = r.number(t, "max", at + ".max", 0, 1e6, "GB/s")) {
+            best = *v;
+        }
+        if (best <= 0) continue;
+        const double bps = best * 1e9;
+        const bool ce = name.find("_ce") != std::string::npos;
+        if (name.rfind("host_to_device", 0) == 0) (ce ? h2d : h2dSm) = std::max(bps, (ce ? h2d : h2dSm).value_or(0));
+        else if (name.rfind("device_to_host", 0) == 0) (ce ? d2h : d2hSm) = std::max(bps, (ce ? d2h : d2hSm).value_or(0));
+    }
+    TierMeasurement link;
+    link.name = "Host DRAM (nvbandwidth)";
+    link.readBps = h2d ? h2d : h2dSm;
+    link.writeBps = d2h ? d2h : d2hSm;
+    if (!link.readBps && !link.writeBps)
+        r.failWith("no passed host_to_device or device_to_host test; expected nvbandwidth's copy tests");
+    c.tiers.push_back(std::move(link));
+    return c;
+}
+
+namespace {
+
+// RFC 4180 rows: quoted fields may hold commas, quotes ("") and line breaks.
+std::vector<std::vector<std::string>> csvRows(std::string_view text, std::vector<size_t>& lineOfRow) {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> row;
+    std::string field;
+    bool quoted = false;
+    size_t line = 1, rowLine = 1;
+    auto endRow = [&] {
+        row.push_back(field);
+        field.clear();
+        if (!(row.size() == 1 && row[0].empty())) {
+            rows.push_back(row);
+            lineOfRow.push_back(rowLine);
+        }
+        row.clear();
+    };
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char ch = text[i];
+        if (quoted) {
+            if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') { field += '"'; ++i; }
+            else if (ch == '"') quoted = false;
+            else { if (ch == '\n') ++line; field += ch; }
+        } else if (ch == '"' && field.empty()) quoted = true;
+        else if (ch == ',') { row.push_back(field); field.clear(); }
+        else if (ch == '\n') { endRow(); ++line; rowLine = line; }
+        else if (ch != '\r') field += ch;
+    }
+    if (!field.empty() || !row.empty()) endRow();
+    return rows;
+}
+
+} // namespace
+
+bool looksLikeParetoCsv(std::string_view text) {
+    const auto nl = text.find('\n');
+    const auto header = text.substr(0, nl);
+    return header.find("curve") != std::string_view::npos && header.find("ttft_") != std::string_view::npos &&
+           header.find(',') != std::string_view::npos;
+}
+
+Result<Calibration> parseParetoCsv(std::string_view text, const std::string& source) {
+    std::vector<size_t> lines;
+    const auto rows = csvRows(text, lines);
+    if (rows.empty()) return Error{source + ": the file is empty; expected a pareto-measure CSV"};
+    const auto& header = rows[0];
+    std::map<std::string, size_t> col;
+    for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+    for (const char* need : {"curve", "doc_size"})
+        if (!col.count(need))
+            return Error{source + ": line 1: no '" + std::string(need) + "' column; expected a pareto-measure CSV header "
+                                  "with curve, server_config, doc_size, prefix_len, prefix_frac, concurrency, ttft_median_s"};
+    if (!col.count("ttft_median_s") && !col.count("ttft_mean_s"))
+        return Error{source + ": line 1: no 'ttft_median_s' or 'ttft_mean_s' column"};
+
+    Calibration c;
+    c.format = "pareto-csv";
+    struct Row { std::string curve, config; double n, p, conc, t; size_t line; };
+    std::vector<Row> parsed;
+    for (size_t i = 1; i < rows.size(); ++i) {
+        const auto& r = rows[i];
+        const std::string where = source + ": line " + std::to_string(lines[i]);
+        if (r.size() != header.size())
+            return Error{where + ": " + std::to_string(r.size()) + " fields; the header has " + std::to_string(header.size())};
+        auto number = [&](const char* name, bool required, double fallback) -> Result<double> {
+            if (!col.count(name) || r[col[name]].empty()) {
+                if (required) return Error{where + ": column '" + std::string(name) + "' is empty; expected a number"};
+                return fallback;
+            }
+            const auto& s = r[col[name]];
+            double v = 0;
+            auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+            if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v) || v < 0)
+                return Error{where + ": column '" + std::string(name) + "' is '" + s + "'; expected a number, 0 or more"};
+            return v;
+        };
+        Row row;
+        row.curve = r[col["curve"]];
+        row.config = col.count("server_config") ? r[col["server_config"]] : "hit";
+        row.line = lines[i];
+        auto n = number("doc_size", true, 0);
+        if (!n) return n.error();
+        row.n = *n;
+        auto t = number(col.count("ttft_median_s") && !r[col["ttft_median_s"]].empty() ? "ttft_median_s" : "ttft_mean_s", true, 0);
+        if (!t) return t.error();
+        row.t = *t;
+        auto conc = number("concurrency", false, 1);
+        if (!conc) return conc.error();
+        row.conc = *conc;
+        auto plen = number("prefix_len", false, -1);
+        if (!plen) return plen.error();
+        auto pfrac = number("prefix_frac", false, -1);
+        if (!pfrac) return pfrac.error();
+        row.p = *plen >= 0 ? *plen : (*pfrac >= 0 ? *pfrac * row.n : 0);
+        if (row.n <= 0 || row.t <= 0) return Error{where + ": doc_size and the TTFT must be positive"};
+        if (row.p > row.n) return Error{where + ": prefix_len is longer than doc_size"};
+        if (row.curve != "cold_prefill" && row.curve != "cache_hit") {
+            c.warnings.push_back(where + ": curve '" + row.curve + "' is neither cold_prefill nor cache_hit; skipped");
+            continue;
+        }
+        parsed.push_back(row);
+    }
+    if (parsed.empty()) return Error{source + ": no cold_prefill or cache_hit rows"};
+    // Calibrate from the least concurrent rows: queueing is not part of the cost model.
+    double minConc = parsed[0].conc;
+    for (const auto& r : parsed) minConc = std::min(minConc, r.conc);
+    size_t dropped = 0;
+    for (const auto& r : parsed) {
+        if (r.conc != minConc) { ++dropped; continue; }
+        if (r.curve == "cold_prefill") c.prefill.push_back({r.n, r.t});
+        else c.hits.push_back({r.n, r.p, r.config, r.t});
+    }
+    if (dropped)
+        c.warnings.push_back(source + ": " + std::to_string(dropped) + " rows at concurrency above " +
+                             std::to_string(static_cast<long long>(minConc)) + " were left out");
+    c.source = source;
+    return c;
+}
+
+} // namespace kvbe::detail
