@@ -19,6 +19,28 @@ FrontierChart::FrontierChart(QWidget* parent) : ChartView(parent) {
     m_clip->setZValue(0.5);
     m_pixmap = new QGraphicsPixmapItem(m_clip);
     m_pixmap->setTransformationMode(Qt::SmoothTransformation);
+
+    // The colour key, drawn once: a vertical bar from 8× (top) to 1/8× with three labels.
+    constexpr int barW = 14, barH = 120;
+    QImage bar(barW, barH, QImage::Format_RGB32);
+    for (int y = 0; y < barH; ++y) {
+        const double log2s = 3.0 - 6.0 * y / (barH - 1);
+        const QRgb c = speedupColor(std::exp2(log2s));
+        for (int x = 0; x < barW; ++x)
+            bar.setPixel(x, y, c);
+    }
+    m_key = new QGraphicsRectItem(chart());
+    m_key->setZValue(50);
+    m_key->setPen(QPen(QColor(120, 120, 120)));
+    m_key->setBrush(QColor(255, 255, 255, 220));
+    auto* img = new QGraphicsPixmapItem(QPixmap::fromImage(bar), m_key);
+    img->setPos(6, 8);
+    const char* const texts[] = {"8× faster", "1× (tie)", "8× slower"};
+    for (int i = 0; i < 3; ++i) {
+        auto* t = new QGraphicsSimpleTextItem(QString::fromUtf8(texts[i]), m_key);
+        t->setPos(6 + barW + 5, 8 + i * (barH - 1) / 2.0 - t->boundingRect().height() / 2);
+    }
+    m_key->setRect(m_key->childrenBoundingRect().adjusted(-6, -8, 6, 8).united(QRectF(0, 0, 1, 1)));
 }
 
 void FrontierChart::setTier(int index) {
@@ -100,6 +122,9 @@ void FrontierChart::layoutOverlays() {
     if (!m_clip) return;
     const QRectF plot = chart()->plotArea();
     m_clip->setRect(plot);
+    const QRectF k = m_key->rect();
+    m_key->setPos(plot.left() + 10 - k.left(), plot.top() + 10 - k.top());
+    m_key->setVisible(plot.width() > 3 * k.width() && plot.height() > 1.5 * k.height());
     const int t = tierIndex();
     if (t < 0 || m_image.isNull()) {
         m_pixmap->setVisible(false);
