@@ -266,32 +266,6 @@ QPointF ChartView::toPixel(QPointF value) const {
     return chart()->mapToPosition(value, m_anchor);
 }
 
-void ChartView::zoomBy(double factor, QPointF centreValue) {
-    if (!m_x) return;
-    const QRectF plot = chart()->plotArea();
-    const QPointF c = toPixel(centreValue);
-    // Zooming a pixel rectangle lets each axis (log or linear) do its own arithmetic.
-    const QRectF r(c.x() - (c.x() - plot.left()) / factor, c.y() - (c.y() - plot.top()) / factor,
-                   plot.width() / factor, plot.height() / factor);
-    chart()->zoomIn(r);
-    m_zoomed = true;
-    layoutOverlays();
-}
-
-void ChartView::zoomToValues(QPointF a, QPointF b) {
-    const QRectF r = QRectF(toPixel(a), toPixel(b)).normalized();
-    if (r.width() < 3 || r.height() < 3) return;
-    chart()->zoomIn(r);
-    m_zoomed = true;
-    layoutOverlays();
-}
-
-void ChartView::panBy(QPointF pixels) {
-    chart()->scroll(-pixels.x(), pixels.y());
-    m_zoomed = true;
-    layoutOverlays();
-}
-
 void ChartView::resetZoom() {
     m_zoomed = false;
     if (m_y2) setAxisRange(m_y2, m_y2Min, m_y2Max);
@@ -350,7 +324,10 @@ QAreaSeries* ChartView::area(const QString& key, const QString& name, QColor col
     m_touched.insert(key);
     auto* s = qobject_cast<QAreaSeries*>(m_series.value(key));
     if (!s) {
-        s = new QAreaSeries(new QLineSeries, new QLineSeries);
+        // The area does not own its boundary series; parenting them to it does.
+        s = new QAreaSeries;
+        s->setUpperSeries(new QLineSeries(s));
+        s->setLowerSeries(new QLineSeries(s));
         registerSeries(key, s, inLegend, false);
     }
     s->setName(name);
@@ -432,63 +409,6 @@ void ChartView::connectMarkers() {
     }
     for (auto it = m_labels.cbegin(); it != m_labels.cend(); ++it)
         if (isSeriesHidden(it.key())) it->item->setVisible(false);
-}
-
-QString seriesGroup(const QString& key) {
-    return key.count(QLatin1Char('/')) >= 2 ? key.section(QLatin1Char('/'), 0, 1) : key;
-}
-
-QColor tierColor(const ScenarioResult& r, size_t i) {
-    static const QColor palette[] = {QColor("#2a9d8f"), QColor("#e76f51"), QColor("#8d6cab"),
-                                     QColor("#e9c46a"), QColor("#264653"), QColor("#f4a261")};
-    if (i < r.scenario.tiers.size() && !r.scenario.tiers[i].color.empty())
-        return QColor(QString::fromStdString(r.scenario.tiers[i].color));
-    return palette[i % std::size(palette)];
-}
-
-QString describeScenario(const ScenarioResult& r) {
-    const auto& s = r.scenario;
-    const auto& e = *r.eval;
-    QString model = QString::fromStdString(e.model.id).section(QLatin1Char('/'), -1);
-    QString gpu = e.gpu ? QString::fromStdString(e.gpu->name).remove(QStringLiteral("NVIDIA "))
-                        : QStringLiteral("%1 TFLOP/s").arg(e.peakFlops / 1e12, 0, 'f', 0);
-    QString text =
-        QStringLiteral("%1 on %2, u = %3 %, %4 KV")
-            .arg(model, gpu)
-            .arg(s.utilisation * 100, 0, 'f', 0)
-            .arg(QString::fromStdString(std::string(toString(e.cost.inputs().kvDtype))).toUpper());
-    if (s.tensorParallel > 1) text += QStringLiteral(", TP %1").arg(s.tensorParallel);
-    return text;
-}
-
-size_t nearestIndex(const std::vector<double>& xs, double x) {
-    if (xs.empty()) return 0;
-    auto it = std::lower_bound(xs.begin(), xs.end(), x);
-    if (it == xs.begin()) return 0;
-    if (it == xs.end()) return xs.size() - 1;
-    const size_t i = size_t(it - xs.begin());
-    // Nearest on the screen, which for a log axis is the ratio, not the difference.
-    const double lo = xs[i - 1], hi = xs[i];
-    const bool pickHi = lo > 0 ? (hi / x < x / lo) : (hi - x < x - lo);
-    return pickHi ? i : i - 1;
-}
-
-QList<QPointF> toPoints(const std::vector<double>& xs, const std::vector<std::optional<double>>& ys,
-                        double scale) {
-    QList<QPointF> out;
-    out.reserve(qsizetype(xs.size()));
-    for (size_t i = 0; i < xs.size() && i < ys.size(); ++i)
-        if (ys[i] && std::isfinite(*ys[i])) out.append(QPointF(xs[i], *ys[i] * scale));
-    return out;
-}
-
-QList<QPointF> toPoints(const std::vector<double>& xs, const std::vector<double>& ys,
-                        double scale) {
-    QList<QPointF> out;
-    out.reserve(qsizetype(xs.size()));
-    for (size_t i = 0; i < xs.size() && i < ys.size(); ++i)
-        if (std::isfinite(ys[i])) out.append(QPointF(xs[i], ys[i] * scale));
-    return out;
 }
 
 void ChartView::setSeriesHidden(const QString& key, bool hidden) {
@@ -602,163 +522,6 @@ void ChartView::layoutOverlays() {
         l->item->setPos(best.topLeft());
         taken.push_back(best);
     }
-}
-
-// ---- interaction
-
-void ChartView::updateCrosshair(QPointF pos) {
-    const QRectF plot = chart()->plotArea();
-    if (!m_current || !plot.contains(pos)) {
-        hideCrosshair();
-        return;
-    }
-    m_crossV->setLine(pos.x(), plot.top(), pos.x(), plot.bottom());
-    m_crossH->setLine(plot.left(), pos.y(), plot.right(), pos.y());
-    const QPointF value = chart()->mapToValue(pos, m_anchor);
-    const QString text = hoverText(value);
-    m_tip->setText(text);
-    const QRectF tb = m_tip->boundingRect().adjusted(-5, -4, 5, 4);
-    m_tipBox->setRect(QRectF(QPointF(0, 0), tb.size()));
-    m_tip->setPos(5, 4);
-    double x = pos.x() + 14, y = pos.y() + 14;
-    if (x + tb.width() > plot.right()) x = pos.x() - 14 - tb.width();
-    if (y + tb.height() > plot.bottom()) y = pos.y() - 14 - tb.height();
-    m_tipBox->setPos(x, y);
-    m_crossV->setVisible(true);
-    m_crossH->setVisible(true);
-    m_tipBox->setVisible(true);
-    emit hovered(text);
-}
-
-void ChartView::hideCrosshair() {
-    m_crossV->setVisible(false);
-    m_crossH->setVisible(false);
-    m_tipBox->setVisible(false);
-}
-
-void ChartView::mousePressEvent(QMouseEvent* e) {
-    if (!chart()->plotArea().contains(e->position())) {
-        QChartView::mousePressEvent(e); // legend markers
-        return;
-    }
-    m_pressPos = e->position().toPoint();
-    m_lastPan = e->position();
-    const bool pan = e->button() == Qt::MiddleButton || e->button() == Qt::RightButton ||
-                     (e->button() == Qt::LeftButton && (e->modifiers() & Qt::ShiftModifier));
-    if (pan) {
-        m_drag = Drag::Pan;
-        setCursor(Qt::ClosedHandCursor);
-    } else if (e->button() == Qt::LeftButton) {
-        m_drag = Drag::Band;
-        if (!m_band) m_band = new QRubberBand(QRubberBand::Rectangle, viewport());
-        m_band->setGeometry(QRect(m_pressPos, QSize()));
-        m_band->show();
-    }
-    e->accept();
-}
-
-void ChartView::mouseMoveEvent(QMouseEvent* e) {
-    if (m_drag == Drag::Pan) {
-        panBy(e->position() - m_lastPan);
-        m_lastPan = e->position();
-    } else if (m_drag == Drag::Band) {
-        m_band->setGeometry(QRect(m_pressPos, e->position().toPoint()).normalized());
-    }
-    updateCrosshair(e->position());
-    QChartView::mouseMoveEvent(e);
-}
-
-void ChartView::mouseReleaseEvent(QMouseEvent* e) {
-    if (m_drag == Drag::Band) {
-        m_band->hide();
-        const QRect r = QRect(m_pressPos, e->position().toPoint()).normalized();
-        if (r.width() > 4 && r.height() > 4) {
-            chart()->zoomIn(QRectF(r).intersected(chart()->plotArea()));
-            m_zoomed = true;
-            layoutOverlays();
-        }
-    }
-    if (m_drag != Drag::None) {
-        m_drag = Drag::None;
-        unsetCursor();
-        e->accept();
-        return;
-    }
-    QChartView::mouseReleaseEvent(e);
-}
-
-void ChartView::mouseDoubleClickEvent(QMouseEvent* e) {
-    if (chart()->plotArea().contains(e->position()))
-        resetZoom();
-    else
-        QChartView::mouseDoubleClickEvent(e);
-}
-
-void ChartView::wheelEvent(QWheelEvent* e) {
-    const QPointF pos = e->position();
-    if (!chart()->plotArea().contains(pos) || e->angleDelta().y() == 0) return;
-    zoomBy(e->angleDelta().y() > 0 ? 1.25 : 0.8, chart()->mapToValue(pos, m_anchor));
-    updateCrosshair(pos);
-    e->accept();
-}
-
-void ChartView::keyPressEvent(QKeyEvent* e) {
-    const QPointF centre = chart()->mapToValue(chart()->plotArea().center(), m_anchor);
-    switch (e->key()) {
-    case Qt::Key_Plus:
-    case Qt::Key_Equal:
-        zoomBy(1.25, centre);
-        break;
-    case Qt::Key_Minus:
-        zoomBy(0.8, centre);
-        break;
-    case Qt::Key_Left:
-        panBy(QPointF(30, 0));
-        break;
-    case Qt::Key_Right:
-        panBy(QPointF(-30, 0));
-        break;
-    case Qt::Key_Up:
-        panBy(QPointF(0, 30));
-        break;
-    case Qt::Key_Down:
-        panBy(QPointF(0, -30));
-        break;
-    case Qt::Key_Home:
-    case Qt::Key_R:
-        resetZoom();
-        break;
-    default:
-        QChartView::keyPressEvent(e);
-        return;
-    }
-    e->accept();
-}
-
-void ChartView::leaveEvent(QEvent* e) {
-    hideCrosshair();
-    QChartView::leaveEvent(e);
-}
-
-void ChartView::resizeEvent(QResizeEvent* e) {
-    QChartView::resizeEvent(e);
-    layoutOverlays();
-}
-
-// ---- formatting
-
-QString tokensText(double tokens) {
-    return QString::fromStdString(formatTokens(tokens)) + QStringLiteral(" tokens");
-}
-QString bandwidthText(double bps) {
-    return QString::fromStdString(formatBandwidth(bps));
-}
-QString millisText(double s) {
-    return QString::number(s * 1e3, 'f', s < 0.01 ? 3 : 1) + " ms";
-}
-QString paramsText(double p) {
-    return p >= 1e9 ? QString::number(p / 1e9, 'f', p >= 1e11 ? 0 : 1) + "B"
-                    : QString::number(p / 1e6, 'f', 0) + "M";
 }
 
 } // namespace kvbe
