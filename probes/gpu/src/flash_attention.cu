@@ -8,7 +8,9 @@
 // B fragments come from shared memory with ldmatrix: K is stored [key][dim], which is B's
 // layout already; V is stored [key][col] and read with ldmatrix.trans, which hands each thread
 // the (key 2t..2t+1, col g) pair B needs. Rows are padded by 16 bytes so that the eight rows of
-// one 8×8 matrix fall into different banks.
+// one 8×8 matrix fall into different banks. K/V tiles arrive by cp.async into two stages, so
+// the next tile is in flight while the current one is computed on (one stage where two do not
+// fit, e.g. head dim 256 on Ada).
 #include "flash_attention.h"
 
 #include "kvbe/gpu/attention_mask.h"
@@ -42,6 +44,17 @@ __device__ __forceinline__ unsigned load32(const __nv_bfloat16* p) {
     return *reinterpret_cast<const unsigned*>(p);
 }
 
+// 16 bytes global → shared without passing through registers; `valid` false writes zeros.
+__device__ __forceinline__ void cpAsync16(__nv_bfloat16* dst, const __nv_bfloat16* src, bool valid) {
+    const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(src),
+                 "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N> __device__ __forceinline__ void cpAsyncWait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
 __device__ __forceinline__ void ldmatrix4(unsigned (&r)[4], const __nv_bfloat16* p) {
     const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(p));
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
@@ -56,7 +69,12 @@ __device__ __forceinline__ void ldmatrix4Trans(unsigned (&r)[4], const __nv_bflo
                  : "r"(addr));
 }
 
-template <int DQK, int DV>
+// Shared memory of one stage: a K tile and a V tile.
+template <int DQK, int DV> __host__ __device__ constexpr int stageElems() { return kBlockN * ((DQK + kPad) + (DV + kPad)); }
+
+// STAGES = 2 loads the next K/V tile (cp.async) while the current one is computed on; 1 where
+// two stages do not fit in shared memory.
+template <int DQK, int DV, int STAGES>
 __global__ void __launch_bounds__(kWarps * 32)
     flashAttentionKernel(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
                          const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o,
@@ -64,9 +82,8 @@ __global__ void __launch_bounds__(kWarps * 32)
                          long long oStride, int tokens, int group, int maskKind, int window,
                          float scaleLog2) {
     extern __shared__ __align__(16) unsigned char smem[];
-    // Ks[key][dim] and Vs[key][col], row-major with padded rows.
-    __nv_bfloat16* ks = reinterpret_cast<__nv_bfloat16*>(smem);
-    __nv_bfloat16* vs = ks + kBlockN * (DQK + kPad);
+    // Per stage: Ks[key][dim] and Vs[key][col], row-major with padded rows.
+    __nv_bfloat16* const stage0 = reinterpret_cast<__nv_bfloat16*>(smem);
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
@@ -98,28 +115,45 @@ __global__ void __launch_bounds__(kWarps * 32)
     float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.f, l1 = 0.f;
 
     const int lastRow = min(q0 + kBlockM - 1, tokens - 1);
-    const int firstKey = firstVisibleKey(maskKind, window, q0);
-    const int kEnd = lastRow + 1; // exclusive
-    for (int kt = (firstKey / kBlockN) * kBlockN; kt < kEnd; kt += kBlockN) {
-        __syncthreads(); // the previous tile is no longer read
-        // K tile: 16-byte loads, zero past the last token.
+    const int kStart = (firstVisibleKey(maskKind, window, q0) / kBlockN) * kBlockN;
+    const int tiles = (lastRow + 1 - kStart + kBlockN - 1) / kBlockN;
+    // Queues the copies of key tile `tile` into stage `st`; rows past the last token are zeros.
+    const auto loadTile = [&](int tile, int st) {
+        const int kt = kStart + tile * kBlockN;
+        __nv_bfloat16* kdst = stage0 + st * stageElems<DQK, DV>();
+        __nv_bfloat16* vdst = kdst + kBlockN * (DQK + kPad);
         for (int idx = threadIdx.x; idx < kBlockN * (DQK / 8); idx += kWarps * 32) {
             const int r = idx / (DQK / 8), c = (idx % (DQK / 8)) * 8;
-            uint4 val = make_uint4(0, 0, 0, 0);
-            if (kt + r < tokens)
-                val = *reinterpret_cast<const uint4*>(k + (long long)(kt + r) * kStride +
-                                                      (long long)kvHead * DQK + c);
-            *reinterpret_cast<uint4*>(ks + r * (DQK + kPad) + c) = val;
+            const bool ok = kt + r < tokens;
+            cpAsync16(kdst + r * (DQK + kPad) + c,
+                      k + (ok ? (long long)(kt + r) * kStride + (long long)kvHead * DQK + c : 0), ok);
         }
         for (int idx = threadIdx.x; idx < kBlockN * (DV / 8); idx += kWarps * 32) {
             const int r = idx / (DV / 8), c = (idx % (DV / 8)) * 8;
-            uint4 val = make_uint4(0, 0, 0, 0);
-            if (kt + r < tokens)
-                val = *reinterpret_cast<const uint4*>(v + (long long)(kt + r) * vStride +
-                                                      (long long)kvHead * DV + c);
-            *reinterpret_cast<uint4*>(vs + r * (DV + kPad) + c) = val;
+            const bool ok = kt + r < tokens;
+            cpAsync16(vdst + r * (DV + kPad) + c,
+                      v + (ok ? (long long)(kt + r) * vStride + (long long)kvHead * DV + c : 0), ok);
         }
-        __syncthreads();
+    };
+
+    loadTile(0, 0);
+    cpAsyncCommit();
+    for (int it = 0; it < tiles; ++it) {
+        const int kt = kStart + it * kBlockN;
+        if constexpr (STAGES == 2) {
+            if (it + 1 < tiles) loadTile(it + 1, (it + 1) & 1);
+            cpAsyncCommit(); // possibly empty, so that "all but the newest group" is always tile it
+            cpAsyncWait<1>();
+        } else {
+            if (it > 0) {
+                loadTile(it, 0);
+                cpAsyncCommit();
+            }
+            cpAsyncWait<0>();
+        }
+        __syncthreads(); // every thread's copies of tile it have landed
+        const __nv_bfloat16* ks = stage0 + (STAGES == 2 ? (it & 1) : 0) * stageElems<DQK, DV>();
+        const __nv_bfloat16* vs = ks + kBlockN * (DQK + kPad);
 
         // S = Q·Kᵀ for 16 rows × 64 keys: 8 tiles of 16×8.
         // Lane l addresses row l % 8 of matrix l / 8: matrices 0, 1 are the two 8-dim halves of
@@ -210,6 +244,7 @@ __global__ void __launch_bounds__(kWarps * 32)
                 mma16816(acc[n + 1], pa[kk], b[2], b[3]);
             }
         }
+        __syncthreads(); // the stage just read is the next one to be refilled
     }
 
 #pragma unroll
@@ -231,9 +266,13 @@ __global__ void __launch_bounds__(kWarps * 32)
 }
 
 template <int DQK, int DV> Status launch(const AttentionArgs& a, cudaStream_t stream) {
-    const size_t smemBytes =
-        sizeof(__nv_bfloat16) * size_t(kBlockN) * ((DQK + kPad) + (DV + kPad));
-    auto kernel = flashAttentionKernel<DQK, DV>;
+    int device = 0, optin = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    const size_t stageBytes = sizeof(__nv_bfloat16) * size_t(stageElems<DQK, DV>());
+    const bool twoStages = 2 * stageBytes <= size_t(optin);
+    const size_t smemBytes = (twoStages ? 2 : 1) * stageBytes;
+    auto kernel = twoStages ? flashAttentionKernel<DQK, DV, 2> : flashAttentionKernel<DQK, DV, 1>;
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(smemBytes));
     if (err != cudaSuccess)
