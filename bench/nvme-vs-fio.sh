@@ -59,11 +59,11 @@ size_bytes=$(bytes "$size")
 # The probe warms up for 20% of --duration (at most 1 s) before measuring; fio gets the same.
 ramp=$(awk -v d="$duration" 'BEGIN { r = d * 0.2; if (r > 1) r = 1; if (r < 0.05) r = 0.05; printf "%.3f", r }')
 
-if [[ "$rw" == read ]]; then
-  echo "nvme-vs-fio: writing $size to $file (fio, O_DIRECT, non-zero data)" >&2
-  fio --name=layout --filename="$file" --size="$size_bytes" --rw=write --bs=4M --direct=1 \
-      --ioengine=psync --output-format=terse >/dev/null
-fi
+# Written fully for writes too: fio would otherwise fallocate, and writes into unwritten extents
+# pay for converting them, which the probe's fully written scratch file does not.
+echo "nvme-vs-fio: writing $size to $file (fio, O_DIRECT, non-zero data)" >&2
+fio --name=layout --filename="$file" --size="$size_bytes" --rw=write --bs=4M --direct=1 \
+    --ioengine=psync --output-format=terse >/dev/null
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 

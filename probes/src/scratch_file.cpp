@@ -391,8 +391,9 @@ struct TargetOpener {
                 return Error{"O_DIRECT is not supported for " + path + " (" + t.m_fsType +
                              "): " + directHint()};
             return Error{"cannot open " + path + " read-only: " + errnoText(err) +
-                         (isDevice && err == EACCES
-                              ? "; reading a drive usually needs root or the disk group"
+                         (isDevice && (err == EACCES || err == EPERM)
+                              ? "; reading a drive needs root or the disk group, and a container "
+                                "must be allowed the device"
                               : "")};
         }
         t.m_fd = fd;

@@ -30,9 +30,14 @@ JsonlSink::JsonlSink(std::ostream& out, std::string probe)
     : m_out(out), m_probe(std::move(probe)) {}
 
 void JsonlSink::writeLine(const nlohmann::ordered_json& line) {
+    // Nothing follows the result or error line, not even a second error: a watchdog reporting a
+    // stop may race the probe reporting the same stop.
+    if (m_ended) return;
     // Invalid UTF-8 (a path with odd bytes) must not throw halfway through a run.
     m_out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     m_out.flush();
+    if (line.contains("type") && (line["type"] == "result" || line["type"] == "error"))
+        m_ended = true;
 }
 
 void JsonlSink::ensureHeader() {

@@ -118,6 +118,15 @@ class ProbeCliTest : public QObject {
             << QStringList{"nvme-read", "--file", here} << 1 << "is a folder";
         QTest::newRow("device as --file")
             << QStringList{"nvme-read", "--file", "/dev/null"} << 1 << "named with --device";
+        for (const char* block :
+             {"/dev/vda", "/dev/sda", "/dev/nvme0n1", "/dev/xvda", "/dev/loop0"}) {
+            struct stat st {};
+            if (::stat(block, &st) == 0 && S_ISBLK(st.st_mode)) {
+                QTest::newRow("block device as --file")
+                    << QStringList{"nvme-read", "--file", block} << 1 << "is a block device";
+                break;
+            }
+        }
         QTest::newRow("--device not a block device")
             << QStringList{"nvme-read", "--device", "/dev/null"} << 1 << "not a block device";
         QTest::newRow("too little space")

@@ -66,6 +66,18 @@ class ProbeStreamTest : public QObject {
         QCOMPARE(events[1].kind, ProbeEvent::Kind::Error);
     }
 
+    void nothingIsWrittenAfterTheLastLine() {
+        std::ostringstream out;
+        JsonlSink sink(out, "nvme-read");
+        sink.error("stopped by SIGTERM before the probe finished; no scratch file is left behind");
+        sink.error("stopped by SIGTERM before the probe finished; no scratch file is left behind");
+        sink.progress(1, "late");
+        QString problem;
+        const auto events = readAll(out.str(), &problem);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QCOMPARE(events.size(), size_t(2));
+    }
+
     void readerAcceptsChunksOfAnySize() {
         std::ostringstream out;
         JsonlSink sink(out, "host-memcpy");

@@ -71,6 +71,7 @@ class JsonlSink : public ProbeSink {
     std::ostream& m_out;
     std::string m_probe;
     bool m_headerWritten = false;
+    bool m_ended = false;
     std::recursive_mutex m_mutex;
 };
 
