@@ -84,13 +84,15 @@ public:
 
 TEST_CASE("attention kernel matches the CPU reference: masks, GQA, head sizes, ragged tails") {
     struct Case {
-        int tokens, hq, hkv, dqk, dv, mask, window;
+        int tokens, hq, hkv, dqk, dv, mask, window, stages;
     };
     std::mt19937 rng(11);
-    for (const Case c : {Case{200, 4, 2, 64, 64, kMaskFull, 0}, Case{300, 4, 1, 128, 128, kMaskFull, 0},
-                         Case{333, 2, 1, 128, 128, kMaskSliding, 100}, Case{257, 2, 2, 192, 128, kMaskFull, 0},
-                         Case{190, 2, 1, 128, 128, kMaskChunked, 80}, Case{130, 2, 1, 256, 256, kMaskFull, 0},
-                         Case{64, 1, 1, 64, 64, kMaskSliding, 1}, Case{1, 2, 2, 128, 128, kMaskFull, 0}}) {
+    for (const Case c : {Case{200, 4, 2, 64, 64, kMaskFull, 0, 0}, Case{300, 4, 1, 128, 128, kMaskFull, 0, 0},
+                         Case{333, 2, 1, 128, 128, kMaskSliding, 100, 0}, Case{257, 2, 2, 192, 128, kMaskFull, 0, 0},
+                         Case{190, 2, 1, 128, 128, kMaskChunked, 80, 0}, Case{130, 2, 1, 256, 256, kMaskFull, 0, 0},
+                         Case{64, 1, 1, 64, 64, kMaskSliding, 1, 0}, Case{1, 2, 2, 128, 128, kMaskFull, 0, 0},
+                         Case{300, 4, 1, 128, 128, kMaskFull, 0, 1}, Case{333, 2, 1, 128, 128, kMaskSliding, 100, 1},
+                         Case{200, 2, 1, 64, 64, kMaskFull, 0, 2}}) {
         std::vector<std::uint16_t> qb, kb, vb;
         const auto q = randomBf16(size_t(c.tokens) * c.hq * c.dqk, rng, qb);
         const auto k = randomBf16(size_t(c.tokens) * c.hkv * c.dqk, rng, kb);
@@ -115,6 +117,7 @@ TEST_CASE("attention kernel matches the CPU reference: masks, GQA, head sizes, r
         a.dV = c.dv;
         a.maskKind = c.mask;
         a.window = c.window;
+        a.stages = c.stages;
         auto st = launchFlashAttention(a, nullptr);
         CHECK_MSG(st.ok(), st.ok() ? "" : st.message());
         CHECK(cudaDeviceSynchronize() == cudaSuccess);
@@ -129,7 +132,8 @@ TEST_CASE("attention kernel matches the CPU reference: masks, GQA, head sizes, r
         }
         // BF16 probabilities and outputs: about 3 significant digits.
         const std::string what = std::to_string(c.tokens) + " tokens, d " + std::to_string(c.dqk) + "/" +
-                                 std::to_string(c.dv) + ", mask " + std::to_string(c.mask) + ": max error " +
+                                 std::to_string(c.dv) + ", mask " + std::to_string(c.mask) + ", stages " +
+                                 std::to_string(c.stages) + ": max error " +
                                  std::to_string(worst) + ", mean " + std::to_string(mean);
         CHECK_MSG(worst < 3e-2 && mean < 4e-3, what);
         std::printf("    %s\n", what.c_str());

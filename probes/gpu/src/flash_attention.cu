@@ -270,7 +270,7 @@ template <int DQK, int DV> Status launch(const AttentionArgs& a, cudaStream_t st
     cudaGetDevice(&device);
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     const size_t stageBytes = sizeof(__nv_bfloat16) * size_t(stageElems<DQK, DV>());
-    const bool twoStages = 2 * stageBytes <= size_t(optin);
+    const bool twoStages = a.stages == 2 || (a.stages == 0 && 2 * stageBytes <= size_t(optin));
     const size_t smemBytes = (twoStages ? 2 : 1) * stageBytes;
     auto kernel = twoStages ? flashAttentionKernel<DQK, DV, 2> : flashAttentionKernel<DQK, DV, 1>;
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
