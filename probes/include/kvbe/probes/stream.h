@@ -6,9 +6,10 @@
 //   {"type":"result","summary":{…}}                                              last line, or
 //   {"type":"error","message":"O_DIRECT is not supported on tmpfs: …"}           last line
 //
-// The writers (sinks) live here and so does the reader the GUI uses; both are Qt-free.
+// The writers (sinks) live here; the reader is in core, kvbe/probe_stream.h. Both are Qt-free.
 #pragma once
 
+#include "kvbe/probe_stream.h"
 #include "kvbe/result.h"
 
 #include <iosfwd>
@@ -20,7 +21,11 @@
 
 namespace kvbe::probes {
 
-inline constexpr int kProtocolVersion = 1;
+inline constexpr int kProtocolVersion = kProbeProtocolVersion;
+// The reader lives in core (kvbe/probe_stream.h) so the GUI reads streams without the probes.
+using kvbe::parseProbeLine;
+using kvbe::ProbeEvent;
+using kvbe::ProbeStreamReader;
 
 struct ProbePoint {
     std::string series; // "read_GBps"
@@ -91,34 +96,6 @@ class TableSink : public ProbeSink {
     std::ostream& m_out;
     std::ostream* m_progress;
     std::mutex m_mutex;
-};
-
-// One line of the stream, classified.
-struct ProbeEvent {
-    enum class Kind { Header, Progress, Point, Result, Error };
-    Kind kind = Kind::Header;
-    nlohmann::json json;
-};
-
-// Parses one line (without its newline). A header must carry "kvbe_probe"; other lines "type".
-Result<ProbeEvent> parseProbeLine(std::string_view line);
-
-// Reads a whole stream in chunks as they arrive (QProcess::readyRead) and checks its shape: the
-// header first and of a version this reader knows, nothing after the result or error line.
-class ProbeStreamReader {
-  public:
-    Result<std::vector<ProbeEvent>> feed(std::string_view bytes);
-    // At end of stream: fails if a line was cut off or no result/error line came.
-    Status finish();
-    bool sawHeader() const { return m_sawHeader; }
-    bool finished() const { return m_sawEnd; }
-
-  private:
-    Result<ProbeEvent> accept(std::string_view line);
-    std::string m_pending;
-    int m_line = 0;
-    bool m_sawHeader = false;
-    bool m_sawEnd = false;
 };
 
 } // namespace kvbe::probes
