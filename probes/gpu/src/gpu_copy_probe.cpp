@@ -130,6 +130,8 @@ Status verify(CopyBuffers& b, Dir dir, bool pinned, std::uint64_t bytes) {
 
 Status clearDestinations(CopyBuffers& b, bool pinned, std::uint64_t bytes) {
     KVBE_CUDA_TRY("clearing the GPU destination", cudaMemset(b.devDst.get(), 0, bytes));
+    // cudaMemset may return early, and the copy streams do not wait for the default stream.
+    KVBE_CUDA_TRY("clearing the GPU destination", cudaDeviceSynchronize());
     std::memset(pinned ? b.pinnedDst.get() : b.pageableDst.get(), 0, bytes);
     return Ok{};
 }
