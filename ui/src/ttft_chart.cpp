@@ -75,6 +75,7 @@ void TtftChart::refill() {
         std::sort(m_measured.begin(), m_measured.end(),
                   [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
         m_measuredSource = measured;
+        m_dotsInput.clear();
     }
     const int columns = std::max(64, int(chart()->plotArea().width()));
     const QRectF vr = visibleRange();
@@ -83,8 +84,13 @@ void TtftChart::refill() {
     auto dots = [&](const QString& key, const QString& name, const std::vector<QPointF>& pts,
                     QColor col) {
         if (pts.empty()) return;
-        const auto shown = decimateToColumns(pts, columns, x0, x1, logX());
         auto* s = scatter(key, name, col, 6);
+        // The points only change with the data, the visible range or the plot's width, not
+        // with a slider: then the last decimation still holds.
+        const DotsInput in{pts.data(), pts.size(), columns, x0, x1, logX(), penScale(), col.rgba()};
+        if (m_dotsInput.value(key) == in) return;
+        m_dotsInput.insert(key, in);
+        const auto shown = decimateToColumns(pts, columns, x0, x1, logX());
         // A light marker is painted, not one graphics item per point: thousands stay cheap.
         const int d = int(6 * penScale());
         QImage dot(d + 2, d + 2, QImage::Format_ARGB32_Premultiplied);
@@ -115,6 +121,7 @@ void TtftChart::setMeasured(std::vector<QPointF> tokensSeconds, const QString& l
     std::sort(tokensSeconds.begin(), tokensSeconds.end(),
               [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
     m_imported = std::move(tokensSeconds);
+    m_dotsInput.clear(); // a new buffer may reuse the old address
     m_importedLabel = label;
     if (m_current) refill();
 }

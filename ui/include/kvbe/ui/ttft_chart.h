@@ -4,6 +4,8 @@
 
 #include "kvbe/ui/chart_view.h"
 
+#include <QHash>
+
 namespace kvbe {
 
 class TtftChart : public ChartView {
@@ -29,6 +31,17 @@ class TtftChart : public ChartView {
     std::vector<QPointF> m_measured;
     std::vector<std::pair<double, double>> m_measuredSource;
     std::vector<QPointF> m_imported; // sorted, (tokens, ms)
+    struct DotsInput {
+        const QPointF* data = nullptr;
+        size_t size = 0;
+        int columns = 0;
+        double x0 = 0, x1 = 0;
+        bool logX = false;
+        qreal scale = 1;
+        QRgb colour = 0;
+        bool operator==(const DotsInput&) const = default;
+    };
+    QHash<QString, DotsInput> m_dotsInput; // what each dot series was last decimated from
     QString m_importedLabel;
 };
 
