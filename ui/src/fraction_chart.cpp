@@ -46,7 +46,7 @@ void FractionChart::refill() {
         if (tc.breakevenPrefix) {
             mark.append(QPointF(*tc.breakevenPrefix, 1.0));
             label(g + "pstar", pStarText(tc.breakevenPrefix), QPointF(*tc.breakevenPrefix, 1.0),
-                  col, Qt::AlignRight | (t % 2 ? Qt::AlignBottom : Qt::AlignTop));
+                  col, Qt::Alignment()); // a free place next to the point, inside the plot
         }
         scatter(g + "pmark", tr("%1 p*").arg(name), col, 9, false)->replace(mark);
     }
