@@ -5,11 +5,19 @@
 #include <QLineSeries>
 #include <QScatterSeries>
 
+#include <cmath>
+
 namespace kvbe {
 
 namespace {
 QString pStarText(const std::optional<double>& p) {
     return p ? QObject::tr("p* = %1").arg(tokensText(*p)) : QObject::tr("p*: never");
+}
+// The curve falls to the right of p*, so its label goes below and to the left, unless that
+// would leave the plot.
+Qt::Alignment pStarSide(double p, double xMin, double xMax, bool log) {
+    const double at = log ? std::log(p / xMin) / std::log(xMax / xMin) : (p - xMin) / (xMax - xMin);
+    return Qt::AlignBottom | (at < 0.2 ? Qt::AlignRight : Qt::AlignLeft);
 }
 } // namespace
 
@@ -46,7 +54,7 @@ void FractionChart::refill() {
         if (tc.breakevenPrefix) {
             mark.append(QPointF(*tc.breakevenPrefix, 1.0));
             label(g + "pstar", pStarText(tc.breakevenPrefix), QPointF(*tc.breakevenPrefix, 1.0),
-                  col, Qt::Alignment()); // a free place next to the point, inside the plot
+                  col, pStarSide(*tc.breakevenPrefix, xMin, xMax, r.scenario.lengths.log));
         }
         scatter(g + "pmark", tr("%1 p*").arg(name), col, 9, false)->replace(mark);
     }
