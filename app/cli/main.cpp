@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", "kvbe-cli 0.1.0");
     std::function<int()> run;
     kvbe::cli::addCalcCommands(app, run);
+    kvbe::cli::addCalibrationCommands(app, run);
     kvbe::cli::addProbeCommands(app, run);
     try {
         app.parse(argc, argv);

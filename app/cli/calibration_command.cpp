@@ -1,0 +1,300 @@
+// kvbe-cli calibration inspect | fit | export-pykvcache: measurements in and thresholds out.
+#include "commands.h"
+
+#include "kvbe/calibration.h"
+#include "kvbe/fit.h"
+#include "kvbe/json_text.h"
+#include "kvbe/presets.h"
+#include "kvbe/scenario.h"
+#include "kvbe/units.h"
+
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+namespace kvbe::cli {
+namespace {
+using nlohmann::json;
+
+int fail(const std::string& message) {
+    std::cerr << "kvbe-cli: " << message << "\n";
+    return kExitBadInput;
+}
+
+struct Context {
+    Presets presets;
+    Scenario scenario;
+    Evaluation eval;
+};
+
+Result<Context> loadContext(const std::string& scenarioPath) {
+    auto presets = Presets::loadBuiltin();
+    if (!presets) return presets.error();
+    auto s = scenarioPath.empty() ? defaultScenario(*presets) : loadScenario(scenarioPath, *presets);
+    if (!s) return s.error();
+    auto e = evaluate(*s, *presets);
+    if (!e) return Error{(scenarioPath.empty() ? std::string() : scenarioPath + ": ") + e.message()};
+    return Context{std::move(*presets), *s, std::move(*e)};
+}
+
+json optionalJson(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json calibrationSummary(const Calibration& c, const std::vector<std::string>& mismatches) {
+    json tiers = json::array();
+    for (const auto& t : c.tiers)
+        tiers.push_back({{"name", t.name}, {"read_Bps", optionalJson(t.readBps)}, {"write_Bps", optionalJson(t.writeBps)},
+                         {"read_samples", t.reads.size()}});
+    json fitted = nullptr;
+    if (c.fitted) {
+        fitted = {{"utilisation", optionalJson(c.fitted->utilisation)},
+                  {"ramp_half_tokens", optionalJson(c.fitted->rampHalfTokens)},
+                  {"overhead_s", c.fitted->overheadS},
+                  {"rms_relative_residual", c.fitted->rmsRelativeResidual},
+                  {"tiers", json::object()}};
+        for (const auto& [n, t] : c.fitted->tiers) fitted["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}};
+    }
+    json warnings = c.warnings;
+    for (const auto& w : mismatches) warnings.push_back(w);
+    return {{"source", c.source},
+            {"format", c.format},
+            {"host", c.host},
+            {"date", c.date},
+            {"gpu", c.gpuName},
+            {"model", c.model},
+            {"kv_dtype", c.kvDtype ? json(std::string(toString(*c.kvDtype))) : json(nullptr)},
+            {"kv_bytes_per_token", optionalJson(c.kvBytesPerToken)},
+            {"prefill_points", c.prefill.size()},
+            {"hit_points", c.hits.size()},
+            {"tiers", tiers},
+            {"fitted", fitted},
+            {"breakeven_prefix_tokens", c.breakevenPrefix},
+            {"safety_margin_tokens", optionalJson(c.safetyMarginTokens)},
+            {"warnings", warnings}};
+}
+
+int runInspect(const std::vector<std::string>& files, const std::string& scenarioPath, const std::string& format) {
+    auto ctx = loadContext(scenarioPath);
+    if (!ctx) return fail(ctx.message());
+    std::vector<std::filesystem::path> paths(files.begin(), files.end());
+    const auto set = readCalibrations(paths);
+    const auto kv = ctx->eval.cost.inputs().kvDtype;
+    json out = json::array();
+    for (const auto& c : set.calibrations) out.push_back(calibrationSummary(c, mismatchWarnings(c, ctx->eval.model, kv)));
+    if (format == "json") {
+        std::cout << json{{"calibrations", out}, {"errors", set.errors}}.dump(2) << "\n";
+    } else {
+        for (const auto& c : out) {
+            std::cout << c["source"].get<std::string>() << "  (" << c["format"].get<std::string>() << ")\n";
+            if (!c["host"].get<std::string>().empty()) std::cout << "  host " << c["host"].get<std::string>() << "\n";
+            if (!c["model"].get<std::string>().empty()) std::cout << "  model " << c["model"].get<std::string>() << "\n";
+            std::cout << "  " << c["prefill_points"] << " cold prefills, " << c["hit_points"] << " hits\n";
+            for (const auto& t : c["tiers"]) {
+                std::cout << "  tier " << t["name"].get<std::string>();
+                if (!t["read_Bps"].is_null()) std::cout << "  read " << formatBandwidth(t["read_Bps"].get<double>());
+                if (!t["write_Bps"].is_null()) std::cout << "  write " << formatBandwidth(t["write_Bps"].get<double>());
+                std::cout << "\n";
+            }
+            if (!c["fitted"].is_null()) {
+                const auto& f = c["fitted"];
+                if (!f["utilisation"].is_null())
+                    std::cout << "  fitted utilisation " << std::round(f["utilisation"].get<double>() * 1000) / 10 << " %, overhead "
+                              << formatSeconds(f["overhead_s"].get<double>()) << "\n";
+                for (const auto& [tier, v] : f["tiers"].items())
+                    std::cout << "  fitted tier " << tier << ": " << formatBandwidth(v["bandwidth_Bps"].get<double>()) << ", t_fixed "
+                              << formatSeconds(v["t_fixed_s"].get<double>()) << "\n";
+            }
+            for (const auto& [tier, p] : c["breakeven_prefix_tokens"].items())
+                std::cout << "  break-even prefix " << tier << ": " << formatTokens(p.get<double>()) << " tokens\n";
+            for (const auto& w : c["warnings"]) std::cout << "  warning: " << w.get<std::string>() << "\n";
+        }
+    }
+    for (const auto& e : set.errors) std::cerr << "kvbe-cli: " << e << "\n";
+    return set.errors.empty() ? kExitOk : kExitBadInput;
+}
+
+struct FitOptionsCli {
+    std::string file, scenario, out, adopt, format = "table";
+    bool ramp = false, noOverhead = false;
+};
+
+// p* of a fitted tier, NaN where it never pays.
+double breakevenOf(const FitResult& fit, const std::string& tier) {
+    const auto it = fit.breakevenPrefix.find(tier);
+    if (it == fit.breakevenPrefix.end() || !it->second) return std::nan("");
+    return *it->second;
+}
+
+int runFit(const FitOptionsCli& o) {
+    auto ctx = loadContext(o.scenario);
+    if (!ctx) return fail(ctx.message());
+    auto c = readCalibration(o.file);
+    if (!c) return fail(c.message());
+    FitOptions options;
+    options.fitRamp = o.ramp;
+    options.fitOverhead = !o.noOverhead;
+    auto fit = fitCalibration(*c, ctx->eval.cost.inputs(), ctx->eval.tiers, options);
+    if (!fit) return fail(fit.message());
+    for (const auto& w : mismatchWarnings(*c, ctx->eval.model, ctx->eval.cost.inputs().kvDtype))
+        std::cerr << "kvbe-cli: warning: " << w << "\n";
+    if (!o.out.empty()) {
+        Calibration saved = *c;
+        saved.fitted = fit->params;
+        saved.breakevenPrefix.clear();
+        for (const auto& [n, p] : fit->breakevenPrefix)
+            if (p) saved.breakevenPrefix[n] = std::ceil(*p);
+        if (saved.model.empty()) saved.model = ctx->eval.model.id;
+        if (!saved.kvDtype) saved.kvDtype = ctx->eval.cost.inputs().kvDtype;
+        if (auto st = saveCalibration(o.out, saved); !st) return fail(st.message());
+    }
+    if (!o.adopt.empty()) {
+        if (auto st = saveScenario(o.adopt, adoptFit(ctx->scenario, fit->params)); !st) return fail(st.message());
+    }
+    const auto& p = fit->params;
+    if (o.format == "json") {
+        json j = {{"utilisation", optionalJson(p.utilisation)},
+                  {"ramp_half_tokens", optionalJson(p.rampHalfTokens)},
+                  {"overhead_s", p.overheadS},
+                  {"rms_relative_residual", p.rmsRelativeResidual},
+                  {"tiers", json::object()},
+                  {"residuals", json::array()},
+                  {"notes", fit->notes}};
+        for (const auto& [n, t] : p.tiers) {
+            const double pstar = breakevenOf(*fit, n);
+            j["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS},
+                             {"breakeven_prefix_tokens", std::isnan(pstar) ? json(nullptr) : json(std::ceil(pstar))}};
+        }
+        for (const auto& r : fit->residuals)
+            j["residuals"].push_back({{"series", r.series}, {"tokens", r.tokens}, {"prefix", r.prefix},
+                                      {"measured_s", r.measuredS}, {"fitted_s", r.fittedS}});
+        std::cout << j.dump(2) << "\n";
+        return kExitOk;
+    }
+    std::cout << "Fitted to " << c->source << " (" << c->format << ")\n";
+    if (p.utilisation) std::cout << "  utilisation      " << std::round(*p.utilisation * 1000) / 10 << " %\n";
+    if (p.rampHalfTokens) std::cout << "  ramp n_half      " << formatTokens(*p.rampHalfTokens) << " tokens\n";
+    std::cout << "  shared overhead  " << formatSeconds(p.overheadS) << "\n";
+    for (const auto& [n, t] : p.tiers) {
+        const double pstar = breakevenOf(*fit, n);
+        std::cout << "  tier " << n << ": " << formatBandwidth(t.bandwidthBps) << ", t_fixed " << formatSeconds(t.tFixedS)
+                  << ", break-even prefix " << (std::isnan(pstar) ? std::string("never") : formatTokens(std::ceil(pstar)) + " tokens")
+                  << "\n";
+    }
+    std::cout << "  rms residual     " << std::round(p.rmsRelativeResidual * 1000) / 10 << " % of the measured time\n";
+    for (const auto& note : fit->notes) std::cout << "  note: " << note << "\n";
+    return kExitOk;
+}
+
+struct ExportOptions {
+    std::string scenario, calibration, out, ssdTier, memTier;
+    double safetyMargin = 0;
+};
+
+std::string lowerAscii(std::string s) {
+    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+}
+
+// Picks the tier that stands for py-kvcache's "ssd" or "mem": the named one, else the first whose
+// preset kind or name says so.
+std::optional<size_t> pickTier(const std::vector<std::string>& names, const std::vector<std::string>& kinds,
+                               const std::string& wanted, std::initializer_list<const char*> hints) {
+    for (size_t i = 0; i < names.size(); ++i)
+        if (!wanted.empty() && lowerAscii(names[i]) == lowerAscii(wanted)) return i;
+    if (!wanted.empty()) return std::nullopt;
+    for (size_t i = 0; i < names.size(); ++i)
+        for (const char* h : hints)
+            if (kinds[i] == h || lowerAscii(names[i]).find(h) != std::string::npos) return i;
+    return std::nullopt;
+}
+
+int runExport(const ExportOptions& o) {
+    if (o.scenario.empty() == o.calibration.empty())
+        return fail("export-pykvcache: give exactly one of --scenario FILE or --calibration FILE");
+    PyKvcacheThresholds t;
+    t.safetyMarginTokens = o.safetyMargin;
+    std::vector<std::string> names, kinds;
+    std::vector<std::optional<double>> pstars;
+    if (!o.scenario.empty()) {
+        auto ctx = loadContext(o.scenario);
+        if (!ctx) return fail(ctx.message());
+        t.modelName = ctx->eval.model.id;
+        t.kvDtype = ctx->eval.cost.inputs().kvDtype;
+        for (size_t i = 0; i < ctx->eval.tiers.size(); ++i) {
+            const auto& tc = ctx->scenario.tiers[i];
+            const auto* preset = tc.preset.empty() ? nullptr : ctx->presets.findTier(tc.preset);
+            names.push_back(tc.name);
+            kinds.push_back(preset ? preset->kind : "");
+            pstars.push_back(ctx->eval.cost.breakevenPrefix(ctx->eval.tiers[i]));
+        }
+    } else {
+        auto c = readCalibration(o.calibration);
+        if (!c) return fail(c.message());
+        if (c->breakevenPrefix.empty())
+            return fail(o.calibration + ": holds no break-even prefix lengths; run `kvbe-cli calibration fit` on it first");
+        t.modelName = c->model;
+        t.kvDtype = c->kvDtype.value_or(KvDtype::BF16);
+        if (c->safetyMarginTokens && o.safetyMargin == 0) t.safetyMarginTokens = *c->safetyMarginTokens;
+        for (const auto& [n, p] : c->breakevenPrefix) {
+            names.push_back(n);
+            kinds.push_back("");
+            pstars.push_back(p);
+        }
+    }
+    const auto ssd = pickTier(names, kinds, o.ssdTier, {"nvme", "ssd", "disk"});
+    const auto mem = pickTier(names, kinds, o.memTier, {"dram", "mem", "cpu"});
+    if (!ssd && !mem)
+        return fail("export-pykvcache: no tier stands for the SSD or host memory; name them with --ssd-tier and --mem-tier");
+    if (!o.ssdTier.empty() && !ssd) return fail("--ssd-tier '" + o.ssdTier + "': no such tier");
+    if (!o.memTier.empty() && !mem) return fail("--mem-tier '" + o.memTier + "': no such tier");
+    if (ssd) t.ssdTokens = pstars[*ssd];
+    if (mem) t.memTokens = pstars[*mem];
+    const auto text = pyKvcacheV1Json(t);
+    if (o.out.empty() || o.out == "-") {
+        std::cout << text;
+        return kExitOk;
+    }
+    if (auto st = writeFileAtomically(o.out, text); !st) return fail(st.message());
+    std::cerr << "kvbe-cli: wrote " << o.out << " (ssd: " << (ssd ? names[*ssd] : std::string("none"))
+              << ", mem: " << (mem ? names[*mem] : std::string("none")) << ")\n";
+    return kExitOk;
+}
+
+} // namespace
+
+void addCalibrationCommands(CLI::App& app, std::function<int()>& run) {
+    auto* cal = app.add_subcommand("calibration", "Inspect and fit measurement files; export py-kvcache thresholds");
+    cal->require_subcommand(1);
+
+    auto files = std::make_shared<std::vector<std::string>>();
+    auto inspectScenario = std::make_shared<std::string>();
+    auto inspectFormat = std::make_shared<std::string>("table");
+    auto* inspect = cal->add_subcommand("inspect", "Read calibration files or folders (kvbe, py-kvcache v1/v2, "
+                                                   "pareto-measure CSV, fio JSON, nvbandwidth JSON)");
+    inspect->add_option("files", *files, "Files or folders")->required();
+    inspect->add_option("--scenario", *inspectScenario, "Warn where a file's model or KV dtype differs from this scenario's");
+    inspect->add_option("--format", *inspectFormat, "Output format")->check(CLI::IsMember({"table", "json"}));
+    inspect->callback([=, &run] { run = [=] { return runInspect(*files, *inspectScenario, *inspectFormat); }; });
+
+    auto f = std::make_shared<FitOptionsCli>();
+    auto* fit = cal->add_subcommand("fit", "Fit utilisation, shared overhead and per-tier t_fixed/bandwidth to a calibration");
+    fit->add_option("file", f->file, "Calibration file")->required();
+    fit->add_option("--scenario", f->scenario, "Scenario giving model, GPU, FLOP model and nominal tiers");
+    fit->add_flag("--ramp", f->ramp, "Also fit the utilisation ramp n_half (best without --overhead)");
+    fit->add_flag("--no-overhead", f->noOverhead, "Do not fit a shared overhead (prefill timings without scheduling)");
+    fit->add_option("--out", f->out, "Write the calibration with its fitted values and p* to FILE");
+    fit->add_option("--adopt", f->adopt, "Write the scenario with the fitted values adopted to FILE");
+    fit->add_option("--format", f->format, "Output format")->check(CLI::IsMember({"table", "json"}));
+    fit->callback([f, &run] { run = [f] { return runFit(*f); }; });
+
+    auto e = std::make_shared<ExportOptions>();
+    auto* ex = cal->add_subcommand("export-pykvcache", "Write the py-kvcache v1 break-even file a serving stack gates loads with");
+    ex->add_option("--scenario", e->scenario, "Thresholds computed from this scenario");
+    ex->add_option("--calibration", e->calibration, "Thresholds from this (fitted) calibration file");
+    ex->add_option("--out", e->out, "Output file (- or nothing: stdout)");
+    ex->add_option("--ssd-tier", e->ssdTier, "Tier that stands for the SSD (default: the first NVMe tier)");
+    ex->add_option("--mem-tier", e->memTier, "Tier that stands for host memory (default: the first DRAM tier)");
+    ex->add_option("--safety-margin", e->safetyMargin, "safety_margin_tokens to write")->check(CLI::NonNegativeNumber);
+    ex->callback([e, &run] { run = [e] { return runExport(*e); }; });
+}
+
+} // namespace kvbe::cli
