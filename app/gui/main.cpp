@@ -71,9 +71,23 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "kvbe: %s\n", msg.toLocal8Bit().constData());
         });
 
+    // Help and version need no display either: a plain core application prints them.
+    if (parser.isSet(QStringLiteral("help")) || parser.isSet(QStringLiteral("version"))) {
+        QCoreApplication core(argc, argv);
+        if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
+        parser.showHelp(0);
+    }
+
+    // Without a display Qt would abort with a long note about plugins; one sentence instead.
+    const bool noDisplay = qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+                           qEnvironmentVariableIsEmpty("DISPLAY") &&
+                           qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+    if (!exporting && noDisplay)
+        return failWith(
+            QStringLiteral("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are "
+                           "unset); use --export OUT.png to render a chart to a file"));
+
     QApplication app(argc, argv);
-    if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
-    if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
 
     auto presets = kvbe::Presets::loadBuiltin();
     if (!presets) return failWith(QString::fromStdString(presets.message()));

@@ -207,7 +207,11 @@ class TestUiExport : public QObject {
         QTest::newRow("unknown option") << QStringList{"--colour", "red"} << "colour";
         QTest::newRow("unwritable")
             << QStringList{"--export", "/nonexistent-dir/x.png"} << "cannot write";
+        QTest::newRow("window without a display")
+            << QStringList{} << "no display to open the window on";
     }
+
+    void versionNeedsNoDisplay() { QCOMPARE(runKvbe({"--version"}).code, 0); }
     void headlessExportFailsWithOneSentence() {
         QFETCH(QStringList, args);
         QFETCH(QString, says);
