@@ -172,6 +172,10 @@ int runList(const std::string& format) {
     return kExitOk;
 }
 
+const char* const kDriveMemory =
+    "queue depth × block size of I/O buffers (rounded up to whole 2 MiB pages), at most 64 × "
+    "28 MiB = 1.75 GiB with the defaults; plus 8 MiB while the scratch file is written";
+
 std::string footer(const std::string& memory) {
     return "\nMemory: " + memory + "\n" + exitCodeHelp();
 }
@@ -224,15 +228,13 @@ void addProbeCommands(CLI::App& app, std::function<int()>& run) {
     auto read = std::make_shared<ProbeFlags>();
     auto* nvmeRead = probe->add_subcommand("nvme-read", NvmeProbe(false).description());
     addDriveOptions(nvmeRead, *read, true);
-    nvmeRead->footer(footer("queue depth × block size of I/O buffers, at most 64 × 28 MiB = 1.75 "
-                            "GiB with the defaults"));
+    nvmeRead->footer(footer(kDriveMemory));
     nvmeRead->callback([read, &run] { run = [read] { return runProbe("nvme-read", *read); }; });
 
     auto write = std::make_shared<ProbeFlags>();
     auto* nvmeWrite = probe->add_subcommand("nvme-write", NvmeProbe(true).description());
     addDriveOptions(nvmeWrite, *write, false);
-    nvmeWrite->footer(footer("queue depth × block size of I/O buffers, at most 64 × 28 MiB = 1.75 "
-                             "GiB with the defaults"));
+    nvmeWrite->footer(footer(kDriveMemory));
     nvmeWrite->callback(
         [write, &run] { run = [write] { return runProbe("nvme-write", *write); }; });
 

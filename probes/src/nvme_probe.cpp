@@ -74,8 +74,8 @@ std::string NvmeProbe::description() const {
 }
 
 Status NvmeProbe::available() const {
-    return Ok{};
-} // psync runs anywhere with pread/pwrite
+    return Ok{}; // psync runs anywhere with pread/pwrite; io_uring is chosen per run
+}
 
 ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     const std::string op = m_write ? "write" : "read";
@@ -115,7 +115,7 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     }
     if (o.blockSizes.empty()) sizes.insert({128 * kKiB, kMiB, 4 * kMiB});
     for (std::uint64_t bs : sizes)
-        if (bs == 0 || bs > kMaxBlockBytes)
+        if (bs < 512 || bs > kMaxBlockBytes)
             return failWith(sink, ProbeExit::BadInput,
                             "--block-sizes " + std::to_string(bs) +
                                 " B: expected block sizes from 512 B to 1 GiB");
@@ -259,8 +259,9 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
                               formatSeconds(warmupS) + " warm-up; " +
                               (o.sequential ? "sequential" : "random block-aligned") + " offsets");
     table.footnotes.push_back("p50/p99: submit-to-completion latency of every measured " + op +
-                              "; memory used: QD × block, at most " +
-                              formatBlock(maxBlock * static_cast<std::uint64_t>(maxDepth)));
+                              "; I/O buffers: QD × block, at most " +
+                              formatBlock(maxBlock * static_cast<std::uint64_t>(maxDepth)) +
+                              ", in huge pages where the kernel grants them");
     if (kvBlock)
         table.footnotes.push_back("KV block: " + std::to_string(kKvBlockTokens) +
                                   " tokens × KV bytes per token = " + formatBlock(kvBlock));
