@@ -1,33 +1,32 @@
 #include "kvbe/ui/measured_import.h"
 
 #include "kvbe/json_text.h"
+#include "kvbe/probe_stream.h"
 
 #include <cmath>
-#include <sstream>
 
 namespace kvbe {
 
 Result<std::vector<QPointF>> readPrefillPoints(const std::filesystem::path& path) {
     auto text = readTextFile(path, kMaxJsonFileBytes);
     if (!text) return text.error();
+    ProbeStreamReader reader;
+    auto events = reader.feed(*text + (text->empty() || text->back() == '\n' ? "" : "\n"));
+    if (!events) return Error{path.string() + ": " + events.message()};
     std::vector<QPointF> out;
-    std::istringstream in(*text);
-    std::string line;
-    int lineNo = 0;
-    while (std::getline(in, line)) {
-        ++lineNo;
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        const auto j = nlohmann::json::parse(line, nullptr, false);
-        if (j.is_discarded() || !j.is_object())
-            return Error{
-                path.string() + " line " + std::to_string(lineNo) +
-                " is not a JSON object; expected the JSON Lines of kvbe-cli probe prefill"};
-        if (j.value("type", "") != "point" || j.value("series", "") != "t_prefill_s") continue;
-        const auto x = j.find("x"), y = j.find("y");
-        if (x == j.end() || y == j.end() || !x->is_number() || !y->is_number()) continue;
+    for (const auto& e : *events) {
+        if (e.kind == ProbeEvent::Kind::Error)
+            return Error{path.string() +
+                         ": the probe run failed: " + e.json.value("message", std::string())};
+        if (e.kind != ProbeEvent::Kind::Point || e.json.value("series", "") != "t_prefill_s")
+            continue;
+        const auto x = e.json.find("x"), y = e.json.find("y");
+        if (x == e.json.end() || y == e.json.end() || !x->is_number() || !y->is_number()) continue;
         const double n = x->get<double>(), t = y->get<double>();
         if (std::isfinite(n) && std::isfinite(t) && n > 0 && t > 0) out.emplace_back(n, t);
     }
+    // A run cut short (a job killed at its time limit) has no result line, but the points it
+    // did measure are still measurements; only a file with none is refused.
     if (out.empty())
         return Error{path.string() +
                      " holds no t_prefill_s points; expected the output of kvbe-cli probe prefill"};
