@@ -87,9 +87,10 @@ __global__ void __launch_bounds__(kWarps * 32)
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
-    // Heavy (late) query tiles first: under a causal mask they have the most keys.
-    const int qTile = gridDim.x - 1 - blockIdx.x;
-    const int head = blockIdx.y;
+    // Heads vary fastest, so the query heads of one KV head run side by side and read the same
+    // K/V tiles from L2. Heavy (late) query tiles first: under a causal mask they have the most keys.
+    const int head = blockIdx.x;
+    const int qTile = gridDim.y - 1 - blockIdx.y;
     const int kvHead = head / group;
     const int q0 = qTile * kBlockM;
     const int row0 = q0 + warp * 16 + g, row1 = row0 + 8; // the two rows this thread owns
@@ -280,7 +281,7 @@ template <int DQK, int DV> Status launch(const AttentionArgs& a, cudaStream_t st
                      " KiB of shared memory per block, which this GPU refuses (" +
                      cudaGetErrorString(err) + ")"};
     const float scale = a.scale > 0 ? a.scale : 1.0f / std::sqrt(static_cast<float>(a.dQk));
-    const dim3 grid((a.tokens + kBlockM - 1) / kBlockM, a.qHeads);
+    const dim3 grid(a.qHeads, (a.tokens + kBlockM - 1) / kBlockM);
     kernel<<<grid, kWarps * 32, smemBytes, stream>>>(
         static_cast<const __nv_bfloat16*>(a.q), static_cast<const __nv_bfloat16*>(a.k),
         static_cast<const __nv_bfloat16*>(a.v), static_cast<__nv_bfloat16*>(a.o), a.qStride,
