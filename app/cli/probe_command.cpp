@@ -2,6 +2,7 @@
 // the JSON Lines stream (--format jsonl) or a table for people, and a stop on SIGINT/SIGTERM.
 #include "commands.h"
 
+#include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/probes/io_engine.h"
 #include "kvbe/probes/memcpy_probe.h"
 #include "kvbe/probes/nvme_probe.h"
@@ -145,7 +146,9 @@ int runList(const std::string& format) {
     std::string why;
     const bool uring = makeUringEngine(why) != nullptr;
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const auto& p : makeProbes()) {
+    auto known = makeProbes();
+    for (auto& p : gpu::makeGpuProbes()) known.push_back(std::move(p));
+    for (const auto& p : known) {
         const Status a = p->available();
         list.push_back({{"key", p->key()},
                         {"description", p->description()},
