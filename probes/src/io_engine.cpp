@@ -95,7 +95,8 @@ Result<EngineChoice> chooseEngine(const std::string& requested) {
     std::string why;
     c.engine = makeUringEngine(why);
     if (c.engine) {
-        c.reason = "io_uring: registered buffers and file";
+        c.reason = "io_uring: available here; file and buffers registered with the ring unless a "
+                   "note says otherwise";
         return c;
     }
     if (requested == "io_uring")
