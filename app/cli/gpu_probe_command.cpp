@@ -46,7 +46,8 @@ int runGpuProbe(Probe& probe, const std::string& format) {
     std::thread watchdog([&] {
         while (!finished.load()) {
             if (stopRequested()) {
-                for (int i = 0; i < 200 && !finished.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                for (int i = 0; i < 200 && !finished.load(); ++i)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(10));
                 if (!finished.load()) {
                     sink->error(stopMessage());
                     std::cerr << "kvbe-cli: " << stopMessage() << std::endl;
@@ -82,7 +83,8 @@ int runGemmPeak(const GpuFlags& f) {
     gpu::GemmPeakSettings s;
     auto sizes = gpu::parseTokenCounts(f.sizes); // plain whole numbers, "8k" allowed
     if (!sizes) return badInput(f.format, "gpu-gemm-peak", "--sizes: " + sizes.message());
-    for (auto n : *sizes) s.sizes.push_back(n > 1 << 20 ? 1 << 20 : static_cast<int>(n));
+    for (auto n : *sizes)
+        s.sizes.push_back(n > 1 << 20 ? 1 << 20 : static_cast<int>(n));
     if (f.samples) s.samples = f.samples;
     s.device = f.device;
     gpu::GemmPeakProbe probe(s);
@@ -104,11 +106,15 @@ int runPrefill(const GpuFlags& f) {
 }
 
 void addCommon(CLI::App* sub, GpuFlags& f, int defaultSamples) {
-    sub->add_option("--samples", f.samples, "Timed samples per setting; the median is reported (default " +
-                                                std::to_string(defaultSamples) + ", at least 3)");
+    sub->add_option("--samples", f.samples,
+                    "Timed samples per setting; the median is reported (default " +
+                        std::to_string(defaultSamples) + ", at least 3)");
     sub->add_option("--device", f.device, "CUDA device index (default 0)");
-    sub->add_option("--format", f.format, "table for people, jsonl for the GUI and scripts")->check(CLI::IsMember({"table", "jsonl"}));
-    sub->footer("\nWithout a usable CUDA GPU the probe says so in one sentence and exits with 3.\n" + exitCodeHelp());
+    sub->add_option("--format", f.format, "table for people, jsonl for the GUI and scripts")
+        ->check(CLI::IsMember({"table", "jsonl"}));
+    sub->footer(
+        "\nWithout a usable CUDA GPU the probe says so in one sentence and exits with 3.\n" +
+        exitCodeHelp());
 }
 
 } // namespace
@@ -116,25 +122,40 @@ void addCommon(CLI::App* sub, GpuFlags& f, int defaultSamples) {
 void addGpuProbeCommands(CLI::App& probe, std::function<int()>& run) {
     auto copy = std::make_shared<GpuFlags>();
     auto* copyCmd = probe.add_subcommand("gpu-copy", gpu::GpuCopyProbe().description());
-    copyCmd->add_option("--sizes", copy->sizes, "Copy sizes, e.g. 64KiB,28MiB,1GiB (default 64KiB to 1GiB by 4×, and the KV block)");
-    copyCmd->add_option("--model", copy->model, "Model whose KV block (256 tokens) joins the sizes (default: the default scenario's)");
-    auto* pinned = copyCmd->add_flag("--pinned-only", copy->pinnedOnly, "Only pinned (page-locked) host memory");
-    copyCmd->add_flag("--pageable-only", copy->pageableOnly, "Only pageable host memory")->excludes(pinned);
+    copyCmd->add_option(
+        "--sizes", copy->sizes,
+        "Copy sizes, e.g. 64KiB,28MiB,1GiB (default 64KiB to 1GiB by 4×, and the KV block)");
+    copyCmd->add_option(
+        "--model", copy->model,
+        "Model whose KV block (256 tokens) joins the sizes (default: the default scenario's)");
+    auto* pinned = copyCmd->add_flag("--pinned-only", copy->pinnedOnly,
+                                     "Only pinned (page-locked) host memory");
+    copyCmd->add_flag("--pageable-only", copy->pageableOnly, "Only pageable host memory")
+        ->excludes(pinned);
     addCommon(copyCmd, *copy, 5);
     copyCmd->callback([copy, &run] { run = [copy] { return runCopy(*copy); }; });
 
     auto gemm = std::make_shared<GpuFlags>();
     auto* gemmCmd = probe.add_subcommand("gpu-gemm-peak", gpu::GemmPeakProbe().description());
-    gemmCmd->add_option("--sizes", gemm->sizes, "Square sizes m = n = k, e.g. 4096,8192 (default 4096,8192,16384)");
+    gemmCmd->add_option("--sizes", gemm->sizes,
+                        "Square sizes m = n = k, e.g. 4096,8192 (default 4096,8192,16384)");
     addCommon(gemmCmd, *gemm, 5);
     gemmCmd->callback([gemm, &run] { run = [gemm] { return runGemmPeak(*gemm); }; });
 
     auto pre = std::make_shared<GpuFlags>();
     auto* preCmd = probe.add_subcommand("gpu-prefill", gpu::PrefillProbe().description());
-    preCmd->add_option("--model", pre->model, "Preset id, config.json, model folder or Hugging Face cache id")->required();
-    preCmd->add_option("--lengths", pre->lengths, "Prompt lengths in tokens, e.g. 1k,8k,32k,80k (default; up to 1M, memory permitting)");
-    preCmd->add_option("--gpu-preset", pre->gpuPreset, "GPU preset for the data-sheet peak (default: matched from the device name)");
-    preCmd->add_option("--gemm-peak-tflops", pre->gemmPeak, "Peak from a gpu-gemm-peak run (default: measured here on 8192³)");
+    preCmd
+        ->add_option("--model", pre->model,
+                     "Preset id, config.json, model folder or Hugging Face cache id")
+        ->required();
+    preCmd->add_option(
+        "--lengths", pre->lengths,
+        "Prompt lengths in tokens, e.g. 1k,8k,32k,80k (default; up to 1M, memory permitting)");
+    preCmd->add_option(
+        "--gpu-preset", pre->gpuPreset,
+        "GPU preset for the data-sheet peak (default: matched from the device name)");
+    preCmd->add_option("--gemm-peak-tflops", pre->gemmPeak,
+                       "Peak from a gpu-gemm-peak run (default: measured here on 8192³)");
     addCommon(preCmd, *pre, 3);
     preCmd->callback([pre, &run] { run = [pre] { return runPrefill(*pre); }; });
 }

@@ -23,7 +23,9 @@ inline int& failures() {
     return n;
 }
 struct Register {
-    Register(const char* name, std::function<void()> fn) { cases().push_back({name, std::move(fn)}); }
+    Register(const char* name, std::function<void()> fn) {
+        cases().push_back({name, std::move(fn)});
+    }
 };
 
 inline void fail(const char* file, int line, const std::string& what) {

@@ -61,13 +61,14 @@ std::vector<float> download(const Buffer& b, size_t n) {
     std::vector<std::uint16_t> bits(n);
     cudaMemcpy(bits.data(), b.get(), n * 2, cudaMemcpyDeviceToHost);
     std::vector<float> f(n);
-    for (size_t i = 0; i < n; ++i) f[i] = fromBits(bits[i]);
+    for (size_t i = 0; i < n; ++i)
+        f[i] = fromBits(bits[i]);
     return f;
 }
 
 // Collects what a probe reports.
 class CollectSink : public probes::ProbeSink {
-public:
+  public:
     void begin(const std::string&, const nlohmann::ordered_json& p) override { params = p; }
     void progress(double, const std::string&) override {}
     void point(const probes::ProbePoint& p) override { points.push_back(p); }
@@ -87,18 +88,22 @@ TEST_CASE("attention kernel matches the CPU reference: masks, GQA, head sizes, r
         int tokens, hq, hkv, dqk, dv, mask, window, stages;
     };
     std::mt19937 rng(11);
-    for (const Case c : {Case{200, 4, 2, 64, 64, kMaskFull, 0, 0}, Case{300, 4, 1, 128, 128, kMaskFull, 0, 0},
-                         Case{333, 2, 1, 128, 128, kMaskSliding, 100, 0}, Case{257, 2, 2, 192, 128, kMaskFull, 0, 0},
-                         Case{190, 2, 1, 128, 128, kMaskChunked, 80, 0}, Case{130, 2, 1, 256, 256, kMaskFull, 0, 0},
-                         Case{64, 1, 1, 64, 64, kMaskSliding, 1, 0}, Case{1, 2, 2, 128, 128, kMaskFull, 0, 0},
-                         Case{300, 4, 1, 128, 128, kMaskFull, 0, 1}, Case{333, 2, 1, 128, 128, kMaskSliding, 100, 1},
-                         Case{200, 2, 1, 64, 64, kMaskFull, 0, 2}}) {
+    for (const Case c :
+         {Case{200, 4, 2, 64, 64, kMaskFull, 0, 0}, Case{300, 4, 1, 128, 128, kMaskFull, 0, 0},
+          Case{333, 2, 1, 128, 128, kMaskSliding, 100, 0},
+          Case{257, 2, 2, 192, 128, kMaskFull, 0, 0},
+          Case{190, 2, 1, 128, 128, kMaskChunked, 80, 0},
+          Case{130, 2, 1, 256, 256, kMaskFull, 0, 0}, Case{64, 1, 1, 64, 64, kMaskSliding, 1, 0},
+          Case{1, 2, 2, 128, 128, kMaskFull, 0, 0}, Case{300, 4, 1, 128, 128, kMaskFull, 0, 1},
+          Case{333, 2, 1, 128, 128, kMaskSliding, 100, 1},
+          Case{200, 2, 1, 64, 64, kMaskFull, 0, 2}}) {
         std::vector<std::uint16_t> qb, kb, vb;
         const auto q = randomBf16(size_t(c.tokens) * c.hq * c.dqk, rng, qb);
         const auto k = randomBf16(size_t(c.tokens) * c.hkv * c.dqk, rng, kb);
         const auto v = randomBf16(size_t(c.tokens) * c.hkv * c.dv, rng, vb);
         Buffer dq = upload(qb), dk = upload(kb), dv = upload(vb);
-        auto dout = Buffer::allocate(MemoryKind::Device, size_t(c.tokens) * c.hq * c.dv * 2, "output");
+        auto dout =
+            Buffer::allocate(MemoryKind::Device, size_t(c.tokens) * c.hq * c.dv * 2, "output");
         CHECK(dout.ok());
         if (!dout) continue;
         AttentionArgs a;
@@ -131,9 +136,9 @@ TEST_CASE("attention kernel matches the CPU reference: masks, GQA, head sizes, r
             mean += e / double(got.size());
         }
         // BF16 probabilities and outputs: about 3 significant digits.
-        const std::string what = std::to_string(c.tokens) + " tokens, d " + std::to_string(c.dqk) + "/" +
-                                 std::to_string(c.dv) + ", mask " + std::to_string(c.mask) + ", stages " +
-                                 std::to_string(c.stages) + ": max error " +
+        const std::string what = std::to_string(c.tokens) + " tokens, d " + std::to_string(c.dqk) +
+                                 "/" + std::to_string(c.dv) + ", mask " + std::to_string(c.mask) +
+                                 ", stages " + std::to_string(c.stages) + ": max error " +
                                  std::to_string(worst) + ", mean " + std::to_string(mean);
         CHECK_MSG(worst < 3e-2 && mean < 4e-3, what);
         std::printf("    %s\n", what.c_str());
@@ -145,7 +150,8 @@ TEST_CASE("cuBLASLt GEMM: C = A·Wᵀ matches a CPU product, odd and one-row sha
     CHECK(runner.ok());
     if (!runner) return;
     std::mt19937 rng(5);
-    for (auto [m, n, k] : {std::tuple<int, int, int>{77, 96, 128}, {1, 1000, 256}, {513, 64, 320}}) {
+    for (auto [m, n, k] :
+         {std::tuple<int, int, int>{77, 96, 128}, {1, 1000, 256}, {513, 64, 320}}) {
         std::vector<std::uint16_t> ab, wb;
         const auto a = randomBf16(size_t(m) * k, rng, ab);
         const auto w = randomBf16(size_t(n) * k, rng, wb);
@@ -161,10 +167,13 @@ TEST_CASE("cuBLASLt GEMM: C = A·Wᵀ matches a CPU product, odd and one-row sha
         for (int i = 0; i < m; ++i)
             for (int j = 0; j < n; ++j) {
                 double ref = 0;
-                for (int p = 0; p < k; ++p) ref += double(a[size_t(i) * k + p]) * w[size_t(j) * k + p];
-                worst = std::max(worst, std::fabs(c[size_t(i) * n + j] - ref) / (std::fabs(ref) + std::sqrt(double(k))));
+                for (int p = 0; p < k; ++p)
+                    ref += double(a[size_t(i) * k + p]) * w[size_t(j) * k + p];
+                worst = std::max(worst, std::fabs(c[size_t(i) * n + j] - ref) /
+                                            (std::fabs(ref) + std::sqrt(double(k))));
             }
-        CHECK_MSG(worst < 1e-2, std::to_string(m) + "×" + std::to_string(n) + "×" + std::to_string(k) + ": " + std::to_string(worst));
+        CHECK_MSG(worst < 1e-2, std::to_string(m) + "×" + std::to_string(n) + "×" +
+                                    std::to_string(k) + ": " + std::to_string(worst));
     }
 }
 
@@ -177,7 +186,8 @@ TEST_CASE("gpu-copy end to end: every direction and kind, verified, positive rat
     const auto out = probe.run({}, sink);
     CHECK_MSG(out.ok(), out.message);
     CHECK_EQ(sink.points.size(), size_t(2 * 3 * 2));
-    for (const auto& p : sink.points) CHECK_MSG(p.y > 0.01 && std::isfinite(p.y), p.series);
+    for (const auto& p : sink.points)
+        CHECK_MSG(p.y > 0.01 && std::isfinite(p.y), p.series);
     CHECK(sink.params["gpu"].contains("name"));
 }
 
@@ -193,7 +203,8 @@ TEST_CASE("gpu-gemm-peak end to end") {
 }
 
 TEST_CASE("gpu-prefill end to end: dense GQA, MLA + MoE, sliding + MoE") {
-    for (const char* model : {"meta-llama/Llama-3.2-3B", "deepseek-ai/DeepSeek-V3", "openai/gpt-oss-120b"}) {
+    for (const char* model :
+         {"meta-llama/Llama-3.2-3B", "deepseek-ai/DeepSeek-V3", "openai/gpt-oss-120b"}) {
         PrefillSettings s;
         s.model = model;
         s.lengths = {256, 1024};
@@ -221,7 +232,9 @@ TEST_CASE("gpu-prefill refuses what does not fit, in one sentence, before alloca
     CollectSink sink;
     const auto out = probe.run({}, sink);
     CHECK(out.exit == probes::ProbeExit::CannotRun);
-    CHECK_MSG(out.message.find("needs") != std::string::npos && out.message.find("free") != std::string::npos, out.message);
+    CHECK_MSG(out.message.find("needs") != std::string::npos &&
+                  out.message.find("free") != std::string::npos,
+              out.message);
     CHECK_EQ(sink.errors.size(), size_t(1));
 }
 
@@ -229,7 +242,8 @@ int main(int argc, char** argv) {
     const char* require = std::getenv("KVBE_REQUIRE_GPU");
     const bool required = require && std::string(require) == "1";
     if (auto st = cudaUsable(); !st) {
-        std::printf("%s: %s\n", required ? "FAIL (KVBE_REQUIRE_GPU=1)" : "SKIP", st.message().c_str());
+        std::printf("%s: %s\n", required ? "FAIL (KVBE_REQUIRE_GPU=1)" : "SKIP",
+                    st.message().c_str());
         return required ? 1 : 77;
     }
     return kvbe::test::runAll(argc, argv);

@@ -45,7 +45,8 @@ LayerPlan planFor(const std::string& id) {
 
 const Block* findBlock(const LayerPlan& p, BlockKind kind, AttnKind attn = AttnKind::Full) {
     for (const auto& b : p.blocks)
-        if (b.kind == kind && (kind != BlockKind::Attention || b.attention.front().kind == attn)) return &b;
+        if (b.kind == kind && (kind != BlockKind::Attention || b.attention.front().kind == attn))
+            return &b;
     return nullptr;
 }
 
@@ -56,8 +57,10 @@ const GemmOp* findGemm(const Block* b, const std::string& name) {
     return nullptr;
 }
 
-bool shapeIs(const GemmOp* g, std::int64_t n, std::int64_t k, double rowsPerToken = 1, int instances = 1) {
-    return g && g->n == n && g->k == k && g->rowsPerToken == rowsPerToken && g->instances == instances;
+bool shapeIs(const GemmOp* g, std::int64_t n, std::int64_t k, double rowsPerToken = 1,
+             int instances = 1) {
+    return g && g->n == n && g->k == k && g->rowsPerToken == rowsPerToken &&
+           g->instances == instances;
 }
 
 } // namespace
@@ -85,7 +88,8 @@ TEST_CASE("plan: Llama 3.2 3B shapes, GEMM FLOPs and P_mm from the config") {
     CHECK_EQ(presets().findModel("meta-llama/Llama-3.2-3B")->spec.paramsMatmul, pmm);
     // Detailed F(N, 0) = 2·P_mm·N + 2·h·vocab + L · N(N+1)/2 · 2·Hq·(d + d).
     const double n = 8192;
-    const double expected = 2 * pmm * n + 2.0 * 3072 * 128256 + 28 * (n * (n + 1) / 2) * 2 * 24 * 256;
+    const double expected =
+        2 * pmm * n + 2.0 * 3072 * 128256 + 28 * (n * (n + 1) / 2) * 2 * 24 * 256;
     CHECK_NEAR(p.flops(8192), expected, 1e-12);
 }
 
@@ -123,7 +127,8 @@ TEST_CASE("plan: DeepSeek V3 MLA projections, dense and MoE layers, P_mm by hand
     CHECK(shapeIs(findGemm(moe, "experts.gate_up_proj"), 2 * 2048, 7168, 8, 256));
     CHECK(shapeIs(findGemm(moe, "experts.down_proj"), 7168, 2048, 8, 256));
     CHECK(shapeIs(findGemm(moe, "shared.gate_up_proj"), 2 * 2048, 7168));
-    const double attnProj = 7168.0 * 1536 + 1536.0 * 24576 + 7168.0 * 576 + 512.0 * 32768 + 16384.0 * 7168;
+    const double attnProj =
+        7168.0 * 1536 + 1536.0 * 24576 + 7168.0 * 576 + 512.0 * 32768 + 16384.0 * 7168;
     const double denseMlp = 3.0 * 7168 * 18432;
     const double moeMlp = 256.0 * 7168 + 8 * 3.0 * 7168 * 2048 + 3.0 * 7168 * 2048;
     CHECK_EQ(p.paramsMatmulPerToken(), 61 * attnProj + 3 * denseMlp + 58 * moeMlp);
@@ -151,7 +156,8 @@ TEST_CASE("plan: gpt-oss-120b has sliding-128 and full attention blocks and a Mo
     CHECK(!findBlock(p, BlockKind::DenseMlp));
     const Block* moe = findBlock(p, BlockKind::MoeMlp);
     CHECK(shapeIs(findGemm(moe, "experts.gate_up_proj"), 2 * 2880, 2880, 4, 128));
-    CHECK(shapeIs(findGemm(findBlock(p, BlockKind::Projections), "qkv_proj"), (64 + 16) * 64, 2880));
+    CHECK(
+        shapeIs(findGemm(findBlock(p, BlockKind::Projections), "qkv_proj"), (64 + 16) * 64, 2880));
     // A sliding layer at 4096 tokens sees min(i + 1, 128) keys per query.
     const double pairs = 128.0 * 129 / 2 + (4096.0 - 128) * 128;
     CHECK_EQ(sliding->attention.front().pairs(4096), pairs);
@@ -171,7 +177,8 @@ TEST_CASE("plan: every preset agrees with core's detailed FLOP model and P_mm") 
         auto plan = buildLayerPlan(preset.spec);
         CHECK_MSG(plan.ok(), preset.id + ": " + (plan.ok() ? "" : plan.message()));
         if (!plan) continue;
-        CHECK_MSG(kvbe::test::near(plan->paramsMatmulPerToken(), preset.spec.paramsMatmul, 1e-12), preset.id);
+        CHECK_MSG(kvbe::test::near(plan->paramsMatmulPerToken(), preset.spec.paramsMatmul, 1e-12),
+                  preset.id);
         CostInputs in;
         in.model = preset.spec;
         in.flopModel = FlopModel::Detailed;
@@ -180,8 +187,11 @@ TEST_CASE("plan: every preset agrees with core's detailed FLOP model and P_mm") 
         CHECK(cost.ok());
         if (!cost) continue;
         for (std::int64_t n : {1, 1000, 8192, 81920, 131072}) {
-            CHECK_MSG(kvbe::test::near(plan->flops(n), cost->flops(double(n), 0), 1e-12), preset.id + " at " + std::to_string(n));
-            CHECK_MSG(kvbe::test::near(plan->attentionFlops(n), preset.spec.attentionFlops(double(n), 0), 1e-12), preset.id);
+            CHECK_MSG(kvbe::test::near(plan->flops(n), cost->flops(double(n), 0), 1e-12),
+                      preset.id + " at " + std::to_string(n));
+            CHECK_MSG(kvbe::test::near(plan->attentionFlops(n),
+                                       preset.spec.attentionFlops(double(n), 0), 1e-12),
+                      preset.id);
         }
     }
 }
@@ -189,7 +199,8 @@ TEST_CASE("plan: every preset agrees with core's detailed FLOP model and P_mm") 
 TEST_CASE("memory: Llama 3.2 3B at 1024 tokens, worked out by hand") {
     const LayerPlan p = planFor("meta-llama/Llama-3.2-3B");
     const MemoryEstimate e = estimateMemory(p, 1024);
-    const double weights = 2.0 * (5120.0 * 3072 + 3072.0 * 3072 + 16384.0 * 3072 + 3072.0 * 8192 + 128256.0 * 3072);
+    const double weights =
+        2.0 * (5120.0 * 3072 + 3072.0 * 3072 + 16384.0 * 3072 + 3072.0 * 8192 + 128256.0 * 3072);
     CHECK_EQ(e.weightBytes, weights);
     // Largest block: the MLP, input up to 1024 × 8192 and output up to 1024 × 16384, BF16.
     const double mlp = 2.0 * (1024.0 * 8192 + 1024.0 * 16384);
@@ -259,7 +270,8 @@ TEST_CASE("presets: device names map to data-sheet presets") {
     CHECK(matchGpuPreset("NVIDIA H100 NVL") == std::optional<std::string>("h100-nvl"));
     CHECK(matchGpuPreset("NVIDIA A100-SXM4-80GB") == std::optional<std::string>("a100-80gb-sxm"));
     CHECK(!matchGpuPreset("Tesla T4").has_value());
-    for (const char* key : {"h200", "h100-sxm", "h100-pcie", "h100-nvl", "a100-80gb-sxm", "l40s", "b200"})
+    for (const char* key :
+         {"h200", "h100-sxm", "h100-pcie", "h100-nvl", "a100-80gb-sxm", "l40s", "b200"})
         CHECK_MSG(presets().findGpu(key) != nullptr, key);
 }
 
@@ -281,7 +293,8 @@ std::vector<float> naiveAttention(const AttentionShape& s, const std::vector<flo
                 if (!visible) continue;
                 double dot = 0;
                 for (int c = 0; c < s.dQk; ++c)
-                    dot += double(q[(size_t(i) * s.qHeads + h) * s.dQk + c]) * k[(size_t(j) * s.kvHeads + kvh) * s.dQk + c];
+                    dot += double(q[(size_t(i) * s.qHeads + h) * s.dQk + c]) *
+                           k[(size_t(j) * s.kvHeads + kvh) * s.dQk + c];
                 w[size_t(j)] = dot * scale;
                 mx = std::max(mx, w[size_t(j)]);
             }
@@ -295,7 +308,8 @@ std::vector<float> naiveAttention(const AttentionShape& s, const std::vector<flo
             }
             for (int c = 0; c < s.dV; ++c) {
                 double acc = 0;
-                for (int j = 0; j <= i; ++j) acc += w[size_t(j)] * v[(size_t(j) * s.kvHeads + kvh) * s.dV + c];
+                for (int j = 0; j <= i; ++j)
+                    acc += w[size_t(j)] * v[(size_t(j) * s.kvHeads + kvh) * s.dV + c];
                 o[(size_t(i) * s.qHeads + h) * s.dV + c] = float(acc / sum);
             }
         }
@@ -310,35 +324,41 @@ TEST_CASE("reference attention: online softmax in tiles equals softmax(QK^T)V, e
     struct Case {
         int tokens, hq, hkv, dqk, dv, mask, window;
     };
-    for (const Case c : {Case{150, 4, 2, 16, 8, kMaskFull, 0}, Case{150, 4, 2, 16, 16, kMaskSliding, 37},
-                         Case{133, 2, 1, 24, 8, kMaskChunked, 50}, Case{70, 3, 3, 8, 8, kMaskSliding, 200}}) {
+    for (const Case c :
+         {Case{150, 4, 2, 16, 8, kMaskFull, 0}, Case{150, 4, 2, 16, 16, kMaskSliding, 37},
+          Case{133, 2, 1, 24, 8, kMaskChunked, 50}, Case{70, 3, 3, 8, 8, kMaskSliding, 200}}) {
         AttentionShape s{c.tokens, c.hq, c.hkv, c.dqk, c.dv, c.mask, c.window, 0};
         std::vector<float> q(size_t(c.tokens) * c.hq * c.dqk), k(size_t(c.tokens) * c.hkv * c.dqk),
             v(size_t(c.tokens) * c.hkv * c.dv);
         for (auto* vec : {&q, &k, &v})
-            for (auto& x : *vec) x = normal(rng) * 2.0f; // large scores stress the running maximum
+            for (auto& x : *vec)
+                x = normal(rng) * 2.0f; // large scores stress the running maximum
         const auto expected = naiveAttention(s, q, k, v);
         for (int tile : {64, 16, 1}) {
             const auto got = referenceAttention(s, q, k, v, tile);
             double worst = 0;
-            for (size_t i = 0; i < got.size(); ++i) worst = std::max(worst, double(std::fabs(got[i] - expected[i])));
-            CHECK_MSG(worst < 2e-5, "mask " + std::to_string(c.mask) + ", tile " + std::to_string(tile) +
-                                        ": max error " + std::to_string(worst));
+            for (size_t i = 0; i < got.size(); ++i)
+                worst = std::max(worst, double(std::fabs(got[i] - expected[i])));
+            CHECK_MSG(worst < 2e-5, "mask " + std::to_string(c.mask) + ", tile " +
+                                        std::to_string(tile) + ": max error " +
+                                        std::to_string(worst));
         }
     }
     // Query i sees min(i + 1, w) keys under a sliding window, as core counts pairs.
     long long pairs = 0;
-    for (int i = 0; i < 4096; ++i) pairs += i - firstVisibleKey(kMaskSliding, 128, i) + 1;
+    for (int i = 0; i < 4096; ++i)
+        pairs += i - firstVisibleKey(kMaskSliding, 128, i) + 1;
     CHECK_EQ(double(pairs), attentionPairs(AttnKind::Sliding, 128, 4096, 0));
     pairs = 0;
-    for (int i = 0; i < 20000; ++i) pairs += i - firstVisibleKey(kMaskChunked, 8192, i) + 1;
+    for (int i = 0; i < 20000; ++i)
+        pairs += i - firstVisibleKey(kMaskChunked, 8192, i) + 1;
     CHECK_EQ(double(pairs), attentionPairs(AttnKind::Chunked, 8192, 20000, 0));
 }
 
 TEST_CASE("bf16: round to nearest even") {
     CHECK_EQ(roundToBf16(1.0f), 1.0f);
-    CHECK_EQ(roundToBf16(1.0f + 1.0f / 256), 1.0f);                // half an ulp: ties to even
-    CHECK_EQ(roundToBf16(1.0f + 3.0f / 256), 1.0f + 1.0f / 64);     // 1.5 ulp: up to the even one
+    CHECK_EQ(roundToBf16(1.0f + 1.0f / 256), 1.0f);             // half an ulp: ties to even
+    CHECK_EQ(roundToBf16(1.0f + 3.0f / 256), 1.0f + 1.0f / 64); // 1.5 ulp: up to the even one
     CHECK_EQ(roundToBf16(-2.5f), -2.5f);
 }
 
@@ -355,7 +375,8 @@ Run runCli(const std::string& args) {
     if (!p) return r;
     char buf[4096];
     size_t got = 0;
-    while ((got = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, got);
+    while ((got = fread(buf, 1, sizeof buf, p)) > 0)
+        r.out.append(buf, got);
     const int status = pclose(p);
     r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return r;
@@ -363,7 +384,8 @@ Run runCli(const std::string& args) {
 } // namespace
 
 TEST_CASE("no device: each GPU probe says so in one sentence, exit code 3") {
-    for (const std::string probe : {"gpu-copy", "gpu-gemm-peak", "gpu-prefill --model meta-llama/Llama-3.2-3B"}) {
+    for (const std::string probe :
+         {"gpu-copy", "gpu-gemm-peak", "gpu-prefill --model meta-llama/Llama-3.2-3B"}) {
         const Run r = runCli("probe " + probe + " --format jsonl");
         CHECK_MSG(r.exitCode == 3, probe + ": exit " + std::to_string(r.exitCode));
         std::istringstream lines(r.out);
@@ -376,12 +398,16 @@ TEST_CASE("no device: each GPU probe says so in one sentence, exit code 3") {
         CHECK(events[1].value("type", "") == "error");
         const std::string message = events[1].value("message", "");
         CHECK_MSG(!message.empty() && message.find('\n') == std::string::npos &&
-                      (message.find("GPU") != std::string::npos || message.find("CUDA") != std::string::npos),
+                      (message.find("GPU") != std::string::npos ||
+                       message.find("CUDA") != std::string::npos),
                   message);
     }
     // Bad input is reported before the device is looked for.
     CHECK_EQ(runCli("probe gpu-prefill --model meta-llama/Llama-3.2-3B --lengths 0").exitCode, 1);
-    CHECK_EQ(runCli("probe gpu-prefill --model no-such-model --lengths 1k").exitCode, builtWithCuda() ? 1 : 3);
+    CHECK_EQ(runCli("probe gpu-prefill --model no-such-model --lengths 1k").exitCode,
+             builtWithCuda() ? 1 : 3);
 }
 
-int main(int argc, char** argv) { return kvbe::test::runAll(argc, argv); }
+int main(int argc, char** argv) {
+    return kvbe::test::runAll(argc, argv);
+}

@@ -7,12 +7,16 @@
 namespace kvbe::gpu {
 
 namespace {
-std::string version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+std::string version(int v) {
+    return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
 
 std::string sizeText(std::size_t bytes) {
     char text[32];
-    if (bytes >= (1ull << 30)) std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / double(1ull << 30));
-    else std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(1ull << 20));
+    if (bytes >= (1ull << 30))
+        std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / double(1ull << 30));
+    else
+        std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(1ull << 20));
     return text;
 }
 } // namespace
@@ -35,12 +39,12 @@ Status cudaUsable() {
             return Error{"no CUDA GPU can be used here: the NVIDIA driver is not installed or not "
                          "loaded (libcuda.so was not found)"};
         return Error{"no CUDA GPU can be used here: the NVIDIA driver supports CUDA " +
-                     version(driver) + " but this kvbe-cli was built with CUDA " + version(runtime) +
-                     "; update the driver"};
+                     version(driver) + " but this kvbe-cli was built with CUDA " +
+                     version(runtime) + "; update the driver"};
     }
     if (err != cudaSuccess)
-        return Error{std::string("no CUDA GPU can be used here: ") + cudaGetErrorString(err) + " (" +
-                     cudaGetErrorName(err) + ")"};
+        return Error{std::string("no CUDA GPU can be used here: ") + cudaGetErrorString(err) +
+                     " (" + cudaGetErrorName(err) + ")"};
     return Ok{};
 }
 
@@ -49,8 +53,9 @@ Result<DeviceInfo> openDevice(int index) {
     int count = 0;
     cudaGetDeviceCount(&count);
     if (index < 0 || index >= count)
-        return Error{"--device " + std::to_string(index) + ": this machine has " + std::to_string(count) +
-                     " CUDA GPU" + (count == 1 ? "" : "s") + " (0 to " + std::to_string(count - 1) + ")"};
+        return Error{"--device " + std::to_string(index) + ": this machine has " +
+                     std::to_string(count) + " CUDA GPU" + (count == 1 ? "" : "s") + " (0 to " +
+                     std::to_string(count - 1) + ")"};
     KVBE_CUDA_TRY("cudaSetDevice", cudaSetDevice(index));
     cudaDeviceProp prop{};
     KVBE_CUDA_TRY("cudaGetDeviceProperties", cudaGetDeviceProperties(&prop, index));
@@ -90,8 +95,10 @@ nlohmann::ordered_json deviceJson(const DeviceInfo& d, const NvmlLibrary& nvml) 
     j["memory_bytes"] = d.totalBytes;
     j["cuda_runtime"] = version(d.runtimeVersion);
     j["cuda_driver"] = version(d.driverVersion);
-    if (auto t = nvml.query(d.pciBusId)) j["nvml"] = toJson(*t);
-    else j["nvml_missing"] = nvml.loaded() ? "NVML does not know this device" : nvml.reason();
+    if (auto t = nvml.query(d.pciBusId))
+        j["nvml"] = toJson(*t);
+    else
+        j["nvml_missing"] = nvml.loaded() ? "NVML does not know this device" : nvml.reason();
     return j;
 }
 
@@ -108,7 +115,9 @@ Result<Buffer> Buffer::allocate(MemoryKind kind, std::size_t bytes, const std::s
         KVBE_CUDA_TRY(step, err);
         break;
     }
-    case MemoryKind::Pinned: KVBE_CUDA_TRY(step, cudaHostAlloc(&b.m_ptr, bytes, cudaHostAllocDefault)); break;
+    case MemoryKind::Pinned:
+        KVBE_CUDA_TRY(step, cudaHostAlloc(&b.m_ptr, bytes, cudaHostAllocDefault));
+        break;
     case MemoryKind::Pageable:
         b.m_ptr = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
         if (!b.m_ptr) return Error{step + " failed: the host is out of memory"};
@@ -127,14 +136,22 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
     return *this;
 }
 
-Buffer::~Buffer() { reset(); }
+Buffer::~Buffer() {
+    reset();
+}
 
 void Buffer::reset() {
     if (!m_ptr) return;
     switch (m_kind) {
-    case MemoryKind::Device: cudaFree(m_ptr); break;
-    case MemoryKind::Pinned: cudaFreeHost(m_ptr); break;
-    case MemoryKind::Pageable: std::free(m_ptr); break;
+    case MemoryKind::Device:
+        cudaFree(m_ptr);
+        break;
+    case MemoryKind::Pinned:
+        cudaFreeHost(m_ptr);
+        break;
+    case MemoryKind::Pageable:
+        std::free(m_ptr);
+        break;
     }
     m_ptr = nullptr;
 }

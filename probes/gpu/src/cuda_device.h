@@ -45,7 +45,7 @@ enum class MemoryKind { Device, Pinned, Pageable };
 
 // An owned allocation; moves, never copies.
 class Buffer {
-public:
+  public:
     Buffer() = default;
     static Result<Buffer> allocate(MemoryKind kind, std::size_t bytes, const std::string& what);
     Buffer(Buffer&& o) noexcept { *this = std::move(o); }
@@ -55,7 +55,7 @@ public:
     std::size_t bytes() const { return m_bytes; }
     template <class T> T* as() const { return static_cast<T*>(m_ptr); }
 
-private:
+  private:
     void reset();
     void* m_ptr = nullptr;
     std::size_t m_bytes = 0;
@@ -64,7 +64,7 @@ private:
 
 // Start and stop events on one stream.
 class EventTimer {
-public:
+  public:
     EventTimer();
     ~EventTimer();
     EventTimer(const EventTimer&) = delete;
@@ -76,7 +76,7 @@ public:
     cudaEvent_t startEvent() const { return m_start; }
     cudaEvent_t stopEvent() const { return m_stop; }
 
-private:
+  private:
     cudaEvent_t m_start = nullptr, m_stop = nullptr;
 };
 

@@ -15,7 +15,8 @@ __device__ __forceinline__ std::uint64_t mix(std::uint64_t x) { // splitmix64
 __global__ void fillNormalKernel(__nv_bfloat16* dst, std::size_t count, std::uint64_t seed,
                                  float stddev) {
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+         i += stride) {
         const std::uint64_t r = mix(seed ^ mix(i));
         // Box–Muller from two 24-bit uniforms in (0, 1].
         const float u1 = (float((r >> 40) & 0xffffff) + 1.0f) / 16777216.0f;
@@ -43,9 +44,11 @@ __global__ void spinKernel(volatile int* release, int* timedOut, std::uint64_t t
 
 } // namespace
 
-void fillNormalBf16(void* dst, std::size_t count, std::uint64_t seed, float stddev, cudaStream_t s) {
+void fillNormalBf16(void* dst, std::size_t count, std::uint64_t seed, float stddev,
+                    cudaStream_t s) {
     if (count == 0) return;
-    const unsigned blocks = static_cast<unsigned>(count / 256 + 1 < 65536 ? count / 256 + 1 : 65536);
+    const unsigned blocks =
+        static_cast<unsigned>(count / 256 + 1 < 65536 ? count / 256 + 1 : 65536);
     fillNormalKernel<<<blocks, 256, 0, s>>>(static_cast<__nv_bfloat16*>(dst), count, seed, stddev);
 }
 

@@ -45,12 +45,15 @@ __device__ __forceinline__ unsigned load32(const __nv_bfloat16* p) {
 }
 
 // 16 bytes global → shared without passing through registers; `valid` false writes zeros.
-__device__ __forceinline__ void cpAsync16(__nv_bfloat16* dst, const __nv_bfloat16* src, bool valid) {
+__device__ __forceinline__ void cpAsync16(__nv_bfloat16* dst, const __nv_bfloat16* src,
+                                          bool valid) {
     const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(src),
                  "r"(valid ? 16 : 0));
 }
-__device__ __forceinline__ void cpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cpAsyncCommit() {
+    asm volatile("cp.async.commit_group;\n" ::);
+}
 template <int N> __device__ __forceinline__ void cpAsyncWait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
@@ -70,7 +73,9 @@ __device__ __forceinline__ void ldmatrix4Trans(unsigned (&r)[4], const __nv_bflo
 }
 
 // Shared memory of one stage: a K tile and a V tile.
-template <int DQK, int DV> __host__ __device__ constexpr int stageElems() { return kBlockN * ((DQK + kPad) + (DV + kPad)); }
+template <int DQK, int DV> __host__ __device__ constexpr int stageElems() {
+    return kBlockN * ((DQK + kPad) + (DV + kPad));
+}
 
 // STAGES = 2 loads the next K/V tile (cp.async) while the current one is computed on; 1 where
 // two stages do not fit in shared memory.
@@ -78,9 +83,8 @@ template <int DQK, int DV, int STAGES>
 __global__ void __launch_bounds__(kWarps * 32)
     flashAttentionKernel(const __nv_bfloat16* __restrict__ q, const __nv_bfloat16* __restrict__ k,
                          const __nv_bfloat16* __restrict__ v, __nv_bfloat16* __restrict__ o,
-                         long long qStride, long long kStride, long long vStride,
-                         long long oStride, int tokens, int group, int maskKind, int window,
-                         float scaleLog2) {
+                         long long qStride, long long kStride, long long vStride, long long oStride,
+                         int tokens, int group, int maskKind, int window, float scaleLog2) {
     extern __shared__ __align__(16) unsigned char smem[];
     // Per stage: Ks[key][dim] and Vs[key][col], row-major with padded rows.
     __nv_bfloat16* const stage0 = reinterpret_cast<__nv_bfloat16*>(smem);
@@ -88,7 +92,8 @@ __global__ void __launch_bounds__(kWarps * 32)
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int g = lane / 4, t = lane % 4;
     // Heads vary fastest, so the query heads of one KV head run side by side and read the same
-    // K/V tiles from L2. Heavy (late) query tiles first: under a causal mask they have the most keys.
+    // K/V tiles from L2. Heavy (late) query tiles first: under a causal mask they have the most
+    // keys.
     const int head = blockIdx.x;
     const int qTile = gridDim.y - 1 - blockIdx.y;
     const int kvHead = head / group;
@@ -112,7 +117,8 @@ __global__ void __launch_bounds__(kWarps * 32)
 
     float acc[DV / 8][4];
 #pragma unroll
-    for (int n = 0; n < DV / 8; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
+    for (int n = 0; n < DV / 8; ++n)
+        acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.f;
     float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.f, l1 = 0.f;
 
     const int lastRow = min(q0 + kBlockM - 1, tokens - 1);
@@ -127,13 +133,15 @@ __global__ void __launch_bounds__(kWarps * 32)
             const int r = idx / (DQK / 8), c = (idx % (DQK / 8)) * 8;
             const bool ok = kt + r < tokens;
             cpAsync16(kdst + r * (DQK + kPad) + c,
-                      k + (ok ? (long long)(kt + r) * kStride + (long long)kvHead * DQK + c : 0), ok);
+                      k + (ok ? (long long)(kt + r) * kStride + (long long)kvHead * DQK + c : 0),
+                      ok);
         }
         for (int idx = threadIdx.x; idx < kBlockN * (DV / 8); idx += kWarps * 32) {
             const int r = idx / (DV / 8), c = (idx % (DV / 8)) * 8;
             const bool ok = kt + r < tokens;
             cpAsync16(vdst + r * (DV + kPad) + c,
-                      v + (ok ? (long long)(kt + r) * vStride + (long long)kvHead * DV + c : 0), ok);
+                      v + (ok ? (long long)(kt + r) * vStride + (long long)kvHead * DV + c : 0),
+                      ok);
         }
     };
 
@@ -164,7 +172,8 @@ __global__ void __launch_bounds__(kWarps * 32)
 #pragma unroll
         for (int n = 0; n < kBlockN / 8; ++n) {
             s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
-            const __nv_bfloat16* kr = ks + (n * 8 + lr) * (DQK + kPad) + (lm & 1) * 8 + (lm >> 1) * 16;
+            const __nv_bfloat16* kr =
+                ks + (n * 8 + lr) * (DQK + kPad) + (lm & 1) * 8 + (lm >> 1) * 16;
 #pragma unroll
             for (int kk = 0; kk < DQK / 16; kk += 2) {
                 unsigned b[4];
@@ -289,11 +298,14 @@ template <int DQK, int DV> Status launch(const AttentionArgs& a, cudaStream_t st
         scale * 1.4426950408889634f);
     err = cudaGetLastError();
     if (err != cudaSuccess)
-        return Error{std::string("the attention kernel did not launch: ") + cudaGetErrorString(err)};
+        return Error{std::string("the attention kernel did not launch: ") +
+                     cudaGetErrorString(err)};
     return Ok{};
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+bool aligned16(const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
 
 } // namespace
 
@@ -305,16 +317,18 @@ bool attentionSupports(int dQk, int dV) {
 Status launchFlashAttention(const AttentionArgs& a, cudaStream_t stream) {
     if (!attentionSupports(a.dQk, a.dV))
         return Error{"the attention kernel is built for head dims 64, 128, 256 and MLA's 192/128, "
-                     "not " + std::to_string(a.dQk) + "/" + std::to_string(a.dV)};
+                     "not " +
+                     std::to_string(a.dQk) + "/" + std::to_string(a.dV)};
     if (a.tokens <= 0 || a.qHeads <= 0 || a.kvHeads <= 0 || a.qHeads % a.kvHeads != 0)
         return Error{"attention needs tokens > 0 and query heads a multiple of KV heads"};
     if (a.maskKind != kMaskFull && a.window <= 0)
         return Error{"a sliding or chunked attention layer needs a window > 0"};
     // 16-byte K/V loads and 4-byte Q/O accesses.
     if (!aligned16(a.k) || !aligned16(a.v) || a.kStride % 8 != 0 || a.vStride % 8 != 0 ||
-        reinterpret_cast<std::uintptr_t>(a.q) % 4 != 0 || reinterpret_cast<std::uintptr_t>(a.o) % 4 != 0 ||
-        a.qStride % 2 != 0 || a.oStride % 2 != 0)
-        return Error{"attention buffers must be 16-byte aligned with strides a multiple of 8 elements"};
+        reinterpret_cast<std::uintptr_t>(a.q) % 4 != 0 ||
+        reinterpret_cast<std::uintptr_t>(a.o) % 4 != 0 || a.qStride % 2 != 0 || a.oStride % 2 != 0)
+        return Error{
+            "attention buffers must be 16-byte aligned with strides a multiple of 8 elements"};
     if (a.dQk == 64) return launch<64, 64>(a, stream);
     if (a.dQk == 128) return launch<128, 128>(a, stream);
     if (a.dQk == 192) return launch<192, 128>(a, stream);

@@ -25,8 +25,8 @@ struct AttentionArgs {
     int dV = 0;
     int maskKind = 0; // MaskKind
     int window = 0;
-    float scale = 0;  // 0: 1 / sqrt(dQk)
-    int stages = 0;   // K/V pipeline stages: 0 as many as fit (2 or 1); tests force 1 or 2
+    float scale = 0; // 0: 1 / sqrt(dQk)
+    int stages = 0;  // K/V pipeline stages: 0 as many as fit (2 or 1); tests force 1 or 2
 };
 
 // Head dimensions the kernel is built for: (64, 64), (128, 128), (192, 128) (MLA), (256, 256).

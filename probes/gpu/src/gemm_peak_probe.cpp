@@ -42,13 +42,15 @@ probes::ProbeOutcome GemmPeakProbe::run(const probes::ProbeOptions&, probes::Pro
     } guard{stream};
 
     probes::TextTable table;
-    table.title = "BF16 GEMM rate (cuBLASLt), TFLOP/s, median of " + std::to_string(s.samples) + " samples";
+    table.title =
+        "BF16 GEMM rate (cuBLASLt), TFLOP/s, median of " + std::to_string(s.samples) + " samples";
     table.columns = {"m = n = k", "TFLOP/s", "min", "max", "of data sheet"};
     double best = 0;
     int bestSize = 0;
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (size_t i = 0; i < s.sizes.size(); ++i) {
-        if (probes::stopRequested()) return failWith(sink, ProbeExit::Stopped, probes::stopMessage());
+        if (probes::stopRequested())
+            return failWith(sink, ProbeExit::Stopped, probes::stopMessage());
         const int n = s.sizes[i];
         sink.progress(double(i) / double(s.sizes.size()), std::to_string(n) + "³ GEMM");
         // The first size warms the GPU up to its working clocks for a second.
@@ -68,14 +70,17 @@ probes::ProbeOutcome GemmPeakProbe::run(const probes::ProbeOptions&, probes::Pro
         if (auto tel = nvml.query(dev->pciBusId)) p.meta["gpu"] = toJson(*tel);
         sink.point(p);
         const auto [mn, mx] = std::minmax_element(t->tflops.begin(), t->tflops.end());
-        table.rows.push_back({std::to_string(n), fixed(t->medianTflops, 1), fixed(*mn, 1), fixed(*mx, 1),
-                              preset ? fixed(100 * t->medianTflops * 1e12 / preset->bf16Flops, 1) + " %" : "-"});
+        table.rows.push_back(
+            {std::to_string(n), fixed(t->medianTflops, 1), fixed(*mn, 1), fixed(*mx, 1),
+             preset ? fixed(100 * t->medianTflops * 1e12 / preset->bf16Flops, 1) + " %" : "-"});
         rows.push_back({{"size", n}, {"tflops", t->medianTflops}, {"samples", t->tflops}});
     }
     if (preset)
-        table.footnotes.push_back("data sheet: " + preset->name + ", " + fixed(preset->bf16Flops / 1e12, 1) + " TFLOP/s dense BF16");
+        table.footnotes.push_back("data sheet: " + preset->name + ", " +
+                                  fixed(preset->bf16Flops / 1e12, 1) + " TFLOP/s dense BF16");
     else
-        table.footnotes.push_back("no preset matches '" + dev->name + "', so there is no data-sheet peak to compare with");
+        table.footnotes.push_back("no preset matches '" + dev->name +
+                                  "', so there is no data-sheet peak to compare with");
     sink.table(table);
 
     nlohmann::ordered_json summary;

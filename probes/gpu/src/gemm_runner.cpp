@@ -26,7 +26,8 @@ Error lt(const char* what, cublasStatus_t s) {
 Result<std::unique_ptr<GemmRunner>> GemmRunner::create(std::size_t workspaceBytes) {
     std::unique_ptr<GemmRunner> r(new GemmRunner);
     cublasLtHandle_t handle = nullptr;
-    if (auto s = cublasLtCreate(&handle); s != CUBLAS_STATUS_SUCCESS) return lt("initialisation", s);
+    if (auto s = cublasLtCreate(&handle); s != CUBLAS_STATUS_SUCCESS)
+        return lt("initialisation", s);
     r->m_handle = handle;
     if (cudaMalloc(&r->m_workspace, workspaceBytes) != cudaSuccess)
         return Error{"cannot allocate the " + std::to_string(workspaceBytes >> 20) +
@@ -54,24 +55,30 @@ Result<GemmRunner::Plan*> GemmRunner::plan(std::int64_t m, std::int64_t n, std::
     // Column-major: A = W as k × n (ld k), transposed; B = activations as k × m (ld k);
     // C = n × m (ld n), which is the row-major m × n output.
     const auto u = [](std::int64_t v) { return static_cast<uint64_t>(v); };
-    if ((s = cublasLtMatrixLayoutCreate(&p->aLayout, CUDA_R_16BF, u(k), u(n), k)) != CUBLAS_STATUS_SUCCESS ||
-        (s = cublasLtMatrixLayoutCreate(&p->bLayout, CUDA_R_16BF, u(k), u(m), k)) != CUBLAS_STATUS_SUCCESS ||
-        (s = cublasLtMatrixLayoutCreate(&p->cLayout, CUDA_R_16BF, u(n), u(m), n)) != CUBLAS_STATUS_SUCCESS)
+    if ((s = cublasLtMatrixLayoutCreate(&p->aLayout, CUDA_R_16BF, u(k), u(n), k)) !=
+            CUBLAS_STATUS_SUCCESS ||
+        (s = cublasLtMatrixLayoutCreate(&p->bLayout, CUDA_R_16BF, u(k), u(m), k)) !=
+            CUBLAS_STATUS_SUCCESS ||
+        (s = cublasLtMatrixLayoutCreate(&p->cLayout, CUDA_R_16BF, u(n), u(m), n)) !=
+            CUBLAS_STATUS_SUCCESS)
         return lt("matrix layout", s);
 
     cublasLtMatmulPreference_t pref = nullptr;
-    if ((s = cublasLtMatmulPreferenceCreate(&pref)) != CUBLAS_STATUS_SUCCESS) return lt("preference", s);
+    if ((s = cublasLtMatmulPreferenceCreate(&pref)) != CUBLAS_STATUS_SUCCESS)
+        return lt("preference", s);
     cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                          &m_workspaceBytes, sizeof m_workspaceBytes);
     // The heuristic assumes 256-byte aligned operands unless told otherwise; MoE experts and
     // odd widths start at rows that are only 16-byte aligned.
-    for (auto attr : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+    for (auto attr :
+         {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+          CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
         cublasLtMatmulPreferenceSetAttribute(pref, attr, &alignment, sizeof alignment);
     cublasLtMatmulHeuristicResult_t result{};
     int found = 0;
     s = cublasLtMatmulAlgoGetHeuristic(static_cast<cublasLtHandle_t>(m_handle), p->desc, p->aLayout,
-                                       p->bLayout, p->cLayout, p->cLayout, pref, 1, &result, &found);
+                                       p->bLayout, p->cLayout, p->cLayout, pref, 1, &result,
+                                       &found);
     cublasLtMatmulPreferenceDestroy(pref);
     if (s != CUBLAS_STATUS_SUCCESS) return lt("heuristic", s);
     if (found == 0)
@@ -94,10 +101,10 @@ Status GemmRunner::run(const void* a, const void* w, void* c, std::int64_t m, st
     auto p = plan(m, n, k, alignment);
     if (!p) return p.error();
     const float alpha = 1.0f, beta = 0.0f;
-    const cublasStatus_t s = cublasLtMatmul(static_cast<cublasLtHandle_t>(m_handle), (*p)->desc,
-                                            &alpha, w, (*p)->aLayout, a, (*p)->bLayout, &beta, c,
-                                            (*p)->cLayout, c, (*p)->cLayout, &(*p)->algo,
-                                            m_workspace, m_workspaceBytes, stream);
+    const cublasStatus_t s =
+        cublasLtMatmul(static_cast<cublasLtHandle_t>(m_handle), (*p)->desc, &alpha, w,
+                       (*p)->aLayout, a, (*p)->bLayout, &beta, c, (*p)->cLayout, c, (*p)->cLayout,
+                       &(*p)->algo, m_workspace, m_workspaceBytes, stream);
     if (s != CUBLAS_STATUS_SUCCESS) return lt("matmul", s);
     return Ok{};
 }

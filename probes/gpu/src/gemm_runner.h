@@ -15,7 +15,7 @@
 namespace kvbe::gpu {
 
 class GemmRunner {
-public:
+  public:
     static Result<std::unique_ptr<GemmRunner>> create(std::size_t workspaceBytes);
     ~GemmRunner();
     GemmRunner(const GemmRunner&) = delete;
@@ -26,7 +26,7 @@ public:
     Status run(const void* a, const void* w, void* c, std::int64_t m, std::int64_t n,
                std::int64_t k, cudaStream_t stream);
 
-private:
+  private:
     GemmRunner() = default;
     struct Plan;
     Result<Plan*> plan(std::int64_t m, std::int64_t n, std::int64_t k, std::uint32_t alignment);
@@ -34,7 +34,9 @@ private:
     void* m_handle = nullptr; // cublasLtHandle_t
     void* m_workspace = nullptr;
     std::size_t m_workspaceBytes = 0;
-    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::uint32_t>, std::unique_ptr<Plan>> m_plans;
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::uint32_t>,
+             std::unique_ptr<Plan>>
+        m_plans;
 };
 
 } // namespace kvbe::gpu

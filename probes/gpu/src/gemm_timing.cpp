@@ -22,7 +22,8 @@ Result<SquareGemmTiming> timeSquareGemm(GemmRunner& runner, int size, int sample
 
     const auto batch = [&](int count) -> Status {
         for (int i = 0; i < count; ++i)
-            if (auto st = runner.run(a->get(), b->get(), c->get(), size, size, size, stream); !st) return st;
+            if (auto st = runner.run(a->get(), b->get(), c->get(), size, size, size, stream); !st)
+                return st;
         return Ok{};
     };
     EventTimer timer;

@@ -19,7 +19,8 @@ std::string PrefillProbe::description() const {
 
 std::optional<std::string> matchGpuPreset(const std::string& deviceName) {
     std::string n = deviceName;
-    for (auto& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (auto& c : n)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
     if (has("h200")) return "h200";
     if (has("h100")) {

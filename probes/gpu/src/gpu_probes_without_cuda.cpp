@@ -14,14 +14,28 @@ probes::ProbeOutcome refuse(probes::ProbeSink& sink) {
 }
 } // namespace
 
-bool builtWithCuda() { return false; }
+bool builtWithCuda() {
+    return false;
+}
 
-Status GpuCopyProbe::available() const { return Error{kNoCuda}; }
-Status GemmPeakProbe::available() const { return Error{kNoCuda}; }
-Status PrefillProbe::available() const { return Error{kNoCuda}; }
+Status GpuCopyProbe::available() const {
+    return Error{kNoCuda};
+}
+Status GemmPeakProbe::available() const {
+    return Error{kNoCuda};
+}
+Status PrefillProbe::available() const {
+    return Error{kNoCuda};
+}
 
-probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions&, probes::ProbeSink& sink) { return refuse(sink); }
-probes::ProbeOutcome GemmPeakProbe::run(const probes::ProbeOptions&, probes::ProbeSink& sink) { return refuse(sink); }
-probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions&, probes::ProbeSink& sink) { return refuse(sink); }
+probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions&, probes::ProbeSink& sink) {
+    return refuse(sink);
+}
+probes::ProbeOutcome GemmPeakProbe::run(const probes::ProbeOptions&, probes::ProbeSink& sink) {
+    return refuse(sink);
+}
+probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions&, probes::ProbeSink& sink) {
+    return refuse(sink);
+}
 
 } // namespace kvbe::gpu

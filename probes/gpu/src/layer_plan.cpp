@@ -30,23 +30,29 @@ double AttentionOp::flops(std::int64_t tokens) const {
 std::string AttentionOp::label() const {
     const std::string w = std::to_string(static_cast<long long>(window));
     switch (kind) {
-    case AttnKind::Full: return "full";
-    case AttnKind::Sliding: return "sliding " + w;
-    case AttnKind::Chunked: return "chunked " + w;
+    case AttnKind::Full:
+        return "full";
+    case AttnKind::Sliding:
+        return "sliding " + w;
+    case AttnKind::Chunked:
+        return "chunked " + w;
     }
     return "full";
 }
 
 double Block::flops(std::int64_t tokens) const {
     double f = 0;
-    for (const auto& g : gemms) f += g.flops(tokens);
-    for (const auto& a : attention) f += a.flops(tokens);
+    for (const auto& g : gemms)
+        f += g.flops(tokens);
+    for (const auto& a : attention)
+        f += a.flops(tokens);
     return f;
 }
 
 double Block::weightBytes() const {
     double b = 0;
-    for (const auto& g : gemms) b += g.weightBytes();
+    for (const auto& g : gemms)
+        b += g.weightBytes();
     return b;
 }
 
@@ -57,27 +63,31 @@ double LayerPlan::flops(std::int64_t tokens) const {
 double LayerPlan::attentionFlops(std::int64_t tokens) const {
     double f = 0;
     for (const auto& b : blocks)
-        for (const auto& a : b.attention) f += b.layers * a.flops(tokens);
+        for (const auto& a : b.attention)
+            f += b.layers * a.flops(tokens);
     return f;
 }
 
 double LayerPlan::gemmFlops(std::int64_t tokens) const {
     double f = 0;
     for (const auto& b : blocks)
-        for (const auto& g : b.gemms) f += b.layers * g.flops(tokens);
+        for (const auto& g : b.gemms)
+            f += b.layers * g.flops(tokens);
     return f;
 }
 
 double LayerPlan::paramsMatmulPerToken() const {
     double p = 0;
     for (const auto& b : blocks)
-        for (const auto& g : b.gemms) p += b.layers * g.paramsPerToken();
+        for (const auto& g : b.gemms)
+            p += b.layers * g.paramsPerToken();
     return p;
 }
 
 double LayerPlan::weightBytes() const {
     double w = lmHead.weightBytes();
-    for (const auto& b : blocks) w += b.weightBytes();
+    for (const auto& b : blocks)
+        w += b.weightBytes();
     return w;
 }
 
@@ -97,7 +107,9 @@ std::optional<double> number(const nlohmann::json& top, const char* key) {
     return j->get<double>();
 }
 
-std::int64_t dim(double v) { return static_cast<std::int64_t>(std::llround(v)); }
+std::int64_t dim(double v) {
+    return static_cast<std::int64_t>(std::llround(v));
+}
 
 } // namespace
 
@@ -132,7 +144,8 @@ Result<PlanExtras> readPlanExtras(const ModelSpec& m) {
                     m, std::string(reinterpret_cast<const char*>(files[i].data), files[i].size));
     }
     auto text = readTextFile(m.source, kMaxJsonFileBytes);
-    if (!text) return Error{"cannot read the model's config again for its MLP widths: " + text.message()};
+    if (!text)
+        return Error{"cannot read the model's config again for its MLP widths: " + text.message()};
     return parsePlanExtras(m, *text);
 }
 
@@ -167,8 +180,10 @@ Result<LayerPlan> buildLayerPlan(const ModelSpec& m, const PlanExtras& e) {
     // After MLA's up-projection every query head has its own key and value head.
     const int attnKv = m.mla ? m.qHeads : m.kvHeads;
     for (const auto& g : m.attention) {
-        AttentionOp op{g.kind, g.window, m.qHeads, attnKv, static_cast<int>(dqk), static_cast<int>(dv)};
-        plan.blocks.push_back({BlockKind::Attention, "attention (" + op.label() + ")", g.layers, {}, {op}});
+        AttentionOp op{
+            g.kind, g.window, m.qHeads, attnKv, static_cast<int>(dqk), static_cast<int>(dv)};
+        plan.blocks.push_back(
+            {BlockKind::Attention, "attention (" + op.label() + ")", g.layers, {}, {op}});
     }
 
     const int denseLayers = m.layers - m.moeLayers;
@@ -209,8 +224,9 @@ double blockActivationBytes(const LayerPlan&, const Block& b, std::int64_t token
     const double n = static_cast<double>(tokens);
     if (b.kind == BlockKind::Attention) {
         const auto& a = b.attention.front();
-        return 2.0 * n * (double(a.qHeads) * a.dQk + double(a.kvHeads) * a.dQk +
-                          double(a.kvHeads) * a.dV + double(a.qHeads) * a.dV);
+        return 2.0 * n *
+               (double(a.qHeads) * a.dQk + double(a.kvHeads) * a.dQk + double(a.kvHeads) * a.dV +
+                double(a.qHeads) * a.dV);
     }
     // The GEMMs of a block run one after the other: one input and one output buffer, each as
     // large as the largest operand, serve them all (MoE instances take consecutive rows).
@@ -226,7 +242,8 @@ MemoryEstimate estimateMemory(const LayerPlan& plan, std::int64_t tokens) {
     MemoryEstimate e;
     e.weightBytes = plan.weightBytes();
     double act = 2.0 * (double(plan.lmHead.k) + double(plan.lmHead.n)); // one token's lm_head
-    for (const auto& b : plan.blocks) act = std::max(act, blockActivationBytes(plan, b, tokens));
+    for (const auto& b : plan.blocks)
+        act = std::max(act, blockActivationBytes(plan, b, tokens));
     e.activationBytes = act;
     e.workspaceBytes = kGemmWorkspaceBytes;
     return e;

@@ -51,9 +51,11 @@ NvmlLibrary::NvmlLibrary() {
     bind(m_handle, m_api->temperature, "nvmlDeviceGetTemperature");
     bind(m_handle, m_api->driverVersion, "nvmlSystemGetDriverVersion");
     bind(m_handle, m_api->eventReasons, "nvmlDeviceGetCurrentClocksEventReasons");
-    if (!m_api->eventReasons) bind(m_handle, m_api->eventReasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    if (!m_api->eventReasons)
+        bind(m_handle, m_api->eventReasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
     if (!m_api->init || !m_api->shutdown || !m_api->byPciBusId) {
-        m_reason = "libnvidia-ml lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2 (driver too old)";
+        m_reason =
+            "libnvidia-ml lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2 (driver too old)";
         return;
     }
     if (m_api->init() != 0) {
@@ -76,7 +78,8 @@ std::optional<GpuTelemetry> NvmlLibrary::query(const std::string& pciBusId) cons
     GpuTelemetry t;
     char text[128] = {};
     if (m_api->name && m_api->name(dev, text, sizeof text) == 0) t.name = text;
-    if (m_api->driverVersion && m_api->driverVersion(text, sizeof text) == 0) t.driverVersion = text;
+    if (m_api->driverVersion && m_api->driverVersion(text, sizeof text) == 0)
+        t.driverVersion = text;
     unsigned v = 0;
     if (m_api->clock && m_api->clock(dev, kClockSm, &v) == 0) t.smClockMHz = v;
     if (m_api->maxClock && m_api->maxClock(dev, kClockSm, &v) == 0) t.maxSmClockMHz = v;
@@ -85,7 +88,8 @@ std::optional<GpuTelemetry> NvmlLibrary::query(const std::string& pciBusId) cons
     if (m_api->powerLimit && m_api->powerLimit(dev, &v) == 0) t.powerLimitW = v / 1000.0;
     if (m_api->temperature && m_api->temperature(dev, kTempGpu, &v) == 0) t.temperatureC = v;
     unsigned long long reasons = 0;
-    if (m_api->eventReasons && m_api->eventReasons(dev, &reasons) == 0) t.clockEventReasons = reasons;
+    if (m_api->eventReasons && m_api->eventReasons(dev, &reasons) == 0)
+        t.clockEventReasons = reasons;
     return t;
 }
 

@@ -19,9 +19,12 @@ using probes::ProbeExit;
 
 namespace {
 
-constexpr double kHeadroomBytes = 512.0 * 1024 * 1024; // CUDA context growth, cuBLASLt, fragmentation
+constexpr double kHeadroomBytes =
+    512.0 * 1024 * 1024; // CUDA context growth, cuBLASLt, fragmentation
 
-std::string gb(double bytes) { return fixed(bytes / 1e9, 1) + " GB"; }
+std::string gb(double bytes) {
+    return fixed(bytes / 1e9, 1) + " GB";
+}
 
 nlohmann::ordered_json planJson(const LayerPlan& plan) {
     nlohmann::ordered_json blocks = nlohmann::ordered_json::array();
@@ -31,9 +34,18 @@ nlohmann::ordered_json planJson(const LayerPlan& plan) {
         j["layers"] = b.layers;
         nlohmann::ordered_json ops = nlohmann::ordered_json::array();
         for (const auto& g : b.gemms)
-            ops.push_back({{"name", g.name}, {"n", g.n}, {"k", g.k}, {"rows_per_token", g.rowsPerToken}, {"instances", g.instances}});
+            ops.push_back({{"name", g.name},
+                           {"n", g.n},
+                           {"k", g.k},
+                           {"rows_per_token", g.rowsPerToken},
+                           {"instances", g.instances}});
         for (const auto& a : b.attention)
-            ops.push_back({{"name", "attention"}, {"mask", a.label()}, {"q_heads", a.qHeads}, {"kv_heads", a.kvHeads}, {"d_qk", a.dQk}, {"d_v", a.dV}});
+            ops.push_back({{"name", "attention"},
+                           {"mask", a.label()},
+                           {"q_heads", a.qHeads},
+                           {"kv_heads", a.kvHeads},
+                           {"d_qk", a.dQk},
+                           {"d_v", a.dV}});
         j["ops"] = ops;
         blocks.push_back(j);
     }
@@ -42,29 +54,37 @@ nlohmann::ordered_json planJson(const LayerPlan& plan) {
 
 } // namespace
 
-probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options, probes::ProbeSink& sink) {
+probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
+                                       probes::ProbeSink& sink) {
     PrefillSettings s = m_s;
     if (s.model.empty()) s.model = options.model;
     if (auto st = validate(s); !st) return failWith(sink, ProbeExit::BadInput, st.message());
     auto presets = Presets::loadBuiltin();
     if (!presets) return failWith(sink, ProbeExit::Failed, presets.message());
     auto model = resolveModel(s.model, *presets);
-    if (!model) return failWith(sink, ProbeExit::BadInput, "--model " + s.model + ": " + model.message());
+    if (!model)
+        return failWith(sink, ProbeExit::BadInput, "--model " + s.model + ": " + model.message());
     auto plan = buildLayerPlan(*model);
-    if (!plan) return failWith(sink, ProbeExit::BadInput, "--model " + s.model + ": " + plan.message());
+    if (!plan)
+        return failWith(sink, ProbeExit::BadInput, "--model " + s.model + ": " + plan.message());
     for (const auto& b : plan->blocks)
         for (const auto& a : b.attention)
             if (!attentionSupports(a.dQk, a.dV))
                 return failWith(sink, ProbeExit::CannotRun,
-                                model->id + " has attention head dims " + std::to_string(a.dQk) + "/" + std::to_string(a.dV) +
-                                    ", which the attention kernel is not built for (64, 128, 256, MLA 192/128)");
+                                model->id + " has attention head dims " + std::to_string(a.dQk) +
+                                    "/" + std::to_string(a.dV) +
+                                    ", which the attention kernel is not built for (64, 128, 256, "
+                                    "MLA 192/128)");
     if (!s.gpuPreset.empty() && !presets->findGpu(s.gpuPreset))
-        return failWith(sink, ProbeExit::BadInput, "--gpu-preset " + s.gpuPreset + " is not a preset; presets: " + presets->gpuKeys());
+        return failWith(sink, ProbeExit::BadInput,
+                        "--gpu-preset " + s.gpuPreset +
+                            " is not a preset; presets: " + presets->gpuKeys());
 
     auto dev = openDevice(s.device);
     if (!dev) return failWith(sink, ProbeExit::CannotRun, dev.message());
     NvmlLibrary nvml;
-    const std::string presetKey = !s.gpuPreset.empty() ? s.gpuPreset : matchGpuPreset(dev->name).value_or("");
+    const std::string presetKey =
+        !s.gpuPreset.empty() ? s.gpuPreset : matchGpuPreset(dev->name).value_or("");
     const GpuSpec* preset = presetKey.empty() ? nullptr : presets->findGpu(presetKey);
 
     // The memory check, before anything is allocated.
@@ -77,12 +97,16 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options, prob
         std::int64_t fits = 0;
         for (auto n : s.lengths)
             if (estimateMemory(*plan, n).totalBytes() + kHeadroomBytes <= freeBytes) fits = n;
-        std::string advice = fits > 0 ? "; lengths up to " + std::to_string(fits) + " tokens fit"
-                                      : "; even its shortest length does not fit, so free GPU memory or use a larger GPU";
+        std::string advice =
+            fits > 0
+                ? "; lengths up to " + std::to_string(fits) + " tokens fit"
+                : "; even its shortest length does not fit, so free GPU memory or use a larger GPU";
         return failWith(sink, ProbeExit::CannotRun,
-                        model->id + " at " + std::to_string(longest) + " tokens needs " + gb(need.totalBytes() + kHeadroomBytes) +
-                            " of GPU memory (one layer of weights and the lm_head " + gb(need.weightBytes) +
-                            ", activations " + gb(need.activationBytes) + ") but only " + gb(freeBytes) + " is free" + advice);
+                        model->id + " at " + std::to_string(longest) + " tokens needs " +
+                            gb(need.totalBytes() + kHeadroomBytes) +
+                            " of GPU memory (one layer of weights and the lm_head " +
+                            gb(need.weightBytes) + ", activations " + gb(need.activationBytes) +
+                            ") but only " + gb(freeBytes) + " is free" + advice);
     }
 
     CostInputs ci;
@@ -100,9 +124,12 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options, prob
     params["samples"] = s.samples;
     params["flop_model"] = "detailed";
     params["plan"] = planJson(*plan);
-    params["memory_bytes"] = {{"weights", need.weightBytes}, {"activations", need.activationBytes},
-                              {"workspace", need.workspaceBytes}, {"free", freeBytes}};
-    params["not_timed"] = "norms, RoPE, activations functions, residual adds, MoE routing and gathers (elementwise work)";
+    params["memory_bytes"] = {{"weights", need.weightBytes},
+                              {"activations", need.activationBytes},
+                              {"workspace", need.workspaceBytes},
+                              {"free", freeBytes}};
+    params["not_timed"] = "norms, RoPE, activations functions, residual adds, MoE routing and "
+                          "gathers (elementwise work)";
     if (preset) params["preset"] = {{"key", presetKey}, {"bf16_tflops", preset->bf16Flops / 1e12}};
     params["gpu"] = deviceJson(*dev, nvml);
     sink.begin(key(), params);
@@ -127,8 +154,10 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options, prob
     if (!runner) return failWith(sink, ProbeExit::CannotRun, runner.message());
 
     probes::TextTable table;
-    table.title = model->id + ": prefill on " + dev->name + " (one synthetic layer per kind, × layers)";
-    table.columns = {"tokens", "t_prefill", "TFLOP/s", "of data sheet", "of GEMM peak", "attention share"};
+    table.title =
+        model->id + ": prefill on " + dev->name + " (one synthetic layer per kind, × layers)";
+    table.columns = {"tokens",        "t_prefill",    "TFLOP/s",
+                     "of data sheet", "of GEMM peak", "attention share"};
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
     const double steps = double(s.lengths.size() * (plan->blocks.size() + 1));
     double done = 0;
@@ -136,16 +165,23 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options, prob
         double total = 0, attention = 0;
         nlohmann::ordered_json blocks = nlohmann::ordered_json::array();
         for (size_t bi = 0; bi < plan->blocks.size(); ++bi) {
-            if (probes::stopRequested()) return failWith(sink, ProbeExit::Stopped, probes::stopMessage());
+            if (probes::stopRequested())
+                return failWith(sink, ProbeExit::Stopped, probes::stopMessage());
             const Block& b = plan->blocks[bi];
             sink.progress(done++ / steps, std::to_string(n) + " tokens: " + b.name);
             auto t = (*runner)->timeBlock(bi, n, s.samples);
-            if (!t) return failWith(sink, ProbeExit::Failed, b.name + " at " + std::to_string(n) + " tokens: " + t.message());
+            if (!t)
+                return failWith(sink, ProbeExit::Failed,
+                                b.name + " at " + std::to_string(n) + " tokens: " + t.message());
             total += b.layers * t->seconds;
             if (b.kind == BlockKind::Attention) attention += b.layers * t->seconds;
             const double f = b.flops(n);
-            blocks.push_back({{"name", b.name}, {"layers", b.layers}, {"seconds_per_layer", t->seconds},
-                              {"flops_per_layer", f}, {"tflops", f / t->seconds / 1e12}, {"samples", t->samples},
+            blocks.push_back({{"name", b.name},
+                              {"layers", b.layers},
+                              {"seconds_per_layer", t->seconds},
+                              {"flops_per_layer", f},
+                              {"tflops", f / t->seconds / 1e12},
+                              {"samples", t->samples},
                               {"runs_per_sample", t->runsPerSample}});
         }
         auto lm = (*runner)->timeLmHead(s.samples);
@@ -182,15 +218,22 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options, prob
         emit("prefill_TFLOPs", tflops, "TFLOP/s");
         if (preset) emit("util_vs_preset", tflops * 1e12 / preset->bf16Flops, "fraction");
         emit("util_vs_gemm_peak", tflops / gemmPeak, "fraction");
-        table.rows.push_back({std::to_string(n), formatSeconds(total), fixed(tflops, 1),
-                              preset ? fixed(100 * tflops * 1e12 / preset->bf16Flops, 1) + " %" : "-",
-                              fixed(100 * tflops / gemmPeak, 1) + " %", fixed(100 * attention / total, 1) + " %"});
+        table.rows.push_back(
+            {std::to_string(n), formatSeconds(total), fixed(tflops, 1),
+             preset ? fixed(100 * tflops * 1e12 / preset->bf16Flops, 1) + " %" : "-",
+             fixed(100 * tflops / gemmPeak, 1) + " %", fixed(100 * attention / total, 1) + " %"});
     }
-    table.footnotes.push_back("FLOPs: the detailed count (2·P_mm·N + 2·h·vocab + attention pairs), as in docs/cost-model.md");
+    table.footnotes.push_back("FLOPs: the detailed count (2·P_mm·N + 2·h·vocab + attention pairs), "
+                              "as in docs/cost-model.md");
     table.footnotes.push_back("GEMM peak " + fixed(gemmPeak, 1) + " TFLOP/s, " + gemmPeakSource);
-    if (preset) table.footnotes.push_back("data sheet: " + preset->name + ", " + fixed(preset->bf16Flops / 1e12, 1) + " TFLOP/s dense BF16");
-    else table.footnotes.push_back("no GPU preset matches '" + dev->name + "': pass --gpu-preset for a data-sheet figure");
-    table.footnotes.push_back("not timed: norms, RoPE, activation functions, residual adds, MoE routing (elementwise)");
+    if (preset)
+        table.footnotes.push_back("data sheet: " + preset->name + ", " +
+                                  fixed(preset->bf16Flops / 1e12, 1) + " TFLOP/s dense BF16");
+    else
+        table.footnotes.push_back("no GPU preset matches '" + dev->name +
+                                  "': pass --gpu-preset for a data-sheet figure");
+    table.footnotes.push_back(
+        "not timed: norms, RoPE, activation functions, residual adds, MoE routing (elementwise)");
     sink.table(table);
 
     nlohmann::ordered_json summary;

@@ -10,14 +10,20 @@ namespace kvbe::gpu {
 
 namespace {
 int maskOf(AttnKind k) {
-    return k == AttnKind::Sliding ? kMaskSliding : k == AttnKind::Chunked ? kMaskChunked : kMaskFull;
+    return k == AttnKind::Sliding   ? kMaskSliding
+           : k == AttnKind::Chunked ? kMaskChunked
+                                    : kMaskFull;
 }
-std::size_t align256(double bytes) { return (std::size_t(bytes) + 255) / 256 * 256; }
+std::size_t align256(double bytes) {
+    return (std::size_t(bytes) + 255) / 256 * 256;
+}
 } // namespace
 
-Result<std::unique_ptr<PrefillRunner>> PrefillRunner::create(const LayerPlan& plan, std::int64_t maxTokens) {
+Result<std::unique_ptr<PrefillRunner>> PrefillRunner::create(const LayerPlan& plan,
+                                                             std::int64_t maxTokens) {
     std::unique_ptr<PrefillRunner> r(new PrefillRunner(plan));
-    KVBE_CUDA_TRY("creating a stream", cudaStreamCreateWithFlags(&r->m_stream, cudaStreamNonBlocking));
+    KVBE_CUDA_TRY("creating a stream",
+                  cudaStreamCreateWithFlags(&r->m_stream, cudaStreamNonBlocking));
     auto gemm = GemmRunner::create(std::size_t(kGemmWorkspaceBytes));
     if (!gemm) return gemm.error();
     r->m_gemm = std::move(*gemm);
@@ -25,21 +31,26 @@ Result<std::unique_ptr<PrefillRunner>> PrefillRunner::create(const LayerPlan& pl
     for (const auto& b : plan.blocks) {
         std::vector<Buffer> ws;
         for (const auto& g : b.gemms) {
-            auto w = Buffer::allocate(MemoryKind::Device, std::size_t(g.weightBytes()), b.name + " " + g.name + " weights");
+            auto w = Buffer::allocate(MemoryKind::Device, std::size_t(g.weightBytes()),
+                                      b.name + " " + g.name + " weights");
             if (!w) return w.error();
             // Scaled like an initialised linear layer, so activations stay in range.
-            fillNormalBf16(w->get(), std::size_t(g.weightBytes() / 2), seed++, 1.0f / std::sqrt(float(g.k)), r->m_stream);
+            fillNormalBf16(w->get(), std::size_t(g.weightBytes() / 2), seed++,
+                           1.0f / std::sqrt(float(g.k)), r->m_stream);
             ws.push_back(std::move(*w));
         }
         r->m_weights.push_back(std::move(ws));
     }
-    auto lm = Buffer::allocate(MemoryKind::Device, std::size_t(plan.lmHead.weightBytes()), "the lm_head");
+    auto lm =
+        Buffer::allocate(MemoryKind::Device, std::size_t(plan.lmHead.weightBytes()), "the lm_head");
     if (!lm) return lm.error();
-    fillNormalBf16(lm->get(), std::size_t(plan.lmHead.weightBytes() / 2), seed++, 1.0f / std::sqrt(float(plan.lmHead.k)), r->m_stream);
+    fillNormalBf16(lm->get(), std::size_t(plan.lmHead.weightBytes() / 2), seed++,
+                   1.0f / std::sqrt(float(plan.lmHead.k)), r->m_stream);
     r->m_lmHead = std::move(*lm);
     const MemoryEstimate est = estimateMemory(plan, maxTokens);
     // Room for each sub-buffer's 256-byte alignment.
-    auto arena = Buffer::allocate(MemoryKind::Device, align256(est.activationBytes) + 4 * 256, "activations");
+    auto arena = Buffer::allocate(MemoryKind::Device, align256(est.activationBytes) + 4 * 256,
+                                  "activations");
     if (!arena) return arena.error();
     fillNormalBf16(arena->get(), arena->bytes() / 2, seed++, 1.0f, r->m_stream);
     r->m_arena = std::move(*arena);
@@ -55,7 +66,8 @@ Status PrefillRunner::runGemms(const std::vector<GemmOp>& ops, const std::vector
                                std::int64_t tokens) {
     // One input and one output region for all GEMMs of the block (they run one after another).
     double maxIn = 0;
-    for (const auto& g : ops) maxIn = std::max(maxIn, double(g.rows(tokens)) * double(g.k));
+    for (const auto& g : ops)
+        maxIn = std::max(maxIn, double(g.rows(tokens)) * double(g.k));
     auto* base = m_arena.as<unsigned char>();
     auto* in = base;
     auto* out = base + align256(2 * maxIn);
@@ -64,9 +76,10 @@ Status PrefillRunner::runGemms(const std::vector<GemmOp>& ops, const std::vector
         std::int64_t row = 0;
         for (int e = 0; e < g.instances; ++e) {
             const std::int64_t rows = g.rowsOf(e, tokens);
-            const auto* w = weights[i].as<unsigned char>() + std::size_t(e) * std::size_t(g.n * g.k) * 2;
-            if (auto st = m_gemm->run(in + std::size_t(row * g.k) * 2, w, out + std::size_t(row * g.n) * 2,
-                                      rows, g.n, g.k, m_stream);
+            const auto* w =
+                weights[i].as<unsigned char>() + std::size_t(e) * std::size_t(g.n * g.k) * 2;
+            if (auto st = m_gemm->run(in + std::size_t(row * g.k) * 2, w,
+                                      out + std::size_t(row * g.n) * 2, rows, g.n, g.k, m_stream);
                 !st)
                 return st;
             row += rows;

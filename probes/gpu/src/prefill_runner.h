@@ -12,15 +12,16 @@
 namespace kvbe::gpu {
 
 struct BlockTiming {
-    double seconds = 0;          // median of the samples, one layer
+    double seconds = 0; // median of the samples, one layer
     std::vector<double> samples;
     int runsPerSample = 1;
 };
 
 class PrefillRunner {
-public:
+  public:
     // Allocates and fills the weights and an arena for `maxTokens` tokens.
-    static Result<std::unique_ptr<PrefillRunner>> create(const LayerPlan& plan, std::int64_t maxTokens);
+    static Result<std::unique_ptr<PrefillRunner>> create(const LayerPlan& plan,
+                                                         std::int64_t maxTokens);
     ~PrefillRunner();
 
     // Queues one run of the block (index into plan.blocks) at `tokens` tokens.
@@ -30,10 +31,11 @@ public:
     Result<BlockTiming> timeBlock(size_t block, std::int64_t tokens, int samples);
     Result<BlockTiming> timeLmHead(int samples);
 
-private:
+  private:
     PrefillRunner(const LayerPlan& plan) : m_plan(plan) {}
     template <class Fn> Result<BlockTiming> time(Fn run, int samples);
-    Status runGemms(const std::vector<GemmOp>& ops, const std::vector<Buffer>& weights, std::int64_t tokens);
+    Status runGemms(const std::vector<GemmOp>& ops, const std::vector<Buffer>& weights,
+                    std::int64_t tokens);
 
     LayerPlan m_plan;
     std::unique_ptr<GemmRunner> m_gemm;

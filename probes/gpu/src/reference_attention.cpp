@@ -44,24 +44,28 @@ std::vector<float> referenceAttention(const AttentionShape& s, const std::vector
                 for (int j = lo; j <= hi; ++j) {
                     const float* kj = &k[(static_cast<size_t>(j) * s.kvHeads + kvh) * s.dQk];
                     float dot = 0;
-                    for (int c = 0; c < s.dQk; ++c) dot += qi[c] * kj[c];
+                    for (int c = 0; c < s.dQk; ++c)
+                        dot += qi[c] * kj[c];
                     scores[static_cast<size_t>(j - lo)] = dot * scale;
                     tileMax = std::max(tileMax, dot * scale);
                 }
                 const float newMax = std::max(runMax, tileMax);
                 const float rescale = std::exp(runMax - newMax); // exp(-inf) = 0 on the first tile
                 runSum *= rescale;
-                for (auto& a : acc) a *= rescale;
+                for (auto& a : acc)
+                    a *= rescale;
                 for (int j = lo; j <= hi; ++j) {
                     const float p = std::exp(scores[static_cast<size_t>(j - lo)] - newMax);
                     runSum += p;
                     const float* vj = &v[(static_cast<size_t>(j) * s.kvHeads + kvh) * s.dV];
-                    for (int c = 0; c < s.dV; ++c) acc[static_cast<size_t>(c)] += p * vj[c];
+                    for (int c = 0; c < s.dV; ++c)
+                        acc[static_cast<size_t>(c)] += p * vj[c];
                 }
                 runMax = newMax;
             }
             float* oi = &o[(static_cast<size_t>(i) * s.qHeads + h) * s.dV];
-            for (int c = 0; c < s.dV; ++c) oi[c] = acc[static_cast<size_t>(c)] / runSum;
+            for (int c = 0; c < s.dV; ++c)
+                oi[c] = acc[static_cast<size_t>(c)] / runSum;
         }
     }
     return o;

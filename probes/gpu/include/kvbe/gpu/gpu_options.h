@@ -34,7 +34,7 @@ struct PrefillSettings {
     std::string model;                 // preset id, config.json, folder or HF cache id
     std::vector<std::int64_t> lengths; // prompt tokens; empty: 1k, 8k, 32k, 80k
     int samples = 3;
-    std::string gpuPreset;             // data-sheet peak; empty: matched from the device name
+    std::string gpuPreset;                // data-sheet peak; empty: matched from the device name
     std::optional<double> gemmPeakTflops; // from a gpu-gemm-peak run; empty: measured here
     int device = 0;
 };

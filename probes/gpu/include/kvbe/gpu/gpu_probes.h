@@ -21,38 +21,38 @@ bool builtWithCuda();
 std::optional<std::string> matchGpuPreset(const std::string& deviceName);
 
 class GpuCopyProbe : public probes::Probe {
-public:
+  public:
     explicit GpuCopyProbe(CopySettings s = {}) : m_s(std::move(s)) {}
     std::string key() const override { return "gpu-copy"; }
     std::string description() const override;
     Status available() const override;
     probes::ProbeOutcome run(const probes::ProbeOptions& options, probes::ProbeSink& sink) override;
 
-private:
+  private:
     CopySettings m_s;
 };
 
 class GemmPeakProbe : public probes::Probe {
-public:
+  public:
     explicit GemmPeakProbe(GemmPeakSettings s = {}) : m_s(std::move(s)) {}
     std::string key() const override { return "gpu-gemm-peak"; }
     std::string description() const override;
     Status available() const override;
     probes::ProbeOutcome run(const probes::ProbeOptions& options, probes::ProbeSink& sink) override;
 
-private:
+  private:
     GemmPeakSettings m_s;
 };
 
 class PrefillProbe : public probes::Probe {
-public:
+  public:
     explicit PrefillProbe(PrefillSettings s = {}) : m_s(std::move(s)) {}
     std::string key() const override { return "gpu-prefill"; }
     std::string description() const override;
     Status available() const override;
     probes::ProbeOutcome run(const probes::ProbeOptions& options, probes::ProbeSink& sink) override;
 
-private:
+  private:
     PrefillSettings m_s;
 };
 

@@ -33,7 +33,9 @@ struct GemmOp {
     std::int64_t rows(std::int64_t tokens) const;
     // Rows of instance i (0-based) for `tokens` prompt tokens.
     std::int64_t rowsOf(int instance, std::int64_t tokens) const;
-    double flops(std::int64_t tokens) const { return 2.0 * static_cast<double>(rows(tokens)) * n * k; }
+    double flops(std::int64_t tokens) const {
+        return 2.0 * static_cast<double>(rows(tokens)) * n * k;
+    }
     double weightBytes() const { return 2.0 * instances * static_cast<double>(n) * k; }
     // Per-token matmul weights, the P_mm share of this op: rowsPerToken · n · k.
     double paramsPerToken() const { return rowsPerToken * static_cast<double>(n) * k; }
@@ -57,8 +59,8 @@ enum class BlockKind { Projections, Attention, DenseMlp, MoeMlp };
 
 struct Block {
     BlockKind kind = BlockKind::Projections;
-    std::string name;        // "attention projections", "attention (sliding 1024)", "MoE MLP"
-    int layers = 0;          // how many decoder layers run this block
+    std::string name; // "attention projections", "attention (sliding 1024)", "MoE MLP"
+    int layers = 0;   // how many decoder layers run this block
     std::vector<GemmOp> gemms;
     std::vector<AttentionOp> attention; // one op for Attention blocks, none otherwise
 
@@ -87,10 +89,10 @@ struct LayerPlan {
 
 // Widths the ModelSpec does not keep: read back from the model's config text.
 struct PlanExtras {
-    int qLoraRank = 0;        // MLA q_lora_rank (0: direct query projection)
-    double expertWidth = 0;   // moe_intermediate_size (default intermediate_size)
-    double sharedWidth = 0;   // shared_expert_intermediate_size (default: expert width)
-    double denseWidth = 0;    // intermediate_size_mlp (Llama 4), else intermediate_size
+    int qLoraRank = 0;      // MLA q_lora_rank (0: direct query projection)
+    double expertWidth = 0; // moe_intermediate_size (default intermediate_size)
+    double sharedWidth = 0; // shared_expert_intermediate_size (default: expert width)
+    double denseWidth = 0;  // intermediate_size_mlp (Llama 4), else intermediate_size
 };
 Result<PlanExtras> readPlanExtras(const ModelSpec& model);
 // The same from config text (tests).

@@ -20,7 +20,7 @@ struct GpuTelemetry {
 // One loaded libnvidia-ml; closed again on destruction. Without the library (no driver, a
 // container without it) every query returns nothing and reason() says why.
 class NvmlLibrary {
-public:
+  public:
     NvmlLibrary();
     ~NvmlLibrary();
     NvmlLibrary(const NvmlLibrary&) = delete;
@@ -31,7 +31,7 @@ public:
     // The device with this PCI bus id ("0000:17:00.0", as cudaDeviceGetPCIBusId writes it).
     std::optional<GpuTelemetry> query(const std::string& pciBusId) const;
 
-private:
+  private:
     struct Api;
     void* m_handle = nullptr;
     Api* m_api = nullptr;
