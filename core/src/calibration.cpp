@@ -109,6 +109,7 @@ Calibration parseOurs(const FieldReader& r) {
             c.breakevenPrefix[name] = *r.number(b, name, "breakeven_prefix_tokens." + name, 0, kMaxTokens, "tokens, or null for never");
         }
     }
+    c.safetyMarginTokens = r.number(j, "safety_margin_tokens", "safety_margin_tokens", 0, kMaxTokens, "tokens, 0 or more");
     return c;
 }
 
@@ -228,6 +229,7 @@ std::string calibrationToJson(const Calibration& c) {
         j["fitted"] = std::move(fj);
     }
     j["breakeven_prefix_tokens"] = c.breakevenPrefix;
+    if (c.safetyMarginTokens) j["safety_margin_tokens"] = *c.safetyMarginTokens;
     return j.dump(2) + "\n";
 }
 

@@ -28,8 +28,8 @@ std::vector<std::pair<double, double>> knots(const FieldReader& r, const json& a
         } else {
             r.fail(at, "a knot [tokens, seconds]", &k);
         }
-        if (!std::isfinite(x) || !std::isfinite(y) || x <= 0 || y <= 0)
-            r.fail(at, "a knot with positive tokens and seconds", &k);
+        if (!std::isfinite(x) || !std::isfinite(y) || x <= 0 || y <= 0 || x > 1e9 || y > 1e6)
+            r.fail(at, "a knot with positive tokens (at most 1e9) and seconds (at most 1e6)", &k);
         out.emplace_back(x, y);
     }
     return out;
@@ -65,7 +65,9 @@ Calibration parsePyKvcache(const FieldReader& r) {
             const std::string at = "curves." + name;
             const json& k = curve.is_object() && curve.contains("knots") ? curve["knots"] : curve;
             const auto pts = knots(r, k, curve.is_object() ? at + ".knots" : at);
-            if (name == "recompute" || name == "prefill" || name == "cold") {
+            if (name.empty()) {
+                c.warnings.push_back(r.source() + ": a curve without a name; skipped");
+            } else if (name == "recompute" || name == "prefill" || name == "cold") {
                 for (const auto& [n, t] : pts) c.prefill.push_back({n, t});
             } else if (!c.kvBytesPerToken) {
                 c.warnings.push_back(r.source() + ": curve '" + name +
@@ -136,6 +138,8 @@ Calibration parseFio(const FieldReader& r) {
     }
     for (const auto& name : order) {
         const auto& s = byName[name];
+        if (s.read > 1e14 || s.write > 1e14)
+            r.failWith("fio job '" + name + "' reports more than 100 TB/s; expected a real measurement");
         TierMeasurement t;
         t.name = "fio " + name + (s.options.empty() ? "" : " (" + s.options + ")");
         if (s.read > 0) t.readBps = s.read;
@@ -182,7 +186,7 @@ Calibration parseNvbandwidth(const FieldReader& r) {
                         auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
                         if (ec != std::errc()) v = 0; // "N/A" on the diagonal
                     }
-                    if (std::isfinite(v)) best = std::max(best, v);
+                    if (std::isfinite(v) && v <= 1e5) best = std::max(best, v); // GB/s
                 }
             }
         } else if (auto v = r.number(t, "max", at + ".max", 0, 1e6, "GB/s")) {
@@ -300,6 +304,7 @@ Result<Calibration> parseParetoCsv(std::string_view text, const std::string& sou
         if (!pfrac) return pfrac.error();
         row.p = *plen >= 0 ? *plen : (*pfrac >= 0 ? *pfrac * row.n : 0);
         if (row.n <= 0 || row.t <= 0) return Error{where + ": doc_size and the TTFT must be positive"};
+        if (row.n > 1e9 || row.t > 1e6) return Error{where + ": doc_size above 1e9 tokens or a TTFT above 1e6 s"};
         if (row.p > row.n) return Error{where + ": prefix_len is longer than doc_size"};
         if (row.curve != "cold_prefill" && row.curve != "cache_hit") {
             c.warnings.push_back(where + ": curve '" + row.curve + "' is neither cold_prefill nor cache_hit; skipped");

@@ -10,7 +10,9 @@ class TestBadInputs : public QObject {
 private:
     static void runCase(const QString& flag, const QString& file, const QString& fragment) {
         QProcess p;
-        p.start(QStringLiteral(KVBE_CLI_PATH), {"calc", flag, file, "--lengths", "1k"});
+        const QStringList args = flag == "inspect" ? QStringList{"calibration", "inspect", file}
+                                                   : QStringList{"calc", flag, file, "--lengths", "1k"};
+        p.start(QStringLiteral(KVBE_CLI_PATH), args);
         QVERIFY2(p.waitForFinished(60000), "kvbe-cli hung");
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
         const QString err = QString::fromUtf8(p.readAllStandardError());
@@ -26,11 +28,12 @@ private slots:
         QTest::addColumn<QString>("fragment");
         const QDir root(QStringLiteral(KVBE_SOURCE_DIR "/tests/bad-inputs"));
         int cases = 0;
-        for (const auto& [dir, flag] : {std::pair{"config", "--model"}, {"scenario", "--scenario"}}) {
+        for (const auto& [dir, flag] :
+             {std::pair{"config", "--model"}, {"scenario", "--scenario"}, {"calibration", "inspect"}}) {
             const QDir d(root.filePath(dir));
             for (const auto& expect : d.entryList({"*.expect"}, QDir::Files)) {
                 const QString stem = expect.chopped(7);
-                const auto inputs = d.entryList({stem + ".json", stem + ".kvbe.json"}, QDir::Files);
+                const auto inputs = d.entryList({stem + ".json", stem + ".kvbe.json", stem + ".csv"}, QDir::Files);
                 QVERIFY2(inputs.size() == 1, qPrintable("no input for " + expect));
                 QFile f(d.filePath(expect));
                 QVERIFY(f.open(QIODevice::ReadOnly));
@@ -39,7 +42,7 @@ private slots:
                 ++cases;
             }
         }
-        QVERIFY(cases >= 50);
+        QVERIFY(cases >= 80);
     }
     void catalogue() {
         QFETCH(QString, flag);
@@ -54,6 +57,7 @@ private slots:
         QTest::addColumn<QString>("flag");
         QTest::newRow("config") << "--model";
         QTest::newRow("scenario") << "--scenario";
+        QTest::newRow("calibration") << "inspect";
     }
     void hundredMegabyteFile() {
         QFETCH(QString, flag);

@@ -30,6 +30,11 @@ private slots:
                              kvbe::fuzz::fuzzConfigReader);
         QVERIFY(n >= 40);
     }
+    void calibrationImporters() {
+        const int n = replay({"tests/fuzz/regressions/fuzz_calibration", "tests/bad-inputs/calibration", "tests/fixtures/calibration"},
+                             kvbe::fuzz::fuzzCalibration);
+        QVERIFY(n >= 10);
+    }
     void scenarioLoader() {
         const int n = replay({"tests/fuzz/regressions/fuzz_scenario", "tests/bad-inputs/scenario", "resources/scenarios"},
                              kvbe::fuzz::fuzzScenario);

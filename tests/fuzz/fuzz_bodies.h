@@ -2,6 +2,7 @@
 // fuzzers ever failed on (tests/fuzz/regressions/). A violated property aborts.
 #pragma once
 
+#include "kvbe/calibration.h"
 #include "kvbe/config_reader.h"
 #include "kvbe/cost_model.h"
 #include "kvbe/scenario.h"
@@ -63,6 +64,21 @@ inline int fuzzScenario(const uint8_t* data, size_t size) {
         auto e = kvbe::evaluate(*s, presets);
         (void)e;
     }
+    return 0;
+}
+
+// The calibration importers: every format a file can be recognised as. What one accepts must
+// save in our format and read back the same.
+inline int fuzzCalibration(const uint8_t* data, size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    auto c = kvbe::parseCalibration(text, "fuzz-calibration");
+    if (!c) {
+        if (c.message().empty()) std::abort();
+        return 0;
+    }
+    const auto saved = kvbe::calibrationToJson(*c);
+    auto back = kvbe::parseCalibration(saved, "fuzz-calibration-roundtrip");
+    if (!back || !(*back == *c)) std::abort();
     return 0;
 }
 
