@@ -59,17 +59,23 @@ size_bytes=$(bytes "$size")
 # The probe warms up for 20% of --duration (at most 1 s) before measuring; fio gets the same.
 ramp=$(awk -v d="$duration" 'BEGIN { r = d * 0.2; if (r > 1) r = 1; if (r < 0.05) r = 0.05; printf "%.3f", r }')
 
-# Written fully for writes too: fio would otherwise fallocate, and writes into unwritten extents
-# pay for converting them, which the probe's fully written scratch file does not.
-echo "nvme-vs-fio: writing $size to $file (fio, O_DIRECT, non-zero data)" >&2
-fio --name=layout --filename="$file" --size="$size_bytes" --rw=write --bs=4M --direct=1 \
-    --ioengine=psync --output-format=terse >/dev/null
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+layout() {
+  fio --name=layout --filename="$file" --size="$size_bytes" --rw=write --bs=4M --direct=1 \
+      --ioengine=psync --end_fsync=1 --output-format=terse >/dev/null
+}
+
 run_fio() { # bs qd -> GB/s (1e9)
   local job="rand$rw" field=7
-  [[ "$rw" == write ]] && field=48 # terse v3: write bandwidth (KiB/s)
+  if [[ "$rw" == write ]]; then
+    field=48 # terse v3: write bandwidth (KiB/s)
+    # The probe writes into a scratch file it has just filled; fio gets a just-filled file too,
+    # or the drive's (or the host's) write-back of the fill would slow only the probe.
+    rm -f "$file"
+    layout
+  fi
   fio --name=cmp --filename="$file" --size="$size_bytes" --rw="$job" --bs="$(bytes "$1")" \
       --iodepth="$2" --ioengine=io_uring --direct=1 --norandommap --randrepeat=0 \
       --ramp_time="${ramp}s" --runtime="${duration}s" --time_based --iomem="$iomem" --output-format=terse |
@@ -83,6 +89,11 @@ run_probe() { # bs qd -> GB/s (1e9)
       --duration "${duration}s" --engine io_uring --format jsonl |
     sed -n 's/.*"type":"point".*"y":\([-0-9.eE+]*\).*/\1/p'
 }
+
+# Written fully (for writes too: fio would otherwise fallocate, and writes into unwritten extents
+# pay for converting them, which the probe's fully written scratch file does not).
+echo "nvme-vs-fio: writing $size to $file (fio, O_DIRECT, non-zero data)" >&2
+layout
 
 echo "fio iomem=$iomem; $pairs pairs of ${duration} s (after ${ramp} s warm-up) per setting; $size file in $dir"
 printf '%-10s %4s %10s %10s %8s   %s\n' block QD "fio GB/s" "probe GB/s" ratio "pairs (fio/probe)"
