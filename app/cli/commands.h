@@ -16,6 +16,8 @@ inline constexpr int kExitInterrupted = 130; // probes: stopped by SIGINT or SIG
 
 // Adds `calc`, `models`, `gpus` and `tiers`; `run` is set to the chosen command's action.
 void addCalcCommands(CLI::App& app, std::function<int()>& run);
+// Adds `calibrate`: runs the probes headless and writes one calibration file.
+void addCalibrateCommand(CLI::App& app, std::function<int()>& run);
 // Adds `calibration inspect|fit|export-pykvcache`.
 void addCalibrationCommands(CLI::App& app, std::function<int()>& run);
 // Adds `probe nvme-read|nvme-write|host-memcpy|list` (exit codes: kvbe/probes/probe.h).

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
     std::function<int()> run;
     kvbe::cli::addCalcCommands(app, run);
     kvbe::cli::addCalibrationCommands(app, run);
+    kvbe::cli::addCalibrateCommand(app, run);
     kvbe::cli::addProbeCommands(app, run);
     try {
         app.parse(argc, argv);

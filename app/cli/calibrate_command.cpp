@@ -1,0 +1,250 @@
+// kvbe-cli calibrate: runs the drive and GPU probes headless and writes one calibration file
+// (docs/calibration-format.md) with the fitted values and break-even prefixes. One node, one
+// file; many nodes are a scheduler's job (README: a Slurm srun line or an ssh loop).
+#include "commands.h"
+
+#include "kvbe/calibration.h"
+#include "kvbe/fit.h"
+#include "kvbe/gpu/gpu_probes.h"
+#include "kvbe/presets.h"
+#include "kvbe/probes/nvme_probe.h"
+#include "kvbe/probes/stop_signal.h"
+#include "kvbe/probes/stream.h"
+#include "kvbe/scenario.h"
+#include "kvbe/units.h"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <unistd.h>
+
+namespace kvbe::cli {
+namespace {
+
+struct CalibrateOptions {
+    std::string model, dir, out, scenario, fileSize = "4GiB", duration = "2s", lengths;
+    bool skipGpu = false, skipDrive = false;
+};
+
+// Keeps the points and the header of one probe run; progress goes to stderr for people.
+class CollectingSink : public probes::ProbeSink {
+public:
+    explicit CollectingSink(std::string label) : m_label(std::move(label)) {}
+    void begin(const std::string&, const nlohmann::ordered_json& params) override { header = params; }
+    void progress(double fraction, const std::string& message) override {
+        std::cerr << "kvbe-cli calibrate: " << m_label << " " << static_cast<int>(fraction * 100) << " %  " << message << "\n";
+    }
+    void point(const probes::ProbePoint& p) override { points.push_back(p); }
+    void note(const std::string& line) override { std::cerr << "kvbe-cli calibrate: " << m_label << ": " << line << "\n"; }
+    void table(const probes::TextTable&) override {}
+    void result(const nlohmann::ordered_json& s) override { summary = s; }
+    void error(const std::string& message) override { errorMessage = message; }
+
+    nlohmann::ordered_json header, summary;
+    std::vector<probes::ProbePoint> points;
+    std::string errorMessage;
+
+private:
+    std::string m_label;
+};
+
+std::string utcNow() {
+    const auto t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::string hostName() {
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0) return "";
+    return buf;
+}
+
+void takeGpuName(Calibration& c, const nlohmann::ordered_json& header) {
+    if (!c.gpuName.empty() || !header.contains("gpu") || !header["gpu"].is_object()) return;
+    const auto& g = header["gpu"];
+    if (g.contains("name") && g["name"].is_string()) c.gpuName = g["name"].get<std::string>();
+    for (const char* clock : {"sm_clock_MHz", "mem_clock_MHz"})
+        if (g.contains(clock) && g[clock].is_number()) c.gpuClocksMHz[clock] = g[clock].get<double>();
+}
+
+int runCalibrate(const CalibrateOptions& o) {
+    auto presets = Presets::loadBuiltin();
+    if (!presets) return kExitBadInput;
+    auto scenario = o.scenario.empty() ? defaultScenario(*presets) : loadScenario(o.scenario, *presets);
+    if (!scenario) {
+        std::cerr << "kvbe-cli: " << scenario.message() << "\n";
+        return kExitBadInput;
+    }
+    if (!o.model.empty()) scenario->model = o.model;
+    auto eval = evaluate(*scenario, *presets);
+    if (!eval) {
+        std::cerr << "kvbe-cli: " << eval.message() << "\n";
+        return kExitBadInput;
+    }
+    if (o.dir.empty() && !o.skipDrive) {
+        std::cerr << "kvbe-cli: calibrate needs --dir DIR on the drive to measure (or --skip-drive)\n";
+        return kExitUsage;
+    }
+    auto size = parseBytes(o.fileSize);
+    auto duration = parseSeconds(o.duration);
+    if (!size || !duration) {
+        std::cerr << "kvbe-cli: " << (size ? duration.message() : size.message()) << "\n";
+        return kExitBadInput;
+    }
+    probes::installStopHandlers();
+
+    Calibration c;
+    c.format = "kvbe";
+    c.host = hostName();
+    c.date = utcNow();
+    c.model = eval->model.id;
+    c.kvDtype = eval->cost.inputs().kvDtype;
+    c.kvBytesPerToken = eval->cost.kvBytesPerToken();
+    int measured = 0;
+    std::vector<std::string> skipped;
+
+    if (!o.skipDrive) {
+        // Single loads at queue depth 1 over sizes around the KV block give (bytes, seconds) for
+        // t_fixed + bytes / B; queue depth 32 gives the sustained bandwidth.
+        auto kvBlock = probes::kvBlockBytes(o.model);
+        probes::ProbeOptions po;
+        po.dir = o.dir;
+        po.fileSize = static_cast<std::uint64_t>(*size);
+        po.durationS = *duration;
+        po.blockSizes = {probes::kMiB, 4 * probes::kMiB};
+        if (kvBlock) po.blockSizes.push_back(*kvBlock);
+        po.queueDepths = {1, 32};
+        po.model = o.model;
+        CollectingSink sink("nvme-read");
+        probes::NvmeProbe probe(false);
+        const auto outcome = probe.run(po, sink);
+        if (outcome.exit == probes::ProbeExit::Stopped) {
+            std::cerr << "kvbe-cli: " << outcome.message << "\n";
+            return kExitInterrupted;
+        }
+        if (!outcome.ok()) {
+            std::cerr << "kvbe-cli: nvme-read: " << outcome.message << "\n";
+            skipped.push_back("drive: " + outcome.message);
+        } else {
+            TierMeasurement t;
+            t.name = "nvme";
+            double best = 0;
+            for (const auto& p : sink.points) {
+                const double gbps = p.y;
+                const int qd = p.meta.contains("queue_depth") ? p.meta["queue_depth"].get<int>() : 1;
+                if (gbps <= 0) continue;
+                if (qd == 1) t.reads.push_back({p.x, p.x / (gbps * 1e9)});
+                best = std::max(best, gbps * 1e9);
+            }
+            if (best > 0) t.readBps = best;
+            c.tiers.push_back(std::move(t));
+            ++measured;
+        }
+    }
+    if (!o.skipGpu) {
+        gpu::CopySettings cs;
+        cs.model = o.model;
+        cs.pageable = false;
+        cs.sizes = {probes::kMiB, 4 * probes::kMiB, 64 * probes::kMiB, 256 * probes::kMiB};
+        CollectingSink copySink("gpu-copy");
+        gpu::GpuCopyProbe copy(cs);
+        const auto copied = copy.run(probes::ProbeOptions{}, copySink);
+        if (copied.exit == probes::ProbeExit::Stopped) return kExitInterrupted;
+        if (!copied.ok()) {
+            std::cerr << "kvbe-cli: gpu-copy: " << copied.message << "\n";
+            skipped.push_back("host DRAM to GPU: " + copied.message);
+        } else {
+            takeGpuName(c, copySink.header);
+            TierMeasurement t;
+            t.name = "dram";
+            double best = 0;
+            for (const auto& p : copySink.points) {
+                if (p.series.rfind("h2d_pinned", 0) != 0 || p.y <= 0) continue;
+                t.reads.push_back({p.x, p.x / (p.y * 1e9)});
+                best = std::max(best, p.y * 1e9);
+            }
+            if (best > 0) t.readBps = best;
+            c.tiers.push_back(std::move(t));
+            ++measured;
+        }
+        gpu::PrefillSettings ps;
+        ps.model = eval->model.source.empty() ? eval->model.id : scenario->model;
+        if (!o.lengths.empty()) {
+            auto l = parseTokenList(o.lengths);
+            if (!l) {
+                std::cerr << "kvbe-cli: --lengths: " << l.message() << "\n";
+                return kExitBadInput;
+            }
+            for (double n : *l) ps.lengths.push_back(static_cast<std::int64_t>(n));
+        }
+        if (!scenario->gpu.empty()) ps.gpuPreset = scenario->gpu;
+        CollectingSink preSink("gpu-prefill");
+        gpu::PrefillProbe prefill(ps);
+        const auto pre = prefill.run(probes::ProbeOptions{}, preSink);
+        if (pre.exit == probes::ProbeExit::Stopped) return kExitInterrupted;
+        if (!pre.ok()) {
+            std::cerr << "kvbe-cli: gpu-prefill: " << pre.message << "\n";
+            skipped.push_back("prefill: " + pre.message);
+        } else {
+            takeGpuName(c, preSink.header);
+            for (const auto& p : preSink.points)
+                if (p.series == "t_prefill_s" && p.y > 0) c.prefill.push_back({p.x, p.y});
+            ++measured;
+        }
+    }
+    if (measured == 0) {
+        std::cerr << "kvbe-cli: calibrate measured nothing on this machine";
+        for (const auto& s : skipped) std::cerr << "; " << s;
+        std::cerr << "\n";
+        return kExitCannotRun;
+    }
+
+    // The GPU probe's prefill times carry no scheduling overhead, so no overhead is fitted.
+    FitOptions fo;
+    fo.fitOverhead = false;
+    fo.fitRamp = c.prefill.size() >= 4;
+    auto fit = fitCalibration(c, eval->cost.inputs(), eval->tiers, fo);
+    if (fit) {
+        c.fitted = fit->params;
+        for (const auto& [name, p] : fit->breakevenPrefix)
+            if (p) c.breakevenPrefix[name] = std::ceil(*p);
+        for (const auto& n : fit->notes) std::cerr << "kvbe-cli calibrate: fit: " << n << "\n";
+    } else {
+        std::cerr << "kvbe-cli calibrate: fit: " << fit.message() << "\n";
+    }
+    if (auto st = saveCalibration(o.out, c); !st) {
+        std::cerr << "kvbe-cli: " << st.message() << "\n";
+        return kExitBadInput;
+    }
+    std::cerr << "kvbe-cli calibrate: wrote " << o.out;
+    for (const auto& s : skipped) std::cerr << "\n  not measured: " << s;
+    std::cerr << "\n";
+    return kExitOk;
+}
+
+} // namespace
+
+void addCalibrateCommand(CLI::App& app, std::function<int()>& run) {
+    auto o = std::make_shared<CalibrateOptions>();
+    auto* cal = app.add_subcommand("calibrate", "Run the drive and GPU probes and write this node's calibration file");
+    cal->add_option("--model", o->model, "Model (preset id, config.json, folder); default: the scenario's");
+    cal->add_option("--dir", o->dir, "Folder on the drive to measure; a scratch file is made there and removed");
+    cal->add_option("--out", o->out, "Calibration file to write (e.g. $(hostname).json)")->required();
+    cal->add_option("--scenario", o->scenario, "Scenario for the GPU, FLOP model and nominal tiers (default scenario)");
+    cal->add_option("--file-size", o->fileSize, "Scratch file size (default 4GiB)");
+    cal->add_option("--duration", o->duration, "Measured time per drive setting (default 2s)");
+    cal->add_option("--lengths", o->lengths, "Prefill lengths for the GPU probe (default 1k,8k,32k,80k)");
+    cal->add_flag("--skip-gpu", o->skipGpu, "Do not run the GPU probes");
+    cal->add_flag("--skip-drive", o->skipDrive, "Do not run the drive probe");
+    cal->footer("\nExit codes: 0 written; 1 bad input; 2 usage; 3 nothing could be measured here; 130 stopped.\n"
+                "A probe that cannot run here (no GPU, tmpfs) is named on stderr and left out of the file.");
+    cal->callback([o, &run] { run = [o] { return runCalibrate(*o); }; });
+}
+
+} // namespace kvbe::cli
