@@ -5,6 +5,7 @@
 
 #include <QAreaSeries>
 #include <QLineSeries>
+#include <QScatterSeries>
 
 #include <algorithm>
 #include <cmath>
@@ -72,10 +73,41 @@ void BreakevenChart::refill() {
     auto pts = toPoints(c.tokens, c.breakevenBandwidth, GB);
     line(QStringLiteral("bstar"), tr("B* (no fixed cost)"), textColor(), 3)->replace(pts);
     extend(pts);
+    const auto measured = measuredBreakeven();
+    if (!measured.isEmpty()) {
+        scatter(QStringLiteral("measured-bstar"),
+                tr("%1: measured B* (%2 points)").arg(m_prefillLabel).arg(measured.size()),
+                QColor("#ff006e"), 9)
+            ->replace(measured);
+        extend(measured);
+    }
     endRefill();
     if (!(hi > 0)) hi = 1;
     if (!std::isfinite(lo)) lo = hi / 100;
     setHomeRange(xMin, xMax, logY() ? lo / 1.6 : 0, hi * (logY() ? 1.6 : 1.08));
+}
+
+void BreakevenChart::setMeasuredPrefill(std::vector<QPointF> tokensSeconds, const QString& label) {
+    m_prefill = std::move(tokensSeconds);
+    m_prefillLabel = label;
+    if (m_current) refill();
+}
+
+QList<QPointF> BreakevenChart::measuredBreakeven() const {
+    QList<QPointF> out;
+    if (!m_current) return out;
+    const CostModel& cost = m_current->eval->cost;
+    for (const auto& p : m_prefill)
+        if (p.y() > 0) out.append(QPointF(p.x(), cost.kvBytes(p.x()) / p.y() * 1e-9));
+    return out;
+}
+
+void BreakevenChart::copyStateFrom(const ChartView& other) {
+    if (auto* b = qobject_cast<const BreakevenChart*>(&other)) {
+        m_prefill = b->m_prefill;
+        m_prefillLabel = b->m_prefillLabel;
+    }
+    ChartView::copyStateFrom(other);
 }
 
 QString BreakevenChart::hoverText(QPointF v) const {

@@ -116,6 +116,7 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
     });
 
     buildActions();
+    buildMeasured();
     connect(&m_explorer, &Explorer::computed, this, [this] {
         updateTierChoices();
         refreshCharts(false);
@@ -156,6 +157,7 @@ ChartView* MainWindow::currentChart() const {
 
 void MainWindow::buildActions() {
     auto* file = menuBar()->addMenu(tr("&File"));
+    m_fileMenu = file;
     auto* openAct = file->addAction(tr("&Open scenario or config.json…"), this, &MainWindow::open);
     openAct->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &recent"));
@@ -190,6 +192,7 @@ void MainWindow::buildActions() {
     copy->setShortcut(QKeySequence::Copy);
 
     auto* view = menuBar()->addMenu(tr("&View"));
+    m_viewMenu = view;
     m_presentationAction = view->addAction(tr("&Presentation mode"));
     m_presentationAction->setCheckable(true);
     m_presentationAction->setShortcut(QKeySequence(Qt::Key_F5));
@@ -482,15 +485,22 @@ void MainWindow::copyToClipboard() {
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
     const auto urls = e->mimeData()->urls();
-    if (urls.size() == 1 && urls.front().isLocalFile() &&
-        urls.front().toLocalFile().endsWith(QLatin1String(".json")))
-        e->acceptProposedAction();
+    if (urls.isEmpty()) return;
+    for (const auto& u : urls) {
+        const QString p = u.toLocalFile();
+        if (!u.isLocalFile() ||
+            !(p.endsWith(QLatin1String(".json")) || p.endsWith(QLatin1String(".jsonl")) ||
+              p.endsWith(QLatin1String(".csv")) || QFileInfo(p).isDir()))
+            return;
+    }
+    e->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* e) {
-    const QString path = e->mimeData()->urls().front().toLocalFile();
-    const auto st = path.endsWith(QLatin1String(".jsonl")) ? importMeasured(path) : openFile(path);
-    if (!st) reportError(QString::fromStdString(st.message()));
+    QStringList paths;
+    for (const auto& u : e->mimeData()->urls())
+        paths << u.toLocalFile();
+    sniffAndOpen(paths);
     e->acceptProposedAction();
 }
 

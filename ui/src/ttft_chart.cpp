@@ -110,6 +110,17 @@ void TtftChart::refill() {
     dots(QStringLiteral("imported"),
          tr("%1 (%2 points)").arg(m_importedLabel).arg(m_imported.size()), m_imported,
          QColor("#ff006e"));
+    for (const auto& o : m_overlays) {
+        QList<QPointF> pts;
+        for (const auto& p : o.points) {
+            pts.append(QPointF(p.x(), p.y() * ms));
+            if (p.y() > 0) lo = std::min(lo, p.y() * ms), hi = std::max(hi, p.y() * ms);
+        }
+        if (o.line)
+            line(o.key, o.name, o.color, 2, Qt::DashDotLine)->replace(pts);
+        else
+            scatter(o.key, o.name, o.color, 8)->replace(pts);
+    }
     endRefill();
     setHomeRange(c.tokens.front(), c.tokens.back(), logY() ? lo / 1.5 : 0,
                  hi * (logY() ? 1.5 : 1.05));
@@ -126,8 +137,14 @@ void TtftChart::setMeasured(std::vector<QPointF> tokensSeconds, const QString& l
     if (m_current) refill();
 }
 
+void TtftChart::setOverlays(std::vector<Overlay> overlays) {
+    m_overlays = std::move(overlays);
+    if (m_current) refill();
+}
+
 void TtftChart::copyStateFrom(const ChartView& other) {
     if (auto* t = qobject_cast<const TtftChart*>(&other)) {
+        m_overlays = t->m_overlays;
         m_imported = t->m_imported;
         m_importedLabel = t->m_importedLabel;
     }

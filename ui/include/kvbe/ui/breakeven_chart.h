@@ -15,8 +15,20 @@ class BreakevenChart : public ChartView {
     QString csv() const override;
     QString hoverText(QPointF value) const override;
 
+    // Measured prefill times (tokens, seconds) from a GPU probe: each becomes the point
+    // (N, kvbytes(N) / t(N)), the B* that measured recompute time asks for, with the scenario's
+    // KV bytes per token.
+    void setMeasuredPrefill(std::vector<QPointF> tokensSeconds, const QString& label);
+    // The points as drawn, (tokens, GB/s).
+    QList<QPointF> measuredBreakeven() const;
+    void copyStateFrom(const ChartView& other) override;
+
   protected:
     void refill() override;
+
+  private:
+    std::vector<QPointF> m_prefill;
+    QString m_prefillLabel;
 };
 
 } // namespace kvbe

@@ -7,6 +7,10 @@
 #include "kvbe/ui/explorer.h"
 
 #include <QMainWindow>
+#include <QPointF>
+
+#include <map>
+#include <vector>
 
 class QAction;
 class QComboBox;
@@ -15,8 +19,12 @@ class QListView;
 class QMenu;
 class QTabWidget;
 
+namespace kvbe { class ProbeRunner; }
+
 namespace kvbe {
 
+class FleetPanel;
+class ProbePanel;
 class ScenarioPanel;
 
 class MainWindow : public QMainWindow {
@@ -32,12 +40,20 @@ class MainWindow : public QMainWindow {
     const std::vector<ChartView*>& charts() const { return m_charts; }
     ChartView* currentChart() const;
     QListView* pinView() const { return m_pinView; }
+    ProbePanel* probePanel() const { return m_probePanel; }
+    FleetPanel* fleetPanel() const { return m_fleetPanel; }
+    QDockWidget* probeDock() const { return m_probeDock; }
+    QDockWidget* fleetDock() const { return m_fleetDock; }
 
     // A scenario (.kvbe.json) or a model's config.json, told apart by their contents.
     Status openFile(const QString& path);
     Status saveScenario(const QString& path);
     // Measured cold-prefill times (probe JSON Lines) overlaid on the TTFT chart.
     Status importMeasured(const QString& path);
+    // Calibration files or folders, read on a worker thread into the Fleet view.
+    bool importCalibrations(const QStringList& paths);
+    // The scenario tier a probe run's bandwidth became ("nvme-read #1, measured"), if any.
+    QString measuredTierName(int run) const;
     QStringList recentFiles() const;
 
     bool pinCurrent(const QString& label);
@@ -58,6 +74,12 @@ class MainWindow : public QMainWindow {
 
   private:
     void buildActions();
+    // main_window_measured.cpp: the Probes and Fleet docks and what streams from them.
+    void buildMeasured();
+    void connectRun(int index, ProbeRunner* runner, const QString& probe);
+    void applyBandwidth(int run, const QString& probe, double gbps);
+    void applyPrefill(int run, double tokens, double seconds);
+    void sniffAndOpen(const QStringList& paths);
     void refreshCharts(bool all);
     void restoreSettings();
     void saveSettings() const;
@@ -85,6 +107,14 @@ class MainWindow : public QMainWindow {
     QAction* m_presentationAction = nullptr;
     QAction* m_darkAction = nullptr;
     QAction* m_logYAction = nullptr;
+    QMenu* m_fileMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    ProbePanel* m_probePanel = nullptr;
+    FleetPanel* m_fleetPanel = nullptr;
+    QDockWidget* m_probeDock = nullptr;
+    QDockWidget* m_fleetDock = nullptr;
+    std::map<int, std::pair<QString, double>> m_measuredTiers; // run → (tier name, best GB/s)
+    std::vector<QPointF> m_streamedPrefill;                    // (tokens, seconds)
     QString m_file;
     ChartStyle m_style;
     QByteArray m_stateBeforePresentation;

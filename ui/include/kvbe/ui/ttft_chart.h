@@ -4,7 +4,10 @@
 
 #include "kvbe/ui/chart_view.h"
 
+#include <QColor>
 #include <QHash>
+
+#include <vector>
 
 namespace kvbe {
 
@@ -20,6 +23,18 @@ class TtftChart : public ChartView {
     // Measured cold prefills (tokens, seconds) from a probe run, drawn over the curves.
     void setMeasured(std::vector<QPointF> tokensSeconds, const QString& label);
     size_t measuredCount() const { return m_imported.size(); }
+
+    // Curves from elsewhere drawn over the scenario's: imported nodes' measured prefills, a
+    // fit's curves. Points are (tokens, seconds); a line when `line`, else markers.
+    struct Overlay {
+        QString key; // series key, "overlay/<n>/<name>" so a legend click hides one group
+        QString name;
+        std::vector<QPointF> points;
+        QColor color;
+        bool line = true;
+    };
+    void setOverlays(std::vector<Overlay> overlays);
+    const std::vector<Overlay>& overlays() const { return m_overlays; }
     void copyStateFrom(const ChartView& other) override;
 
   protected:
@@ -43,6 +58,7 @@ class TtftChart : public ChartView {
     };
     QHash<QString, DotsInput> m_dotsInput; // what each dot series was last decimated from
     QString m_importedLabel;
+    std::vector<Overlay> m_overlays;
 };
 
 } // namespace kvbe

@@ -1,0 +1,124 @@
+// A stand-in for kvbe-cli in the runner's and the window's tests, selected with KVBE_CLI.
+// Called as `fake_probe probe <name> … --format jsonl`; KVBE_FAKE_PROBE picks what it does:
+//   stream (default)  canned lines for <name>, then exit 0
+//   crash             header and a progress line, then abort()
+//   hang              header, then silence until killed
+//   stubborn          header, then silence, ignoring SIGTERM (only a kill stops it)
+//   exit:N            an error line, then exit code N
+//   garbage           a line that is not JSON
+// KVBE_FAKE_PROBE_DELAY_MS sleeps between lines; SIGTERM ends a run like the real CLI does:
+// an error line and exit code 130.
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <unistd.h>
+
+namespace {
+
+int g_delayMs = 0;
+
+void line(const std::string& s) {
+    std::string out = s + "\n";
+    (void)!::write(1, out.data(), out.size());
+    if (g_delayMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(g_delayMs));
+}
+
+void onTerm(int) {
+    const char msg[] = "{\"type\":\"error\",\"message\":\"stopped by SIGTERM\"}\n";
+    (void)!::write(1, msg, sizeof msg - 1);
+    ::_exit(130);
+}
+
+void header(const std::string& probe) {
+    line(R"({"kvbe_probe":1,"probe":")" + probe +
+         R"(","host":"fakehost","started":"2026-01-01T00:00:00Z","params":{}})");
+}
+
+void driveStream(const std::string& probe) {
+    const std::string series = probe == "nvme-write" ? "write_GBps" : "read_GBps";
+    // (block bytes, GB/s): the best rate, 6.5 GB/s, is what becomes the measured tier.
+    const double points[][2] = {{131072, 2.5}, {1048576, 5.25}, {4194304, 6.5}, {29360128, 6.25}};
+    for (int i = 0; i < 4; ++i) {
+        line(R"({"type":"progress","fraction":)" + std::to_string(i / 4.0) +
+             R"(,"message":"QD 32, block )" + std::to_string(int(points[i][0])) + R"("})");
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      R"({"type":"point","series":"%s","x":%.0f,"y":%.6g,"unit":"GB/s","meta":{"queue_depth":32}})",
+                      series.c_str(), points[i][0], points[i][1]);
+        line(buf);
+    }
+    line(R"({"type":"result","summary":{"best_GBps":6.5}})");
+}
+
+void copyStream(const std::string& probe) {
+    const std::string series = probe == "host-memcpy" ? "memcpy_GBps" : "h2d_pinned_GBps";
+    const double points[][2] = {{65536, 12}, {29360128, 48.5}, {1073741824, 52}};
+    for (int i = 0; i < 3; ++i) {
+        line(R"({"type":"progress","fraction":)" + std::to_string(i / 3.0) + R"(,"message":"size )" +
+             std::to_string(int(points[i][0])) + R"("})");
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      R"({"type":"point","series":"%s","x":%.0f,"y":%.6g,"unit":"GB/s","meta":{}})",
+                      series.c_str(), points[i][0], points[i][1]);
+        line(buf);
+    }
+    line(R"({"type":"result","summary":{}})");
+}
+
+void prefillStream() {
+    // (tokens, seconds)
+    const double points[][2] = {{1024, 0.031}, {8192, 0.29}, {32768, 1.7}};
+    for (int i = 0; i < 3; ++i) {
+        line(R"({"type":"progress","fraction":)" + std::to_string(i / 3.0) +
+             R"(,"message":"prefill of )" + std::to_string(int(points[i][0])) + R"( tokens"})");
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      R"({"type":"point","series":"t_prefill_s","x":%.0f,"y":%.6g,"unit":"s","meta":{}})",
+                      points[i][0], points[i][1]);
+        line(buf);
+        std::snprintf(buf, sizeof buf,
+                      R"({"type":"point","series":"prefill_TFLOPs","x":%.0f,"y":400,"unit":"TFLOP/s","meta":{}})",
+                      points[i][0]);
+        line(buf);
+    }
+    line(R"({"type":"result","summary":{}})");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const std::string probe = argc > 2 ? argv[2] : "nvme-read";
+    const char* modeEnv = std::getenv("KVBE_FAKE_PROBE");
+    const std::string mode = modeEnv ? modeEnv : "stream";
+    if (const char* d = std::getenv("KVBE_FAKE_PROBE_DELAY_MS")) g_delayMs = std::atoi(d);
+    std::signal(SIGTERM, mode == "stubborn" ? SIG_IGN : onTerm);
+
+    if (mode == "garbage") {
+        line("this is not json");
+        return 0;
+    }
+    header(probe);
+    if (mode == "crash") {
+        line(R"({"type":"progress","fraction":0.1,"message":"warming up"})");
+        std::abort();
+    }
+    if (mode == "hang" || mode == "stubborn") {
+        for (;;)
+            ::pause();
+    }
+    if (mode.rfind("exit:", 0) == 0) {
+        const int code = std::atoi(mode.c_str() + 5);
+        line(R"({"type":"error","message":"O_DIRECT is not supported on tmpfs"})");
+        return code;
+    }
+    if (probe == "gpu-prefill")
+        prefillStream();
+    else if (probe == "gpu-copy" || probe == "host-memcpy")
+        copyStream(probe);
+    else
+        driveStream(probe);
+    return 0;
+}

@@ -1,0 +1,83 @@
+// The Fleet dock: imported calibration files (ours, py-kvcache, pareto CSV, fio, nvbandwidth) as
+// a table of nodes, their measured curves over the TTFT chart, a visible warning when a file was
+// made for another model or KV dtype, and fitting the selected file to the scenario: fitted
+// against nominal curves, residuals, adopting the fitted values, and the py-kvcache export.
+#pragma once
+
+#include "kvbe/fit.h"
+#include "kvbe/ui/calibration_import.h"
+#include "kvbe/ui/fleet_model.h"
+#include "kvbe/ui/ttft_chart.h"
+
+#include <QWidget>
+
+#include <optional>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableView;
+class QTableWidget;
+
+namespace kvbe {
+
+class Explorer;
+
+class FleetPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit FleetPanel(Explorer* explorer, QWidget* parent = nullptr);
+
+    FleetModel* model() { return &m_model; }
+    QTableView* table() const { return m_table; }
+    CalibrationImporter* importer() { return &m_importer; }
+    bool importing() const { return m_importer.isRunning(); }
+    QString warningText() const;
+    QStringList importErrors() const { return m_errors; }
+    QProgressBar* progressBar() const { return m_progress; }
+
+    // Files or folders; read on a worker thread. False while another import runs.
+    bool importPaths(const QStringList& paths);
+    void selectRow(int row);
+    int selectedRow() const;
+
+    // Fits the selected row's calibration to the current scenario with core's fitter.
+    Status fitSelected();
+    const std::optional<FitResult>& lastFit() const { return m_fit; }
+    QTableWidget* residualTable() const { return m_residuals; }
+    // The scenario with the last fit's values (adoptFit), made current.
+    Status adoptFitted();
+    // py-kvcache v1 for the scenario, or for the selected calibration, written atomically.
+    Status exportPyKvcache(const QString& path, bool fromCalibration);
+
+    // What the TTFT chart draws for the fleet: each node's measured prefill and the last fit.
+    std::vector<TtftChart::Overlay> overlays() const;
+
+  signals:
+    void overlaysChanged();
+    void imported(int files, int errors);
+    void message(const QString& text);
+
+  private:
+    void updateMismatches();
+    void updateButtons();
+    void showFit();
+    void askExport();
+
+    Explorer* m_explorer;
+    FleetModel m_model;
+    CalibrationImporter m_importer;
+    QTableView* m_table = nullptr;
+    QLabel* m_warning = nullptr;
+    QLabel* m_fitSummary = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QTableWidget* m_residuals = nullptr;
+    QPushButton* m_fitButton = nullptr;
+    QPushButton* m_adoptButton = nullptr;
+    QStringList m_errors;
+    std::optional<FitResult> m_fit;
+    int m_fitRow = -1;
+    std::vector<QPointF> m_fittedCurve; // (tokens, seconds) of the fitted recompute time
+};
+
+} // namespace kvbe

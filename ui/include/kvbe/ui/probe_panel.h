@@ -1,0 +1,85 @@
+// The Probes dock: pick a probe and its settings, run it out of process, and follow every run
+// since the window opened, each with its progress, stage sentence, Cancel button and outcome.
+#pragma once
+
+#include "kvbe/ui/probe_runner.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QVBoxLayout;
+
+namespace kvbe {
+
+class ProbePanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit ProbePanel(QWidget* parent = nullptr);
+
+    static QStringList probeNames();
+    // The form's fields, for tests and for a model that follows the scenario.
+    void setProbe(const QString& name);
+    QString probe() const;
+    void setTarget(const QString& path, bool isFile);
+    void setFileSize(const QString& size);
+    void setBlockSizes(const QString& list);
+    void setQueueDepths(const QString& list);
+    void setDuration(const QString& duration);
+    void setModel(const QString& model);
+    void setLengths(const QString& list);
+    void setGpuDevice(int index);
+    // The model a drive or GPU probe uses when the Model field is empty (the scenario's).
+    void setDefaultModel(const QString& model);
+    // The arguments after `kvbe-cli probe` for the form as it stands.
+    QStringList arguments() const;
+
+    // Starts a run of the form's probe; its row joins the history at the top.
+    ProbeRunner* run();
+    int runCount() const { return int(m_runs.size()); }
+    ProbeRunner* runner(int i) const { return m_runs[size_t(i)].runner; }
+    QString runStatus(int i) const;
+    bool anyRunning() const;
+    void setHangTimeout(int ms) { m_hangMs = ms; }
+
+  signals:
+    // A new run, before it starts: connect to its signals here.
+    void runStarted(int index, kvbe::ProbeRunner* runner, const QString& probe);
+
+  private:
+    struct Run {
+        ProbeRunner* runner = nullptr;
+        QProgressBar* bar = nullptr;
+        QLabel* status = nullptr;
+        QPushButton* cancel = nullptr;
+    };
+    void updateRows();
+    void browse();
+
+    QComboBox* m_probe = nullptr;
+    QFormLayout* m_form = nullptr;
+    QComboBox* m_targetKind = nullptr;
+    QLineEdit* m_target = nullptr;
+    QWidget* m_targetRow = nullptr;
+    QLineEdit* m_fileSize = nullptr;
+    QLineEdit* m_blockSizes = nullptr;
+    QLineEdit* m_queueDepths = nullptr;
+    QLineEdit* m_duration = nullptr;
+    QLineEdit* m_sizes = nullptr;
+    QLineEdit* m_model = nullptr;
+    QLineEdit* m_lengths = nullptr;
+    QSpinBox* m_device = nullptr;
+    QVBoxLayout* m_history = nullptr;
+    std::vector<Run> m_runs;
+    int m_hangMs = 120000;
+    QString m_defaultModel;
+};
+
+} // namespace kvbe

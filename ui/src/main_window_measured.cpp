@@ -1,0 +1,185 @@
+// MainWindow's measured side (issue 6): the Probes dock, whose streamed points land on the
+// charts, and the Fleet dock of imported calibrations.
+#include "kvbe/ui/breakeven_chart.h"
+#include "kvbe/ui/fleet_panel.h"
+#include "kvbe/ui/main_window.h"
+#include "kvbe/ui/probe_panel.h"
+#include "kvbe/ui/ttft_chart.h"
+
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QStatusBar>
+#include <QTabWidget>
+
+#include <algorithm>
+
+namespace kvbe {
+
+namespace {
+
+// Streamed series that measure what a tier load is: a read from the drive, a host-to-GPU copy,
+// a host memory copy. Writes and GPU-to-host copies are not loads.
+bool isLoadBandwidth(const std::string& series) {
+    return series.rfind("read_GBps", 0) == 0 || series.rfind("h2d_", 0) == 0 ||
+           series == "memcpy_GBps";
+}
+
+// The scenario with a measured tier added or updated. It borrows staging and t_fixed from the
+// first nominal tier of the same kind: the probe measured bandwidth, not the fixed cost.
+Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::string& name,
+                          const QString& probe, double gbps) {
+    Scenario out = s;
+    for (auto& t : out.tiers)
+        if (t.name == name) {
+            t.bandwidthGBps = gbps;
+            return out;
+        }
+    const std::string kind = probe.startsWith(QLatin1String("nvme-")) ? "nvme" : "dram";
+    TierConfig t;
+    t.name = name;
+    t.bandwidthGBps = gbps;
+    t.color = "#d00000";
+    for (const auto& nominal : s.tiers) {
+        const auto* preset = nominal.preset.empty() ? nullptr : presets.findTier(nominal.preset);
+        if (preset && preset->kind == kind && nominal.measured.empty()) {
+            t.staging = nominal.staging;
+            t.tFixedMs = nominal.tFixedMs;
+            break;
+        }
+    }
+    out.tiers.push_back(t);
+    return out;
+}
+
+} // namespace
+
+void MainWindow::buildMeasured() {
+    m_probePanel = new ProbePanel;
+    m_probeDock = new QDockWidget(tr("Probes"), this);
+    m_probeDock->setObjectName(QStringLiteral("probeDock"));
+    m_probeDock->setWidget(m_probePanel);
+    addDockWidget(Qt::BottomDockWidgetArea, m_probeDock);
+    connect(m_probePanel, &ProbePanel::runStarted, this, &MainWindow::connectRun);
+
+    m_fleetPanel = new FleetPanel(&m_explorer);
+    m_fleetDock = new QDockWidget(tr("Fleet"), this);
+    m_fleetDock->setObjectName(QStringLiteral("fleetDock"));
+    m_fleetDock->setWidget(m_fleetPanel);
+    addDockWidget(Qt::BottomDockWidgetArea, m_fleetDock);
+    tabifyDockWidget(m_probeDock, m_fleetDock);
+    m_probeDock->raise();
+    connect(m_fleetPanel, &FleetPanel::overlaysChanged, this, [this] {
+        static_cast<TtftChart*>(chart(QStringLiteral("ttft")))->setOverlays(m_fleetPanel->overlays());
+    });
+    connect(m_fleetPanel, &FleetPanel::message, this,
+            [this](const QString& m) { statusBar()->showMessage(m, 6000); });
+    connect(m_fleetPanel, &FleetPanel::imported, this, [this](int files, int errors) {
+        statusBar()->showMessage(
+            errors ? tr("Imported %1 calibration files; %2 could not be read").arg(files).arg(errors)
+                   : tr("Imported %1 calibration files").arg(files),
+            6000);
+        m_fleetDock->raise();
+    });
+    connect(&m_explorer, &Explorer::scenarioChanged, this, [this] {
+        m_probePanel->setDefaultModel(QString::fromStdString(m_explorer.scenario().model));
+    });
+    m_probePanel->setDefaultModel(QString::fromStdString(m_explorer.scenario().model));
+
+    auto* importCal = new QAction(tr("Import &calibration files…"), this);
+    connect(importCal, &QAction::triggered, this, [this] {
+        const QStringList files = QFileDialog::getOpenFileNames(
+            this, tr("Calibration files"), QString(), tr("Calibrations (*.json *.csv);;All files (*)"));
+        if (!files.isEmpty()) importCalibrations(files);
+    });
+    auto* importDir = new QAction(tr("Import a &folder of calibration files…"), this);
+    connect(importDir, &QAction::triggered, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder of node files"));
+        if (!dir.isEmpty()) importCalibrations({dir});
+    });
+    auto* exportPy = new QAction(tr("Export py-kvcache &thresholds of the scenario…"), this);
+    connect(exportPy, &QAction::triggered, this, [this] {
+        const QString p = QFileDialog::getSaveFileName(this, tr("py-kvcache break-even file"),
+                                                       QStringLiteral("breakeven.json"),
+                                                       tr("JSON (*.json)"));
+        if (p.isEmpty()) return;
+        if (auto st = m_fleetPanel->exportPyKvcache(p, false); !st)
+            reportError(QString::fromStdString(st.message()));
+    });
+    // Before "Save scenario": the import entries sit with the other imports.
+    QAction* before = nullptr;
+    for (QAction* a : m_fileMenu->actions())
+        if (a->text().startsWith(tr("&Save"))) before = a;
+    m_fileMenu->insertActions(before, {importCal, importDir, exportPy});
+    m_viewMenu->addAction(m_probeDock->toggleViewAction());
+    m_viewMenu->addAction(m_fleetDock->toggleViewAction());
+}
+
+bool MainWindow::importCalibrations(const QStringList& paths) {
+    m_fleetDock->show();
+    m_fleetDock->raise();
+    return m_fleetPanel->importPaths(paths);
+}
+
+QString MainWindow::measuredTierName(int run) const {
+    const auto it = m_measuredTiers.find(run);
+    return it == m_measuredTiers.end() ? QString() : it->second.first;
+}
+
+void MainWindow::connectRun(int index, ProbeRunner* runner, const QString& probe) {
+    connect(runner, &ProbeRunner::point, this, [this, index, probe](const nlohmann::json& p) {
+        const std::string series = p.value("series", std::string());
+        const double x = p.value("x", 0.0), y = p.value("y", 0.0);
+        if (isLoadBandwidth(series) && y > 0) applyBandwidth(index, probe, y);
+        if (series == "t_prefill_s" && x > 0 && y > 0) applyPrefill(index, x, y);
+    });
+    connect(runner, &ProbeRunner::finished, this,
+            [this, probe](ProbeRunner::Outcome, const QString& message) {
+                statusBar()->showMessage(tr("%1: %2").arg(probe, message), 8000);
+            });
+}
+
+void MainWindow::applyBandwidth(int run, const QString& probe, double gbps) {
+    auto& [name, best] = m_measuredTiers[run];
+    if (name.isEmpty()) name = tr("%1 #%2, measured").arg(probe).arg(run + 1);
+    // The best rate so far: the block size and queue depth a cache loader would choose.
+    if (gbps <= best) return;
+    best = gbps;
+    m_explorer.setScenario(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
+                                            name.toStdString(), probe, gbps));
+}
+
+void MainWindow::applyPrefill(int run, double tokens, double seconds) {
+    m_streamedPrefill.emplace_back(tokens, seconds);
+    const QString label = tr("gpu-prefill #%1, measured").arg(run + 1);
+    static_cast<TtftChart*>(chart(QStringLiteral("ttft")))->setMeasured(m_streamedPrefill, label);
+    static_cast<BreakevenChart*>(chart(QStringLiteral("breakeven")))
+        ->setMeasuredPrefill(m_streamedPrefill, label);
+}
+
+void MainWindow::sniffAndOpen(const QStringList& paths) {
+    if (paths.size() == 1) {
+        const QString& path = paths.front();
+        if (path.endsWith(QLatin1String(".jsonl"))) {
+            if (auto st = importMeasured(path); !st) reportError(QString::fromStdString(st.message()));
+            return;
+        }
+        if (path.endsWith(QLatin1String(".json"))) {
+            // A scenario or a model's config.json opens; any other JSON is a calibration. The
+            // head is enough to tell, and a 50 MB node file is not read on this thread.
+            QFile f(path);
+            const QByteArray head = f.open(QIODevice::ReadOnly) ? f.read(4096) : QByteArray();
+            if (head.contains("\"kvbe_scenario\"") || head.contains("\"architectures\"") ||
+                head.contains("\"model_type\"")) {
+                if (auto st = openFile(path); !st) reportError(QString::fromStdString(st.message()));
+                return;
+            }
+        }
+    }
+    if (!importCalibrations(paths))
+        reportError(tr("An import is still running; drop the files again when it has finished"));
+}
+
+} // namespace kvbe

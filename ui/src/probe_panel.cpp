@@ -1,0 +1,254 @@
+#include "kvbe/ui/probe_panel.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace kvbe {
+
+namespace {
+bool isDrive(const QString& p) {
+    return p.startsWith(QLatin1String("nvme-"));
+}
+} // namespace
+
+ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
+    auto* outer = new QHBoxLayout(this);
+    outer->setContentsMargins(4, 4, 4, 4);
+
+    auto* formBox = new QWidget(this);
+    m_form = new QFormLayout(formBox);
+    m_form->setContentsMargins(0, 0, 0, 0);
+    m_probe = new QComboBox(formBox);
+    m_probe->addItems(probeNames());
+    m_form->addRow(tr("Probe:"), m_probe);
+
+    m_targetRow = new QWidget(formBox);
+    auto* tr_ = new QHBoxLayout(m_targetRow);
+    tr_->setContentsMargins(0, 0, 0, 0);
+    m_targetKind = new QComboBox(m_targetRow);
+    m_targetKind->addItems({tr("folder"), tr("file")});
+    m_targetKind->setToolTip(tr("A folder gets a scratch file, removed afterwards; an existing "
+                                "file is only read"));
+    m_target = new QLineEdit(m_targetRow);
+    m_target->setPlaceholderText(tr("a folder on the drive to measure"));
+    auto* browseButton = new QPushButton(tr("Browse…"), m_targetRow);
+    tr_->addWidget(m_targetKind);
+    tr_->addWidget(m_target, 1);
+    tr_->addWidget(browseButton);
+    m_form->addRow(tr("Drive:"), m_targetRow);
+    connect(browseButton, &QPushButton::clicked, this, &ProbePanel::browse);
+
+    auto edit = [formBox](const QString& placeholder, const QString& tip) {
+        auto* e = new QLineEdit(formBox);
+        e->setPlaceholderText(placeholder);
+        e->setToolTip(tip);
+        return e;
+    };
+    m_fileSize = edit(tr("4GiB"), tr("Size of the scratch file (folder only)"));
+    m_blockSizes = edit(tr("128KiB,1MiB,4MiB and the KV block"), tr("Block sizes of the reads"));
+    m_queueDepths = edit(tr("1,4,16,32,64"), tr("Queue depths"));
+    m_duration = edit(tr("e.g. 1s"), tr("Measured time per setting"));
+    m_sizes = edit(tr("64KiB to 1GiB by 4×, and the KV block"), tr("Copy sizes"));
+    m_model = edit(tr("the scenario's model"), tr("Preset id, config.json or model folder"));
+    m_lengths = edit(tr("1k,8k,32k,80k"), tr("Prompt lengths in tokens"));
+    m_device = new QSpinBox(formBox);
+    m_device->setRange(0, 63);
+    m_device->setToolTip(tr("CUDA device index"));
+    m_form->addRow(tr("File size:"), m_fileSize);
+    m_form->addRow(tr("Block sizes:"), m_blockSizes);
+    m_form->addRow(tr("Queue depths:"), m_queueDepths);
+    m_form->addRow(tr("Duration:"), m_duration);
+    m_form->addRow(tr("Copy sizes:"), m_sizes);
+    m_form->addRow(tr("GPU:"), m_device);
+    m_form->addRow(tr("Model:"), m_model);
+    m_form->addRow(tr("Lengths:"), m_lengths);
+    auto* runButton = new QPushButton(tr("Run"), formBox);
+    runButton->setObjectName(QStringLiteral("runProbe"));
+    m_form->addRow(QString(), runButton);
+    connect(runButton, &QPushButton::clicked, this, [this] { run(); });
+    connect(m_probe, &QComboBox::currentTextChanged, this, &ProbePanel::updateRows);
+    connect(m_targetKind, &QComboBox::currentIndexChanged, this, &ProbePanel::updateRows);
+    outer->addWidget(formBox);
+
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    auto* historyBox = new QWidget(scroll);
+    m_history = new QVBoxLayout(historyBox);
+    m_history->setContentsMargins(2, 2, 2, 2);
+    auto* empty = new QLabel(tr("Runs since the window opened appear here, newest first."));
+    empty->setEnabled(false);
+    m_history->addWidget(empty);
+    m_history->addStretch();
+    scroll->setWidget(historyBox);
+    outer->addWidget(scroll, 1);
+    updateRows();
+}
+
+QStringList ProbePanel::probeNames() {
+    return {QStringLiteral("nvme-read"), QStringLiteral("nvme-write"), QStringLiteral("host-memcpy"),
+            QStringLiteral("gpu-copy"), QStringLiteral("gpu-prefill")};
+}
+
+void ProbePanel::updateRows() {
+    const QString p = probe();
+    const bool drive = isDrive(p);
+    const bool gpu = p.startsWith(QLatin1String("gpu-"));
+    // nvme-write never writes to an existing file: only a scratch folder.
+    if (p == QLatin1String("nvme-write")) m_targetKind->setCurrentIndex(0);
+    m_targetKind->setEnabled(p != QLatin1String("nvme-write"));
+    m_form->setRowVisible(m_targetRow, drive);
+    m_form->setRowVisible(m_fileSize, drive && m_targetKind->currentIndex() == 0);
+    m_form->setRowVisible(m_blockSizes, drive);
+    m_form->setRowVisible(m_queueDepths, drive);
+    m_form->setRowVisible(m_duration, drive || p == QLatin1String("host-memcpy"));
+    m_form->setRowVisible(m_sizes, p == QLatin1String("gpu-copy"));
+    m_form->setRowVisible(m_device, gpu);
+    m_form->setRowVisible(m_model, drive || gpu);
+    m_form->setRowVisible(m_lengths, p == QLatin1String("gpu-prefill"));
+}
+
+void ProbePanel::browse() {
+    const QString path = m_targetKind->currentIndex() == 0
+                             ? QFileDialog::getExistingDirectory(this, tr("Folder on the drive"))
+                             : QFileDialog::getOpenFileName(this, tr("File to read"));
+    if (!path.isEmpty()) m_target->setText(path);
+}
+
+void ProbePanel::setProbe(const QString& name) {
+    m_probe->setCurrentText(name);
+}
+QString ProbePanel::probe() const {
+    return m_probe->currentText();
+}
+void ProbePanel::setTarget(const QString& path, bool isFile) {
+    m_targetKind->setCurrentIndex(isFile ? 1 : 0);
+    m_target->setText(path);
+}
+void ProbePanel::setFileSize(const QString& size) {
+    m_fileSize->setText(size);
+}
+void ProbePanel::setBlockSizes(const QString& list) {
+    m_blockSizes->setText(list);
+}
+void ProbePanel::setQueueDepths(const QString& list) {
+    m_queueDepths->setText(list);
+}
+void ProbePanel::setDuration(const QString& duration) {
+    m_duration->setText(duration);
+}
+void ProbePanel::setModel(const QString& model) {
+    m_model->setText(model);
+}
+void ProbePanel::setLengths(const QString& list) {
+    m_lengths->setText(list);
+}
+void ProbePanel::setDefaultModel(const QString& model) {
+    m_defaultModel = model;
+    m_model->setPlaceholderText(model);
+}
+void ProbePanel::setGpuDevice(int index) {
+    m_device->setValue(index);
+}
+
+QStringList ProbePanel::arguments() const {
+    const QString p = probe();
+    QStringList a{p};
+    // Empty fields are left to kvbe-cli's defaults, which its --help documents.
+    auto add = [&a, this](const char* flag, const QLineEdit* e) {
+        QString v = e->text().trimmed();
+        if (v.isEmpty() && e == m_model) v = m_defaultModel;
+        if (!v.isEmpty()) a << QString::fromLatin1(flag) << v;
+    };
+    if (isDrive(p)) {
+        const bool folder = m_targetKind->currentIndex() == 0;
+        add(folder ? "--dir" : "--file", m_target);
+        if (folder) add("--file-size", m_fileSize);
+        add("--block-sizes", m_blockSizes);
+        add("--queue-depths", m_queueDepths);
+        add("--duration", m_duration);
+        add("--model", m_model);
+    } else if (p == QLatin1String("host-memcpy")) {
+        add("--duration", m_duration);
+    } else {
+        if (p == QLatin1String("gpu-copy")) add("--sizes", m_sizes);
+        add("--model", m_model);
+        if (p == QLatin1String("gpu-prefill")) add("--lengths", m_lengths);
+        a << QStringLiteral("--device") << QString::number(m_device->value());
+    }
+    return a;
+}
+
+ProbeRunner* ProbePanel::run() {
+    auto* runner = new ProbeRunner(this);
+    runner->setHangTimeout(m_hangMs);
+    const QStringList args = arguments();
+
+    auto* row = new QFrame;
+    row->setFrameShape(QFrame::StyledPanel);
+    auto* v = new QVBoxLayout(row);
+    v->setContentsMargins(6, 4, 6, 4);
+    auto* title = new QLabel(QStringLiteral("<b>%1</b> %2").arg(
+                                 args.front().toHtmlEscaped(), args.mid(1).join(QLatin1Char(' ')).toHtmlEscaped()),
+                             row);
+    title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* line = new QHBoxLayout;
+    auto* bar = new QProgressBar(row);
+    bar->setRange(0, 1000);
+    auto* cancel = new QPushButton(tr("Cancel"), row);
+    line->addWidget(bar, 1);
+    line->addWidget(cancel);
+    auto* status = new QLabel(tr("starting"), row);
+    status->setWordWrap(true);
+    status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    v->addWidget(title);
+    v->addLayout(line);
+    v->addWidget(status);
+    m_history->insertWidget(0, row);
+    if (m_runs.empty()) m_history->itemAt(1)->widget()->hide(); // the "runs appear here" hint
+
+    m_runs.push_back({runner, bar, status, cancel});
+    connect(cancel, &QPushButton::clicked, runner, &ProbeRunner::cancel);
+    connect(runner, &ProbeRunner::progress, row, [bar, status](double f, const QString& stage) {
+        bar->setValue(int(f * 1000));
+        status->setText(stage);
+    });
+    connect(runner, &ProbeRunner::finished, row,
+            [bar, status, cancel](ProbeRunner::Outcome o, const QString& message) {
+                cancel->hide();
+                if (o == ProbeRunner::Outcome::Succeeded) bar->setValue(1000);
+                const bool bad = o == ProbeRunner::Outcome::Failed ||
+                                 o == ProbeRunner::Outcome::Crashed ||
+                                 o == ProbeRunner::Outcome::Hung;
+                status->setText(message);
+                // A stop is grey, not red: the user asked for it.
+                status->setStyleSheet(bad ? QStringLiteral("color: #c1121f")
+                                          : o == ProbeRunner::Outcome::Stopped
+                                                ? QStringLiteral("color: gray")
+                                                : QString());
+            });
+    emit runStarted(int(m_runs.size()) - 1, runner, args.front());
+    runner->start(args);
+    return runner;
+}
+
+QString ProbePanel::runStatus(int i) const {
+    return m_runs[size_t(i)].status->text();
+}
+
+bool ProbePanel::anyRunning() const {
+    for (const auto& r : m_runs)
+        if (r.runner->isRunning()) return true;
+    return false;
+}
+
+} // namespace kvbe
