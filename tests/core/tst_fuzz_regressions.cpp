@@ -35,6 +35,11 @@ private slots:
                              kvbe::fuzz::fuzzCalibration);
         QVERIFY(n >= 10);
     }
+    void probeStreamReader() {
+        const int n = replay({"tests/fuzz/regressions/fuzz_probe_stream", "tests/fuzz/seeds/probe_stream"},
+                             kvbe::fuzz::fuzzProbeStream);
+        QVERIFY(n >= 3);
+    }
     void scenarioLoader() {
         const int n = replay({"tests/fuzz/regressions/fuzz_scenario", "tests/bad-inputs/scenario", "resources/scenarios"},
                              kvbe::fuzz::fuzzScenario);

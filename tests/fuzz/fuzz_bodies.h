@@ -5,6 +5,7 @@
 #include "kvbe/calibration.h"
 #include "kvbe/config_reader.h"
 #include "kvbe/cost_model.h"
+#include "kvbe/probe_stream.h"
 #include "kvbe/scenario.h"
 
 #include <cmath>
@@ -79,6 +80,29 @@ inline int fuzzCalibration(const uint8_t* data, size_t size) {
     const auto saved = kvbe::calibrationToJson(*c);
     auto back = kvbe::parseCalibration(saved, "fuzz-calibration-roundtrip");
     if (!back || !(*back == *c)) std::abort();
+    return 0;
+}
+
+// The probe-stream reader: bytes arrive in arbitrary chunks (the first input byte picks the chunk
+// size); whatever they are, the reader gives events or a sentence, and once it has refused the
+// stream, or seen its end, nothing more is accepted silently.
+inline int fuzzProbeStream(const uint8_t* data, size_t size) {
+    if (size == 0) return 0;
+    const size_t chunk = 1 + data[0] % 64;
+    const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
+    kvbe::ProbeStreamReader reader;
+    for (size_t pos = 0; pos < text.size(); pos += chunk) {
+        auto events = reader.feed(text.substr(pos, chunk));
+        if (!events) {
+            if (events.message().empty()) std::abort();
+            return 0;
+        }
+        for (const auto& e : *events)
+            if (e.kind != kvbe::ProbeEvent::Kind::Header && !reader.sawHeader()) std::abort();
+    }
+    auto end = reader.finish();
+    if (!end && end.message().empty()) std::abort();
+    if (end && !reader.finished()) std::abort();
     return 0;
 }
 
