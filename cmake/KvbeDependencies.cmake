@@ -52,7 +52,7 @@ if(NOT KVBE_BUILD_GUI STREQUAL "OFF")
     set(KVBE_HAVE_GUI ON)
   elseif(KVBE_BUILD_GUI STREQUAL "ON")
     message(FATAL_ERROR "KVBE_BUILD_GUI=ON but Qt 6 Widgets/Charts/Svg were not found: "
-                        "install qt6-base-dev qt6-charts-dev libqt6svg6-dev, or configure with "
+                        "install qt6-base-dev qt6-charts-dev qt6-svg-dev, or configure with "
                         "-DKVBE_BUILD_GUI=OFF")
   endif()
 endif()
