@@ -45,9 +45,10 @@ void driveStream(const std::string& probe) {
         line(R"({"type":"progress","fraction":)" + std::to_string(i / 4.0) +
              R"(,"message":"QD 32, block )" + std::to_string(int(points[i][0])) + R"("})");
         char buf[256];
-        std::snprintf(buf, sizeof buf,
-                      R"({"type":"point","series":"%s","x":%.0f,"y":%.6g,"unit":"GB/s","meta":{"queue_depth":32}})",
-                      series.c_str(), points[i][0], points[i][1]);
+        std::snprintf(
+            buf, sizeof buf,
+            R"({"type":"point","series":"%s","x":%.0f,"y":%.6g,"unit":"GB/s","meta":{"queue_depth":32}})",
+            series.c_str(), points[i][0], points[i][1]);
         line(buf);
     }
     line(R"({"type":"result","summary":{"best_GBps":6.5}})");
@@ -57,8 +58,8 @@ void copyStream(const std::string& probe) {
     const std::string series = probe == "host-memcpy" ? "memcpy_GBps" : "h2d_pinned_GBps";
     const double points[][2] = {{65536, 12}, {29360128, 48.5}, {1073741824, 52}};
     for (int i = 0; i < 3; ++i) {
-        line(R"({"type":"progress","fraction":)" + std::to_string(i / 3.0) + R"(,"message":"size )" +
-             std::to_string(int(points[i][0])) + R"("})");
+        line(R"({"type":"progress","fraction":)" + std::to_string(i / 3.0) +
+             R"(,"message":"size )" + std::to_string(int(points[i][0])) + R"("})");
         char buf[256];
         std::snprintf(buf, sizeof buf,
                       R"({"type":"point","series":"%s","x":%.0f,"y":%.6g,"unit":"GB/s","meta":{}})",
@@ -75,13 +76,15 @@ void prefillStream() {
         line(R"({"type":"progress","fraction":)" + std::to_string(i / 3.0) +
              R"(,"message":"prefill of )" + std::to_string(int(points[i][0])) + R"( tokens"})");
         char buf[256];
-        std::snprintf(buf, sizeof buf,
-                      R"({"type":"point","series":"t_prefill_s","x":%.0f,"y":%.6g,"unit":"s","meta":{}})",
-                      points[i][0], points[i][1]);
+        std::snprintf(
+            buf, sizeof buf,
+            R"({"type":"point","series":"t_prefill_s","x":%.0f,"y":%.6g,"unit":"s","meta":{}})",
+            points[i][0], points[i][1]);
         line(buf);
-        std::snprintf(buf, sizeof buf,
-                      R"({"type":"point","series":"prefill_TFLOPs","x":%.0f,"y":400,"unit":"TFLOP/s","meta":{}})",
-                      points[i][0]);
+        std::snprintf(
+            buf, sizeof buf,
+            R"({"type":"point","series":"prefill_TFLOPs","x":%.0f,"y":400,"unit":"TFLOP/s","meta":{}})",
+            points[i][0]);
         line(buf);
     }
     line(R"({"type":"result","summary":{}})");

@@ -5,8 +5,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
-#include <csignal>
 #include <cerrno>
+#include <csignal>
 #include <memory>
 
 using namespace kvbe;
@@ -24,11 +24,16 @@ struct Run {
     std::vector<double> fractions;
     int headers = 0, results = 0, finishes = 0;
     Run() {
-        QObject::connect(runner.get(), &ProbeRunner::point, [this](const nlohmann::json& p) { points.push_back(p); });
-        QObject::connect(runner.get(), &ProbeRunner::progress, [this](double f, const QString&) { fractions.push_back(f); });
-        QObject::connect(runner.get(), &ProbeRunner::header, [this](const nlohmann::json&) { ++headers; });
-        QObject::connect(runner.get(), &ProbeRunner::result, [this](const nlohmann::json&) { ++results; });
-        QObject::connect(runner.get(), &ProbeRunner::finished, [this](ProbeRunner::Outcome, const QString&) { ++finishes; });
+        QObject::connect(runner.get(), &ProbeRunner::point,
+                         [this](const nlohmann::json& p) { points.push_back(p); });
+        QObject::connect(runner.get(), &ProbeRunner::progress,
+                         [this](double f, const QString&) { fractions.push_back(f); });
+        QObject::connect(runner.get(), &ProbeRunner::header,
+                         [this](const nlohmann::json&) { ++headers; });
+        QObject::connect(runner.get(), &ProbeRunner::result,
+                         [this](const nlohmann::json&) { ++results; });
+        QObject::connect(runner.get(), &ProbeRunner::finished,
+                         [this](ProbeRunner::Outcome, const QString&) { ++finishes; });
     }
     bool waitDone(int ms = 10000) {
         return QTest::qWaitFor([this] { return !runner->isRunning(); }, ms);
@@ -54,7 +59,8 @@ class TestProbeRunner : public QObject {
 
     void streamsLinesAndSucceeds() {
         Run r;
-        r.runner->start({QStringLiteral("nvme-read"), QStringLiteral("--dir"), QStringLiteral("/tmp")});
+        r.runner->start(
+            {QStringLiteral("nvme-read"), QStringLiteral("--dir"), QStringLiteral("/tmp")});
         QVERIFY(r.waitDone());
         QCOMPARE(r.runner->outcome(), ProbeRunner::Outcome::Succeeded);
         QCOMPARE(r.runner->message(), QStringLiteral("The probe finished."));
@@ -75,12 +81,19 @@ class TestProbeRunner : public QObject {
         QTest::addColumn<QString>("sentence");
         QTest::addColumn<int>("outcome");
         const int failed = int(ProbeRunner::Outcome::Failed);
-        QTest::newRow("bad input") << 1 << QStringLiteral("The probe refused its settings") << failed;
-        QTest::newRow("usage") << 2 << QStringLiteral("kvbe-cli did not understand the probe's options") << failed;
-        QTest::newRow("cannot run") << 3 << QStringLiteral("This machine or target cannot run the probe") << failed;
-        QTest::newRow("probe failed") << 4 << QStringLiteral("The probe failed while measuring") << failed;
-        QTest::newRow("other") << 7 << QStringLiteral("kvbe-cli exited with the unexpected code 7") << failed;
-        QTest::newRow("interrupted") << 130 << QStringLiteral("Stopped") << int(ProbeRunner::Outcome::Stopped);
+        QTest::newRow("bad input")
+            << 1 << QStringLiteral("The probe refused its settings") << failed;
+        QTest::newRow("usage") << 2
+                               << QStringLiteral("kvbe-cli did not understand the probe's options")
+                               << failed;
+        QTest::newRow("cannot run")
+            << 3 << QStringLiteral("This machine or target cannot run the probe") << failed;
+        QTest::newRow("probe failed")
+            << 4 << QStringLiteral("The probe failed while measuring") << failed;
+        QTest::newRow("other") << 7 << QStringLiteral("kvbe-cli exited with the unexpected code 7")
+                               << failed;
+        QTest::newRow("interrupted")
+            << 130 << QStringLiteral("Stopped") << int(ProbeRunner::Outcome::Stopped);
     }
     void exitCodesEachHaveTheirSentence() {
         QFETCH(int, code);
@@ -93,7 +106,8 @@ class TestProbeRunner : public QObject {
         QCOMPARE(int(r.runner->outcome()), outcome);
         QVERIFY2(r.runner->message().startsWith(sentence), qPrintable(r.runner->message()));
         if (outcome == int(ProbeRunner::Outcome::Failed))
-            QVERIFY(r.runner->message().endsWith(QStringLiteral(": O_DIRECT is not supported on tmpfs")));
+            QVERIFY(r.runner->message().endsWith(
+                QStringLiteral(": O_DIRECT is not supported on tmpfs")));
         QCOMPARE(ProbeRunner::exitSentence(code), sentence);
         QVERIFY(gone(r.runner->pid()));
     }
@@ -155,8 +169,9 @@ class TestProbeRunner : public QObject {
         r.runner->start({QStringLiteral("nvme-read")});
         QVERIFY(r.waitDone());
         QCOMPARE(r.runner->outcome(), ProbeRunner::Outcome::Failed);
-        QVERIFY2(r.runner->message().startsWith(QStringLiteral("The probe's output was not understood")),
-                 qPrintable(r.runner->message()));
+        QVERIFY2(
+            r.runner->message().startsWith(QStringLiteral("The probe's output was not understood")),
+            qPrintable(r.runner->message()));
     }
 
     void missingExecutableFails() {
@@ -165,7 +180,8 @@ class TestProbeRunner : public QObject {
         r.runner->start({QStringLiteral("nvme-read")});
         QVERIFY(r.waitDone());
         QCOMPARE(r.runner->outcome(), ProbeRunner::Outcome::Failed);
-        QVERIFY(r.runner->message().startsWith(QStringLiteral("Could not start /nonexistent/kvbe-cli")));
+        QVERIFY(r.runner->message().startsWith(
+            QStringLiteral("Could not start /nonexistent/kvbe-cli")));
     }
 
     void destroyingTheRunnerLeavesNoProcess() {

@@ -18,7 +18,8 @@ std::vector<QPointF> thinPrefill(const std::vector<PrefillSample>& samples) {
     pts.reserve(samples.size());
     for (const auto& s : samples)
         if (s.tokens > 0 && s.seconds > 0) pts.emplace_back(s.tokens, s.seconds);
-    std::sort(pts.begin(), pts.end(), [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
+    std::sort(pts.begin(), pts.end(),
+              [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
     if (pts.size() <= 2 * kCurveColumns) return pts;
     return decimateToColumns(pts, kCurveColumns, pts.front().x(), pts.back().x(), true);
 }
@@ -39,7 +40,8 @@ QStringList CalibrationImporter::expand(const QStringList& paths) {
         const QFileInfo fi(p);
         if (fi.isDir()) {
             QStringList inside;
-            for (const QFileInfo& f : QDir(p).entryInfoList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name))
+            for (const QFileInfo& f :
+                 QDir(p).entryInfoList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name))
                 inside << f.filePath();
             files << inside;
         } else {
@@ -64,9 +66,9 @@ bool CalibrationImporter::start(const QStringList& paths) {
     auto errors = std::make_shared<QStringList>();
     m_thread = QThread::create([this, files, out, errors] {
         for (int i = 0; i < files.size() && !m_stop; ++i) {
-            QMetaObject::invokeMethod(this, [this, i, n = int(files.size()), f = files[i]] {
-                emit progress(i, n, f);
-            }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [this, i, n = int(files.size()), f = files[i]] { emit progress(i, n, f); },
+                Qt::QueuedConnection);
             auto c = readCalibration(files[i].toStdString());
             if (!c) {
                 *errors << QString::fromStdString(c.message());

@@ -43,13 +43,22 @@ QVariant FleetModel::headerData(int section, Qt::Orientation o, int role) const 
     if (o != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= columnCount())
         return QAbstractTableModel::headerData(section, o, role);
     switch (section) {
-    case Source: return tr("Source");
-    case Format: return tr("Format");
-    case Host: return tr("Host");
-    case Gpu: return tr("GPU");
-    case Model: return tr("Model");
-    case Utilisation: return tr("Fitted u");
-    default: break;
+    case Source:
+        return tr("Source");
+    case Format:
+        return tr("Format");
+    case Host:
+        return tr("Host");
+    case Gpu:
+        return tr("GPU");
+    case Model:
+        return tr("Model");
+    case Measured:
+        return tr("Measured");
+    case Utilisation:
+        return tr("Fitted u");
+    default:
+        break;
     }
     const auto& tier = QString::fromStdString(m_tiers[size_t((section - FixedColumns) / 2)]);
     return (section - FixedColumns) % 2 == 0 ? tr("p* %1 (tokens)").arg(tier)
@@ -79,15 +88,35 @@ QVariant FleetModel::data(const QModelIndex& index, int role) const {
         return display ? QVariant(QString::number(*v, 'f', decimals)) : QVariant(*v);
     };
     switch (col) {
-    case Source: return QFileInfo(QString::fromStdString(c.source)).fileName();
-    case Format: return QString::fromStdString(c.format);
-    case Host: return QString::fromStdString(c.host);
-    case Gpu: return QString::fromStdString(c.gpuName);
+    case Source:
+        return QFileInfo(QString::fromStdString(c.source)).fileName();
+    case Format:
+        return QString::fromStdString(c.format);
+    case Host:
+        return QString::fromStdString(c.host);
+    case Gpu:
+        return QString::fromStdString(c.gpuName);
     case Model:
         return warn.empty() || !display ? QString::fromStdString(c.model)
                                         : QStringLiteral("⚠ ") + QString::fromStdString(c.model);
-    case Utilisation: return number(c.fitted ? c.fitted->utilisation : std::nullopt, 3);
-    default: break;
+    case Measured: {
+        QStringList parts;
+        for (const auto& t : c.tiers)
+            if (t.readBps)
+                parts << tr("%1 %2 GB/s")
+                             .arg(QString::fromStdString(t.name))
+                             .arg(*t.readBps * 1e-9, 0, 'g', 4);
+            else if (!t.reads.empty())
+                parts << tr("%1 %n reads", nullptr, int(t.reads.size()))
+                             .arg(QString::fromStdString(t.name));
+        if (!c.prefill.empty()) parts << tr("%n prefills", nullptr, int(c.prefill.size()));
+        if (!c.hits.empty()) parts << tr("%n hits", nullptr, int(c.hits.size()));
+        return parts.join(QStringLiteral("; "));
+    }
+    case Utilisation:
+        return number(c.fitted ? c.fitted->utilisation : std::nullopt, 3);
+    default:
+        break;
     }
     const std::string& tier = m_tiers[size_t((col - FixedColumns) / 2)];
     if ((col - FixedColumns) % 2 == 0) {

@@ -61,17 +61,17 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     exportButton->setPopupMode(QToolButton::InstantPopup);
     auto* exportMenu = new QMenu(exportButton);
     exportMenu->addAction(tr("Thresholds of the scenario…"), this, [this] {
-        const QString p = QFileDialog::getSaveFileName(this, tr("py-kvcache break-even file"),
-                                                       QStringLiteral("breakeven.json"),
-                                                       tr("JSON (*.json)"));
+        const QString p =
+            QFileDialog::getSaveFileName(this, tr("py-kvcache break-even file"),
+                                         QStringLiteral("breakeven.json"), tr("JSON (*.json)"));
         if (p.isEmpty()) return;
         if (auto st = exportPyKvcache(p, false); !st)
             emit message(QString::fromStdString(st.message()));
     });
     exportMenu->addAction(tr("Thresholds of the selected file…"), this, [this] {
-        const QString p = QFileDialog::getSaveFileName(this, tr("py-kvcache break-even file"),
-                                                       QStringLiteral("breakeven.json"),
-                                                       tr("JSON (*.json)"));
+        const QString p =
+            QFileDialog::getSaveFileName(this, tr("py-kvcache break-even file"),
+                                         QStringLiteral("breakeven.json"), tr("JSON (*.json)"));
         if (p.isEmpty()) return;
         if (auto st = exportPyKvcache(p, true); !st)
             emit message(QString::fromStdString(st.message()));
@@ -91,8 +91,8 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     m_warning = new QLabel(this);
     m_warning->setWordWrap(true);
     m_warning->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_warning->setStyleSheet(QStringLiteral(
-        "QLabel { background: #fff3cd; color: #664d03; border: 1px solid #ffda6a; padding: 4px; }"));
+    m_warning->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #664d03; border: "
+                                            "1px solid #ffda6a; padding: 4px; }"));
     m_warning->hide();
     v->addWidget(m_warning);
 
@@ -124,9 +124,9 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     v->addWidget(split, 1);
 
     connect(importFiles, &QPushButton::clicked, this, [this] {
-        const QStringList files = QFileDialog::getOpenFileNames(
-            this, tr("Calibration files"), QString(),
-            tr("Calibrations (*.json *.csv);;All files (*)"));
+        const QStringList files =
+            QFileDialog::getOpenFileNames(this, tr("Calibration files"), QString(),
+                                          tr("Calibrations (*.json *.csv);;All files (*)"));
         if (!files.isEmpty()) importPaths(files);
     });
     connect(importFolder, &QPushButton::clicked, this, [this] {
@@ -158,18 +158,18 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
                 m_progress->setValue(done);
                 m_progress->setFormat(QFileInfo(file).fileName());
             });
-    connect(&m_importer, &CalibrationImporter::finished, this,
-            [this](std::shared_ptr<std::vector<ImportedCalibration>> files,
-                   const QStringList& errors) {
-                m_progress->hide();
-                const int n = int(files->size());
-                m_model.append(std::move(*files));
-                m_errors = errors;
-                updateMismatches();
-                updateButtons();
-                emit overlaysChanged();
-                emit imported(n, int(errors.size()));
-            });
+    connect(
+        &m_importer, &CalibrationImporter::finished, this,
+        [this](std::shared_ptr<std::vector<ImportedCalibration>> files, const QStringList& errors) {
+            m_progress->hide();
+            const int n = int(files->size());
+            m_model.append(std::move(*files));
+            m_errors = errors;
+            updateMismatches();
+            updateButtons();
+            emit overlaysChanged();
+            emit imported(n, int(errors.size()));
+        });
     connect(m_explorer, &Explorer::computed, this, &FleetPanel::updateMismatches);
     updateButtons();
 }
@@ -204,7 +204,9 @@ void FleetPanel::updateMismatches() {
     QStringList lines;
     for (int i = 0; i < m_model.rowCount(); ++i) {
         std::vector<std::string> w;
-        if (r) w = mismatchWarnings(m_model.at(i).calibration, r->model(), r->eval->cost.inputs().kvDtype);
+        if (r)
+            w = mismatchWarnings(m_model.at(i).calibration, r->model(),
+                                 r->eval->cost.inputs().kvDtype);
         m_model.setMismatches(i, w);
         for (const auto& s : w)
             lines << QString::fromStdString(s).toHtmlEscaped();
@@ -247,8 +249,10 @@ Status FleetPanel::fitSelected() {
 void FleetPanel::showFit() {
     const auto& p = m_fit->params;
     QStringList s;
-    s << tr("<b>%1</b>").arg(
-        QFileInfo(QString::fromStdString(m_model.at(m_fitRow).calibration.source)).fileName().toHtmlEscaped());
+    s << tr("<b>%1</b>")
+             .arg(QFileInfo(QString::fromStdString(m_model.at(m_fitRow).calibration.source))
+                      .fileName()
+                      .toHtmlEscaped());
     if (p.utilisation)
         s << tr("u = %1 (nominal %2)")
                  .arg(*p.utilisation, 0, 'f', 3)
@@ -335,9 +339,12 @@ std::vector<TtftChart::Overlay> FleetPanel::overlays() const {
         const auto& ic = m_model.at(i);
         if (ic.prefillCurve.empty()) continue;
         const Calibration& c = ic.calibration;
-        const QString who = QString::fromStdString(c.host.empty() ? QFileInfo(QString::fromStdString(c.source)).fileName().toStdString() : c.host);
-        out.push_back({QStringLiteral("overlay/%1/prefill").arg(i), tr("%1: measured recompute").arg(who),
-                       ic.prefillCurve, kNodeColors[size_t(i) % std::size(kNodeColors)], true});
+        const QString who = QString::fromStdString(
+            c.host.empty() ? QFileInfo(QString::fromStdString(c.source)).fileName().toStdString()
+                           : c.host);
+        out.push_back({QStringLiteral("overlay/%1/prefill").arg(i),
+                       tr("%1: measured recompute").arg(who), ic.prefillCurve,
+                       kNodeColors[size_t(i) % std::size(kNodeColors)], true});
     }
     if (!m_fittedCurve.empty())
         out.push_back({QStringLiteral("overlay/fit/recompute"), tr("fitted recompute"),

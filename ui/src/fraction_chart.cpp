@@ -51,7 +51,8 @@ void FractionChart::refill() {
             ->replace(toPoints(c.tokens, tc.minFraction, 1));
         // f* = p*/N starts at (p*, 1): mark and name that point.
         QList<QPointF> mark;
-        if (tc.breakevenPrefix) {
+        // p* = 0 (no fixed cost: any prefix pays) has no place on a log axis.
+        if (tc.breakevenPrefix && (*tc.breakevenPrefix > 0 || !r.scenario.lengths.log)) {
             mark.append(QPointF(*tc.breakevenPrefix, 1.0));
             label(g + "pstar", pStarText(tc.breakevenPrefix), QPointF(*tc.breakevenPrefix, 1.0),
                   col, pStarSide(*tc.breakevenPrefix, xMin, xMax, r.scenario.lengths.log));

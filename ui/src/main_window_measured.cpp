@@ -72,14 +72,16 @@ void MainWindow::buildMeasured() {
     tabifyDockWidget(m_probeDock, m_fleetDock);
     m_probeDock->raise();
     connect(m_fleetPanel, &FleetPanel::overlaysChanged, this, [this] {
-        static_cast<TtftChart*>(chart(QStringLiteral("ttft")))->setOverlays(m_fleetPanel->overlays());
+        static_cast<TtftChart*>(chart(QStringLiteral("ttft")))
+            ->setOverlays(m_fleetPanel->overlays());
     });
     connect(m_fleetPanel, &FleetPanel::message, this,
             [this](const QString& m) { statusBar()->showMessage(m, 6000); });
     connect(m_fleetPanel, &FleetPanel::imported, this, [this](int files, int errors) {
         statusBar()->showMessage(
-            errors ? tr("Imported %1 calibration files; %2 could not be read").arg(files).arg(errors)
-                   : tr("Imported %1 calibration files").arg(files),
+            errors
+                ? tr("Imported %1 calibration files; %2 could not be read").arg(files).arg(errors)
+                : tr("Imported %1 calibration files").arg(files),
             6000);
         m_fleetDock->raise();
     });
@@ -90,8 +92,9 @@ void MainWindow::buildMeasured() {
 
     auto* importCal = new QAction(tr("Import &calibration files…"), this);
     connect(importCal, &QAction::triggered, this, [this] {
-        const QStringList files = QFileDialog::getOpenFileNames(
-            this, tr("Calibration files"), QString(), tr("Calibrations (*.json *.csv);;All files (*)"));
+        const QStringList files =
+            QFileDialog::getOpenFileNames(this, tr("Calibration files"), QString(),
+                                          tr("Calibrations (*.json *.csv);;All files (*)"));
         if (!files.isEmpty()) importCalibrations(files);
     });
     auto* importDir = new QAction(tr("Import a &folder of calibration files…"), this);
@@ -101,9 +104,9 @@ void MainWindow::buildMeasured() {
     });
     auto* exportPy = new QAction(tr("Export py-kvcache &thresholds of the scenario…"), this);
     connect(exportPy, &QAction::triggered, this, [this] {
-        const QString p = QFileDialog::getSaveFileName(this, tr("py-kvcache break-even file"),
-                                                       QStringLiteral("breakeven.json"),
-                                                       tr("JSON (*.json)"));
+        const QString p =
+            QFileDialog::getSaveFileName(this, tr("py-kvcache break-even file"),
+                                         QStringLiteral("breakeven.json"), tr("JSON (*.json)"));
         if (p.isEmpty()) return;
         if (auto st = m_fleetPanel->exportPyKvcache(p, false); !st)
             reportError(QString::fromStdString(st.message()));
@@ -163,7 +166,8 @@ void MainWindow::sniffAndOpen(const QStringList& paths) {
     if (paths.size() == 1) {
         const QString& path = paths.front();
         if (path.endsWith(QLatin1String(".jsonl"))) {
-            if (auto st = importMeasured(path); !st) reportError(QString::fromStdString(st.message()));
+            if (auto st = importMeasured(path); !st)
+                reportError(QString::fromStdString(st.message()));
             return;
         }
         if (path.endsWith(QLatin1String(".json"))) {
@@ -173,7 +177,8 @@ void MainWindow::sniffAndOpen(const QStringList& paths) {
             const QByteArray head = f.open(QIODevice::ReadOnly) ? f.read(4096) : QByteArray();
             if (head.contains("\"kvbe_scenario\"") || head.contains("\"architectures\"") ||
                 head.contains("\"model_type\"")) {
-                if (auto st = openFile(path); !st) reportError(QString::fromStdString(st.message()));
+                if (auto st = openFile(path); !st)
+                    reportError(QString::fromStdString(st.message()));
                 return;
             }
         }

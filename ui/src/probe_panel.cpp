@@ -95,8 +95,9 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
 }
 
 QStringList ProbePanel::probeNames() {
-    return {QStringLiteral("nvme-read"), QStringLiteral("nvme-write"), QStringLiteral("host-memcpy"),
-            QStringLiteral("gpu-copy"), QStringLiteral("gpu-prefill")};
+    return {QStringLiteral("nvme-read"), QStringLiteral("nvme-write"),
+            QStringLiteral("host-memcpy"), QStringLiteral("gpu-copy"),
+            QStringLiteral("gpu-prefill")};
 }
 
 void ProbePanel::updateRows() {
@@ -197,9 +198,10 @@ ProbeRunner* ProbePanel::run() {
     row->setFrameShape(QFrame::StyledPanel);
     auto* v = new QVBoxLayout(row);
     v->setContentsMargins(6, 4, 6, 4);
-    auto* title = new QLabel(QStringLiteral("<b>%1</b> %2").arg(
-                                 args.front().toHtmlEscaped(), args.mid(1).join(QLatin1Char(' ')).toHtmlEscaped()),
-                             row);
+    auto* title = new QLabel(
+        QStringLiteral("<b>%1</b> %2")
+            .arg(args.front().toHtmlEscaped(), args.mid(1).join(QLatin1Char(' ')).toHtmlEscaped()),
+        row);
     title->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* line = new QHBoxLayout;
     auto* bar = new QProgressBar(row);
@@ -232,9 +234,9 @@ ProbeRunner* ProbePanel::run() {
                 status->setText(message);
                 // A stop is grey, not red: the user asked for it.
                 status->setStyleSheet(bad ? QStringLiteral("color: #c1121f")
-                                          : o == ProbeRunner::Outcome::Stopped
-                                                ? QStringLiteral("color: gray")
-                                                : QString());
+                                      : o == ProbeRunner::Outcome::Stopped
+                                          ? QStringLiteral("color: gray")
+                                          : QString());
             });
     emit runStarted(int(m_runs.size()) - 1, runner, args.front());
     runner->start(args);

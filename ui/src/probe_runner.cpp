@@ -49,13 +49,20 @@ QString ProbeRunner::cliPath() {
 
 QString ProbeRunner::exitSentence(int code) {
     switch (code) {
-    case 0: return tr("The probe finished");
-    case 1: return tr("The probe refused its settings");
-    case 2: return tr("kvbe-cli did not understand the probe's options");
-    case 3: return tr("This machine or target cannot run the probe");
-    case 4: return tr("The probe failed while measuring");
-    case 130: return tr("Stopped");
-    default: return tr("kvbe-cli exited with the unexpected code %1").arg(code);
+    case 0:
+        return tr("The probe finished");
+    case 1:
+        return tr("The probe refused its settings");
+    case 2:
+        return tr("kvbe-cli did not understand the probe's options");
+    case 3:
+        return tr("This machine or target cannot run the probe");
+    case 4:
+        return tr("The probe failed while measuring");
+    case 130:
+        return tr("Stopped");
+    default:
+        return tr("kvbe-cli exited with the unexpected code %1").arg(code);
     }
 }
 
@@ -109,13 +116,17 @@ void ProbeRunner::readOutput() {
     }
     for (const auto& e : *events) {
         switch (e.kind) {
-        case ProbeEvent::Kind::Header: emit header(e.json); break;
+        case ProbeEvent::Kind::Header:
+            emit header(e.json);
+            break;
         case ProbeEvent::Kind::Progress:
             m_fraction = e.json.value("fraction", m_fraction);
             m_stage = QString::fromStdString(e.json.value("message", std::string()));
             emit progress(m_fraction, m_stage);
             break;
-        case ProbeEvent::Kind::Point: emit point(e.json); break;
+        case ProbeEvent::Kind::Point:
+            emit point(e.json);
+            break;
         case ProbeEvent::Kind::Result:
             m_fraction = 1;
             emit result(e.json.value("summary", nlohmann::json::object()));
@@ -156,8 +167,9 @@ void ProbeRunner::onFinished(int code, QProcess::ExitStatus status) {
         return;
     }
     if (code != 0) {
-        finish(Outcome::Failed, detail.isEmpty() ? exitSentence(code) + QLatin1Char('.')
-                                                 : exitSentence(code) + QStringLiteral(": ") + detail);
+        finish(Outcome::Failed, detail.isEmpty()
+                                    ? exitSentence(code) + QLatin1Char('.')
+                                    : exitSentence(code) + QStringLiteral(": ") + detail);
         return;
     }
     if (auto st = m_reader.finish(); !st) {

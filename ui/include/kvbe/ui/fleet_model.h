@@ -13,7 +13,7 @@ class FleetModel : public QAbstractTableModel {
   public:
     using QAbstractTableModel::QAbstractTableModel;
 
-    enum Column { Source, Format, Host, Gpu, Model, Utilisation, FixedColumns };
+    enum Column { Source, Format, Host, Gpu, Model, Measured, Utilisation, FixedColumns };
     // Roles beyond Qt's: the raw number behind a cell (sorting, tests).
     enum Role { ValueRole = Qt::UserRole + 1 };
 

@@ -1,0 +1,429 @@
+// The window's measured side: probes run through the fake kvbe-cli with their points on the
+// charts, calibration import of every format into the Fleet view, mismatch warnings, fit and
+// adopt, the py-kvcache export, and a 50 MB import that leaves the UI thread free.
+#include "kvbe/fit.h"
+#include "kvbe/ui/breakeven_chart.h"
+#include "kvbe/ui/fleet_panel.h"
+#include "kvbe/ui/probe_panel.h"
+#include "kvbe/ui/ttft_chart.h"
+#include "ui_test_support.h"
+
+#include <QAbstractItemModelTester>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QMimeData>
+#include <QScatterSeries>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QXYSeries>
+
+#include <cerrno>
+#include <csignal>
+#include <fstream>
+
+using namespace kvbe;
+using namespace kvbe::test;
+
+namespace {
+
+const QString kFixtures = QStringLiteral(KVBE_FIXTURES "/calibration");
+
+bool gone(qint64 pid) {
+    return pid > 0 && ::kill(pid_t(pid), 0) == -1 && errno == ESRCH;
+}
+
+bool waitRun(ProbeRunner* r) {
+    return QTest::qWaitFor([r] { return !r->isRunning(); }, 10000);
+}
+
+bool waitImport(FleetPanel* f) {
+    return QTest::qWaitFor([f] { return !f->importing(); }, 60000);
+}
+
+int rowOf(FleetModel* m, const QString& fileName) {
+    for (int i = 0; i < m->rowCount(); ++i)
+        if (m->index(i, FleetModel::Source).data().toString() == fileName) return i;
+    return -1;
+}
+
+QString cell(FleetModel* m, int row, int column) {
+    return m->index(row, column).data().toString();
+}
+
+int tierIndex(const Scenario& s, const QString& name) {
+    for (size_t i = 0; i < s.tiers.size(); ++i)
+        if (QString::fromStdString(s.tiers[i].name) == name) return int(i);
+    return -1;
+}
+
+} // namespace
+
+class TestMeasured : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() {
+        isolateSettings();
+        qputenv("KVBE_CLI", KVBE_FAKE_PROBE_PATH);
+    }
+    void init() {
+        qunsetenv("KVBE_FAKE_PROBE");
+        qunsetenv("KVBE_FAKE_PROBE_DELAY_MS");
+    }
+
+    void driveBandwidthBecomesAMeasuredTier() {
+        auto w = makeWindow();
+        QCOMPARE(w->probeDock()->isVisible() || !w->probeDock()->isHidden(), true);
+        QCOMPARE(w->dockWidgetArea(w->probeDock()), Qt::BottomDockWidgetArea);
+        auto* panel = w->probePanel();
+        panel->setProbe(QStringLiteral("nvme-read"));
+        panel->setTarget(QStringLiteral("/tmp/scratch"), false);
+        panel->setFileSize(QStringLiteral("256MiB"));
+        panel->setDuration(QStringLiteral("1s"));
+        const QStringList args = panel->arguments();
+        QCOMPARE(args.mid(0, 5),
+                 (QStringList{QStringLiteral("nvme-read"), QStringLiteral("--dir"),
+                              QStringLiteral("/tmp/scratch"), QStringLiteral("--file-size"),
+                              QStringLiteral("256MiB")}));
+        QVERIFY(args.contains(QStringLiteral("--duration")));
+        // With an empty Model field, the scenario's model is measured.
+        QCOMPARE(args.back(), QString::fromStdString(w->explorer()->scenario().model));
+
+        const size_t nominal = w->explorer()->scenario().tiers.size();
+        ProbeRunner* r = panel->run();
+        QVERIFY(waitRun(r));
+        QCOMPARE(r->outcome(), ProbeRunner::Outcome::Succeeded);
+        QCOMPARE(panel->runCount(), 1);
+        QCOMPARE(panel->runStatus(0), QStringLiteral("The probe finished."));
+        w->refreshNow();
+
+        const Scenario& s = w->explorer()->scenario();
+        QCOMPARE(s.tiers.size(), nominal + 1);
+        const QString name = w->measuredTierName(0);
+        QCOMPARE(name, QStringLiteral("nvme-read #1, measured"));
+        const int t = tierIndex(s, name);
+        QVERIFY(t >= 0);
+        QCOMPARE(s.tiers[size_t(t)].bandwidthGBps, 6.5); // the best streamed rate
+
+        // The break-even chart draws the tier at its staged bandwidth, the fraction chart its p*.
+        const auto ref = reference(s);
+        auto* level = w->chart(QStringLiteral("breakeven"))
+                          ->seriesByKey(QStringLiteral("tier/%1/level").arg(t));
+        QVERIFY(level);
+        QVERIFY(sameValue(level->at(0).y(), ref.eval.tiers[size_t(t)].bandwidthBps * 1e-9));
+        const auto pstar = ref.eval.cost.breakevenPrefix(ref.eval.tiers[size_t(t)]);
+        QVERIFY(pstar);
+        auto* mark = w->chart(QStringLiteral("fraction"))
+                         ->seriesByKey(QStringLiteral("tier/%1/pmark").arg(t));
+        QVERIFY(mark);
+        QCOMPARE(mark->count(), 1);
+        QVERIFY(sameValue(mark->at(0).x(), *pstar, 1e-6));
+    }
+
+    void copyBandwidthBecomesAMeasuredTier() {
+        auto w = makeWindow();
+        w->probePanel()->setProbe(QStringLiteral("gpu-copy"));
+        ProbeRunner* r = w->probePanel()->run();
+        QVERIFY(waitRun(r));
+        w->refreshNow();
+        const int t = tierIndex(w->explorer()->scenario(), w->measuredTierName(0));
+        QVERIFY(t >= 0);
+        QCOMPARE(w->explorer()->scenario().tiers[size_t(t)].bandwidthGBps, 52.0);
+    }
+
+    void prefillPointsLandOnTtftAndBreakeven() {
+        auto w = makeWindow();
+        w->probePanel()->setProbe(QStringLiteral("gpu-prefill"));
+        w->probePanel()->setLengths(QStringLiteral("1k,8k,32k"));
+        QVERIFY(w->probePanel()->arguments().contains(QStringLiteral("--lengths")));
+        ProbeRunner* r = w->probePanel()->run();
+        QVERIFY(waitRun(r));
+        QCOMPARE(r->outcome(), ProbeRunner::Outcome::Succeeded);
+        w->refreshNow();
+        auto* ttft = static_cast<TtftChart*>(w->chart(QStringLiteral("ttft")));
+        QCOMPARE(ttft->measuredCount(), size_t(3));
+        auto* dots = ttft->seriesByKey(QStringLiteral("imported"));
+        QVERIFY(dots);
+        const double expectMs[][2] = {{1024, 31}, {8192, 290}, {32768, 1700}};
+        QCOMPARE(dots->count(), 3);
+        for (int i = 0; i < 3; ++i) {
+            QCOMPARE(dots->at(i).x(), expectMs[i][0]);
+            QVERIFY(sameValue(dots->at(i).y(), expectMs[i][1], 1e-12));
+        }
+        auto* be = static_cast<BreakevenChart*>(w->chart(QStringLiteral("breakeven")));
+        auto* bstar = be->seriesByKey(QStringLiteral("measured-bstar"));
+        QVERIFY(bstar);
+        QCOMPARE(bstar->count(), 3);
+        const auto ref = reference(w->explorer()->scenario());
+        for (int i = 0; i < 3; ++i) {
+            const double n = expectMs[i][0], t = expectMs[i][1] / 1e3;
+            QCOMPARE(bstar->at(i).x(), n);
+            QVERIFY(sameValue(bstar->at(i).y(), ref.eval.cost.kvBytes(n) / t * 1e-9, 1e-12));
+        }
+    }
+
+    void failuresAndStopsInTheHistory() {
+        auto w = makeWindow();
+        auto* panel = w->probePanel();
+        qputenv("KVBE_FAKE_PROBE", "exit:3");
+        QVERIFY(waitRun(panel->run()));
+        QCOMPARE(
+            panel->runStatus(0),
+            QStringLiteral(
+                "This machine or target cannot run the probe: O_DIRECT is not supported on tmpfs"));
+        qputenv("KVBE_FAKE_PROBE", "crash");
+        QVERIFY(waitRun(panel->run()));
+        QVERIFY(panel->runStatus(1).startsWith(QStringLiteral("The probe crashed")));
+        qputenv("KVBE_FAKE_PROBE", "stream");
+        qputenv("KVBE_FAKE_PROBE_DELAY_MS", "300");
+        ProbeRunner* r = panel->run();
+        QVERIFY(QTest::qWaitFor([r] { return r->fraction() > 0; }, 5000));
+        r->cancel();
+        QVERIFY(waitRun(r));
+        QCOMPARE(panel->runStatus(2), QStringLiteral("Stopped"));
+        QCOMPARE(r->outcome(), ProbeRunner::Outcome::Stopped);
+        QCOMPARE(panel->runCount(), 3);
+    }
+
+    void closingTheWindowLeavesNoProcess() {
+        auto w = makeWindow();
+        qputenv("KVBE_FAKE_PROBE", "hang");
+        ProbeRunner* a = w->probePanel()->run();
+        qputenv("KVBE_FAKE_PROBE", "stream");
+        qputenv("KVBE_FAKE_PROBE_DELAY_MS", "1000");
+        ProbeRunner* b = w->probePanel()->run();
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                return a->processState() == QProcess::Running &&
+                       b->processState() == QProcess::Running;
+            },
+            5000));
+        const qint64 pa = a->pid(), pb = b->pid();
+        QVERIFY(!gone(pa) && !gone(pb));
+        QVERIFY(w->probePanel()->anyRunning());
+        w->close();
+        w.reset();
+        QVERIFY(gone(pa));
+        QVERIFY(gone(pb));
+    }
+
+    void importsEveryFormat() {
+        auto w = makeWindow();
+        auto* fleet = w->fleetPanel();
+        auto* m = fleet->model();
+        QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(w->importCalibrations({kFixtures}));
+        QVERIFY(fleet->importing());
+        QVERIFY(waitImport(fleet));
+        QCOMPARE(m->rowCount(), 8);
+        QVERIFY(fleet->importErrors().isEmpty());
+
+        const int kvbeRow = rowOf(m, QStringLiteral("kvbe-node17.json"));
+        QVERIFY(kvbeRow >= 0);
+        QCOMPARE(cell(m, kvbeRow, FleetModel::Format), QStringLiteral("kvbe"));
+        QCOMPARE(cell(m, kvbeRow, FleetModel::Host), QStringLiteral("node17"));
+        QCOMPARE(cell(m, kvbeRow, FleetModel::Gpu), QStringLiteral("NVIDIA H100 80GB HBM3"));
+        QCOMPARE(cell(m, kvbeRow, FleetModel::Model), QStringLiteral("meta-llama/Llama-3.2-3B"));
+        QCOMPARE(cell(m, kvbeRow, m->pstarColumn("nvme")), QStringLiteral("6057"));
+
+        // The published break-even prefix lengths (cost-model.md) of the py-kvcache files.
+        struct Row {
+            const char* file;
+            const char* format;
+            double ssd, mem;
+        };
+        const Row py[] = {{"pykvcache-v1-llama-3.2-3b-h100.json", "py-kvcache-v1", 6057, 736},
+                          {"pykvcache-v1-qwen3-4b-h100.json", "py-kvcache-v1", 6203, 825},
+                          {"pykvcache-v1-qwen3-4b-rtx4000ada.json", "py-kvcache-v1", 559, 481},
+                          {"pykvcache-v2.json", "py-kvcache-v2", 6057, 736}};
+        for (const auto& r : py) {
+            const int row = rowOf(m, QString::fromLatin1(r.file));
+            QVERIFY2(row >= 0, r.file);
+            QCOMPARE(cell(m, row, FleetModel::Format), QString::fromLatin1(r.format));
+            QCOMPARE(m->index(row, m->pstarColumn("ssd")).data(FleetModel::ValueRole).toDouble(),
+                     r.ssd);
+            QCOMPARE(m->index(row, m->pstarColumn("mem")).data(FleetModel::ValueRole).toDouble(),
+                     r.mem);
+        }
+        const int fio = rowOf(m, QStringLiteral("fio-seqread.json"));
+        QCOMPARE(cell(m, fio, FleetModel::Format), QStringLiteral("fio"));
+        QVERIFY2(cell(m, fio, FleetModel::Measured).contains(QStringLiteral("13.51 GB/s")),
+                 qPrintable(cell(m, fio, FleetModel::Measured)));
+        const int nvb = rowOf(m, QStringLiteral("nvbandwidth.json"));
+        QCOMPARE(cell(m, nvb, FleetModel::Format), QStringLiteral("nvbandwidth"));
+        QVERIFY(cell(m, nvb, FleetModel::Measured)
+                    .contains(QStringLiteral("Host DRAM (nvbandwidth) 55.31 GB/s")));
+        const int pareto = rowOf(m, QStringLiteral("pareto-measure.csv"));
+        QCOMPARE(cell(m, pareto, FleetModel::Format), QStringLiteral("pareto-csv"));
+        QVERIFY(cell(m, pareto, FleetModel::Measured).contains(QStringLiteral("4 hits")));
+
+        // Each node's measured recompute curve joins the TTFT chart with its measured values.
+        w->refreshNow();
+        auto* ttft = w->chart(QStringLiteral("ttft"));
+        auto* curve = ttft->seriesByKey(QStringLiteral("overlay/%1/prefill").arg(kvbeRow));
+        QVERIFY(curve);
+        const auto& cal = m->at(kvbeRow).calibration;
+        QCOMPARE(curve->count(), int(cal.prefill.size()));
+        for (int i = 0; i < curve->count(); ++i) {
+            QCOMPARE(curve->at(i).x(), cal.prefill[size_t(i)].tokens);
+            QVERIFY(sameValue(curve->at(i).y(), cal.prefill[size_t(i)].seconds * 1e3, 1e-12));
+        }
+
+        // A file for another model is flagged, visibly, in the table and above it.
+        const int qwen = rowOf(m, QStringLiteral("pykvcache-v1-qwen3-4b-h100.json"));
+        QVERIFY(cell(m, qwen, FleetModel::Model).startsWith(QStringLiteral("⚠")));
+        QVERIFY(!m->mismatches(qwen).empty());
+        QVERIFY(m->mismatches(kvbeRow).empty());
+        QVERIFY(fleet->warningText().contains(
+            QStringLiteral("measured with model 'Qwen/Qwen3-4B-Instruct-2507', the scenario uses "
+                           "'meta-llama/Llama-3.2-3B'")));
+        QVERIFY(!fleet->warningText().contains(QStringLiteral("kvbe-node17.json")));
+    }
+
+    void dropOfCalibrationsImports() {
+        auto w = makeWindow();
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(kFixtures + QStringLiteral("/pareto-measure.csv")),
+                      QUrl::fromLocalFile(kFixtures + QStringLiteral("/kvbe-node17.json"))});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton,
+                              Qt::NoModifier);
+        QCoreApplication::sendEvent(w.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(w.get(), &drop);
+        QVERIFY(waitImport(w->fleetPanel()));
+        QCOMPARE(w->fleetPanel()->model()->rowCount(), 2);
+
+        // One dropped py-kvcache .json is a calibration, not a scenario.
+        QMimeData one;
+        one.setUrls({QUrl::fromLocalFile(kFixtures + QStringLiteral("/pykvcache-v2.json"))});
+        QDragEnterEvent enter2(QPoint(10, 10), Qt::CopyAction, &one, Qt::LeftButton,
+                               Qt::NoModifier);
+        QCoreApplication::sendEvent(w.get(), &enter2);
+        QVERIFY(enter2.isAccepted());
+        QDropEvent drop2(QPointF(10, 10), Qt::CopyAction, &one, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(w.get(), &drop2);
+        QVERIFY(waitImport(w->fleetPanel()));
+        QCOMPARE(w->fleetPanel()->model()->rowCount(), 3);
+    }
+
+    void fitAndAdopt() {
+        auto w = makeWindow();
+        auto* fleet = w->fleetPanel();
+        QVERIFY(w->importCalibrations({kFixtures + QStringLiteral("/kvbe-node17.json")}));
+        QVERIFY(waitImport(fleet));
+        fleet->selectRow(0);
+        const auto st = fleet->fitSelected();
+        QVERIFY2(st.ok(), st.ok() ? "" : st.message().c_str());
+        const auto& fit = *fleet->lastFit();
+        QVERIFY(fit.params.utilisation);
+        const double u = *fit.params.utilisation;
+        // The same fit as core's, against the same scenario.
+        const auto ref = reference(w->explorer()->scenario());
+        auto expect = fitCalibration(fleet->model()->at(0).calibration, ref.eval.cost.inputs(),
+                                     ref.eval.tiers);
+        QVERIFY(expect.ok());
+        QCOMPARE(u, *expect->params.utilisation);
+        QCOMPARE(fleet->residualTable()->rowCount(), int(fit.residuals.size()));
+        QVERIFY(fleet->residualTable()->rowCount() > 0);
+        QCOMPARE(fleet->model()
+                     ->index(0, FleetModel::Utilisation)
+                     .data(FleetModel::ValueRole)
+                     .toDouble(),
+                 u);
+
+        // Fitted against nominal: the fitted recompute curve beside the scenario's.
+        w->refreshNow();
+        auto* fitted =
+            w->chart(QStringLiteral("ttft"))->seriesByKey(QStringLiteral("overlay/fit/recompute"));
+        QVERIFY(fitted);
+        QCOMPARE(fitted->count(), int(ref.curves.tokens.size()));
+
+        QVERIFY(fleet->adoptFitted().ok());
+        w->refreshNow();
+        QCOMPARE(w->explorer()->scenario().utilisation, u);
+        QCOMPARE(w->explorer()->scenario(), adoptFit(ref.eval.scenario, fit.params));
+    }
+
+    void exportPyKvcacheReadsBack() {
+        auto w = makeWindow();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("breakeven.json"));
+        QVERIFY(w->fleetPanel()->exportPyKvcache(path, false).ok());
+        auto back = readCalibration(path.toStdString());
+        QVERIFY(back.ok());
+        QCOMPARE(back->format, std::string("py-kvcache-v1"));
+        const auto ref = reference(w->explorer()->scenario());
+        QCOMPARE(back->model, ref.eval.model.id);
+        // The first NVMe and the first DRAM tier of the scenario, as the CLI picks them.
+        std::map<std::string, double> expect;
+        for (size_t i = 0; i < ref.eval.tiers.size(); ++i) {
+            const auto* preset = presets().findTier(ref.eval.scenario.tiers[i].preset);
+            const auto p = ref.eval.cost.breakevenPrefix(ref.eval.tiers[i]);
+            if (!preset || !p) continue;
+            const std::string key = preset->kind == "nvme"   ? "ssd"
+                                    : preset->kind == "dram" ? "mem"
+                                                             : "";
+            if (!key.empty() && !expect.count(key)) expect[key] = std::ceil(*p);
+        }
+        QVERIFY(!expect.empty());
+        for (const auto& [key, v] : expect)
+            QCOMPARE(back->breakevenPrefix.at(key), v);
+        QVERIFY(!back->breakevenPrefix.empty());
+
+        // And the selected calibration's thresholds.
+        QVERIFY(w->importCalibrations(
+            {kFixtures + QStringLiteral("/pykvcache-v1-qwen3-4b-h100.json")}));
+        QVERIFY(waitImport(w->fleetPanel()));
+        w->fleetPanel()->selectRow(0);
+        const QString path2 = dir.filePath(QStringLiteral("qwen.json"));
+        QVERIFY(w->fleetPanel()->exportPyKvcache(path2, true).ok());
+        auto back2 = readCalibration(path2.toStdString());
+        QVERIFY(back2.ok());
+        QCOMPARE(back2->breakevenPrefix.at("ssd"), 6203.0);
+        QCOMPARE(back2->breakevenPrefix.at("mem"), 825.0);
+    }
+
+    // A 50 MB node file parses on the worker: a 10 ms timer on the UI thread keeps ticking.
+    void bigImportKeepsTheWindowResponsive() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("big-node.json"));
+        {
+            std::ofstream out(path.toStdString());
+            out << R"({"kvbe_calibration":1,"host":"bignode","model":"meta-llama/Llama-3.2-3B","kv_dtype":"bf16","prefill":[)";
+            std::string row;
+            size_t written = 0;
+            for (long i = 0; written < 50u * 1000 * 1000; ++i) {
+                const double n = 256 + double(i % 131072);
+                row = (i ? "," : "") + std::string("[") + std::to_string(n) + "," +
+                      std::to_string(n * 3.1e-5 + 0.004) + "]";
+                out << row;
+                written += row.size();
+            }
+            out << "]}";
+        }
+        QVERIFY(QFileInfo(path).size() >= 50 * 1000 * 1000);
+        auto w = makeWindow();
+        QElapsedTimer clock;
+        qint64 last = 0, worst = 0;
+        QTimer tick;
+        tick.setInterval(10);
+        QObject::connect(&tick, &QTimer::timeout, [&] {
+            const qint64 now = clock.elapsed();
+            worst = std::max(worst, now - last);
+            last = now;
+        });
+        clock.start();
+        tick.start();
+        QVERIFY(w->importCalibrations({path}));
+        QVERIFY(waitImport(w->fleetPanel()));
+        tick.stop();
+        QCOMPARE(w->fleetPanel()->model()->rowCount(), 1);
+        QVERIFY(w->fleetPanel()->model()->at(0).calibration.prefill.size() > 1000000);
+        qInfo("longest gap between 10 ms ticks: %lld ms over %lld ms", worst, clock.elapsed());
+        QVERIFY2(worst <= 100, qPrintable(QStringLiteral("%1 ms").arg(worst)));
+    }
+};
+
+QTEST_MAIN(TestMeasured)
+#include "tst_ui_measured.moc"
