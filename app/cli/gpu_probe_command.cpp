@@ -1,16 +1,15 @@
 // kvbe-cli probe gpu-copy | gpu-gemm-peak | gpu-prefill: the GPU probes (probes/gpu), with the
 // same JSON Lines stream, table, exit codes and stop handling as the other probes.
 #include "commands.h"
+#include "probe_runner.h"
 
 #include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
 
-#include <atomic>
 #include <chrono>
 #include <iostream>
 #include <memory>
-#include <thread>
 #include <unistd.h>
 
 namespace kvbe::cli {
@@ -26,10 +25,6 @@ struct GpuFlags {
     double gemmPeak = 0;
 };
 
-std::unique_ptr<ProbeSink> makeSink(const std::string& format, const std::string& key) {
-    if (format == "jsonl") return std::make_unique<JsonlSink>(std::cout, key);
-    return std::make_unique<TableSink>(std::cout, isatty(STDERR_FILENO) ? &std::cerr : nullptr);
-}
 
 int badInput(const std::string& format, const std::string& key, const std::string& message) {
     std::cerr << "kvbe-cli: " << message << "\n";
@@ -37,32 +32,11 @@ int badInput(const std::string& format, const std::string& key, const std::strin
     return kExitBadInput;
 }
 
-// A CUDA kernel cannot be interrupted: the probe checks for a stop between kernels, and a
-// watchdog ends the process if it has not wound down within two seconds of the signal.
+// A CUDA kernel cannot be interrupted: the probe checks for a stop between kernels, and the
+// process ends anyway two seconds after the signal.
 int runGpuProbe(Probe& probe, const std::string& format) {
-    auto sink = makeSink(format, probe.key());
-    installStopHandlers();
-    std::atomic<bool> finished{false};
-    std::thread watchdog([&] {
-        while (!finished.load()) {
-            if (stopRequested()) {
-                for (int i = 0; i < 200 && !finished.load(); ++i)
-                    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-                if (!finished.load()) {
-                    sink->error(stopMessage());
-                    std::cerr << "kvbe-cli: " << stopMessage() << std::endl;
-                    _exit(kExitInterrupted);
-                }
-                return;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-    });
-    const ProbeOutcome outcome = probe.run(ProbeOptions{}, *sink);
-    finished = true;
-    watchdog.join();
-    if (!outcome.ok()) std::cerr << "kvbe-cli: " << outcome.message << "\n";
-    return static_cast<int>(outcome.exit);
+    auto sink = makeProbeSink(format, probe.key());
+    return runProbeWithWatchdog(probe, ProbeOptions{}, *sink, std::chrono::milliseconds(2000));
 }
 
 int runCopy(const GpuFlags& f) {

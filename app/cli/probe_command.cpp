@@ -1,6 +1,7 @@
 // kvbe-cli probe nvme-read | nvme-write | host-memcpy | list: the probes of kvbe_probes, with
 // the JSON Lines stream (--format jsonl) or a table for people, and a stop on SIGINT/SIGTERM.
 #include "commands.h"
+#include "probe_runner.h"
 
 #include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/probes/io_engine.h"
@@ -11,13 +12,11 @@
 #include "kvbe/probes/stream.h"
 #include "kvbe/units.h"
 
-#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <iostream>
 #include <memory>
-#include <thread>
 #include <unistd.h>
 
 namespace kvbe::cli {
@@ -110,36 +109,9 @@ int runProbe(const std::string& key, const ProbeFlags& flags) {
         return kExitBadInput;
     }
     auto probe = makeProbe(key);
-    std::unique_ptr<ProbeSink> sink;
-    if (flags.format == "jsonl")
-        sink = std::make_unique<JsonlSink>(std::cout, key);
-    else
-        sink = std::make_unique<TableSink>(std::cout, isatty(STDERR_FILENO) ? &std::cerr : nullptr);
-
-    installStopHandlers();
-    // A stop must end the process within half a second even if an I/O never returns: the
-    // watchdog reports the stop and exits when the probe has not wound down by itself.
-    std::atomic<bool> finished{false};
-    std::thread watchdog([&] {
-        while (!finished.load()) {
-            if (stopRequested()) {
-                for (int i = 0; i < 40 && !finished.load(); ++i)
-                    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-                if (!finished.load()) {
-                    sink->error(stopMessage());
-                    std::cerr << "kvbe-cli: " << stopMessage() << std::endl;
-                    _exit(kExitInterrupted);
-                }
-                return;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-    });
-    const ProbeOutcome outcome = probe->run(*options, *sink);
-    finished = true;
-    watchdog.join();
-    if (!outcome.ok()) std::cerr << "kvbe-cli: " << outcome.message << "\n";
-    return static_cast<int>(outcome.exit);
+    auto sink = makeProbeSink(flags.format, key);
+    // An I/O can hang on a failing drive: half a second after a stop the process ends anyway.
+    return runProbeWithWatchdog(*probe, *options, *sink, std::chrono::milliseconds(400));
 }
 
 int runList(const std::string& format) {

@@ -1,4 +1,6 @@
 // kvbe-cli calc, models, gpus, tiers as a script sees them: JSON contract, exit codes, messages.
+#include "cli_run.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -9,27 +11,8 @@
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QProcess::ExitStatus status = QProcess::CrashExit;
-    QByteArray out, err;
-};
-
-Run cli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(KVBE_CLI_PATH), args);
-    Run r;
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.exitCode = p.exitCode();
-    r.status = p.exitStatus();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+using Run = kvbe::test::CliRun;
+Run cli(const QStringList& args) { return kvbe::test::runCli(args); }
 
 QJsonObject json(const Run& r) {
     QJsonParseError e;

@@ -1,5 +1,7 @@
 // kvbe-cli calibrate on this machine's drive: a calibration file that reads back and fits, and
 // no scratch file left behind.
+#include "cli_run.h"
+
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -12,18 +14,11 @@ class TestCliCalibrate : public QObject {
     Q_OBJECT
 private:
     static int run(const QStringList& args, QByteArray* err = nullptr) {
-        QProcess p;
         auto env = QProcessEnvironment::systemEnvironment();
         env.insert("CUDA_VISIBLE_DEVICES", ""); // the GPU probes, if any GPU, stay out of this test
-        p.setProcessEnvironment(env);
-        p.start(QStringLiteral(KVBE_CLI_PATH), args);
-        if (!p.waitForFinished(120000)) {
-            p.kill();
-            p.waitForFinished();
-            return -1;
-        }
-        if (err) *err = p.readAllStandardError();
-        return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+        const auto r = kvbe::test::runCli(args, env);
+        if (err) *err = r.err;
+        return r.exitCode;
     }
 
 private slots:

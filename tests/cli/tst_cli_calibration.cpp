@@ -1,4 +1,6 @@
 // kvbe-cli calibration inspect | fit | export-pykvcache, as a script runs them.
+#include "cli_run.h"
+
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -10,25 +12,8 @@
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-Run cli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(KVBE_CLI_PATH), args);
-    Run r;
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    if (p.exitStatus() == QProcess::NormalExit) r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+using Run = kvbe::test::CliRun;
+Run cli(const QStringList& args) { return kvbe::test::runCli(args); }
 
 void write(const QString& path, const QByteArray& data) {
     QFile f(path);

@@ -1,0 +1,33 @@
+// Running kvbe-cli from a test: exit code (-1 for a crash or a hang), stdout and stderr.
+#pragma once
+
+#include <QProcess>
+#include <QStringList>
+
+namespace kvbe::test {
+
+struct CliRun {
+    int exitCode = -1;
+    QProcess::ExitStatus status = QProcess::CrashExit;
+    QByteArray out, err;
+};
+
+inline CliRun runCli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
+                     int timeoutMs = 120000) {
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(KVBE_CLI_PATH), args);
+    CliRun r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.status = p.exitStatus();
+    if (r.status == QProcess::NormalExit) r.exitCode = p.exitCode();
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+} // namespace kvbe::test
