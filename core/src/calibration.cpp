@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kMaxTokens = 1e9, kMaxSeconds = 1e6, kMaxBytes = 1e15, kMaxBps = 1e14;
+constexpr double kMaxTokens = 1e9, kMaxSeconds = 1e6, kMaxBps = 1e14;
 
 Calibration parseOurs(const FieldReader& r) {
     const json& j = r.root();
