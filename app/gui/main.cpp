@@ -48,7 +48,13 @@ int main(int argc, char** argv) {
     const QCommandLineOption darkOpt(QStringLiteral("dark"), QStringLiteral("Dark theme."));
     const QCommandLineOption bigOpt(QStringLiteral("presentation"),
                                     QStringLiteral("Large fonts and lines."));
-    parser.addOptions({scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt});
+    const QCommandLineOption importOpt(
+        QStringLiteral("import"),
+        QStringLiteral("Import calibration files, or every file in a folder, into the Fleet view "
+                       "(repeatable)."),
+        QStringLiteral("PATH"));
+    parser.addOptions(
+        {scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt, importOpt});
     parser.addPositionalArgument(QStringLiteral("file"),
                                  QStringLiteral("A scenario or a model's config.json to open."));
     // Parsed before QApplication exists: a mistyped option must fail with a sentence even where
@@ -125,6 +131,7 @@ int main(int argc, char** argv) {
     if (!file.isEmpty())
         if (auto st = window.openFile(file); !st)
             return failWith(QString::fromStdString(st.message()));
+    if (parser.isSet(importOpt)) window.importCalibrations(parser.values(importOpt));
     window.resize(window.size().expandedTo(QSize(1280, 800)));
     window.show();
     return app.exec();

@@ -26,7 +26,7 @@ int FleetModel::rowCount(const QModelIndex& parent) const {
 }
 
 int FleetModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : FixedColumns + 2 * int(m_tiers.size());
+    return parent.isValid() ? 0 : FixedColumns + 2 * int(m_tiers.size()) + 1;
 }
 
 int FleetModel::pstarColumn(const std::string& tier) const {
@@ -53,13 +53,12 @@ QVariant FleetModel::headerData(int section, Qt::Orientation o, int role) const 
         return tr("GPU");
     case Model:
         return tr("Model");
-    case Measured:
-        return tr("Measured");
     case Utilisation:
         return tr("Fitted u");
     default:
         break;
     }
+    if (section == measuredColumn()) return tr("Measured");
     const auto& tier = QString::fromStdString(m_tiers[size_t((section - FixedColumns) / 2)]);
     return (section - FixedColumns) % 2 == 0 ? tr("p* %1 (tokens)").arg(tier)
                                              : tr("t_fixed %1 (ms)").arg(tier);
@@ -99,7 +98,10 @@ QVariant FleetModel::data(const QModelIndex& index, int role) const {
     case Model:
         return warn.empty() || !display ? QString::fromStdString(c.model)
                                         : QStringLiteral("⚠ ") + QString::fromStdString(c.model);
-    case Measured: {
+    default:
+        break;
+    }
+    if (col == measuredColumn()) {
         QStringList parts;
         for (const auto& t : c.tiers)
             if (t.readBps)
@@ -113,6 +115,7 @@ QVariant FleetModel::data(const QModelIndex& index, int role) const {
         if (!c.hits.empty()) parts << tr("%n hits", nullptr, int(c.hits.size()));
         return parts.join(QStringLiteral("; "));
     }
+    switch (col) {
     case Utilisation:
         return number(c.fitted ? c.fitted->utilisation : std::nullopt, 3);
     default:
@@ -139,7 +142,7 @@ void FleetModel::append(std::vector<ImportedCalibration> imported) {
                 std::find(newTiers.begin(), newTiers.end(), t) == newTiers.end())
                 newTiers.push_back(t);
     if (!newTiers.empty()) {
-        beginInsertColumns({}, columnCount(), columnCount() + 2 * int(newTiers.size()) - 1);
+        beginInsertColumns({}, measuredColumn(), measuredColumn() + 2 * int(newTiers.size()) - 1);
         m_tiers.insert(m_tiers.end(), newTiers.begin(), newTiers.end());
         endInsertColumns();
     }
@@ -169,7 +172,7 @@ void FleetModel::setFitted(int row, const FittedParameters& p,
     for (const auto& t : tiersOf(c))
         if (std::find(m_tiers.begin(), m_tiers.end(), t) == m_tiers.end()) newTiers.push_back(t);
     if (!newTiers.empty()) {
-        beginInsertColumns({}, columnCount(), columnCount() + 2 * int(newTiers.size()) - 1);
+        beginInsertColumns({}, measuredColumn(), measuredColumn() + 2 * int(newTiers.size()) - 1);
         m_tiers.insert(m_tiers.end(), newTiers.begin(), newTiers.end());
         endInsertColumns();
     }

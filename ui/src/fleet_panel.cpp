@@ -23,8 +23,9 @@ namespace kvbe {
 
 namespace {
 
-const QColor kNodeColors[] = {QColor("#2a9d8f"), QColor("#e76f51"), QColor("#6a4c93"),
-                              QColor("#1982c4"), QColor("#8ac926"), QColor("#ff595e")};
+// Apart from the tier presets' colours, so a node's curve is not taken for a tier's.
+const QColor kNodeColors[] = {QColor("#8338ec"), QColor("#3a86ff"), QColor("#ff006e"),
+                              QColor("#06a77d"), QColor("#ffbe0b"), QColor("#7f5539")};
 
 std::string lower(std::string s) {
     for (auto& ch : s)
@@ -101,8 +102,18 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     m_table->setModel(&m_model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Fitted to their contents, but no column may push p* and the fit out of sight: long texts
+    // (fio's job description) are cut, whole in the tooltip.
+    auto fitColumns = [this] {
+        m_table->resizeColumnsToContents();
+        for (int c = 0; c < m_model.columnCount(); ++c)
+            if (m_table->columnWidth(c) > 240) m_table->setColumnWidth(c, 240);
+    };
+    connect(&m_model, &QAbstractItemModel::columnsInserted, this, fitColumns);
+    connect(&m_model, &QAbstractItemModel::rowsInserted, this, fitColumns);
+    connect(&m_model, &QAbstractItemModel::dataChanged, this, fitColumns);
     m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     auto* fitBox = new QWidget(split);
     auto* fv = new QVBoxLayout(fitBox);
     fv->setContentsMargins(0, 0, 0, 0);
@@ -114,6 +125,7 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
         {tr("Series"), tr("N"), tr("Measured (ms)"), tr("Fitted (ms)"), tr("Residual")});
     m_residuals->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_residuals->verticalHeader()->hide();
+    m_residuals->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_residuals->setEditTriggers(QAbstractItemView::NoEditTriggers);
     fv->addWidget(m_fitSummary);
     fv->addWidget(m_residuals, 1);
@@ -344,7 +356,7 @@ std::vector<TtftChart::Overlay> FleetPanel::overlays() const {
                            : c.host);
         out.push_back({QStringLiteral("overlay/%1/prefill").arg(i),
                        tr("%1: measured recompute").arg(who), ic.prefillCurve,
-                       kNodeColors[size_t(i) % std::size(kNodeColors)], true});
+                       kNodeColors[out.size() % std::size(kNodeColors)], true});
     }
     if (!m_fittedCurve.empty())
         out.push_back({QStringLiteral("overlay/fit/recompute"), tr("fitted recompute"),

@@ -15,6 +15,7 @@
 #include <QTabWidget>
 
 #include <algorithm>
+#include <iterator>
 
 namespace kvbe {
 
@@ -30,7 +31,7 @@ bool isLoadBandwidth(const std::string& series) {
 // The scenario with a measured tier added or updated. It borrows staging and t_fixed from the
 // first nominal tier of the same kind: the probe measured bandwidth, not the fixed cost.
 Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::string& name,
-                          const QString& probe, double gbps) {
+                          const QString& probe, double gbps, int run) {
     Scenario out = s;
     for (auto& t : out.tiers)
         if (t.name == name) {
@@ -41,7 +42,9 @@ Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::
     TierConfig t;
     t.name = name;
     t.bandwidthGBps = gbps;
-    t.color = "#d00000";
+    // Measured tiers in reds, so they stand apart from the nominal ones.
+    static const char* const reds[] = {"#d00000", "#e85d04", "#9d0208", "#f48c06", "#6a040f"};
+    t.color = reds[size_t(run) % std::size(reds)];
     for (const auto& nominal : s.tiers) {
         const auto* preset = nominal.preset.empty() ? nullptr : presets.findTier(nominal.preset);
         if (preset && preset->kind == kind && nominal.measured.empty()) {
@@ -71,6 +74,7 @@ void MainWindow::buildMeasured() {
     addDockWidget(Qt::BottomDockWidgetArea, m_fleetDock);
     tabifyDockWidget(m_probeDock, m_fleetDock);
     m_probeDock->raise();
+    resizeDocks({m_probeDock}, {320}, Qt::Vertical);
     connect(m_fleetPanel, &FleetPanel::overlaysChanged, this, [this] {
         static_cast<TtftChart*>(chart(QStringLiteral("ttft")))
             ->setOverlays(m_fleetPanel->overlays());
@@ -151,7 +155,7 @@ void MainWindow::applyBandwidth(int run, const QString& probe, double gbps) {
     if (gbps <= best) return;
     best = gbps;
     m_explorer.setScenario(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
-                                            name.toStdString(), probe, gbps));
+                                            name.toStdString(), probe, gbps, run));
 }
 
 void MainWindow::applyPrefill(int run, double tokens, double seconds) {

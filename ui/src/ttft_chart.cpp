@@ -116,9 +116,12 @@ void TtftChart::refill() {
             pts.append(QPointF(p.x(), p.y() * ms));
             if (p.y() > 0) lo = std::min(lo, p.y() * ms), hi = std::max(hi, p.y() * ms);
         }
-        if (o.line)
-            line(o.key, o.name, o.color, 2, Qt::DashDotLine)->replace(pts);
-        else
+        if (o.line) {
+            auto* l = line(o.key, o.name, o.color, 2, Qt::DashDotLine);
+            // Measured curves have few points: show where they were measured.
+            l->setPointsVisible(pts.size() <= 64);
+            l->replace(pts);
+        } else
             scatter(o.key, o.name, o.color, 8)->replace(pts);
     }
     endRefill();

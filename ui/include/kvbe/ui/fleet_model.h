@@ -13,7 +13,8 @@ class FleetModel : public QAbstractTableModel {
   public:
     using QAbstractTableModel::QAbstractTableModel;
 
-    enum Column { Source, Format, Host, Gpu, Model, Measured, Utilisation, FixedColumns };
+    // Then "p* <tier>" and "t_fixed <tier>" per tier, and last what was measured.
+    enum Column { Source, Format, Host, Gpu, Model, Utilisation, FixedColumns };
     // Roles beyond Qt's: the raw number behind a cell (sorting, tests).
     enum Role { ValueRole = Qt::UserRole + 1 };
 
@@ -34,6 +35,7 @@ class FleetModel : public QAbstractTableModel {
     // The column of "p* <tier>" or "t_fixed <tier>"; -1 when no file names the tier.
     int pstarColumn(const std::string& tier) const;
     int tFixedColumn(const std::string& tier) const;
+    int measuredColumn() const { return columnCount() - 1; }
 
   private:
     std::vector<std::string> tiersOf(const Calibration& c) const;
