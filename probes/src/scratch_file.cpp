@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -158,7 +159,9 @@ IoTarget::IoTarget(IoTarget&& o) noexcept {
 IoTarget& IoTarget::operator=(IoTarget&& o) noexcept {
     if (this != &o) {
         if (m_fd >= 0) ::close(m_fd);
+        if (m_dirLock >= 0) ::close(m_dirLock);
         m_fd = std::exchange(o.m_fd, -1);
+        m_dirLock = std::exchange(o.m_dirLock, -1);
         m_kind = o.m_kind;
         m_path = std::move(o.m_path);
         m_size = o.m_size;
@@ -173,6 +176,7 @@ IoTarget& IoTarget::operator=(IoTarget&& o) noexcept {
 
 IoTarget::~IoTarget() {
     if (m_fd >= 0) ::close(m_fd);
+    if (m_dirLock >= 0) ::close(m_dirLock); // releases the folder's lock
 }
 
 std::string IoTarget::describe() const {
@@ -275,6 +279,17 @@ struct TargetOpener {
         IoTarget t;
         t.m_kind = TargetKind::Scratch;
         t.m_path = r.dir;
+        // Two probes with scratch files in one folder would measure each other (and need twice
+        // the space): the folder itself is locked, so no lock file is ever left behind, and the
+        // kernel drops the lock when the process ends, however it ends.
+        t.m_dirLock = ::open(r.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (t.m_dirLock >= 0 && ::flock(t.m_dirLock, LOCK_EX | LOCK_NB) != 0) {
+            const int err = errno;
+            if (err == EWOULDBLOCK)
+                return Error{"another kvbe probe is measuring in " + r.dir +
+                             " right now; two runs on one folder would measure each other, so "
+                             "wait for it to finish or pick another --dir"};
+        }
         t.m_fsType = fsTypeName(fs.f_type);
         t.m_direct = r.direct;
         t.m_logicalBlock = logicalBlockOf(st.st_dev);

@@ -4,6 +4,8 @@
 
 #include "probe_test_util.h"
 
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <fcntl.h>
@@ -189,6 +191,55 @@ class ProbeScratchTest : public QObject {
         QCOMPARE(failure, ProbeExit::CannotRun);
         QVERIFY2(target.message().find("file-size limit (ulimit -f)") != std::string::npos,
                  target.message().c_str());
+    }
+
+    // Two probes cannot have scratch files in one folder at once; the lock goes with the first.
+    void oneProbeAtATimePerFolder() {
+        auto dir = driveDir();
+        const TargetRequest request{dir->path().toStdString(), "", "", 4 * kMiB, false, true};
+        ProbeExit failure = ProbeExit::Ok;
+        {
+            auto first = openTarget(request, failure);
+            QVERIFY2(first.ok(), first.ok() ? "" : first.message().c_str());
+            auto second = openTarget(request, failure);
+            QVERIFY(!second.ok());
+            QCOMPARE(failure, ProbeExit::CannotRun);
+            QVERIFY2(second.message().starts_with("another kvbe probe is measuring in "),
+                     second.message().c_str());
+        }
+        auto third = openTarget(request, failure);
+        QVERIFY2(third.ok(), third.ok() ? "" : third.message().c_str());
+        QVERIFY(entries(dir->path()).isEmpty());
+    }
+
+    // The disk fills up while the scratch file is written (another process took the space after
+    // the free-space check): the probe stops with a sentence, and the scratch file is gone.
+    void noSpaceInTheMiddleOfTheWrite() {
+        QTemporaryDir mountPoint;
+        const QByteArray where = mountPoint.path().toUtf8();
+        if (::geteuid() != 0 ||
+            QProcess::execute("mount", {"-t", "tmpfs", "-o", "size=40m", "tmpfs", mountPoint.path()}) != 0)
+            QSKIP("needs root to mount a small tmpfs");
+        struct Unmount {
+            QString path;
+            ~Unmount() { QProcess::execute("umount", {path}); }
+        } unmount{mountPoint.path()};
+        ProbeExit failure = ProbeExit::Ok;
+        auto target = openTarget({where.toStdString(), "", "", 16 * kMiB, false, true}, failure);
+        QVERIFY2(target.ok(), target.ok() ? "" : target.message().c_str());
+        {
+            QFile filler(mountPoint.filePath("filler"));
+            QVERIFY(filler.open(QIODevice::WriteOnly));
+            const QByteArray mib(int(kMiB), 'x');
+            for (int i = 0; i < 32; ++i) filler.write(mib);
+        }
+        auto st = target->layOut(nullptr, failure);
+        QVERIFY(!st.ok());
+        QCOMPARE(failure, ProbeExit::CannotRun);
+        QVERIFY2(st.message().find("writing the scratch file in ") == 0, st.message().c_str());
+        QVERIFY2(st.message().find("No space left on device") != std::string::npos, st.message().c_str());
+        target = Result<IoTarget>(Error{"closed"});
+        QCOMPARE(entries(mountPoint.path()), QStringList{"filler"});
     }
 };
 

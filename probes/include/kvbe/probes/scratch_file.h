@@ -54,6 +54,7 @@ class IoTarget {
   private:
     friend struct TargetOpener;
     int m_fd = -1;
+    int m_dirLock = -1; // the --dir folder, flock()ed while the scratch file exists
     TargetKind m_kind = TargetKind::Scratch;
     std::string m_path;
     std::uint64_t m_size = 0;
