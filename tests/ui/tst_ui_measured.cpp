@@ -310,6 +310,8 @@ class TestMeasured : public QObject {
     void fitAndAdopt() {
         auto w = makeWindow();
         auto* fleet = w->fleetPanel();
+        QAbstractItemModelTester tester(fleet->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(w->importCalibrations({kFixtures + QStringLiteral("/kvbe-node17.json")}));
         QVERIFY(waitImport(fleet));
         fleet->selectRow(0);
@@ -343,6 +345,9 @@ class TestMeasured : public QObject {
         w->refreshNow();
         QCOMPARE(w->explorer()->scenario().utilisation, u);
         QCOMPARE(w->explorer()->scenario(), adoptFit(ref.eval.scenario, fit.params));
+
+        fleet->model()->clear();
+        QCOMPARE(fleet->model()->rowCount(), 0);
     }
 
     void exportPyKvcacheReadsBack() {

@@ -22,6 +22,7 @@ ProbeRunner::ProbeRunner(QObject* parent) : QObject(parent) {
     connect(&m_process, &QProcess::finished, this, &ProbeRunner::onFinished);
     connect(&m_process, &QProcess::errorOccurred, this, &ProbeRunner::onStartError);
     connect(&m_hangTimer, &QTimer::timeout, this, [this] {
+        if (!isRunning()) return;
         stopProcess(Outcome::Hung,
                     tr("The probe stopped answering: no line for %1 s, so it was stopped.")
                         .arg(m_hangMs / 1000.0, 0, 'g', 3));
@@ -145,11 +146,14 @@ void ProbeRunner::onStartError(QProcess::ProcessError e) {
 }
 
 void ProbeRunner::onFinished(int code, QProcess::ExitStatus status) {
-    m_hangTimer.stop();
-    m_killTimer.stop();
     if (!isRunning()) return;
     readOutput();
-    if (m_stopReason) {
+    // After the last read: reading restarts the hang timer.
+    m_hangTimer.stop();
+    m_killTimer.stop();
+    // A probe that finished its stream before the stop reached it has succeeded.
+    const bool complete = status == QProcess::NormalExit && code == 0 && m_reader.finished();
+    if (m_stopReason && !(complete && m_stopReason == Outcome::Stopped)) {
         finish(*m_stopReason, m_stopMessage);
         return;
     }
