@@ -340,6 +340,24 @@ class TestMeasured : public QObject {
             w->chart(QStringLiteral("ttft"))->seriesByKey(QStringLiteral("overlay/fit/recompute"));
         QVERIFY(fitted);
         QCOMPARE(fitted->count(), int(ref.curves.tokens.size()));
+        {
+            CostInputs in = ref.eval.cost.inputs();
+            in.utilisation = u;
+            auto cost = CostModel::create(in);
+            QVERIFY(cost.ok());
+            const double oh = fit.params.overheadS;
+            const size_t k = ref.curves.tokens.size() / 2;
+            const double n = ref.curves.tokens[k];
+            QVERIFY(sameValue(fitted->at(int(k)).y(), (cost->tMiss(n) + oh) * 1e3, 1e-12));
+            const auto& [name, ft] = *fit.params.tiers.begin();
+            auto* hit =
+                w->chart(QStringLiteral("ttft"))->seriesByKey(QStringLiteral("overlay/fit/hit-0"));
+            QVERIFY(hit);
+            const double f = ref.eval.scenario.cachedFraction;
+            QVERIFY(sameValue(
+                hit->at(int(k)).y(),
+                (cost->tHit({name, ft.bandwidthBps, ft.tFixedS}, n, f * n) + oh) * 1e3, 1e-12));
+        }
 
         QVERIFY(fleet->adoptFitted().ok());
         w->refreshNow();

@@ -155,7 +155,8 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
         m_model.clear();
         m_fit.reset();
         m_fitRow = -1;
-        m_fittedCurve.clear();
+        m_fitCost.reset();
+        m_fitTiers.clear();
         m_residuals->setRowCount(0);
         updateMismatches();
         updateButtons();
@@ -182,7 +183,10 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
             emit overlaysChanged();
             emit imported(n, int(errors.size()));
         });
-    connect(m_explorer, &Explorer::computed, this, &FleetPanel::updateMismatches);
+    connect(m_explorer, &Explorer::computed, this, [this] {
+        updateMismatches();
+        if (m_fitCost) emit overlaysChanged(); // fitted curves follow the lengths and fraction
+    });
     updateButtons();
 }
 
@@ -244,14 +248,14 @@ Status FleetPanel::fitSelected() {
         if (p) pstar[n] = std::ceil(*p);
     m_model.setFitted(row, m_fit->params, pstar);
 
-    // The fitted recompute time over the scenario's lengths, beside the nominal curve.
-    m_fittedCurve.clear();
     CostInputs in = r->eval->cost.inputs();
     if (m_fit->params.utilisation) in.utilisation = *m_fit->params.utilisation;
     if (m_fit->params.rampHalfTokens) in.rampHalfTokens = m_fit->params.rampHalfTokens;
-    if (auto cost = CostModel::create(in))
-        for (double n : r->curves.tokens)
-            m_fittedCurve.emplace_back(n, cost->tMiss(n) + m_fit->params.overheadS);
+    m_fitCost.reset();
+    if (auto cost = CostModel::create(in)) m_fitCost = std::move(*cost);
+    m_fitTiers.clear();
+    for (const auto& [n, t] : m_fit->params.tiers)
+        m_fitTiers.push_back({n, t.bandwidthBps, t.tFixedS});
     showFit();
     updateButtons();
     emit overlaysChanged();
@@ -358,9 +362,25 @@ std::vector<TtftChart::Overlay> FleetPanel::overlays() const {
                        tr("%1: measured recompute").arg(who), ic.prefillCurve,
                        kNodeColors[out.size() % std::size(kNodeColors)], true});
     }
-    if (!m_fittedCurve.empty())
-        out.push_back({QStringLiteral("overlay/fit/recompute"), tr("fitted recompute"),
-                       m_fittedCurve, QColor("#ff7f11"), true});
+    const auto& r = m_explorer->result();
+    if (!m_fitCost || !r) return out;
+    // Fitted beside nominal: the same curves as the chart's own, with the fitted values and the
+    // overhead both paths share.
+    const double f = r->scenario.cachedFraction, overhead = m_fit->params.overheadS;
+    std::vector<QPointF> miss;
+    for (double n : r->curves.tokens)
+        miss.emplace_back(n, m_fitCost->tMiss(n) + overhead);
+    out.push_back({QStringLiteral("overlay/fit/recompute"), tr("fitted recompute"), std::move(miss),
+                   QColor("#ff7f11"), true});
+    const QColor hitColors[] = {QColor("#ffb703"), QColor("#bc6c25"), QColor("#e9c46a")};
+    for (size_t t = 0; t < m_fitTiers.size(); ++t) {
+        std::vector<QPointF> hit;
+        for (double n : r->curves.tokens)
+            hit.emplace_back(n, m_fitCost->tHit(m_fitTiers[t], n, f * n) + overhead);
+        out.push_back({QStringLiteral("overlay/fit/hit-%1").arg(t),
+                       tr("fitted hit from %1").arg(QString::fromStdString(m_fitTiers[t].name)),
+                       std::move(hit), hitColors[t % std::size(hitColors)], true});
+    }
     return out;
 }
 

@@ -77,7 +77,10 @@ class FleetPanel : public QWidget {
     QStringList m_errors;
     std::optional<FitResult> m_fit;
     int m_fitRow = -1;
-    std::vector<QPointF> m_fittedCurve; // (tokens, seconds) of the fitted recompute time
+    // The cost model with the fitted utilisation, and the fitted tiers: drawn at the scenario's
+    // current lengths and cached fraction, so they follow the sliders.
+    std::optional<CostModel> m_fitCost;
+    std::vector<TierPath> m_fitTiers;
 };
 
 } // namespace kvbe
