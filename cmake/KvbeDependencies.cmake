@@ -3,44 +3,27 @@
 
 set(KVBE_THIRD_PARTY ${PROJECT_SOURCE_DIR}/third_party)
 
+# kvbe_header_only(TARGET INCLUDE_DIR PROBE_FILE DEBIAN_PACKAGE): when find_package did not
+# provide TARGET, make it from headers under third_party/, or stop with what to install.
+function(kvbe_header_only target dir probe package)
+  if(TARGET ${target})
+    return()
+  endif()
+  if(NOT EXISTS ${dir}/${probe})
+    message(FATAL_ERROR "${target} not found: install ${package}, or put ${probe} under ${dir}")
+  endif()
+  add_library(${target} INTERFACE IMPORTED GLOBAL)
+  target_include_directories(${target} SYSTEM INTERFACE ${dir})
+  message(STATUS "${target}: using ${dir}/${probe}")
+endfunction()
+
 find_package(nlohmann_json 3.10 QUIET)
-if(NOT nlohmann_json_FOUND)
-  if(EXISTS ${KVBE_THIRD_PARTY}/nlohmann/json.hpp)
-    add_library(nlohmann_json INTERFACE)
-    target_include_directories(nlohmann_json SYSTEM INTERFACE ${KVBE_THIRD_PARTY})
-    add_library(nlohmann_json::nlohmann_json ALIAS nlohmann_json)
-    message(STATUS "nlohmann_json: using ${KVBE_THIRD_PARTY}/nlohmann/json.hpp")
-  else()
-    message(FATAL_ERROR "nlohmann_json not found: install nlohmann-json3-dev, or put "
-                        "nlohmann/json.hpp under ${KVBE_THIRD_PARTY}")
-  endif()
-endif()
-
+kvbe_header_only(nlohmann_json::nlohmann_json ${KVBE_THIRD_PARTY} nlohmann/json.hpp nlohmann-json3-dev)
 find_package(CLI11 CONFIG QUIET)
-if(NOT CLI11_FOUND)
-  if(EXISTS ${KVBE_THIRD_PARTY}/CLI/CLI.hpp)
-    add_library(CLI11 INTERFACE)
-    target_include_directories(CLI11 SYSTEM INTERFACE ${KVBE_THIRD_PARTY})
-    add_library(CLI11::CLI11 ALIAS CLI11)
-    message(STATUS "CLI11: using ${KVBE_THIRD_PARTY}/CLI/CLI.hpp")
-  else()
-    message(FATAL_ERROR "CLI11 not found: install libcli11-dev, or put CLI/CLI.hpp under "
-                        "${KVBE_THIRD_PARTY}")
-  endif()
-endif()
-
-# Eigen (header-only): least-squares fitting in core.
+kvbe_header_only(CLI11::CLI11 ${KVBE_THIRD_PARTY} CLI/CLI.hpp libcli11-dev)
+# Eigen: least-squares fitting in core.
 find_package(Eigen3 3.3 QUIET NO_MODULE)
-if(NOT TARGET Eigen3::Eigen)
-  if(EXISTS ${KVBE_THIRD_PARTY}/eigen3/Eigen/Dense)
-    add_library(Eigen3::Eigen INTERFACE IMPORTED)
-    target_include_directories(Eigen3::Eigen SYSTEM INTERFACE ${KVBE_THIRD_PARTY}/eigen3)
-    message(STATUS "Eigen: using ${KVBE_THIRD_PARTY}/eigen3")
-  else()
-    message(FATAL_ERROR "Eigen 3 not found: install libeigen3-dev, or put Eigen's headers under "
-                        "${KVBE_THIRD_PARTY}/eigen3")
-  endif()
-endif()
+kvbe_header_only(Eigen3::Eigen ${KVBE_THIRD_PARTY}/eigen3 Eigen/Dense libeigen3-dev)
 
 find_package(Threads REQUIRED)
 

@@ -238,7 +238,7 @@ class ProbeScratchTest : public QObject {
         QCOMPARE(failure, ProbeExit::CannotRun);
         QVERIFY2(st.message().find("writing the scratch file in ") == 0, st.message().c_str());
         QVERIFY2(st.message().find("No space left on device") != std::string::npos, st.message().c_str());
-        target = Result<IoTarget>(Error{"closed"});
+        target = kvbe::Result<IoTarget>(kvbe::Error{"closed"});
         QCOMPARE(entries(mountPoint.path()), QStringList{"filler"});
     }
 };
