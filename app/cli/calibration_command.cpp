@@ -5,6 +5,7 @@
 #include "kvbe/fit.h"
 #include "kvbe/json_text.h"
 #include "kvbe/presets.h"
+#include "kvbe/pykvcache.h"
 #include "kvbe/scenario.h"
 #include "kvbe/units.h"
 
@@ -186,76 +187,32 @@ int runFit(const FitOptionsCli& o) {
 
 struct ExportOptions {
     std::string scenario, calibration, out, ssdTier, memTier;
-    double safetyMargin = 0;
+    double safetyMargin = -1; // not given
 };
-
-std::string lowerAscii(std::string s) {
-    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
-}
-
-// Picks the tier that stands for py-kvcache's "ssd" or "mem": the named one, else the first whose
-// preset kind or name says so.
-std::optional<size_t> pickTier(const std::vector<std::string>& names, const std::vector<std::string>& kinds,
-                               const std::string& wanted, std::initializer_list<const char*> hints) {
-    for (size_t i = 0; i < names.size(); ++i)
-        if (!wanted.empty() && lowerAscii(names[i]) == lowerAscii(wanted)) return i;
-    if (!wanted.empty()) return std::nullopt;
-    for (size_t i = 0; i < names.size(); ++i)
-        for (const char* h : hints)
-            if (kinds[i] == h || lowerAscii(names[i]).find(h) != std::string::npos) return i;
-    return std::nullopt;
-}
 
 int runExport(const ExportOptions& o) {
     if (o.scenario.empty() == o.calibration.empty())
         return fail("export-pykvcache: give exactly one of --scenario FILE or --calibration FILE");
-    PyKvcacheThresholds t;
-    t.safetyMarginTokens = o.safetyMargin;
-    std::vector<std::string> names, kinds;
-    std::vector<std::optional<double>> pstars;
+    Result<PyKvcacheExport> ex = Error{""};
     if (!o.scenario.empty()) {
         auto ctx = loadContext(o.scenario);
         if (!ctx) return fail(ctx.message());
-        t.modelName = ctx->eval.model.id;
-        t.kvDtype = ctx->eval.cost.inputs().kvDtype;
-        for (size_t i = 0; i < ctx->eval.tiers.size(); ++i) {
-            const auto& tc = ctx->scenario.tiers[i];
-            const auto* preset = tc.preset.empty() ? nullptr : ctx->presets.findTier(tc.preset);
-            names.push_back(tc.name);
-            kinds.push_back(preset ? preset->kind : "");
-            pstars.push_back(ctx->eval.cost.breakevenPrefix(ctx->eval.tiers[i]));
-        }
+        ex = pyKvcacheFromScenario(ctx->eval, ctx->presets, o.ssdTier, o.memTier);
     } else {
         auto c = readCalibration(o.calibration);
         if (!c) return fail(c.message());
-        if (c->breakevenPrefix.empty())
-            return fail(o.calibration + ": holds no break-even prefix lengths; run `kvbe-cli calibration fit` on it first");
-        t.modelName = c->model;
-        t.kvDtype = c->kvDtype.value_or(KvDtype::BF16);
-        if (c->safetyMarginTokens && o.safetyMargin == 0) t.safetyMarginTokens = *c->safetyMarginTokens;
-        for (const auto& [n, p] : c->breakevenPrefix) {
-            names.push_back(n);
-            kinds.push_back("");
-            pstars.push_back(p);
-        }
+        ex = pyKvcacheFromCalibration(*c, o.ssdTier, o.memTier);
     }
-    const auto ssd = pickTier(names, kinds, o.ssdTier, {"nvme", "ssd", "disk"});
-    const auto mem = pickTier(names, kinds, o.memTier, {"dram", "mem", "cpu"});
-    if (!ssd && !mem)
-        return fail("export-pykvcache: no tier stands for the SSD or host memory; name them with --ssd-tier and --mem-tier");
-    if (!o.ssdTier.empty() && !ssd) return fail("--ssd-tier '" + o.ssdTier + "': no such tier");
-    if (!o.memTier.empty() && !mem) return fail("--mem-tier '" + o.memTier + "': no such tier");
-    if (ssd) t.ssdTokens = pstars[*ssd];
-    if (mem) t.memTokens = pstars[*mem];
-    const auto text = pyKvcacheV1Json(t);
+    if (!ex) return fail("export-pykvcache: " + ex.message());
+    if (o.safetyMargin >= 0) ex->thresholds.safetyMarginTokens = o.safetyMargin; // else the file's, or 0
+    const auto text = pyKvcacheV1Json(ex->thresholds);
     if (o.out.empty() || o.out == "-") {
         std::cout << text;
         return kExitOk;
     }
     if (auto st = writeFileAtomically(o.out, text); !st) return fail(st.message());
-    std::cerr << "kvbe-cli: wrote " << o.out << " (ssd: " << (ssd ? names[*ssd] : std::string("none"))
-              << ", mem: " << (mem ? names[*mem] : std::string("none")) << ")\n";
+    std::cerr << "kvbe-cli: wrote " << o.out << " (ssd: " << (ex->ssdTier.empty() ? "none" : ex->ssdTier)
+              << ", mem: " << (ex->memTier.empty() ? "none" : ex->memTier) << ")\n";
     return kExitOk;
 }
 
@@ -293,7 +250,7 @@ void addCalibrationCommands(CLI::App& app, std::function<int()>& run) {
     ex->add_option("--out", e->out, "Output file (- or nothing: stdout)");
     ex->add_option("--ssd-tier", e->ssdTier, "Tier that stands for the SSD (default: the first NVMe tier)");
     ex->add_option("--mem-tier", e->memTier, "Tier that stands for host memory (default: the first DRAM tier)");
-    ex->add_option("--safety-margin", e->safetyMargin, "safety_margin_tokens to write")->check(CLI::NonNegativeNumber);
+    ex->add_option("--safety-margin", e->safetyMargin, "safety_margin_tokens to write (default: the calibration's, or 0)")->check(CLI::NonNegativeNumber);
     ex->callback([e, &run] { run = [e] { return runExport(*e); }; });
 }
 

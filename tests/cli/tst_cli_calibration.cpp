@@ -114,7 +114,7 @@ private slots:
         QTest::newRow("neither source") << QStringList{"calibration", "export-pykvcache"} << 1 << "exactly one";
         QTest::newRow("unknown ssd tier")
             << QStringList{"calibration", "export-pykvcache", "--scenario", KVBE_SOURCE_DIR "/resources/scenarios/default.kvbe.json",
-                           "--ssd-tier", "tape"} << 1 << "--ssd-tier 'tape'";
+                           "--ssd-tier", "tape"} << 1 << "no tier is named 'tape'";
         QTest::newRow("negative margin") << QStringList{"calibration", "export-pykvcache", "--safety-margin", "-5"} << 2 << "";
         QTest::newRow("no subcommand") << QStringList{"calibration"} << 2 << "";
     }

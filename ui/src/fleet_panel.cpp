@@ -1,5 +1,6 @@
 #include "kvbe/ui/fleet_panel.h"
 
+#include "kvbe/pykvcache.h"
 #include "kvbe/ui/explorer.h"
 
 #include <QFileDialog>
@@ -26,23 +27,6 @@ namespace {
 // Apart from the tier presets' colours, so a node's curve is not taken for a tier's.
 const QColor kNodeColors[] = {QColor("#8338ec"), QColor("#3a86ff"), QColor("#ff006e"),
                               QColor("#06a77d"), QColor("#ffbe0b"), QColor("#7f5539")};
-
-std::string lower(std::string s) {
-    for (auto& ch : s)
-        ch = char(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
-}
-
-// The tier that stands for py-kvcache's "ssd" or "mem", as `kvbe-cli calibration
-// export-pykvcache` picks it: the first whose preset kind or name says so.
-std::optional<size_t> pickTier(const std::vector<std::string>& names,
-                               const std::vector<std::string>& kinds,
-                               std::initializer_list<const char*> hints) {
-    for (size_t i = 0; i < names.size(); ++i)
-        for (const char* h : hints)
-            if (kinds[i] == h || lower(names[i]).find(h) != std::string::npos) return i;
-    return std::nullopt;
-}
 
 } // namespace
 
@@ -305,42 +289,18 @@ Status FleetPanel::adoptFitted() {
 }
 
 Status FleetPanel::exportPyKvcache(const QString& path, bool fromCalibration) {
-    PyKvcacheThresholds t;
-    std::vector<std::string> names, kinds;
-    std::vector<std::optional<double>> pstars;
+    Result<PyKvcacheExport> ex = Error{""};
     if (fromCalibration) {
         const int row = selectedRow();
         if (row < 0) return Error{"Select an imported file to export"};
-        const Calibration& c = m_model.at(row).calibration;
-        if (c.breakevenPrefix.empty())
-            return Error{c.source + ": holds no break-even prefix lengths; fit it first"};
-        t.modelName = c.model;
-        t.kvDtype = c.kvDtype.value_or(KvDtype::BF16);
-        t.safetyMarginTokens = c.safetyMarginTokens.value_or(0);
-        for (const auto& [n, p] : c.breakevenPrefix) {
-            names.push_back(n);
-            kinds.emplace_back();
-            pstars.emplace_back(p);
-        }
+        ex = pyKvcacheFromCalibration(m_model.at(row).calibration);
     } else {
         const auto& r = m_explorer->result();
         if (!r) return Error{"The scenario has no result to export"};
-        t.modelName = r->model().id;
-        t.kvDtype = r->eval->cost.inputs().kvDtype;
-        for (size_t i = 0; i < r->eval->tiers.size(); ++i) {
-            const auto& tc = r->scenario.tiers[i];
-            const auto* preset =
-                tc.preset.empty() ? nullptr : m_explorer->presets().findTier(tc.preset);
-            names.push_back(tc.name);
-            kinds.push_back(preset ? preset->kind : std::string());
-            pstars.push_back(r->eval->cost.breakevenPrefix(r->eval->tiers[i]));
-        }
+        ex = pyKvcacheFromScenario(*r->eval, m_explorer->presets());
     }
-    const auto ssd = pickTier(names, kinds, {"nvme", "ssd", "disk"});
-    const auto mem = pickTier(names, kinds, {"dram", "mem", "cpu"});
-    if (!ssd && !mem) return Error{"No tier stands for the SSD or host memory"};
-    if (ssd) t.ssdTokens = pstars[*ssd];
-    if (mem) t.memTokens = pstars[*mem];
+    if (!ex) return ex.error();
+    const auto& t = ex->thresholds;
     const QByteArray text = QByteArray::fromStdString(pyKvcacheV1Json(t));
     QSaveFile f(path);
     if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size() || !f.commit())
