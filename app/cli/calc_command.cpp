@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "kvbe/presets.h"
+#include "kvbe/json_text.h"
 #include "kvbe/report.h"
 #include "kvbe/scenario.h"
 #include "kvbe/units.h"
@@ -156,7 +157,7 @@ int runCalc(const CalcOptions& o) {
     auto eval = evaluate(s, *presets);
     if (!eval) return fail((o.scenario.empty() ? std::string() : o.scenario + ": ") + eval.message());
     const auto report = makeCalcReport(*eval, lengths, fraction);
-    if (o.format == "json") std::cout << calcJson(report).dump(2) << "\n";
+    if (o.format == "json") std::cout << dumpJson(calcJson(report), 2) << "\n";
     else if (o.format == "csv") std::cout << calcCsv(report);
     else std::cout << calcTable(report);
     return kExitOk;
@@ -166,7 +167,7 @@ template <class JsonFn, class TableFn>
 int runListing(const std::string& format, JsonFn toJson, TableFn toTable) {
     auto presets = Presets::loadBuiltin();
     if (!presets) return fail(presets.message());
-    if (format == "json") std::cout << toJson(*presets).dump(2) << "\n";
+    if (format == "json") std::cout << dumpJson(toJson(*presets), 2) << "\n";
     else std::cout << toTable(*presets);
     return kExitOk;
 }

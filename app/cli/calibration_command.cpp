@@ -82,7 +82,7 @@ int runInspect(const std::vector<std::string>& files, const std::string& scenari
     json out = json::array();
     for (const auto& c : set.calibrations) out.push_back(calibrationSummary(c, mismatchWarnings(c, ctx->eval.model, kv)));
     if (format == "json") {
-        std::cout << json{{"calibrations", out}, {"errors", set.errors}}.dump(2) << "\n";
+        std::cout << dumpJson(json{{"calibrations", out}, {"errors", set.errors}}, 2) << "\n";
     } else {
         for (const auto& c : out) {
             std::cout << c["source"].get<std::string>() << "  (" << c["format"].get<std::string>() << ")\n";
@@ -167,7 +167,7 @@ int runFit(const FitOptionsCli& o) {
         for (const auto& r : fit->residuals)
             j["residuals"].push_back({{"series", r.series}, {"tokens", r.tokens}, {"prefix", r.prefix},
                                       {"measured_s", r.measuredS}, {"fitted_s", r.fittedS}});
-        std::cout << j.dump(2) << "\n";
+        std::cout << dumpJson(j, 2) << "\n";
         return kExitOk;
     }
     std::cout << "Fitted to " << c->source << " (" << c->format << ")\n";

@@ -230,7 +230,7 @@ std::string calibrationToJson(const Calibration& c) {
     }
     j["breakeven_prefix_tokens"] = c.breakevenPrefix;
     if (c.safetyMarginTokens) j["safety_margin_tokens"] = *c.safetyMarginTokens;
-    return j.dump(2) + "\n";
+    return dumpJson(j, 2) + "\n";
 }
 
 Status saveCalibration(const fs::path& path, const Calibration& c) {
@@ -270,7 +270,7 @@ std::string pyKvcacheV1Json(const PyKvcacheThresholds& t) {
               {"break_even_ssd_tokens", tokens(t.ssdTokens)},
               {"break_even_mem_tokens", tokens(t.memTokens)},
               {"safety_margin_tokens", static_cast<long long>(std::ceil(t.safetyMarginTokens))}};
-    return j.dump(2) + "\n";
+    return dumpJson(j, 2) + "\n";
 }
 
 } // namespace kvbe

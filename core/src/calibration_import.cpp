@@ -1,5 +1,7 @@
 #include "calibration_formats.h"
 
+#include "kvbe/json_text.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -288,6 +290,9 @@ Result<Calibration> parseParetoCsv(std::string_view text, const std::string& sou
         Row row;
         row.curve = r[col["curve"]];
         row.config = col.count("server_config") ? r[col["server_config"]] : "hit";
+        for (const char* name : {"curve", "server_config"})
+            if (col.count(name) && !isValidUtf8(r[col[name]]))
+                return Error{where + ": column '" + std::string(name) + "' is not valid UTF-8 text"};
         row.line = lines[i];
         auto n = number("doc_size", true, 0);
         if (!n) return n.error();

@@ -100,7 +100,7 @@ public:
 
     [[noreturn]] void fail(const std::string& key, const std::string& expected,
                            const json& got) const {
-        std::string shown = got.dump();
+        std::string shown = dumpJson(got);
         if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
         throw ConfigError{m_source + ": field '" + path(key) + "' is " + jsonTypeName(got) +
                           (got.is_primitive() && !got.is_null() ? " (" + shown + ")" : "") +

@@ -36,6 +36,35 @@ bool nestingWithin(std::string_view text, int limit) {
 }
 } // namespace
 
+std::string dumpJson(const nlohmann::json& j, int indent) {
+    return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool isValidUtf8(std::string_view text) {
+    size_t i = 0;
+    while (i < text.size()) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        size_t extra = 0;
+        unsigned min = 0;
+        if (c < 0x80) { ++i; continue; }
+        if ((c & 0xE0) == 0xC0) { extra = 1; min = 0x80; }
+        else if ((c & 0xF0) == 0xE0) { extra = 2; min = 0x800; }
+        else if ((c & 0xF8) == 0xF0) { extra = 3; min = 0x10000; }
+        else return false;
+        if (i + extra >= text.size()) return false; // cut off
+        unsigned cp = c & (0x3F >> extra);
+        for (size_t k = 1; k <= extra; ++k) {
+            const auto cc = static_cast<unsigned char>(text[i + k]);
+            if ((cc & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (cc & 0x3F);
+        }
+        // Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8.
+        if (cp < min || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return false;
+        i += extra + 1;
+    }
+    return true;
+}
+
 std::string jsonTypeName(const nlohmann::json& j) {
     switch (j.type()) {
     case nlohmann::json::value_t::null: return "null";

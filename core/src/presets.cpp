@@ -34,7 +34,7 @@ Result<double> positive(const json& obj, const std::string& key, const std::stri
     const auto& v = obj[key];
     if (v.is_null()) return 0.0;
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0)
-        return Error{where + "." + key + " is " + v.dump() + "; expected a positive number"};
+        return Error{where + "." + key + " is " + dumpJson(v) + "; expected a positive number"};
     return v.get<double>();
 }
 

@@ -194,7 +194,7 @@ std::string scenarioToJson(const Scenario& s) {
                     {"points", s.lengths.points},
                     {"log", s.lengths.log}};
     j["sweep_tokens"] = s.sweepTokens;
-    return j.dump(2) + "\n";
+    return dumpJson(j, 2) + "\n";
 }
 
 Status saveScenario(const std::filesystem::path& path, const Scenario& s) {

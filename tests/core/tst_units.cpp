@@ -1,3 +1,4 @@
+#include "kvbe/json_text.h"
 #include "kvbe/units.h"
 
 #include <QTest>
@@ -68,6 +69,28 @@ private slots:
         QVERIFY(!parseSeconds("-1s").ok());
         QVERIFY(!parseSeconds("5 parsecs").ok());
     }
+    void utf8Validation_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<bool>("valid");
+        QTest::newRow("ascii") << QByteArray("ssd") << true;
+        QTest::newRow("two bytes") << QByteArray("\xc3\xbc") << true;         // ü
+        QTest::newRow("four bytes") << QByteArray("\xf0\x9f\x9a\x80") << true; // U+1F680
+        QTest::newRow("lone continuation") << QByteArray("\xb5sd") << false;
+        QTest::newRow("cut off") << QByteArray("ab\xe2\x82") << false;
+        QTest::newRow("overlong") << QByteArray("\xc0\xaf") << false;
+        QTest::newRow("surrogate") << QByteArray("\xed\xa0\x80") << false;
+        QTest::newRow("past U+10FFFF") << QByteArray("\xf4\x90\x80\x80") << false;
+    }
+    void utf8Validation() {
+        QFETCH(QByteArray, text);
+        QFETCH(bool, valid);
+        QCOMPARE(kvbe::isValidUtf8(std::string_view(text.constData(), static_cast<size_t>(text.size()))), valid);
+    }
+    void dumpNeverThrows() {
+        const nlohmann::json j = std::string("\xb5sd");
+        QCOMPARE(kvbe::dumpJson(j), std::string("\"\xef\xbf\xbdsd\""));
+    }
+
     void formatting() {
         QCOMPARE(formatTokens(8192), std::string("8,192"));
         QCOMPARE(formatTokens(131072), std::string("131,072"));

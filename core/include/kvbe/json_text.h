@@ -22,6 +22,11 @@ Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax
 // Writes a file atomically: to a temporary beside it, flushed, then renamed over the target.
 Status writeFileAtomically(const std::filesystem::path& path, std::string_view contents);
 
+// Serialises without ever throwing: bytes that are not UTF-8 become U+FFFD.
+std::string dumpJson(const nlohmann::json& j, int indent = -1);
+// Whether text is well-formed UTF-8 (what JSON strings must be).
+bool isValidUtf8(std::string_view text);
+
 // A JSON type name for messages: "a string", "an array", ...
 std::string jsonTypeName(const nlohmann::json& j);
 
