@@ -183,7 +183,9 @@ std::string calcTable(const CalcReport& r) {
            << pad(row.breakevenBandwidth ? formatBandwidth(*row.breakevenBandwidth) : "none", 11);
         for (const auto& pt : row.tiers)
             os << "  | " << pad(formatSeconds(pt.tHit), 9) << pad(printf1("%.2f×", pt.speedup), 8)
-               << pad(pt.minFraction ? printf1("%.1f %%", *pt.minFraction * 100) : "never", 9);
+               << pad(pt.minFraction ? printf1(*pt.minFraction < 0.01 ? "%.2g %%" : "%.1f %%", *pt.minFraction * 100)
+                                     : "never",
+                      9);
         os << "\n";
     }
     os << "\nB* is the bandwidth a fully cached prompt needs to tie with recompute (no fixed cost);\n"
