@@ -5,6 +5,7 @@
 #include "calibration_formats.h"
 #include "kvbe/json_fields.h"
 #include "kvbe/json_text.h"
+#include "kvbe/units.h"
 
 #include <algorithm>
 #include <cctype>
@@ -249,14 +250,19 @@ std::vector<std::string> mismatchWarnings(const Calibration& c, const ModelSpec&
         out.push_back(c.source + ": measured with a " + std::string(toString(*c.kvDtype)) + " KV cache, the scenario uses " +
                       std::string(toString(kvDtype)));
     if (c.kvBytesPerToken && std::abs(*c.kvBytesPerToken - model.kvBytesPerToken(kvDtype)) > 0.5)
-        out.push_back(c.source + ": " + std::to_string(static_cast<long long>(*c.kvBytesPerToken)) +
+        out.push_back(c.source + ": " + formatTokens(*c.kvBytesPerToken) +
                       " KV bytes per token measured, the scenario's model has " +
-                      std::to_string(static_cast<long long>(model.kvBytesPerToken(kvDtype))));
+                      formatTokens(model.kvBytesPerToken(kvDtype)));
     return out;
 }
 
 std::string pyKvcacheV1Json(const PyKvcacheThresholds& t) {
-    auto tokens = [](std::optional<double> v) { return v ? json(static_cast<long long>(std::ceil(*v))) : json(nullptr); };
+    // Whole tokens, rounded up: a threshold must never admit a load that loses.
+    auto whole = [](double v) {
+        const double up = std::ceil(v);
+        return std::abs(up) < 9.0e15 ? json(static_cast<long long>(up)) : json(up);
+    };
+    auto tokens = [&](std::optional<double> v) { return v ? whole(*v) : json(nullptr); };
     std::string dtype;
     switch (t.kvDtype) {
     case KvDtype::BF16: dtype = "bfloat16"; break;
@@ -269,7 +275,7 @@ std::string pyKvcacheV1Json(const PyKvcacheThresholds& t) {
               {"kv_dtype", dtype},
               {"break_even_ssd_tokens", tokens(t.ssdTokens)},
               {"break_even_mem_tokens", tokens(t.memTokens)},
-              {"safety_margin_tokens", static_cast<long long>(std::ceil(t.safetyMarginTokens))}};
+              {"safety_margin_tokens", whole(t.safetyMarginTokens)}};
     return dumpJson(j, 2) + "\n";
 }
 

@@ -1,6 +1,7 @@
 #include "calibration_formats.h"
 
 #include "kvbe/json_text.h"
+#include "kvbe/units.h"
 
 #include <algorithm>
 #include <charconv>
@@ -329,7 +330,7 @@ Result<Calibration> parseParetoCsv(std::string_view text, const std::string& sou
     }
     if (dropped)
         c.warnings.push_back(source + ": " + std::to_string(dropped) + " rows at concurrency above " +
-                             std::to_string(static_cast<long long>(minConc)) + " were left out");
+                             formatTokens(minConc) + " were left out");
     c.source = source;
     return c;
 }

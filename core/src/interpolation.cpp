@@ -1,5 +1,7 @@
 #include "kvbe/interpolation.h"
 
+#include "kvbe/units.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -17,12 +19,12 @@ Result<PrefillTable> PrefillTable::create(std::vector<std::pair<double, double>>
             return Error{source + ": point " + std::to_string(i + 1) +
                          " must have positive, finite tokens and seconds"};
         if (i > 0 && n == points[i - 1].first)
-            return Error{source + ": two points at " + std::to_string(static_cast<long long>(n)) +
+            return Error{source + ": two points at " + formatTokens(n) +
                          " tokens; expected one per length"};
         if (i > 0 && t <= points[i - 1].second)
             return Error{source + ": prefill time falls or stays flat from " +
-                         std::to_string(static_cast<long long>(points[i - 1].first)) + " to " +
-                         std::to_string(static_cast<long long>(n)) +
+                         formatTokens(points[i - 1].first) + " to " +
+                         formatTokens(n) +
                          " tokens; expected it to grow with length"};
     }
     PrefillTable t;

@@ -107,6 +107,12 @@ Result<double> parseSeconds(std::string_view text) {
 }
 
 std::string formatTokens(double tokens) {
+    // Past 2^53 a double is no count anyone typed; print it as a number instead of overflowing.
+    if (!(std::abs(tokens) < 9.0e15)) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.4g", tokens);
+        return buf;
+    }
     auto n = static_cast<long long>(std::llround(tokens));
     std::string digits = std::to_string(n < 0 ? -n : n);
     std::string out;
