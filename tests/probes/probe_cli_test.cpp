@@ -255,7 +255,7 @@ class ProbeCliTest : public QObject {
             QVERIFY(f.open(QIODevice::WriteOnly));
             QByteArray data(4 * 1024 * 1024, '\0');
             for (int i = 0; i < data.size(); ++i)
-                data[i] = static_cast<char>((i * 7919) % 251 + 1);
+                data[i] = static_cast<char>((static_cast<unsigned>(i) * 7919u) % 251u + 1u);
             f.write(data);
         }
         utimbuf old{1'000'000'000, 1'000'000'000}; // 2001: any write would move it
