@@ -89,44 +89,44 @@ Status exportChart(const ChartView& chart, const QString& path, QSize size, int 
     if (!chart.current())
         return fail(
             QStringLiteral("there is no chart to export: the scenario has not been computed"));
+    // Written to a temporary beside the target and renamed over it on commit: a failed or
+    // killed export leaves the old file as it was.
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly))
+        return fail(QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
     if (*format == ExportFormat::Png) {
         const QImage img = renderChartImage(chart, size, dpi);
-        QImageWriter w(path, "png");
+        QImageWriter w(&out, "png");
         if (!w.write(img))
             return fail(QStringLiteral("cannot write %1: %2").arg(path, w.errorString()));
-        return Ok{};
+    } else {
+        auto copy = layoutCopy(chart, size);
+        QPainter p;
+        if (*format == ExportFormat::Svg) {
+            QSvgGenerator svg;
+            svg.setOutputDevice(&out);
+            svg.setSize(size);
+            svg.setViewBox(QRect(QPoint(0, 0), size));
+            svg.setResolution(dpi);
+            svg.setTitle(chart.title());
+            svg.setDescription(chart.plainTitle());
+            if (!p.begin(&svg)) return fail(QStringLiteral("cannot write %1").arg(path));
+            paintChart(*copy, p, size);
+            p.end();
+        } else {
+            QPdfWriter pdf(&out);
+            // One page of `size` points: at 72 dpi a painter unit is a point, so the scene maps 1:1.
+            pdf.setResolution(72);
+            pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
+            pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+            pdf.setTitle(chart.plainTitle());
+            pdf.setCreator(QStringLiteral("kvbe"));
+            if (!p.begin(&pdf)) return fail(QStringLiteral("cannot write %1").arg(path));
+            paintChart(*copy, p, size);
+            p.end();
+        }
     }
-    {
-        // Neither QSvgGenerator nor QPdfWriter says why a file could not be opened; ask first.
-        QFile probe(path);
-        if (!probe.open(QIODevice::WriteOnly))
-            return fail(QStringLiteral("cannot write %1: %2").arg(path, probe.errorString()));
-    }
-    auto copy = layoutCopy(chart, size);
-    QPainter p;
-    if (*format == ExportFormat::Svg) {
-        QSvgGenerator svg;
-        svg.setFileName(path);
-        svg.setSize(size);
-        svg.setViewBox(QRect(QPoint(0, 0), size));
-        svg.setResolution(dpi);
-        svg.setTitle(chart.title());
-        svg.setDescription(chart.plainTitle());
-        if (!p.begin(&svg)) return fail(QStringLiteral("cannot write %1").arg(path));
-        paintChart(*copy, p, size);
-        p.end();
-        return Ok{};
-    }
-    QPdfWriter pdf(path);
-    // One page of `size` points: at 72 dpi a painter unit is a point, so the scene maps 1:1.
-    pdf.setResolution(72);
-    pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
-    pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-    pdf.setTitle(chart.plainTitle());
-    pdf.setCreator(QStringLiteral("kvbe"));
-    if (!p.begin(&pdf)) return fail(QStringLiteral("cannot write %1").arg(path));
-    paintChart(*copy, p, size);
-    p.end();
+    if (!out.commit()) return fail(QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
     return Ok{};
 }
 
