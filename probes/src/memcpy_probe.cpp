@@ -18,17 +18,6 @@
 namespace kvbe::probes {
 namespace {
 
-ProbeOutcome failWith(ProbeSink& sink, ProbeExit exit, const std::string& message) {
-    sink.error(message);
-    return {exit, message};
-}
-
-std::string fixed(double v, int decimals) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", decimals, v);
-    return text;
-}
-
 std::uint64_t availableMemory() {
     std::ifstream in("/proc/meminfo");
     std::string key;
@@ -181,8 +170,8 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
         row["GBps"] = st.medianGBps;
         rows.push_back(row);
         best = std::max(best, st.medianGBps);
-        table.rows.push_back({std::to_string(n), fixed(st.medianGBps, 2),
-                              fixed(st.minGBps, 2) + "–" + fixed(st.maxGBps, 2)});
+        table.rows.push_back({std::to_string(n), fixedDecimals(st.medianGBps, 2),
+                              fixedDecimals(st.minGBps, 2) + "–" + fixedDecimals(st.maxGBps, 2)});
     }
     table.footnotes.push_back(
         "GB/s = 1e9 bytes copied per second (memory traffic is about twice that: read + write), "

@@ -16,19 +16,8 @@
 namespace kvbe::probes {
 namespace {
 
-ProbeOutcome failWith(ProbeSink& sink, ProbeExit exit, const std::string& message) {
-    sink.error(message);
-    return {exit, message};
-}
-
-std::string fixed(double v, int decimals) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", decimals, v);
-    return text;
-}
-
 std::string thousands(double v) {
-    std::string digits = fixed(v, 0);
+    std::string digits = fixedDecimals(v, 0);
     std::string out;
     for (size_t i = 0; i < digits.size(); ++i) {
         if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
@@ -247,9 +236,9 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
                 bestRow = row;
             }
             table.rows.push_back({formatBlock(bs) + (bs == kvBlock ? " (KV)" : ""),
-                                  std::to_string(qd), fixed(st.medianGBps, 2),
+                                  std::to_string(qd), fixedDecimals(st.medianGBps, 2),
                                   thousands(st.medianIops), micros(st.p50Us), micros(st.p99Us),
-                                  fixed(st.minGBps, 2) + "–" + fixed(st.maxGBps, 2),
+                                  fixedDecimals(st.minGBps, 2) + "–" + fixedDecimals(st.maxGBps, 2),
                                   o.buffered ? "BUFFERED" : "direct"});
             ++done;
         }

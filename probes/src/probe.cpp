@@ -1,6 +1,8 @@
 // The probe registry, exit-code sentences and block-size formatting.
 #include "kvbe/probes/probe.h"
 
+#include "kvbe/probes/stream.h"
+
 #include "kvbe/probes/memcpy_probe.h"
 #include "kvbe/probes/nvme_probe.h"
 
@@ -35,6 +37,17 @@ std::string exitCodeHelp() {
         std::snprintf(code, sizeof code, "  %3d  ", static_cast<int>(c));
         text += code + std::string(exitCodeMeaning(c)) + "\n";
     }
+    return text;
+}
+
+ProbeOutcome failWith(ProbeSink& sink, ProbeExit exit, const std::string& message) {
+    sink.error(message);
+    return {exit, message};
+}
+
+std::string fixedDecimals(double v, int decimals) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, v);
     return text;
 }
 

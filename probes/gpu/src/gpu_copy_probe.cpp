@@ -286,7 +286,7 @@ probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions& options,
                 rows.push_back(
                     {{"series", series}, {"bytes", bytes}, {"GBps", med}, {"samples", rates}});
                 cells[si][0] = probes::formatBlock(bytes) + (bytes == kvBlock ? " (KV)" : "");
-                cells[si][column] = fixed(med, 2);
+                cells[si][column] = fixedDecimals(med, 2);
                 done += 1;
             }
             best[series] = bestRate;

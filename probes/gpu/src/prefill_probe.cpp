@@ -23,7 +23,7 @@ constexpr double kHeadroomBytes =
     512.0 * 1024 * 1024; // CUDA context growth, cuBLASLt, fragmentation
 
 std::string gb(double bytes) {
-    return fixed(bytes / 1e9, 1) + " GB";
+    return fixedDecimals(bytes / 1e9, 1) + " GB";
 }
 
 nlohmann::ordered_json planJson(const LayerPlan& plan) {
@@ -219,16 +219,16 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
         if (preset) emit("util_vs_preset", tflops * 1e12 / preset->bf16Flops, "fraction");
         emit("util_vs_gemm_peak", tflops / gemmPeak, "fraction");
         table.rows.push_back(
-            {std::to_string(n), formatSeconds(total), fixed(tflops, 1),
-             preset ? fixed(100 * tflops * 1e12 / preset->bf16Flops, 1) + " %" : "-",
-             fixed(100 * tflops / gemmPeak, 1) + " %", fixed(100 * attention / total, 1) + " %"});
+            {std::to_string(n), formatSeconds(total), fixedDecimals(tflops, 1),
+             preset ? fixedDecimals(100 * tflops * 1e12 / preset->bf16Flops, 1) + " %" : "-",
+             fixedDecimals(100 * tflops / gemmPeak, 1) + " %", fixedDecimals(100 * attention / total, 1) + " %"});
     }
     table.footnotes.push_back("FLOPs: the detailed count (2·P_mm·N + 2·h·vocab + attention pairs), "
                               "as in docs/cost-model.md");
-    table.footnotes.push_back("GEMM peak " + fixed(gemmPeak, 1) + " TFLOP/s, " + gemmPeakSource);
+    table.footnotes.push_back("GEMM peak " + fixedDecimals(gemmPeak, 1) + " TFLOP/s, " + gemmPeakSource);
     if (preset)
         table.footnotes.push_back("data sheet: " + preset->name + ", " +
-                                  fixed(preset->bf16Flops / 1e12, 1) + " TFLOP/s dense BF16");
+                                  fixedDecimals(preset->bf16Flops / 1e12, 1) + " TFLOP/s dense BF16");
     else
         table.footnotes.push_back("no GPU preset matches '" + dev->name +
                                   "': pass --gpu-preset for a data-sheet figure");

@@ -1,4 +1,4 @@
-// Small things the CUDA probes share: failing with one sentence, medians, number formatting.
+// Small things the CUDA probes share: failing with one sentence (probe.h), medians, formatting.
 #pragma once
 
 #include "kvbe/probes/probe.h"
@@ -11,23 +11,14 @@
 
 namespace kvbe::gpu {
 
-inline probes::ProbeOutcome failWith(probes::ProbeSink& sink, probes::ProbeExit exit,
-                                     const std::string& message) {
-    sink.error(message);
-    return {exit, message};
-}
+using probes::failWith;
+using probes::fixedDecimals;
 
 inline double median(std::vector<double> v) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
     const size_t n = v.size();
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-inline std::string fixed(double v, int decimals) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", decimals, v);
-    return text;
 }
 
 } // namespace kvbe::gpu

@@ -67,6 +67,11 @@ class Probe {
     virtual ProbeOutcome run(const ProbeOptions& options, ProbeSink& sink) = 0;
 };
 
+// Sends the failure to the sink (the stream's error line) and returns it as the outcome.
+ProbeOutcome failWith(ProbeSink& sink, ProbeExit exit, const std::string& message);
+// v with `decimals` digits after the point, for tables.
+std::string fixedDecimals(double v, int decimals);
+
 // "128 KiB", "1 MiB", "28 MiB", "1.5 GiB", "1000 B": block sizes the way storage people say them.
 std::string formatBlock(std::uint64_t bytes);
 
