@@ -28,21 +28,73 @@ kvbe_header_only(Eigen3::Eigen ${KVBE_THIRD_PARTY}/eigen3 Eigen/Dense libeigen3-
 find_package(Threads REQUIRED)
 
 # Qt: the GUI needs Widgets, Charts and Svg; the tests need only Core and Test.
+# The Debian 12 package that holds each component's CMake files (scripts/install-deps installs them).
+set(KVBE_QT_PACKAGE_Core qt6-base-dev)
+set(KVBE_QT_PACKAGE_Gui qt6-base-dev)
+set(KVBE_QT_PACKAGE_Widgets qt6-base-dev)
+set(KVBE_QT_PACKAGE_PrintSupport qt6-base-dev)
+set(KVBE_QT_PACKAGE_Test qt6-base-dev)
+set(KVBE_QT_PACKAGE_OpenGL libqt6opengl6-dev)
+set(KVBE_QT_PACKAGE_OpenGLWidgets libqt6opengl6-dev)
+set(KVBE_QT_PACKAGE_Charts qt6-charts-dev)
+set(KVBE_QT_PACKAGE_Svg qt6-svg-dev)
+set(KVBE_QT_PACKAGE_SvgWidgets qt6-svg-dev)
+
+# kvbe_qt_missing(OUT COMPONENT...): one sentence per component that find_package(Qt6) did not
+# find, with Qt's own reason (Qt6<C>_NOT_FOUND_MESSAGE names the dependency that failed, e.g.
+# Qt6Charts needs Qt6OpenGL) and the Debian package that provides it.
+function(kvbe_qt_missing out)
+  set(lines "")
+  foreach(c ${ARGN})
+    if(NOT Qt6${c}_FOUND)
+      set(reason "${Qt6${c}_NOT_FOUND_MESSAGE}")
+      if(reason STREQUAL "")
+        set(reason "Qt6${c}Config.cmake was not found")
+      endif()
+      string(REGEX REPLACE "[ \t\r\n]+" " " reason "${reason}")
+      # The package to install: the dependency's when Qt blames one (Qt6Charts needs Qt6OpenGL,
+      # from libqt6opengl6-dev), else the component's own.
+      set(pkgs ${KVBE_QT_PACKAGE_${c}})
+      if(reason MATCHES "dependency Qt6([A-Za-z]+) could not be found")
+        set(dep ${CMAKE_MATCH_1})
+        if(DEFINED KVBE_QT_PACKAGE_${dep})
+          set(pkgs ${KVBE_QT_PACKAGE_${dep}})
+        else()
+          set(pkgs "the package that provides Qt6${dep}")
+        endif()
+      endif()
+      list(REMOVE_DUPLICATES pkgs)
+      string(REPLACE ";" " " pkgs "${pkgs}")
+      string(APPEND lines "\n  Qt6${c}: ${reason}\n    -> install: ${pkgs}")
+    endif()
+  endforeach()
+  set(${out} "${lines}" PARENT_SCOPE)
+endfunction()
+
 set(KVBE_HAVE_GUI OFF)
+set(KVBE_GUI_COMPONENTS Core Gui Widgets Charts Svg SvgWidgets PrintSupport)
 if(NOT KVBE_BUILD_GUI STREQUAL "OFF")
-  find_package(Qt6 6.4 QUIET COMPONENTS Core Gui Widgets Charts Svg SvgWidgets PrintSupport Test)
-  if(Qt6Widgets_FOUND AND Qt6Charts_FOUND AND Qt6Svg_FOUND)
+  # OPTIONAL_COMPONENTS: Qt6Config stops at the first missing required component, and every
+  # missing one should be named.
+  find_package(Qt6 6.4 QUIET OPTIONAL_COMPONENTS ${KVBE_GUI_COMPONENTS} Test)
+  kvbe_qt_missing(kvbe_qt_gui_missing ${KVBE_GUI_COMPONENTS})
+  if(kvbe_qt_gui_missing STREQUAL "")
     set(KVBE_HAVE_GUI ON)
   elseif(KVBE_BUILD_GUI STREQUAL "ON")
-    message(FATAL_ERROR "KVBE_BUILD_GUI=ON but Qt 6 Widgets/Charts/Svg were not found: "
-                        "install qt6-base-dev qt6-charts-dev qt6-svg-dev, or configure with "
-                        "-DKVBE_BUILD_GUI=OFF")
+    message(FATAL_ERROR "KVBE_BUILD_GUI=ON but these Qt 6 components were not found:"
+                        "${kvbe_qt_gui_missing}\n"
+                        "Run scripts/install-deps, or configure with -DKVBE_BUILD_GUI=OFF.")
+  else()
+    message(STATUS "GUI not built; missing Qt 6 components:${kvbe_qt_gui_missing}")
   endif()
 endif()
-find_package(Qt6 6.4 QUIET COMPONENTS Core Test)
+find_package(Qt6 6.4 QUIET OPTIONAL_COMPONENTS Core Test)
 set(KVBE_HAVE_QTTEST ${Qt6Test_FOUND})
 if(KVBE_HAVE_QTTEST)
   set(CMAKE_AUTOMOC ON)
+elseif(BUILD_TESTING AND KVBE_REQUIRE_TESTS)
+  kvbe_qt_missing(kvbe_qt_test_missing Core Test)
+  message(FATAL_ERROR "KVBE_REQUIRE_TESTS=ON but Qt 6 Test was not found:${kvbe_qt_test_missing}")
 endif()
 
 set(KVBE_HAVE_URING OFF)
@@ -53,8 +105,12 @@ if(NOT KVBE_WITH_URING STREQUAL "OFF")
   endif()
   if(URING_FOUND)
     set(KVBE_HAVE_URING ON)
+  elseif(KVBE_WITH_URING STREQUAL "ON" AND NOT PkgConfig_FOUND)
+    message(FATAL_ERROR "KVBE_WITH_URING=ON but pkg-config was not found (it finds liburing): "
+                        "install pkg-config")
   elseif(KVBE_WITH_URING STREQUAL "ON")
-    message(FATAL_ERROR "KVBE_WITH_URING=ON but liburing was not found: install liburing-dev")
+    message(FATAL_ERROR "KVBE_WITH_URING=ON but liburing was not found (pkg-config liburing): "
+                        "install liburing-dev")
   endif()
 endif()
 
@@ -81,5 +137,12 @@ if(NOT KVBE_WITH_CUDA STREQUAL "OFF")
   endif()
 endif()
 
-find_package(benchmark QUIET)
-set(KVBE_HAVE_BENCHMARK ${benchmark_FOUND})
+set(KVBE_HAVE_BENCHMARK OFF)
+if(NOT KVBE_WITH_BENCHMARK STREQUAL "OFF")
+  find_package(benchmark QUIET)
+  set(KVBE_HAVE_BENCHMARK ${benchmark_FOUND})
+  if(NOT benchmark_FOUND AND KVBE_WITH_BENCHMARK STREQUAL "ON")
+    message(FATAL_ERROR "KVBE_WITH_BENCHMARK=ON but Google Benchmark was not found "
+                        "(benchmarkConfig.cmake): install libbenchmark-dev")
+  endif()
+endif()
