@@ -1,0 +1,86 @@
+// How long the UI thread spends handling one event, measured inside the event loop: the
+// QApplication of a test that includes this header times every outermost notify() on the UI
+// thread with that thread's own CPU clock. Waiting in the event loop costs nothing, and neither
+// does another process running on the machine: the number is the work the window did in one
+// piece, which is what keeps it responsive or not. Use KVBE_UI_EVENT_CLOCK_MAIN(TestClass) instead
+// of QTEST_MAIN, then UiEventClock::reset() and UiEventClock::longest() around the work.
+#pragma once
+
+#include <QApplication>
+#include <QEvent>
+#include <QMetaEnum>
+#include <QTest>
+#include <QThread>
+
+#include <ctime>
+
+namespace kvbe::test {
+
+// Sanitizers multiply the CPU cost of the same code; a bound on one event's work is stated for
+// the optimised build and scaled by this factor in a sanitizer build.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr double kSanitizerSlowdown = 10.0;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr double kSanitizerSlowdown = 10.0;
+#else
+inline constexpr double kSanitizerSlowdown = 1.0;
+#endif
+#else
+inline constexpr double kSanitizerSlowdown = 1.0;
+#endif
+
+class UiEventClock : public QApplication {
+public:
+    using QApplication::QApplication;
+
+    struct Longest {
+        double ms = 0;
+        QString what; // receiver class and event type
+    };
+
+    static void reset() { s_longest = {}; }
+    static Longest longest() { return s_longest; }
+
+    bool notify(QObject* receiver, QEvent* event) override {
+        if (s_depth > 0 || QThread::currentThread() != thread())
+            return QApplication::notify(receiver, event);
+        ++s_depth;
+        const double start = threadCpuMs();
+        const int type = int(event->type());
+        const bool r = QApplication::notify(receiver, event);
+        const double spent = threadCpuMs() - start;
+        --s_depth;
+        if (spent > s_longest.ms) {
+            const char* typeName = QEvent::staticMetaObject.enumerator(
+                                       QEvent::staticMetaObject.indexOfEnumerator("Type"))
+                                       .valueToKey(type);
+            s_longest = {spent, QStringLiteral("%1 to %2")
+                                    .arg(QLatin1String(typeName ? typeName : "event"),
+                                         QLatin1String(receiver ? receiver->metaObject()->className()
+                                                                : "nothing"))};
+        }
+        return r;
+    }
+
+private:
+    static double threadCpuMs() {
+        timespec ts{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+    }
+    static inline int s_depth = 0;
+    static inline Longest s_longest{};
+};
+
+} // namespace kvbe::test
+
+// QTEST_MAIN with the timing application.
+#define KVBE_UI_EVENT_CLOCK_MAIN(TestObject)                                                      \
+    int main(int argc, char* argv[]) {                                                           \
+        kvbe::test::UiEventClock app(argc, argv);                                                \
+        app.setAttribute(Qt::AA_Use96Dpi, true);                                                 \
+        TestObject tc;                                                                           \
+        QTEST_SET_MAIN_SOURCE_PATH                                                               \
+        return QTest::qExec(&tc, argc, argv);                                                    \
+    }
