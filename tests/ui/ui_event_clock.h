@@ -30,16 +30,17 @@ inline constexpr double kSanitizerSlowdown = 1.0;
 inline constexpr double kSanitizerSlowdown = 1.0;
 #endif
 
+struct LongestEvent {
+    double ms = 0;
+    QString what; // event type and receiver class
+};
+
 class UiEventClock : public QApplication {
 public:
     using QApplication::QApplication;
+    using Longest = LongestEvent;
 
-    struct Longest {
-        double ms = 0;
-        QString what; // receiver class and event type
-    };
-
-    static void reset() { s_longest = {}; }
+    static void reset() { s_longest = Longest(); }
     static Longest longest() { return s_longest; }
 
     bool notify(QObject* receiver, QEvent* event) override {
@@ -55,10 +56,10 @@ public:
             const char* typeName = QEvent::staticMetaObject.enumerator(
                                        QEvent::staticMetaObject.indexOfEnumerator("Type"))
                                        .valueToKey(type);
-            s_longest = {spent, QStringLiteral("%1 to %2")
-                                    .arg(QLatin1String(typeName ? typeName : "event"),
-                                         QLatin1String(receiver ? receiver->metaObject()->className()
-                                                                : "nothing"))};
+            s_longest.ms = spent;
+            s_longest.what = QStringLiteral("%1 to %2").arg(
+                QLatin1String(typeName ? typeName : "event"),
+                QLatin1String(receiver ? receiver->metaObject()->className() : "nothing"));
         }
         return r;
     }
