@@ -58,7 +58,8 @@ constexpr int kMaxTiers = 8; // the GPU and up to 7 offload tiers (one resident 
 
 std::uint64_t capacityBlocks(double bytes, double blockBytes) {
     if (!std::isfinite(bytes)) return kNoLimit;
-    return static_cast<std::uint64_t>(std::floor(bytes / blockBytes));
+    // A hair above the quotient: "6000 blocks" given in bytes must not round down to 5999.
+    return static_cast<std::uint64_t>(std::floor(bytes / blockBytes * (1 + 1e-12)));
 }
 
 // Linear interpolation between order statistics (numpy's default).

@@ -57,10 +57,11 @@ Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, con
     std::array<std::uint64_t, kMaxTiers> cap{};
     for (std::size_t k = 0; k < K; ++k) {
         const double bytes = k == 0 ? config.gpuCapacityBytes : config.tiers[k - 1].capacityBytes;
-        cap[k] = std::isfinite(bytes) ? static_cast<std::uint64_t>(std::floor(bytes / config.blockBytes)) : kInf;
+        cap[k] = std::isfinite(bytes) ? static_cast<std::uint64_t>(std::floor(bytes / config.blockBytes * (1 + 1e-12))) : kInf;
     }
     std::vector<std::uint64_t> cg(G);
-    for (std::size_t g = 0; g < G; ++g) cg[g] = static_cast<std::uint64_t>(std::floor(capTokens[g] / B));
+    // A hair above the quotient: a log grid's 2048 may come out as 2047.9999….
+    for (std::size_t g = 0; g < G; ++g) cg[g] = static_cast<std::uint64_t>(std::floor(capTokens[g] / B * (1 + 1e-12)));
 
     SweepResult res;
     res.tierName = X == 0 ? "gpu" : config.tiers[X - 1].name;

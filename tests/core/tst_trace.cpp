@@ -478,7 +478,7 @@ private slots:
         QCOMPARE(s->points.size(), grid.size());
         for (std::size_t g = 0; g < grid.size(); ++g) {
             ReplayConfig c = cfg;
-            const double bytes = std::floor(grid[g] / 512) * 512;
+            const double bytes = std::floor(grid[g] / 512 * (1 + 1e-12)) * 512;
             if (varyTier == 0) c.gpuCapacityBytes = bytes;
             else c.tiers[std::size_t(varyTier) - 1].capacityBytes = bytes;
             auto r = replayTrace(*trace, cm, c);
