@@ -250,7 +250,7 @@ private slots:
                                  "2023-11-17 00:00:01.0000000,879,20\n";
         auto t = loadTraceText(text, "azure.csv", {});
         QVERIFY2(t.ok(), t.ok() ? "" : t.message().c_str());
-        QCOMPARE(t->summary.format, TraceFormat::Azure);
+        QVERIFY(t->summary.format == TraceFormat::Azure);
         QVERIFY(!t->summary.hasBlocks());
         QCOMPARE(t->size(), size_t(3));
         QVERIFY(std::abs(t->arrivalS[1] - 4.314579) < 1e-6);
@@ -410,7 +410,7 @@ private slots:
         }
         auto trace = loadTrace(realTracePath().toStdString(), {});
         QVERIFY2(trace.ok(), trace.ok() ? "" : trace.message().c_str());
-        QCOMPARE(trace->summary.format, TraceFormat::Mooncake);
+        QVERIFY(trace->summary.format == TraceFormat::Mooncake);
         ReplayConfig cfg;
         cfg.blockBytes = 1;
         auto r = replayTrace(*trace, llama3b(), cfg);
