@@ -71,15 +71,28 @@ double percentile(std::vector<double>& sorted, double q) {
     return i + 1 < sorted.size() ? sorted[i] * (1 - f) + sorted[i + 1] * f : sorted[i];
 }
 
+// Linear interpolation between order statistics without a full sort: nth_element for the
+// lower one, the smallest of the rest for the upper one.
+double percentileSelect(std::vector<double>& v, double q) {
+    if (v.empty()) return 0;
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(pos);
+    const double f = pos - static_cast<double>(i);
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
+    const double lo = v[i];
+    if (i + 1 >= v.size() || f == 0) return lo;
+    const double hi = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(i) + 1, v.end());
+    return lo * (1 - f) + hi * f;
+}
+
 TtftStats stats(std::vector<double> v) {
     TtftStats s;
     if (v.empty()) return s;
     for (double x : v) s.totalS += x;
     s.mean = s.totalS / static_cast<double>(v.size());
-    std::sort(v.begin(), v.end());
-    s.p50 = percentile(v, 0.50);
-    s.p90 = percentile(v, 0.90);
-    s.p99 = percentile(v, 0.99);
+    s.p99 = percentileSelect(v, 0.99);
+    s.p90 = percentileSelect(v, 0.90);
+    s.p50 = percentileSelect(v, 0.50);
     return s;
 }
 
@@ -111,9 +124,6 @@ struct RequestCost {
         for (std::size_t k = 1; k <= tiers.size(); ++k)
             if (tok[k] > 0) t += cost.tLoad(tiers[k - 1].path, tok[k]);
         return t;
-    }
-    double time(const std::array<double, kMaxTiers>& tok, double p) const {
-        return loadTime(tok) + cost.tRecompute(n - p, p);
     }
 };
 
@@ -238,7 +248,21 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         // boundary, the end of the run and the `breakeven` cut (within one tier t(j) is concave
         // in j for a convex recompute time, so its minimum sits at a segment end).
         rc.n = N;
-        const double none = cost.tMiss(N);
+        // Recompute time after j loaded blocks, memoised: the rules share their cut points.
+        std::array<std::pair<std::size_t, double>, 8> memo;
+        std::size_t memoN = 0;
+        auto reAt = [&](std::size_t j) {
+            for (std::size_t q = 0; q < memoN; ++q)
+                if (memo[q].first == j) return memo[q].second;
+            const double p = std::min(static_cast<double>(j) * B, N);
+            const double v = cost.tRecompute(N - p, p);
+            if (memoN < memo.size()) memo[memoN++] = {j, v};
+            return v;
+        };
+        auto timeAt = [&](std::size_t j, const std::array<double, kMaxTiers>& loaded) {
+            return rc.loadTime(loaded) + reAt(j);
+        };
+        const double none = reAt(0);
         std::array<double, kMaxTiers> acc{};
         double best = none, gpuOnly = none;
         std::size_t bestJ = 0, gpuJ = 0, beJ = 0;
@@ -253,10 +277,10 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
             if (gpuRun && (j == h || tierOf[j] != 0)) {
                 gpuRun = false;
                 gpuJ = j;
-                if (j > 0) gpuOnly = rc.time(acc, p);
+                if (j > 0) gpuOnly = timeAt(j, acc);
             }
             if (j > 0 && boundary) {
-                const double t = rc.time(acc, p);
+                const double t = timeAt(j, acc);
                 if (t < best) { best = t; bestJ = j; }
             }
             if (j < h) {
@@ -264,10 +288,8 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
                 if (tierOf[j] != 0) maxP = std::max(maxP, pStar[tierOf[j]]);
             }
         }
-        const double pAll = std::min(static_cast<double>(h) * B, N);
-        const double always = h > 0 ? rc.time(acc, pAll) : none;
-        const double beP = std::min(static_cast<double>(beJ) * B, N);
-        const double breakeven = beJ > 0 ? rc.time(beTok, beP) : none;
+        const double always = h > 0 ? timeAt(h, acc) : none;
+        const double breakeven = beJ > 0 ? timeAt(beJ, beTok) : none;
         if (breakeven < best) { best = breakeven; bestJ = beJ; }
         const double optimal = best;
 
@@ -293,10 +315,7 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
             declined(rules[4], bestJ, optimal, optTok);
         }
         // GPU seconds saved: the recompute each rule avoided against no caching.
-        auto recomputeSaved = [&](std::size_t j) {
-            const double p = std::min(static_cast<double>(j) * B, N);
-            return none - cost.tRecompute(N - p, p);
-        };
+        auto recomputeSaved = [&](std::size_t j) { return none - reAt(j); };
         if (h > 0) {
             rules[1].gpuSecondsSaved += recomputeSaved(gpuJ);
             rules[2].gpuSecondsSaved += recomputeSaved(h);
