@@ -196,6 +196,33 @@ private slots:
         QCOMPARE(recs[0].arrivalS, 2.5);
     }
 
+    // Lines cut by the 4 MiB read chunks, CRLF endings and a last line without a newline.
+    void linesAcrossChunkBoundariesAreWhole() {
+        std::string text;
+        std::uint64_t expectIds = 0;
+        const int n = 120000;
+        for (int i = 0; i < n; ++i) {
+            text += "{\"timestamp\": " + std::to_string(i) + ", \"input_length\": 600, \"hash_ids\": [" +
+                    std::to_string(i) + ", " + std::to_string(i + 1) + "]}" + (i + 1 < n ? "\r\n" : "");
+            expectIds += std::uint64_t(2 * i + 1);
+        }
+        QVERIFY(text.size() > (5u << 20));
+        std::uint64_t count = 0, ids = 0;
+        double lastArrival = -1;
+        bool ordered = true;
+        auto r = readTraceText(text, "big.jsonl", {}, [&](const TraceRecord& rec) {
+            ++count;
+            for (auto id : rec.blockIds) ids += id;
+            ordered = ordered && rec.arrivalS > lastArrival && rec.line == count;
+            lastArrival = rec.arrivalS;
+        });
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(count, std::uint64_t(n));
+        QCOMPARE(ids, expectIds);
+        QVERIFY(ordered);
+        QCOMPARE(r->bytes, std::uint64_t(text.size()));
+    }
+
     void cancelStopsTheRead() {
         std::string text;
         for (int i = 0; i < 100000; ++i) text += R"({"timestamp": 0, "input_length": 10, "hash_ids": [1]})" "\n";
