@@ -45,6 +45,7 @@ std::string fixed(double v, int decimals) {
 }
 std::string pct(double v) { return fixed(v * 100, 1) + " %"; }
 std::string ms(double s) { return fixed(s * 1e3, 2); }
+std::string duration(double s) { return s >= 120 ? fixed(s / 60, 1) + " min" : fixed(s, 1) + " s"; }
 
 Result<TraceReadOptions> readOptions(const TraceOptions& o) {
     TraceReadOptions r;
@@ -261,7 +262,7 @@ int runInspect(const TraceOptions& o) {
     std::cout << "trace      " << o.file << " (" << toString(t.summary.format);
     if (t.summary.hasBlocks()) std::cout << ", " << t.summary.blockTokens << "-token blocks";
     std::cout << ")\n";
-    std::cout << "requests   " << t.size() << " over " << formatSeconds(duration) << "\n";
+    std::cout << "requests   " << t.size() << " over " << kvbe::cli::duration(duration) << "\n";
     std::cout << "input      mean " << fixed(n ? sumIn / n : 0, 0) << " tokens; p50 " << fixed(pctile(in, 0.5), 0)
               << ", p90 " << fixed(pctile(in, 0.9), 0) << ", p99 " << fixed(pctile(in, 0.99), 0) << "\n";
     std::cout << "output     mean " << fixed(n ? sumOut / n : 0, 0) << " tokens\n";
@@ -383,7 +384,7 @@ int runReplay(const TraceOptions& o) {
     }
     std::cout << "trace     " << o.file << ": " << r->requests << " requests, " << formatTokens(double(r->tokens))
               << " tokens, " << r->blocks << " blocks of " << trace->summary.blockTokens << " tokens ("
-              << r->distinctBlocks << " distinct), " << formatSeconds(r->durationS) << "\n";
+              << r->distinctBlocks << " distinct), " << duration(r->durationS) << "\n";
     std::cout << "scenario  " << setup->eval.scenario.name << "; one block = " << formatBytes(cfg->blockBytes)
               << "; " << toString(cfg->policy) << ", " << toString(cfg->placement) << "\n\n";
     std::printf("%-12s %12s %10s  %-26s %12s %22s\n", "tier", "capacity", "p* tokens",

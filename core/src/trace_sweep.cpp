@@ -218,6 +218,9 @@ Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, con
         pt.meanTtftGpuOnly = n ? (X == 0 ? gpu : sumGpuFixed) / reqs : 0;
         pt.ttftSavedVsNone = pt.meanTtftNone > 0 ? 1 - pt.meanTtftAlways / pt.meanTtftNone : 0;
         pt.ttftSavedVsGpuOnly = pt.meanTtftGpuOnly > 0 ? 1 - pt.meanTtftAlways / pt.meanTtftGpuOnly : 0;
+        // The means come out of difference arrays: clear the rounding residue of equal ones.
+        if (std::abs(pt.ttftSavedVsGpuOnly) < 1e-12) pt.ttftSavedVsGpuOnly = 0;
+        if (std::abs(pt.ttftSavedVsNone) < 1e-12) pt.ttftSavedVsNone = 0;
         res.points.push_back(std::move(pt));
     }
     return res;
