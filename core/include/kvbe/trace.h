@@ -52,7 +52,7 @@ struct TraceReadSummary {
     bool hasBlocks() const { return blockTokens > 0; }
 };
 
-// Detects the format from the first non-empty line (and the file name for nothing else).
+// Detects the format from the first non-empty line; source names the file in the message.
 Result<TraceFormat> detectTraceFormat(std::string_view firstLine, const std::string& source);
 
 // Streams the file once; memory does not grow with its size. A bad line fails the read with
