@@ -186,7 +186,7 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
     std::size_t evictLevel = 0;
     std::function<void(std::uint32_t)> demote; // set below; recursion through the levels
     auto writeTo = [&](std::size_t k) {
-        if (k == 0) return;
+        if (k == 0 || caches[k].capacity() == 0) return; // a tier of size 0 stores nothing
         ++res.tiers[k].blocksWritten;
         windowBytes[k][window] += config.blockBytes;
     };

@@ -355,6 +355,30 @@ private slots:
         QCOMPARE(r->tiers[1].blocksWritten, std::uint64_t(dramWrites));
     }
 
+    // A tier of size 0 stores nothing: no writes, no hits. With the GPU's 2 blocks alone, r3 and
+    // r4 above both start with block 1, which the GPU has lost: no hit anywhere.
+    void zeroCapacityTierStoresNothing() {
+        const std::string text = lines({
+            R"({"timestamp": 0, "input_length": 1024, "hash_ids": [1, 2]})",
+            R"({"timestamp": 1000, "input_length": 1024, "hash_ids": [3, 4]})",
+            R"({"timestamp": 2000, "input_length": 1500, "hash_ids": [1, 2, 5]})",
+            R"({"timestamp": 3000, "input_length": 2000, "hash_ids": [1, 2, 5, 6]})",
+        });
+        auto t = loadTraceText(text, "hand.jsonl", {});
+        QVERIFY(t.ok());
+        for (auto placement : {Placement::WriteThrough, Placement::Cascade}) {
+            ReplayConfig cfg;
+            cfg.blockBytes = 1;
+            cfg.gpuCapacityBytes = 2;
+            cfg.placement = placement;
+            cfg.tiers.push_back(SimTier{"dram", 0, TierPath{"dram", 55e9, 0.5e-3}, 55e9});
+            auto r = replayTrace(*t, llama3b(), cfg);
+            QVERIFY(r.ok());
+            QCOMPARE(r->tiers[1].blocksWritten, std::uint64_t(0));
+            QCOMPARE(r->anyTier.blockWeighted, 0.0);
+        }
+    }
+
     // Times of one request by hand through the cost model's public functions: r3 above loads
     // 1024 tokens from DRAM (always) or recomputes all 1500 (GPU-only has no run).
     void ruleTimesFollowTheCostModel() {
