@@ -22,6 +22,8 @@ void addCalibrateCommand(CLI::App& app, std::function<int()>& run);
 void addCalibrationCommands(CLI::App& app, std::function<int()>& run);
 // Adds `probe nvme-read|nvme-write|host-memcpy|list` (exit codes: kvbe/probes/probe.h).
 void addProbeCommands(CLI::App& app, std::function<int()>& run);
+// Adds `trace inspect|replay|sweep`: a request trace through a tiered prefix cache.
+void addTraceCommands(CLI::App& app, std::function<int()>& run);
 // Adds `probe gpu-copy|gpu-gemm-peak|gpu-prefill` to the probe command (gpu_probe_command.cpp).
 void addGpuProbeCommands(CLI::App& probe, std::function<int()>& run);
 

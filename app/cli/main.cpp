@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
     kvbe::cli::addCalibrationCommands(app, run);
     kvbe::cli::addCalibrateCommand(app, run);
     kvbe::cli::addProbeCommands(app, run);
+    kvbe::cli::addTraceCommands(app, run);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -11,6 +11,7 @@ private:
     static void runCase(const QString& flag, const QString& file, const QString& fragment) {
         QProcess p;
         const QStringList args = flag == "inspect" ? QStringList{"calibration", "inspect", file}
+                                 : flag == "trace" ? QStringList{"trace", "inspect", file}
                                                    : QStringList{"calc", flag, file, "--lengths", "1k"};
         p.start(QStringLiteral(KVBE_CLI_PATH), args);
         QVERIFY2(p.waitForFinished(60000), "kvbe-cli hung");
@@ -29,11 +30,11 @@ private slots:
         const QDir root(QStringLiteral(KVBE_SOURCE_DIR "/tests/bad-inputs"));
         int cases = 0;
         for (const auto& [dir, flag] :
-             {std::pair{"config", "--model"}, {"scenario", "--scenario"}, {"calibration", "inspect"}}) {
+             {std::pair{"config", "--model"}, {"scenario", "--scenario"}, {"calibration", "inspect"}, {"trace", "trace"}}) {
             const QDir d(root.filePath(dir));
             for (const auto& expect : d.entryList({"*.expect"}, QDir::Files)) {
                 const QString stem = expect.chopped(7);
-                const auto inputs = d.entryList({stem + ".json", stem + ".kvbe.json", stem + ".csv"}, QDir::Files);
+                const auto inputs = d.entryList({stem + ".json", stem + ".kvbe.json", stem + ".csv", stem + ".jsonl"}, QDir::Files);
                 QVERIFY2(inputs.size() == 1, qPrintable("no input for " + expect));
                 QFile f(d.filePath(expect));
                 QVERIFY(f.open(QIODevice::ReadOnly));

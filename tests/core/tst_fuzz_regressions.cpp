@@ -1,6 +1,7 @@
 // Replays every input the fuzzers have failed on (tests/fuzz/regressions/<target>/), and the
 // seed corpora, through the fuzz targets' own property checks. A violated property aborts.
 #include "../fuzz/fuzz_bodies.h"
+#include "../fuzz/fuzz_trace_body.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -43,6 +44,11 @@ private slots:
     void scenarioLoader() {
         const int n = replay({"tests/fuzz/regressions/fuzz_scenario", "tests/bad-inputs/scenario", "resources/scenarios"},
                              kvbe::fuzz::fuzzScenario);
+        QVERIFY(n >= 20);
+    }
+    void traceReaders() {
+        const int n = replay({"tests/fuzz/regressions/fuzz_trace", "tests/bad-inputs/trace", "tests/fixtures/traces"},
+                             kvbe::fuzz::fuzzTrace);
         QVERIFY(n >= 20);
     }
 };

@@ -1,0 +1,579 @@
+// kvbe-cli trace inspect|replay|sweep: a request trace through the scenario's tiered prefix cache.
+#include "commands.h"
+
+#include "kvbe/json_text.h"
+#include "kvbe/presets.h"
+#include "kvbe/scenario.h"
+#include "kvbe/trace.h"
+#include "kvbe/trace_sim.h"
+#include "kvbe/units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace kvbe::cli {
+namespace {
+
+struct TraceOptions {
+    std::string file, format = "auto", timeUnit, scenario, output = "table";
+    std::uint32_t blockTokens = 0;
+    bool skipBad = false;
+    // replay and sweep
+    std::string gpuCache, policy = "lru", placement = "write-through", admission = "optimal";
+    std::vector<std::string> tiers; // NAME=CAPACITY
+    // sweep
+    std::string vary, capacities = "1e4:1e9";
+    int points = 40;
+    bool singleCache = false;
+};
+
+int fail(const std::string& message) {
+    std::cerr << "kvbe-cli: " << message << "\n";
+    return kExitBadInput;
+}
+
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+std::string pct(double v) { return fixed(v * 100, 1) + " %"; }
+std::string ms(double s) { return fixed(s * 1e3, 2); }
+std::string duration(double s) { return s >= 120 ? fixed(s / 60, 1) + " min" : fixed(s, 1) + " s"; }
+
+Result<TraceReadOptions> readOptions(const TraceOptions& o) {
+    TraceReadOptions r;
+    auto f = parseTraceFormat(o.format);
+    if (!f) return Error{"--format '" + o.format + "': expected auto, mooncake, bailian, azure or csv"};
+    r.format = *f;
+    if (o.blockTokens) r.blockTokens = o.blockTokens;
+    if (!o.timeUnit.empty()) {
+        if (o.timeUnit == "s") r.secondsPerUnit = 1;
+        else if (o.timeUnit == "ms") r.secondsPerUnit = 1e-3;
+        else if (o.timeUnit == "us") r.secondsPerUnit = 1e-6;
+        else return Error{"--time-unit '" + o.timeUnit + "': expected s, ms or us"};
+    }
+    r.skipBad = o.skipBad;
+    return r;
+}
+
+struct Setup {
+    Evaluation eval;
+    std::vector<TierConfig> tierConfigs;
+    std::vector<double> writeBps;
+};
+
+Result<Setup> loadSetup(const TraceOptions& o, const Presets& presets) {
+    auto scenario = o.scenario.empty() ? defaultScenario(presets) : loadScenario(o.scenario, presets);
+    if (!scenario) return scenario.error();
+    auto e = evaluate(*scenario, presets);
+    if (!e) return e.error();
+    Setup s{*e, scenario->tiers, {}};
+    for (const auto& t : scenario->tiers) {
+        const TierSpec* spec = t.preset.empty() ? nullptr : presets.findTier(t.preset);
+        s.writeBps.push_back(spec ? spec->writeBps : 0.0);
+    }
+    return s;
+}
+
+// "40GiB", "8TB", "6000blocks", "3.07e6tokens", "unlimited".
+Result<double> parseCapacity(std::string text, const std::string& what, double blockBytes, double blockTokens) {
+    if (text == "unlimited" || text == "inf") return kUnlimited;
+    auto endsWith = [&](const std::string& suf) {
+        return text.size() > suf.size() && text.compare(text.size() - suf.size(), suf.size(), suf) == 0;
+    };
+    for (const char* unit : {"blocks", "tokens"}) {
+        if (!endsWith(unit)) continue;
+        const std::string num = text.substr(0, text.size() - std::string(unit).size());
+        try {
+            std::size_t used = 0;
+            const double v = std::stod(num, &used);
+            if (used != num.size() || !(v >= 0) || !std::isfinite(v)) throw std::invalid_argument(num);
+            return std::string(unit) == "blocks" ? v * blockBytes : v / blockTokens * blockBytes;
+        } catch (const std::exception&) {
+            return Error{what + " '" + text + "': expected a number before '" + unit + "'"};
+        }
+    }
+    if (text == "0") return 0.0;
+    auto b = parseBytes(text);
+    if (!b) return Error{what + ": " + b.message() + ", a count of blocks or tokens (6000blocks), or unlimited"};
+    return *b;
+}
+
+// The tiers of the replay: those named by --tier (in the scenario's order), or all of the
+// scenario's tiers with unlimited capacity when none is named.
+Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double blockTokens) {
+    ReplayConfig c;
+    const auto& cost = s.eval.cost;
+    c.blockBytes = cost.kvBytesPerToken() * blockTokens;
+    auto pol = parseEvictionPolicy(o.policy);
+    if (!pol) return Error{"--policy '" + o.policy + "': expected lru or s3fifo"};
+    c.policy = *pol;
+    auto pl = parsePlacement(o.placement);
+    if (!pl) return Error{"--placement '" + o.placement + "': expected write-through or cascade"};
+    c.placement = *pl;
+    if (!o.gpuCache.empty()) {
+        auto g = parseCapacity(o.gpuCache, "--gpu-cache", c.blockBytes, blockTokens);
+        if (!g) return g.error();
+        c.gpuCapacityBytes = *g;
+    } else {
+        if (!s.eval.gpu)
+            return Error{"--gpu-cache: the scenario's GPU is not a preset, so its memory is unknown; give the "
+                         "HBM left for KV, e.g. --gpu-cache 40GiB"};
+        // vLLM's default: 90 % of HBM, less the weights, on each tensor-parallel GPU.
+        const auto& m = s.eval.model;
+        const double weights = m.paramsTotal * bytesPerElement(m.weightDtype);
+        const double left = 0.9 * s.eval.gpu->memoryBytes * s.eval.scenario.tensorParallel - weights;
+        if (left <= 0)
+            return Error{"--gpu-cache: the weights (" + formatBytes(weights) + ") do not fit in 90 % of the GPU's " +
+                         formatBytes(s.eval.gpu->memoryBytes) + "; give the KV capacity, e.g. --gpu-cache 40GiB"};
+        c.gpuCapacityBytes = left;
+    }
+    std::vector<std::pair<std::string, double>> wanted;
+    for (const auto& t : o.tiers) {
+        const auto eq = t.find('=');
+        if (eq == std::string::npos || eq == 0)
+            return Error{"--tier '" + t + "': expected NAME=CAPACITY, e.g. dram-pcie5=512GiB"};
+        auto cap = parseCapacity(t.substr(eq + 1), "--tier " + t.substr(0, eq), c.blockBytes, blockTokens);
+        if (!cap) return cap.error();
+        wanted.emplace_back(t.substr(0, eq), *cap);
+    }
+    std::vector<bool> used(wanted.size(), false);
+    for (std::size_t i = 0; i < s.tierConfigs.size(); ++i) {
+        const auto& tc = s.tierConfigs[i];
+        double capacity = kUnlimited;
+        bool include = wanted.empty();
+        for (std::size_t w = 0; w < wanted.size(); ++w) {
+            if (wanted[w].first == tc.name || (!tc.preset.empty() && wanted[w].first == tc.preset)) {
+                include = true;
+                capacity = wanted[w].second;
+                used[w] = true;
+            }
+        }
+        if (!include) continue;
+        SimTier st;
+        st.name = tc.preset.empty() ? tc.name : tc.preset;
+        st.capacityBytes = capacity;
+        st.path = s.eval.tiers[i];
+        st.writeBps = s.writeBps[i];
+        c.tiers.push_back(st);
+    }
+    for (std::size_t w = 0; w < wanted.size(); ++w) {
+        if (used[w]) continue;
+        std::string names;
+        for (const auto& tc : s.tierConfigs) names += (names.empty() ? "" : ", ") + (tc.preset.empty() ? tc.name : tc.preset);
+        return Error{"--tier " + wanted[w].first + ": not a tier of the scenario; expected one of " + names};
+    }
+    return c;
+}
+
+nlohmann::json ratiosJson(const HitRatios& h) {
+    return {{"token_weighted", h.tokenWeighted}, {"block_weighted", h.blockWeighted}, {"per_request", h.perRequest}};
+}
+
+nlohmann::json traceJson(const Trace& t, const std::string& file) {
+    return {{"file", file},
+            {"format", std::string(toString(t.summary.format))},
+            {"block_tokens", t.summary.blockTokens},
+            {"requests", t.size()},
+            {"skipped_lines", t.summary.skippedLines},
+            {"distinct_blocks", t.distinctBlocks}};
+}
+
+std::string capacityText(double bytes) { return std::isfinite(bytes) ? formatBytes(bytes) : "unlimited"; }
+
+// ------------------------------------------------------------------------------- inspect
+
+double pctile(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const double pos = q * double(v.size() - 1);
+    const auto i = static_cast<std::size_t>(pos);
+    const double f = pos - double(i);
+    return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
+}
+
+void printSkipped(const TraceReadSummary& s) {
+    if (!s.skippedLines) return;
+    std::cerr << "kvbe-cli: skipped " << s.skippedLines << " bad line(s); the first:\n";
+    for (const auto& m : s.skippedExamples) std::cerr << "  " << m << "\n";
+}
+
+int runInspect(const TraceOptions& o) {
+    auto ro = readOptions(o);
+    if (!ro) return fail(ro.message());
+    auto presets = Presets::loadBuiltin();
+    if (!presets) return fail(presets.message());
+    auto setup = loadSetup(o, *presets);
+    if (!setup) return fail(setup.message());
+    auto trace = loadTrace(o.file, *ro);
+    if (!trace) return fail(trace.message());
+    printSkipped(trace->summary);
+    const Trace& t = *trace;
+    std::vector<double> in(t.inputTokens.begin(), t.inputTokens.end());
+    double sumIn = 0, sumOut = 0, duration = 0;
+    for (double v : in) sumIn += v;
+    for (auto v : t.outputTokens) sumOut += v;
+    for (double a : t.arrivalS) duration = std::max(duration, a);
+    const double n = double(t.size());
+    std::optional<ReplayResult> unlimited;
+    if (t.summary.hasBlocks()) {
+        ReplayConfig c;
+        c.blockBytes = 1;
+        auto r = replayTrace(t, setup->eval.cost, c);
+        if (!r) return fail(r.message());
+        unlimited = *r;
+    }
+    struct Above { std::string name; std::optional<double> pStar; double share; };
+    std::vector<Above> above;
+    for (std::size_t i = 0; i < setup->eval.tiers.size(); ++i) {
+        const auto& tc = setup->tierConfigs[i];
+        Above a{tc.preset.empty() ? tc.name : tc.preset, setup->eval.cost.breakevenPrefix(setup->eval.tiers[i]), 0};
+        if (a.pStar) {
+            std::size_t k = 0;
+            for (double v : in) k += v >= *a.pStar;
+            a.share = n > 0 ? double(k) / n : 0;
+        }
+        above.push_back(a);
+    }
+    if (o.output == "json") {
+        nlohmann::json j = {{"kvbe_trace_inspect", 1}, {"trace", traceJson(t, o.file)}};
+        j["duration_s"] = duration;
+        j["input_tokens"] = {{"mean", n ? sumIn / n : 0}, {"p50", pctile(in, 0.5)}, {"p90", pctile(in, 0.9)},
+                             {"p99", pctile(in, 0.99)}, {"max", in.empty() ? 0 : *std::max_element(in.begin(), in.end())}};
+        j["output_tokens_mean"] = n ? sumOut / n : 0;
+        j["unlimited_capacity_hits"] = unlimited ? ratiosJson(unlimited->anyTier) : nlohmann::json(nullptr);
+        j["scenario"] = setup->eval.scenario.name;
+        nlohmann::json tiers = nlohmann::json::array();
+        for (const auto& a : above)
+            tiers.push_back({{"tier", a.name},
+                             {"p_star_tokens", a.pStar ? nlohmann::json(*a.pStar) : nlohmann::json(nullptr)},
+                             {"share_of_requests_at_or_above", a.pStar ? nlohmann::json(a.share) : nlohmann::json(nullptr)}});
+        j["tiers"] = tiers;
+        std::cout << dumpJson(j, 2) << "\n";
+        return kExitOk;
+    }
+    std::cout << "trace      " << o.file << " (" << toString(t.summary.format);
+    if (t.summary.hasBlocks()) std::cout << ", " << t.summary.blockTokens << "-token blocks";
+    std::cout << ")\n";
+    std::cout << "requests   " << t.size() << " over " << kvbe::cli::duration(duration) << "\n";
+    std::cout << "input      mean " << fixed(n ? sumIn / n : 0, 0) << " tokens; p50 " << fixed(pctile(in, 0.5), 0)
+              << ", p90 " << fixed(pctile(in, 0.9), 0) << ", p99 " << fixed(pctile(in, 0.99), 0) << "\n";
+    std::cout << "output     mean " << fixed(n ? sumOut / n : 0, 0) << " tokens\n";
+    if (unlimited) {
+        std::cout << "blocks     " << unlimited->blocks << " (" << t.distinctBlocks << " distinct)\n";
+        std::cout << "unlimited-capacity prefix hits: " << pct(unlimited->anyTier.tokenWeighted) << " token-weighted, "
+                  << pct(unlimited->anyTier.blockWeighted) << " block-weighted, "
+                  << pct(unlimited->anyTier.perRequest) << " per-request\n";
+    } else {
+        std::cout << "no block ids: lengths and arrivals only (no hit ratios)\n";
+    }
+    std::cout << "scenario   " << setup->eval.scenario.name << "\n";
+    for (const auto& a : above) {
+        std::cout << "  " << a.name << ": p* ";
+        if (a.pStar) std::cout << fixed(*a.pStar, 0) << " tokens, " << pct(a.share) << " of requests at or above it\n";
+        else std::cout << "never (loading does not pay up to the context limit)\n";
+    }
+    return kExitOk;
+}
+
+// ------------------------------------------------------------------------------- replay
+
+int runReplay(const TraceOptions& o) {
+    auto ro = readOptions(o);
+    if (!ro) return fail(ro.message());
+    auto admission = parseAdmission(o.admission);
+    if (!admission) return fail("--admission '" + o.admission + "': expected always, breakeven or optimal");
+    auto presets = Presets::loadBuiltin();
+    if (!presets) return fail(presets.message());
+    auto setup = loadSetup(o, *presets);
+    if (!setup) return fail(setup.message());
+    auto trace = loadTrace(o.file, *ro);
+    if (!trace) return fail(trace.message());
+    printSkipped(trace->summary);
+    if (!trace->summary.hasBlocks())
+        return fail(o.file + ": a " + std::string(toString(trace->summary.format)) +
+                    " trace has no block ids, so it cannot be replayed; use trace inspect for its lengths");
+    auto cfg = replayConfig(o, *setup, trace->summary.blockTokens);
+    if (!cfg) return fail(cfg.message());
+    auto r = replayTrace(*trace, setup->eval.cost, *cfg);
+    if (!r) return fail(r.message());
+    const RuleResult& chosen = *r->rule(toString(*admission));
+    const RuleResult& gpuOnly = *r->rule("gpu-only");
+
+    if (o.output == "json") {
+        nlohmann::json j = {{"kvbe_trace_replay", 1}, {"trace", traceJson(*trace, o.file)}};
+        j["scenario"] = setup->eval.scenario.name;
+        j["config"] = {{"policy", std::string(toString(cfg->policy))},
+                       {"placement", std::string(toString(cfg->placement))},
+                       {"admission", std::string(toString(*admission))},
+                       {"block_bytes", cfg->blockBytes}};
+        j["requests"] = r->requests;
+        j["tokens"] = r->tokens;
+        j["blocks"] = r->blocks;
+        j["duration_s"] = r->durationS;
+        j["hits_any_tier"] = ratiosJson(r->anyTier);
+        nlohmann::json tiers = nlohmann::json::array();
+        for (const auto& t : r->tiers) {
+            tiers.push_back({{"name", t.name},
+                             {"capacity_bytes", std::isfinite(t.capacityBytes) ? nlohmann::json(t.capacityBytes) : nlohmann::json(nullptr)},
+                             {"p_star_tokens", t.pStarTokens ? nlohmann::json(*t.pStarTokens) : nlohmann::json(nullptr)},
+                             {"hits", ratiosJson(t.hits)},
+                             {"blocks_written", t.blocksWritten},
+                             {"bytes_written", t.bytesWritten},
+                             {"write_Bps", {{"p50", t.writeRateP50}, {"p99", t.writeRateP99}, {"max", t.writeRateMax}}},
+                             {"tier_write_Bps", t.writeBps > 0 ? nlohmann::json(t.writeBps) : nlohmann::json(nullptr)},
+                             {"windows_over_write_bandwidth", t.windowsOverWriteBw}});
+        }
+        j["tiers"] = tiers;
+        j["windows"] = r->windows;
+        nlohmann::json rules = nlohmann::json::array();
+        for (const auto& ru : r->rules) {
+            rules.push_back({{"rule", ru.name},
+                             {"ttft_s", {{"mean", ru.ttft.mean}, {"p50", ru.ttft.p50}, {"p90", ru.ttft.p90}, {"p99", ru.ttft.p99}}},
+                             {"share_faster_than_gpu_only", ru.gainShare},
+                             {"share_slower_than_gpu_only", ru.lossShare},
+                             {"gpu_prefill_s_saved", ru.gpuSecondsSaved},
+                             {"declined_requests", ru.declinedRequests},
+                             {"declined_blocks", ru.declinedBlocks},
+                             {"declined_load_s", ru.declinedLoadS},
+                             {"declined_net_s", ru.declinedNetS}});
+        }
+        j["rules"] = rules;
+        std::cout << dumpJson(j, 2) << "\n";
+        return kExitOk;
+    }
+    if (o.output == "csv") {
+        std::cout << "section,name,metric,value\n";
+        auto row = [](const std::string& a, const std::string& b, const std::string& c, double v) {
+            std::cout << a << "," << b << "," << c << "," << fixed(v, 9) << "\n";
+        };
+        row("trace", "all", "requests", double(r->requests));
+        row("trace", "all", "tokens", double(r->tokens));
+        row("trace", "all", "blocks", double(r->blocks));
+        row("hits", "any", "token_weighted", r->anyTier.tokenWeighted);
+        row("hits", "any", "block_weighted", r->anyTier.blockWeighted);
+        row("hits", "any", "per_request", r->anyTier.perRequest);
+        for (const auto& t : r->tiers) {
+            row("tier", t.name, "capacity_bytes", std::isfinite(t.capacityBytes) ? t.capacityBytes : -1);
+            if (t.pStarTokens) row("tier", t.name, "p_star_tokens", *t.pStarTokens);
+            row("tier", t.name, "hits_token_weighted", t.hits.tokenWeighted);
+            row("tier", t.name, "hits_block_weighted", t.hits.blockWeighted);
+            row("tier", t.name, "hits_per_request", t.hits.perRequest);
+            row("tier", t.name, "bytes_written", t.bytesWritten);
+            row("tier", t.name, "write_Bps_p50", t.writeRateP50);
+            row("tier", t.name, "write_Bps_p99", t.writeRateP99);
+        }
+        for (const auto& ru : r->rules) {
+            row("rule", ru.name, "ttft_mean_s", ru.ttft.mean);
+            row("rule", ru.name, "ttft_p50_s", ru.ttft.p50);
+            row("rule", ru.name, "ttft_p90_s", ru.ttft.p90);
+            row("rule", ru.name, "ttft_p99_s", ru.ttft.p99);
+            row("rule", ru.name, "share_faster_than_gpu_only", ru.gainShare);
+            row("rule", ru.name, "gpu_prefill_s_saved", ru.gpuSecondsSaved);
+            row("rule", ru.name, "declined_requests", double(ru.declinedRequests));
+            row("rule", ru.name, "declined_load_s", ru.declinedLoadS);
+        }
+        return kExitOk;
+    }
+    std::cout << "trace     " << o.file << ": " << r->requests << " requests, " << formatTokens(double(r->tokens))
+              << " tokens, " << r->blocks << " blocks of " << trace->summary.blockTokens << " tokens ("
+              << r->distinctBlocks << " distinct), " << duration(r->durationS) << "\n";
+    std::cout << "scenario  " << setup->eval.scenario.name << "; one block = " << formatBytes(cfg->blockBytes)
+              << "; " << toString(cfg->policy) << ", " << toString(cfg->placement) << "\n\n";
+    std::printf("%-12s %12s %10s  %-26s %12s %22s\n", "tier", "capacity", "p* tokens",
+                "hits: tok / blk / req", "written", "writes p50/p99 vs W");
+    for (const auto& t : r->tiers) {
+        const std::string hits = pct(t.hits.tokenWeighted) + " / " + pct(t.hits.blockWeighted) + " / " + pct(t.hits.perRequest);
+        std::string writes = "-";
+        if (&t != &r->tiers.front())
+            writes = formatBandwidth(t.writeRateP50) + " / " + formatBandwidth(t.writeRateP99) +
+                     (t.writeBps > 0 ? " vs " + formatBandwidth(t.writeBps) : "");
+        std::printf("%-12s %12s %10s  %-26s %12s %22s\n", t.name.c_str(), capacityText(t.capacityBytes).c_str(),
+                    t.pStarTokens ? fixed(*t.pStarTokens, 0).c_str() : (&t == &r->tiers.front() ? "-" : "never"),
+                    hits.c_str(), &t == &r->tiers.front() ? "-" : formatBytes(t.bytesWritten).c_str(), writes.c_str());
+    }
+    std::printf("%-12s %12s %10s  %-26s\n\n", "any tier", "", "",
+                (pct(r->anyTier.tokenWeighted) + " / " + pct(r->anyTier.blockWeighted) + " / " + pct(r->anyTier.perRequest)).c_str());
+    std::printf("%-10s %35s %14s %14s %12s %22s\n", "rule", "TTFT ms: mean / p50 / p90 / p99", "faster vs GPU",
+                "slower vs GPU", "GPU s saved", "declined: req / load s");
+    for (const auto& ru : r->rules) {
+        const std::string t = ms(ru.ttft.mean) + " / " + ms(ru.ttft.p50) + " / " + ms(ru.ttft.p90) + " / " + ms(ru.ttft.p99);
+        const std::string d = (ru.name == "breakeven" || ru.name == "optimal")
+                                  ? std::to_string(ru.declinedRequests) + " / " + fixed(ru.declinedLoadS, 3)
+                                  : "-";
+        std::printf("%-10s %35s %14s %14s %12s %22s\n", ru.name.c_str(), t.c_str(), pct(ru.gainShare).c_str(),
+                    pct(ru.lossShare).c_str(), fixed(ru.gpuSecondsSaved, 2).c_str(), d.c_str());
+    }
+    // The one-sentence answer.
+    std::ostringstream s;
+    s << "\nWith ";
+    for (std::size_t k = 1; k < r->tiers.size(); ++k)
+        s << (k > 1 ? (k + 1 == r->tiers.size() ? " and " : ", ") : "") << capacityText(r->tiers[k].capacityBytes)
+          << " of " << r->tiers[k].name;
+    if (r->tiers.size() == 1) s << "the GPU alone";
+    s << " (" << toString(*admission) << "), " << pct(chosen.gainShare) << " of requests are faster than with GPU-only "
+      << "caching, mean TTFT " << (chosen.ttft.mean <= gpuOnly.ttft.mean ? "-" : "+")
+      << pct(std::abs(1 - chosen.ttft.mean / gpuOnly.ttft.mean)) << ", "
+      << fixed(chosen.gpuSecondsSaved - gpuOnly.gpuSecondsSaved, 1) << " GPU prefill seconds saved beyond GPU-only";
+    for (std::size_t k = 1; k < r->tiers.size(); ++k)
+        s << "; " << r->tiers[k].name << " needs " << formatBandwidth(r->tiers[k].writeRateP99) << " of writes (p99 minute)";
+    s << ".\n";
+    std::cout << s.str();
+    return kExitOk;
+}
+
+// ------------------------------------------------------------------------------- sweep
+
+Result<std::vector<double>> parseGrid(const std::string& text, int points) {
+    const auto colon = text.find(':');
+    if (colon == std::string::npos) return Error{"--capacities '" + text + "': expected LOW:HIGH in tokens, e.g. 1e4:1e9"};
+    try {
+        std::size_t u1 = 0, u2 = 0;
+        const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
+        const double lo = std::stod(a, &u1), hi = std::stod(b, &u2);
+        if (u1 != a.size() || u2 != b.size() || !(lo >= 1) || !(hi >= lo) || !std::isfinite(hi)) throw std::invalid_argument(text);
+        if (points < 1 || points > 1000) return Error{"--points " + std::to_string(points) + ": expected 1 to 1000"};
+        return logGrid(lo, hi, points);
+    } catch (const std::exception&) {
+        return Error{"--capacities '" + text + "': expected LOW:HIGH in tokens with 1 <= LOW <= HIGH, e.g. 1e4:1e9"};
+    }
+}
+
+int runSweep(const TraceOptions& o) {
+    auto ro = readOptions(o);
+    if (!ro) return fail(ro.message());
+    auto grid = parseGrid(o.capacities, o.points);
+    if (!grid) return fail(grid.message());
+    auto presets = Presets::loadBuiltin();
+    if (!presets) return fail(presets.message());
+    auto setup = loadSetup(o, *presets);
+    if (!setup) return fail(setup.message());
+    auto trace = loadTrace(o.file, *ro);
+    if (!trace) return fail(trace.message());
+    printSkipped(trace->summary);
+    if (!trace->summary.hasBlocks())
+        return fail(o.file + ": a " + std::string(toString(trace->summary.format)) +
+                    " trace has no block ids, so it has no capacity curve");
+    // The tiers of the sweep: those given with --with, plus the swept one.
+    if (!o.singleCache && o.vary.empty())
+        return fail("--tier: name the tier to sweep (gpu, or one of the scenario's), or give --single-cache");
+    TraceOptions with = o;
+    if (o.singleCache) with.tiers.clear();
+    else if (o.vary != "gpu") with.tiers.push_back(o.vary + "=unlimited");
+    auto cfg = replayConfig(with, *setup, trace->summary.blockTokens);
+    if (!cfg) return fail(cfg.message());
+    if (with.tiers.empty()) cfg->tiers.clear();
+    std::size_t vary = 0;
+    for (std::size_t k = 0; k < cfg->tiers.size(); ++k)
+        if (!o.singleCache && cfg->tiers[k].name == o.vary) vary = k + 1;
+    if (!o.singleCache && o.vary != "gpu" && vary == 0)
+        return fail("--tier " + o.vary + ": not a tier of the scenario");
+    auto s = sweepCapacity(*trace, setup->eval.cost, *cfg, vary, *grid);
+    if (!s) return fail(s.message());
+
+    if (o.output == "json") {
+        nlohmann::json j = {{"kvbe_trace_sweep", 1}, {"trace", traceJson(*trace, o.file)}};
+        j["scenario"] = setup->eval.scenario.name;
+        j["tier"] = s->tierName;
+        j["single_cache"] = o.singleCache;
+        nlohmann::json names = nlohmann::json::array({"gpu"});
+        for (const auto& t : cfg->tiers) names.push_back(t.name);
+        j["tiers"] = names;
+        nlohmann::json pts = nlohmann::json::array();
+        for (const auto& p : s->points) {
+            nlohmann::json per = nlohmann::json::array();
+            for (const auto& h : p.tiers) per.push_back(ratiosJson(h));
+            pts.push_back({{"capacity_tokens", p.capacityTokens},
+                           {"capacity_bytes", p.capacityBytes},
+                           {"hits_any_tier", ratiosJson(p.anyTier)},
+                           {"hits_per_tier", per},
+                           {"ttft_mean_s", {{"none", p.meanTtftNone}, {"gpu_only", p.meanTtftGpuOnly}, {"always", p.meanTtftAlways}}},
+                           {"ttft_saved_vs_none", p.ttftSavedVsNone},
+                           {"ttft_saved_vs_gpu_only", p.ttftSavedVsGpuOnly}});
+        }
+        j["points"] = pts;
+        std::cout << dumpJson(j, 2) << "\n";
+        return kExitOk;
+    }
+    if (o.output == "csv") {
+        std::cout << "capacity_tokens,capacity_bytes,hits_token_weighted,hits_block_weighted,hits_per_request,"
+                     "ttft_mean_none_s,ttft_mean_gpu_only_s,ttft_mean_always_s,ttft_saved_vs_none,ttft_saved_vs_gpu_only\n";
+        for (const auto& p : s->points)
+            std::cout << fixed(p.capacityTokens, 0) << "," << fixed(p.capacityBytes, 0) << "," << fixed(p.anyTier.tokenWeighted, 6)
+                      << "," << fixed(p.anyTier.blockWeighted, 6) << "," << fixed(p.anyTier.perRequest, 6) << ","
+                      << fixed(p.meanTtftNone, 9) << "," << fixed(p.meanTtftGpuOnly, 9) << "," << fixed(p.meanTtftAlways, 9)
+                      << "," << fixed(p.ttftSavedVsNone, 6) << "," << fixed(p.ttftSavedVsGpuOnly, 6) << "\n";
+        return kExitOk;
+    }
+    std::cout << "sweep of " << s->tierName << (o.singleCache ? " (single cache)" : "") << " over " << s->points.size()
+              << " capacities, one pass (LRU stack distances), " << trace->size() << " requests\n";
+    std::printf("%14s %12s  %-26s %12s %12s %12s\n", "tokens", "bytes", "hits: tok / blk / req", "TTFT ms",
+                "saved/none", "saved/GPU");
+    for (const auto& p : s->points) {
+        const std::string hits = pct(p.anyTier.tokenWeighted) + " / " + pct(p.anyTier.blockWeighted) + " / " + pct(p.anyTier.perRequest);
+        std::printf("%14s %12s  %-26s %12s %12s %12s\n", fixed(p.capacityTokens, 0).c_str(), formatBytes(p.capacityBytes).c_str(),
+                    hits.c_str(), ms(p.meanTtftAlways).c_str(), pct(p.ttftSavedVsNone).c_str(), pct(p.ttftSavedVsGpuOnly).c_str());
+    }
+    return kExitOk;
+}
+
+void addCommon(CLI::App* sub, TraceOptions& o) {
+    sub->add_option("file", o.file, "Trace file (.jsonl, .csv; .gz read directly)")->required();
+    sub->add_option("--format", o.format, "Trace format (default: detected from the content)")
+        ->check(CLI::IsMember({"auto", "mooncake", "bailian", "azure", "csv"}));
+    sub->add_option("--block-tokens", o.blockTokens, "Tokens per block id (default: 512 Mooncake, 16 Bailian)")
+        ->check(CLI::Range(1u, 1u << 24));
+    sub->add_option("--time-unit", o.timeUnit, "Unit of the timestamps (default: ms Mooncake, s otherwise)")
+        ->check(CLI::IsMember({"s", "ms", "us"}));
+    sub->add_flag("--skip-bad", o.skipBad, "Skip bad lines, count them and show the first few");
+    sub->add_option("--scenario", o.scenario, "A .kvbe.json scenario (default: the built-in one)");
+}
+
+void addCapacityOptions(CLI::App* sub, TraceOptions& o) {
+    sub->add_option("--gpu-cache", o.gpuCache, "HBM for KV (default: 90 % of the GPU less the weights), e.g. 40GiB, 6000blocks");
+    sub->add_option("--policy", o.policy, "Eviction in every tier")->check(CLI::IsMember({"lru", "s3fifo"}));
+    sub->add_option("--placement", o.placement, "write-through or cascade (demote on evict)")
+        ->check(CLI::IsMember({"write-through", "cascade"}));
+}
+
+} // namespace
+
+void addTraceCommands(CLI::App& app, std::function<int()>& run) {
+    auto* trace = app.add_subcommand("trace", "Replay a request trace through the scenario's tiered prefix cache");
+    trace->require_subcommand(1);
+    auto o = std::make_shared<TraceOptions>();
+
+    auto* inspect = trace->add_subcommand("inspect", "Format, requests, lengths, unlimited-capacity hits, share above each tier's p*");
+    addCommon(inspect, *o);
+    inspect->add_option("--output", o->output, "Output format")->check(CLI::IsMember({"table", "json"}));
+    inspect->callback([o, &run] { run = [o] { return runInspect(*o); }; });
+
+    auto* replay = trace->add_subcommand("replay", "Hits per tier, TTFT under each admission rule, GPU time saved, writes");
+    addCommon(replay, *o);
+    addCapacityOptions(replay, *o);
+    replay->add_option("--tier", o->tiers, "NAME=CAPACITY of a scenario tier (repeat; default: every tier, unlimited)");
+    replay->add_option("--admission", o->admission, "The rule the summary sentence reports")
+        ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
+    replay->add_option("--output", o->output, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));
+    replay->callback([o, &run] { run = [o] { return runReplay(*o); }; });
+
+    auto* sweep = trace->add_subcommand("sweep", "Hit ratio and TTFT saved against one tier's capacity, in one pass (LRU)");
+    addCommon(sweep, *o);
+    addCapacityOptions(sweep, *o);
+    sweep->add_option("--tier", o->vary, "The tier to sweep: gpu or a scenario tier");
+    sweep->add_option("--with", o->tiers, "NAME=CAPACITY of another tier kept fixed (repeat)");
+    sweep->add_flag("--single-cache", o->singleCache, "One cache level (the GPU): the classic hit-ratio curve");
+    sweep->add_option("--capacities", o->capacities, "LOW:HIGH in tokens, log grid (default 1e4:1e9)");
+    sweep->add_option("--points", o->points, "Grid points (default 40)");
+    sweep->add_option("--output", o->output, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));
+    sweep->callback([o, &run] { run = [o] { return runSweep(*o); }; });
+}
+
+} // namespace kvbe::cli

@@ -1,0 +1,406 @@
+// Replay of a trace through the tiered prefix cache, and the admission rules of
+// docs/workload-model.md evaluated on every request's hit run.
+#include "kvbe/trace_sim.h"
+
+#include "trace_cache.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace kvbe {
+
+std::string_view toString(EvictionPolicy p) { return p == EvictionPolicy::Lru ? "lru" : "s3fifo"; }
+std::string_view toString(Placement p) { return p == Placement::WriteThrough ? "write-through" : "cascade"; }
+std::string_view toString(Admission a) {
+    return a == Admission::Always ? "always" : a == Admission::Breakeven ? "breakeven" : "optimal";
+}
+std::optional<EvictionPolicy> parseEvictionPolicy(std::string_view s) {
+    if (s == "lru") return EvictionPolicy::Lru;
+    if (s == "s3fifo" || s == "s3-fifo") return EvictionPolicy::S3Fifo;
+    return std::nullopt;
+}
+std::optional<Placement> parsePlacement(std::string_view s) {
+    if (s == "write-through") return Placement::WriteThrough;
+    if (s == "cascade") return Placement::Cascade;
+    return std::nullopt;
+}
+std::optional<Admission> parseAdmission(std::string_view s) {
+    if (s == "always") return Admission::Always;
+    if (s == "breakeven") return Admission::Breakeven;
+    if (s == "optimal") return Admission::Optimal;
+    return std::nullopt;
+}
+
+const RuleResult* ReplayResult::rule(std::string_view name) const {
+    for (const auto& r : rules)
+        if (r.name == name) return &r;
+    return nullptr;
+}
+
+std::vector<double> logGrid(double lo, double hi, int n) {
+    std::vector<double> g;
+    if (n <= 0 || lo <= 0 || hi < lo) return g;
+    if (n == 1) return {lo};
+    const double a = std::log(lo), b = std::log(hi);
+    for (int i = 0; i < n; ++i) g.push_back(std::exp(a + (b - a) * i / (n - 1)));
+    g.front() = lo;
+    g.back() = hi;
+    return g;
+}
+
+namespace {
+
+using detail::kNoLimit;
+using detail::TierCache;
+
+constexpr int kMaxTiers = 8; // the GPU and up to 7 offload tiers (one resident bit each)
+
+std::uint64_t capacityBlocks(double bytes, double blockBytes) {
+    if (!std::isfinite(bytes)) return kNoLimit;
+    // A hair above the quotient: "6000 blocks" given in bytes must not round down to 5999.
+    return static_cast<std::uint64_t>(std::floor(bytes / blockBytes * (1 + 1e-12)));
+}
+
+// Linear interpolation between order statistics (numpy's default).
+double percentile(std::vector<double>& sorted, double q) {
+    if (sorted.empty()) return 0;
+    const double pos = q * static_cast<double>(sorted.size() - 1);
+    const auto i = static_cast<std::size_t>(pos);
+    const double f = pos - static_cast<double>(i);
+    return i + 1 < sorted.size() ? sorted[i] * (1 - f) + sorted[i + 1] * f : sorted[i];
+}
+
+// Linear interpolation between order statistics without a full sort: nth_element for the
+// lower one, the smallest of the rest for the upper one.
+double percentileSelect(std::vector<double>& v, double q) {
+    if (v.empty()) return 0;
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(pos);
+    const double f = pos - static_cast<double>(i);
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
+    const double lo = v[i];
+    if (i + 1 >= v.size() || f == 0) return lo;
+    const double hi = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(i) + 1, v.end());
+    return lo * (1 - f) + hi * f;
+}
+
+TtftStats stats(std::vector<double> v) {
+    TtftStats s;
+    if (v.empty()) return s;
+    for (double x : v) s.totalS += x;
+    s.mean = s.totalS / static_cast<double>(v.size());
+    s.p99 = percentileSelect(v, 0.99);
+    s.p90 = percentileSelect(v, 0.90);
+    s.p50 = percentileSelect(v, 0.50);
+    return s;
+}
+
+Status checkConfig(const Trace& trace, const ReplayConfig& c) {
+    if (!trace.summary.hasBlocks())
+        return Error{"the trace has no block ids (" + std::string(toString(trace.summary.format)) +
+                     " traces carry lengths and arrivals only): it feeds the length histogram, not a replay"};
+    if (!(c.blockBytes > 0)) return Error{"block bytes: expected more than 0 (the model's KV bytes per token times the block size)"};
+    if (c.tiers.size() + 1 > kMaxTiers)
+        return Error{"tiers: " + std::to_string(c.tiers.size()) + " offload tiers; expected at most " +
+                     std::to_string(kMaxTiers - 1)};
+    if (!(c.gpuCapacityBytes >= 0)) return Error{"GPU cache capacity: expected 0 or more bytes"};
+    for (const auto& t : c.tiers) {
+        if (!(t.capacityBytes >= 0)) return Error{"tier " + t.name + ": capacity expected 0 or more bytes"};
+        if (!(t.path.bandwidthBps > 0)) return Error{"tier " + t.name + ": read bandwidth expected more than 0"};
+    }
+    return Ok{};
+}
+
+// The time of one request that loads its first j blocks and recomputes the rest.
+struct RequestCost {
+    const CostModel& cost;
+    const std::vector<SimTier>& tiers;
+    double n = 0;
+
+    // tok[k]: tokens loaded from tier k (k = 0 is the GPU: free).
+    double loadTime(const std::array<double, kMaxTiers>& tok) const {
+        double t = 0;
+        for (std::size_t k = 1; k <= tiers.size(); ++k)
+            if (tok[k] > 0) t += cost.tLoad(tiers[k - 1].path, tok[k]);
+        return t;
+    }
+};
+
+} // namespace
+
+Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, const ReplayConfig& config,
+                                 RequestTimes* per, const std::function<bool(double)>& progress) {
+    if (auto ok = checkConfig(trace, config); !ok) return ok.error();
+    const std::size_t K = config.tiers.size() + 1;
+    const double B = trace.summary.blockTokens;
+    const std::uint32_t nb = trace.distinctBlocks;
+
+    ReplayResult res;
+    res.requests = trace.size();
+    res.distinctBlocks = nb;
+
+    std::vector<std::uint8_t> resident(nb, 0);
+    std::vector<TierCache> caches;
+    caches.reserve(K);
+    res.tiers.resize(K);
+    for (std::size_t k = 0; k < K; ++k) {
+        const double bytes = k == 0 ? config.gpuCapacityBytes : config.tiers[k - 1].capacityBytes;
+        const auto cap = capacityBlocks(bytes, config.blockBytes);
+        caches.emplace_back(nb, cap, config.policy, resident.data(), static_cast<int>(k));
+        auto& tr = res.tiers[k];
+        tr.name = k == 0 ? "gpu" : config.tiers[k - 1].name;
+        tr.capacityBytes = bytes;
+        tr.capacityBlocks = cap;
+        if (k > 0) {
+            tr.pStarTokens = cost.breakevenPrefix(config.tiers[k - 1].path);
+            tr.writeBps = config.tiers[k - 1].writeBps;
+        }
+    }
+    std::array<double, kMaxTiers> pStar{};
+    for (std::size_t k = 1; k < K; ++k)
+        pStar[k] = res.tiers[k].pStarTokens ? *res.tiers[k].pStarTokens : kUnlimited;
+
+    double maxArrival = 0;
+    for (double a : trace.arrivalS) maxArrival = std::max(maxArrival, a);
+    res.durationS = maxArrival;
+    res.windows = static_cast<std::uint64_t>(std::floor(maxArrival / 60.0)) + 1;
+    std::vector<std::vector<double>> windowBytes(K, std::vector<double>(res.windows, 0.0));
+
+    const std::size_t n = trace.size();
+    std::vector<double> tNone(n), tGpu(n), tAlways(n), tBe(n), tOpt(n);
+    std::array<double, kMaxTiers> hitTok{}, hitBlk{}, hitReq{};
+    double anyTok = 0, anyBlk = 0, anyReq = 0;
+    std::array<RuleResult, 5> rules;
+    const char* names[5] = {"none", "gpu-only", "always", "breakeven", "optimal"};
+    for (int r = 0; r < 5; ++r) rules[static_cast<std::size_t>(r)].name = names[r];
+
+    std::vector<std::uint8_t> tierOf;
+    if (per) {
+        per->hitBlocks.clear();
+        per->hitBlocks.reserve(n);
+    }
+    RequestCost rc{cost, config.tiers, 0};
+    std::uint64_t window = 0;
+    // Cascade: a block evicted from tier k moves to k+1 (and is written there).
+    std::size_t evictLevel = 0;
+    std::function<void(std::uint32_t)> demote; // set below; recursion through the levels
+    auto writeTo = [&](std::size_t k) {
+        if (k == 0 || caches[k].capacity() == 0) return; // a tier of size 0 stores nothing
+        ++res.tiers[k].blocksWritten;
+        windowBytes[k][window] += config.blockBytes;
+    };
+    demote = [&](std::uint32_t id) {
+        const std::size_t next = evictLevel + 1;
+        if (next >= K) return;
+        if (caches[next].holds(id)) { caches[next].touch(id); return; }
+        const std::size_t saved = evictLevel;
+        evictLevel = next;
+        writeTo(next);
+        caches[next].insert(id, demote);
+        evictLevel = saved;
+    };
+    auto dropEvicted = [](std::uint32_t) {};
+
+    for (std::size_t i = 0; i < n; ++i) {
+        if (progress && (i & 4095u) == 0 && !progress(static_cast<double>(i) / static_cast<double>(n))) {
+            res.cancelled = true;
+            return res;
+        }
+        const auto ids = trace.blocksOf(i);
+        const std::size_t m = ids.size();
+        const double N = trace.inputTokens[i];
+        window = static_cast<std::uint64_t>(std::floor(trace.arrivalS[i] / 60.0));
+        res.tokens += trace.inputTokens[i];
+        res.blocks += m;
+        if (tierOf.size() < m) tierOf.resize(m);
+
+        // Lookup: the hit run and, for each of its blocks, the fastest tier holding it.
+        std::size_t h = 0;
+        while (h < m) {
+            const std::uint8_t mask = resident[ids[h]];
+            if (!mask) break;
+            tierOf[h] = static_cast<std::uint8_t>(__builtin_ctz(mask));
+            ++h;
+        }
+        res.lookups += h < m ? h + 1 : h;
+
+        auto blockTokens = [&](std::size_t j) { const double a = static_cast<double>(j) * B; return std::min(a + B, N) - a; };
+
+        // Hit ratios.
+        std::array<double, kMaxTiers> tok{};
+        for (std::size_t j = 0; j < h; ++j) {
+            const double bt = blockTokens(j);
+            tok[tierOf[j]] += bt;
+            hitBlk[tierOf[j]] += 1;
+        }
+        double runTok = 0;
+        for (std::size_t k = 0; k < K; ++k) {
+            hitTok[k] += tok[k];
+            hitReq[k] += tok[k] / N;
+            runTok += tok[k];
+        }
+        anyTok += runTok;
+        anyBlk += static_cast<double>(h);
+        anyReq += runTok / N;
+
+        // Admission rules. Scan the run once; candidates for `optimal` are 0, every tier
+        // boundary, the end of the run and the `breakeven` cut (within one tier t(j) is concave
+        // in j for a convex recompute time, so its minimum sits at a segment end).
+        rc.n = N;
+        // Recompute time after j loaded blocks, memoised: the rules share their cut points.
+        std::array<std::pair<std::size_t, double>, 8> memo;
+        std::size_t memoN = 0;
+        auto reAt = [&](std::size_t j) {
+            for (std::size_t q = 0; q < memoN; ++q)
+                if (memo[q].first == j) return memo[q].second;
+            const double p = std::min(static_cast<double>(j) * B, N);
+            const double v = cost.tRecompute(N - p, p);
+            if (memoN < memo.size()) memo[memoN++] = {j, v};
+            return v;
+        };
+        auto timeAt = [&](std::size_t j, const std::array<double, kMaxTiers>& loaded) {
+            return rc.loadTime(loaded) + reAt(j);
+        };
+        const double none = reAt(0);
+        std::array<double, kMaxTiers> acc{};
+        double best = none, gpuOnly = none;
+        std::size_t bestJ = 0, gpuJ = 0, beJ = 0;
+        bool gpuRun = true;
+        double maxP = 0;
+        std::array<double, kMaxTiers> beTok{};
+        for (std::size_t j = 0; j <= h; ++j) {
+            // State: blocks 0 … j-1 loaded.
+            const double p = std::min(static_cast<double>(j) * B, N);
+            const bool boundary = j == h || (j > 0 && tierOf[j] != tierOf[j - 1]);
+            if (j > 0 && p >= maxP) { beJ = j; beTok = acc; }
+            if (gpuRun && (j == h || tierOf[j] != 0)) {
+                gpuRun = false;
+                gpuJ = j;
+                if (j > 0) gpuOnly = timeAt(j, acc);
+            }
+            if (j > 0 && boundary) {
+                const double t = timeAt(j, acc);
+                if (t < best) { best = t; bestJ = j; }
+            }
+            if (j < h) {
+                acc[tierOf[j]] += blockTokens(j);
+                if (tierOf[j] != 0) maxP = std::max(maxP, pStar[tierOf[j]]);
+            }
+        }
+        const double always = h > 0 ? timeAt(h, acc) : none;
+        const double breakeven = beJ > 0 ? timeAt(beJ, beTok) : none;
+        if (breakeven < best) { best = breakeven; bestJ = beJ; }
+        const double optimal = best;
+
+        tNone[i] = none;
+        tGpu[i] = gpuOnly;
+        tAlways[i] = always;
+        tBe[i] = breakeven;
+        tOpt[i] = optimal;
+        if (per) per->hitBlocks.push_back(static_cast<std::uint32_t>(h));
+
+        const double loadAll = rc.loadTime(acc);
+        auto declined = [&](RuleResult& r, std::size_t j, double t, const std::array<double, kMaxTiers>& loaded) {
+            if (j >= h) return;
+            ++r.declinedRequests;
+            r.declinedBlocks += h - j;
+            r.declinedLoadS += loadAll - rc.loadTime(loaded);
+            r.declinedNetS += always - t;
+        };
+        declined(rules[3], beJ, breakeven, beTok);
+        if (bestJ < h) {
+            std::array<double, kMaxTiers> optTok{};
+            for (std::size_t j = 0; j < bestJ; ++j) optTok[tierOf[j]] += blockTokens(j);
+            declined(rules[4], bestJ, optimal, optTok);
+        }
+        // GPU seconds saved: the recompute each rule avoided against no caching.
+        auto recomputeSaved = [&](std::size_t j) { return none - reAt(j); };
+        if (h > 0) {
+            rules[1].gpuSecondsSaved += recomputeSaved(gpuJ);
+            rules[2].gpuSecondsSaved += recomputeSaved(h);
+            rules[3].gpuSecondsSaved += recomputeSaved(beJ);
+            rules[4].gpuSecondsSaved += recomputeSaved(bestJ);
+        }
+
+        // Update the tiers: touch order 1 … m, so the deepest block is the most recent.
+        if (config.placement == Placement::WriteThrough) {
+            for (std::size_t j = 0; j < m; ++j) {
+                const std::uint32_t id = ids[j];
+                const std::uint8_t mask = resident[id];
+                for (std::size_t k = 0; k < K; ++k) {
+                    if (mask & (1u << k)) {
+                        caches[k].touch(id);
+                    } else {
+                        writeTo(k);
+                        caches[k].insert(id, dropEvicted);
+                    }
+                }
+            }
+        } else {
+            for (std::size_t j = 0; j < m; ++j) {
+                const std::uint32_t id = ids[j];
+                const std::uint8_t mask = resident[id];
+                if (mask & 1u) {
+                    caches[0].touch(id);
+                    continue;
+                }
+                if (mask) caches[static_cast<std::size_t>(__builtin_ctz(mask))].remove(id);
+                evictLevel = 0;
+                caches[0].insert(id, demote);
+            }
+        }
+    }
+    if (progress) progress(1.0);
+
+    const double reqs = static_cast<double>(n);
+    auto ratios = [&](double t, double b, double r) {
+        HitRatios hr;
+        hr.tokenWeighted = res.tokens ? t / static_cast<double>(res.tokens) : 0;
+        hr.blockWeighted = res.blocks ? b / static_cast<double>(res.blocks) : 0;
+        hr.perRequest = n ? r / reqs : 0;
+        return hr;
+    };
+    res.anyTier = ratios(anyTok, anyBlk, anyReq);
+    for (std::size_t k = 0; k < K; ++k) {
+        auto& tr = res.tiers[k];
+        tr.hits = ratios(hitTok[k], hitBlk[k], hitReq[k]);
+        tr.bytesWritten = static_cast<double>(tr.blocksWritten) * config.blockBytes;
+        std::vector<double> rates(windowBytes[k]);
+        for (auto& r : rates) r /= 60.0;
+        std::sort(rates.begin(), rates.end());
+        tr.writeRateP50 = percentile(rates, 0.5);
+        tr.writeRateP99 = percentile(rates, 0.99);
+        tr.writeRateMax = rates.empty() ? 0 : rates.back();
+        if (tr.writeBps > 0)
+            tr.windowsOverWriteBw = static_cast<std::uint64_t>(
+                rates.end() - std::upper_bound(rates.begin(), rates.end(), tr.writeBps));
+        res.stateBytes += caches[k].stateBytes();
+    }
+    res.stateBytes += resident.capacity();
+
+    const std::vector<double>* times[5] = {&tNone, &tGpu, &tAlways, &tBe, &tOpt};
+    for (std::size_t r = 0; r < 5; ++r) {
+        auto& rr = rules[r];
+        rr.ttft = stats(*times[r]);
+        std::uint64_t gain = 0, loss = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const double t = (*times[r])[i], g = tGpu[i];
+            if (t < g * (1 - 1e-12)) ++gain;
+            else if (t > g * (1 + 1e-12)) ++loss;
+        }
+        rr.gainShare = n ? static_cast<double>(gain) / reqs : 0;
+        rr.lossShare = n ? static_cast<double>(loss) / reqs : 0;
+    }
+    res.rules.assign(rules.begin(), rules.end());
+    if (per) {
+        per->none = std::move(tNone);
+        per->gpuOnly = std::move(tGpu);
+        per->always = std::move(tAlways);
+        per->breakeven = std::move(tBe);
+        per->optimal = std::move(tOpt);
+    }
+    return res;
+}
+
+} // namespace kvbe

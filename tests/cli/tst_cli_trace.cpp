@@ -1,0 +1,140 @@
+// kvbe-cli trace inspect|replay|sweep as a script sees them: JSON contract, exit codes, messages.
+// Expected numbers are counted by hand on the small fixtures (tests/fixtures/traces/).
+#include "cli_run.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+#include <cmath>
+
+namespace {
+
+using Run = kvbe::test::CliRun;
+Run cli(const QStringList& args) { return kvbe::test::runCli(args); }
+QString fixture(const char* name) { return QStringLiteral(KVBE_FIXTURES "/traces/") + name; }
+
+QJsonObject json(const Run& r) {
+    QJsonParseError e;
+    const auto doc = QJsonDocument::fromJson(r.out, &e);
+    if (e.error != QJsonParseError::NoError) qWarning("not JSON: %s / %s", r.out.constData(), r.err.constData());
+    return doc.object();
+}
+
+bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
+
+} // namespace
+
+class TestCliTrace : public QObject {
+    Q_OBJECT
+private slots:
+    // hand.jsonl with a 2-block GPU and a 4-block DRAM tier: r3 finds blocks 1-2 in DRAM, r4
+    // finds 1 in DRAM and 2, 5 on the GPU (tst_trace works the states out step by step).
+    void replayCountsHitsPerTierByHand() {
+        const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--tier",
+                            "dram-pcie5=4blocks", "--output", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto o = json(r);
+        QCOMPARE(o["kvbe_trace_replay"].toInt(), 1);
+        QCOMPARE(o["requests"].toInt(), 4);
+        const auto tiers = o["tiers"].toArray();
+        QCOMPARE(tiers.size(), 2);
+        QCOMPARE(tiers[0].toObject()["name"].toString(), QString("gpu"));
+        QCOMPARE(tiers[1].toObject()["name"].toString(), QString("dram-pcie5"));
+        const double total = 1024 + 1024 + 1500 + 2000;
+        QVERIFY(close(tiers[0].toObject()["hits"].toObject()["token_weighted"].toDouble(), 1024 / total));
+        QVERIFY(close(tiers[1].toObject()["hits"].toObject()["token_weighted"].toDouble(), 1536 / total));
+        QVERIFY(close(tiers[1].toObject()["hits"].toObject()["block_weighted"].toDouble(), 3.0 / 11));
+        QCOMPARE(tiers[1].toObject()["blocks_written"].toInt(), 6);
+        const auto rules = o["rules"].toArray();
+        QCOMPARE(rules.size(), 5);
+        QStringList names;
+        for (const auto& v : rules) names << v.toObject()["rule"].toString();
+        QCOMPARE(names, QStringList({"none", "gpu-only", "always", "breakeven", "optimal"}));
+        const double optimal = rules[4].toObject()["ttft_s"].toObject()["mean"].toDouble();
+        QVERIFY(optimal <= rules[2].toObject()["ttft_s"].toObject()["mean"].toDouble());
+        QVERIFY(optimal <= rules[1].toObject()["ttft_s"].toObject()["mean"].toDouble());
+    }
+
+    void replayPrintsATableAndASentence() {
+        const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--tier", "dram-pcie5=4blocks"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("of requests are faster than with GPU-only caching"), r.out.constData());
+        QVERIFY(r.out.contains("optimal"));
+        const auto c = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--output", "csv"});
+        QCOMPARE(c.exitCode, 0);
+        QVERIFY(c.out.startsWith("section,name,metric,value\n"));
+    }
+
+    // Unlimited capacity on the Bailian file: 32 of 40 tokens for request 2, all 33 of
+    // request 4: 65 of 169 tokens.
+    void inspectChainsBailianIds() {
+        const auto r = cli({"trace", "inspect", fixture("bailian-chain.jsonl"), "--output", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto o = json(r);
+        QCOMPARE(o["trace"].toObject()["format"].toString(), QString("bailian"));
+        QCOMPARE(o["trace"].toObject()["block_tokens"].toInt(), 16);
+        QVERIFY(close(o["unlimited_capacity_hits"].toObject()["token_weighted"].toDouble(), 65.0 / 169));
+        QCOMPARE(o["tiers"].toArray().size(), 3);
+    }
+
+    void azureHasLengthsButNoReplay() {
+        const auto i = cli({"trace", "inspect", fixture("azure.csv"), "--output", "json"});
+        QCOMPARE(i.exitCode, 0);
+        const auto o = json(i);
+        QCOMPARE(o["trace"].toObject()["format"].toString(), QString("azure"));
+        QVERIFY(o["unlimited_capacity_hits"].isNull());
+        QCOMPARE(o["input_tokens"].toObject()["max"].toDouble(), 879.0);
+        const auto r = cli({"trace", "replay", fixture("azure.csv")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("has no block ids"), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+    }
+
+    void kvbeCsvInspects() {
+        const auto r = cli({"trace", "inspect", fixture("kvbe.csv"), "--output", "json"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(json(r)["trace"].toObject()["requests"].toInt(), 3);
+    }
+
+    // The single-cache curve by hand: 1 or 2 blocks hold nothing that is reused in time; 4 and
+    // 8 blocks give r3 two blocks and r4 three: 2,560 of 5,548 tokens.
+    void sweepSingleCacheByHand() {
+        const auto r = cli({"trace", "sweep", fixture("hand.jsonl"), "--single-cache", "--capacities", "512:4096",
+                            "--points", "4", "--output", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto pts = json(r)["points"].toArray();
+        QCOMPARE(pts.size(), 4);
+        const double expect[4] = {0, 0, 2560.0 / 5548, 2560.0 / 5548};
+        for (int g = 0; g < 4; ++g)
+            QVERIFY2(close(pts[g].toObject()["hits_any_tier"].toObject()["token_weighted"].toDouble(), expect[g]),
+                     qPrintable(QString::number(g)));
+    }
+
+    void badOptionsExitWithASentence_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("code");
+        QTest::addColumn<QString>("fragment");
+        const QString hand = fixture("hand.jsonl");
+        QTest::newRow("unknown tier") << QStringList{"trace", "replay", hand, "--tier", "tape=1TB"} << 1 << "--tier tape: not a tier of the scenario";
+        QTest::newRow("bad capacity") << QStringList{"trace", "replay", hand, "--tier", "dram-pcie5=lots"} << 1 << "--tier dram-pcie5";
+        QTest::newRow("tier without =") << QStringList{"trace", "replay", hand, "--tier", "dram-pcie5"} << 1 << "expected NAME=CAPACITY";
+        QTest::newRow("sweep without tier") << QStringList{"trace", "sweep", hand} << 1 << "--tier: name the tier to sweep";
+        QTest::newRow("bad grid") << QStringList{"trace", "sweep", hand, "--single-cache", "--capacities", "9:1"} << 1 << "--capacities '9:1'";
+        QTest::newRow("cascade sweep") << QStringList{"trace", "sweep", hand, "--single-cache", "--placement", "cascade"} << 1 << "needs LRU with write-through";
+        QTest::newRow("missing file") << QStringList{"trace", "inspect", "/nonexistent/t.jsonl"} << 1 << "/nonexistent/t.jsonl: cannot read the trace";
+        QTest::newRow("bad format") << QStringList{"trace", "inspect", hand, "--format", "parquet"} << 2 << "parquet";
+        QTest::newRow("wrong format forced") << QStringList{"trace", "inspect", hand, "--format", "azure"} << 1 << "hand.jsonl:1: expected the Azure header";
+    }
+    void badOptionsExitWithASentence() {
+        QFETCH(QStringList, args);
+        QFETCH(int, code);
+        QFETCH(QString, fragment);
+        const auto r = cli(args);
+        QCOMPARE(r.exitCode, code);
+        QVERIFY2(QString::fromUtf8(r.err).contains(fragment), r.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliTrace)
+#include "tst_cli_trace.moc"

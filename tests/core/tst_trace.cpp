@@ -1,0 +1,590 @@
+// Traces: the four readers, Bailian chaining, the tiered cache replay against hand counts and an
+// independent reference LRU, the one-pass capacity sweep against replays, and the admission rules.
+#include "kvbe/trace.h"
+#include "kvbe/trace_sim.h"
+#include "kvbe/cost_model.h"
+#include "test_support.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <list>
+#include <unordered_map>
+#include <unordered_set>
+
+using namespace kvbe;
+using kvbe::test::preset;
+
+namespace {
+
+struct RealRequest {
+    double n = 0;
+    std::vector<qint64> ids;
+};
+
+QString realTracePath() {
+    const QByteArray env = qgetenv("KVBE_TRACES_DIR");
+    const QString dir = env.isEmpty() ? QStringLiteral(KVBE_SOURCE_DIR "/../shared/traces") : QString::fromUtf8(env);
+    return dir + "/mooncake-conversation.jsonl";
+}
+
+// The conversation trace parsed with Qt's JSON reader: independent of the production parser.
+const std::vector<RealRequest>& realTrace() {
+    static const std::vector<RealRequest> reqs = [] {
+        std::vector<RealRequest> out;
+        QFile f(realTracePath());
+        if (!f.open(QIODevice::ReadOnly)) return out;
+        while (!f.atEnd()) {
+            const QByteArray line = f.readLine().trimmed();
+            if (line.isEmpty()) continue;
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            RealRequest r;
+            r.n = o.value("input_length").toDouble();
+            for (const auto v : o.value("hash_ids").toArray()) r.ids.push_back(v.toInteger());
+            out.push_back(std::move(r));
+        }
+        return out;
+    }();
+    return reqs;
+}
+
+CostModel llama3b() {
+    CostInputs in;
+    in.model = preset("meta-llama/Llama-3.2-3B");
+    in.kvDtype = KvDtype::BF16;
+    in.peakFlops = 989e12;
+    in.utilisation = 0.5;
+    auto cm = CostModel::create(in);
+    if (!cm) qFatal("%s", cm.message().c_str());
+    return *cm;
+}
+
+std::string lines(std::initializer_list<const char*> ls) {
+    std::string s;
+    for (const char* l : ls) { s += l; s += '\n'; }
+    return s;
+}
+
+std::vector<TraceRecord> readAll(const std::string& text, TraceReadOptions opt = {}, TraceReadSummary* sum = nullptr) {
+    std::vector<TraceRecord> out;
+    std::vector<std::vector<std::uint64_t>> ids;
+    auto r = readTraceText(text, "t.jsonl", opt, [&](const TraceRecord& rec) {
+        out.push_back(rec);
+        ids.emplace_back(rec.blockIds.begin(), rec.blockIds.end());
+    });
+    if (!r) qFatal("%s", r.message().c_str());
+    if (sum) *sum = *r;
+    static std::vector<std::vector<std::uint64_t>> keep; // spans point into these
+    keep = std::move(ids);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i].blockIds = keep[i];
+    return out;
+}
+
+// A plain ordered-dictionary LRU (std::list + hash map): the reference the issue asks for.
+double referenceLruTokenHits(const std::vector<RealRequest>& reqs, std::size_t capacity, double B,
+                             double* blockHits = nullptr) {
+    std::list<qint64> order; // front: most recent
+    std::unordered_map<qint64, std::list<qint64>::iterator> where;
+    double hitTokens = 0, hitBlocks = 0;
+    for (const auto& r : reqs) {
+        std::size_t h = 0;
+        while (h < r.ids.size() && where.count(r.ids[h])) ++h;
+        hitTokens += std::min(double(h) * B, r.n);
+        hitBlocks += double(h);
+        for (auto id : r.ids) {
+            auto it = where.find(id);
+            if (it != where.end()) order.erase(it->second);
+            order.push_front(id);
+            where[id] = order.begin();
+            if (order.size() > capacity) {
+                where.erase(order.back());
+                order.pop_back();
+            }
+        }
+    }
+    if (blockHits) *blockHits = hitBlocks;
+    return hitTokens;
+}
+
+} // namespace
+
+class TestTrace : public QObject {
+    Q_OBJECT
+private slots:
+    void mooncakeLinesGiveMillisecondArrivalsAndPrefixIds() {
+        const auto recs = readAll(lines({
+            R"({"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [0, 1]})",
+            R"({"timestamp": 3000, "input_length": 512, "output_length": 7, "hash_ids": [0]})",
+        }));
+        QCOMPARE(recs.size(), size_t(2));
+        QCOMPARE(recs[1].arrivalS, 3.0);
+        QCOMPARE(recs[0].inputTokens, 600u);
+        QCOMPARE(recs[1].outputTokens, 7u);
+        QCOMPARE(recs[0].blockIds.size(), size_t(2));
+        QCOMPARE(recs[0].blockIds[1], std::uint64_t(1));
+        QCOMPARE(recs[1].line, std::uint64_t(2));
+    }
+
+    void formatIsDetectedFromContent_data() {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QString>("format");
+        QTest::newRow("mooncake") << R"({"timestamp": 0, "input_length": 6758, "output_length": 500, "hash_ids": [0]})" << "mooncake";
+        QTest::newRow("bailian") << R"({"chat_id": 159, "parent_chat_id": -1, "timestamp": 61.11, "input_length": 16, "output_length": 2, "type": "text", "turn": 1, "hash_ids": [1089]})" << "bailian";
+        QTest::newRow("azure") << "TIMESTAMP,ContextTokens,GeneratedTokens" << "azure";
+        QTest::newRow("kvbe csv") << "timestamp_s,input_tokens,output_tokens,cached_tokens" << "csv";
+    }
+    void formatIsDetectedFromContent() {
+        QFETCH(QString, line);
+        QFETCH(QString, format);
+        auto f = detectTraceFormat(line.toStdString(), "t");
+        QVERIFY2(f.ok(), f.ok() ? "" : f.message().c_str());
+        QCOMPARE(QString::fromStdString(std::string(toString(*f))), format);
+    }
+
+    void badLinesNameFileLineAndField_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        const QString ok = R"({"timestamp": 0, "input_length": 10, "hash_ids": [1]})" "\n";
+        QTest::newRow("missing length") << ok + R"({"timestamp": 1, "hash_ids": [1]})" << "t.jsonl:2: field 'input_length' is missing";
+        QTest::newRow("too few blocks") << ok + R"({"timestamp": 1, "input_length": 1025, "hash_ids": [1, 2]})" << "t.jsonl:2: field 'hash_ids': 2 blocks of 512 tokens for input_length 1025";
+        QTest::newRow("too many blocks") << ok + R"({"timestamp": 1, "input_length": 512, "hash_ids": [1, 2]})" << "t.jsonl:2: field 'hash_ids': 2 blocks";
+        QTest::newRow("truncated") << ok + R"({"timestamp": 1, "input_length": 10, "hash_ids": [1)" << "t.jsonl:2: field 'hash_ids': expected ',' or ']'";
+        QTest::newRow("negative id") << ok + R"({"timestamp": 1, "input_length": 10, "hash_ids": [-1]})" << "t.jsonl:2: field 'hash_ids': expected an array of non-negative";
+        QTest::newRow("fractional length") << ok + R"({"timestamp": 1, "input_length": 10.5, "hash_ids": [1]})" << "t.jsonl:2: field 'input_length': expected a whole number";
+        QTest::newRow("text timestamp") << ok + R"({"timestamp": "x", "input_length": 10, "hash_ids": [1]})" << "t.jsonl:2: field 'timestamp': expected an arrival time in milliseconds";
+        QTest::newRow("csv columns") << "timestamp_s,input_tokens,output_tokens\n0,10,1\n1,10\n" << "t.jsonl:3: 2 columns; expected 3";
+        QTest::newRow("csv length") << "timestamp_s,input_tokens,output_tokens\n0,ten,1\n" << "t.jsonl:2: field 'input_tokens'";
+        QTest::newRow("azure time") << "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-13-16 18:15:46.68,10,1\n" << "t.jsonl:2: field 'TIMESTAMP': expected a date and time";
+        QTest::newRow("unknown") << "hello\n" << "t.jsonl:1: not a known trace format";
+        QTest::newRow("empty") << "\n\n" << "t.jsonl: the file is empty";
+    }
+    void badLinesNameFileLineAndField() {
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        const std::string t = text.toStdString();
+        auto r = readTraceText(t, "t.jsonl", {}, [](const TraceRecord&) {});
+        QVERIFY(!r.ok());
+        QVERIFY2(r.message().find(expected.toStdString()) != std::string::npos, r.message().c_str());
+    }
+
+    void skipBadCountsAndReportsLines() {
+        TraceReadOptions opt;
+        opt.skipBad = true;
+        TraceReadSummary sum;
+        const auto recs = readAll(lines({
+            R"({"timestamp": 0, "input_length": 10, "hash_ids": [1]})",
+            R"({"timestamp": 1, "input_length": 10, "hash_ids": [1)",
+            R"({"timestamp": 2, "input_length": 2000, "hash_ids": [1]})",
+            R"({"timestamp": 3, "input_length": 10, "hash_ids": [2]})",
+        }), opt, &sum);
+        QCOMPARE(recs.size(), size_t(2));
+        QCOMPARE(sum.skippedLines, std::uint64_t(2));
+        QCOMPARE(sum.skippedExamples.size(), size_t(2));
+        QVERIFY(sum.skippedExamples[1].find("t.jsonl:3:") == 0);
+    }
+
+    void blockSizeAndTimeUnitOverride() {
+        TraceReadOptions opt;
+        opt.blockTokens = 16;
+        opt.secondsPerUnit = 1.0;
+        const auto recs = readAll(lines({R"({"timestamp": 2.5, "input_length": 17, "hash_ids": [4, 5]})"}), opt);
+        QCOMPARE(recs.size(), size_t(1));
+        QCOMPARE(recs[0].arrivalS, 2.5);
+    }
+
+    // Lines cut by the 4 MiB read chunks, CRLF endings and a last line without a newline.
+    void linesAcrossChunkBoundariesAreWhole() {
+        std::string text;
+        std::uint64_t expectIds = 0;
+        const int n = 120000;
+        for (int i = 0; i < n; ++i) {
+            text += "{\"timestamp\": " + std::to_string(i) + ", \"input_length\": 600, \"hash_ids\": [" +
+                    std::to_string(i) + ", " + std::to_string(i + 1) + "]}" + (i + 1 < n ? "\r\n" : "");
+            expectIds += std::uint64_t(2 * i + 1);
+        }
+        QVERIFY(text.size() > (5u << 20));
+        std::uint64_t count = 0, ids = 0;
+        double lastArrival = -1;
+        bool ordered = true;
+        auto r = readTraceText(text, "big.jsonl", {}, [&](const TraceRecord& rec) {
+            ++count;
+            for (auto id : rec.blockIds) ids += id;
+            ordered = ordered && rec.arrivalS > lastArrival && rec.line == count;
+            lastArrival = rec.arrivalS;
+        });
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(count, std::uint64_t(n));
+        QCOMPARE(ids, expectIds);
+        QVERIFY(ordered);
+        QCOMPARE(r->bytes, std::uint64_t(text.size()));
+    }
+
+    void cancelStopsTheRead() {
+        std::string text;
+        for (int i = 0; i < 100000; ++i) text += R"({"timestamp": 0, "input_length": 10, "hash_ids": [1]})" "\n";
+        TraceReadOptions opt;
+        opt.progress = [](double) { return false; };
+        std::size_t seen = 0;
+        auto r = readTraceText(text, "t", opt, [&](const TraceRecord&) { ++seen; });
+        QVERIFY(r.ok());
+        QVERIFY(r->cancelled);
+        QVERIFY(seen < 100000);
+    }
+
+    // Bailian ids hash a block's content only: content 2 follows 1 in two requests and 5 in a
+    // third, so it names two different prefixes.
+    void bailianChainsContentHashesIntoPrefixIds() {
+        const std::string text = lines({
+            R"({"chat_id": 1, "parent_chat_id": -1, "timestamp": 0.5, "input_length": 48, "output_length": 3, "type": "text", "turn": 1, "hash_ids": [1, 2, 3]})",
+            R"({"chat_id": 2, "parent_chat_id": 1, "timestamp": 1.0, "input_length": 40, "output_length": 3, "type": "text", "turn": 2, "hash_ids": [1, 2, 4]})",
+            R"({"chat_id": 3, "parent_chat_id": -1, "timestamp": 2.0, "input_length": 48, "output_length": 3, "type": "text", "turn": 1, "hash_ids": [5, 2, 3]})",
+            R"({"chat_id": 4, "parent_chat_id": -1, "timestamp": 3.0, "input_length": 33, "output_length": 3, "type": "text", "turn": 1, "hash_ids": [5, 2, 3]})",
+        });
+        const auto recs = readAll(text);
+        QCOMPARE(recs.size(), size_t(4));
+        QCOMPARE(recs[1].arrivalS, 1.0);
+        QCOMPARE(recs[0].blockIds[0], recs[1].blockIds[0]);
+        QCOMPARE(recs[0].blockIds[1], recs[1].blockIds[1]);
+        QVERIFY(recs[0].blockIds[2] != recs[1].blockIds[2]);
+        QVERIFY(recs[2].blockIds[1] != recs[0].blockIds[1]); // same content, other predecessor
+        QVERIFY(recs[2].blockIds[2] != recs[0].blockIds[2]);
+        QCOMPARE(recs[0].blockIds[1], chainPrefixId(chainPrefixId(0, 1), 2));
+
+        // Unlimited cache, by hand: request 2 reuses blocks 1-2 (32 of 40 tokens), request 3
+        // nothing, request 4 all three blocks of request 3 (33 of 33 tokens).
+        auto trace = loadTraceText(text, "b.jsonl", {});
+        QVERIFY(trace.ok());
+        QCOMPARE(trace->summary.blockTokens, 16u);
+        QCOMPARE(trace->distinctBlocks, 7u);
+        ReplayConfig cfg;
+        cfg.blockBytes = 1;
+        auto r = replayTrace(*trace, llama3b(), cfg);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(r->anyTier.tokenWeighted, (32.0 + 33.0) / (48 + 40 + 48 + 33));
+        QCOMPARE(r->anyTier.blockWeighted, 5.0 / 12.0);
+        QCOMPARE(r->anyTier.perRequest, (32.0 / 40 + 1.0) / 4);
+    }
+
+    // Azure's format as traces/README.md describes it: a date-time TIMESTAMP, lengths, no ids.
+    void azureCsvGivesLengthsAndArrivalsOnly() {
+        const std::string text = "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                                 "2023-11-16 18:15:46.6805900,374,44\n"
+                                 "2023-11-16 18:15:50.9951690,396,109\n"
+                                 "2023-11-17 00:00:01.0000000,879,20\n";
+        auto t = loadTraceText(text, "azure.csv", {});
+        QVERIFY2(t.ok(), t.ok() ? "" : t.message().c_str());
+        QVERIFY(t->summary.format == TraceFormat::Azure);
+        QVERIFY(!t->summary.hasBlocks());
+        QCOMPARE(t->size(), size_t(3));
+        QVERIFY(std::abs(t->arrivalS[1] - 4.314579) < 1e-6);
+        // 18:15:46.68059 to 00:00:01 the next day: 5 h 44 min 14.31941 s.
+        QVERIFY(std::abs(t->arrivalS[2] - (5 * 3600 + 44 * 60 + 14.31941)) < 1e-5);
+        QCOMPARE(t->inputTokens[2], 879u);
+        ReplayConfig cfg;
+        cfg.blockBytes = 1;
+        auto r = replayTrace(*t, llama3b(), cfg);
+        QVERIFY(!r.ok());
+        QVERIFY(r.message().find("no block ids") != std::string::npos);
+    }
+
+    void plainCsvReadsOptionalCachedTokens() {
+        const auto recs = readAll("timestamp_s,input_tokens,output_tokens,cached_tokens\n"
+                                  "0.0,1000,10,512\n"
+                                  "1.5,2000,20,\n");
+        QCOMPARE(recs.size(), size_t(2));
+        QCOMPARE(recs[0].cachedTokens.value_or(0), 512u);
+        QVERIFY(!recs[1].cachedTokens);
+        QCOMPARE(recs[1].arrivalS, 1.5);
+    }
+
+    void gzipTracesAreReadDirectly() {
+        QTemporaryDir dir;
+        const QString plain = dir.filePath("t.jsonl");
+        kvbe::test::writeFile(plain, R"({"timestamp": 0, "input_length": 10, "hash_ids": [1]})" "\n"
+                                     R"({"timestamp": 5, "input_length": 10, "hash_ids": [1]})" "\n");
+        if (QProcess::execute("gzip", {"-k", plain}) != 0) QSKIP("gzip is not installed");
+        auto t = loadTrace((plain + ".gz").toStdString(), {});
+        QVERIFY2(t.ok(), t.ok() ? "" : t.message().c_str());
+        QCOMPARE(t->size(), size_t(2));
+        QCOMPARE(t->arrivalS[1], 0.005);
+    }
+
+    // Two tiers by hand: GPU 2 blocks, DRAM 4 blocks (block bytes 1), 512-token blocks.
+    //   r1 [1,2] N=1024, r2 [3,4] N=1024, r3 [1,2,5] N=1500, r4 [1,2,5,6] N=2000.
+    // Write-through: before r3 the GPU holds {3,4}, DRAM {1,2,3,4}: r3's run is 1,2 from DRAM.
+    // After r3 the GPU holds {2,5}, DRAM {4,1,2,5}: r4's run is 1 (DRAM), 2 and 5 (GPU).
+    // Cascade reaches the same runs (see the test body for its writes).
+    void twoTierHitsByHand_data() {
+        QTest::addColumn<int>("placement");
+        QTest::addColumn<int>("dramWrites");
+        // Write-through: r1 2, r2 2, r3 1 (block 5), r4 1 (block 6).
+        QTest::newRow("write-through") << int(Placement::WriteThrough) << 6;
+        // Cascade: r2 demotes 1, 2; r3 demotes 3, 4, 1; r4 demotes 2, 5, 1, 2.
+        QTest::newRow("cascade") << int(Placement::Cascade) << 9;
+    }
+    void twoTierHitsByHand() {
+        QFETCH(int, placement);
+        QFETCH(int, dramWrites);
+        const std::string text = lines({
+            R"({"timestamp": 0, "input_length": 1024, "hash_ids": [1, 2]})",
+            R"({"timestamp": 1000, "input_length": 1024, "hash_ids": [3, 4]})",
+            R"({"timestamp": 2000, "input_length": 1500, "hash_ids": [1, 2, 5]})",
+            R"({"timestamp": 3000, "input_length": 2000, "hash_ids": [1, 2, 5, 6]})",
+        });
+        auto t = loadTraceText(text, "hand.jsonl", {});
+        QVERIFY(t.ok());
+        ReplayConfig cfg;
+        cfg.blockBytes = 1;
+        cfg.gpuCapacityBytes = 2;
+        cfg.placement = static_cast<Placement>(placement);
+        cfg.tiers.push_back(SimTier{"dram", 4, TierPath{"dram", 55e9, 0.5e-3}, 55e9});
+        auto r = replayTrace(*t, llama3b(), cfg);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        const double totalN = 1024 + 1024 + 1500 + 2000;
+        QCOMPARE(r->tiers[0].hits.tokenWeighted, 1024.0 / totalN);
+        QCOMPARE(r->tiers[1].hits.tokenWeighted, (1024.0 + 512.0) / totalN);
+        QCOMPARE(r->tiers[0].hits.blockWeighted, 2.0 / 11.0);
+        QCOMPARE(r->tiers[1].hits.blockWeighted, 3.0 / 11.0);
+        QCOMPARE(r->tiers[0].hits.perRequest, (1024.0 / 2000) / 4);
+        QCOMPARE(r->tiers[1].hits.perRequest, (1024.0 / 1500 + 512.0 / 2000) / 4);
+        QCOMPARE(r->anyTier.blockWeighted, 5.0 / 11.0);
+        QCOMPARE(r->tiers[1].blocksWritten, std::uint64_t(dramWrites));
+    }
+
+    // A tier of size 0 stores nothing: no writes, no hits. With the GPU's 2 blocks alone, r3 and
+    // r4 above both start with block 1, which the GPU has lost: no hit anywhere.
+    void zeroCapacityTierStoresNothing() {
+        const std::string text = lines({
+            R"({"timestamp": 0, "input_length": 1024, "hash_ids": [1, 2]})",
+            R"({"timestamp": 1000, "input_length": 1024, "hash_ids": [3, 4]})",
+            R"({"timestamp": 2000, "input_length": 1500, "hash_ids": [1, 2, 5]})",
+            R"({"timestamp": 3000, "input_length": 2000, "hash_ids": [1, 2, 5, 6]})",
+        });
+        auto t = loadTraceText(text, "hand.jsonl", {});
+        QVERIFY(t.ok());
+        for (auto placement : {Placement::WriteThrough, Placement::Cascade}) {
+            ReplayConfig cfg;
+            cfg.blockBytes = 1;
+            cfg.gpuCapacityBytes = 2;
+            cfg.placement = placement;
+            cfg.tiers.push_back(SimTier{"dram", 0, TierPath{"dram", 55e9, 0.5e-3}, 55e9});
+            auto r = replayTrace(*t, llama3b(), cfg);
+            QVERIFY(r.ok());
+            QCOMPARE(r->tiers[1].blocksWritten, std::uint64_t(0));
+            QCOMPARE(r->anyTier.blockWeighted, 0.0);
+        }
+    }
+
+    // Times of one request by hand through the cost model's public functions: r3 above loads
+    // 1024 tokens from DRAM (always) or recomputes all 1500 (GPU-only has no run).
+    void ruleTimesFollowTheCostModel() {
+        const std::string text = lines({
+            R"({"timestamp": 0, "input_length": 1024, "hash_ids": [1, 2]})",
+            R"({"timestamp": 1000, "input_length": 1024, "hash_ids": [3, 4]})",
+            R"({"timestamp": 2000, "input_length": 1500, "hash_ids": [1, 2, 5]})",
+        });
+        auto t = loadTraceText(text, "hand.jsonl", {});
+        QVERIFY(t.ok());
+        const CostModel cm = llama3b();
+        const TierPath dram{"dram", 55e9, 0.5e-3};
+        ReplayConfig cfg;
+        cfg.blockBytes = 1;
+        cfg.gpuCapacityBytes = 2;
+        cfg.tiers.push_back(SimTier{"dram", 4, dram, 55e9});
+        RequestTimes times;
+        auto r = replayTrace(*t, cm, cfg, &times);
+        QVERIFY(r.ok());
+        const double tAlways = cm.tLoad(dram, 1024) + cm.tRecompute(1500 - 1024, 1024);
+        QCOMPARE(times.none[2], cm.tMiss(1500));
+        QCOMPARE(times.gpuOnly[2], cm.tMiss(1500));
+        QCOMPARE(times.always[2], tAlways);
+        QCOMPARE(times.optimal[2], std::min({tAlways, cm.tMiss(1500), cm.tLoad(dram, 512) + cm.tRecompute(1500 - 512, 512)}));
+        QCOMPARE(times.hitBlocks[2], 2u);
+        // p* of DRAM for this model is above 512 tokens? The breakeven cut follows it.
+        const auto pStar = cm.breakevenPrefix(dram);
+        QVERIFY(pStar.has_value());
+        const double expectBe = *pStar <= 1024 ? tAlways : cm.tMiss(1500);
+        QCOMPARE(times.breakeven[2], expectBe);
+    }
+
+    void s3FifoKeepsARepeatedlyUsedBlockThatLruDrops() {
+        // One-block requests; capacity 10 (small FIFO 1). Block 1 is used three times in a row,
+        // then 12 one-time blocks pass, then block 1 returns. LRU (10 most recent) has lost it;
+        // S3-FIFO moved it to main on its way out of the small FIFO (seen more than once) and
+        // one-time blocks leave through the small FIFO, so it is still there.
+        std::string text;
+        auto add = [&](int id) {
+            text += "{\"timestamp\": 0, \"input_length\": 512, \"hash_ids\": [" + std::to_string(id) + "]}\n";
+        };
+        add(1); add(1); add(1);
+        for (int i = 100; i < 112; ++i) add(i);
+        add(1);
+        auto t = loadTraceText(text, "s3.jsonl", {});
+        QVERIFY(t.ok());
+        ReplayConfig cfg;
+        cfg.blockBytes = 1;
+        cfg.gpuCapacityBytes = 10;
+        RequestTimes lru, s3;
+        QVERIFY(replayTrace(*t, llama3b(), cfg, &lru).ok());
+        cfg.policy = EvictionPolicy::S3Fifo;
+        QVERIFY(replayTrace(*t, llama3b(), cfg, &s3).ok());
+        QCOMPARE(lru.hitBlocks.back(), 0u);
+        QCOMPARE(s3.hitBlocks.back(), 1u);
+        QCOMPARE(lru.hitBlocks[2], 1u);
+        QCOMPARE(s3.hitBlocks[2], 1u);
+    }
+
+    // --- the real conversation trace ---------------------------------------------------------
+
+    void conversationTraceUnlimitedHitsEqualAnIndependentCount() {
+        const auto& reqs = realTrace();
+        if (reqs.empty()) QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        QCOMPARE(reqs.size(), size_t(12031));
+        // Independent count: a block hits when every block before it in the request has been
+        // seen in an earlier request (ids already name prefixes).
+        std::unordered_set<qint64> seen;
+        double hitTok = 0, hitBlk = 0, tok = 0, blk = 0, perReq = 0;
+        for (const auto& r : reqs) {
+            std::size_t h = 0;
+            while (h < r.ids.size() && seen.count(r.ids[h])) ++h;
+            const double t = std::min(double(h) * 512, r.n);
+            hitTok += t;
+            hitBlk += double(h);
+            perReq += t / r.n;
+            tok += r.n;
+            blk += double(r.ids.size());
+            for (auto id : r.ids) seen.insert(id);
+        }
+        auto trace = loadTrace(realTracePath().toStdString(), {});
+        QVERIFY2(trace.ok(), trace.ok() ? "" : trace.message().c_str());
+        QVERIFY(trace->summary.format == TraceFormat::Mooncake);
+        ReplayConfig cfg;
+        cfg.blockBytes = 1;
+        auto r = replayTrace(*trace, llama3b(), cfg);
+        QVERIFY(r.ok());
+        QCOMPARE(r->anyTier.tokenWeighted, hitTok / tok);
+        QCOMPARE(r->anyTier.blockWeighted, hitBlk / blk);
+        QVERIFY(std::abs(r->anyTier.perRequest - perReq / double(reqs.size())) < 1e-12);
+        // docs/workload-model.md's reference figures.
+        QVERIFY(std::abs(r->anyTier.tokenWeighted - 0.3736) < 5e-5);
+        QVERIFY(std::abs(r->anyTier.blockWeighted - 0.3664) < 5e-5);
+        QVERIFY(std::abs(tok / double(reqs.size()) - 12035) < 1);
+    }
+
+    void lruAtFixedCapacitiesEqualsTheReferenceLru_data() {
+        QTest::addColumn<int>("capacity");
+        QTest::addColumn<double>("published");
+        QTest::newRow("6000 blocks") << 6000 << 0.1413;
+        QTest::newRow("30000 blocks") << 30000 << 0.3321;
+        QTest::newRow("500 blocks") << 500 << -1.0;
+    }
+    void lruAtFixedCapacitiesEqualsTheReferenceLru() {
+        QFETCH(int, capacity);
+        QFETCH(double, published);
+        const auto& reqs = realTrace();
+        if (reqs.empty()) QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        double refBlocks = 0, tok = 0, blk = 0;
+        const double refTok = referenceLruTokenHits(reqs, std::size_t(capacity), 512, &refBlocks);
+        for (const auto& r : reqs) { tok += r.n; blk += double(r.ids.size()); }
+        auto trace = loadTrace(realTracePath().toStdString(), {});
+        QVERIFY(trace.ok());
+        ReplayConfig cfg;
+        cfg.blockBytes = 1;
+        cfg.gpuCapacityBytes = capacity;
+        auto r = replayTrace(*trace, llama3b(), cfg);
+        QVERIFY(r.ok());
+        QCOMPARE(r->anyTier.tokenWeighted, refTok / tok);
+        QCOMPARE(r->anyTier.blockWeighted, refBlocks / blk);
+        if (published > 0) QVERIFY(std::abs(r->anyTier.tokenWeighted - published) < 5e-5);
+        // The one-pass sweep gives the same figure at this capacity.
+        auto s = sweepCapacity(*trace, llama3b(), cfg, 0, {double(capacity) * 512});
+        QVERIFY(s.ok());
+        QCOMPARE(s->points[0].anyTier.tokenWeighted, refTok / tok);
+    }
+
+    // Multi-tier write-through LRU: the one-pass sweep equals a replay at every grid point.
+    void sweepEqualsReplaysAtEveryGridPoint_data() {
+        QTest::addColumn<int>("varyTier");
+        QTest::newRow("vary dram") << 1;
+        QTest::newRow("vary gpu") << 0;
+        QTest::newRow("vary nvme") << 2;
+    }
+    void sweepEqualsReplaysAtEveryGridPoint() {
+        QFETCH(int, varyTier);
+        auto trace = loadTrace(realTracePath().toStdString(), {});
+        if (!trace.ok()) QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        const CostModel cm = llama3b();
+        ReplayConfig cfg;
+        cfg.blockBytes = 512; // capacities below in tokens
+        cfg.gpuCapacityBytes = 2000 * 512;
+        cfg.tiers.push_back(SimTier{"dram", 10000 * 512, TierPath{"dram", 55e9, 0.5e-3}, 55e9});
+        cfg.tiers.push_back(SimTier{"nvme", 40000 * 512, TierPath{"nvme", 13.5e9, 1e-3}, 10e9});
+        const auto grid = logGrid(1e4, 1e8, 9);
+        auto s = sweepCapacity(*trace, cm, cfg, std::size_t(varyTier), grid);
+        QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
+        QCOMPARE(s->points.size(), grid.size());
+        for (std::size_t g = 0; g < grid.size(); ++g) {
+            ReplayConfig c = cfg;
+            const double bytes = std::floor(grid[g] / 512 * (1 + 1e-12)) * 512;
+            if (varyTier == 0) c.gpuCapacityBytes = bytes;
+            else c.tiers[std::size_t(varyTier) - 1].capacityBytes = bytes;
+            auto r = replayTrace(*trace, cm, c);
+            QVERIFY(r.ok());
+            const auto& p = s->points[g];
+            for (std::size_t k = 0; k < 3; ++k) {
+                QVERIFY2(std::abs(p.tiers[k].tokenWeighted - r->tiers[k].hits.tokenWeighted) < 1e-12,
+                         qPrintable(QString("grid %1 tier %2: %3 vs %4").arg(g).arg(k)
+                                        .arg(p.tiers[k].tokenWeighted).arg(r->tiers[k].hits.tokenWeighted)));
+                QVERIFY(std::abs(p.tiers[k].blockWeighted - r->tiers[k].hits.blockWeighted) < 1e-12);
+                QVERIFY(std::abs(p.tiers[k].perRequest - r->tiers[k].hits.perRequest) < 1e-12);
+            }
+            QVERIFY(kvbe::test::near(p.meanTtftAlways, r->rule("always")->ttft.mean, 1e-9));
+            QVERIFY(kvbe::test::near(p.meanTtftGpuOnly, r->rule("gpu-only")->ttft.mean, 1e-9));
+            QVERIFY(kvbe::test::near(p.meanTtftNone, r->rule("none")->ttft.mean, 1e-12));
+        }
+    }
+
+    void optimalIsNeverSlowerThanAlwaysOrGpuOnly_data() {
+        QTest::addColumn<int>("placement");
+        QTest::addColumn<int>("policy");
+        QTest::newRow("write-through lru") << int(Placement::WriteThrough) << int(EvictionPolicy::Lru);
+        QTest::newRow("cascade lru") << int(Placement::Cascade) << int(EvictionPolicy::Lru);
+        QTest::newRow("write-through s3fifo") << int(Placement::WriteThrough) << int(EvictionPolicy::S3Fifo);
+        QTest::newRow("cascade s3fifo") << int(Placement::Cascade) << int(EvictionPolicy::S3Fifo);
+    }
+    void optimalIsNeverSlowerThanAlwaysOrGpuOnly() {
+        QFETCH(int, placement);
+        QFETCH(int, policy);
+        auto trace = loadTrace(realTracePath().toStdString(), {});
+        if (!trace.ok()) QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        const CostModel cm = llama3b();
+        ReplayConfig cfg;
+        cfg.blockBytes = cm.kvBytesPerToken() * 512;
+        cfg.gpuCapacityBytes = 2000 * cfg.blockBytes;
+        cfg.placement = static_cast<Placement>(placement);
+        cfg.policy = static_cast<EvictionPolicy>(policy);
+        cfg.tiers.push_back(SimTier{"dram", 8000 * cfg.blockBytes, TierPath{"dram", 55e9, 0.5e-3}, 55e9});
+        cfg.tiers.push_back(SimTier{"nvme", 60000 * cfg.blockBytes, TierPath{"nvme", 4e9, 1e-3}, 4e9});
+        RequestTimes t;
+        auto r = replayTrace(*trace, cm, cfg, &t);
+        QVERIFY(r.ok());
+        std::size_t declined = 0;
+        for (std::size_t i = 0; i < trace->size(); ++i) {
+            QVERIFY(t.optimal[i] <= t.always[i]);
+            QVERIFY(t.optimal[i] <= t.gpuOnly[i]);
+            QVERIFY(t.optimal[i] <= t.breakeven[i]);
+            QVERIFY(t.gpuOnly[i] <= t.none[i]);
+            if (t.optimal[i] < t.always[i]) ++declined;
+        }
+        QCOMPARE(r->rule("optimal")->declinedRequests >= declined, true);
+        QVERIFY(r->rule("optimal")->ttft.mean <= r->rule("always")->ttft.mean);
+        QVERIFY(r->rule("optimal")->lossShare == 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrace)
+#include "tst_trace.moc"

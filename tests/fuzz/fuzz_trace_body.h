@@ -1,0 +1,68 @@
+// The fuzz target of the trace readers and the cache replay, shared with the regression test
+// (tests/core/tst_fuzz_regressions.cpp). A violated property aborts.
+#pragma once
+
+#include "kvbe/cost_model.h"
+#include "kvbe/presets.h"
+#include "kvbe/trace.h"
+#include "kvbe/trace_sim.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+namespace kvbe::fuzz {
+
+// Whatever the bytes, every reader gives requests or a sentence naming the source; a trace with
+// block ids replays under every policy and placement with ratios in [0, 1] and `optimal` never
+// slower than `always` or GPU-only caching.
+inline int fuzzTrace(const uint8_t* data, size_t size) {
+    static const kvbe::CostModel cost = [] {
+        auto p = kvbe::Presets::loadBuiltin();
+        if (!p) std::abort();
+        kvbe::CostInputs in;
+        in.model = p->findModel("meta-llama/Llama-3.2-3B")->spec;
+        in.peakFlops = 989e12;
+        in.utilisation = 0.5;
+        auto cm = kvbe::CostModel::create(in);
+        if (!cm) std::abort();
+        return *cm;
+    }();
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    for (auto f : {kvbe::TraceFormat::Auto, kvbe::TraceFormat::Mooncake, kvbe::TraceFormat::Bailian,
+                   kvbe::TraceFormat::Azure, kvbe::TraceFormat::Csv}) {
+        for (bool skip : {false, true}) {
+            kvbe::TraceReadOptions opt;
+            opt.format = f;
+            opt.skipBad = skip;
+            auto t = kvbe::loadTraceText(text, "fuzz.trace", opt);
+            if (!t) {
+                if (t.message().find("fuzz.trace") != 0) std::abort();
+                continue;
+            }
+            if (t->size() + 1 != t->blockOffset.size()) std::abort();
+            if (!t->summary.hasBlocks() || t->size() > 2000) continue;
+            for (auto pol : {kvbe::EvictionPolicy::Lru, kvbe::EvictionPolicy::S3Fifo}) {
+                for (auto pl : {kvbe::Placement::WriteThrough, kvbe::Placement::Cascade}) {
+                    kvbe::ReplayConfig c;
+                    c.blockBytes = 1;
+                    c.gpuCapacityBytes = 3;
+                    c.policy = pol;
+                    c.placement = pl;
+                    c.tiers.push_back(kvbe::SimTier{"dram", 5, kvbe::TierPath{"dram", 55e9, 5e-4}, 55e9});
+                    c.tiers.push_back(kvbe::SimTier{"nvme", 11, kvbe::TierPath{"nvme", 6e9, 1e-3}, 4e9});
+                    kvbe::RequestTimes times;
+                    auto r = kvbe::replayTrace(*t, cost, c, &times);
+                    if (!r) std::abort();
+                    for (double v : {r->anyTier.tokenWeighted, r->anyTier.blockWeighted, r->anyTier.perRequest})
+                        if (!(v >= 0 && v <= 1 + 1e-12)) std::abort();
+                    for (std::size_t i = 0; i < t->size(); ++i)
+                        if (times.optimal[i] > times.always[i] || times.optimal[i] > times.gpuOnly[i]) std::abort();
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+} // namespace kvbe::fuzz
