@@ -294,6 +294,7 @@ probes::ProbeOutcome finishSweep(const SweepData& d, probes::ProbeSink& sink) {
                                       {"retries", d.retries},
                                       {"cache_reset", d.resetMethod},
                                       {"skipped_lengths", skipped},
+                                      {"notes", d.notes},
                                       {"files", files}};
 
     if (s.tierOffload && offloadAccepted == 0)

@@ -376,15 +376,23 @@ ProbeOutcome Sweep::run() {
     std::vector<Cell> cells;
     std::vector<std::pair<std::int64_t, double>> skippedFractions;
     for (auto n : lengths) {
-        cells.push_back({n, 0, 0, ""});
+        auto cell = [](std::int64_t tokens, double f, std::int64_t p, std::string tier) {
+            Cell c;
+            c.tokens = tokens;
+            c.fraction = f;
+            c.prefix = p;
+            c.tier = std::move(tier);
+            return c;
+        };
+        cells.push_back(cell(n, 0, 0, ""));
         for (double f : s.fractions) {
             const std::int64_t p = static_cast<std::int64_t>(std::floor(f * static_cast<double>(n) / s.blockSize)) * s.blockSize;
             if (p < s.blockSize) {
                 skippedFractions.emplace_back(n, f);
                 continue;
             }
-            if (s.tierGpu) cells.push_back({n, f, p, "gpu"});
-            if (s.tierOffload) cells.push_back({n, f, p, s.offloadTier});
+            if (s.tierGpu) cells.push_back(cell(n, f, p, "gpu"));
+            if (s.tierOffload) cells.push_back(cell(n, f, p, s.offloadTier));
         }
     }
     for (const auto& [n, f] : skippedFractions)
