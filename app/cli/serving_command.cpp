@@ -21,7 +21,7 @@ namespace {
 struct ServingFlags {
     std::string endpoint, model, lengths = "1k,4k,8k,16k,32k,64k", fractions = "0.1,0.5,0.9,1", tiers = "gpu,offload";
     std::string apiKeyEnv, timeout = "120s", out, offloadTier = "dram", reset = "auto", retryWait = "1s";
-    std::string config, scenario, gpu, kvDtype, format = "table";
+    std::string config, scenario, gpu, kvDtype, format = "table", fitOn = "median";
     int repeats = 3, concurrency = 1, blockSize = 16, tries = 5, warmup = 2;
     double peakTflops = 0;
 };
@@ -87,6 +87,7 @@ Result<serving::ServingSettings> toSettings(const ServingFlags& f) {
     s.outDir = f.out;
     s.offloadTier = f.offloadTier;
     s.reset = f.reset;
+    s.fitOnFastest = f.fitOn == "fastest";
 
     // The fit's model geometry, GPU peak and nominal tiers: the scenario's, with the overrides.
     auto presets = Presets::loadBuiltin();
@@ -151,6 +152,9 @@ void addServingProbeCommand(CLI::App& probe, std::function<int()>& run) {
     cmd->add_option("--retry-wait", f->retryWait, "First wait after 429/503, doubled per try (default 1s; Retry-After wins)");
     cmd->add_option("--tries", f->tries, "Tries per request on 429/503 (default 5)");
     cmd->add_option("--warmup", f->warmup, "Cold requests sent first and not measured (default 2)");
+    cmd->add_option("--fit-on", f->fitOn, "What the fit takes of each point's repeats: median (default) or fastest "
+                                          "(for one-sided noise, e.g. the loopback stand-in on a busy machine)")
+        ->check(CLI::IsMember({"median", "fastest"}));
     cmd->add_option("--config", f->config, "Model geometry for the fit: preset id, config.json or folder (default: --model)");
     cmd->add_option("--scenario", f->scenario, "Scenario for the GPU, FLOP model and nominal tiers (default scenario)");
     cmd->add_option("--gpu", f->gpu, "GPU preset whose dense peak u is relative to (default: the scenario's)");

@@ -104,8 +104,12 @@ private slots:
         Standin server({});
         QVERIFY2(!server.url().isEmpty(), "the stand-in did not say where it listens");
         QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
+        // The stand-in's noise is one-sided: nothing answers faster than its time model, while a
+        // busy machine (CI, six builds on two cores) delays some answers by many milliseconds.
+        // The fastest of 5 repeats is therefore the estimate the 5 % bound can hold on any load;
+        // the median, the default for real servers, is shown in the table and the CSV either way.
         const auto run = runProbe(kModel + QStringList{"--endpoint", server.url(), "--lengths", "1k,2k,4k,8k", "--fractions",
-                                                       "0.5,1", "--repeats", "5", "--warmup", "2", "--out", out.path(),
+                                                       "0.5,1", "--repeats", "5", "--warmup", "2", "--fit-on", "fastest", "--out", out.path(),
                                                        "--format", "jsonl"});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const auto r = resultOf(run.out);

@@ -144,9 +144,10 @@ probes::ProbeOutcome finishSweep(const SweepData& d, probes::ProbeSink& sink) {
             pt.meta["fraction"] = cell.fraction;
         }
         sink.point(pt);
-        if (cell.tier.empty()) c.prefill.push_back({static_cast<double>(cell.tokens), med});
-        else if (cell.tier == "gpu") gpuHits.push_back({static_cast<double>(cell.tokens), counted, "gpu", med});
-        else c.hits.push_back({static_cast<double>(cell.tokens), counted, cell.tier, med});
+        const double v = s.fitOnFastest ? *std::min_element(cell.ttft.begin(), cell.ttft.end()) : med;
+        if (cell.tier.empty()) c.prefill.push_back({static_cast<double>(cell.tokens), v});
+        else if (cell.tier == "gpu") gpuHits.push_back({static_cast<double>(cell.tokens), counted, "gpu", v});
+        else c.hits.push_back({static_cast<double>(cell.tokens), counted, cell.tier, v});
     }
     for (const auto& [n, why] : d.skippedLengths) {
         detail::CsvRow row;
@@ -189,7 +190,8 @@ probes::ProbeOutcome finishSweep(const SweepData& d, probes::ProbeSink& sink) {
         c.hits.insert(c.hits.end(), gpuHits.begin(), gpuHits.end());
     }
 
-    probes::TextTable fitTable{"Fit (" + std::string(toString(s.costInputs.flopModel)) + " FLOP model, peak " +
+    probes::TextTable fitTable{"Fit to the " + std::string(s.fitOnFastest ? "fastest sample" : "median") + " of each point (" +
+                                   std::string(toString(s.costInputs.flopModel)) + " FLOP model, peak " +
                                    probes::fixedDecimals(s.costInputs.peakFlops / 1e12, 0) + " TFLOP/s)",
                                {"parameter", "value"},
                                {},
@@ -282,7 +284,8 @@ probes::ProbeOutcome finishSweep(const SweepData& d, probes::ProbeSink& sink) {
                                 {"breakeven_prefix_tokens", seconds(offloadPStar.value_or(NAN))}};
     nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
     for (const auto& [n, why] : d.skippedLengths) skipped[std::to_string(n)] = why;
-    nlohmann::ordered_json summary = {{"utilisation", fittedInputs.utilisation},
+    nlohmann::ordered_json summary = {{"fitted_to", s.fitOnFastest ? "fastest" : "median"},
+                                      {"utilisation", fittedInputs.utilisation},
                                       {"overhead_s", overhead},
                                       {"rms_relative_residual", fit->params.rmsRelativeResidual},
                                       {"tiers", tiers},

@@ -34,6 +34,10 @@ struct ServingSettings {
     int maxTries = 5;
     int warmup = 2;                // cold requests sent first and not measured
     double driftLimit = 0.10;      // warn above this relative change of the reference point
+    // What the fit takes of each cell's samples: the median (default), or the fastest, for a
+    // server whose noise is one-sided (a loopback stand-in on a busy machine: nothing makes a
+    // request faster than its time model, everything else makes it slower).
+    bool fitOnFastest = false;
     // The fit: model geometry and GPU peak (the scenario's, with --config/--gpu/--peak-tflops).
     CostInputs costInputs;
     std::vector<TierPath> nominalTiers;
