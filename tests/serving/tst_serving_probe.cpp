@@ -38,7 +38,7 @@ public:
         if (!m_p.waitForStarted(10000)) return;
         for (int i = 0; i < 100 && !m_p.canReadLine(); ++i) m_p.waitForReadyRead(100);
         const QString line = QString::fromUtf8(m_p.readLine()).trimmed();
-        const int at = line.indexOf("http://127.0.0.1:");
+        const auto at = line.indexOf("http://127.0.0.1:");
         if (at >= 0) m_url = line.mid(at);
     }
     ~Standin() {
