@@ -78,10 +78,9 @@ Run runProbe(const QStringList& args) {
 const QStringList kModel = {"--model", "standin/llama-3.2-3b", "--config", "meta-llama/Llama-3.2-3B",
                             "--peak-tflops", "2000"};
 // A short sweep for the failure cases: the first request (the warm-up) is a 512-token prompt.
-const QStringList kQuickNoModel = {"--config", "meta-llama/Llama-3.2-3B", "--peak-tflops", "2000", "--lengths", "512,1k,2k",
-                                   "--fractions", "1", "--repeats", "1", "--warmup", "1", "--retry-wait", "0.02s",
-                                   "--tiers", "offload"};
-const QStringList kQuick = QStringList{"--model", "standin/llama-3.2-3b"} + kQuickNoModel;
+const QStringList kQuick = {"--model", "standin/llama-3.2-3b", "--config", "meta-llama/Llama-3.2-3B", "--peak-tflops", "2000",
+                            "--lengths", "512,1k,2k", "--fractions", "1", "--repeats", "1", "--warmup", "1",
+                            "--retry-wait", "0.02s", "--tiers", "offload"};
 
 nlohmann::json resultOf(const QByteArray& out) {
     kvbe::ProbeStreamReader reader;
@@ -198,9 +197,13 @@ private slots:
             url = server->url();
             QVERIFY(!url.isEmpty());
         }
-        // A test row's --model replaces the stand-in's (CLI11 takes an option once).
-        const bool ownModel = extra.contains("--model");
-        const QStringList args = (ownModel ? kQuickNoModel : kQuick) + QStringList{"--endpoint", url} + extra;
+        // A row's option replaces the quick sweep's (CLI11 takes an option once).
+        QStringList args = kQuick;
+        for (qsizetype i = 0; i + 1 < extra.size(); i += 2) {
+            const auto at = args.indexOf(extra[i]);
+            if (at >= 0) args.remove(at, 2);
+        }
+        args += QStringList{"--endpoint", url} + extra;
         const auto run = runProbe(args);
         QString want = sentence;
         want.replace("http://127.0.0.1:PORT/v1", url);
