@@ -19,9 +19,13 @@
 
 namespace {
 
-// The stand-in's truth (its defaults) and the model it pretends to run (Llama 3.2 3B, BF16).
-constexpr double kPeak = 2000e12, kU = 0.5, kParams = 3.21e9, kLayers = 28, kHeads = 24, kHeadDim = 128;
-constexpr double kKvPerToken = 114688, kGpuTFixed = 0.004, kOffTFixed = 0.008, kOffBps = 50e9;
+// The stand-in's truth in the recovery test: its defaults with every time doubled (half the
+// peak and the bandwidth, twice the fixed costs), so scheduling noise weighs half as much; the
+// model it pretends to run is Llama 3.2 3B in BF16 (docs/cost-model.md).
+constexpr double kPeak = 1000e12, kU = 0.5, kParams = 3.21e9, kLayers = 28, kHeads = 24, kHeadDim = 128;
+constexpr double kKvPerToken = 114688, kGpuTFixed = 0.008, kOffTFixed = 0.016, kOffBps = 25e9;
+const QStringList kTruth = {"--peak-tflops", "1000", "--utilisation", "0.5",       "--overhead-ms",  "4",
+                            "--gpu-tfixed-ms", "8",  "--offload-tfixed-ms", "16", "--offload-gbps", "25"};
 
 // p* from the closed form of docs/cost-model.md: a·p² + b·p − t_fixed = 0.
 double truePStar(double bandwidth, double tFixed) {
@@ -100,14 +104,15 @@ class ServingProbeTest : public QObject {
 
 private slots:
     void recoversTheStandinsTimeModel() {
-        Standin server({});
+        Standin server(kTruth);
         QVERIFY2(!server.url().isEmpty(), "the stand-in did not say where it listens");
         QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
         // The stand-in's noise is one-sided: nothing answers faster than its time model, while a
         // busy machine (CI, six builds on two cores) delays some answers by many milliseconds.
         // The fastest of 5 repeats is therefore the estimate the 5 % bound can hold on any load;
         // the median, the default for real servers, is shown in the table and the CSV either way.
-        const auto run = runProbe(kModel + QStringList{"--endpoint", server.url(), "--lengths", "1k,2k,4k,8k", "--fractions",
+        const auto run = runProbe(QStringList{"--model", "standin/llama-3.2-3b", "--config", "meta-llama/Llama-3.2-3B",
+                                              "--peak-tflops", "1000", "--endpoint", server.url(), "--lengths", "1k,2k,4k,8k", "--fractions",
                                                        "0.5,1", "--repeats", "5", "--warmup", "2", "--fit-on", "fastest", "--out", out.path(),
                                                        "--format", "jsonl"});
         QVERIFY2(run.exitCode == 0, run.err.constData());
