@@ -114,6 +114,21 @@ if(NOT KVBE_WITH_URING STREQUAL "OFF")
   endif()
 endif()
 
+# libcurl: the serving probe's HTTP client (kvbe-cli probe serving). Without it the probe still
+# exists and says in one sentence that this build has no HTTP client.
+set(KVBE_HAVE_CURL OFF)
+if(NOT KVBE_WITH_CURL STREQUAL "OFF")
+  find_package(CURL 7.68 QUIET)
+  if(CURL_FOUND)
+    set(KVBE_HAVE_CURL ON)
+  elseif(KVBE_WITH_CURL STREQUAL "ON")
+    message(FATAL_ERROR "KVBE_WITH_CURL=ON but libcurl was not found (FindCURL): "
+                        "install libcurl4-openssl-dev, or configure with -DKVBE_WITH_CURL=OFF")
+  else()
+    message(STATUS "serving probe without HTTP client: libcurl not found (install libcurl4-openssl-dev)")
+  endif()
+endif()
+
 set(KVBE_HAVE_CUDA OFF)
 if(NOT KVBE_WITH_CUDA STREQUAL "OFF")
   include(CheckLanguage)

@@ -26,5 +26,7 @@ void addProbeCommands(CLI::App& app, std::function<int()>& run);
 void addTraceCommands(CLI::App& app, std::function<int()>& run);
 // Adds `probe gpu-copy|gpu-gemm-peak|gpu-prefill` to the probe command (gpu_probe_command.cpp).
 void addGpuProbeCommands(CLI::App& probe, std::function<int()>& run);
+// Adds `probe serving` to the probe command (serving_command.cpp).
+void addServingProbeCommand(CLI::App& probe, std::function<int()>& run);
 
 } // namespace kvbe::cli

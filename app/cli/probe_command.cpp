@@ -10,6 +10,7 @@
 #include "kvbe/probes/probe.h"
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
+#include "kvbe/serving/serving_probe.h"
 #include "kvbe/units.h"
 
 #include <charconv>
@@ -120,6 +121,7 @@ int runList(const std::string& format) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     auto known = makeProbes();
     for (auto& p : gpu::makeGpuProbes()) known.push_back(std::move(p));
+    known.push_back(std::make_unique<serving::ServingProbe>(serving::ServingSettings{}));
     for (const auto& p : known) {
         const Status a = p->available();
         list.push_back({{"key", p->key()},
@@ -197,7 +199,7 @@ void addDriveOptions(CLI::App* sub, ProbeFlags& f, bool readable) {
 
 void addProbeCommands(CLI::App& app, std::function<int()>& run) {
     auto* probe = app.add_subcommand(
-        "probe", "Measure this machine: drive read/write bandwidth and host memcpy");
+        "probe", "Measure this machine: drive read/write bandwidth, host memcpy, the GPU, and a serving stack end to end");
     probe->require_subcommand(1);
 
     auto read = std::make_shared<ProbeFlags>();
@@ -232,6 +234,7 @@ void addProbeCommands(CLI::App& app, std::function<int()>& run) {
         ->check(CLI::IsMember({"table", "json"}));
     list->callback([listFormat, &run] { run = [listFormat] { return runList(*listFormat); }; });
     addGpuProbeCommands(*probe, run);
+    addServingProbeCommand(*probe, run);
 }
 
 } // namespace kvbe::cli

@@ -140,7 +140,10 @@ void MainWindow::connectRun(int index, ProbeRunner* runner, const QString& probe
         const std::string series = p.value("series", std::string());
         const double x = p.value("x", 0.0), y = p.value("y", 0.0);
         if (isLoadBandwidth(series) && y > 0) applyBandwidth(index, probe, y);
-        if (series == "t_prefill_s" && x > 0 && y > 0) applyPrefill(index, x, y);
+        // Cold prefills: the GPU probe's kernel times, or the serving probe's cold TTFTs (which
+        // carry the server's scheduling overhead; the fit of its own files takes that out).
+        if ((series == "t_prefill_s" || series == "ttft_cold_s") && x > 0 && y > 0)
+            applyPrefill(index, probe, x, y);
     });
     connect(runner, &ProbeRunner::finished, this,
             [this, probe](ProbeRunner::Outcome, const QString& message) {
@@ -158,9 +161,9 @@ void MainWindow::applyBandwidth(int run, const QString& probe, double gbps) {
                                             name.toStdString(), probe, gbps, run));
 }
 
-void MainWindow::applyPrefill(int run, double tokens, double seconds) {
+void MainWindow::applyPrefill(int run, const QString& probe, double tokens, double seconds) {
     m_streamedPrefill.emplace_back(tokens, seconds);
-    const QString label = tr("gpu-prefill #%1, measured").arg(run + 1);
+    const QString label = tr("%1 #%2, measured").arg(probe).arg(run + 1);
     static_cast<TtftChart*>(chart(QStringLiteral("ttft")))->setMeasured(m_streamedPrefill, label);
     static_cast<BreakevenChart*>(chart(QStringLiteral("breakeven")))
         ->setMeasuredPrefill(m_streamedPrefill, label);

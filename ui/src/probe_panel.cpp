@@ -61,6 +61,10 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
     m_sizes = edit(tr("64KiB to 1GiB by 4×, and the KV block"), tr("Copy sizes"));
     m_model = edit(tr("the scenario's model"), tr("Preset id, config.json or model folder"));
     m_lengths = edit(tr("1k,8k,32k,80k"), tr("Prompt lengths in tokens"));
+    m_endpoint = edit(tr("http://127.0.0.1:8000/v1"), tr("The server's OpenAI-compatible base URL (vLLM, SGLang)"));
+    m_servedModel = edit(tr("as in /v1/models"), tr("The model name the server serves"));
+    m_fractions = edit(tr("0.1,0.5,0.9,1"), tr("Cached fractions of each prompt"));
+    m_outFolder = edit(tr("no files"), tr("Folder for the calibration, pareto CSV and py-kvcache files"));
     m_device = new QSpinBox(formBox);
     m_device->setRange(0, 63);
     m_device->setToolTip(tr("CUDA device index"));
@@ -72,6 +76,10 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
     m_form->addRow(tr("GPU:"), m_device);
     m_form->addRow(tr("Model:"), m_model);
     m_form->addRow(tr("Lengths:"), m_lengths);
+    m_form->addRow(tr("Endpoint:"), m_endpoint);
+    m_form->addRow(tr("Served model:"), m_servedModel);
+    m_form->addRow(tr("Fractions:"), m_fractions);
+    m_form->addRow(tr("Write to:"), m_outFolder);
     auto* runButton = new QPushButton(tr("Run"), formBox);
     runButton->setObjectName(QStringLiteral("runProbe"));
     m_form->addRow(QString(), runButton);
@@ -97,7 +105,7 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
 QStringList ProbePanel::probeNames() {
     return {QStringLiteral("nvme-read"), QStringLiteral("nvme-write"),
             QStringLiteral("host-memcpy"), QStringLiteral("gpu-copy"),
-            QStringLiteral("gpu-prefill")};
+            QStringLiteral("gpu-prefill"), QStringLiteral("serving")};
 }
 
 void ProbePanel::updateRows() {
@@ -114,8 +122,12 @@ void ProbePanel::updateRows() {
     m_form->setRowVisible(m_duration, drive || p == QLatin1String("host-memcpy"));
     m_form->setRowVisible(m_sizes, p == QLatin1String("gpu-copy"));
     m_form->setRowVisible(m_device, gpu);
-    m_form->setRowVisible(m_model, drive || gpu);
-    m_form->setRowVisible(m_lengths, p == QLatin1String("gpu-prefill"));
+    const bool serving = p == QLatin1String("serving");
+    m_form->setRowVisible(m_model, drive || gpu || serving);
+    m_form->setRowVisible(m_lengths, p == QLatin1String("gpu-prefill") || serving);
+    for (QWidget* w : {static_cast<QWidget*>(m_endpoint), static_cast<QWidget*>(m_servedModel),
+                       static_cast<QWidget*>(m_fractions), static_cast<QWidget*>(m_outFolder)})
+        m_form->setRowVisible(w, serving);
 }
 
 void ProbePanel::browse() {
@@ -157,6 +169,18 @@ void ProbePanel::setDefaultModel(const QString& model) {
     m_defaultModel = model;
     m_model->setPlaceholderText(model);
 }
+void ProbePanel::setEndpoint(const QString& url) {
+    m_endpoint->setText(url);
+}
+void ProbePanel::setServedModel(const QString& name) {
+    m_servedModel->setText(name);
+}
+void ProbePanel::setFractions(const QString& list) {
+    m_fractions->setText(list);
+}
+void ProbePanel::setOutFolder(const QString& path) {
+    m_outFolder->setText(path);
+}
 void ProbePanel::setGpuDevice(int index) {
     m_device->setValue(index);
 }
@@ -178,6 +202,14 @@ QStringList ProbePanel::arguments() const {
         add("--queue-depths", m_queueDepths);
         add("--duration", m_duration);
         add("--model", m_model);
+    } else if (p == QLatin1String("serving")) {
+        add("--endpoint", m_endpoint);
+        add("--model", m_servedModel);
+        // The Model field gives the geometry for the fit when the served name is not a preset.
+        add("--config", m_model);
+        add("--lengths", m_lengths);
+        add("--fractions", m_fractions);
+        add("--out", m_outFolder);
     } else if (p == QLatin1String("host-memcpy")) {
         add("--duration", m_duration);
     } else {

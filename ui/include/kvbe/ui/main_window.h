@@ -78,7 +78,7 @@ class MainWindow : public QMainWindow {
     void buildMeasured();
     void connectRun(int index, ProbeRunner* runner, const QString& probe);
     void applyBandwidth(int run, const QString& probe, double gbps);
-    void applyPrefill(int run, double tokens, double seconds);
+    void applyPrefill(int run, const QString& probe, double tokens, double seconds);
     void sniffAndOpen(const QStringList& paths);
     void refreshCharts(bool all);
     void restoreSettings();

@@ -36,6 +36,12 @@ class ProbePanel : public QWidget {
     void setModel(const QString& model);
     void setLengths(const QString& list);
     void setGpuDevice(int index);
+    // probe serving: the server's OpenAI base URL, the served model name, the cached fractions
+    // and the folder the calibration and py-kvcache files go to.
+    void setEndpoint(const QString& url);
+    void setServedModel(const QString& name);
+    void setFractions(const QString& list);
+    void setOutFolder(const QString& path);
     // The model a drive or GPU probe uses when the Model field is empty (the scenario's).
     void setDefaultModel(const QString& model);
     // The arguments after `kvbe-cli probe` for the form as it stands.
@@ -75,6 +81,10 @@ class ProbePanel : public QWidget {
     QLineEdit* m_sizes = nullptr;
     QLineEdit* m_model = nullptr;
     QLineEdit* m_lengths = nullptr;
+    QLineEdit* m_endpoint = nullptr;
+    QLineEdit* m_servedModel = nullptr;
+    QLineEdit* m_fractions = nullptr;
+    QLineEdit* m_outFolder = nullptr;
     QSpinBox* m_device = nullptr;
     QVBoxLayout* m_history = nullptr;
     std::vector<Run> m_runs;

@@ -1,0 +1,55 @@
+// What the serving sweep measured, and what becomes of it: the stream's points, the fit, the
+// tables for people, and the four files (pareto-measure CSV, calibration, py-kvcache v1 and v2).
+#pragma once
+
+#include "kvbe/calibration.h"
+#include "kvbe/probes/probe.h"
+#include "kvbe/probes/stream.h"
+#include "kvbe/serving/serving_probe.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kvbe::serving {
+
+struct MeasuredCell {
+    std::int64_t tokens = 0;
+    double fraction = 0;
+    std::int64_t prefix = 0;     // block-aligned prefix asked for
+    std::string tier;            // "" for a cold prompt
+    std::vector<double> ttft;    // accepted samples, seconds
+    std::vector<double> counted; // hit tokens the server counted, per accepted sample
+    int queries = 0, rejected = 0;
+    std::string rejectReason;
+};
+
+struct SweepData {
+    const ServingSettings* settings = nullptr;
+    std::vector<MeasuredCell> cells;
+    std::map<std::int64_t, std::string> skippedLengths;
+    double driftRelative = 0;
+    double referenceTokens = 0;
+    int retries = 0;
+    std::string resetMethod;
+    bool verified = false, offloadVerified = false;
+    std::vector<std::string> notes;
+};
+
+// The curves and thresholds of a py-kvcache v2 file (docs: shared formats/py-kvcache.md).
+struct PyKvcacheV2 {
+    std::string modelName, kvDtype = "auto", gpuModel, ssdModel;
+    double kvBytesPerToken = 0;
+    std::vector<double> knotTokens;        // where the curves are sampled (0 is added)
+    std::map<std::string, double> floors;  // "f", "g_ssd", "g_mem"
+    std::map<std::string, std::vector<double>> values; // per curve, seconds at knotTokens
+    std::optional<double> ssdTokens, memTokens;
+    nlohmann::ordered_json provenance = nlohmann::ordered_json::object();
+};
+std::string pyKvcacheV2Json(const PyKvcacheV2& v);
+
+// Points, fit, tables, files and the result line; the outcome of the whole probe.
+probes::ProbeOutcome finishSweep(const SweepData& data, probes::ProbeSink& sink);
+
+} // namespace kvbe::serving

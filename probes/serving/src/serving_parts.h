@@ -1,0 +1,61 @@
+// The pieces of the serving probe that do not talk to a server: the Prometheus text reader,
+// the server-sent-events reader of a streamed completion, quantiles, and the output files.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kvbe::serving::detail {
+
+// The sum over every series of metric `name` (all label sets) in Prometheus text; none when the
+// text has no sample of that name.
+std::optional<double> promSum(std::string_view text, std::string_view name);
+// The labels of the first series of `name` ("vllm:cache_config_info"), none when absent.
+std::optional<std::map<std::string, std::string>> promLabels(std::string_view text, std::string_view name);
+
+// Reads a streamed /v1/completions body: `data: {json}` lines, `data: [DONE]`, or an error
+// object (vLLM sends {"error": {...}} or {"object":"error","message":...} inside the stream).
+class CompletionStream {
+public:
+    // Returns false once the stream has ended ([DONE] or an error).
+    bool feed(std::string_view chunk);
+    bool firstToken() const { return m_firstToken; }
+    bool done() const { return m_done; }
+    const std::string& error() const { return m_error; }
+    std::optional<double> promptTokens() const { return m_promptTokens; }
+    size_t bytes() const { return m_bytes; }
+
+private:
+    void line(std::string_view l);
+    std::string m_pending;
+    bool m_firstToken = false, m_done = false;
+    std::string m_error;
+    std::optional<double> m_promptTokens;
+    size_t m_bytes = 0;
+};
+
+// The message of an OpenAI/vLLM/SGLang error body ({"error":{"message"}}, {"message"},
+// {"detail"}), else the body itself cut to 300 characters.
+std::string errorMessage(std::string_view body);
+
+// Quantile q in [0, 1] of `v` by linear interpolation between order statistics.
+double quantile(std::vector<double> v, double q);
+
+struct CsvRow {
+    std::string curve; // cold_prefill or cache_hit
+    std::string serverConfig;
+    double docSize = 0, prefixLen = 0, prefixFrac = 0;
+    int concurrency = 1;
+    int queries = 0, successful = 0;
+    std::vector<double> ttfts; // seconds; empty when the row failed
+    std::string error;
+};
+std::string paretoCsv(const std::vector<CsvRow>& rows);
+
+// A threshold as py-kvcache stores it: whole tokens rounded up to the block.
+double blockCeil(double tokens, int block);
+
+} // namespace kvbe::serving::detail

@@ -1,0 +1,414 @@
+// kvbe-serving-standin: a STAND-IN for an OpenAI-compatible serving stack, for the tests of
+// `kvbe-cli probe serving` and for trying the probe without a GPU. It is not vLLM and runs no
+// model: it speaks the streaming /v1/completions protocol the way vLLM does (SSE `data:` lines,
+// a usage chunk, `data: [DONE]`, vLLM's error bodies), keeps a GPU prefix cache of 16-token
+// blocks and an offload tier, and answers after a configurable time model:
+//
+//   TTFT = overhead + [GPU hit] gpu_t_fixed + [offload hit] offload_t_fixed + kv_bytes(h_off) / B
+//        + F(N − h, h) / (peak · u),     F = the simple FLOP model of docs/cost-model.md
+//
+// It serves /metrics with vLLM's counter names (prefix_cache_hits_total in tokens, the external
+// connector's hits, cache_config_info), POST /reset_prefix_cache and SGLang's POST /flush_cache.
+// It listens on 127.0.0.1 only, and exits by itself after --lifetime seconds.
+#include <nlohmann/json.hpp>
+
+#include <arpa/inet.h>
+#include <csignal>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <list>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Config {
+    std::string model = "standin/llama-3.2-3b";
+    double peakFlops = 2000e12, utilisation = 0.5, overheadS = 0.002;
+    // Llama 3.2 3B as docs/cost-model.md gives it: P, L, Hq, d, KV bytes per token (BF16).
+    double params = 3.21e9, layers = 28, heads = 24, headDim = 128, kvBytesPerToken = 114688;
+    double gpuTFixedS = 0.004, offloadTFixedS = 0.008, offloadBps = 50e9;
+    bool offload = true, countOffload = true, reset = true, metrics = true;
+    long gpuCapacityTokens = 1L << 30;
+    int block = 16;
+    long maxModelLen = 1L << 20;
+    std::string apiKey;
+    int fail429 = 0, fail503 = 0; // the first K completions are refused
+    int truncateAt = 0, hangAt = 0; // the K-th completion (1-based) is cut or never answered
+    double drift = 0;               // the time model grows by this fraction per completion
+    double lifetimeS = 120;
+};
+
+Config g_cfg;
+std::mutex g_mutex; // the caches and counters
+std::list<std::uint64_t> g_lru; // GPU blocks, most recent first
+std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> g_gpu;
+std::unordered_set<std::uint64_t> g_offload;
+double g_queries = 0, g_hits = 0, g_extQueries = 0, g_extHits = 0;
+int g_completions = 0;
+std::atomic<int> g_running{0};
+
+void logLine(const std::string& s) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    std::cerr << "standin: " << s << std::endl;
+}
+
+bool sendAll(int fd, const std::string& data) {
+    size_t off = 0;
+    while (off < data.size()) {
+        const ssize_t n = ::send(fd, data.data() + off, data.size() - off, MSG_NOSIGNAL);
+        if (n <= 0) return false;
+        off += static_cast<size_t>(n);
+    }
+    return true;
+}
+
+bool sendResponse(int fd, int status, const std::string& reason, const std::string& type, const std::string& body,
+                  const std::string& extra = "") {
+    return sendAll(fd, "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\nContent-Type: " + type +
+                           "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + extra + "\r\n" + body);
+}
+
+std::string vllmError(const std::string& message, const std::string& type, int code) {
+    return nlohmann::json{{"object", "error"}, {"message", message}, {"type", type}, {"param", nullptr}, {"code", code}}.dump();
+}
+
+bool chunk(int fd, const std::string& data) {
+    char size[32];
+    std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+    return sendAll(fd, size + data + "\r\n");
+}
+
+// True when the client closed the connection (it stopped waiting).
+bool clientGone(int fd) {
+    pollfd p{fd, POLLIN | POLLRDHUP, 0};
+    if (::poll(&p, 1, 0) <= 0) return false;
+    if (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) return true;
+    char c;
+    return ::recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+// Waits until `until` in one sleep that a client leaving ends early (ppoll on the socket): no
+// periodic wake-ups, so the answer's time does not depend on how busy the machine is between.
+bool waitUntil(int fd, Clock::time_point until) {
+    for (;;) {
+        const auto left = until - Clock::now();
+        if (left <= Clock::duration::zero()) return true;
+        const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+        timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+        pollfd p{fd, POLLRDHUP, 0};
+        const int r = ::ppoll(&p, 1, &ts, nullptr);
+        if (r > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) return false;
+        if (r > 0 && clientGone(fd)) return false;
+        if (r > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1)); // a pipelined request: not ours to read
+    }
+}
+
+double flops(double nNew, double nPast) {
+    const auto& c = g_cfg;
+    return 2 * c.params * nNew + 2 * c.layers * c.heads * c.headDim * ((nPast + nNew) * (nPast + nNew) - nPast * nPast);
+}
+
+void touch(std::uint64_t h) {
+    auto it = g_gpu.find(h);
+    if (it != g_gpu.end()) g_lru.erase(it->second);
+    g_lru.push_front(h);
+    g_gpu[h] = g_lru.begin();
+    while (static_cast<long>(g_gpu.size()) * g_cfg.block > g_cfg.gpuCapacityTokens) {
+        g_gpu.erase(g_lru.back());
+        g_lru.pop_back();
+    }
+}
+
+void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
+    const auto& c = g_cfg;
+    int index;
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        index = ++g_completions;
+    }
+    if (index <= c.fail429) {
+        logLine("completion #" + std::to_string(index) + " outcome=429");
+        sendResponse(fd, 429, "Too Many Requests", "application/json", vllmError("too many requests in the queue", "RateLimitError", 429),
+                     "Retry-After: 0\r\n");
+        return;
+    }
+    if (index <= c.fail429 + c.fail503) {
+        logLine("completion #" + std::to_string(index) + " outcome=503");
+        sendResponse(fd, 503, "Service Unavailable", "application/json", vllmError("the engine is loading", "ServiceUnavailableError", 503));
+        return;
+    }
+    if (!req.contains("model") || req["model"] != c.model) {
+        sendResponse(fd, 404, "Not Found", "application/json",
+                     vllmError("The model `" + req.value("model", std::string()) + "` does not exist.", "NotFoundError", 404));
+        return;
+    }
+    if (!req.contains("prompt") || !req["prompt"].is_array() || req["prompt"].empty()) {
+        sendResponse(fd, 400, "Bad Request", "application/json", vllmError("prompt must be a list of token ids here", "BadRequestError", 400));
+        return;
+    }
+    std::vector<std::int64_t> ids;
+    for (const auto& v : req["prompt"]) {
+        if (!v.is_number_integer()) {
+            sendResponse(fd, 400, "Bad Request", "application/json", vllmError("prompt ids must be integers", "BadRequestError", 400));
+            return;
+        }
+        ids.push_back(v.get<std::int64_t>());
+    }
+    const auto n = static_cast<long>(ids.size());
+    if (n + 1 > c.maxModelLen) {
+        sendResponse(fd, 400, "Bad Request", "application/json",
+                     vllmError("This model's maximum context length is " + std::to_string(c.maxModelLen) +
+                                   " tokens. However, you requested " + std::to_string(n + 1) + " tokens (" +
+                                   std::to_string(n) + " in the messages, 1 in the completion). Please reduce the length of the messages or completion.",
+                               "BadRequestError", 400));
+        return;
+    }
+    // Block hashes, chained like vLLM's; the last token is always computed, so at most
+    // (N − 1) / block blocks can hit.
+    std::vector<std::uint64_t> hashes;
+    std::uint64_t h = 1469598103934665603ull;
+    for (long b = 0; (b + 1) * c.block <= n; ++b) {
+        for (long i = b * c.block; i < (b + 1) * c.block; ++i) h = (h ^ static_cast<std::uint64_t>(ids[static_cast<size_t>(i)])) * 1099511628211ull;
+        hashes.push_back(h);
+    }
+    const long maxHit = (n - 1) / c.block;
+    long gpuBlocks = 0, offBlocks = 0;
+    double seconds = 0;
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        while (gpuBlocks < maxHit && g_gpu.count(hashes[static_cast<size_t>(gpuBlocks)])) ++gpuBlocks;
+        if (c.offload)
+            while (gpuBlocks + offBlocks < maxHit && g_offload.count(hashes[static_cast<size_t>(gpuBlocks + offBlocks)])) ++offBlocks;
+        const double gpuTokens = static_cast<double>(gpuBlocks * c.block), offTokens = static_cast<double>(offBlocks * c.block);
+        g_queries += static_cast<double>(n);
+        g_hits += gpuTokens;
+        if (c.offload) {
+            g_extQueries += static_cast<double>(n) - gpuTokens;
+            if (c.countOffload) g_extHits += offTokens;
+        }
+        const double hit = gpuTokens + offTokens;
+        seconds = c.overheadS + (gpuBlocks > 0 ? c.gpuTFixedS : 0) +
+                  (offBlocks > 0 ? c.offloadTFixedS + offTokens * c.kvBytesPerToken / c.offloadBps : 0) +
+                  flops(static_cast<double>(n) - hit, hit) / (c.peakFlops * c.utilisation);
+        seconds *= 1 + c.drift * (index - 1);
+        for (auto hh : hashes) {
+            touch(hh);
+            if (c.offload) g_offload.insert(hh);
+        }
+    }
+    const std::string id = "cmpl-standin-" + std::to_string(index);
+    const std::string what = "completion #" + std::to_string(index) + " tokens=" + std::to_string(n) +
+                             " gpu_hit=" + std::to_string(gpuBlocks * c.block) + " offload_hit=" + std::to_string(offBlocks * c.block);
+    ++g_running;
+    struct Done { ~Done() { --g_running; } } done;
+    if (!sendAll(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n")) return;
+    if (index == c.hangAt) {
+        waitUntil(fd, arrival + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(c.lifetimeS)));
+        logLine(what + " outcome=hung");
+        return;
+    }
+    if (!waitUntil(fd, arrival + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)))) {
+        logLine(what + " outcome=aborted");
+        return;
+    }
+    auto event = [&](const nlohmann::json& j) { return chunk(fd, "data: " + j.dump() + "\n\n"); };
+    const nlohmann::json first = {{"id", id}, {"object", "text_completion"}, {"created", 0}, {"model", c.model},
+                                  {"choices", {{{"index", 0}, {"text", " the"}, {"logprobs", nullptr}, {"finish_reason", nullptr}, {"stop_reason", nullptr}}}},
+                                  {"usage", nullptr}};
+    if (!event(first)) return;
+    if (index == c.truncateAt) {
+        logLine(what + " outcome=truncated");
+        ::shutdown(fd, SHUT_RDWR);
+        return;
+    }
+    const nlohmann::json fin = {{"id", id}, {"object", "text_completion"}, {"created", 0}, {"model", c.model},
+                                {"choices", {{{"index", 0}, {"text", ""}, {"logprobs", nullptr}, {"finish_reason", "length"}, {"stop_reason", nullptr}}}},
+                                {"usage", nullptr}};
+    const nlohmann::json usage = {{"id", id}, {"object", "text_completion"}, {"created", 0}, {"model", c.model},
+                                  {"choices", nlohmann::json::array()},
+                                  {"usage", {{"prompt_tokens", n}, {"total_tokens", n + 1}, {"completion_tokens", 1}}}};
+    if (event(fin) && event(usage) && chunk(fd, "data: [DONE]\n\n") && sendAll(fd, "0\r\n\r\n"))
+        logLine(what + " ms=" + std::to_string(seconds * 1e3) + " outcome=done");
+}
+
+std::string metricsText() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const std::string labels = "{engine=\"0\",model_name=\"" + g_cfg.model + "\"}";
+    char buf[2048];
+    std::snprintf(buf, sizeof buf,
+                  "# HELP vllm:prefix_cache_queries_total Prefix cache queries, in terms of number of queried tokens.\n"
+                  "# TYPE vllm:prefix_cache_queries_total counter\nvllm:prefix_cache_queries_total%s %.1f\n"
+                  "# TYPE vllm:prefix_cache_hits_total counter\nvllm:prefix_cache_hits_total%s %.1f\n",
+                  labels.c_str(), g_queries, labels.c_str(), g_hits);
+    std::string out = buf;
+    {
+        // Exposed with --no-offload too: a connector that is configured and never finds anything.
+        std::snprintf(buf, sizeof buf,
+                      "# TYPE vllm:external_prefix_cache_queries_total counter\nvllm:external_prefix_cache_queries_total%s %.1f\n"
+                      "# TYPE vllm:external_prefix_cache_hits_total counter\nvllm:external_prefix_cache_hits_total%s %.1f\n",
+                      labels.c_str(), g_extQueries, labels.c_str(), g_extHits);
+        out += buf;
+    }
+    std::snprintf(buf, sizeof buf,
+                  "# TYPE vllm:cache_config_info gauge\nvllm:cache_config_info{block_size=\"%d\",num_gpu_blocks=\"%ld\"} 1.0\n"
+                  "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running%s %d\n",
+                  g_cfg.block, g_cfg.gpuCapacityTokens / g_cfg.block, labels.c_str(), g_running.load());
+    return out + buf;
+}
+
+void serve(int fd) {
+    std::string buf;
+    char tmp[65536];
+    for (;;) {
+        size_t headerEnd;
+        while ((headerEnd = buf.find("\r\n\r\n")) == std::string::npos) {
+            const ssize_t n = ::recv(fd, tmp, sizeof tmp, 0);
+            if (n <= 0) return ::close(fd), void();
+            buf.append(tmp, static_cast<size_t>(n));
+        }
+        // The time model runs from the moment the request's head is in: reading and parsing the
+        // body (tens of kB of ids, longer for longer prompts) happens inside the modelled time
+        // instead of adding a per-token cost the model does not have.
+        const auto arrival = Clock::now();
+        const std::string head = buf.substr(0, headerEnd);
+        size_t length = 0;
+        std::string auth;
+        size_t pos = head.find("\r\n");
+        while (pos != std::string::npos && pos < head.size()) {
+            const size_t next = head.find("\r\n", pos + 2);
+            std::string line = head.substr(pos + 2, (next == std::string::npos ? head.size() : next) - pos - 2);
+            const size_t colon = line.find(':');
+            if (colon != std::string::npos) {
+                std::string name = line.substr(0, colon);
+                for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+                std::string value = line.substr(colon + 1);
+                while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+                if (name == "content-length") length = std::strtoul(value.c_str(), nullptr, 10);
+                if (name == "authorization") auth = value;
+            }
+            pos = next;
+        }
+        while (buf.size() < headerEnd + 4 + length) {
+            const ssize_t n = ::recv(fd, tmp, sizeof tmp, 0);
+            if (n <= 0) return ::close(fd), void();
+            buf.append(tmp, static_cast<size_t>(n));
+        }
+        const std::string body = buf.substr(headerEnd + 4, length);
+        buf.erase(0, headerEnd + 4 + length);
+        const std::string requestLine = head.substr(0, head.find("\r\n"));
+        const std::string method = requestLine.substr(0, requestLine.find(' '));
+        std::string path = requestLine.substr(method.size() + 1);
+        path = path.substr(0, path.find(' '));
+        if (!g_cfg.apiKey.empty() && auth != "Bearer " + g_cfg.apiKey && path != "/metrics") {
+            sendResponse(fd, 401, "Unauthorized", "application/json", "{\"error\": \"Unauthorized\"}");
+            continue;
+        }
+        if (method == "POST" && path == "/v1/completions") {
+            const auto req = nlohmann::json::parse(body, nullptr, false);
+            if (req.is_discarded() || !req.is_object()) {
+                sendResponse(fd, 400, "Bad Request", "application/json", vllmError("the body is not JSON", "BadRequestError", 400));
+                continue;
+            }
+            completion(fd, req, arrival);
+            if (clientGone(fd)) return ::close(fd), void();
+        } else if (method == "GET" && path == "/metrics" && g_cfg.metrics) {
+            sendResponse(fd, 200, "OK", "text/plain; version=0.0.4", metricsText());
+        } else if (method == "POST" && (path == "/reset_prefix_cache" || path == "/flush_cache") && g_cfg.reset) {
+            {
+                std::lock_guard<std::mutex> lock(g_mutex);
+                g_gpu.clear();
+                g_lru.clear();
+            }
+            sendResponse(fd, 200, "OK", "application/json", "");
+        } else if (method == "GET" && path == "/v1/models") {
+            sendResponse(fd, 200, "OK", "application/json",
+                         nlohmann::json{{"object", "list"}, {"data", {{{"id", g_cfg.model}, {"object", "model"}}}}}.dump());
+        } else {
+            sendResponse(fd, 404, "Not Found", "application/json", "{\"detail\":\"Not Found\"}");
+        }
+    }
+}
+
+bool flag(int& i, int argc, char** argv, const char* name, std::string& out) {
+    if (std::strcmp(argv[i], name) != 0 || i + 1 >= argc) return false;
+    out = argv[++i];
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    auto& c = g_cfg;
+    for (int i = 1; i < argc; ++i) {
+        std::string v;
+        const std::string a = argv[i];
+        if (a == "--no-offload") c.offload = false;
+        else if (a == "--uncounted-offload") c.countOffload = false;
+        else if (a == "--no-reset") c.reset = false;
+        else if (a == "--no-metrics") c.metrics = false;
+        else if (flag(i, argc, argv, "--model", v)) c.model = v;
+        else if (flag(i, argc, argv, "--peak-tflops", v)) c.peakFlops = std::atof(v.c_str()) * 1e12;
+        else if (flag(i, argc, argv, "--utilisation", v)) c.utilisation = std::atof(v.c_str());
+        else if (flag(i, argc, argv, "--overhead-ms", v)) c.overheadS = std::atof(v.c_str()) * 1e-3;
+        else if (flag(i, argc, argv, "--gpu-tfixed-ms", v)) c.gpuTFixedS = std::atof(v.c_str()) * 1e-3;
+        else if (flag(i, argc, argv, "--offload-tfixed-ms", v)) c.offloadTFixedS = std::atof(v.c_str()) * 1e-3;
+        else if (flag(i, argc, argv, "--offload-gbps", v)) c.offloadBps = std::atof(v.c_str()) * 1e9;
+        else if (flag(i, argc, argv, "--gpu-capacity-tokens", v)) c.gpuCapacityTokens = std::atol(v.c_str());
+        else if (flag(i, argc, argv, "--max-model-len", v)) c.maxModelLen = std::atol(v.c_str());
+        else if (flag(i, argc, argv, "--api-key", v)) c.apiKey = v;
+        else if (flag(i, argc, argv, "--fail-429", v)) c.fail429 = std::atoi(v.c_str());
+        else if (flag(i, argc, argv, "--fail-503", v)) c.fail503 = std::atoi(v.c_str());
+        else if (flag(i, argc, argv, "--truncate-at", v)) c.truncateAt = std::atoi(v.c_str());
+        else if (flag(i, argc, argv, "--hang-at", v)) c.hangAt = std::atoi(v.c_str());
+        else if (flag(i, argc, argv, "--drift", v)) c.drift = std::atof(v.c_str());
+        else if (flag(i, argc, argv, "--lifetime", v)) c.lifetimeS = std::atof(v.c_str());
+        else {
+            std::cerr << "kvbe-serving-standin: unknown option " << a << "\n";
+            return 2;
+        }
+    }
+    std::signal(SIGPIPE, SIG_IGN);
+    const int srv = ::socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    ::setsockopt(srv, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK); // 127.0.0.1 only
+    addr.sin_port = 0;
+    if (::bind(srv, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(srv, 16) != 0) {
+        std::perror("kvbe-serving-standin: bind 127.0.0.1");
+        return 1;
+    }
+    socklen_t len = sizeof addr;
+    ::getsockname(srv, reinterpret_cast<sockaddr*>(&addr), &len);
+    std::cout << "kvbe-serving-standin listening on http://127.0.0.1:" << ntohs(addr.sin_port) << "/v1" << std::endl;
+    const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(c.lifetimeS));
+    while (Clock::now() < end) {
+        pollfd p{srv, POLLIN, 0};
+        if (::poll(&p, 1, 100) <= 0) continue;
+        const int fd = ::accept(srv, nullptr, nullptr);
+        if (fd < 0) continue;
+        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        std::thread(serve, fd).detach();
+    }
+    logLine("lifetime over; exiting");
+    std::_Exit(0);
+}
