@@ -115,7 +115,8 @@ int runInspect(const std::vector<std::string>& files, const std::string& scenari
             }
             std::cout << "  " << c["prefill_points"] << " cold prefills, " << c["hit_points"] << " hits\n";
             for (const auto& [name, k] : c["curves"].items())
-                std::cout << "  curve " << name << ": " << k["knots"].size() << " knots from "
+                if (!k["knots"].empty())
+                    std::cout << "  curve " << name << ": " << k["knots"].size() << " knots from "
                           << formatTokens(k["knots"].front()[0].get<double>()) << " to "
                           << formatTokens(k["knots"].back()[0].get<double>()) << " tokens, floor "
                           << formatSeconds(k["floor_s"].get<double>()) << "\n";
