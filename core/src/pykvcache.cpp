@@ -118,7 +118,7 @@ Result<PyKvcacheV2Export> pyKvcacheV2FromScenario(const Evaluation& e, const Pre
     std::set<double> lengths{0, context};
     for (double m = block; m < context; m *= 2) {
         lengths.insert(m);
-        if (m * 1.5 < context) lengths.insert(m * 1.5);
+        if (m * 1.5 < context && std::fmod(m * 1.5, block) == 0) lengths.insert(m * 1.5); // 48, 96, ...: whole blocks
     }
     // Both sides of each crossing, to the block, so the rule sees where f overtakes g.
     for (const TierPath* t : {&ssd, &mem}) {

@@ -501,6 +501,39 @@ private slots:
         QVERIFY(fit->breakevenPrefix.at("nvme").has_value());
     }
 
+    // A v2 file's curves feed the fit: utilisation from f, and per tier t_fixed and bandwidth
+    // from g_ssd and g_mem (hits whose whole prompt came from the tier).
+    void fitFromPyKvcacheV2Curves() {
+        CostInputs truth;
+        truth.model = test::preset("meta-llama/Llama-3.2-3B");
+        truth.peakFlops = 989e12;
+        truth.utilisation = 0.42;
+        const auto model = *CostModel::create(truth);
+        const TierPath ssd{"ssd", 11e9, 0.002}, mem{"mem", 50e9, 0.0005};
+        QString f, gs, gm;
+        for (double m : {0.0, 1024.0, 4096.0, 16384.0, 65536.0}) {
+            const QString key = QString::number(qint64(m));
+            f += QStringLiteral("\"%1\": %2, ").arg(key).arg(model.tMiss(m), 0, 'g', 17);
+            gs += QStringLiteral("\"%1\": %2, ").arg(key).arg(m > 0 ? model.tHit(ssd, m, m) : ssd.tFixedS, 0, 'g', 17);
+            gm += QStringLiteral("\"%1\": %2, ").arg(key).arg(m > 0 ? model.tHit(mem, m, m) : mem.tFixedS, 0, 'g', 17);
+        }
+        f.chop(2), gs.chop(2), gm.chop(2);
+        const QByteArray text = QStringLiteral(R"({"schema_version": 2, "model_name": "meta-llama/Llama-3.2-3B", "kv_dtype": "auto",
+            "curves": {"f": {"floor": 0, "knots": {%1}}, "g_ssd": {"floor": 0.002, "knots": {%2}},
+                       "g_mem": {"floor": 0.0005, "knots": {%3}}}})").arg(f, gs, gm).toUtf8();
+        const auto c = parse(text.constData());
+        CostInputs start = truth;
+        start.utilisation = 0.6;
+        auto fit = fitCalibration(c, start, {});
+        QVERIFY2(fit.ok(), fit.ok() ? "" : fit.message().c_str());
+        KVBE_COMPARE_REL(*fit->params.utilisation, 0.42, 1e-3);
+        KVBE_COMPARE_REL(fit->params.tiers.at("ssd").bandwidthBps, 11e9, 1e-3);
+        QVERIFY(std::abs(fit->params.tiers.at("ssd").tFixedS - 0.002) < 1e-5);
+        KVBE_COMPARE_REL(fit->params.tiers.at("mem").bandwidthBps, 50e9, 1e-3);
+        QVERIFY(std::abs(fit->params.tiers.at("mem").tFixedS - 0.0005) < 1e-5);
+        QVERIFY(std::abs(fit->params.overheadS) < 1e-4);
+    }
+
     // Prefill timings without overhead (as the GPU probe measures them), generated with a ramp:
     // utilisation within 3 % and n_half within 15 %.
     void fitRecoversRamp() {

@@ -26,7 +26,7 @@ Result<PyKvcacheExport> pyKvcacheFromCalibration(const Calibration& c, const std
 
 // The v2 curves of a scenario (with a fit adopted, for a fitted calibration): f = cold prefill of
 // m tokens, g_ssd and g_mem = m tokens served from the SSD and the memory tier, at block-aligned
-// lengths (16·2^k and 24·2^k up to the context, and both sides of each crossing of f and g), so
+// lengths (16·2^k and 48·2^k up to the context, and both sides of each crossing of f and g), so
 // that py-kvcache's rule gives the cost model's p* rounded up to a block. Thresholds by that rule;
 // golden points are the model's own values at 1000, 10000 and 100000 tokens within the context.
 struct PyKvcacheV2Export {
