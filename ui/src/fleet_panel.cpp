@@ -317,7 +317,7 @@ std::vector<TtftChart::Overlay> FleetPanel::overlays() const {
     for (int i = 0; i < m_model.rowCount(); ++i) {
         const auto& ic = m_model.at(i);
         const Calibration& c = ic.calibration;
-        if (ic.prefillCurve.empty() && c.curves.empty() && c.hits.empty() && c.golden.empty()) continue;
+        if (ic.prefillCurve.empty() && c.curves.empty() && ic.hitPoints.empty()) continue;
         const QString who = QString::fromStdString(
             c.host.empty() ? QFileInfo(QString::fromStdString(c.source)).fileName().toStdString()
                            : c.host);
@@ -337,16 +337,10 @@ std::vector<TtftChart::Overlay> FleetPanel::overlays() const {
                            std::move(pts), name == "g_ssd" ? color.darker(140) : color.lighter(140), true});
         }
         // Measured hits and golden points, drawn as points, not only used in the fit.
-        std::vector<QPointF> hits;
-        for (const auto& h : c.hits) hits.emplace_back(h.tokens, h.seconds);
-        for (const auto& g : c.golden) {
-            if (g.tokens <= 0) continue;
-            hits.emplace_back(g.tokens, g.f);
-        }
-        if (!hits.empty())
+        if (!ic.hitPoints.empty())
             out.push_back({QStringLiteral("overlay/%1/hits").arg(i),
-                           tr("%1: measured hits and golden points (%2)").arg(who).arg(hits.size()),
-                           std::move(hits), color, false});
+                           tr("%1: measured hits and golden points (%2)").arg(who).arg(c.hits.size() + c.golden.size()),
+                           ic.hitPoints, color, false});
     }
     const auto& r = m_explorer->result();
     if (!m_fitCost || !r) return out;
