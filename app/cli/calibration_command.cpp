@@ -9,7 +9,9 @@
 #include "kvbe/scenario.h"
 #include "kvbe/units.h"
 
+#include <cctype>
 #include <cmath>
+#include <ctime>
 #include <iostream>
 #include <memory>
 
@@ -56,6 +58,15 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
     }
     json warnings = c.warnings;
     for (const auto& w : mismatches) warnings.push_back(w);
+    json curves = json::object();
+    for (const auto& [name, k] : c.curves) {
+        json knots = json::array();
+        for (const auto& [m, s] : k.knots) knots.push_back({m, s});
+        curves[name] = {{"floor_s", k.floorS}, {"knots", std::move(knots)}};
+    }
+    json golden = json::array();
+    for (const auto& g : c.golden) golden.push_back({{"tokens", g.tokens}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
+    const bool pykv = c.format.rfind("py-kvcache", 0) == 0;
     return {{"source", c.source},
             {"format", c.format},
             {"host", c.host},
@@ -63,6 +74,12 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
             {"gpu", c.gpuName},
             {"model", c.model},
             {"kv_dtype", c.kvDtype ? json(std::string(toString(*c.kvDtype))) : json(nullptr)},
+            {"kv_dtype_as_written", c.kvDtypeText.empty() ? json(nullptr) : json(c.kvDtypeText)},
+            {"ssd_model", c.ssdModel},
+            {"curves", curves},
+            {"golden", golden},
+            {"provenance", c.provenance},
+            {"gate_tokens", pykv ? json(pyKvcacheGate(c)) : json(nullptr)},
             {"kv_bytes_per_token", optionalJson(c.kvBytesPerToken)},
             {"prefill_points", c.prefill.size()},
             {"hit_points", c.hits.size()},
@@ -88,7 +105,22 @@ int runInspect(const std::vector<std::string>& files, const std::string& scenari
             std::cout << c["source"].get<std::string>() << "  (" << c["format"].get<std::string>() << ")\n";
             if (!c["host"].get<std::string>().empty()) std::cout << "  host " << c["host"].get<std::string>() << "\n";
             if (!c["model"].get<std::string>().empty()) std::cout << "  model " << c["model"].get<std::string>() << "\n";
+            if (!c["gpu"].get<std::string>().empty()) std::cout << "  gpu " << c["gpu"].get<std::string>() << "\n";
+            if (!c["ssd_model"].get<std::string>().empty()) std::cout << "  ssd " << c["ssd_model"].get<std::string>() << "\n";
+            if (!c["kv_dtype_as_written"].is_null()) {
+                std::cout << "  kv_dtype " << c["kv_dtype_as_written"].get<std::string>();
+                if (!c["kv_dtype"].is_null() && c["kv_dtype_as_written"] == "auto")
+                    std::cout << " (the model's own: " << c["kv_dtype"].get<std::string>() << ")";
+                std::cout << "\n";
+            }
             std::cout << "  " << c["prefill_points"] << " cold prefills, " << c["hit_points"] << " hits\n";
+            for (const auto& [name, k] : c["curves"].items())
+                if (!k["knots"].empty())
+                    std::cout << "  curve " << name << ": " << k["knots"].size() << " knots from "
+                          << formatTokens(k["knots"].front()[0].get<double>()) << " to "
+                          << formatTokens(k["knots"].back()[0].get<double>()) << " tokens, floor "
+                          << formatSeconds(k["floor_s"].get<double>()) << "\n";
+            if (!c["golden"].empty()) std::cout << "  " << c["golden"].size() << " golden points\n";
             for (const auto& t : c["tiers"]) {
                 std::cout << "  tier " << t["name"].get<std::string>();
                 if (!t["read_Bps"].is_null()) std::cout << "  read " << formatBandwidth(t["read_Bps"].get<double>());
@@ -106,6 +138,12 @@ int runInspect(const std::vector<std::string>& files, const std::string& scenari
             }
             for (const auto& [tier, p] : c["breakeven_prefix_tokens"].items())
                 std::cout << "  break-even prefix " << tier << ": " << formatTokens(p.get<double>()) << " tokens\n";
+            if (!c["gate_tokens"].is_null())
+                for (const auto& [tier, p] : c["gate_tokens"].items())
+                    std::cout << "  py-kvcache gate " << tier << ": "
+                              << (p.get<double>() > 0 ? "loads from " + formatTokens(p.get<double>()) + " tokens"
+                                                    : std::string("off (every prefix loads)"))
+                              << "\n";
             for (const auto& w : c["warnings"]) std::cout << "  warning: " << w.get<std::string>() << "\n";
         }
     }
@@ -186,33 +224,99 @@ int runFit(const FitOptionsCli& o) {
 }
 
 struct ExportOptions {
-    std::string scenario, calibration, out, ssdTier, memTier;
+    std::string scenario, calibration, out, ssdTier, memTier, model;
     double safetyMargin = -1; // not given
+    int schema = 1;
 };
 
+std::string utcNow() {
+    const auto t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::string lowerShortName(const std::string& id) {
+    const auto slash = id.rfind('/');
+    std::string s = slash == std::string::npos ? id : id.substr(slash + 1);
+    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+}
+bool sameModel(const std::string& a, const std::string& b) { return lowerShortName(a) == lowerShortName(b); }
+
 int runExport(const ExportOptions& o) {
-    if (o.scenario.empty() == o.calibration.empty())
-        return fail("export-pykvcache: give exactly one of --scenario FILE or --calibration FILE");
-    Result<PyKvcacheExport> ex = Error{""};
-    if (!o.scenario.empty()) {
-        auto ctx = loadContext(o.scenario);
-        if (!ctx) return fail(ctx.message());
-        ex = pyKvcacheFromScenario(ctx->eval, ctx->presets, o.ssdTier, o.memTier);
-    } else {
+    if (o.scenario.empty() && o.calibration.empty())
+        return fail("export-pykvcache: give --scenario FILE, --calibration FILE, or both");
+    std::optional<Calibration> cal;
+    if (!o.calibration.empty()) {
         auto c = readCalibration(o.calibration);
         if (!c) return fail(c.message());
-        ex = pyKvcacheFromCalibration(*c, o.ssdTier, o.memTier);
+        cal = std::move(*c);
     }
-    if (!ex) return fail("export-pykvcache: " + ex.message());
-    if (o.safetyMargin >= 0) ex->thresholds.safetyMarginTokens = o.safetyMargin; // else the file's, or 0
-    const auto text = pyKvcacheV1Json(ex->thresholds);
+    // The scenario gives the model the thresholds are computed with: needed for schema 2, and to
+    // check a calibration's model against when one is given.
+    std::optional<Context> ctx;
+    if (!o.scenario.empty() || o.schema == 2) {
+        auto loaded = loadContext(o.scenario);
+        if (!loaded) return fail(loaded.message());
+        ctx = std::move(*loaded);
+    }
+    const std::string scenarioName = o.scenario.empty() ? std::string("the built-in default scenario") : o.scenario;
+    // A file for another model than the scenario's only when --model says so.
+    if (ctx && cal && !cal->model.empty() && !sameModel(cal->model, ctx->eval.model.id) &&
+        !(!o.model.empty() && sameModel(o.model, cal->model)))
+        return fail("export-pykvcache: " + cal->source + " was measured with model '" + cal->model + "', " + scenarioName +
+                    " uses '" + ctx->eval.model.id + "'; give a scenario for that model, or --model '" + cal->model +
+                    "' to write the file for it anyway");
+    if (ctx && !cal && !o.model.empty() && !sameModel(o.model, ctx->eval.model.id))
+        std::cerr << "kvbe-cli: warning: writing thresholds computed for '" << ctx->eval.model.id << "' under the name '"
+                  << o.model << "' (--model)\n";
+
+    std::string text, ssdTier, memTier;
+    if (o.schema == 1) {
+        Result<PyKvcacheExport> ex = cal ? pyKvcacheFromCalibration(*cal, o.ssdTier, o.memTier)
+                                         : pyKvcacheFromScenario(ctx->eval, ctx->presets, o.ssdTier, o.memTier);
+        if (!ex) return fail("export-pykvcache: " + ex.message());
+        if (o.safetyMargin >= 0) ex->thresholds.safetyMarginTokens = o.safetyMargin; // else the file's, or 0
+        if (!o.model.empty()) ex->thresholds.modelName = o.model;
+        text = pyKvcacheV1Json(ex->thresholds);
+        ssdTier = ex->ssdTier;
+        memTier = ex->memTier;
+    } else {
+        Result<Evaluation> eval = ctx->eval;
+        if (cal) {
+            if (!cal->fitted)
+                return fail("export-pykvcache: " + cal->source + " holds no fitted values; fit it first (kvbe-cli calibration fit --out)");
+            eval = evaluate(adoptFit(ctx->scenario, *cal->fitted), ctx->presets);
+            if (!eval) return fail("export-pykvcache: " + scenarioName + " with the fit of " + cal->source + ": " + eval.message());
+        }
+        auto ex = pyKvcacheV2FromScenario(*eval, ctx->presets, o.ssdTier, o.memTier);
+        if (!ex) return fail("export-pykvcache: " + ex.message());
+        auto& file = ex->file;
+        file.thresholds.safetyMarginTokens = o.safetyMargin >= 0 ? o.safetyMargin : (cal ? cal->safetyMarginTokens.value_or(0) : 0);
+        if (!o.model.empty()) file.thresholds.modelName = o.model;
+        file.provenance["generator"] = "kvbe-cli " KVBE_VERSION;
+        file.provenance["scenario"] = o.scenario.empty() ? std::string("(built-in default)") : o.scenario;
+        if (cal) file.provenance["calibration"] = cal->source;
+        file.provenance["generated"] = utcNow();
+        file.provenance["ssd_tier"] = ex->ssdTier;
+        file.provenance["mem_tier"] = ex->memTier;
+        text = pyKvcacheV2Json(file);
+        ssdTier = ex->ssdTier;
+        memTier = ex->memTier;
+    }
+    if (cal && ctx)
+        for (const auto& w : mismatchWarnings(*cal, ctx->eval.model, ctx->eval.cost.inputs().kvDtype))
+            std::cerr << "kvbe-cli: warning: " << w << "\n";
     if (o.out.empty() || o.out == "-") {
         std::cout << text;
         return kExitOk;
     }
     if (auto st = writeFileAtomically(o.out, text); !st) return fail(st.message());
-    std::cerr << "kvbe-cli: wrote " << o.out << " (ssd: " << (ex->ssdTier.empty() ? "none" : ex->ssdTier)
-              << ", mem: " << (ex->memTier.empty() ? "none" : ex->memTier) << ")\n";
+    std::cerr << "kvbe-cli: wrote " << o.out << " (schema " << o.schema << "; ssd: " << (ssdTier.empty() ? "none" : ssdTier)
+              << ", mem: " << (memTier.empty() ? "none" : memTier) << ")\n";
     return kExitOk;
 }
 
@@ -244,9 +348,11 @@ void addCalibrationCommands(CLI::App& app, std::function<int()>& run) {
     fit->callback([f, &run] { run = [f] { return runFit(*f); }; });
 
     auto e = std::make_shared<ExportOptions>();
-    auto* ex = cal->add_subcommand("export-pykvcache", "Write the py-kvcache v1 break-even file a serving stack gates loads with");
-    ex->add_option("--scenario", e->scenario, "Thresholds computed from this scenario");
-    ex->add_option("--calibration", e->calibration, "Thresholds from this (fitted) calibration file");
+    auto* ex = cal->add_subcommand("export-pykvcache", "Write the py-kvcache break-even file (v1 thresholds, or v2 curves) a serving stack gates loads with");
+    ex->add_option("--scenario", e->scenario, "Thresholds computed from this scenario; with --calibration, the model to check it against");
+    ex->add_option("--calibration", e->calibration, "Thresholds from this (fitted) calibration file; for --schema 2, its fit adopted into the scenario");
+    ex->add_option("--schema", e->schema, "1: thresholds only; 2: also the f, g_ssd, g_mem curves and golden points")->check(CLI::IsMember({1, 2}));
+    ex->add_option("--model", e->model, "model_name to write; needed to write a file for a calibration of another model than the scenario's");
     ex->add_option("--out", e->out, "Output file (- or nothing: stdout)");
     ex->add_option("--ssd-tier", e->ssdTier, "Tier that stands for the SSD (default: the first NVMe tier)");
     ex->add_option("--mem-tier", e->memTier, "Tier that stands for host memory (default: the first DRAM tier)");

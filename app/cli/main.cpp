@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
                  "was expected), 2 usage error."};
     app.name("kvbe-cli");
     app.require_subcommand(1);
-    app.set_version_flag("--version", "kvbe-cli 0.1.0");
+    app.set_version_flag("--version", "kvbe-cli " KVBE_VERSION);
     std::function<int()> run;
     kvbe::cli::addCalcCommands(app, run);
     kvbe::cli::addCalibrationCommands(app, run);

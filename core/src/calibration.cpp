@@ -111,6 +111,42 @@ Calibration parseOurs(const FieldReader& r) {
         }
     }
     c.safetyMarginTokens = r.number(j, "safety_margin_tokens", "safety_margin_tokens", 0, kMaxTokens, "tokens, 0 or more");
+    if (j.contains("curves") && !j["curves"].is_null()) {
+        const auto& curves = r.object(j, "curves", "curves");
+        for (const auto& [name, v] : curves.items()) {
+            const std::string at = "curves." + name;
+            if (!v.is_object()) r.fail(at, "an object with floor_s and knots", &v);
+            CurveKnots k;
+            k.floorS = r.number(v, "floor_s", at + ".floor_s", 0, kMaxSeconds, "seconds, 0 or more").value_or(0);
+            const auto& knots = r.array(v, "knots", at + ".knots");
+            for (size_t i = 0; i < knots.size(); ++i) {
+                const auto& p = knots[i];
+                const std::string kat = at + ".knots[" + std::to_string(i) + "]";
+                if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number())
+                    r.fail(kat, "a pair [tokens, seconds] of numbers, 0 or more", &p);
+                const double x = p[0].get<double>(), y = p[1].get<double>();
+                if (!std::isfinite(x) || !std::isfinite(y) || x < 0 || y < 0 || x > kMaxTokens || y > kMaxSeconds)
+                    r.fail(kat, "a pair [tokens, seconds] of numbers, 0 or more", &p);
+                if (!k.knots.empty() && x <= k.knots.back().first) r.fail(kat, "tokens above the previous knot's", &p);
+                k.knots.emplace_back(x, y);
+            }
+            c.curves[name] = std::move(k);
+        }
+    }
+    if (j.contains("golden") && !j["golden"].is_null()) {
+        const auto& golden = r.array(j, "golden", "golden");
+        for (size_t i = 0; i < golden.size(); ++i) {
+            const std::string at = "golden[" + std::to_string(i) + "]";
+            if (!golden[i].is_object()) r.fail(at, "an object with tokens, f, g_ssd and g_mem", &golden[i]);
+            auto need = [&](const char* key, double max) {
+                auto v = r.number(golden[i], key, at + "." + key, 0, max, "a number, 0 or more");
+                if (!v) r.fail(at + "." + key, "a number, 0 or more", nullptr);
+                return *v;
+            };
+            c.golden.push_back({need("tokens", kMaxTokens), need("f", kMaxSeconds), need("g_ssd", kMaxSeconds),
+                                need("g_mem", kMaxSeconds)});
+        }
+    }
     return c;
 }
 
@@ -146,13 +182,13 @@ Result<Calibration> parseCalibration(std::string_view text, const std::string& s
         Calibration c;
         if (!j->is_object()) r.fail("(top level)", "a calibration object", &*j);
         if (j->contains("kvbe_calibration")) c = parseOurs(r);
-        else if (j->contains("break_even_ssd_tokens") || j->contains("break_even_mem_tokens")) c = detail::parsePyKvcache(r);
-        else if (j->contains("fio version") || (j->contains("jobs") && (*j)["jobs"].is_array())) c = detail::parseFio(r);
-        else if (j->contains("nvbandwidth")) c = detail::parseNvbandwidth(r);
         else if (j->contains("kvbe_scenario"))
             r.failWith("this is a kvbe scenario, not a calibration file; open it as a scenario");
         else if (j->contains("num_hidden_layers") || j->contains("architectures"))
             r.failWith("this is a model config.json, not a calibration file");
+        else if (detail::looksLikePyKvcache(*j)) c = detail::parsePyKvcache(r);
+        else if (j->contains("fio version") || (j->contains("jobs") && (*j)["jobs"].is_array())) c = detail::parseFio(r);
+        else if (j->contains("nvbandwidth")) c = detail::parseNvbandwidth(r);
         else
             r.failWith("not a calibration file kvbe knows; expected kvbe calibration JSON, a py-kvcache break-even "
                        "file, a pareto-measure CSV, fio JSON or nvbandwidth JSON");
@@ -231,6 +267,20 @@ std::string calibrationToJson(const Calibration& c) {
     }
     j["breakeven_prefix_tokens"] = c.breakevenPrefix;
     if (c.safetyMarginTokens) j["safety_margin_tokens"] = *c.safetyMarginTokens;
+    if (!c.curves.empty()) {
+        json cj = json::object();
+        for (const auto& [name, k] : c.curves) {
+            json knots = json::array();
+            for (const auto& [x, y] : k.knots) knots.push_back({x, y});
+            cj[name] = {{"floor_s", k.floorS}, {"knots", std::move(knots)}};
+        }
+        j["curves"] = std::move(cj);
+    }
+    if (!c.golden.empty()) {
+        j["golden"] = json::array();
+        for (const auto& g : c.golden)
+            j["golden"].push_back({{"tokens", g.tokens}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
+    }
     return dumpJson(j, 2) + "\n";
 }
 
@@ -246,8 +296,13 @@ std::vector<std::string> mismatchWarnings(const Calibration& c, const ModelSpec&
     };
     if (!c.model.empty() && shortName(c.model) != shortName(model.id))
         out.push_back(c.source + ": measured with model '" + c.model + "', the scenario uses '" + model.id + "'");
-    if (c.kvDtype && *c.kvDtype != kvDtype && bytesPerElement(*c.kvDtype) != bytesPerElement(kvDtype))
-        out.push_back(c.source + ": measured with a " + std::string(toString(*c.kvDtype)) + " KV cache, the scenario uses " +
+    // "auto" is the model's own dtype: the scenario's model's, where the file names no other model.
+    std::optional<KvDtype> fileDtype = c.kvDtype;
+    if (!fileDtype && c.kvDtypeText == "auto" && (c.model.empty() || shortName(c.model) == shortName(model.id)))
+        fileDtype = model.weightDtype;
+    if (fileDtype && *fileDtype != kvDtype && bytesPerElement(*fileDtype) != bytesPerElement(kvDtype))
+        out.push_back(c.source + ": measured with a " + std::string(toString(*fileDtype)) + " KV cache" +
+                      (c.kvDtypeText == "auto" ? " (kv_dtype auto)" : "") + ", the scenario uses " +
                       std::string(toString(kvDtype)));
     if (c.kvBytesPerToken && std::abs(*c.kvBytesPerToken - model.kvBytesPerToken(kvDtype)) > 0.5)
         out.push_back(c.source + ": " + formatTokens(*c.kvBytesPerToken) +
@@ -256,26 +311,97 @@ std::vector<std::string> mismatchWarnings(const Calibration& c, const ModelSpec&
     return out;
 }
 
-std::string pyKvcacheV1Json(const PyKvcacheThresholds& t) {
-    // Whole tokens, rounded up: a threshold must never admit a load that loses.
-    auto whole = [](double v) {
-        const double up = std::ceil(v);
-        return std::abs(up) < 9.0e15 ? json(static_cast<long long>(up)) : json(up);
-    };
-    auto tokens = [&](std::optional<double> v) { return v ? whole(*v) : json(nullptr); };
-    std::string dtype;
-    switch (t.kvDtype) {
-    case KvDtype::BF16: dtype = "bfloat16"; break;
-    case KvDtype::FP16: dtype = "float16"; break;
-    case KvDtype::FP32: dtype = "float32"; break;
-    case KvDtype::FP8: dtype = "fp8"; break;
-    case KvDtype::INT8: dtype = "int8"; break;
+std::map<std::string, double> pyKvcacheGate(const Calibration& c) {
+    const double margin = c.safetyMarginTokens.value_or(0);
+    std::map<std::string, double> gate;
+    for (const char* tier : {"ssd", "mem"}) {
+        const auto it = c.breakevenPrefix.find(tier);
+        const double t = it == c.breakevenPrefix.end() ? 0 : it->second;
+        gate[tier] = t > 0 ? t + margin : 0;
     }
-    json j = {{"model_name", t.modelName},
-              {"kv_dtype", dtype},
-              {"break_even_ssd_tokens", tokens(t.ssdTokens)},
-              {"break_even_mem_tokens", tokens(t.memTokens)},
-              {"safety_margin_tokens", whole(t.safetyMarginTokens)}};
+    return gate;
+}
+
+namespace {
+
+double interpolate(const std::vector<std::pair<double, double>>& k, double x) {
+    const auto hi = std::lower_bound(k.begin(), k.end(), x, [](const auto& p, double v) { return p.first < v; });
+    if (hi == k.end()) return k.back().second;
+    if (hi->first == x || hi == k.begin()) return hi->second;
+    const auto lo = hi - 1;
+    return lo->second + (hi->second - lo->second) * (x - lo->first) / (hi->first - lo->first);
+}
+
+} // namespace
+
+double pyKvcacheRuleThreshold(const CurveKnots& f, const CurveKnots& g) {
+    if (f.knots.empty() || g.knots.empty()) return 0;
+    const double lo = std::max(f.knots.front().first, g.knots.front().first);
+    const double hi = std::min(f.knots.back().first, g.knots.back().first);
+    std::vector<double> measured;
+    for (const auto* c : {&f, &g})
+        for (const auto& [m, s] : c->knots)
+            if (m >= lo && m <= hi) measured.push_back(m);
+    std::optional<double> lastLoss; // the longest measured m where recompute is no slower
+    for (double m : measured)
+        if (interpolate(f.knots, m) <= interpolate(g.knots, m)) lastLoss = std::max(m, lastLoss.value_or(m));
+    if (!lastLoss) return 0;
+    return (std::floor(*lastLoss / kPyKvcacheBlockTokens) + 1) * kPyKvcacheBlockTokens;
+}
+
+long long pyKvcacheThresholdTokens(std::optional<double> tokens, double contextTokens) {
+    if (!tokens) // never pays: one block past the context, so no prompt reaches it
+        return static_cast<long long>((std::floor(std::max(contextTokens, 0.0) / kPyKvcacheBlockTokens) + 1) *
+                                      kPyKvcacheBlockTokens);
+    // Whole tokens, rounded up: a threshold must never admit a load that loses.
+    return static_cast<long long>(std::ceil(std::clamp(*tokens, 0.0, 9.0e15)));
+}
+
+std::optional<std::string> vllmKvCacheDtype(KvDtype kv, std::optional<KvDtype> modelDtype) {
+    if (modelDtype && kv == *modelDtype) return "auto";
+    switch (kv) {
+    case KvDtype::BF16: return "bfloat16";
+    case KvDtype::FP16: return "float16";
+    case KvDtype::FP8: return "fp8";
+    case KvDtype::FP32:
+    case KvDtype::INT8: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+json pyKvcacheV1Object(const PyKvcacheThresholds& t) {
+    json j = json::object();
+    if (!t.modelName.empty()) j["model_name"] = t.modelName;
+    j["kv_dtype"] = t.kvDtype;
+    if (t.writeSsd) j["break_even_ssd_tokens"] = pyKvcacheThresholdTokens(t.ssdTokens, t.contextTokens);
+    if (t.writeMem) j["break_even_mem_tokens"] = pyKvcacheThresholdTokens(t.memTokens, t.contextTokens);
+    j["safety_margin_tokens"] = pyKvcacheThresholdTokens(t.safetyMarginTokens, 0);
+    return j;
+}
+
+json curveJson(const CurveKnots& c) {
+    json knots = json::object();
+    for (const auto& [m, s] : c.knots) knots[std::to_string(static_cast<long long>(m))] = s;
+    return {{"floor", c.floorS}, {"knots", std::move(knots)}};
+}
+
+} // namespace
+
+std::string pyKvcacheV1Json(const PyKvcacheThresholds& t) { return dumpJson(pyKvcacheV1Object(t), 2) + "\n"; }
+
+std::string pyKvcacheV2Json(const PyKvcacheV2& v) {
+    json j = {{"schema_version", 2}};
+    j.update(pyKvcacheV1Object(v.thresholds));
+    if (!v.gpuModel.empty()) j["gpu_model"] = v.gpuModel;
+    if (!v.ssdModel.empty()) j["ssd_model"] = v.ssdModel;
+    if (v.kvBytesPerToken > 0) j["kv_bytes_per_token"] = v.kvBytesPerToken;
+    j["curves"] = {{"f", curveJson(v.f)}, {"g_ssd", curveJson(v.gSsd)}, {"g_mem", curveJson(v.gMem)}};
+    j["golden"] = json::array();
+    for (const auto& g : v.golden)
+        j["golden"].push_back({{"tokens", static_cast<long long>(g.tokens)}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
+    j["provenance"] = v.provenance;
     return dumpJson(j, 2) + "\n";
 }
 

@@ -9,7 +9,8 @@
 
 namespace kvbe::detail {
 
-Calibration parsePyKvcache(const FieldReader& r);   // v1 and v2 break-even files
+bool looksLikePyKvcache(const nlohmann::json& j);   // any field py-kvcache's reader knows
+Calibration parsePyKvcache(const FieldReader& r);   // v1 and v2 break-even files (pykvcache_import.cpp)
 Calibration parseFio(const FieldReader& r);         // fio --output-format=json
 Calibration parseNvbandwidth(const FieldReader& r); // nvbandwidth --json
 bool looksLikeParetoCsv(std::string_view text);     // kvcache-experiments pareto-measure CSV

@@ -11,99 +11,6 @@
 namespace kvbe::detail {
 using nlohmann::json;
 
-namespace {
-
-// [[x, y], ...] or [{"tokens": x, "seconds": y}, ...]
-std::vector<std::pair<double, double>> knots(const FieldReader& r, const json& arr, const std::string& path) {
-    std::vector<std::pair<double, double>> out;
-    if (!arr.is_array()) r.fail(path, "an array of [tokens, seconds] knots", &arr);
-    for (size_t i = 0; i < arr.size(); ++i) {
-        const auto& k = arr[i];
-        const std::string at = path + "[" + std::to_string(i) + "]";
-        double x = 0, y = 0;
-        if (k.is_array() && k.size() == 2 && k[0].is_number() && k[1].is_number()) {
-            x = k[0].get<double>();
-            y = k[1].get<double>();
-        } else if (k.is_object() && k.contains("tokens") && k.contains("seconds") && k["tokens"].is_number() &&
-                   k["seconds"].is_number()) {
-            x = k["tokens"].get<double>();
-            y = k["seconds"].get<double>();
-        } else {
-            r.fail(at, "a knot [tokens, seconds]", &k);
-        }
-        if (!std::isfinite(x) || !std::isfinite(y) || x <= 0 || y <= 0 || x > 1e9 || y > 1e6)
-            r.fail(at, "a knot with positive tokens (at most 1e9) and seconds (at most 1e6)", &k);
-        out.emplace_back(x, y);
-    }
-    return out;
-}
-
-std::optional<double> tokensField(const FieldReader& r, const json& j, const std::string& key) {
-    return r.number(j, key, key, 0, 1e9, "a token count, 0 or more (or null for never)");
-}
-
-} // namespace
-
-Calibration parsePyKvcache(const FieldReader& r) {
-    const json& j = r.root();
-    Calibration c;
-    const bool v2 = j.contains("curves") || j.contains("golden") ||
-                    (j.contains("version") && j["version"].is_number() && j["version"].get<double>() >= 2);
-    c.format = v2 ? "py-kvcache-v2" : "py-kvcache-v1";
-    c.model = r.string(j, "model_name", "model_name").value_or("");
-    if (c.model.empty()) r.fail("model_name", "the model the thresholds were measured for", nullptr);
-    if (auto kd = r.string(j, "kv_dtype", "kv_dtype")) {
-        c.kvDtype = parseKvDtype(*kd);
-        if (!c.kvDtype) r.fail("kv_dtype", "bfloat16, float16, fp8 or int8", &j["kv_dtype"]);
-    }
-    if (auto v = tokensField(r, j, "break_even_ssd_tokens")) c.breakevenPrefix["ssd"] = *v;
-    if (auto v = tokensField(r, j, "break_even_mem_tokens")) c.breakevenPrefix["mem"] = *v;
-    c.safetyMarginTokens = r.number(j, "safety_margin_tokens", "safety_margin_tokens", 0, 1e9, "tokens, 0 or more");
-    c.kvBytesPerToken = r.number(j, "kv_bytes_per_token", "kv_bytes_per_token", 1e-3, 1e12, "a positive number of bytes");
-    if (!v2) return c;
-
-    if (j.contains("curves") && !j["curves"].is_null()) {
-        const auto& curves = r.object(j, "curves", "curves");
-        for (const auto& [name, curve] : curves.items()) {
-            const std::string at = "curves." + name;
-            const json& k = curve.is_object() && curve.contains("knots") ? curve["knots"] : curve;
-            const auto pts = knots(r, k, curve.is_object() ? at + ".knots" : at);
-            if (name.empty()) {
-                c.warnings.push_back(r.source() + ": a curve without a name; skipped");
-            } else if (name == "recompute" || name == "prefill" || name == "cold") {
-                for (const auto& [n, t] : pts) c.prefill.push_back({n, t});
-            } else if (!c.kvBytesPerToken) {
-                c.warnings.push_back(r.source() + ": curve '" + name +
-                                     "' needs kv_bytes_per_token to become transfers; skipped");
-            } else {
-                TierMeasurement t;
-                t.name = name;
-                for (const auto& [n, s] : pts) t.reads.push_back({n * *c.kvBytesPerToken, s});
-                c.tiers.push_back(std::move(t));
-            }
-        }
-    }
-    if (j.contains("golden") && !j["golden"].is_null()) {
-        const auto& golden = r.array(j, "golden", "golden");
-        for (size_t i = 0; i < golden.size(); ++i) {
-            const auto& g = golden[i];
-            const std::string at = "golden[" + std::to_string(i) + "]";
-            if (!g.is_object()) r.fail(at, "an object with prompt_tokens, prefix_tokens, source, ttft_s", &g);
-            auto n = r.number(g, "prompt_tokens", at + ".prompt_tokens", 1, 1e9, "a positive token count");
-            auto p = r.number(g, "prefix_tokens", at + ".prefix_tokens", 0, 1e9, "a token count, 0 or more");
-            auto t = r.number(g, "ttft_s", at + ".ttft_s", 1e-9, 1e6, "a positive time in seconds");
-            auto src = r.string(g, "source", at + ".source");
-            if (!n) r.fail(at + ".prompt_tokens", "a positive token count", nullptr);
-            if (!t) r.fail(at + ".ttft_s", "a positive time in seconds", nullptr);
-            const double prefix = p.value_or(0);
-            if (prefix > *n) r.failWith("field '" + at + ".prefix_tokens' is longer than its prompt");
-            if (prefix == 0 || !src || *src == "recompute") c.prefill.push_back({*n, *t});
-            else c.hits.push_back({*n, prefix, *src, *t});
-        }
-    }
-    return c;
-}
-
 Calibration parseFio(const FieldReader& r) {
     const json& j = r.root();
     Calibration c;
@@ -120,6 +27,12 @@ Calibration parseFio(const FieldReader& r) {
         const std::string at = "jobs[" + std::to_string(i) + "]";
         if (!job.is_object()) r.fail(at, "a fio job object", &job);
         const std::string name = r.string(job, "jobname", at + ".jobname").value_or("job" + std::to_string(i));
+        // A job that failed reports its errno; its numbers are not a measurement.
+        if (job.contains("error") && job["error"].is_number() && job["error"].get<double>() != 0) {
+            c.warnings.push_back(r.source() + ": fio job '" + name + "' (" + at + ") failed with error " +
+                                 dumpJson(job["error"]) + "; skipped");
+            continue;
+        }
         if (!byName.count(name)) order.push_back(name);
         auto& s = byName[name];
         for (const char* dir : {"read", "write"}) {
@@ -271,11 +184,25 @@ Result<Calibration> parseParetoCsv(std::string_view text, const std::string& sou
     c.format = "pareto-csv";
     struct Row { std::string curve, config; double n, p, conc, t; size_t line; };
     std::vector<Row> parsed;
+    std::vector<std::string> failed; // runs with their error column set, as the experiments' reader drops them
     for (size_t i = 1; i < rows.size(); ++i) {
         const auto& r = rows[i];
         const std::string where = source + ": line " + std::to_string(lines[i]);
         if (r.size() != header.size())
             return Error{where + ": " + std::to_string(r.size()) + " fields; the header has " + std::to_string(header.size())};
+        if (col.count("error") && !r[col["error"]].empty()) {
+            std::string error = isValidUtf8(r[col["error"]]) ? r[col["error"]] : std::string("(not UTF-8 text)");
+            for (auto& ch : error)
+                if (ch == '\n' || ch == '\r') ch = ' ';
+            if (error.size() > 80) error = error.substr(0, 77) + "...";
+            std::string what = "line " + std::to_string(lines[i]);
+            for (const char* name : {"curve", "server_config", "doc_size", "prefix_len", "concurrency"})
+                if (col.count(name) && !r[col[name]].empty() && isValidUtf8(r[col[name]]))
+                    what += std::string(what.find('(') == std::string::npos ? " (" : ", ") + name + " " + r[col[name]];
+            if (what.find('(') != std::string::npos) what += ")";
+            failed.push_back(what + ": " + error);
+            continue;
+        }
         auto number = [&](const char* name, bool required, double fallback) -> Result<double> {
             if (!col.count(name) || r[col[name]].empty()) {
                 if (required) return Error{where + ": column '" + std::string(name) + "' is empty; expected a number"};
@@ -318,7 +245,16 @@ Result<Calibration> parseParetoCsv(std::string_view text, const std::string& sou
         }
         parsed.push_back(row);
     }
-    if (parsed.empty()) return Error{source + ": no cold_prefill or cache_hit rows"};
+    if (!failed.empty()) {
+        std::string w = source + ": " + std::to_string(failed.size()) + (failed.size() == 1 ? " failed run" : " failed runs") +
+                        " skipped (error column set): ";
+        for (size_t i = 0; i < failed.size() && i < 5; ++i) w += (i ? "; " : "") + failed[i];
+        if (failed.size() > 5) w += "; and " + std::to_string(failed.size() - 5) + " more";
+        c.warnings.push_back(w);
+    }
+    if (parsed.empty())
+        return Error{source + ": no cold_prefill or cache_hit rows" +
+                     (failed.empty() ? std::string() : " that ran (" + std::to_string(failed.size()) + " failed runs)")};
     // Calibrate from the least concurrent rows: queueing is not part of the cost model.
     double minConc = parsed[0].conc;
     for (const auto& r : parsed) minConc = std::min(minConc, r.conc);

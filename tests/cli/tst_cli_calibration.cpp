@@ -1,7 +1,10 @@
 // kvbe-cli calibration inspect | fit | export-pykvcache, as a script runs them.
 #include "cli_run.h"
+#include "../core/pykvcache_format_check.h"
 
 #include <QDir>
+#include <QFileInfo>
+#include <QMap>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -107,11 +110,107 @@ private slots:
         QCOMPARE(c["safety_margin_tokens"].toDouble(), 64.0);
     }
 
+    // Every fixture (files shaped as the tools write them) reads without an error.
+    void inspectTheFixtures() {
+        const auto r = cli({"calibration", "inspect", KVBE_SOURCE_DIR "/tests/fixtures/calibration", "--format", "json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const auto o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o["errors"].toArray().size(), 0);
+        QMap<QString, QJsonObject> byName;
+        for (const auto& v : o["calibrations"].toArray())
+            byName[QFileInfo(v.toObject()["source"].toString()).fileName()] = v.toObject();
+        QVERIFY(byName.size() >= 13);
+        const auto v2 = byName["pykvcache-v2.json"];
+        QCOMPARE(v2["format"].toString(), QString("py-kvcache-v2"));
+        QCOMPARE(v2["kv_dtype_as_written"].toString(), QString("auto"));
+        QCOMPARE(v2["kv_dtype"].toString(), QString("bf16"));
+        QCOMPARE(v2["curves"].toObject().keys(), (QStringList{"f", "g_mem", "g_ssd"}));
+        QCOMPARE(v2["golden"].toArray().size(), 1);
+        QCOMPARE(v2["ssd_model"].toString(), QString("Kioxia CM7-R"));
+        const auto only = byName["pykvcache-v1-thresholds-only.json"];
+        QCOMPARE(only["gate_tokens"].toObject()["ssd"].toDouble(), 100.0);
+        QCOMPARE(byName["pykvcache-v1-schema-fp8-margin.json"]["gate_tokens"].toObject()["ssd"].toDouble(), 4160.0);
+        QCOMPARE(byName["pykvcache-v1-schema-fp8-margin.json"]["gate_tokens"].toObject()["mem"].toDouble(), 0.0);
+        bool named = false;
+        for (const auto& w : byName["pareto-measure.csv"]["warnings"].toArray())
+            named = named || w.toString().contains("1 failed run skipped");
+        QVERIFY(named);
+        // The table says the same in words.
+        const auto table = cli({"calibration", "inspect", KVBE_SOURCE_DIR "/tests/fixtures/calibration/pykvcache-v2.json"});
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY2(table.out.contains("kv_dtype auto (the model's own: bf16)") && table.out.contains("curve g_ssd: 4 knots") &&
+                     table.out.contains("1 golden points"), table.out.constData());
+    }
+
+    // --schema 2: curves, golden points, thresholds by py-kvcache's rule, provenance; read back by
+    // the independent reader of the format page.
+    void exportSchema2ReadsBack() {
+        QTemporaryDir tmp;
+        const QString scenario = QStringLiteral(KVBE_SOURCE_DIR "/resources/scenarios/default.kvbe.json");
+        const auto ex = cli({"calibration", "export-pykvcache", "--scenario", scenario, "--schema", "2", "--out",
+                             tmp.filePath("v2.json")});
+        QVERIFY2(ex.exitCode == 0, ex.err.constData());
+        QFile f(tmp.filePath("v2.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray text = f.readAll();
+        const auto page = kvbe::test::readPageFile(text);
+        QVERIFY2(page.problems.isEmpty(), qPrintable(page.problems.join("; ")));
+        QCOMPARE(page.schema, 2);
+        QCOMPARE(page.kvDtype, QString("auto"));
+        QCOMPARE(*page.ssd, kvbe::test::pageRuleThreshold(page.curves["f"], page.curves["g_ssd"]));
+        QCOMPARE(*page.mem, kvbe::test::pageRuleThreshold(page.curves["f"], page.curves["g_mem"]));
+        const auto o = QJsonDocument::fromJson(text).object();
+        const auto prov = o["provenance"].toObject();
+        QVERIFY(prov["generator"].toString().startsWith("kvbe-cli "));
+        QCOMPARE(prov["scenario"].toString(), scenario);
+        QVERIFY(!prov["generated"].toString().isEmpty());
+        QVERIFY(!o["gpu_model"].toString().isEmpty());
+        QVERIFY(!o["ssd_model"].toString().isEmpty());
+        QVERIFY(o["kv_bytes_per_token"].toDouble() > 0);
+        // The thresholds are calc's p*, rounded up to py-kvcache's 16-token blocks.
+        const auto calc = cli({"calc", "--scenario", scenario, "--lengths", "8k", "--format", "json"});
+        const auto tiers = QJsonDocument::fromJson(calc.out).object()["tiers"].toArray();
+        QCOMPARE(double(*page.mem), std::ceil(tiers[0].toObject()["breakeven_prefix_tokens"].toDouble() / 16) * 16);
+        QCOMPARE(double(*page.ssd), std::ceil(tiers[1].toObject()["breakeven_prefix_tokens"].toDouble() / 16) * 16);
+        // And kvbe reads it back as v2 without a warning.
+        const auto back = cli({"calibration", "inspect", tmp.filePath("v2.json"), "--scenario", scenario, "--format", "json"});
+        QCOMPARE(back.exitCode, 0);
+        const auto c = QJsonDocument::fromJson(back.out).object()["calibrations"].toArray()[0].toObject();
+        QCOMPARE(c["format"].toString(), QString("py-kvcache-v2"));
+        QCOMPARE(c["warnings"].toArray().size(), 0);
+    }
+
+    // A fitted calibration of another model than the scenario's: refused unless --model says so.
+    void exportRefusesAnotherModelUnlessAsked() {
+        QTemporaryDir tmp;
+        write(tmp.filePath("qwen.json"), R"({"kvbe_calibration": 1, "model": "Qwen/Qwen3-4B-Instruct-2507",
+            "fitted": {"utilisation": 0.4, "overhead_s": 0.002, "tiers": {"ssd": {"bandwidth_Bps": 12e9, "t_fixed_s": 0.002}}},
+            "breakeven_prefix_tokens": {"ssd": 5000, "mem": 700}})");
+        const QString scenario = QStringLiteral(KVBE_SOURCE_DIR "/resources/scenarios/default.kvbe.json");
+        for (const char* schema : {"1", "2"}) {
+            const auto no = cli({"calibration", "export-pykvcache", "--calibration", tmp.filePath("qwen.json"), "--scenario",
+                                 scenario, "--schema", schema});
+            QCOMPARE(no.exitCode, 1);
+            QVERIFY2(no.err.contains("measured with model 'Qwen/Qwen3-4B-Instruct-2507'") && no.err.contains("--model"),
+                     no.err.constData());
+            const auto yes = cli({"calibration", "export-pykvcache", "--calibration", tmp.filePath("qwen.json"), "--scenario",
+                                  scenario, "--schema", schema, "--model", "Qwen/Qwen3-4B-Instruct-2507"});
+            QVERIFY2(yes.exitCode == 0, yes.err.constData());
+            QCOMPARE(QJsonDocument::fromJson(yes.out).object()["model_name"].toString(), QString("Qwen/Qwen3-4B-Instruct-2507"));
+            QVERIFY2(yes.err.contains("warning"), yes.err.constData()); // the mismatch is still said
+        }
+        // Without a scenario, a v1 export is the calibration's own thresholds under its own name.
+        const auto own = cli({"calibration", "export-pykvcache", "--calibration", tmp.filePath("qwen.json")});
+        QCOMPARE(own.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(own.out).object()["break_even_ssd_tokens"].toInt(), 5000);
+    }
+
     void exportUsage_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("code");
         QTest::addColumn<QString>("fragment");
-        QTest::newRow("neither source") << QStringList{"calibration", "export-pykvcache"} << 1 << "exactly one";
+        QTest::newRow("neither source") << QStringList{"calibration", "export-pykvcache"} << 1 << "give --scenario FILE, --calibration FILE, or both";
+        QTest::newRow("schema 3") << QStringList{"calibration", "export-pykvcache", "--schema", "3"} << 2 << "";
         QTest::newRow("unknown ssd tier")
             << QStringList{"calibration", "export-pykvcache", "--scenario", KVBE_SOURCE_DIR "/resources/scenarios/default.kvbe.json",
                            "--ssd-tier", "tape"} << 1 << "no tier is named 'tape'";

@@ -1,8 +1,11 @@
 // Calibration files: our format, the formats of other tools, fitting, and the py-kvcache export.
 #include "kvbe/calibration.h"
 #include "kvbe/fit.h"
+#include "kvbe/pykvcache.h"
+#include "pykvcache_format_check.h"
 #include "test_support.h"
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <random>
 
@@ -20,6 +23,20 @@ Calibration parse(const char* text, const char* source = "fixture") {
 QString errorOf(const char* text, const char* source = "bad-file") {
     auto c = parseCalibration(text, source);
     return c.ok() ? QString() : QString::fromStdString(c.message());
+}
+
+const QString kFixtures = QStringLiteral(KVBE_SOURCE_DIR "/tests/fixtures/calibration/");
+
+Calibration fixture(const char* name) {
+    auto c = readCalibration((kFixtures + name).toStdString());
+    if (!c) qFatal("%s", c.message().c_str());
+    return *c;
+}
+
+QByteArray fixtureBytes(const QString& name) {
+    QFile f(kFixtures + name);
+    if (!f.open(QIODevice::ReadOnly)) qFatal("cannot open %s", qPrintable(name));
+    return f.readAll();
 }
 
 } // namespace
@@ -53,24 +70,144 @@ private slots:
         QVERIFY(c.kvDtype == (dtype == "float16" ? KvDtype::FP16 : KvDtype::BF16));
     }
 
-    void pyKvcacheV2CurvesAndGolden() {
-        const auto c = parse(R"({"version": 2, "model_name": "meta-llama/Llama-3.2-3B", "kv_dtype": "bfloat16",
-            "kv_bytes_per_token": 114688, "break_even_ssd_tokens": 6057, "break_even_mem_tokens": 736,
-            "safety_margin_tokens": 0,
-            "curves": {"recompute": {"knots": [[1024, 0.030], [8192, 0.160], [81920, 3.2]]},
-                       "ssd": {"knots": [[1024, 0.012], [8192, 0.085]]}},
-            "golden": [{"prompt_tokens": 8192, "prefix_tokens": 4096, "source": "ssd", "ttft_s": 0.121},
-                       {"prompt_tokens": 2048, "prefix_tokens": 0, "ttft_s": 0.055}]})");
+    // The v2 example of the format page, verbatim: curves, golden point, hardware and provenance.
+    void pyKvcacheV2AsTheFormatPageWritesIt() {
+        const auto c = fixture("pykvcache-v2.json");
         QCOMPARE(c.format, std::string("py-kvcache-v2"));
-        QCOMPARE(c.prefill.size(), size_t(4));
-        QCOMPARE(c.prefill[1].seconds, 0.160);
-        QCOMPARE(c.tiers.size(), size_t(1));
-        QCOMPARE(c.tiers[0].name, std::string("ssd"));
-        QCOMPARE(c.tiers[0].reads[1].bytes, 8192.0 * 114688);
-        QCOMPARE(c.hits.size(), size_t(1));
-        QCOMPARE(c.hits[0].prefix, 4096.0);
+        QCOMPARE(c.model, std::string("meta-llama/Llama-3.1-8B-Instruct"));
+        QCOMPARE(c.kvDtypeText, std::string("auto"));
+        QVERIFY(c.kvDtype == KvDtype::BF16); // auto: the model's own dtype (a preset kvbe knows)
+        QCOMPARE(c.gpuName, std::string("NVIDIA H100 80GB HBM3"));
+        QCOMPARE(c.ssdModel, std::string("Kioxia CM7-R"));
+        QCOMPARE(*c.kvBytesPerToken, 131072.0);
+        QCOMPARE(c.curves.size(), size_t(3));
+        const auto& f = c.curves.at("f");
+        QCOMPARE(f.knots.size(), size_t(4));
+        QCOMPARE(f.knots[2], std::make_pair(4096.0, 0.34));
+        QCOMPARE(c.curves.at("g_ssd").floorS, 0.031);
+        QCOMPARE(c.curves.at("g_mem").knots.back(), std::make_pair(16384.0, 0.02));
+        QCOMPARE(c.golden.size(), size_t(1));
+        QCOMPARE(c.golden[0], (GoldenPoint{700, 0.0631, 0.0309, 0.0028}));
+        QCOMPARE(c.provenance.at("generated"), std::string("2026-07-21T12:00:00Z"));
+        QCOMPARE(c.provenance.at("ssd_bandwidth_gbps"), std::string("13.0"));
+        QCOMPARE(c.breakevenPrefix.at("ssd"), 6057.0);
+        // Samples for the fit and the charts: f's knots above 0 and the golden f are cold prefills;
+        // g_ssd and g_mem are hits whose whole prompt came from the tier.
+        QCOMPARE(c.prefill.size(), size_t(3 + 1));
+        QCOMPARE(c.prefill[0].tokens, 1024.0);
+        QCOMPARE(c.hits.size(), size_t(2 * 3 + 2));
+        QCOMPARE(c.hits[0], (HitSample{1024, 1024, "ssd", 0.031}));
+        QCOMPARE(c.hits[5], (HitSample{16384, 16384, "mem", 0.02}));
+        // The stated thresholds are not what these example curves give: said, not refused.
+        QVERIFY(std::any_of(c.warnings.begin(), c.warnings.end(),
+                            [](const std::string& w) { return w.find("break_even_ssd_tokens is 6057") != std::string::npos; }));
     }
 
+    void pyKvcacheV2KnotsInAnyOrder() {
+        const auto c = fixture("pykvcache-v2-unordered-knots.json");
+        for (const auto& [name, k] : c.curves) {
+            QCOMPARE(k.knots.size(), size_t(5));
+            for (size_t i = 1; i < k.knots.size(); ++i) QVERIFY(k.knots[i - 1].first < k.knots[i].first);
+        }
+        QCOMPARE(c.curves.at("f").knots[1], std::make_pair(256.0, 0.0015));
+        QVERIFY(c.kvDtype == KvDtype::FP8);
+        // Its thresholds are what py-kvcache's rule gives for these curves: no warning.
+        QVERIFY2(c.warnings.empty(), c.warnings.empty() ? "" : c.warnings[0].c_str());
+        QCOMPARE(pyKvcacheRuleThreshold(c.curves.at("f"), c.curves.at("g_ssd")), 2064.0);
+        QCOMPARE(pyKvcacheRuleThreshold(c.curves.at("f"), c.curves.at("g_mem")), 272.0);
+        // Margin folding: 32 tokens on top of each gate that is on.
+        const auto gate = pyKvcacheGate(c);
+        QCOMPARE(gate.at("ssd"), 2096.0);
+        QCOMPARE(gate.at("mem"), 304.0);
+    }
+
+    // v1 with any subset of its fields.
+    void pyKvcacheV1AnySubset_data() {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<double>("gateSsd");
+        QTest::addColumn<double>("gateMem");
+        QTest::newRow("thresholds only") << QByteArray(R"({"break_even_ssd_tokens": 100, "break_even_mem_tokens": 10})") << "" << 100.0 << 10.0;
+        QTest::newRow("schema_version 1") << QByteArray(R"({"schema_version": 1, "break_even_ssd_tokens": 100})") << "" << 100.0 << 0.0;
+        QTest::newRow("no model, a margin") << QByteArray(R"({"kv_dtype": "auto", "break_even_ssd_tokens": 6057, "break_even_mem_tokens": 736, "safety_margin_tokens": 128})") << "" << 6185.0 << 864.0;
+        QTest::newRow("margin with a gate off") << QByteArray(R"({"model_name": "m", "break_even_ssd_tokens": 0, "break_even_mem_tokens": 736, "safety_margin_tokens": 128})") << "m" << 0.0 << 864.0;
+        QTest::newRow("no thresholds at all") << QByteArray(R"({"model_name": "meta-llama/Llama-3.2-3B", "kv_dtype": "auto"})") << "meta-llama/Llama-3.2-3B" << 0.0 << 0.0;
+        QTest::newRow("margin only") << QByteArray(R"({"safety_margin_tokens": 64})") << "" << 0.0 << 0.0;
+    }
+    void pyKvcacheV1AnySubset() {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, model);
+        QFETCH(double, gateSsd);
+        QFETCH(double, gateMem);
+        const auto c = parse(text.constData());
+        QCOMPARE(c.format, std::string("py-kvcache-v1"));
+        QCOMPARE(QString::fromStdString(c.model), model);
+        const auto gate = pyKvcacheGate(c);
+        QCOMPARE(gate.at("ssd"), gateSsd);
+        QCOMPARE(gate.at("mem"), gateMem);
+        QVERIFY(c.warnings.empty());
+    }
+
+    void pyKvcacheKvDtypes_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("dtype");
+        QTest::addColumn<QString>("resolved"); // "" where it stays open
+        QTest::newRow("auto, a preset in BF16") << "meta-llama/Llama-3.2-3B" << "auto" << "bf16";
+        QTest::newRow("auto, a model kvbe does not know") << "acme/unknown-7b" << "auto" << "";
+        QTest::newRow("auto, no model") << "" << "auto" << "";
+        QTest::newRow("fp8") << "m" << "fp8" << "fp8";
+        QTest::newRow("fp8_e4m3") << "m" << "fp8_e4m3" << "fp8";
+        QTest::newRow("fp8_e5m2") << "m" << "fp8_e5m2" << "fp8";
+        QTest::newRow("bfloat16") << "m" << "bfloat16" << "bf16";
+        QTest::newRow("float16") << "m" << "float16" << "fp16";
+    }
+    void pyKvcacheKvDtypes() {
+        QFETCH(QString, model);
+        QFETCH(QString, dtype);
+        QFETCH(QString, resolved);
+        QString text = QStringLiteral(R"({"kv_dtype": "%1", "break_even_ssd_tokens": 5)").arg(dtype);
+        if (!model.isEmpty()) text += QStringLiteral(R"(, "model_name": "%1")").arg(model);
+        text += "}";
+        const auto c = parse(text.toUtf8().constData());
+        QCOMPARE(QString::fromStdString(c.kvDtypeText), dtype);
+        QCOMPARE(c.kvDtype ? QString::fromUtf8(toString(*c.kvDtype).data()) : QString(), resolved);
+        QVERIFY(c.warnings.empty());
+    }
+
+    // "auto" against the scenario: the same model in its own dtype is no mismatch; an FP8 scenario is.
+    void autoKvDtypeAgainstTheScenario() {
+        const auto& llama = test::preset("meta-llama/Llama-3.2-3B");
+        const auto c = fixture("pykvcache-v1-llama-3.2-3b-h100.json");
+        QVERIFY(mismatchWarnings(c, llama, KvDtype::BF16).empty());
+        const auto w = mismatchWarnings(c, llama, KvDtype::FP8);
+        QCOMPARE(w.size(), size_t(1));
+        QVERIFY(QString::fromStdString(w[0]).contains("kv_dtype auto"));
+        // The format page's own example names the Instruct model: a visible warning, still read.
+        const auto page = fixture("pykvcache-v1-format-page.json");
+        QVERIFY(!page.kvDtype); // a model kvbe has no preset for: its dtype stays open
+        QCOMPARE(mismatchWarnings(page, llama, KvDtype::BF16).size(), size_t(1));
+    }
+
+    // Every fixture shaped exactly as the format page says (checked by an independent reader).
+    void fixturesFollowTheFormatPage() {
+        const QDir dir(kFixtures);
+        int checked = 0;
+        for (const auto& name : dir.entryList({"pykvcache-*.json"}, QDir::Files)) {
+            const auto page = test::readPageFile(fixtureBytes(name));
+            QVERIFY2(page.problems.isEmpty(), qPrintable(name + ": " + page.problems.join("; ")));
+            const auto c = fixture(name.toUtf8().constData());
+            QCOMPARE(c.format, std::string(page.schema == 2 ? "py-kvcache-v2" : "py-kvcache-v1"));
+            const auto gate = pyKvcacheGate(c);
+            QCOMPARE(gate.at("ssd"), double(page.gateSsd()));
+            QCOMPARE(gate.at("mem"), double(page.gateMem()));
+            ++checked;
+        }
+        QVERIFY(checked >= 8);
+        int failed = 0;
+        const auto problems = test::checkParetoCsv(fixtureBytes("pareto-measure.csv"), &failed);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join("; ")));
+        QCOMPARE(failed, 1);
+    }
     void paretoCsv() {
         const auto c = parse("curve,server_config,doc_size,prefix_len,prefix_frac,concurrency,ttft_mean_s,ttft_median_s\n"
                              "cold_prefill,\"vllm, no offload\",1024,0,0,1,0.031,0.030\n"
@@ -87,6 +224,116 @@ private slots:
         QCOMPARE(c.hits[1].prefix, 6144.0);             // prefix_frac · doc_size
         QCOMPARE(c.hits[1].seconds, 0.11);              // the mean where the median is empty
         QVERIFY(!c.warnings.empty());                   // ... and that is said
+    }
+
+    // A run that failed (error set, TTFT empty) is skipped, counted and named; the rest is read.
+    void paretoCsvWithFailedRuns() {
+        const auto c = fixture("pareto-measure.csv");
+        QCOMPARE(c.prefill.size(), size_t(4));
+        QCOMPARE(c.hits.size(), size_t(4)); // the failed run and the concurrency-8 row left out
+        QCOMPARE(c.warnings.size(), size_t(2));
+        const auto w = QString::fromStdString(c.warnings[0]);
+        QVERIFY2(w.contains("1 failed run skipped") && w.contains("line 10") && w.contains("doc_size 131072") &&
+                     w.contains("CUDA out of memory"), qPrintable(w));
+        // Only failed runs: refused, saying so.
+        const auto msg = errorOf("curve,server_config,doc_size,prefix_len,prefix_frac,concurrency,n_queries,n_successful,"
+                                 "ttft_mean_s,ttft_median_s,ttft_p05_s,ttft_p95_s,ttft_p99_s,gpu_transfer_csv,error\n"
+                                 "cold_prefill,vllm,1024,0,0.0,1,32,0,,,,,,,\"timeout, 600 s\"\n");
+        QVERIFY2(msg.contains("1 failed runs"), qPrintable(msg));
+    }
+
+    // fio as it writes JSON (and json+) here: notes before the JSON, jobs of one name summed.
+    void fioAsItWritesJson() {
+        const auto plus = fixture("fio-jsonplus-two-jobs.json");
+        QCOMPARE(plus.format, std::string("fio"));
+        QCOMPARE(plus.tiers.size(), size_t(2));
+        QVERIFY(plus.tiers[0].name.rfind("fio seqread (rw=read, bs=1M", 0) == 0);
+        QCOMPARE(*plus.tiers[0].readBps, 615677651.0 + 358870930.0);
+        QCOMPARE(*plus.tiers[1].readBps, 333874945.0);
+        const auto plain = fixture("fio-write-then-read.json");
+        QCOMPARE(plain.tiers.size(), size_t(2));
+        QCOMPARE(*plain.tiers[0].writeBps, 138084082.0);
+        QVERIFY(!plain.tiers[0].readBps);
+        QCOMPARE(*plain.tiers[1].readBps, 1597830095.0);
+        // A job that failed is skipped with a warning.
+        const auto failed = parse(R"({"fio version": "fio-3.33", "jobs": [
+            {"jobname": "a", "error": 5, "read": {"bw_bytes": 0}},
+            {"jobname": "b", "error": 0, "read": {"bw_bytes": 1000000}}]})");
+        QCOMPARE(failed.tiers.size(), size_t(1));
+        QVERIFY(QString::fromStdString(failed.warnings.at(0)).contains("'a' (jobs[0]) failed with error 5"));
+    }
+
+    void nvbandwidthWithWaivedAndFailedTests() {
+        const auto c = fixture("nvbandwidth.json");
+        QCOMPARE(c.tiers.size(), size_t(1));
+        KVBE_COMPARE_REL(*c.tiers[0].readBps, 55.31e9, 1e-12);
+        QCOMPARE(c.gpuName, std::string("NVIDIA H100 80GB HBM3 (00000000:19:00)"));
+        QCOMPARE(c.warnings.size(), size_t(2));
+        QVERIFY(QString::fromStdString(c.warnings[0]).contains("Waived"));
+        QVERIFY(QString::fromStdString(c.warnings[1]).contains("Error"));
+    }
+
+    // py-kvcache's rule on hand-made curves.
+    void pyKvcacheRule() {
+        CurveKnots f{0, {{0, 0}, {100, 0.01}, {1000, 0.1}, {5000, 0.5}}};
+        CurveKnots g{0.02, {{0, 0.02}, {100, 0.02}, {1000, 0.05}, {5000, 0.2}}};
+        QCOMPARE(pyKvcacheRuleThreshold(f, g), 112.0);  // loses at 0 and 100: the next block after 100
+        CurveKnots never{0.02, {{0, 1}, {5000, 1}}};
+        QCOMPARE(pyKvcacheRuleThreshold(f, never), 5008.0); // past the last measured length
+        CurveKnots cheap{0, {{0, -1}, {5000, 0}}};
+        cheap.knots[0].second = 0;
+        f.knots[0].second = 0.001;
+        QCOMPARE(pyKvcacheRuleThreshold(f, cheap), 0.0);   // always pays: gate off
+    }
+
+    // The v2 export, read back by the independent reader: every rule of the page, thresholds by
+    // py-kvcache's rule equal to the cost model's p* rounded up to a block, knots and golden
+    // points equal to the model's values.
+    void pyKvcacheV2ExportReadsBack() {
+        const auto scenario = *defaultScenario(presets());
+        const auto e = *evaluate(scenario, presets());
+        auto ex = pyKvcacheV2FromScenario(e, presets());
+        QVERIFY2(ex.ok(), ex.ok() ? "" : ex.message().c_str());
+        ex->file.thresholds.safetyMarginTokens = 32;
+        ex->file.provenance["generated"] = "2026-11-30T00:00:00Z";
+        const auto text = pyKvcacheV2Json(ex->file);
+        const auto page = test::readPageFile(QByteArray::fromStdString(text));
+        QVERIFY2(page.problems.isEmpty(), qPrintable(page.problems.join("; ")));
+        QCOMPARE(page.schema, 2);
+        QCOMPARE(page.modelName, QString::fromStdString(e.model.id));
+        QCOMPARE(page.kvDtype, QString("auto")); // the default scenario keeps the model's own dtype
+        QCOMPARE(page.margin, qint64(32));
+        const auto& f = page.curves["f"];
+        for (const char* name : {"g_ssd", "g_mem"}) {
+            const auto& g = page.curves[name];
+            QCOMPARE(g.knots.keys(), f.knots.keys()); // one set of lengths
+            for (auto k : f.knots.keys()) QCOMPARE(k % 16, qint64(0));
+        }
+        size_t ssd = 0, mem = 0;
+        for (size_t i = 0; i < e.scenario.tiers.size(); ++i) {
+            if (e.scenario.tiers[i].name == ex->ssdTier) ssd = i;
+            if (e.scenario.tiers[i].name == ex->memTier) mem = i;
+        }
+        const auto pSsd = e.cost.breakevenPrefix(e.tiers[ssd]);
+        const auto pMem = e.cost.breakevenPrefix(e.tiers[mem]);
+        QVERIFY(pSsd && pMem);
+        QCOMPARE(*page.ssd, test::pageRuleThreshold(f, page.curves["g_ssd"]));
+        QCOMPARE(*page.mem, test::pageRuleThreshold(f, page.curves["g_mem"]));
+        QCOMPARE(*page.ssd, qint64(std::ceil(*pSsd / 16) * 16));
+        QCOMPARE(*page.mem, qint64(std::ceil(*pMem / 16) * 16));
+        for (auto it = f.knots.begin(); it != f.knots.end(); ++it)
+            QVERIFY(test::near(it.value(), e.cost.tMiss(double(it.key())), 1e-9) || it.key() == 0);
+        QVERIFY(!page.golden.isEmpty());
+        for (const auto& g : page.golden) {
+            KVBE_COMPARE_REL(g.f, e.cost.tMiss(double(g.tokens)), 1e-9);
+            KVBE_COMPARE_REL(g.gSsd, e.cost.tHit(e.tiers[ssd], double(g.tokens), double(g.tokens)), 1e-9);
+            KVBE_COMPARE_REL(g.gMem, e.cost.tHit(e.tiers[mem], double(g.tokens), double(g.tokens)), 1e-9);
+        }
+        // And our own reader takes it back without a warning (its thresholds match its curves).
+        const auto back = parse(text.c_str());
+        QCOMPARE(back.format, std::string("py-kvcache-v2"));
+        QVERIFY2(back.warnings.empty(), back.warnings.empty() ? "" : back.warnings[0].c_str());
+        QVERIFY(back.kvDtype == KvDtype::BF16);
     }
 
     void fioJson() {
@@ -171,8 +418,27 @@ private slots:
         QTest::newRow("ours: newer version") << QByteArray(R"({"kvbe_calibration": 4})") << "version 4";
         QTest::newRow("ours: negative seconds") << QByteArray(R"({"kvbe_calibration": 1, "prefill": [[1024, -0.1]]})") << "prefill[0]";
         QTest::newRow("py-kvcache: tokens as text") << QByteArray(R"({"model_name": "m", "break_even_ssd_tokens": "many"})") << "break_even_ssd_tokens";
-        QTest::newRow("py-kvcache: no model") << QByteArray(R"({"break_even_ssd_tokens": 5})") << "model_name";
-        QTest::newRow("py-kvcache v2: bad knot") << QByteArray(R"({"model_name": "m", "break_even_ssd_tokens": 5, "curves": {"recompute": {"knots": [[1, "x"]]}}})") << "curves.recompute.knots[0]";
+        QTest::newRow("py-kvcache: negative threshold") << QByteArray(R"({"break_even_mem_tokens": -1})") << "field 'break_even_mem_tokens' is a number (-1); expected a whole number";
+        QTest::newRow("py-kvcache: fractional threshold") << QByteArray(R"({"break_even_ssd_tokens": 6057.5})") << "break_even_ssd_tokens";
+        QTest::newRow("py-kvcache: null threshold") << QByteArray(R"({"break_even_ssd_tokens": null})") << "break_even_ssd_tokens";
+        QTest::newRow("py-kvcache: schema 3") << QByteArray(R"({"schema_version": 3, "break_even_ssd_tokens": 5})") << "schema_version";
+        const char* curves = R"("f": {"floor": 0, "knots": {"0": 0, "1024": 0.09}}, "g_ssd": {"floor": 0.03, "knots": {"0": 0.03, "1024": 0.03}})";
+        auto v2 = [&](const char* gMem, const char* extra = "") {
+            return QByteArray(R"({"schema_version": 2, "curves": {)") + curves + ", " + gMem + "}" + extra + "}";
+        };
+        QTest::newRow("py-kvcache v2: knots as a list") << v2(R"("g_mem": {"floor": 0, "knots": [[0, 0.003], [1024, 0.003]]})") << "field 'curves.g_mem.knots' is an array; expected an object";
+        QTest::newRow("py-kvcache v2: bad knot key") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "1k": 0.003}})") << "key \"1k\"";
+        QTest::newRow("py-kvcache v2: negative knot key") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "-16": 0.003}})") << "key \"-16\"";
+        QTest::newRow("py-kvcache v2: duplicate knot key") << v2(R"("g_mem": {"floor": 0, "knots": {"1024": 0.003, "01024": 0.004}})") << "two keys for 1024 tokens";
+        QTest::newRow("py-kvcache v2: one knot") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003}})") << "curves.g_mem.knots' has 1 knot(s); expected at least two";
+        QTest::newRow("py-kvcache v2: negative seconds") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": -1}})") << "curves.g_mem.knots.16";
+        QTest::newRow("py-kvcache v2: knot value text") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": "x"}})") << "curves.g_mem.knots.16";
+        QTest::newRow("py-kvcache v2: no floor") << v2(R"("g_mem": {"knots": {"0": 0.003, "16": 0.003}})") << "curves.g_mem.floor' is missing";
+        QTest::newRow("py-kvcache v2: missing curve") << QByteArray(R"({"schema_version": 2, "curves": {)") + curves + "}}" << "no curve 'g_mem'";
+        QTest::newRow("py-kvcache v2: extra curve") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": 0.003}}, "g_net": {"floor": 0, "knots": {"0": 0, "16": 0}})") << "a curve named 'g_net'";
+        QTest::newRow("py-kvcache v2: no curves") << QByteArray(R"({"schema_version": 2, "break_even_ssd_tokens": 5})") << "field 'curves' is missing";
+        QTest::newRow("py-kvcache v2: golden without g_mem") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": 0.003}})", R"(, "golden": [{"tokens": 700, "f": 0.06, "g_ssd": 0.03}])") << "golden[0].g_mem' is missing";
+        QTest::newRow("py-kvcache v2: golden not a list") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": 0.003}})", R"(, "golden": {"tokens": 700})") << "field 'golden'";
         QTest::newRow("csv: text in a number") << QByteArray("curve,server_config,doc_size,ttft_median_s\ncold_prefill,a,1024,0.1\ncold_prefill,a,lots,0.2\n") << "line 3: column 'doc_size'";
         QTest::newRow("csv: short row") << QByteArray("curve,server_config,doc_size,ttft_median_s\ncold_prefill,a,1024\n") << "line 2";
         QTest::newRow("csv: no doc_size") << QByteArray("curve,ttft_median_s,x\ncold_prefill,0.1,1\n") << "line 1: no 'doc_size'";
@@ -235,6 +501,39 @@ private slots:
         QVERIFY(fit->breakevenPrefix.at("nvme").has_value());
     }
 
+    // A v2 file's curves feed the fit: utilisation from f, and per tier t_fixed and bandwidth
+    // from g_ssd and g_mem (hits whose whole prompt came from the tier).
+    void fitFromPyKvcacheV2Curves() {
+        CostInputs truth;
+        truth.model = test::preset("meta-llama/Llama-3.2-3B");
+        truth.peakFlops = 989e12;
+        truth.utilisation = 0.42;
+        const auto model = *CostModel::create(truth);
+        const TierPath ssd{"ssd", 11e9, 0.002}, mem{"mem", 50e9, 0.0005};
+        QString f, gs, gm;
+        for (double m : {0.0, 1024.0, 4096.0, 16384.0, 65536.0}) {
+            const QString key = QString::number(qint64(m));
+            f += QStringLiteral("\"%1\": %2, ").arg(key).arg(model.tMiss(m), 0, 'g', 17);
+            gs += QStringLiteral("\"%1\": %2, ").arg(key).arg(m > 0 ? model.tHit(ssd, m, m) : ssd.tFixedS, 0, 'g', 17);
+            gm += QStringLiteral("\"%1\": %2, ").arg(key).arg(m > 0 ? model.tHit(mem, m, m) : mem.tFixedS, 0, 'g', 17);
+        }
+        f.chop(2), gs.chop(2), gm.chop(2);
+        const QByteArray text = QStringLiteral(R"({"schema_version": 2, "model_name": "meta-llama/Llama-3.2-3B", "kv_dtype": "auto",
+            "curves": {"f": {"floor": 0, "knots": {%1}}, "g_ssd": {"floor": 0.002, "knots": {%2}},
+                       "g_mem": {"floor": 0.0005, "knots": {%3}}}})").arg(f, gs, gm).toUtf8();
+        const auto c = parse(text.constData());
+        CostInputs start = truth;
+        start.utilisation = 0.6;
+        auto fit = fitCalibration(c, start, {});
+        QVERIFY2(fit.ok(), fit.ok() ? "" : fit.message().c_str());
+        KVBE_COMPARE_REL(*fit->params.utilisation, 0.42, 1e-3);
+        KVBE_COMPARE_REL(fit->params.tiers.at("ssd").bandwidthBps, 11e9, 1e-3);
+        QVERIFY(std::abs(fit->params.tiers.at("ssd").tFixedS - 0.002) < 1e-5);
+        KVBE_COMPARE_REL(fit->params.tiers.at("mem").bandwidthBps, 50e9, 1e-3);
+        QVERIFY(std::abs(fit->params.tiers.at("mem").tFixedS - 0.0005) < 1e-5);
+        QVERIFY(std::abs(fit->params.overheadS) < 1e-4);
+    }
+
     // Prefill timings without overhead (as the GPU probe measures them), generated with a ramp:
     // utilisation within 3 % and n_half within 15 %.
     void fitRecoversRamp() {
@@ -290,17 +589,26 @@ private slots:
     }
 
     void pyKvcacheExportReadsBack() {
-        PyKvcacheThresholds t{"meta-llama/Llama-3.2-3B", KvDtype::BF16, 6057.2, 736.0, 64};
-        const auto c = parse(pyKvcacheV1Json(t).c_str());
+        PyKvcacheThresholds t{"meta-llama/Llama-3.2-3B", "auto", 6057.2, 736.0, 64};
+        const auto text = pyKvcacheV1Json(t);
+        const auto page = test::readPageFile(QByteArray::fromStdString(text));
+        QVERIFY2(page.problems.isEmpty(), qPrintable(page.problems.join("; ")));
+        const auto c = parse(text.c_str());
         QCOMPARE(c.format, std::string("py-kvcache-v1"));
         QCOMPARE(c.model, t.modelName);
         QCOMPARE(c.breakevenPrefix.at("ssd"), 6058.0); // rounded up: a threshold never admits a loss
         QCOMPARE(c.breakevenPrefix.at("mem"), 736.0);
         QCOMPARE(*c.safetyMarginTokens, 64.0);
-        QVERIFY(c.kvDtype == KvDtype::BF16);
-        PyKvcacheThresholds never{"m", KvDtype::FP8, std::nullopt, 12.0, 0};
+        QVERIFY(c.kvDtype == KvDtype::BF16); // auto, for a model kvbe knows
+        // A tier that never pays: a threshold past the context, never null (py-kvcache refuses that).
+        PyKvcacheThresholds never{"m", "fp8", std::nullopt, 12.0, 0, 131072};
         const auto n = parse(pyKvcacheV1Json(never).c_str());
-        QVERIFY(!n.breakevenPrefix.count("ssd"));
+        QCOMPARE(n.breakevenPrefix.at("ssd"), 131072.0 + 16);
+        // No tier for a medium: the field is left out, py-kvcache's "gate off".
+        never.writeMem = false;
+        const auto off = parse(pyKvcacheV1Json(never).c_str());
+        QVERIFY(!off.breakevenPrefix.count("mem"));
+        QCOMPARE(pyKvcacheGate(off).at("mem"), 0.0);
     }
 };
 

@@ -216,7 +216,7 @@ class TestMeasured : public QObject {
         QVERIFY(w->importCalibrations({kFixtures}));
         QVERIFY(fleet->importing());
         QVERIFY(waitImport(fleet));
-        QCOMPARE(m->rowCount(), 8);
+        QCOMPARE(m->rowCount(), 13); // every fixture, shaped as the tools write them
         QVERIFY(fleet->importErrors().isEmpty());
 
         const int kvbeRow = rowOf(m, QStringLiteral("kvbe-node17.json"));
@@ -246,10 +246,15 @@ class TestMeasured : public QObject {
             QCOMPARE(m->index(row, m->pstarColumn("mem")).data(FleetModel::ValueRole).toDouble(),
                      r.mem);
         }
-        const int fio = rowOf(m, QStringLiteral("fio-seqread.json"));
+        // fio's own json+ output (two seqread jobs summed, one randread job).
+        const int fio = rowOf(m, QStringLiteral("fio-jsonplus-two-jobs.json"));
         QCOMPARE(cell(m, fio, FleetModel::Format), QStringLiteral("fio"));
-        QVERIFY2(cell(m, fio, m->measuredColumn()).contains(QStringLiteral("13.51 GB/s")),
+        QVERIFY2(cell(m, fio, m->measuredColumn()).contains(QStringLiteral("fio seqread")) &&
+                     cell(m, fio, m->measuredColumn()).contains(QStringLiteral("0.9745 GB/s")),
                  qPrintable(cell(m, fio, m->measuredColumn())));
+        // py-kvcache v1 with only its two thresholds.
+        const int only = rowOf(m, QStringLiteral("pykvcache-v1-thresholds-only.json"));
+        QCOMPARE(m->index(only, m->pstarColumn("ssd")).data(FleetModel::ValueRole).toDouble(), 100.0);
         const int nvb = rowOf(m, QStringLiteral("nvbandwidth.json"));
         QCOMPARE(cell(m, nvb, FleetModel::Format), QStringLiteral("nvbandwidth"));
         QVERIFY(cell(m, nvb, m->measuredColumn())
@@ -279,6 +284,22 @@ class TestMeasured : public QObject {
             QStringLiteral("measured with model 'Qwen/Qwen3-4B-Instruct-2507', the scenario uses "
                            "'meta-llama/Llama-3.2-3B'")));
         QVERIFY(!fleet->warningText().contains(QStringLiteral("kvbe-node17.json")));
+        // What a reader skipped is said above the table too: the pareto file's failed run.
+        QVERIFY2(fleet->warningText().contains(QStringLiteral("1 failed run skipped")), qPrintable(fleet->warningText()));
+
+        // A v2 file's load curves and its hits and golden points are drawn beside its f.
+        const int v2 = rowOf(m, QStringLiteral("pykvcache-v2.json"));
+        const auto& v2cal = m->at(v2).calibration;
+        for (const char* name : {"prefill", "g_ssd", "g_mem", "hits"})
+            QVERIFY2(ttft->seriesByKey(QStringLiteral("overlay/%1/%2").arg(v2).arg(QLatin1String(name))), name);
+        auto* gSsd = ttft->seriesByKey(QStringLiteral("overlay/%1/g_ssd").arg(v2));
+        QCOMPARE(gSsd->count(), 3); // the knots above 0 tokens
+        QCOMPARE(gSsd->at(2).x(), 16384.0);
+        QVERIFY(sameValue(gSsd->at(2).y(), 0.12 * 1e3, 1e-12));
+        auto* hits = ttft->seriesByKey(QStringLiteral("overlay/%1/hits").arg(v2));
+        QCOMPARE(hits->count(), int(v2cal.hits.size() + v2cal.golden.size()));
+        // The pareto file's hits are drawn as well.
+        QVERIFY(ttft->seriesByKey(QStringLiteral("overlay/%1/hits").arg(pareto)));
     }
 
     void dropOfCalibrationsImports() {

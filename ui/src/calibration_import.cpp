@@ -23,6 +23,19 @@ std::vector<QPointF> thinPrefill(const std::vector<PrefillSample>& samples) {
     if (pts.size() <= 2 * kCurveColumns) return pts;
     return decimateToColumns(pts, kCurveColumns, pts.front().x(), pts.back().x(), true);
 }
+
+// Measured hits (the TTFT of the whole prompt) and golden points (their recompute time f).
+std::vector<QPointF> hitPoints(const Calibration& c) {
+    constexpr size_t kMaxPoints = 4000;
+    std::vector<QPointF> pts;
+    const size_t total = c.hits.size() + c.golden.size();
+    const size_t stride = total > kMaxPoints ? (total + kMaxPoints - 1) / kMaxPoints : 1;
+    for (size_t i = 0; i < c.hits.size(); i += stride)
+        pts.emplace_back(c.hits[i].tokens, c.hits[i].seconds);
+    for (const auto& g : c.golden)
+        if (g.tokens > 0 && g.f > 0) pts.emplace_back(g.tokens, g.f);
+    return pts;
+}
 } // namespace
 
 CalibrationImporter::CalibrationImporter(QObject* parent) : QObject(parent) {}
@@ -76,6 +89,7 @@ bool CalibrationImporter::start(const QStringList& paths) {
             }
             ImportedCalibration ic;
             ic.prefillCurve = thinPrefill(c->prefill);
+            ic.hitPoints = hitPoints(*c);
             ic.calibration = std::move(*c);
             out->push_back(std::move(ic));
         }

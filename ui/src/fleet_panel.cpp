@@ -208,6 +208,9 @@ void FleetPanel::updateMismatches() {
             w = mismatchWarnings(m_model.at(i).calibration, r->model(),
                                  r->eval->cost.inputs().kvDtype);
         m_model.setMismatches(i, w);
+        // What the reader had to skip or assume (failed runs, thresholds its curves contradict).
+        for (const auto& s : m_model.at(i).calibration.warnings)
+            lines << QString::fromStdString(s).toHtmlEscaped();
         for (const auto& s : w)
             lines << QString::fromStdString(s).toHtmlEscaped();
     }
@@ -313,14 +316,31 @@ std::vector<TtftChart::Overlay> FleetPanel::overlays() const {
     std::vector<TtftChart::Overlay> out;
     for (int i = 0; i < m_model.rowCount(); ++i) {
         const auto& ic = m_model.at(i);
-        if (ic.prefillCurve.empty()) continue;
         const Calibration& c = ic.calibration;
+        if (ic.prefillCurve.empty() && c.curves.empty() && ic.hitPoints.empty()) continue;
         const QString who = QString::fromStdString(
             c.host.empty() ? QFileInfo(QString::fromStdString(c.source)).fileName().toStdString()
                            : c.host);
-        out.push_back({QStringLiteral("overlay/%1/prefill").arg(i),
-                       tr("%1: measured recompute").arg(who), ic.prefillCurve,
-                       kNodeColors[out.size() % std::size(kNodeColors)], true});
+        const QColor color = kNodeColors[out.size() % std::size(kNodeColors)];
+        if (!ic.prefillCurve.empty())
+            out.push_back({QStringLiteral("overlay/%1/prefill").arg(i),
+                           tr("%1: measured recompute").arg(who), ic.prefillCurve, color, true});
+        // py-kvcache v2: the load curves beside f (f is the recompute curve above).
+        for (const auto& [name, k] : c.curves) {
+            if (name == "f") continue;
+            std::vector<QPointF> pts;
+            for (const auto& [m, sec] : k.knots)
+                if (m > 0) pts.emplace_back(m, sec);
+            out.push_back({QStringLiteral("overlay/%1/%2").arg(i).arg(QString::fromStdString(name)),
+                           tr("%1: %2 (%3)").arg(who, QString::fromStdString(name),
+                                                 name == "g_ssd" ? tr("load from the SSD") : tr("load from host memory")),
+                           std::move(pts), name == "g_ssd" ? color.darker(140) : color.lighter(140), true});
+        }
+        // Measured hits and golden points, drawn as points, not only used in the fit.
+        if (!ic.hitPoints.empty())
+            out.push_back({QStringLiteral("overlay/%1/hits").arg(i),
+                           tr("%1: measured hits and golden points (%2)").arg(who).arg(c.hits.size() + c.golden.size()),
+                           ic.hitPoints, color, false});
     }
     const auto& r = m_explorer->result();
     if (!m_fitCost || !r) return out;

@@ -21,6 +21,8 @@ namespace kvbe {
 struct ImportedCalibration {
     Calibration calibration;
     std::vector<QPointF> prefillCurve; // (tokens, seconds), sorted, at most ~1000 points
+    // Hits and golden points (tokens, seconds), drawn as points; at most ~4000 (evenly strided).
+    std::vector<QPointF> hitPoints;
 };
 
 class CalibrationImporter : public QObject {
