@@ -206,12 +206,16 @@ bool modelMatches(const PublishedPoint& p, const std::string& scenarioModel, con
 std::vector<PublishedPoint> matchingPoints(const PublishedReference& ref, const Evaluation& e) {
     std::vector<PublishedPoint> out;
     const std::string gpu = lower(e.scenario.gpu);
+    bool anyModel = false;
     for (const auto& p : ref.points) {
         if (!modelMatches(p, e.scenario.model, e.model.id)) continue;
         if (!p.gpu.empty() && (gpu.empty() || gpu.rfind(p.gpu, 0) != 0)) continue;
         if (p.kvDtype && *p.kvDtype != e.cost.inputs().kvDtype) continue;
+        anyModel = anyModel || !p.model.empty();
         out.push_back(p);
     }
+    // The node's hardware figures belong with its model figures, not with any model on that GPU.
+    if (!anyModel) out.clear();
     return out;
 }
 
@@ -470,7 +474,7 @@ std::string publishedComparisonTable(const std::string& title, const std::vector
         return s;
     };
     std::string out = title + "\n";
-    out += "  " + pad("figure", 22) + pad("at", 8) + pad("published", 22) + pad("model", 14) + pad("diff", 9) + "model tier\n";
+    out += "  " + pad("figure", 22) + pad("at", 14) + pad("published", 22) + pad("model", 14) + pad("diff", 9) + "model tier\n";
     for (const auto& r : rows) {
         const auto& p = r.point;
         std::string figure;
@@ -484,7 +488,7 @@ std::string publishedComparisonTable(const std::string& title, const std::vector
                                        : formatPublishedValue(p.quantity, p.value);
         if (p.low && p.quantity == PublishedQuantity::Bandwidth) {
             char buf[64];
-            std::snprintf(buf, sizeof buf, "%.3g to %.3g GB/s", *p.low / 1e9, *p.high / 1e9);
+            std::snprintf(buf, sizeof buf, "%g to %g GB/s", *p.low / 1e9, *p.high / 1e9);
             published = buf;
         }
         const std::string at = p.tokensLabel.empty() ? (p.tokens ? formatTokens(*p.tokens) : "") : p.tokensLabel;
@@ -494,14 +498,13 @@ std::string publishedComparisonTable(const std::string& title, const std::vector
             std::snprintf(buf, sizeof buf, "%+.1f %%", *rel * 100);
             diff = buf;
         }
-        out += "  " + pad(figure, 22) + pad(at, 8) + pad(published, 22) +
+        out += "  " + pad(figure, 22) + pad(at, 14) + pad(published, 22) +
                pad(r.model ? formatPublishedValue(p.quantity, *r.model) : std::string("none"), 14) + pad(diff, 9) +
                (r.modelTier.empty() ? std::string(p.quantity == PublishedQuantity::BreakevenBandwidth ? "(no fixed cost)" : "(no such tier)")
                                     : r.modelTier) +
                "\n";
     }
-    out += "  (published: " + (rows.empty() ? std::string() : rows.front().point.source) +
-           " and the sources in the reference file; diff = model / published - 1)\n";
+    out += "  (published: as quoted in the reference file, each value with its source; diff = model / published - 1)\n";
     return out;
 }
 

@@ -199,6 +199,16 @@ private slots:
         QCOMPARE(ids(matchingPoints(reference(), evaluated(q))), (QStringList{"pstar-ssd-qwen-ada", "pstar-mem-qwen-ada"}));
         q.kvDtype = KvDtype::BF16;
         QVERIFY(ids(matchingPoints(reference(), evaluated(q))).isEmpty());
+        // Qwen3 4B on an H100: its two thresholds and the node's hardware figures.
+        q.gpu = "h100-sxm";
+        q.kvDtype.reset();
+        const auto qwen = ids(matchingPoints(reference(), evaluated(q)));
+        QVERIFY(qwen.contains("pstar-ssd-qwen-h100") && qwen.contains("pstar-mem-qwen-h100") && qwen.contains("copy-gpu-cpu"));
+        QVERIFY(!qwen.contains("bstar-1k"));
+        // Another model on the same GPU gets nothing, not the node's hardware figures alone.
+        Scenario other = *d;
+        other.model = "meta-llama/Llama-3.3-70B-Instruct";
+        QVERIFY(matchingPoints(reference(), evaluated(other)).empty());
     }
 
     // The shipped fitted scenario against the published figures, with the tolerances of issue 16:

@@ -69,7 +69,8 @@ Result<std::vector<PublishedReference>> builtinPublishedReferences(const Presets
 
 // The points that describe this scenario: same model (by preset id, case-insensitive, with or
 // without the organisation), a GPU preset that starts with the point's gpu, and the same KV dtype
-// where the point names one. Hardware figures (no model) match on the GPU alone.
+// where the point names one. Hardware figures (no model) match on the GPU, and only alongside at
+// least one model figure: they describe the study's node, not every node with that GPU.
 std::vector<PublishedPoint> matchingPoints(const PublishedReference& ref, const Evaluation& e);
 bool modelMatches(const PublishedPoint& p, const std::string& scenarioModel, const std::string& modelId);
 
