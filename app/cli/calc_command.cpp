@@ -3,6 +3,7 @@
 
 #include "kvbe/presets.h"
 #include "kvbe/json_text.h"
+#include "kvbe/published.h"
 #include "kvbe/report.h"
 #include "kvbe/scenario.h"
 #include "kvbe/units.h"
@@ -157,9 +158,31 @@ int runCalc(const CalcOptions& o) {
     auto eval = evaluate(s, *presets);
     if (!eval) return fail((o.scenario.empty() ? std::string() : o.scenario + ": ") + eval.message());
     const auto report = makeCalcReport(*eval, lengths, fraction);
-    if (o.format == "json") std::cout << dumpJson(calcJson(report), 2) << "\n";
-    else if (o.format == "csv") std::cout << calcCsv(report);
-    else std::cout << calcTable(report);
+    // The study's published figures for this model and GPU, beside the model's (not in CSV,
+    // whose rows are one length each).
+    auto refs = builtinPublishedReferences(*presets);
+    if (!refs) return fail(refs.message());
+    std::vector<std::pair<const PublishedReference*, std::vector<PublishedComparison>>> published;
+    for (const auto& ref : *refs)
+        if (auto rows = comparePublished(matchingPoints(ref, *eval), *eval); !rows.empty()) published.emplace_back(&ref, std::move(rows));
+    if (o.format == "json") {
+        auto j = calcJson(report);
+        j["published"] = nlohmann::json::array();
+        for (const auto& [ref, rows] : published)
+            for (const auto& r : rows)
+                j["published"].push_back({{"id", r.point.id}, {"reference", ref->file}, {"quantity", std::string(toString(r.point.quantity))},
+                                          {"tier", r.point.tier}, {"tokens", r.point.tokens ? nlohmann::json(*r.point.tokens) : nlohmann::json(nullptr)},
+                                          {"published", r.point.value}, {"published_text", r.point.text}, {"source", r.point.source},
+                                          {"model", r.model ? nlohmann::json(*r.model) : nlohmann::json(nullptr)},
+                                          {"model_tier", r.modelTier}});
+        std::cout << dumpJson(j, 2) << "\n";
+    } else if (o.format == "csv") {
+        std::cout << calcCsv(report);
+    } else {
+        std::cout << calcTable(report);
+        for (const auto& [ref, rows] : published)
+            std::cout << "\n" << publishedComparisonTable("Published (" + ref->name + "):", rows);
+    }
     return kExitOk;
 }
 

@@ -5,6 +5,7 @@
 #include "kvbe/fit.h"
 #include "kvbe/json_text.h"
 #include "kvbe/presets.h"
+#include "kvbe/published.h"
 #include "kvbe/pykvcache.h"
 #include "kvbe/scenario.h"
 #include "kvbe/units.h"
@@ -90,17 +91,70 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
             {"warnings", warnings}};
 }
 
+json publishedSummary(const PublishedReference& r, const Evaluation& e) {
+    json points = json::array();
+    const auto matching = matchingPoints(r, e);
+    for (const auto& p : r.points) {
+        bool matches = false;
+        for (const auto& m : matching) matches = matches || m.id == p.id;
+        points.push_back({{"id", p.id}, {"quantity", std::string(toString(p.quantity))}, {"model", p.model}, {"gpu", p.gpu},
+                          {"tier", p.tier}, {"tokens", p.tokens ? json(*p.tokens) : json(nullptr)}, {"value", p.value},
+                          {"min", p.low ? json(*p.low) : json(nullptr)}, {"max", p.high ? json(*p.high) : json(nullptr)},
+                          {"text", p.text}, {"source", p.source}, {"quoted_in", p.quotedIn}, {"quote", p.quote},
+                          {"matches_scenario", matches}});
+    }
+    return {{"source", r.file}, {"format", "kvbe-published"}, {"name", r.name}, {"study", r.study},
+            {"node", r.node}, {"tokens_per_k", r.tokensPerK}, {"points", points}};
+}
+
+void printPublished(const PublishedReference& r, const Evaluation& e) {
+    std::cout << r.file << "  (kvbe-published)\n  " << r.name << "\n";
+    if (!r.study.empty()) std::cout << "  study " << r.study << "\n";
+    if (!r.node.empty()) std::cout << "  node " << r.node << "\n";
+    const auto matching = matchingPoints(r, e);
+    for (const auto& p : r.points) {
+        bool matches = false;
+        for (const auto& m : matching) matches = matches || m.id == p.id;
+        std::cout << "  " << (matches ? "* " : "  ") << toString(p.quantity) << (p.tier.empty() ? "" : " " + p.tier)
+                  << (p.model.empty() ? "" : ", " + p.model) << (p.gpu.empty() ? "" : " on " + p.gpu) << ": " << p.text
+                  << "  [" << p.source << "; quoted in " << p.quotedIn << "]\n";
+    }
+    std::cout << "  (* matches the scenario's model and GPU)\n";
+}
+
 int runInspect(const std::vector<std::string>& files, const std::string& scenarioPath, const std::string& format) {
     auto ctx = loadContext(scenarioPath);
     if (!ctx) return fail(ctx.message());
-    std::vector<std::filesystem::path> paths(files.begin(), files.end());
-    const auto set = readCalibrations(paths);
+    // Published-reference files (docs/published-reference-format.md) are read here; the rest are
+    // calibrations.
+    std::vector<std::filesystem::path> paths;
+    std::vector<PublishedReference> refs;
+    std::vector<std::string> refErrors;
+    for (const auto& f : files) {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(f, ec)) {
+            auto text = readTextFile(f, kMaxJsonFileBytes);
+            if (text && looksLikePublishedReference(*text)) {
+                if (auto r = parsePublishedReference(*text, f)) refs.push_back(std::move(*r));
+                else refErrors.push_back(r.message());
+                continue;
+            }
+        }
+        paths.emplace_back(f);
+    }
+    auto set = paths.empty() ? CalibrationSet{} : readCalibrations(paths);
+    for (auto& e : refErrors) set.errors.push_back(std::move(e));
     const auto kv = ctx->eval.cost.inputs().kvDtype;
     json out = json::array();
     for (const auto& c : set.calibrations) out.push_back(calibrationSummary(c, mismatchWarnings(c, ctx->eval.model, kv)));
+    json published = json::array();
+    for (const auto& r : refs) published.push_back(publishedSummary(r, ctx->eval));
     if (format == "json") {
-        std::cout << dumpJson(json{{"calibrations", out}, {"errors", set.errors}}, 2) << "\n";
+        json j{{"calibrations", out}, {"errors", set.errors}};
+        if (!refs.empty()) j["published"] = published;
+        std::cout << dumpJson(j, 2) << "\n";
     } else {
+        for (const auto& r : refs) printPublished(r, ctx->eval);
         for (const auto& c : out) {
             std::cout << c["source"].get<std::string>() << "  (" << c["format"].get<std::string>() << ")\n";
             if (!c["host"].get<std::string>().empty()) std::cout << "  host " << c["host"].get<std::string>() << "\n";

@@ -20,6 +20,8 @@ void addCalcCommands(CLI::App& app, std::function<int()>& run);
 void addCalibrateCommand(CLI::App& app, std::function<int()>& run);
 // Adds `calibration inspect|fit|export-pykvcache`.
 void addCalibrationCommands(CLI::App& app, std::function<int()>& run);
+// Adds `published compare|fit`: the study's published figures and the fit to them.
+void addPublishedCommands(CLI::App& app, std::function<int()>& run);
 // Adds `probe nvme-read|nvme-write|host-memcpy|list` (exit codes: kvbe/probes/probe.h).
 void addProbeCommands(CLI::App& app, std::function<int()>& run);
 // Adds `trace inspect|replay|sweep`: a request trace through a tiered prefix cache.

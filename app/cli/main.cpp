@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
     kvbe::cli::addCalcCommands(app, run);
     kvbe::cli::addCalibrationCommands(app, run);
     kvbe::cli::addCalibrateCommand(app, run);
+    kvbe::cli::addPublishedCommands(app, run);
     kvbe::cli::addProbeCommands(app, run);
     kvbe::cli::addTraceCommands(app, run);
     try {

@@ -125,6 +125,10 @@ Result<Presets> Presets::loadBuiltin() {
             p.m_tiers = std::move(*t);
         } else if (path == "scenarios/default.kvbe.json") {
             p.m_defaultScenario = std::string(text);
+        } else if (path.rfind("scenarios/", 0) == 0) {
+            p.m_scenarios.emplace_back(path, std::string(text));
+        } else if (path.rfind("published/", 0) == 0) {
+            p.m_published.emplace_back(path, std::string(text));
         } else if (path.rfind("models/", 0) == 0 && path.size() > 5 &&
                    path.compare(path.size() - 5, 5, ".json") == 0) {
             std::string stem = fs::path(path).stem().string();
@@ -135,6 +139,8 @@ Result<Presets> Presets::loadBuiltin() {
             p.m_models.push_back({id, path, std::move(*spec)});
         }
     }
+    std::sort(p.m_scenarios.begin(), p.m_scenarios.end());
+    std::sort(p.m_published.begin(), p.m_published.end());
     std::sort(p.m_models.begin(), p.m_models.end(),
               [](const ModelPreset& a, const ModelPreset& b) { return a.spec.paramsTotal < b.spec.paramsTotal; });
     return p;

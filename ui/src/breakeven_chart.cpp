@@ -20,7 +20,7 @@ void BreakevenChart::refill() {
     const double inf = std::numeric_limits<double>::infinity();
     setAxes(r.scenario.lengths.log, tr("Prompt length N (tokens)"),
             tr("Break-even bandwidth B* (GB/s)"), true);
-    setTitles(tr("Break-even bandwidth for a fully cached prompt"), describeScenario(r));
+    setTitles(tr("Break-even bandwidth for a fully cached prompt"), describeScenario(r), nominalNote(r));
     beginRefill();
 
     double lo = inf, hi = 0;
@@ -62,7 +62,11 @@ void BreakevenChart::refill() {
         win->lowerSeries()->replace(lower);
         line(g + "level", name, col, 2.5)->replace(QList<QPointF>{{xMin, b}, {xMax, b}});
         auto withFixed = toPoints(c.tokens, tc.breakevenBandwidth, GB);
-        line(g + "bstar", tr("%1: B* with %2 ms fixed cost").arg(name).arg(tc.tier.tFixedS * 1e3),
+        const bool nominal = t < r.nominalFixedCost.size() && r.nominalFixedCost[t];
+        line(g + "bstar",
+             (nominal ? tr("%1: B* with %2 ms fixed cost (nominal)") : tr("%1: B* with %2 ms fixed cost"))
+                 .arg(name)
+                 .arg(tc.tier.tFixedS * 1e3),
              col, 1.5, Qt::DotLine, false)
             ->replace(withFixed);
         label(g + "label", tr("%1 · %2 GB/s").arg(name).arg(b, 0, 'g', 3), QPointF(inf, b), col,
@@ -80,6 +84,25 @@ void BreakevenChart::refill() {
                 QColor("#ff006e"), 9)
             ->replace(measured);
         extend(measured);
+    }
+    // Published B* at its N, and published p* where the tier's B* curve should cross its line.
+    QList<PublishedMarker> published;
+    for (const auto& row : r.published) {
+        const auto& p = row.point;
+        const QString text = QString::fromStdString(p.describe()) +
+                             (row.model ? tr("; model %1").arg(QString::fromStdString(formatPublishedValue(p.quantity, *row.model)))
+                                        : QString());
+        if (p.quantity == PublishedQuantity::BreakevenBandwidth) {
+            published.append(PublishedMarker{QPointF(*p.tokens, p.value * GB), tr("B* %1").arg(text)});
+        } else if (p.quantity == PublishedQuantity::BreakevenPrefix) {
+            const int t = tierIndexFor(r.eval->tiers, p.tier);
+            if (t >= 0) published.append(PublishedMarker{QPointF(p.value, r.eval->tiers[size_t(t)].bandwidthBps * GB), tr("p* (%1): %2").arg(QString::fromStdString(p.tier), text)});
+        }
+    }
+    publishedMarkers(tr("Published: %1").arg(r.publishedName), published);
+    for (const auto& p : published) {
+        lo = std::min(lo, p.value.y());
+        hi = std::max(hi, p.value.y());
     }
     endRefill();
     if (!(hi > 0)) hi = 1;
@@ -120,11 +143,15 @@ QString BreakevenChart::hoverText(QPointF v) const {
     s += c.breakevenBandwidth[i]
              ? tr("B* (no fixed cost) = %1").arg(bandwidthText(*c.breakevenBandwidth[i]))
              : tr("B*: no bandwidth is enough");
-    for (const auto& tc : c.tiers) {
+    for (size_t t = 0; t < c.tiers.size(); ++t) {
+        const auto& tc = c.tiers[t];
         const auto& b = tc.breakevenBandwidth[i];
         const bool wins = b && *b <= tc.tier.bandwidthBps;
-        s += tr("\n%1 (%2): ")
-                 .arg(QString::fromStdString(tc.tier.name), bandwidthText(tc.tier.bandwidthBps));
+        const bool nominal = t < r.nominalFixedCost.size() && r.nominalFixedCost[t];
+        s += tr("\n%1 (%2, t_fixed %3 ms%4): ")
+                 .arg(QString::fromStdString(tc.tier.name), bandwidthText(tc.tier.bandwidthBps))
+                 .arg(tc.tier.tFixedS * 1e3, 0, 'g', 3)
+                 .arg(nominal ? tr(", nominal") : QString());
         s += b ? tr("B* %1, %2")
                      .arg(bandwidthText(*b), wins ? tr("loading wins") : tr("recompute wins"))
                : tr("its fixed cost exceeds recompute");
@@ -134,6 +161,7 @@ QString BreakevenChart::hoverText(QPointF v) const {
         const auto& b = pin->curves.breakevenBandwidth[k];
         s += tr("\n%1 (pinned): %2").arg(pin->label, b ? bandwidthText(*b) : tr("none"));
     }
+    s += publishedHover(v);
     s += tr("\ncursor: %1 GB/s").arg(v.y(), 0, 'g', 4);
     return s;
 }

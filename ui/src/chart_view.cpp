@@ -176,11 +176,14 @@ QColor ChartView::ghost(QColor c) const {
     return c;
 }
 
-void ChartView::setTitles(const QString& headline, const QString& detail) {
+void ChartView::setTitles(const QString& headline, const QString& detail, const QString& note) {
     m_plainTitle = headline + QStringLiteral(" · ") + detail;
     // The title item takes rich text: the scenario goes on a second, lighter line.
-    chart()->setTitle(QStringLiteral("%1<br><span style=\"font-weight:normal\">%2</span>")
-                          .arg(headline.toHtmlEscaped(), detail.toHtmlEscaped()));
+    QString title = QStringLiteral("%1<br><span style=\"font-weight:normal\">%2</span>")
+                        .arg(headline.toHtmlEscaped(), detail.toHtmlEscaped());
+    if (!note.isEmpty())
+        title += QStringLiteral("<br><span style=\"font-weight:normal; font-size:small\">%1</span>").arg(note.toHtmlEscaped());
+    chart()->setTitle(title);
 }
 
 // ---- axes and ranges
@@ -275,6 +278,7 @@ void ChartView::resetZoom() {
 // ---- series pool
 
 void ChartView::beginRefill() {
+    m_published.clear();
     m_touched.clear();
     m_touchedLabels.clear();
 }

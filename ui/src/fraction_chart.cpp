@@ -26,7 +26,7 @@ void FractionChart::refill() {
     const CurveSet& c = r.curves;
     setAxes(r.scenario.lengths.log, tr("Prompt length N (tokens)"),
             tr("Minimum cached fraction f* (share of the prompt)"), false);
-    setTitles(tr("Smallest cached share for a hit to pay off"), describeScenario(r));
+    setTitles(tr("Smallest cached share for a hit to pay off"), describeScenario(r), nominalNote(r));
     beginRefill();
     const double xMin = c.tokens.front(), xMax = c.tokens.back();
 
@@ -59,6 +59,19 @@ void FractionChart::refill() {
         }
         scatter(g + "pmark", tr("%1 p*").arg(name), col, 9, false)->replace(mark);
     }
+    // Published f* at its N, and published p* at (p*, 1) like the model's.
+    QList<PublishedMarker> published;
+    for (const auto& row : r.published) {
+        const auto& p = row.point;
+        const QString text = QString::fromStdString(p.describe()) +
+                             (row.model ? tr("; model %1").arg(QString::fromStdString(formatPublishedValue(p.quantity, *row.model)))
+                                        : QString());
+        if (p.quantity == PublishedQuantity::MinCachedFraction)
+            published.append(PublishedMarker{QPointF(*p.tokens, p.value), tr("f* (%1): %2").arg(QString::fromStdString(p.tier), text)});
+        else if (p.quantity == PublishedQuantity::BreakevenPrefix)
+            published.append(PublishedMarker{QPointF(p.value, 1.0), tr("p* (%1): %2").arg(QString::fromStdString(p.tier), text)});
+    }
+    publishedMarkers(tr("Published: %1").arg(r.publishedName), published);
     endRefill();
     setHomeRange(xMin, xMax, logY() ? 1e-3 : 0, 1);
 }
@@ -76,6 +89,7 @@ QString FractionChart::hoverText(QPointF v) const {
                 : tr("no hit pays off at this length");
         s += tr(", %1").arg(pStarText(tc.breakevenPrefix));
     }
+    s += publishedHover(v);
     s += tr("\ncursor: f = %1 %").arg(v.y() * 100, 0, 'f', 1);
     return s;
 }

@@ -1,5 +1,7 @@
 #include "kvbe/ui/main_window.h"
 
+#include "kvbe/published.h"
+
 #include "kvbe/json_text.h"
 #include "kvbe/ui/chart_export.h"
 #include "kvbe/ui/chart_factory.h"
@@ -179,6 +181,21 @@ void MainWindow::buildActions() {
             m_explorer.setScenario(*s);
         }
     });
+    // The scenarios shipped in resources/scenarios/, by name: the default and the one fitted to
+    // the study's published figures.
+    auto* builtin = file->addMenu(tr("&Built-in scenarios"));
+    if (auto all = builtinScenarios(m_explorer.presets())) {
+        for (const auto& named : *all) {
+            const Scenario s = named.scenario;
+            builtin->addAction(QString::fromStdString(named.name), this, [this, s] {
+                m_file.clear();
+                m_explorer.setScenario(s);
+            });
+        }
+    } else {
+        builtin->setEnabled(false);
+        builtin->setToolTip(QString::fromStdString(all.message()));
+    }
     file->addSeparator();
     file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
 
@@ -200,6 +217,13 @@ void MainWindow::buildActions() {
     m_darkAction = view->addAction(tr("&Dark theme"));
     m_darkAction->setCheckable(true);
     connect(m_darkAction, &QAction::toggled, this, &MainWindow::setDark);
+    auto* publishedAct = view->addAction(tr("Pu&blished figures"));
+    publishedAct->setCheckable(true);
+    publishedAct->setChecked(true);
+    publishedAct->setToolTip(tr("Markers for the study's published figures, where the scenario's model and GPU match"));
+    connect(publishedAct, &QAction::toggled, this, [this](bool on) {
+        for (auto* c : m_charts) c->setSeriesHidden(kPublishedKey, !on);
+    });
     m_logYAction = view->addAction(tr("&Log value axis"));
     m_logYAction->setCheckable(true);
     m_logYAction->setChecked(true);

@@ -96,6 +96,7 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     auto* tierBox = new QGroupBox(tr("Storage tiers"), this);
     auto* tl = new QVBoxLayout(tierBox);
     m_tiers = new TierTableModel(this);
+    m_tiers->setPresets(&m_explorer->presets());
     m_tierView = new QTableView(tierBox);
     m_tierView->setModel(m_tiers);
     m_tierView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);

@@ -30,6 +30,16 @@ Result<ScenarioResult> computeScenarioResult(const Scenario& s, const Presets& p
         r.frontier.push_back(computeFrontier(e->cost, t, ftokens, fractions));
 
     r.sweep = modelSweep(e->cost.inputs(), sweepModels, s.sweepTokens, s.kvDtype);
+    if (auto refs = builtinPublishedReferences(presets)) {
+        for (const auto& ref : *refs) {
+            auto rows = comparePublished(matchingPoints(ref, *e), *e);
+            if (rows.empty()) continue;
+            r.publishedName = QString::fromStdString(ref.name);
+            r.published = std::move(rows);
+            break;
+        }
+    }
+    for (const auto& t : s.tiers) r.nominalFixedCost.push_back(hasNominalFixedCost(t, presets));
     r.eval = std::move(e);
     return r;
 }

@@ -1,5 +1,7 @@
 #include "kvbe/ui/tier_table_model.h"
 
+#include "kvbe/published.h"
+
 #include <QColor>
 
 #include <cmath>
@@ -26,6 +28,8 @@ QVariant TierTableModel::data(const QModelIndex& index, int role) const {
         case Bandwidth:
             return QString::number(t.bandwidthGBps, 'g', 6);
         case FixedCost:
+            if (role == Qt::DisplayRole && isNominal(index.row()))
+                return tr("%1 (nominal)").arg(QString::number(t.tFixedMs, 'g', 6));
             return QString::number(t.tFixedMs, 'g', 6);
         case StagingColumn:
             return QString::fromStdString(std::string(toString(t.staging)));
@@ -40,6 +44,10 @@ QVariant TierTableModel::data(const QModelIndex& index, int role) const {
         case Bandwidth:
             return tr("Read bandwidth of the tier itself, GB/s (1 GB = 1e9 bytes)");
         case FixedCost:
+            if (isNominal(index.row()))
+                return tr("Fixed cost of one hit in ms: lookup, scheduling, first copy.\n"
+                          "Nominal: a preset estimate, not measured or fitted; it leaves out the per-hit overhead "
+                          "that dominates short prompts. File ▸ Built-in scenarios has one fitted to the study.");
             return tr("Fixed cost of one hit in ms: lookup, scheduling, first copy");
         case StagingColumn:
             return tr("none, serial or pipelined: how loads pass through host DRAM");
@@ -128,6 +136,10 @@ bool TierTableModel::setData(const QModelIndex& index, const QVariant& value, in
 Qt::ItemFlags TierTableModel::flags(const QModelIndex& index) const {
     if (!index.isValid()) return Qt::NoItemFlags;
     return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsEditable;
+}
+
+bool TierTableModel::isNominal(int row) const {
+    return m_presets && row >= 0 && row < int(m_tiers.size()) && hasNominalFixedCost(m_tiers[size_t(row)], *m_presets);
 }
 
 void TierTableModel::setTiers(const std::vector<TierConfig>& tiers) {

@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kvbe {
@@ -28,6 +29,10 @@ public:
     const std::map<std::string, GpuSpec>& gpus() const { return m_gpus; }
     const std::map<std::string, TierSpec>& tiers() const { return m_tiers; }
     std::string_view defaultScenarioText() const { return m_defaultScenario; }
+    // The other scenarios of resources/scenarios/ and the references of resources/published/,
+    // as (path relative to resources/, text), in path order.
+    const std::vector<std::pair<std::string, std::string>>& scenarioTexts() const { return m_scenarios; }
+    const std::vector<std::pair<std::string, std::string>>& publishedTexts() const { return m_published; }
 
     // Case-insensitive id match; also accepts "org__name" and the name without the org.
     const ModelPreset* findModel(std::string_view id) const;
@@ -43,6 +48,8 @@ private:
     std::map<std::string, GpuSpec> m_gpus;
     std::map<std::string, TierSpec> m_tiers;
     std::string m_defaultScenario;
+    std::vector<std::pair<std::string, std::string>> m_scenarios;
+    std::vector<std::pair<std::string, std::string>> m_published;
 };
 
 // Reads GPU and tier preset files (the format of resources/gpus.json and tiers.json).

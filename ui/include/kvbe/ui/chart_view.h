@@ -95,7 +95,21 @@ class ChartView : public QChartView {
     void label(const QString& key, const QString& text, QPointF value, QColor color,
                Qt::Alignment align = Qt::AlignRight | Qt::AlignTop);
 
-    void setTitles(const QString& headline, const QString& detail);
+    // Published figures (resources/published/): one scatter per chart in a style of their own
+    // (amber diamonds with a dark rim, not a tier's colour, not a measured point's disc), under
+    // the key "published/0/points", so a legend click or setSeriesHidden hides them; the hover
+    // text names each point near the cursor with its value and source.
+    struct PublishedMarker {
+        QPointF value;
+        QString text;
+    };
+    void publishedMarkers(const QString& name, const QList<PublishedMarker>& points);
+    QString publishedHover(QPointF cursorValue) const;
+    // The sentence the charts add where a tier's t_fixed is a preset's nominal value.
+    static QString nominalNote(const ScenarioResult& r);
+
+    // A note, where given, goes on a third, smaller line (the nominal sentence).
+    void setTitles(const QString& headline, const QString& detail, const QString& note = {});
     void setAxes(bool logX, const QString& xTitle, const QString& yTitle, bool logYDefault);
     void setSecondaryAxis(const QString& title, double min, double max); // empty title: none
     // The range that fits the data; applied unless the user has zoomed.
@@ -134,6 +148,7 @@ class ChartView : public QChartView {
     void hideCrosshair();
 
     QString m_plainTitle;
+    QList<PublishedMarker> m_published;
     QHash<QString, QAbstractSeries*> m_series;
     QSet<QAbstractSeries*> m_secondary;
     QSet<QString> m_outOfLegend;
@@ -169,6 +184,7 @@ class ChartView : public QChartView {
 
 QString seriesGroup(const QString& key);
 QColor tierColor(const ScenarioResult& r, size_t tierIndex);
+inline const QString kPublishedKey = QStringLiteral("published/0/points");
 QString describeScenario(const ScenarioResult& r); // "Llama-3.2-3B on H100 SXM5 80GB, u = 50 %, …"
 size_t nearestIndex(const std::vector<double>& sortedXs, double x);
 // Series points from core's vectors, skipping the points core left empty (no break-even).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kvbe/curves.h"
+#include "kvbe/published.h"
 #include "kvbe/scenario.h"
 
 #include <QPointF>
@@ -20,6 +21,11 @@ struct ScenarioResult {
     std::vector<FrontierGrid> frontier; // one per tier
     std::vector<SweepPoint> sweep;      // presets and loaded models at scenario.sweepTokens
     QString label;                      // the scenario's name, or a pin's label
+    // The shipped published figures that match the scenario's model, GPU and KV dtype, beside
+    // the model's; and, per tier, whether its t_fixed is a preset's nominal value.
+    std::vector<PublishedComparison> published;
+    QString publishedName;
+    std::vector<bool> nominalFixedCost;
 
     const ModelSpec& model() const { return eval->model; }
 };

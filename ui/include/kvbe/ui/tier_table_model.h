@@ -2,6 +2,7 @@
 // staging and colour. Edits that make no sense are refused with a sentence (rejected()).
 #pragma once
 
+#include "kvbe/presets.h"
 #include "kvbe/scenario.h"
 
 #include <QAbstractTableModel>
@@ -21,6 +22,10 @@ class TierTableModel : public QAbstractTableModel {
     bool setData(const QModelIndex& index, const QVariant& value, int role) override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
 
+    // With presets, a t_fixed that is still its preset's value shows as "1 (nominal)", with the
+    // sentence on what nominal leaves out as its tooltip.
+    void setPresets(const Presets* presets) { m_presets = presets; }
+    bool isNominal(int row) const;
     void setTiers(const std::vector<TierConfig>& tiers);
     const std::vector<TierConfig>& tiers() const { return m_tiers; }
     void addTier(TierConfig tier);
@@ -32,6 +37,7 @@ class TierTableModel : public QAbstractTableModel {
 
   private:
     std::vector<TierConfig> m_tiers;
+    const Presets* m_presets = nullptr;
 };
 
 } // namespace kvbe

@@ -1,0 +1,154 @@
+// kvbe-cli published compare | fit: the study's published figures beside the model's, and the
+// fitted scenario that resources/scenarios/ ships, made again from them.
+#include "commands.h"
+
+#include "kvbe/json_text.h"
+#include "kvbe/presets.h"
+#include "kvbe/published.h"
+#include "kvbe/scenario.h"
+#include "kvbe/units.h"
+
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+namespace kvbe::cli {
+namespace {
+using nlohmann::json;
+
+int fail(const std::string& message) {
+    std::cerr << "kvbe-cli: " << message << "\n";
+    return kExitBadInput;
+}
+
+struct PublishedOptions {
+    std::string reference, scenario, out, name = "Llama 3.2 3B on the study's H100 node, fitted", format = "table";
+};
+
+Result<std::vector<PublishedReference>> references(const std::string& file, const Presets& presets) {
+    if (file.empty()) return builtinPublishedReferences(presets);
+    auto r = readPublishedReference(file);
+    if (!r) return r.error();
+    return std::vector<PublishedReference>{std::move(*r)};
+}
+
+json comparisonJson(const std::vector<PublishedComparison>& rows) {
+    json a = json::array();
+    for (const auto& r : rows)
+        a.push_back({{"id", r.point.id},
+                     {"quantity", std::string(toString(r.point.quantity))},
+                     {"tokens", r.point.tokens ? json(*r.point.tokens) : json(nullptr)},
+                     {"tier", r.point.tier},
+                     {"published", r.point.value},
+                     {"published_text", r.point.text},
+                     {"source", r.point.source},
+                     {"model", r.model ? json(*r.model) : json(nullptr)},
+                     {"model_tier", r.modelTier},
+                     {"relative", r.relative() ? json(*r.relative()) : json(nullptr)}});
+    return a;
+}
+
+int runCompare(const PublishedOptions& o) {
+    auto presets = Presets::loadBuiltin();
+    if (!presets) return fail(presets.message());
+    auto s = o.scenario.empty() ? defaultScenario(*presets) : loadScenario(o.scenario, *presets);
+    if (!s) return fail(s.message());
+    auto e = evaluate(*s, *presets);
+    if (!e) return fail((o.scenario.empty() ? std::string() : o.scenario + ": ") + e.message());
+    auto refs = references(o.reference, *presets);
+    if (!refs) return fail(refs.message());
+    json all = json::array();
+    bool any = false;
+    for (const auto& ref : *refs) {
+        const auto rows = comparePublished(matchingPoints(ref, *e), *e);
+        if (rows.empty()) continue;
+        any = true;
+        if (o.format == "json") all.push_back({{"reference", ref.file}, {"name", ref.name}, {"points", comparisonJson(rows)}});
+        else std::cout << publishedComparisonTable("Published (" + ref.name + ") against " + s->name + ":", rows);
+    }
+    if (o.format == "json") std::cout << dumpJson(all, 2) << "\n";
+    else if (!any) std::cout << "No published figure matches this scenario's model, GPU and KV dtype.\n";
+    return kExitOk;
+}
+
+int runFit(const PublishedOptions& o, const std::string& commandLine) {
+    auto presets = Presets::loadBuiltin();
+    if (!presets) return fail(presets.message());
+    auto base = o.scenario.empty() ? defaultScenario(*presets) : loadScenario(o.scenario, *presets);
+    if (!base) return fail(base.message());
+    auto e = evaluate(*base, *presets);
+    if (!e) return fail((o.scenario.empty() ? std::string() : o.scenario + ": ") + e.message());
+    auto refs = references(o.reference, *presets);
+    if (!refs) return fail(refs.message());
+    const PublishedReference* ref = nullptr;
+    std::vector<PublishedPoint> points;
+    for (const auto& r : *refs) {
+        auto m = matchingPoints(r, *e);
+        if (m.size() > points.size()) {
+            points = std::move(m);
+            ref = &r;
+        }
+    }
+    if (!ref) return fail("no published figure matches the scenario's model '" + base->model + "' and GPU '" + base->gpu + "'");
+    auto fit = fitPublished(points, *e);
+    if (!fit) return fail(fit.message());
+    const Scenario fitted = fittedScenario(*base, *fit, o.name);
+    if (!o.out.empty()) {
+        if (auto st = writeFileAtomically(o.out, fittedScenarioJson(fitted, *fit, *ref, commandLine)); !st)
+            return fail(st.message());
+        std::cerr << "kvbe-cli: wrote " << o.out << "\n";
+    }
+    const auto& p = fit->params;
+    if (o.format == "json") {
+        json tiers = json::object();
+        for (const auto& [n, t] : p.tiers) tiers[n] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}};
+        std::cout << dumpJson(json{{"utilisation", p.utilisation.value_or(0)},
+                                   {"tiers", tiers},
+                                   {"rms_relative_residual", p.rmsRelativeResidual},
+                                   {"residuals", comparisonJson(fit->residuals)},
+                                   {"notes", fit->notes}},
+                              2)
+                  << "\n";
+        return kExitOk;
+    }
+    std::cout << "Fitted to " << ref->name << " (" << ref->file << "), " << fit->residuals.size() << " points\n";
+    std::cout << "  utilisation      " << std::round(p.utilisation.value_or(0) * 10000) / 100 << " % of "
+              << (e->peakFlops / 1e12) << " TFLOP/s\n";
+    for (const auto& [n, t] : p.tiers)
+        std::cout << "  tier " << n << ": " << formatBandwidth(t.bandwidthBps) << ", t_fixed " << formatSeconds(t.tFixedS) << "\n";
+    std::cout << "  rms residual     " << std::round(p.rmsRelativeResidual * 1000) / 10 << " %\n";
+    for (const auto& note : fit->notes) std::cout << "  note: " << note << "\n";
+    std::cout << publishedComparisonTable("Residuals at the fitted values:", fit->residuals);
+    return kExitOk;
+}
+
+} // namespace
+
+void addPublishedCommands(CLI::App& app, std::function<int()>& run) {
+    auto* pub = app.add_subcommand("published", "Published figures (resources/published/) beside the model, and the fit to them");
+    pub->require_subcommand(1);
+
+    auto c = std::make_shared<PublishedOptions>();
+    auto* compare = pub->add_subcommand("compare", "Print the published figures that match a scenario beside the model's");
+    compare->add_option("--scenario", c->scenario, "Scenario (default: the default scenario)");
+    compare->add_option("--reference", c->reference, "A published-reference file (default: the shipped ones)");
+    compare->add_option("--format", c->format, "Output format")->check(CLI::IsMember({"table", "json"}));
+    compare->callback([c, &run] { run = [c] { return runCompare(*c); }; });
+
+    auto f = std::make_shared<PublishedOptions>();
+    auto* fit = pub->add_subcommand("fit", "Fit utilisation and the tiers' t_fixed and bandwidth to the published figures");
+    fit->add_option("--scenario", f->scenario, "Base scenario: model, GPU, FLOP model, tiers (default: the default scenario)");
+    fit->add_option("--reference", f->reference, "A published-reference file (default: the shipped ones)");
+    fit->add_option("--out", f->out, "Write the fitted scenario, with how it was made, to FILE");
+    fit->add_option("--name", f->name, "Name of the fitted scenario");
+    fit->add_option("--format", f->format, "Output format")->check(CLI::IsMember({"table", "json"}));
+    fit->callback([f, &run] {
+        std::string line = "kvbe-cli published fit";
+        if (!f->scenario.empty()) line += " --scenario " + f->scenario;
+        if (!f->reference.empty()) line += " --reference " + f->reference;
+        if (!f->out.empty()) line += " --out " + f->out;
+        run = [f, line] { return runFit(*f, line); };
+    });
+}
+
+} // namespace kvbe::cli

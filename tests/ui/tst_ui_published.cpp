@@ -1,0 +1,119 @@
+// The study's published figures in the explorer: the fitted scenario offered by name, published
+// markers with value and source on hover, the View toggle, and "nominal" on preset fixed costs.
+#include "ui_test_support.h"
+
+#include "kvbe/published.h"
+#include "kvbe/ui/scenario_panel.h"
+#include "kvbe/ui/tier_table_model.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QScatterSeries>
+
+using namespace kvbe;
+using namespace kvbe::test;
+
+namespace {
+
+const QString kFitted = QStringLiteral("Llama 3.2 3B on the study's H100 node, fitted");
+
+QAction* actionNamed(QWidget* w, const QString& text) {
+    for (auto* a : w->findChildren<QAction*>())
+        if (QString(a->text()).remove(QLatin1Char('&')) == text) return a;
+    return nullptr;
+}
+
+bool hasPoint(const QList<QPointF>& pts, QPointF want) {
+    for (const auto& p : pts)
+        if (sameValue(p.x(), want.x(), 1e-9) && sameValue(p.y(), want.y(), 1e-9)) return true;
+    return false;
+}
+
+} // namespace
+
+class TestUiPublished : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { isolateSettings(); }
+    void init() { QSettings().clear(); }
+    void cleanup() { QTRY_VERIFY(QApplication::topLevelWidgets().isEmpty()); }
+
+    void fittedScenarioShowsPublishedMarkers() {
+        auto w = makeWindow();
+        w->show(); // hover finds markers in pixels: the chart needs a plot area
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        QAction* open = actionNamed(w.get(), kFitted);
+        QVERIFY2(open, "File > Built-in scenarios offers the fitted scenario by name");
+        open->trigger();
+        w->refreshNow();
+        QCOMPARE(QString::fromStdString(w->explorer()->scenario().name), kFitted);
+
+        auto* be = w->chart("breakeven");
+        auto* markers = be->seriesByKey(kPublishedKey);
+        QVERIFY(markers);
+        QVERIFY(!be->isSeriesHidden(kPublishedKey));
+        // Three B* at their N, two p* on their tier's bandwidth line.
+        const auto pts = markers->points();
+        QCOMPARE(pts.size(), 5);
+        QVERIFY(hasPoint(pts, {1024, 23.2}));
+        QVERIFY(hasPoint(pts, {8192, 10.4}));
+        QVERIFY(hasPoint(pts, {81920, 3.5}));
+        // A marker looks like neither a tier nor a measured point.
+        auto* scatter = qobject_cast<QScatterSeries*>(markers);
+        QVERIFY(scatter);
+        QCOMPARE(scatter->markerShape(), QScatterSeries::MarkerShapeRotatedRectangle);
+
+        const QString tip = be->hoverText(QPointF(1024, 23.2));
+        QVERIFY2(tip.contains(QStringLiteral("published: B* 23.2 GB/s at 1k tokens (arXiv 2609.11744, section 5)")), qPrintable(tip));
+        QVERIFY(!be->hoverText(QPointF(40000, 100)).contains(QStringLiteral("published")));
+
+        // f* at 8k and 80k, p* at (p*, 1) on the fraction chart.
+        auto* fr = w->chart("fraction")->seriesByKey(kPublishedKey);
+        QVERIFY(fr);
+        QCOMPARE(fr->points().size(), 4);
+        QVERIFY(hasPoint(fr->points(), {8192, 0.778}));
+        QVERIFY(hasPoint(fr->points(), {6057, 1.0}));
+    }
+
+    void viewTogglesPublishedMarkers() {
+        auto w = makeWindow(); // the default scenario: the study's model on an H100, so shown
+        QVERIFY(w->chart("breakeven")->seriesByKey(kPublishedKey));
+        QAction* toggle = actionNamed(w.get(), QStringLiteral("Published figures"));
+        QVERIFY(toggle && toggle->isCheckable() && toggle->isChecked());
+        toggle->setChecked(false);
+        for (auto* c : w->charts()) QVERIFY(c->isSeriesHidden(kPublishedKey));
+        QVERIFY(!w->chart("breakeven")->hoverText(QPointF(1024, 23.2)).contains(QStringLiteral("published")));
+        toggle->setChecked(true);
+        for (auto* c : w->charts()) QVERIFY(!c->isSeriesHidden(kPublishedKey));
+    }
+
+    void noMarkersForAnotherModel() {
+        auto w = makeWindow();
+        Scenario s = w->explorer()->scenario();
+        s.model = "meta-llama/Llama-3.3-70B-Instruct";
+        w->explorer()->setScenario(s);
+        w->refreshNow();
+        auto* m = w->chart("breakeven")->seriesByKey(kPublishedKey);
+        QVERIFY(!m || m->points().isEmpty() || !m->isVisible());
+    }
+
+    void presetFixedCostsSayNominal() {
+        auto w = makeWindow();
+        auto* m = w->panel()->tierModel();
+        const QString shown = m->data(m->index(0, TierTableModel::FixedCost), Qt::DisplayRole).toString();
+        QVERIFY2(shown.endsWith(QStringLiteral("(nominal)")), qPrintable(shown));
+        // Editing starts from the bare number.
+        QVERIFY(!m->data(m->index(0, TierTableModel::FixedCost), Qt::EditRole).toString().contains(QStringLiteral("nominal")));
+        QVERIFY(m->data(m->index(0, TierTableModel::FixedCost), Qt::ToolTipRole).toString().contains(QStringLiteral("not measured or fitted")));
+        QVERIFY(w->chart("breakeven")->chart()->title().contains(QStringLiteral("nominal t_fixed")));
+
+        actionNamed(w.get(), kFitted)->trigger();
+        w->refreshNow();
+        for (int row = 0; row < m->rowCount(); ++row)
+            QVERIFY(!m->data(m->index(row, TierTableModel::FixedCost), Qt::DisplayRole).toString().contains(QStringLiteral("nominal")));
+        QVERIFY(!w->chart("breakeven")->chart()->title().contains(QStringLiteral("nominal")));
+    }
+};
+
+QTEST_MAIN(TestUiPublished)
+#include "tst_ui_published.moc"
