@@ -44,8 +44,10 @@ class Explorer : public QObject {
     void computed();
     void failed(const QString& message);
 
-  private:
+    // The model a scenario names, read once and cached (the panel's TP sizes come from it).
     Result<ModelSpec> modelFor(const std::string& ref);
+
+  private:
     void recompute();
 
     Presets m_presets;

@@ -20,6 +20,8 @@ struct ScenarioResult {
     std::vector<FrontierGrid> frontier; // one per tier
     std::vector<SweepPoint> sweep;      // presets and loaded models at scenario.sweepTokens
     QString label;                      // the scenario's name, or a pin's label
+    // The lengths asked for ran past the model's context: the curves stop at the context.
+    bool endsAtContext = false;
 
     const ModelSpec& model() const { return eval->model; }
 };
@@ -29,7 +31,8 @@ using ResultPtr = std::shared_ptr<const ScenarioResult>;
 inline constexpr int kFrontierTokens = 160;
 inline constexpr int kFrontierFractions = 101;
 
-// Runs core for a scenario whose model is already read. `sweepModels` are the models of the
+// Runs core for a scenario whose model is already read. Lengths past the model's context are
+// left out: the curves end at the context limit (endsAtContext says so). `sweepModels` are the models of the
 // model-size chart (presets first, then models the user loaded).
 Result<ScenarioResult> computeScenarioResult(const Scenario& s, const Presets& presets,
                                              const ModelSpec& model,
