@@ -137,7 +137,8 @@ std::string formatBandwidth(double bps) {
     const double gb = bps / 1e9;
     if (gb >= 100) return fmt("%.0f GB/s", gb);
     if (gb >= 10) return fmt("%.1f GB/s", gb);
-    return fmt("%.2f GB/s", gb);
+    if (gb >= 0.01 || bps <= 0) return fmt("%.2f GB/s", gb);
+    return fmt("%.3g MB/s", bps / 1e6); // what a prompt far past any context needs
 }
 
 std::string formatSeconds(double s) {
