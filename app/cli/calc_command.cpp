@@ -19,7 +19,9 @@ struct CalcOptions {
     std::string model, gpu, peak, util, flops, kvDtype, params, lengths, fraction, scenario;
     int tp = 0;
     bool sharedPath = false;
+    bool allowPastContext = false;
     std::vector<std::string> tiers;
+    std::vector<std::string> amplification;
     std::string format = "table";
 };
 
@@ -64,40 +66,109 @@ Result<double> parseParams(std::string text) {
     }
     auto v = parseNumber(text, "--params", "a positive parameter count, e.g. 3.21e9 or 70B");
     if (!v) return v;
-    if (*v <= 0) return Error{"--params: expected a positive parameter count, e.g. 3.21e9 or 70B"};
+    if (*v <= 0 || *v * scale > 1e16)
+        return Error{"--params " + text + ": expected a positive parameter count up to 1e16, e.g. 3.21e9 or 70B"};
     return *v * scale;
 }
 
-// --tier KEY or --tier NAME=GBPS[@FIXED_MS]
+// An amplification factor as typed after '×' / 'x' or given to --amplification.
+Result<double> parseAmplification(const std::string& text, const std::string& flag) {
+    const std::string expected = "bytes moved per useful byte, from 1 to 1000, e.g. 2.3";
+    auto a = parseNumber(text, flag, expected);
+    if (!a) return a.error();
+    if (*a < 1 || *a > kMaxAmplification)
+        return Error{flag + ": amplification " + text + "; expected " + expected +
+                     " (1 means the tier moves only the useful bytes)"};
+    return *a;
+}
+
+// Splits "13.5@1×2.3" (or "13.5@1x2.3") into "13.5@1" and "2.3"; no factor leaves `amp` empty.
+bool splitAmplification(std::string& text, std::string& amp) {
+    static const std::string times = "\xC3\x97"; // U+00D7 MULTIPLICATION SIGN
+    size_t at = text.rfind(times);
+    size_t len = times.size();
+    if (at == std::string::npos) {
+        at = text.find_last_of("xX");
+        len = 1;
+    }
+    if (at == std::string::npos) return false;
+    amp = text.substr(at + len);
+    text = text.substr(0, at);
+    return true;
+}
+
+// --tier KEY[×AMP] or --tier NAME=GBPS[@FIXED_MS][×AMP]
 Result<TierConfig> parseTier(const std::string& text, const Presets& presets) {
+    const std::string form = "KEY[×AMP] or NAME=GBPS[@FIXED_MS][×AMP]";
     const auto eq = text.find('=');
     if (eq == std::string::npos) {
-        const auto* spec = presets.findTier(text);
+        if (const auto* spec = presets.findTier(text)) return tierFromPreset(*spec);
+        std::string key = text, amp;
+        const auto* spec = splitAmplification(key, amp) ? presets.findTier(key) : nullptr;
         if (!spec)
             return Error{"--tier '" + text + "': not a tier preset; expected one of " +
-                         presets.tierKeys() + ", or NAME=GBPS[@FIXED_MS]"};
-        return tierFromPreset(*spec);
+                         presets.tierKeys() + ", or " + form};
+        TierConfig t = tierFromPreset(*spec);
+        auto a = parseAmplification(amp, "--tier " + key);
+        if (!a) return a.error();
+        t.amplification = *a;
+        return t;
     }
     TierConfig t;
     t.name = text.substr(0, eq);
     if (t.name.empty()) return Error{"--tier '" + text + "': the name before '=' is empty"};
     std::string rest = text.substr(eq + 1);
-    std::string fixed;
+    std::string fixed, amp;
+    const bool amplified = splitAmplification(rest, amp);
     if (auto at = rest.find('@'); at != std::string::npos) {
         fixed = rest.substr(at + 1);
         rest = rest.substr(0, at);
     }
-    auto bw = parseNumber(rest, "--tier " + t.name, "a bandwidth in GB/s, e.g. nvme=13.5@1");
+    auto bw = parseNumber(rest, "--tier " + t.name, "a bandwidth in GB/s, e.g. nvme=13.5@1 or nvme=13.5@1×2.3");
     if (!bw) return bw.error();
     if (*bw <= 0) return Error{"--tier " + t.name + ": bandwidth " + rest + " GB/s; expected more than 0"};
+    if (*bw > 1e6) return Error{"--tier " + t.name + ": bandwidth " + rest + " GB/s; expected at most 1,000,000 GB/s"};
     t.bandwidthGBps = *bw;
     if (!fixed.empty()) {
         auto f = parseNumber(fixed, "--tier " + t.name, "a fixed cost in ms after '@'");
         if (!f) return f.error();
-        if (*f < 0) return Error{"--tier " + t.name + ": t_fixed " + fixed + " ms; expected 0 or more"};
+        if (*f < 0 || *f > 1e7)
+            return Error{"--tier " + t.name + ": t_fixed " + fixed + " ms; expected 0 to 10,000,000 ms"};
         t.tFixedMs = *f;
     }
+    if (amplified) {
+        auto a = parseAmplification(amp, "--tier " + t.name);
+        if (!a) return a.error();
+        t.amplification = *a;
+    }
     return t;
+}
+
+// --amplification AMP (every tier) or NAME=AMP (the tier of that name or preset key).
+Status applyAmplification(const std::string& text, std::vector<TierConfig>& tiers) {
+    const auto eq = text.find('=');
+    if (eq == std::string::npos) {
+        auto a = parseAmplification(text, "--amplification");
+        if (!a) return a.error();
+        for (auto& t : tiers) t.amplification = *a;
+        return Ok{};
+    }
+    const std::string name = text.substr(0, eq);
+    auto a = parseAmplification(text.substr(eq + 1), "--amplification " + name);
+    if (!a) return a.error();
+    bool found = false;
+    std::string names;
+    for (auto& t : tiers) {
+        names += (names.empty() ? "'" : ", '") + t.name + "'";
+        if (t.name == name || t.preset == name) {
+            t.amplification = *a;
+            found = true;
+        }
+    }
+    if (!found)
+        return Error{"--amplification " + text + ": no tier named '" + name + "'; the tiers are " +
+                     (names.empty() ? std::string("none") : names)};
+    return Ok{};
 }
 
 int runCalc(const CalcOptions& o) {
@@ -116,7 +187,8 @@ int runCalc(const CalcOptions& o) {
     if (!o.peak.empty()) {
         auto v = parseNumber(o.peak, "--peak-tflops", "a positive number of dense TFLOP/s, e.g. 989");
         if (!v) return fail(v.message());
-        if (*v <= 0) return fail("--peak-tflops " + o.peak + ": expected a positive number of TFLOP/s");
+        if (*v <= 0 || *v > 1e6)
+            return fail("--peak-tflops " + o.peak + ": expected a positive number of TFLOP/s, at most 1,000,000");
         s.peakTflops = *v;
     }
     if (!o.util.empty()) {
@@ -141,6 +213,8 @@ int runCalc(const CalcOptions& o) {
             s.tiers.push_back(*tier);
         }
     }
+    for (const auto& a : o.amplification)
+        if (auto st = applyAmplification(a, s.tiers); !st) return fail(st.message());
     double fraction = s.cachedFraction;
     if (!o.fraction.empty()) {
         auto f = parseNumber(o.fraction, "--fraction", "a cached fraction from 0 to 1");
@@ -148,15 +222,34 @@ int runCalc(const CalcOptions& o) {
         if (*f < 0 || *f > 1) return fail("--fraction " + o.fraction + ": expected a cached fraction from 0 to 1");
         fraction = *f;
     }
-    std::vector<double> lengths{1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
+
+    const std::string where = o.scenario.empty() ? std::string() : o.scenario + ": ";
+    auto model = resolveModel(s.model, *presets);
+    if (!model) return fail(where + model.message());
+    if (auto why = tensorParallelProblem(*model, s.tensorParallel))
+        return fail((o.tp > 0 ? "--tp " + std::to_string(o.tp) + ": " : where + "tensor_parallel: ") + *why);
+
+    const double context = model->contextLimit;
+    std::vector<double> lengths;
     if (!o.lengths.empty()) {
         auto l = parseTokenList(o.lengths);
         if (!l) return fail("--lengths: " + l.message());
         lengths = *l;
+        for (double n : lengths)
+            if (n > context && !o.allowPastContext)
+                return fail("--lengths: " + formatTokens(n) + " tokens is past the context of " + model->id +
+                            " (" + formatTokens(context) +
+                            " tokens, its max_position_embeddings), so no such prompt exists; pass "
+                            "--allow-past-context to extrapolate anyway (those rows are flagged)");
+    } else {
+        // The default lengths stop at the model's context, which is the last row.
+        for (double n : {1024.0, 2048.0, 4096.0, 8192.0, 16384.0, 32768.0, 65536.0, 131072.0})
+            if (n < context) lengths.push_back(n);
+        lengths.push_back(context);
     }
 
-    auto eval = evaluate(s, *presets);
-    if (!eval) return fail((o.scenario.empty() ? std::string() : o.scenario + ": ") + eval.message());
+    auto eval = evaluate(s, *presets, *model);
+    if (!eval) return fail(where + eval.message());
     const auto report = makeCalcReport(*eval, lengths, fraction);
     // The study's published figures for this model and GPU, beside the model's (not in CSV,
     // whose rows are one length each).
@@ -208,10 +301,19 @@ void addCalcCommands(CLI::App& app, std::function<int()>& run) {
     calc->add_option("--kv-dtype", o->kvDtype, "KV cache dtype (default: the model's torch_dtype)")
         ->check(CLI::IsMember({"bf16", "fp16", "fp8", "int8", "fp32"}));
     calc->add_option("--params", o->params, "Parameter count P of the simple model (3.21e9, 70B)");
-    calc->add_option("--tp", o->tp, "Tensor parallel degree")->check(CLI::Range(1, 1024));
+    calc->add_option("--tp", o->tp,
+                     "Tensor parallel degree: the query heads must divide by it, and the KV heads too "
+                     "(or it by them, when it exceeds them)")
+        ->check(CLI::Range(1, 1024));
     calc->add_flag("--shared-path", o->sharedPath, "The TP GPUs share one storage path (each sees B/t)");
-    calc->add_option("--tier", o->tiers, "Tier preset key, or NAME=GBPS[@FIXED_MS]; repeatable");
-    calc->add_option("--lengths", o->lengths, "Prompt lengths, e.g. 1024,8k,80k");
+    calc->add_option("--tier", o->tiers,
+                     "Tier preset key, or NAME=GBPS[@FIXED_MS]; either may end in ×AMP (or xAMP), the "
+                     "bytes moved per useful byte; repeatable");
+    calc->add_option("--amplification", o->amplification,
+                     "Bytes moved per useful byte (>= 1): AMP for every tier, or NAME=AMP for one; repeatable");
+    calc->add_option("--lengths", o->lengths, "Prompt lengths, e.g. 1024,8k,80k (at most the model's context)");
+    calc->add_flag("--allow-past-context", o->allowPastContext,
+                   "Accept lengths past the model's context; those rows are flagged in every format");
     calc->add_option("--fraction", o->fraction, "Cached fraction for t_hit and speedup (0..1)");
     calc->add_option("--scenario", o->scenario, "Start from a .kvbe.json scenario (flags override it)");
     calc->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "csv", "json"}));

@@ -55,7 +55,8 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
                   {"overhead_s", c.fitted->overheadS},
                   {"rms_relative_residual", c.fitted->rmsRelativeResidual},
                   {"tiers", json::object()}};
-        for (const auto& [n, t] : c.fitted->tiers) fitted["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}};
+        for (const auto& [n, t] : c.fitted->tiers)
+            fitted["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}, {"amplification", t.amplification}};
     }
     json warnings = c.warnings;
     for (const auto& w : mismatches) warnings.push_back(w);
@@ -253,7 +254,7 @@ int runFit(const FitOptionsCli& o) {
                   {"notes", fit->notes}};
         for (const auto& [n, t] : p.tiers) {
             const double pstar = breakevenOf(*fit, n);
-            j["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS},
+            j["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}, {"amplification", t.amplification},
                              {"breakeven_prefix_tokens", std::isnan(pstar) ? json(nullptr) : json(std::ceil(pstar))}};
         }
         for (const auto& r : fit->residuals)
@@ -268,7 +269,11 @@ int runFit(const FitOptionsCli& o) {
     std::cout << "  shared overhead  " << formatSeconds(p.overheadS) << "\n";
     for (const auto& [n, t] : p.tiers) {
         const double pstar = breakevenOf(*fit, n);
-        std::cout << "  tier " << n << ": " << formatBandwidth(t.bandwidthBps) << ", t_fixed " << formatSeconds(t.tFixedS)
+        std::cout << "  tier " << n << ": " << formatBandwidth(t.bandwidthBps);
+        if (t.amplification != 1)
+            std::cout << " × " << std::round(t.amplification * 100) / 100 << " amplification = "
+                      << formatBandwidth(t.bandwidthBps / t.amplification) << " effective";
+        std::cout << ", t_fixed " << formatSeconds(t.tFixedS)
                   << ", break-even prefix " << (std::isnan(pstar) ? std::string("never") : formatTokens(std::ceil(pstar)) + " tokens")
                   << "\n";
     }

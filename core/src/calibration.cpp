@@ -3,6 +3,7 @@
 #include "kvbe/calibration.h"
 
 #include "calibration_formats.h"
+#include "kvbe/cost_model.h"
 #include "kvbe/json_fields.h"
 #include "kvbe/json_text.h"
 #include "kvbe/units.h"
@@ -98,7 +99,9 @@ Calibration parseOurs(const FieldReader& r) {
                 auto b = r.number(v, "bandwidth_Bps", at + ".bandwidth_Bps", 1, kMaxBps, "a positive bandwidth in bytes/s");
                 auto t = r.number(v, "t_fixed_s", at + ".t_fixed_s", 0, kMaxSeconds, "seconds, 0 or more");
                 if (!b) r.fail(at + ".bandwidth_Bps", "a positive bandwidth in bytes/s", nullptr);
-                p.tiers[name] = {*b, t.value_or(0)};
+                auto a = r.number(v, "amplification", at + ".amplification", 1, kMaxAmplification,
+                                  "bytes moved per useful byte, from 1 to 1000");
+                p.tiers[name] = {*b, t.value_or(0), a.value_or(1)};
             }
         }
         c.fitted = p;
@@ -262,7 +265,10 @@ std::string calibrationToJson(const Calibration& c) {
         fj["overhead_s"] = f.overheadS;
         fj["rms_relative_residual"] = f.rmsRelativeResidual;
         fj["tiers"] = json::object();
-        for (const auto& [name, t] : f.tiers) fj["tiers"][name] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}};
+        for (const auto& [name, t] : f.tiers) {
+            fj["tiers"][name] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}};
+            if (t.amplification != 1) fj["tiers"][name]["amplification"] = t.amplification;
+        }
         j["fitted"] = std::move(fj);
     }
     j["breakeven_prefix_tokens"] = c.breakevenPrefix;

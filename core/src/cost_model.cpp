@@ -35,6 +35,44 @@ double stagedBandwidth(double tierBps, double linkBps, Staging staging) {
     return tierBps;
 }
 
+namespace {
+
+// The rule of tensorParallelProblem, without the sentence.
+bool tensorParallelRuns(const ModelSpec& m, int t) {
+    if (t == 1) return true;
+    if (t < 1 || m.qHeads % t != 0) return false;
+    if (m.mla || m.kvHeads <= 0) return true;
+    return t <= m.kvHeads ? m.kvHeads % t == 0 : t % m.kvHeads == 0;
+}
+
+} // namespace
+
+std::optional<std::string> tensorParallelProblem(const ModelSpec& m, int t) {
+    if (tensorParallelRuns(m, t)) return std::nullopt;
+    std::string valid;
+    for (int v : validTensorParallelSizes(m)) valid += (valid.empty() ? "" : ", ") + std::to_string(v);
+    const std::string head = "tensor parallel " + std::to_string(t) + " cannot run " + m.id + ": ";
+    const std::string tail = "; sizes this model can run: " + valid;
+    const std::string ts = std::to_string(t), hq = std::to_string(m.qHeads), hkv = std::to_string(m.kvHeads);
+    if (t < 1) return head + "expected at least 1 GPU" + tail;
+    if (m.qHeads % t != 0)
+        return head + "its " + hq + " query heads do not divide by " + ts +
+               " (serving stacks give every GPU the same number of query heads)" + tail;
+    if (t <= m.kvHeads)
+        return head + "its " + hkv + " KV heads do not divide by " + ts + " (up to " + hkv +
+               " GPUs the KV heads are split evenly; past that each is replicated, which needs a multiple of " +
+               hkv + ")" + tail;
+    return head + ts + " is more than its " + hkv + " KV heads but not a multiple of " + hkv +
+           " (each KV head is replicated on t / " + hkv + " GPUs, a whole number)" + tail;
+}
+
+std::vector<int> validTensorParallelSizes(const ModelSpec& m, int maxT) {
+    std::vector<int> out;
+    for (int t = 1; t <= std::min(maxT, std::max(1, m.qHeads)); ++t)
+        if (tensorParallelRuns(m, t)) out.push_back(t);
+    return out;
+}
+
 Result<CostModel> CostModel::create(CostInputs in) {
     const auto& m = in.model;
     if (m.layers <= 0 || m.qHeads <= 0 || m.attention.empty())
@@ -49,6 +87,7 @@ Result<CostModel> CostModel::create(CostInputs in) {
     if (in.tensorParallel < 1 || in.tensorParallel > 1024)
         return Error{"tensor parallel degree " + std::to_string(in.tensorParallel) +
                      ": expected a whole number from 1 to 1024"};
+    if (auto why = tensorParallelProblem(m, in.tensorParallel)) return Error{*why};
     if (in.paramsOverride && (!std::isfinite(*in.paramsOverride) || *in.paramsOverride <= 0))
         return Error{"parameter override: expected a positive parameter count"};
     CostModel cm(std::move(in));
@@ -106,7 +145,7 @@ double CostModel::perPathBytesFactor() const {
 
 double CostModel::tLoad(const TierPath& tier, double p) const {
     if (p <= 0) return 0;
-    return tier.tFixedS + kvBytes(p) * perPathBytesFactor() / tier.bandwidthBps;
+    return tier.tFixedS + kvBytes(p) * perPathBytesFactor() / tier.effectiveBandwidthBps();
 }
 
 double CostModel::tHit(const TierPath& tier, double n, double p) const {
@@ -133,7 +172,7 @@ std::optional<double> CostModel::breakevenPrefixClosedForm(const TierPath& tier)
     // t_re(p, 0) − t_load(p) = a·p² + b·p − t_fixed
     const double a = m_in.model.simpleAttentionCoefficient() / m_effectiveFlops;
     const double b = 2 * m_simpleP / m_effectiveFlops -
-                     kvBytesPerToken() * perPathBytesFactor() / tier.bandwidthBps;
+                     kvBytesPerToken() * perPathBytesFactor() / tier.effectiveBandwidthBps();
     const double c = -tier.tFixedS;
     double p = 0;
     if (a > 0) {

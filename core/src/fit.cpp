@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 namespace kvbe {
@@ -137,6 +138,7 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
     for (const auto& name : names) {
         std::optional<double> bandwidth;
         std::optional<double> tFixed;
+        double amplification = 1;
         for (const auto& t : c.tiers) {
             if (t.name != name) continue;
             if (t.reads.size() >= 2) {
@@ -173,16 +175,29 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
                 w[r] = 1 / h.seconds;
             }
             bool solved = false;
-            if (!bandwidth && prefixes.size() >= 2) {
+            if (prefixes.size() >= 2) {
                 const Eigen::MatrixXd aw = w.asDiagonal() * a;
                 const Eigen::VectorXd yw = w.asDiagonal() * y;
                 const Eigen::Vector2d sol = aw.colPivHouseholderQr().solve(yw);
-                if (sol[1] > 0 && std::isfinite(sol[1])) {
-                    bandwidth = 1 / sol[1];
+                const bool grows = sol[1] > 0 && std::isfinite(sol[1]);
+                if (!bandwidth) {
+                    if (grows) {
+                        bandwidth = 1 / sol[1];
+                        tFixed = std::max(0.0, sol[0]);
+                        solved = true;
+                    } else {
+                        out.notes.push_back("tier '" + name + "': hit times do not grow with the prefix; bandwidth not fitted");
+                    }
+                } else if (grows && 1 / sol[1] < *bandwidth) {
+                    // The hits saw a slower rate than the probe measured: bytes moved per useful
+                    // byte, t_load = t_fixed + kvbytes · amplification / B_probe.
+                    amplification = std::min(kMaxAmplification, *bandwidth * sol[1]);
                     tFixed = std::max(0.0, sol[0]);
                     solved = true;
-                } else {
-                    out.notes.push_back("tier '" + name + "': hit times do not grow with the prefix; bandwidth not fitted");
+                    char buf[160];
+                    std::snprintf(buf, sizeof buf, "hits saw %.3g GB/s of useful KV against the probe's %.3g GB/s: amplification %.3g",
+                                  1e-9 / sol[1], *bandwidth * 1e-9, amplification);
+                    out.notes.push_back("tier '" + name + "': " + buf);
                 }
             }
             if (!solved) {
@@ -203,8 +218,8 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
             bandwidth = nominal->bandwidthBps;
         }
         if (!tFixed) tFixed = nominal ? nominal->tFixedS : 0.0;
-        out.params.tiers[name] = {*bandwidth, *tFixed};
-        const TierPath path{name, *bandwidth, *tFixed};
+        out.params.tiers[name] = {*bandwidth, *tFixed, amplification};
+        const TierPath path{name, *bandwidth, *tFixed, amplification};
         for (const auto* h : hits)
             out.residuals.push_back({name, h->tokens, h->prefix, h->seconds, fitted.overhead + model->tHit(path, h->tokens, h->prefix)});
         out.breakevenPrefix[name] = model->breakevenPrefix(path);
@@ -228,6 +243,7 @@ Scenario adoptFit(const Scenario& s, const FittedParameters& p) {
         auto& tier = out.tiers[static_cast<size_t>(match - paths.data())];
         tier.bandwidthGBps = fitted.bandwidthBps / 1e9;
         tier.tFixedMs = fitted.tFixedS * 1e3;
+        tier.amplification = fitted.amplification;
         tier.staging = Staging::None; // a fitted bandwidth is what the hit saw, staging included
         tier.measured.clear();
     }

@@ -1,6 +1,7 @@
 #include "kvbe/presets.h"
 
 #include "kvbe/config_reader.h"
+#include "kvbe/cost_model.h"
 #include "kvbe/json_text.h"
 
 #include <algorithm>
@@ -101,6 +102,15 @@ Result<std::map<std::string, TierSpec>> parseTierPresets(std::string_view text, 
         if (!t.contains("t_fixed_ms") || !t["t_fixed_ms"].is_number() || t["t_fixed_ms"].get<double>() < 0)
             return Error{where + ".t_fixed_ms: expected a number of milliseconds, 0 or more"};
         s.tFixedS = t["t_fixed_ms"].get<double>() * 1e-3;
+        if (t.contains("amplification")) {
+            const auto& a = t["amplification"];
+            if (!a.is_number() || !std::isfinite(a.get<double>()) || a.get<double>() < 1 ||
+                a.get<double>() > kMaxAmplification)
+                return Error{where + ".amplification is " + dumpJson(a) +
+                             "; expected bytes moved per useful byte, from 1 to " +
+                             std::to_string(static_cast<int>(kMaxAmplification))};
+            s.amplification = a.get<double>();
+        }
         s.sources = sourcesOf(t);
         out[key] = s;
     }

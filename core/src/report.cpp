@@ -3,6 +3,7 @@
 #include "kvbe/units.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -57,6 +58,7 @@ CalcReport makeCalcReport(const Evaluation& e, const std::vector<double>& length
     for (double n : lengths) {
         CalcRow row;
         row.tokens = n;
+        row.pastContext = n > e.model.contextLimit;
         row.kvBytes = e.cost.kvBytes(n);
         row.tRecompute = e.cost.tMiss(n);
         row.breakevenBandwidth = e.cost.breakevenBandwidth(n);
@@ -104,14 +106,19 @@ json calcJson(const CalcReport& r) {
     for (size_t i = 0; i < e.tiers.size(); ++i) {
         const auto& t = e.tiers[i];
         const auto p = r.breakevenPrefix[i];
+        const auto& tc = e.scenario.tiers[i];
         out["tiers"].push_back({{"name", t.name},
                                 {"bandwidth_Bps", t.bandwidthBps},
+                                {"amplification", t.amplification},
+                                {"effective_bandwidth_Bps", t.effectiveBandwidthBps()},
+                                {"write_bandwidth_Bps", tc.writeGBps ? json(*tc.writeGBps * 1e9) : json(nullptr)},
                                 {"t_fixed_s", t.tFixedS},
                                 {"breakeven_prefix_tokens", p ? json(std::ceil(*p)) : json(nullptr)}});
     }
     out["rows"] = json::array();
     for (const auto& row : r.rows) {
         json jr = {{"tokens", count(row.tokens)},
+                   {"past_context", row.pastContext},
                    {"kv_bytes", count(row.kvBytes)},
                    {"t_recompute_s", finiteOrNull(row.tRecompute)},
                    {"breakeven_bandwidth_Bps", numberOrNull(row.breakevenBandwidth)}};
@@ -136,14 +143,14 @@ std::string calcCsv(const CalcReport& r) {
     for (const auto& t : e.tiers)
         for (const char* col : {"t_hit_s", "speedup", "min_cached_fraction", "breakeven_bandwidth_Bps"})
             os << ',' << csvField(t.name + ":" + col);
-    os << '\n';
+    os << ",past_context\n";
     for (const auto& row : r.rows) {
         os << printf1("%.0f", row.tokens) << ',' << printf1("%.0f", row.kvBytes) << ','
            << printf1("%.6g", row.tRecompute) << ',' << opt(row.breakevenBandwidth);
         for (const auto& pt : row.tiers)
             os << ',' << printf1("%.6g", pt.tHit) << ',' << printf1("%.6g", pt.speedup) << ','
                << opt(pt.minFraction) << ',' << opt(pt.breakevenBandwidth);
-        os << '\n';
+        os << ',' << (row.pastContext ? "true" : "false") << '\n';
     }
     return os.str();
 }
@@ -163,33 +170,81 @@ std::string calcTable(const CalcReport& r) {
     if (in.tensorParallel > 1) os << ", TP " << in.tensorParallel << (in.sharedPath ? " (shared path)" : "");
     os << ", " << toString(in.flopModel) << " FLOP model, "
        << (e.cost.analytic() ? "analytic" : "measured") << " recompute\n";
+    os << "Context " << formatTokens(m.contextLimit) << " tokens\n";
     os << "Tiers\n";
     for (size_t i = 0; i < e.tiers.size(); ++i) {
         const auto& t = e.tiers[i];
+        const auto& tc = e.scenario.tiers[i];
         const auto p = r.breakevenPrefix[i];
-        os << "  " << pad(t.name, 28, false) << pad(formatBandwidth(t.bandwidthBps), 11)
+        os << "  " << pad(t.name, 28, false) << pad(formatBandwidth(t.bandwidthBps), 11);
+        if (t.amplification != 1)
+            os << " × " << printf1("%.3g", t.amplification) << " amplification = "
+               << formatBandwidth(t.effectiveBandwidthBps()) << " effective";
+        os << "  write " << (tc.writeGBps ? formatBandwidth(*tc.writeGBps * 1e9) : std::string("-"))
            << "  t_fixed " << pad(formatSeconds(t.tFixedS), 9) << "  break-even prefix "
            << (p ? formatTokens(std::ceil(*p)) + " tokens" : std::string("never")) << "\n";
     }
     os << "\nCached fraction for t_hit and speedup: " << printf1("%.0f", r.fraction * 100) << " %\n\n";
-    os << pad("tokens", 9) << pad("KV", 11) << pad("recompute", 11) << pad("B*", 11);
-    for (const auto& t : e.tiers) os << "  | " << pad(t.name.substr(0, 26), 26, false);
-    os << "\n" << pad("", 42);
-    for (size_t i = 0; i < e.tiers.size(); ++i) os << "  | " << pad("t_hit", 9) << pad("speedup", 8) << pad("f*", 9);
-    os << "\n";
+
+    // Cells first, then each column as wide as its widest cell: no value runs into the next.
+    bool anyPast = false;
+    std::vector<std::vector<std::string>> cells;
     for (const auto& row : r.rows) {
-        os << pad(formatTokens(row.tokens), 9) << pad(formatBytes(row.kvBytes), 11)
-           << pad(formatSeconds(row.tRecompute), 11)
-           << pad(row.breakevenBandwidth ? formatBandwidth(*row.breakevenBandwidth) : "none", 11);
-        for (const auto& pt : row.tiers)
-            os << "  | " << pad(formatSeconds(pt.tHit), 9) << pad(printf1("%.2f×", pt.speedup), 8)
-               << pad(pt.minFraction ? printf1(*pt.minFraction < 0.01 ? "%.2g %%" : "%.1f %%", *pt.minFraction * 100)
-                                     : "never",
-                      9);
+        anyPast = anyPast || row.pastContext;
+        std::vector<std::string> c{formatTokens(row.tokens) + (row.pastContext ? " *" : ""), formatBytes(row.kvBytes),
+                                   formatSeconds(row.tRecompute),
+                                   row.breakevenBandwidth ? formatBandwidth(*row.breakevenBandwidth) : "none"};
+        for (const auto& pt : row.tiers) {
+            c.push_back(formatSeconds(pt.tHit));
+            c.push_back(pt.speedup >= 1e6 ? printf1("%.3g×", pt.speedup) : printf1("%.2f×", pt.speedup));
+            c.push_back(pt.minFraction ? printf1(*pt.minFraction < 0.01 ? "%.2g %%" : "%.1f %%", *pt.minFraction * 100)
+                                       : "never");
+        }
+        cells.push_back(std::move(c));
+    }
+    const std::vector<std::string> head{"tokens", "KV", "recompute", "B*"};
+    const std::vector<std::string> tierHead{"t_hit", "speedup", "f*"};
+    std::vector<size_t> width{9, 11, 11, 11};
+    for (size_t i = 0; i < e.tiers.size(); ++i)
+        for (size_t w : {9, 8, 9}) width.push_back(w);
+    auto chars = [](const std::string& text) {
+        size_t n = 0;
+        for (unsigned char ch : text) n += (ch & 0xC0) != 0x80;
+        return n;
+    };
+    for (const auto& c : cells)
+        for (size_t k = 0; k < c.size(); ++k) width[k] = std::max(width[k], chars(c[k]) + 1);
+    size_t base = 0;
+    for (size_t k = 0; k < 4; ++k) {
+        os << pad(head[k], width[k]);
+        base += width[k];
+    }
+    for (size_t i = 0; i < e.tiers.size(); ++i) {
+        const size_t span = width[4 + 3 * i] + width[5 + 3 * i] + width[6 + 3 * i];
+        std::string name = e.tiers[i].name;
+        if (chars(name) > span) name = name.substr(0, span);
+        os << "  | " << pad(name, span, false);
+    }
+    os << "\n" << pad("", base);
+    for (size_t i = 0; i < e.tiers.size(); ++i) {
+        os << "  | ";
+        for (size_t k = 0; k < 3; ++k) os << pad(tierHead[k], width[4 + 3 * i + k]);
+    }
+    os << "\n";
+    for (const auto& c : cells) {
+        for (size_t k = 0; k < 4; ++k) os << pad(c[k], width[k]);
+        for (size_t i = 0; i < e.tiers.size(); ++i) {
+            os << "  | ";
+            for (size_t k = 0; k < 3; ++k) os << pad(c[4 + 3 * i + k], width[4 + 3 * i + k]);
+        }
         os << "\n";
     }
-    os << "\nB* is the bandwidth a fully cached prompt needs to tie with recompute (no fixed cost);\n"
+    os << "\nB* is the bandwidth a fully cached prompt needs to tie with recompute (no fixed cost),\n"
+          "to be compared with a tier's effective bandwidth (its bandwidth / amplification);\n"
           "f* is the smallest cached fraction at which a hit from the tier beats recompute.\n";
+    if (anyPast)
+        os << "* past the model's context of " << formatTokens(m.contextLimit)
+           << " tokens (--allow-past-context): no such prompt fits the model; the row extrapolates the formulas.\n";
     return os.str();
 }
 
@@ -263,6 +318,7 @@ json tiersJson(const Presets& p) {
                      {"read_Bps", t.readBps},
                      {"write_Bps", t.writeBps},
                      {"t_fixed_s", t.tFixedS},
+                     {"amplification", t.amplification},
                      {"sources", t.sources}});
     }
     return a;
@@ -271,10 +327,11 @@ json tiersJson(const Presets& p) {
 std::string tiersTable(const Presets& p) {
     std::ostringstream os;
     os << pad("key", 17, false) << pad("name", 28, false) << pad("read", 11) << pad("write", 11)
-       << pad("t_fixed", 10) << "\n";
+       << pad("t_fixed", 10) << pad("amplif.", 9) << "\n";
     for (const auto& [k, t] : p.tiers())
         os << pad(k, 17, false) << pad(t.name, 28, false) << pad(formatBandwidth(t.readBps), 11)
-           << pad(formatBandwidth(t.writeBps), 11) << pad(formatSeconds(t.tFixedS), 10) << "\n";
+           << pad(formatBandwidth(t.writeBps), 11) << pad(formatSeconds(t.tFixedS), 10)
+           << pad(printf1("%.3g×", t.amplification), 9) << "\n";
     return os.str();
 }
 

@@ -89,12 +89,17 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
                 tc.bandwidthGBps = *b;
             }
             if (tc.bandwidthGBps <= 0) r.fail(at + ".bandwidth_GBps", "a positive bandwidth in GB/s", nullptr);
+            if (auto w = r.number(t, "write_GBps", at + ".write_GBps", 1e-6, 1e6, "a positive write bandwidth in GB/s"))
+                tc.writeGBps = *w;
             if (auto f = r.number(t, "t_fixed_ms", at + ".t_fixed_ms", 0, 1e7, "milliseconds, 0 or more")) tc.tFixedMs = *f;
             if (auto st = r.string(t, "staging", at + ".staging")) {
                 auto sv = parseStaging(*st);
                 if (!sv) r.fail(at + ".staging", "\"none\", \"serial\" or \"pipelined\"", &t["staging"]);
                 tc.staging = *sv;
             }
+            if (auto a = r.number(t, "amplification", at + ".amplification", 1, kMaxAmplification,
+                                  "bytes moved per useful byte, from 1 to 1000 (1: no amplification)"))
+                tc.amplification = *a;
             if (auto c = r.string(t, "color", at + ".color")) {
                 static const std::regex hex("^#[0-9a-fA-F]{6}$");
                 if (!std::regex_match(*c, hex)) r.fail(at + ".color", "a colour like \"#2a9d8f\"", &t["color"]);
@@ -135,8 +140,10 @@ TierConfig tierFromPreset(const TierSpec& spec) {
     t.name = spec.name;
     t.preset = spec.key;
     t.bandwidthGBps = spec.readBps / 1e9;
+    if (spec.writeBps > 0) t.writeGBps = spec.writeBps / 1e9;
     t.tFixedMs = spec.tFixedS * 1e3;
     t.staging = spec.kind == "nvme" ? Staging::Pipelined : Staging::None;
+    t.amplification = spec.amplification;
     return t;
 }
 
@@ -182,8 +189,10 @@ std::string scenarioToJson(const Scenario& s) {
         tj["name"] = t.name;
         if (!t.preset.empty()) tj["preset"] = t.preset;
         tj["bandwidth_GBps"] = t.bandwidthGBps;
+        if (t.writeGBps) tj["write_GBps"] = *t.writeGBps;
         tj["t_fixed_ms"] = t.tFixedMs;
         tj["staging"] = std::string(toString(t.staging));
+        if (t.amplification != 1) tj["amplification"] = t.amplification;
         if (!t.color.empty()) tj["color"] = t.color;
         if (!t.measured.empty()) tj["measured"] = pairsJson(t.measured);
         j["tiers"].push_back(std::move(tj));
@@ -248,7 +257,7 @@ Result<Evaluation> evaluate(const Scenario& s, const Presets& presets, const Mod
 
     std::vector<TierPath> tiers;
     for (const auto& t : s.tiers) {
-        TierPath p{t.name, t.bandwidthGBps * 1e9, t.tFixedMs * 1e-3};
+        TierPath p{t.name, t.bandwidthGBps * 1e9, t.tFixedMs * 1e-3, t.amplification};
         if (!t.measured.empty()) {
             auto fit = fitTransfer(t.measured, "tier '" + t.name + "' measured transfers");
             if (!fit) return fit.error();
@@ -258,6 +267,9 @@ Result<Evaluation> evaluate(const Scenario& s, const Presets& presets, const Mod
         if (!(p.bandwidthBps > 0) || !std::isfinite(p.bandwidthBps))
             return Error{"tier '" + t.name + "': bandwidth must be a positive number of GB/s"};
         p.bandwidthBps = stagedBandwidth(p.bandwidthBps, link, t.staging);
+        if (!(t.amplification >= 1) || t.amplification > kMaxAmplification)
+            return Error{"tier '" + t.name + "': amplification " + std::to_string(t.amplification) +
+                         "; expected bytes moved per useful byte, from 1 to 1000"};
         tiers.push_back(p);
     }
     return Evaluation{s, model, gpu, peak, link, std::move(*cost), std::move(tiers)};

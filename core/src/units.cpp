@@ -55,6 +55,10 @@ Result<double> parseTokens(std::string_view text) {
         return Error{"'" + std::string(s) + "' has an unknown unit '" + suffix +
                      "'; expected a plain number, or k (×1024) or m (×1024²)"};
     if (v < 1) return Error{"'" + std::string(s) + "' is not a positive token count"};
+    // Past 2^53 a double no longer holds every whole number, so no count there is exact.
+    if (v > kMaxExactTokens)
+        return Error{"'" + std::string(s) + "' is beyond 2^53 (9,007,199,254,740,992) tokens, "
+                     "past any prompt and past what a double counts exactly"};
     return std::round(v);
 }
 
@@ -133,7 +137,8 @@ std::string formatBandwidth(double bps) {
     const double gb = bps / 1e9;
     if (gb >= 100) return fmt("%.0f GB/s", gb);
     if (gb >= 10) return fmt("%.1f GB/s", gb);
-    return fmt("%.2f GB/s", gb);
+    if (gb >= 0.01 || bps <= 0) return fmt("%.2f GB/s", gb);
+    return fmt("%.3g MB/s", bps / 1e6); // what a prompt far past any context needs
 }
 
 std::string formatSeconds(double s) {
@@ -143,6 +148,8 @@ std::string formatSeconds(double s) {
 }
 
 std::string formatBytes(double b) {
+    if (b >= 1e18) return fmt("%.3g EB", b / 1e18);
+    if (b >= 1e15) return fmt("%.2f PB", b / 1e15);
     if (b >= 1e12) return fmt("%.2f TB", b / 1e12);
     if (b >= 1e9) return fmt("%.2f GB", b / 1e9);
     if (b >= 1e6) return fmt("%.1f MB", b / 1e6);

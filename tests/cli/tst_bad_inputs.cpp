@@ -10,9 +10,15 @@ class TestBadInputs : public QObject {
 private:
     static void runCase(const QString& flag, const QString& file, const QString& fragment) {
         QProcess p;
-        const QStringList args = flag == "inspect" ? QStringList{"calibration", "inspect", file}
-                                 : flag == "trace" ? QStringList{"trace", "inspect", file}
-                                                   : QStringList{"calc", flag, file, "--lengths", "1k"};
+        QStringList args = flag == "inspect" ? QStringList{"calibration", "inspect", file}
+                           : flag == "trace"   ? QStringList{"trace", "inspect", file}
+                                               : QStringList{"calc", flag, file, "--lengths", "1k"};
+        if (flag == "args") {
+            // calc/ cases are the arguments of one `kvbe-cli calc` call, one line, split at blanks.
+            QFile f(file);
+            if (!f.open(QIODevice::ReadOnly)) QFAIL(qPrintable("cannot read " + file));
+            args = QStringList{"calc"} + QString::fromUtf8(f.readAll()).simplified().split(' ');
+        }
         p.start(QStringLiteral(KVBE_CLI_PATH), args);
         QVERIFY2(p.waitForFinished(60000), "kvbe-cli hung");
         QCOMPARE(p.exitStatus(), QProcess::NormalExit);
@@ -30,11 +36,11 @@ private slots:
         const QDir root(QStringLiteral(KVBE_SOURCE_DIR "/tests/bad-inputs"));
         int cases = 0;
         for (const auto& [dir, flag] :
-             {std::pair{"config", "--model"}, {"scenario", "--scenario"}, {"calibration", "inspect"}, {"trace", "trace"}}) {
+             {std::pair{"config", "--model"}, {"scenario", "--scenario"}, {"calibration", "inspect"}, {"trace", "trace"}, {"calc", "args"}}) {
             const QDir d(root.filePath(dir));
             for (const auto& expect : d.entryList({"*.expect"}, QDir::Files)) {
                 const QString stem = expect.chopped(7);
-                const auto inputs = d.entryList({stem + ".json", stem + ".kvbe.json", stem + ".csv", stem + ".jsonl"}, QDir::Files);
+                const auto inputs = d.entryList({stem + ".json", stem + ".kvbe.json", stem + ".csv", stem + ".jsonl", stem + ".args"}, QDir::Files);
                 QVERIFY2(inputs.size() == 1, qPrintable("no input for " + expect));
                 QFile f(d.filePath(expect));
                 QVERIFY(f.open(QIODevice::ReadOnly));
@@ -43,7 +49,7 @@ private slots:
                 ++cases;
             }
         }
-        QVERIFY(cases >= 80);
+        QVERIFY(cases >= 92);
     }
     void catalogue() {
         QFETCH(QString, flag);

@@ -117,6 +117,168 @@ private slots:
         QCOMPARE(o["model"].toObject()["kv_bytes_per_token"].toDouble(), 147456.0 / 2);
     }
 
+    // Past the context: refused with a sentence, or, with --allow-past-context, flagged in the
+    // table, the CSV and the JSON.
+    void lengthsPastTheContext() {
+        auto r = cli({"calc", "--model", "meta-llama/Llama-3.2-3B", "--lengths", "8k,200k"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("204,800 tokens is past the context of meta-llama/Llama-3.2-3B (131,072 tokens"), r.err.constData());
+        QVERIFY(r.err.contains("--allow-past-context"));
+        QVERIFY(r.out.isEmpty());
+
+        r = cli({"calc", "--lengths", "8k,200k", "--allow-past-context", "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto rows = json(r)["rows"].toArray();
+        QCOMPARE(rows[0].toObject()["past_context"].toBool(), false);
+        QCOMPARE(rows[1].toObject()["past_context"].toBool(), true);
+        QCOMPARE(json(r)["model"].toObject()["context_limit"].toDouble(), 131072.0);
+
+        r = cli({"calc", "--lengths", "8k,200k", "--allow-past-context", "--format", "csv"});
+        QCOMPARE(r.exitCode, 0);
+        const auto lines = r.out.trimmed().split('\n');
+        QVERIFY(lines[0].endsWith(",past_context"));
+        QVERIFY(lines[1].endsWith(",false"));
+        QVERIFY(lines[2].endsWith(",true"));
+
+        r = cli({"calc", "--lengths", "8k,200k", "--allow-past-context"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("204,800 *"), r.out.constData());
+        QVERIFY(r.out.contains("* past the model's context of 131,072 tokens"));
+        // Within the context nothing is flagged.
+        r = cli({"calc", "--lengths", "8k,128k"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(!r.out.contains("past the model's context"));
+    }
+
+    // The default lengths stop at the context: a 32,768-token model gets no 64k row, and a
+    // 40,960-token one ends on 40,960.
+    void defaultLengthsEndAtTheContext_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<double>("last");
+        QTest::newRow("Mistral 7B v0.3") << "mistralai/Mistral-7B-Instruct-v0.3" << 32768.0;
+        QTest::newRow("Qwen3 8B") << "Qwen/Qwen3-8B" << 40960.0;
+        QTest::newRow("Llama 3.2 3B") << "meta-llama/Llama-3.2-3B" << 131072.0;
+    }
+    void defaultLengthsEndAtTheContext() {
+        QFETCH(QString, model);
+        QFETCH(double, last);
+        const auto r = cli({"calc", "--model", model, "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto o = json(r);
+        QCOMPARE(o["model"].toObject()["context_limit"].toDouble(), last);
+        const auto rows = o["rows"].toArray();
+        QCOMPARE(rows.last().toObject()["tokens"].toDouble(), last);
+        for (const auto& row : rows) QVERIFY(!row.toObject()["past_context"].toBool());
+    }
+
+    // A huge length with the flag: the table's columns stay apart (every '|' lines up with the
+    // header's); past 2^53 it is refused outright.
+    void absurdLengths() {
+        auto r = cli({"calc", "--lengths", "1e12"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("past the context"));
+        r = cli({"calc", "--lengths", "1k,1e12", "--allow-past-context"});
+        QCOMPARE(r.exitCode, 0);
+        const auto lines = QString::fromUtf8(r.out).split('\n');
+        qsizetype header = -1;
+        for (qsizetype i = 0; i < lines.size(); ++i)
+            if (lines[i].trimmed().startsWith("tokens")) header = i;
+        QVERIFY(header >= 0);
+        auto bars = [](const QString& line) {
+            QList<qsizetype> at;
+            for (qsizetype i = 0; i < line.size(); ++i)
+                if (line[i] == '|') at << i;
+            return at;
+        };
+        const auto want = bars(lines[header]);
+        QCOMPARE(want.size(), 3); // three tiers in the default scenario
+        for (qsizetype i = header + 1; i <= header + 3; ++i) QCOMPARE(bars(lines[i]), want);
+        QVERIFY2(lines[header + 3].contains("1,000,000,000,000 *"), qPrintable(lines[header + 3]));
+        // Every cell has a blank before it.
+        QVERIFY2(lines[header + 3].contains(" 114.69 PB "), qPrintable(lines[header + 3]));
+
+        for (const char* huge : {"1e16", "9007199254740994", "1e300"}) {
+            r = cli({"calc", "--lengths", huge, "--allow-past-context"});
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.contains("beyond 2^53"), r.err.constData());
+            QVERIFY(r.out.isEmpty());
+        }
+    }
+
+    // Tensor parallel: refused where no serving stack can split the model, with the rule; sizes
+    // past the KV heads replicate them.
+    void tensorParallelRule() {
+        auto r = cli({"calc", "--model", "meta-llama/Llama-3.2-3B", "--tp", "3", "--lengths", "8k"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("--tp 3: tensor parallel 3 cannot run meta-llama/Llama-3.2-3B: its 8 KV heads do not divide by 3"),
+                 r.err.constData());
+        QVERIFY(r.err.contains("sizes this model can run: 1, 2, 4, 8, 24"));
+        r = cli({"calc", "--model", "meta-llama/Llama-3.2-3B", "--tp", "1000", "--lengths", "8k"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("its 24 query heads do not divide by 1000"), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+        r = cli({"calc", "--model", "meta-llama/Llama-3.2-3B", "--tp", "24", "--lengths", "8k", "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(json(r)["gpu"].toObject()["tensor_parallel"].toInt(), 24);
+        // A scenario file with an impossible size names the file and the field.
+        QTemporaryDir tmp;
+        QFile f(tmp.filePath("tp.kvbe.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"kvbe_scenario": 1, "tensor_parallel": 12})");
+        f.close();
+        r = cli({"calc", "--scenario", f.fileName(), "--lengths", "8k"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(f.fileName().toUtf8() + ": tensor_parallel: tensor parallel 12"), r.err.constData());
+        QVERIFY(r.err.contains("not a multiple of 8"));
+    }
+
+    // Amplification: the same break-even prefix as a tier at B / amp, in every spelling.
+    void amplification() {
+        auto pstar = [](const QStringList& tierArgs) {
+            QStringList args{"calc", "--model", "meta-llama/Llama-3.2-3B", "--lengths", "32k", "--format", "json"};
+            args += tierArgs;
+            const auto r = cli(args);
+            if (r.exitCode != 0) qWarning("%s", r.err.constData());
+            return json(r)["tiers"].toArray()[0].toObject();
+        };
+        const auto slow = pstar({"--tier", "ssd=5@1"});
+        for (const QStringList& spelling : {QStringList{"--tier", "ssd=12.5@1×2.5"}, QStringList{"--tier", "ssd=12.5@1x2.5"},
+                                            QStringList{"--tier", "ssd=12.5@1", "--amplification", "2.5"},
+                                            QStringList{"--tier", "ssd=12.5@1", "--amplification", "ssd=2.5"}}) {
+            const auto t = pstar(spelling);
+            QCOMPARE(t["amplification"].toDouble(), 2.5);
+            QCOMPARE(t["bandwidth_Bps"].toDouble(), 12.5e9);
+            QCOMPARE(t["effective_bandwidth_Bps"].toDouble(), 5e9);
+            QCOMPARE(t["breakeven_prefix_tokens"].toDouble(), slow["breakeven_prefix_tokens"].toDouble());
+        }
+        QCOMPARE(slow["amplification"].toDouble(), 1.0);
+        // A preset with a factor, and its write bandwidth.
+        const auto preset = pstar({"--tier", "nvme-gen5×2"});
+        QCOMPARE(preset["amplification"].toDouble(), 2.0);
+        QCOMPARE(preset["write_bandwidth_Bps"].toDouble(), 6.75e9);
+        const auto table = cli({"calc", "--lengths", "8k", "--tier", "ssd=12@1x2.5"});
+        QVERIFY2(table.out.contains("12.0 GB/s × 2.5 amplification = 4.80 GB/s effective"), table.out.constData());
+    }
+
+    void amplificationRefused_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("fragment");
+        QTest::newRow("below 1") << QStringList{"--tier", "ssd=12@1×0.5"} << "--tier ssd: amplification 0.5; expected bytes moved per useful byte";
+        QTest::newRow("empty") << QStringList{"--tier", "ssd=12@1x"} << "--tier ssd";
+        QTest::newRow("text") << QStringList{"--tier", "ssd=12x"} << "--tier ssd";
+        QTest::newRow("preset below 1") << QStringList{"--tier", "nvme-gen5x0.9"} << "amplification 0.9";
+        QTest::newRow("flag unknown tier") << QStringList{"--amplification", "floppy=2"} << "no tier named 'floppy'";
+        QTest::newRow("flag too big") << QStringList{"--amplification", "5000"} << "from 1 to 1000";
+    }
+    void amplificationRefused() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, fragment);
+        const auto r = cli(QStringList{"calc", "--lengths", "8k"} + args);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(QString::fromUtf8(r.err).contains(fragment), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+    }
+
     void modelGivenAsPath() {
         const auto r = cli({"calc", "--model", KVBE_SOURCE_DIR "/resources/models/mistralai__Mixtral-8x7B-v0.1.json",
                             "--lengths", "1k", "--format", "json"});

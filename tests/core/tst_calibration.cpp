@@ -534,6 +534,59 @@ private slots:
         QVERIFY(std::abs(fit->params.overheadS) < 1e-4);
     }
 
+    // Hits that see less than the probe's bandwidth: the fit keeps the probe's bandwidth and
+    // explains the rest as amplification (bytes moved per useful byte), within 5 %; hits as fast
+    // as the probe leave it at 1. adoptFit carries it into the scenario.
+    void fitRecoversAmplification() {
+        const double u = 0.45, probeBw = 13.5e9, amp = 10.0 / 4.4, tFixed = 0.002;
+        CostInputs truth;
+        truth.model = test::preset("meta-llama/Llama-3.2-3B");
+        truth.peakFlops = 989e12;
+        truth.utilisation = u;
+        const auto model = *CostModel::create(truth);
+        std::mt19937 rng(18);
+        std::normal_distribution<double> noise(0, 0.01);
+        auto calibration = [&](double trueAmp) {
+            Calibration c;
+            for (double n : {512.0, 2048.0, 8192.0, 32768.0, 131072.0}) c.prefill.push_back({n, model.tMiss(n) * (1 + noise(rng))});
+            TierMeasurement probe{"nvme", {}, std::nullopt, std::nullopt};
+            for (double bytes : {1e6, 1e7, 1e8, 1e9}) probe.reads.push_back({bytes, 1e-4 + bytes / probeBw});
+            c.tiers.push_back(probe);
+            const TierPath seen{"nvme", probeBw, tFixed, trueAmp};
+            for (double n : {2048.0, 8192.0, 32768.0})
+                for (double f : {0.3, 0.6, 0.95})
+                    c.hits.push_back({n, n * f, "nvme", model.tHit(seen, n, n * f) * (1 + noise(rng))});
+            return c;
+        };
+        CostInputs start = truth;
+        start.utilisation = 0.5;
+        auto fit = fitCalibration(calibration(amp), start, {}, FitOptions{false, false});
+        QVERIFY2(fit.ok(), fit.ok() ? "" : fit.message().c_str());
+        const auto& t = fit->params.tiers.at("nvme");
+        KVBE_COMPARE_REL(t.bandwidthBps, probeBw, 1e-6);
+        KVBE_COMPARE_REL(t.amplification, amp, 0.05);
+        QVERIFY2(std::abs(t.tFixedS - tFixed) < 5e-4, qPrintable(QString::number(t.tFixedS)));
+        bool noted = false;
+        for (const auto& n : fit->notes) noted = noted || n.find("amplification") != std::string::npos;
+        QVERIFY(noted);
+
+        auto plain = fitCalibration(calibration(1.0), start, {}, FitOptions{false, false});
+        QVERIFY(plain.ok());
+        KVBE_COMPARE_REL(plain->params.tiers.at("nvme").amplification, 1.0, 0.03);
+
+        Scenario s = *defaultScenario(presets());
+        const auto adopted = adoptFit(s, fit->params);
+        QCOMPARE(adopted.tiers[1].amplification, t.amplification); // "nvme" is the first NVMe tier
+        QCOMPARE(adopted.tiers[1].bandwidthGBps, probeBw / 1e9);
+
+        // The calibration file keeps it.
+        Calibration withFit;
+        withFit.fitted = fit->params;
+        auto back = parseCalibration(calibrationToJson(withFit), "fit.json");
+        QVERIFY(back.ok());
+        QCOMPARE(back->fitted->tiers.at("nvme").amplification, t.amplification);
+    }
+
     // Prefill timings without overhead (as the GPU probe measures them), generated with a ramp:
     // utilisation within 3 % and n_half within 15 %.
     void fitRecoversRamp() {

@@ -226,8 +226,74 @@ private slots:
         QCOMPARE(share("meta-llama/Llama-3.3-70B-Instruct", 1), 1.0);
         QCOMPARE(share("meta-llama/Llama-3.3-70B-Instruct", 4), 0.25);
         QCOMPARE(share("meta-llama/Llama-3.3-70B-Instruct", 16), 1.0 / 8); // 8 KV heads
-        QCOMPARE(share("Qwen/Qwen2.5-7B-Instruct", 8), 1.0 / 4);           // 4 KV heads
+        QCOMPARE(share("Qwen/Qwen2.5-7B-Instruct", 28), 1.0 / 4);          // 4 KV heads, 28 query heads
         QCOMPARE(share("deepseek-ai/DeepSeek-V3", 8), 1.0);                // MLA latent
+    }
+
+    // The sizes serving stacks run (vLLM's rule): Hq % t == 0, and Hkv % t == 0 for t ≤ Hkv or
+    // t % Hkv == 0 beyond (replication). Listed by hand from each model's head counts.
+    void tensorParallelSizes_data() {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<QList<int>>("sizes");
+        QTest::newRow("Llama 3.2 3B, 24/8") << "meta-llama/Llama-3.2-3B" << QList<int>{1, 2, 4, 8, 24};
+        QTest::newRow("Llama 3.3 70B, 64/8") << "meta-llama/Llama-3.3-70B-Instruct" << QList<int>{1, 2, 4, 8, 16, 32, 64};
+        QTest::newRow("Qwen2.5 7B, 28/4") << "Qwen/Qwen2.5-7B-Instruct" << QList<int>{1, 2, 4, 28};
+        QTest::newRow("DeepSeek V3, MLA 128") << "deepseek-ai/DeepSeek-V3" << QList<int>{1, 2, 4, 8, 16, 32, 64, 128};
+    }
+    void tensorParallelSizes() {
+        QFETCH(QString, id);
+        QFETCH(QList<int>, sizes);
+        const auto& m = preset(qPrintable(id));
+        const auto got = validTensorParallelSizes(m);
+        QCOMPARE(QList<int>(got.begin(), got.end()), sizes);
+        for (int t = 1; t <= 1024; ++t) {
+            const bool listed = sizes.contains(t);
+            QCOMPARE(!tensorParallelProblem(m, t).has_value(), listed);
+            CostInputs c;
+            c.model = m;
+            c.peakFlops = kH100;
+            c.tensorParallel = t;
+            QCOMPARE(CostModel::create(c).ok(), listed);
+        }
+    }
+
+    // Amplification: a hit moves amplification × the useful bytes, so it loads at B / amp.
+    // The article's connector copied about 10 GB for 4.4 GB of useful KV; at 12 GB/s that is
+    // 10 / 12 s, not 4.4 / 12 s.
+    void amplificationSlowsTheLoad() {
+        const auto cm = makeModel("meta-llama/Llama-3.2-3B");
+        const double p = 4.4e9 / 114688.0; // tokens holding 4.4 GB of BF16 KV (114,688 B/token)
+        const TierPath plain{"ssd", 12e9, 0};
+        const TierPath amplified{"ssd", 12e9, 0, 10.0 / 4.4};
+        KVBE_COMPARE_REL(cm.tLoad(plain, p), 4.4 / 12, 1e-12);
+        KVBE_COMPARE_REL(cm.tLoad(amplified, p), 10.0 / 12, 1e-12);
+        KVBE_COMPARE_REL(amplified.effectiveBandwidthBps(), 12e9 * 4.4 / 10, 1e-15);
+        const TierPath withFixed{"ssd", 12e9, 0.002, 2.5};
+        KVBE_COMPARE_REL(cm.tLoad(withFixed, 8192), 0.002 + 8192 * 114688.0 * 2.5 / 12e9, 1e-12);
+    }
+
+    // p* with amplification: the quadratic of cost-model.md with b = 2P/FL − kv · amp / B,
+    // solved here by hand, against both solvers; and the same as a tier at B / amp.
+    void amplificationBreakevenPrefix() {
+        const auto cm = makeModel("meta-llama/Llama-3.2-3B");
+        const auto& m = preset("meta-llama/Llama-3.2-3B");
+        const double fl = kH100 * 0.5, amp = 2.3, bw = 13.5e9, tf = 0.001;
+        const double a = 2.0 * m.layers * m.qHeads * m.headDim / fl;
+        const double b = 2 * m.paramsTotal / fl - 114688.0 * amp / bw;
+        const double byHand = (-b + std::sqrt(b * b + 4 * a * tf)) / (2 * a);
+        const TierPath tier{"nvme", bw, tf, amp};
+        KVBE_COMPARE_REL(*cm.breakevenPrefixClosedForm(tier), byHand, 1e-9);
+        KVBE_COMPARE_REL(*cm.breakevenPrefix(tier), byHand, 1e-6);
+        const TierPath slower{"nvme", bw / amp, tf};
+        KVBE_COMPARE_REL(*cm.breakevenPrefix(slower), *cm.breakevenPrefix(tier), 1e-9);
+        // More amplification can only push p* out.
+        const TierPath plain{"nvme", bw, tf};
+        QVERIFY(*cm.breakevenPrefix(plain) < byHand);
+        // B* is the effective rate a tier must reach: a full hit ties exactly there.
+        const double n = 32768;
+        const double bStar = *cm.breakevenBandwidth(n, tf);
+        const TierPath atBStar{"x", bStar * amp, tf, amp};
+        KVBE_COMPARE_REL(cm.tHit(atBStar, n, n), cm.tMiss(n), 1e-12);
     }
 
     void staging() {
@@ -334,6 +400,11 @@ private slots:
         QTest::newRow("peak 0") << 0.5 << 0.0 << 1 << "peak";
         QTest::newRow("peak infinite") << 0.5 << HUGE_VAL << 1 << "peak";
         QTest::newRow("tp 0") << 0.5 << kH100 << 0 << "tensor parallel";
+        // Llama 3.2 3B: 24 query heads, 8 KV heads.
+        QTest::newRow("tp 3: KV heads") << 0.5 << kH100 << 3 << "its 8 KV heads do not divide by 3";
+        QTest::newRow("tp 12: not a multiple") << 0.5 << kH100 << 12 << "not a multiple of 8";
+        QTest::newRow("tp 1000: query heads") << 0.5 << kH100 << 1000 << "its 24 query heads do not divide by 1000";
+        QTest::newRow("rule lists sizes") << 0.5 << kH100 << 5 << "sizes this model can run: 1, 2, 4, 8, 24";
     }
     void badInputsAreRefused() {
         QFETCH(double, util);

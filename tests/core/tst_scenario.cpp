@@ -47,6 +47,8 @@ private slots:
         s.tiers[2].staging = Staging::Serial;
         s.tiers[2].measured = {{1e6, 1.1e-3}, {1e8, 9.3e-3}};
         s.tiers.push_back({"custom", "", 0.1 + 0.2, 1.0 / 3, Staging::None, "#123abc", {}});
+        s.tiers[1].amplification = 10.0 / 4.4;
+        s.tiers.push_back({"amplified", "", 12, 0.5, Staging::None, "", {}, 2.25, 2.0 / 3});
         s.cachedFraction = 0.3;
         s.lengths = {100, 65536, 333, false};
         s.sweepTokens = 8192;
@@ -93,6 +95,9 @@ private slots:
         QTest::newRow("bad staging") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "staging": "teleport"}]})") << "staging";
         QTest::newRow("bad measured") << QByteArray(R"({"kvbe_scenario": 1, "measured_prefill": [[1024, -1]]})") << "measured_prefill[0]";
         QTest::newRow("lengths reversed") << QByteArray(R"({"kvbe_scenario": 1, "lengths": {"min": 1000, "max": 10}})") << "lengths.max";
+        QTest::newRow("amplification below 1") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "amplification": 0.5}]})") << "tiers[0].amplification";
+        QTest::newRow("amplification string") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "amplification": "2x"}]})") << "tiers[0].amplification";
+        QTest::newRow("write bandwidth 0") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "write_GBps": 0}]})") << "tiers[0].write_GBps";
         QTest::newRow("fraction above 1") << QByteArray(R"({"kvbe_scenario": 1, "cached_fraction": 2})") << "cached_fraction";
         QTest::newRow("not json") << QByteArray("{kvbe") << "not valid JSON";
     }
@@ -118,6 +123,43 @@ private slots:
         e = evaluate(s, presets());
         QVERIFY(!e.ok());
         QVERIFY(QString::fromStdString(e.message()).contains("no-such-org/no-such-model"));
+    }
+
+    // Amplification reaches the evaluated tier after staging, and presets carry write bandwidth.
+    void amplificationAndWriteBandwidth() {
+        Scenario s = *defaultScenario(presets());
+        QCOMPARE(s.tiers[1].preset, std::string("nvme-gen5"));
+        QCOMPARE(*s.tiers[1].writeGBps, 6.75);
+        QCOMPARE(s.tiers[1].amplification, 1.0);
+        s.tiers[1].amplification = 2.5;
+        auto e = evaluate(s, presets());
+        QVERIFY(e.ok());
+        QCOMPARE(e->tiers[1].amplification, 2.5);
+        QCOMPARE(e->tiers[1].bandwidthBps, 13.5e9); // pipelined under the 55 GB/s link
+        KVBE_COMPARE_REL(e->tiers[1].effectiveBandwidthBps(), 13.5e9 / 2.5, 1e-15);
+        const auto text = scenarioToJson(s);
+        QVERIFY(QString::fromStdString(text).contains("\"amplification\": 2.5"));
+        QVERIFY(*scenarioFromJson(text, "again", presets()) == s);
+        // A tier preset file may give a default amplification; out of range is refused.
+        auto tiers = parseTierPresets(R"({"tiers": {"conn": {"read_GBps": 12, "write_GBps": 2, "t_fixed_ms": 1, "amplification": 2.27}}})", "t.json");
+        QVERIFY(tiers.ok());
+        QCOMPARE(tiers->at("conn").amplification, 2.27);
+        QCOMPARE(tierFromPreset(tiers->at("conn")).amplification, 2.27);
+        QCOMPARE(*tierFromPreset(tiers->at("conn")).writeGBps, 2.0);
+        auto bad = parseTierPresets(R"({"tiers": {"conn": {"read_GBps": 12, "write_GBps": 2, "t_fixed_ms": 1, "amplification": 0.9}}})", "t.json");
+        QVERIFY(!bad.ok());
+        QVERIFY2(QString::fromStdString(bad.message()).contains("t.json: tiers.conn.amplification"), bad.message().c_str());
+    }
+
+    // A tensor-parallel size the model cannot split is refused when the scenario is evaluated.
+    void tensorParallelRuleAtEvaluation() {
+        Scenario s = *defaultScenario(presets());
+        s.tensorParallel = 3;
+        auto e = evaluate(s, presets());
+        QVERIFY(!e.ok());
+        QVERIFY2(QString::fromStdString(e.message()).contains("8 KV heads do not divide by 3"), e.message().c_str());
+        s.tensorParallel = 24; // more GPUs than KV heads: each replicated 3 times
+        QVERIFY(evaluate(s, presets()).ok());
     }
 
     void measuredTransfersReplaceNominal() {

@@ -96,6 +96,7 @@ private slots:
         QCOMPARE(formatTokens(131072), std::string("131,072"));
         QCOMPARE(formatBandwidth(7.2437e9), std::string("7.24 GB/s"));
         QCOMPARE(formatBandwidth(13.5e9), std::string("13.5 GB/s"));
+        QCOMPARE(formatBandwidth(2.5e6), std::string("2.5 MB/s")); // not "0.00 GB/s"
         QCOMPARE(formatSeconds(0.1297), std::string("130 ms"));
     }
 };

@@ -171,7 +171,7 @@ class TestUiControls : public QObject {
         auto w = makeWindow();
         pick(w->panel()->flopModelBox(), QStringLiteral("detailed"));
         pick(w->panel()->kvDtypeBox(), QStringLiteral("fp8"));
-        w->panel()->tensorParallelBox()->setValue(4);
+        pick(w->panel()->tensorParallelBox(), 4);
         w->panel()->sharedPathBox()->setChecked(true);
         w->refreshNow();
         const Scenario& s = w->explorer()->scenario();
@@ -185,6 +185,107 @@ class TestUiControls : public QObject {
         for (size_t t = 0; t < ref.curves.tiers.size(); ++t)
             expectSeries(w->chart("fraction")->seriesByKey(QStringLiteral("tier/%1/fstar").arg(t)),
                          ref.curves.tokens, ref.curves.tiers[t].minFraction, 1);
+    }
+
+    // The TP control offers only sizes the model can be split into; a new model keeps a size it
+    // can run, or takes the largest one below and says why.
+    void tensorParallelOffersOnlyValidSizes() {
+        auto w = makeWindow();
+        auto offered = [&] {
+            QList<int> v;
+            auto* box = w->panel()->tensorParallelBox();
+            for (int i = 0; i < box->count(); ++i) v << box->itemData(i).toInt();
+            return v;
+        };
+        QCOMPARE(offered(), (QList<int>{1, 2, 4, 8, 24})); // Llama 3.2 3B: 24 query, 8 KV heads
+        pick(w->panel()->tensorParallelBox(), 24);
+        w->refreshNow();
+        QCOMPARE(w->explorer()->scenario().tensorParallel, 24);
+        QVERIFY(w->explorer()->lastError().isEmpty());
+        // Qwen2.5 7B (28 query, 4 KV heads) runs 1, 2, 4 and 28: 24 becomes 4.
+        QVERIFY(w->panel()->selectModel(QStringLiteral("Qwen/Qwen2.5-7B-Instruct")));
+        w->refreshNow();
+        QCOMPARE(w->explorer()->scenario().tensorParallel, 4);
+        QVERIFY2(w->panel()->messageText().contains(QStringLiteral("Tensor parallel 24 → 4")),
+                 qPrintable(w->panel()->messageText()));
+        QVERIFY(w->panel()->messageText().contains(QStringLiteral("28 query heads do not divide by 24")));
+        QCOMPARE(offered(), (QList<int>{1, 2, 4, 28}));
+        QVERIFY(w->explorer()->lastError().isEmpty());
+    }
+
+    // Amplification and write bandwidth in the tier table, the charts and the scenario file.
+    void amplificationThroughTheWindow() {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("amp.kvbe.json");
+        {
+            auto w = makeWindow();
+            auto* m = w->panel()->tierModel();
+            QCOMPARE(m->data(m->index(1, TierTableModel::WriteBandwidth), Qt::DisplayRole).toString(),
+                     QStringLiteral("6.75"));
+            QCOMPARE(m->data(m->index(1, TierTableModel::Amplification), Qt::DisplayRole).toString(),
+                     QStringLiteral("1"));
+            QVERIFY(!m->setData(m->index(1, TierTableModel::Amplification), QStringLiteral("0.5"),
+                                Qt::EditRole));
+            QVERIFY(w->panel()->messageText().contains(QStringLiteral("from 1 to 1000")));
+            QVERIFY(m->setData(m->index(1, TierTableModel::Amplification), QStringLiteral("2.5"),
+                               Qt::EditRole));
+            w->refreshNow();
+            const Scenario& s = w->explorer()->scenario();
+            QCOMPARE(s.tiers[1].amplification, 2.5);
+            // B* counts useful bytes, so the tier's line sits at 13.5 / 2.5 = 5.4 GB/s.
+            const auto level = w->chart("breakeven")->seriesByKey("tier/1/level")->points();
+            QVERIFY(sameValue(level.front().y(), 5.4, 1e-12));
+            QVERIFY2(w->chart("breakeven")->labelText("tier/1/label").contains(QStringLiteral("× 2.5 = 5.40 GB/s effective")),
+                     qPrintable(w->chart("breakeven")->labelText("tier/1/label")));
+            QVERIFY(w->chart("breakeven")->hoverText(QPointF(8192, 1)).contains(QStringLiteral("13.5 GB/s × 2.5 = 5.40 GB/s effective")));
+            QVERIFY(w->chart("ttft")->hoverText(QPointF(8192, 1)).contains(QStringLiteral("× 2.5 amplification")));
+            QVERIFY(w->chart("fraction")->hoverText(QPointF(8192, 0.5)).contains(QStringLiteral("× 2.5 amplification")));
+            const auto ref = reference(s);
+            expectSeries(w->chart("fraction")->seriesByKey(QStringLiteral("tier/1/fstar")), ref.curves.tokens,
+                         ref.curves.tiers[1].minFraction, 1);
+            // The same p* as a plain tier at the effective rate.
+            Scenario plain = s;
+            plain.tiers[1].amplification = 1;
+            plain.tiers[1].bandwidthGBps = 5.4;
+            const auto pref = reference(plain);
+            QVERIFY(sameValue(*ref.curves.tiers[1].breakevenPrefix, *pref.curves.tiers[1].breakevenPrefix, 1e-6));
+            QVERIFY(m->setData(m->index(1, TierTableModel::WriteBandwidth), QStringLiteral("2"), Qt::EditRole));
+            QVERIFY(w->saveScenario(file).ok());
+        }
+        auto w = makeWindow();
+        QVERIFY(w->openFile(file).ok());
+        w->refreshNow();
+        QCOMPARE(w->explorer()->scenario().tiers[1].amplification, 2.5);
+        QCOMPARE(*w->explorer()->scenario().tiers[1].writeGBps, 2.0);
+        auto* m = w->panel()->tierModel();
+        QCOMPARE(m->data(m->index(1, TierTableModel::Amplification), Qt::DisplayRole).toString(), QStringLiteral("2.5"));
+    }
+
+    // Lengths past the model's context: the charts end at the context and say so.
+    void chartsEndAtTheContext() {
+        auto w = makeWindow();
+        QVERIFY(w->panel()->selectModel(QStringLiteral("mistralai/Mistral-7B-Instruct-v0.3")));
+        w->refreshNow();
+        QCOMPARE(w->explorer()->scenario().lengths.maxTokens, 131072.0); // the asked-for range is kept
+        for (const char* key : {"breakeven", "ttft", "fraction"}) {
+            QXYSeries* s = nullptr;
+            if (QString(key) == "breakeven") s = w->chart(key)->seriesByKey("bstar");
+            else if (QString(key) == "ttft") s = w->chart(key)->seriesByKey("miss");
+            else s = w->chart(key)->seriesByKey("tier/0/fstar");
+            QVERIFY2(s, key);
+            QVERIFY(!s->points().isEmpty());
+            QVERIFY2(s->points().back().x() <= 32768, key);
+        }
+        QCOMPARE(w->chart("breakeven")->seriesByKey("bstar")->points().back().x(), 32768.0);
+        QVERIFY(w->explorer()->result()->endsAtContext);
+        QVERIFY(describeScenario(*w->explorer()->result()).contains(QStringLiteral("end at the model's context, 32,768 tokens")));
+        // A shortest prompt past the context is refused with the reason.
+        Scenario s = w->explorer()->scenario();
+        s.lengths.minTokens = 40000;
+        w->explorer()->setScenario(s);
+        w->refreshNow();
+        QVERIFY2(w->explorer()->lastError().contains(QStringLiteral("past the context of mistralai/Mistral-7B-Instruct-v0.3")),
+                 qPrintable(w->explorer()->lastError()));
     }
 
     void tierTableEditsMoveTierLines() {

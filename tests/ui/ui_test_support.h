@@ -12,6 +12,7 @@
 #include <QStandardPaths>
 #include <QTest>
 
+#include <algorithm>
 #include <memory>
 
 namespace kvbe::test {
@@ -49,8 +50,9 @@ struct Reference {
 inline Reference reference(const Scenario& s) {
     auto e = evaluate(s, presets());
     if (!e) qFatal("reference scenario does not evaluate: %s", e.message().c_str());
-    const auto tokens =
-        lengthGrid(s.lengths.minTokens, s.lengths.maxTokens, s.lengths.points, s.lengths.log);
+    // The charts stop at the model's context.
+    const auto tokens = lengthGrid(s.lengths.minTokens, std::min(s.lengths.maxTokens, e->model.contextLimit),
+                                   s.lengths.points, s.lengths.log);
     CurveSet c = computeCurves(e->cost, e->tiers, tokens, s.cachedFraction);
     return {std::move(*e), std::move(c)};
 }

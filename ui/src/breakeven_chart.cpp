@@ -43,7 +43,8 @@ void BreakevenChart::refill() {
     for (size_t t = 0; t < c.tiers.size(); ++t) {
         const auto& tc = c.tiers[t];
         const QColor col = tierColor(r, t);
-        const double b = tc.tier.bandwidthBps * GB;
+        // B* is in useful bytes per second: the tier's line is its effective rate, B / amplification.
+        const double b = tc.tier.effectiveBandwidthBps() * GB;
         const QString g = QStringLiteral("tier/%1/").arg(t);
         const QString name = QString::fromStdString(tc.tier.name);
         // Where B*_T(N) ≤ B_T the tier wins: shade between its line and the curve.
@@ -69,7 +70,7 @@ void BreakevenChart::refill() {
                  .arg(tc.tier.tFixedS * 1e3),
              col, 1.5, Qt::DotLine, false)
             ->replace(withFixed);
-        label(g + "label", tr("%1 · %2 GB/s").arg(name).arg(b, 0, 'g', 3), QPointF(inf, b), col,
+        label(g + "label", tr("%1 · %2").arg(name, tierRateText(tc.tier)), QPointF(inf, b), col,
               Qt::AlignLeft | Qt::AlignTop);
         lo = std::min(lo, b);
         hi = std::max(hi, b);
@@ -146,10 +147,10 @@ QString BreakevenChart::hoverText(QPointF v) const {
     for (size_t t = 0; t < c.tiers.size(); ++t) {
         const auto& tc = c.tiers[t];
         const auto& b = tc.breakevenBandwidth[i];
-        const bool wins = b && *b <= tc.tier.bandwidthBps;
+        const bool wins = b && *b <= tc.tier.effectiveBandwidthBps();
         const bool nominal = t < r.nominalFixedCost.size() && r.nominalFixedCost[t];
         s += tr("\n%1 (%2, t_fixed %3 ms%4): ")
-                 .arg(QString::fromStdString(tc.tier.name), bandwidthText(tc.tier.bandwidthBps))
+                 .arg(QString::fromStdString(tc.tier.name), tierRateText(tc.tier))
                  .arg(tc.tier.tFixedS * 1e3, 0, 'g', 3)
                  .arg(nominal ? tr(", nominal") : QString());
         s += b ? tr("B* %1, %2")

@@ -31,6 +31,9 @@ QString describeScenario(const ScenarioResult& r) {
             .arg(s.utilisation * 100, 0, 'f', 0)
             .arg(QString::fromStdString(std::string(toString(e.cost.inputs().kvDtype))).toUpper());
     if (s.tensorParallel > 1) text += QStringLiteral(", TP %1").arg(s.tensorParallel);
+    if (r.endsAtContext)
+        text += QStringLiteral(" · lengths end at the model's context, %1 tokens")
+                    .arg(QString::fromStdString(formatTokens(e.model.contextLimit)));
     return text;
 }
 
@@ -71,6 +74,21 @@ QString tokensText(double tokens) {
 }
 QString bandwidthText(double bps) {
     return QString::fromStdString(formatBandwidth(bps));
+}
+QString tierRateText(const TierPath& tier) {
+    if (tier.amplification == 1) return bandwidthText(tier.bandwidthBps);
+    return QStringLiteral("%1 × %2 = %3 effective")
+        .arg(bandwidthText(tier.bandwidthBps))
+        .arg(tier.amplification, 0, 'g', 3)
+        .arg(bandwidthText(tier.effectiveBandwidthBps()));
+}
+QString tierNameText(const TierPath& tier) {
+    const QString name = QString::fromStdString(tier.name);
+    if (tier.amplification == 1) return name;
+    return QStringLiteral("%1 (× %2 amplification: %3 effective)")
+        .arg(name)
+        .arg(tier.amplification, 0, 'g', 3)
+        .arg(bandwidthText(tier.effectiveBandwidthBps()));
 }
 QString millisText(double s) {
     return QString::number(s * 1e3, 'f', s < 0.01 ? 3 : 1) + " ms";

@@ -242,7 +242,7 @@ Status FleetPanel::fitSelected() {
     if (auto cost = CostModel::create(in)) m_fitCost = std::move(*cost);
     m_fitTiers.clear();
     for (const auto& [n, t] : m_fit->params.tiers)
-        m_fitTiers.push_back({n, t.bandwidthBps, t.tFixedS});
+        m_fitTiers.push_back({n, t.bandwidthBps, t.tFixedS, t.amplification});
     showFit();
     updateButtons();
     emit overlaysChanged();
@@ -263,9 +263,14 @@ void FleetPanel::showFit() {
     if (p.rampHalfTokens) s << tr("n_half = %1 tokens").arg(*p.rampHalfTokens, 0, 'f', 0);
     s << tr("overhead %1 ms").arg(p.overheadS * 1e3, 0, 'f', 2);
     for (const auto& [n, t] : p.tiers)
-        s << tr("%1: %2 GB/s, t_fixed %3 ms")
+        s << tr("%1: %2 GB/s%3, t_fixed %4 ms")
                  .arg(QString::fromStdString(n).toHtmlEscaped())
                  .arg(t.bandwidthBps * 1e-9, 0, 'g', 4)
+                 .arg(t.amplification == 1
+                          ? QString()
+                          : tr(" × %1 amplification (%2 GB/s effective)")
+                                .arg(t.amplification, 0, 'g', 3)
+                                .arg(t.bandwidthBps / t.amplification * 1e-9, 0, 'g', 4))
                  .arg(t.tFixedS * 1e3, 0, 'f', 2);
     s << tr("rms residual %1 %").arg(p.rmsRelativeResidual * 100, 0, 'f', 1);
     for (const auto& n : m_fit->notes)

@@ -82,7 +82,7 @@ QString FractionChart::hoverText(QPointF v) const {
     QString s = tr("N = %1").arg(tokensText(c.tokens[i]));
     for (const auto& tc : c.tiers) {
         const auto& fs = tc.minFraction[i];
-        s += tr("\n%1: ").arg(QString::fromStdString(tc.tier.name));
+        s += tr("\n%1: ").arg(tierNameText(tc.tier));
         s += fs ? tr("f* = %1 % (%2 cached)")
                       .arg(*fs * 100, 0, 'f', 1)
                       .arg(tokensText(*fs * c.tokens[i]))

@@ -169,7 +169,7 @@ QString FrontierChart::hoverText(QPointF v) const {
         .arg(tokensText(n))
         .arg(f * 100, 0, 'f', 1)
         .arg(tokensText(std::round(f * n)))
-        .arg(millisText(miss), QString::fromStdString(tier.name), millisText(hit))
+        .arg(millisText(miss), tierNameText(tier), millisText(hit))
         .arg(miss / hit, 0, 'f', 3);
 }
 

@@ -78,11 +78,11 @@ void ModelSizeChart::refill() {
     for (size_t t = 0; t < r.eval->tiers.size(); ++t) {
         const auto& tier = r.eval->tiers[t];
         const QColor col = tierColor(r, t);
-        const double b = tier.bandwidthBps * GB;
+        const double b = tier.effectiveBandwidthBps() * GB; // B* counts useful bytes
         const QString g = QStringLiteral("tier/%1/").arg(t);
         const QString name = QString::fromStdString(tier.name);
         line(g + "level", name, col, 2.5)->replace(QList<QPointF>{{xLo, b}, {xHi, b}});
-        label(g + "label", tr("%1 · %2 GB/s").arg(name).arg(b, 0, 'g', 3), QPointF(inf, b), col,
+        label(g + "label", tr("%1 · %2").arg(name, tierRateText(tier)), QPointF(inf, b), col,
               Qt::AlignLeft | Qt::AlignTop);
         yLo = std::min(yLo, b), yHi = std::max(yHi, b);
     }

@@ -15,11 +15,11 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QSlider>
-#include <QSpinBox>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace kvbe {
@@ -83,9 +83,10 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     m_flopModel->addItem(tr("detailed (per layer)"), QStringLiteral("detailed"));
     gf->addRow(tr("FLOP model"), m_flopModel);
     auto* tpRow = new QHBoxLayout;
-    m_tp = new QSpinBox(gpuBox);
-    m_tp->setRange(1, 1024);
-    m_tp->setSuffix(tr(" GPU(s)"));
+    m_tp = new QComboBox(gpuBox);
+    m_tp->setToolTip(tr("Only the sizes the model can be split into: the query heads divide by "
+                        "the size, and so do the KV heads (or, past them, the size divides by "
+                        "the KV heads and each is replicated)"));
     m_sharedPath = new QCheckBox(tr("share one storage path"), gpuBox);
     m_sharedPath->setToolTip(tr("The GPUs share one path to storage, so each sees B / TP"));
     tpRow->addWidget(m_tp);
@@ -192,8 +193,11 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
         const auto m = parseFlopModel(m_flopModel->currentData().toString().toStdString());
         edit([&](Scenario& s) { s.flopModel = m.value_or(FlopModel::Simple); });
     });
-    connect(m_tp, &QSpinBox::valueChanged, this,
-            [this](int v) { edit([&](Scenario& s) { s.tensorParallel = v; }); });
+    connect(m_tp, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (i < 0) return;
+        const int v = m_tp->itemData(i).toInt();
+        if (v >= 1) edit([&](Scenario& s) { s.tensorParallel = v; });
+    });
     connect(m_sharedPath, &QCheckBox::toggled, this,
             [this](bool on) { edit([&](Scenario& s) { s.sharedPath = on; }); });
     connect(m_tiers, &TierTableModel::tiersEdited, this, [this] {
@@ -288,10 +292,24 @@ bool ScenarioPanel::selectModel(const QString& ref) {
         return false;
     }
     showMessage(QString());
+    // Keep the tensor-parallel size where the new model can run it; otherwise take the largest
+    // size it can run below it, and say so.
+    const int oldTp = m_explorer->scenario().tensorParallel;
+    int tp = oldTp;
+    if (tensorParallelProblem(*spec, tp)) {
+        for (int v : validTensorParallelSizes(*spec))
+            if (v <= oldTp) tp = v;
+    }
     edit([&](Scenario& s) {
         s.model = ref.toStdString();
         s.paramsOverride.reset();
+        s.tensorParallel = tp;
     });
+    if (tp != oldTp)
+        showMessage(tr("Tensor parallel %1 → %2: %3")
+                        .arg(oldTp)
+                        .arg(tp)
+                        .arg(QString::fromStdString(*tensorParallelProblem(*spec, oldTp))));
     fillModels();
     showScenario();
     return true;
@@ -379,7 +397,7 @@ void ScenarioPanel::showScenario() {
     m_util->setValue(int(std::lround(s.utilisation * 100)));
     m_utilLabel->setText(QStringLiteral("%1 %").arg(m_util->value()));
     m_flopModel->setCurrentIndex(s.flopModel == FlopModel::Detailed ? 1 : 0);
-    m_tp->setValue(s.tensorParallel);
+    fillTensorParallel(s);
     m_sharedPath->setChecked(s.sharedPath);
     m_tiers->setTiers(s.tiers);
     m_fraction->setValue(int(std::lround(s.cachedFraction * 100)));
@@ -389,6 +407,23 @@ void ScenarioPanel::showScenario() {
     m_logLengths->setChecked(s.lengths.log);
     m_sweepTokens->setValue(s.sweepTokens);
     m_showing = false;
+}
+
+void ScenarioPanel::fillTensorParallel(const Scenario& s) {
+    std::vector<int> sizes{1};
+    if (auto spec = m_explorer->modelFor(s.model)) sizes = validTensorParallelSizes(*spec);
+    const bool valid = std::find(sizes.begin(), sizes.end(), s.tensorParallel) != sizes.end();
+    m_tp->clear();
+    for (int v : sizes) {
+        if (!valid && v > s.tensorParallel && m_tp->findData(s.tensorParallel) < 0)
+            m_tp->addItem(tr("%1 GPUs (the model cannot be split this way)").arg(s.tensorParallel),
+                          s.tensorParallel);
+        m_tp->addItem(v == 1 ? tr("1 GPU") : tr("%1 GPUs").arg(v), v);
+    }
+    if (m_tp->findData(s.tensorParallel) < 0)
+        m_tp->addItem(tr("%1 GPUs (the model cannot be split this way)").arg(s.tensorParallel),
+                      s.tensorParallel);
+    m_tp->setCurrentIndex(m_tp->findData(s.tensorParallel));
 }
 
 void ScenarioPanel::updateSummary() {

@@ -1,5 +1,7 @@
 #include "kvbe/ui/scenario_result.h"
 
+#include "kvbe/units.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,13 +18,19 @@ Result<ScenarioResult> computeScenarioResult(const Scenario& s, const Presets& p
     r.label = QString::fromStdString(s.name.empty() ? model.id : s.name);
     auto e = std::make_shared<const Evaluation>(std::move(*eval));
     const auto& L = s.lengths;
-    const auto tokens = lengthGrid(L.minTokens, L.maxTokens, L.points, L.log);
+    const double context = model.contextLimit;
+    if (L.minTokens >= context)
+        return Error{"the shortest prompt, " + formatTokens(L.minTokens) + " tokens, is past the context of " +
+                     model.id + " (" + formatTokens(context) + " tokens): lower the shortest prompt"};
+    const double maxTokens = std::min(L.maxTokens, context);
+    r.endsAtContext = maxTokens < L.maxTokens;
+    const auto tokens = lengthGrid(L.minTokens, maxTokens, L.points, L.log);
     if (tokens.size() < 2)
         return Error{
             "the prompt-length range is empty: the longest prompt must exceed the shortest"};
     r.curves = computeCurves(e->cost, e->tiers, tokens, s.cachedFraction);
 
-    const auto ftokens = lengthGrid(L.minTokens, L.maxTokens, kFrontierTokens, L.log);
+    const auto ftokens = lengthGrid(L.minTokens, maxTokens, kFrontierTokens, L.log);
     std::vector<double> fractions(kFrontierFractions);
     for (int j = 0; j < kFrontierFractions; ++j)
         fractions[j] = double(j) / (kFrontierFractions - 1);

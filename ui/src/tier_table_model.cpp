@@ -27,6 +27,10 @@ QVariant TierTableModel::data(const QModelIndex& index, int role) const {
             return QString::fromStdString(t.name);
         case Bandwidth:
             return QString::number(t.bandwidthGBps, 'g', 6);
+        case Amplification:
+            return QString::number(t.amplification, 'g', 6);
+        case WriteBandwidth:
+            return t.writeGBps ? QString::number(*t.writeGBps, 'g', 6) : QString();
         case FixedCost:
             if (role == Qt::DisplayRole && isNominal(index.row()))
                 return tr("%1 (nominal)").arg(QString::number(t.tFixedMs, 'g', 6));
@@ -43,6 +47,14 @@ QVariant TierTableModel::data(const QModelIndex& index, int role) const {
         switch (index.column()) {
         case Bandwidth:
             return tr("Read bandwidth of the tier itself, GB/s (1 GB = 1e9 bytes)");
+        case Amplification:
+            return tr("Bytes moved per useful byte of KV, 1 or more (a connector with a minimum "
+                      "staging allocation may copy 10 GB for 4.4 GB of KV: 2.27). A hit loads at "
+                      "%1 GB/s effective (read / amplification).")
+                .arg(QString::number(t.bandwidthGBps / t.amplification, 'g', 4));
+        case WriteBandwidth:
+            return tr("Write (offload) bandwidth, GB/s: what storing new KV sees. Not part of the "
+                      "load; empty when unknown");
         case FixedCost:
             if (isNominal(index.row()))
                 return tr("Fixed cost of one hit in ms: lookup, scheduling, first copy.\n"
@@ -56,7 +68,8 @@ QVariant TierTableModel::data(const QModelIndex& index, int role) const {
         }
     }
     if (role == Qt::TextAlignmentRole &&
-        (index.column() == Bandwidth || index.column() == FixedCost))
+        (index.column() == Bandwidth || index.column() == FixedCost ||
+         index.column() == Amplification || index.column() == WriteBandwidth))
         return int(Qt::AlignRight | Qt::AlignVCenter);
     return {};
 }
@@ -69,6 +82,10 @@ QVariant TierTableModel::headerData(int section, Qt::Orientation o, int role) co
         return tr("Tier");
     case Bandwidth:
         return tr("Read (GB/s)");
+    case Amplification:
+        return tr("Amplif. (×)");
+    case WriteBandwidth:
+        return tr("Write (GB/s)");
     case FixedCost:
         return tr("t_fixed (ms)");
     case StagingColumn:
@@ -101,6 +118,28 @@ bool TierTableModel::setData(const QModelIndex& index, const QVariant& value, in
                               .arg(text));
         t.bandwidthGBps = v;
         t.measured.clear(); // a typed bandwidth replaces a fitted one
+        break;
+    }
+    case Amplification: {
+        const double v = text.toDouble(&ok);
+        if (!ok || !std::isfinite(v) || v < 1 || v > kMaxAmplification)
+            return refuse(tr("Amplification is bytes moved per useful byte, from 1 to 1000; 1 "
+                             "means the tier moves only the KV itself (got \"%1\").")
+                              .arg(text));
+        t.amplification = v;
+        break;
+    }
+    case WriteBandwidth: {
+        if (text.isEmpty()) {
+            t.writeGBps.reset();
+            break;
+        }
+        const double v = text.toDouble(&ok);
+        if (!ok || !std::isfinite(v) || v <= 0 || v > 1e6)
+            return refuse(tr("Write bandwidth must be a positive number of GB/s, up to 1,000,000, "
+                             "or empty when unknown (got \"%1\").")
+                              .arg(text));
+        t.writeGBps = v;
         break;
     }
     case FixedCost: {

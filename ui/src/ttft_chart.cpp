@@ -163,7 +163,7 @@ QString TtftChart::hoverText(QPointF v) const {
     s += tr("recompute: %1").arg(millisText(c.tMiss[i]));
     for (const auto& tc : c.tiers)
         s += tr("\nhit from %1: %2, speedup %3×")
-                 .arg(QString::fromStdString(tc.tier.name), millisText(tc.tHit[i]))
+                 .arg(tierNameText(tc.tier), millisText(tc.tHit[i]))
                  .arg(tc.speedup[i], 0, 'f', 2);
     for (const auto& pin : m_pins) {
         const size_t k = nearestIndex(pin->curves.tokens, v.x());

@@ -63,6 +63,9 @@ struct GoldenPoint {
 struct FittedTier {
     double bandwidthBps = 0;
     double tFixedS = 0;
+    // Bytes moved per useful byte: the probe's bandwidth over the rate the hits saw (≥ 1; 1 when
+    // the hits were as fast as the probe, or there was no probe bandwidth to hold them against).
+    double amplification = 1;
     bool operator==(const FittedTier&) const = default;
 };
 

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kvbe {
 
@@ -23,7 +24,16 @@ struct TierPath {
     std::string name;
     double bandwidthBps = 0; // what one storage path delivers
     double tFixedS = 0;
+    // Bytes moved per useful byte of KV (≥ 1): a connector that stages through a minimum
+    // allocation copies more than the prefix holds. Loads see B / amplification.
+    double amplification = 1;
+
+    // The rate at which useful KV bytes arrive.
+    double effectiveBandwidthBps() const { return bandwidthBps / amplification; }
 };
+
+// The largest amplification a scenario, preset or flag may give (bytes moved per useful byte).
+inline constexpr double kMaxAmplification = 1000;
 
 // Staging through host DRAM: one stage after the other (1/B = 1/B_tier + 1/B_link) or
 // pipelined (B = min(B_tier, B_link)).
@@ -41,6 +51,14 @@ struct CostInputs {
     bool sharedPath = false;              // the t GPUs share one storage path (each sees B/t)
     std::optional<PrefillTable> measuredPrefill; // replaces the analytic recompute time
 };
+
+// Tensor parallel sizes a serving stack can run: the query heads divide by t, and the KV heads
+// divide by t (t ≤ Hkv) or t divides by the KV heads (t > Hkv, each KV head replicated on
+// t / Hkv GPUs). MLA keeps one latent per token on every rank, so only the query rule applies.
+// Returns the sentence that says why t is refused, or nothing when t is fine.
+std::optional<std::string> tensorParallelProblem(const ModelSpec& model, int t);
+// Every size from 1 to maxT that tensorParallelProblem accepts, in increasing order.
+std::vector<int> validTensorParallelSizes(const ModelSpec& model, int maxT = 1024);
 
 class CostModel {
 public:

@@ -25,6 +25,7 @@ struct TierSpec {
     double readBps = 0;            // bytes/s
     double writeBps = 0;
     double tFixedS = 0;
+    double amplification = 1;      // bytes moved per useful byte of KV, ≥ 1
     std::map<std::string, std::string> sources;
 };
 

@@ -12,6 +12,7 @@ namespace kvbe {
 
 struct CalcRow {
     double tokens = 0;
+    bool pastContext = false; // longer than the model's context: an extrapolation, flagged
     double kvBytes = 0;
     double tRecompute = 0;
     std::optional<double> breakevenBandwidth;

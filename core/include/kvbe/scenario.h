@@ -26,6 +26,9 @@ struct TierConfig {
     std::string color;           // "#rrggbb", for the charts
     // Measured transfers (bytes, seconds); when present they replace bandwidth and t_fixed.
     std::vector<std::pair<double, double>> measured;
+    // Bytes moved per useful byte of KV (≥ 1; 1: none). The load sees bandwidth / amplification.
+    double amplification = 1;
+    std::optional<double> writeGBps; // write (offload) bandwidth, shown for sizing; not in the load
 
     bool operator==(const TierConfig&) const = default;
 };

@@ -10,6 +10,9 @@
 
 namespace kvbe {
 
+// The largest token count a double holds exactly, 2^53; parseTokens refuses more.
+inline constexpr double kMaxExactTokens = 9007199254740992.0;
+
 // "8192", "8k" (= 8192: token counts use binary k, as 8k prompts do), "80k", "1.5k", "1m".
 Result<double> parseTokens(std::string_view text);
 // A comma-separated list of token counts: "1024,8k,80k".
@@ -23,6 +26,6 @@ Result<double> parseSeconds(std::string_view text);
 std::string formatTokens(double tokens);     // 8192 -> "8,192"
 std::string formatBandwidth(double bytesPerSecond); // "7.24 GB/s"
 std::string formatSeconds(double seconds);   // "12.2 s", "129.7 ms", "85 µs"
-std::string formatBytes(double bytes);       // "939.5 MB"
+std::string formatBytes(double bytes);       // "939.5 MB", up to PB and EB
 
 } // namespace kvbe

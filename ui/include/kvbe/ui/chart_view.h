@@ -195,6 +195,10 @@ QList<QPointF> toPoints(const std::vector<double>& xs, const std::vector<double>
 // Formatting shared by the charts' hover texts and labels.
 QString tokensText(double tokens);
 QString bandwidthText(double bytesPerSecond);
+// "13.5 GB/s", or with amplification "13.5 GB/s × 2.3 = 5.87 GB/s effective".
+QString tierRateText(const TierPath& tier);
+// The tier's name, with "(× 2.3 amplification: 5.87 GB/s effective)" when it has any.
+QString tierNameText(const TierPath& tier);
 QString millisText(double seconds);
 QString paramsText(double params);
 

@@ -34,6 +34,9 @@ class Explorer : public QObject {
     // Models read from files, in the order they were loaded (ref, spec).
     const std::vector<std::pair<std::string, ModelSpec>>& loadedModels() const { return m_loaded; }
 
+    // The model a scenario names, read once and cached (the panel's TP sizes come from it).
+    Result<ModelSpec> modelFor(const std::string& ref);
+
     // Runs the pending recompute now (tests, headless export, benchmarks).
     void recomputeNow();
     // Pins the current result under a label; false when there is none.
@@ -45,7 +48,6 @@ class Explorer : public QObject {
     void failed(const QString& message);
 
   private:
-    Result<ModelSpec> modelFor(const std::string& ref);
     void recompute();
 
     Presets m_presets;

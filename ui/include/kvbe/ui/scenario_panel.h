@@ -12,7 +12,6 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QSlider;
-class QSpinBox;
 class QTableView;
 
 namespace kvbe {
@@ -36,7 +35,8 @@ class ScenarioPanel : public QWidget {
     QSlider* utilisationSlider() const { return m_util; }
     QComboBox* flopModelBox() const { return m_flopModel; }
     QComboBox* kvDtypeBox() const { return m_kvDtype; }
-    QSpinBox* tensorParallelBox() const { return m_tp; }
+    // Only the sizes the model can be split into (tensorParallelProblem); data: the size.
+    QComboBox* tensorParallelBox() const { return m_tp; }
     QCheckBox* sharedPathBox() const { return m_sharedPath; }
     TierTableModel* tierModel() const { return m_tiers; }
     QTableView* tierView() const { return m_tierView; }
@@ -55,6 +55,7 @@ class ScenarioPanel : public QWidget {
     void addTier(const QString& presetKey);
     void pickTierColour();
     void updateSummary();
+    void fillTensorParallel(const Scenario& s);
 
     Explorer* m_explorer;
     bool m_showing = false;
@@ -68,7 +69,7 @@ class ScenarioPanel : public QWidget {
     QLabel* m_utilLabel;
     QComboBox* m_flopModel;
     QComboBox* m_kvDtype;
-    QSpinBox* m_tp;
+    QComboBox* m_tp;
     QCheckBox* m_sharedPath;
     TierTableModel* m_tiers;
     QTableView* m_tierView;

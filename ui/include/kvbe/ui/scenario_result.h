@@ -26,6 +26,8 @@ struct ScenarioResult {
     std::vector<PublishedComparison> published;
     QString publishedName;
     std::vector<bool> nominalFixedCost;
+    // The lengths asked for ran past the model's context: the curves stop at the context.
+    bool endsAtContext = false;
 
     const ModelSpec& model() const { return eval->model; }
 };
@@ -35,7 +37,8 @@ using ResultPtr = std::shared_ptr<const ScenarioResult>;
 inline constexpr int kFrontierTokens = 160;
 inline constexpr int kFrontierFractions = 101;
 
-// Runs core for a scenario whose model is already read. `sweepModels` are the models of the
+// Runs core for a scenario whose model is already read. Lengths past the model's context are
+// left out: the curves end at the context limit (endsAtContext says so). `sweepModels` are the models of the
 // model-size chart (presets first, then models the user loaded).
 Result<ScenarioResult> computeScenarioResult(const Scenario& s, const Presets& presets,
                                              const ModelSpec& model,
