@@ -83,7 +83,12 @@ std::vector<SweepPoint> modelSweep(const CostInputs& base, const std::vector<Mod
         in.measuredPrefill.reset();
         in.kvDtype = kvDtype.value_or(m.weightDtype);
         SweepPoint p{m.id, m.paramsTotal, m.paramsActive, m.kvBytesPerToken(in.kvDtype), std::nullopt};
-        if (auto cm = CostModel::create(std::move(in))) p.breakevenBandwidth = cm->breakevenBandwidth(tokens);
+        p.hybrid = m.isHybrid();
+        p.layerMix = m.layerMix();
+        if (auto cm = CostModel::create(std::move(in))) {
+            p.breakevenBandwidth = cm->breakevenBandwidth(tokens);
+            p.stateBytes = cm->stateBytes();
+        }
         out.push_back(std::move(p));
     }
     return out;

@@ -271,6 +271,20 @@ class TestUiControls : public QObject {
         QVERIFY(found);
     }
 
+    // Hybrid presets (Nemotron 3 Nano, Qwen3-Next, Jamba 1.5 Mini) are their own series, not
+    // among the transformers: their B* per parameter is far lower.
+    void modelSizeChartMarksHybrids() {
+        auto w = makeWindow();
+        const auto hybrids = w->chart("models")->seriesByKey("hybrids")->points();
+        QCOMPARE(hybrids.size(), qsizetype(3));
+        bool nemotron = false;
+        for (const auto& p : hybrids) nemotron = nemotron || std::abs(p.x() - 31.58) < 0.01;
+        QVERIFY(nemotron);
+        for (const auto& p : w->chart("models")->seriesByKey("models")->points())
+            QVERIFY(std::abs(p.x() - 31.58) >= 0.01);
+        QVERIFY(w->chart("models")->csv().contains("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16,"));
+    }
+
     void frontierMapFollowsTheCostModel() {
         auto w = makeWindow();
         auto* f = static_cast<FrontierChart*>(w->chart("frontier"));

@@ -401,7 +401,14 @@ void ScenarioPanel::updateSummary() {
             .arg(m.qHeads)
             .arg(m.kvHeads)
             .arg(QString::number(m.paramsTotal / 1e9, 'f', 2) + QStringLiteral("B"))
-            .arg(QString::fromStdString(formatBytes(cost.kvBytesPerToken()))));
+            .arg(QString::fromStdString(formatBytes(cost.kvBytesPerToken()))) +
+        (m.isHybrid()
+             ? tr("\n%1 · state %2 per cached prefix (%3)")
+                   .arg(QString::fromStdString(m.layerMix()),
+                        QString::fromStdString(formatBytes(cost.stateBytes())),
+                        QString::fromStdString(std::string(toString(
+                            cost.inputs().stateDtype.value_or(m.stateDtypeDefault)))))
+             : QString()));
 }
 
 } // namespace kvbe
