@@ -102,9 +102,15 @@ double ModelSpec::simpleAttentionCoefficient() const {
 
 bool ModelSpec::isHybrid() const {
     if (stateSsmElems > 0 || stateConvElems > 0) return true;
+    // Layers that read another layer's KV (an indexer group holds its own keys: not those).
     return std::any_of(attention.begin(), attention.end(), [](const AttentionGroup& g) {
-        return g.kvElemsPerToken == 0 || g.kind == AttnKind::Sparse;
+        return g.kvElemsPerToken == 0 && g.kvFixedBytesPerToken == 0;
     });
+}
+
+bool ModelSpec::hasSparseAttention() const {
+    return std::any_of(attention.begin(), attention.end(),
+                       [](const AttentionGroup& g) { return g.kind == AttnKind::Sparse; });
 }
 
 std::string ModelSpec::layerMix() const {

@@ -45,7 +45,7 @@ std::string stateText(double bytes) {
 // "full", "windowed", "mla"; hybrids say so, since their KV is not the whole story.
 std::string attentionKind(const ModelSpec& m) {
     if (m.stateSsmElems > 0 || m.stateConvElems > 0) return "hybrid";
-    if (m.mla) return m.isHybrid() ? "sparse-mla" : "mla";
+    if (m.mla) return m.hasSparseAttention() ? "sparse-mla" : "mla";
     if (m.isHybrid()) return "shared-kv";
     return m.hasWindows() ? "windowed" : "full";
 }

@@ -210,6 +210,18 @@ private slots:
         QCOMPARE(m.kvBytes(4096, KvDtype::BF16), 4096 * 61.0 * 1284); // no window on the cache
         const double v3 = preset("deepseek-ai/DeepSeek-V3").paramsTotal;
         QCOMPARE(m.paramsTotal - v3, 61.0 * (1536 * 64 * 128 + 7168 * 128 + 7168 * 64 + 2 * 128));
+        QVERIFY(m.hasSparseAttention());
+        QVERIFY(!m.isHybrid()); // every layer keeps its own KV
+    }
+
+    // The shipped DeepSeek-V3.2 file: the same figures; its checkpoint's 685,396,921,376
+    // weights are these 671,877,944,064 plus the MTP layer and the FP8 scales.
+    void deepseekV32Preset() {
+        const auto& m = preset("deepseek-ai/DeepSeek-V3.2");
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 78324.0);
+        QCOMPARE(m.paramsTotal, 671877944064.0);
+        QCOMPARE(m.paramsActive, 38403822336.0);
+        QCOMPARE(m.stateBytes(KvDtype::BF16), 0.0);
     }
 
     // Gemma 3n: 35 layers, four sliding to one full, the last 15 reuse earlier KV.

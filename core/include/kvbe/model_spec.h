@@ -101,8 +101,10 @@ struct ModelSpec {
     // FLOPs per token of the recurrences (linear attention, Mamba), beyond 2·P_mm, summed over layers.
     double recurrentFlopsPerToken = 0;
 
-    // Any layer without its own growing KV cache, or with a state: the charts mark these.
+    // A state per prefix, or layers without a KV cache of their own: the charts mark these.
     bool isHybrid() const;
+    // Attention that visits at most index_topk keys per query (DeepSeek-V3.2).
+    bool hasSparseAttention() const;
     // "52 layers: 23 Mamba-2, 23 MoE, 6 attention" (mixers and MLP-only blocks, most first; then
     // the MLPs of layers that have a mixer too, "; MLP: 48 MoE").
     std::string layerMix() const;
