@@ -82,7 +82,11 @@ std::vector<SweepPoint> modelSweep(const CostInputs& base, const std::vector<Mod
         in.paramsOverride.reset(); // each model's own size: that is the point of the sweep
         in.measuredPrefill.reset();
         in.kvDtype = kvDtype.value_or(m.weightDtype);
-        SweepPoint p{m.id, m.paramsTotal, m.paramsActive, m.kvBytesPerToken(in.kvDtype), std::nullopt};
+        SweepPoint p;
+        p.id = m.id;
+        p.paramsTotal = m.paramsTotal;
+        p.paramsActive = m.paramsActive;
+        p.kvBytesPerToken = m.kvBytesPerToken(in.kvDtype);
         p.hybrid = m.isHybrid();
         p.layerMix = m.layerMix();
         if (auto cm = CostModel::create(std::move(in))) {

@@ -56,7 +56,7 @@ private slots:
         const std::string pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
         const double nM = 23, nE = 23, nA = 6;
         QCOMPARE(static_cast<double>(std::count(pattern.begin(), pattern.end(), 'M')), nM);
-        QCOMPARE(m.layerMix(), std::string("52 layers: 23 Mamba-2, 23 MoE, 6 attention"));
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("52 layers: 23 Mamba-2, 23 MoE, 6 attention"));
         // KV: 6 attention layers × 2 × 2 KV heads × 128 × 2 B (the issue's 6,144).
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 6144.0);
         QCOMPARE(m.kvBytes(1000, KvDtype::BF16), 6144.0 * 1000);
@@ -64,7 +64,7 @@ private slots:
         // (mamba_ssm_cache_dtype), conv in BF16.
         QCOMPARE(m.stateSsmElems, nM * 64 * 64 * 128);
         QCOMPARE(m.stateConvElems, nM * (64 * 64 + 2 * 8 * 128) * 3);
-        QCOMPARE(m.stateDtypeDefault, KvDtype::FP32);
+        QVERIFY(m.stateDtypeDefault == KvDtype::FP32);
         QCOMPARE(m.stateBytes(KvDtype::FP32), 49082368.0);
         QCOMPARE(m.stateBytes(KvDtype::BF16), 24965120.0);
         // Parameters: Mamba-2 mixer (in_proj, conv + bias, dt/A/D, norm, out_proj), MoE with
@@ -88,14 +88,14 @@ private slots:
     // Qwen3-Next-80B-A3B: full_attention_interval 4 → 12 gated attention, 36 Gated DeltaNet.
     void qwen3NextByHand() {
         const auto& m = preset("Qwen/Qwen3-Next-80B-A3B-Instruct");
-        QCOMPARE(m.layerMix(), std::string("48 layers: 36 Gated DeltaNet, 12 attention; MLP: 48 MoE"));
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("48 layers: 36 Gated DeltaNet, 12 attention; MLP: 48 MoE"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 12.0 * 2 * 2 * 256 * 2); // 24,576
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 24576.0);
         // cost-model.md: 36 × (32·128·128 + (2·16·128 + 32·128)·3) = 19,759,104 state elements.
         QCOMPARE(m.stateSsmElems + m.stateConvElems, 19759104.0);
         QCOMPARE(m.stateSsmElems, 36 * gdnSsm(32, 128, 128));
         QCOMPARE(m.stateConvElems, 36 * gdnConv(16, 32, 128, 128, 4));
-        QCOMPARE(m.stateDtypeDefault, KvDtype::BF16);
+        QVERIFY(m.stateDtypeDefault == KvDtype::BF16);
         QCOMPARE(m.stateBytes(KvDtype::BF16), 19759104.0 * 2);
         const double h = 2048, cd = 2 * 16 * 128 + 32 * 128;
         const double attn = h * 16 * 256 * 2 + 2 * h * 2 * 256 + 16 * 256 * h + 2 * 256;
@@ -112,7 +112,7 @@ private slots:
     // Jamba 1.5 Mini: attention where i % 8 == 4 (4 layers), MoE where i % 2 == 1.
     void jamba15MiniByHand() {
         const auto& m = preset("ai21labs/AI21-Jamba-1.5-Mini");
-        QCOMPARE(m.layerMix(), std::string("32 layers: 28 Mamba, 4 attention; MLP: 16 MoE, 16 dense"));
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("32 layers: 28 Mamba, 4 attention; MLP: 16 MoE, 16 dense"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 4.0 * 2 * 8 * 128 * 2); // 16,384
         // Mamba (v1): d_inner = 2·4096; ssm d_inner·16, conv d_inner·3.
         QCOMPARE(m.stateSsmElems, 28.0 * 8192 * 16);
@@ -141,7 +141,7 @@ private slots:
           "mamba_proj_bias":false,"num_local_experts":8,"num_experts_per_tok":2,
           "intermediate_size":1024,"shared_intermediate_size":512,"vocab_size":49152,
           "tie_word_embeddings":true,"torch_dtype":"bfloat16","max_position_embeddings":4096})");
-        QCOMPARE(m.layerMix(), std::string("8 layers: 6 Mamba-2, 2 attention; MLP: 8 MoE"));
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("8 layers: 6 Mamba-2, 2 attention; MLP: 8 MoE"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 2.0 * 2 * 8 * 64 * 2);
         QCOMPARE(m.stateSsmElems, 6 * mamba2Ssm(8, 128, 128));
         QCOMPARE(m.stateConvElems, 6 * mamba2Conv(8, 128, 1, 128, 4));
@@ -159,7 +159,7 @@ private slots:
           "vocab_size":130049,"mamba_d_conv":4,"mamba_d_head":128,"mamba_d_ssm":3072,
           "mamba_d_state":256,"mamba_expand":2,"mamba_n_groups":1,"mamba_n_heads":24,
           "attn_layer_indices":null,"torch_dtype":"bfloat16","max_position_embeddings":262144})");
-        QCOMPARE(m.layerMix(), std::string("44 layers: 44 attention + Mamba-2; MLP: 44 dense"));
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("44 layers: 44 attention + Mamba-2; MLP: 44 dense"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 44.0 * 2 * 2 * 128 * 2); // 45,056
         QCOMPARE(m.stateSsmElems, 44 * mamba2Ssm(24, 128, 256));
         QCOMPARE(m.stateConvElems, 44 * mamba2Conv(24, 128, 1, 256, 4));
@@ -179,9 +179,9 @@ private slots:
           "shared_expert_intermediate_size":512,"vocab_size":248320,"attn_output_gate":true,
           "mamba_ssm_dtype":"float32","dtype":"bfloat16","max_position_embeddings":262144},
           "vision_config":{"depth":27,"hidden_size":1152}})");
-        QCOMPARE(m.layerMix(), std::string("40 layers: 30 Gated DeltaNet, 10 attention; MLP: 40 MoE"));
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("40 layers: 30 Gated DeltaNet, 10 attention; MLP: 40 MoE"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 10.0 * 2 * 2 * 256 * 2); // 20,480
-        QCOMPARE(m.stateDtypeDefault, KvDtype::FP32);
+        QVERIFY(m.stateDtypeDefault == KvDtype::FP32);
         QCOMPARE(m.stateBytes(KvDtype::FP32),
                  30 * gdnSsm(32, 128, 128) * 4 + 30 * gdnConv(16, 32, 128, 128, 4) * 2);
     }
@@ -197,7 +197,7 @@ private slots:
         const auto m = parse(text);
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 61.0 * ((512 + 64) * 2 + 128 + 4)); // 78,324
         QCOMPARE(m.kvBytesPerToken(KvDtype::FP8), 61.0 * ((512 + 64) + 128 + 4));
-        QCOMPARE(m.layerMix(), std::string("61 layers: 61 sparse MLA; MLP: 58 MoE, 3 dense"));
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("61 layers: 61 sparse MLA; MLP: 58 MoE, 3 dense"));
         // 4096 tokens from nothing: each query visits min(i + 1, 2048) keys; the indexer scores
         // all i + 1.
         double capped = 0, all = 0;
@@ -250,7 +250,7 @@ private slots:
           "qk_nope_head_dim":128,"v_head_dim":128,"vocab_size":1000,"intermediate_size":4096,
           "linear_attn_config":{"kda_layers":[1,2,3],"full_attn_layers":[4],"num_heads":32,
           "head_dim":128,"short_conv_kernel_size":4},"torch_dtype":"bfloat16"})");
-        QCOMPARE(m.layerMix(), std::string("4 layers: 3 KDA, 1 MLA; MLP: 4 dense"));
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("4 layers: 3 KDA, 1 MLA; MLP: 4 dense"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), (512.0 + 64) * 2);
         QCOMPARE(m.stateSsmElems, 3.0 * 32 * 128 * 128);
         QCOMPARE(m.stateConvElems, 3.0 * 3 * 32 * 128 * 3);
@@ -261,7 +261,7 @@ private slots:
         const auto m = parse(R"({"model_type":"minimax","hidden_size":6144,"num_hidden_layers":8,
           "num_attention_heads":64,"num_key_value_heads":8,"head_dim":128,"vocab_size":1000,
           "intermediate_size":9216,"attn_type_list":[0,0,0,0,0,0,0,1],"torch_dtype":"bfloat16"})");
-        QCOMPARE(m.layerMix(), std::string("8 layers: 7 lightning attention, 1 attention; MLP: 8 dense"));
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("8 layers: 7 lightning attention, 1 attention; MLP: 8 dense"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 1.0 * 2 * 8 * 128 * 2);
         QCOMPARE(m.stateSsmElems, 7.0 * 64 * 128 * 128);
         QCOMPARE(m.stateConvElems, 0.0);
@@ -282,7 +282,7 @@ private slots:
         const auto& m = preset("meta-llama/Llama-3.2-3B");
         QVERIFY(!m.isHybrid());
         QCOMPARE(m.stateBytes(KvDtype::FP32), 0.0);
-        QCOMPARE(m.layerMix(), std::string("28 layers: 28 attention; MLP: 28 dense"));
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("28 layers: 28 attention; MLP: 28 dense"));
     }
 
     // Unknown means refused, with a sentence naming the key; never counted as full attention.
@@ -418,7 +418,7 @@ private slots:
         s.stateDtype = KvDtype::BF16;
         const auto back = scenarioFromJson(scenarioToJson(s), "round trip", test::presets());
         QVERIFY(back);
-        QCOMPARE(back->stateDtype, std::optional<KvDtype>(KvDtype::BF16));
+        QVERIFY(back->stateDtype == std::optional<KvDtype>(KvDtype::BF16));
         QCOMPARE(evaluate(*back, test::presets())->cost.stateBytes(), 24965120.0);
     }
 };
