@@ -15,7 +15,7 @@ namespace kvbe::cli {
 namespace {
 
 struct CalcOptions {
-    std::string model, gpu, peak, util, flops, kvDtype, params, lengths, fraction, scenario;
+    std::string model, gpu, peak, util, flops, kvDtype, stateDtype, params, lengths, fraction, scenario;
     int tp = 0;
     bool sharedPath = false;
     std::vector<std::string> tiers;
@@ -125,6 +125,7 @@ int runCalc(const CalcOptions& o) {
     }
     if (!o.flops.empty()) s.flopModel = *parseFlopModel(o.flops);
     if (!o.kvDtype.empty()) s.kvDtype = parseKvDtype(o.kvDtype);
+    if (!o.stateDtype.empty()) s.stateDtype = parseKvDtype(o.stateDtype);
     if (!o.params.empty()) {
         auto p = parseParams(o.params);
         if (!p) return fail(p.message());
@@ -184,6 +185,10 @@ void addCalcCommands(CLI::App& app, std::function<int()>& run) {
     calc->add_option("--flops", o->flops, "FLOP model")->check(CLI::IsMember({"simple", "detailed"}));
     calc->add_option("--kv-dtype", o->kvDtype, "KV cache dtype (default: the model's torch_dtype)")
         ->check(CLI::IsMember({"bf16", "fp16", "fp8", "int8", "fp32"}));
+    calc->add_option("--state-dtype", o->stateDtype,
+                     "Hybrid models: the Mamba / linear-attention state dtype (default: the "
+                     "config's mamba_ssm_cache_dtype, else the model's dtype)")
+        ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
     calc->add_option("--params", o->params, "Parameter count P of the simple model (3.21e9, 70B)");
     calc->add_option("--tp", o->tp, "Tensor parallel degree")->check(CLI::Range(1, 1024));
     calc->add_flag("--shared-path", o->sharedPath, "The TP GPUs share one storage path (each sees B/t)");

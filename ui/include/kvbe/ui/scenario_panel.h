@@ -36,6 +36,8 @@ class ScenarioPanel : public QWidget {
     QSlider* utilisationSlider() const { return m_util; }
     QComboBox* flopModelBox() const { return m_flopModel; }
     QComboBox* kvDtypeBox() const { return m_kvDtype; }
+    QComboBox* stateDtypeBox() const { return m_stateDtype; }
+    QString modelInfoText() const;
     QSpinBox* tensorParallelBox() const { return m_tp; }
     QCheckBox* sharedPathBox() const { return m_sharedPath; }
     TierTableModel* tierModel() const { return m_tiers; }
@@ -68,6 +70,7 @@ class ScenarioPanel : public QWidget {
     QLabel* m_utilLabel;
     QComboBox* m_flopModel;
     QComboBox* m_kvDtype;
+    QComboBox* m_stateDtype; // hybrids: the recurrent state's dtype
     QSpinBox* m_tp;
     QCheckBox* m_sharedPath;
     TierTableModel* m_tiers;
