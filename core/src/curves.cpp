@@ -34,7 +34,6 @@ CurveSet computeCurves(const CostModel& cost, const std::vector<TierPath>& tiers
         c.breakevenBandwidth[i] = cost.breakevenBandwidth(tokens[i]);
     }
     const bool windows = cost.model().hasWindows();
-    const double perPath = cost.bytesPerPathFactor();
     for (const auto& tier : tiers) {
         TierCurves tc;
         tc.tier = tier;
@@ -47,7 +46,8 @@ CurveSet computeCurves(const CostModel& cost, const std::vector<TierPath>& tiers
             const double N = tokens[i];
             // B* with this tier's fixed cost, from the shared t_miss (no second prefill).
             const double budget = c.tMiss[i] - tier.tFixedS;
-            if (budget > 0) tc.breakevenBandwidth[i] = c.kvBytes[i] * perPath / budget;
+            // Bytes per path include a hybrid's state snapshot (loadBytes).
+            if (budget > 0) tc.breakevenBandwidth[i] = cost.loadBytes(N) / budget;
             tc.tHit[i] = cost.tHit(tier, N, cachedFraction * N);
             tc.speedup[i] = c.tMiss[i] / tc.tHit[i];
             tc.minFraction[i] = windows ? cost.minCachedFractionDirect(tier, N)
