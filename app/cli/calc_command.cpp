@@ -16,7 +16,7 @@ namespace kvbe::cli {
 namespace {
 
 struct CalcOptions {
-    std::string model, gpu, peak, util, flops, kvDtype, params, lengths, fraction, scenario;
+    std::string model, gpu, peak, util, flops, kvDtype, stateDtype, params, lengths, fraction, scenario;
     int tp = 0;
     bool sharedPath = false;
     bool allowPastContext = false;
@@ -198,6 +198,7 @@ int runCalc(const CalcOptions& o) {
     }
     if (!o.flops.empty()) s.flopModel = *parseFlopModel(o.flops);
     if (!o.kvDtype.empty()) s.kvDtype = parseKvDtype(o.kvDtype);
+    if (!o.stateDtype.empty()) s.stateDtype = parseKvDtype(o.stateDtype);
     if (!o.params.empty()) {
         auto p = parseParams(o.params);
         if (!p) return fail(p.message());
@@ -300,6 +301,10 @@ void addCalcCommands(CLI::App& app, std::function<int()>& run) {
     calc->add_option("--flops", o->flops, "FLOP model")->check(CLI::IsMember({"simple", "detailed"}));
     calc->add_option("--kv-dtype", o->kvDtype, "KV cache dtype (default: the model's torch_dtype)")
         ->check(CLI::IsMember({"bf16", "fp16", "fp8", "int8", "fp32"}));
+    calc->add_option("--state-dtype", o->stateDtype,
+                     "Hybrid models: the Mamba / linear-attention state dtype (default: the "
+                     "config's mamba_ssm_cache_dtype, else the model's dtype)")
+        ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
     calc->add_option("--params", o->params, "Parameter count P of the simple model (3.21e9, 70B)");
     calc->add_option("--tp", o->tp,
                      "Tensor parallel degree: the query heads must divide by it, and the KV heads too "

@@ -1,6 +1,8 @@
 #include "kvbe/config_reader.h"
 
 #include "kvbe/json_text.h"
+#include "config_fields.h"
+#include "hybrid_layers.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,10 +15,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
+using detail::ConfigError;
+using detail::Fields;
+using detail::kMaxDim;
 
-struct ConfigError {
-    std::string message;
-};
 
 // Defaults of the Hugging Face config classes, for fields a published config may leave out.
 // num_hidden_layers and hidden_size are never defaulted: a config without them is not a
@@ -59,7 +61,11 @@ ArchDefaults defaultsFor(const std::string& type) {
         d.vocab = 151936; d.maxPositions = 32768; d.headDim = 128; d.qkNorm = true;
     } else if (type == "phi3") {
         d.vocab = 32064; d.maxPositions = 4096;
-    } else if (type == "deepseek_v3" || type == "deepseek_v2") {
+    } else if (type == "qwen3_next" || type == "qwen3_5_text" || type == "qwen3_5_moe_text") {
+        d.qkNorm = true;
+    } else if (type == "nemotron_h") {
+        d.normsPerLayer = 1; // one norm per block: each block is a mixer or an MLP
+    } else if (type == "deepseek_v3" || type == "deepseek_v2" || type == "deepseek_v32") {
         d.vocab = 129280; d.maxPositions = 4096;
     } else if (type == "gpt_oss") {
         d.vocab = 201088; d.headDim = 64; d.maxPositions = 131072; d.slidingWindow = 128;
@@ -70,96 +76,6 @@ ArchDefaults defaultsFor(const std::string& type) {
     return d;
 }
 
-// Typed access to config fields, with messages that name the file, the field and what was
-// expected. Fields are looked up in text_config first, then at the top level.
-class Fields {
-public:
-    Fields(const json& top, const std::string& source) : m_top(top), m_source(source) {
-        if (top.contains("text_config")) {
-            const auto& t = top["text_config"];
-            if (!t.is_object())
-                fail("text_config", "an object", t);
-            m_text = &t;
-            m_prefix = "text_config.";
-        }
-    }
-
-    const json* find(const std::string& key) const {
-        if (m_text && m_text->contains(key)) return &(*m_text)[key];
-        if (m_top.contains(key)) return &m_top[key];
-        return nullptr;
-    }
-    bool has(const std::string& key) const {
-        const json* j = find(key);
-        return j && !j->is_null();
-    }
-    std::string path(const std::string& key) const {
-        if (m_text && m_text->contains(key)) return m_prefix + key;
-        return key;
-    }
-
-    [[noreturn]] void fail(const std::string& key, const std::string& expected,
-                           const json& got) const {
-        std::string shown = dumpJson(got);
-        if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
-        throw ConfigError{m_source + ": field '" + path(key) + "' is " + jsonTypeName(got) +
-                          (got.is_primitive() && !got.is_null() ? " (" + shown + ")" : "") +
-                          "; expected " + expected};
-    }
-    [[noreturn]] void missing(const std::string& key, const std::string& meaning) const {
-        throw ConfigError{m_source + ": field '" + m_prefix + key + "' is missing; expected " +
-                          meaning};
-    }
-
-    std::optional<double> number(const std::string& key, const std::string& meaning,
-                                 double min, double max) const {
-        const json* j = find(key);
-        if (!j || j->is_null()) return std::nullopt;
-        if (!j->is_number()) fail(key, meaning, *j);
-        const double v = j->get<double>();
-        if (!std::isfinite(v) || v < min || v > max) fail(key, meaning, *j);
-        return v;
-    }
-    std::optional<int> integer(const std::string& key, const std::string& meaning, int min,
-                               int max) const {
-        auto v = number(key, meaning, min, max);
-        if (!v) return std::nullopt;
-        if (std::floor(*v) != *v) fail(key, meaning, *find(key));
-        return static_cast<int>(*v);
-    }
-    int requiredInt(const std::string& key, const std::string& meaning, int min, int max) const {
-        auto v = integer(key, meaning, min, max);
-        if (!v) missing(key, meaning);
-        return *v;
-    }
-    int intOr(const std::string& key, const std::string& meaning, int min, int max,
-              std::optional<int> fallback) const {
-        auto v = integer(key, meaning, min, max);
-        if (v) return *v;
-        if (fallback) return *fallback;
-        missing(key, meaning);
-    }
-    std::optional<bool> boolean(const std::string& key) const {
-        const json* j = find(key);
-        if (!j || j->is_null()) return std::nullopt;
-        if (!j->is_boolean()) fail(key, "true or false", *j);
-        return j->get<bool>();
-    }
-    std::optional<std::string> string(const std::string& key) const {
-        const json* j = find(key);
-        if (!j || j->is_null()) return std::nullopt;
-        if (!j->is_string()) fail(key, "a string", *j);
-        return j->get<std::string>();
-    }
-
-private:
-    const json& m_top;
-    const json* m_text = nullptr;
-    std::string m_source;
-    std::string m_prefix;
-};
-
-constexpr int kMaxDim = 1 << 22;
 
 ModelSpec build(const json& top, const std::string& source, const std::string& id) {
     if (!top.is_object())
@@ -184,6 +100,7 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
     std::string type = f.string("model_type").value_or("");
     if (type == "gemma3") type = "gemma3_text";
     if (type == "llama4") type = "llama4_text";
+    if (type == "gemma3n") type = "gemma3n_text";
     m.modelType = type;
     const ArchDefaults def = defaultsFor(type);
 
@@ -214,7 +131,12 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
     if (!vocab && !def.vocab) f.missing("vocab_size", "a positive integer (the vocabulary)");
     m.vocab = vocab ? *vocab : *def.vocab;
     if (!vocab) m.notes.push_back("vocab_size: architecture default");
-    auto inter = f.number("intermediate_size", "a positive integer (the MLP width)", 0, 1e8);
+    std::optional<double> inter;
+    if (const json* j = f.find("intermediate_size"); j && j->is_array() && !j->empty() &&
+                                                     (*j)[0].is_number())
+        inter = (*j)[0].get<double>(); // per-layer widths (Gemma 3n); read per layer below
+    else
+        inter = f.number("intermediate_size", "a positive integer (the MLP width)", 0, 1e8);
     m.intermediate = inter ? *inter : def.intermediate.value_or(4.0 * m.hidden);
 
     const auto tieAt = f.boolean("tie_word_embeddings");
@@ -259,29 +181,31 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         m.dV = m.headDim;
     }
 
+    // ---- Layer layout: attention, Mamba, linear attention, ... per layer -----------------------
+    detail::refuseUnknownLayoutKeys(f, type);
+    const detail::LayerLayout layout = detail::readLayerLayout(f, type, m.layers);
+    const auto L = static_cast<size_t>(m.layers);
+    std::vector<detail::LayerSlot> slots = layout.layers;
+    if (slots.empty()) slots.assign(L, detail::LayerSlot{});
+    auto hasAttention = [](const detail::LayerSlot& s) {
+        return s.mixer == detail::Mixer::Attention || s.mixer == detail::Mixer::Parallel;
+    };
+    if (!layout.layers.empty() &&
+        std::none_of(slots.begin(), slots.end(), hasAttention) && !f.has("kv_lora_rank"))
+        m.notes.push_back(layout.key + ": no attention layer, so no KV cache; only the state");
+    if (!layout.key.empty() && layout.key != "layer_types")
+        m.notes.push_back("layer layout from " + layout.key);
+
     // ---- Attention kind per layer -----------------------------------------------------------
-    std::vector<AttnKind> kinds(static_cast<size_t>(m.layers), AttnKind::Full);
+    std::vector<AttnKind> kinds(L, AttnKind::Full);
     double window = 0;
     const bool slidingKeyPresent = f.find("sliding_window") != nullptr;
     auto sw = f.number("sliding_window", "a positive integer or null (the attention window)", 1, 1e12);
     if (!slidingKeyPresent && def.slidingWindow) sw = def.slidingWindow;
     const auto useSliding = f.boolean("use_sliding_window");
 
-    if (f.has("layer_types")) {
-        const json& lt = *f.find("layer_types");
-        if (!lt.is_array() || lt.size() != static_cast<size_t>(m.layers))
-            f.fail("layer_types", "an array of " + std::to_string(m.layers) + " layer types", lt);
-        for (size_t i = 0; i < lt.size(); ++i) {
-            if (!lt[i].is_string()) f.fail("layer_types", "an array of strings", lt);
-            const auto s = lt[i].get<std::string>();
-            if (s == "full_attention") kinds[i] = AttnKind::Full;
-            else if (s == "sliding_attention") kinds[i] = AttnKind::Sliding;
-            else if (s == "chunked_attention") kinds[i] = AttnKind::Chunked;
-            else
-                throw ConfigError{source + ": field '" + f.path("layer_types") + "' holds \"" + s +
-                                  "\"; expected full_attention, sliding_attention or "
-                                  "chunked_attention"};
-        }
+    if (!layout.layers.empty()) {
+        for (size_t i = 0; i < L; ++i) kinds[i] = slots[i].attn;
         if (std::count(kinds.begin(), kinds.end(), AttnKind::Sliding) > 0) {
             if (!sw) f.missing("sliding_window", "a window size for the sliding_attention layers");
             window = *sw;
@@ -331,14 +255,63 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         m.notes.push_back("window not shorter than the context: treated as full attention");
     }
 
+    // Sparse attention (DeepSeek-V3.2): the lightning indexer picks index_topk keys per query;
+    // every key stays cached, and the indexer keeps its own key per token and layer.
+    const auto indexTopK = f.integer("index_topk", "a positive integer (keys per query)", 1, 1 << 30);
+    double indexerBytes = 0, indexerFlopsPerPair = 0, indexHeadDim = 0, indexHeads = 0;
+    if (indexTopK) {
+        if (!mla)
+            throw ConfigError{source + ": field '" + f.path("index_topk") +
+                              "' is DeepSeek-V3.2's sparse attention, which kvbe knows only with "
+                              "MLA (kv_lora_rank); the config is refused"};
+        const int ihd = f.requiredInt("index_head_dim", "a positive integer (indexer key dims)", 1, kMaxDim);
+        const int inh = f.requiredInt("index_n_heads", "a positive integer (indexer heads)", 1, kMaxDim);
+        // vLLM keeps indexer keys in FP8 with one FP32 scale per 128 values.
+        indexerBytes = ihd + 4.0 * std::ceil(ihd / 128.0);
+        indexerFlopsPerPair = 2.0 * inh * ihd;
+        indexHeadDim = ihd;
+        indexHeads = inh;
+        for (size_t i = 0; i < L; ++i)
+            if (hasAttention(slots[i])) kinds[i] = AttnKind::Sparse;
+    } else {
+        for (const char* k : {"index_head_dim", "index_n_heads"})
+            if (f.has(k))
+                throw ConfigError{source + ": field '" + f.path(k) + "' belongs to a sparse-attention "
+                                  "indexer, but there is no index_topk; expected both or neither"};
+    }
+
+    // Gemma 3n: the last num_kv_shared_layers layers read the KV of earlier layers.
+    const int kvShared = f.integer("num_kv_shared_layers", "a non-negative integer (layers "
+                                   "that reuse earlier KV)", 0, m.layers).value_or(0);
+
     const double kvElems = mla ? static_cast<double>(m.kvLoraRank + qkRope)
                                : 2.0 * m.kvHeads * m.headDim;
     const double perPair = 2.0 * m.qHeads * (m.dQk + m.dV);
-    for (AttnKind k : {AttnKind::Full, AttnKind::Sliding, AttnKind::Chunked}) {
-        const int n = static_cast<int>(std::count(kinds.begin(), kinds.end(), k));
-        if (n == 0) continue;
-        m.attention.push_back({k, k == AttnKind::Full ? 0.0 : window, n, kvElems, perPair});
+    int softmax = 0;
+    for (size_t i = 0; i < L; ++i) {
+        if (!hasAttention(slots[i])) continue;
+        ++softmax;
+        const bool shared = static_cast<int>(i) >= m.layers - kvShared;
+        const AttnKind k = kinds[i];
+        const double w = k == AttnKind::Full ? 0.0 : (k == AttnKind::Sparse ? *indexTopK : window);
+        const double elems = shared ? 0.0 : kvElems;
+        auto same = [&](const AttentionGroup& g) {
+            return g.kind == k && g.window == w && g.kvElemsPerToken == elems &&
+                   g.kvFixedBytesPerToken == 0;
+        };
+        auto it = std::find_if(m.attention.begin(), m.attention.end(), same);
+        if (it != m.attention.end()) ++it->layers;
+        else m.attention.push_back({k, w, 1, elems, perPair, 0});
     }
+    if (indexTopK && softmax > 0)
+        m.attention.push_back({AttnKind::Full, 0, softmax, 0, indexerFlopsPerPair, indexerBytes});
+    // Keep the groups in the order full, sliding, chunked, sparse, whatever the layer order.
+    std::stable_sort(m.attention.begin(), m.attention.end(),
+                     [](const AttentionGroup& x, const AttentionGroup& y) { return x.kind < y.kind; });
+    m.softmaxLayers = softmax;
+    if (kvShared > 0)
+        m.notes.push_back("num_kv_shared_layers: the last " + std::to_string(kvShared) +
+                          " layers reuse earlier layers' KV");
 
     // ---- Parameters ---------------------------------------------------------------------------
     const double h = m.hidden, Hq = m.qHeads, Hkv = m.kvHeads, d = m.headDim;
@@ -349,8 +322,18 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         attnProj = qProj + h * (m.kvLoraRank + qkRope) + m.kvLoraRank * Hq * (qkNope + vHead) +
                    Hq * vHead * h;
         attnExtra = (qLora > 0 ? qLora : 0) + m.kvLoraRank; // the two latent norms
+        if (indexTopK) {
+            // DeepSeek-V3.2's indexer: wq_b from the query latent, wk, weights_proj, k_norm
+            // (a LayerNorm: weight and bias).
+            attnProj += (qLora > 0 ? qLora : h) * indexHeads * indexHeadDim + h * indexHeadDim +
+                        h * indexHeads;
+            attnExtra += 2 * indexHeadDim;
+        }
     } else {
         attnProj = h * Hq * d + 2 * h * Hkv * d + Hq * d * h;
+        // Gated attention (Qwen3-Next always, Qwen3.5 with attn_output_gate): q_proj also
+        // produces the output gate, Hq·d more columns.
+        if (type == "qwen3_next" || f.boolean("attn_output_gate").value_or(false)) attnProj += h * Hq * d;
         const bool attnBias = f.boolean("attention_bias").value_or(false);
         if (attnBias) attnExtra += Hq * d + 2 * Hkv * d + h;
         else if (def.qkvBias) attnExtra += Hq * d + 2 * Hkv * d;
@@ -382,7 +365,22 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         shared = *v > 0 ? 1 : 0;
         sharedWidth = *v;
     }
+    if (auto v = f.number("moe_shared_expert_intermediate_size", "a non-negative integer", 0, 1e8)) {
+        shared = std::max(shared, *v > 0 ? 1 : 0); // Nemotron-H
+        sharedWidth = *v;
+    }
     double denseWidth = m.intermediate;
+    if (type == "granitemoehybrid") {
+        // GraniteMoeHybrid: every layer has a shared MLP of shared_intermediate_size beside its
+        // experts (of intermediate_size); without experts that MLP is the layer's whole MLP.
+        const double w = f.number("shared_intermediate_size", "a positive integer", 1, 1e8).value_or(m.intermediate);
+        if (experts > 0) {
+            shared = 1;
+            sharedWidth = w;
+        } else {
+            denseWidth = w;
+        }
+    }
     if (type == "llama4_text" && experts > 0) {
         shared = 1; // Llama 4 MoE layers add one shared expert of intermediate_size
         sharedWidth = m.intermediate;
@@ -409,29 +407,102 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         }
     }
 
-    const double expertParams = 3 * h * expertWidth + (def.expertBiases ? 2 * expertWidth + h : 0);
-    const double router = experts * h + (def.routerBias || type.rfind("deepseek", 0) == 0 ? experts : 0);
+    // Nemotron-H's MLPs and experts are not gated (relu2: up and down projections only).
+    const double mats = type == "nemotron_h" ? 2 : 3;
+    const double expertParams = mats * h * expertWidth + (def.expertBiases ? 2 * expertWidth + h : 0);
+    const bool routerBias = def.routerBias || type.rfind("deepseek", 0) == 0 || type == "nemotron_h";
+    const double router = experts * h + (routerBias ? experts : 0);
+    const bool sharedGate = type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next" ||
+                            type == "qwen3_5_moe_text" || type == "qwen3_5_moe";
+    // Per-layer dense widths (Gemma 3n lists intermediate_size per layer).
+    std::vector<double> widths(L, denseWidth);
+    if (const json* j = f.find("intermediate_size"); j && j->is_array()) {
+        if (j->size() != L) f.fail("intermediate_size", "a number or one width per layer", *j);
+        for (size_t i = 0; i < L; ++i) {
+            if (!(*j)[i].is_number() || (*j)[i].get<double>() < 0 || (*j)[i].get<double>() > 1e8)
+                f.fail("intermediate_size", "a number or one width per layer", *j);
+            widths[i] = (*j)[i].get<double>();
+        }
+    }
+
+    std::map<detail::Mixer, detail::MixerFigures> figures;
     double total = 0, active = 0, matmul = 0;
     int moeCount = 0;
-    for (int i = 0; i < m.layers; ++i) {
-        double layerTotal = attnProj + attnExtra + norms;
+    for (size_t i = 0; i < L; ++i) {
+        const auto& slot = slots[i];
+        double layerTotal = norms;
+        double layerMm = 0;
+        std::string mixerName;
+        if (hasAttention(slot)) {
+            layerTotal += attnProj + attnExtra;
+            layerMm += attnProj;
+            if (mla) mixerName = kinds[i] == AttnKind::Sparse ? "sparse MLA" : "MLA";
+            else if (kinds[i] == AttnKind::Sliding) mixerName = "sliding attention";
+            else if (kinds[i] == AttnKind::Chunked) mixerName = "chunked attention";
+            else mixerName = "attention";
+            if (static_cast<int>(i) >= m.layers - kvShared) mixerName += " (shared KV)";
+        }
+        if (slot.mixer != detail::Mixer::Attention && slot.mixer != detail::Mixer::None) {
+            auto it = figures.find(slot.mixer);
+            if (it == figures.end())
+                it = figures.emplace(slot.mixer, detail::mixerFigures(f, type, slot.mixer, m.hidden,
+                                                                      m.qHeads, m.headDim)).first;
+            const auto& fig = it->second;
+            layerTotal += fig.params;
+            layerMm += fig.matmul;
+            m.stateSsmElems += fig.ssmElems;
+            m.stateConvElems += fig.convElems;
+            m.recurrentFlopsPerToken += fig.flopsPerToken;
+            mixerName = detail::mixerLabel(slot.mixer);
+        }
         double layerActive = layerTotal;
-        double layerMm = attnProj;
-        if (moeLayer[static_cast<size_t>(i)]) {
+        const bool moe = slot.mlp == detail::Mlp::Default ? moeLayer[i] && experts > 0
+                                                          : slot.mlp == detail::Mlp::Moe;
+        if (slot.mlp == detail::Mlp::Moe && experts == 0)
+            f.missing("n_routed_experts", "the routed experts of the MoE layers");
+        std::string mlpName;
+        if (slot.mlp == detail::Mlp::None) {
+            // a Nemotron-H mixer block: no MLP
+        } else if (moe) {
             ++moeCount;
-            const double sharedP = shared * 3 * h * sharedWidth +
-                                   (type == "qwen2_moe" || type == "qwen3_moe" ? (shared ? h : 0) : 0);
+            mlpName = "MoE";
+            const double sharedP = shared * mats * h * sharedWidth + (sharedGate && shared ? h : 0);
             layerTotal += experts * expertParams + sharedP + router;
             layerActive += topK * expertParams + sharedP + router;
-            layerMm += topK * 3 * h * expertWidth + shared * 3 * h * sharedWidth + experts * h;
+            layerMm += topK * mats * h * expertWidth + shared * mats * h * sharedWidth + experts * h;
         } else {
-            layerTotal += 3 * h * denseWidth;
-            layerActive += 3 * h * denseWidth;
-            layerMm += 3 * h * denseWidth;
+            mlpName = mixerName.empty() ? "MLP" : "dense";
+            layerTotal += mats * h * widths[i];
+            layerActive += mats * h * widths[i];
+            layerMm += mats * h * widths[i];
         }
         total += layerTotal;
         active += layerActive;
         matmul += layerMm;
+        m.layerMixers.push_back(mixerName);
+        m.layerMlps.push_back(mlpName);
+    }
+    if (figures.count(detail::Mixer::Kda))
+        m.notes.push_back("KDA layers: the q, k, v, o projections and convolutions are counted, "
+                          "not the gate projections");
+    if (type == "gemma3n_text")
+        m.notes.push_back("Gemma 3n: per-layer embeddings, AltUp and LAuReL weights are not "
+                          "counted in the parameters");
+
+    // The recurrent state's dtype as the serving stack keeps it: the config's own
+    // mamba_ssm_cache_dtype / mamba_ssm_dtype where it names one, else the model's dtype
+    // (vLLM's --mamba-ssm-cache-dtype auto).
+    m.stateDtypeDefault = m.weightDtype;
+    for (const char* key : {"mamba_ssm_cache_dtype", "mamba_ssm_dtype"}) {
+        if (auto v = f.string(key)) {
+            if (*v == "auto") continue;
+            auto parsed = parseKvDtype(*v);
+            if (!parsed)
+                throw ConfigError{source + ": field '" + f.path(key) + "' is \"" + *v +
+                                  "\"; expected auto, bfloat16, float16 or float32"};
+            m.stateDtypeDefault = *parsed;
+            break;
+        }
     }
     const double embed = m.vocab * h;
     const double lmHead = m.tiedEmbeddings ? 0 : m.vocab * h;

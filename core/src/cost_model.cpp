@@ -75,7 +75,8 @@ std::vector<int> validTensorParallelSizes(const ModelSpec& m, int maxT) {
 
 Result<CostModel> CostModel::create(CostInputs in) {
     const auto& m = in.model;
-    if (m.layers <= 0 || m.qHeads <= 0 || m.attention.empty())
+    if (m.layers <= 0 || m.qHeads <= 0 ||
+        (m.attention.empty() && m.stateSsmElems <= 0 && m.stateConvElems <= 0))
         return Error{"model '" + m.id + "' has no decoder layers or heads"};
     if (!std::isfinite(in.peakFlops) || in.peakFlops <= 0)
         return Error{"GPU peak: expected a positive number of FLOP/s"};
@@ -104,7 +105,9 @@ double CostModel::flops(double nNew, double nPast) const {
         return 2 * m_simpleP * nNew + m.simpleAttentionCoefficient() * (total * total - nPast * nPast);
     }
     const double lmHead = nNew > 0 ? 2 * m.lmHeadParams : 0;
-    return 2 * m.paramsMatmul * nNew + lmHead + m.attentionFlops(nNew, nPast);
+    // Recurrences (linear attention, Mamba) cost a constant per token: linear in n.
+    return (2 * m.paramsMatmul + m.recurrentFlopsPerToken) * nNew + lmHead +
+           m.attentionFlops(nNew, nPast);
 }
 
 double CostModel::coldTime(double n) const {
@@ -143,9 +146,21 @@ double CostModel::perPathBytesFactor() const {
     return m_in.sharedPath ? share * m_in.tensorParallel : share;
 }
 
+double CostModel::stateBytesPerPathFactor() const {
+    const int t = m_in.tensorParallel;
+    return m_in.sharedPath ? 1.0 : 1.0 / t;
+}
+
+double CostModel::loadBytes(double p) const {
+    if (p <= 0) return 0;
+    return kvBytes(p) * perPathBytesFactor() + stateBytes() * stateBytesPerPathFactor();
+}
+
+// t_load = t_fixed + (kv_bytes(p) + state_bytes) / B: a hit loads the attention layers' KV for
+// p tokens and one snapshot of the recurrent and conv state.
 double CostModel::tLoad(const TierPath& tier, double p) const {
     if (p <= 0) return 0;
-    return tier.tFixedS + kvBytes(p) * perPathBytesFactor() / tier.effectiveBandwidthBps();
+    return tier.tFixedS + loadBytes(p) / tier.effectiveBandwidthBps();
 }
 
 double CostModel::tHit(const TierPath& tier, double n, double p) const {
@@ -160,7 +175,7 @@ double CostModel::speedup(const TierPath& tier, double n, double p) const {
 std::optional<double> CostModel::breakevenBandwidth(double n, double tFixedS) const {
     const double budget = tMiss(n) - tFixedS;
     if (!(budget > 0) || n <= 0) return std::nullopt;
-    const double b = kvBytes(n) * perPathBytesFactor() / budget;
+    const double b = loadBytes(n) / budget;
     if (!std::isfinite(b)) return std::nullopt;
     return b;
 }
@@ -173,7 +188,8 @@ std::optional<double> CostModel::breakevenPrefixClosedForm(const TierPath& tier)
     const double a = m_in.model.simpleAttentionCoefficient() / m_effectiveFlops;
     const double b = 2 * m_simpleP / m_effectiveFlops -
                      kvBytesPerToken() * perPathBytesFactor() / tier.effectiveBandwidthBps();
-    const double c = -tier.tFixedS;
+    // The state snapshot is a per-hit constant, like t_fixed, moved at the effective rate.
+    const double c = -(tier.tFixedS + stateBytes() * stateBytesPerPathFactor() / tier.effectiveBandwidthBps());
     double p = 0;
     if (a > 0) {
         const double disc = b * b - 4 * a * c;
@@ -193,7 +209,7 @@ std::optional<double> CostModel::breakevenPrefix(const TierPath& tier) const {
     auto gain = [&](double p) { return tRecompute(p, 0) - tLoad(tier, p); };
     const double limit = m_in.model.contextLimit;
     // With no fixed cost a tier that beats the linear term pays from the first token.
-    if (tier.tFixedS <= 0 && gain(1e-6) >= 0) return 0.0;
+    if (tier.tFixedS <= 0 && stateBytes() <= 0 && gain(1e-6) >= 0) return 0.0;
     double lo = 0, hi = 0;
     bool found = false;
     for (double p = 1; ; p = std::min(limit, p * 1.05 + 1)) {

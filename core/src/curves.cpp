@@ -34,7 +34,6 @@ CurveSet computeCurves(const CostModel& cost, const std::vector<TierPath>& tiers
         c.breakevenBandwidth[i] = cost.breakevenBandwidth(tokens[i]);
     }
     const bool windows = cost.model().hasWindows();
-    const double perPath = cost.bytesPerPathFactor();
     for (const auto& tier : tiers) {
         TierCurves tc;
         tc.tier = tier;
@@ -47,7 +46,8 @@ CurveSet computeCurves(const CostModel& cost, const std::vector<TierPath>& tiers
             const double N = tokens[i];
             // B* with this tier's fixed cost, from the shared t_miss (no second prefill).
             const double budget = c.tMiss[i] - tier.tFixedS;
-            if (budget > 0) tc.breakevenBandwidth[i] = c.kvBytes[i] * perPath / budget;
+            // Bytes per path include a hybrid's state snapshot (loadBytes).
+            if (budget > 0) tc.breakevenBandwidth[i] = cost.loadBytes(N) / budget;
             tc.tHit[i] = cost.tHit(tier, N, cachedFraction * N);
             tc.speedup[i] = c.tMiss[i] / tc.tHit[i];
             tc.minFraction[i] = windows ? cost.minCachedFractionDirect(tier, N)
@@ -82,8 +82,17 @@ std::vector<SweepPoint> modelSweep(const CostInputs& base, const std::vector<Mod
         in.paramsOverride.reset(); // each model's own size: that is the point of the sweep
         in.measuredPrefill.reset();
         in.kvDtype = kvDtype.value_or(m.weightDtype);
-        SweepPoint p{m.id, m.paramsTotal, m.paramsActive, m.kvBytesPerToken(in.kvDtype), std::nullopt};
-        if (auto cm = CostModel::create(std::move(in))) p.breakevenBandwidth = cm->breakevenBandwidth(tokens);
+        SweepPoint p;
+        p.id = m.id;
+        p.paramsTotal = m.paramsTotal;
+        p.paramsActive = m.paramsActive;
+        p.kvBytesPerToken = m.kvBytesPerToken(in.kvDtype);
+        p.hybrid = m.isHybrid();
+        p.layerMix = m.layerMix();
+        if (auto cm = CostModel::create(std::move(in))) {
+            p.breakevenBandwidth = cm->breakevenBandwidth(tokens);
+            p.stateBytes = cm->stateBytes();
+        }
         out.push_back(std::move(p));
     }
     return out;

@@ -161,7 +161,7 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
         if (!hits.empty()) {
             std::set<double> prefixes;
             for (const auto* h : hits) prefixes.insert(h->prefix);
-            // y = t_hit − overhead − t_re(N − p, p) = t_fixed + kvbytes(p) · (1 / B), each row
+            // y = t_hit − overhead − t_re(N − p, p) = t_fixed + bytes(p) · (1 / B), each row
             // weighted by 1 / t_hit: timing noise is relative, and short hits carry t_fixed.
             Eigen::VectorXd y(static_cast<Eigen::Index>(hits.size()));
             Eigen::MatrixXd a(static_cast<Eigen::Index>(hits.size()), 2);
@@ -171,7 +171,7 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
                 const auto r = static_cast<Eigen::Index>(i);
                 y[r] = h.seconds - fitted.overhead - model->tRecompute(h.tokens - h.prefix, h.prefix);
                 a(r, 0) = 1;
-                a(r, 1) = model->kvBytes(h.prefix) * model->bytesPerPathFactor();
+                a(r, 1) = model->loadBytes(h.prefix); // KV, plus a hybrid's state snapshot
                 w[r] = 1 / h.seconds;
             }
             bool solved = false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 
 namespace kvbe {
 
@@ -46,6 +47,7 @@ double cumulativePairs(AttnKind kind, double w, double n) {
     switch (kind) {
     case AttnKind::Full: return n * (n + 1) / 2;
     case AttnKind::Sliding:
+    case AttnKind::Sparse: // at most w keys per query, like a window (which keys differs)
         if (n <= w) return n * (n + 1) / 2;
         return w * (w + 1) / 2 + (n - w) * w;
     case AttnKind::Chunked: {
@@ -63,7 +65,7 @@ double attentionPairs(AttnKind kind, double window, double nNew, double nPast) {
 }
 
 double cachedTokens(AttnKind kind, double window, double p) {
-    if (kind == AttnKind::Full) return p;
+    if (kind == AttnKind::Full || kind == AttnKind::Sparse) return p; // sparse: all keys kept
     return std::min(p, window); // a chunked layer holds at most one chunk
 }
 
@@ -74,19 +76,77 @@ bool ModelSpec::hasWindows() const {
 
 double ModelSpec::kvBytes(double p, KvDtype dtype) const {
     double elems = 0;
-    for (const auto& g : attention)
-        elems += g.layers * g.kvElemsPerToken * cachedTokens(g.kind, g.window, p);
-    return elems * bytesPerElement(dtype);
+    double fixed = 0;
+    for (const auto& g : attention) {
+        const double tokens = cachedTokens(g.kind, g.window, p);
+        elems += g.layers * g.kvElemsPerToken * tokens;
+        fixed += g.layers * g.kvFixedBytesPerToken * tokens;
+    }
+    return elems * bytesPerElement(dtype) + fixed;
 }
 
 double ModelSpec::kvBytesPerToken(KvDtype dtype) const {
     double elems = 0;
-    for (const auto& g : attention) elems += g.layers * g.kvElemsPerToken;
-    return elems * bytesPerElement(dtype);
+    double fixed = 0;
+    for (const auto& g : attention) {
+        elems += g.layers * g.kvElemsPerToken;
+        fixed += g.layers * g.kvFixedBytesPerToken;
+    }
+    return elems * bytesPerElement(dtype) + fixed;
 }
 
 double ModelSpec::simpleAttentionCoefficient() const {
-    return static_cast<double>(layers) * qHeads * (dQk + dV);
+    const int l = softmaxLayers > 0 ? softmaxLayers : layers;
+    return static_cast<double>(l) * qHeads * (dQk + dV);
+}
+
+bool ModelSpec::isHybrid() const {
+    if (stateSsmElems > 0 || stateConvElems > 0) return true;
+    // Layers that read another layer's KV (an indexer group holds its own keys: not those).
+    return std::any_of(attention.begin(), attention.end(), [](const AttentionGroup& g) {
+        return g.kvElemsPerToken == 0 && g.kvFixedBytesPerToken == 0;
+    });
+}
+
+bool ModelSpec::hasSparseAttention() const {
+    return std::any_of(attention.begin(), attention.end(),
+                       [](const AttentionGroup& g) { return g.kind == AttnKind::Sparse; });
+}
+
+std::string ModelSpec::layerMix() const {
+    // Count mixers (and MLP-only blocks by their MLP), then the MLPs of layers with a mixer.
+    std::map<std::string, int> blocks, mlps;
+    for (size_t i = 0; i < layerMixers.size(); ++i) {
+        const std::string& mixer = layerMixers[i];
+        const std::string mlp = i < layerMlps.size() ? layerMlps[i] : std::string();
+        if (!mixer.empty()) {
+            ++blocks[mixer];
+            if (!mlp.empty()) ++mlps[mlp];
+        } else if (!mlp.empty()) {
+            ++blocks[mlp];
+        }
+    }
+    auto ordered = [](const std::map<std::string, int>& counts) {
+        std::vector<std::pair<std::string, int>> v(counts.begin(), counts.end());
+        std::stable_sort(v.begin(), v.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
+        std::string out;
+        for (const auto& [name, n] : v) {
+            if (!out.empty()) out += ", ";
+            out += std::to_string(n) + " " + name;
+        }
+        return out;
+    };
+    std::string s = std::to_string(layers) + " layers";
+    if (blocks.empty()) return s;
+    s += ": " + ordered(blocks);
+    if (!mlps.empty()) s += "; MLP: " + ordered(mlps);
+    return s;
+}
+
+double ModelSpec::stateBytes(KvDtype ssmDtype) const {
+    return stateSsmElems * bytesPerElement(ssmDtype) +
+           stateConvElems * bytesPerElement(weightDtype);
 }
 
 double ModelSpec::attentionFlops(double nNew, double nPast) const {

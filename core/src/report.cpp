@@ -37,6 +37,21 @@ std::string printf1(const char* f, double v) {
     return buf;
 }
 
+// Bytes of a state snapshot: "49.1 MB", or "-" where there is none.
+std::string stateText(double bytes) {
+    if (!(bytes > 0)) return "-";
+    return printf1("%.1f MB", bytes / 1e6);
+}
+
+// "full", "windowed", "mla"; hybrids say so, since their KV is not the whole story.
+std::string attentionKind(const ModelSpec& m) {
+    if (m.stateSsmElems > 0 || m.stateConvElems > 0) return "hybrid";
+    if (m.mla) return m.hasSparseAttention() ? "sparse-mla" : "mla";
+    if (m.isHybrid()) return "shared-kv";
+    return m.hasWindows() ? "windowed" : "full";
+}
+
+
 std::string csvField(const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
     std::string out = "\"";
@@ -87,9 +102,12 @@ json calcJson(const CalcReport& r) {
                     {"q_heads", m.qHeads},
                     {"kv_heads", m.kvHeads},
                     {"head_dim", m.headDim},
-                    {"attention", m.mla ? "mla" : (m.hasWindows() ? "windowed" : "full")},
+                    {"attention", attentionKind(m)},
+                    {"layer_mix", m.layerMix()},
                     {"kv_dtype", std::string(toString(in.kvDtype))},
                     {"kv_bytes_per_token", count(e.cost.kvBytesPerToken())},
+                    {"state_dtype", std::string(toString(in.stateDtype.value_or(m.stateDtypeDefault)))},
+                    {"state_bytes", count(e.cost.stateBytes())},
                     {"params_total", count(m.paramsTotal)},
                     {"params_active", count(m.paramsActive)},
                     {"params_used", count(e.cost.simpleParams())},
@@ -164,6 +182,10 @@ std::string calcTable(const CalcReport& r) {
        << (m.mla ? std::string("MLA latent") : std::to_string(m.kvHeads) + " KV heads") << ", d "
        << m.headDim << ", " << formatTokens(e.cost.kvBytesPerToken()) << " KV bytes/token ("
        << toString(in.kvDtype) << "), P " << printf1("%.3g", e.cost.simpleParams()) << "\n";
+    if (m.isHybrid())
+        os << "Layers  " << m.layerMix() << "; state " << stateText(e.cost.stateBytes())
+           << " per cached prefix ("
+           << toString(in.stateDtype.value_or(m.stateDtypeDefault)) << " SSM state)\n";
     os << "GPU     " << (e.gpu ? e.gpu->name : std::string("custom")) << ": "
        << printf1("%.1f", e.peakFlops / 1e12) << " TFLOP/s × " << printf1("%.0f", in.utilisation * 100)
        << " %" << (in.rampHalfTokens ? " (ramp)" : "");
@@ -256,8 +278,11 @@ json modelsJson(const Presets& p) {
                      {"q_heads", m.spec.qHeads},
                      {"kv_heads", m.spec.kvHeads},
                      {"head_dim", m.spec.headDim},
-                     {"attention", m.spec.mla ? "mla" : (m.spec.hasWindows() ? "windowed" : "full")},
+                     {"attention", attentionKind(m.spec)},
+                     {"layer_mix", m.spec.layerMix()},
                      {"kv_bytes_per_token", count(m.spec.kvBytesPerToken(m.spec.weightDtype))},
+                     {"state_bytes", count(m.spec.stateBytes(m.spec.stateDtypeDefault))},
+                     {"state_dtype", std::string(toString(m.spec.stateDtypeDefault))},
                      {"params_total", count(m.spec.paramsTotal)},
                      {"params_active", count(m.spec.paramsActive)},
                      {"context_limit", count(m.spec.contextLimit)}});
@@ -268,16 +293,17 @@ json modelsJson(const Presets& p) {
 std::string modelsTable(const Presets& p) {
     std::ostringstream os;
     os << pad("model", 44, false) << pad("layers", 7) << pad("heads q/kv", 11) << pad("d", 5)
-       << pad("KV B/token", 12) << pad("params", 10) << pad("active", 10) << pad("context", 11)
-       << "  attention\n";
+       << pad("KV B/token", 12) << pad("state", 10) << pad("params", 10) << pad("active", 10)
+       << pad("context", 11) << "  attention\n";
     for (const auto& m : p.models()) {
         const auto& s = m.spec;
         os << pad(m.id, 44, false) << pad(std::to_string(s.layers), 7)
            << pad(std::to_string(s.qHeads) + "/" + std::to_string(s.kvHeads), 11)
            << pad(std::to_string(s.headDim), 5) << pad(formatTokens(s.kvBytesPerToken(s.weightDtype)), 12)
+           << pad(stateText(s.stateBytes(s.stateDtypeDefault)), 10)
            << pad(printf1("%.2fB", s.paramsTotal / 1e9), 10) << pad(printf1("%.2fB", s.paramsActive / 1e9), 10)
-           << pad(formatTokens(s.contextLimit), 11) << "  "
-           << (s.mla ? "MLA" : (s.hasWindows() ? "windowed" : "full")) << "\n";
+           << pad(formatTokens(s.contextLimit), 11) << "  " << attentionKind(s)
+           << (s.isHybrid() ? " (" + s.layerMix() + ")" : std::string()) << "\n";
     }
     return os.str();
 }

@@ -59,6 +59,11 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
         if (!d) r.fail("kv_dtype", "bf16, fp16, fp8, int8 or fp32", &j["kv_dtype"]);
         s.kvDtype = *d;
     }
+    if (auto sd = r.string(j, "state_dtype", "state_dtype")) {
+        auto d = parseKvDtype(*sd);
+        if (!d) r.fail("state_dtype", "bf16, fp16, fp32 (or fp8, int8)", &j["state_dtype"]);
+        s.stateDtype = *d;
+    }
     if (auto tp = r.number(j, "tensor_parallel", "tensor_parallel", 1, 1024, "a whole number from 1 to 1024")) {
         if (std::floor(*tp) != *tp) r.fail("tensor_parallel", "a whole number from 1 to 1024", &j["tensor_parallel"]);
         s.tensorParallel = static_cast<int>(*tp);
@@ -179,6 +184,7 @@ std::string scenarioToJson(const Scenario& s) {
     if (s.rampHalfTokens) j["ramp_half_tokens"] = *s.rampHalfTokens;
     j["flop_model"] = std::string(toString(s.flopModel));
     if (s.kvDtype) j["kv_dtype"] = std::string(toString(*s.kvDtype));
+    if (s.stateDtype) j["state_dtype"] = std::string(toString(*s.stateDtype));
     j["tensor_parallel"] = s.tensorParallel;
     j["shared_path"] = s.sharedPath;
     if (s.hostLinkGBps) j["host_link_GBps"] = *s.hostLinkGBps;
@@ -242,6 +248,7 @@ Result<Evaluation> evaluate(const Scenario& s, const Presets& presets, const Mod
     in.flopModel = s.flopModel;
     in.paramsOverride = s.paramsOverride;
     in.kvDtype = s.kvDtype.value_or(model.weightDtype);
+    in.stateDtype = s.stateDtype;
     in.peakFlops = peak;
     in.utilisation = s.utilisation;
     in.rampHalfTokens = s.rampHalfTokens;

@@ -318,6 +318,37 @@ private slots:
         }
     }
 
+    // Hybrids in the listing and in calc: layer mix, state bytes (tests/core/tst_hybrid_models.cpp
+    // has the hand computation: 23 × (64·64·128 · 4 B + (4096 + 2·8·128)·3 · 2 B) for Nemotron 3
+    // Nano), and --state-dtype.
+    void hybridModelInListingAndCalc() {
+        const auto table = cli({"models"});
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY2(table.out.contains("52 layers: 23 Mamba-2, 23 MoE, 6 attention"), table.out.constData());
+        QVERIFY(table.out.contains("49.1 MB"));
+        const auto js = cli({"models", "--format", "json"});
+        bool found = false;
+        for (const auto& v : QJsonDocument::fromJson(js.out).array()) {
+            const auto o = v.toObject();
+            if (o["id"].toString() != "Qwen/Qwen3-Next-80B-A3B-Instruct") continue;
+            found = true;
+            QCOMPARE(o["kv_bytes_per_token"].toDouble(), 24576.0);
+            QCOMPARE(o["state_bytes"].toDouble(), 19759104.0 * 2);
+            QCOMPARE(o["attention"].toString(), QStringLiteral("hybrid"));
+        }
+        QVERIFY(found);
+        auto r = cli({"calc", "--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "--lengths", "8k",
+                      "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(json(r)["model"].toObject()["state_bytes"].toDouble(), 49082368.0);
+        r = cli({"calc", "--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "--lengths", "8k",
+                 "--state-dtype", "bf16", "--format", "json"});
+        QCOMPARE(json(r)["model"].toObject()["state_bytes"].toDouble(), 24965120.0);
+        QCOMPARE(json(r)["model"].toObject()["state_dtype"].toString(), QStringLiteral("bf16"));
+        r = cli({"calc", "--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "--lengths", "8k"});
+        QVERIFY2(r.out.contains("Layers  52 layers: 23 Mamba-2"), r.out.constData());
+    }
+
     // Bad input: exit 1 and a sentence naming what is wrong; usage errors exit 2; never a signal.
     void badInput_data() {
         QTest::addColumn<QStringList>("args");

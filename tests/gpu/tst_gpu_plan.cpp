@@ -175,6 +175,12 @@ TEST_CASE("plan: Llama 4 Scout chunked attention and shared expert") {
 TEST_CASE("plan: every preset agrees with core's detailed FLOP model and P_mm") {
     for (const auto& preset : presets().models()) {
         auto plan = buildLayerPlan(preset.spec);
+        if (preset.spec.isHybrid() || preset.spec.hasSparseAttention()) {
+            // Mamba, linear and sparse attention are not built by the probe: refused, by name.
+            CHECK_MSG(!plan.ok() && plan.message().find("cannot run yet") != std::string::npos,
+                      preset.id);
+            continue;
+        }
         CHECK_MSG(plan.ok(), preset.id + ": " + (plan.ok() ? "" : plan.message()));
         if (!plan) continue;
         CHECK_MSG(kvbe::test::near(plan->paramsMatmulPerToken(), preset.spec.paramsMatmul, 1e-12),

@@ -372,6 +372,36 @@ class TestUiControls : public QObject {
         QVERIFY(found);
     }
 
+    // A hybrid model: the panel shows its layer mix and state, and the state dtype reaches the
+    // cost model (Nemotron 3 Nano: 49,082,368 B with its FP32 SSM state, 24,965,120 in BF16).
+    void hybridModelStateInPanel() {
+        auto w = makeWindow();
+        pick(w->panel()->modelBox(), QStringLiteral("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"));
+        w->refreshNow();
+        QCOMPARE(w->explorer()->result()->eval->cost.stateBytes(), 49082368.0);
+        QVERIFY2(w->panel()->modelInfoText().contains("23 Mamba-2, 23 MoE, 6 attention"),
+                 qPrintable(w->panel()->modelInfoText()));
+        QVERIFY(w->panel()->stateDtypeBox()->isEnabled());
+        pick(w->panel()->stateDtypeBox(), QStringLiteral("bf16"));
+        w->refreshNow();
+        QVERIFY(w->explorer()->scenario().stateDtype == KvDtype::BF16);
+        QCOMPARE(w->explorer()->result()->eval->cost.stateBytes(), 24965120.0);
+    }
+
+    // Hybrid presets (Nemotron 3 Nano, Qwen3-Next, Jamba 1.5 Mini) are their own series, not
+    // among the transformers: their B* per parameter is far lower.
+    void modelSizeChartMarksHybrids() {
+        auto w = makeWindow();
+        const auto hybrids = w->chart("models")->seriesByKey("hybrids")->points();
+        QCOMPARE(hybrids.size(), qsizetype(3));
+        bool nemotron = false;
+        for (const auto& p : hybrids) nemotron = nemotron || std::abs(p.x() - 31.58) < 0.01;
+        QVERIFY(nemotron);
+        for (const auto& p : w->chart("models")->seriesByKey("models")->points())
+            QVERIFY(std::abs(p.x() - 31.58) >= 0.01);
+        QVERIFY(w->chart("models")->csv().contains("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16,"));
+    }
+
     void frontierMapFollowsTheCostModel() {
         auto w = makeWindow();
         auto* f = static_cast<FrontierChart*>(w->chart("frontier"));

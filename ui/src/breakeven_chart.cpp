@@ -122,7 +122,7 @@ QList<QPointF> BreakevenChart::measuredBreakeven() const {
     if (!m_current) return out;
     const CostModel& cost = m_current->eval->cost;
     for (const auto& p : m_prefill)
-        if (p.y() > 0) out.append(QPointF(p.x(), cost.kvBytes(p.x()) / p.y() * 1e-9));
+        if (p.y() > 0) out.append(QPointF(p.x(), cost.loadBytes(p.x()) / p.y() * 1e-9));
     return out;
 }
 

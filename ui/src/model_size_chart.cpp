@@ -50,16 +50,23 @@ void ModelSizeChart::refill() {
     std::vector<const SweepPoint*> order;
     for (const auto& sp : r.sweep)
         if (sp.breakevenBandwidth) order.push_back(&sp);
-    QList<QPointF> pts;
+    // Hybrids apart: their KV comes from a few attention layers, so their B* is far lower per
+    // parameter, and "bigger models are easier to offload" does not carry over to them.
+    QList<QPointF> pts, hybrids;
     for (size_t i = 0; i < order.size(); ++i) {
         const QPointF p(order[i]->paramsTotal * billions, *order[i]->breakevenBandwidth * GB);
-        pts.append(p);
+        (order[i]->hybrid ? hybrids : pts).append(p);
         extend(p);
         label(QStringLiteral("models/%1/label").arg(QString::fromStdString(order[i]->id)),
-              shortName(order[i]->id), p, textColor(), Qt::Alignment());
+              shortName(order[i]->id) + (order[i]->hybrid ? tr(" (hybrid)") : QString()), p,
+              textColor(), Qt::Alignment());
     }
     scatter(QStringLiteral("models"), tr("models (presets and loaded)"), QColor("#457b9d"), 11)
         ->replace(pts);
+    scatter(QStringLiteral("hybrids"),
+            tr("hybrid models (KV in some layers only, plus a state per prefix)"),
+            QColor("#e76f51"), 13)
+        ->replace(hybrids);
 
     // The scenario's own model, with its own overrides (parameters, measured prefill).
     QList<QPointF> mine;
@@ -103,12 +110,17 @@ QString ModelSizeChart::hoverText(QPointF v) const {
         if (dx * dx + dy * dy < bestD) bestD = dx * dx + dy * dy, best = &sp;
     }
     QString s;
-    if (best)
+    if (best) {
         s = tr("%1\nparameters: %2 total, %3 active\nKV per token: %4\nB* at %5: %6\n")
                 .arg(QString::fromStdString(best->id), paramsText(best->paramsTotal),
                      paramsText(best->paramsActive),
                      QString::fromStdString(formatBytes(best->kvBytesPerToken)),
                      tokensText(r.scenario.sweepTokens), bandwidthText(*best->breakevenBandwidth));
+        if (best->hybrid)
+            s += tr("hybrid: %1\nstate per cached prefix: %2\n")
+                     .arg(QString::fromStdString(best->layerMix),
+                          QString::fromStdString(formatBytes(best->stateBytes)));
+    }
     s += tr("cursor: %1 parameters, %2 GB/s").arg(paramsText(v.x() * 1e9)).arg(v.y(), 0, 'g', 4);
     return s;
 }
@@ -116,21 +128,24 @@ QString ModelSizeChart::hoverText(QPointF v) const {
 QString ModelSizeChart::csv() const {
     if (!m_current) return {};
     QString out = QStringLiteral(
-        "model,params_total,params_active,kv_bytes_per_token,tokens,breakeven_GBps\n");
+        "model,params_total,params_active,kv_bytes_per_token,tokens,breakeven_GBps,hybrid,"
+        "state_bytes\n");
     for (const auto& sp : m_current->sweep) {
         QString id = QString::fromStdString(sp.id);
         if (id.contains(QLatin1Char(',')) || id.contains(QLatin1Char('"')))
             id = QLatin1Char('"') + id.replace(QLatin1String("\""), QLatin1String("\"\"")) +
                  QLatin1Char('"');
         out +=
-            QStringLiteral("%1,%2,%3,%4,%5,%6\n")
+            QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8\n")
                 .arg(id)
                 .arg(sp.paramsTotal, 0, 'g', 10)
                 .arg(sp.paramsActive, 0, 'g', 10)
                 .arg(sp.kvBytesPerToken, 0, 'g', 10)
                 .arg(m_current->scenario.sweepTokens, 0, 'g', 10)
                 .arg(sp.breakevenBandwidth ? QString::number(*sp.breakevenBandwidth * 1e-9, 'g', 8)
-                                           : QString());
+                                           : QString())
+                .arg(sp.hybrid ? QStringLiteral("yes") : QStringLiteral("no"))
+                .arg(sp.stateBytes, 0, 'g', 10);
     }
     return out;
 }

@@ -54,6 +54,15 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     for (const char* d : kKvDtypes)
         m_kvDtype->addItem(QString::fromLatin1(d).toUpper(), QString::fromLatin1(d));
     mf->addRow(tr("KV dtype"), m_kvDtype);
+    m_stateDtype = new QComboBox(modelBox);
+    m_stateDtype->addItem(tr("config's or model's"), QString());
+    for (const char* d : {"fp32", "bf16", "fp16"})
+        m_stateDtype->addItem(QString::fromLatin1(d).toUpper(), QString::fromLatin1(d));
+    m_stateDtype->setToolTip(
+        tr("Hybrid models: the dtype the serving stack keeps the Mamba / linear-attention state "
+           "in (vLLM --mamba-ssm-cache-dtype). Default: the config's mamba_ssm_cache_dtype, "
+           "else the model's dtype"));
+    mf->addRow(tr("State dtype"), m_stateDtype);
     outer->addWidget(modelBox);
 
     auto* gpuBox = new QGroupBox(tr("GPU"), this);
@@ -164,6 +173,12 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
         const QString d = m_kvDtype->currentData().toString();
         edit([&](Scenario& s) {
             s.kvDtype = d.isEmpty() ? std::nullopt : parseKvDtype(d.toStdString());
+        });
+    });
+    connect(m_stateDtype, &QComboBox::activated, this, [this] {
+        const QString d = m_stateDtype->currentData().toString();
+        edit([&](Scenario& s) {
+            s.stateDtype = d.isEmpty() ? std::nullopt : parseKvDtype(d.toStdString());
         });
     });
     connect(m_gpu, &QComboBox::activated, this, [this] {
@@ -386,6 +401,10 @@ void ScenarioPanel::showScenario() {
     m_kvDtype->setCurrentIndex(std::max(
         0, m_kvDtype->findData(s.kvDtype ? QString::fromStdString(std::string(toString(*s.kvDtype)))
                                          : QString())));
+    m_stateDtype->setCurrentIndex(std::max(
+        0, m_stateDtype->findData(s.stateDtype
+                                      ? QString::fromStdString(std::string(toString(*s.stateDtype)))
+                                      : QString())));
     m_gpu->setCurrentIndex(m_gpu->findData(QString::fromStdString(s.gpu)));
     double peak = s.peakTflops.value_or(0);
     if (!s.peakTflops)
@@ -426,18 +445,28 @@ void ScenarioPanel::fillTensorParallel(const Scenario& s) {
     m_tp->setCurrentIndex(m_tp->findData(s.tensorParallel));
 }
 
+QString ScenarioPanel::modelInfoText() const { return m_modelInfo->text(); }
+
 void ScenarioPanel::updateSummary() {
     const auto& r = m_explorer->result();
     if (!r) return;
     const ModelSpec& m = r->model();
     const auto& cost = r->eval->cost;
+    m_stateDtype->setEnabled(m.isHybrid());
     m_modelInfo->setText(
         tr("%1 layers, %2 query / %3 KV heads · %4 parameters · KV %5 per token")
             .arg(m.layers)
             .arg(m.qHeads)
             .arg(m.kvHeads)
             .arg(QString::number(m.paramsTotal / 1e9, 'f', 2) + QStringLiteral("B"))
-            .arg(QString::fromStdString(formatBytes(cost.kvBytesPerToken()))));
+            .arg(QString::fromStdString(formatBytes(cost.kvBytesPerToken()))) +
+        (m.isHybrid()
+             ? tr("\n%1 · state %2 per cached prefix (%3)")
+                   .arg(QString::fromStdString(m.layerMix()),
+                        QString::fromStdString(formatBytes(cost.stateBytes())),
+                        QString::fromStdString(std::string(toString(
+                            cost.inputs().stateDtype.value_or(m.stateDtypeDefault)))))
+             : QString()));
 }
 
 } // namespace kvbe

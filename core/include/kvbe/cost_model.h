@@ -44,6 +44,9 @@ struct CostInputs {
     FlopModel flopModel = FlopModel::Simple;
     std::optional<double> paramsOverride; // P of the simple model (default P_total / P_active)
     KvDtype kvDtype = KvDtype::BF16;
+    // The recurrent / SSM state's dtype (hybrid models; vLLM's --mamba-ssm-cache-dtype).
+    // Default: the model's stateDtypeDefault. The conv state stays in the model's dtype.
+    std::optional<KvDtype> stateDtype;
     double peakFlops = 0;                 // dense peak of the compute dtype, FLOP/s
     double utilisation = 0.5;             // u, or u_max with a ramp
     std::optional<double> rampHalfTokens; // n_half of u(n) = u_max · n / (n + n_half)
@@ -79,6 +82,12 @@ public:
     // KV bytes of a p-token prefix (all tensor-parallel ranks together).
     double kvBytes(double p) const { return m_in.model.kvBytes(p, m_in.kvDtype); }
     double kvBytesPerToken() const { return m_in.model.kvBytesPerToken(m_in.kvDtype); }
+    // Bytes of the state snapshot a hit loads once per cached prefix (hybrid models; 0 otherwise).
+    double stateBytes() const {
+        return m_in.model.stateBytes(m_in.stateDtype.value_or(m_in.model.stateDtypeDefault));
+    }
+    // Bytes one storage path moves for a p-token prefix: KV and state, per GPU as the TP layout says.
+    double loadBytes(double p) const;
     // Time to load a p-token prefix from a tier, per GPU.
     double tLoad(const TierPath& tier, double p) const;
     double tHit(const TierPath& tier, double n, double p) const;
@@ -109,6 +118,8 @@ public:
     double kvSharePerGpu() const;
     // Bytes that cross one storage path per byte of KV (kvSharePerGpu, times t if shared).
     double bytesPerPathFactor() const { return perPathBytesFactor(); }
+    // The same for the state: Mamba and linear-attention heads split evenly over t GPUs.
+    double stateBytesPerPathFactor() const;
 
 private:
 

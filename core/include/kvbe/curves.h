@@ -52,6 +52,9 @@ struct SweepPoint {
     double paramsActive = 0;
     double kvBytesPerToken = 0;
     std::optional<double> breakevenBandwidth; // B*(N) at the sweep length, no fixed cost
+    bool hybrid = false;      // attention in some layers only (or shared / sparse KV)
+    double stateBytes = 0;    // per cached prefix, hybrids
+    std::string layerMix;     // "52 layers: 23 Mamba-2, 23 MoE, 6 attention"
 };
 // B*(N) at one length for each model, with the scenario's GPU, utilisation, FLOP model and
 // KV dtype (or each model's own when the scenario leaves it to the model).

@@ -22,6 +22,8 @@ enum class AttnKind {
     Full,    // every earlier token
     Sliding, // the last `window` tokens (Gemma 3, gpt-oss, Mistral with sliding_window)
     Chunked, // tokens of the same `window`-sized chunk (Llama 4 local attention)
+    Sparse,  // every earlier token is cached, but each query visits at most `window` of them
+             // (DeepSeek-V3.2: the indexer's index_topk)
 };
 
 // Layers that share an attention shape, so the cost model sums over a few groups, not L layers.
@@ -29,8 +31,12 @@ struct AttentionGroup {
     AttnKind kind = AttnKind::Full;
     double window = 0;           // tokens; 0 for Full
     int layers = 0;              // how many decoder layers have this shape
-    double kvElemsPerToken = 0;  // cached elements per token and layer (2·Hkv·d, or the MLA latent)
+    double kvElemsPerToken = 0;  // cached elements per token and layer (2·Hkv·d, or the MLA latent);
+                                 // 0 for a layer that reads another layer's KV (Gemma 3n)
     double flopsPerPair = 0;     // 2·Hq·(d_qk + d_v) per (query, key) pair and layer
+    // Cached bytes per token and layer whose dtype is fixed by the model, not by the KV dtype
+    // setting: DeepSeek-V3.2's indexer keys (index_head_dim FP8 values and one FP32 scale per 128).
+    double kvFixedBytesPerToken = 0;
 };
 
 // Number of (query, key) pairs a causal prefill of n_new tokens after n_past cached ones visits
@@ -76,6 +82,34 @@ struct ModelSpec {
 
     std::vector<AttentionGroup> attention;
     std::vector<std::string> notes; // assumptions the reader made (defaults, ignored windows)
+
+    // ---- Hybrid models (docs/cost-model.md, "Hybrid and sparse models") ----------------------
+    // Each decoder layer's token mixer ("attention", "Mamba-2", "Gated DeltaNet", ...; empty for
+    // an MLP-only block of Nemotron-H) and its MLP ("MoE", "dense"; empty when the block has none).
+    std::vector<std::string> layerMixers;
+    std::vector<std::string> layerMlps;
+    // Layers that compute softmax attention pairs (the simple FLOP model's L); shared-KV layers
+    // count, Mamba and linear-attention layers do not. 0 means every layer (a hand-built spec).
+    int softmaxLayers = 0;
+    // Elements of the per-prefix state snapshot, summed over layers: the recurrent / SSM state
+    // (in the state dtype) and the convolution state (in the model's dtype).
+    double stateSsmElems = 0;
+    double stateConvElems = 0;
+    // The recurrent state's dtype when the scenario does not set one: the config's
+    // mamba_ssm_cache_dtype / mamba_ssm_dtype where it names one, else the model's dtype.
+    KvDtype stateDtypeDefault = KvDtype::BF16;
+    // FLOPs per token of the recurrences (linear attention, Mamba), beyond 2·P_mm, summed over layers.
+    double recurrentFlopsPerToken = 0;
+
+    // A state per prefix, or layers without a KV cache of their own: the charts mark these.
+    bool isHybrid() const;
+    // Attention that visits at most index_topk keys per query (DeepSeek-V3.2).
+    bool hasSparseAttention() const;
+    // "52 layers: 23 Mamba-2, 23 MoE, 6 attention" (mixers and MLP-only blocks, most first; then
+    // the MLPs of layers that have a mixer too, "; MLP: 48 MoE").
+    std::string layerMix() const;
+    // Bytes of one state snapshot: SSM state in `ssmDtype`, conv state in the model's dtype.
+    double stateBytes(KvDtype ssmDtype) const;
 
     bool hasWindows() const;
     // KV bytes of a p-token prefix, window caps applied.

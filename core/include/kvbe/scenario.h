@@ -52,6 +52,9 @@ struct Scenario {
     std::optional<double> rampHalfTokens;
     FlopModel flopModel = FlopModel::Simple;
     std::optional<KvDtype> kvDtype;                // default: the model's torch_dtype
+    // Hybrid models' recurrent state dtype; default: the config's mamba_ssm_cache_dtype, else
+    // the model's dtype (docs/cost-model.md, "Hybrid and sparse models").
+    std::optional<KvDtype> stateDtype;
     int tensorParallel = 1;
     bool sharedPath = false;
     std::optional<double> hostLinkGBps;            // staging link; default: the GPU preset's

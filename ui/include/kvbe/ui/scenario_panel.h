@@ -37,6 +37,8 @@ class ScenarioPanel : public QWidget {
     QComboBox* kvDtypeBox() const { return m_kvDtype; }
     // Only the sizes the model can be split into (tensorParallelProblem); data: the size.
     QComboBox* tensorParallelBox() const { return m_tp; }
+    QComboBox* stateDtypeBox() const { return m_stateDtype; }
+    QString modelInfoText() const;
     QCheckBox* sharedPathBox() const { return m_sharedPath; }
     TierTableModel* tierModel() const { return m_tiers; }
     QTableView* tierView() const { return m_tierView; }
@@ -69,6 +71,7 @@ class ScenarioPanel : public QWidget {
     QLabel* m_utilLabel;
     QComboBox* m_flopModel;
     QComboBox* m_kvDtype;
+    QComboBox* m_stateDtype; // hybrids: the recurrent state's dtype
     QComboBox* m_tp;
     QCheckBox* m_sharedPath;
     TierTableModel* m_tiers;
