@@ -37,48 +37,9 @@ std::string ms(double s) { return probes::fixedDecimals(s * 1e3, 2); }
 
 nlohmann::ordered_json seconds(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); }
 
-std::string tokenKey(double t) { return std::to_string(static_cast<long long>(std::llround(t))); }
 
 } // namespace
 
-std::string pyKvcacheV2Json(const PyKvcacheV2& v) {
-    nlohmann::ordered_json curves = nlohmann::ordered_json::object();
-    for (const char* name : {"f", "g_ssd", "g_mem"}) {
-        const auto it = v.values.find(name);
-        if (it == v.values.end()) continue;
-        nlohmann::ordered_json knots = nlohmann::ordered_json::object();
-        const double floor = v.floors.count(name) ? v.floors.at(name) : 0.0;
-        knots["0"] = floor;
-        for (size_t i = 0; i < v.knotTokens.size() && i < it->second.size(); ++i)
-            knots[tokenKey(v.knotTokens[i])] = std::max(0.0, it->second[i]);
-        curves[name] = {{"floor", floor}, {"knots", knots}};
-    }
-    auto tokens = [](std::optional<double> t) {
-        return t ? nlohmann::ordered_json(static_cast<long long>(std::llround(*t))) : nlohmann::ordered_json(0);
-    };
-    nlohmann::ordered_json j = {{"schema_version", 2},
-                                {"gpu_model", v.gpuModel},
-                                {"ssd_model", v.ssdModel},
-                                {"model_name", v.modelName},
-                                {"kv_dtype", v.kvDtype},
-                                {"kv_bytes_per_token", v.kvBytesPerToken},
-                                {"curves", curves}};
-    // Golden entries need all three curves; a sweep of one offload tier has two.
-    if (v.values.count("f") && v.values.count("g_ssd") && v.values.count("g_mem")) {
-        nlohmann::ordered_json golden = nlohmann::ordered_json::array();
-        for (size_t i = 0; i < v.knotTokens.size(); ++i)
-            golden.push_back({{"tokens", static_cast<long long>(std::llround(v.knotTokens[i]))},
-                              {"f", v.values.at("f")[i]},
-                              {"g_ssd", v.values.at("g_ssd")[i]},
-                              {"g_mem", v.values.at("g_mem")[i]}});
-        j["golden"] = golden;
-    }
-    j["break_even_ssd_tokens"] = tokens(v.ssdTokens);
-    j["break_even_mem_tokens"] = tokens(v.memTokens);
-    j["safety_margin_tokens"] = 0;
-    j["provenance"] = v.provenance;
-    return dumpJson(j, 2) + "\n";
-}
 
 probes::ProbeOutcome finishSweep(const SweepData& d, probes::ProbeSink& sink) {
     const ServingSettings& s = *d.settings;
@@ -240,36 +201,52 @@ probes::ProbeOutcome finishSweep(const SweepData& d, probes::ProbeSink& sink) {
         if (offloadFit != c.fitted->tiers.end()) {
             PyKvcacheThresholds v1;
             v1.modelName = s.model;
-            v1.kvDtype = s.costInputs.kvDtype;
-            // The tier that was not measured is left ungated (0), as py-kvcache reads a missing one.
+            v1.kvDtype = vllmKvCacheDtype(s.costInputs.kvDtype, s.costInputs.model.weightDtype)
+                             .value_or(std::string(toString(s.costInputs.kvDtype)));
+            v1.contextTokens = contextLimit;
+            // Only the measured tier is gated; the other is left out (py-kvcache: gate off).
             (ssd ? v1.ssdTokens : v1.memTokens) = threshold(offloadPStar);
-            (ssd ? v1.memTokens : v1.ssdTokens) = 0.0;
+            (ssd ? v1.writeMem : v1.writeSsd) = false;
             if (auto st = writeFileAtomically(dir / "pykvcache-v1.json", pyKvcacheV1Json(v1)); !st)
                 return fail(ProbeExit::CannotRun, st.message());
             files["pykvcache_v1"] = (dir / "pykvcache-v1.json").string();
 
             PyKvcacheV2 v2;
-            v2.modelName = s.model;
+            v2.thresholds = v1;
             v2.gpuModel = s.gpuName;
             v2.kvBytesPerToken = fitted->kvBytesPerToken();
             const TierPath path{s.offloadTier, offloadFit->second.bandwidthBps, offloadFit->second.tFixedS};
             const std::string g = ssd ? "g_ssd" : "g_mem";
-            v2.floors = {{"f", 0.0}, {g, path.tFixedS}};
+            CurveKnots& gCurve = ssd ? v2.gSsd : v2.gMem;
+            v2.f.floorS = 0.0;
+            v2.f.knots.emplace_back(0.0, 0.0);
+            gCurve.floorS = path.tFixedS;
+            gCurve.knots.emplace_back(0.0, path.tFixedS);
             for (const auto& p : c.prefill) {
-                v2.knotTokens.push_back(p.tokens);
-                v2.values["f"].push_back(fitted->tMiss(p.tokens));
-                v2.values[g].push_back(fitted->tLoad(path, p.tokens));
+                if (!(p.tokens > 0)) continue;
+                v2.f.knots.emplace_back(p.tokens, fitted->tMiss(p.tokens));
+                gCurve.knots.emplace_back(p.tokens, fitted->tLoad(path, p.tokens));
             }
-            (ssd ? v2.ssdTokens : v2.memTokens) = threshold(offloadPStar);
-            (ssd ? v2.memTokens : v2.ssdTokens) = 0.0;
+            std::sort(v2.f.knots.begin(), v2.f.knots.end());
+            std::sort(gCurve.knots.begin(), gCurve.knots.end());
+            // The format needs all three curves; the medium this sweep did not measure is written
+            // equal to f, so py-kvcache's rule (load where f > g) never loads from it.
+            (ssd ? v2.gMem : v2.gSsd) = v2.f;
+            v2.thresholds.ssdTokens = ssd ? std::optional<double>(pyKvcacheRuleThreshold(v2.f, gCurve))
+                                          : std::optional<double>(pyKvcacheRuleThreshold(v2.f, v2.gSsd));
+            v2.thresholds.memTokens = ssd ? std::optional<double>(pyKvcacheRuleThreshold(v2.f, v2.gMem))
+                                          : std::optional<double>(pyKvcacheRuleThreshold(v2.f, gCurve));
+            v2.thresholds.writeSsd = v2.thresholds.writeMem = true;
             v2.provenance = {{"source_csv", (dir / "serving.csv").string()},
                              {"generated", c.date},
                              {"endpoint", s.endpoint},
                              {"tool", "kvbe-cli probe serving"},
                              {"cache_reset", d.resetMethod},
-                             {"hits_verified", d.verified},
+                             {"hits_verified", d.verified ? "yes" : "no"},
                              {"curves", "fitted cost model: f = cold prefill without the shared overhead, " + g +
-                                            " = t_fixed + kv_bytes / bandwidth"}};
+                                            " = t_fixed + kv_bytes / bandwidth; " +
+                                            (ssd ? "g_mem" : "g_ssd") +
+                                            " not measured: written equal to f, so it never loads"}};
             if (auto st = writeFileAtomically(dir / "pykvcache-v2.json", pyKvcacheV2Json(v2)); !st)
                 return fail(ProbeExit::CannotRun, st.message());
             files["pykvcache_v2"] = (dir / "pykvcache-v2.json").string();

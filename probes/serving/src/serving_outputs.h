@@ -37,17 +37,6 @@ struct SweepData {
     std::vector<std::string> notes;
 };
 
-// The curves and thresholds of a py-kvcache v2 file (docs: shared formats/py-kvcache.md).
-struct PyKvcacheV2 {
-    std::string modelName, kvDtype = "auto", gpuModel, ssdModel;
-    double kvBytesPerToken = 0;
-    std::vector<double> knotTokens;        // where the curves are sampled (0 is added)
-    std::map<std::string, double> floors;  // "f", "g_ssd", "g_mem"
-    std::map<std::string, std::vector<double>> values; // per curve, seconds at knotTokens
-    std::optional<double> ssdTokens, memTokens;
-    nlohmann::ordered_json provenance = nlohmann::ordered_json::object();
-};
-std::string pyKvcacheV2Json(const PyKvcacheV2& v);
 
 // Points, fit, tables, files and the result line; the outcome of the whole probe.
 probes::ProbeOutcome finishSweep(const SweepData& data, probes::ProbeSink& sink);
