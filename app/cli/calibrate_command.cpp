@@ -3,6 +3,7 @@
 // file; many nodes are a scheduler's job (README: a Slurm srun line or an ssh loop).
 #include "commands.h"
 
+#include "kvbe/host_info.h"
 #include "kvbe/calibration.h"
 #include "kvbe/fit.h"
 #include "kvbe/gpu/gpu_probes.h"
@@ -49,21 +50,6 @@ public:
 private:
     std::string m_label;
 };
-
-std::string utcNow() {
-    const auto t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
-std::string hostName() {
-    char buf[256] = {};
-    if (::gethostname(buf, sizeof buf - 1) != 0) return "";
-    return buf;
-}
 
 void takeGpuName(Calibration& c, const nlohmann::ordered_json& header) {
     if (!c.gpuName.empty() || !header.contains("gpu") || !header["gpu"].is_object()) return;

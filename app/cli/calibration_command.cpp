@@ -1,6 +1,7 @@
 // kvbe-cli calibration inspect | fit | export-pykvcache: measurements in and thresholds out.
 #include "commands.h"
 
+#include "kvbe/host_info.h"
 #include "kvbe/calibration.h"
 #include "kvbe/fit.h"
 #include "kvbe/json_text.h"
@@ -287,15 +288,6 @@ struct ExportOptions {
     double safetyMargin = -1; // not given
     int schema = 1;
 };
-
-std::string utcNow() {
-    const auto t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
 
 std::string lowerShortName(const std::string& id) {
     const auto slash = id.rfind('/');

@@ -1,5 +1,6 @@
 #include "serving_outputs.h"
 
+#include "kvbe/host_info.h"
 #include "kvbe/fit.h"
 #include "kvbe/json_text.h"
 #include "serving_parts.h"
@@ -17,21 +18,6 @@ namespace {
 
 using probes::ProbeExit;
 using detail::quantile;
-
-std::string utcNow() {
-    const auto t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
-std::string hostName() {
-    char buf[256] = {};
-    if (::gethostname(buf, sizeof buf - 1) != 0) return "";
-    return buf;
-}
 
 std::string ms(double s) { return probes::fixedDecimals(s * 1e3, 2); }
 
