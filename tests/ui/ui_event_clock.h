@@ -49,6 +49,8 @@ public:
         ++s_depth;
         const double start = threadCpuMs();
         const int type = int(event->type());
+        // Named before delivery: the receiver may be deleted by its own event (DeferredDelete).
+        const char* receiverClass = receiver ? receiver->metaObject()->className() : "nothing";
         const bool r = QApplication::notify(receiver, event);
         const double spent = threadCpuMs() - start;
         --s_depth;
@@ -59,7 +61,7 @@ public:
             s_longest.ms = spent;
             s_longest.what = QStringLiteral("%1 to %2").arg(
                 QLatin1String(typeName ? typeName : "event"),
-                QLatin1String(receiver ? receiver->metaObject()->className() : "nothing"));
+                QLatin1String(receiverClass));
         }
         return r;
     }
