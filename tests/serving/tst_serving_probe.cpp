@@ -97,6 +97,22 @@ nlohmann::json resultOf(const QByteArray& out) {
 
 bool within(double got, double want, double rel) { return std::abs(got - want) <= rel * std::abs(want); }
 
+// The recovery bound: 5 % in an optimised build. Under AddressSanitizer the probe's own work
+// between the socket and its clock (SSE parsing, the /metrics scrape) runs several times slower
+// and lands in the measured TTFT unevenly across cache states, so the bound there is 15 %: it
+// still catches a wrong model, while the 5 % claim is the dev build's.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kRecoveryTolerance = 0.15;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr double kRecoveryTolerance = 0.15;
+#else
+constexpr double kRecoveryTolerance = 0.05;
+#endif
+#else
+constexpr double kRecoveryTolerance = 0.05;
+#endif
+
 } // namespace
 
 class ServingProbeTest : public QObject {
@@ -122,12 +138,12 @@ private slots:
         const auto& dram = r["tiers"]["dram"];
         const auto& gpu = r["tiers"]["gpu"];
         const QByteArray got = QByteArray::fromStdString(r.dump());
-        QVERIFY2(within(r["utilisation"].get<double>(), kU, 0.05), got.constData());
-        QVERIFY2(within(dram["bandwidth_Bps"].get<double>(), kOffBps, 0.05), got.constData());
-        QVERIFY2(within(dram["t_fixed_s"].get<double>(), kOffTFixed, 0.05), got.constData());
-        QVERIFY2(within(gpu["t_fixed_s"].get<double>(), kGpuTFixed, 0.05), got.constData());
-        QVERIFY2(within(dram["breakeven_prefix_tokens"].get<double>(), truePStar(kOffBps, kOffTFixed), 0.05), got.constData());
-        QVERIFY2(within(gpu["breakeven_prefix_tokens"].get<double>(), truePStar(INFINITY, kGpuTFixed), 0.05), got.constData());
+        QVERIFY2(within(r["utilisation"].get<double>(), kU, kRecoveryTolerance), got.constData());
+        QVERIFY2(within(dram["bandwidth_Bps"].get<double>(), kOffBps, kRecoveryTolerance), got.constData());
+        QVERIFY2(within(dram["t_fixed_s"].get<double>(), kOffTFixed, kRecoveryTolerance), got.constData());
+        QVERIFY2(within(gpu["t_fixed_s"].get<double>(), kGpuTFixed, kRecoveryTolerance), got.constData());
+        QVERIFY2(within(dram["breakeven_prefix_tokens"].get<double>(), truePStar(kOffBps, kOffTFixed), kRecoveryTolerance), got.constData());
+        QVERIFY2(within(gpu["breakeven_prefix_tokens"].get<double>(), truePStar(INFINITY, kGpuTFixed), kRecoveryTolerance), got.constData());
 
         // The four files, each readable by what reads it.
         const QDir dir(out.path());
