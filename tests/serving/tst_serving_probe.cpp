@@ -203,7 +203,7 @@ private slots:
                                      << "answered 404: The model `not/served` does not exist.";
         QTest::newRow("API key refused") << QStringList{"--api-key", "s3cret"} << QStringList{} << 3
                                          << "refused the request (401): Unauthorized";
-        QTest::newRow("drift warned") << QStringList{"--drift", "0.02"} << QStringList{} << 0
+        QTest::newRow("drift warned") << QStringList{"--drift", "0.1"} << QStringList{} << 0
                                       << "warning: TTFT drifted during the run";
     }
     void failuresSayWhatHappened() {
