@@ -205,16 +205,32 @@ void printSkipped(const TraceReadSummary& s) {
     for (const auto& m : s.skippedExamples) std::cerr << "  " << m << "\n";
 }
 
+// What inspect, replay and sweep all read: the presets, the scenario's evaluation and the trace
+// (its skipped lines reported), each failure a sentence.
+struct Loaded {
+    Presets presets;
+    Setup setup;
+    Trace trace;
+};
+
+Result<Loaded> loadAll(const TraceOptions& o, const TraceReadOptions& ro) {
+    auto presets = Presets::loadBuiltin();
+    if (!presets) return presets.error();
+    auto setup = loadSetup(o, *presets);
+    if (!setup) return setup.error();
+    auto trace = loadTrace(o.file, ro);
+    if (!trace) return trace.error();
+    printSkipped(trace->summary);
+    return Loaded{std::move(*presets), std::move(*setup), std::move(*trace)};
+}
+
 int runInspect(const TraceOptions& o) {
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
-    auto presets = Presets::loadBuiltin();
-    if (!presets) return fail(presets.message());
-    auto setup = loadSetup(o, *presets);
-    if (!setup) return fail(setup.message());
-    auto trace = loadTrace(o.file, *ro);
-    if (!trace) return fail(trace.message());
-    printSkipped(trace->summary);
+    auto loaded = loadAll(o, *ro);
+    if (!loaded) return fail(loaded.message());
+    const Setup* setup = &loaded->setup;
+    const Trace* trace = &loaded->trace;
     const Trace& t = *trace;
     std::vector<double> in(t.inputTokens.begin(), t.inputTokens.end());
     double sumIn = 0, sumOut = 0, duration = 0;
@@ -290,13 +306,10 @@ int runReplay(const TraceOptions& o) {
     if (!ro) return fail(ro.message());
     auto admission = parseAdmission(o.admission);
     if (!admission) return fail("--admission '" + o.admission + "': expected always, breakeven or optimal");
-    auto presets = Presets::loadBuiltin();
-    if (!presets) return fail(presets.message());
-    auto setup = loadSetup(o, *presets);
-    if (!setup) return fail(setup.message());
-    auto trace = loadTrace(o.file, *ro);
-    if (!trace) return fail(trace.message());
-    printSkipped(trace->summary);
+    auto loaded = loadAll(o, *ro);
+    if (!loaded) return fail(loaded.message());
+    const Setup* setup = &loaded->setup;
+    const Trace* trace = &loaded->trace;
     if (!trace->summary.hasBlocks())
         return fail(o.file + ": a " + std::string(toString(trace->summary.format)) +
                     " trace has no block ids, so it cannot be replayed; use trace inspect for its lengths");
@@ -451,13 +464,10 @@ int runSweep(const TraceOptions& o) {
     if (!ro) return fail(ro.message());
     auto grid = parseGrid(o.capacities, o.points);
     if (!grid) return fail(grid.message());
-    auto presets = Presets::loadBuiltin();
-    if (!presets) return fail(presets.message());
-    auto setup = loadSetup(o, *presets);
-    if (!setup) return fail(setup.message());
-    auto trace = loadTrace(o.file, *ro);
-    if (!trace) return fail(trace.message());
-    printSkipped(trace->summary);
+    auto loaded = loadAll(o, *ro);
+    if (!loaded) return fail(loaded.message());
+    const Setup* setup = &loaded->setup;
+    const Trace* trace = &loaded->trace;
     if (!trace->summary.hasBlocks())
         return fail(o.file + ": a " + std::string(toString(trace->summary.format)) +
                     " trace has no block ids, so it has no capacity curve");
