@@ -131,6 +131,70 @@ private slots:
         QVERIFY(std::abs(m.paramsActive - 12.11e9) < 0.01e9);
     }
 
+    // Qwen3.5-35B-A3B (the shipped file): text_config.layer_types, three linear_attention to one
+    // full_attention → 30 Gated DeltaNet, 10 gated attention; 256 experts (top 8) and a gated
+    // shared expert in every layer; the recurrent state in FP32 (mamba_ssm_dtype), the conv
+    // state in BF16 (vLLM's gated_delta_net_state_dtype).
+    void qwen35MoePresetByHand() {
+        const auto& m = preset("Qwen/Qwen3.5-35B-A3B");
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("40 layers: 30 Gated DeltaNet, 10 attention; MLP: 40 MoE"));
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 10.0 * 2 * 2 * 256 * 2); // 20,480
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 20480.0);
+        QCOMPARE(m.stateSsmElems, 30 * gdnSsm(32, 128, 128));
+        QCOMPARE(m.stateConvElems, 30 * gdnConv(16, 32, 128, 128, 4));
+        QVERIFY(m.stateDtypeDefault == KvDtype::FP32);
+        // 30 × (32·128·128 · 4 B + (2·16·128 + 32·128)·3 · 2 B) = 30 × (2,097,152 + 49,152).
+        QCOMPARE(m.stateBytes(KvDtype::FP32), 30.0 * (2097152 + 49152));
+        QCOMPARE(m.stateBytes(KvDtype::FP32), 64389120.0);
+        QCOMPARE(m.stateBytes(KvDtype::BF16), 30.0 * (32 * 128 * 128 + 8192 * 3) * 2);
+        // Parameters: gated attention (q_proj doubled for the output gate, q/k norms), Gated
+        // DeltaNet (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a, conv, dt_bias, A_log, norm,
+        // out_proj), MoE (experts of 3·h·512, shared expert with its gate, router), two norms per
+        // layer, untied embeddings, final norm. The vision tower and the MTP layer are not counted.
+        const double h = 2048, d = 256, cd = 2 * 16 * 128 + 32 * 128;
+        const double attn = h * 16 * d * 2 + 2 * h * 2 * d + 16 * d * h + 2 * d;
+        const double gdn = h * (2 * 16 * 128 + 2 * 32 * 128) + h * 2 * 32 + cd * 4 + 32 * 128 * h + 2 * 32 + 128;
+        const double moeTotal = 256 * 3 * h * 512 + 3 * h * 512 + h + 256 * h;
+        const double moeActive = 8 * 3 * h * 512 + 3 * h * 512 + h + 256 * h;
+        const double embed = 2 * 248320 * h + h;
+        QCOMPARE(m.paramsTotal, 10 * attn + 30 * gdn + 40 * (moeTotal + 2 * h) + embed);
+        QCOMPARE(m.paramsActive, 10 * attn + 30 * gdn + 40 * (moeActive + 2 * h) + embed);
+        QCOMPARE(m.paramsTotal, 34660610688.0);  // "35B total"
+        QCOMPARE(m.paramsActive, 3454988928.0);  // "3B active"
+        QCOMPARE(m.contextLimit, 262144.0);
+        QCOMPARE(m.recurrentFlopsPerToken, 30 * 6.0 * 32 * 128 * 128);
+        QVERIFY(m.isHybrid());
+    }
+
+    // Falcon-H1-0.5B-Instruct (the shipped file): attention and a Mamba-2 mixer of
+    // mamba_d_ssm = 24 heads × 64 side by side in all 36 layers; dense MLP in every layer.
+    void falconH1HalfBPresetByHand() {
+        const auto& m = preset("tiiuae/Falcon-H1-0.5B-Instruct");
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("36 layers: 36 attention + Mamba-2; MLP: 36 dense"));
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 36.0 * 2 * 2 * 64 * 2); // 18,432
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 18432.0);
+        // vLLM mamba2_state_shape with intermediate = mamba_d_ssm: ssm 24·64·128, conv
+        // (1536 + 2·1·128)·3; the model's dtype for both (mamba_ssm_cache_dtype auto).
+        QCOMPARE(m.stateSsmElems, 36 * mamba2Ssm(24, 64, 128));
+        QCOMPARE(m.stateConvElems, 36 * mamba2Conv(24, 64, 1, 128, 4));
+        QVERIFY(m.stateDtypeDefault == KvDtype::BF16);
+        QCOMPARE(m.stateBytes(KvDtype::BF16), 36.0 * (196608 + 5376) * 2);
+        QCOMPARE(m.stateBytes(KvDtype::BF16), 14542848.0);
+        // Parameters: the mixer (in_proj to d_ssm + conv + heads, conv + bias, dt_bias/A_log/D,
+        // no gated norm since mamba_rms_norm is false, out_proj), GQA attention, SwiGLU MLP of
+        // 2048, two norms per layer, untied embeddings, final norm.
+        const double h = 1024, di = 1536, conv = di + 2 * 128;
+        const double mamba = h * (di + conv + 24) + conv * 4 + conv + 3 * 24 + di * h;
+        const double attn = h * 8 * 64 + 2 * h * 2 * 64 + 8 * 64 * h;
+        const double mlp = 3 * h * 2048;
+        const double embed = 2 * 32784 * h + h;
+        QCOMPARE(m.paramsTotal, 36 * (mamba + attn + mlp + 2 * h) + embed);
+        QCOMPARE(m.paramsTotal, 521411104.0); // "0.5B"; 521M
+        QCOMPARE(m.paramsActive, m.paramsTotal);
+        QCOMPARE(m.softmaxLayers, 36);
+        QCOMPARE(m.recurrentFlopsPerToken, 36 * 4.0 * 24 * 64 * 128);
+    }
+
     // granite-4.0-h layout (layer_types "mamba"/"attention"), the shapes of the tiny
     // granitemoehybrid config in transformers' docs: 6 Mamba-2, 2 attention, MoE + shared MLP.
     void graniteLayerTypes() {
