@@ -4,6 +4,7 @@
 // unknown layouts refused; the state in t_load, B* and p*.
 #include "kvbe/config_reader.h"
 #include "kvbe/cost_model.h"
+#include "kvbe/json_text.h"
 #include "kvbe/scenario.h"
 #include "test_support.h"
 
@@ -40,6 +41,21 @@ double mamba2Conv(double heads, double headDim, double groups, double state, dou
 double gdnSsm(double hv, double dk, double dv) { return hv * dk * dv; }
 double gdnConv(double hk, double hv, double dk, double dv, double kernel) {
     return (2 * hk * dk + hv * dv) * (kernel - 1);
+}
+
+// A shipped config with some keys taken out (of text_config where there is one, else the top).
+std::string shippedWithout(const char* file, const std::vector<std::string>& keys,
+                           const nlohmann::json& set = nlohmann::json::object()) {
+    QFile f(QString::fromUtf8(KVBE_SOURCE_DIR "/resources/models/") + QString::fromUtf8(file));
+    if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", file);
+    auto j = *parseJsonText(f.readAll().toStdString(), file);
+    nlohmann::json& target = j.contains("text_config") ? j["text_config"] : j;
+    for (const auto& k : keys) {
+        if (!target.contains(k)) qFatal("%s has no %s", file, k.c_str());
+        target.erase(k);
+    }
+    for (const auto& [k, v] : set.items()) target[k] = v;
+    return dumpJson(j);
 }
 
 const char* kLlamaLike = R"({"model_type":"llama","num_hidden_layers":4,"hidden_size":256,
@@ -193,6 +209,109 @@ private slots:
         QCOMPARE(m.paramsActive, m.paramsTotal);
         QCOMPARE(m.softmaxLayers, 36);
         QCOMPARE(m.recurrentFlopsPerToken, 36 * 4.0 * 24 * 64 * 128);
+    }
+
+    // Fields a Qwen3.5 MoE config leaves out take Qwen3_5MoeTextConfig's defaults, which are the
+    // 35B-A3B's own shapes (heads 16/2, head_dim 256, linear 16/32 heads of 128 with a 4-tap
+    // conv, 256 experts of 512, top 8, shared 512, vocab 248,320); the attention output gate is
+    // always there (transformers' Qwen3NextAttention; vLLM: attn_output_gate defaults to true).
+    void qwen35DefaultsFollowTransformers() {
+        const auto& shipped = preset("Qwen/Qwen3.5-35B-A3B");
+        const auto m = parse(shippedWithout("Qwen__Qwen3.5-35B-A3B.json",
+            {"head_dim", "num_attention_heads", "num_key_value_heads", "attn_output_gate",
+             "linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
+             "linear_num_key_heads", "linear_num_value_heads", "num_experts", "num_experts_per_tok",
+             "moe_intermediate_size", "shared_expert_intermediate_size", "vocab_size",
+             "layer_types", "full_attention_interval"}));
+        QCOMPARE(QString::fromStdString(m.layerMix()), QString::fromStdString(shipped.layerMix()));
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 10.0 * 2 * 2 * 256 * 2);
+        QCOMPARE(m.stateBytes(KvDtype::FP32), 64389120.0);
+        QCOMPARE(m.paramsTotal, 34660610688.0);
+        QCOMPARE(m.paramsActive, 3454988928.0);
+        // An explicit attn_output_gate: false drops the gate half of q_proj (10 × 2048·16·256).
+        const auto ungated = parse(shippedWithout("Qwen__Qwen3.5-35B-A3B.json", {"attn_output_gate"},
+                                                  {{"attn_output_gate", false}}));
+        QCOMPARE(ungated.paramsTotal, 34660610688.0 - 10.0 * 2048 * 16 * 256);
+    }
+
+    // The same for Qwen3-Next: Qwen3NextConfig's defaults are the 80B-A3B's shapes.
+    void qwen3NextDefaultsFollowTransformers() {
+        const auto m = parse(shippedWithout("Qwen__Qwen3-Next-80B-A3B-Instruct.json",
+            {"head_dim", "num_attention_heads", "num_key_value_heads", "linear_conv_kernel_dim",
+             "linear_key_head_dim", "linear_value_head_dim", "linear_num_key_heads",
+             "linear_num_value_heads", "num_experts", "num_experts_per_tok", "moe_intermediate_size",
+             "shared_expert_intermediate_size", "vocab_size", "full_attention_interval"}));
+        const auto& shipped = preset("Qwen/Qwen3-Next-80B-A3B-Instruct");
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 24576.0);
+        QCOMPARE(m.stateSsmElems + m.stateConvElems, 19759104.0);
+        QCOMPARE(m.paramsTotal, shipped.paramsTotal);
+        QCOMPARE(m.paramsActive, shipped.paramsActive);
+    }
+
+    // Falcon-H1 without mamba_d_ssm: FalconH1Config's 1024, and mamba_d_head "auto" is
+    // d_ssm / heads; a head size that does not fill d_ssm is refused, as transformers refuses it.
+    void falconH1DefaultsFollowTransformers() {
+        const auto m = parse(shippedWithout("tiiuae__Falcon-H1-0.5B-Instruct.json",
+                                            {"mamba_d_ssm", "mamba_d_head", "mamba_n_heads"},
+                                            {{"mamba_n_heads", 16}, {"mamba_d_head", "auto"}}));
+        QCOMPARE(m.stateSsmElems, 36 * mamba2Ssm(16, 64, 128));    // 1024 / 16 = 64
+        QCOMPARE(m.stateConvElems, 36 * mamba2Conv(16, 64, 1, 128, 4));
+        const auto noHeads = parse(shippedWithout("tiiuae__Falcon-H1-0.5B-Instruct.json",
+                                                  {"mamba_d_ssm", "mamba_d_head", "mamba_n_heads",
+                                                   "mamba_d_state"}));
+        // Defaults: 128 heads of 1024 / 128 = 8, d_state 256.
+        QCOMPARE(noHeads.stateSsmElems, 36 * mamba2Ssm(128, 8, 256));
+        QCOMPARE(noHeads.stateConvElems, 36 * mamba2Conv(128, 8, 1, 256, 4));
+        // mamba_d_ssm null: mamba_expand · hidden = 2048.
+        const auto nullSsm = parse(shippedWithout("tiiuae__Falcon-H1-0.5B-Instruct.json",
+                                                  {"mamba_d_ssm", "mamba_d_head", "mamba_n_heads"},
+                                                  {{"mamba_d_ssm", nullptr}, {"mamba_n_heads", 32},
+                                                   {"mamba_d_head", "auto"}}));
+        QCOMPARE(nullSsm.stateSsmElems, 36 * mamba2Ssm(32, 64, 128));
+        // The Megatron-Bridge dict as it is, without mamba_d_ssm: 24 heads of 64 ≠ 1024.
+        const auto msg = refusal(shippedWithout("tiiuae__Falcon-H1-0.5B-Instruct.json", {"mamba_d_ssm"}));
+        QVERIFY2(msg.find("mamba_d_ssm") != std::string::npos, msg.c_str());
+    }
+
+    // granite-4.0-h fields left out take GraniteMoeHybridConfig's defaults: 8 experts, top 2,
+    // a shared MLP of 1024, 128 Mamba heads of mamba_expand·hidden / 128, d_state 256; without
+    // layer_types every layer is Mamba (its layers_block_type).
+    void graniteDefaultsFollowTransformers() {
+        const std::string types = repeatList({"mamba", "mamba", "mamba", "mamba", "attention"}, 2);
+        const auto m = parse(R"({"model_type":"granitemoehybrid","hidden_size":1024,"num_hidden_layers":10,
+          "layer_types":)" + types + R"(,"num_attention_heads":8,"num_key_value_heads":2,
+          "intermediate_size":512,"vocab_size":1000,"tie_word_embeddings":true})");
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("10 layers: 8 Mamba-2, 2 attention; MLP: 10 MoE"));
+        QCOMPARE(m.experts, 8);
+        QCOMPARE(m.expertsPerToken, 2);
+        QCOMPARE(m.stateSsmElems, 8 * mamba2Ssm(128, 16, 256)); // 2·1024 / 128 = 16
+        QCOMPARE(m.stateConvElems, 8 * mamba2Conv(128, 16, 1, 256, 4));
+        const double h = 1024, di = 2048, conv = di + 2 * 256;
+        const double mamba = h * (di + conv + 128) + conv * 4 + conv + 3 * 128 + di + di * h;
+        const double attn = h * 8 * 128 * 2 + 2 * h * 2 * 128;
+        const double moeT = 8 * 3 * h * 512 + 3 * h * 1024 + 8 * h;
+        QCOMPARE(m.paramsTotal, 8 * mamba + 2 * attn + 10 * (moeT + 2 * h) + 1000 * h + h);
+        const auto allMamba = parse(R"({"model_type":"granitemoehybrid","hidden_size":1024,
+          "num_hidden_layers":4,"num_attention_heads":8,"vocab_size":1000})");
+        QCOMPARE(QString::fromStdString(allMamba.layerMix()), QStringLiteral("4 layers: 4 Mamba-2; MLP: 4 MoE"));
+        QCOMPARE(allMamba.kvBytesPerToken(KvDtype::BF16), 0.0);
+        // A head size that does not fill mamba_expand · hidden is refused, as transformers does.
+        const auto msg = refusal(R"({"model_type":"granitemoehybrid","hidden_size":1024,"num_hidden_layers":2,
+          "layer_types":["mamba","attention"],"num_attention_heads":8,"vocab_size":1000,
+          "mamba_n_heads":16,"mamba_d_head":64})");
+        QVERIFY2(msg.find("mamba_d_head") != std::string::npos, msg.c_str());
+    }
+
+    // Gemma 3n fields left out take Gemma3nTextConfig's defaults (the E4B's): 8/2 heads of 256,
+    // four sliding layers (window 512) to one full, and the last 15 layers sharing KV.
+    void gemma3nDefaultsFollowTransformers() {
+        const auto m = parse(R"({"model_type":"gemma3n","text_config":{"model_type":"gemma3n_text",
+          "hidden_size":2048,"num_hidden_layers":35,"vocab_size":262400},"torch_dtype":"bfloat16"})");
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 20.0 * 2 * 2 * 256 * 2);
+        QCOMPARE(m.kvBytes(4096, KvDtype::BF16), 2048.0 * (4 * 4096 + 16 * 512));
+        QCOMPARE(m.softmaxLayers, 35);
+        QVERIFY(m.tiedEmbeddings);
+        QCOMPARE(m.contextLimit, 32768.0);
     }
 
     // granite-4.0-h layout (layer_types "mamba"/"attention"), the shapes of the tiny
