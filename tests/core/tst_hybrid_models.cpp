@@ -335,6 +335,35 @@ private slots:
         QCOMPARE(m.paramsTotal, 6 * mamba + 2 * attn + 8 * (moeT + 2 * h) + 49152 * h + h);
     }
 
+    // granite-4.0-h-tiny's shapes (no whole config.json was found to ship; these are the fields
+    // on which several partial copies agree): 40 layers, attention at 5, 15, 25, 35; 48 Mamba-2
+    // heads of 64, d_state 128; 64 experts of 512, top 6, shared MLP 1024; tied embeddings.
+    void graniteTinyShapesByHand() {
+        std::vector<std::string> unit = {"mamba", "mamba", "mamba", "mamba", "mamba", "attention",
+                                         "mamba", "mamba", "mamba", "mamba"};
+        const auto m = parse(R"({"model_type":"granitemoehybrid","hidden_size":1536,"num_hidden_layers":40,
+          "layer_types":)" + repeatList(unit, 4) + R"(,"num_attention_heads":12,"num_key_value_heads":4,
+          "intermediate_size":512,"shared_intermediate_size":1024,"num_local_experts":64,
+          "num_experts_per_tok":6,"vocab_size":100352,"tie_word_embeddings":true,"mamba_n_heads":48,
+          "mamba_d_head":64,"mamba_d_state":128,"mamba_n_groups":1,"mamba_d_conv":4,"mamba_expand":2,
+          "mamba_conv_bias":true,"mamba_proj_bias":false,"max_position_embeddings":131072,
+          "position_embedding_type":"nope","torch_dtype":"bfloat16"})");
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("40 layers: 36 Mamba-2, 4 attention; MLP: 40 MoE"));
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 4.0 * 2 * 4 * 128 * 2); // 8,192
+        // 36 × (48·64·128 + (3072 + 2·128)·3) = 14,515,200 elements.
+        QCOMPARE(m.stateSsmElems + m.stateConvElems, 14515200.0);
+        QCOMPARE(m.stateBytes(KvDtype::BF16), 29030400.0);
+        const double h = 1536, di = 48 * 64, conv = di + 2 * 128;
+        const double mamba = h * (di + conv + 48) + conv * 4 + conv + 3 * 48 + di + di * h;
+        const double attn = h * 12 * 128 + 2 * h * 4 * 128 + 12 * 128 * h;
+        const double moeT = 64 * 3 * h * 512 + 3 * h * 1024 + 64 * h;
+        const double moeA = 6 * 3 * h * 512 + 3 * h * 1024 + 64 * h;
+        const double rest = 100352 * h + h;
+        QCOMPARE(m.paramsTotal, 36 * mamba + 4 * attn + 40 * (moeT + 2 * h) + rest);
+        QCOMPARE(m.paramsActive, 36 * mamba + 4 * attn + 40 * (moeA + 2 * h) + rest);
+        QVERIFY(std::abs(m.paramsTotal - 6.94e9) < 0.01e9); // "7B total"
+    }
+
     // Falcon-H1 7B's shapes: attention and Mamba-2 side by side in all 44 layers.
     void falconH1Parallel() {
         const auto m = parse(R"({"model_type":"falcon_h1","hidden_size":3072,"num_hidden_layers":44,
