@@ -34,6 +34,11 @@ struct ArchDefaults {
     bool attentionSinks = false;
     bool expertBiases = false;
     bool routerBias = false;
+    // MoE shapes for architectures whose config classes default them (Qwen3-Next, Qwen3.5 MoE,
+    // granite-4.0-h).
+    std::optional<int> experts, topK;
+    std::optional<double> moeWidth, sharedWidth;
+    std::optional<int> kvShared; // Gemma 3n: num_kv_shared_layers
 };
 
 ArchDefaults defaultsFor(const std::string& type) {
@@ -61,8 +66,33 @@ ArchDefaults defaultsFor(const std::string& type) {
         d.vocab = 151936; d.maxPositions = 32768; d.headDim = 128; d.qkNorm = true;
     } else if (type == "phi3") {
         d.vocab = 32064; d.maxPositions = 4096;
-    } else if (type == "qwen3_next" || type == "qwen3_5_text" || type == "qwen3_5_moe_text") {
+    } else if (type == "qwen3_next") {
+        // transformers' Qwen3NextConfig (the 80B-A3B's shapes).
+        d.heads = 16; d.kvHeads = 2; d.headDim = 256; d.vocab = 151936; d.intermediate = 5632;
+        d.maxPositions = 32768; d.qkNorm = true;
+        d.experts = 512; d.topK = 10; d.moeWidth = 512; d.sharedWidth = 512;
+    } else if (type == "qwen3_5_text" || type == "qwen3_5") {
+        // Qwen3_5TextConfig: dense MLPs.
+        d.heads = 16; d.kvHeads = 4; d.headDim = 256; d.vocab = 248320; d.intermediate = 12288;
+        d.maxPositions = 32768; d.qkNorm = true;
+    } else if (type == "qwen3_5_moe_text" || type == "qwen3_5_moe") {
+        // Qwen3_5MoeTextConfig (the 35B-A3B's shapes).
+        d.heads = 16; d.kvHeads = 2; d.headDim = 256; d.vocab = 248320; d.maxPositions = 32768;
         d.qkNorm = true;
+        d.experts = 256; d.topK = 8; d.moeWidth = 512; d.sharedWidth = 512;
+    } else if (type == "granitemoehybrid") {
+        // GraniteMoeHybridConfig; num_key_value_heads defaults to num_attention_heads.
+        d.heads = 32; d.vocab = 32000; d.intermediate = 11008; d.maxPositions = 2048;
+        d.experts = 8; d.topK = 2; d.sharedWidth = 1024;
+    } else if (type == "falcon_h1") {
+        // FalconH1Config; head_dim falls back to hidden / heads in FalconH1Attention.
+        d.heads = 32; d.kvHeads = 8; d.vocab = 128000; d.intermediate = 14336; d.maxPositions = 8192;
+    } else if (type == "gemma3n_text") {
+        // Gemma3nTextConfig (the E4B's shapes): four norms per layer, q/k norms (v_norm has no
+        // weight), tied embeddings, the last 15 layers reading earlier layers' KV.
+        d.heads = 8; d.kvHeads = 2; d.headDim = 256; d.vocab = 262400; d.intermediate = 16384;
+        d.maxPositions = 32768; d.slidingWindow = 512; d.tied = true; d.normsPerLayer = 4;
+        d.qkNorm = true; d.kvShared = 15;
     } else if (type == "nemotron_h") {
         d.normsPerLayer = 1; // one norm per block: each block is a mixer or an MLP
     } else if (type == "deepseek_v3" || type == "deepseek_v2" || type == "deepseek_v32") {
@@ -281,8 +311,14 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
     }
 
     // Gemma 3n: the last num_kv_shared_layers layers read the KV of earlier layers.
-    const int kvShared = f.integer("num_kv_shared_layers", "a non-negative integer (layers "
-                                   "that reuse earlier KV)", 0, m.layers).value_or(0);
+    int kvShared = 0;
+    if (auto v = f.integer("num_kv_shared_layers", "a non-negative integer (layers that reuse "
+                           "earlier KV)", 0, m.layers)) {
+        kvShared = *v;
+    } else if (def.kvShared) {
+        kvShared = std::min(*def.kvShared, m.layers);
+        m.notes.push_back("num_kv_shared_layers: architecture default " + std::to_string(kvShared));
+    }
 
     const double kvElems = mla ? static_cast<double>(m.kvLoraRank + qkRope)
                                : 2.0 * m.kvHeads * m.headDim;
@@ -331,9 +367,10 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         }
     } else {
         attnProj = h * Hq * d + 2 * h * Hkv * d + Hq * d * h;
-        // Gated attention (Qwen3-Next always, Qwen3.5 with attn_output_gate): q_proj also
-        // produces the output gate, Hq·d more columns.
-        if (type == "qwen3_next" || f.boolean("attn_output_gate").value_or(false)) attnProj += h * Hq * d;
+        // Gated attention (Qwen3-Next and Qwen3.5 unless attn_output_gate is false): q_proj also
+        // produces the output gate, Hq·d more columns
+        // (transformers always gates them; vLLM reads attn_output_gate, default true).
+        if (f.boolean("attn_output_gate").value_or(detail::isQwenLinear(type))) attnProj += h * Hq * d;
         const bool attnBias = f.boolean("attention_bias").value_or(false);
         if (attnBias) attnExtra += Hq * d + 2 * Hkv * d + h;
         else if (def.qkvBias) attnExtra += Hq * d + 2 * Hkv * d;
@@ -345,25 +382,36 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
     // MoE geometry.
     const char* expertKeys[] = {"num_local_experts", "num_experts", "n_routed_experts"};
     int experts = 0;
+    bool expertKey = false;
     for (const char* k : expertKeys)
-        if (auto v = f.integer(k, "a non-negative integer (routed experts)", 0, 1 << 20)) experts = std::max(experts, *v);
+        if (auto v = f.integer(k, "a non-negative integer (routed experts)", 0, 1 << 20)) {
+            experts = std::max(experts, *v);
+            expertKey = true;
+        }
+    if (!expertKey && def.experts) {
+        experts = *def.experts;
+        m.notes.push_back("routed experts: architecture default " + std::to_string(experts));
+    }
     int topK = 0;
     if (experts > 0) {
         auto k = f.integer("num_experts_per_tok", "a positive integer (experts per token)", 1, 1 << 20);
         if (!k) k = f.integer("experts_per_token", "a positive integer (experts per token)", 1, 1 << 20);
+        if (!k) k = def.topK;
         if (!k) f.missing("num_experts_per_tok", "a positive integer (experts per token)");
         if (*k > experts)
             throw ConfigError{source + ": num_experts_per_tok " + std::to_string(*k) +
                               " is more than the " + std::to_string(experts) + " experts"};
         topK = *k;
     }
-    double expertWidth = m.intermediate;
+    double expertWidth = def.moeWidth.value_or(m.intermediate);
     if (auto v = f.number("moe_intermediate_size", "a positive integer", 1, 1e8)) expertWidth = *v;
     int shared = f.integer("n_shared_experts", "a non-negative integer", 0, 1 << 20).value_or(0);
     double sharedWidth = expertWidth;
-    if (auto v = f.number("shared_expert_intermediate_size", "a non-negative integer", 0, 1e8)) {
-        shared = *v > 0 ? 1 : 0;
-        sharedWidth = *v;
+    auto sharedExpert = f.number("shared_expert_intermediate_size", "a non-negative integer", 0, 1e8);
+    if (!sharedExpert && type != "granitemoehybrid") sharedExpert = def.sharedWidth;
+    if (sharedExpert) {
+        shared = *sharedExpert > 0 ? 1 : 0;
+        sharedWidth = *sharedExpert;
     }
     if (auto v = f.number("moe_shared_expert_intermediate_size", "a non-negative integer", 0, 1e8)) {
         shared = std::max(shared, *v > 0 ? 1 : 0); // Nemotron-H
@@ -373,7 +421,8 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
     if (type == "granitemoehybrid") {
         // GraniteMoeHybrid: every layer has a shared MLP of shared_intermediate_size beside its
         // experts (of intermediate_size); without experts that MLP is the layer's whole MLP.
-        const double w = f.number("shared_intermediate_size", "a positive integer", 1, 1e8).value_or(m.intermediate);
+        const double w = f.number("shared_intermediate_size", "a positive integer", 1, 1e8)
+                             .value_or(def.sharedWidth.value_or(m.intermediate));
         if (experts > 0) {
             shared = 1;
             sharedWidth = w;

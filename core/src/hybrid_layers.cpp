@@ -6,16 +6,16 @@
 
 namespace kvbe::detail {
 
+bool isQwenLinear(const std::string& type) {
+    return type == "qwen3_next" || type == "qwen3_5_text" || type == "qwen3_5_moe_text" ||
+           type == "qwen3_5" || type == "qwen3_5_moe";
+}
+
 namespace {
 
 bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 bool endsWith(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool isQwenLinear(const std::string& type) {
-    return type == "qwen3_next" || type == "qwen3_5_text" || type == "qwen3_5_moe_text" ||
-           type == "qwen3_5" || type == "qwen3_5_moe";
 }
 
 // Architectures whose recurrent layers this reader knows (state shapes after vLLM's
@@ -228,6 +228,23 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
         return out;
     }
 
+    if (type == "granitemoehybrid") {
+        // GraniteMoeHybridConfig.layers_block_type without layer_types: every layer Mamba.
+        out.key = "layer_types (default: every layer Mamba)";
+        out.layers.assign(n, LayerSlot{Mixer::Mamba2, AttnKind::Full, Mlp::Default});
+        return out;
+    }
+    if (type == "gemma3n_text") {
+        // Gemma3nTextConfig without layer_types: every fifth layer full, the others sliding.
+        out.key = "layer_types (default: every 5th layer full)";
+        for (size_t i = 0; i < n; ++i) {
+            LayerSlot s;
+            if ((i + 1) % 5 != 0) s.attn = AttnKind::Sliding;
+            out.layers.push_back(s);
+        }
+        return out;
+    }
+
     if (isQwenLinear(type)) {
         // Qwen3-Next / Qwen3.5 without layer_types: every full_attention_interval-th layer is
         // full attention, the rest Gated DeltaNet (transformers' Qwen3NextConfig, default 4).
@@ -280,8 +297,7 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
         return out;
     }
 
-    if (type == "nemotron_h" || type == "granitemoehybrid" || type == "minimax" ||
-        type == "kimi_linear" || type == "lfm2")
+    if (type == "nemotron_h" || type == "minimax" || type == "kimi_linear" || type == "lfm2")
         refuse(f, "model_type '" + type + "' needs a layer layout (hybrid_override_pattern, "
                   "layer_types, attn_type_list or linear_attn_config) and the config has none");
     return out;
@@ -321,19 +337,39 @@ MixerFigures mamba2(const Fields& f, const std::string& type, int hidden) {
         n = {"mamba_n_heads", "mamba_d_head", "mamba_d_state", "mamba_n_groups", "mamba_d_conv",
              "mamba_conv_bias", "mamba_proj_bias", true};
     const double h = hidden;
-    const int heads = f.requiredInt(n.heads, "a positive integer (Mamba-2 heads)", 1, kMaxDim);
+    const bool hf = type == "granitemoehybrid" || type == "falcon_h1";
+    // GraniteMoeHybridConfig and FalconH1Config: 128 heads, d_state 256, mamba_d_head "auto".
+    const int heads = hf ? f.intOr(n.heads, "a positive integer (Mamba-2 heads)", 1, kMaxDim, 128)
+                         : f.requiredInt(n.heads, "a positive integer (Mamba-2 heads)", 1, kMaxDim);
     double dInner = 0;
+    if (hf) {
+        // The Mamba width: granite's mixer is mamba_expand · hidden; Falcon-H1's is mamba_d_ssm
+        // (FalconH1Config default 1024; null means mamba_expand · hidden).
+        const double expand = f.intOr("mamba_expand", "a positive integer", 1, 1024, 2);
+        if (type == "falcon_h1" && f.find("mamba_d_ssm") == nullptr)
+            dInner = 1024;
+        else if (type == "falcon_h1" && f.has("mamba_d_ssm"))
+            dInner = f.requiredInt("mamba_d_ssm", "a positive integer or null (the Mamba-2 width)", 1, kMaxDim);
+        else
+            dInner = expand * h;
+    }
     int headDim = 0;
-    if (type == "falcon_h1" && f.has("mamba_d_ssm"))
-        dInner = f.requiredInt("mamba_d_ssm", "a positive integer (the Mamba-2 width)", 1, kMaxDim);
-    if (const json* j = f.find(n.headDim); j && j->is_string() && j->get<std::string>() == "auto" &&
-                                           dInner > 0) {
-        headDim = static_cast<int>(dInner / heads); // FalconH1Config: d_ssm / n_heads
+    const json* hdj = f.find(n.headDim);
+    if (hf && (!hdj || hdj->is_null() || (hdj->is_string() && hdj->get<std::string>() == "auto"))) {
+        headDim = static_cast<int>(dInner) / heads; // "auto": width // heads
     } else {
         headDim = f.requiredInt(n.headDim, "a positive integer (Mamba-2 head dimension)", 1, kMaxDim);
     }
+    if (hf && static_cast<double>(heads) * headDim != dInner) {
+        const std::string width = type == "falcon_h1" ? "mamba_d_ssm (" + std::to_string(static_cast<long long>(dInner)) + ")"
+                                                      : "mamba_expand · hidden_size (" + std::to_string(static_cast<long long>(dInner)) + ")";
+        throw ConfigError{f.source() + ": field '" + f.path(n.heads) + "' (" + std::to_string(heads) +
+                          ") times '" + f.path(n.headDim) + "' (" + std::to_string(headDim) +
+                          ") is not " + width + "; transformers refuses such a config, and so does kvbe"};
+    }
     if (dInner <= 0) dInner = static_cast<double>(heads) * headDim;
-    const double state = f.requiredInt(n.state, "a positive integer (the SSM state size)", 1, kMaxDim);
+    const double state = hf ? f.intOr(n.state, "a positive integer (the SSM state size)", 1, kMaxDim, 256)
+                            : f.requiredInt(n.state, "a positive integer (the SSM state size)", 1, kMaxDim);
     const double groups = f.intOr(n.groups, "a positive integer (Mamba-2 groups)", 1, kMaxDim, 1);
     const double kernel = f.intOr(n.kernel, "a positive integer (the conv kernel)", 1, 1024, 4);
     const bool convBias = f.boolean(n.convBias).value_or(n.convBiasDefault);
@@ -378,13 +414,15 @@ MixerFigures mamba1(const Fields& f, int hidden) {
 
 // Gated DeltaNet (transformers' Qwen3NextGatedDeltaNet): in_proj_qkvz, in_proj_ba, a depthwise
 // conv over q, k and v, dt_bias, A_log, a gated norm over the value head, out_proj.
+// Fields left out take Qwen3NextConfig's / Qwen3_5TextConfig's / Qwen3_5MoeTextConfig's defaults
+// (the same in all three): 16 key heads, 32 value heads, 128 dims each, a 4-tap conv.
 MixerFigures gatedDeltaNet(const Fields& f, int hidden) {
     const double h = hidden;
-    const double hk = f.requiredInt("linear_num_key_heads", "a positive integer", 1, kMaxDim);
-    const double hv = f.requiredInt("linear_num_value_heads", "a positive integer", 1, kMaxDim);
-    const double dk = f.requiredInt("linear_key_head_dim", "a positive integer", 1, kMaxDim);
-    const double dv = f.requiredInt("linear_value_head_dim", "a positive integer", 1, kMaxDim);
-    const double kernel = f.requiredInt("linear_conv_kernel_dim", "a positive integer", 1, 1024);
+    const double hk = f.intOr("linear_num_key_heads", "a positive integer", 1, kMaxDim, 16);
+    const double hv = f.intOr("linear_num_value_heads", "a positive integer", 1, kMaxDim, 32);
+    const double dk = f.intOr("linear_key_head_dim", "a positive integer", 1, kMaxDim, 128);
+    const double dv = f.intOr("linear_value_head_dim", "a positive integer", 1, kMaxDim, 128);
+    const double kernel = f.intOr("linear_conv_kernel_dim", "a positive integer", 1, 1024, 4);
     const double convDim = 2 * hk * dk + hv * dv;
     MixerFigures m;
     m.matmul = h * (2 * hk * dk + 2 * hv * dv) + h * 2 * hv + convDim * kernel + hv * dv * h;

@@ -37,6 +37,9 @@ struct LayerLayout {
     std::string key;               // the field the layout came from, for notes
 };
 
+// Qwen3-Next and Qwen3.5 (text and MoE): Gated DeltaNet linear layers, gated attention.
+bool isQwenLinear(const std::string& type);
+
 // Refuses a config with a key that could change which layers hold KV and that the reader does
 // not understand: an unknown *_pattern, mamba_*/ssm_*/linear_* keys on an architecture whose
 // recurrent layers it does not know, or a recurrent model_type it does not read.

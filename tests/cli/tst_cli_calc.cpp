@@ -326,6 +326,12 @@ private slots:
         QCOMPARE(table.exitCode, 0);
         QVERIFY2(table.out.contains("52 layers: 23 Mamba-2, 23 MoE, 6 attention"), table.out.constData());
         QVERIFY(table.out.contains("49.1 MB"));
+        // The Qwen3.5 and Falcon-H1 presets list with their layer mix and state
+        // (tst_hybrid_models: 64,389,120 B and 14,542,848 B by hand).
+        QVERIFY2(table.out.contains("40 layers: 30 Gated DeltaNet, 10 attention; MLP: 40 MoE"), table.out.constData());
+        QVERIFY(table.out.contains("64.4 MB"));
+        QVERIFY2(table.out.contains("36 layers: 36 attention + Mamba-2; MLP: 36 dense"), table.out.constData());
+        QVERIFY(table.out.contains("14.5 MB"));
         const auto js = cli({"models", "--format", "json"});
         bool found = false;
         for (const auto& v : QJsonDocument::fromJson(js.out).array()) {

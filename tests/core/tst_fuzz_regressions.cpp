@@ -27,7 +27,8 @@ private:
 
 private slots:
     void configReader() {
-        const int n = replay({"tests/fuzz/regressions/fuzz_config_reader", "tests/bad-inputs/config", "resources/models"},
+        const int n = replay({"tests/fuzz/regressions/fuzz_config_reader", "tests/bad-inputs/config", "resources/models",
+                              "tests/fuzz/seeds/config_reader"},
                              kvbe::fuzz::fuzzConfigReader);
         QVERIFY(n >= 40);
     }

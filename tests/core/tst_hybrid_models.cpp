@@ -4,6 +4,7 @@
 // unknown layouts refused; the state in t_load, B* and p*.
 #include "kvbe/config_reader.h"
 #include "kvbe/cost_model.h"
+#include "kvbe/json_text.h"
 #include "kvbe/scenario.h"
 #include "test_support.h"
 
@@ -40,6 +41,21 @@ double mamba2Conv(double heads, double headDim, double groups, double state, dou
 double gdnSsm(double hv, double dk, double dv) { return hv * dk * dv; }
 double gdnConv(double hk, double hv, double dk, double dv, double kernel) {
     return (2 * hk * dk + hv * dv) * (kernel - 1);
+}
+
+// A shipped config with some keys taken out (of text_config where there is one, else the top).
+std::string shippedWithout(const char* file, const std::vector<std::string>& keys,
+                           const nlohmann::json& set = nlohmann::json::object()) {
+    QFile f(QString::fromUtf8(KVBE_SOURCE_DIR "/resources/models/") + QString::fromUtf8(file));
+    if (!f.open(QIODevice::ReadOnly)) qFatal("cannot read %s", file);
+    auto j = *parseJsonText(f.readAll().toStdString(), file);
+    nlohmann::json& target = j.contains("text_config") ? j["text_config"] : j;
+    for (const auto& k : keys) {
+        if (!target.contains(k)) qFatal("%s has no %s", file, k.c_str());
+        target.erase(k);
+    }
+    for (const auto& [k, v] : set.items()) target[k] = v;
+    return dumpJson(j);
 }
 
 const char* kLlamaLike = R"({"model_type":"llama","num_hidden_layers":4,"hidden_size":256,
@@ -131,6 +147,173 @@ private slots:
         QVERIFY(std::abs(m.paramsActive - 12.11e9) < 0.01e9);
     }
 
+    // Qwen3.5-35B-A3B (the shipped file): text_config.layer_types, three linear_attention to one
+    // full_attention → 30 Gated DeltaNet, 10 gated attention; 256 experts (top 8) and a gated
+    // shared expert in every layer; the recurrent state in FP32 (mamba_ssm_dtype), the conv
+    // state in BF16 (vLLM's gated_delta_net_state_dtype).
+    void qwen35MoePresetByHand() {
+        const auto& m = preset("Qwen/Qwen3.5-35B-A3B");
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("40 layers: 30 Gated DeltaNet, 10 attention; MLP: 40 MoE"));
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 10.0 * 2 * 2 * 256 * 2); // 20,480
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 20480.0);
+        QCOMPARE(m.stateSsmElems, 30 * gdnSsm(32, 128, 128));
+        QCOMPARE(m.stateConvElems, 30 * gdnConv(16, 32, 128, 128, 4));
+        QVERIFY(m.stateDtypeDefault == KvDtype::FP32);
+        // 30 × (32·128·128 · 4 B + (2·16·128 + 32·128)·3 · 2 B) = 30 × (2,097,152 + 49,152).
+        QCOMPARE(m.stateBytes(KvDtype::FP32), 30.0 * (2097152 + 49152));
+        QCOMPARE(m.stateBytes(KvDtype::FP32), 64389120.0);
+        QCOMPARE(m.stateBytes(KvDtype::BF16), 30.0 * (32 * 128 * 128 + 8192 * 3) * 2);
+        // Parameters: gated attention (q_proj doubled for the output gate, q/k norms), Gated
+        // DeltaNet (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a, conv, dt_bias, A_log, norm,
+        // out_proj), MoE (experts of 3·h·512, shared expert with its gate, router), two norms per
+        // layer, untied embeddings, final norm. The vision tower and the MTP layer are not counted.
+        const double h = 2048, d = 256, cd = 2 * 16 * 128 + 32 * 128;
+        const double attn = h * 16 * d * 2 + 2 * h * 2 * d + 16 * d * h + 2 * d;
+        const double gdn = h * (2 * 16 * 128 + 2 * 32 * 128) + h * 2 * 32 + cd * 4 + 32 * 128 * h + 2 * 32 + 128;
+        const double moeTotal = 256 * 3 * h * 512 + 3 * h * 512 + h + 256 * h;
+        const double moeActive = 8 * 3 * h * 512 + 3 * h * 512 + h + 256 * h;
+        const double embed = 2 * 248320 * h + h;
+        QCOMPARE(m.paramsTotal, 10 * attn + 30 * gdn + 40 * (moeTotal + 2 * h) + embed);
+        QCOMPARE(m.paramsActive, 10 * attn + 30 * gdn + 40 * (moeActive + 2 * h) + embed);
+        QCOMPARE(m.paramsTotal, 34660610688.0);  // "35B total"
+        QCOMPARE(m.paramsActive, 3454988928.0);  // "3B active"
+        QCOMPARE(m.contextLimit, 262144.0);
+        QCOMPARE(m.recurrentFlopsPerToken, 30 * 6.0 * 32 * 128 * 128);
+        QVERIFY(m.isHybrid());
+    }
+
+    // Falcon-H1-0.5B-Instruct (the shipped file): attention and a Mamba-2 mixer of
+    // mamba_d_ssm = 24 heads × 64 side by side in all 36 layers; dense MLP in every layer.
+    void falconH1HalfBPresetByHand() {
+        const auto& m = preset("tiiuae/Falcon-H1-0.5B-Instruct");
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("36 layers: 36 attention + Mamba-2; MLP: 36 dense"));
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 36.0 * 2 * 2 * 64 * 2); // 18,432
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 18432.0);
+        // vLLM mamba2_state_shape with intermediate = mamba_d_ssm: ssm 24·64·128, conv
+        // (1536 + 2·1·128)·3; the model's dtype for both (mamba_ssm_cache_dtype auto).
+        QCOMPARE(m.stateSsmElems, 36 * mamba2Ssm(24, 64, 128));
+        QCOMPARE(m.stateConvElems, 36 * mamba2Conv(24, 64, 1, 128, 4));
+        QVERIFY(m.stateDtypeDefault == KvDtype::BF16);
+        QCOMPARE(m.stateBytes(KvDtype::BF16), 36.0 * (196608 + 5376) * 2);
+        QCOMPARE(m.stateBytes(KvDtype::BF16), 14542848.0);
+        // Parameters: the mixer (in_proj to d_ssm + conv + heads, conv + bias, dt_bias/A_log/D,
+        // no gated norm since mamba_rms_norm is false, out_proj), GQA attention, SwiGLU MLP of
+        // 2048, two norms per layer, untied embeddings, final norm.
+        const double h = 1024, di = 1536, conv = di + 2 * 128;
+        const double mamba = h * (di + conv + 24) + conv * 4 + conv + 3 * 24 + di * h;
+        const double attn = h * 8 * 64 + 2 * h * 2 * 64 + 8 * 64 * h;
+        const double mlp = 3 * h * 2048;
+        const double embed = 2 * 32784 * h + h;
+        QCOMPARE(m.paramsTotal, 36 * (mamba + attn + mlp + 2 * h) + embed);
+        QCOMPARE(m.paramsTotal, 521411104.0); // "0.5B"; 521M
+        QCOMPARE(m.paramsActive, m.paramsTotal);
+        QCOMPARE(m.softmaxLayers, 36);
+        QCOMPARE(m.recurrentFlopsPerToken, 36 * 4.0 * 24 * 64 * 128);
+    }
+
+    // Fields a Qwen3.5 MoE config leaves out take Qwen3_5MoeTextConfig's defaults, which are the
+    // 35B-A3B's own shapes (heads 16/2, head_dim 256, linear 16/32 heads of 128 with a 4-tap
+    // conv, 256 experts of 512, top 8, shared 512, vocab 248,320); the attention output gate is
+    // always there (transformers' Qwen3NextAttention; vLLM: attn_output_gate defaults to true).
+    void qwen35DefaultsFollowTransformers() {
+        const auto& shipped = preset("Qwen/Qwen3.5-35B-A3B");
+        const auto m = parse(shippedWithout("Qwen__Qwen3.5-35B-A3B.json",
+            {"head_dim", "num_attention_heads", "num_key_value_heads", "attn_output_gate",
+             "linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
+             "linear_num_key_heads", "linear_num_value_heads", "num_experts", "num_experts_per_tok",
+             "moe_intermediate_size", "shared_expert_intermediate_size", "vocab_size",
+             "layer_types", "full_attention_interval"}));
+        QCOMPARE(QString::fromStdString(m.layerMix()), QString::fromStdString(shipped.layerMix()));
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 10.0 * 2 * 2 * 256 * 2);
+        QCOMPARE(m.stateBytes(KvDtype::FP32), 64389120.0);
+        QCOMPARE(m.paramsTotal, 34660610688.0);
+        QCOMPARE(m.paramsActive, 3454988928.0);
+        // An explicit attn_output_gate: false drops the gate half of q_proj (10 × 2048·16·256).
+        const auto ungated = parse(shippedWithout("Qwen__Qwen3.5-35B-A3B.json", {"attn_output_gate"},
+                                                  {{"attn_output_gate", false}}));
+        QCOMPARE(ungated.paramsTotal, 34660610688.0 - 10.0 * 2048 * 16 * 256);
+    }
+
+    // The same for Qwen3-Next: Qwen3NextConfig's defaults are the 80B-A3B's shapes.
+    void qwen3NextDefaultsFollowTransformers() {
+        const auto m = parse(shippedWithout("Qwen__Qwen3-Next-80B-A3B-Instruct.json",
+            {"head_dim", "num_attention_heads", "num_key_value_heads", "linear_conv_kernel_dim",
+             "linear_key_head_dim", "linear_value_head_dim", "linear_num_key_heads",
+             "linear_num_value_heads", "num_experts", "num_experts_per_tok", "moe_intermediate_size",
+             "shared_expert_intermediate_size", "vocab_size", "full_attention_interval"}));
+        const auto& shipped = preset("Qwen/Qwen3-Next-80B-A3B-Instruct");
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 24576.0);
+        QCOMPARE(m.stateSsmElems + m.stateConvElems, 19759104.0);
+        QCOMPARE(m.paramsTotal, shipped.paramsTotal);
+        QCOMPARE(m.paramsActive, shipped.paramsActive);
+    }
+
+    // Falcon-H1 without mamba_d_ssm: FalconH1Config's 1024, and mamba_d_head "auto" is
+    // d_ssm / heads; a head size that does not fill d_ssm is refused, as transformers refuses it.
+    void falconH1DefaultsFollowTransformers() {
+        const auto m = parse(shippedWithout("tiiuae__Falcon-H1-0.5B-Instruct.json",
+                                            {"mamba_d_ssm", "mamba_d_head", "mamba_n_heads"},
+                                            {{"mamba_n_heads", 16}, {"mamba_d_head", "auto"}}));
+        QCOMPARE(m.stateSsmElems, 36 * mamba2Ssm(16, 64, 128));    // 1024 / 16 = 64
+        QCOMPARE(m.stateConvElems, 36 * mamba2Conv(16, 64, 1, 128, 4));
+        const auto noHeads = parse(shippedWithout("tiiuae__Falcon-H1-0.5B-Instruct.json",
+                                                  {"mamba_d_ssm", "mamba_d_head", "mamba_n_heads",
+                                                   "mamba_d_state"}));
+        // Defaults: 128 heads of 1024 / 128 = 8, d_state 256.
+        QCOMPARE(noHeads.stateSsmElems, 36 * mamba2Ssm(128, 8, 256));
+        QCOMPARE(noHeads.stateConvElems, 36 * mamba2Conv(128, 8, 1, 256, 4));
+        // mamba_d_ssm null: mamba_expand · hidden = 2048.
+        const auto nullSsm = parse(shippedWithout("tiiuae__Falcon-H1-0.5B-Instruct.json",
+                                                  {"mamba_d_ssm", "mamba_d_head", "mamba_n_heads"},
+                                                  {{"mamba_d_ssm", nullptr}, {"mamba_n_heads", 32},
+                                                   {"mamba_d_head", "auto"}}));
+        QCOMPARE(nullSsm.stateSsmElems, 36 * mamba2Ssm(32, 64, 128));
+        // The Megatron-Bridge dict as it is, without mamba_d_ssm: 24 heads of 64 ≠ 1024.
+        const auto msg = refusal(shippedWithout("tiiuae__Falcon-H1-0.5B-Instruct.json", {"mamba_d_ssm"}));
+        QVERIFY2(msg.find("mamba_d_ssm") != std::string::npos, msg.c_str());
+    }
+
+    // granite-4.0-h fields left out take GraniteMoeHybridConfig's defaults: 8 experts, top 2,
+    // a shared MLP of 1024, 128 Mamba heads of mamba_expand·hidden / 128, d_state 256; without
+    // layer_types every layer is Mamba (its layers_block_type).
+    void graniteDefaultsFollowTransformers() {
+        const std::string types = repeatList({"mamba", "mamba", "mamba", "mamba", "attention"}, 2);
+        const auto m = parse(R"({"model_type":"granitemoehybrid","hidden_size":1024,"num_hidden_layers":10,
+          "layer_types":)" + types + R"(,"num_attention_heads":8,"num_key_value_heads":2,
+          "intermediate_size":512,"vocab_size":1000,"tie_word_embeddings":true})");
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("10 layers: 8 Mamba-2, 2 attention; MLP: 10 MoE"));
+        QCOMPARE(m.experts, 8);
+        QCOMPARE(m.expertsPerToken, 2);
+        QCOMPARE(m.stateSsmElems, 8 * mamba2Ssm(128, 16, 256)); // 2·1024 / 128 = 16
+        QCOMPARE(m.stateConvElems, 8 * mamba2Conv(128, 16, 1, 256, 4));
+        const double h = 1024, di = 2048, conv = di + 2 * 256;
+        const double mamba = h * (di + conv + 128) + conv * 4 + conv + 3 * 128 + di + di * h;
+        const double attn = h * 8 * 128 * 2 + 2 * h * 2 * 128;
+        const double moeT = 8 * 3 * h * 512 + 3 * h * 1024 + 8 * h;
+        QCOMPARE(m.paramsTotal, 8 * mamba + 2 * attn + 10 * (moeT + 2 * h) + 1000 * h + h);
+        const auto allMamba = parse(R"({"model_type":"granitemoehybrid","hidden_size":1024,
+          "num_hidden_layers":4,"num_attention_heads":8,"vocab_size":1000})");
+        QCOMPARE(QString::fromStdString(allMamba.layerMix()), QStringLiteral("4 layers: 4 Mamba-2; MLP: 4 MoE"));
+        QCOMPARE(allMamba.kvBytesPerToken(KvDtype::BF16), 0.0);
+        // A head size that does not fill mamba_expand · hidden is refused, as transformers does.
+        const auto msg = refusal(R"({"model_type":"granitemoehybrid","hidden_size":1024,"num_hidden_layers":2,
+          "layer_types":["mamba","attention"],"num_attention_heads":8,"vocab_size":1000,
+          "mamba_n_heads":16,"mamba_d_head":64})");
+        QVERIFY2(msg.find("mamba_d_head") != std::string::npos, msg.c_str());
+    }
+
+    // Gemma 3n fields left out take Gemma3nTextConfig's defaults (the E4B's): 8/2 heads of 256,
+    // four sliding layers (window 512) to one full, and the last 15 layers sharing KV.
+    void gemma3nDefaultsFollowTransformers() {
+        const auto m = parse(R"({"model_type":"gemma3n","text_config":{"model_type":"gemma3n_text",
+          "hidden_size":2048,"num_hidden_layers":35,"vocab_size":262400},"torch_dtype":"bfloat16"})");
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 20.0 * 2 * 2 * 256 * 2);
+        QCOMPARE(m.kvBytes(4096, KvDtype::BF16), 2048.0 * (4 * 4096 + 16 * 512));
+        QCOMPARE(m.softmaxLayers, 35);
+        QVERIFY(m.tiedEmbeddings);
+        QCOMPARE(m.contextLimit, 32768.0);
+    }
+
     // granite-4.0-h layout (layer_types "mamba"/"attention"), the shapes of the tiny
     // granitemoehybrid config in transformers' docs: 6 Mamba-2, 2 attention, MoE + shared MLP.
     void graniteLayerTypes() {
@@ -150,6 +333,35 @@ private slots:
         const double attn = h * 8 * 64 * 4;
         const double moeT = 8 * 3 * h * 1024 + 3 * h * 512 + 8 * h;
         QCOMPARE(m.paramsTotal, 6 * mamba + 2 * attn + 8 * (moeT + 2 * h) + 49152 * h + h);
+    }
+
+    // granite-4.0-h-tiny's shapes (no whole config.json was found to ship; these are the fields
+    // on which several partial copies agree): 40 layers, attention at 5, 15, 25, 35; 48 Mamba-2
+    // heads of 64, d_state 128; 64 experts of 512, top 6, shared MLP 1024; tied embeddings.
+    void graniteTinyShapesByHand() {
+        std::vector<std::string> unit = {"mamba", "mamba", "mamba", "mamba", "mamba", "attention",
+                                         "mamba", "mamba", "mamba", "mamba"};
+        const auto m = parse(R"({"model_type":"granitemoehybrid","hidden_size":1536,"num_hidden_layers":40,
+          "layer_types":)" + repeatList(unit, 4) + R"(,"num_attention_heads":12,"num_key_value_heads":4,
+          "intermediate_size":512,"shared_intermediate_size":1024,"num_local_experts":64,
+          "num_experts_per_tok":6,"vocab_size":100352,"tie_word_embeddings":true,"mamba_n_heads":48,
+          "mamba_d_head":64,"mamba_d_state":128,"mamba_n_groups":1,"mamba_d_conv":4,"mamba_expand":2,
+          "mamba_conv_bias":true,"mamba_proj_bias":false,"max_position_embeddings":131072,
+          "position_embedding_type":"nope","torch_dtype":"bfloat16"})");
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("40 layers: 36 Mamba-2, 4 attention; MLP: 40 MoE"));
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 4.0 * 2 * 4 * 128 * 2); // 8,192
+        // 36 × (48·64·128 + (3072 + 2·128)·3) = 14,515,200 elements.
+        QCOMPARE(m.stateSsmElems + m.stateConvElems, 14515200.0);
+        QCOMPARE(m.stateBytes(KvDtype::BF16), 29030400.0);
+        const double h = 1536, di = 48 * 64, conv = di + 2 * 128;
+        const double mamba = h * (di + conv + 48) + conv * 4 + conv + 3 * 48 + di + di * h;
+        const double attn = h * 12 * 128 + 2 * h * 4 * 128 + 12 * 128 * h;
+        const double moeT = 64 * 3 * h * 512 + 3 * h * 1024 + 64 * h;
+        const double moeA = 6 * 3 * h * 512 + 3 * h * 1024 + 64 * h;
+        const double rest = 100352 * h + h;
+        QCOMPARE(m.paramsTotal, 36 * mamba + 4 * attn + 40 * (moeT + 2 * h) + rest);
+        QCOMPARE(m.paramsActive, 36 * mamba + 4 * attn + 40 * (moeA + 2 * h) + rest);
+        QVERIFY(std::abs(m.paramsTotal - 6.94e9) < 0.01e9); // "7B total"
     }
 
     // Falcon-H1 7B's shapes: attention and Mamba-2 side by side in all 44 layers.
