@@ -335,9 +335,10 @@ private slots:
         QCOMPARE(m.paramsTotal, 6 * mamba + 2 * attn + 8 * (moeT + 2 * h) + 49152 * h + h);
     }
 
-    // granite-4.0-h-tiny's shapes (no whole config.json was found to ship; these are the fields
-    // on which several partial copies agree): 40 layers, attention at 5, 15, 25, 35; 48 Mamba-2
-    // heads of 64, d_state 128; 64 experts of 512, top 6, shared MLP 1024; tied embeddings.
+    // granite-4.0-h-tiny's shapes written inline (the fields on which several partial copies
+    // agree; the shipped file, rebuilt from them, is checked in graniteTinyPresetByHand): 40
+    // layers, attention at 5, 15, 25, 35; 48 Mamba-2 heads of 64, d_state 128; 64 experts of 512,
+    // top 6, shared MLP 1024; tied embeddings.
     void graniteTinyShapesByHand() {
         std::vector<std::string> unit = {"mamba", "mamba", "mamba", "mamba", "mamba", "attention",
                                          "mamba", "mamba", "mamba", "mamba"};
@@ -362,6 +363,75 @@ private slots:
         QCOMPARE(m.paramsTotal, 36 * mamba + 4 * attn + 40 * (moeT + 2 * h) + rest);
         QCOMPARE(m.paramsActive, 36 * mamba + 4 * attn + 40 * (moeA + 2 * h) + rest);
         QVERIFY(std::abs(m.paramsTotal - 6.94e9) < 0.01e9); // "7B total"
+    }
+
+    // The shipped granite-4.0-h-tiny file (rebuilt from partial copies; resources/models/README.md):
+    // attention at layers 5, 15, 25, 35, Mamba-2 elsewhere; 64 experts of 512 (top 6) beside a
+    // shared MLP of 1024 in every layer; 48 Mamba heads of 64, d_state 128; tied embeddings.
+    void graniteTinyPresetByHand() {
+        const auto& m = preset("ibm-granite/granite-4.0-h-tiny");
+        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("40 layers: 36 Mamba-2, 4 attention; MLP: 40 MoE"));
+        // KV: 4 attention layers × 2 × 4 KV heads × 128 (1536 / 12) × 2 B.
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 4.0 * 2 * 4 * 128 * 2);
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 8192.0);
+        // State (vLLM mamba2_state_shape): 36 × (48·64·128 + (48·64 + 2·1·128)·3), BF16 (no
+        // mamba_ssm_cache_dtype in the file).
+        QCOMPARE(m.stateSsmElems, 36 * mamba2Ssm(48, 64, 128));
+        QCOMPARE(m.stateConvElems, 36 * mamba2Conv(48, 64, 1, 128, 4));
+        QVERIFY(m.stateDtypeDefault == KvDtype::BF16);
+        QCOMPARE(m.stateBytes(KvDtype::BF16), 36.0 * (393216 + 9984) * 2);
+        QCOMPARE(m.stateBytes(KvDtype::BF16), 29030400.0);
+        // Parameters: the Mamba-2 mixer (in_proj to d_inner + conv + heads, conv + bias,
+        // dt_bias/A_log/D, gated norm, out_proj), GQA attention without biases, 64 experts of
+        // 3·h·512 + the shared MLP of 3·h·1024 + the router, two norms per layer, tied
+        // embeddings, final norm.
+        const double h = 1536, di = 48 * 64, conv = di + 2 * 128;
+        const double mamba = h * (di + conv + 48) + conv * 4 + conv + 3 * 48 + di + di * h;
+        const double attn = h * 12 * 128 + 2 * h * 4 * 128 + 12 * 128 * h;
+        const double moeT = 64 * 3 * h * 512 + 3 * h * 1024 + 64 * h;
+        const double moeA = 6 * 3 * h * 512 + 3 * h * 1024 + 64 * h;
+        const double rest = 100352 * h + h;
+        QCOMPARE(m.paramsTotal, 36 * mamba + 4 * attn + 40 * (moeT + 2 * h) + rest);
+        QCOMPARE(m.paramsActive, 36 * mamba + 4 * attn + 40 * (moeA + 2 * h) + rest);
+        QCOMPARE(m.paramsTotal, 6939037248.0);  // the model card's "7B"
+        QCOMPARE(m.paramsActive, 1465470528.0); // its "1B active", embeddings counted here
+        QVERIFY(m.tiedEmbeddings);
+        QCOMPARE(m.contextLimit, 131072.0);
+        QCOMPARE(m.softmaxLayers, 4);
+        QVERIFY(m.isHybrid());
+    }
+
+    // The shipped gemma-3n-E2B-it file (rebuilt from partial copies): 30 layers, every fifth
+    // full, the rest sliding (512); the last 10 layers read earlier layers' KV, so 20 hold it:
+    // layers 4, 9, 14, 19 full and 16 sliding. 2·2·256·2 = 2,048 B per token and layer.
+    void gemma3nE2BPresetByHand() {
+        const auto& m = preset("google/gemma-3n-E2B-it");
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("30 layers: 16 sliding attention, 8 sliding attention (shared KV), "
+                                "4 attention, 2 attention (shared KV); MLP: 30 dense"));
+        // No window cap: 20 layers × 2 × 2 KV heads × 256 × 2 B.
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 20.0 * 2 * 2 * 256 * 2);
+        QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 40960.0);
+        // With the window: the 4 full layers keep p tokens, the 16 sliding ones min(p, 512).
+        QCOMPARE(m.kvBytes(4096, KvDtype::BF16), 2048.0 * (4 * 4096 + 16 * 512));
+        QCOMPARE(m.kvBytes(300, KvDtype::BF16), 2048.0 * 20 * 300);
+        QCOMPARE(m.kvBytes(32768, KvDtype::BF16), 285212672.0);
+        QCOMPARE(m.stateSsmElems + m.stateConvElems, 0.0);
+        QCOMPARE(m.softmaxLayers, 30); // the sharing layers still attend
+        // Parameters (the text model; per-layer embeddings, AltUp and LAuReL not counted):
+        // attention q/k/v/o + q/k norms, four norms per layer, a GELU MLP of 8192, tied
+        // embeddings of 262,400 × 2048, final norm.
+        const double h = 2048;
+        const double layer = h * 8 * 256 + 2 * h * 2 * 256 + 8 * 256 * h + 2 * 256 + 4 * h + 3 * h * 8192;
+        QCOMPARE(m.paramsTotal, 30 * layer + 262400 * h + h);
+        QCOMPARE(m.paramsTotal, 2362180608.0);
+        QCOMPARE(m.paramsActive, m.paramsTotal);
+        // With the 262,144 × 30 × 256 per-layer embeddings it is 4.38e9 of the 4.46e9 text
+        // parameters a text-only export of E2B-it reports (AltUp, LAuReL, PLE projections).
+        QVERIFY(std::abs(m.paramsTotal + 262144.0 * 30 * 256 - 4.46e9) < 0.1e9);
+        QVERIFY(m.tiedEmbeddings);
+        QCOMPARE(m.contextLimit, 32768.0);
+        QVERIFY(m.isHybrid());
     }
 
     // Falcon-H1 7B's shapes: attention and Mamba-2 side by side in all 44 layers.
