@@ -173,6 +173,10 @@ Result<Calibration> parseCalibration(std::string_view text, const std::string& s
             if (nl == std::string_view::npos) { pos = text.size(); break; }
             pos = nl + 1;
         }
+        if (pos >= text.size() && (text.find("nvbandwidth Version") != std::string_view::npos ||
+                                   text.find("Running host_to_device") != std::string_view::npos))
+            return Error{source + ": this is nvbandwidth's text output; kvbe reads its JSON: run nvbandwidth "
+                                  "with --json (-j) and import what it prints"};
         if (pos >= text.size())
             return Error{source + ": not a calibration file kvbe knows; expected kvbe calibration JSON, a "
                                   "py-kvcache break-even file, a pareto-measure CSV, fio JSON or nvbandwidth JSON"};

@@ -263,14 +263,61 @@ private slots:
         QVERIFY(QString::fromStdString(failed.warnings.at(0)).contains("'a' (jobs[0]) failed with error 5"));
     }
 
-    void nvbandwidthWithWaivedAndFailedTests() {
-        const auto c = fixture("nvbandwidth.json");
+    // Real nvbandwidth -j -v output (v0.5, one GPU), byte for byte as NVIDIA's DCGM keeps it for its
+    // plugin tests (tests/fixtures/calibration-sources.md): the copy-engine figures, not the SM
+    // ones or the latency test; the 17 waived device-to-device tests in one warning.
+    void nvbandwidthRealOutput() {
+        const auto c = fixture("nvbandwidth-v0.5-verbose-dcgm.json");
+        QCOMPARE(c.format, std::string("nvbandwidth"));
         QCOMPARE(c.tiers.size(), size_t(1));
-        KVBE_COMPARE_REL(*c.tiers[0].readBps, 55.31e9, 1e-12);
+        QCOMPARE(c.tiers[0].name, std::string("Host DRAM (nvbandwidth)"));
+        KVBE_COMPARE_REL(*c.tiers[0].readBps, 12.3964e9, 1e-12);  // host_to_device_memcpy_ce
+        KVBE_COMPARE_REL(*c.tiers[0].writeBps, 13.2001e9, 1e-12); // device_to_host_memcpy_ce
+        QCOMPARE(c.warnings.size(), size_t(1));
+        const auto w = QString::fromStdString(c.warnings[0]);
+        QVERIFY2(w.contains("17 tests did not pass (Waived), skipped: device_to_device_memcpy_read_ce, "), qPrintable(w));
+        QVERIFY2(w.contains(" and 11 more"), qPrintable(w));
+    }
+
+    // Tests that failed, in the shapes nvbandwidth v0.8's json_output.cpp gives them (constructed
+    // from that source; no public capture of a failed run was found): the test stays "Running", a
+    // second entry of the same name says "Error", the message is the top-level "error"; a name that
+    // does not exist is "ERROR". The device list (v0.8) names the GPU and the host.
+    void nvbandwidthFailedTests() {
+        const auto c = parse(R"nvb({"nvbandwidth": {"CUDA Runtime Version": 12080, "Driver Version": "570.124.06",
+            "GPU Device list": ["0: NVIDIA H100 80GB HBM3 (00000000:19:00): (gpu-node-17)"],
+            "error": "cudaErrorLaunchTimeout: the launch timed out and was terminated",
+            "git_version": "v0.8", "version": "v0.8",
+            "testcases": [
+              {"name": "host_to_device_memcpy_ce", "status": "Running"},
+              {"name": "host_to_device_memcpy_ce", "status": "Error"},
+              {"name": "device_to_host_memcpy_ce", "status": "Passed", "bandwidth_description": "memcpy CE CPU(row) <- GPU(column) bandwidth (GB/s)",
+               "bandwidth_matrix": [["54.87"]], "sum": 54.87},
+              {"name": "host_to_device_memcpy_sm", "status": "Passed", "bandwidth_matrix": [["48.5"]], "sum": 48.5},
+              {"name": "no_such_test", "status": "ERROR"},
+              {"name": "device_to_device_memcpy_read_ce", "status": "Waived"}]}, "testcases": null})nvb");
         QCOMPARE(c.gpuName, std::string("NVIDIA H100 80GB HBM3 (00000000:19:00)"));
-        QCOMPARE(c.warnings.size(), size_t(2));
-        QVERIFY(QString::fromStdString(c.warnings[0]).contains("Waived"));
-        QVERIFY(QString::fromStdString(c.warnings[1]).contains("Error"));
+        QCOMPARE(c.host, std::string("gpu-node-17"));
+        QCOMPARE(c.tiers.size(), size_t(1));
+        KVBE_COMPARE_REL(*c.tiers[0].readBps, 48.5e9, 1e-12); // the CE copy failed: the SM one
+        KVBE_COMPARE_REL(*c.tiers[0].writeBps, 54.87e9, 1e-12);
+        QStringList w;
+        for (const auto& s : c.warnings) w << QString::fromStdString(s);
+        QCOMPARE(w.size(), 3); // the "Running" entry of the failed test is the same test
+        QVERIFY2(w[0].contains("1 test did not pass (Error), skipped: host_to_device_memcpy_ce (nvbandwidth: cudaErrorLaunchTimeout"), qPrintable(w[0]));
+        QVERIFY2(w[1].contains("did not pass (ERROR), skipped: no_such_test"), qPrintable(w[1]));
+        QVERIFY2(w[2].contains("1 test did not pass (Waived), skipped: device_to_device_memcpy_read_ce") && !w[2].contains("nvbandwidth:"), qPrintable(w[2]));
+        // A test left "Running" with no entry that ended it is said as such.
+        const auto running = parse(R"({"nvbandwidth": {"testcases": [{"name": "host_to_device_memcpy_ce", "status": "Running"},
+            {"name": "device_to_host_memcpy_ce", "status": "Passed", "bandwidth_matrix": [["54.87"]]}]}})");
+        QVERIFY(QString::fromStdString(running.warnings.at(0)).contains("1 test started but reported no result, skipped: host_to_device_memcpy_ce"));
+        // A run that stopped before any test: its own error, said as such.
+        QVERIFY(errorOf(R"({"nvbandwidth": {"error": "Specified list of testcase prefixes did not match any testcases", "version": "v0.8"}})")
+                    .contains("nvbandwidth reported an error and no test results: Specified list of testcase prefixes"));
+        // nvbandwidth's text output (its README's example) is not read; the message says to use --json.
+        QVERIFY(errorOf("Running host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+                        "          0\n0     26.03\n")
+                    .contains("run nvbandwidth with --json (-j)"));
     }
 
     // py-kvcache's rule on hand-made curves.
