@@ -125,8 +125,8 @@ void BreakevenChart::refill() {
             const QString pText =
                 t.pStarTokens <= 0 ? tr("%1: p* %2 = 0 (every prefix pays)").arg(o.file, tier)
                 : t.paysWithinKnots
-                    ? tr("%1: p* %2 = %3 tokens").arg(o.file, tier, tokensText(t.pStarTokens))
-                    : tr("%1: p* %2 = %3 tokens (never within its curves)").arg(o.file, tier, tokensText(t.pStarTokens));
+                    ? tr("%1: p* %2 = %3").arg(o.file, tier, tokensText(t.pStarTokens))
+                    : tr("%1: p* %2 = %3 (never within its curves)").arg(o.file, tier, tokensText(t.pStarTokens));
             scatter(g + "pstar", pText, col, 12, false)->replace(mark);
             if (!mark.isEmpty()) label(g + "pstar-label", pText, mark.front(), col, Qt::AlignRight | Qt::AlignBottom);
         }

@@ -65,7 +65,7 @@ void FractionChart::refill() {
         for (const auto& t : o.implied.tiers) {
             const QString g = QStringLiteral("implied/%1/%2-").arg(n).arg(QString::fromStdString(t.tier));
             const QColor col = impliedTierColor(o, t.tier);
-            const QString text = tr("%1: p* %2 = %3 tokens%4")
+            const QString text = tr("%1: p* %2 = %3%4")
                                      .arg(o.file, impliedTierText(t.tier), tokensText(t.pStarTokens),
                                           t.paysWithinKnots ? QString() : tr(" (never within its curves)"));
             QList<QPointF> mark;
