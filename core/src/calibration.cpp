@@ -173,6 +173,10 @@ Result<Calibration> parseCalibration(std::string_view text, const std::string& s
             if (nl == std::string_view::npos) { pos = text.size(); break; }
             pos = nl + 1;
         }
+        if (pos >= text.size() && (text.find("nvbandwidth Version") != std::string_view::npos ||
+                                   text.find("Running host_to_device") != std::string_view::npos))
+            return Error{source + ": this is nvbandwidth's text output; kvbe reads its JSON: run nvbandwidth "
+                                  "with --json (-j) and import what it prints"};
         if (pos >= text.size())
             return Error{source + ": not a calibration file kvbe knows; expected kvbe calibration JSON, a "
                                   "py-kvcache break-even file, a pareto-measure CSV, fio JSON or nvbandwidth JSON"};
@@ -328,17 +332,15 @@ std::map<std::string, double> pyKvcacheGate(const Calibration& c) {
     return gate;
 }
 
-namespace {
-
-double interpolate(const std::vector<std::pair<double, double>>& k, double x) {
-    const auto hi = std::lower_bound(k.begin(), k.end(), x, [](const auto& p, double v) { return p.first < v; });
+double interpolateKnots(const CurveKnots& c, double tokens) {
+    const auto& k = c.knots;
+    if (k.empty()) return c.floorS;
+    const auto hi = std::lower_bound(k.begin(), k.end(), tokens, [](const auto& p, double v) { return p.first < v; });
     if (hi == k.end()) return k.back().second;
-    if (hi->first == x || hi == k.begin()) return hi->second;
+    if (hi->first == tokens || hi == k.begin()) return hi->second;
     const auto lo = hi - 1;
-    return lo->second + (hi->second - lo->second) * (x - lo->first) / (hi->first - lo->first);
+    return lo->second + (hi->second - lo->second) * (tokens - lo->first) / (hi->first - lo->first);
 }
-
-} // namespace
 
 double pyKvcacheRuleThreshold(const CurveKnots& f, const CurveKnots& g) {
     if (f.knots.empty() || g.knots.empty()) return 0;
@@ -350,7 +352,7 @@ double pyKvcacheRuleThreshold(const CurveKnots& f, const CurveKnots& g) {
             if (m >= lo && m <= hi) measured.push_back(m);
     std::optional<double> lastLoss; // the longest measured m where recompute is no slower
     for (double m : measured)
-        if (interpolate(f.knots, m) <= interpolate(g.knots, m)) lastLoss = std::max(m, lastLoss.value_or(m));
+        if (interpolateKnots(f, m) <= interpolateKnots(g, m)) lastLoss = std::max(m, lastLoss.value_or(m));
     if (!lastLoss) return 0;
     return (std::floor(*lastLoss / kPyKvcacheBlockTokens) + 1) * kPyKvcacheBlockTokens;
 }

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace kvbe::detail {
 using nlohmann::json;
@@ -69,15 +70,40 @@ Calibration parseFio(const FieldReader& r) {
     return c;
 }
 
+// nvbandwidth --json, as its json_output.cpp writes it (v0.5 to v0.8): matrix cells are numbers
+// printed as strings, "N/A" where a pair was not measured; min, max and average only with -v. A
+// test is listed with "Waived" when it does not apply (device-to-device on one GPU), "Running"
+// then a second entry "Error" when it threw (the message lands in the top-level "error"),
+// "ERROR" when asked for by a name that does not exist.
 Calibration parseNvbandwidth(const FieldReader& r) {
     const auto& root = r.object(r.root(), "nvbandwidth", "nvbandwidth");
     Calibration c;
     c.format = "nvbandwidth";
+    const std::string runError = root.contains("error") && root["error"].is_string() ? root["error"].get<std::string>() : "";
     for (const auto& [k, v] : root.items())
         if (v.is_string() && (k.rfind("GPU Device", 0) == 0 || k == "gpu_name") && c.gpuName.empty()) c.gpuName = v.get<std::string>();
-    const auto& cases = r.array(root, "testcases", "nvbandwidth.testcases");
+    // v0.8: "GPU Device list": ["0: NVIDIA H100 80GB HBM3 (00000000:19:00): (hostname)", ...]
+    if (root.contains("GPU Device list") && root["GPU Device list"].is_array() && !root["GPU Device list"].empty() &&
+        root["GPU Device list"][0].is_string() && c.gpuName.empty()) {
+        std::string d = root["GPU Device list"][0].get<std::string>();
+        if (const auto colon = d.find(": "); colon != std::string::npos && colon < 4) d = d.substr(colon + 2);
+        if (const auto host = d.rfind(": ("); host != std::string::npos && d.back() == ')') {
+            c.host = d.substr(host + 3, d.size() - host - 4);
+            d = d.substr(0, host);
+        }
+        c.gpuName = d;
+    }
+    if (!root.contains("testcases") || !root["testcases"].is_array()) {
+        if (!runError.empty())
+            r.failWith("nvbandwidth reported an error and no test results: " + runError);
+        r.array(root, "testcases", "nvbandwidth.testcases"); // says what is missing
+    }
+    const auto& cases = root["testcases"];
     // The copy-engine tests are what cudaMemcpyAsync uses for KV loads; SM copies are a fallback.
     std::optional<double> h2d, d2h, h2dSm, d2hSm;
+    std::map<std::string, std::vector<std::string>> notPassed; // status -> test names
+    std::vector<std::string> statusOrder;
+    std::set<std::string> failedNames;
     for (size_t i = 0; i < cases.size(); ++i) {
         const auto& t = cases[i];
         const std::string at = "nvbandwidth.testcases[" + std::to_string(i) + "]";
@@ -85,7 +111,10 @@ Calibration parseNvbandwidth(const FieldReader& r) {
         const std::string name = r.string(t, "name", at + ".name").value_or("");
         const std::string status = r.string(t, "status", at + ".status").value_or("Passed");
         if (status != "Passed") {
-            c.warnings.push_back(r.source() + ": test " + name + " did not pass (" + status + "); skipped");
+            if (!notPassed.count(status)) statusOrder.push_back(status);
+            auto& names = notPassed[status];
+            if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+            if (status != "Waived" && status != "Running") failedNames.insert(name);
             continue;
         }
         double best = 0;
@@ -114,12 +143,29 @@ Calibration parseNvbandwidth(const FieldReader& r) {
         if (name.rfind("host_to_device", 0) == 0) (ce ? h2d : h2dSm) = std::max(bps, (ce ? h2d : h2dSm).value_or(0));
         else if (name.rfind("device_to_host", 0) == 0) (ce ? d2h : d2hSm) = std::max(bps, (ce ? d2h : d2hSm).value_or(0));
     }
+    // One warning per status, naming the tests: a run on one GPU waives a dozen or more.
+    for (const auto& status : statusOrder) {
+        auto names = notPassed[status];
+        // A test that threw is listed twice, "Running" and then "Error": count it once.
+        if (status == "Running")
+            names.erase(std::remove_if(names.begin(), names.end(), [&](const std::string& n) { return failedNames.count(n) > 0; }),
+                        names.end());
+        if (names.empty()) continue;
+        std::string w = r.source() + ": " + std::to_string(names.size()) + (names.size() == 1 ? " test " : " tests ") +
+                        (status == "Running" ? "started but reported no result" : "did not pass (" + status + ")") +
+                        ", skipped: ";
+        for (size_t i = 0; i < names.size() && i < 6; ++i) w += (i ? ", " : "") + names[i];
+        if (names.size() > 6) w += " and " + std::to_string(names.size() - 6) + " more";
+        if (status != "Waived" && !runError.empty()) w += " (nvbandwidth: " + runError + ")";
+        c.warnings.push_back(w);
+    }
     TierMeasurement link;
     link.name = "Host DRAM (nvbandwidth)";
     link.readBps = h2d ? h2d : h2dSm;
     link.writeBps = d2h ? d2h : d2hSm;
     if (!link.readBps && !link.writeBps)
-        r.failWith("no passed host_to_device or device_to_host test; expected nvbandwidth's copy tests");
+        r.failWith("no passed host_to_device or device_to_host test; expected nvbandwidth's copy tests" +
+                   (runError.empty() ? std::string() : " (nvbandwidth: " + runError + ")"));
     c.tiers.push_back(std::move(link));
     return c;
 }

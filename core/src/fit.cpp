@@ -74,6 +74,27 @@ const TierPath* findTier(const std::vector<TierPath>& tiers, const std::string& 
     return nullptr;
 }
 
+// One hit for the tier step: y = t_hit − overhead − t_re(N − p, p), the bytes loaded, and t_hit.
+struct HitRow {
+    double bytes = 0, y = 0, tHit = 0;
+};
+
+// The hit step's line y = t_fixed + bytes · (1 / B), each row weighted by 1 / t_hit: timing noise
+// is relative, and short hits carry t_fixed. Returns (t_fixed, 1 / B), unclamped.
+Eigen::Vector2d solveHitLine(const std::vector<HitRow>& rows) {
+    const auto n = static_cast<Eigen::Index>(rows.size());
+    Eigen::VectorXd yw(n);
+    Eigen::MatrixXd aw(n, 2);
+    for (Eigen::Index r = 0; r < n; ++r) {
+        const auto& h = rows[static_cast<size_t>(r)];
+        const double w = 1 / h.tHit;
+        yw[r] = w * h.y;
+        aw(r, 0) = w;
+        aw(r, 1) = w * h.bytes;
+    }
+    return aw.colPivHouseholderQr().solve(yw);
+}
+
 } // namespace
 
 Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, const std::vector<TierPath>& nominalTiers,
@@ -161,24 +182,16 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
         if (!hits.empty()) {
             std::set<double> prefixes;
             for (const auto* h : hits) prefixes.insert(h->prefix);
-            // y = t_hit − overhead − t_re(N − p, p) = t_fixed + bytes(p) · (1 / B), each row
-            // weighted by 1 / t_hit: timing noise is relative, and short hits carry t_fixed.
-            Eigen::VectorXd y(static_cast<Eigen::Index>(hits.size()));
-            Eigen::MatrixXd a(static_cast<Eigen::Index>(hits.size()), 2);
-            Eigen::VectorXd w(static_cast<Eigen::Index>(hits.size()));
-            for (size_t i = 0; i < hits.size(); ++i) {
-                const auto& h = *hits[i];
-                const auto r = static_cast<Eigen::Index>(i);
-                y[r] = h.seconds - fitted.overhead - model->tRecompute(h.tokens - h.prefix, h.prefix);
-                a(r, 0) = 1;
-                a(r, 1) = model->loadBytes(h.prefix); // KV, plus a hybrid's state snapshot
-                w[r] = 1 / h.seconds;
-            }
+            // y = t_hit − overhead − t_re(N − p, p) = t_fixed + bytes(p) · (1 / B).
+            std::vector<HitRow> rows;
+            rows.reserve(hits.size());
+            for (const auto* h : hits)
+                rows.push_back({model->loadBytes(h->prefix), // KV, plus a hybrid's state snapshot
+                                h->seconds - fitted.overhead - model->tRecompute(h->tokens - h->prefix, h->prefix),
+                                h->seconds});
             bool solved = false;
             if (prefixes.size() >= 2) {
-                const Eigen::MatrixXd aw = w.asDiagonal() * a;
-                const Eigen::VectorXd yw = w.asDiagonal() * y;
-                const Eigen::Vector2d sol = aw.colPivHouseholderQr().solve(yw);
+                const Eigen::Vector2d sol = solveHitLine(rows);
                 const bool grows = sol[1] > 0 && std::isfinite(sol[1]);
                 if (!bandwidth) {
                     if (grows) {
@@ -206,8 +219,12 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
                     out.notes.push_back("tier '" + name + "': one prefix size and no bandwidth known; not fitted");
                     continue;
                 }
-                const Eigen::VectorXd rest = y - a.col(1) / *bandwidth;
-                tFixed = std::max(0.0, (rest.cwiseProduct(w).sum()) / w.sum());
+                double rest = 0, weights = 0;
+                for (const auto& r : rows) {
+                    rest += (r.y - r.bytes / *bandwidth) / r.tHit;
+                    weights += 1 / r.tHit;
+                }
+                tFixed = std::max(0.0, rest / weights);
             }
         }
         if (!bandwidth) {
@@ -228,6 +245,61 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
     double sum = 0;
     for (const auto& r : out.residuals) sum += r.relative() * r.relative();
     out.params.rmsRelativeResidual = out.residuals.empty() ? 0 : std::sqrt(sum / static_cast<double>(out.residuals.size()));
+    return out;
+}
+
+Result<PyKvcacheImplied> pyKvcacheImplied(const Calibration& c, std::optional<double> fallbackKvBytesPerToken) {
+    if (c.format != "py-kvcache-v2" || !c.curves.count("f"))
+        return Error{c.source + ": not a py-kvcache v2 file; only its curves imply B* and p*"};
+    PyKvcacheImplied out;
+    out.kvBytesPerToken = c.kvBytesPerToken.value_or(fallbackKvBytesPerToken.value_or(0));
+    if (!(out.kvBytesPerToken > 0))
+        return Error{c.source + ": no kv_bytes_per_token, and no model to take it from; B* needs the KV bytes"};
+    const CurveKnots& f = c.curves.at("f");
+    for (const auto& [curve, tier] : {std::pair{"g_ssd", "ssd"}, std::pair{"g_mem", "mem"}}) {
+        const auto it = c.curves.find(curve);
+        if (it == c.curves.end()) continue;
+        const CurveKnots& g = it->second;
+        ImpliedTier t;
+        t.tier = tier;
+        t.curve = curve;
+        // t_fixed and bandwidth: the fit's hit step on the knots, p > 0 (a hit of p = N tokens
+        // recomputes nothing, and no model means no shared overhead is taken out).
+        std::vector<HitRow> rows;
+        std::set<double> lengths;
+        for (const auto& [m, s] : g.knots)
+            if (m > 0 && s > 0) {
+                rows.push_back({out.kvBytesPerToken * m, s, s});
+                lengths.insert(m);
+            }
+        t.tFixedS = g.floorS;
+        if (lengths.size() >= 2) {
+            const Eigen::Vector2d sol = solveHitLine(rows);
+            if (sol[1] > 0 && std::isfinite(1 / sol[1]) && std::isfinite(sol[0])) {
+                t.bandwidthBps = 1 / sol[1];
+                t.tFixedS = std::max(0.0, sol[0]);
+                t.tFixedFitted = true;
+            }
+        }
+        auto point = [&](double m, double fs, double gs, bool golden) {
+            ImpliedPoint p{m, golden, fs, gs, std::nullopt};
+            const double b = fs > t.tFixedS ? out.kvBytesPerToken * m / (fs - t.tFixedS) : 0;
+            if (b > 0 && std::isfinite(b)) p.breakevenBps = b;
+            t.points.push_back(p);
+        };
+        const double lo = std::max(f.knots.front().first, g.knots.front().first);
+        const double hi = std::min(f.knots.back().first, g.knots.back().first);
+        std::set<double> measured;
+        for (const auto* k : {&f, &g})
+            for (const auto& [m, s] : k->knots)
+                if (m > 0 && m >= lo && m <= hi) measured.insert(m);
+        for (double m : measured) point(m, interpolateKnots(f, m), interpolateKnots(g, m), false);
+        for (const auto& gp : c.golden)
+            if (gp.tokens > 0) point(gp.tokens, gp.f, tier == std::string("ssd") ? gp.gSsd : gp.gMem, true);
+        t.pStarTokens = pyKvcacheRuleThreshold(f, g);
+        t.paysWithinKnots = hi >= lo && interpolateKnots(f, hi) > interpolateKnots(g, hi);
+        out.tiers.push_back(std::move(t));
+    }
     return out;
 }
 

@@ -40,7 +40,7 @@ private slots:
             const QDir d(root.filePath(dir));
             for (const auto& expect : d.entryList({"*.expect"}, QDir::Files)) {
                 const QString stem = expect.chopped(7);
-                const auto inputs = d.entryList({stem + ".json", stem + ".kvbe.json", stem + ".csv", stem + ".jsonl", stem + ".args"}, QDir::Files);
+                const auto inputs = d.entryList({stem + ".json", stem + ".kvbe.json", stem + ".csv", stem + ".jsonl", stem + ".args", stem + ".txt"}, QDir::Files);
                 QVERIFY2(inputs.size() == 1, qPrintable("no input for " + expect));
                 QFile f(d.filePath(expect));
                 QVERIFY(f.open(QIODevice::ReadOnly));

@@ -263,14 +263,61 @@ private slots:
         QVERIFY(QString::fromStdString(failed.warnings.at(0)).contains("'a' (jobs[0]) failed with error 5"));
     }
 
-    void nvbandwidthWithWaivedAndFailedTests() {
-        const auto c = fixture("nvbandwidth.json");
+    // Real nvbandwidth -j -v output (v0.5, one GPU), byte for byte as NVIDIA's DCGM keeps it for its
+    // plugin tests (tests/fixtures/calibration-sources.md): the copy-engine figures, not the SM
+    // ones or the latency test; the 17 waived device-to-device tests in one warning.
+    void nvbandwidthRealOutput() {
+        const auto c = fixture("nvbandwidth-v0.5-verbose-dcgm.json");
+        QCOMPARE(c.format, std::string("nvbandwidth"));
         QCOMPARE(c.tiers.size(), size_t(1));
-        KVBE_COMPARE_REL(*c.tiers[0].readBps, 55.31e9, 1e-12);
+        QCOMPARE(c.tiers[0].name, std::string("Host DRAM (nvbandwidth)"));
+        KVBE_COMPARE_REL(*c.tiers[0].readBps, 12.3964e9, 1e-12);  // host_to_device_memcpy_ce
+        KVBE_COMPARE_REL(*c.tiers[0].writeBps, 13.2001e9, 1e-12); // device_to_host_memcpy_ce
+        QCOMPARE(c.warnings.size(), size_t(1));
+        const auto w = QString::fromStdString(c.warnings[0]);
+        QVERIFY2(w.contains("17 tests did not pass (Waived), skipped: device_to_device_memcpy_read_ce, "), qPrintable(w));
+        QVERIFY2(w.contains(" and 11 more"), qPrintable(w));
+    }
+
+    // Tests that failed, in the shapes nvbandwidth v0.8's json_output.cpp gives them (constructed
+    // from that source; no public capture of a failed run was found): the test stays "Running", a
+    // second entry of the same name says "Error", the message is the top-level "error"; a name that
+    // does not exist is "ERROR". The device list (v0.8) names the GPU and the host.
+    void nvbandwidthFailedTests() {
+        const auto c = parse(R"nvb({"nvbandwidth": {"CUDA Runtime Version": 12080, "Driver Version": "570.124.06",
+            "GPU Device list": ["0: NVIDIA H100 80GB HBM3 (00000000:19:00): (gpu-node-17)"],
+            "error": "cudaErrorLaunchTimeout: the launch timed out and was terminated",
+            "git_version": "v0.8", "version": "v0.8",
+            "testcases": [
+              {"name": "host_to_device_memcpy_ce", "status": "Running"},
+              {"name": "host_to_device_memcpy_ce", "status": "Error"},
+              {"name": "device_to_host_memcpy_ce", "status": "Passed", "bandwidth_description": "memcpy CE CPU(row) <- GPU(column) bandwidth (GB/s)",
+               "bandwidth_matrix": [["54.87"]], "sum": 54.87},
+              {"name": "host_to_device_memcpy_sm", "status": "Passed", "bandwidth_matrix": [["48.5"]], "sum": 48.5},
+              {"name": "no_such_test", "status": "ERROR"},
+              {"name": "device_to_device_memcpy_read_ce", "status": "Waived"}]}, "testcases": null})nvb");
         QCOMPARE(c.gpuName, std::string("NVIDIA H100 80GB HBM3 (00000000:19:00)"));
-        QCOMPARE(c.warnings.size(), size_t(2));
-        QVERIFY(QString::fromStdString(c.warnings[0]).contains("Waived"));
-        QVERIFY(QString::fromStdString(c.warnings[1]).contains("Error"));
+        QCOMPARE(c.host, std::string("gpu-node-17"));
+        QCOMPARE(c.tiers.size(), size_t(1));
+        KVBE_COMPARE_REL(*c.tiers[0].readBps, 48.5e9, 1e-12); // the CE copy failed: the SM one
+        KVBE_COMPARE_REL(*c.tiers[0].writeBps, 54.87e9, 1e-12);
+        QStringList w;
+        for (const auto& s : c.warnings) w << QString::fromStdString(s);
+        QCOMPARE(w.size(), 3); // the "Running" entry of the failed test is the same test
+        QVERIFY2(w[0].contains("1 test did not pass (Error), skipped: host_to_device_memcpy_ce (nvbandwidth: cudaErrorLaunchTimeout"), qPrintable(w[0]));
+        QVERIFY2(w[1].contains("did not pass (ERROR), skipped: no_such_test"), qPrintable(w[1]));
+        QVERIFY2(w[2].contains("1 test did not pass (Waived), skipped: device_to_device_memcpy_read_ce") && !w[2].contains("nvbandwidth:"), qPrintable(w[2]));
+        // A test left "Running" with no entry that ended it is said as such.
+        const auto running = parse(R"({"nvbandwidth": {"testcases": [{"name": "host_to_device_memcpy_ce", "status": "Running"},
+            {"name": "device_to_host_memcpy_ce", "status": "Passed", "bandwidth_matrix": [["54.87"]]}]}})");
+        QVERIFY(QString::fromStdString(running.warnings.at(0)).contains("1 test started but reported no result, skipped: host_to_device_memcpy_ce"));
+        // A run that stopped before any test: its own error, said as such.
+        QVERIFY(errorOf(R"({"nvbandwidth": {"error": "Specified list of testcase prefixes did not match any testcases", "version": "v0.8"}})")
+                    .contains("nvbandwidth reported an error and no test results: Specified list of testcase prefixes"));
+        // nvbandwidth's text output (its README's example) is not read; the message says to use --json.
+        QVERIFY(errorOf("Running host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+                        "          0\n0     26.03\n")
+                    .contains("run nvbandwidth with --json (-j)"));
     }
 
     // py-kvcache's rule on hand-made curves.
@@ -532,6 +579,98 @@ private slots:
         KVBE_COMPARE_REL(fit->params.tiers.at("mem").bandwidthBps, 50e9, 1e-3);
         QVERIFY(std::abs(fit->params.tiers.at("mem").tFixedS - 0.0005) < 1e-5);
         QVERIFY(std::abs(fit->params.overheadS) < 1e-4);
+    }
+
+    // The B* and p* a v2 file's own curves imply, worked out by hand from the fixture's knots.
+    // Its g curves are exactly t_fixed + KV / B (131,072 B/token): g_ssd = 0.02 s + 1e-5 s per
+    // token (13.1072 GB/s), g_mem = 0.002 s + 2.5e-6 s per token (52.4288 GB/s).
+    void impliedBreakevenFromV2Knots() {
+        const auto c = fixture("pykvcache-v2-implied.json");
+        auto implied = pyKvcacheImplied(c);
+        QVERIFY2(implied.ok(), implied.ok() ? "" : implied.message().c_str());
+        QCOMPARE(implied->kvBytesPerToken, 131072.0);
+        QCOMPARE(implied->tiers.size(), size_t(2));
+        const auto& ssd = implied->tiers[0];
+        const auto& mem = implied->tiers[1];
+        QCOMPARE(ssd.tier, std::string("ssd"));
+        QCOMPARE(mem.tier, std::string("mem"));
+
+        // t_fixed and bandwidth from the knots p > 0 (the fit's hit step; exact on a straight line).
+        QVERIFY(ssd.tFixedFitted && mem.tFixedFitted);
+        QVERIFY(std::abs(ssd.tFixedS - 0.02) < 1e-12);
+        QVERIFY(std::abs(mem.tFixedS - 0.002) < 1e-12);
+        KVBE_COMPARE_REL(*ssd.bandwidthBps, 131072 / 1e-5, 1e-9);   // 13.1072 GB/s
+        KVBE_COMPARE_REL(*mem.bandwidthBps, 131072 / 2.5e-6, 1e-9); // 52.4288 GB/s
+
+        // B*_T(p) = 131072 p / (f(p) − t_fixed_T) at every knot p > 0, then the golden point.
+        const double kv = 131072;
+        struct Row { double p, f, bSsd, bMem; };
+        const Row rows[] = {
+            {64, 0.0015, 0, 0},                                       // f < t_fixed for both: none
+            {256, 0.012, 0, kv * 256 / (0.012 - 0.002)},              // 3.3554432 GB/s from memory
+            {1024, 0.08, kv * 1024 / (0.08 - 0.02), kv * 1024 / (0.08 - 0.002)},
+            {4096, 0.33, kv * 4096 / (0.33 - 0.02), kv * 4096 / (0.33 - 0.002)},
+            {16384, 1.4, kv * 16384 / (1.4 - 0.02), kv * 16384 / (1.4 - 0.002)},
+            {2048, 0.16, kv * 2048 / (0.16 - 0.02), kv * 2048 / (0.16 - 0.002)}, // golden
+        };
+        QCOMPARE(ssd.points.size(), std::size(rows));
+        QCOMPARE(mem.points.size(), std::size(rows));
+        for (size_t i = 0; i < std::size(rows); ++i) {
+            const auto& r = rows[i];
+            for (const auto* t : {&ssd, &mem}) {
+                const auto& pt = t->points[i];
+                QCOMPARE(pt.tokens, r.p);
+                QCOMPARE(pt.golden, i == 5);
+                QCOMPARE(pt.fS, r.f);
+                const double want = t == &ssd ? r.bSsd : r.bMem;
+                QVERIFY2(pt.breakevenBps.has_value() == (want > 0), qPrintable(QString("p = %1").arg(r.p)));
+                if (want > 0) KVBE_COMPARE_REL(*pt.breakevenBps, want, 1e-9);
+            }
+        }
+        KVBE_COMPARE_REL(*ssd.points[2].breakevenBps, 2.2369621333e9, 1e-9);  // by hand: 134,217,728 B / 0.06 s
+        KVBE_COMPARE_REL(*mem.points[1].breakevenBps, 3.3554432e9, 1e-12);    // 33,554,432 B / 0.010 s
+        QCOMPARE(ssd.points[3].gS, 0.06096);
+        QCOMPARE(mem.points[5].gS, 0.00712);
+
+        // p*: py-kvcache's rule. SSD: f ≤ g at 0, 64 and 256 (0.012 ≤ 0.02256), f > g from 1024
+        // on, so the block after 256 = 272. Memory: f ≤ g at 0 and 64 (0.0015 ≤ 0.00216), f > g
+        // from 256 on: 80. Both equal the file's scalar thresholds, so the reader warns of nothing.
+        QCOMPARE(ssd.pStarTokens, 272.0);
+        QCOMPARE(mem.pStarTokens, 80.0);
+        QVERIFY(ssd.paysWithinKnots && mem.paysWithinKnots);
+        QCOMPARE(c.breakevenPrefix.at("ssd"), 272.0);
+        QCOMPARE(c.breakevenPrefix.at("mem"), 80.0);
+        QVERIFY(c.warnings.empty());
+
+        // Without kv_bytes_per_token the model's is needed; files that are not v2 imply nothing.
+        auto bare = c;
+        bare.kvBytesPerToken.reset();
+        QVERIFY(!pyKvcacheImplied(bare).ok());
+        KVBE_COMPARE_REL(*pyKvcacheImplied(bare, 65536.0)->tiers[0].points[2].breakevenBps, 65536.0 * 1024 / 0.06, 1e-9);
+        QVERIFY(!pyKvcacheImplied(fixture("pykvcache-v1-format-page.json")).ok());
+    }
+
+    // A curve with one positive knot or times that do not grow: t_fixed is the curve's floor, no
+    // bandwidth; a tier that never pays within the knots says so.
+    void impliedBreakevenFallsBackToTheFloor() {
+        const auto c = parse(R"({"schema_version": 2, "kv_bytes_per_token": 1000,
+            "curves": {"f": {"floor": 0, "knots": {"0": 0, "1000": 0.5, "2000": 1.0}},
+                       "g_ssd": {"floor": 0.1, "knots": {"0": 0.1, "1000": 0.2, "2000": 0.15}},
+                       "g_mem": {"floor": 0.01, "knots": {"0": 2, "2000": 2}}}})");
+        auto implied = pyKvcacheImplied(c);
+        QVERIFY(implied.ok());
+        const auto& ssd = implied->tiers[0];
+        QVERIFY(!ssd.tFixedFitted);
+        QVERIFY(!ssd.bandwidthBps);
+        QCOMPARE(ssd.tFixedS, 0.1);
+        KVBE_COMPARE_REL(*ssd.points[0].breakevenBps, 1000.0 * 1000 / (0.5 - 0.1), 1e-12); // 2.5 MB/s
+        const auto& mem = implied->tiers[1];
+        QVERIFY(!mem.tFixedFitted);
+        QCOMPARE(mem.tFixedS, 0.01);
+        QVERIFY(!mem.paysWithinKnots);          // f(2000) = 1 s ≤ 2 s
+        QCOMPARE(mem.pStarTokens, 2016.0);      // the rule: one block past 2000
+        QCOMPARE(mem.points.size(), size_t(2)); // 1000 (f's knot, g read between its own) and 2000
+        QCOMPARE(mem.points[0].gS, 2.0);
     }
 
     // Hits that see less than the probe's bandwidth: the fit keeps the probe's bandwidth and

@@ -33,7 +33,8 @@ private slots:
         QVERIFY(n >= 40);
     }
     void calibrationImporters() {
-        const int n = replay({"tests/fuzz/regressions/fuzz_calibration", "tests/bad-inputs/calibration", "tests/fixtures/calibration"},
+        const int n = replay({"tests/fuzz/regressions/fuzz_calibration", "tests/bad-inputs/calibration", "tests/fixtures/calibration",
+                              "tests/fuzz/seeds/calibration"},
                              kvbe::fuzz::fuzzCalibration);
         QVERIFY(n >= 10);
     }

@@ -5,6 +5,7 @@
 #include "kvbe/calibration.h"
 #include "kvbe/config_reader.h"
 #include "kvbe/cost_model.h"
+#include "kvbe/fit.h"
 #include "kvbe/probe_stream.h"
 #include "kvbe/scenario.h"
 
@@ -80,6 +81,18 @@ inline int fuzzCalibration(const uint8_t* data, size_t size) {
     const auto saved = kvbe::calibrationToJson(*c);
     auto back = kvbe::parseCalibration(saved, "fuzz-calibration-roundtrip");
     if (!back || !(*back == *c)) std::abort();
+    // What a v2 file's curves imply: B* positive and finite where given, p* a whole block.
+    if (c->format == "py-kvcache-v2") {
+        auto implied = kvbe::pyKvcacheImplied(*c, 131072.0);
+        if (!implied) std::abort();
+        for (const auto& t : implied->tiers) {
+            if (!(t.tFixedS >= 0) || !std::isfinite(t.tFixedS)) std::abort();
+            if (t.bandwidthBps && !(*t.bandwidthBps > 0 && std::isfinite(*t.bandwidthBps))) std::abort();
+            if (!(t.pStarTokens >= 0) || std::fmod(t.pStarTokens, kvbe::kPyKvcacheBlockTokens) != 0) std::abort();
+            for (const auto& p : t.points)
+                if (p.breakevenBps && !(*p.breakevenBps > 0 && std::isfinite(*p.breakevenBps))) std::abort();
+        }
+    }
     return 0;
 }
 

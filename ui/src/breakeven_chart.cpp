@@ -86,6 +86,51 @@ void BreakevenChart::refill() {
             ->replace(measured);
         extend(measured);
     }
+    // Imported py-kvcache v2 files: the B* their own curves imply, B*_T(p) = kvbytes(p) /
+    // (f(p) − t_fixed_T), and their p* where it meets the bandwidth the load curve implies.
+    for (size_t n = 0; n < m_implied.size(); ++n) {
+        const auto& o = m_implied[n];
+        for (const auto& t : o.implied.tiers) {
+            const QString g = QStringLiteral("implied/%1/%2-").arg(n).arg(QString::fromStdString(t.tier));
+            const QColor col = impliedTierColor(o, t.tier);
+            const QString tier = impliedTierText(t.tier);
+            QList<QPointF> knots, golden;
+            for (const auto& p : t.points)
+                if (p.breakevenBps) (p.golden ? golden : knots).append(QPointF(p.tokens, *p.breakevenBps * GB));
+            auto* l = line(g + "bstar",
+                           tr("%1: measured B* from %2 (t_fixed %3 ms, %4)")
+                               .arg(o.file, tier)
+                               .arg(t.tFixedS * 1e3, 0, 'g', 3)
+                               .arg(t.tFixedFitted ? tr("fitted to its knots") : tr("its floor")),
+                           col, 2, Qt::DashLine);
+            l->setPointsVisible(true);
+            l->replace(knots);
+            extend(knots);
+            scatter(g + "golden", tr("%1: B* from %2 at its golden points").arg(o.file, tier), col, 10,
+                    !golden.isEmpty())
+                ->replace(golden);
+            extend(golden);
+            QList<QPointF> level, mark;
+            if (t.bandwidthBps) {
+                const double b = *t.bandwidthBps * GB;
+                level = {{xMin, b}, {xMax, b}};
+                lo = std::min(lo, b);
+                hi = std::max(hi, b);
+                if (t.pStarTokens > 0) mark.append(QPointF(t.pStarTokens, b));
+            }
+            line(g + "level",
+                 tr("%1: %2 at %3 GB/s, as its load curve implies").arg(o.file, tier).arg(t.bandwidthBps.value_or(0) * GB, 0, 'g', 4),
+                 col, 1.5, Qt::DashDotLine, bool(t.bandwidthBps))
+                ->replace(level);
+            const QString pText =
+                t.pStarTokens <= 0 ? tr("%1: p* %2 = 0 (every prefix pays)").arg(o.file, tier)
+                : t.paysWithinKnots
+                    ? tr("%1: p* %2 = %3").arg(o.file, tier, tokensText(t.pStarTokens))
+                    : tr("%1: p* %2 = %3 (never within its curves)").arg(o.file, tier, tokensText(t.pStarTokens));
+            scatter(g + "pstar", pText, col, 12, false)->replace(mark);
+            if (!mark.isEmpty()) label(g + "pstar-label", pText, mark.front(), col, Qt::AlignRight | Qt::AlignBottom);
+        }
+    }
     // Published B* at its N, and published p* where the tier's B* curve should cross its line.
     QList<PublishedMarker> published;
     for (const auto& row : r.published) {
@@ -126,10 +171,16 @@ QList<QPointF> BreakevenChart::measuredBreakeven() const {
     return out;
 }
 
+void BreakevenChart::setImplied(std::vector<ImpliedOverlay> implied) {
+    m_implied = std::move(implied);
+    if (m_current) refill();
+}
+
 void BreakevenChart::copyStateFrom(const ChartView& other) {
     if (auto* b = qobject_cast<const BreakevenChart*>(&other)) {
         m_prefill = b->m_prefill;
         m_prefillLabel = b->m_prefillLabel;
+        m_implied = b->m_implied;
     }
     ChartView::copyStateFrom(other);
 }
@@ -162,6 +213,19 @@ QString BreakevenChart::hoverText(QPointF v) const {
         const auto& b = pin->curves.breakevenBandwidth[k];
         s += tr("\n%1 (pinned): %2").arg(pin->label, b ? bandwidthText(*b) : tr("none"));
     }
+    for (const auto& o : m_implied)
+        for (const auto& t : o.implied.tiers) {
+            // The file's own point nearest the cursor's length.
+            const ImpliedPoint* near = nullptr;
+            for (const auto& p : t.points)
+                if (!p.golden && (!near || std::abs(p.tokens - v.x()) < std::abs(near->tokens - v.x())))
+                    near = &p;
+            s += tr("\n%1, %2: p* %3").arg(o.file, impliedTierText(t.tier), tokensText(t.pStarTokens));
+            if (near)
+                s += tr("; at %1 tokens f %2, g %3, B* %4")
+                         .arg(tokensText(near->tokens), millisText(near->fS), millisText(near->gS),
+                              near->breakevenBps ? bandwidthText(*near->breakevenBps) : tr("none (f ≤ t_fixed)"));
+        }
     s += publishedHover(v);
     s += tr("\ncursor: %1 GB/s").arg(v.y(), 0, 'g', 4);
     return s;

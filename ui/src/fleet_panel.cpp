@@ -369,4 +369,20 @@ std::vector<TtftChart::Overlay> FleetPanel::overlays() const {
     return out;
 }
 
+std::vector<ImpliedOverlay> FleetPanel::implied() const {
+    std::vector<ImpliedOverlay> out;
+    const auto& r = m_explorer->result();
+    const std::optional<double> modelKv =
+        r ? std::optional<double>(r->eval->cost.kvBytesPerToken()) : std::nullopt;
+    for (int i = 0; i < m_model.rowCount(); ++i) {
+        const Calibration& c = m_model.at(i).calibration;
+        if (c.format != "py-kvcache-v2") continue;
+        auto implied = pyKvcacheImplied(c, modelKv);
+        if (!implied) continue; // no KV bytes to measure B* with: the TTFT chart still has its curves
+        out.push_back({QFileInfo(QString::fromStdString(c.source)).fileName(),
+                       kNodeColors[out.size() % std::size(kNodeColors)], std::move(*implied)});
+    }
+    return out;
+}
+
 } // namespace kvbe

@@ -59,6 +59,23 @@ void FractionChart::refill() {
         }
         scatter(g + "pmark", tr("%1 p*").arg(name), col, 9, false)->replace(mark);
     }
+    // Imported py-kvcache v2 files: the p* their own curves give by py-kvcache's rule, at (p*, 1).
+    for (size_t n = 0; n < m_implied.size(); ++n) {
+        const auto& o = m_implied[n];
+        for (const auto& t : o.implied.tiers) {
+            const QString g = QStringLiteral("implied/%1/%2-").arg(n).arg(QString::fromStdString(t.tier));
+            const QColor col = impliedTierColor(o, t.tier);
+            const QString text = tr("%1: p* %2 = %3%4")
+                                     .arg(o.file, impliedTierText(t.tier), tokensText(t.pStarTokens),
+                                          t.paysWithinKnots ? QString() : tr(" (never within its curves)"));
+            QList<QPointF> mark;
+            if (t.pStarTokens > 0 || !r.scenario.lengths.log) {
+                mark.append(QPointF(t.pStarTokens, 1.0));
+                label(g + "pstar-label", text, mark.front(), col, pStarSide(t.pStarTokens, xMin, xMax, r.scenario.lengths.log));
+            }
+            scatter(g + "pstar", text, col, 11)->replace(mark);
+        }
+    }
     // Published f* at its N, and published p* at (p*, 1) like the model's.
     QList<PublishedMarker> published;
     for (const auto& row : r.published) {
@@ -76,6 +93,16 @@ void FractionChart::refill() {
     setHomeRange(xMin, xMax, logY() ? 1e-3 : 0, 1);
 }
 
+void FractionChart::setImplied(std::vector<ImpliedOverlay> implied) {
+    m_implied = std::move(implied);
+    if (m_current) refill();
+}
+
+void FractionChart::copyStateFrom(const ChartView& other) {
+    if (auto* f = qobject_cast<const FractionChart*>(&other)) m_implied = f->m_implied;
+    ChartView::copyStateFrom(other);
+}
+
 QString FractionChart::hoverText(QPointF v) const {
     const CurveSet& c = m_current->curves;
     const size_t i = nearestIndex(c.tokens, v.x());
@@ -89,6 +116,10 @@ QString FractionChart::hoverText(QPointF v) const {
                 : tr("no hit pays off at this length");
         s += tr(", %1").arg(pStarText(tc.breakevenPrefix));
     }
+    for (const auto& o : m_implied)
+        for (const auto& t : o.implied.tiers)
+            s += tr("\n%1, %2: p* = %3 (its curves, py-kvcache's rule)")
+                     .arg(o.file, impliedTierText(t.tier), tokensText(t.pStarTokens));
     s += publishedHover(v);
     s += tr("\ncursor: f = %1 %").arg(v.y() * 100, 0, 'f', 1);
     return s;

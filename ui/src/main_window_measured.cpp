@@ -2,6 +2,7 @@
 // charts, and the Fleet dock of imported calibrations.
 #include "kvbe/ui/breakeven_chart.h"
 #include "kvbe/ui/fleet_panel.h"
+#include "kvbe/ui/fraction_chart.h"
 #include "kvbe/ui/main_window.h"
 #include "kvbe/ui/probe_panel.h"
 #include "kvbe/ui/ttft_chart.h"
@@ -78,6 +79,9 @@ void MainWindow::buildMeasured() {
     connect(m_fleetPanel, &FleetPanel::overlaysChanged, this, [this] {
         static_cast<TtftChart*>(chart(QStringLiteral("ttft")))
             ->setOverlays(m_fleetPanel->overlays());
+        const auto implied = m_fleetPanel->implied();
+        static_cast<BreakevenChart*>(chart(QStringLiteral("breakeven")))->setImplied(implied);
+        static_cast<FractionChart*>(chart(QStringLiteral("fraction")))->setImplied(implied);
     });
     connect(m_fleetPanel, &FleetPanel::message, this,
             [this](const QString& m) { statusBar()->showMessage(m, 6000); });

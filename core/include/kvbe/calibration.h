@@ -137,6 +137,9 @@ std::map<std::string, double> pyKvcacheGate(const Calibration& c);
 // everywhere (gate off); one block past the last knot where f <= g there.
 inline constexpr double kPyKvcacheBlockTokens = 16;
 double pyKvcacheRuleThreshold(const CurveKnots& f, const CurveKnots& g);
+// A curve's value at a length, linear between knots and held flat past either end (as the rule
+// reads the curves); the floor where there are no knots.
+double interpolateKnots(const CurveKnots& c, double tokens);
 
 // The py-kvcache v1 break-even file.
 struct PyKvcacheThresholds {

@@ -44,6 +44,42 @@ struct FitResult {
 Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base,
                                  const std::vector<TierPath>& nominalTiers, const FitOptions& options = {});
 
+// What a py-kvcache v2 file's own curves imply, with no model: at each measured length p (the
+// knots of f and g_T within the range both cover, p > 0, each curve read linearly between its
+// knots as py-kvcache's rule reads them) and at each golden point, recompute f(p), the hit time
+// g_T(p) of tier "ssd" (g_ssd) or "mem" (g_mem), and the break-even bandwidth
+//     B*_T(p) = kvbytes(p) / (f(p) − t_fixed_T),
+// none where f(p) ≤ t_fixed_T (no bandwidth is enough). t_fixed_T and the tier's effective
+// bandwidth come from the g_T knots (p > 0) by the fit's hit step, t = t_fixed + kvbytes(p) / B
+// weighted by 1 / t; a scheduling overhead that f and g share stays in both f and that intercept,
+// so it cancels in f − t_fixed. With fewer than two lengths, or times that do not grow with the
+// prefix, t_fixed_T is the curve's floor and no bandwidth is given. p*_T is py-kvcache's rule
+// (pyKvcacheRuleThreshold). kvbytes(p) = kv_bytes_per_token · p, from the file or, where it has
+// none, from `fallbackKvBytesPerToken` (the scenario's model).
+struct ImpliedPoint {
+    double tokens = 0;
+    bool golden = false;
+    double fS = 0;                        // recompute
+    double gS = 0;                        // hit from the tier
+    std::optional<double> breakevenBps;   // B*_T(p)
+};
+struct ImpliedTier {
+    std::string tier;                     // "ssd" or "mem"
+    std::string curve;                    // "g_ssd" or "g_mem"
+    double tFixedS = 0;
+    bool tFixedFitted = false;            // false: the curve's floor
+    std::optional<double> bandwidthBps;   // effective, fitted from the knots
+    std::vector<ImpliedPoint> points;     // knot lengths ascending, then the golden points
+    double pStarTokens = 0;               // py-kvcache's rule; 0: always pays (gate off)
+    bool paysWithinKnots = true;          // false: f <= g at the last measured length
+};
+struct PyKvcacheImplied {
+    double kvBytesPerToken = 0;
+    std::vector<ImpliedTier> tiers;       // ssd, then mem
+};
+Result<PyKvcacheImplied> pyKvcacheImplied(const Calibration& c,
+                                          std::optional<double> fallbackKvBytesPerToken = std::nullopt);
+
 // The scenario with the fitted utilisation, ramp and per-tier values adopted. Tiers are matched
 // by name (case-insensitive); py-kvcache's "ssd" and "mem" match the first NVMe and DRAM tier.
 Scenario adoptFit(const Scenario& s, const FittedParameters& p);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kvbe/ui/chart_view.h"
+#include "kvbe/ui/implied_overlay.h"
 
 namespace kvbe {
 
@@ -21,6 +22,11 @@ class BreakevenChart : public ChartView {
     void setMeasuredPrefill(std::vector<QPointF> tokensSeconds, const QString& label);
     // The points as drawn, (tokens, GB/s).
     QList<QPointF> measuredBreakeven() const;
+    // Imported py-kvcache v2 files: per file and tier, B* at its knots as a dashed line with its
+    // points ("implied/<n>/<tier>-bstar"), at its golden points ("-golden"), the bandwidth its
+    // load curve implies ("-level") and its p* on that level ("-pstar"), in GB/s.
+    void setImplied(std::vector<ImpliedOverlay> implied);
+    const std::vector<ImpliedOverlay>& implied() const { return m_implied; }
     void copyStateFrom(const ChartView& other) override;
 
   protected:
@@ -29,6 +35,7 @@ class BreakevenChart : public ChartView {
   private:
     std::vector<QPointF> m_prefill;
     QString m_prefillLabel;
+    std::vector<ImpliedOverlay> m_implied;
 };
 
 } // namespace kvbe

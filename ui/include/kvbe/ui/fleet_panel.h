@@ -7,6 +7,7 @@
 #include "kvbe/fit.h"
 #include "kvbe/ui/calibration_import.h"
 #include "kvbe/ui/fleet_model.h"
+#include "kvbe/ui/implied_overlay.h"
 #include "kvbe/ui/ttft_chart.h"
 
 #include <QWidget>
@@ -52,6 +53,10 @@ class FleetPanel : public QWidget {
 
     // What the TTFT chart draws for the fleet: each node's measured prefill and the last fit.
     std::vector<TtftChart::Overlay> overlays() const;
+    // What the break-even and minimum-fraction charts draw for the fleet: the B* and p* each
+    // py-kvcache v2 file's curves imply (a file without kv_bytes_per_token takes the scenario
+    // model's).
+    std::vector<ImpliedOverlay> implied() const;
 
   signals:
     void overlaysChanged();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kvbe/ui/chart_view.h"
+#include "kvbe/ui/implied_overlay.h"
 
 namespace kvbe {
 
@@ -15,8 +16,17 @@ class FractionChart : public ChartView {
     QString csv() const override;
     QString hoverText(QPointF value) const override;
 
+    // Imported py-kvcache v2 files: each tier's p* by py-kvcache's rule on the file's curves,
+    // marked at (p*, 1) like the model's ("implied/<n>/<tier>-pstar").
+    void setImplied(std::vector<ImpliedOverlay> implied);
+    const std::vector<ImpliedOverlay>& implied() const { return m_implied; }
+    void copyStateFrom(const ChartView& other) override;
+
   protected:
     void refill() override;
+
+  private:
+    std::vector<ImpliedOverlay> m_implied;
 };
 
 } // namespace kvbe
