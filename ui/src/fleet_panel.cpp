@@ -31,7 +31,8 @@ const QColor kNodeColors[] = {QColor("#8338ec"), QColor("#3a86ff"), QColor("#ff0
 } // namespace
 
 FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
-    : QWidget(parent), m_explorer(explorer) {
+    : QWidget(parent), m_explorer(explorer),
+      m_ask([this](const Question& q) { return askWithMessageBox(this, q); }) {
     auto* v = new QVBoxLayout(this);
     v->setContentsMargins(4, 4, 4, 4);
     auto* buttons = new QHBoxLayout;
@@ -291,7 +292,7 @@ void FleetPanel::showFit() {
 
 Status FleetPanel::adoptFitted() {
     if (!m_fit) return Error{"Fit a file first"};
-    m_explorer->setScenario(adoptFit(m_explorer->scenario(), m_fit->params));
+    m_explorer->edit(adoptFit(m_explorer->scenario(), m_fit->params), tr("Adopt fitted values"));
     emit message(tr("Adopted the fitted values into the scenario"));
     return Ok{};
 }

@@ -157,8 +157,9 @@ void MainWindow::applyBandwidth(int run, const QString& probe, double gbps) {
     // The best rate so far: the block size and queue depth a cache loader would choose.
     if (gbps <= best) return;
     best = gbps;
-    m_explorer.setScenario(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
-                                            name.toStdString(), probe, gbps, run));
+    m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
+                                     name.toStdString(), probe, gbps, run),
+                    tr("Measured tier %1").arg(name));
 }
 
 void MainWindow::applyPrefill(int run, const QString& probe, double tokens, double seconds) {

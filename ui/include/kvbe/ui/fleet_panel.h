@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kvbe/fit.h"
+#include "kvbe/ui/ask.h"
 #include "kvbe/ui/calibration_import.h"
 #include "kvbe/ui/fleet_model.h"
 #include "kvbe/ui/ttft_chart.h"
@@ -36,6 +37,9 @@ class FleetPanel : public QWidget {
     QStringList importErrors() const { return m_errors; }
     QProgressBar* progressBar() const { return m_progress; }
 
+    // Questions (adopt these values?) go through this; the window passes its own.
+    void setAsk(std::function<QMessageBox::StandardButton(const Question&)> ask) { m_ask = std::move(ask); }
+
     // Files or folders; read on a worker thread. False while another import runs.
     bool importPaths(const QStringList& paths);
     void selectRow(int row);
@@ -65,6 +69,7 @@ class FleetPanel : public QWidget {
     void askExport();
 
     Explorer* m_explorer;
+    std::function<QMessageBox::StandardButton(const Question&)> m_ask;
     FleetModel m_model;
     CalibrationImporter m_importer;
     QTableView* m_table = nullptr;
