@@ -66,6 +66,12 @@ class FleetPanel : public QWidget {
     void updateMismatches();
     void updateButtons();
     void showFit();
+    // The evaluation a calibration is fitted against: the scenario, with the model the file
+    // was measured with (refused with a sentence where kvbe cannot read it). `said`: which.
+    Result<Evaluation> fitBasis(const Calibration& c, QString& said);
+    // "utilisation: 50 % → 44.6 %", per changed field.
+    static QStringList adoptChanges(const Scenario& from, const Scenario& to);
+    static bool sameModelId(const std::string& a, const std::string& b);
     void askExport();
 
     Explorer* m_explorer;
@@ -82,6 +88,8 @@ class FleetPanel : public QWidget {
     QStringList m_errors;
     std::optional<FitResult> m_fit;
     int m_fitRow = -1;
+    QString m_fitAgainst;     // the sentence naming the model the fit was made with
+    std::string m_fitModel;   // that model's id
     // The cost model with the fitted utilisation, and the fitted tiers: drawn at the scenario's
     // current lengths and cached fraction, so they follow the sliders.
     std::optional<CostModel> m_fitCost;
