@@ -181,7 +181,8 @@ class TestMeasured : public QObject {
         QVERIFY(QTest::qWaitFor([r] { return r->fraction() > 0; }, 5000));
         r->cancel();
         QVERIFY(waitRun(r));
-        QCOMPARE(panel->runStatus(2), QStringLiteral("Stopped"));
+        // A stop that had measured something says its partial result was not used.
+        QVERIFY(panel->runStatus(2).startsWith(QStringLiteral("Stopped")));
         QCOMPARE(r->outcome(), ProbeRunner::Outcome::Stopped);
         QCOMPARE(panel->runCount(), 3);
     }

@@ -239,8 +239,14 @@ ProbeRunner* ProbePanel::run() {
     auto* bar = new QProgressBar(row);
     bar->setRange(0, 1000);
     auto* cancel = new QPushButton(tr("Cancel"), row);
+    auto* keep = new QPushButton(tr("Keep as a tier"), row);
+    keep->setObjectName(QStringLiteral("keepRun%1").arg(m_runs.size()));
+    keep->setToolTip(tr("Add this run's partial result to the scenario as a tier, named for what "
+                        "it is"));
+    keep->hide();
     line->addWidget(bar, 1);
     line->addWidget(cancel);
+    line->addWidget(keep);
     auto* status = new QLabel(tr("starting"), row);
     status->setWordWrap(true);
     status->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -250,7 +256,13 @@ ProbeRunner* ProbePanel::run() {
     m_history->insertWidget(0, row);
     if (m_runs.empty()) m_history->itemAt(1)->widget()->hide(); // the "runs appear here" hint
 
-    m_runs.push_back({runner, bar, status, cancel});
+    m_runs.push_back({runner, bar, status, cancel, keep});
+    const int index = int(m_runs.size()) - 1;
+    connect(keep, &QPushButton::clicked, this, [this, keep, index] {
+        keep->setEnabled(false);
+        keep->setText(tr("Kept"));
+        emit keepRequested(index);
+    });
     connect(cancel, &QPushButton::clicked, runner, &ProbeRunner::cancel);
     connect(runner, &ProbeRunner::progress, row, [bar, status](double f, const QString& stage) {
         bar->setValue(int(f * 1000));
@@ -273,6 +285,13 @@ ProbeRunner* ProbePanel::run() {
     emit runStarted(int(m_runs.size()) - 1, runner, args.front());
     runner->start(args);
     return runner;
+}
+
+void ProbePanel::offerKeep(int i, const QString& sentence) {
+    if (i < 0 || i >= int(m_runs.size())) return;
+    auto& r = m_runs[size_t(i)];
+    r.status->setText(r.status->text() + QStringLiteral(" · ") + sentence);
+    r.keep->show();
 }
 
 QString ProbePanel::runStatus(int i) const {

@@ -21,6 +21,15 @@ class BreakevenChart : public ChartView {
     void setMeasuredPrefill(std::vector<QPointF> tokensSeconds, const QString& label);
     // The points as drawn, (tokens, GB/s).
     QList<QPointF> measuredBreakeven() const;
+    // A probe run still measuring: its best rate so far, drawn dashed under "running/<run>" and
+    // named as provisional. It is no tier of the scenario until the run finishes.
+    struct Provisional {
+        int run = 0;
+        QString label; // "nvme-read #1: running, 50 % · 5.25 GB/s so far"
+        double gbps = 0;
+    };
+    void setProvisional(const Provisional& p);
+    void clearProvisional(int run);
     void copyStateFrom(const ChartView& other) override;
 
   protected:
@@ -29,6 +38,7 @@ class BreakevenChart : public ChartView {
   private:
     std::vector<QPointF> m_prefill;
     QString m_prefillLabel;
+    std::vector<Provisional> m_provisional;
 };
 
 } // namespace kvbe

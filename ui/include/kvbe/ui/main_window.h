@@ -20,7 +20,7 @@ class QListView;
 class QMenu;
 class QTabWidget;
 
-namespace kvbe { class ProbeRunner; }
+#include "kvbe/ui/probe_runner.h"
 
 namespace kvbe {
 
@@ -91,6 +91,9 @@ class MainWindow : public QMainWindow {
     void buildMeasured();
     void connectRun(int index, ProbeRunner* runner, const QString& probe);
     void applyBandwidth(int run, const QString& probe, double gbps);
+    void showProvisional(int run);
+    void finishRun(int run, ProbeRunner::Outcome outcome);
+    void addMeasuredTier(int run, const QString& name);
     void applyPrefill(int run, const QString& probe, double tokens, double seconds);
     void sniffAndOpen(const QStringList& paths);
     void refreshCharts(bool all);
@@ -132,7 +135,15 @@ class MainWindow : public QMainWindow {
     FleetPanel* m_fleetPanel = nullptr;
     QDockWidget* m_probeDock = nullptr;
     QDockWidget* m_fleetDock = nullptr;
-    std::map<int, std::pair<QString, double>> m_measuredTiers; // run → (tier name, best GB/s)
+    // Probe runs of this window: their best bandwidth so far, and whether it became a tier.
+    struct LiveRun {
+        QString probe;
+        QString name; // the tier it becomes
+        double best = 0;
+        double fraction = 0;
+        bool inScenario = false;
+    };
+    std::map<int, LiveRun> m_liveRuns;
     std::vector<QPointF> m_streamedPrefill;                    // (tokens, seconds)
     QString m_file;
     Scenario m_saved; // the baseline of the unsaved marker

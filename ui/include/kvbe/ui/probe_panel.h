@@ -53,11 +53,16 @@ class ProbePanel : public QWidget {
     ProbeRunner* runner(int i) const { return m_runs[size_t(i)].runner; }
     QString runStatus(int i) const;
     bool anyRunning() const;
+    // A stopped or failed run with a partial result: its row says it was not used and offers
+    // "Keep as a tier" (objectName keepRun<i>), which emits keepRequested.
+    void offerKeep(int i, const QString& sentence);
     void setHangTimeout(int ms) { m_hangMs = ms; }
 
   signals:
     // A new run, before it starts: connect to its signals here.
     void runStarted(int index, kvbe::ProbeRunner* runner, const QString& probe);
+    // The user keeps a stopped or failed run's partial result as a tier.
+    void keepRequested(int index);
 
   private:
     struct Run {
@@ -65,6 +70,7 @@ class ProbePanel : public QWidget {
         QProgressBar* bar = nullptr;
         QLabel* status = nullptr;
         QPushButton* cancel = nullptr;
+        QPushButton* keep = nullptr;
     };
     void updateRows();
     void browse();
