@@ -373,6 +373,46 @@ class TestTrust : public QObject {
         w->undoAction()->trigger();
         QCOMPARE(w->explorer()->scenario(), before);
     }
+
+    // ---- 4. the Probes dock shows the run's results
+
+    void theDockShowsTheRunsTableAndWhichRowIsTheTier() {
+        auto w = makeWindow();
+        ProbeRunner* r = w->probePanel()->run();
+        QVERIFY(waitRun(r));
+        auto* table = w->probePanel()->findChild<QTableWidget*>(QStringLiteral("runResults0"));
+        QVERIFY(table);
+        QCOMPARE(table->rowCount(), 4); // one row per block size × queue depth the probe sent
+        QStringList headers;
+        for (int c = 0; c < table->columnCount(); ++c)
+            headers << table->horizontalHeaderItem(c)->text();
+        for (const char* h : {"GB/s", "IOPS", "p50", "p99", "QD"})
+            QVERIFY2(headers.join(QLatin1Char('|')).contains(QLatin1String(h)), h);
+        const int gbps = int(headers.indexOf(QStringLiteral("GB/s")));
+        const int iops = int(headers.indexOf(QStringLiteral("IOPS")));
+        QCOMPARE(table->item(2, gbps)->text(), QStringLiteral("6.50"));
+        // IOPS = 6.5 GB/s over 4 MiB blocks.
+        QCOMPARE(table->item(2, iops)->text(), QString::number(6.5e9 / 4194304, 'f', 0));
+        // The row that became the tier is marked, and why is said.
+        QVERIFY(table->item(2, 0)->text().contains(QStringLiteral("tier")));
+        for (int row : {0, 1, 3})
+            QVERIFY(!table->item(row, 0)->text().contains(QStringLiteral("tier")));
+        auto* why = w->probePanel()->findChild<QLabel*>(QStringLiteral("runTierWhy0"));
+        QVERIFY(why);
+        QVERIFY2(why->text().contains(QStringLiteral("sustained")), qPrintable(why->text()));
+
+        // Another row as the tier: the tier takes its rate, in one undoable edit.
+        const int t = int(w->explorer()->scenario().tiers.size()) - 1;
+        table->selectRow(1);
+        auto* use = w->probePanel()->findChild<QPushButton*>(QStringLiteral("useRow0"));
+        QVERIFY(use);
+        use->click();
+        QCOMPARE(w->explorer()->scenario().tiers[size_t(t)].bandwidthGBps, 5.25);
+        QVERIFY(table->item(1, 0)->text().contains(QStringLiteral("tier")));
+        QVERIFY(!table->item(2, 0)->text().contains(QStringLiteral("tier")));
+        w->undoAction()->trigger();
+        QCOMPARE(w->explorer()->scenario().tiers[size_t(t)].bandwidthGBps, 6.5);
+    }
 };
 
 QTEST_MAIN(TestTrust)

@@ -66,6 +66,26 @@ void MainWindow::buildMeasured() {
     m_probeDock->setWidget(m_probePanel);
     addDockWidget(Qt::BottomDockWidgetArea, m_probeDock);
     connect(m_probePanel, &ProbePanel::runStarted, this, &MainWindow::connectRun);
+    connect(m_probePanel, &ProbePanel::tierRowChosen, this,
+            [this](int run, double gbps, const QString& setting) {
+                auto& r = m_liveRuns[run];
+                if (!r.inScenario) return;
+                r.why = tr("You chose %1 (%2 GB/s) for the tier.").arg(setting).arg(gbps, 0, 'f', 2);
+                m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
+                                                 r.name.toStdString(), r.probe, gbps, run),
+                                tr("Tier %1 from %2").arg(r.name, setting));
+                m_probePanel->markTierRow(run, gbps, r.why);
+            });
+    // The marked row follows the scenario's tier through undo and redo.
+    connect(&m_explorer, &Explorer::scenarioChanged, this, [this] {
+        for (const auto& [run, r] : m_liveRuns) {
+            if (!r.inScenario) continue;
+            double gbps = 0;
+            for (const auto& t : m_explorer.scenario().tiers)
+                if (QString::fromStdString(t.name) == r.name) gbps = t.bandwidthGBps;
+            m_probePanel->markTierRow(run, gbps);
+        }
+    });
     connect(m_probePanel, &ProbePanel::keepRequested, this,
             [this](int run) { addMeasuredTier(run, m_liveRuns[run].name); });
 
@@ -141,7 +161,10 @@ QString MainWindow::measuredTierName(int run) const {
 // provisional (dashed, "running"); a stopped or failed run's partial best joins the scenario
 // only when the user keeps it.
 void MainWindow::connectRun(int index, ProbeRunner* runner, const QString& probe) {
-    m_liveRuns[index] = LiveRun{probe, tr("%1 #%2, measured").arg(probe).arg(index + 1)};
+    LiveRun live;
+    live.probe = probe;
+    live.name = tr("%1 #%2, measured").arg(probe).arg(index + 1);
+    m_liveRuns[index] = live;
     connect(runner, &ProbeRunner::point, this, [this, index, probe](const nlohmann::json& p) {
         const std::string series = p.value("series", std::string());
         const double x = p.value("x", 0.0), y = p.value("y", 0.0);
@@ -189,6 +212,12 @@ void MainWindow::finishRun(int run, ProbeRunner::Outcome outcome) {
     if (!(r.best > 0)) return;
     if (outcome == ProbeRunner::Outcome::Succeeded) {
         addMeasuredTier(run, r.name);
+        m_probePanel->markTierRow(
+            run, r.best,
+            tr("The tier takes the marked row, %1 GB/s: the highest sustained rate of the run (the "
+               "median over its measured windows), the setting a cache loader would choose. Select "
+               "another row to use its rate instead.")
+                .arg(r.best, 0, 'f', 2));
         return;
     }
     m_probePanel->offerKeep(

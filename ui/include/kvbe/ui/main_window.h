@@ -142,6 +142,7 @@ class MainWindow : public QMainWindow {
         double best = 0;
         double fraction = 0;
         bool inScenario = false;
+        QString why; // the sentence under its results table
     };
     std::map<int, LiveRun> m_liveRuns;
     std::vector<QPointF> m_streamedPrefill;                    // (tokens, seconds)
