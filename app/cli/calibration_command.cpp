@@ -252,7 +252,8 @@ int runFit(const FitOptionsCli& o) {
                   {"rms_relative_residual", p.rmsRelativeResidual},
                   {"tiers", json::object()},
                   {"residuals", json::array()},
-                  {"notes", fit->notes}};
+                  {"notes", fit->notes},
+                  {"unreliable", fit->unreliable}};
         for (const auto& [n, t] : p.tiers) {
             const double pstar = breakevenOf(*fit, n);
             j["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}, {"amplification", t.amplification},
@@ -280,6 +281,7 @@ int runFit(const FitOptionsCli& o) {
     }
     std::cout << "  rms residual     " << std::round(p.rmsRelativeResidual * 1000) / 10 << " % of the measured time\n";
     for (const auto& note : fit->notes) std::cout << "  note: " << note << "\n";
+    for (const auto& why : fit->unreliable) std::cout << "  unreliable: " << why << "\n";
     return kExitOk;
 }
 

@@ -196,7 +196,7 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
                 if (!bandwidth) {
                     if (grows) {
                         bandwidth = 1 / sol[1];
-                        tFixed = std::max(0.0, sol[0]);
+                        tFixed = sol[0];
                         solved = true;
                     } else {
                         out.notes.push_back("tier '" + name + "': hit times do not grow with the prefix; bandwidth not fitted");
@@ -205,7 +205,7 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
                     // The hits saw a slower rate than the probe measured: bytes moved per useful
                     // byte, t_load = t_fixed + kvbytes · amplification / B_probe.
                     amplification = std::min(kMaxAmplification, *bandwidth * sol[1]);
-                    tFixed = std::max(0.0, sol[0]);
+                    tFixed = sol[0];
                     solved = true;
                     char buf[160];
                     std::snprintf(buf, sizeof buf, "hits saw %.3g GB/s of useful KV against the probe's %.3g GB/s: amplification %.3g",
@@ -224,7 +224,19 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
                     rest += (r.y - r.bytes / *bandwidth) / r.tHit;
                     weights += 1 / r.tHit;
                 }
-                tFixed = std::max(0.0, rest / weights);
+                tFixed = rest / weights;
+            }
+            // Hits faster than the load alone: a fixed cost below 0 is not a cost; it is held at
+            // 0, and said, since it decides p*.
+            if (tFixed && *tFixed < 0) {
+                out.fixedCostHeldAtZero[name] = *tFixed;
+                char buf[200];
+                std::snprintf(buf, sizeof buf,
+                              "the hits were faster than the load alone predicts (they imply a fixed cost of %.3g ms); "
+                              "t_fixed held at 0",
+                              *tFixed * 1e3);
+                out.notes.push_back("tier '" + name + "': " + buf);
+                tFixed = 0.0;
             }
         }
         if (!bandwidth) {
@@ -245,6 +257,25 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
     double sum = 0;
     for (const auto& r : out.residuals) sum += r.relative() * r.relative();
     out.params.rmsRelativeResidual = out.residuals.empty() ? 0 : std::sqrt(sum / static_cast<double>(out.residuals.size()));
+    char buf[240];
+    if (!prefill.empty() && fitted.u >= kUtilisationBoundHigh) {
+        std::snprintf(buf, sizeof buf,
+                      "utilisation %.3f is at its bound (1): the measured prefills are faster than this model can run "
+                      "on this GPU; check the model and GPU the file was measured with",
+                      fitted.u);
+        out.unreliable.emplace_back(buf);
+    } else if (!prefill.empty() && fitted.u <= kUtilisationBoundLow) {
+        std::snprintf(buf, sizeof buf,
+                      "utilisation %.3f is at its bound (0): the measured prefills are far slower than this model "
+                      "needs on this GPU; check the model and GPU the file was measured with",
+                      fitted.u);
+        out.unreliable.emplace_back(buf);
+    }
+    if (out.params.rmsRelativeResidual > kReliableRmsResidual) {
+        std::snprintf(buf, sizeof buf, "rms residual %.0f %% is above %.0f %%: the model does not describe these measurements",
+                      out.params.rmsRelativeResidual * 100, kReliableRmsResidual * 100);
+        out.unreliable.emplace_back(buf);
+    }
     return out;
 }
 

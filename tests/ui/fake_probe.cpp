@@ -6,6 +6,8 @@
 //   stubborn          header, then silence, ignoring SIGTERM (only a kill stops it)
 //   exit:N            an error line, then exit code N
 //   garbage           a line that is not JSON
+//   hang-after:N      the first N points of the stream, then silence until stopped
+//   fail-after:N      the first N points of the stream, then an error line and exit code 4
 // KVBE_FAKE_PROBE_DELAY_MS sleeps between lines; SIGTERM ends a run like the real CLI does:
 // an error line and exit code 130.
 #include <chrono>
@@ -19,6 +21,9 @@
 namespace {
 
 int g_delayMs = 0;
+// hang-after / fail-after: how many points, and what then.
+int g_pointLimit = -1;
+bool g_failAtLimit = false;
 
 void line(const std::string& s) {
     std::string out = s + "\n";
@@ -37,18 +42,36 @@ void header(const std::string& probe) {
          R"(","host":"fakehost","started":"2026-01-01T00:00:00Z","params":{}})");
 }
 
+// Called before each point: past the limit, a hang-after run waits to be stopped and a
+// fail-after run fails.
+void atPoint(int i) {
+    if (g_pointLimit < 0 || i < g_pointLimit) return;
+    if (g_failAtLimit) {
+        line(R"({"type":"error","message":"the drive went away"})");
+        std::exit(4);
+    }
+    for (;;)
+        ::pause();
+}
+
 void driveStream(const std::string& probe) {
     const std::string series = probe == "nvme-write" ? "write_GBps" : "read_GBps";
-    // (block bytes, GB/s): the best rate, 6.5 GB/s, is what becomes the measured tier.
-    const double points[][2] = {{131072, 2.5}, {1048576, 5.25}, {4194304, 6.5}, {29360128, 6.25}};
+    // (block bytes, queue depth, GB/s, p50 µs, p99 µs): the best rate, 6.5 GB/s, is what
+    // becomes the measured tier. IOPS is GB/s · 1e9 / block.
+    const double points[][5] = {{131072, 32, 2.5, 1650, 2900},
+                                {1048576, 32, 5.25, 6300, 9100},
+                                {4194304, 32, 6.5, 20600, 31000},
+                                {29360128, 32, 6.25, 150000, 210000}};
     for (int i = 0; i < 4; ++i) {
+        atPoint(i);
         line(R"({"type":"progress","fraction":)" + std::to_string(i / 4.0) +
              R"(,"message":"QD 32, block )" + std::to_string(int(points[i][0])) + R"("})");
-        char buf[256];
-        std::snprintf(
-            buf, sizeof buf,
-            R"({"type":"point","series":"%s","x":%.0f,"y":%.6g,"unit":"GB/s","meta":{"queue_depth":32}})",
-            series.c_str(), points[i][0], points[i][1]);
+        char buf[384];
+        std::snprintf(buf, sizeof buf,
+                      R"({"type":"point","series":"%s","x":%.0f,"y":%.6g,"unit":"GB/s",)"
+                      R"("meta":{"block_bytes":%.0f,"queue_depth":%.0f,"iops":%.6g,"p50_us":%.6g,"p99_us":%.6g}})",
+                      series.c_str(), points[i][0], points[i][2], points[i][0], points[i][1],
+                      points[i][2] * 1e9 / points[i][0], points[i][3], points[i][4]);
         line(buf);
     }
     line(R"({"type":"result","summary":{"best_GBps":6.5}})");
@@ -107,6 +130,11 @@ int main(int argc, char** argv) {
     if (mode == "crash") {
         line(R"({"type":"progress","fraction":0.1,"message":"warming up"})");
         std::abort();
+    }
+    if (mode.rfind("hang-after:", 0) == 0) g_pointLimit = std::atoi(mode.c_str() + 11);
+    if (mode.rfind("fail-after:", 0) == 0) {
+        g_pointLimit = std::atoi(mode.c_str() + 11);
+        g_failAtLimit = true;
     }
     if (mode == "hang" || mode == "stubborn") {
         for (;;)

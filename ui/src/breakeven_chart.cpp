@@ -75,6 +75,12 @@ void BreakevenChart::refill() {
         lo = std::min(lo, b);
         hi = std::max(hi, b);
     }
+    for (const auto& p : m_provisional) {
+        line(QStringLiteral("running/%1").arg(p.run), p.label, QColor("#d00000"), 2, Qt::DashLine)
+            ->replace(QList<QPointF>{{xMin, p.gbps}, {xMax, p.gbps}});
+        lo = std::min(lo, p.gbps);
+        hi = std::max(hi, p.gbps);
+    }
     auto pts = toPoints(c.tokens, c.breakevenBandwidth, GB);
     line(QStringLiteral("bstar"), tr("B* (no fixed cost)"), textColor(), 3)->replace(pts);
     extend(pts);
@@ -156,6 +162,21 @@ void BreakevenChart::refill() {
     setHomeRange(xMin, xMax, logY() ? lo / 1.6 : 0, hi * (logY() ? 1.6 : 1.08));
 }
 
+void BreakevenChart::setProvisional(const Provisional& p) {
+    auto it = std::find_if(m_provisional.begin(), m_provisional.end(),
+                           [&](const Provisional& q) { return q.run == p.run; });
+    if (it == m_provisional.end())
+        m_provisional.push_back(p);
+    else
+        *it = p;
+    if (m_current) refill();
+}
+
+void BreakevenChart::clearProvisional(int run) {
+    const auto n = std::erase_if(m_provisional, [run](const Provisional& q) { return q.run == run; });
+    if (n && m_current) refill();
+}
+
 void BreakevenChart::setMeasuredPrefill(std::vector<QPointF> tokensSeconds, const QString& label) {
     m_prefill = std::move(tokensSeconds);
     m_prefillLabel = label;
@@ -181,6 +202,7 @@ void BreakevenChart::copyStateFrom(const ChartView& other) {
         m_prefill = b->m_prefill;
         m_prefillLabel = b->m_prefillLabel;
         m_implied = b->m_implied;
+        m_provisional = b->m_provisional;
     }
     ChartView::copyStateFrom(other);
 }

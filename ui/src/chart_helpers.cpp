@@ -20,17 +20,8 @@ QColor tierColor(const ScenarioResult& r, size_t i) {
 }
 
 QString describeScenario(const ScenarioResult& r) {
-    const auto& s = r.scenario;
     const auto& e = *r.eval;
-    QString model = QString::fromStdString(e.model.id).section(QLatin1Char('/'), -1);
-    QString gpu = e.gpu ? QString::fromStdString(e.gpu->name).remove(QStringLiteral("NVIDIA "))
-                        : QStringLiteral("%1 TFLOP/s").arg(e.peakFlops / 1e12, 0, 'f', 0);
-    QString text =
-        QStringLiteral("%1 on %2, u = %3 %, %4 KV")
-            .arg(model, gpu)
-            .arg(s.utilisation * 100, 0, 'f', 0)
-            .arg(QString::fromStdString(std::string(toString(e.cost.inputs().kvDtype))).toUpper());
-    if (s.tensorParallel > 1) text += QStringLiteral(", TP %1").arg(s.tensorParallel);
+    QString text = describeInputs(r.scenario, e);
     if (r.endsAtContext)
         text += QStringLiteral(" · lengths end at the model's context, %1 tokens")
                     .arg(QString::fromStdString(formatTokens(e.model.contextLimit)));

@@ -1,8 +1,46 @@
 #include "kvbe/ui/explorer.h"
 
+#include <QUndoCommand>
+
 #include <algorithm>
 
 namespace kvbe {
+
+namespace {
+
+// One undoable change of the scenario; a drag of one control merges into one step.
+class ScenarioCommand : public QUndoCommand {
+  public:
+    ScenarioCommand(Explorer* e, Explorer::State before, Explorer::State after, const QString& text,
+                    int mergeKey)
+        : QUndoCommand(text), m_explorer(e), m_before(std::move(before)), m_after(std::move(after)),
+          m_key(mergeKey), m_serial(e->mergeSerial()) {}
+    void undo() override { m_explorer->apply(m_before); }
+    void redo() override { m_explorer->apply(m_after); }
+    int id() const override { return m_key; }
+    bool mergeWith(const QUndoCommand* other) override {
+        const auto* o = static_cast<const ScenarioCommand*>(other);
+        if (o->m_key != m_key || o->m_serial != m_serial) return false;
+        m_after = o->m_after;
+        setObsolete(m_after == m_before);
+        return true;
+    }
+
+  private:
+    Explorer* m_explorer;
+    Explorer::State m_before, m_after;
+    int m_key;
+    int m_serial;
+};
+
+} // namespace
+
+bool sameDescribedInputs(const Scenario& a, const Scenario& b) {
+    return a.model == b.model && a.paramsOverride == b.paramsOverride && a.gpu == b.gpu &&
+           a.peakTflops == b.peakTflops && a.computeDtype == b.computeDtype &&
+           a.utilisation == b.utilisation && a.kvDtype == b.kvDtype &&
+           a.stateDtype == b.stateDtype && a.tensorParallel == b.tensorParallel;
+}
 
 Explorer::Explorer(Presets presets, QObject* parent)
     : QObject(parent), m_presets(std::move(presets)) {
@@ -14,11 +52,52 @@ Explorer::Explorer(Presets presets, QObject* parent)
     connect(&m_timer, &QTimer::timeout, this, &Explorer::recompute);
 }
 
-void Explorer::setScenario(const Scenario& s) {
-    if (s == m_scenario && (m_result || !m_error.isEmpty())) return;
-    m_scenario = s;
+void Explorer::setScenario(const Scenario& s, bool nameGiven) {
+    m_undo.clear();
+    m_nameBasis = s;
+    apply({s, nameGiven});
+}
+
+void Explorer::apply(const State& st) {
+    m_nameGiven = st.nameGiven;
+    if (st.scenario == m_scenario && (m_result || !m_error.isEmpty())) return;
+    m_scenario = st.scenario;
     emit scenarioChanged();
     if (!m_timer.isActive()) m_timer.start();
+}
+
+void Explorer::edit(const Scenario& s, const QString& text, int mergeKey) {
+    State after{s, m_nameGiven};
+    // A name nobody gave ("Llama 3.2 3B on an H100 SXM" from the default) stops describing the
+    // scenario once the inputs it names change: the label then comes from the inputs, until
+    // they are what the name was given for again.
+    if (!m_nameGiven && !sameDescribedInputs(s, m_scenario))
+        after.scenario.name = sameDescribedInputs(s, m_nameBasis) ? m_nameBasis.name : std::string();
+    State before{m_scenario, m_nameGiven};
+    if (after == before) return;
+    m_undo.push(new ScenarioCommand(this, std::move(before), std::move(after), text, mergeKey));
+}
+
+void Explorer::rename(const QString& name) {
+    const std::string n = name.trimmed().toStdString();
+    State after{m_scenario, !n.empty()};
+    after.scenario.name = n;
+    if (n.empty()) m_nameBasis.name.clear(); // cleared on purpose: no name comes back
+    State before{m_scenario, m_nameGiven};
+    if (after == before) return;
+    m_undo.push(new ScenarioCommand(this, std::move(before), std::move(after),
+                                    n.empty() ? tr("Clear the scenario's name")
+                                              : tr("Name the scenario"),
+                                    -1));
+}
+
+QString Explorer::labelFor(const Scenario& s) {
+    if (!s.name.empty()) return QString::fromStdString(s.name);
+    auto model = modelFor(s.model);
+    if (!model) return QString::fromStdString(s.model);
+    auto e = evaluate(s, m_presets, *model);
+    if (!e) return QString::fromStdString(model->id);
+    return describeInputs(s, *e);
 }
 
 Result<ModelSpec> Explorer::modelFor(const std::string& ref) {

@@ -24,6 +24,15 @@ namespace kvbe {
 
 namespace {
 
+// Model ids name the same model when their last parts match, case aside ("Llama-3.2-3B").
+bool sameModelIdImpl(const std::string& a, const std::string& b) {
+    auto last = [](const std::string& id) {
+        const QString s = QString::fromStdString(id);
+        return s.section(QLatin1Char('/'), -1).toLower();
+    };
+    return last(a) == last(b);
+}
+
 // Apart from the tier presets' colours, so a node's curve is not taken for a tier's.
 const QColor kNodeColors[] = {QColor("#8338ec"), QColor("#3a86ff"), QColor("#ff006e"),
                               QColor("#06a77d"), QColor("#ffbe0b"), QColor("#7f5539")};
@@ -31,7 +40,8 @@ const QColor kNodeColors[] = {QColor("#8338ec"), QColor("#3a86ff"), QColor("#ff0
 } // namespace
 
 FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
-    : QWidget(parent), m_explorer(explorer) {
+    : QWidget(parent), m_explorer(explorer),
+      m_ask([this](const Question& q) { return askWithMessageBox(this, q); }) {
     auto* v = new QVBoxLayout(this);
     v->setContentsMargins(4, 4, 4, 4);
     auto* buttons = new QHBoxLayout;
@@ -102,6 +112,7 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     auto* fv = new QVBoxLayout(fitBox);
     fv->setContentsMargins(0, 0, 0, 0);
     m_fitSummary = new QLabel(tr("Select a file and fit it to the scenario."), fitBox);
+    m_fitSummary->setObjectName(QStringLiteral("fitSummary"));
     m_fitSummary->setWordWrap(true);
     m_fitSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_residuals = new QTableWidget(0, 5, fitBox);
@@ -174,6 +185,10 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     updateButtons();
 }
 
+bool FleetPanel::sameModelId(const std::string& a, const std::string& b) {
+    return sameModelIdImpl(a, b);
+}
+
 bool FleetPanel::importPaths(const QStringList& paths) {
     if (!m_importer.start(paths)) return false;
     m_progress->setRange(0, 0);
@@ -220,23 +235,59 @@ void FleetPanel::updateMismatches() {
     m_warning->setVisible(!lines.isEmpty());
 }
 
+Result<Evaluation> FleetPanel::fitBasis(const Calibration& c, QString& said) {
+    const auto& r = m_explorer->result();
+    if (!r) return Error{"The scenario has no result to fit against"};
+    const std::string file = QFileInfo(QString::fromStdString(c.source)).fileName().toStdString();
+    Scenario s = m_explorer->scenario();
+    const std::string& scenarioModel = r->model().id;
+    // A node is fitted against the model it ran: its prefill times say nothing about another.
+    if (!c.model.empty() && !sameModelId(c.model, scenarioModel)) {
+        auto spec = m_explorer->modelFor(c.model);
+        if (!spec)
+            return Error{file + " was measured with model '" + c.model + "', which kvbe cannot read (" +
+                         spec.message() + "). Open that model's config.json as the scenario's model, then fit again."};
+        s.model = c.model;
+        s.paramsOverride.reset();
+        s.tensorParallel = 1;
+        said = tr("fitted against %1, the model %2 was measured with (the scenario uses %3; "
+                  "one GPU)")
+                   .arg(QString::fromStdString(spec->id), QString::fromStdString(file),
+                        QString::fromStdString(scenarioModel));
+    } else {
+        said = tr("fitted against %1%2")
+                   .arg(QString::fromStdString(scenarioModel),
+                        c.model.empty() ? tr(" (the file does not name its model: the scenario's)")
+                                        : QString());
+    }
+    if (c.kvDtype) s.kvDtype = c.kvDtype;
+    auto model = m_explorer->modelFor(s.model);
+    if (!model) return model.error();
+    auto e = evaluate(s, m_explorer->presets(), *model);
+    if (!e) return Error{file + ": cannot fit against " + model->id + ": " + e.message()};
+    return e;
+}
+
 Status FleetPanel::fitSelected() {
     const int row = selectedRow();
     if (row < 0) return Error{"Select an imported file to fit"};
-    const auto& r = m_explorer->result();
-    if (!r) return Error{"The scenario has no result to fit against"};
     const Calibration& c = m_model.at(row).calibration;
-    auto fit = fitCalibration(c, r->eval->cost.inputs(), r->eval->tiers);
+    QString against;
+    auto basis = fitBasis(c, against);
+    if (!basis) return basis.error();
+    auto fit = fitCalibration(c, basis->cost.inputs(), basis->tiers);
     if (!fit) return fit.error();
     m_fit = std::move(*fit);
     m_fitRow = row;
+    m_fitAgainst = against;
+    m_fitModel = basis->model.id;
     std::map<std::string, double> pstar;
     for (const auto& [n, p] : m_fit->breakevenPrefix)
         if (p) pstar[n] = std::ceil(*p);
     m_model.setFitted(row, m_fit->params, pstar);
 
-    CostInputs in = r->eval->cost.inputs();
-    if (m_fit->params.utilisation) in.utilisation = *m_fit->params.utilisation;
+    CostInputs in = basis->cost.inputs();
+    if (m_fit->params.utilisation) in.utilisation = std::min(1.0, *m_fit->params.utilisation);
     if (m_fit->params.rampHalfTokens) in.rampHalfTokens = m_fit->params.rampHalfTokens;
     m_fitCost.reset();
     if (auto cost = CostModel::create(in)) m_fitCost = std::move(*cost);
@@ -273,8 +324,39 @@ void FleetPanel::showFit() {
                                 .arg(t.bandwidthBps / t.amplification * 1e-9, 0, 'g', 4))
                  .arg(t.tFixedS * 1e3, 0, 'f', 2);
     s << tr("rms residual %1 %").arg(p.rmsRelativeResidual * 100, 0, 'f', 1);
+    s << m_fitAgainst.toHtmlEscaped();
+    if (!m_fit->unreliable.empty()) {
+        QStringList why;
+        for (const auto& u : m_fit->unreliable)
+            why << QString::fromStdString(u).toHtmlEscaped();
+        s << tr("<span style='color:#c1121f'><b>Unreliable:</b> %1. Adopting these values is not "
+                "advised.</span>")
+                 .arg(why.join(QStringLiteral("; ")));
+    }
     for (const auto& n : m_fit->notes)
         s << QString::fromStdString(n).toHtmlEscaped();
+    // p* = 0 reads as a mistake; it is what the fitted values say, and why is a sentence.
+    for (const auto& [n, t] : p.tiers) {
+        const auto it = m_fit->breakevenPrefix.find(n);
+        if (it == m_fit->breakevenPrefix.end() || !it->second || *it->second >= 1 || !m_fitCost)
+            continue;
+        const TierPath path{n, t.bandwidthBps, t.tFixedS, t.amplification};
+        const double load = m_fitCost->tLoad(path, 1) - t.tFixedS;
+        const double recompute = m_fitCost->tRecompute(1, 0);
+        s << tr("%1: p* = 0, loading pays from the first token: with t_fixed %2 ms a token's KV "
+                "loads in %3 µs at %4 GB/s, its recompute takes %5 µs at u = %6 %.%7")
+                 .arg(QString::fromStdString(n).toHtmlEscaped())
+                 .arg(t.tFixedS * 1e3, 0, 'g', 3)
+                 .arg(load * 1e6, 0, 'f', 2)
+                 .arg(path.effectiveBandwidthBps() * 1e-9, 0, 'g', 4)
+                 .arg(recompute * 1e6, 0, 'f', 2)
+                 .arg(m_fitCost->inputs().utilisation * 100, 0, 'f', 1)
+                 .arg(m_fit->fixedCostHeldAtZero.count(n)
+                          ? tr(" The fixed cost is 0 because the hits asked for %1 ms, held at 0: "
+                               "the file's own p* came from another fixed cost.")
+                                .arg(m_fit->fixedCostHeldAtZero.at(n) * 1e3, 0, 'g', 3)
+                          : QString());
+    }
     m_fitSummary->setText(s.join(QStringLiteral("<br>")));
     m_residuals->setRowCount(int(m_fit->residuals.size()));
     for (int i = 0; i < int(m_fit->residuals.size()); ++i) {
@@ -289,10 +371,73 @@ void FleetPanel::showFit() {
     }
 }
 
+QStringList FleetPanel::adoptChanges(const Scenario& from, const Scenario& to) {
+    QStringList lines;
+    auto num = [](double v) { return QString::number(v, 'g', 4); };
+    if (from.utilisation != to.utilisation)
+        lines << tr("utilisation: %1 % → %2 %")
+                     .arg(QString::number(from.utilisation * 100, 'g', 3),
+                          QString::number(to.utilisation * 100, 'g', 3));
+    if (from.rampHalfTokens != to.rampHalfTokens)
+        lines << tr("ramp n_half: %1 → %2")
+                     .arg(from.rampHalfTokens ? tr("%1 tokens").arg(num(*from.rampHalfTokens)) : tr("none"),
+                          to.rampHalfTokens ? tr("%1 tokens").arg(num(*to.rampHalfTokens)) : tr("none"));
+    for (size_t i = 0; i < from.tiers.size() && i < to.tiers.size(); ++i) {
+        const auto &a = from.tiers[i], &b = to.tiers[i];
+        const QString name = QString::fromStdString(a.name);
+        if (a.bandwidthGBps != b.bandwidthGBps)
+            lines << tr("%1 bandwidth: %2 GB/s → %3 GB/s").arg(name, num(a.bandwidthGBps), num(b.bandwidthGBps));
+        if (a.tFixedMs != b.tFixedMs)
+            lines << tr("%1 t_fixed: %2 ms → %3 ms").arg(name, num(a.tFixedMs), num(b.tFixedMs));
+        if (a.staging != b.staging)
+            lines << tr("%1 staging: %2 → %3")
+                         .arg(name, QString::fromStdString(std::string(toString(a.staging))),
+                              QString::fromStdString(std::string(toString(b.staging))));
+        if (a.amplification != b.amplification)
+            lines << tr("%1 amplification: %2 → %3").arg(name, num(a.amplification), num(b.amplification));
+        if (a.measured != b.measured)
+            lines << tr("%1: its %2 measured transfers are replaced by the fitted values")
+                         .arg(name)
+                         .arg(a.measured.size());
+    }
+    return lines;
+}
+
 Status FleetPanel::adoptFitted() {
     if (!m_fit) return Error{"Fit a file first"};
-    m_explorer->setScenario(adoptFit(m_explorer->scenario(), m_fit->params));
-    emit message(tr("Adopted the fitted values into the scenario"));
+    const Scenario& now = m_explorer->scenario();
+    const Scenario next = adoptFit(now, m_fit->params);
+    const QStringList changes = adoptChanges(now, next);
+    if (changes.isEmpty()) {
+        emit message(tr("The fitted values are the scenario's already: nothing to adopt"));
+        return Ok{};
+    }
+    Question q;
+    q.title = tr("Adopt fitted values");
+    q.text = tr("Adopt the values fitted to %1 into the scenario?")
+                 .arg(QFileInfo(QString::fromStdString(m_model.at(m_fitRow).calibration.source)).fileName());
+    QStringList details = changes;
+    if (!m_fit->unreliable.empty()) {
+        details << QString() << tr("This fit is unreliable:");
+        for (const auto& u : m_fit->unreliable)
+            details << QString::fromStdString(u);
+    }
+    const auto& r = m_explorer->result();
+    if (r && !sameModelId(m_fitModel, r->model().id))
+        details << QString()
+                << tr("The fit is of %1; the scenario uses %2, whose utilisation may differ.")
+                       .arg(QString::fromStdString(m_fitModel), QString::fromStdString(r->model().id));
+    details << QString() << tr("Edit > Undo takes it back.");
+    q.details = details.join(QLatin1Char('\n'));
+    q.buttons = QMessageBox::Yes | QMessageBox::No;
+    q.defaultButton = m_fit->unreliable.empty() ? QMessageBox::Yes : QMessageBox::No;
+    q.unattended = QMessageBox::No;
+    if (m_ask(q) != QMessageBox::Yes) {
+        emit message(tr("Not adopted: the scenario is unchanged"));
+        return Ok{};
+    }
+    m_explorer->edit(next, tr("Adopt fitted values"));
+    emit message(tr("Adopted the fitted values into the scenario (Edit > Undo takes them back)"));
     return Ok{};
 }
 

@@ -5,6 +5,7 @@
 #include "kvbe/json_text.h"
 #include "kvbe/ui/chart_export.h"
 #include "kvbe/ui/chart_factory.h"
+#include "kvbe/ui/fleet_panel.h"
 #include "kvbe/ui/frontier_chart.h"
 #include "kvbe/ui/measured_import.h"
 #include "kvbe/ui/scenario_panel.h"
@@ -47,8 +48,8 @@ Error fail(const QString& m) {
 } // namespace
 
 MainWindow::MainWindow(Presets presets, QWidget* parent)
-    : QMainWindow(parent), m_explorer(std::move(presets)) {
-    setWindowTitle(tr("kvbe: KV offload break-even explorer"));
+    : QMainWindow(parent), m_explorer(std::move(presets)), m_ask(askWithMessageBox) {
+    setWindowTitle(tr("kvbe: KV offload break-even explorer[*]"));
     setAcceptDrops(true);
 
     m_tabs = new QTabWidget(this);
@@ -119,11 +120,13 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
 
     buildActions();
     buildMeasured();
+    setAsk(nullptr);
     connect(&m_explorer, &Explorer::computed, this, [this] {
         updateTierChoices();
         refreshCharts(false);
         updateTitle();
     });
+    connect(&m_explorer, &Explorer::scenarioChanged, this, &MainWindow::updateTitle);
     connect(&m_explorer, &Explorer::failed, this,
             [this](const QString& m) { statusBar()->showMessage(m); });
     // Pins change by a click, not per frame: every chart follows at once.
@@ -175,12 +178,7 @@ void MainWindow::buildActions() {
     file->addAction(tr("Save scenario &as…"), this, [this] { save(true); })
         ->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
-    file->addAction(tr("&Reset to the default scenario"), this, [this] {
-        if (auto s = defaultScenario(m_explorer.presets())) {
-            m_file.clear();
-            m_explorer.setScenario(*s);
-        }
-    });
+    file->addAction(tr("&Reset to the default scenario"), this, [this] { resetToDefault(); });
     // The scenarios shipped in resources/scenarios/, by name: the default and the one fitted to
     // the study's published figures.
     auto* builtin = file->addMenu(tr("&Built-in scenarios"));
@@ -188,8 +186,7 @@ void MainWindow::buildActions() {
         for (const auto& named : *all) {
             const Scenario s = named.scenario;
             builtin->addAction(QString::fromStdString(named.name), this, [this, s] {
-                m_file.clear();
-                m_explorer.setScenario(s);
+                if (maybeKeepChanges(tr("opening a built-in scenario"))) startOver(s, QString());
             });
         }
     } else {
@@ -198,6 +195,18 @@ void MainWindow::buildActions() {
     }
     file->addSeparator();
     file->addAction(tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
+
+    // Every scenario edit (controls, adopted fits, measured tiers) is one undo step.
+    auto* editMenu = menuBar()->addMenu(tr("&Edit"));
+    m_undoAction = m_explorer.undoStack()->createUndoAction(this, tr("&Undo"));
+    m_undoAction->setShortcuts({QKeySequence::Undo, QKeySequence(Qt::CTRL | Qt::Key_Z)});
+    m_redoAction = m_explorer.undoStack()->createRedoAction(this, tr("&Redo"));
+    m_redoAction->setShortcuts(
+        {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    editMenu->addAction(m_undoAction);
+    editMenu->addAction(m_redoAction);
+    addAction(m_undoAction);
+    addAction(m_redoAction);
 
     auto* exp = menuBar()->addMenu(tr("&Export"));
     auto* png =
@@ -312,7 +321,80 @@ void MainWindow::updateTierChoices() {
 
 void MainWindow::updateTitle() {
     const QString name = m_file.isEmpty() ? tr("unsaved scenario") : QFileInfo(m_file).fileName();
-    setWindowTitle(tr("%1 · kvbe").arg(name));
+    // [*]: Qt shows the "*" where the window is modified.
+    setWindowTitle(tr("%1[*] · kvbe").arg(name));
+    setWindowModified(hasUnsavedChanges());
+}
+
+bool MainWindow::hasUnsavedChanges() const {
+    return m_explorer.scenario() != m_saved;
+}
+
+void MainWindow::setAsk(AskFn ask) {
+    m_ask = ask ? std::move(ask) : AskFn(askWithMessageBox);
+    m_fleetPanel->setAsk([this](const Question& q) { return this->ask(q); });
+}
+
+QMessageBox::StandardButton MainWindow::ask(const Question& q) {
+    return m_ask(this, q);
+}
+
+bool MainWindow::maybeKeepChanges(const QString& doing) {
+    if (!hasUnsavedChanges()) return true;
+    Question q;
+    q.title = tr("Unsaved changes");
+    q.text = m_file.isEmpty()
+                 ? tr("The scenario has changes that are not saved. Save them before %1?").arg(doing)
+                 : tr("%1 has changes that are not saved. Save them before %2?")
+                       .arg(QFileInfo(m_file).fileName(), doing);
+    q.buttons = QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel;
+    q.defaultButton = QMessageBox::Save;
+    q.unattended = QMessageBox::Cancel;
+    switch (ask(q)) {
+    case QMessageBox::Save:
+        save(false);
+        return !hasUnsavedChanges(); // a save that was cancelled or failed keeps them
+    case QMessageBox::Discard:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool MainWindow::resetToDefault() {
+    auto s = defaultScenario(m_explorer.presets());
+    if (!s) {
+        reportError(QString::fromStdString(s.message()));
+        return false;
+    }
+    if (!maybeKeepChanges(tr("resetting to the default scenario"))) return false;
+    startOver(*s, QString());
+    return true;
+}
+
+void MainWindow::startOver(const Scenario& s, const QString& file) {
+    m_file = file;
+    m_saved = s;
+    m_explorer.setScenario(s, isUserName(s));
+    updateTitle();
+}
+
+bool MainWindow::isUserName(const Scenario& s) {
+    if (s.name.empty()) return false;
+    Scenario unnamed = s;
+    unnamed.name.clear();
+    // A name that only says what the inputs say is a description (written by Save where the
+    // user gave none), and the shipped scenarios' names describe their inputs too.
+    if (QString::fromStdString(s.name) == m_explorer.labelFor(unnamed)) return false;
+    if (auto d = defaultScenario(m_explorer.presets()); d && d->name == s.name) return false;
+    if (auto all = builtinScenarios(m_explorer.presets()))
+        for (const auto& named : *all)
+            if (named.scenario.name == s.name || named.name == s.name) return false;
+    return true;
+}
+
+QString MainWindow::proposedPinLabel() const {
+    return const_cast<Explorer&>(m_explorer).labelFor(m_explorer.scenario());
 }
 
 Status MainWindow::openFile(const QString& path) {
@@ -322,10 +404,8 @@ Status MainWindow::openFile(const QString& path) {
         auto s = loadScenario(path.toStdString(), m_explorer.presets());
         if (!s) return s.error();
         if (auto m = m_explorer.loadModel(s->model); !m) return m.error();
-        m_file = path;
-        m_explorer.setScenario(*s);
+        startOver(*s, path);
         addRecent(path);
-        updateTitle();
         return Ok{};
     }
     // Anything else is taken for a model's config.json.
@@ -336,17 +416,19 @@ Status MainWindow::openFile(const QString& path) {
 
 Status MainWindow::saveScenario(const QString& path) {
     Scenario s = m_explorer.scenario();
-    if (s.name.empty())
-        s.name = QFileInfo(path).completeBaseName().remove(QStringLiteral(".kvbe")).toStdString();
+    // Unnamed, the file carries the label its inputs make: what legends and exports show.
+    if (s.name.empty()) s.name = m_explorer.labelFor(s).toStdString();
     auto st = kvbe::saveScenario(path.toStdString(), s);
     if (!st) return st;
     m_file = path;
+    m_saved = m_explorer.scenario();
     addRecent(path);
     updateTitle();
     return Ok{};
 }
 
 void MainWindow::open() {
+    if (!maybeKeepChanges(tr("opening another scenario"))) return;
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open a scenario or a model's config.json"), QString(),
         tr("Scenarios and configs (*.kvbe.json *.json);;All files (*)"));
@@ -413,8 +495,9 @@ void MainWindow::askPin() {
     const auto& r = m_explorer.result();
     if (!r) return;
     bool ok = false;
-    const QString label = QInputDialog::getText(
-        this, tr("Pin scenario"), tr("Label for the overlay:"), QLineEdit::Normal, r->label, &ok);
+    const QString label =
+        QInputDialog::getText(this, tr("Pin scenario"), tr("Label for the overlay:"),
+                              QLineEdit::Normal, proposedPinLabel(), &ok);
     if (ok) pinCurrent(label);
 }
 
@@ -551,7 +634,18 @@ void MainWindow::restoreSettings() {
         m_file.clear();
         if (auto s = defaultScenario(presets)) scenario = *s;
     }
-    if (scenario) m_explorer.setScenario(*scenario);
+    // The baseline of the unsaved marker: the file as it is on disk, or the default scenario
+    // for one never saved. Changes kept from the last session show as unsaved.
+    m_saved = scenario ? *scenario : Scenario{};
+    if (!m_file.isEmpty()) {
+        if (auto onDisk = loadScenario(m_file.toStdString(), presets))
+            m_saved = *onDisk;
+        else
+            m_file.clear();
+    } else if (auto d = defaultScenario(presets)) {
+        m_saved = *d;
+    }
+    if (scenario) m_explorer.setScenario(*scenario, isUserName(*scenario));
     // Computed now rather than on the frame timer, so the first frame already shows the charts.
     m_explorer.recomputeNow();
     updateTitle();
@@ -572,6 +666,26 @@ void MainWindow::saveSettings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+    // Offscreen, where nobody can answer, the window closes and the session keeps the changes
+    // (they come back marked unsaved): nothing is written to the file unasked.
+    Question q;
+    if (hasUnsavedChanges()) {
+        q.title = tr("Unsaved changes");
+        q.text = m_file.isEmpty()
+                     ? tr("The scenario has changes that are not saved. Save them before quitting?")
+                     : tr("%1 has changes that are not saved. Save them before quitting?")
+                           .arg(QFileInfo(m_file).fileName());
+        q.buttons = QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel;
+        q.defaultButton = QMessageBox::Save;
+        q.unattended = QMessageBox::Discard;
+        q.details = tr("Without saving, the file stays as it is; the window brings these changes "
+                       "back next time, marked unsaved.");
+        const auto answer = ask(q);
+        if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && (save(false), hasUnsavedChanges()))) {
+            e->ignore();
+            return;
+        }
+    }
     saveSettings();
     QMainWindow::closeEvent(e);
 }

@@ -67,6 +67,28 @@ void MainWindow::buildMeasured() {
     m_probeDock->setWidget(m_probePanel);
     addDockWidget(Qt::BottomDockWidgetArea, m_probeDock);
     connect(m_probePanel, &ProbePanel::runStarted, this, &MainWindow::connectRun);
+    connect(m_probePanel, &ProbePanel::tierRowChosen, this,
+            [this](int run, double gbps, const QString& setting) {
+                auto& r = m_liveRuns[run];
+                if (!r.inScenario) return;
+                r.why = tr("You chose %1 (%2 GB/s) for the tier.").arg(setting).arg(gbps, 0, 'f', 2);
+                m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
+                                                 r.name.toStdString(), r.probe, gbps, run),
+                                tr("Tier %1 from %2").arg(r.name, setting));
+                m_probePanel->markTierRow(run, gbps, r.why);
+            });
+    // The marked row follows the scenario's tier through undo and redo.
+    connect(&m_explorer, &Explorer::scenarioChanged, this, [this] {
+        for (const auto& [run, r] : m_liveRuns) {
+            if (!r.inScenario) continue;
+            double gbps = 0;
+            for (const auto& t : m_explorer.scenario().tiers)
+                if (QString::fromStdString(t.name) == r.name) gbps = t.bandwidthGBps;
+            m_probePanel->markTierRow(run, gbps);
+        }
+    });
+    connect(m_probePanel, &ProbePanel::keepRequested, this,
+            [this](int run) { addMeasuredTier(run, m_liveRuns[run].name); });
 
     m_fleetPanel = new FleetPanel(&m_explorer);
     m_fleetDock = new QDockWidget(tr("Fleet"), this);
@@ -135,11 +157,18 @@ bool MainWindow::importCalibrations(const QStringList& paths) {
 }
 
 QString MainWindow::measuredTierName(int run) const {
-    const auto it = m_measuredTiers.find(run);
-    return it == m_measuredTiers.end() ? QString() : it->second.first;
+    const auto it = m_liveRuns.find(run);
+    return it == m_liveRuns.end() || !it->second.inScenario ? QString() : it->second.name;
 }
 
+// A run's bandwidth is data only once the run has finished: until then it is drawn as
+// provisional (dashed, "running"); a stopped or failed run's partial best joins the scenario
+// only when the user keeps it.
 void MainWindow::connectRun(int index, ProbeRunner* runner, const QString& probe) {
+    LiveRun live;
+    live.probe = probe;
+    live.name = tr("%1 #%2, measured").arg(probe).arg(index + 1);
+    m_liveRuns[index] = live;
     connect(runner, &ProbeRunner::point, this, [this, index, probe](const nlohmann::json& p) {
         const std::string series = p.value("series", std::string());
         const double x = p.value("x", 0.0), y = p.value("y", 0.0);
@@ -149,20 +178,67 @@ void MainWindow::connectRun(int index, ProbeRunner* runner, const QString& probe
         if ((series == "t_prefill_s" || series == "ttft_cold_s") && x > 0 && y > 0)
             applyPrefill(index, probe, x, y);
     });
+    connect(runner, &ProbeRunner::progress, this, [this, index](double f, const QString&) {
+        auto& run = m_liveRuns[index];
+        run.fraction = f;
+        if (run.best > 0) showProvisional(index);
+    });
     connect(runner, &ProbeRunner::finished, this,
-            [this, probe](ProbeRunner::Outcome, const QString& message) {
+            [this, index, probe](ProbeRunner::Outcome o, const QString& message) {
                 statusBar()->showMessage(tr("%1: %2").arg(probe, message), 8000);
+                finishRun(index, o);
             });
 }
 
-void MainWindow::applyBandwidth(int run, const QString& probe, double gbps) {
-    auto& [name, best] = m_measuredTiers[run];
-    if (name.isEmpty()) name = tr("%1 #%2, measured").arg(probe).arg(run + 1);
+void MainWindow::applyBandwidth(int run, const QString&, double gbps) {
+    auto& r = m_liveRuns[run];
     // The best rate so far: the block size and queue depth a cache loader would choose.
-    if (gbps <= best) return;
-    best = gbps;
-    m_explorer.setScenario(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
-                                            name.toStdString(), probe, gbps, run));
+    if (gbps <= r.best) return;
+    r.best = gbps;
+    showProvisional(run);
+}
+
+void MainWindow::showProvisional(int run) {
+    const auto& r = m_liveRuns[run];
+    static_cast<BreakevenChart*>(chart(QStringLiteral("breakeven")))
+        ->setProvisional({run,
+                          tr("%1 #%2: running, %3 % · %4 GB/s so far (provisional)")
+                              .arg(r.probe)
+                              .arg(run + 1)
+                              .arg(int(r.fraction * 100))
+                              .arg(r.best, 0, 'g', 4),
+                          r.best});
+}
+
+void MainWindow::finishRun(int run, ProbeRunner::Outcome outcome) {
+    auto& r = m_liveRuns[run];
+    static_cast<BreakevenChart*>(chart(QStringLiteral("breakeven")))->clearProvisional(run);
+    if (!(r.best > 0)) return;
+    if (outcome == ProbeRunner::Outcome::Succeeded) {
+        addMeasuredTier(run, r.name);
+        m_probePanel->markTierRow(
+            run, r.best,
+            tr("The tier takes the marked row, %1 GB/s: the highest sustained rate of the run (the "
+               "median over its measured windows), the setting a cache loader would choose. Select "
+               "another row to use its rate instead.")
+                .arg(r.best, 0, 'f', 2));
+        return;
+    }
+    m_probePanel->offerKeep(
+        run, tr("partial result (best %1 GB/s at %2 %) not used").arg(r.best, 0, 'g', 4).arg(int(r.fraction * 100)));
+    r.name = tr("%1 #%2, %3 at %4 %")
+                 .arg(r.probe)
+                 .arg(run + 1)
+                 .arg(outcome == ProbeRunner::Outcome::Stopped ? tr("stopped") : tr("failed"))
+                 .arg(int(r.fraction * 100));
+}
+
+void MainWindow::addMeasuredTier(int run, const QString& name) {
+    auto& r = m_liveRuns[run];
+    r.inScenario = true;
+    m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(), name.toStdString(),
+                                     r.probe, r.best, run),
+                    tr("Measured tier %1").arg(name));
 }
 
 void MainWindow::applyPrefill(int run, const QString& probe, double tokens, double seconds) {

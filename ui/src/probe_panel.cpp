@@ -10,7 +10,11 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QHeaderView>
 #include <QSpinBox>
+#include <QTableWidget>
+
+#include "kvbe/units.h"
 #include <QVBoxLayout>
 
 namespace kvbe {
@@ -18,6 +22,15 @@ namespace kvbe {
 namespace {
 bool isDrive(const QString& p) {
     return p.startsWith(QLatin1String("nvme-"));
+}
+constexpr int kGbpsRole = Qt::UserRole + 1;
+enum Column { TierColumn, SizeColumn, QdColumn, GbpsColumn, IopsColumn, P50Column, P99Column, Columns };
+QString micros(const nlohmann::json& meta, const char* key) {
+    const auto it = meta.find(key);
+    if (it == meta.end() || !it->is_number()) return QString();
+    const double us = it->get<double>();
+    return us >= 1000 ? QStringLiteral("%1 ms").arg(us / 1000, 0, 'f', 2)
+                      : QStringLiteral("%1 µs").arg(us, 0, 'f', 0);
 }
 } // namespace
 
@@ -239,18 +252,65 @@ ProbeRunner* ProbePanel::run() {
     auto* bar = new QProgressBar(row);
     bar->setRange(0, 1000);
     auto* cancel = new QPushButton(tr("Cancel"), row);
+    auto* keep = new QPushButton(tr("Keep as a tier"), row);
+    keep->setObjectName(QStringLiteral("keepRun%1").arg(m_runs.size()));
+    keep->setToolTip(tr("Add this run's partial result to the scenario as a tier, named for what "
+                        "it is"));
+    keep->hide();
     line->addWidget(bar, 1);
     line->addWidget(cancel);
+    line->addWidget(keep);
     auto* status = new QLabel(tr("starting"), row);
     status->setWordWrap(true);
     status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // The run's table, as the CLI prints it: filled as the points arrive.
+    auto* results = new QTableWidget(0, Columns, row);
+    results->setObjectName(QStringLiteral("runResults%1").arg(m_runs.size()));
+    results->setHorizontalHeaderLabels({tr("Tier"), tr("Block / size"), tr("QD"), tr("GB/s"),
+                                        tr("IOPS"), tr("p50"), tr("p99")});
+    results->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    results->verticalHeader()->hide();
+    results->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    results->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    results->setSelectionBehavior(QAbstractItemView::SelectRows);
+    results->setSelectionMode(QAbstractItemView::SingleSelection);
+    results->setMinimumHeight(6 * (fontMetrics().height() + 4));
+    results->hide();
+    auto* why = new QLabel(row);
+    why->setObjectName(QStringLiteral("runTierWhy%1").arg(m_runs.size()));
+    why->setWordWrap(true);
+    why->hide();
+    auto* useRow = new QPushButton(tr("Use selected row as the tier"), row);
+    useRow->setObjectName(QStringLiteral("useRow%1").arg(m_runs.size()));
+    useRow->hide();
     v->addWidget(title);
     v->addLayout(line);
     v->addWidget(status);
+    v->addWidget(results);
+    v->addWidget(why);
+    v->addWidget(useRow, 0, Qt::AlignLeft);
     m_history->insertWidget(0, row);
     if (m_runs.empty()) m_history->itemAt(1)->widget()->hide(); // the "runs appear here" hint
 
-    m_runs.push_back({runner, bar, status, cancel});
+    m_runs.push_back({runner, bar, status, cancel, keep, results, why, useRow});
+    const int index = int(m_runs.size()) - 1;
+    connect(runner, &ProbeRunner::point, row,
+            [this, index](const nlohmann::json& p) { addResultRow(m_runs[size_t(index)], p); });
+    connect(useRow, &QPushButton::clicked, this, [this, index, results] {
+        const auto rows = results->selectionModel()->selectedRows();
+        if (rows.isEmpty()) return;
+        const int r = rows.front().row();
+        emit tierRowChosen(index, results->item(r, GbpsColumn)->data(kGbpsRole).toDouble(),
+                           results->item(r, SizeColumn)->text() +
+                               (results->item(r, QdColumn)->text().isEmpty()
+                                    ? QString()
+                                    : tr(", QD %1").arg(results->item(r, QdColumn)->text())));
+    });
+    connect(keep, &QPushButton::clicked, this, [this, keep, index] {
+        keep->setEnabled(false);
+        keep->setText(tr("Kept"));
+        emit keepRequested(index);
+    });
     connect(cancel, &QPushButton::clicked, runner, &ProbeRunner::cancel);
     connect(runner, &ProbeRunner::progress, row, [bar, status](double f, const QString& stage) {
         bar->setValue(int(f * 1000));
@@ -273,6 +333,61 @@ ProbeRunner* ProbePanel::run() {
     emit runStarted(int(m_runs.size()) - 1, runner, args.front());
     runner->start(args);
     return runner;
+}
+
+void ProbePanel::offerKeep(int i, const QString& sentence) {
+    if (i < 0 || i >= int(m_runs.size())) return;
+    auto& r = m_runs[size_t(i)];
+    r.status->setText(r.status->text() + QStringLiteral(" · ") + sentence);
+    r.keep->show();
+}
+
+void ProbePanel::addResultRow(Run& run, const nlohmann::json& p) {
+    // Rates only: a GPU prefill's seconds are drawn on the TTFT chart.
+    if (p.value("unit", std::string()) != "GB/s") return;
+    const double gbps = p.value("y", 0.0);
+    const auto meta = p.value("meta", nlohmann::json::object());
+    const double bytes = p.value("x", 0.0);
+    auto* t = run.results;
+    const int r = t->rowCount();
+    t->insertRow(r);
+    const double iops = meta.value("iops", 0.0);
+    const QStringList cells{
+        QString(),
+        QString::fromStdString(formatBytes(bytes)) +
+            (meta.value("kv_block", false) ? tr(" (KV block)") : QString()),
+        meta.contains("queue_depth") ? QString::number(meta.value("queue_depth", 0)) : QString(),
+        QString::number(gbps, 'f', 2),
+        iops > 0 ? QString::number(iops, 'f', 0) : QString(),
+        micros(meta, "p50_us"),
+        micros(meta, "p99_us")};
+    for (int c = 0; c < Columns; ++c) {
+        auto* item = new QTableWidgetItem(cells[c]);
+        if (c >= QdColumn) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        t->setItem(r, c, item);
+    }
+    t->item(r, GbpsColumn)->setData(kGbpsRole, gbps);
+    t->show();
+}
+
+void ProbePanel::markTierRow(int i, double gbps, const QString& why) {
+    if (i < 0 || i >= int(m_runs.size())) return;
+    auto& run = m_runs[size_t(i)];
+    auto* t = run.results;
+    bool marked = false;
+    for (int r = 0; r < t->rowCount(); ++r) {
+        const bool is = !marked && gbps > 0 && t->item(r, GbpsColumn)->data(kGbpsRole).toDouble() == gbps;
+        marked = marked || is;
+        t->item(r, TierColumn)->setText(is ? tr("✓ tier") : QString());
+        for (int c = 0; c < Columns; ++c) {
+            QFont f = t->item(r, c)->font();
+            f.setBold(is);
+            t->item(r, c)->setFont(f);
+        }
+    }
+    if (!why.isEmpty()) run.why->setText(why);
+    run.why->setVisible(marked && !run.why->text().isEmpty());
+    run.useRow->setVisible(marked && t->rowCount() > 1);
 }
 
 QString ProbePanel::runStatus(int i) const {

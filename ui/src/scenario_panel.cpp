@@ -12,6 +12,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
 #include <QSlider>
@@ -26,6 +27,8 @@ namespace kvbe {
 
 namespace {
 constexpr int kOpenConfigRole = Qt::UserRole + 1;
+// Undo merge keys: a drag of a slider or the keystrokes of one field are one undo step.
+enum { kMergeUtil = 1, kMergeFraction, kMergePeak, kMergeLengths, kMergeSweep };
 const char* const kKvDtypes[] = {"bf16", "fp16", "fp8", "int8", "fp32"};
 
 QSlider* percentSlider(int min, int max, QWidget* parent) {
@@ -39,6 +42,14 @@ QSlider* percentSlider(int min, int max, QWidget* parent) {
 ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     : QWidget(parent), m_explorer(explorer) {
     auto* outer = new QVBoxLayout(this);
+
+    auto* nameRow = new QFormLayout;
+    m_name = new QLineEdit(this);
+    m_name->setToolTip(tr("The label of this scenario in legends, pins and exports. Left empty, "
+                          "it is described from its inputs and follows them"));
+    m_name->setClearButtonEnabled(true);
+    nameRow->addRow(tr("Name"), m_name);
+    outer->addLayout(nameRow);
 
     auto* modelBox = new QGroupBox(tr("Model"), this);
     auto* mf = new QFormLayout(modelBox);
@@ -168,22 +179,29 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
 
     fillModels();
 
+    connect(m_name, &QLineEdit::editingFinished, this, [this] {
+        if (m_showing || m_name->text().trimmed() == currentLabelName()) return;
+        m_applying = true;
+        m_explorer->rename(m_name->text());
+        m_applying = false;
+        updateName();
+    });
     connect(m_model, &QComboBox::activated, this, &ScenarioPanel::onModelActivated);
     connect(m_kvDtype, &QComboBox::activated, this, [this] {
         const QString d = m_kvDtype->currentData().toString();
-        edit([&](Scenario& s) {
+        edit(tr("KV dtype"), [&](Scenario& s) {
             s.kvDtype = d.isEmpty() ? std::nullopt : parseKvDtype(d.toStdString());
         });
     });
     connect(m_stateDtype, &QComboBox::activated, this, [this] {
         const QString d = m_stateDtype->currentData().toString();
-        edit([&](Scenario& s) {
+        edit(tr("State dtype"), [&](Scenario& s) {
             s.stateDtype = d.isEmpty() ? std::nullopt : parseKvDtype(d.toStdString());
         });
     });
     connect(m_gpu, &QComboBox::activated, this, [this] {
         const QString key = m_gpu->currentData().toString();
-        edit([&](Scenario& s) {
+        edit(tr("GPU"), [&](Scenario& s) {
             s.gpu = key.toStdString();
             // A preset brings its own peak; a custom GPU keeps the one shown.
             if (!key.isEmpty())
@@ -194,30 +212,30 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
         showScenario();
     });
     connect(m_peak, &NumberField::valueEdited, this,
-            [this](double v) { edit([&](Scenario& s) { s.peakTflops = v; }); });
+            [this](double v) { edit(tr("Peak"), [&](Scenario& s) { s.peakTflops = v; }, kMergePeak); });
     connect(m_computeDtype, &QComboBox::activated, this, [this] {
         const QString d = m_computeDtype->currentData().toString();
-        edit([&](Scenario& s) { s.computeDtype = d.toStdString(); });
+        edit(tr("Compute dtype"), [&](Scenario& s) { s.computeDtype = d.toStdString(); });
         showScenario();
     });
     connect(m_util, &QSlider::valueChanged, this, [this](int v) {
         m_utilLabel->setText(QStringLiteral("%1 %").arg(v));
-        edit([&](Scenario& s) { s.utilisation = v / 100.0; });
+        edit(tr("Utilisation"), [&](Scenario& s) { s.utilisation = v / 100.0; }, kMergeUtil);
     });
     connect(m_flopModel, &QComboBox::activated, this, [this] {
         const auto m = parseFlopModel(m_flopModel->currentData().toString().toStdString());
-        edit([&](Scenario& s) { s.flopModel = m.value_or(FlopModel::Simple); });
+        edit(tr("FLOP model"), [&](Scenario& s) { s.flopModel = m.value_or(FlopModel::Simple); });
     });
     connect(m_tp, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (i < 0) return;
         const int v = m_tp->itemData(i).toInt();
-        if (v >= 1) edit([&](Scenario& s) { s.tensorParallel = v; });
+        if (v >= 1) edit(tr("Tensor parallel"), [&](Scenario& s) { s.tensorParallel = v; });
     });
     connect(m_sharedPath, &QCheckBox::toggled, this,
-            [this](bool on) { edit([&](Scenario& s) { s.sharedPath = on; }); });
+            [this](bool on) { edit(tr("Shared storage path"), [&](Scenario& s) { s.sharedPath = on; }); });
     connect(m_tiers, &TierTableModel::tiersEdited, this, [this] {
         showMessage(QString());
-        edit([&](Scenario& s) { s.tiers = m_tiers->tiers(); });
+        edit(tr("Tiers"), [&](Scenario& s) { s.tiers = m_tiers->tiers(); });
     });
     connect(m_tiers, &TierTableModel::rejected, this, &ScenarioPanel::showMessage);
     connect(remove, &QPushButton::clicked, this, [this] {
@@ -230,7 +248,7 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     connect(colour, &QPushButton::clicked, this, &ScenarioPanel::pickTierColour);
     connect(m_fraction, &QSlider::valueChanged, this, [this](int v) {
         m_fractionLabel->setText(QStringLiteral("%1 %").arg(v));
-        edit([&](Scenario& s) { s.cachedFraction = v / 100.0; });
+        edit(tr("Cached fraction"), [&](Scenario& s) { s.cachedFraction = v / 100.0; }, kMergeFraction);
     });
     auto lengths = [this] {
         const auto lo = m_minTokens->value(), hi = m_maxTokens->value();
@@ -242,23 +260,29 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
             return;
         }
         showMessage(QString());
-        edit([&](Scenario& s) {
+        edit(tr("Prompt lengths"), [&](Scenario& s) {
             s.lengths.minTokens = *lo;
             s.lengths.maxTokens = *hi;
-        });
+        }, kMergeLengths);
     };
     connect(m_minTokens, &NumberField::valueEdited, this, lengths);
     connect(m_maxTokens, &NumberField::valueEdited, this, lengths);
     connect(m_logLengths, &QCheckBox::toggled, this,
-            [this](bool on) { edit([&](Scenario& s) { s.lengths.log = on; }); });
+            [this](bool on) { edit(tr("Length axis"), [&](Scenario& s) { s.lengths.log = on; }); });
     connect(m_sweepTokens, &NumberField::valueEdited, this,
-            [this](double v) { edit([&](Scenario& s) { s.sweepTokens = v; }); });
+            [this](double v) { edit(tr("Model-size N"), [&](Scenario& s) { s.sweepTokens = v; }, kMergeSweep); });
 
     connect(m_explorer, &Explorer::scenarioChanged, this, [this] {
         if (!m_applying) showScenario();
     });
+    // A drag, or the typing in one field, ends: the next change is a new undo step.
+    for (QSlider* sl : {m_util, m_fraction})
+        connect(sl, &QSlider::sliderReleased, m_explorer, &Explorer::endMerge);
+    for (NumberField* f : {m_peak, m_minTokens, m_maxTokens, m_sweepTokens})
+        connect(f->edit(), &QLineEdit::editingFinished, m_explorer, &Explorer::endMerge);
     connect(m_explorer, &Explorer::computed, this, [this] {
         if (m_message->property("evaluation").toBool()) showMessage(QString());
+        updateName();
         updateSummary();
     });
     connect(m_explorer, &Explorer::failed, this, [this](const QString& msg) {
@@ -268,13 +292,14 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     showScenario();
 }
 
-template <class F> void ScenarioPanel::edit(F&& change) {
+template <class F> void ScenarioPanel::edit(const QString& what, F&& change, int mergeKey) {
     if (m_showing) return;
     Scenario s = m_explorer->scenario();
     change(s);
     m_applying = true;
-    m_explorer->setScenario(s);
+    m_explorer->edit(s, what, mergeKey);
     m_applying = false;
+    updateName();
 }
 
 void ScenarioPanel::fillModels() {
@@ -315,7 +340,7 @@ bool ScenarioPanel::selectModel(const QString& ref) {
         for (int v : validTensorParallelSizes(*spec))
             if (v <= oldTp) tp = v;
     }
-    edit([&](Scenario& s) {
+    edit(tr("Model"), [&](Scenario& s) {
         s.model = ref.toStdString();
         s.paramsOverride.reset();
         s.tensorParallel = tp;
@@ -426,6 +451,21 @@ void ScenarioPanel::showScenario() {
     m_logLengths->setChecked(s.lengths.log);
     m_sweepTokens->setValue(s.sweepTokens);
     m_showing = false;
+    updateName();
+}
+
+QString ScenarioPanel::currentLabelName() const {
+    return m_explorer->nameGiven() ? QString::fromStdString(m_explorer->scenario().name) : QString();
+}
+
+void ScenarioPanel::updateName() {
+    // A given name is shown as text; otherwise the label the inputs make, as the placeholder.
+    const Scenario& s = m_explorer->scenario();
+    const QString text = m_explorer->nameGiven() ? QString::fromStdString(s.name) : QString();
+    if (m_name->text() != text && !m_name->hasFocus()) m_name->setText(text);
+    const auto& r = m_explorer->result();
+    m_name->setPlaceholderText(r && r->scenario == s ? r->label
+                                                     : QString::fromStdString(s.name));
 }
 
 void ScenarioPanel::fillTensorParallel(const Scenario& s) {

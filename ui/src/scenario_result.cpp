@@ -15,7 +15,7 @@ Result<ScenarioResult> computeScenarioResult(const Scenario& s, const Presets& p
     if (!eval) return eval.error();
     ScenarioResult r;
     r.scenario = s;
-    r.label = QString::fromStdString(s.name.empty() ? model.id : s.name);
+    r.label = s.name.empty() ? describeInputs(s, *eval) : QString::fromStdString(s.name);
     auto e = std::make_shared<const Evaluation>(std::move(*eval));
     const auto& L = s.lengths;
     const double context = model.contextLimit;
@@ -50,6 +50,21 @@ Result<ScenarioResult> computeScenarioResult(const Scenario& s, const Presets& p
     for (const auto& t : s.tiers) r.nominalFixedCost.push_back(hasNominalFixedCost(t, presets));
     r.eval = std::move(e);
     return r;
+}
+
+QString describeInputs(const Scenario& s, const Evaluation& e) {
+    const QString model = QString::fromStdString(e.model.id).section(QLatin1Char('/'), -1);
+    const QString gpu =
+        e.gpu ? QString::fromStdString(e.gpu->name).remove(QStringLiteral("NVIDIA "))
+              : QStringLiteral("a %1 TFLOP/s GPU").arg(e.peakFlops / 1e12, 0, 'f', 0);
+    QString text =
+        QStringLiteral("%1 on %2, u = %3 %, %4 KV")
+            .arg(model, gpu)
+            .arg(s.utilisation * 100, 0, 'f', 0)
+            .arg(QString::fromStdString(std::string(toString(e.cost.inputs().kvDtype))).toUpper());
+    if (s.computeDtype == "fp8") text += QStringLiteral(", FP8 compute");
+    if (s.tensorParallel > 1) text += QStringLiteral(", TP %1").arg(s.tensorParallel);
+    return text;
 }
 
 std::vector<QPointF> frontierContour(const FrontierGrid& g) {

@@ -32,11 +32,23 @@ struct FitResidual {
     double relative() const { return (fittedS - measuredS) / measuredS; }
 };
 
+// A fit whose rms relative residual is above this does not describe its measurements.
+inline constexpr double kReliableRmsResidual = 0.10;
+// The fitted utilisation is u = logistic(a): past these it sits at a bound of (0, 1), where the
+// measurements ask for more (or less) than the model and GPU can give.
+inline constexpr double kUtilisationBoundHigh = 0.99;
+inline constexpr double kUtilisationBoundLow = 0.02;
+
 struct FitResult {
     FittedParameters params;
     std::vector<FitResidual> residuals;
     std::map<std::string, std::optional<double>> breakevenPrefix; // p* per tier with fitted values
     std::vector<std::string> notes;                               // what could not be fitted, and why
+    // Why the fit should not be trusted (a parameter at its bound, residuals above
+    // kReliableRmsResidual), one sentence each; empty for a fit that describes its data.
+    std::vector<std::string> unreliable;
+    // Tiers whose hits asked for a negative fixed cost, which was held at 0 (seconds asked for).
+    std::map<std::string, double> fixedCostHeldAtZero;
 };
 
 // `base` gives the model, FLOP model, GPU peak and TP (its utilisation is the starting point);

@@ -27,6 +27,15 @@ class BreakevenChart : public ChartView {
     // load curve implies ("-level") and its p* on that level ("-pstar"), in GB/s.
     void setImplied(std::vector<ImpliedOverlay> implied);
     const std::vector<ImpliedOverlay>& implied() const { return m_implied; }
+    // A probe run still measuring: its best rate so far, drawn dashed under "running/<run>" and
+    // named as provisional. It is no tier of the scenario until the run finishes.
+    struct Provisional {
+        int run = 0;
+        QString label; // "nvme-read #1: running, 50 % · 5.25 GB/s so far"
+        double gbps = 0;
+    };
+    void setProvisional(const Provisional& p);
+    void clearProvisional(int run);
     void copyStateFrom(const ChartView& other) override;
 
   protected:
@@ -36,6 +45,7 @@ class BreakevenChart : public ChartView {
     std::vector<QPointF> m_prefill;
     QString m_prefillLabel;
     std::vector<ImpliedOverlay> m_implied;
+    std::vector<Provisional> m_provisional;
 };
 
 } // namespace kvbe

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kvbe/fit.h"
+#include "kvbe/ui/ask.h"
 #include "kvbe/ui/calibration_import.h"
 #include "kvbe/ui/fleet_model.h"
 #include "kvbe/ui/implied_overlay.h"
@@ -37,6 +38,9 @@ class FleetPanel : public QWidget {
     QStringList importErrors() const { return m_errors; }
     QProgressBar* progressBar() const { return m_progress; }
 
+    // Questions (adopt these values?) go through this; the window passes its own.
+    void setAsk(std::function<QMessageBox::StandardButton(const Question&)> ask) { m_ask = std::move(ask); }
+
     // Files or folders; read on a worker thread. False while another import runs.
     bool importPaths(const QStringList& paths);
     void selectRow(int row);
@@ -67,9 +71,16 @@ class FleetPanel : public QWidget {
     void updateMismatches();
     void updateButtons();
     void showFit();
+    // The evaluation a calibration is fitted against: the scenario, with the model the file
+    // was measured with (refused with a sentence where kvbe cannot read it). `said`: which.
+    Result<Evaluation> fitBasis(const Calibration& c, QString& said);
+    // "utilisation: 50 % → 44.6 %", per changed field.
+    static QStringList adoptChanges(const Scenario& from, const Scenario& to);
+    static bool sameModelId(const std::string& a, const std::string& b);
     void askExport();
 
     Explorer* m_explorer;
+    std::function<QMessageBox::StandardButton(const Question&)> m_ask;
     FleetModel m_model;
     CalibrationImporter m_importer;
     QTableView* m_table = nullptr;
@@ -82,6 +93,8 @@ class FleetPanel : public QWidget {
     QStringList m_errors;
     std::optional<FitResult> m_fit;
     int m_fitRow = -1;
+    QString m_fitAgainst;     // the sentence naming the model the fit was made with
+    std::string m_fitModel;   // that model's id
     // The cost model with the fitted utilisation, and the fitted tiers: drawn at the scenario's
     // current lengths and cached fraction, so they follow the sliders.
     std::optional<CostModel> m_fitCost;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kvbe/presets.h"
+#include "kvbe/ui/ask.h"
 #include "kvbe/ui/chart_view.h"
 #include "kvbe/ui/explorer.h"
 
@@ -19,7 +20,7 @@ class QListView;
 class QMenu;
 class QTabWidget;
 
-namespace kvbe { class ProbeRunner; }
+#include "kvbe/ui/probe_runner.h"
 
 namespace kvbe {
 
@@ -57,6 +58,18 @@ class MainWindow : public QMainWindow {
     QStringList recentFiles() const;
 
     bool pinCurrent(const QString& label);
+    // The label "Pin current…" proposes: the scenario's name, or its inputs described.
+    QString proposedPinLabel() const;
+
+    // Questions to the user (unsaved changes, adopting a fit) go through this; tests answer it.
+    void setAsk(AskFn ask);
+    QMessageBox::StandardButton ask(const Question& q);
+    // The scenario differs from the file it came from (or the default, for a new one).
+    bool hasUnsavedChanges() const;
+    // File > Reset to the default scenario, asking first where there are unsaved changes.
+    bool resetToDefault();
+    QAction* undoAction() const { return m_undoAction; }
+    QAction* redoAction() const { return m_redoAction; }
     void setPresentation(bool on);
     void setDark(bool on);
     bool presentation() const { return m_style.presentation; }
@@ -78,6 +91,9 @@ class MainWindow : public QMainWindow {
     void buildMeasured();
     void connectRun(int index, ProbeRunner* runner, const QString& probe);
     void applyBandwidth(int run, const QString& probe, double gbps);
+    void showProvisional(int run);
+    void finishRun(int run, ProbeRunner::Outcome outcome);
+    void addMeasuredTier(int run, const QString& name);
     void applyPrefill(int run, const QString& probe, double tokens, double seconds);
     void sniffAndOpen(const QStringList& paths);
     void refreshCharts(bool all);
@@ -87,6 +103,12 @@ class MainWindow : public QMainWindow {
     void fillRecentMenu();
     void updateTierChoices();
     void updateTitle();
+    // Asks before unsaved changes are dropped: false when the user keeps them (Cancel).
+    bool maybeKeepChanges(const QString& doing);
+    // Starts over with a scenario (open, reset, built-in): no undo, a new saved baseline.
+    void startOver(const Scenario& s, const QString& file);
+    // Whether a scenario's name is a user's: not a description of its inputs, not a built-in's.
+    bool isUserName(const Scenario& s);
     void askPin();
     void exportImage(const QString& format);
     void exportCsv();
@@ -113,9 +135,22 @@ class MainWindow : public QMainWindow {
     FleetPanel* m_fleetPanel = nullptr;
     QDockWidget* m_probeDock = nullptr;
     QDockWidget* m_fleetDock = nullptr;
-    std::map<int, std::pair<QString, double>> m_measuredTiers; // run → (tier name, best GB/s)
+    // Probe runs of this window: their best bandwidth so far, and whether it became a tier.
+    struct LiveRun {
+        QString probe;
+        QString name; // the tier it becomes
+        double best = 0;
+        double fraction = 0;
+        bool inScenario = false;
+        QString why; // the sentence under its results table
+    };
+    std::map<int, LiveRun> m_liveRuns;
     std::vector<QPointF> m_streamedPrefill;                    // (tokens, seconds)
     QString m_file;
+    Scenario m_saved; // the baseline of the unsaved marker
+    AskFn m_ask;
+    QAction* m_undoAction = nullptr;
+    QAction* m_redoAction = nullptr;
     ChartStyle m_style;
     QByteArray m_stateBeforePresentation;
 };

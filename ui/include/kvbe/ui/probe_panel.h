@@ -15,6 +15,7 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QTableWidget;
 class QVBoxLayout;
 
 namespace kvbe {
@@ -53,11 +54,22 @@ class ProbePanel : public QWidget {
     ProbeRunner* runner(int i) const { return m_runs[size_t(i)].runner; }
     QString runStatus(int i) const;
     bool anyRunning() const;
+    // A stopped or failed run with a partial result: its row says it was not used and offers
+    // "Keep as a tier" (objectName keepRun<i>), which emits keepRequested.
+    void offerKeep(int i, const QString& sentence);
+    // The run's results table (objectName runResults<i>): one row per bandwidth point the
+    // probe sent (block, QD, GB/s, IOPS, p50, p99). markTierRow marks the row whose rate the
+    // scenario's tier has (none: gbps ≤ 0) and shows `why` under it (runTierWhy<i>).
+    void markTierRow(int i, double gbps, const QString& why = QString());
     void setHangTimeout(int ms) { m_hangMs = ms; }
 
   signals:
     // A new run, before it starts: connect to its signals here.
     void runStarted(int index, kvbe::ProbeRunner* runner, const QString& probe);
+    // The user keeps a stopped or failed run's partial result as a tier.
+    void keepRequested(int index);
+    // "Use selected row as the tier" (useRow<i>): the user picks another setting's rate.
+    void tierRowChosen(int index, double gbps, const QString& setting);
 
   private:
     struct Run {
@@ -65,7 +77,12 @@ class ProbePanel : public QWidget {
         QProgressBar* bar = nullptr;
         QLabel* status = nullptr;
         QPushButton* cancel = nullptr;
+        QPushButton* keep = nullptr;
+        QTableWidget* results = nullptr;
+        QLabel* why = nullptr;
+        QPushButton* useRow = nullptr;
     };
+    void addResultRow(Run& run, const nlohmann::json& point);
     void updateRows();
     void browse();
 

@@ -11,6 +11,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QLineEdit;
 class QSlider;
 class QTableView;
 
@@ -48,9 +49,14 @@ class ScenarioPanel : public QWidget {
     QCheckBox* logLengthsBox() const { return m_logLengths; }
     NumberField* sweepTokensField() const { return m_sweepTokens; }
     QString messageText() const; // the latest refusal or evaluation error
+    // The scenario's name: empty when it is described from its inputs (the placeholder).
+    QLineEdit* nameField() const { return m_name; }
 
   private:
-    template <class F> void edit(F&& change);
+    // A change of the scenario, undoable as `what`; mergeKey ≥ 0 merges a drag into one step.
+    template <class F> void edit(const QString& what, F&& change, int mergeKey = -1);
+    void updateName();
+    QString currentLabelName() const;
     void fillModels();
     void showMessage(const QString& text);
     void onModelActivated(int index);
@@ -62,6 +68,7 @@ class ScenarioPanel : public QWidget {
     Explorer* m_explorer;
     bool m_showing = false;
     bool m_applying = false;
+    QLineEdit* m_name;
     QComboBox* m_model;
     QLabel* m_modelInfo;
     QComboBox* m_gpu;

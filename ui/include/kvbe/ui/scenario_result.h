@@ -20,7 +20,7 @@ struct ScenarioResult {
     CurveSet curves;
     std::vector<FrontierGrid> frontier; // one per tier
     std::vector<SweepPoint> sweep;      // presets and loaded models at scenario.sweepTokens
-    QString label;                      // the scenario's name, or a pin's label
+    QString label; // the scenario's name, or its inputs described; a pin's label
     // The shipped published figures that match the scenario's model, GPU and KV dtype, beside
     // the model's; and, per tier, whether its t_fixed is a preset's nominal value.
     std::vector<PublishedComparison> published;
@@ -32,6 +32,10 @@ struct ScenarioResult {
     const ModelSpec& model() const { return eval->model; }
 };
 using ResultPtr = std::shared_ptr<const ScenarioResult>;
+
+// A scenario described from its inputs, for a label where nobody named it:
+// "Llama-3.3-70B-Instruct on H200 141GB, u = 50 %, BF16 KV" (and TP, FP8 compute where set).
+QString describeInputs(const Scenario& s, const Evaluation& e);
 
 // Grid sizes of the frontier map: fine enough to look smooth once scaled to the plot.
 inline constexpr int kFrontierTokens = 160;
