@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
+#include <optional>
 
 namespace kvbe {
 
@@ -71,28 +73,28 @@ double percentile(std::vector<double>& sorted, double q) {
     return i + 1 < sorted.size() ? sorted[i] * (1 - f) + sorted[i + 1] * f : sorted[i];
 }
 
-// Linear interpolation between order statistics without a full sort: nth_element for the
-// lower one, the smallest of the rest for the upper one.
-double percentileSelect(std::vector<double>& v, double q) {
-    if (v.empty()) return 0;
-    const double pos = q * static_cast<double>(v.size() - 1);
-    const auto i = static_cast<std::size_t>(pos);
-    const double f = pos - static_cast<double>(i);
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
-    const double lo = v[i];
-    if (i + 1 >= v.size() || f == 0) return lo;
-    const double hi = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(i) + 1, v.end());
-    return lo * (1 - f) + hi * f;
-}
-
 TtftStats stats(std::vector<double> v) {
     TtftStats s;
     if (v.empty()) return s;
     for (double x : v) s.totalS += x;
     s.mean = s.totalS / static_cast<double>(v.size());
-    s.p99 = percentileSelect(v, 0.99);
-    s.p90 = percentileSelect(v, 0.90);
-    s.p50 = percentileSelect(v, 0.50);
+    // Ascending quantiles, each selected in the part above the one before (about 1.6 passes
+    // over the data instead of 3).
+    std::size_t from = 0;
+    auto select = [&](double q) {
+        const double pos = q * static_cast<double>(v.size() - 1);
+        const auto i = static_cast<std::size_t>(pos);
+        const double f = pos - static_cast<double>(i);
+        std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
+        from = i;
+        const double lo = v[i];
+        if (i + 1 >= v.size() || f == 0) return lo;
+        const double hi = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(i) + 1, v.end());
+        return lo * (1 - f) + hi * f;
+    };
+    s.p50 = select(0.50);
+    s.p90 = select(0.90);
+    s.p99 = select(0.99);
     return s;
 }
 
@@ -140,23 +142,94 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
     res.requests = trace.size();
     res.distinctBlocks = nb;
 
-    std::vector<std::uint8_t> resident(nb, 0);
-    std::vector<TierCache> caches;
-    caches.reserve(K);
+    detail::BlockArray<std::uint8_t> resident(nb, 0);
+    // Write-through LRU (the common case) runs on one recency list for all tiers; the other
+    // policies and placements keep a cache per tier.
+    const bool inclusive = config.policy == EvictionPolicy::Lru && config.placement == Placement::WriteThrough;
+    std::vector<std::uint64_t> caps(K);
     res.tiers.resize(K);
     for (std::size_t k = 0; k < K; ++k) {
         const double bytes = k == 0 ? config.gpuCapacityBytes : config.tiers[k - 1].capacityBytes;
-        const auto cap = capacityBlocks(bytes, config.blockBytes);
-        caches.emplace_back(nb, cap, config.policy, resident.data(), static_cast<int>(k));
+        caps[k] = capacityBlocks(bytes, config.blockBytes);
         auto& tr = res.tiers[k];
         tr.name = k == 0 ? "gpu" : config.tiers[k - 1].name;
         tr.capacityBytes = bytes;
-        tr.capacityBlocks = cap;
+        tr.capacityBlocks = caps[k];
         if (k > 0) {
             tr.pStarTokens = cost.breakevenPrefix(config.tiers[k - 1].path);
             tr.writeBps = config.tiers[k - 1].writeBps;
         }
     }
+    std::optional<detail::InclusiveLru> lru;
+    std::optional<detail::TierLinks> links;
+    std::vector<TierCache> caches;
+    if (inclusive) {
+        lru.emplace(nb, caps, resident.data());
+    } else {
+        links.emplace(nb, K);
+        caches.reserve(K);
+        for (std::size_t k = 0; k < K; ++k)
+            caches.emplace_back(nb, caps[k], config.policy, resident.data(), static_cast<int>(k), links->base(k),
+                                links->stride());
+    }
+
+    // The write queues: one per offload tier with a write bandwidth. pending: a write of the block
+    // to the tier is queued; dropped: the tier holds the block's place but its write was dropped.
+    struct WriteQueue {
+        bool on = false;
+        double tau = 0;              // seconds to write one block
+        std::uint64_t bound = 0;     // queued blocks before the oldest is dropped
+        std::deque<std::uint32_t> q;
+        double headDone = 0;         // when the write at the front completes
+    };
+    std::array<WriteQueue, kMaxTiers> queues;
+    bool anyQueue = false;
+    if (config.writeQueue) {
+        for (std::size_t k = 1; k < K; ++k) {
+            const auto& t = config.tiers[k - 1];
+            if (!(t.writeBps > 0) || caps[k] == 0) continue;
+            auto& wq = queues[k];
+            wq.on = anyQueue = true;
+            wq.tau = config.blockBytes / t.writeBps;
+            const double b = std::floor(t.writeBufferBytes / config.blockBytes);
+            wq.bound = b >= 1 ? (b < 1e18 ? static_cast<std::uint64_t>(b) : kNoLimit) : 1;
+        }
+    }
+    detail::BlockArray<std::uint8_t> pending(anyQueue ? nb : 0, 0), dropped(anyQueue ? nb : 0, 0);
+    double now = 0;
+    auto drain = [&](double t) {
+        for (std::size_t k = 1; k < K; ++k) {
+            auto& wq = queues[k];
+            if (!wq.on) continue;
+            const auto bit = static_cast<std::uint8_t>(1u << k);
+            while (!wq.q.empty() && wq.headDone <= t) {
+                pending[wq.q.front()] &= static_cast<std::uint8_t>(~bit);
+                wq.q.pop_front();
+                if (!wq.q.empty()) wq.headDone += wq.tau;
+            }
+        }
+    };
+    // A write of block id to tier k was issued at `now`.
+    auto enqueue = [&](std::size_t k, std::uint32_t id) {
+        auto& wq = queues[k];
+        const auto bit = static_cast<std::uint8_t>(1u << k);
+        dropped[id] &= static_cast<std::uint8_t>(~bit);
+        if (pending[id] & bit) return; // its earlier write is still queued: that one stores it
+        if (wq.q.empty()) wq.headDone = now + wq.tau;
+        wq.q.push_back(id);
+        pending[id] |= bit;
+        if (wq.q.size() > wq.bound) {
+            // A full queue drops its oldest pending write; the next one starts now.
+            const std::uint32_t old = wq.q.front();
+            wq.q.pop_front();
+            pending[old] &= static_cast<std::uint8_t>(~bit);
+            if (resident[old] & bit) dropped[old] |= bit;
+            ++res.tiers[k].writesDropped;
+            wq.headDone = now + wq.tau;
+        }
+        const double backlog = wq.headDone - now + static_cast<double>(wq.q.size() - 1) * wq.tau;
+        res.tiers[k].maxBacklogS = std::max(res.tiers[k].maxBacklogS, backlog);
+    };
     std::array<double, kMaxTiers> pStar{};
     for (std::size_t k = 1; k < K; ++k)
         pStar[k] = res.tiers[k].pStarTokens ? *res.tiers[k].pStarTokens : kUnlimited;
@@ -186,18 +259,26 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
     std::size_t evictLevel = 0;
     std::function<void(std::uint32_t)> demote; // set below; recursion through the levels
     auto writeTo = [&](std::size_t k) {
-        if (k == 0 || caches[k].capacity() == 0) return; // a tier of size 0 stores nothing
+        if (k == 0 || caps[k] == 0) return; // a tier of size 0 stores nothing
         ++res.tiers[k].blocksWritten;
         windowBytes[k][window] += config.blockBytes;
     };
     demote = [&](std::uint32_t id) {
         const std::size_t next = evictLevel + 1;
         if (next >= K) return;
-        if (caches[next].holds(id)) { caches[next].touch(id); return; }
+        if (caches[next].holds(id)) {
+            caches[next].touch(id);
+            if (anyQueue && (dropped[id] & (1u << next))) {
+                writeTo(next);
+                if (queues[next].on) enqueue(next, id);
+            }
+            return;
+        }
         const std::size_t saved = evictLevel;
         evictLevel = next;
         writeTo(next);
         caches[next].insert(id, demote);
+        if (queues[next].on && caches[next].holds(id)) enqueue(next, id);
         evictLevel = saved;
     };
     auto dropEvicted = [](std::uint32_t) {};
@@ -211,17 +292,42 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         const std::size_t m = ids.size();
         const double N = trace.inputTokens[i];
         window = static_cast<std::uint64_t>(std::floor(trace.arrivalS[i] / 60.0));
+        now = trace.arrivalS[i];
+        if (anyQueue) drain(now);
         res.tokens += trace.inputTokens[i];
         res.blocks += m;
         if (tierOf.size() < m) tierOf.resize(m);
 
-        // Lookup: the hit run and, for each of its blocks, the fastest tier holding it.
+        // The request's blocks are known up front: start fetching their links (all tiers share
+        // the lines) so the misses overlap instead of following one another in the update below.
+        if (inclusive) for (std::size_t j = 0; j < m; ++j) lru->prefetch(ids[j]);
+        else for (std::size_t j = 0; j < m; ++j) __builtin_prefetch(links->of(ids[j]), 1), __builtin_prefetch(&resident[ids[j]], 1);
+
+        // Lookup: the hit run and, for each of its blocks, the fastest tier holding it (and, with
+        // write queues, holding it readable: its write has completed and was not dropped).
         std::size_t h = 0;
-        while (h < m) {
-            const std::uint8_t mask = resident[ids[h]];
-            if (!mask) break;
-            tierOf[h] = static_cast<std::uint8_t>(__builtin_ctz(mask));
-            ++h;
+        if (!anyQueue) {
+            while (h < m) {
+                const std::uint8_t mask = resident[ids[h]];
+                if (!mask) break;
+                tierOf[h] = static_cast<std::uint8_t>(__builtin_ctz(mask));
+                ++h;
+            }
+        } else {
+            while (h < m) {
+                const std::uint32_t id = ids[h];
+                const std::uint8_t held = resident[id];
+                const std::uint8_t mask = static_cast<std::uint8_t>(held & ~(pending[id] | dropped[id]));
+                if (held && (held & -held) != (mask & -mask)) {
+                    // The fastest tier holding it cannot serve it yet (or ever).
+                    const auto f = static_cast<std::size_t>(__builtin_ctz(held));
+                    if (pending[id] & (1u << f)) ++res.tiers[f].lookupsLate;
+                    else ++res.tiers[f].lookupsDropped;
+                }
+                if (!mask) break;
+                tierOf[h] = static_cast<std::uint8_t>(__builtin_ctz(mask));
+                ++h;
+            }
         }
         res.lookups += h < m ? h + 1 : h;
 
@@ -324,16 +430,33 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         }
 
         // Update the tiers: touch order 1 … m, so the deepest block is the most recent.
-        if (config.placement == Placement::WriteThrough) {
+        // A tier holding a block whose write was dropped writes it again.
+        if (inclusive) {
+            for (std::size_t j = 0; j < m; ++j) {
+                const std::uint32_t id = ids[j];
+                std::uint8_t written = lru->access(id);
+                if (anyQueue) written |= static_cast<std::uint8_t>(dropped[id] & resident[id]);
+                for (std::uint8_t w = static_cast<std::uint8_t>(written & ~1u); w; w &= static_cast<std::uint8_t>(w - 1)) {
+                    const auto k = static_cast<std::size_t>(__builtin_ctz(w));
+                    writeTo(k);
+                    if (queues[k].on) enqueue(k, id);
+                }
+            }
+        } else if (config.placement == Placement::WriteThrough) {
             for (std::size_t j = 0; j < m; ++j) {
                 const std::uint32_t id = ids[j];
                 const std::uint8_t mask = resident[id];
                 for (std::size_t k = 0; k < K; ++k) {
                     if (mask & (1u << k)) {
                         caches[k].touch(id);
+                        if (anyQueue && (dropped[id] & (1u << k))) {
+                            writeTo(k);
+                            if (queues[k].on) enqueue(k, id);
+                        }
                     } else {
                         writeTo(k);
                         caches[k].insert(id, dropEvicted);
+                        if (queues[k].on && caches[k].holds(id)) enqueue(k, id);
                     }
                 }
             }
@@ -375,9 +498,10 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         if (tr.writeBps > 0)
             tr.windowsOverWriteBw = static_cast<std::uint64_t>(
                 rates.end() - std::upper_bound(rates.begin(), rates.end(), tr.writeBps));
-        res.stateBytes += caches[k].stateBytes();
+        if (!inclusive) res.stateBytes += caches[k].stateBytes();
     }
-    res.stateBytes += resident.capacity();
+    res.stateBytes += resident.bytes() + pending.bytes() + dropped.bytes() +
+                      (inclusive ? lru->stateBytes() : links->stateBytes());
 
     const std::vector<double>* times[5] = {&tNone, &tGpu, &tAlways, &tBe, &tOpt};
     for (std::size_t r = 0; r < 5; ++r) {

@@ -5,6 +5,8 @@
 // tier with C > d. A Fenwick tree over access times gives d in O(log n).
 #include "kvbe/trace_sim.h"
 
+#include "trace_cache.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -17,9 +19,11 @@ namespace {
 constexpr int kMaxTiers = 8;
 constexpr std::uint64_t kInf = std::numeric_limits<std::uint64_t>::max();
 
+// Over access times; its lower levels are read at random (huge pages where the system gives them).
 class Fenwick {
 public:
     explicit Fenwick(std::size_t n) : m_t(n + 1, 0) {}
+    void prefetch(std::size_t i) const { __builtin_prefetch(&m_t[i], 1); }
     void add(std::size_t i, std::int32_t v) {
         for (; i < m_t.size(); i += i & (~i + 1)) m_t[i] += v;
     }
@@ -30,7 +34,7 @@ public:
     }
 
 private:
-    std::vector<std::int32_t> m_t;
+    detail::BlockArray<std::int32_t> m_t;
 };
 
 } // namespace
@@ -76,7 +80,7 @@ Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, con
     std::vector<std::uint32_t> touchedList;
 
     Fenwick fen(trace.blocks.size());
-    std::vector<std::uint32_t> last(trace.distinctBlocks, 0); // access time + 1 … 0: never
+    detail::BlockArray<std::uint32_t> last(trace.distinctBlocks, 0); // access time + 1 … 0: never
     std::uint64_t now = 0, distinct = 0;
     std::vector<std::uint64_t> dist;
     std::uint64_t tokens = 0, blocks = 0;
@@ -90,6 +94,7 @@ Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, con
         const double N = trace.inputTokens[i];
         tokens += trace.inputTokens[i];
         blocks += m;
+        for (std::size_t j = 0; j < m; ++j) __builtin_prefetch(&last[ids[j]]);
         // Distances at arrival, for the leading blocks that have been seen before.
         dist.clear();
         for (std::size_t j = 0; j < m; ++j) {
