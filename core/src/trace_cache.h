@@ -37,7 +37,22 @@ struct Link {
 template <class T> class BlockArray {
 public:
     BlockArray() = default;
-    BlockArray(std::size_t n, const T& fill) : m_n(n) {
+    // Left unfilled: the caller writes every element before reading it.
+    explicit BlockArray(std::size_t n) { allocate(n); }
+    BlockArray(std::size_t n, const T& fill) {
+        allocate(n);
+        for (std::size_t i = 0; i < n; ++i) m_p.get()[i] = fill;
+    }
+    T* data() { return m_p.get(); }
+    const T* data() const { return m_p.get(); }
+    T& operator[](std::size_t i) { return m_p.get()[i]; }
+    const T& operator[](std::size_t i) const { return m_p.get()[i]; }
+    std::size_t size() const { return m_n; }
+    std::uint64_t bytes() const { return m_n * sizeof(T); }
+
+private:
+    void allocate(std::size_t n) {
+        m_n = n;
         if (n == 0) return;
         constexpr std::size_t kAlign = std::size_t(2) << 20;
         const std::size_t bytes = n * sizeof(T);
@@ -51,16 +66,8 @@ public:
             m_p.reset(static_cast<T*>(std::malloc(bytes)));
         }
         if (!m_p) throw std::bad_alloc();
-        for (std::size_t i = 0; i < n; ++i) m_p.get()[i] = fill;
     }
-    T* data() { return m_p.get(); }
-    const T* data() const { return m_p.get(); }
-    T& operator[](std::size_t i) { return m_p.get()[i]; }
-    const T& operator[](std::size_t i) const { return m_p.get()[i]; }
-    std::size_t size() const { return m_n; }
-    std::uint64_t bytes() const { return m_n * sizeof(T); }
 
-private:
     struct Free {
         void operator()(T* p) const { std::free(p); }
     };
@@ -246,105 +253,71 @@ private:
 };
 
 // Write-through LRU in every tier, in one structure. Every tier sees the same access stream, so
-// LRU's inclusion property makes tier k hold exactly the c_k most recently used blocks: one
-// recency list serves all tiers, with a marker per tier at its least recent block. An access
-// moves the block to the front once (instead of once per tier), and a tier that did not hold the
-// block evicts the block at its marker and moves the marker up by one. Blocks below the largest
-// tier leave the list. The result is the per-tier TierCache's, block for block, at a fraction of
-// the memory traffic (8 bytes of links and the shared resident byte per block).
+// a tier of capacity c holds exactly the c most recently used blocks: the blocks whose last
+// access is among the c latest. With the position of each block's last access in the trace's
+// access sequence, recency order *is* that sequence, read skipping stale entries (positions that
+// are no longer their block's last access). So no list is kept: an access records its position,
+// and a tier that must evict advances a cursor along the access sequence to the first live
+// position; that block goes. Each tier's cursor passes every position at most once, reading the
+// sequence in order and the last-access array a fixed distance ahead (prefetched), where a list
+// would chase a pointer into a random line for every move. 4 bytes a block and the shared
+// resident byte. The result is the per-tier TierCache's, block for block.
 class InclusiveLru {
 public:
-    // capacities: blocks per tier (kNoLimit: unlimited; 0: the tier stores nothing).
-    InclusiveLru(std::uint32_t blocks, const std::vector<std::uint64_t>& capacities, std::uint8_t* resident)
-        : m_links(blocks, Link{}), m_res(resident), m_tiers(capacities.size()) {
+    static constexpr std::uint32_t kNever = std::numeric_limits<std::uint32_t>::max();
+    // capacities: blocks per tier (kNoLimit: unlimited; 0: the tier stores nothing); accesses:
+    // the block ids in touch order (fewer than 2^32 - 1 of them).
+    InclusiveLru(std::uint32_t blocks, const std::vector<std::uint64_t>& capacities, std::uint8_t* resident,
+                 const std::uint32_t* accesses, std::size_t accessCount)
+        : m_last(blocks, kNever), m_res(resident), m_acc(accesses), m_accN(accessCount), m_tiers(capacities.size()) {
         for (std::size_t k = 0; k < m_tiers; ++k) {
             m_cap[k] = capacities[k];
             if (m_cap[k] > 0) m_active |= static_cast<std::uint8_t>(1u << k);
-            if (m_cap[k] > 0 && m_cap[k] != kNoLimit && (m_deepest < 0 || m_cap[k] >= m_cap[static_cast<std::size_t>(m_deepest)]))
-                m_deepest = static_cast<int>(k);
-            if (m_cap[k] == kNoLimit) m_unlimited = true;
         }
-        if (m_unlimited) m_deepest = -1; // nothing ever leaves the list
     }
 
     void prefetch(std::uint32_t id) const {
-        __builtin_prefetch(&m_links[id], 1);
+        __builtin_prefetch(&m_last[id], 1);
         __builtin_prefetch(&m_res[id], 1);
     }
 
-    // One access in touch order. Returns the tiers that did not hold the block (each writes it).
-    std::uint8_t access(std::uint32_t id) {
+    // The access at position pos of the sequence (accesses[pos] == id). Returns the tiers that
+    // did not hold the block (each writes it).
+    std::uint8_t access(std::uint32_t id, std::uint32_t pos) {
         const std::uint8_t mask = m_res[id];
-        const std::uint32_t idPrev = m_links[id].prev;
-        const std::uint8_t missing = static_cast<std::uint8_t>(m_active & ~mask);
-        std::uint32_t leaves = kNil; // the list tail, evicted from every tier
-        for (std::size_t k = 0; k < m_tiers; ++k) {
-            const std::uint8_t bit = static_cast<std::uint8_t>(1u << k);
-            if (mask & bit) {
-                // Held: the tier's contents stay; if this was its least recent block, the marker
-                // moves to the block above it.
-                if (m_tail[k] == id && idPrev != kNil) m_tail[k] = idPrev;
-            } else if (missing & bit) {
-                if (m_count[k] < m_cap[k]) {
-                    // Not full yet: the tier holds the whole list, so its marker is the list's tail.
-                    ++m_count[k];
-                    if (m_tail[k] == kNil) m_tail[k] = id;
-                } else {
-                    const std::uint32_t t = m_tail[k];
-                    m_res[t] &= static_cast<std::uint8_t>(~bit);
-                    const std::uint32_t p = m_links[t].prev;
-                    m_tail[k] = p == kNil ? id : p; // kNil: a one-block tier
-                    if (p != kNil) {
-                        // The next eviction from this tier starts there.
-                        __builtin_prefetch(&m_links[p], 1);
-                        __builtin_prefetch(&m_res[p], 1);
-                    }
-                    if (static_cast<int>(k) == m_deepest) leaves = t;
-                }
-            }
-        }
+        const auto missing = static_cast<std::uint8_t>(m_active & ~mask);
+        m_last[id] = pos;
         m_res[id] = static_cast<std::uint8_t>(mask | missing);
-        if (leaves != kNil) {
-            // The list tail: the deepest tier's evicted block.
-            const std::uint32_t p = m_links[leaves].prev;
-            m_listTail = p;
-            if (p != kNil) m_links[p].next = kNil;
-            else m_head = kNil;
-            m_links[leaves] = Link{};
+        for (std::uint8_t w = missing; w; w &= static_cast<std::uint8_t>(w - 1)) {
+            const auto k = static_cast<std::size_t>(__builtin_ctz(w));
+            if (m_count[k] < m_cap[k]) { ++m_count[k]; continue; }
+            // Full: evict the least recent block, the first live position from the cursor on.
+            // There is one before pos (the tier holds c >= 1 blocks older than this access).
+            std::uint64_t q = m_cursor[k];
+            for (;;) {
+                if (q + kAhead < m_accN) __builtin_prefetch(&m_last[m_acc[q + kAhead]]);
+                const std::uint32_t b = m_acc[q];
+                if (m_last[b] == q) break;
+                ++q;
+            }
+            m_res[m_acc[q]] &= static_cast<std::uint8_t>(~(1u << k));
+            m_cursor[k] = q + 1;
         }
-        if (!missing && m_head == id) return 0;
-        if (mask) unlink(id);
-        if (missing || mask) pushFront(id);
         return missing;
     }
 
-    std::uint64_t stateBytes() const { return m_links.bytes(); }
+    std::uint64_t stateBytes() const { return m_last.bytes(); }
 
 private:
-    void unlink(std::uint32_t id) {
-        const Link k = m_links[id];
-        if (k.prev != kNil) m_links[k.prev].next = k.next; else m_head = k.next;
-        if (k.next != kNil) m_links[k.next].prev = k.prev; else m_listTail = k.prev;
-    }
-    void pushFront(std::uint32_t id) {
-        Link& k = m_links[id];
-        k.prev = kNil;
-        k.next = m_head;
-        if (m_head != kNil) m_links[m_head].prev = id;
-        else m_listTail = id;
-        m_head = id;
-    }
-
     static constexpr std::size_t kMax = 8;
-    BlockArray<Link> m_links;
+    static constexpr std::size_t kAhead = 24;
+    BlockArray<std::uint32_t> m_last; // position of the block's last access
     std::uint8_t* m_res;
+    const std::uint32_t* m_acc;
+    std::size_t m_accN;
     std::size_t m_tiers;
-    std::uint64_t m_cap[kMax] = {}, m_count[kMax] = {};
-    std::uint32_t m_tail[kMax] = {kNil, kNil, kNil, kNil, kNil, kNil, kNil, kNil};
-    std::uint32_t m_head = kNil, m_listTail = kNil;
+    std::uint64_t m_cap[kMax] = {}, m_count[kMax] = {}, m_cursor[kMax] = {};
     std::uint8_t m_active = 0;
-    int m_deepest = -1;
-    bool m_unlimited = false;
 };
 
 } // namespace kvbe::detail

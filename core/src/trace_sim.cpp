@@ -9,6 +9,8 @@
 #include <cmath>
 #include <deque>
 #include <optional>
+#include <queue>
+#include <span>
 
 namespace kvbe {
 
@@ -73,8 +75,10 @@ double percentile(std::vector<double>& sorted, double q) {
     return i + 1 < sorted.size() ? sorted[i] * (1 - f) + sorted[i + 1] * f : sorted[i];
 }
 
-TtftStats stats(std::vector<double> v) {
+// Reorders [b, e).
+TtftStats stats(double* b, double* e) {
     TtftStats s;
+    const std::span<double> v(b, e);
     if (v.empty()) return s;
     for (double x : v) s.totalS += x;
     s.mean = s.totalS / static_cast<double>(v.size());
@@ -145,7 +149,8 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
     detail::BlockArray<std::uint8_t> resident(nb, 0);
     // Write-through LRU (the common case) runs on one recency list for all tiers; the other
     // policies and placements keep a cache per tier.
-    const bool inclusive = config.policy == EvictionPolicy::Lru && config.placement == Placement::WriteThrough;
+    const bool inclusive = config.policy == EvictionPolicy::Lru && config.placement == Placement::WriteThrough &&
+                           trace.blocks.size() < detail::InclusiveLru::kNever;
     std::vector<std::uint64_t> caps(K);
     res.tiers.resize(K);
     for (std::size_t k = 0; k < K; ++k) {
@@ -164,7 +169,7 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
     std::optional<detail::TierLinks> links;
     std::vector<TierCache> caches;
     if (inclusive) {
-        lru.emplace(nb, caps, resident.data());
+        lru.emplace(nb, caps, resident.data(), trace.blocks.data(), trace.blocks.size());
     } else {
         links.emplace(nb, K);
         caches.reserve(K);
@@ -241,7 +246,16 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
     std::vector<std::vector<double>> windowBytes(K, std::vector<double>(res.windows, 0.0));
 
     const std::size_t n = trace.size();
-    std::vector<double> tNone(n), tGpu(n), tAlways(n), tBe(n), tOpt(n);
+    // Prefill times per rule (none, gpu-only, always, breakeven, optimal), and with instances the
+    // load part of the last three (the part a wait can hide).
+    detail::BlockArray<double> times(5 * n);
+    double* const tNone = times.data();
+    double* const tGpu = tNone + n;
+    double* const tAlways = tGpu + n;
+    double* const tBe = tAlways + n;
+    double* const tOpt = tBe + n;
+    const bool queueing = config.instances > 0;
+    detail::BlockArray<double> loads(queueing ? 3 * n : 0);
     std::array<double, kMaxTiers> hitTok{}, hitBlk{}, hitReq{};
     double anyTok = 0, anyBlk = 0, anyReq = 0;
     std::array<RuleResult, 5> rules;
@@ -404,6 +418,12 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         tAlways[i] = always;
         tBe[i] = breakeven;
         tOpt[i] = optimal;
+        if (queueing) {
+            // t(j) = loads + recompute after j blocks: the load part is what a wait can hide.
+            loads[i] = h > 0 ? std::max(0.0, always - reAt(h)) : 0;
+            loads[n + i] = std::max(0.0, breakeven - reAt(beJ));
+            loads[2 * n + i] = std::max(0.0, optimal - reAt(bestJ));
+        }
         if (per) per->hitBlocks.push_back(static_cast<std::uint32_t>(h));
 
         const double loadAll = rc.loadTime(acc);
@@ -434,7 +454,7 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         if (inclusive) {
             for (std::size_t j = 0; j < m; ++j) {
                 const std::uint32_t id = ids[j];
-                std::uint8_t written = lru->access(id);
+                std::uint8_t written = lru->access(id, static_cast<std::uint32_t>(trace.blockOffset[i] + j));
                 if (anyQueue) written |= static_cast<std::uint8_t>(dropped[id] & resident[id]);
                 for (std::uint8_t w = static_cast<std::uint8_t>(written & ~1u); w; w &= static_cast<std::uint8_t>(w - 1)) {
                     const auto k = static_cast<std::size_t>(__builtin_ctz(w));
@@ -503,27 +523,72 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
     res.stateBytes += resident.bytes() + pending.bytes() + dropped.bytes() +
                       (inclusive ? lru->stateBytes() : links->stateBytes());
 
-    const std::vector<double>* times[5] = {&tNone, &tGpu, &tAlways, &tBe, &tOpt};
+    if (per) {
+        per->none.assign(tNone, tNone + n);
+        per->gpuOnly.assign(tGpu, tGpu + n);
+        per->always.assign(tAlways, tAlways + n);
+        per->breakeven.assign(tBe, tBe + n);
+        per->optimal.assign(tOpt, tOpt + n);
+    }
+    if (queueing) {
+        // n prefill servers, first come first served in arrival order (ties in trace order). A
+        // request's load starts at its arrival, so it overlaps the wait for a server:
+        //   wait = max(0, earliest free server − arrival)
+        //   service = max(0, load − wait) + recompute      (the server is held for this long)
+        //   TTFT = wait + service = max(wait, load) + recompute
+        std::vector<std::uint32_t> order(n);
+        for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
+        if (!std::is_sorted(trace.arrivalS.begin(), trace.arrivalS.end()))
+            std::stable_sort(order.begin(), order.end(),
+                             [&](std::uint32_t a, std::uint32_t b) { return trace.arrivalS[a] < trace.arrivalS[b]; });
+        std::vector<double> queued(n);
+        std::vector<double>* perQueued[5] = {nullptr, nullptr, nullptr, nullptr, nullptr};
+        if (per) {
+            perQueued[0] = &per->queuedNone;
+            perQueued[1] = &per->queuedGpuOnly;
+            perQueued[2] = &per->queuedAlways;
+            perQueued[3] = &per->queuedBreakeven;
+            perQueued[4] = &per->queuedOptimal;
+        }
+        for (std::size_t r = 0; r < 5; ++r) {
+            double* t = tNone + r * n;
+            const double* load = r >= 2 ? loads.data() + (r - 2) * n : nullptr;
+            std::priority_queue<double, std::vector<double>, std::greater<>> free;
+            for (int s = 0; s < config.instances; ++s) free.push(0.0);
+            double waitSum = 0, hidden = 0;
+            for (const std::uint32_t i : order) {
+                const double a = trace.arrivalS[i];
+                const double start = std::max(a, free.top());
+                const double wait = start - a;
+                const double l = load ? std::min(load[i], t[i]) : 0;
+                const double service = std::max(0.0, l - wait) + (t[i] - l);
+                free.pop();
+                free.push(start + service);
+                queued[i] = wait + service;
+                waitSum += wait;
+                hidden += std::min(l, wait);
+            }
+            std::copy(queued.begin(), queued.end(), t);
+            if (perQueued[r]) *perQueued[r] = queued;
+            rules[r].meanWaitS = n ? waitSum / static_cast<double>(n) : 0;
+            rules[r].hiddenLoadS = hidden;
+        }
+    }
+    // Faster or slower than GPU-only caching (the TTFTs with queueing where it is modelled).
     for (std::size_t r = 0; r < 5; ++r) {
-        auto& rr = rules[r];
-        rr.ttft = stats(*times[r]);
+        const double* t = tNone + r * n;
         std::uint64_t gain = 0, loss = 0;
         for (std::size_t i = 0; i < n; ++i) {
-            const double t = (*times[r])[i], g = tGpu[i];
-            if (t < g * (1 - 1e-12)) ++gain;
-            else if (t > g * (1 + 1e-12)) ++loss;
+            const double g = tGpu[i];
+            if (t[i] < g * (1 - 1e-12)) ++gain;
+            else if (t[i] > g * (1 + 1e-12)) ++loss;
         }
-        rr.gainShare = n ? static_cast<double>(gain) / reqs : 0;
-        rr.lossShare = n ? static_cast<double>(loss) / reqs : 0;
+        rules[r].gainShare = n ? static_cast<double>(gain) / reqs : 0;
+        rules[r].lossShare = n ? static_cast<double>(loss) / reqs : 0;
     }
+    // The GPU-only column is compared against last, as the quantiles reorder each column.
+    for (std::size_t r : {0, 2, 3, 4, 1}) rules[r].ttft = stats(tNone + r * n, tNone + (r + 1) * n);
     res.rules.assign(rules.begin(), rules.end());
-    if (per) {
-        per->none = std::move(tNone);
-        per->gpuOnly = std::move(tGpu);
-        per->always = std::move(tAlways);
-        per->breakeven = std::move(tBe);
-        per->optimal = std::move(tOpt);
-    }
     return res;
 }
 
