@@ -623,48 +623,80 @@ Result<TraceReadSummary> readTraceText(std::string_view text, const std::string&
 
 namespace {
 
-// Open addressing, linear probing: 64-bit prefix id -> dense 32-bit index (16 bytes a slot).
+// 64-bit prefix id -> dense 32-bit index, in order of first appearance. Ids below D sit in a
+// direct table (Mooncake's ids are small integers handed out in order, so this is the common
+// case and its writes are nearly sequential); D grows while the table stays at least a quarter
+// full, and the ids it then covers move over from the hash table. Other ids go to an open
+// addressing table with linear probing (key and value in one 16-byte slot: one line a probe).
 class IdMap {
 public:
-    IdMap() { rehash(1u << 16); }
     // The dense index of id, assigning the next one when id is new.
     std::uint32_t intern(std::uint64_t id) {
-        if ((m_count + 1) * 10 > m_keys.size() * 7) rehash(m_keys.size() * 2);
+        if (id < m_direct.size()) {
+            std::uint32_t& v = m_direct[static_cast<std::size_t>(id)];
+            if (v == 0) v = ++m_count;
+            return v - 1;
+        }
+        if (growDirect(id)) return intern(id);
+        if (m_slots.empty() || (m_hashCount + 1) * 10 > m_slots.size() * 7)
+            rehash(m_slots.empty() ? 1024 : m_slots.size() * 2);
         std::size_t i = slot(id);
-        while (m_vals[i] != 0) {
-            if (m_keys[i] == id) return m_vals[i] - 1;
+        while (m_slots[i].val != 0) {
+            if (m_slots[i].key == id) return m_slots[i].val - 1;
             i = (i + 1) & m_mask;
         }
-        m_keys[i] = id;
-        m_vals[i] = ++m_count;
+        m_slots[i] = {id, ++m_count};
+        ++m_hashCount;
         return m_count - 1;
     }
     std::uint32_t size() const { return m_count; }
 
 private:
+    struct Slot {
+        std::uint64_t key = 0;
+        std::uint32_t val = 0; // dense index + 1; 0 = empty
+    };
+    // Extends the direct table to cover id when it stays a quarter full or more.
+    bool growDirect(std::uint64_t id) {
+        const std::uint64_t want = std::max<std::uint64_t>(std::max<std::uint64_t>(m_direct.size() * 2, id + 1), 1024);
+        if (want > 4 * (static_cast<std::uint64_t>(m_count) + 1) + 1024 || want > (std::uint64_t(1) << 32)) return false;
+        m_direct.resize(static_cast<std::size_t>(want), 0);
+        if (m_hashCount) {
+            std::vector<Slot> old;
+            old.swap(m_slots);
+            m_hashCount = 0;
+            rehash(old.size());
+            for (const Slot& e : old) {
+                if (!e.val) continue;
+                if (e.key < m_direct.size()) m_direct[static_cast<std::size_t>(e.key)] = e.val;
+                else place(e);
+            }
+        }
+        return true;
+    }
     std::size_t slot(std::uint64_t id) const {
         std::uint64_t z = id + 0x9e3779b97f4a7c15ULL;
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
         return static_cast<std::size_t>(z ^ (z >> 31)) & m_mask;
     }
-    void rehash(std::size_t n) {
-        std::vector<std::uint64_t> keys(n);
-        std::vector<std::uint32_t> vals(n, 0);
-        m_mask = n - 1;
-        for (std::size_t i = 0; i < m_keys.size(); ++i) {
-            if (!m_vals[i]) continue;
-            std::size_t j = slot(m_keys[i]);
-            while (vals[j] != 0) j = (j + 1) & m_mask;
-            keys[j] = m_keys[i];
-            vals[j] = m_vals[i];
-        }
-        m_keys.swap(keys);
-        m_vals.swap(vals);
+    void place(const Slot& e) {
+        std::size_t j = slot(e.key);
+        while (m_slots[j].val != 0) j = (j + 1) & m_mask;
+        m_slots[j] = e;
+        ++m_hashCount;
     }
-    std::vector<std::uint64_t> m_keys;
-    std::vector<std::uint32_t> m_vals; // dense index + 1; 0 = empty
-    std::size_t m_mask = 0;
+    void rehash(std::size_t n) {
+        std::vector<Slot> old(n);
+        old.swap(m_slots);
+        m_mask = n - 1;
+        m_hashCount = 0;
+        for (const Slot& e : old)
+            if (e.val) place(e);
+    }
+    std::vector<std::uint32_t> m_direct; // dense index + 1; 0 = not seen
+    std::vector<Slot> m_slots;
+    std::size_t m_mask = 0, m_hashCount = 0;
     std::uint32_t m_count = 0;
 };
 
