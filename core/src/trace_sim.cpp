@@ -202,27 +202,34 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
     }
     detail::BlockArray<std::uint8_t> pending(anyQueue ? nb : 0, 0), dropped(anyQueue ? nb : 0, 0);
     double now = 0;
-    auto drain = [&](double t) {
-        for (std::size_t k = 1; k < K; ++k) {
-            auto& wq = queues[k];
-            if (!wq.on) continue;
-            const auto bit = static_cast<std::uint8_t>(1u << k);
-            while (!wq.q.empty() && wq.headDone <= t) {
-                pending[wq.q.front()] &= static_cast<std::uint8_t>(~bit);
-                wq.q.pop_front();
-                if (!wq.q.empty()) wq.headDone += wq.tau;
-            }
-        }
-    };
-    // A write of block id to tier k was issued at `now`.
-    auto enqueue = [&](std::size_t k, std::uint32_t id) {
+    double issueDelay = 0; // the current request's prefill time: its blocks are written after it
+    auto drainTier = [&](std::size_t k, double t) {
         auto& wq = queues[k];
         const auto bit = static_cast<std::uint8_t>(1u << k);
-        dropped[id] &= static_cast<std::uint8_t>(~bit);
-        if (pending[id] & bit) return; // its earlier write is still queued: that one stores it
-        if (wq.q.empty()) wq.headDone = now + wq.tau;
-        wq.q.push_back(id);
-        pending[id] |= bit;
+        while (!wq.q.empty() && wq.headDone <= t) {
+            pending[wq.q.front()] &= static_cast<std::uint8_t>(~bit);
+            wq.q.pop_front();
+            if (!wq.q.empty()) wq.headDone += wq.tau;
+        }
+    };
+    // Writes wait for their request's prefill to end, then join their tier's queue in the order
+    // they were issued.
+    struct WriteEvent {
+        double t;
+        std::uint64_t seq;
+        std::uint32_t id;
+        std::uint32_t tier;
+        bool operator>(const WriteEvent& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+    };
+    std::priority_queue<WriteEvent, std::vector<WriteEvent>, std::greater<>> events;
+    std::uint64_t eventSeq = 0;
+    auto issue = [&](const WriteEvent& e) {
+        const std::size_t k = e.tier;
+        auto& wq = queues[k];
+        const auto bit = static_cast<std::uint8_t>(1u << k);
+        drainTier(k, e.t);
+        if (wq.q.empty()) wq.headDone = e.t + wq.tau;
+        wq.q.push_back(e.id);
         if (wq.q.size() > wq.bound) {
             // A full queue drops its oldest pending write; the next one starts now.
             const std::uint32_t old = wq.q.front();
@@ -230,10 +237,27 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
             pending[old] &= static_cast<std::uint8_t>(~bit);
             if (resident[old] & bit) dropped[old] |= bit;
             ++res.tiers[k].writesDropped;
-            wq.headDone = now + wq.tau;
+            wq.headDone = e.t + wq.tau;
         }
-        const double backlog = wq.headDone - now + static_cast<double>(wq.q.size() - 1) * wq.tau;
+        const double backlog = wq.headDone - e.t + static_cast<double>(wq.q.size() - 1) * wq.tau;
         res.tiers[k].maxBacklogS = std::max(res.tiers[k].maxBacklogS, backlog);
+    };
+    auto drain = [&](double t) {
+        while (!events.empty() && events.top().t <= t) {
+            issue(events.top());
+            events.pop();
+        }
+        for (std::size_t k = 1; k < K; ++k)
+            if (queues[k].on) drainTier(k, t);
+    };
+    // Block id is stored in tier k by the current request: it is not readable there until its
+    // write, issued when the request's prefill ends, has gone through the queue.
+    auto enqueue = [&](std::size_t k, std::uint32_t id) {
+        const auto bit = static_cast<std::uint8_t>(1u << k);
+        dropped[id] &= static_cast<std::uint8_t>(~bit);
+        if (pending[id] & bit) return; // its earlier write is still to come: that one stores it
+        pending[id] |= bit;
+        events.push(WriteEvent{now + issueDelay, eventSeq++, id, static_cast<std::uint32_t>(k)});
     };
     std::array<double, kMaxTiers> pStar{};
     for (std::size_t k = 1; k < K; ++k)
@@ -418,6 +442,7 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         tAlways[i] = always;
         tBe[i] = breakeven;
         tOpt[i] = optimal;
+        issueDelay = always;
         if (queueing) {
             // t(j) = loads + recompute after j blocks: the load part is what a wait can hide.
             loads[i] = h > 0 ? std::max(0.0, always - reAt(h)) : 0;

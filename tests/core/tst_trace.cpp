@@ -485,14 +485,15 @@ private slots:
     }
 
     // The write queue by hand. 1 GB blocks, DRAM written at 1 GB/s (1 s a block), a buffer of
-    // 2 blocks, no GPU cache (so every hit is DRAM's):
-    //   r1 t=0     [1,2]    writes 1 (done 1.0 s), 2 (done 2.0 s)
+    // 2 blocks, no GPU cache (so every hit is DRAM's). Writes are issued when their request's
+    // prefill ends, a few ms after its arrival (p below); the trace leaves room for it:
+    //   r1 t=0     [1,2]    writes 1 (done p+1.0 s), 2 (done p+2.0 s)
     //   r2 t=1.5   [1,2,3]  1 hits; 2 is still being written: a late lookup, the run ends (h=1);
-    //                       3 is queued behind 2 (done 3.0)
+    //                       3 is queued behind 2
     //   r3 t=1.6   [4,5,6]  queue 2,3 + 4: over the bound, the oldest (2) is dropped; + 5 drops 3,
-    //                       + 6 drops 4 (3 writes dropped); 5 is written from 1.6 (done 2.6), 6 done 3.6
+    //                       + 6 drops 4 (3 writes dropped); 5 is written from 1.6+p, then 6
     //   r4 t=10    [1,2,3]  1 hits; 2's copy was dropped: the run ends (h=1); 2 and 3 are written
-    //                       again (done 11.0 and 12.0)
+    //                       again (done 11.0+p and 12.0+p)
     //   r5 t=11.5  [1,2,3]  1 and 2 hit, 3 is late (h=2)
     // DRAM hits 1+1+2 = 4 of 14 blocks; 8 blocks written (2+1+3+2); the longest backlog 2 s (r1).
     // Without the queue: r2 2, r4 3, r5 3 = 8 hits.
