@@ -12,6 +12,9 @@
 #ifdef KVBE_HAVE_ZLIB
 #include <zlib.h>
 #endif
+#ifdef KVBE_HAVE_ZSTD
+#include <zstd.h>
+#endif
 
 namespace kvbe {
 
@@ -286,6 +289,56 @@ public:
 private:
     gzFile m_f;
     std::uint64_t m_size;
+};
+#endif
+
+#ifdef KVBE_HAVE_ZSTD
+// A .zst file decompressed as it is read (ZSTD_decompressStream; concatenated frames too).
+class ZstdFile final : public Source {
+public:
+    ZstdFile(std::FILE* f, std::uint64_t size)
+        : m_f(f), m_size(size), m_ctx(ZSTD_createDStream()), m_in(ZSTD_DStreamInSize()) {}
+    ~ZstdFile() override {
+        ZSTD_freeDStream(m_ctx);
+        std::fclose(m_f);
+    }
+    bool ok() const { return m_ctx != nullptr; }
+    const std::string& error() const { return m_error; }
+    long read(char* buf, std::size_t n) override {
+        ZSTD_outBuffer out{buf, n, 0};
+        while (out.pos == 0) {
+            if (m_inBuf.pos == m_inBuf.size) {
+                const std::size_t got = std::fread(m_in.data(), 1, m_in.size(), m_f);
+                if (got == 0) {
+                    if (std::ferror(m_f)) return -1;
+                    if (!m_frameDone) {
+                        m_error = "the zstd stream ends inside a frame (is the file cut short?)";
+                        return -1;
+                    }
+                    return 0;
+                }
+                m_read += got;
+                m_inBuf = ZSTD_inBuffer{m_in.data(), got, 0};
+            }
+            const std::size_t r = ZSTD_decompressStream(m_ctx, &out, &m_inBuf);
+            if (ZSTD_isError(r)) {
+                m_error = std::string("not a valid zstd stream (") + ZSTD_getErrorName(r) + ")";
+                return -1;
+            }
+            m_frameDone = r == 0;
+        }
+        return static_cast<long>(out.pos);
+    }
+    double fraction() const override { return m_size ? std::min(1.0, double(m_read) / double(m_size)) : 1.0; }
+
+private:
+    std::FILE* m_f;
+    std::uint64_t m_size, m_read = 0;
+    ZSTD_DStream* m_ctx;
+    std::vector<char> m_in;
+    ZSTD_inBuffer m_inBuf{nullptr, 0, 0};
+    bool m_frameDone = true;
+    std::string m_error;
 };
 #endif
 
@@ -591,10 +644,22 @@ Result<TraceReadSummary> readTrace(const std::filesystem::path& path, const Trac
     const auto size = std::filesystem::file_size(path, ec);
     if (ec) return Error{source + ": cannot read the trace (" + ec.message() + ")"};
     const auto ext = path.extension().string();
-    if (ext == ".zst")
-        return Error{source + ": zstd-compressed traces are not supported by this build; decompress it "
-                              "first (zstd -d) or use gzip"};
     std::unique_ptr<Source> src;
+    if (ext == ".zst") {
+#ifdef KVBE_HAVE_ZSTD
+        std::FILE* f = std::fopen(source.c_str(), "rb");
+        if (!f) return Error{source + ": cannot open the trace (" + std::string(std::strerror(errno)) + ")"};
+        auto z = std::make_unique<ZstdFile>(f, size);
+        if (!z->ok()) return Error{source + ": cannot start the zstd decoder"};
+        ZstdFile* zp = z.get();
+        auto r = readFrom(*z, source, options, sink);
+        if (!r && !zp->error().empty()) return Error{source + ": " + zp->error()};
+        return r;
+#else
+        return Error{source + ": zstd traces need libzstd, which this build does not have; decompress it "
+                              "first (zstd -d) or use gzip"};
+#endif
+    }
     if (ext == ".gz") {
 #ifdef KVBE_HAVE_ZLIB
         gzFile f = gzopen(source.c_str(), "rb");

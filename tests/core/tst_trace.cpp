@@ -352,6 +352,41 @@ private slots:
         QCOMPARE(t->arrivalS[1], 0.005);
     }
 
+    // .zst through libzstd, streamed: a file of several MiB (more than one read chunk and many zstd
+    // blocks) gives the same trace as the plain one; a cut file is a sentence, not a short trace.
+    void zstdTracesAreReadDirectly() {
+        QTemporaryDir dir;
+        const QString plain = dir.filePath("t.jsonl");
+        std::string text;
+        for (int i = 0; i < 60000; ++i)
+            text += "{\"timestamp\": " + std::to_string(i) + ", \"input_length\": 600, \"hash_ids\": [" +
+                    std::to_string(i % 977) + ", " + std::to_string(i) + "]}\n";
+        kvbe::test::writeFile(plain, QByteArray::fromStdString(text));
+        if (QProcess::execute("zstd", {"-q", "-k", plain}) != 0) QSKIP("zstd is not installed");
+        auto z = loadTrace((plain + ".zst").toStdString(), {});
+        if (!z.ok() && z.message().find("need libzstd") != std::string::npos) QSKIP("this build has no libzstd");
+        QVERIFY2(z.ok(), z.ok() ? "" : z.message().c_str());
+        auto p = loadTraceText(text, "t.jsonl", {});
+        QVERIFY(p.ok());
+        QCOMPARE(z->size(), size_t(60000));
+        QCOMPARE(z->blocks, p->blocks);
+        QCOMPARE(z->arrivalS, p->arrivalS);
+        QCOMPARE(z->distinctBlocks, p->distinctBlocks);
+        QCOMPARE(z->summary.bytes, std::uint64_t(text.size()));
+
+        QFile f(plain + ".zst");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray all = f.readAll();
+        kvbe::test::writeFile(dir.filePath("cut.jsonl.zst"), all.left(all.size() / 2));
+        auto cut = loadTrace(dir.filePath("cut.jsonl.zst").toStdString(), {});
+        QVERIFY(!cut.ok());
+        QVERIFY2(cut.message().find("zstd") != std::string::npos, cut.message().c_str());
+        kvbe::test::writeFile(dir.filePath("junk.jsonl.zst"), "not zstd at all\n");
+        auto junk = loadTrace(dir.filePath("junk.jsonl.zst").toStdString(), {});
+        QVERIFY(!junk.ok());
+        QVERIFY2(junk.message().find("not a valid zstd stream") != std::string::npos, junk.message().c_str());
+    }
+
     // Two tiers by hand: GPU 2 blocks, DRAM 4 blocks (block bytes 1), 512-token blocks.
     //   r1 [1,2] N=1024, r2 [3,4] N=1024, r3 [1,2,5] N=1500, r4 [1,2,5,6] N=2000.
     // Write-through: before r3 the GPU holds {3,4}, DRAM {1,2,3,4}: r3's run is 1,2 from DRAM.
