@@ -253,6 +253,10 @@ public:
     // Reads up to n bytes; returns 0 at the end, -1 on error.
     virtual long read(char* buf, std::size_t n) = 0;
     virtual double fraction() const = 0;
+    // Text already in memory: read in place, without a chunk buffer.
+    virtual std::optional<std::string_view> whole() const { return std::nullopt; }
+    // The read size: a small file needs no 4 MiB buffer.
+    virtual std::size_t chunkBytes() const { return kChunk; }
 };
 
 class PlainFile final : public Source {
@@ -266,6 +270,9 @@ public:
         return static_cast<long>(got);
     }
     double fraction() const override { return m_size ? std::min(1.0, double(m_read) / double(m_size)) : 1.0; }
+    std::size_t chunkBytes() const override {
+        return static_cast<std::size_t>(std::clamp<std::uint64_t>(m_size + 1, 64u << 10, kChunk));
+    }
 
 private:
     std::FILE* m_f;
@@ -352,6 +359,7 @@ public:
         return static_cast<long>(k);
     }
     double fraction() const override { return m_t.empty() ? 1.0 : double(m_pos) / double(m_t.size()); }
+    std::optional<std::string_view> whole() const override { return m_t; }
 
 private:
     std::string_view m_t;
@@ -542,7 +550,8 @@ private:
 Result<TraceReadSummary> readFrom(Source& src, const std::string& source, const TraceReadOptions& opt,
                                   const std::function<void(const TraceRecord&)>& sink) {
     TraceReadSummary sum;
-    std::vector<char> buf(kChunk);
+    const auto inMemory = src.whole();
+    std::vector<char> buf(inMemory ? 0 : src.chunkBytes());
     std::string carry; // a line cut by the chunk boundary
     std::unique_ptr<LineParser> parser;
     std::uint64_t lineNo = 0;
@@ -583,12 +592,21 @@ Result<TraceReadSummary> readFrom(Source& src, const std::string& source, const 
         return std::nullopt;
     };
 
+    std::size_t memPos = 0;
     while (!eof) {
-        const long got = src.read(buf.data(), buf.size());
-        if (got < 0) return Error{source + ": read failed after line " + std::to_string(lineNo)};
-        if (got == 0) { eof = true; break; }
-        sum.bytes += static_cast<std::uint64_t>(got);
-        std::string_view chunk(buf.data(), static_cast<std::size_t>(got));
+        std::string_view chunk;
+        if (inMemory) {
+            // In kChunk steps all the same, so progress and cancelling work as for files.
+            if (memPos >= inMemory->size()) break;
+            chunk = inMemory->substr(memPos, kChunk);
+            memPos += chunk.size();
+        } else {
+            const long got = src.read(buf.data(), buf.size());
+            if (got < 0) return Error{source + ": read failed after line " + std::to_string(lineNo)};
+            if (got == 0) { eof = true; break; }
+            chunk = std::string_view(buf.data(), static_cast<std::size_t>(got));
+        }
+        sum.bytes += chunk.size();
         std::size_t nl = chunk.find('\n');
         if (nl == std::string_view::npos) {
             carry.append(chunk);
@@ -607,7 +625,9 @@ Result<TraceReadSummary> readFrom(Source& src, const std::string& source, const 
             start = nl + 1;
         }
         carry.assign(chunk.substr(start));
-        if (opt.progress && !opt.progress(src.fraction())) {
+        const double fraction = inMemory ? (inMemory->empty() ? 1.0 : double(memPos) / double(inMemory->size()))
+                                         : src.fraction();
+        if (opt.progress && !opt.progress(fraction)) {
             sum.cancelled = true;
             return sum;
         }

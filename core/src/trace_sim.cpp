@@ -67,13 +67,20 @@ std::uint64_t capacityBlocks(double bytes, double blockBytes) {
 }
 
 // Linear interpolation between order statistics (numpy's default).
-double percentile(std::vector<double>& sorted, double q) {
-    if (sorted.empty()) return 0;
-    const double pos = q * static_cast<double>(sorted.size() - 1);
-    const auto i = static_cast<std::size_t>(pos);
+// Over `zeros` zeros followed by `sorted` (ascending, all above zero): the empty windows are
+// counted without being stored, so a trace spanning years costs nothing extra.
+double percentile(const std::vector<double>& sorted, std::uint64_t zeros, double q) {
+    const std::uint64_t n = zeros + sorted.size();
+    if (n == 0) return 0;
+    auto at = [&](std::uint64_t i) { return i < zeros ? 0.0 : sorted[static_cast<std::size_t>(i - zeros)]; };
+    const double pos = q * static_cast<double>(n - 1);
+    const auto i = std::min<std::uint64_t>(static_cast<std::uint64_t>(pos), n - 1);
     const double f = pos - static_cast<double>(i);
-    return i + 1 < sorted.size() ? sorted[i] * (1 - f) + sorted[i + 1] * f : sorted[i];
+    return i + 1 < n ? at(i) * (1 - f) + at(i + 1) * f : at(i);
 }
+
+// The 1-minute window of a trace time (clamped: a fuzzed timestamp can be 1e300 s).
+std::uint64_t windowOf(double t) { return static_cast<std::uint64_t>(std::floor(std::min(t / 60.0, 1e18))); }
 
 // Reorders [b, e).
 TtftStats stats(double* b, double* e) {
@@ -266,8 +273,10 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
     double maxArrival = 0;
     for (double a : trace.arrivalS) maxArrival = std::max(maxArrival, a);
     res.durationS = maxArrival;
-    res.windows = static_cast<std::uint64_t>(std::floor(maxArrival / 60.0)) + 1;
-    std::vector<std::vector<double>> windowBytes(K, std::vector<double>(res.windows, 0.0));
+    res.windows = windowOf(maxArrival) + 1;
+    // Bytes written per window, as (window, bytes) runs in the order written: only the windows
+    // with writes take memory.
+    std::vector<std::vector<std::pair<std::uint64_t, double>>> windowBytes(K);
 
     const std::size_t n = trace.size();
     // Prefill times per rule (none, gpu-only, always, breakeven, optimal), and with instances the
@@ -299,7 +308,9 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
     auto writeTo = [&](std::size_t k) {
         if (k == 0 || caps[k] == 0) return; // a tier of size 0 stores nothing
         ++res.tiers[k].blocksWritten;
-        windowBytes[k][window] += config.blockBytes;
+        auto& wb = windowBytes[k];
+        if (wb.empty() || wb.back().first != window) wb.emplace_back(window, 0.0);
+        wb.back().second += config.blockBytes;
     };
     demote = [&](std::uint32_t id) {
         const std::size_t next = evictLevel + 1;
@@ -329,7 +340,7 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         const auto ids = trace.blocksOf(i);
         const std::size_t m = ids.size();
         const double N = trace.inputTokens[i];
-        window = static_cast<std::uint64_t>(std::floor(trace.arrivalS[i] / 60.0));
+        window = windowOf(trace.arrivalS[i]);
         now = trace.arrivalS[i];
         if (anyQueue) drain(now);
         res.tokens += trace.inputTokens[i];
@@ -534,11 +545,17 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         auto& tr = res.tiers[k];
         tr.hits = ratios(hitTok[k], hitBlk[k], hitReq[k]);
         tr.bytesWritten = static_cast<double>(tr.blocksWritten) * config.blockBytes;
-        std::vector<double> rates(windowBytes[k]);
-        for (auto& r : rates) r /= 60.0;
+        auto& wb = windowBytes[k];
+        std::sort(wb.begin(), wb.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::vector<double> rates;
+        for (std::size_t w = 0; w < wb.size(); ++w) {
+            if (w > 0 && wb[w].first == wb[w - 1].first) rates.back() += wb[w].second / 60.0;
+            else rates.push_back(wb[w].second / 60.0);
+        }
         std::sort(rates.begin(), rates.end());
-        tr.writeRateP50 = percentile(rates, 0.5);
-        tr.writeRateP99 = percentile(rates, 0.99);
+        const std::uint64_t empty = res.windows - std::min<std::uint64_t>(res.windows, rates.size());
+        tr.writeRateP50 = percentile(rates, empty, 0.5);
+        tr.writeRateP99 = percentile(rates, empty, 0.99);
         tr.writeRateMax = rates.empty() ? 0 : rates.back();
         if (tr.writeBps > 0)
             tr.windowsOverWriteBw = static_cast<std::uint64_t>(
