@@ -220,23 +220,31 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         }
     };
     // Writes wait for their request's prefill to end, then join their tier's queue in the order
-    // they were issued.
-    struct WriteEvent {
-        double t;
-        std::uint64_t seq;
+    // they were issued. A request's writes are one batch (one issue time): the writes sit in a
+    // FIFO in request order, and a heap orders the batches by issue time.
+    struct Write {
         std::uint32_t id;
         std::uint32_t tier;
-        bool operator>(const WriteEvent& o) const { return t != o.t ? t > o.t : seq > o.seq; }
     };
-    std::priority_queue<WriteEvent, std::vector<WriteEvent>, std::greater<>> events;
-    std::uint64_t eventSeq = 0;
-    auto issue = [&](const WriteEvent& e) {
-        const std::size_t k = e.tier;
+    struct Batch {
+        std::uint64_t begin = 0, end = 0; // absolute indices into the writes
+        bool done = false;
+    };
+    struct BatchEvent {
+        double t;
+        std::uint64_t batch; // absolute index into the batches (also the tie-break: trace order)
+        bool operator>(const BatchEvent& o) const { return t != o.t ? t > o.t : batch > o.batch; }
+    };
+    std::deque<Write> writes;
+    std::deque<Batch> batches;
+    std::uint64_t writesBase = 0, batchesBase = 0;
+    std::priority_queue<BatchEvent, std::vector<BatchEvent>, std::greater<>> events;
+    auto issue = [&](std::size_t k, std::uint32_t id, double t) {
         auto& wq = queues[k];
         const auto bit = static_cast<std::uint8_t>(1u << k);
-        drainTier(k, e.t);
-        if (wq.q.empty()) wq.headDone = e.t + wq.tau;
-        wq.q.push_back(e.id);
+        drainTier(k, t);
+        if (wq.q.empty()) wq.headDone = t + wq.tau;
+        wq.q.push_back(id);
         if (wq.q.size() > wq.bound) {
             // A full queue drops its oldest pending write; the next one starts now.
             const std::uint32_t old = wq.q.front();
@@ -244,15 +252,28 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
             pending[old] &= static_cast<std::uint8_t>(~bit);
             if (resident[old] & bit) dropped[old] |= bit;
             ++res.tiers[k].writesDropped;
-            wq.headDone = e.t + wq.tau;
+            wq.headDone = t + wq.tau;
         }
-        const double backlog = wq.headDone - e.t + static_cast<double>(wq.q.size() - 1) * wq.tau;
+        const double backlog = wq.headDone - t + static_cast<double>(wq.q.size() - 1) * wq.tau;
         res.tiers[k].maxBacklogS = std::max(res.tiers[k].maxBacklogS, backlog);
     };
     auto drain = [&](double t) {
         while (!events.empty() && events.top().t <= t) {
-            issue(events.top());
+            const BatchEvent e = events.top();
             events.pop();
+            Batch& b = batches[static_cast<std::size_t>(e.batch - batchesBase)];
+            for (std::uint64_t w = b.begin; w < b.end; ++w) {
+                const Write& wr = writes[static_cast<std::size_t>(w - writesBase)];
+                issue(wr.tier, wr.id, e.t);
+            }
+            b.done = true;
+            while (!batches.empty() && batches.front().done) {
+                const std::uint64_t count = batches.front().end - batches.front().begin;
+                writes.erase(writes.begin(), writes.begin() + static_cast<std::ptrdiff_t>(count));
+                writesBase += count;
+                batches.pop_front();
+                ++batchesBase;
+            }
         }
         for (std::size_t k = 1; k < K; ++k)
             if (queues[k].on) drainTier(k, t);
@@ -264,7 +285,15 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         dropped[id] &= static_cast<std::uint8_t>(~bit);
         if (pending[id] & bit) return; // its earlier write is still to come: that one stores it
         pending[id] |= bit;
-        events.push(WriteEvent{now + issueDelay, eventSeq++, id, static_cast<std::uint32_t>(k)});
+        writes.push_back(Write{id, static_cast<std::uint32_t>(k)});
+    };
+    // After a request's updates: its writes become one batch, issued when its prefill ends.
+    auto closeBatch = [&]() {
+        const std::uint64_t end = writesBase + writes.size();
+        const std::uint64_t begin = batches.empty() ? writesBase : batches.back().end;
+        if (end == begin) return;
+        batches.push_back(Batch{begin, end, false});
+        events.push(BatchEvent{now + issueDelay, batchesBase + batches.size() - 1});
     };
     std::array<double, kMaxTiers> pStar{};
     for (std::size_t k = 1; k < K; ++k)
@@ -529,6 +558,7 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
                 caches[0].insert(id, demote);
             }
         }
+        if (anyQueue) closeBatch();
     }
     if (progress) progress(1.0);
 
