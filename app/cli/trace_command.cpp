@@ -27,6 +27,11 @@ struct TraceOptions {
     // replay and sweep
     std::string gpuCache, policy = "lru", placement = "write-through", admission = "optimal";
     std::vector<std::string> tiers; // NAME=CAPACITY
+    // replay
+    std::vector<std::string> tierWrites; // NAME=GB/s
+    std::string writeBuffer;
+    bool noWriteQueue = false;
+    int instances = 0;
     // sweep
     std::string vary, capacities = "1e4:1e9";
     int points = 40;
@@ -164,6 +169,39 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
         st.writeBps = s.writeBps[i];
         c.tiers.push_back(st);
     }
+    // --tier-write NAME=GB/s: a tier's write bandwidth (the preset's otherwise).
+    for (const auto& t : o.tierWrites) {
+        const auto eq = t.find('=');
+        if (eq == std::string::npos || eq == 0)
+            return Error{"--tier-write '" + t + "': expected NAME=GB/s, e.g. nvme-gen4=2"};
+        const std::string name = t.substr(0, eq);
+        std::string num = t.substr(eq + 1);
+        if (num.size() > 4 && num.compare(num.size() - 4, 4, "GB/s") == 0) num.resize(num.size() - 4);
+        double gbps = 0;
+        try {
+            std::size_t consumed = 0;
+            gbps = std::stod(num, &consumed);
+            if (consumed != num.size() || !(gbps > 0) || !std::isfinite(gbps)) throw std::invalid_argument(num);
+        } catch (const std::exception&) {
+            return Error{"--tier-write " + name + ": '" + t.substr(eq + 1) + "': expected a write bandwidth in GB/s above 0, e.g. 2"};
+        }
+        bool found = false;
+        for (auto& st : c.tiers)
+            if (st.name == name) { st.writeBps = gbps * 1e9; found = true; }
+        if (!found) {
+            std::string names;
+            for (const auto& st : c.tiers) names += (names.empty() ? "" : ", ") + st.name;
+            return Error{"--tier-write " + name + ": not a tier of this replay; expected one of " +
+                         (names.empty() ? std::string("(none)") : names)};
+        }
+    }
+    if (!o.writeBuffer.empty()) {
+        auto b = parseBytes(o.writeBuffer);
+        if (!b || !(*b > 0)) return Error{"--write-buffer '" + o.writeBuffer + "': expected a size above 0, e.g. 8GiB"};
+        for (auto& st : c.tiers) st.writeBufferBytes = *b;
+    }
+    c.writeQueue = !o.noWriteQueue;
+    c.instances = o.instances;
     for (std::size_t w = 0; w < wanted.size(); ++w) {
         if (used[w]) continue;
         std::string names;
@@ -317,6 +355,20 @@ int runReplay(const TraceOptions& o) {
     if (!cfg) return fail(cfg.message());
     auto r = replayTrace(*trace, setup->eval.cost, *cfg);
     if (!r) return fail(r.message());
+    // What the write backlog cost: the same replay with writes that always keep up.
+    std::optional<ReplayResult> unlimitedWrites;
+    bool backlog = false;
+    for (const auto& t : r->tiers) backlog = backlog || t.writesDropped || t.lookupsLate || t.lookupsDropped;
+    if (backlog) {
+        ReplayConfig free = *cfg;
+        free.writeQueue = false;
+        free.instances = 0;
+        auto f = replayTrace(*trace, setup->eval.cost, free);
+        if (!f) return fail(f.message());
+        unlimitedWrites = *f;
+    }
+    bool queued = false;
+    for (const auto& t : cfg->tiers) queued = queued || (cfg->writeQueue && t.writeBps > 0);
     const RuleResult& chosen = *r->rule(toString(*admission));
     const RuleResult& gpuOnly = *r->rule("gpu-only");
 
@@ -326,14 +378,20 @@ int runReplay(const TraceOptions& o) {
         j["config"] = {{"policy", std::string(toString(cfg->policy))},
                        {"placement", std::string(toString(cfg->placement))},
                        {"admission", std::string(toString(*admission))},
-                       {"block_bytes", cfg->blockBytes}};
+                       {"block_bytes", cfg->blockBytes},
+                       {"write_queue", cfg->writeQueue},
+                       {"instances", cfg->instances}};
         j["requests"] = r->requests;
         j["tokens"] = r->tokens;
         j["blocks"] = r->blocks;
         j["duration_s"] = r->durationS;
         j["hits_any_tier"] = ratiosJson(r->anyTier);
+        j["hits_any_tier_if_writes_kept_up"] =
+            unlimitedWrites ? ratiosJson(unlimitedWrites->anyTier) : ratiosJson(r->anyTier);
         nlohmann::json tiers = nlohmann::json::array();
-        for (const auto& t : r->tiers) {
+        for (std::size_t k = 0; k < r->tiers.size(); ++k) {
+            const auto& t = r->tiers[k];
+            const double buffer = k > 0 ? cfg->tiers[k - 1].writeBufferBytes : 0;
             tiers.push_back({{"name", t.name},
                              {"capacity_bytes", std::isfinite(t.capacityBytes) ? nlohmann::json(t.capacityBytes) : nlohmann::json(nullptr)},
                              {"p_star_tokens", t.pStarTokens ? nlohmann::json(*t.pStarTokens) : nlohmann::json(nullptr)},
@@ -342,7 +400,12 @@ int runReplay(const TraceOptions& o) {
                              {"bytes_written", t.bytesWritten},
                              {"write_Bps", {{"p50", t.writeRateP50}, {"p99", t.writeRateP99}, {"max", t.writeRateMax}}},
                              {"tier_write_Bps", t.writeBps > 0 ? nlohmann::json(t.writeBps) : nlohmann::json(nullptr)},
-                             {"windows_over_write_bandwidth", t.windowsOverWriteBw}});
+                             {"windows_over_write_bandwidth", t.windowsOverWriteBw},
+                             {"write_buffer_bytes", k > 0 ? nlohmann::json(buffer) : nlohmann::json(nullptr)},
+                             {"writes_dropped", t.writesDropped},
+                             {"lookups_late", t.lookupsLate},
+                             {"lookups_of_dropped_copies", t.lookupsDropped},
+                             {"max_write_backlog_s", t.maxBacklogS}});
         }
         j["tiers"] = tiers;
         j["windows"] = r->windows;
@@ -356,7 +419,9 @@ int runReplay(const TraceOptions& o) {
                              {"declined_requests", ru.declinedRequests},
                              {"declined_blocks", ru.declinedBlocks},
                              {"declined_load_s", ru.declinedLoadS},
-                             {"declined_net_s", ru.declinedNetS}});
+                             {"declined_net_s", ru.declinedNetS},
+                             {"mean_wait_s", ru.meanWaitS},
+                             {"hidden_load_s", ru.hiddenLoadS}});
         }
         j["rules"] = rules;
         std::cout << dumpJson(j, 2) << "\n";
@@ -382,6 +447,9 @@ int runReplay(const TraceOptions& o) {
             row("tier", t.name, "bytes_written", t.bytesWritten);
             row("tier", t.name, "write_Bps_p50", t.writeRateP50);
             row("tier", t.name, "write_Bps_p99", t.writeRateP99);
+            row("tier", t.name, "writes_dropped", double(t.writesDropped));
+            row("tier", t.name, "lookups_late", double(t.lookupsLate));
+            row("tier", t.name, "lookups_of_dropped_copies", double(t.lookupsDropped));
         }
         for (const auto& ru : r->rules) {
             row("rule", ru.name, "ttft_mean_s", ru.ttft.mean);
@@ -392,6 +460,10 @@ int runReplay(const TraceOptions& o) {
             row("rule", ru.name, "gpu_prefill_s_saved", ru.gpuSecondsSaved);
             row("rule", ru.name, "declined_requests", double(ru.declinedRequests));
             row("rule", ru.name, "declined_load_s", ru.declinedLoadS);
+            if (cfg->instances > 0) {
+                row("rule", ru.name, "mean_wait_s", ru.meanWaitS);
+                row("rule", ru.name, "hidden_load_s", ru.hiddenLoadS);
+            }
         }
         return kExitOk;
     }
@@ -414,15 +486,41 @@ int runReplay(const TraceOptions& o) {
     }
     std::printf("%-12s %12s %10s  %-26s\n\n", "any tier", "", "",
                 (pct(r->anyTier.tokenWeighted) + " / " + pct(r->anyTier.blockWeighted) + " / " + pct(r->anyTier.perRequest)).c_str());
-    std::printf("%-10s %35s %14s %14s %12s %22s\n", "rule", "TTFT ms: mean / p50 / p90 / p99", "faster vs GPU",
-                "slower vs GPU", "GPU s saved", "declined: req / load s");
+    if (queued) {
+        std::printf("%-12s %14s %14s %16s %14s\n", "write queue", "writes dropped", "lookups late",
+                    "dropped copies", "max backlog");
+        for (std::size_t k = 1; k < r->tiers.size(); ++k) {
+            const auto& t = r->tiers[k];
+            if (!(t.writeBps > 0)) {
+                std::printf("%-12s %14s\n", t.name.c_str(), "(write bandwidth unknown: not queued)");
+                continue;
+            }
+            std::printf("%-12s %14llu %14llu %16llu %14s\n", t.name.c_str(), (unsigned long long)t.writesDropped,
+                        (unsigned long long)t.lookupsLate, (unsigned long long)t.lookupsDropped,
+                        formatSeconds(t.maxBacklogS).c_str());
+        }
+        if (unlimitedWrites)
+            std::cout << "hits lost to the write backlog: " << pct(unlimitedWrites->anyTier.tokenWeighted) << " -> "
+                      << pct(r->anyTier.tokenWeighted) << " token-weighted (buffer "
+                      << formatBytes(cfg->tiers.empty() ? 0 : cfg->tiers.front().writeBufferBytes) << " a tier)\n";
+        else
+            std::cout << "every write completed before its block was looked up again\n";
+        std::cout << "\n";
+    }
+    if (cfg->instances > 0)
+        std::cout << "TTFT below: " << cfg->instances << " prefill server" << (cfg->instances > 1 ? "s" : "")
+                  << ", first come first served; loads start at arrival and overlap the wait\n";
+    std::printf("%-10s %35s %14s %14s %12s %22s%s\n", "rule", "TTFT ms: mean / p50 / p90 / p99", "faster vs GPU",
+                "slower vs GPU", "GPU s saved", "declined: req / load s",
+                cfg->instances > 0 ? "   wait ms / hidden load s" : "");
     for (const auto& ru : r->rules) {
         const std::string t = ms(ru.ttft.mean) + " / " + ms(ru.ttft.p50) + " / " + ms(ru.ttft.p90) + " / " + ms(ru.ttft.p99);
         const std::string d = (ru.name == "breakeven" || ru.name == "optimal")
                                   ? std::to_string(ru.declinedRequests) + " / " + fixed(ru.declinedLoadS, 3)
                                   : "-";
-        std::printf("%-10s %35s %14s %14s %12s %22s\n", ru.name.c_str(), t.c_str(), pct(ru.gainShare).c_str(),
-                    pct(ru.lossShare).c_str(), fixed(ru.gpuSecondsSaved, 2).c_str(), d.c_str());
+        const std::string q = cfg->instances > 0 ? "   " + ms(ru.meanWaitS) + " / " + fixed(ru.hiddenLoadS, 2) : "";
+        std::printf("%-10s %35s %14s %14s %12s %22s%s\n", ru.name.c_str(), t.c_str(), pct(ru.gainShare).c_str(),
+                    pct(ru.lossShare).c_str(), fixed(ru.gpuSecondsSaved, 2).c_str(), d.c_str(), q.c_str());
     }
     // The one-sentence answer.
     std::ostringstream s;
@@ -535,7 +633,7 @@ int runSweep(const TraceOptions& o) {
 }
 
 void addCommon(CLI::App* sub, TraceOptions& o) {
-    sub->add_option("file", o.file, "Trace file (.jsonl, .csv; .gz read directly)")->required();
+    sub->add_option("file", o.file, "Trace file (.jsonl, .csv; .gz and .zst read directly)")->required();
     sub->add_option("--format", o.format, "Trace format (default: detected from the content)")
         ->check(CLI::IsMember({"auto", "mooncake", "bailian", "azure", "csv"}));
     sub->add_option("--block-tokens", o.blockTokens, "Tokens per block id (default: 512 Mooncake, 16 Bailian)")
@@ -569,6 +667,15 @@ void addTraceCommands(CLI::App& app, std::function<int()>& run) {
     addCommon(replay, *o);
     addCapacityOptions(replay, *o);
     replay->add_option("--tier", o->tiers, "NAME=CAPACITY of a scenario tier (repeat; default: every tier, unlimited)");
+    replay->add_option("--tier-write", o->tierWrites,
+                       "NAME=GB/s: a tier's write bandwidth (repeat; default: the tier preset's)");
+    replay->add_option("--write-buffer", o->writeBuffer,
+                       "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
+    replay->add_flag("--no-write-queue", o->noWriteQueue,
+                     "Writes always keep up (default: a write queue per tier, drained at its write bandwidth)");
+    replay->add_option("--instances", o->instances,
+                       "Prefill servers fed first come first served (default 0: no queueing)")
+        ->check(CLI::Range(0, 1 << 20));
     replay->add_option("--admission", o->admission, "The rule the summary sentence reports")
         ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
     replay->add_option("--output", o->output, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));

@@ -12,6 +12,9 @@
 #ifdef KVBE_HAVE_ZLIB
 #include <zlib.h>
 #endif
+#ifdef KVBE_HAVE_ZSTD
+#include <zstd.h>
+#endif
 
 namespace kvbe {
 
@@ -250,6 +253,10 @@ public:
     // Reads up to n bytes; returns 0 at the end, -1 on error.
     virtual long read(char* buf, std::size_t n) = 0;
     virtual double fraction() const = 0;
+    // Text already in memory: read in place, without a chunk buffer.
+    virtual std::optional<std::string_view> whole() const { return std::nullopt; }
+    // The read size: a small file needs no 4 MiB buffer.
+    virtual std::size_t chunkBytes() const { return kChunk; }
 };
 
 class PlainFile final : public Source {
@@ -263,6 +270,9 @@ public:
         return static_cast<long>(got);
     }
     double fraction() const override { return m_size ? std::min(1.0, double(m_read) / double(m_size)) : 1.0; }
+    std::size_t chunkBytes() const override {
+        return static_cast<std::size_t>(std::clamp<std::uint64_t>(m_size + 1, 64u << 10, kChunk));
+    }
 
 private:
     std::FILE* m_f;
@@ -289,6 +299,56 @@ private:
 };
 #endif
 
+#ifdef KVBE_HAVE_ZSTD
+// A .zst file decompressed as it is read (ZSTD_decompressStream; concatenated frames too).
+class ZstdFile final : public Source {
+public:
+    ZstdFile(std::FILE* f, std::uint64_t size)
+        : m_f(f), m_size(size), m_ctx(ZSTD_createDStream()), m_in(ZSTD_DStreamInSize()) {}
+    ~ZstdFile() override {
+        ZSTD_freeDStream(m_ctx);
+        std::fclose(m_f);
+    }
+    bool ok() const { return m_ctx != nullptr; }
+    const std::string& error() const { return m_error; }
+    long read(char* buf, std::size_t n) override {
+        ZSTD_outBuffer out{buf, n, 0};
+        while (out.pos == 0) {
+            if (m_inBuf.pos == m_inBuf.size) {
+                const std::size_t got = std::fread(m_in.data(), 1, m_in.size(), m_f);
+                if (got == 0) {
+                    if (std::ferror(m_f)) return -1;
+                    if (!m_frameDone) {
+                        m_error = "the zstd stream ends inside a frame (is the file cut short?)";
+                        return -1;
+                    }
+                    return 0;
+                }
+                m_read += got;
+                m_inBuf = ZSTD_inBuffer{m_in.data(), got, 0};
+            }
+            const std::size_t r = ZSTD_decompressStream(m_ctx, &out, &m_inBuf);
+            if (ZSTD_isError(r)) {
+                m_error = std::string("not a valid zstd stream (") + ZSTD_getErrorName(r) + ")";
+                return -1;
+            }
+            m_frameDone = r == 0;
+        }
+        return static_cast<long>(out.pos);
+    }
+    double fraction() const override { return m_size ? std::min(1.0, double(m_read) / double(m_size)) : 1.0; }
+
+private:
+    std::FILE* m_f;
+    std::uint64_t m_size, m_read = 0;
+    ZSTD_DStream* m_ctx;
+    std::vector<char> m_in;
+    ZSTD_inBuffer m_inBuf{nullptr, 0, 0};
+    bool m_frameDone = true;
+    std::string m_error;
+};
+#endif
+
 class MemorySource final : public Source {
 public:
     explicit MemorySource(std::string_view t) : m_t(t) {}
@@ -299,6 +359,7 @@ public:
         return static_cast<long>(k);
     }
     double fraction() const override { return m_t.empty() ? 1.0 : double(m_pos) / double(m_t.size()); }
+    std::optional<std::string_view> whole() const override { return m_t; }
 
 private:
     std::string_view m_t;
@@ -489,7 +550,8 @@ private:
 Result<TraceReadSummary> readFrom(Source& src, const std::string& source, const TraceReadOptions& opt,
                                   const std::function<void(const TraceRecord&)>& sink) {
     TraceReadSummary sum;
-    std::vector<char> buf(kChunk);
+    const auto inMemory = src.whole();
+    std::vector<char> buf(inMemory ? 0 : src.chunkBytes());
     std::string carry; // a line cut by the chunk boundary
     std::unique_ptr<LineParser> parser;
     std::uint64_t lineNo = 0;
@@ -530,12 +592,21 @@ Result<TraceReadSummary> readFrom(Source& src, const std::string& source, const 
         return std::nullopt;
     };
 
+    std::size_t memPos = 0;
     while (!eof) {
-        const long got = src.read(buf.data(), buf.size());
-        if (got < 0) return Error{source + ": read failed after line " + std::to_string(lineNo)};
-        if (got == 0) { eof = true; break; }
-        sum.bytes += static_cast<std::uint64_t>(got);
-        std::string_view chunk(buf.data(), static_cast<std::size_t>(got));
+        std::string_view chunk;
+        if (inMemory) {
+            // In kChunk steps all the same, so progress and cancelling work as for files.
+            if (memPos >= inMemory->size()) break;
+            chunk = inMemory->substr(memPos, kChunk);
+            memPos += chunk.size();
+        } else {
+            const long got = src.read(buf.data(), buf.size());
+            if (got < 0) return Error{source + ": read failed after line " + std::to_string(lineNo)};
+            if (got == 0) { eof = true; break; }
+            chunk = std::string_view(buf.data(), static_cast<std::size_t>(got));
+        }
+        sum.bytes += chunk.size();
         std::size_t nl = chunk.find('\n');
         if (nl == std::string_view::npos) {
             carry.append(chunk);
@@ -554,7 +625,9 @@ Result<TraceReadSummary> readFrom(Source& src, const std::string& source, const 
             start = nl + 1;
         }
         carry.assign(chunk.substr(start));
-        if (opt.progress && !opt.progress(src.fraction())) {
+        const double fraction = inMemory ? (inMemory->empty() ? 1.0 : double(memPos) / double(inMemory->size()))
+                                         : src.fraction();
+        if (opt.progress && !opt.progress(fraction)) {
             sum.cancelled = true;
             return sum;
         }
@@ -591,10 +664,22 @@ Result<TraceReadSummary> readTrace(const std::filesystem::path& path, const Trac
     const auto size = std::filesystem::file_size(path, ec);
     if (ec) return Error{source + ": cannot read the trace (" + ec.message() + ")"};
     const auto ext = path.extension().string();
-    if (ext == ".zst")
-        return Error{source + ": zstd-compressed traces are not supported by this build; decompress it "
-                              "first (zstd -d) or use gzip"};
     std::unique_ptr<Source> src;
+    if (ext == ".zst") {
+#ifdef KVBE_HAVE_ZSTD
+        std::FILE* f = std::fopen(source.c_str(), "rb");
+        if (!f) return Error{source + ": cannot open the trace (" + std::string(std::strerror(errno)) + ")"};
+        auto z = std::make_unique<ZstdFile>(f, size);
+        if (!z->ok()) return Error{source + ": cannot start the zstd decoder"};
+        ZstdFile* zp = z.get();
+        auto r = readFrom(*z, source, options, sink);
+        if (!r && !zp->error().empty()) return Error{source + ": " + zp->error()};
+        return r;
+#else
+        return Error{source + ": zstd traces need libzstd, which this build does not have; decompress it "
+                              "first (zstd -d) or use gzip"};
+#endif
+    }
     if (ext == ".gz") {
 #ifdef KVBE_HAVE_ZLIB
         gzFile f = gzopen(source.c_str(), "rb");
@@ -623,48 +708,80 @@ Result<TraceReadSummary> readTraceText(std::string_view text, const std::string&
 
 namespace {
 
-// Open addressing, linear probing: 64-bit prefix id -> dense 32-bit index (16 bytes a slot).
+// 64-bit prefix id -> dense 32-bit index, in order of first appearance. Ids below D sit in a
+// direct table (Mooncake's ids are small integers handed out in order, so this is the common
+// case and its writes are nearly sequential); D grows while the table stays at least a quarter
+// full, and the ids it then covers move over from the hash table. Other ids go to an open
+// addressing table with linear probing (key and value in one 16-byte slot: one line a probe).
 class IdMap {
 public:
-    IdMap() { rehash(1u << 16); }
     // The dense index of id, assigning the next one when id is new.
     std::uint32_t intern(std::uint64_t id) {
-        if ((m_count + 1) * 10 > m_keys.size() * 7) rehash(m_keys.size() * 2);
+        if (id < m_direct.size()) {
+            std::uint32_t& v = m_direct[static_cast<std::size_t>(id)];
+            if (v == 0) v = ++m_count;
+            return v - 1;
+        }
+        if (growDirect(id)) return intern(id);
+        if (m_slots.empty() || (m_hashCount + 1) * 10 > m_slots.size() * 7)
+            rehash(m_slots.empty() ? 1024 : m_slots.size() * 2);
         std::size_t i = slot(id);
-        while (m_vals[i] != 0) {
-            if (m_keys[i] == id) return m_vals[i] - 1;
+        while (m_slots[i].val != 0) {
+            if (m_slots[i].key == id) return m_slots[i].val - 1;
             i = (i + 1) & m_mask;
         }
-        m_keys[i] = id;
-        m_vals[i] = ++m_count;
+        m_slots[i] = {id, ++m_count};
+        ++m_hashCount;
         return m_count - 1;
     }
     std::uint32_t size() const { return m_count; }
 
 private:
+    struct Slot {
+        std::uint64_t key = 0;
+        std::uint32_t val = 0; // dense index + 1; 0 = empty
+    };
+    // Extends the direct table to cover id when it stays a quarter full or more.
+    bool growDirect(std::uint64_t id) {
+        const std::uint64_t want = std::max<std::uint64_t>(std::max<std::uint64_t>(m_direct.size() * 2, id + 1), 1024);
+        if (want > 4 * (static_cast<std::uint64_t>(m_count) + 1) + 1024 || want > (std::uint64_t(1) << 32)) return false;
+        m_direct.resize(static_cast<std::size_t>(want), 0);
+        if (m_hashCount) {
+            std::vector<Slot> old;
+            old.swap(m_slots);
+            m_hashCount = 0;
+            rehash(old.size());
+            for (const Slot& e : old) {
+                if (!e.val) continue;
+                if (e.key < m_direct.size()) m_direct[static_cast<std::size_t>(e.key)] = e.val;
+                else place(e);
+            }
+        }
+        return true;
+    }
     std::size_t slot(std::uint64_t id) const {
         std::uint64_t z = id + 0x9e3779b97f4a7c15ULL;
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
         return static_cast<std::size_t>(z ^ (z >> 31)) & m_mask;
     }
-    void rehash(std::size_t n) {
-        std::vector<std::uint64_t> keys(n);
-        std::vector<std::uint32_t> vals(n, 0);
-        m_mask = n - 1;
-        for (std::size_t i = 0; i < m_keys.size(); ++i) {
-            if (!m_vals[i]) continue;
-            std::size_t j = slot(m_keys[i]);
-            while (vals[j] != 0) j = (j + 1) & m_mask;
-            keys[j] = m_keys[i];
-            vals[j] = m_vals[i];
-        }
-        m_keys.swap(keys);
-        m_vals.swap(vals);
+    void place(const Slot& e) {
+        std::size_t j = slot(e.key);
+        while (m_slots[j].val != 0) j = (j + 1) & m_mask;
+        m_slots[j] = e;
+        ++m_hashCount;
     }
-    std::vector<std::uint64_t> m_keys;
-    std::vector<std::uint32_t> m_vals; // dense index + 1; 0 = empty
-    std::size_t m_mask = 0;
+    void rehash(std::size_t n) {
+        std::vector<Slot> old(n);
+        old.swap(m_slots);
+        m_mask = n - 1;
+        m_hashCount = 0;
+        for (const Slot& e : old)
+            if (e.val) place(e);
+    }
+    std::vector<std::uint32_t> m_direct; // dense index + 1; 0 = not seen
+    std::vector<Slot> m_slots;
+    std::size_t m_mask = 0, m_hashCount = 0;
     std::uint32_t m_count = 0;
 };
 

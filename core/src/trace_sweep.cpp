@@ -2,8 +2,10 @@
 // Under LRU with write-through placement every tier sees the same access stream, so a tier of
 // capacity C holds exactly the C most recently used blocks: a block with stack distance d (the
 // distinct blocks touched since its last access, counted at the request's arrival) is in every
-// tier with C > d. A Fenwick tree over access times gives d in O(log n).
+// tier with C > d. A Fenwick tree over the live access times gives d in O(log n).
 #include "kvbe/trace_sim.h"
+
+#include "trace_cache.h"
 
 #include <algorithm>
 #include <array>
@@ -17,20 +19,36 @@ namespace {
 constexpr int kMaxTiers = 8;
 constexpr std::uint64_t kInf = std::numeric_limits<std::uint64_t>::max();
 
-class Fenwick {
+// The live access times (each block's last access), counted below a time: a bit per time and a
+// Fenwick tree over 64-time words. Where a Fenwick tree over the times themselves (4 bytes a
+// time) is read at random far beyond the caches, this is 1/8 byte a time for the bits plus 1/16
+// for the tree: a 12.7-million-access trace needs 2.4 MB instead of 51.
+class LiveTimes {
 public:
-    explicit Fenwick(std::size_t n) : m_t(n + 1, 0) {}
-    void add(std::size_t i, std::int32_t v) {
-        for (; i < m_t.size(); i += i & (~i + 1)) m_t[i] += v;
+    explicit LiveTimes(std::size_t times) : m_bits((times >> 6) + 1, 0), m_tree((times >> 6) + 2, 0) {}
+    void add(std::size_t t) {
+        m_bits[t >> 6] |= std::uint64_t(1) << (t & 63);
+        bump((t >> 6) + 1, 1);
     }
-    std::int64_t prefix(std::size_t i) const {
+    void remove(std::size_t t) {
+        m_bits[t >> 6] &= ~(std::uint64_t(1) << (t & 63));
+        bump((t >> 6) + 1, -1);
+    }
+    // Live times in [0, t].
+    std::int64_t upTo(std::size_t t) const {
         std::int64_t s = 0;
-        for (; i > 0; i -= i & (~i + 1)) s += m_t[i];
-        return s;
+        for (std::size_t i = t >> 6; i > 0; i -= i & (~i + 1)) s += m_tree[i];
+        const std::uint64_t w = m_bits[t >> 6];
+        const unsigned b = static_cast<unsigned>(t & 63);
+        return s + __builtin_popcountll(b == 63 ? w : w & ((std::uint64_t(2) << b) - 1));
     }
 
 private:
-    std::vector<std::int32_t> m_t;
+    void bump(std::size_t i, std::int32_t v) {
+        for (; i < m_tree.size(); i += i & (~i + 1)) m_tree[i] += v;
+    }
+    std::vector<std::uint64_t> m_bits;
+    std::vector<std::int32_t> m_tree; // word w's count at index w + 1
 };
 
 } // namespace
@@ -75,8 +93,8 @@ Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, con
     std::vector<std::uint8_t> touched(W, 0);
     std::vector<std::uint32_t> touchedList;
 
-    Fenwick fen(trace.blocks.size());
-    std::vector<std::uint32_t> last(trace.distinctBlocks, 0); // access time + 1 … 0: never
+    LiveTimes live(trace.blocks.size() + 1);
+    detail::BlockArray<std::uint32_t> last(trace.distinctBlocks, 0); // access time + 1 … 0: never
     std::uint64_t now = 0, distinct = 0;
     std::vector<std::uint64_t> dist;
     std::uint64_t tokens = 0, blocks = 0;
@@ -90,19 +108,20 @@ Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, con
         const double N = trace.inputTokens[i];
         tokens += trace.inputTokens[i];
         blocks += m;
+        for (std::size_t j = 0; j < m; ++j) __builtin_prefetch(&last[ids[j]]);
         // Distances at arrival, for the leading blocks that have been seen before.
         dist.clear();
         for (std::size_t j = 0; j < m; ++j) {
             const std::uint32_t L = last[ids[j]];
             if (L == 0) break;
-            dist.push_back(distinct - static_cast<std::uint64_t>(fen.prefix(L)));
+            dist.push_back(distinct - static_cast<std::uint64_t>(live.upTo(L)));
         }
         for (std::size_t j = 0; j < m; ++j) {
             const std::uint32_t id = ids[j];
             ++now;
-            if (last[id]) fen.add(last[id], -1);
+            if (last[id]) live.remove(last[id]);
             else ++distinct;
-            fen.add(now, 1);
+            live.add(now);
             last[id] = static_cast<std::uint32_t>(now);
         }
         res.accesses += m;

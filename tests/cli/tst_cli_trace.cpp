@@ -56,6 +56,35 @@ private slots:
         QVERIFY(optimal <= rules[1].toObject()["ttft_s"].toObject()["mean"].toDouble());
     }
 
+    // The same with DRAM written at 1 MB/s (--tier-write): a 58.7 MB block takes a minute, so r3
+    // and r4 find block 1 in DRAM still being written (two late lookups) and hit nothing; with
+    // writes that keep up they would hit as above.
+    void replaySlowWritesLoseHits() {
+        const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--tier",
+                            "dram-pcie5=4blocks", "--tier-write", "dram-pcie5=0.001", "--write-buffer", "1GB",
+                            "--output", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto o = json(r);
+        QCOMPARE(o["config"].toObject()["write_queue"].toBool(), true);
+        const auto dram = o["tiers"].toArray()[1].toObject();
+        QCOMPARE(dram["tier_write_Bps"].toDouble(), 1e6);
+        QCOMPARE(dram["write_buffer_bytes"].toDouble(), 1e9);
+        QCOMPARE(dram["lookups_late"].toInt(), 2);
+        QCOMPARE(dram["writes_dropped"].toInt(), 0);
+        QCOMPARE(o["hits_any_tier"].toObject()["token_weighted"].toDouble(), 0.0);
+        const double total = 1024 + 1024 + 1500 + 2000;
+        QVERIFY(close(o["hits_any_tier_if_writes_kept_up"].toObject()["token_weighted"].toDouble(), 2560 / total));
+
+        const auto free = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--tier",
+                               "dram-pcie5=4blocks", "--tier-write", "dram-pcie5=0.001", "--no-write-queue",
+                               "--instances", "1", "--output", "json"});
+        QCOMPARE(free.exitCode, 0);
+        const auto f = json(free);
+        QVERIFY(close(f["hits_any_tier"].toObject()["token_weighted"].toDouble(), 2560 / total));
+        QCOMPARE(f["config"].toObject()["instances"].toInt(), 1);
+        QVERIFY(f["rules"].toArray()[0].toObject().contains("mean_wait_s"));
+    }
+
     void replayPrintsATableAndASentence() {
         const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--tier", "dram-pcie5=4blocks"});
         QCOMPARE(r.exitCode, 0);
@@ -119,6 +148,9 @@ private slots:
         QTest::newRow("unknown tier") << QStringList{"trace", "replay", hand, "--tier", "tape=1TB"} << 1 << "--tier tape: not a tier of the scenario";
         QTest::newRow("bad capacity") << QStringList{"trace", "replay", hand, "--tier", "dram-pcie5=lots"} << 1 << "--tier dram-pcie5";
         QTest::newRow("tier without =") << QStringList{"trace", "replay", hand, "--tier", "dram-pcie5"} << 1 << "expected NAME=CAPACITY";
+        QTest::newRow("unknown write tier") << QStringList{"trace", "replay", hand, "--tier-write", "tape=2"} << 1 << "--tier-write tape: not a tier of this replay";
+        QTest::newRow("bad write bandwidth") << QStringList{"trace", "replay", hand, "--tier-write", "dram-pcie5=fast"} << 1 << "expected a write bandwidth in GB/s";
+        QTest::newRow("bad write buffer") << QStringList{"trace", "replay", hand, "--write-buffer", "lots"} << 1 << "--write-buffer 'lots'";
         QTest::newRow("sweep without tier") << QStringList{"trace", "sweep", hand} << 1 << "--tier: name the tier to sweep";
         QTest::newRow("bad grid") << QStringList{"trace", "sweep", hand, "--single-cache", "--capacities", "9:1"} << 1 << "--capacities '9:1'";
         QTest::newRow("cascade sweep") << QStringList{"trace", "sweep", hand, "--single-cache", "--placement", "cascade"} << 1 << "needs LRU with write-through";

@@ -12,6 +12,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <limits>
 #include <list>
 #include <unordered_map>
 #include <unordered_set>
@@ -108,6 +109,44 @@ double referenceLruTokenHits(const std::vector<RealRequest>& reqs, std::size_t c
     }
     if (blockHits) *blockHits = hitBlocks;
     return hitTokens;
+}
+
+// Write-through LRU in several tiers, each a plain ordered-dictionary LRU of its own: the
+// reference for the replay's one-structure version. Counts, per tier, the blocks each request's
+// hit run takes from it (the fastest tier holding the block) and the blocks written to it.
+struct MultiTierCounts {
+    std::vector<double> hitBlocks;
+    std::vector<std::uint64_t> written;
+};
+MultiTierCounts referenceWriteThrough(const std::vector<RealRequest>& reqs, const std::vector<std::size_t>& caps) {
+    const std::size_t K = caps.size();
+    std::vector<std::list<qint64>> order(K);
+    std::vector<std::unordered_map<qint64, std::list<qint64>::iterator>> where(K);
+    MultiTierCounts c{std::vector<double>(K, 0), std::vector<std::uint64_t>(K, 0)};
+    for (const auto& r : reqs) {
+        for (auto id : r.ids) {
+            std::size_t f = K;
+            for (std::size_t k = 0; k < K && f == K; ++k)
+                if (where[k].count(id)) f = k;
+            if (f == K) break;
+            c.hitBlocks[f] += 1;
+        }
+        for (auto id : r.ids) {
+            for (std::size_t k = 0; k < K; ++k) {
+                if (caps[k] == 0) continue;
+                auto it = where[k].find(id);
+                if (it != where[k].end()) order[k].erase(it->second);
+                else ++c.written[k];
+                order[k].push_front(id);
+                where[k][id] = order[k].begin();
+                if (order[k].size() > caps[k]) {
+                    where[k].erase(order[k].back());
+                    order[k].pop_back();
+                }
+            }
+        }
+    }
+    return c;
 }
 
 } // namespace
@@ -313,6 +352,41 @@ private slots:
         QCOMPARE(t->arrivalS[1], 0.005);
     }
 
+    // .zst through libzstd, streamed: a file of several MiB (more than one read chunk and many zstd
+    // blocks) gives the same trace as the plain one; a cut file is a sentence, not a short trace.
+    void zstdTracesAreReadDirectly() {
+        QTemporaryDir dir;
+        const QString plain = dir.filePath("t.jsonl");
+        std::string text;
+        for (int i = 0; i < 60000; ++i)
+            text += "{\"timestamp\": " + std::to_string(i) + ", \"input_length\": 600, \"hash_ids\": [" +
+                    std::to_string(i % 977) + ", " + std::to_string(i) + "]}\n";
+        kvbe::test::writeFile(plain, QByteArray::fromStdString(text));
+        if (QProcess::execute("zstd", {"-q", "-k", plain}) != 0) QSKIP("zstd is not installed");
+        auto z = loadTrace((plain + ".zst").toStdString(), {});
+        if (!z.ok() && z.message().find("need libzstd") != std::string::npos) QSKIP("this build has no libzstd");
+        QVERIFY2(z.ok(), z.ok() ? "" : z.message().c_str());
+        auto p = loadTraceText(text, "t.jsonl", {});
+        QVERIFY(p.ok());
+        QCOMPARE(z->size(), size_t(60000));
+        QCOMPARE(z->blocks, p->blocks);
+        QCOMPARE(z->arrivalS, p->arrivalS);
+        QCOMPARE(z->distinctBlocks, p->distinctBlocks);
+        QCOMPARE(z->summary.bytes, std::uint64_t(text.size()));
+
+        QFile f(plain + ".zst");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray all = f.readAll();
+        kvbe::test::writeFile(dir.filePath("cut.jsonl.zst"), all.left(all.size() / 2));
+        auto cut = loadTrace(dir.filePath("cut.jsonl.zst").toStdString(), {});
+        QVERIFY(!cut.ok());
+        QVERIFY2(cut.message().find("zstd") != std::string::npos, cut.message().c_str());
+        kvbe::test::writeFile(dir.filePath("junk.jsonl.zst"), "not zstd at all\n");
+        auto junk = loadTrace(dir.filePath("junk.jsonl.zst").toStdString(), {});
+        QVERIFY(!junk.ok());
+        QVERIFY2(junk.message().find("not a valid zstd stream") != std::string::npos, junk.message().c_str());
+    }
+
     // Two tiers by hand: GPU 2 blocks, DRAM 4 blocks (block bytes 1), 512-token blocks.
     //   r1 [1,2] N=1024, r2 [3,4] N=1024, r3 [1,2,5] N=1500, r4 [1,2,5,6] N=2000.
     // Write-through: before r3 the GPU holds {3,4}, DRAM {1,2,3,4}: r3's run is 1,2 from DRAM.
@@ -409,6 +483,142 @@ private slots:
         QVERIFY(pStar.has_value());
         const double expectBe = *pStar <= 1024 ? tAlways : cm.tMiss(1500);
         QCOMPARE(times.breakeven[2], expectBe);
+    }
+
+    // The replay keeps write-through LRU in one structure for all tiers; three separate
+    // reference LRUs must give the same hits per tier and the same writes, block for block.
+    void writeThroughLruEqualsSeparateReferenceLrus_data() {
+        QTest::addColumn<qint64>("gpu");
+        QTest::addColumn<qint64>("dram");
+        QTest::addColumn<qint64>("nvme");
+        QTest::newRow("nested") << qint64(700) << qint64(3000) << qint64(20000);
+        QTest::newRow("equal lower tiers") << qint64(700) << qint64(3000) << qint64(3000);
+        QTest::newRow("no gpu, unlimited nvme") << qint64(0) << qint64(5000) << qint64(-1);
+        QTest::newRow("one-block gpu") << qint64(1) << qint64(2) << qint64(100000);
+    }
+    void writeThroughLruEqualsSeparateReferenceLrus() {
+        QFETCH(qint64, gpu);
+        QFETCH(qint64, dram);
+        QFETCH(qint64, nvme);
+        const auto& reqs = realTrace();
+        if (reqs.empty()) QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        auto cap = [](qint64 v) { return v < 0 ? std::numeric_limits<std::size_t>::max() : std::size_t(v); };
+        const auto ref = referenceWriteThrough(reqs, {cap(gpu), cap(dram), cap(nvme)});
+        auto trace = loadTrace(realTracePath().toStdString(), {});
+        QVERIFY(trace.ok());
+        ReplayConfig cfg;
+        cfg.blockBytes = 1;
+        cfg.gpuCapacityBytes = double(gpu);
+        cfg.tiers.push_back(SimTier{"dram", double(dram), TierPath{"dram", 55e9, 0.5e-3}, 55e9});
+        cfg.tiers.push_back(SimTier{"nvme", nvme < 0 ? kUnlimited : double(nvme), TierPath{"nvme", 13.5e9, 1e-3}, 10e9});
+        auto r = replayTrace(*trace, llama3b(), cfg);
+        QVERIFY(r.ok());
+        for (std::size_t k = 0; k < 3; ++k) {
+            QCOMPARE(r->tiers[k].hits.blockWeighted * double(r->blocks), ref.hitBlocks[k]);
+            if (k > 0) QCOMPARE(r->tiers[k].blocksWritten, ref.written[k]);
+        }
+    }
+
+    // The write queue by hand. 1 GB blocks, DRAM written at 1 GB/s (1 s a block), a buffer of
+    // 2 blocks, no GPU cache (so every hit is DRAM's). Writes are issued when their request's
+    // prefill ends, a few ms after its arrival (p below); the trace leaves room for it:
+    //   r1 t=0     [1,2]    writes 1 (done p+1.0 s), 2 (done p+2.0 s)
+    //   r2 t=1.5   [1,2,3]  1 hits; 2 is still being written: a late lookup, the run ends (h=1);
+    //                       3 is queued behind 2
+    //   r3 t=1.6   [4,5,6]  queue 2,3 + 4: over the bound, the oldest (2) is dropped; + 5 drops 3,
+    //                       + 6 drops 4 (3 writes dropped); 5 is written from 1.6+p, then 6
+    //   r4 t=10    [1,2,3]  1 hits; 2's copy was dropped: the run ends (h=1); 2 and 3 are written
+    //                       again (done 11.0+p and 12.0+p)
+    //   r5 t=11.5  [1,2,3]  1 and 2 hit, 3 is late (h=2)
+    // DRAM hits 1+1+2 = 4 of 14 blocks; 8 blocks written (2+1+3+2); the longest backlog 2 s (r1).
+    // Without the queue: r2 2, r4 3, r5 3 = 8 hits.
+    void writeQueueDelaysAndDropsBlocksByHand_data() {
+        QTest::addColumn<int>("policy");
+        QTest::newRow("lru") << int(EvictionPolicy::Lru);
+        QTest::newRow("s3fifo") << int(EvictionPolicy::S3Fifo);
+    }
+    void writeQueueDelaysAndDropsBlocksByHand() {
+        QFETCH(int, policy);
+        const std::string text = lines({
+            R"({"timestamp": 0, "input_length": 1024, "hash_ids": [1, 2]})",
+            R"({"timestamp": 1500, "input_length": 1500, "hash_ids": [1, 2, 3]})",
+            R"({"timestamp": 1600, "input_length": 1536, "hash_ids": [4, 5, 6]})",
+            R"({"timestamp": 10000, "input_length": 1536, "hash_ids": [1, 2, 3]})",
+            R"({"timestamp": 11500, "input_length": 1536, "hash_ids": [1, 2, 3]})",
+        });
+        auto t = loadTraceText(text, "queue.jsonl", {});
+        QVERIFY(t.ok());
+        ReplayConfig cfg;
+        cfg.blockBytes = 1e9;
+        cfg.gpuCapacityBytes = 0;
+        cfg.policy = static_cast<EvictionPolicy>(policy);
+        SimTier dram{"dram", kUnlimited, TierPath{"dram", 55e9, 0.5e-3}, 1e9};
+        dram.writeBufferBytes = 2e9;
+        cfg.tiers.push_back(dram);
+        cfg.writeQueue = true;
+        RequestTimes times;
+        auto r = replayTrace(*t, llama3b(), cfg, &times);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        const std::vector<std::uint32_t> runs{0, 1, 0, 1, 2};
+        QCOMPARE(times.hitBlocks, runs);
+        const auto& d = r->tiers[1];
+        QCOMPARE(d.hits.blockWeighted, 4.0 / 14.0);
+        QCOMPARE(d.blocksWritten, std::uint64_t(8));
+        QCOMPARE(d.writesDropped, std::uint64_t(3));
+        QCOMPARE(d.lookupsLate, std::uint64_t(2));
+        QCOMPARE(d.lookupsDropped, std::uint64_t(1));
+        QVERIFY(std::abs(d.maxBacklogS - 2.0) < 1e-12);
+
+        cfg.writeQueue = false;
+        auto free = replayTrace(*t, llama3b(), cfg, &times);
+        QVERIFY(free.ok());
+        const std::vector<std::uint32_t> freeRuns{0, 2, 0, 3, 3};
+        QCOMPARE(times.hitBlocks, freeRuns);
+        QCOMPARE(free->tiers[1].blocksWritten, std::uint64_t(6));
+        QCOMPARE(free->tiers[1].writesDropped, std::uint64_t(0));
+    }
+
+    // Prefill servers by hand: r1 and r2 arrive together, r3 later. No GPU cache; r2's first two
+    // blocks are in DRAM (written by r1, no write queue). One server: r2 waits for r1's prefill
+    // C1 while its load L2 runs, then recomputes the rest: TTFT2 = max(C1, L2) + C2.
+    void instancesQueueFirstComeFirstServedAndHideLoads() {
+        const std::string text = lines({
+            R"({"timestamp": 0, "input_length": 1024, "hash_ids": [1, 2]})",
+            R"({"timestamp": 0, "input_length": 1500, "hash_ids": [1, 2, 3]})",
+            R"({"timestamp": 60000, "input_length": 100, "hash_ids": [9]})",
+        });
+        auto t = loadTraceText(text, "servers.jsonl", {});
+        QVERIFY(t.ok());
+        const CostModel cm = llama3b();
+        const TierPath slow{"dram", 2e9, 2e-3}; // slow enough that the load outlasts part of the wait
+        ReplayConfig cfg;
+        cfg.blockBytes = cm.kvBytesPerToken() * 512;
+        cfg.gpuCapacityBytes = 0;
+        cfg.tiers.push_back(SimTier{"dram", kUnlimited, slow, 0});
+        const double C1 = cm.tMiss(1024), L2 = cm.tLoad(slow, 1024), C2 = cm.tRecompute(1500 - 1024, 1024);
+        const double C3 = cm.tMiss(100);
+
+        cfg.instances = 1;
+        RequestTimes times;
+        auto r = replayTrace(*t, cm, cfg, &times);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(times.always[1], L2 + C2); // the prefill time alone is unchanged
+        QVERIFY(kvbe::test::near(times.queuedAlways[0], C1, 1e-12));
+        QVERIFY(kvbe::test::near(times.queuedAlways[1], std::max(C1, L2) + C2, 1e-12));
+        QVERIFY(kvbe::test::near(times.queuedAlways[2], C3, 1e-12));
+        QVERIFY(kvbe::test::near(times.queuedNone[1], C1 + cm.tMiss(1500), 1e-12));
+        const RuleResult& always = *r->rule("always");
+        QVERIFY(kvbe::test::near(always.ttft.mean, (C1 + std::max(C1, L2) + C2 + C3) / 3, 1e-12));
+        QVERIFY(kvbe::test::near(always.meanWaitS, C1 / 3, 1e-12));
+        QVERIFY(kvbe::test::near(always.hiddenLoadS, std::min(L2, C1), 1e-12));
+        QCOMPARE(r->rule("none")->hiddenLoadS, 0.0);
+
+        // Two servers: nobody waits, so TTFT is the prefill time.
+        cfg.instances = 2;
+        r = replayTrace(*t, cm, cfg, &times);
+        QVERIFY(r.ok());
+        QVERIFY(kvbe::test::near(times.queuedAlways[1], L2 + C2, 1e-12));
+        QCOMPARE(r->rule("always")->meanWaitS, 0.0);
     }
 
     void s3FifoKeepsARepeatedlyUsedBlockThatLruDrops() {

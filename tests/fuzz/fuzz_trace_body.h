@@ -49,8 +49,14 @@ inline int fuzzTrace(const uint8_t* data, size_t size) {
                     c.gpuCapacityBytes = 3;
                     c.policy = pol;
                     c.placement = pl;
+                    // The write queue (1-byte blocks at 1 B/s: every write is late, a buffer of 2
+                    // drops) and prefill servers, on half of the runs each.
+                    c.writeQueue = pol == kvbe::EvictionPolicy::Lru;
+                    c.instances = pl == kvbe::Placement::Cascade ? 2 : 0;
                     c.tiers.push_back(kvbe::SimTier{"dram", 5, kvbe::TierPath{"dram", 55e9, 5e-4}, 55e9});
                     c.tiers.push_back(kvbe::SimTier{"nvme", 11, kvbe::TierPath{"nvme", 6e9, 1e-3}, 4e9});
+                    c.tiers.back().writeBps = 1;
+                    c.tiers.back().writeBufferBytes = 2;
                     kvbe::RequestTimes times;
                     auto r = kvbe::replayTrace(*t, cost, c, &times);
                     if (!r) std::abort();
@@ -58,6 +64,9 @@ inline int fuzzTrace(const uint8_t* data, size_t size) {
                         if (!(v >= 0 && v <= 1 + 1e-12)) std::abort();
                     for (std::size_t i = 0; i < t->size(); ++i)
                         if (times.optimal[i] > times.always[i] || times.optimal[i] > times.gpuOnly[i]) std::abort();
+                    if (c.instances > 0)
+                        for (std::size_t i = 0; i < t->size(); ++i)
+                            if (!(times.queuedAlways[i] >= times.always[i] * (1 - 1e-12))) std::abort();
                 }
             }
         }

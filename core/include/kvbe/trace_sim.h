@@ -36,12 +36,17 @@ std::optional<Placement> parsePlacement(std::string_view s);
 std::optional<Admission> parseAdmission(std::string_view s);
 
 inline constexpr double kUnlimited = std::numeric_limits<double>::infinity();
+// The bytes of writes a tier may have queued before the oldest pending ones are dropped: a
+// pinned staging buffer of a few GiB, as offload connectors keep (LMCache's CPU buffer defaults
+// to 5 GB). `kvbe-cli trace replay --write-buffer` sets it.
+inline constexpr double kDefaultWriteBufferBytes = 8.0 * 1024 * 1024 * 1024;
 
 struct SimTier {
     std::string name;
     double capacityBytes = kUnlimited;
     TierPath path;                  // read bandwidth and t_fixed as the cost model sees them
-    double writeBps = 0;            // 0: unknown (write needs are reported, not compared)
+    double writeBps = 0;            // 0: unknown (write needs are reported, not compared, and not queued)
+    double writeBufferBytes = kDefaultWriteBufferBytes; // the write queue's bound (ReplayConfig::writeQueue)
 };
 
 struct ReplayConfig {
@@ -51,6 +56,14 @@ struct ReplayConfig {
     Placement placement = Placement::WriteThrough;
     // Bytes one block takes in every tier: B · kv_bytes_per_token (plus any state snapshot).
     double blockBytes = 0;
+    // Model each offload tier's write queue (tiers with writeBps > 0): writes are queued at the
+    // request's arrival and drained at writeBps in trace time; a block is readable from the tier
+    // only once its write has completed, and a queue longer than writeBufferBytes drops its
+    // oldest pending write (that copy is never stored: it is not readable until written again).
+    bool writeQueue = false;
+    // Prefill servers fed first-come-first-served in arrival order (0: no queueing). A request's
+    // load starts at its arrival, so the part of it shorter than the wait is hidden.
+    int instances = 0;
 };
 
 struct HitRatios {
@@ -74,6 +87,9 @@ struct RuleResult {
     std::uint64_t declinedBlocks = 0;
     double declinedLoadS = 0;     // what the declined loads would have taken
     double declinedNetS = 0;      // Σ (t_always − t_rule) over those requests: the time declining saved
+    // With instances > 0 (ttft above is then wait + service):
+    double meanWaitS = 0;         // mean time from arrival to a free server
+    double hiddenLoadS = 0;       // Σ load time hidden by the wait (the preload gain)
 };
 
 struct TierReport {
@@ -87,6 +103,11 @@ struct TierReport {
     double writeBps = 0;                // the tier's write bandwidth (0: unknown)
     double writeRateP50 = 0, writeRateP99 = 0, writeRateMax = 0; // over 1-minute windows, bytes/s
     std::uint64_t windowsOverWriteBw = 0;
+    // The write queue (ReplayConfig::writeQueue, tiers with a write bandwidth):
+    std::uint64_t writesDropped = 0;    // queued writes dropped from a full queue: never stored
+    std::uint64_t lookupsLate = 0;      // lookups that found this tier the fastest holder, write still queued
+    std::uint64_t lookupsDropped = 0;   // ... and its copy dropped (never written)
+    double maxBacklogS = 0;             // the longest the queue got, in seconds of writing
 };
 
 struct ReplayResult {
@@ -106,9 +127,11 @@ struct ReplayResult {
     const RuleResult* rule(std::string_view name) const;
 };
 
-// Per-request times, for tests and charts (filled when asked for).
+// Per-request times, for tests and charts (filled when asked for): the prefill time under each
+// rule without queueing, and with ReplayConfig::instances > 0 the TTFT with queueing.
 struct RequestTimes {
     std::vector<double> none, gpuOnly, always, breakeven, optimal;
+    std::vector<double> queuedNone, queuedGpuOnly, queuedAlways, queuedBreakeven, queuedOptimal;
     std::vector<std::uint32_t> hitBlocks; // the hit run, any tier
 };
 
