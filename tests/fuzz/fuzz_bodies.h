@@ -5,7 +5,7 @@
 #include "kvbe/calibration.h"
 #include "kvbe/config_reader.h"
 #include "kvbe/cost_model.h"
-#include "kvbe/probe_stream.h"
+#include "kvbe/probe_protocol.h"
 #include "kvbe/scenario.h"
 
 #include <cmath>
