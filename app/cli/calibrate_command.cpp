@@ -8,6 +8,7 @@
 #include "kvbe/fit.h"
 #include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/presets.h"
+#include "kvbe/probe_protocol.h"
 #include "kvbe/probes/nvme_probe.h"
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
@@ -17,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <unistd.h>
@@ -37,14 +39,14 @@ public:
     void progress(double fraction, const std::string& message) override {
         std::cerr << "kvbe-cli calibrate: " << m_label << " " << static_cast<int>(fraction * 100) << " %  " << message << "\n";
     }
-    void point(const probes::ProbePoint& p) override { points.push_back(p); }
+    void point(const ProbePoint& p) override { points.push_back(p); }
     void note(const std::string& line) override { std::cerr << "kvbe-cli calibrate: " << m_label << ": " << line << "\n"; }
     void table(const probes::TextTable&) override {}
     void result(const nlohmann::ordered_json& s) override { summary = s; }
     void error(const std::string& message) override { errorMessage = message; }
 
     nlohmann::ordered_json header, summary;
-    std::vector<probes::ProbePoint> points;
+    std::vector<ProbePoint> points;
     std::string errorMessage;
 
 private:
@@ -59,9 +61,73 @@ void takeGpuName(Calibration& c, const nlohmann::ordered_json& header) {
         if (g.contains(clock) && g[clock].is_number()) c.gpuClocksMHz[clock] = g[clock].get<double>();
 }
 
+// A probe that ran and measured no point still leaves its tier in the file, empty.
+TierMeasurement tierOrEmpty(std::optional<TierMeasurement> tier, const char* name) {
+    if (tier) return std::move(*tier);
+    TierMeasurement empty;
+    empty.name = name;
+    return empty;
+}
+
+// One probe run of calibrate: the probe, what the file says when it cannot run here, and what
+// its points add to the calibration.
+struct CalibrateStep {
+    std::string label;     // "nvme-read"
+    std::string skippedAs; // "drive": the line under "not measured"
+    std::unique_ptr<probes::Probe> probe;
+    probes::ProbeOptions options;
+    std::function<void(Calibration&, const CollectingSink&)> apply;
+};
+
+// The drive: single loads at queue depth 1 over sizes around the KV block give (bytes, seconds)
+// for t_fixed + bytes / B; queue depth 32 gives the sustained bandwidth.
+CalibrateStep driveStep(const CalibrateOptions& o, double fileBytes, double durationS) {
+    CalibrateStep step{"nvme-read", "drive", std::make_unique<probes::NvmeProbe>(false), {}, {}};
+    auto& po = step.options;
+    po.dir = o.dir;
+    po.fileSize = static_cast<std::uint64_t>(fileBytes);
+    po.durationS = durationS;
+    po.blockSizes = {probes::kMiB, 4 * probes::kMiB};
+    if (auto kvBlock = probes::kvBlockBytes(o.model)) po.blockSizes.push_back(*kvBlock);
+    po.queueDepths = {1, 32};
+    po.model = o.model;
+    step.apply = [](Calibration& c, const CollectingSink& sink) {
+        c.tiers.push_back(tierOrEmpty(measurementsFromPoints(sink.points).drive, "nvme"));
+    };
+    return step;
+}
+
+// Host DRAM to the GPU: pinned copies, the path an offload engine loads by.
+CalibrateStep hostLinkStep(const CalibrateOptions& o) {
+    gpu::CopySettings cs;
+    cs.model = o.model;
+    cs.pageable = false;
+    cs.sizes = {probes::kMiB, 4 * probes::kMiB, 64 * probes::kMiB, 256 * probes::kMiB};
+    CalibrateStep step{"gpu-copy", "host DRAM to GPU", std::make_unique<gpu::GpuCopyProbe>(cs), {}, {}};
+    step.apply = [](Calibration& c, const CollectingSink& sink) {
+        takeGpuName(c, sink.header);
+        c.tiers.push_back(tierOrEmpty(measurementsFromPoints(sink.points).hostLink, "dram"));
+    };
+    return step;
+}
+
+// Cold prefill times on the GPU, for the utilisation (and ramp) fit.
+CalibrateStep prefillStep(gpu::PrefillSettings ps) {
+    CalibrateStep step{"gpu-prefill", "prefill", std::make_unique<gpu::PrefillProbe>(std::move(ps)), {}, {}};
+    step.apply = [](Calibration& c, const CollectingSink& sink) {
+        takeGpuName(c, sink.header);
+        const auto samples = measurementsFromPoints(sink.points).prefill;
+        c.prefill.insert(c.prefill.end(), samples.begin(), samples.end());
+    };
+    return step;
+}
+
 int runCalibrate(const CalibrateOptions& o) {
     auto presets = Presets::loadBuiltin();
-    if (!presets) return kExitBadInput;
+    if (!presets) {
+        std::cerr << "kvbe-cli: " << presets.message() << "\n";
+        return kExitBadInput;
+    }
     auto scenario = o.scenario.empty() ? defaultScenario(*presets) : loadScenario(o.scenario, *presets);
     if (!scenario) {
         std::cerr << "kvbe-cli: " << scenario.message() << "\n";
@@ -83,6 +149,24 @@ int runCalibrate(const CalibrateOptions& o) {
         std::cerr << "kvbe-cli: " << (size ? duration.message() : size.message()) << "\n";
         return kExitBadInput;
     }
+    gpu::PrefillSettings ps;
+    ps.model = eval->model.source.empty() ? eval->model.id : scenario->model;
+    if (!o.lengths.empty()) {
+        auto l = parseTokenList(o.lengths);
+        if (!l) {
+            std::cerr << "kvbe-cli: --lengths: " << l.message() << "\n";
+            return kExitBadInput;
+        }
+        for (double n : *l) ps.lengths.push_back(static_cast<std::int64_t>(n));
+    }
+    if (!scenario->gpu.empty()) ps.gpuPreset = scenario->gpu;
+
+    std::vector<CalibrateStep> steps;
+    if (!o.skipDrive) steps.push_back(driveStep(o, *size, *duration));
+    if (!o.skipGpu) {
+        steps.push_back(hostLinkStep(o));
+        steps.push_back(prefillStep(std::move(ps)));
+    }
     probes::installStopHandlers();
 
     Calibration c;
@@ -94,95 +178,20 @@ int runCalibrate(const CalibrateOptions& o) {
     c.kvBytesPerToken = eval->cost.kvBytesPerToken();
     int measured = 0;
     std::vector<std::string> skipped;
-
-    if (!o.skipDrive) {
-        // Single loads at queue depth 1 over sizes around the KV block give (bytes, seconds) for
-        // t_fixed + bytes / B; queue depth 32 gives the sustained bandwidth.
-        auto kvBlock = probes::kvBlockBytes(o.model);
-        probes::ProbeOptions po;
-        po.dir = o.dir;
-        po.fileSize = static_cast<std::uint64_t>(*size);
-        po.durationS = *duration;
-        po.blockSizes = {probes::kMiB, 4 * probes::kMiB};
-        if (kvBlock) po.blockSizes.push_back(*kvBlock);
-        po.queueDepths = {1, 32};
-        po.model = o.model;
-        CollectingSink sink("nvme-read");
-        probes::NvmeProbe probe(false);
-        const auto outcome = probe.run(po, sink);
-        if (outcome.exit == probes::ProbeExit::Stopped) {
+    for (auto& step : steps) {
+        CollectingSink sink(step.label);
+        const auto outcome = step.probe->run(step.options, sink);
+        if (outcome.exit == ProbeExit::Stopped) {
             std::cerr << "kvbe-cli: " << outcome.message << "\n";
             return kExitInterrupted;
         }
         if (!outcome.ok()) {
-            std::cerr << "kvbe-cli: nvme-read: " << outcome.message << "\n";
-            skipped.push_back("drive: " + outcome.message);
-        } else {
-            TierMeasurement t;
-            t.name = "nvme";
-            double best = 0;
-            for (const auto& p : sink.points) {
-                const double gbps = p.y;
-                const int qd = p.meta.contains("queue_depth") ? p.meta["queue_depth"].get<int>() : 1;
-                if (gbps <= 0) continue;
-                if (qd == 1) t.reads.push_back({p.x, p.x / (gbps * 1e9)});
-                best = std::max(best, gbps * 1e9);
-            }
-            if (best > 0) t.readBps = best;
-            c.tiers.push_back(std::move(t));
-            ++measured;
+            std::cerr << "kvbe-cli: " << step.label << ": " << outcome.message << "\n";
+            skipped.push_back(step.skippedAs + ": " + outcome.message);
+            continue;
         }
-    }
-    if (!o.skipGpu) {
-        gpu::CopySettings cs;
-        cs.model = o.model;
-        cs.pageable = false;
-        cs.sizes = {probes::kMiB, 4 * probes::kMiB, 64 * probes::kMiB, 256 * probes::kMiB};
-        CollectingSink copySink("gpu-copy");
-        gpu::GpuCopyProbe copy(cs);
-        const auto copied = copy.run(probes::ProbeOptions{}, copySink);
-        if (copied.exit == probes::ProbeExit::Stopped) return kExitInterrupted;
-        if (!copied.ok()) {
-            std::cerr << "kvbe-cli: gpu-copy: " << copied.message << "\n";
-            skipped.push_back("host DRAM to GPU: " + copied.message);
-        } else {
-            takeGpuName(c, copySink.header);
-            TierMeasurement t;
-            t.name = "dram";
-            double best = 0;
-            for (const auto& p : copySink.points) {
-                if (p.series.rfind("h2d_pinned", 0) != 0 || p.y <= 0) continue;
-                t.reads.push_back({p.x, p.x / (p.y * 1e9)});
-                best = std::max(best, p.y * 1e9);
-            }
-            if (best > 0) t.readBps = best;
-            c.tiers.push_back(std::move(t));
-            ++measured;
-        }
-        gpu::PrefillSettings ps;
-        ps.model = eval->model.source.empty() ? eval->model.id : scenario->model;
-        if (!o.lengths.empty()) {
-            auto l = parseTokenList(o.lengths);
-            if (!l) {
-                std::cerr << "kvbe-cli: --lengths: " << l.message() << "\n";
-                return kExitBadInput;
-            }
-            for (double n : *l) ps.lengths.push_back(static_cast<std::int64_t>(n));
-        }
-        if (!scenario->gpu.empty()) ps.gpuPreset = scenario->gpu;
-        CollectingSink preSink("gpu-prefill");
-        gpu::PrefillProbe prefill(ps);
-        const auto pre = prefill.run(probes::ProbeOptions{}, preSink);
-        if (pre.exit == probes::ProbeExit::Stopped) return kExitInterrupted;
-        if (!pre.ok()) {
-            std::cerr << "kvbe-cli: gpu-prefill: " << pre.message << "\n";
-            skipped.push_back("prefill: " + pre.message);
-        } else {
-            takeGpuName(c, preSink.header);
-            for (const auto& p : preSink.points)
-                if (p.series == "t_prefill_s" && p.y > 0) c.prefill.push_back({p.x, p.y});
-            ++measured;
-        }
+        step.apply(c, sink);
+        ++measured;
     }
     if (measured == 0) {
         std::cerr << "kvbe-cli: calibrate measured nothing on this machine";

@@ -1,18 +1,22 @@
 // kvbe-cli subcommands. Each registers its options on a CLI11 app and, when run, returns the
-// process exit code: 0 success, 1 bad input (a sentence on stderr), 2 usage error.
+// process exit code: 0 success, 1 bad input (a sentence on stderr), 2 usage error; the list
+// with its sentences is exitCodeHelp() in kvbe/probe_protocol.h.
 #pragma once
+
+#include "kvbe/probe_protocol.h"
 
 #include <CLI/CLI.hpp>
 #include <functional>
 
 namespace kvbe::cli {
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitBadInput = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitCannotRun = 3; // probes: this machine or target cannot run the probe
-inline constexpr int kExitProbeFailed = 4; // probes: an I/O or data check failed during the run
-inline constexpr int kExitInterrupted = 130; // probes: stopped by SIGINT or SIGTERM
+// The exit codes are the probe protocol's (kvbe/probe_protocol.h), one list for every command.
+inline constexpr int kExitOk = exitCode(ProbeExit::Ok);
+inline constexpr int kExitBadInput = exitCode(ProbeExit::BadInput);
+inline constexpr int kExitUsage = exitCode(ProbeExit::Usage);
+inline constexpr int kExitCannotRun = exitCode(ProbeExit::CannotRun);
+inline constexpr int kExitProbeFailed = exitCode(ProbeExit::Failed);
+inline constexpr int kExitInterrupted = exitCode(ProbeExit::Stopped);
 
 // Adds `calc`, `models`, `gpus` and `tiers`; `run` is set to the chosen command's action.
 void addCalcCommands(CLI::App& app, std::function<int()>& run);
@@ -22,7 +26,7 @@ void addCalibrateCommand(CLI::App& app, std::function<int()>& run);
 void addCalibrationCommands(CLI::App& app, std::function<int()>& run);
 // Adds `published compare|fit`: the study's published figures and the fit to them.
 void addPublishedCommands(CLI::App& app, std::function<int()>& run);
-// Adds `probe nvme-read|nvme-write|host-memcpy|list` (exit codes: kvbe/probes/probe.h).
+// Adds `probe nvme-read|nvme-write|host-memcpy|list` (exit codes: kvbe/probe_protocol.h).
 void addProbeCommands(CLI::App& app, std::function<int()>& run);
 // Adds `trace inspect|replay|sweep`: a request trace through a tiered prefix cache.
 void addTraceCommands(CLI::App& app, std::function<int()>& run);

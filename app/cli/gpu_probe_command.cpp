@@ -1,7 +1,7 @@
 // kvbe-cli probe gpu-copy | gpu-gemm-peak | gpu-prefill: the GPU probes (probes/gpu), with the
 // same JSON Lines stream, table, exit codes and stop handling as the other probes.
 #include "commands.h"
-#include "probe_runner.h"
+#include "probe_watchdog.h"
 
 #include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/probes/stop_signal.h"

@@ -1,7 +1,7 @@
 // kvbe-cli probe nvme-read | nvme-write | host-memcpy | list: the probes of kvbe_probes, with
 // the JSON Lines stream (--format jsonl) or a table for people, and a stop on SIGINT/SIGTERM.
 #include "commands.h"
-#include "probe_runner.h"
+#include "probe_watchdog.h"
 
 #include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/probes/io_engine.h"

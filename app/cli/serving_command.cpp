@@ -2,7 +2,7 @@
 // (kvbe/serving/serving_probe.h), with the flags turned into settings and the model geometry
 // and GPU peak taken from the scenario (for the fit).
 #include "commands.h"
-#include "probe_runner.h"
+#include "probe_watchdog.h"
 
 #include "kvbe/presets.h"
 #include "kvbe/probes/stream.h"

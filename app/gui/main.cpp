@@ -12,7 +12,8 @@
 
 namespace {
 
-int failWith(const QString& sentence) {
+// Prints the sentence on stderr and returns the exit code for it (1: bad input).
+int printError(const QString& sentence) {
     std::fprintf(stderr, "kvbe: %s\n", sentence.toLocal8Bit().constData());
     return 1;
 }
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
     QStringList args;
     for (int i = 0; i < argc; ++i)
         args << QString::fromLocal8Bit(argv[i]);
-    if (!parser.parse(args)) return failWith(parser.errorText());
+    if (!parser.parse(args)) return printError(parser.errorText());
     const bool exporting = parser.isSet(exportOpt);
 
     // An export needs no display; without one the default platform would abort.
@@ -89,30 +90,30 @@ int main(int argc, char** argv) {
                            qEnvironmentVariableIsEmpty("DISPLAY") &&
                            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
     if (!exporting && noDisplay)
-        return failWith(
+        return printError(
             QStringLiteral("no display to open the window on (DISPLAY and WAYLAND_DISPLAY are "
                            "unset); use --export OUT.png to render a chart to a file"));
 
     QApplication app(argc, argv);
 
     auto presets = kvbe::Presets::loadBuiltin();
-    if (!presets) return failWith(QString::fromStdString(presets.message()));
+    if (!presets) return printError(QString::fromStdString(presets.message()));
 
     if (parser.isSet(exportOpt)) {
         const auto size = kvbe::parseExportSize(parser.value(sizeOpt));
         if (!size)
-            return failWith(
+            return printError(
                 QStringLiteral("--size must look like 1600x900, from 16 to 16384 pixels a side"));
         bool ok = false;
         const int tier = parser.value(tierOpt).toInt(&ok);
         if (!ok || tier < 1)
-            return failWith(QStringLiteral("--tier must be a tier number, from 1"));
+            return printError(QStringLiteral("--tier must be a tier number, from 1"));
         auto scenario = parser.isSet(scenarioOpt)
                             ? kvbe::loadScenario(parser.value(scenarioOpt).toStdString(), *presets)
                             : kvbe::defaultScenario(*presets);
-        if (!scenario) return failWith(QString::fromStdString(scenario.message()));
+        if (!scenario) return printError(QString::fromStdString(scenario.message()));
         if (tier > int(scenario->tiers.size()))
-            return failWith(QStringLiteral("--tier %1: the scenario has %2 tiers")
+            return printError(QStringLiteral("--tier %1: the scenario has %2 tiers")
                                 .arg(tier)
                                 .arg(scenario->tiers.size()));
         kvbe::ChartStyle style;
@@ -120,7 +121,7 @@ int main(int argc, char** argv) {
         style.presentation = parser.isSet(bigOpt);
         const auto st = kvbe::exportScenarioChart(*presets, *scenario, parser.value(chartOpt),
                                                   parser.value(exportOpt), *size, style, tier - 1);
-        if (!st) return failWith(QString::fromStdString(st.message()));
+        if (!st) return printError(QString::fromStdString(st.message()));
         return 0;
     }
 
@@ -130,7 +131,7 @@ int main(int argc, char** argv) {
         file = parser.positionalArguments().front();
     if (!file.isEmpty())
         if (auto st = window.openFile(file); !st)
-            return failWith(QString::fromStdString(st.message()));
+            return printError(QString::fromStdString(st.message()));
     if (parser.isSet(importOpt)) window.importCalibrations(parser.values(importOpt));
     window.resize(window.size().expandedTo(QSize(1280, 800)));
     window.show();

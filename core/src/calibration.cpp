@@ -2,7 +2,8 @@
 // mismatch warnings and the py-kvcache v1 export. Other tools' formats: calibration_import.cpp.
 #include "kvbe/calibration.h"
 
-#include "calibration_formats.h"
+#include "calibration_import.h"
+#include "pykvcache_import.h"
 #include "kvbe/cost_model.h"
 #include "kvbe/json_fields.h"
 #include "kvbe/json_text.h"

@@ -1,4 +1,4 @@
-#include "calibration_formats.h"
+#include "calibration_import.h"
 
 #include "kvbe/json_text.h"
 #include "kvbe/units.h"

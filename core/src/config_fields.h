@@ -1,7 +1,9 @@
-// Typed access to the fields of a config.json, shared by the reader's parts (internal).
+// Typed access to the fields of a config.json, shared by the reader's parts (internal): the
+// text_config-then-top-level lookup of Hugging Face configs over the one field reader of core
+// (kvbe/json_fields.h), whose messages name the file, the field and what was expected.
 #pragma once
 
-#include "kvbe/json_text.h"
+#include "kvbe/json_fields.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -13,15 +15,13 @@
 namespace kvbe::detail {
 using nlohmann::json;
 
-struct ConfigError {
-    std::string message;
-};
+// The error of every field reader; the config reader's parts throw it as ConfigError.
+using ConfigError = FieldError;
 
-// Typed access to config fields, with messages that name the file, the field and what was
-// expected. Fields are looked up in text_config first, then at the top level.
+// Fields are looked up in text_config first, then at the top level.
 class Fields {
 public:
-    Fields(const json& top, const std::string& source) : m_top(top), m_source(source) {
+    Fields(const json& top, const std::string& source) : m_top(top), m_reader(top, source) {
         if (top.contains("text_config")) {
             const auto& t = top["text_config"];
             if (!t.is_object())
@@ -47,25 +47,15 @@ public:
 
     [[noreturn]] void fail(const std::string& key, const std::string& expected,
                            const json& got) const {
-        std::string shown = dumpJson(got);
-        if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
-        throw ConfigError{m_source + ": field '" + path(key) + "' is " + jsonTypeName(got) +
-                          (got.is_primitive() && !got.is_null() ? " (" + shown + ")" : "") +
-                          "; expected " + expected};
+        m_reader.fail(path(key), expected, &got);
     }
     [[noreturn]] void missing(const std::string& key, const std::string& meaning) const {
-        throw ConfigError{m_source + ": field '" + m_prefix + key + "' is missing; expected " +
-                          meaning};
+        m_reader.fail(m_prefix + key, meaning, nullptr);
     }
 
     std::optional<double> number(const std::string& key, const std::string& meaning,
                                  double min, double max) const {
-        const json* j = find(key);
-        if (!j || j->is_null()) return std::nullopt;
-        if (!j->is_number()) fail(key, meaning, *j);
-        const double v = j->get<double>();
-        if (!std::isfinite(v) || v < min || v > max) fail(key, meaning, *j);
-        return v;
+        return m_reader.number(holder(key), key, path(key), min, max, meaning);
     }
     std::optional<int> integer(const std::string& key, const std::string& meaning, int min,
                                int max) const {
@@ -87,16 +77,10 @@ public:
         missing(key, meaning);
     }
     std::optional<bool> boolean(const std::string& key) const {
-        const json* j = find(key);
-        if (!j || j->is_null()) return std::nullopt;
-        if (!j->is_boolean()) fail(key, "true or false", *j);
-        return j->get<bool>();
+        return m_reader.boolean(holder(key), key, path(key));
     }
     std::optional<std::string> string(const std::string& key) const {
-        const json* j = find(key);
-        if (!j || j->is_null()) return std::nullopt;
-        if (!j->is_string()) fail(key, "a string", *j);
-        return j->get<std::string>();
+        return m_reader.string(holder(key), key, path(key));
     }
 
     // Every key of the top level and of text_config, with the path a message names it by.
@@ -108,12 +92,17 @@ public:
             if (!m_text || !m_text->contains(k)) out.emplace_back(k, k);
         return out;
     }
-    const std::string& source() const { return m_source; }
+    const std::string& source() const { return m_reader.source(); }
 
 private:
+    // The object that holds the key: text_config where it has it, else the top level.
+    const json& holder(const std::string& key) const {
+        return m_text && m_text->contains(key) ? *m_text : m_top;
+    }
+
     const json& m_top;
+    FieldReader m_reader;
     const json* m_text = nullptr;
-    std::string m_source;
     std::string m_prefix;
 };
 

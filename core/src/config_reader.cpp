@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <string_view>
+#include <vector>
 
 namespace kvbe {
 namespace fs = std::filesystem;
@@ -41,73 +43,150 @@ struct ArchDefaults {
     std::optional<int> kvShared; // Gemma 3n: num_kv_shared_layers
 };
 
-ArchDefaults defaultsFor(const std::string& type) {
-    ArchDefaults d;
-    if (type == "gemma3_text" || type == "gemma3") {
-        d.heads = 8; d.kvHeads = 4; d.headDim = 256; d.vocab = 262208; d.intermediate = 9216;
-        d.maxPositions = 131072; d.slidingWindow = 4096; d.slidingPattern = 6;
-        d.tied = true; d.normsPerLayer = 4; d.qkNorm = true;
-    } else if (type == "gemma2") {
-        d.heads = 8; d.kvHeads = 4; d.headDim = 256; d.vocab = 256000; d.intermediate = 9216;
-        d.maxPositions = 8192; d.slidingWindow = 4096; d.slidingPattern = 2;
-        d.tied = true; d.normsPerLayer = 4;
-    } else if (type == "gemma") {
-        d.heads = 16; d.kvHeads = 16; d.headDim = 256; d.vocab = 256000; d.maxPositions = 8192;
-        d.tied = true;
-    } else if (type == "llama") {
-        d.vocab = 32000; d.intermediate = 11008; d.maxPositions = 2048;
-    } else if (type == "mistral") {
-        d.vocab = 32000; d.intermediate = 14336; d.maxPositions = 131072; d.slidingWindow = 4096;
-    } else if (type == "mixtral") {
-        d.vocab = 32000; d.intermediate = 14336; d.maxPositions = 131072;
-    } else if (type == "qwen2" || type == "qwen2_moe") {
-        d.vocab = 151936; d.maxPositions = 32768; d.qkvBias = true;
-    } else if (type == "qwen3" || type == "qwen3_moe") {
-        d.vocab = 151936; d.maxPositions = 32768; d.headDim = 128; d.qkNorm = true;
-    } else if (type == "phi3") {
-        d.vocab = 32064; d.maxPositions = 4096;
-    } else if (type == "qwen3_next") {
+// The defaults of each architecture's config class, by model_type.
+struct ArchEntry {
+    std::vector<std::string_view> types;
+    ArchDefaults defaults;
+};
+
+const std::vector<ArchEntry>& archDefaultsTable() {
+    static const std::vector<ArchEntry> table = {
+        {{"gemma3_text", "gemma3"}, [] {
+             ArchDefaults d;
+             d.heads = 8; d.kvHeads = 4; d.headDim = 256; d.vocab = 262208; d.intermediate = 9216;
+             d.maxPositions = 131072; d.slidingWindow = 4096; d.slidingPattern = 6; d.tied = true;
+             d.normsPerLayer = 4; d.qkNorm = true;
+             return d;
+         }()},
+        {{"gemma2"}, [] {
+             ArchDefaults d;
+             d.heads = 8; d.kvHeads = 4; d.headDim = 256; d.vocab = 256000; d.intermediate = 9216;
+             d.maxPositions = 8192; d.slidingWindow = 4096; d.slidingPattern = 2; d.tied = true;
+             d.normsPerLayer = 4;
+             return d;
+         }()},
+        {{"gemma"}, [] {
+             ArchDefaults d;
+             d.heads = 16; d.kvHeads = 16; d.headDim = 256; d.vocab = 256000; d.maxPositions = 8192;
+             d.tied = true;
+             return d;
+         }()},
+        {{"llama"}, [] {
+             ArchDefaults d;
+             d.vocab = 32000; d.intermediate = 11008; d.maxPositions = 2048;
+             return d;
+         }()},
+        {{"mistral"}, [] {
+             ArchDefaults d;
+             d.vocab = 32000; d.intermediate = 14336; d.maxPositions = 131072;
+             d.slidingWindow = 4096;
+             return d;
+         }()},
+        {{"mixtral"}, [] {
+             ArchDefaults d;
+             d.vocab = 32000; d.intermediate = 14336; d.maxPositions = 131072;
+             return d;
+         }()},
+        {{"qwen2", "qwen2_moe"}, [] {
+             ArchDefaults d;
+             d.vocab = 151936; d.maxPositions = 32768; d.qkvBias = true;
+             return d;
+         }()},
+        {{"qwen3", "qwen3_moe"}, [] {
+             ArchDefaults d;
+             d.headDim = 128; d.vocab = 151936; d.maxPositions = 32768; d.qkNorm = true;
+             return d;
+         }()},
+        {{"phi3"}, [] {
+             ArchDefaults d;
+             d.vocab = 32064; d.maxPositions = 4096;
+             return d;
+         }()},
         // transformers' Qwen3NextConfig (the 80B-A3B's shapes).
-        d.heads = 16; d.kvHeads = 2; d.headDim = 256; d.vocab = 151936; d.intermediate = 5632;
-        d.maxPositions = 32768; d.qkNorm = true;
-        d.experts = 512; d.topK = 10; d.moeWidth = 512; d.sharedWidth = 512;
-    } else if (type == "qwen3_5_text" || type == "qwen3_5") {
+        {{"qwen3_next"}, [] {
+             ArchDefaults d;
+             d.heads = 16; d.kvHeads = 2; d.headDim = 256; d.vocab = 151936; d.intermediate = 5632;
+             d.maxPositions = 32768; d.qkNorm = true; d.experts = 512; d.topK = 10;
+             d.moeWidth = 512; d.sharedWidth = 512;
+             return d;
+         }()},
         // Qwen3_5TextConfig: dense MLPs.
-        d.heads = 16; d.kvHeads = 4; d.headDim = 256; d.vocab = 248320; d.intermediate = 12288;
-        d.maxPositions = 32768; d.qkNorm = true;
-    } else if (type == "qwen3_5_moe_text" || type == "qwen3_5_moe") {
+        {{"qwen3_5_text", "qwen3_5"}, [] {
+             ArchDefaults d;
+             d.heads = 16; d.kvHeads = 4; d.headDim = 256; d.vocab = 248320; d.intermediate = 12288;
+             d.maxPositions = 32768; d.qkNorm = true;
+             return d;
+         }()},
         // Qwen3_5MoeTextConfig (the 35B-A3B's shapes).
-        d.heads = 16; d.kvHeads = 2; d.headDim = 256; d.vocab = 248320; d.maxPositions = 32768;
-        d.qkNorm = true;
-        d.experts = 256; d.topK = 8; d.moeWidth = 512; d.sharedWidth = 512;
-    } else if (type == "granitemoehybrid") {
+        {{"qwen3_5_moe_text", "qwen3_5_moe"}, [] {
+             ArchDefaults d;
+             d.heads = 16; d.kvHeads = 2; d.headDim = 256; d.vocab = 248320; d.maxPositions = 32768;
+             d.qkNorm = true; d.experts = 256; d.topK = 8; d.moeWidth = 512; d.sharedWidth = 512;
+             return d;
+         }()},
         // GraniteMoeHybridConfig; num_key_value_heads defaults to num_attention_heads.
-        d.heads = 32; d.vocab = 32000; d.intermediate = 11008; d.maxPositions = 2048;
-        d.experts = 8; d.topK = 2; d.sharedWidth = 1024;
-    } else if (type == "falcon_h1") {
+        {{"granitemoehybrid"}, [] {
+             ArchDefaults d;
+             d.heads = 32; d.vocab = 32000; d.intermediate = 11008; d.maxPositions = 2048;
+             d.experts = 8; d.topK = 2; d.sharedWidth = 1024;
+             return d;
+         }()},
         // FalconH1Config; head_dim falls back to hidden / heads in FalconH1Attention.
-        d.heads = 32; d.kvHeads = 8; d.vocab = 128000; d.intermediate = 14336; d.maxPositions = 8192;
-    } else if (type == "gemma3n_text") {
+        {{"falcon_h1"}, [] {
+             ArchDefaults d;
+             d.heads = 32; d.kvHeads = 8; d.vocab = 128000; d.intermediate = 14336;
+             d.maxPositions = 8192;
+             return d;
+         }()},
         // Gemma3nTextConfig (the E4B's shapes): four norms per layer, q/k norms (v_norm has no
         // weight), tied embeddings, the last 15 layers reading earlier layers' KV.
-        d.heads = 8; d.kvHeads = 2; d.headDim = 256; d.vocab = 262400; d.intermediate = 16384;
-        d.maxPositions = 32768; d.slidingWindow = 512; d.tied = true; d.normsPerLayer = 4;
-        d.qkNorm = true; d.kvShared = 15;
-    } else if (type == "nemotron_h") {
-        d.normsPerLayer = 1; // one norm per block: each block is a mixer or an MLP
-    } else if (type == "deepseek_v3" || type == "deepseek_v2" || type == "deepseek_v32") {
-        d.vocab = 129280; d.maxPositions = 4096;
-    } else if (type == "gpt_oss") {
-        d.vocab = 201088; d.headDim = 64; d.maxPositions = 131072; d.slidingWindow = 128;
-        d.attentionSinks = true; d.expertBiases = true; d.routerBias = true;
-    } else if (type == "llama4_text" || type == "llama4") {
-        d.vocab = 202048; d.headDim = 128; d.maxPositions = 4096 * 32;
-    }
-    return d;
+        {{"gemma3n_text"}, [] {
+             ArchDefaults d;
+             d.heads = 8; d.kvHeads = 2; d.headDim = 256; d.vocab = 262400; d.intermediate = 16384;
+             d.maxPositions = 32768; d.slidingWindow = 512; d.tied = true; d.normsPerLayer = 4;
+             d.qkNorm = true; d.kvShared = 15;
+             return d;
+         }()},
+        // One norm per block: each block is a mixer or an MLP.
+        {{"nemotron_h"}, [] {
+             ArchDefaults d;
+             d.normsPerLayer = 1;
+             return d;
+         }()},
+        {{"deepseek_v3", "deepseek_v2", "deepseek_v32"}, [] {
+             ArchDefaults d;
+             d.vocab = 129280; d.maxPositions = 4096;
+             return d;
+         }()},
+        {{"gpt_oss"}, [] {
+             ArchDefaults d;
+             d.headDim = 64; d.vocab = 201088; d.maxPositions = 131072; d.slidingWindow = 128;
+             d.attentionSinks = true; d.expertBiases = true; d.routerBias = true;
+             return d;
+         }()},
+        {{"llama4_text", "llama4"}, [] {
+             ArchDefaults d;
+             d.headDim = 128; d.vocab = 202048; d.maxPositions = 4096 * 32;
+             return d;
+         }()},
+    };
+    return table;
 }
 
+ArchDefaults defaultsFor(const std::string& type) {
+    for (const auto& entry : archDefaultsTable())
+        for (std::string_view t : entry.types)
+            if (t == type) return entry.defaults;
+    return {};
+}
 
-ModelSpec build(const json& top, const std::string& source, const std::string& id) {
+// Whether a layer computes attention pairs (attention alone, or beside Mamba in the same layer).
+bool hasAttention(const detail::LayerSlot& s) {
+    return s.mixer == detail::Mixer::Attention || s.mixer == detail::Mixer::Parallel;
+}
+
+// Files that are JSON but no model config: a scenario, a tokenizer, something else.
+void refuseOtherFiles(const json& top, const std::string& source) {
     if (!top.is_object())
         throw ConfigError{source + ": the file holds " + jsonTypeName(top) +
                           "; expected a config.json object"};
@@ -121,18 +200,11 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         !top.contains("architectures"))
         throw ConfigError{source + ": not a Hugging Face model config: it has none of "
                                    "'model_type', 'architectures', 'num_hidden_layers'"};
+}
 
-    Fields f(top, source);
-    ModelSpec m;
-    m.id = id;
-    m.source = source;
-
-    std::string type = f.string("model_type").value_or("");
-    if (type == "gemma3") type = "gemma3_text";
-    if (type == "llama4") type = "llama4_text";
-    if (type == "gemma3n") type = "gemma3n_text";
-    m.modelType = type;
-    const ArchDefaults def = defaultsFor(type);
+// ---- Geometry: layers, widths, heads, vocabulary, context, dtype -------------------------------
+void readGeometry(const Fields& f, const ArchDefaults& def, ModelSpec& m) {
+    const std::string& source = f.source();
 
     m.layers = f.requiredInt("num_hidden_layers", "a positive integer (the decoder layers)", 1,
                              100000);
@@ -186,10 +258,20 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         m.weightDtype = KvDtype::BF16;
         m.notes.push_back("no torch_dtype: KV dtype defaults to bf16");
     }
+}
 
-    // ---- Multi-head latent attention ------------------------------------------------------
-    const bool mla = f.has("kv_lora_rank");
+// ---- Multi-head latent attention ----------------------------------------------------------------
+struct MlaDims {
     int qkNope = 0, qkRope = 0, vHead = 0, qLora = 0;
+};
+
+MlaDims readMla(const Fields& f, bool mla, ModelSpec& m) {
+    const std::string& source = f.source();
+    MlaDims dims;
+    int& qkNope = dims.qkNope;
+    int& qkRope = dims.qkRope;
+    int& vHead = dims.vHead;
+    int& qLora = dims.qLora;
     if (mla) {
         m.mla = true;
         m.kvLoraRank = f.requiredInt("kv_lora_rank", "a positive integer", 1, kMaxDim);
@@ -210,31 +292,53 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         m.dQk = m.headDim;
         m.dV = m.headDim;
     }
+    return dims;
+}
 
-    // ---- Layer layout: attention, Mamba, linear attention, ... per layer -----------------------
+// What the attention layers are: which layers, of which kind, over which window, with which
+// sparse indexer, and how many at the end reuse earlier layers' KV.
+struct AttentionLayout {
+    bool explicitLayout = false; // the config lists each layer's kind
+    std::vector<detail::LayerSlot> slots;
+    std::vector<AttnKind> kinds;
+    double window = 0;
+    std::optional<int> indexTopK;
+    double indexerBytes = 0, indexerFlopsPerPair = 0, indexHeadDim = 0, indexHeads = 0;
+    int kvShared = 0;
+};
+
+// ---- Layer layout: attention, Mamba, linear attention, ... per layer ----------------------------
+AttentionLayout readLayout(const Fields& f, const std::string& type, ModelSpec& m) {
+    AttentionLayout a;
     detail::refuseUnknownLayoutKeys(f, type);
     const detail::LayerLayout layout = detail::readLayerLayout(f, type, m.layers);
     const auto L = static_cast<size_t>(m.layers);
-    std::vector<detail::LayerSlot> slots = layout.layers;
+    a.explicitLayout = !layout.layers.empty();
+    auto& slots = a.slots;
+    slots = layout.layers;
     if (slots.empty()) slots.assign(L, detail::LayerSlot{});
-    auto hasAttention = [](const detail::LayerSlot& s) {
-        return s.mixer == detail::Mixer::Attention || s.mixer == detail::Mixer::Parallel;
-    };
     if (!layout.layers.empty() &&
         std::none_of(slots.begin(), slots.end(), hasAttention) && !f.has("kv_lora_rank"))
         m.notes.push_back(layout.key + ": no attention layer, so no KV cache; only the state");
     if (!layout.key.empty() && layout.key != "layer_types")
         m.notes.push_back("layer layout from " + layout.key);
+    return a;
+}
 
-    // ---- Attention kind per layer -----------------------------------------------------------
-    std::vector<AttnKind> kinds(L, AttnKind::Full);
-    double window = 0;
+// ---- Attention kind per layer -------------------------------------------------------------------
+void readAttentionKinds(const Fields& f, const std::string& type, const ArchDefaults& def,
+                        ModelSpec& m, AttentionLayout& a) {
+    const auto L = static_cast<size_t>(m.layers);
+    const auto& slots = a.slots;
+    auto& kinds = a.kinds;
+    double& window = a.window;
+    kinds.assign(L, AttnKind::Full);
     const bool slidingKeyPresent = f.find("sliding_window") != nullptr;
     auto sw = f.number("sliding_window", "a positive integer or null (the attention window)", 1, 1e12);
     if (!slidingKeyPresent && def.slidingWindow) sw = def.slidingWindow;
     const auto useSliding = f.boolean("use_sliding_window");
 
-    if (!layout.layers.empty()) {
+    if (a.explicitLayout) {
         for (size_t i = 0; i < L; ++i) kinds[i] = slots[i].attn;
         if (std::count(kinds.begin(), kinds.end(), AttnKind::Sliding) > 0) {
             if (!sw) f.missing("sliding_window", "a window size for the sliding_attention layers");
@@ -284,11 +388,23 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         window = 0;
         m.notes.push_back("window not shorter than the context: treated as full attention");
     }
+}
 
+// Sparse attention (DeepSeek-V3.2) and shared KV (Gemma 3n).
+void readIndexerAndSharing(const Fields& f, const ArchDefaults& def, bool mla, ModelSpec& m,
+                           AttentionLayout& a) {
+    const std::string& source = f.source();
+    const auto L = static_cast<size_t>(m.layers);
+    const auto& slots = a.slots;
+    auto& kinds = a.kinds;
     // Sparse attention (DeepSeek-V3.2): the lightning indexer picks index_topk keys per query;
     // every key stays cached, and the indexer keeps its own key per token and layer.
-    const auto indexTopK = f.integer("index_topk", "a positive integer (keys per query)", 1, 1 << 30);
-    double indexerBytes = 0, indexerFlopsPerPair = 0, indexHeadDim = 0, indexHeads = 0;
+    auto& indexTopK = a.indexTopK;
+    indexTopK = f.integer("index_topk", "a positive integer (keys per query)", 1, 1 << 30);
+    double& indexerBytes = a.indexerBytes;
+    double& indexerFlopsPerPair = a.indexerFlopsPerPair;
+    double& indexHeadDim = a.indexHeadDim;
+    double& indexHeads = a.indexHeads;
     if (indexTopK) {
         if (!mla)
             throw ConfigError{source + ": field '" + f.path("index_topk") +
@@ -311,7 +427,7 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
     }
 
     // Gemma 3n: the last num_kv_shared_layers layers read the KV of earlier layers.
-    int kvShared = 0;
+    int& kvShared = a.kvShared;
     if (auto v = f.integer("num_kv_shared_layers", "a non-negative integer (layers that reuse "
                            "earlier KV)", 0, m.layers)) {
         kvShared = *v;
@@ -319,7 +435,17 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         kvShared = std::min(*def.kvShared, m.layers);
         m.notes.push_back("num_kv_shared_layers: architecture default " + std::to_string(kvShared));
     }
+}
 
+// The attention layers grouped by kind, window and KV per token, as ModelSpec keeps them.
+void groupAttention(bool mla, const MlaDims& dims, const AttentionLayout& a, ModelSpec& m) {
+    const auto L = static_cast<size_t>(m.layers);
+    const auto& slots = a.slots;
+    const auto& kinds = a.kinds;
+    const double window = a.window;
+    const auto& indexTopK = a.indexTopK;
+    const int kvShared = a.kvShared;
+    const int qkRope = dims.qkRope;
     const double kvElems = mla ? static_cast<double>(m.kvLoraRank + qkRope)
                                : 2.0 * m.kvHeads * m.headDim;
     const double perPair = 2.0 * m.qHeads * (m.dQk + m.dV);
@@ -340,7 +466,7 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         else m.attention.push_back({k, w, 1, elems, perPair, 0});
     }
     if (indexTopK && softmax > 0)
-        m.attention.push_back({AttnKind::Full, 0, softmax, 0, indexerFlopsPerPair, indexerBytes});
+        m.attention.push_back({AttnKind::Full, 0, softmax, 0, a.indexerFlopsPerPair, a.indexerBytes});
     // Keep the groups in the order full, sliding, chunked, sparse, whatever the layer order.
     std::stable_sort(m.attention.begin(), m.attention.end(),
                      [](const AttentionGroup& x, const AttentionGroup& y) { return x.kind < y.kind; });
@@ -348,10 +474,24 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
     if (kvShared > 0)
         m.notes.push_back("num_kv_shared_layers: the last " + std::to_string(kvShared) +
                           " layers reuse earlier layers' KV");
+}
 
-    // ---- Parameters ---------------------------------------------------------------------------
+// ---- Parameters: attention projections -----------------------------------------------------------
+struct AttentionParams {
+    double proj = 0;  // matmul weights
+    double extra = 0; // norms, biases, sinks
+};
+
+AttentionParams attentionParams(const Fields& f, const std::string& type, const ArchDefaults& def,
+                                bool mla, const MlaDims& dims, const AttentionLayout& a,
+                                const ModelSpec& m) {
+    const auto& indexTopK = a.indexTopK;
+    const double indexHeads = a.indexHeads, indexHeadDim = a.indexHeadDim;
+    const int qkNope = dims.qkNope, qkRope = dims.qkRope, vHead = dims.vHead, qLora = dims.qLora;
     const double h = m.hidden, Hq = m.qHeads, Hkv = m.kvHeads, d = m.headDim;
-    double attnProj = 0, attnExtra = 0;
+    AttentionParams p;
+    double& attnProj = p.proj;
+    double& attnExtra = p.extra;
     if (mla) {
         const double qProj = qLora > 0 ? h * qLora + qLora * Hq * (qkNope + qkRope)
                                        : h * Hq * (qkNope + qkRope);
@@ -377,11 +517,28 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         if (def.qkNorm) attnExtra += 2 * d;
         if (def.attentionSinks) attnExtra += Hq;
     }
-    const double norms = def.normsPerLayer * h;
+    return p;
+}
 
+// ---- MoE geometry --------------------------------------------------------------------------------
+struct MoeShape {
+    int experts = 0, topK = 0, shared = 0;
+    double expertWidth = 0, sharedWidth = 0, denseWidth = 0;
+    std::vector<bool> moeLayer; // per layer: routed experts (where the layout does not say)
+};
+
+MoeShape readMoe(const Fields& f, const std::string& type, const ArchDefaults& def, ModelSpec& m) {
+    const std::string& source = f.source();
+    MoeShape s;
+    int& experts = s.experts;
+    int& topK = s.topK;
+    int& shared = s.shared;
+    double& expertWidth = s.expertWidth;
+    double& sharedWidth = s.sharedWidth;
+    double& denseWidth = s.denseWidth;
+    auto& moeLayer = s.moeLayer;
     // MoE geometry.
     const char* expertKeys[] = {"num_local_experts", "num_experts", "n_routed_experts"};
-    int experts = 0;
     bool expertKey = false;
     for (const char* k : expertKeys)
         if (auto v = f.integer(k, "a non-negative integer (routed experts)", 0, 1 << 20)) {
@@ -392,7 +549,6 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         experts = *def.experts;
         m.notes.push_back("routed experts: architecture default " + std::to_string(experts));
     }
-    int topK = 0;
     if (experts > 0) {
         auto k = f.integer("num_experts_per_tok", "a positive integer (experts per token)", 1, 1 << 20);
         if (!k) k = f.integer("experts_per_token", "a positive integer (experts per token)", 1, 1 << 20);
@@ -403,10 +559,10 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
                               " is more than the " + std::to_string(experts) + " experts"};
         topK = *k;
     }
-    double expertWidth = def.moeWidth.value_or(m.intermediate);
+    expertWidth = def.moeWidth.value_or(m.intermediate);
     if (auto v = f.number("moe_intermediate_size", "a positive integer", 1, 1e8)) expertWidth = *v;
-    int shared = f.integer("n_shared_experts", "a non-negative integer", 0, 1 << 20).value_or(0);
-    double sharedWidth = expertWidth;
+    shared = f.integer("n_shared_experts", "a non-negative integer", 0, 1 << 20).value_or(0);
+    sharedWidth = expertWidth;
     auto sharedExpert = f.number("shared_expert_intermediate_size", "a non-negative integer", 0, 1e8);
     if (!sharedExpert && type != "granitemoehybrid") sharedExpert = def.sharedWidth;
     if (sharedExpert) {
@@ -417,7 +573,7 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         shared = std::max(shared, *v > 0 ? 1 : 0); // Nemotron-H
         sharedWidth = *v;
     }
-    double denseWidth = m.intermediate;
+    denseWidth = m.intermediate;
     if (type == "granitemoehybrid") {
         // GraniteMoeHybrid: every layer has a shared MLP of shared_intermediate_size beside its
         // experts (of intermediate_size); without experts that MLP is the layer's whole MLP.
@@ -437,12 +593,12 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
         denseWidth = f.number("intermediate_size_mlp", "a positive integer", 1, 1e8).value_or(m.intermediate);
     }
 
-    std::vector<bool> moeLayer(static_cast<size_t>(m.layers), experts > 0);
+    moeLayer.assign(static_cast<size_t>(m.layers), experts > 0);
     if (experts > 0) {
         const int firstDense = f.integer("first_k_dense_replace", "a non-negative integer", 0, 100000).value_or(0);
         int step = f.integer("moe_layer_freq", "a positive integer", 1, 100000).value_or(1);
-        if (auto s = f.integer("decoder_sparse_step", "a positive integer", 1, 100000)) step = *s;
-        if (auto s = f.integer("interleave_moe_layer_step", "a positive integer", 1, 100000)) step = *s;
+        if (auto v = f.integer("decoder_sparse_step", "a positive integer", 1, 100000)) step = *v;
+        if (auto v = f.integer("interleave_moe_layer_step", "a positive integer", 1, 100000)) step = *v;
         std::set<int> mlpOnly;
         if (const json* j = f.find("mlp_only_layers"); j && j->is_array())
             for (const auto& v : *j)
@@ -455,7 +611,24 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
             moeLayer[static_cast<size_t>(i)] = moe;
         }
     }
+    return s;
+}
 
+// ---- Parameter counts, layer by layer --------------------------------------------------------------
+void countParameters(const Fields& f, const std::string& type, const ArchDefaults& def, bool mla,
+                     const AttentionLayout& a, const AttentionParams& attn, const MoeShape& moeShape,
+                     ModelSpec& m) {
+    const auto L = static_cast<size_t>(m.layers);
+    const auto& slots = a.slots;
+    const auto& kinds = a.kinds;
+    const int kvShared = a.kvShared;
+    const double h = m.hidden;
+    const double attnProj = attn.proj, attnExtra = attn.extra;
+    const double norms = def.normsPerLayer * h;
+    const int experts = moeShape.experts, topK = moeShape.topK, shared = moeShape.shared;
+    const double expertWidth = moeShape.expertWidth, sharedWidth = moeShape.sharedWidth,
+                 denseWidth = moeShape.denseWidth;
+    const auto& moeLayer = moeShape.moeLayer;
     // Nemotron-H's MLPs and experts are not gated (relu2: up and down projections only).
     const double mats = type == "nemotron_h" ? 2 : 3;
     const double expertParams = mats * h * expertWidth + (def.expertBiases ? 2 * expertWidth + h : 0);
@@ -537,10 +710,23 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
     if (type == "gemma3n_text")
         m.notes.push_back("Gemma 3n: per-layer embeddings, AltUp and LAuReL weights are not "
                           "counted in the parameters");
+    const double embed = m.vocab * h;
+    const double lmHead = m.tiedEmbeddings ? 0 : m.vocab * h;
+    m.paramsTotal = total + embed + lmHead + h;
+    m.paramsActive = active + embed + lmHead + h;
+    m.paramsMatmul = matmul;
+    m.lmHeadParams = m.vocab * h;
+    m.experts = experts;
+    m.expertsPerToken = topK;
+    m.sharedExperts = shared;
+    m.moeLayers = moeCount;
+}
 
-    // The recurrent state's dtype as the serving stack keeps it: the config's own
-    // mamba_ssm_cache_dtype / mamba_ssm_dtype where it names one, else the model's dtype
-    // (vLLM's --mamba-ssm-cache-dtype auto).
+// The recurrent state's dtype as the serving stack keeps it: the config's own
+// mamba_ssm_cache_dtype / mamba_ssm_dtype where it names one, else the model's dtype
+// (vLLM's --mamba-ssm-cache-dtype auto).
+void readStateDtype(const Fields& f, ModelSpec& m) {
+    const std::string& source = f.source();
     m.stateDtypeDefault = m.weightDtype;
     for (const char* key : {"mamba_ssm_cache_dtype", "mamba_ssm_dtype"}) {
         if (auto v = f.string(key)) {
@@ -553,16 +739,32 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
             break;
         }
     }
-    const double embed = m.vocab * h;
-    const double lmHead = m.tiedEmbeddings ? 0 : m.vocab * h;
-    m.paramsTotal = total + embed + lmHead + h;
-    m.paramsActive = active + embed + lmHead + h;
-    m.paramsMatmul = matmul;
-    m.lmHeadParams = m.vocab * h;
-    m.experts = experts;
-    m.expertsPerToken = topK;
-    m.sharedExperts = shared;
-    m.moeLayers = moeCount;
+}
+
+ModelSpec build(const json& top, const std::string& source, const std::string& id) {
+    refuseOtherFiles(top, source);
+    Fields f(top, source);
+    ModelSpec m;
+    m.id = id;
+    m.source = source;
+
+    std::string type = f.string("model_type").value_or("");
+    if (type == "gemma3") type = "gemma3_text";
+    if (type == "llama4") type = "llama4_text";
+    if (type == "gemma3n") type = "gemma3n_text";
+    m.modelType = type;
+    const ArchDefaults def = defaultsFor(type);
+    readGeometry(f, def, m);
+    const bool mla = f.has("kv_lora_rank");
+    const MlaDims dims = readMla(f, mla, m);
+    AttentionLayout a = readLayout(f, type, m);
+    readAttentionKinds(f, type, def, m, a);
+    readIndexerAndSharing(f, def, mla, m, a);
+    groupAttention(mla, dims, a, m);
+    const AttentionParams attn = attentionParams(f, type, def, mla, dims, a, m);
+    const MoeShape moe = readMoe(f, type, def, m);
+    countParameters(f, type, def, mla, a, attn, moe, m);
+    readStateDtype(f, m);
     return m;
 }
 

@@ -4,7 +4,7 @@ namespace kvbe {
 using nlohmann::json;
 
 void FieldReader::fail(const std::string& field, const std::string& expected, const json* got) const {
-    std::string msg = m_source + ": field '" + field + "'";
+    std::string msg = m_source + ": " + (m_naming == FieldNaming::Quoted ? "field '" + field + "'" : field);
     if (got) {
         std::string shown = got->dump(-1, ' ', false, json::error_handler_t::replace);
         if (shown.size() > 40) shown = shown.substr(0, 37) + "...";

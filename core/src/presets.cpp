@@ -2,12 +2,14 @@
 
 #include "kvbe/config_reader.h"
 #include "kvbe/cost_model.h"
+#include "kvbe/json_fields.h"
 #include "kvbe/json_text.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 namespace kvbe {
 namespace fs = std::filesystem;
@@ -27,16 +29,20 @@ std::string joinKeys(const auto& map) {
     return out;
 }
 
-// A positive finite number in an object, or an error naming the file and the field.
-Result<double> positive(const json& obj, const std::string& key, const std::string& where,
-                        bool allowNull = false) {
-    if (!obj.contains(key) || (obj[key].is_null() && !allowNull))
-        return Error{where + "." + key + " is missing; expected a positive number"};
-    const auto& v = obj[key];
-    if (v.is_null()) return 0.0;
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0)
-        return Error{where + "." + key + " is " + dumpJson(v) + "; expected a positive number"};
-    return v.get<double>();
+constexpr double kTiniest = std::numeric_limits<double>::denorm_min();
+constexpr double kLargest = std::numeric_limits<double>::max();
+
+// A positive finite number at obj[key]; `at` names obj in messages ("gpus.h100").
+double positive(const FieldReader& r, const json& obj, const std::string& key, const std::string& at) {
+    auto v = r.number(obj, key, at + "." + key, kTiniest, kLargest, "a positive number");
+    if (!v) r.fail(at + "." + key, "a positive number", nullptr);
+    return *v;
+}
+
+// The same, where null stands for "none" (0) but the key must still be there.
+double positiveOrNull(const FieldReader& r, const json& obj, const std::string& key, const std::string& at) {
+    if (!obj.contains(key)) r.fail(at + "." + key, "a positive number", nullptr);
+    return r.number(obj, key, at + "." + key, kTiniest, kLargest, "a positive number").value_or(0);
 }
 
 std::map<std::string, std::string> sourcesOf(const json& obj) {
@@ -49,72 +55,67 @@ std::map<std::string, std::string> sourcesOf(const json& obj) {
 
 } // namespace
 
+// Preset messages name the field bare after the file: "resources/gpus.json: gpus.h100.memory_GB …".
 Result<std::map<std::string, GpuSpec>> parseGpuPresets(std::string_view text, const std::string& source) {
     auto j = parseJsonText(text, source);
     if (!j) return j.error();
-    if (!j->is_object() || !j->contains("gpus") || !(*j)["gpus"].is_object())
-        return Error{source + ": expected an object with a \"gpus\" object"};
-    std::map<std::string, GpuSpec> out;
-    for (const auto& [key, g] : (*j)["gpus"].items()) {
-        const std::string where = source + ": gpus." + key;
-        if (!g.is_object()) return Error{where + " is " + jsonTypeName(g) + "; expected an object"};
-        GpuSpec s;
-        s.key = key;
-        s.name = g.value("name", key);
-        auto bf16 = positive(g, "bf16_tflops", where);
-        if (!bf16) return bf16.error();
-        s.bf16Flops = *bf16 * 1e12;
-        auto fp8 = positive(g, "fp8_tflops", where, true);
-        if (!fp8) return fp8.error();
-        if (*fp8 > 0) s.fp8Flops = *fp8 * 1e12;
-        auto mem = positive(g, "memory_GB", where);
-        if (!mem) return mem.error();
-        s.memoryBytes = *mem * 1e9;
-        s.hostLink = g.value("host_link", "");
-        auto link = positive(g, "host_link_practical_GBps", where);
-        if (!link) return link.error();
-        s.hostLinkBps = *link * 1e9;
-        s.sources = sourcesOf(g);
-        out[key] = s;
+    try {
+        const FieldReader r(*j, source, FieldNaming::Bare);
+        if (!j->is_object() || !j->contains("gpus") || !(*j)["gpus"].is_object())
+            r.failWith("expected an object with a \"gpus\" object");
+        std::map<std::string, GpuSpec> out;
+        for (const auto& [key, g] : (*j)["gpus"].items()) {
+            const std::string at = "gpus." + key;
+            if (!g.is_object()) r.fail(at, "an object", &g);
+            GpuSpec s;
+            s.key = key;
+            s.name = r.string(g, "name", at + ".name").value_or(key);
+            s.bf16Flops = positive(r, g, "bf16_tflops", at) * 1e12;
+            if (const double fp8 = positiveOrNull(r, g, "fp8_tflops", at); fp8 > 0) s.fp8Flops = fp8 * 1e12;
+            s.memoryBytes = positive(r, g, "memory_GB", at) * 1e9;
+            s.hostLink = r.string(g, "host_link", at + ".host_link").value_or("");
+            s.hostLinkBps = positive(r, g, "host_link_practical_GBps", at) * 1e9;
+            s.sources = sourcesOf(g);
+            out[key] = s;
+        }
+        return out;
+    } catch (const FieldError& e) {
+        return Error{e.message};
     }
-    return out;
 }
 
 Result<std::map<std::string, TierSpec>> parseTierPresets(std::string_view text, const std::string& source) {
     auto j = parseJsonText(text, source);
     if (!j) return j.error();
-    if (!j->is_object() || !j->contains("tiers") || !(*j)["tiers"].is_object())
-        return Error{source + ": expected an object with a \"tiers\" object"};
-    std::map<std::string, TierSpec> out;
-    for (const auto& [key, t] : (*j)["tiers"].items()) {
-        const std::string where = source + ": tiers." + key;
-        if (!t.is_object()) return Error{where + " is " + jsonTypeName(t) + "; expected an object"};
-        TierSpec s;
-        s.key = key;
-        s.name = t.value("name", key);
-        s.kind = t.value("kind", "");
-        auto r = positive(t, "read_GBps", where);
-        if (!r) return r.error();
-        auto w = positive(t, "write_GBps", where);
-        if (!w) return w.error();
-        s.readBps = *r * 1e9;
-        s.writeBps = *w * 1e9;
-        if (!t.contains("t_fixed_ms") || !t["t_fixed_ms"].is_number() || t["t_fixed_ms"].get<double>() < 0)
-            return Error{where + ".t_fixed_ms: expected a number of milliseconds, 0 or more"};
-        s.tFixedS = t["t_fixed_ms"].get<double>() * 1e-3;
-        if (t.contains("amplification")) {
-            const auto& a = t["amplification"];
-            if (!a.is_number() || !std::isfinite(a.get<double>()) || a.get<double>() < 1 ||
-                a.get<double>() > kMaxAmplification)
-                return Error{where + ".amplification is " + dumpJson(a) +
-                             "; expected bytes moved per useful byte, from 1 to " +
-                             std::to_string(static_cast<int>(kMaxAmplification))};
-            s.amplification = a.get<double>();
+    try {
+        const FieldReader r(*j, source, FieldNaming::Bare);
+        if (!j->is_object() || !j->contains("tiers") || !(*j)["tiers"].is_object())
+            r.failWith("expected an object with a \"tiers\" object");
+        std::map<std::string, TierSpec> out;
+        for (const auto& [key, t] : (*j)["tiers"].items()) {
+            const std::string at = "tiers." + key;
+            if (!t.is_object()) r.fail(at, "an object", &t);
+            TierSpec s;
+            s.key = key;
+            s.name = r.string(t, "name", at + ".name").value_or(key);
+            s.kind = r.string(t, "kind", at + ".kind").value_or("");
+            s.readBps = positive(r, t, "read_GBps", at) * 1e9;
+            s.writeBps = positive(r, t, "write_GBps", at) * 1e9;
+            const std::string fixed = "a number of milliseconds, 0 or more";
+            auto tFixedMs = r.number(t, "t_fixed_ms", at + ".t_fixed_ms", 0, kLargest, fixed);
+            if (!tFixedMs) r.fail(at + ".t_fixed_ms", fixed, nullptr);
+            s.tFixedS = *tFixedMs * 1e-3;
+            if (auto a = r.number(t, "amplification", at + ".amplification", 1, kMaxAmplification,
+                                  "bytes moved per useful byte, from 1 to " +
+                                      std::to_string(static_cast<int>(kMaxAmplification))))
+                s.amplification = *a;
+            s.sources = sourcesOf(t);
+            out[key] = s;
         }
-        s.sources = sourcesOf(t);
-        out[key] = s;
+        return out;
+    } catch (const FieldError& e) {
+        return Error{e.message};
     }
-    return out;
 }
 
 Result<Presets> Presets::loadBuiltin() {

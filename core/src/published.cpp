@@ -5,6 +5,7 @@
 #include "kvbe/json_text.h"
 #include "kvbe/presets.h"
 #include "kvbe/scenario.h"
+#include "kvbe/text_table.h"
 #include "kvbe/units.h"
 
 #include <Eigen/Dense>
@@ -466,13 +467,7 @@ std::string formatPublishedValue(PublishedQuantity q, double si) {
 }
 
 std::string publishedComparisonTable(const std::string& title, const std::vector<PublishedComparison>& rows) {
-    auto pad = [](std::string s, size_t w) {
-        // UTF-8 aware enough for the few non-ASCII characters we print (×, µ): count code points.
-        size_t cps = 0;
-        for (unsigned char c : s) cps += (c & 0xC0) != 0x80;
-        if (cps < w) s.append(w - cps, ' ');
-        return s;
-    };
+    const auto pad = [](std::string s, size_t w) { return padRight(std::move(s), w); };
     std::string out = title + "\n";
     out += "  " + pad("figure", 22) + pad("at", 14) + pad("published", 22) + pad("model", 14) + pad("diff", 9) + "model tier\n";
     for (const auto& r : rows) {

@@ -1,7 +1,7 @@
 // py-kvcache break-even files, v1 (thresholds) and v2 (curves), read the way py-kvcache reads
 // them (the shared formats/py-kvcache.md): every field optional, thresholds non-negative
 // integers, v2 curves f, g_ssd and g_mem with knots keyed by token counts written as strings.
-#include "calibration_formats.h"
+#include "pykvcache_import.h"
 
 #include "kvbe/presets.h"
 

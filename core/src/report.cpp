@@ -1,5 +1,6 @@
 #include "kvbe/report.h"
 
+#include "kvbe/text_table.h"
 #include "kvbe/units.h"
 
 #include <cmath>
@@ -24,11 +25,7 @@ json count(double v) {
 }
 
 std::string pad(std::string s, size_t width, bool right = true) {
-    // Width in characters, counting UTF-8 continuation bytes as nothing.
-    size_t chars = 0;
-    for (unsigned char c : s) chars += (c & 0xC0) != 0x80;
-    if (chars >= width) return s;
-    return right ? std::string(width - chars, ' ') + s : s + std::string(width - chars, ' ');
+    return right ? padLeft(std::move(s), width) : padRight(std::move(s), width);
 }
 
 std::string printf1(const char* f, double v) {
@@ -229,13 +226,8 @@ std::string calcTable(const CalcReport& r) {
     std::vector<size_t> width{9, 11, 11, 11};
     for (size_t i = 0; i < e.tiers.size(); ++i)
         for (size_t w : {9, 8, 9}) width.push_back(w);
-    auto chars = [](const std::string& text) {
-        size_t n = 0;
-        for (unsigned char ch : text) n += (ch & 0xC0) != 0x80;
-        return n;
-    };
     for (const auto& c : cells)
-        for (size_t k = 0; k < c.size(); ++k) width[k] = std::max(width[k], chars(c[k]) + 1);
+        for (size_t k = 0; k < c.size(); ++k) width[k] = std::max(width[k], displayWidth(c[k]) + 1);
     size_t base = 0;
     for (size_t k = 0; k < 4; ++k) {
         os << pad(head[k], width[k]);
@@ -244,7 +236,7 @@ std::string calcTable(const CalcReport& r) {
     for (size_t i = 0; i < e.tiers.size(); ++i) {
         const size_t span = width[4 + 3 * i] + width[5 + 3 * i] + width[6 + 3 * i];
         std::string name = e.tiers[i].name;
-        if (chars(name) > span) name = name.substr(0, span);
+        if (displayWidth(name) > span) name = name.substr(0, span);
         os << "  | " << pad(name, span, false);
     }
     os << "\n" << pad("", base);

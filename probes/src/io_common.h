@@ -1,6 +1,9 @@
 // Shared by the I/O engines: the measurement clock and windows, offsets, per-worker tallies.
 #pragma once
 
+#include "kvbe/probes/buffer_arena.h"
+#include "kvbe/probes/data_pattern.h"
+#include "kvbe/probes/errno_text.h"
 #include "kvbe/probes/io_engine.h"
 
 #include <atomic>

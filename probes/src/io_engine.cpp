@@ -49,13 +49,6 @@ double percentile(std::vector<float> values, double p) {
     return values[k];
 }
 
-double median(std::vector<double> values) {
-    if (values.empty()) return 0;
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 IoStats summarize(const IoMeasurement& m) {
     IoStats s;
     std::vector<double> gbps, iops;

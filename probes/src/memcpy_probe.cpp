@@ -3,7 +3,10 @@
 #include "kvbe/probes/memcpy_probe.h"
 
 #include "io_common.h"
-#include "kvbe/probes/scratch_file.h"
+#include "kvbe/probes/buffer_arena.h"
+#include "kvbe/probes/data_pattern.h"
+#include "kvbe/probes/errno_text.h"
+#include "kvbe/probes/io_target.h"
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
 #include "kvbe/units.h"
@@ -57,23 +60,23 @@ std::string MemcpyProbe::description() const {
 
 ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     if (!o.dir.empty() || !o.file.empty() || !o.device.empty())
-        return failWith(sink, ProbeExit::Usage,
+        return reportFailure(sink, ProbeExit::Usage,
                         "host-memcpy copies memory: --dir, --file and --device do not apply");
     if (!(o.durationS > 0))
-        return failWith(sink, ProbeExit::BadInput,
+        return reportFailure(sink, ProbeExit::BadInput,
                         "--duration: expected a positive time per setting, e.g. 5s or 200ms");
     if (o.bufferBytes < kMiB)
-        return failWith(sink, ProbeExit::BadInput,
+        return reportFailure(sink, ProbeExit::BadInput,
                         "--buffer-size: expected at least 1 MiB per buffer");
     std::vector<int> threads = o.threads.empty() ? defaultMemcpyThreads() : o.threads;
     for (int t : threads)
         if (t < 1 || t > 1024)
-            return failWith(sink, ProbeExit::BadInput,
+            return reportFailure(sink, ProbeExit::BadInput,
                             "--threads " + std::to_string(t) + ": expected 1 to 1024 threads");
     const std::uint64_t bytes = o.bufferBytes / 4096 * 4096;
     const std::uint64_t need = 2 * bytes + 256 * kMiB;
     if (const std::uint64_t avail = availableMemory(); avail < need)
-        return failWith(sink, ProbeExit::CannotRun,
+        return reportFailure(sink, ProbeExit::CannotRun,
                         "host-memcpy needs two " + formatBlock(bytes) + " buffers and " +
                             formatBlock(avail) +
                             " of memory is available; pass a smaller --buffer-size");
@@ -93,7 +96,7 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     BufferArena srcArena(1, bytes),
         dstArena(1, bytes); // touched, huge pages where the kernel grants them
     if (!srcArena || !dstArena)
-        return failWith(sink, ProbeExit::CannotRun,
+        return reportFailure(sink, ProbeExit::CannotRun,
                         "cannot allocate two " + formatBlock(bytes) + " buffers");
     std::byte* const src = srcArena.at(0);
     std::byte* const dst = dstArena.at(0);
@@ -142,9 +145,9 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
                 if (windows.over(detail::nowNs()) || stopRequested()) return;
             }
         });
-        if (stopRequested()) return failWith(sink, ProbeExit::Stopped, stopMessage());
+        if (stopRequested()) return reportFailure(sink, ProbeExit::Stopped, stopMessage());
         if (std::memcmp(src, dst, bytes) != 0)
-            return failWith(
+            return reportFailure(
                 sink, ProbeExit::Failed,
                 "host-memcpy: the destination buffer differs from the source after the copy");
         IoMeasurement m;
@@ -155,7 +158,7 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
         m.windowSeconds = windows.windowSeconds();
         const IoStats st = summarize(m);
         ProbePoint p;
-        p.series = "memcpy_GBps";
+        p.series = series::kHostMemcpy;
         p.x = n;
         p.y = st.medianGBps;
         p.unit = "GB/s";

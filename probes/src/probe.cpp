@@ -1,4 +1,4 @@
-// The probe registry, exit-code sentences and block-size formatting.
+// The probe registry and block-size formatting.
 #include "kvbe/probes/probe.h"
 
 #include "kvbe/probes/stream.h"
@@ -10,37 +10,7 @@
 
 namespace kvbe::probes {
 
-std::string_view exitCodeMeaning(ProbeExit code) {
-    switch (code) {
-    case ProbeExit::Ok:
-        return "the probe finished";
-    case ProbeExit::BadInput:
-        return "a value was wrong; the message names the flag and what was expected";
-    case ProbeExit::Usage:
-        return "unknown or conflicting options";
-    case ProbeExit::CannotRun:
-        return "the probe cannot run here (tmpfs without --buffered, too little space, folder not "
-               "writable, io_uring forbidden)";
-    case ProbeExit::Failed:
-        return "an I/O or a data check failed while the probe ran";
-    case ProbeExit::Stopped:
-        return "stopped by SIGINT or SIGTERM; no scratch file is left behind";
-    }
-    return "unknown exit code";
-}
-
-std::string exitCodeHelp() {
-    std::string text = "Exit codes:\n";
-    for (ProbeExit c : {ProbeExit::Ok, ProbeExit::BadInput, ProbeExit::Usage, ProbeExit::CannotRun,
-                        ProbeExit::Failed, ProbeExit::Stopped}) {
-        char code[16];
-        std::snprintf(code, sizeof code, "  %3d  ", static_cast<int>(c));
-        text += code + std::string(exitCodeMeaning(c)) + "\n";
-    }
-    return text;
-}
-
-ProbeOutcome failWith(ProbeSink& sink, ProbeExit exit, const std::string& message) {
+ProbeOutcome reportFailure(ProbeSink& sink, ProbeExit exit, const std::string& message) {
     sink.error(message);
     return {exit, message};
 }

@@ -6,7 +6,7 @@
 #include "kvbe/config_reader.h"
 #include "kvbe/cost_model.h"
 #include "kvbe/fit.h"
-#include "kvbe/probe_stream.h"
+#include "kvbe/probe_protocol.h"
 #include "kvbe/scenario.h"
 
 #include <cmath>

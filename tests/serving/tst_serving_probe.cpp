@@ -3,7 +3,7 @@
 // hit the stand-in did not count is caught, and each failure gives its sentence and exit code.
 // Truths come from the stand-in's settings and docs/cost-model.md's formula, not from the probe.
 #include "kvbe/calibration.h"
-#include "kvbe/probe_stream.h"
+#include "kvbe/probe_protocol.h"
 
 #include <QDir>
 #include <QFile>

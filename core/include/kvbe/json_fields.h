@@ -17,9 +17,14 @@ struct FieldError {
     std::string message;
 };
 
+// How a message names a field: "field 'tiers[0].name'" (the default), or bare after the file's
+// name, as the preset files' messages do ("resources/tiers.json: tiers.nvme.read_GBps is …").
+enum class FieldNaming { Quoted, Bare };
+
 class FieldReader {
 public:
-    FieldReader(const nlohmann::json& j, std::string source) : m_j(j), m_source(std::move(source)) {}
+    FieldReader(const nlohmann::json& j, std::string source, FieldNaming naming = FieldNaming::Quoted)
+        : m_j(j), m_source(std::move(source)), m_naming(naming) {}
 
     const nlohmann::json& root() const { return m_j; }
     const std::string& source() const { return m_source; }
@@ -40,6 +45,7 @@ public:
 private:
     const nlohmann::json& m_j;
     std::string m_source;
+    FieldNaming m_naming;
 };
 
 } // namespace kvbe

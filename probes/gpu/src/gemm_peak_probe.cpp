@@ -14,12 +14,12 @@ using probes::ProbeExit;
 
 probes::ProbeOutcome GemmPeakProbe::run(const probes::ProbeOptions&, probes::ProbeSink& sink) {
     GemmPeakSettings s = m_s;
-    if (auto st = validate(s); !st) return failWith(sink, ProbeExit::BadInput, st.message());
+    if (auto st = validate(s); !st) return reportFailure(sink, ProbeExit::BadInput, st.message());
     auto dev = openDevice(s.device);
-    if (!dev) return failWith(sink, ProbeExit::CannotRun, dev.message());
+    if (!dev) return reportFailure(sink, ProbeExit::CannotRun, dev.message());
     NvmlLibrary nvml;
     auto presets = Presets::loadBuiltin();
-    if (!presets) return failWith(sink, ProbeExit::Failed, presets.message());
+    if (!presets) return reportFailure(sink, ProbeExit::Failed, presets.message());
     const auto presetKey = matchGpuPreset(dev->name);
     const GpuSpec* preset = presetKey ? presets->findGpu(*presetKey) : nullptr;
 
@@ -32,10 +32,10 @@ probes::ProbeOutcome GemmPeakProbe::run(const probes::ProbeOptions&, probes::Pro
     sink.begin(key(), params);
 
     auto runner = GemmRunner::create(std::size_t(kGemmWorkspaceBytes));
-    if (!runner) return failWith(sink, ProbeExit::CannotRun, runner.message());
+    if (!runner) return reportFailure(sink, ProbeExit::CannotRun, runner.message());
     cudaStream_t stream = nullptr;
     if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
-        return failWith(sink, ProbeExit::CannotRun, "cannot create a CUDA stream");
+        return reportFailure(sink, ProbeExit::CannotRun, "cannot create a CUDA stream");
     struct StreamGuard {
         cudaStream_t s;
         ~StreamGuard() { cudaStreamDestroy(s); }
@@ -50,18 +50,18 @@ probes::ProbeOutcome GemmPeakProbe::run(const probes::ProbeOptions&, probes::Pro
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (size_t i = 0; i < s.sizes.size(); ++i) {
         if (probes::stopRequested())
-            return failWith(sink, ProbeExit::Stopped, probes::stopMessage());
+            return reportFailure(sink, ProbeExit::Stopped, probes::stopMessage());
         const int n = s.sizes[i];
         sink.progress(double(i) / double(s.sizes.size()), std::to_string(n) + "³ GEMM");
         // The first size warms the GPU up to its working clocks for a second.
         auto t = timeSquareGemm(**runner, n, s.samples, i == 0 ? 1.0 : 0.2, stream);
-        if (!t) return failWith(sink, ProbeExit::Failed, t.message());
+        if (!t) return reportFailure(sink, ProbeExit::Failed, t.message());
         if (t->medianTflops > best) {
             best = t->medianTflops;
             bestSize = n;
         }
         probes::ProbePoint p;
-        p.series = "gemm_TFLOPs";
+        p.series = series::kGemm;
         p.x = n;
         p.y = t->medianTflops;
         p.unit = "TFLOP/s";

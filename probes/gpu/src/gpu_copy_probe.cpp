@@ -32,8 +32,10 @@ Status PrefillProbe::available() const {
 namespace {
 
 enum class Dir { H2D, D2H, Both };
-const char* dirKey(Dir d) {
-    return d == Dir::H2D ? "h2d" : d == Dir::D2H ? "d2h" : "both";
+CopyDirection directionOf(Dir d) {
+    return d == Dir::H2D   ? CopyDirection::HostToGpu
+           : d == Dir::D2H ? CopyDirection::GpuToHost
+                           : CopyDirection::Both;
 }
 const char* dirLabel(Dir d) {
     return d == Dir::H2D ? "H2D" : d == Dir::D2H ? "D2H" : "both ways";
@@ -190,18 +192,18 @@ probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions& options,
                                        probes::ProbeSink& sink) {
     CopySettings s = m_s;
     if (s.model.empty()) s.model = options.model;
-    if (auto st = validate(s); !st) return failWith(sink, ProbeExit::BadInput, st.message());
+    if (auto st = validate(s); !st) return reportFailure(sink, ProbeExit::BadInput, st.message());
     std::uint64_t kvBlock = 0;
     if (s.sizes.empty()) {
         s.sizes = defaultCopySizes();
         auto kv = probes::kvBlockBytes(s.model);
-        if (!kv) return failWith(sink, ProbeExit::BadInput, kv.message());
+        if (!kv) return reportFailure(sink, ProbeExit::BadInput, kv.message());
         kvBlock = *kv;
         if (kvBlock <= kMaxCopyBytes) s.sizes.push_back(kvBlock);
-        if (auto st = validate(s); !st) return failWith(sink, ProbeExit::BadInput, st.message());
+        if (auto st = validate(s); !st) return reportFailure(sink, ProbeExit::BadInput, st.message());
     }
     auto dev = openDevice(s.device);
-    if (!dev) return failWith(sink, ProbeExit::CannotRun, dev.message());
+    if (!dev) return reportFailure(sink, ProbeExit::CannotRun, dev.message());
     NvmlLibrary nvml;
 
     nlohmann::ordered_json params;
@@ -220,7 +222,7 @@ probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions& options,
     CopyBuffers b;
     const std::uint64_t maxBytes = s.sizes.back();
     if (auto st = allocateAll(b, maxBytes, s.pageable); !st)
-        return failWith(sink, ProbeExit::CannotRun, st.message());
+        return reportFailure(sink, ProbeExit::CannotRun, st.message());
 
     std::vector<bool> kinds;
     if (s.pinned) kinds.push_back(true);
@@ -244,12 +246,11 @@ probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions& options,
     size_t column = 1;
     for (bool pinned : kinds) {
         for (Dir dir : dirs) {
-            const std::string series =
-                std::string(dirKey(dir)) + (pinned ? "_pinned" : "_pageable") + "_GBps";
+            const std::string series = copySeries(directionOf(dir), pinned);
             double bestRate = 0;
             for (size_t si = 0; si < s.sizes.size(); ++si) {
                 if (probes::stopRequested())
-                    return failWith(sink, ProbeExit::Stopped, probes::stopMessage());
+                    return reportFailure(sink, ProbeExit::Stopped, probes::stopMessage());
                 const std::uint64_t bytes = s.sizes[si];
                 const std::string label = std::string(pinned ? "pinned " : "pageable ") +
                                           dirLabel(dir) + ", " + probes::formatBlock(bytes) +
@@ -257,18 +258,18 @@ probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions& options,
                 sink.progress(done / total, label);
                 const int reps = int(std::clamp<std::uint64_t>((256ull << 20) / bytes, 1, 64));
                 if (auto st = clearDestinations(b, pinned, bytes); !st)
-                    return failWith(sink, ProbeExit::Failed, st.message());
+                    return reportFailure(sink, ProbeExit::Failed, st.message());
                 if (auto w = timeCopies(b, dir, pinned, bytes, reps); !w)
-                    return failWith(sink, ProbeExit::Failed, w.message());
+                    return reportFailure(sink, ProbeExit::Failed, w.message());
                 std::vector<double> rates;
                 for (int k = 0; k < s.samples; ++k) {
                     auto sample = timeCopies(b, dir, pinned, bytes, reps);
-                    if (!sample) return failWith(sink, ProbeExit::Failed, sample.message());
+                    if (!sample) return reportFailure(sink, ProbeExit::Failed, sample.message());
                     const double moved = double(bytes) * reps * (dir == Dir::Both ? 2 : 1);
                     rates.push_back(moved / sample->seconds / 1e9);
                 }
                 if (auto st = verify(b, dir, pinned, bytes); !st)
-                    return failWith(sink, ProbeExit::Failed, st.message());
+                    return reportFailure(sink, ProbeExit::Failed, st.message());
                 const double med = median(rates);
                 bestRate = std::max(bestRate, med);
                 probes::ProbePoint p;

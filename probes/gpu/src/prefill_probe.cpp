@@ -58,30 +58,30 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
                                        probes::ProbeSink& sink) {
     PrefillSettings s = m_s;
     if (s.model.empty()) s.model = options.model;
-    if (auto st = validate(s); !st) return failWith(sink, ProbeExit::BadInput, st.message());
+    if (auto st = validate(s); !st) return reportFailure(sink, ProbeExit::BadInput, st.message());
     auto presets = Presets::loadBuiltin();
-    if (!presets) return failWith(sink, ProbeExit::Failed, presets.message());
+    if (!presets) return reportFailure(sink, ProbeExit::Failed, presets.message());
     auto model = resolveModel(s.model, *presets);
     if (!model)
-        return failWith(sink, ProbeExit::BadInput, "--model " + s.model + ": " + model.message());
+        return reportFailure(sink, ProbeExit::BadInput, "--model " + s.model + ": " + model.message());
     auto plan = buildLayerPlan(*model);
     if (!plan)
-        return failWith(sink, ProbeExit::BadInput, "--model " + s.model + ": " + plan.message());
+        return reportFailure(sink, ProbeExit::BadInput, "--model " + s.model + ": " + plan.message());
     for (const auto& b : plan->blocks)
         for (const auto& a : b.attention)
             if (!attentionSupports(a.dQk, a.dV))
-                return failWith(sink, ProbeExit::CannotRun,
+                return reportFailure(sink, ProbeExit::CannotRun,
                                 model->id + " has attention head dims " + std::to_string(a.dQk) +
                                     "/" + std::to_string(a.dV) +
                                     ", which the attention kernel is not built for (64, 128, 256, "
                                     "MLA 192/128)");
     if (!s.gpuPreset.empty() && !presets->findGpu(s.gpuPreset))
-        return failWith(sink, ProbeExit::BadInput,
+        return reportFailure(sink, ProbeExit::BadInput,
                         "--gpu-preset " + s.gpuPreset +
                             " is not a preset; presets: " + presets->gpuKeys());
 
     auto dev = openDevice(s.device);
-    if (!dev) return failWith(sink, ProbeExit::CannotRun, dev.message());
+    if (!dev) return reportFailure(sink, ProbeExit::CannotRun, dev.message());
     NvmlLibrary nvml;
     const std::string presetKey =
         !s.gpuPreset.empty() ? s.gpuPreset : matchGpuPreset(dev->name).value_or("");
@@ -89,7 +89,7 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
 
     // The memory check, before anything is allocated.
     auto mem = deviceMemory();
-    if (!mem) return failWith(sink, ProbeExit::CannotRun, mem.message());
+    if (!mem) return reportFailure(sink, ProbeExit::CannotRun, mem.message());
     const double freeBytes = double(mem->first);
     const std::int64_t longest = s.lengths.back();
     const MemoryEstimate need = estimateMemory(*plan, longest);
@@ -101,7 +101,7 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
             fits > 0
                 ? "; lengths up to " + std::to_string(fits) + " tokens fit"
                 : "; even its shortest length does not fit, so free GPU memory or use a larger GPU";
-        return failWith(sink, ProbeExit::CannotRun,
+        return reportFailure(sink, ProbeExit::CannotRun,
                         model->id + " at " + std::to_string(longest) + " tokens needs " +
                             gb(need.totalBytes() + kHeadroomBytes) +
                             " of GPU memory (one layer of weights and the lm_head " +
@@ -115,7 +115,7 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
     ci.peakFlops = preset ? preset->bf16Flops : 1e15; // only flops() is used here
     ci.utilisation = 1;
     auto cost = CostModel::create(ci);
-    if (!cost) return failWith(sink, ProbeExit::BadInput, cost.message());
+    if (!cost) return reportFailure(sink, ProbeExit::BadInput, cost.message());
 
     nlohmann::ordered_json params;
     params["model"] = model->id;
@@ -140,18 +140,18 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
     if (!s.gemmPeakTflops) {
         sink.progress(0, "measuring the BF16 GEMM peak (8192³)");
         auto gemm = GemmRunner::create(std::size_t(kGemmWorkspaceBytes));
-        if (!gemm) return failWith(sink, ProbeExit::CannotRun, gemm.message());
+        if (!gemm) return reportFailure(sink, ProbeExit::CannotRun, gemm.message());
         cudaStream_t stream = nullptr;
         cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
         auto t = timeSquareGemm(**gemm, 8192, 5, 1.0, stream);
         cudaStreamDestroy(stream);
-        if (!t) return failWith(sink, ProbeExit::Failed, t.message());
+        if (!t) return reportFailure(sink, ProbeExit::Failed, t.message());
         gemmPeak = t->medianTflops;
         gemmPeakSource = "measured here, 8192³ cuBLASLt BF16";
     }
 
     auto runner = PrefillRunner::create(*plan, longest);
-    if (!runner) return failWith(sink, ProbeExit::CannotRun, runner.message());
+    if (!runner) return reportFailure(sink, ProbeExit::CannotRun, runner.message());
 
     probes::TextTable table;
     table.title =
@@ -166,12 +166,12 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
         nlohmann::ordered_json blocks = nlohmann::ordered_json::array();
         for (size_t bi = 0; bi < plan->blocks.size(); ++bi) {
             if (probes::stopRequested())
-                return failWith(sink, ProbeExit::Stopped, probes::stopMessage());
+                return reportFailure(sink, ProbeExit::Stopped, probes::stopMessage());
             const Block& b = plan->blocks[bi];
             sink.progress(done++ / steps, std::to_string(n) + " tokens: " + b.name);
             auto t = (*runner)->timeBlock(bi, n, s.samples);
             if (!t)
-                return failWith(sink, ProbeExit::Failed,
+                return reportFailure(sink, ProbeExit::Failed,
                                 b.name + " at " + std::to_string(n) + " tokens: " + t.message());
             total += b.layers * t->seconds;
             if (b.kind == BlockKind::Attention) attention += b.layers * t->seconds;
@@ -185,7 +185,7 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
                               {"runs_per_sample", t->runsPerSample}});
         }
         auto lm = (*runner)->timeLmHead(s.samples);
-        if (!lm) return failWith(sink, ProbeExit::Failed, "lm_head: " + lm.message());
+        if (!lm) return reportFailure(sink, ProbeExit::Failed, "lm_head: " + lm.message());
         done += 1;
         total += lm->seconds;
         const double flops = cost->flops(double(n), 0);
@@ -204,9 +204,9 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
         if (auto tel = nvml.query(dev->pciBusId)) r["gpu"] = toJson(*tel);
         results.push_back(r);
 
-        const auto emit = [&](const char* series, double y, const char* unit) {
+        const auto emit = [&](std::string_view name, double y, const char* unit) {
             probes::ProbePoint p;
-            p.series = series;
+            p.series = name;
             p.x = double(n);
             p.y = y;
             p.unit = unit;
@@ -214,10 +214,10 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
             if (r.contains("gpu")) p.meta["gpu"] = r["gpu"];
             sink.point(p);
         };
-        emit("t_prefill_s", total, "s");
-        emit("prefill_TFLOPs", tflops, "TFLOP/s");
-        if (preset) emit("util_vs_preset", tflops * 1e12 / preset->bf16Flops, "fraction");
-        emit("util_vs_gemm_peak", tflops / gemmPeak, "fraction");
+        emit(series::kPrefill, total, "s");
+        emit(series::kPrefillFlops, tflops, "TFLOP/s");
+        if (preset) emit(series::kUtilVsPreset, tflops * 1e12 / preset->bf16Flops, "fraction");
+        emit(series::kUtilVsGemmPeak, tflops / gemmPeak, "fraction");
         table.rows.push_back(
             {std::to_string(n), formatSeconds(total), fixedDecimals(tflops, 1),
              preset ? fixedDecimals(100 * tflops * 1e12 / preset->bf16Flops, 1) + " %" : "-",

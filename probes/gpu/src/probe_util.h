@@ -1,8 +1,10 @@
-// Small things the CUDA probes share: failing with one sentence (probe.h), medians, formatting.
+// What the CUDA probes share from elsewhere: reporting a failure and fixed decimals (probe.h),
+// the median (kvbe/statistics.h).
 #pragma once
 
 #include "kvbe/probes/probe.h"
 #include "kvbe/probes/stream.h"
+#include "kvbe/statistics.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -11,14 +13,9 @@
 
 namespace kvbe::gpu {
 
-using probes::failWith;
+using probes::reportFailure;
 using probes::fixedDecimals;
 
-inline double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using kvbe::median; // kvbe/statistics.h
 
 } // namespace kvbe::gpu

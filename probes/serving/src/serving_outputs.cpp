@@ -29,7 +29,7 @@ nlohmann::ordered_json seconds(double v) { return std::isfinite(v) ? nlohmann::o
 
 probes::ProbeOutcome finishSweep(const SweepData& d, probes::ProbeSink& sink) {
     const ServingSettings& s = *d.settings;
-    auto fail = [&](ProbeExit e, const std::string& m) { return probes::failWith(sink, e, m); };
+    auto fail = [&](ProbeExit e, const std::string& m) { return probes::reportFailure(sink, e, m); };
 
     // Medians per cell: the stream's points, the CSV rows and the calibration's samples.
     std::vector<detail::CsvRow> rows;
@@ -80,7 +80,7 @@ probes::ProbeOutcome finishSweep(const SweepData& d, probes::ProbeSink& sink) {
                                  cell.tier.empty() ? "0" : probes::fixedDecimals(counted, 0), ms(med), ms(p05), ms(p95),
                                  std::to_string(cell.ttft.size()), std::to_string(cell.rejected)});
         probes::ProbePoint pt;
-        pt.series = cell.tier.empty() ? "ttft_cold_s" : "ttft_hit_s";
+        pt.series = cell.tier.empty() ? series::kColdTtft : series::kHitTtft;
         pt.x = static_cast<double>(cell.tokens);
         pt.y = med;
         pt.unit = "s";

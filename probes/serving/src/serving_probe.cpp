@@ -97,7 +97,7 @@ private:
     Counters counters();
     Sent resetGpuCache();
     Sent measure(Cell& cell);
-    ProbeOutcome fail(ProbeExit e, const std::string& m) { return probes::failWith(m_sink, e, m); }
+    ProbeOutcome fail(ProbeExit e, const std::string& m) { return probes::reportFailure(m_sink, e, m); }
     ProbeOutcome failSent(const Sent& s) {
         if (s.exit == ProbeExit::Stopped) return fail(ProbeExit::Stopped, probes::stopMessage());
         return fail(s.exit, s.message);
@@ -506,7 +506,7 @@ Status ServingProbe::available() const {
 ProbeOutcome ServingProbe::run(const probes::ProbeOptions&, probes::ProbeSink& sink) {
     std::string why;
     auto http = makeHttpClient(why);
-    if (!http) return probes::failWith(sink, ProbeExit::CannotRun, why);
+    if (!http) return probes::reportFailure(sink, ProbeExit::CannotRun, why);
     Sweep sweep(m_s, sink, *http);
     return sweep.run();
 }

@@ -4,8 +4,9 @@
 // completions count in the window they finish in.
 #pragma once
 
-#include "kvbe/probes/scratch_file.h"
+#include "kvbe/probes/io_target.h"
 #include "kvbe/result.h"
+#include "kvbe/statistics.h"
 
 #include <cstdint>
 #include <memory>
@@ -76,6 +77,6 @@ struct IoStats {
 };
 IoStats summarize(const IoMeasurement& m);
 double percentile(std::vector<float> values, double p); // p in [0, 100], nearest rank
-double median(std::vector<double> values);
+using kvbe::median; // kvbe/statistics.h
 
 } // namespace kvbe::probes

@@ -2,6 +2,7 @@
 // small class: a key ("nvme-read"), a one-line description, available() and run(options, sink).
 #pragma once
 
+#include "kvbe/probe_protocol.h"
 #include "kvbe/result.h"
 
 #include <cstdint>
@@ -9,30 +10,45 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace kvbe::probes {
 
 class ProbeSink;
 
-// Process exit codes of `kvbe-cli probe`; each maps to one sentence (exitCodeMeaning).
-enum class ProbeExit : int {
-    Ok = 0,
-    BadInput = 1,  // a flag's value is wrong: the message names the flag and what was expected
-    Usage = 2,     // unknown or conflicting options
-    CannotRun = 3, // this machine or target cannot run the probe (tmpfs, no space, no io_uring)
-    Failed = 4,    // the probe started and an I/O or verification failed
-    Stopped = 130, // stopped by SIGINT or SIGTERM; nothing is left behind
-};
-std::string_view exitCodeMeaning(ProbeExit code);
-// The list for --help texts, one code per line.
-std::string exitCodeHelp();
+// Exit codes, their sentences and the rest of the protocol: kvbe/probe_protocol.h.
+using kvbe::exitCodeHelp;
+using kvbe::exitCodeMeaning;
+using kvbe::ProbeExit;
 
 struct ProbeOutcome {
     ProbeExit exit = ProbeExit::Ok;
     std::string message; // empty on success
     bool ok() const { return exit == ProbeExit::Ok; }
 };
+
+// A value, or the failure with the exit code it maps to: a probe's steps return one, so the code
+// travels with its sentence.
+template <class T> class ExitResult {
+  public:
+    ExitResult(T value) : m_v(std::move(value)) {}
+    ExitResult(ProbeOutcome failure) : m_v(std::move(failure)) {}
+
+    bool ok() const { return m_v.index() == 0; }
+    explicit operator bool() const { return ok(); }
+    T& operator*() { return std::get<0>(m_v); }
+    const T& operator*() const { return std::get<0>(m_v); }
+    T* operator->() { return &std::get<0>(m_v); }
+    const T* operator->() const { return &std::get<0>(m_v); }
+    const ProbeOutcome& failure() const { return std::get<1>(m_v); }
+    const std::string& message() const { return failure().message; }
+
+  private:
+    std::variant<T, ProbeOutcome> m_v;
+};
+using ExitStatus = ExitResult<Ok>;
 
 inline constexpr std::uint64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
 
@@ -68,7 +84,7 @@ class Probe {
 };
 
 // Sends the failure to the sink (the stream's error line) and returns it as the outcome.
-ProbeOutcome failWith(ProbeSink& sink, ProbeExit exit, const std::string& message);
+ProbeOutcome reportFailure(ProbeSink& sink, ProbeExit exit, const std::string& message);
 // v with `decimals` digits after the point, for tables.
 std::string fixedDecimals(double v, int decimals);
 

@@ -1,16 +1,10 @@
-// The probe protocol (docs/architecture.md, "Probes run out of process"): JSON Lines on stdout.
-//
-//   {"kvbe_probe":1,"probe":"nvme-read","host":"…","started":"…","params":{…}}   first line
-//   {"type":"progress","fraction":0.42,"message":"QD 32, 1 MiB blocks"}
-//   {"type":"point","series":"read_GBps","x":1048576,"y":12.7,"unit":"GB/s","meta":{…}}
-//   {"type":"result","summary":{…}}                                              last line, or
-//   {"type":"error","message":"O_DIRECT is not supported on tmpfs: …"}           last line
-//
-// The writers (sinks) live here; the reader is in core, kvbe/probe_stream.h. Both are Qt-free.
+// The writers (sinks) of the probe protocol. The protocol itself, the lines, series names, exit
+// codes and the reader, lives in core: kvbe/probe_protocol.h. Both are Qt-free.
 #pragma once
 
-#include "kvbe/probe_stream.h"
+#include "kvbe/probe_protocol.h"
 #include "kvbe/result.h"
+#include "kvbe/text_table.h"
 
 #include <iosfwd>
 #include <mutex>
@@ -22,27 +16,14 @@
 namespace kvbe::probes {
 
 inline constexpr int kProtocolVersion = kProbeProtocolVersion;
-// The reader lives in core (kvbe/probe_stream.h) so the GUI reads streams without the probes.
 using kvbe::parseProbeLine;
 using kvbe::ProbeEvent;
+using kvbe::ProbePoint;
 using kvbe::ProbeStreamReader;
-
-struct ProbePoint {
-    std::string series; // "read_GBps"
-    double x = 0;       // what the series is over (block bytes, threads)
-    double y = 0;
-    std::string unit; // unit of y: "GB/s"
-    nlohmann::ordered_json meta = nlohmann::ordered_json::object();
-};
-
-// A table for people; the JSON stream carries the same numbers in points and the result.
-struct TextTable {
-    std::string title;
-    std::vector<std::string> columns;
-    std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> footnotes;
-};
-std::string renderTable(const TextTable& table);
+// A table for people (kvbe/text_table.h); the JSON stream carries the same numbers in points
+// and the result.
+using kvbe::renderTable;
+using kvbe::TextTable;
 
 class ProbeSink {
   public:
@@ -72,7 +53,8 @@ class JsonlSink : public ProbeSink {
 
   private:
     void ensureHeader();
-    void writeLine(const nlohmann::ordered_json& line);
+    // `last`: the result or error line, after which nothing more is written.
+    void writeLine(const std::string& line, bool last = false);
     std::ostream& m_out;
     std::string m_probe;
     bool m_headerWritten = false;

@@ -141,6 +141,118 @@ class ProbeStreamTest : public QObject {
                  qPrintable(QString::fromStdString(done.message())));
     }
 
+    // The reader hands out typed payloads: what a writer put in is what a reader gets back.
+    void readerGivesTypedPayloads() {
+        std::ostringstream out;
+        JsonlSink sink(out, "nvme-read");
+        sink.begin("nvme-read", {{"engine", "psync"}});
+        sink.progress(0.25, "QD 1");
+        sink.point(ProbePoint{"read_GBps", 4096, 1.5, "GB/s", {{"queue_depth", 1}}});
+        sink.error("the drive went away");
+        QString problem;
+        const auto events = readAll(out.str(), &problem);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QCOMPARE(events.size(), size_t(4));
+        QVERIFY(events[0].header());
+        QCOMPARE(events[0].header()->probe, std::string("nvme-read"));
+        QCOMPARE(events[0].header()->version, kvbe::kProbeProtocolVersion);
+        QCOMPARE(events[0].header()->params["engine"].get<std::string>(), std::string("psync"));
+        QVERIFY(!events[0].header()->host.empty());
+        QVERIFY(events[1].progress());
+        QCOMPARE(events[1].progress()->fraction, 0.25);
+        QCOMPARE(events[1].progress()->message, std::string("QD 1"));
+        QVERIFY(events[2].point());
+        QCOMPARE(events[2].point()->series, std::string(kvbe::series::kDriveRead));
+        QCOMPARE(events[2].point()->x, 4096.0);
+        QCOMPARE(events[2].point()->y, 1.5);
+        QCOMPARE(events[2].point()->unit, std::string("GB/s"));
+        QCOMPARE(events[2].point()->meta["queue_depth"].get<int>(), 1);
+        QVERIFY(!events[2].header());
+        QVERIFY(events[3].error());
+        QCOMPARE(events[3].error()->message, std::string("the drive went away"));
+    }
+
+    // Series names in one place: the probes build theirs from the same functions.
+    void seriesNamesAndRoles_data() {
+        QTest::addColumn<QString>("series");
+        QTest::addColumn<int>("role");
+        QTest::addColumn<bool>("tierLoad");
+        using kvbe::SeriesRole;
+        QTest::newRow("drive read") << QString::fromStdString(kvbe::driveSeries(false, false))
+                                    << int(SeriesRole::DriveRead) << true;
+        QTest::newRow("buffered read") << QString::fromStdString(kvbe::driveSeries(false, true))
+                                       << int(SeriesRole::DriveRead) << true;
+        QTest::newRow("drive write") << QString::fromStdString(kvbe::driveSeries(true, false))
+                                     << int(SeriesRole::Other) << false;
+        QTest::newRow("h2d pinned")
+            << QString::fromStdString(kvbe::copySeries(kvbe::CopyDirection::HostToGpu, true))
+            << int(SeriesRole::HostLink) << true;
+        QTest::newRow("h2d pageable")
+            << QString::fromStdString(kvbe::copySeries(kvbe::CopyDirection::HostToGpu, false))
+            << int(SeriesRole::Other) << false;
+        QTest::newRow("d2h pinned")
+            << QString::fromStdString(kvbe::copySeries(kvbe::CopyDirection::GpuToHost, true))
+            << int(SeriesRole::Other) << false;
+        QTest::newRow("memcpy") << "memcpy_GBps" << int(SeriesRole::HostMemory) << true;
+        QTest::newRow("prefill") << "t_prefill_s" << int(SeriesRole::Prefill) << false;
+        QTest::newRow("cold ttft") << "ttft_cold_s" << int(SeriesRole::ColdTtft) << false;
+        QTest::newRow("gemm") << "gemm_TFLOPs" << int(SeriesRole::Other) << false;
+    }
+    void seriesNamesAndRoles() {
+        QFETCH(QString, series);
+        QFETCH(int, role);
+        QFETCH(bool, tierLoad);
+        const auto r = kvbe::seriesRole(series.toStdString());
+        QCOMPARE(int(r), role);
+        QCOMPARE(kvbe::isTierLoad(r), tierLoad);
+    }
+
+    // Single loads (queue depth 1, or no depth) give (bytes, seconds); the bandwidth is the best
+    // rate at any depth. Numbers by hand: 1 MiB at 2 GB/s takes 1048576 / 2e9 s.
+    void measurementsFollowOneRule() {
+        const std::vector<ProbePoint> points = {
+            {"read_GBps", 1048576, 2.0, "GB/s", {{"queue_depth", 1}}},
+            {"read_GBps", 1048576, 6.0, "GB/s", {{"queue_depth", 32}}},
+            {"write_GBps", 1048576, 9.0, "GB/s", {{"queue_depth", 1}}},
+            {"h2d_pinned_GBps", 4194304, 25.0, "GB/s", {}},
+            {"h2d_pageable_GBps", 4194304, 40.0, "GB/s", {}},
+            {"d2h_pinned_GBps", 4194304, 50.0, "GB/s", {}},
+            {"t_prefill_s", 1024, 0.05, "s", {}},
+            {"t_prefill_s", 2048, 0, "s", {}},
+            {"ttft_cold_s", 1024, 0.08, "s", {}},
+        };
+        const auto m = kvbe::measurementsFromPoints(points);
+        QVERIFY(m.drive);
+        QCOMPARE(m.drive->name, std::string("nvme"));
+        QCOMPARE(m.drive->reads.size(), size_t(1));
+        QCOMPARE(m.drive->reads[0].bytes, 1048576.0);
+        QCOMPARE(m.drive->reads[0].seconds, 1048576 / 2e9);
+        QCOMPARE(*m.drive->readBps, 6e9);
+        QVERIFY(m.hostLink);
+        QCOMPARE(m.hostLink->name, std::string("dram"));
+        QCOMPARE(m.hostLink->reads.size(), size_t(1));
+        QCOMPARE(m.hostLink->reads[0].seconds, 4194304 / 25e9);
+        QCOMPARE(*m.hostLink->readBps, 25e9);
+        QCOMPARE(m.prefill.size(), size_t(1));
+        QCOMPARE(m.prefill[0].tokens, 1024.0);
+        QCOMPARE(m.coldTtft.size(), size_t(1));
+        QCOMPARE(m.coldTtft[0].seconds, 0.08);
+        QVERIFY(!kvbe::measurementsFromPoints({}).drive);
+    }
+
+    void exitCodesHaveOneListWithSentences() {
+        using kvbe::ProbeExit;
+        for (ProbeExit e : {ProbeExit::Ok, ProbeExit::BadInput, ProbeExit::Usage,
+                            ProbeExit::CannotRun, ProbeExit::Failed, ProbeExit::Stopped}) {
+            QCOMPARE(kvbe::probeExitFromCode(kvbe::exitCode(e)), std::optional<ProbeExit>(e));
+            QVERIFY(!kvbe::exitCodeSentence(e).empty());
+            QVERIFY(kvbe::exitCodeHelp().find(std::string(kvbe::exitCodeMeaning(e))) !=
+                    std::string::npos);
+        }
+        QCOMPARE(kvbe::exitCode(ProbeExit::Stopped), 130);
+        QVERIFY(!kvbe::probeExitFromCode(7));
+    }
+
     void tableLinesUpColumns() {
         TextTable t;
         t.columns = {"block", "GB/s"};
@@ -152,4 +264,4 @@ class ProbeStreamTest : public QObject {
 };
 
 QTEST_GUILESS_MAIN(ProbeStreamTest)
-#include "probe_stream_test.moc"
+#include "tst_probe_protocol.moc"

@@ -6,11 +6,9 @@
 #include "kvbe/probes/probe.h"
 #include "kvbe/result.h"
 
-#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
-#include <utility>
 
 namespace kvbe::probes {
 
@@ -47,8 +45,8 @@ class IoTarget {
 
     // Writes the whole scratch file with the non-zero pattern, then fdatasync. Unwritten extents
     // (fallocate, sparse files) read back as zeros at fake speed, so this is never skipped.
-    // `failure` says which exit code a failure maps to.
-    Status layOut(const std::function<void(double)>& progress, ProbeExit& failure);
+    // A failure carries the exit code it maps to (CannotRun: no space; Stopped; Failed).
+    ExitStatus layOut(const std::function<void(double)>& progress);
     bool laidOut() const { return m_laidOut; }
 
   private:
@@ -65,40 +63,9 @@ class IoTarget {
     std::string m_fsType;
 };
 
-// Opens (or creates) the target. On failure `failure` is BadInput (a flag names something that
-// cannot be probed), CannotRun (the machine refuses: no space, tmpfs, not writable) or Stopped.
-Result<IoTarget> openTarget(const TargetRequest& request, ProbeExit& failure);
-
-// The scratch data: every byte non-zero and a function of its file offset, so a sample of what
-// comes back can be checked against where it was read from.
-void fillPattern(std::byte* buffer, std::size_t length, std::uint64_t fileOffset);
-// Index of the first byte that differs from the pattern, or `length` when all match.
-std::size_t firstPatternMismatch(const std::byte* buffer, std::size_t length,
-                                 std::uint64_t fileOffset);
-
-// The I/O buffers of one setting, `count` blocks in one 2 MiB-aligned region with transparent
-// huge pages asked for and every page touched up front. The surprise this avoids: a block made of
-// scattered 4 KiB pages needs a segment per page, and past the device's segment limit (254 on
-// virtio-blk, so already at 1 MiB) the kernel splits each request in two.
-class BufferArena {
-  public:
-    BufferArena(std::size_t count, std::size_t blockBytes);
-    BufferArena(const BufferArena&) = delete;
-    BufferArena& operator=(const BufferArena&) = delete;
-    ~BufferArena();
-    explicit operator bool() const { return m_base != nullptr; }
-    std::byte* at(std::size_t i) const { return m_data + i * m_stride; }
-    // Gives the memory up without unmapping it (the kernel may still write into it).
-    void release() { m_base = nullptr; }
-
-  private:
-    void* m_base = nullptr;
-    std::size_t m_mapped = 0;
-    std::byte* m_data = nullptr;
-    std::size_t m_stride = 0;
-};
-
-// "Permission denied (EACCES)"
-std::string errnoText(int err);
+// Opens (or creates) the target. A failure is Usage (not exactly one target), BadInput (a flag
+// names something that cannot be probed) or CannotRun (the machine refuses: no space, tmpfs,
+// not writable).
+ExitResult<IoTarget> openTarget(const TargetRequest& request);
 
 } // namespace kvbe::probes

@@ -333,4 +333,4 @@ class ProbeCliTest : public QObject {
 };
 
 QTEST_GUILESS_MAIN(ProbeCliTest)
-#include "probe_cli_test.moc"
+#include "tst_probe_cli.moc"

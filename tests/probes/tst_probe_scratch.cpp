@@ -1,6 +1,9 @@
 // Drive-probe targets: the scratch file is written fully with non-zero data, has no name while
 // the probe holds it, and every refusal comes with its sentence and exit category.
-#include "kvbe/probes/scratch_file.h"
+#include "kvbe/probes/buffer_arena.h"
+#include "kvbe/probes/data_pattern.h"
+#include "kvbe/probes/errno_text.h"
+#include "kvbe/probes/io_target.h"
 
 #include "probe_test_util.h"
 
@@ -73,17 +76,16 @@ class ProbeScratchTest : public QObject {
         QFETCH(bool, tmpfile);
         auto dir = driveDir();
         QVERIFY(dir->isValid());
-        ProbeExit failure = ProbeExit::Ok;
         TargetRequest request;
         request.dir = dir->path().toStdString();
         request.scratchBytes = 4 * kMiB;
         request.allowTmpfile = tmpfile;
-        auto target = openTarget(request, failure);
+        auto target = openTarget(request);
         QVERIFY2(target.ok(), target.ok() ? "" : target.message().c_str());
         QVERIFY(entries(dir->path()).isEmpty()); // already nameless
         if (!tmpfile) QVERIFY(!target->anonymous());
         QVERIFY(target->direct());
-        QVERIFY(target->layOut({}, failure).ok());
+        QVERIFY(target->layOut({}).ok());
         QVERIFY(target->laidOut());
         // Every byte on the disk is the non-zero pattern of its offset.
         const size_t size = target->size();
@@ -99,19 +101,18 @@ class ProbeScratchTest : public QObject {
         if (!isTmpfs("/dev/shm")) QSKIP("/dev/shm is not tmpfs here");
         QTemporaryDir dir(QStringLiteral("/dev/shm/kvbe-probe-test-XXXXXX"));
         QVERIFY(dir.isValid());
-        ProbeExit failure = ProbeExit::Ok;
         TargetRequest request;
         request.dir = dir.path().toStdString();
         request.scratchBytes = kMiB;
-        auto target = openTarget(request, failure);
+        auto target = openTarget(request);
         QVERIFY(!target.ok());
-        QCOMPARE(failure, ProbeExit::CannotRun);
+        QCOMPARE(target.failure().exit, ProbeExit::CannotRun);
         QVERIFY2(target.message().starts_with("O_DIRECT is not supported on tmpfs"),
                  target.message().c_str());
         QVERIFY(target.message().find("--buffered") != std::string::npos);
 
         request.direct = false; // --buffered
-        auto buffered = openTarget(request, failure);
+        auto buffered = openTarget(request);
         QVERIFY(buffered.ok());
         QVERIFY(buffered->describe().find("BUFFERED") != std::string::npos);
         QVERIFY(entries(dir.path()).isEmpty());
@@ -155,23 +156,20 @@ class ProbeScratchTest : public QObject {
         QFETCH(QString, device);
         QFETCH(ProbeExit, exit);
         QFETCH(QString, sentence);
-        ProbeExit failure = ProbeExit::Ok;
         auto target = openTarget(
-            {dir.toStdString(), file.toStdString(), device.toStdString(), kMiB, true, true},
-            failure);
+            {dir.toStdString(), file.toStdString(), device.toStdString(), kMiB, true, true});
         QVERIFY(!target.ok());
-        QCOMPARE(failure, exit);
+        QCOMPARE(target.failure().exit, exit);
         QVERIFY2(QString::fromStdString(target.message()).contains(sentence),
                  target.message().c_str());
     }
 
     void tooLittleSpaceIsRefusedBeforeWriting() {
         auto dir = driveDir();
-        ProbeExit failure = ProbeExit::Ok;
         auto target = openTarget(
-            {dir->path().toStdString(), "", "", 1024 * 1024 * kGiB, true, true}, failure); // 1 PiB
+            {dir->path().toStdString(), "", "", 1024 * 1024 * kGiB, true, true}); // 1 PiB
         QVERIFY(!target.ok());
-        QCOMPARE(failure, ProbeExit::CannotRun);
+        QCOMPARE(target.failure().exit, ProbeExit::CannotRun);
         QVERIFY2(target.message().starts_with("too little space in "), target.message().c_str());
         QVERIFY(entries(dir->path()).isEmpty());
     }
@@ -183,12 +181,11 @@ class ProbeScratchTest : public QObject {
         rlimit small = saved;
         small.rlim_cur = kMiB;
         QCOMPARE(setrlimit(RLIMIT_FSIZE, &small), 0);
-        ProbeExit failure = ProbeExit::Ok;
         auto target =
-            openTarget({dir->path().toStdString(), "", "", 4 * kMiB, true, true}, failure);
+            openTarget({dir->path().toStdString(), "", "", 4 * kMiB, true, true});
         setrlimit(RLIMIT_FSIZE, &saved);
         QVERIFY(!target.ok());
-        QCOMPARE(failure, ProbeExit::CannotRun);
+        QCOMPARE(target.failure().exit, ProbeExit::CannotRun);
         QVERIFY2(target.message().find("file-size limit (ulimit -f)") != std::string::npos,
                  target.message().c_str());
     }
@@ -197,17 +194,16 @@ class ProbeScratchTest : public QObject {
     void oneProbeAtATimePerFolder() {
         auto dir = driveDir();
         const TargetRequest request{dir->path().toStdString(), "", "", 4 * kMiB, false, true};
-        ProbeExit failure = ProbeExit::Ok;
         {
-            auto first = openTarget(request, failure);
+            auto first = openTarget(request);
             QVERIFY2(first.ok(), first.ok() ? "" : first.message().c_str());
-            auto second = openTarget(request, failure);
+            auto second = openTarget(request);
             QVERIFY(!second.ok());
-            QCOMPARE(failure, ProbeExit::CannotRun);
+            QCOMPARE(second.failure().exit, ProbeExit::CannotRun);
             QVERIFY2(second.message().starts_with("another kvbe probe is measuring in "),
                      second.message().c_str());
         }
-        auto third = openTarget(request, failure);
+        auto third = openTarget(request);
         QVERIFY2(third.ok(), third.ok() ? "" : third.message().c_str());
         QVERIFY(entries(dir->path()).isEmpty());
     }
@@ -224,8 +220,7 @@ class ProbeScratchTest : public QObject {
             QString path;
             ~Unmount() { QProcess::execute("umount", {path}); }
         } unmount{mountPoint.path()};
-        ProbeExit failure = ProbeExit::Ok;
-        auto target = openTarget({where.toStdString(), "", "", 16 * kMiB, false, true}, failure);
+        auto target = openTarget({where.toStdString(), "", "", 16 * kMiB, false, true});
         QVERIFY2(target.ok(), target.ok() ? "" : target.message().c_str());
         {
             QFile filler(mountPoint.filePath("filler"));
@@ -233,15 +228,15 @@ class ProbeScratchTest : public QObject {
             const QByteArray mib(int(kMiB), 'x');
             for (int i = 0; i < 32; ++i) filler.write(mib);
         }
-        auto st = target->layOut(nullptr, failure);
+        auto st = target->layOut(nullptr);
         QVERIFY(!st.ok());
-        QCOMPARE(failure, ProbeExit::CannotRun);
+        QCOMPARE(st.failure().exit, ProbeExit::CannotRun);
         QVERIFY2(st.message().find("writing the scratch file in ") == 0, st.message().c_str());
         QVERIFY2(st.message().find("No space left on device") != std::string::npos, st.message().c_str());
-        target = kvbe::Result<IoTarget>(kvbe::Error{"closed"});
+        target = ExitResult<IoTarget>(ProbeOutcome{ProbeExit::Failed, "closed"});
         QCOMPARE(entries(mountPoint.path()), QStringList{"filler"});
     }
 };
 
 QTEST_GUILESS_MAIN(ProbeScratchTest)
-#include "probe_scratch_test.moc"
+#include "tst_probe_scratch.moc"

@@ -1,4 +1,4 @@
-#include "probe_runner.h"
+#include "probe_watchdog.h"
 
 #include "commands.h"
 #include "kvbe/probes/stop_signal.h"

@@ -1,5 +1,9 @@
-// Opening drive-probe targets, writing scratch files, the data pattern.
-#include "kvbe/probes/scratch_file.h"
+// Opening drive-probe targets and writing scratch files.
+#include "kvbe/probes/io_target.h"
+
+#include "kvbe/probes/buffer_arena.h"
+#include "kvbe/probes/data_pattern.h"
+#include "kvbe/probes/errno_text.h"
 
 #include "kvbe/probes/stop_signal.h"
 
@@ -86,72 +90,6 @@ std::string directHint() {
 
 } // namespace
 
-std::string errnoText(int err) {
-    const char* name = strerrorname_np(err);
-    return std::string(std::strerror(err)) + (name ? std::string(" (") + name + ")" : "");
-}
-
-BufferArena::BufferArena(std::size_t count, std::size_t blockBytes) {
-    constexpr std::size_t huge = 2 * kMiB;
-    m_stride = (blockBytes + 4095) / 4096 * 4096;
-    // Whole huge pages: THP only backs 2 MiB-aligned 2 MiB ranges, so a single 128 KiB buffer
-    // would otherwise stay in scattered 4 KiB pages (up to 2 MiB more memory).
-    const std::size_t bytes = (count * m_stride + huge - 1) / huge * huge;
-    m_mapped = bytes + huge;
-    void* p = ::mmap(nullptr, m_mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return;
-    m_base = p;
-    const auto addr = reinterpret_cast<std::uintptr_t>(p);
-    m_data = reinterpret_cast<std::byte*>((addr + huge - 1) / huge * huge);
-    ::madvise(m_data, bytes, MADV_HUGEPAGE); // a hint: without THP the probe still runs
-    std::memset(m_data, 0, bytes);
-}
-
-BufferArena::~BufferArena() {
-    if (m_base) ::munmap(m_base, m_mapped);
-}
-
-static inline std::uint64_t patternWord(std::uint64_t wordIndex) {
-    // A multiplicative hash of the offset, with every byte forced non-zero.
-    return (wordIndex * 0x9E3779B97F4A7C15ull + 0x5851F42D4C957F2Dull) | 0x0101010101010101ull;
-}
-
-void fillPattern(std::byte* buffer, std::size_t length, std::uint64_t fileOffset) {
-    std::size_t i = 0;
-    for (; i < length && (fileOffset + i) % 8 != 0; ++i) {
-        const std::uint64_t o = fileOffset + i;
-        buffer[i] = static_cast<std::byte>(patternWord(o / 8) >> (8 * (o % 8)));
-    }
-    for (; i + 8 <= length; i += 8) {
-        const std::uint64_t w = patternWord((fileOffset + i) / 8);
-        std::memcpy(buffer + i, &w, 8); // little-endian: byte k is bits 8k..8k+7, as above
-    }
-    for (; i < length; ++i) {
-        const std::uint64_t o = fileOffset + i;
-        buffer[i] = static_cast<std::byte>(patternWord(o / 8) >> (8 * (o % 8)));
-    }
-}
-
-std::size_t firstPatternMismatch(const std::byte* buffer, std::size_t length,
-                                 std::uint64_t fileOffset) {
-    std::size_t i = 0;
-    auto byteAt = [&](std::uint64_t o) {
-        return static_cast<std::byte>(patternWord(o / 8) >> (8 * (o % 8)));
-    };
-    for (; i < length && (fileOffset + i) % 8 != 0; ++i)
-        if (buffer[i] != byteAt(fileOffset + i)) return i;
-    for (; i + 8 <= length; i += 8) {
-        const std::uint64_t w = patternWord((fileOffset + i) / 8);
-        if (std::memcmp(buffer + i, &w, 8) != 0) {
-            for (std::size_t k = i; k < i + 8; ++k)
-                if (buffer[k] != byteAt(fileOffset + k)) return k;
-        }
-    }
-    for (; i < length; ++i)
-        if (buffer[i] != byteAt(fileOffset + i)) return i;
-    return length;
-}
-
 IoTarget::IoTarget(IoTarget&& o) noexcept {
     *this = std::move(o);
 }
@@ -197,22 +135,18 @@ std::string IoTarget::describe() const {
     return what + ", logical block " + std::to_string(m_logicalBlock) + " B)";
 }
 
-Status IoTarget::layOut(const std::function<void(double)>& progress, ProbeExit& failure) {
-    failure = ProbeExit::Failed;
+ExitStatus IoTarget::layOut(const std::function<void(double)>& progress) {
     if (m_kind != TargetKind::Scratch) return Ok{};
     // Past RLIMIT_FSIZE the kernel sends SIGXFSZ, which kills by default; EFBIG is what we want.
     std::signal(SIGXFSZ, SIG_IGN);
     const std::size_t chunk = 8 * kMiB;
     BufferArena arena(1, chunk);
-    if (!arena) return Error{"cannot allocate 8 MiB to write the scratch file"};
+    if (!arena) return ProbeOutcome{ProbeExit::Failed, "cannot allocate 8 MiB to write the scratch file"};
     std::byte* const data = arena.at(0);
     std::uint64_t offset = 0;
     int lastReport = -1;
     while (offset < m_size) {
-        if (stopRequested()) {
-            failure = ProbeExit::Stopped;
-            return Error{stopMessage()};
-        }
+        if (stopRequested()) return ProbeOutcome{ProbeExit::Stopped, stopMessage()};
         const std::size_t len =
             static_cast<std::size_t>(std::min<std::uint64_t>(chunk, m_size - offset));
         fillPattern(data, len, offset);
@@ -226,11 +160,12 @@ Status IoTarget::layOut(const std::function<void(double)>& progress, ProbeExit& 
             }
             if (n <= 0) {
                 const int err = n < 0 ? errno : ENOSPC;
-                failure = err == ENOSPC || err == EFBIG || err == EDQUOT ? ProbeExit::CannotRun
-                                                                         : ProbeExit::Failed;
+                const ProbeExit exit = err == ENOSPC || err == EFBIG || err == EDQUOT
+                                           ? ProbeExit::CannotRun
+                                           : ProbeExit::Failed;
                 std::string why =
                     err == EFBIG ? " (the file-size limit, ulimit -f, is in the way)" : "";
-                return Error{"writing the scratch file in " + m_path + " failed at " +
+                return ProbeOutcome{exit, "writing the scratch file in " + m_path + " failed at " +
                              humanBytes(offset + done) + " of " + humanBytes(m_size) + ": " +
                              errnoText(err) + why};
             }
@@ -246,7 +181,7 @@ Status IoTarget::layOut(const std::function<void(double)>& progress, ProbeExit& 
     }
     if (::fdatasync(m_fd) != 0) {
         const int err = errno;
-        return Error{"fdatasync of the scratch file in " + m_path + " failed: " + errnoText(err)};
+        return ProbeOutcome{ProbeExit::Failed, "fdatasync of the scratch file in " + m_path + " failed: " + errnoText(err)};
     }
     m_laidOut = true;
     return Ok{};
@@ -254,27 +189,25 @@ Status IoTarget::layOut(const std::function<void(double)>& progress, ProbeExit& 
 
 // The friend of IoTarget that fills it in.
 struct TargetOpener {
-    static Result<IoTarget> openScratch(const TargetRequest& r, ProbeExit& failure) {
-        failure = ProbeExit::BadInput;
+    static ExitResult<IoTarget> openScratch(const TargetRequest& r) {
         struct stat st {};
         if (::stat(r.dir.c_str(), &st) != 0) {
             const int err = errno;
-            return Error{"--dir " + r.dir + ": " + errnoText(err) +
+            return ProbeOutcome{ProbeExit::BadInput, "--dir " + r.dir + ": " + errnoText(err) +
                          "; expected an existing folder"};
         }
         if (!S_ISDIR(st.st_mode))
-            return Error{"--dir " + r.dir +
+            return ProbeOutcome{ProbeExit::BadInput, "--dir " + r.dir +
                          " is not a folder; expected a folder on the drive to probe"};
-        failure = ProbeExit::CannotRun;
         if (::faccessat(AT_FDCWD, r.dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
             const int err = errno;
-            return Error{"--dir " + r.dir + " is not writable (" + errnoText(err) +
+            return ProbeOutcome{ProbeExit::CannotRun, "--dir " + r.dir + " is not writable (" + errnoText(err) +
                          "): the scratch file needs a folder you can write to"};
         }
         struct statfs fs {};
         if (::statfs(r.dir.c_str(), &fs) != 0) {
             const int err = errno;
-            return Error{"--dir " + r.dir + ": cannot read its filesystem: " + errnoText(err)};
+            return ProbeOutcome{ProbeExit::CannotRun, "--dir " + r.dir + ": cannot read its filesystem: " + errnoText(err)};
         }
         IoTarget t;
         t.m_kind = TargetKind::Scratch;
@@ -286,7 +219,7 @@ struct TargetOpener {
         if (t.m_dirLock >= 0 && ::flock(t.m_dirLock, LOCK_EX | LOCK_NB) != 0) {
             const int err = errno;
             if (err == EWOULDBLOCK)
-                return Error{"another kvbe probe is measuring in " + r.dir +
+                return ProbeOutcome{ProbeExit::CannotRun, "another kvbe probe is measuring in " + r.dir +
                              " right now; two runs on one folder would measure each other, so "
                              "wait for it to finish or pick another --dir"};
         }
@@ -294,7 +227,7 @@ struct TargetOpener {
         t.m_direct = r.direct;
         t.m_logicalBlock = logicalBlockOf(st.st_dev);
         if (r.direct && inMemory(fs.f_type))
-            return Error{"O_DIRECT is not supported on " + t.m_fsType + " (" + r.dir +
+            return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT is not supported on " + t.m_fsType + " (" + r.dir +
                          " is in memory, not on a drive): " + directHint()};
         // Whole 4 KiB pages: every block size the probe accepts then fits an integral number of
         // times.
@@ -302,14 +235,14 @@ struct TargetOpener {
         struct rlimit limit {};
         if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
             limit.rlim_cur < t.m_size)
-            return Error{"too little space: --file-size " + humanBytes(t.m_size) +
+            return ProbeOutcome{ProbeExit::CannotRun, "too little space: --file-size " + humanBytes(t.m_size) +
                          " is above this process's file-size limit (ulimit -f) of " +
                          humanBytes(static_cast<std::uint64_t>(limit.rlim_cur))};
         struct statvfs vfs {};
         if (::statvfs(r.dir.c_str(), &vfs) == 0) {
             const std::uint64_t avail = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
             if (avail < t.m_size + kScratchHeadroom)
-                return Error{"too little space in " + r.dir + ": --file-size " +
+                return ProbeOutcome{ProbeExit::CannotRun, "too little space in " + r.dir + ": --file-size " +
                              humanBytes(t.m_size) + " needs that much plus 16 MiB headroom, and " +
                              humanBytes(avail) +
                              " is free; pass a smaller --file-size or another --dir"};
@@ -343,54 +276,52 @@ struct TargetOpener {
                 }
                 registerScratchPath(nullptr);
                 if (probe >= 0)
-                    return Error{"O_DIRECT is not supported by " + t.m_fsType + " at " + r.dir +
+                    return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT is not supported by " + t.m_fsType + " at " + r.dir +
                                  ": " + directHint()};
             }
         }
         if (fd < 0)
-            return Error{"cannot create a scratch file in " + r.dir + ": " +
+            return ProbeOutcome{ProbeExit::CannotRun, "cannot create a scratch file in " + r.dir + ": " +
                          errnoText(openErr ? openErr : errno)};
         t.m_fd = fd;
         if (r.direct && (::fcntl(fd, F_GETFL) & O_DIRECT) == 0)
-            return Error{"O_DIRECT did not stay in effect on " + t.m_fsType + " at " + r.dir +
+            return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT did not stay in effect on " + t.m_fsType + " at " + r.dir +
                          ": " + directHint()};
         return t;
     }
 
-    static Result<IoTarget> openExisting(const std::string& path, bool isDevice, bool direct,
-                                         ProbeExit& failure) {
-        failure = ProbeExit::BadInput;
+    static ExitResult<IoTarget> openExisting(const std::string& path, bool isDevice,
+                                             bool direct) {
         const std::string flag = isDevice ? "--device" : "--file";
         struct stat st {};
         if (::stat(path.c_str(), &st) != 0) {
             const int err = errno;
-            return Error{flag + " " + path + ": " + errnoText(err) + "; expected an existing " +
+            return ProbeOutcome{ProbeExit::BadInput, flag + " " + path + ": " + errnoText(err) + "; expected an existing " +
                          (isDevice ? "block device" : "file")};
         }
         if (S_ISDIR(st.st_mode))
-            return Error{flag + " " + path + " is a folder: name a file to read, or pass --dir " +
+            return ProbeOutcome{ProbeExit::BadInput, flag + " " + path + " is a folder: name a file to read, or pass --dir " +
                          path + " to probe with a scratch file there"};
         if (!isDevice && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))
-            return Error{
+            return ProbeOutcome{ProbeExit::BadInput, 
                 "--file " + path + " is a " + (S_ISBLK(st.st_mode) ? "block" : "character") +
                 " device: devices are read only when named with --device " + path + " (read-only)"};
         if (isDevice && !S_ISBLK(st.st_mode))
-            return Error{"--device " + path +
+            return ProbeOutcome{ProbeExit::BadInput, "--device " + path +
                          " is not a block device; expected a drive such as /dev/nvme0n1"};
         if (!isDevice && !S_ISREG(st.st_mode))
-            return Error{"--file " + path + " is not a regular file; expected a file to read"};
+            return ProbeOutcome{ProbeExit::BadInput, "--file " + path + " is not a regular file; expected a file to read"};
 
         IoTarget t;
         t.m_kind = isDevice ? TargetKind::Device : TargetKind::File;
         t.m_path = path;
         t.m_direct = direct;
-        failure = ProbeExit::CannotRun;
         if (!isDevice) {
             struct statfs fs {};
             if (::statfs(path.c_str(), &fs) == 0) {
                 t.m_fsType = fsTypeName(fs.f_type);
                 if (direct && inMemory(fs.f_type))
-                    return Error{"O_DIRECT is not supported on " + t.m_fsType + " (" + path +
+                    return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT is not supported on " + t.m_fsType + " (" + path +
                                  " is in memory, not on a drive): " + directHint()};
             }
             t.m_logicalBlock = logicalBlockOf(st.st_dev);
@@ -405,9 +336,9 @@ struct TargetOpener {
         if (fd < 0) {
             const int err = errno;
             if (err == EINVAL && direct)
-                return Error{"O_DIRECT is not supported for " + path + " (" + t.m_fsType +
+                return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT is not supported for " + path + " (" + t.m_fsType +
                              "): " + directHint()};
-            return Error{"cannot open " + path + " read-only: " + errnoText(err) +
+            return ProbeOutcome{ProbeExit::CannotRun, "cannot open " + path + " read-only: " + errnoText(err) +
                          (isDevice && (err == EACCES || err == EPERM)
                               ? "; reading a drive needs root or the disk group, and a container "
                                 "must be allowed the device"
@@ -419,29 +350,26 @@ struct TargetOpener {
             int sector = 0;
             if (::ioctl(fd, BLKGETSIZE64, &bytes) != 0 || ::ioctl(fd, BLKSSZGET, &sector) != 0) {
                 const int err = errno;
-                return Error{"cannot read the size of " + path + ": " + errnoText(err)};
+                return ProbeOutcome{ProbeExit::CannotRun, "cannot read the size of " + path + ": " + errnoText(err)};
             }
             t.m_size = bytes;
             t.m_logicalBlock = static_cast<std::uint32_t>(sector);
         } else {
             t.m_size = static_cast<std::uint64_t>(st.st_size);
         }
-        failure = ProbeExit::BadInput;
         if (t.m_size == 0)
-            return Error{flag + " " + path + " is empty; expected something to read"};
+            return ProbeOutcome{ProbeExit::BadInput, flag + " " + path + " is empty; expected something to read"};
         return t;
     }
 };
 
-Result<IoTarget> openTarget(const TargetRequest& r, ProbeExit& failure) {
+ExitResult<IoTarget> openTarget(const TargetRequest& r) {
     const int given = !r.dir.empty() + !r.file.empty() + !r.device.empty();
-    if (given != 1) {
-        failure = ProbeExit::Usage;
-        return Error{"name exactly one of --dir, --file or --device"};
-    }
-    if (!r.dir.empty()) return TargetOpener::openScratch(r, failure);
-    if (!r.file.empty()) return TargetOpener::openExisting(r.file, false, r.direct, failure);
-    return TargetOpener::openExisting(r.device, true, r.direct, failure);
+    if (given != 1)
+        return ProbeOutcome{ProbeExit::Usage, "name exactly one of --dir, --file or --device"};
+    if (!r.dir.empty()) return TargetOpener::openScratch(r);
+    if (!r.file.empty()) return TargetOpener::openExisting(r.file, false, r.direct);
+    return TargetOpener::openExisting(r.device, true, r.direct);
 }
 
 } // namespace kvbe::probes

@@ -24,10 +24,9 @@ std::unique_ptr<IoEngine> engineNamed(const QString& name) {
 }
 
 IoTarget laidOutScratch(const QString& dir, std::uint64_t bytes) {
-    ProbeExit failure = ProbeExit::Ok;
-    auto target = openTarget({dir.toStdString(), "", "", bytes, true, true}, failure);
+    auto target = openTarget({dir.toStdString(), "", "", bytes, true, true});
     if (!target) qFatal("cannot open a scratch file: %s", target.message().c_str());
-    if (!target->layOut({}, failure)) qFatal("cannot write the scratch file");
+    if (!target->layOut({})) qFatal("cannot write the scratch file");
     return std::move(*target);
 }
 
@@ -192,4 +191,4 @@ class ProbeEngineTest : public QObject {
 };
 
 QTEST_GUILESS_MAIN(ProbeEngineTest)
-#include "probe_engine_test.moc"
+#include "tst_probe_engine.moc"

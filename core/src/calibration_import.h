@@ -1,4 +1,5 @@
-// Readers of other tools' measurement files, behind parseCalibration(). Internal to core.
+// Readers of other tools' measurement files (calibration_import.cpp), behind parseCalibration().
+// Internal to core; py-kvcache's files have their own reader, pykvcache_import.h.
 #pragma once
 
 #include "kvbe/calibration.h"
@@ -9,8 +10,6 @@
 
 namespace kvbe::detail {
 
-bool looksLikePyKvcache(const nlohmann::json& j);   // any field py-kvcache's reader knows
-Calibration parsePyKvcache(const FieldReader& r);   // v1 and v2 break-even files (pykvcache_import.cpp)
 Calibration parseFio(const FieldReader& r);         // fio --output-format=json
 Calibration parseNvbandwidth(const FieldReader& r); // nvbandwidth --json
 bool looksLikeParetoCsv(std::string_view text);     // kvcache-experiments pareto-measure CSV
