@@ -65,6 +65,14 @@ IoStats summarize(const IoMeasurement& m) {
         s.minGBps = *std::min_element(gbps.begin(), gbps.end());
         s.maxGBps = *std::max_element(gbps.begin(), gbps.end());
         s.medianIops = median(iops);
+        const bool emptyWindow =
+            std::any_of(m.windowOps.begin(), m.windowOps.end(), [](std::uint64_t n) { return n == 0; });
+        if (emptyWindow && s.ops > 0) {
+            const double seconds = m.windowSeconds * static_cast<double>(m.windowBytes.size());
+            s.medianGBps = static_cast<double>(s.bytes) / seconds / 1e9;
+            s.medianIops = static_cast<double>(s.ops) / seconds;
+            s.pooled = true;
+        }
     }
     s.p50Us = percentile(m.latencyUs, 50);
     s.p99Us = percentile(m.latencyUs, 99);

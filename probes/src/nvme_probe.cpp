@@ -149,6 +149,11 @@ ExitResult<SettingResult> measureSetting(IoEngine& engine, const std::string& en
     const IoStats st = summarize(*m);
     SettingResult r;
     r.notes = m->notes;
+    if (st.pooled)
+        r.notes.push_back(formatBlock(bs) + ", QD " + std::to_string(qd) +
+                          ": a window saw no I/O complete (windows shorter than one I/O); the rate is "
+                          "over the whole measured time, not a median of windows (use a longer "
+                          "--duration)");
     ProbePoint& p = r.point;
     p.series = driveSeries(write, o.buffered);
     p.x = static_cast<double>(bs);

@@ -74,6 +74,10 @@ struct IoStats {
     double medianIops = 0;
     double p50Us = 0, p99Us = 0;
     std::uint64_t bytes = 0, ops = 0;
+    // A window in which no I/O completed is shorter than one I/O: windows then hold 0 or 1
+    // completions, and their median is noise (often 0). The rate is then taken over all windows
+    // together (medianGBps / medianIops hold bytes and ops over the whole measured time).
+    bool pooled = false;
 };
 IoStats summarize(const IoMeasurement& m);
 double percentile(std::vector<float> values, double p); // p in [0, 100], nearest rank
