@@ -83,9 +83,12 @@ public:
         while (m_stride < tiers) m_stride *= 2;
         m_links = BlockArray<Link>(static_cast<std::size_t>(blocks) * m_stride, Link{});
     }
-    Link* base(std::size_t tier) { return m_links.data() + tier; }
+    // No blocks, no array: data() is null, and null + offset is undefined (fuzz_trace found it).
+    Link* base(std::size_t tier) { return m_links.data() ? m_links.data() + tier : nullptr; }
     std::size_t stride() const { return m_stride; }
-    const Link* of(std::uint32_t id) const { return m_links.data() + static_cast<std::size_t>(id) * m_stride; }
+    const Link* of(std::uint32_t id) const {
+        return m_links.data() ? m_links.data() + static_cast<std::size_t>(id) * m_stride : nullptr;
+    }
     std::uint64_t stateBytes() const { return m_links.bytes(); }
 
 private:
