@@ -39,8 +39,9 @@ bool waitRun(ProbeRunner* r) {
     return QTest::qWaitFor([r] { return !r->isRunning(); }, 10000);
 }
 
+// An upper bound only: a 50 MB import under ASan beside a clang build took more than 60 s once.
 bool waitImport(FleetPanel* f) {
-    return QTest::qWaitFor([f] { return !f->importing(); }, 60000);
+    return QTest::qWaitFor([f] { return !f->importing(); }, 300000);
 }
 
 int rowOf(FleetModel* m, const QString& fileName) {
