@@ -49,7 +49,8 @@ class ScenarioPanel : public QWidget {
     QCheckBox* logLengthsBox() const { return m_logLengths; }
     NumberField* sweepTokensField() const { return m_sweepTokens; }
     QString messageText() const; // the latest refusal or evaluation error
-    // The scenario's name: empty when it is described from its inputs (the placeholder).
+    // The scenario's name: empty when it is described from its inputs, whose label it then
+    // shows greyed as QLineEdit placeholder text.
     QLineEdit* nameField() const { return m_name; }
 
   private:
