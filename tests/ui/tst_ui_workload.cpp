@@ -15,7 +15,11 @@
 #include <QComboBox>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QApplication>
+#include <QDropEvent>
 #include <QLabel>
+#include <QMimeData>
+#include <QUrl>
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
@@ -204,15 +208,37 @@ class TestUiWorkload : public QObject {
             std::size_t above = 0;
             for (double n : lengths) above += n >= *pStar;
             const double share = double(above) / double(lengths.size());
-            const QString text = chart->labelText(key);
-            QVERIFY2(text.contains(QStringLiteral("%1 % of requests at or above").arg(share * 100, 0, 'f', 1)),
-                     qPrintable(text));
             auto* line = chart->seriesByKey(key);
             QVERIFY(line);
+            // The line's legend entry says the share.
+            const QString text = line->name();
+            QVERIFY2(text.contains(QStringLiteral("%1 % of requests at or above").arg(share * 100, 0, 'f', 1)),
+                     qPrintable(text));
+            QVERIFY(chart->labelText(key).contains("p*"));
             QCOMPARE(line->at(0).x(), std::max(1.0, *pStar));
             ++drawn;
         }
         QVERIFY(drawn > 0);
+    }
+
+    // A trace dropped on the window opens in the Workload tab; a scenario file still opens as one.
+    void droppingATraceOpensIt() {
+        auto w = makeWindow();
+        auto* v = viewOf(*w);
+        QVERIFY(WorkloadView::looksLikeTrace(handTracePath()));
+        QVERIFY(!WorkloadView::looksLikeTrace(QStringLiteral(KVBE_SOURCE_DIR "/resources/models/meta-llama__Llama-3.2-3B.json")));
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(handTracePath())});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(w.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(w.get(), &drop);
+        QVERIFY(settle(*w));
+        QCOMPARE(v->traceFile(), handTracePath());
+        QCOMPARE(w->tabs()->currentWidget(), v);
+        QCOMPARE(v->trace()->size(), std::size_t(4));
+        QVERIFY(v->result() && v->result()->replay);
     }
 
     // Cancel: the read is dropped whole; the trace shown before stays, in the view and the charts.

@@ -50,10 +50,9 @@ std::vector<double> workloadSweepTokens() {
 
 QString capacityText(double bytes) {
     if (!std::isfinite(bytes)) return QStringLiteral("unlimited");
-    auto whole = [](double v) { return v >= 1 && std::abs(v - std::round(v)) < 1e-9 * v; };
-    if (whole(bytes / kTiB)) return QString::number(std::round(bytes / kTiB), 'f', 0) + QStringLiteral(" TiB");
-    if (whole(bytes / kGiB)) return QString::number(std::round(bytes / kGiB), 'f', 0) + QStringLiteral(" GiB");
-    return QString::fromStdString(formatBytes(bytes));
+    // Binary units throughout (the sliders move in doublings of GiB): "512 GiB", "22.6 GiB", "8 TiB".
+    if (bytes >= kTiB) return QString::number(bytes / kTiB, 'g', 3) + QStringLiteral(" TiB");
+    return QString::number(bytes / kGiB, 'g', 3) + QStringLiteral(" GiB");
 }
 
 double shareAtOrAbove(const Trace& trace, double tokens) {

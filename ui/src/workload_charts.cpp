@@ -82,14 +82,12 @@ void PromptLengthChart::refill() {
     QStringList never;
     for (const auto& tier : w.scenarioTiers)
         if (!tier.pStar) never << tier.name;
-    const QString note = never.isEmpty()
-                             ? QString()
-                             : tr("Loading never pays from %1 up to the context limit").arg(never.join(QStringLiteral(", ")));
+    QString note = fileNameOf(w);
+    if (!never.isEmpty())
+        note += tr("; loading never pays from %1 up to the context limit").arg(never.join(QStringLiteral(", ")));
     setAxes(true, tr("Prompt length N (tokens), %1 bins per doubling").arg(int(1 / step)), tr("Requests"), false);
     setSecondaryAxis(QString(), 0, 1);
-    setTitles(tr("Prompt lengths of %1 requests in %2, and where loading starts to pay (p*)")
-                  .arg(t.size())
-                  .arg(fileNameOf(w)),
+    setTitles(tr("Prompt lengths of %1 requests, and each tier's p*").arg(t.size()),
               describeScenario(*m_current), note);
     beginRefill();
     auto* a = area(QStringLiteral("bins"), tr("requests per bin"), QColor(58, 134, 255, 150), true);
@@ -101,21 +99,23 @@ void PromptLengthChart::refill() {
     a->upperSeries()->replace(upper);
     a->lowerSeries()->replace(lower);
     double xlo = m_bins.front().lo, xhi = m_bins.back().hi;
+    for (const auto& tier : w.scenarioTiers)
+        if (tier.pStar) xlo = std::min(xlo, std::max(1.0, *tier.pStar) / 1.5), xhi = std::max(xhi, std::max(1.0, *tier.pStar) * 1.5);
     for (std::size_t i = 0; i < w.scenarioTiers.size(); ++i) {
         const auto& tier = w.scenarioTiers[i];
         if (!tier.pStar) continue;
         const double p = std::max(1.0, *tier.pStar);
-        xlo = std::min(xlo, p / 1.5);
-        xhi = std::max(xhi, p * 1.5);
         const QString key = QStringLiteral("tier/%1/pstar").arg(i);
         const QColor col = tierColor(*m_current, i);
-        line(key, tr("%1 p*").arg(tier.name), col, 2, Qt::DashLine)
+        // The legend carries the sentence (it lays itself out); the plot only names the line.
+        line(key,
+             tr("%1 p* = %2 tokens: %3 % of requests at or above")
+                 .arg(tier.name, QString::fromStdString(formatTokens(std::round(*tier.pStar))))
+                 .arg(tier.shareAtOrAbove * 100, 0, 'f', 1),
+             col, 2, Qt::DashLine)
             ->replace(QList<QPointF>{{p, 0}, {p, ymax}});
-        label(key,
-              tr("%1: p* = %2\n%3 % of requests at or above")
-                  .arg(tier.name, tokensText(*tier.pStar))
-                  .arg(tier.shareAtOrAbove * 100, 0, 'f', 1),
-              QPointF(p, ymax * (0.97 - 0.13 * double(i))), col, Qt::AlignRight | Qt::AlignBottom);
+        label(key, tr("p* %1").arg(QString::fromStdString(formatTokens(std::round(*tier.pStar)))),
+              QPointF(p, ymax * (0.98 - 0.25 * double(i % 3))), col, Qt::AlignRight | Qt::AlignBottom);
     }
     endRefill();
     setHomeRange(xlo, xhi, 0, ymax);
@@ -189,9 +189,9 @@ void CapacityChart::refill() {
             tr("Hit ratio, token-weighted (%)"), false);
     setSecondaryAxis(tr("Mean TTFT saved vs GPU-only, always admission (%), dotted"),
                      std::floor(savedLo / 10) * 10, std::ceil(savedHi * 1.1 / 10) * 10);
-    setTitles(tr("Hit ratio and TTFT saved against the capacity of %1 (%2, one-pass LRU sweep)").arg(tier, fileNameOf(w)),
+    setTitles(tr("Hit ratio and TTFT saved against the capacity of %1").arg(tier),
               describeScenario(*m_current),
-              tr("The other tiers keep their capacities; writes are assumed to keep up"));
+              tr("%1; one-pass LRU sweep, the other tiers as set, writes keeping up").arg(fileNameOf(w)));
     beginRefill();
     const QColor tierCol = w.sweepVary > 0 && w.settings.sweepTier > 0
                                ? tierColor(*m_current, std::size_t(w.settings.sweepTier - 1))
@@ -212,7 +212,7 @@ void CapacityChart::refill() {
         line(QStringLiteral("current"), tr("capacity set"), ghost(textColor()), 1.5, Qt::DashLine)
             ->replace(QList<QPointF>{{x, 0}, {x, 100}});
         label(QStringLiteral("current"),
-              tr("set: %1\n(%2)").arg(capacityText(*setCap), tokensText(*setCap / w.config.blockBytes * blockTokens)),
+              tr("set: %1\n(%2)").arg(capacityText(*setCap), tokensText(std::floor(*setCap / w.config.blockBytes) * blockTokens)),
               QPointF(x, 96), textColor(), Qt::AlignRight | Qt::AlignBottom);
         lo = std::min(lo, x / 1.5);
         hi = std::max(hi, x * 1.5);
@@ -272,10 +272,10 @@ void TtftDistributionChart::refill() {
             tr("Requests with TTFT ≤ t (%)"), false);
     setSecondaryAxis(QString(), 0, 1);
     const QString admission = QString::fromStdString(std::string(toString(w.settings.admission)));
-    setTitles(tr("TTFT of %1 requests in %2 under each admission rule").arg(w.trace->size()).arg(fileNameOf(w)),
+    setTitles(tr("TTFT of %1 requests under each admission rule").arg(w.trace->size()),
               describeScenario(*m_current),
-              m_curves.empty() ? tr("This trace has no block ids: no replay")
-                               : tr("Thick: the rule the summary uses (%1)").arg(admission));
+              m_curves.empty() ? tr("%1 has no block ids: no replay").arg(fileNameOf(w))
+                               : tr("%1; thick: the rule the summary uses (%2)").arg(fileNameOf(w), admission));
     beginRefill();
     double lo = std::numeric_limits<double>::infinity(), hi = 0;
     for (const auto& c : m_curves) {
@@ -304,6 +304,12 @@ void TtftDistributionChart::refill() {
             ->replace(pts);
     }
     endRefill();
+    // From the fastest curve's 0.5th percentile: a few near-zero times (a prompt the GPU holds
+    // whole) would otherwise stretch the log axis over decades nobody needs.
+    double floorMs = std::numeric_limits<double>::infinity();
+    for (const auto& c : m_curves)
+        if (!c.sorted->empty()) floorMs = std::min(floorMs, std::max(1e-3, (*c.sorted)[c.sorted->size() / 200] * 1e3));
+    if (std::isfinite(floorMs)) lo = floorMs;
     if (!std::isfinite(lo)) lo = 1, hi = 1e3;
     setHomeRange(lo / 1.3, hi * 1.3, 0, 100);
 }

@@ -121,7 +121,7 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     QFont f = m_summary->font();
-    f.setPointSizeF(f.pointSizeF() * 1.15);
+    f.setPointSizeF(f.pointSizeF() * 1.05);
     f.setBold(true);
     m_summary->setFont(f);
     v->addWidget(m_summary);

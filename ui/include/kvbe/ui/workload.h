@@ -83,7 +83,7 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
 // optimal admission); nvme-gen5 needs 4.20 GB/s of writes (p99 minute)."
 QString workloadSummary(const WorkloadResult& w);
 
-// Capacity text for people: "512 GiB", "8 TiB", "65.6 GB" (binary units where they are whole).
+// Capacity text for people, in binary units to three digits: "512 GiB", "61.1 GiB", "8 TiB".
 QString capacityText(double bytes);
 
 } // namespace kvbe
