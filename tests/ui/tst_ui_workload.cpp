@@ -343,6 +343,11 @@ class TestUiWorkload : public QObject {
             }
             QVERIFY(!c->csv().isEmpty());
         }
+        // The window's Export menu acts on the Workload tab's visible chart.
+        w->tabs()->setCurrentWidget(v);
+        auto* tabs = v->findChild<QTabWidget*>("workloadCharts");
+        tabs->setCurrentIndex(2);
+        QCOMPARE(w->currentChart(), static_cast<ChartView*>(v->findChild<WorkloadChart*>("workload-ttft")));
         // kvbe --export with --trace, without a display.
         const QString out = dir.filePath("capacity.png");
         QProcess p;

@@ -10,6 +10,7 @@
 #include "kvbe/ui/measured_import.h"
 #include "kvbe/ui/scenario_panel.h"
 #include "kvbe/ui/ttft_chart.h"
+#include "kvbe/ui/workload_charts.h"
 #include "kvbe/ui/workload_view.h"
 
 #include <QAction>
@@ -160,6 +161,8 @@ ChartView* MainWindow::chart(const QString& key) const {
 }
 
 ChartView* MainWindow::currentChart() const {
+    // On the Workload tab: its visible chart, for Export, the clipboard and zoom.
+    if (m_workload && m_tabs->currentWidget() == m_workload) return m_workload->visibleChart();
     const int i = m_tabs->currentIndex();
     return i >= 0 && i < int(m_charts.size()) ? m_charts[size_t(i)] : nullptr;
 }

@@ -530,8 +530,12 @@ void WorkloadView::apply(WorkloadPtr w) {
     emit replayed();
 }
 
+WorkloadChart* WorkloadView::visibleChart() const {
+    return qobject_cast<WorkloadChart*>(m_chartTabs->currentWidget());
+}
+
 void WorkloadView::exportVisible(bool csv) {
-    auto* c = qobject_cast<WorkloadChart*>(m_chartTabs->currentWidget());
+    auto* c = visibleChart();
     if (!c || !c->current()) return;
     const QString path = QFileDialog::getSaveFileName(
         this, csv ? tr("Export chart data") : tr("Export chart"),

@@ -57,6 +57,8 @@ class WorkloadView : public QWidget {
     // Sets the controls and replays.
     void setSettings(const WorkloadSettings& s);
     std::vector<WorkloadChart*> charts() const { return m_charts; }
+    // The chart on the view's visible tab (the window's Export menu and clipboard act on it).
+    WorkloadChart* visibleChart() const;
     // Replays of this long or shorter follow a slider as it moves; longer ones on release.
     static constexpr double kLiveSeconds = 0.1;
     bool live() const { return m_lastSeconds <= kLiveSeconds; }
