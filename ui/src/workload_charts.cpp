@@ -107,14 +107,17 @@ void PromptLengthChart::refill() {
         const double p = std::max(1.0, *tier.pStar);
         const QString key = QStringLiteral("tier/%1/pstar").arg(i);
         const QColor col = tierColor(*m_current, i);
-        // The legend carries the sentence (it lays itself out); the plot only names the line.
+        // The legend carries the sentence; the plot a short form of it (legends elide on narrow windows).
         line(key,
              tr("%1 p* = %2 tokens: %3 % of requests at or above")
                  .arg(tier.name, QString::fromStdString(formatTokens(std::round(*tier.pStar))))
                  .arg(tier.shareAtOrAbove * 100, 0, 'f', 1),
              col, 2, Qt::DashLine)
             ->replace(QList<QPointF>{{p, 0}, {p, ymax}});
-        label(key, tr("p* %1").arg(QString::fromStdString(formatTokens(std::round(*tier.pStar)))),
+        label(key,
+              tr("p* %1: %2 % above")
+                  .arg(QString::fromStdString(formatTokens(std::round(*tier.pStar))))
+                  .arg(tier.shareAtOrAbove * 100, 0, 'f', 1),
               QPointF(p, ymax * (0.98 - 0.25 * double(i % 3))), col, Qt::AlignRight | Qt::AlignBottom);
     }
     endRefill();
