@@ -27,6 +27,11 @@ void WorkloadChart::setWorkload(WorkloadPtr w) {
     if (m_current) refill();
 }
 
+void WorkloadChart::setResultAndWorkload(ResultPtr r, WorkloadPtr w) {
+    m_workload = std::move(w);
+    setResults(std::move(r), {});
+}
+
 void WorkloadChart::copyStateFrom(const ChartView& other) {
     if (auto* o = qobject_cast<const WorkloadChart*>(&other)) m_workload = o->m_workload;
     ChartView::copyStateFrom(other);

@@ -153,8 +153,11 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent) : QWidget(parent
         syncTierRows();
         const auto& r = m_explorer->result();
         if (!r) return;
-        for (auto* c : m_charts) c->setResults(r, {});
-        if (m_trace) requestReplay();
+        // With a trace the replay's result redraws the charts (once); without one, the titles.
+        if (m_trace)
+            requestReplay();
+        else
+            for (auto* c : m_charts) c->setResults(r, {});
     });
     syncTierRows();
     if (const auto& r = m_explorer->result())
@@ -519,8 +522,10 @@ void WorkloadView::apply(WorkloadPtr w) {
         m_timing->clear();
     const auto& r = m_explorer->result();
     for (auto* c : m_charts) {
-        c->setWorkload(m_result);
-        if (r && c->current() != r) c->setResults(r, {});
+        if (r && c->current() != r)
+            c->setResultAndWorkload(r, m_result);
+        else
+            c->setWorkload(m_result);
     }
     for (std::size_t i = 0; i < m_rows.size(); ++i)
         m_rows[i].value->setText(tierValueText(i == 0 ? m_result->config.gpuCapacityBytes

@@ -16,6 +16,8 @@ class WorkloadChart : public ChartView {
   public:
     using ChartView::ChartView;
     void setWorkload(WorkloadPtr w);
+    // Both at once, drawn once.
+    void setResultAndWorkload(ResultPtr r, WorkloadPtr w);
     const WorkloadPtr& workload() const { return m_workload; }
     void copyStateFrom(const ChartView& other) override;
 
