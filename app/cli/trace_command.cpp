@@ -5,6 +5,7 @@
 #include "kvbe/presets.h"
 #include "kvbe/scenario.h"
 #include "kvbe/trace.h"
+#include "kvbe/trace_setup.h"
 #include "kvbe/trace_sim.h"
 #include "kvbe/units.h"
 
@@ -29,6 +30,7 @@ struct TraceOptions {
     std::vector<std::string> tiers; // NAME=CAPACITY
     // replay
     std::vector<std::string> tierWrites; // NAME=GB/s
+    std::vector<std::string> sharedLinks; // NAME: reads and writes share one link
     std::string writeBuffer;
     bool noWriteQueue = false;
     int instances = 0;
@@ -116,7 +118,8 @@ Result<double> parseCapacity(std::string text, const std::string& what, double b
 Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double blockTokens) {
     ReplayConfig c;
     const auto& cost = s.eval.cost;
-    c.blockBytes = cost.kvBytesPerToken() * blockTokens;
+    // B · kv_bytes_per_token, plus one state snapshot per block for hybrid models.
+    c.blockBytes = traceBlockBytes(cost, static_cast<std::uint32_t>(blockTokens));
     auto pol = parseEvictionPolicy(o.policy);
     if (!pol) return Error{"--policy '" + o.policy + "': expected lru or s3fifo"};
     c.policy = *pol;
@@ -128,17 +131,10 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
         if (!g) return g.error();
         c.gpuCapacityBytes = *g;
     } else {
-        if (!s.eval.gpu)
-            return Error{"--gpu-cache: the scenario's GPU is not a preset, so its memory is unknown; give the "
-                         "HBM left for KV, e.g. --gpu-cache 40GiB"};
         // vLLM's default: 90 % of HBM, less the weights, on each tensor-parallel GPU.
-        const auto& m = s.eval.model;
-        const double weights = m.paramsTotal * bytesPerElement(m.weightDtype);
-        const double left = 0.9 * s.eval.gpu->memoryBytes * s.eval.scenario.tensorParallel - weights;
-        if (left <= 0)
-            return Error{"--gpu-cache: the weights (" + formatBytes(weights) + ") do not fit in 90 % of the GPU's " +
-                         formatBytes(s.eval.gpu->memoryBytes) + "; give the KV capacity, e.g. --gpu-cache 40GiB"};
-        c.gpuCapacityBytes = left;
+        auto left = defaultGpuCacheBytes(s.eval);
+        if (!left) return Error{"--gpu-cache: " + left.message()};
+        c.gpuCapacityBytes = *left;
     }
     std::vector<std::pair<std::string, double>> wanted;
     for (const auto& t : o.tiers) {
@@ -192,6 +188,18 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
             std::string names;
             for (const auto& st : c.tiers) names += (names.empty() ? "" : ", ") + st.name;
             return Error{"--tier-write " + name + ": not a tier of this replay; expected one of " +
+                         (names.empty() ? std::string("(none)") : names)};
+        }
+    }
+    // --shared-link NAME: the tier's reads and writes share one link (loads delay its writes).
+    for (const auto& name : o.sharedLinks) {
+        bool found = false;
+        for (auto& st : c.tiers)
+            if (st.name == name) { st.sharedLink = true; found = true; }
+        if (!found) {
+            std::string names;
+            for (const auto& st : c.tiers) names += (names.empty() ? "" : ", ") + st.name;
+            return Error{"--shared-link " + name + ": not a tier of this replay; expected one of " +
                          (names.empty() ? std::string("(none)") : names)};
         }
     }
@@ -402,6 +410,7 @@ int runReplay(const TraceOptions& o) {
                              {"tier_write_Bps", t.writeBps > 0 ? nlohmann::json(t.writeBps) : nlohmann::json(nullptr)},
                              {"windows_over_write_bandwidth", t.windowsOverWriteBw},
                              {"write_buffer_bytes", k > 0 ? nlohmann::json(buffer) : nlohmann::json(nullptr)},
+                             {"shared_link", k > 0 && cfg->tiers[k - 1].sharedLink},
                              {"writes_dropped", t.writesDropped},
                              {"lookups_late", t.lookupsLate},
                              {"lookups_of_dropped_copies", t.lookupsDropped},
@@ -671,6 +680,8 @@ void addTraceCommands(CLI::App& app, std::function<int()>& run) {
                        "NAME=GB/s: a tier's write bandwidth (repeat; default: the tier preset's)");
     replay->add_option("--write-buffer", o->writeBuffer,
                        "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
+    replay->add_option("--shared-link", o->sharedLinks,
+                       "NAME: the tier's reads and writes share one link, loads first (repeat; needs the write queue)");
     replay->add_flag("--no-write-queue", o->noWriteQueue,
                      "Writes always keep up (default: a write queue per tier, drained at its write bandwidth)");
     replay->add_option("--instances", o->instances,

@@ -3,10 +3,12 @@
 #include "kvbe/scenario.h"
 #include "kvbe/ui/chart_export.h"
 #include "kvbe/ui/main_window.h"
+#include "kvbe/ui/workload_view.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QStringList>
+#include <QTabWidget>
 
 #include <cstdio>
 
@@ -34,7 +36,8 @@ int main(int argc, char** argv) {
                                          QStringLiteral("FILE"));
     const QCommandLineOption chartOpt(
         QStringLiteral("chart"),
-        QStringLiteral("Chart to export: breakeven, fraction, ttft, models or frontier."),
+        QStringLiteral("Chart to export: breakeven, fraction, ttft, models or frontier; with --trace, "
+                       "workload-lengths, workload-capacity or workload-ttft."),
         QStringLiteral("NAME"), QStringLiteral("breakeven"));
     const QCommandLineOption exportOpt(
         QStringLiteral("export"),
@@ -54,8 +57,13 @@ int main(int argc, char** argv) {
         QStringLiteral("Import calibration files, or every file in a folder, into the Fleet view "
                        "(repeatable)."),
         QStringLiteral("PATH"));
+    const QCommandLineOption traceOpt(
+        QStringLiteral("trace"),
+        QStringLiteral("A request trace (Mooncake or Bailian JSONL, Azure or kvbe CSV, .gz, .zst) to "
+                       "open in the Workload view, or to draw with --export and a workload chart."),
+        QStringLiteral("FILE"));
     parser.addOptions(
-        {scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt, importOpt});
+        {scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt, importOpt, traceOpt});
     parser.addPositionalArgument(QStringLiteral("file"),
                                  QStringLiteral("A scenario or a model's config.json to open."));
     // Parsed before QApplication exists: a mistyped option must fail with a sentence even where
@@ -119,8 +127,12 @@ int main(int argc, char** argv) {
         kvbe::ChartStyle style;
         style.dark = parser.isSet(darkOpt);
         style.presentation = parser.isSet(bigOpt);
-        const auto st = kvbe::exportScenarioChart(*presets, *scenario, parser.value(chartOpt),
-                                                  parser.value(exportOpt), *size, style, tier - 1);
+        const auto st =
+            parser.isSet(traceOpt)
+                ? kvbe::exportWorkloadChart(*presets, *scenario, parser.value(chartOpt),
+                                            parser.value(traceOpt), parser.value(exportOpt), *size, style)
+                : kvbe::exportScenarioChart(*presets, *scenario, parser.value(chartOpt),
+                                            parser.value(exportOpt), *size, style, tier - 1);
         if (!st) return printError(QString::fromStdString(st.message()));
         return 0;
     }
@@ -133,6 +145,10 @@ int main(int argc, char** argv) {
         if (auto st = window.openFile(file); !st)
             return printError(QString::fromStdString(st.message()));
     if (parser.isSet(importOpt)) window.importCalibrations(parser.values(importOpt));
+    if (parser.isSet(traceOpt)) {
+        window.tabs()->setCurrentWidget(window.workloadView());
+        window.workloadView()->openTrace(parser.value(traceOpt));
+    }
     window.resize(window.size().expandedTo(QSize(1280, 800)));
     window.show();
     return app.exec();

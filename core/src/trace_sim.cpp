@@ -193,15 +193,20 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         std::uint64_t bound = 0;     // queued blocks before the oldest is dropped
         std::deque<std::uint32_t> q;
         double headDone = 0;         // when the write at the front completes
+        bool shared = false;         // reads take the same link (SimTier::sharedLink)
+        double linkFreeAt = 0;       // shared: when the reads issued so far have finished
     };
     std::array<WriteQueue, kMaxTiers> queues;
     bool anyQueue = false;
+    bool anySharedLink = false;
     if (config.writeQueue) {
         for (std::size_t k = 1; k < K; ++k) {
             const auto& t = config.tiers[k - 1];
             if (!(t.writeBps > 0) || caps[k] == 0) continue;
             auto& wq = queues[k];
             wq.on = anyQueue = true;
+            wq.shared = t.sharedLink;
+            anySharedLink = anySharedLink || t.sharedLink;
             wq.tau = config.blockBytes / t.writeBps;
             const double b = std::floor(t.writeBufferBytes / config.blockBytes);
             wq.bound = b >= 1 ? (b < 1e18 ? static_cast<std::uint64_t>(b) : kNoLimit) : 1;
@@ -243,7 +248,9 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         auto& wq = queues[k];
         const auto bit = static_cast<std::uint8_t>(1u << k);
         drainTier(k, t);
-        if (wq.q.empty()) wq.headDone = t + wq.tau;
+        // On a shared link a write starts once the reads before it have finished.
+        const double start = wq.shared ? std::max(t, wq.linkFreeAt) : t;
+        if (wq.q.empty()) wq.headDone = start + wq.tau;
         wq.q.push_back(id);
         if (wq.q.size() > wq.bound) {
             // A full queue drops its oldest pending write; the next one starts now.
@@ -252,7 +259,7 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
             pending[old] &= static_cast<std::uint8_t>(~bit);
             if (resident[old] & bit) dropped[old] |= bit;
             ++res.tiers[k].writesDropped;
-            wq.headDone = t + wq.tau;
+            wq.headDone = start + wq.tau;
         }
         const double backlog = wq.headDone - t + static_cast<double>(wq.q.size() - 1) * wq.tau;
         res.tiers[k].maxBacklogS = std::max(res.tiers[k].maxBacklogS, backlog);
@@ -277,6 +284,14 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         }
         for (std::size_t k = 1; k < K; ++k)
             if (queues[k].on) drainTier(k, t);
+    };
+    // A load of `busy` seconds from a tier whose reads and writes share one link, at time t (the
+    // queue already drained to t): reads go first, so the write in progress and every write
+    // behind it finish `busy` later, and a write issued meanwhile starts when the reads end.
+    auto occupyLink = [&](std::size_t k, double t, double busy) {
+        auto& wq = queues[k];
+        wq.linkFreeAt = std::max(wq.linkFreeAt, t) + busy;
+        if (!wq.q.empty()) wq.headDone += busy;
     };
     // Block id is stored in tier k by the current request: it is not readable there until its
     // write, issued when the request's prefill ends, has gone through the queue.
@@ -427,6 +442,14 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         anyTok += runTok;
         anyBlk += static_cast<double>(h);
         anyReq += runTok / N;
+        // Shared links: the request's loads (its whole hit run, as `always` loads it: the cache
+        // evolves as under `always`) hold each tier's link from its arrival.
+        if (anySharedLink)
+            for (std::size_t k = 1; k < K; ++k)
+                if (queues[k].shared && tok[k] > 0) {
+                    const TierPath& path = config.tiers[k - 1].path;
+                    occupyLink(k, now, std::max(0.0, cost.tLoad(path, tok[k]) - path.tFixedS));
+                }
 
         // Admission rules. Scan the run once; candidates for `optimal` are 0, every tier
         // boundary, the end of the run and the `breakeven` cut (within one tier t(j) is concave

@@ -215,7 +215,7 @@ Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, con
     std::vector<std::array<double, 3>> run(K, {0, 0, 0});
     double ttft = 0, gpu = 0;
     for (std::size_t g = 0; g < G; ++g) {
-        SweepPoint pt;
+        CapacityPoint pt;
         pt.capacityTokens = capTokens[g];
         pt.capacityBytes = capTokens[g] / B * config.blockBytes;
         ttft += gTtft[g];

@@ -85,6 +85,22 @@ private slots:
         QVERIFY(f["rules"].toArray()[0].toObject().contains("mean_wait_s"));
     }
 
+    // --shared-link: the tier's JSON says so, and its loads delay its writes (never fewer late
+    // lookups than on separate links; the hand-computed case is in tst_trace).
+    void replaySharedLinkIsReported() {
+        const QStringList base{"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--tier",
+                               "dram-pcie5=4blocks", "--tier-write", "dram-pcie5=0.001", "--output", "json"};
+        const auto sep = cli(base);
+        const auto shared = cli(base + QStringList{"--shared-link", "dram-pcie5"});
+        QCOMPARE(sep.exitCode, 0);
+        QCOMPARE(shared.exitCode, 0);
+        const auto a = json(sep)["tiers"].toArray()[1].toObject();
+        const auto b = json(shared)["tiers"].toArray()[1].toObject();
+        QCOMPARE(a["shared_link"].toBool(), false);
+        QCOMPARE(b["shared_link"].toBool(), true);
+        QVERIFY(b["lookups_late"].toInt() >= a["lookups_late"].toInt());
+    }
+
     void replayPrintsATableAndASentence() {
         const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--tier", "dram-pcie5=4blocks"});
         QCOMPARE(r.exitCode, 0);
@@ -150,6 +166,7 @@ private slots:
         QTest::newRow("tier without =") << QStringList{"trace", "replay", hand, "--tier", "dram-pcie5"} << 1 << "expected NAME=CAPACITY";
         QTest::newRow("unknown write tier") << QStringList{"trace", "replay", hand, "--tier-write", "tape=2"} << 1 << "--tier-write tape: not a tier of this replay";
         QTest::newRow("bad write bandwidth") << QStringList{"trace", "replay", hand, "--tier-write", "dram-pcie5=fast"} << 1 << "expected a write bandwidth in GB/s";
+        QTest::newRow("unknown shared link") << QStringList{"trace", "replay", hand, "--shared-link", "tape"} << 1 << "--shared-link tape: not a tier of this replay";
         QTest::newRow("bad write buffer") << QStringList{"trace", "replay", hand, "--write-buffer", "lots"} << 1 << "--write-buffer 'lots'";
         QTest::newRow("sweep without tier") << QStringList{"trace", "sweep", hand} << 1 << "--tier: name the tier to sweep";
         QTest::newRow("bad grid") << QStringList{"trace", "sweep", hand, "--single-cache", "--capacities", "9:1"} << 1 << "--capacities '9:1'";

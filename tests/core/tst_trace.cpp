@@ -1,6 +1,7 @@
 // Traces: the four readers, Bailian chaining, the tiered cache replay against hand counts and an
 // independent reference LRU, the one-pass capacity sweep against replays, and the admission rules.
 #include "kvbe/trace.h"
+#include "kvbe/trace_setup.h"
 #include "kvbe/trace_sim.h"
 #include "kvbe/cost_model.h"
 #include "test_support.h"
@@ -451,6 +452,99 @@ private slots:
             QCOMPARE(r->tiers[1].blocksWritten, std::uint64_t(0));
             QCOMPARE(r->anyTier.blockWeighted, 0.0);
         }
+    }
+
+    // A hybrid model's block carries one state snapshot (workload-model.md: capacity in blocks is
+    // C_T / (B · kv_bytes_per_token + state_bytes_per_block), and writes include the state).
+    // Nemotron 3 Nano 30B-A3B by hand from its config: 6 attention layers × 2 (K, V) × 2 KV heads
+    // × head_dim 128 × 2 B (BF16) per token; state per snapshot: 23 Mamba-2 layers × (64 heads ×
+    // head_dim 64 × d_state 128) SSM elements in FP32 (mamba_ssm_cache_dtype) + 23 × conv (64·64 +
+    // 2·8·128 groups·d_state) × (kernel 4 − 1) elements in BF16.
+    void hybridBlocksCarryTheStateSnapshot() {
+        CostInputs in;
+        in.model = preset("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");
+        in.kvDtype = KvDtype::BF16;
+        in.peakFlops = 989e12;
+        in.utilisation = 0.5;
+        auto cost = CostModel::create(in);
+        QVERIFY2(cost.ok(), cost.ok() ? "" : cost.message().c_str());
+        const double kvPerToken = 6.0 * 2 * 2 * 128 * 2;                       // 6,144 B
+        const double ssm = 23.0 * 64 * 64 * 128 * 4;                           // FP32
+        const double conv = 23.0 * (64 * 64 + 2 * 8 * 128) * (4 - 1) * 2;     // BF16
+        const double B = 512;
+        const double expected = B * kvPerToken + ssm + conv;                   // 52,228,096 B
+        QCOMPARE(expected, 52228096.0);
+        QCOMPARE(traceBlockBytes(*cost, 512), expected);
+        // A dense model has no state: the block is its KV only.
+        QCOMPARE(traceBlockBytes(llama3b(), 512), 512.0 * 28 * 2 * 8 * 128 * 2);
+
+        // Through the replay: a GPU cache of 2.5 hybrid blocks holds 2 of them (the KV alone
+        // would be 41 blocks), and every written block costs the whole block with its state.
+        const std::string text = lines({
+            R"({"timestamp": 0, "input_length": 1024, "hash_ids": [1, 2]})",
+            R"({"timestamp": 1000, "input_length": 1024, "hash_ids": [3, 4]})",
+            R"({"timestamp": 2000, "input_length": 1500, "hash_ids": [1, 2, 5]})",
+        });
+        auto t = loadTraceText(text, "hybrid.jsonl", {});
+        QVERIFY(t.ok());
+        ReplayConfig cfg;
+        cfg.blockBytes = traceBlockBytes(*cost, t->summary.blockTokens);
+        cfg.gpuCapacityBytes = 2.5 * expected;
+        cfg.tiers.push_back(SimTier{"dram", 4.5 * expected, TierPath{"dram", 55e9, 0.5e-3}, 55e9});
+        auto r = replayTrace(*t, *cost, cfg);
+        QVERIFY(r.ok());
+        QCOMPARE(r->tiers[0].capacityBlocks, std::uint64_t(2));
+        QCOMPARE(r->tiers[1].capacityBlocks, std::uint64_t(4));
+        // DRAM (write-through, 4 blocks): r1 writes 1, 2; r2 writes 3, 4; r3 finds 1, 2 and
+        // writes 5 (evicting 3): 5 blocks written, each with its state.
+        QCOMPARE(r->tiers[1].blocksWritten, std::uint64_t(5));
+        QCOMPARE(r->tiers[1].bytesWritten, 5 * expected);
+    }
+
+    // A tier whose reads and writes share one link (SimTier::sharedLink): a load holds the link
+    // for its transfer time and the tier's queued writes wait. By hand, with 1-second block
+    // writes (blockBytes 1, 1 B/s) and a DRAM path slow enough that one 512-token block takes
+    // 0.8 s to read: r1 (t = 0, blocks 1, 2) issues its writes when its prefill ends (p1, a few
+    // ms): block 1 is written at p1 + 1, block 2 at p1 + 2. r2 (t = 1.5, blocks 1, 5) loads block
+    // 1 from DRAM: on a shared link block 2's write is pushed back by the read, to p1 + 2.8.
+    // r3 (t = 2.5, blocks 1, 2) then finds block 2 written on separate links (a 2-block hit run)
+    // but still queued on a shared one (a 1-block run and one late lookup).
+    void sharedLinkReadsDelayWritesByHand_data() {
+        QTest::addColumn<bool>("shared");
+        QTest::addColumn<double>("hitBlocks");
+        QTest::addColumn<int>("late");
+        QTest::newRow("separate links") << false << 3.0 << 0;
+        QTest::newRow("one shared link") << true << 2.0 << 1;
+    }
+    void sharedLinkReadsDelayWritesByHand() {
+        QFETCH(bool, shared);
+        QFETCH(double, hitBlocks);
+        QFETCH(int, late);
+        const std::string text = lines({
+            R"({"timestamp": 0, "input_length": 1024, "hash_ids": [1, 2]})",
+            R"({"timestamp": 1500, "input_length": 1024, "hash_ids": [1, 5]})",
+            R"({"timestamp": 2500, "input_length": 1024, "hash_ids": [1, 2]})",
+        });
+        auto t = loadTraceText(text, "shared.jsonl", {});
+        QVERIFY(t.ok());
+        const CostModel cost = llama3b();
+        const double kvBlock = 512.0 * 28 * 2 * 8 * 128 * 2; // Llama 3.2 3B, BF16: 512 tokens
+        const TierPath dram{"dram", kvBlock / 0.8, 0.5e-3};
+        QVERIFY(std::abs(cost.tLoad(dram, 512) - dram.tFixedS - 0.8) < 1e-9);
+        QVERIFY(cost.tMiss(1024) < 0.05); // p1: block 2's write ends near 2.0 s, well before 2.5 s
+        ReplayConfig cfg;
+        cfg.blockBytes = 1;
+        cfg.gpuCapacityBytes = 0;
+        cfg.writeQueue = true;
+        SimTier tier{"dram", kUnlimited, dram, 1.0};
+        tier.sharedLink = shared;
+        cfg.tiers.push_back(tier);
+        auto r = replayTrace(*t, cost, cfg);
+        QVERIFY(r.ok());
+        // Block-weighted any-tier hits: (r2's 1 + r3's run) over 6 blocks.
+        QCOMPARE(r->anyTier.blockWeighted * 6, hitBlocks);
+        QCOMPARE(r->tiers[1].lookupsLate, std::uint64_t(late));
+        QCOMPARE(r->tiers[1].writesDropped, std::uint64_t(0));
     }
 
     // Times of one request by hand through the cost model's public functions: r3 above loads

@@ -57,6 +57,8 @@ inline int fuzzTrace(const uint8_t* data, size_t size) {
                     c.tiers.push_back(kvbe::SimTier{"nvme", 11, kvbe::TierPath{"nvme", 6e9, 1e-3}, 4e9});
                     c.tiers.back().writeBps = 1;
                     c.tiers.back().writeBufferBytes = 2;
+                    // Reads and writes on one link, in the write-through half.
+                    c.tiers.back().sharedLink = pl == kvbe::Placement::WriteThrough;
                     kvbe::RequestTimes times;
                     auto r = kvbe::replayTrace(*t, cost, c, &times);
                     if (!r) std::abort();

@@ -3,6 +3,7 @@
 #include "kvbe/ui/chart_factory.h"
 #include "kvbe/ui/explorer.h"
 #include "kvbe/ui/frontier_chart.h"
+#include "kvbe/ui/workload_charts.h"
 
 #include <QApplication>
 #include <QFile>
@@ -158,9 +159,38 @@ Status exportScenarioChart(const Presets& presets, const Scenario& scenario,
     explorer.setScenario(scenario);
     explorer.recomputeNow();
     if (!explorer.result()) return fail(explorer.lastError());
+    if (qobject_cast<WorkloadChart*>(chart.get()))
+        return fail(QStringLiteral("the %1 chart needs a trace: add --trace FILE").arg(chartKey));
     if (auto* f = qobject_cast<FrontierChart*>(chart.get())) f->setTier(frontierTier);
     chart->setChartStyle(style);
     chart->setResults(explorer.result(), {});
+    return exportChart(*chart, path, size);
+}
+
+Status exportWorkloadChart(const Presets& presets, const Scenario& scenario, const QString& chartKey,
+                           const QString& tracePath, const QString& path, QSize size, ChartStyle style) {
+    auto chart = createChart(chartKey);
+    auto* wc = qobject_cast<WorkloadChart*>(chart.get());
+    if (!wc)
+        return fail(QStringLiteral("--trace draws the workload charts; --chart '%1' is not one of %2")
+                        .arg(chartKey, workloadChartKeys().join(QStringLiteral(", "))));
+    if (!exportFormatFor(path))
+        return fail(
+            QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
+    Explorer explorer(presets);
+    if (auto r = explorer.loadModel(scenario.model); !r) return r.error();
+    explorer.setScenario(scenario);
+    explorer.recomputeNow();
+    if (!explorer.result()) return fail(explorer.lastError());
+    auto trace = loadTrace(tracePath.toStdString(), {});
+    if (!trace) return trace.error();
+    auto w = std::make_shared<WorkloadResult>(
+        computeWorkload(std::make_shared<const Trace>(std::move(*trace)), tracePath, explorer.result()->eval,
+                        presets, WorkloadSettings{}));
+    if (!w->error.isEmpty()) return fail(w->error);
+    chart->setChartStyle(style);
+    chart->setResults(explorer.result(), {});
+    wc->setWorkload(w);
     return exportChart(*chart, path, size);
 }
 

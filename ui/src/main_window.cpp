@@ -10,6 +10,8 @@
 #include "kvbe/ui/measured_import.h"
 #include "kvbe/ui/scenario_panel.h"
 #include "kvbe/ui/ttft_chart.h"
+#include "kvbe/ui/workload_charts.h"
+#include "kvbe/ui/workload_view.h"
 
 #include <QAction>
 #include <QApplication>
@@ -80,6 +82,9 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
             m_tabs->addTab(c, c->title());
         }
     }
+    // After the charts: tab indices below m_charts.size() stay the charts'.
+    m_workload = new WorkloadView(&m_explorer);
+    m_tabs->addTab(m_workload, tr("Workload"));
     setCentralWidget(m_tabs);
     m_stale.assign(m_charts.size(), true);
 
@@ -156,6 +161,8 @@ ChartView* MainWindow::chart(const QString& key) const {
 }
 
 ChartView* MainWindow::currentChart() const {
+    // On the Workload tab: its visible chart, for Export, the clipboard and zoom.
+    if (m_workload && m_tabs->currentWidget() == m_workload) return m_workload->visibleChart();
     const int i = m_tabs->currentIndex();
     return i >= 0 && i < int(m_charts.size()) ? m_charts[size_t(i)] : nullptr;
 }
@@ -172,6 +179,10 @@ void MainWindow::buildActions() {
             tr("Probe output (*.jsonl *.json);;All files (*)"));
         if (path.isEmpty()) return;
         if (auto st = importMeasured(path); !st) reportError(QString::fromStdString(st.message()));
+    });
+    file->addAction(tr("Open request &trace…"), this, [this] {
+        m_tabs->setCurrentWidget(m_workload);
+        m_workload->chooseTraceFile();
     });
     auto* saveAct = file->addAction(tr("&Save scenario"), this, [this] { save(false); });
     saveAct->setShortcut(QKeySequence::Save);
@@ -596,7 +607,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
     for (const auto& u : urls) {
         const QString p = u.toLocalFile();
         if (!u.isLocalFile() ||
-            !(p.endsWith(QLatin1String(".json")) || p.endsWith(QLatin1String(".jsonl")) ||
+            !(WorkloadView::looksLikeTrace(p) || p.endsWith(QLatin1String(".json")) || p.endsWith(QLatin1String(".jsonl")) ||
               p.endsWith(QLatin1String(".csv")) || QFileInfo(p).isDir()))
             return;
     }

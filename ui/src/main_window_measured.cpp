@@ -6,6 +6,7 @@
 #include "kvbe/ui/main_window.h"
 #include "kvbe/ui/probe_panel.h"
 #include "kvbe/ui/ttft_chart.h"
+#include "kvbe/ui/workload_view.h"
 
 #include <QDockWidget>
 #include <QFile>
@@ -252,6 +253,13 @@ void MainWindow::applyPrefill(int run, const QString& probe, double tokens, doub
 void MainWindow::sniffAndOpen(const QStringList& paths) {
     if (paths.size() == 1) {
         const QString& path = paths.front();
+        // A request trace goes to the Workload tab, told by its first line (or .gz, .zst).
+        if (WorkloadView::looksLikeTrace(path)) {
+            m_tabs->setCurrentWidget(m_workload);
+            if (!m_workload->openTrace(path))
+                reportError(tr("A trace is still being read; drop the file again when it has finished"));
+            return;
+        }
         if (path.endsWith(QLatin1String(".jsonl"))) {
             if (auto st = importMeasured(path); !st)
                 reportError(QString::fromStdString(st.message()));

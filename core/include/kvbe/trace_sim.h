@@ -47,6 +47,11 @@ struct SimTier {
     TierPath path;                  // read bandwidth and t_fixed as the cost model sees them
     double writeBps = 0;            // 0: unknown (write needs are reported, not compared, and not queued)
     double writeBufferBytes = kDefaultWriteBufferBytes; // the write queue's bound (ReplayConfig::writeQueue)
+    // Reads and writes share one link (one connector, one PCIe path): with the write queue on, a
+    // load from the tier holds the link for its transfer time (tLoad less t_fixed) and the tier's
+    // writes wait meanwhile (reads first: they are on the request's critical path; the writes get
+    // the link's time that is left). Off: separate read and write paths, as before.
+    bool sharedLink = false;
 };
 
 struct ReplayConfig {
@@ -142,7 +147,7 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
 // One pass for every capacity of one tier (LRU, write-through: inclusion holds, so stack
 // distances give every capacity's hit run at once). varyTier 0 is the GPU, 1… the offload tiers;
 // the other tiers keep their capacities. With no offload tiers this is the single-cache curve.
-struct SweepPoint {
+struct CapacityPoint {
     double capacityTokens = 0;
     double capacityBytes = 0;
     HitRatios anyTier;
@@ -154,7 +159,7 @@ struct SweepPoint {
 
 struct SweepResult {
     std::string tierName;
-    std::vector<SweepPoint> points;
+    std::vector<CapacityPoint> points;
     std::uint64_t accesses = 0;
 };
 

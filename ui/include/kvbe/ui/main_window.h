@@ -27,6 +27,7 @@ namespace kvbe {
 class FleetPanel;
 class ProbePanel;
 class ScenarioPanel;
+class WorkloadView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -45,6 +46,8 @@ class MainWindow : public QMainWindow {
     FleetPanel* fleetPanel() const { return m_fleetPanel; }
     QDockWidget* probeDock() const { return m_probeDock; }
     QDockWidget* fleetDock() const { return m_fleetDock; }
+    // The Workload tab: a request trace replayed through the scenario's tiers.
+    WorkloadView* workloadView() const { return m_workload; }
 
     // A scenario (.kvbe.json) or a model's config.json, told apart by their contents.
     Status openFile(const QString& path);
@@ -135,6 +138,7 @@ class MainWindow : public QMainWindow {
     FleetPanel* m_fleetPanel = nullptr;
     QDockWidget* m_probeDock = nullptr;
     QDockWidget* m_fleetDock = nullptr;
+    WorkloadView* m_workload = nullptr;
     // Probe runs of this window: their best bandwidth so far, and whether it became a tier.
     struct LiveRun {
         QString probe;
