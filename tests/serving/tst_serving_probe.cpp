@@ -91,7 +91,7 @@ nlohmann::json resultOf(const QByteArray& out) {
     auto events = reader.feed(std::string_view(out.constData(), static_cast<size_t>(out.size())));
     if (!events) return {};
     for (const auto& e : *events)
-        if (e.kind == kvbe::ProbeEvent::Kind::Result) return e.json.value("summary", nlohmann::json::object());
+        if (const auto* r = e.result()) return nlohmann::json(r->summary);
     return {};
 }
 

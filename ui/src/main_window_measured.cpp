@@ -22,13 +22,6 @@ namespace kvbe {
 
 namespace {
 
-// Streamed series that measure what a tier load is: a read from the drive, a host-to-GPU copy,
-// a host memory copy. Writes and GPU-to-host copies are not loads.
-bool isLoadBandwidth(const std::string& series) {
-    return series.rfind("read_GBps", 0) == 0 || series.rfind("h2d_", 0) == 0 ||
-           series == "memcpy_GBps";
-}
-
 // The scenario with a measured tier added or updated. It borrows staging and t_fixed from the
 // first nominal tier of the same kind: the probe measured bandwidth, not the fixed cost.
 Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::string& name,
@@ -169,14 +162,15 @@ void MainWindow::connectRun(int index, ProbeRunner* runner, const QString& probe
     live.probe = probe;
     live.name = tr("%1 #%2, measured").arg(probe).arg(index + 1);
     m_liveRuns[index] = live;
-    connect(runner, &ProbeRunner::point, this, [this, index, probe](const nlohmann::json& p) {
-        const std::string series = p.value("series", std::string());
-        const double x = p.value("x", 0.0), y = p.value("y", 0.0);
-        if (isLoadBandwidth(series) && y > 0) applyBandwidth(index, probe, y);
+    connect(runner, &ProbeRunner::point, this, [this, index, probe](const ProbePoint& p) {
+        // What a point measures is core's rule (seriesRole), the one kvbe-cli calibrate uses:
+        // a tier load is a drive read, a host-to-GPU copy from pinned memory or a host memcpy.
+        const SeriesRole role = seriesRole(p.series);
+        if (isTierLoad(role) && p.y > 0) applyBandwidth(index, probe, p.y);
         // Cold prefills: the GPU probe's kernel times, or the serving probe's cold TTFTs (which
         // carry the server's scheduling overhead; the fit of its own files takes that out).
-        if ((series == "t_prefill_s" || series == "ttft_cold_s") && x > 0 && y > 0)
-            applyPrefill(index, probe, x, y);
+        if ((role == SeriesRole::Prefill || role == SeriesRole::ColdTtft) && p.x > 0 && p.y > 0)
+            applyPrefill(index, probe, p.x, p.y);
     });
     connect(runner, &ProbeRunner::progress, this, [this, index](double f, const QString&) {
         auto& run = m_liveRuns[index];
