@@ -55,6 +55,7 @@ Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::
 
 void MainWindow::buildMeasured() {
     m_probePanel = new ProbePanel;
+    m_probePanel->setObjectName(QStringLiteral("probePanel"));
     m_probeDock = new QDockWidget(tr("Probes"), this);
     m_probeDock->setObjectName(QStringLiteral("probeDock"));
     m_probeDock->setWidget(m_probePanel);
@@ -84,6 +85,7 @@ void MainWindow::buildMeasured() {
             [this](int run) { addMeasuredTier(run, m_liveRuns[run].name); });
 
     m_fleetPanel = new FleetPanel(&m_explorer);
+    m_fleetPanel->setObjectName(QStringLiteral("fleetPanel"));
     m_fleetDock = new QDockWidget(tr("Fleet"), this);
     m_fleetDock->setObjectName(QStringLiteral("fleetDock"));
     m_fleetDock->setWidget(m_fleetPanel);
@@ -92,11 +94,10 @@ void MainWindow::buildMeasured() {
     m_probeDock->raise();
     resizeDocks({m_probeDock}, {320}, Qt::Vertical);
     connect(m_fleetPanel, &FleetPanel::overlaysChanged, this, [this] {
-        static_cast<TtftChart*>(chart(QStringLiteral("ttft")))
-            ->setOverlays(m_fleetPanel->overlays());
+        m_ttft->setOverlays(m_fleetPanel->overlays());
         const auto implied = m_fleetPanel->implied();
-        static_cast<BreakevenChart*>(chart(QStringLiteral("breakeven")))->setImplied(implied);
-        static_cast<FractionChart*>(chart(QStringLiteral("fraction")))->setImplied(implied);
+        m_breakeven->setImplied(implied);
+        m_fraction->setImplied(implied);
     });
     connect(m_fleetPanel, &FleetPanel::message, this,
             [this](const QString& m) { statusBar()->showMessage(m, 6000); });
@@ -135,10 +136,7 @@ void MainWindow::buildMeasured() {
             reportError(QString::fromStdString(st.message()));
     });
     // Before "Save scenario": the import entries sit with the other imports.
-    QAction* before = nullptr;
-    for (QAction* a : m_fileMenu->actions())
-        if (a->text().startsWith(tr("&Save"))) before = a;
-    m_fileMenu->insertActions(before, {importCal, importDir, exportPy});
+    m_fileMenu->insertActions(m_saveAction, {importCal, importDir, exportPy});
     m_viewMenu->addAction(m_probeDock->toggleViewAction());
     m_viewMenu->addAction(m_fleetDock->toggleViewAction());
 }
@@ -194,8 +192,7 @@ void MainWindow::applyBandwidth(int run, const QString&, double gbps) {
 
 void MainWindow::showProvisional(int run) {
     const auto& r = m_liveRuns[run];
-    static_cast<BreakevenChart*>(chart(QStringLiteral("breakeven")))
-        ->setProvisional({run,
+    m_breakeven->setProvisional({run,
                           tr("%1 #%2: running, %3 % · %4 GB/s so far (provisional)")
                               .arg(r.probe)
                               .arg(run + 1)
@@ -206,7 +203,7 @@ void MainWindow::showProvisional(int run) {
 
 void MainWindow::finishRun(int run, ProbeRunner::Outcome outcome) {
     auto& r = m_liveRuns[run];
-    static_cast<BreakevenChart*>(chart(QStringLiteral("breakeven")))->clearProvisional(run);
+    m_breakeven->clearProvisional(run);
     if (!(r.best > 0)) return;
     if (outcome == ProbeRunner::Outcome::Succeeded) {
         addMeasuredTier(run, r.name);
@@ -238,9 +235,8 @@ void MainWindow::addMeasuredTier(int run, const QString& name) {
 void MainWindow::applyPrefill(int run, const QString& probe, double tokens, double seconds) {
     m_streamedPrefill.emplace_back(tokens, seconds);
     const QString label = tr("%1 #%2, measured").arg(probe).arg(run + 1);
-    static_cast<TtftChart*>(chart(QStringLiteral("ttft")))->setMeasured(m_streamedPrefill, label);
-    static_cast<BreakevenChart*>(chart(QStringLiteral("breakeven")))
-        ->setMeasuredPrefill(m_streamedPrefill, label);
+    m_ttft->setMeasured(m_streamedPrefill, label);
+    m_breakeven->setMeasuredPrefill(m_streamedPrefill, label);
 }
 
 void MainWindow::sniffAndOpen(const QStringList& paths) {
