@@ -167,6 +167,29 @@ class TestUiControls : public QObject {
                      ref.curves.breakevenBandwidth, 1e-9);
     }
 
+    // The peak is core's (scenarioPeakFlops): FP8 on a GPU without an FP8 peak is refused with
+    // core's sentence, as evaluate refuses it, never shown as the BF16 peak.
+    void fp8OnAGpuWithoutAnFp8PeakIsRefusedAsCoreRefusesIt() {
+        const auto* a100 = presets().findGpu("a100-80gb-sxm");
+        QVERIFY(a100 && !a100->fp8Flops);
+        auto w = makeWindow();
+        auto* peak = child<NumberField>(w.get(), QStringLiteral("peak"));
+        pick(child<QComboBox>(w.get(), QStringLiteral("gpu")), QStringLiteral("a100-80gb-sxm"));
+        QCOMPARE(peak->value().value(), a100->bf16Flops / 1e12);
+        pick(child<QComboBox>(w.get(), QStringLiteral("computeDtype")), QStringLiteral("fp8"));
+        w->refreshNow();
+        const auto refused = evaluate(explorerOf(w)->scenario(), presets());
+        QVERIFY(!refused);
+        QVERIFY2(!peak->value(), qPrintable(QString::number(peak->value().value_or(0))));
+        QVERIFY(!peak->isValid());
+        QCOMPARE(peak->errorText(), QString::fromStdString(refused.message()));
+
+        // Back to BF16: the preset's peak returns.
+        pick(child<QComboBox>(w.get(), QStringLiteral("computeDtype")), QStringLiteral("bf16"));
+        QCOMPARE(peak->value().value(), a100->bf16Flops / 1e12);
+        QVERIFY(peak->errorText().isEmpty());
+    }
+
     void flopModelKvDtypeAndTensorParallel() {
         auto w = makeWindow();
         pick(panelOf(w).flopModelBox(), QStringLiteral("detailed"));

@@ -445,11 +445,12 @@ void ScenarioPanel::showScenario() {
                                       ? QString::fromStdString(std::string(toString(*s.stateDtype)))
                                       : QString())));
     m_gpu->setCurrentIndex(m_gpu->findData(QString::fromStdString(s.gpu)));
-    double peak = s.peakTflops.value_or(0);
-    if (!s.peakTflops)
-        if (const auto* g = m_explorer->presets().findGpu(s.gpu))
-            peak = (s.computeDtype == "fp8" && g->fp8Flops ? *g->fp8Flops : g->bf16Flops) / 1e12;
-    if (!m_peak->isValid() || m_peak->value() != peak) m_peak->setValue(peak, 5);
+    // The peak is core's choice (the one evaluate computes at), or core's sentence for none.
+    if (auto peak = scenarioPeakFlops(s, m_explorer->presets().findGpu(s.gpu))) {
+        if (!m_peak->isValid() || m_peak->value() != *peak / 1e12) m_peak->setValue(*peak / 1e12, 5);
+    } else {
+        m_peak->showProblem(QString::fromStdString(peak.message()));
+    }
     m_computeDtype->setCurrentIndex(
         std::max(0, m_computeDtype->findData(QString::fromStdString(s.computeDtype))));
     m_util->setValue(int(std::lround(s.utilisation * 100)));
