@@ -168,19 +168,34 @@ private slots:
     }
 
     void aHitTheServerDidNotCountIsNotAHit_data() {
-        QTest::addColumn<QString>("mode");
-        QTest::newRow("served fast, not counted") << "--uncounted-offload";
-        QTest::newRow("no offload tier at all") << "--no-offload";
+        QTest::addColumn<QStringList>("mode");
+        QTest::newRow("served fast, not counted") << QStringList{"--uncounted-offload"};
+        QTest::newRow("no offload tier at all") << QStringList{"--no-offload"};
+        QTest::newRow("SGLang, served fast, not counted") << QStringList{"--sglang", "--uncounted-offload"};
+        QTest::newRow("SGLang, no offload tier at all") << QStringList{"--sglang", "--no-offload"};
     }
     void aHitTheServerDidNotCountIsNotAHit() {
-        QFETCH(QString, mode);
-        Standin server({mode});
+        QFETCH(QStringList, mode);
+        Standin server(mode);
         QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
         const auto run = runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
         QCOMPARE(run.exitCode, 4);
         const QByteArray all = run.out + run.err;
         QVERIFY2(all.contains("so it is reported as not a hit and left out"), all.constData());
         QVERIFY2(run.err.contains("the server counted none of the 3 offload hits"), all.constData());
+    }
+
+    // SGLang's counters (sglang:cached_tokens_total by cache_source) verify hits as vLLM's do;
+    // its cache is cleared with POST /flush_cache (the stand-in refuses /reset_prefix_cache).
+    void sglangCountersVerifyHits() {
+        Standin server({"--sglang"});
+        QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
+        const auto run = runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
+        const QByteArray all = run.out + run.err;
+        QVERIFY2(run.exitCode == 0, all.constData());
+        QVERIFY2(all.contains("hits are verified against SGLang's /metrics counters"), all.constData());
+        QVERIFY2(!all.contains("not verified"), all.constData());
+        QVERIFY2(!all.contains("left out"), all.constData());
     }
 
     void failuresSayWhatHappened_data() {

@@ -29,7 +29,7 @@ using probes::ProbeExit;
 using probes::ProbeOutcome;
 
 struct Counters {
-    std::optional<double> hits, extHits; // vLLM: prefix-cache hit tokens, local and connector
+    std::optional<double> hits, extHits; // prefix-cache hit tokens, GPU and offload (HitCounters)
 };
 
 // What one request came to.
@@ -228,8 +228,9 @@ Counters Sweep::counters() {
     req.timeoutS = std::min(30.0, m_s.timeoutS);
     const HttpResponse r = m_http.send(req, [this] { return stopping(); });
     if (r.status != 200) return c;
-    c.hits = detail::promSum(r.body, "vllm:prefix_cache_hits_total");
-    c.extHits = detail::promSum(r.body, "vllm:external_prefix_cache_hits_total");
+    const auto hc = detail::hitCounters(r.body);
+    c.hits = hc.gpu;
+    c.extHits = hc.offload;
     return c;
 }
 
@@ -357,8 +358,10 @@ ProbeOutcome Sweep::run() {
                                                   "; is the server running and listening there (--endpoint)?");
         if (r.status == 200) {
             m_haveMetrics = true;
-            m_haveHitCounter = detail::promSum(r.body, "vllm:prefix_cache_hits_total").has_value();
-            m_haveExtCounter = detail::promSum(r.body, "vllm:external_prefix_cache_hits_total").has_value();
+            const auto hc = detail::hitCounters(r.body);
+            m_haveHitCounter = hc.gpu.has_value();
+            m_haveExtCounter = hc.offload.has_value();
+            if (m_haveHitCounter) note("hits are verified against " + hc.server + "'s /metrics counters");
             if (auto info = detail::promLabels(r.body, "vllm:cache_config_info")) {
                 const auto blocks = info->find("num_gpu_blocks"), block = info->find("block_size");
                 if (blocks != info->end() && block != info->end())
@@ -367,9 +370,11 @@ ProbeOutcome Sweep::run() {
         }
         if (!m_haveHitCounter)
             note("hits are not verified: " + m_root + "/metrics " +
-                 (m_haveMetrics ? "has no vllm:prefix_cache_hits_total" : "answered " + std::to_string(r.status)));
+                 (m_haveMetrics ? "has neither vllm:prefix_cache_hits_total nor sglang:cached_tokens_total"
+                                : "answered " + std::to_string(r.status)));
         else if (s.tierOffload && !m_haveExtCounter)
-            note("offload hits are not verified: " + m_root + "/metrics has no vllm:external_prefix_cache_hits_total");
+            note("offload hits are not verified: " + m_root +
+                 "/metrics has no vllm:external_prefix_cache_hits_total nor sglang:cached_tokens_total by cache_source");
     }
 
     std::vector<std::int64_t> lengths = s.lengths;
