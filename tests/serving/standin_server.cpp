@@ -12,6 +12,9 @@
 // With --sglang it is SGLang-shaped instead: /metrics has SGLang's names (sglang:prompt_tokens_total,
 // sglang:cached_tokens_total by cache_source device/host, sglang:cache_hit_rate; names as in SGLang's
 // python/sglang/srt/metrics/collector.py) and only POST /flush_cache resets.
+// Prompts may be text: its tokenizer makes one token of each whitespace-separated word, and
+// POST /tokenize answers as vLLM's does ({"model", "prompt", "add_special_tokens"} in,
+// {"count", "max_model_len", "tokens"} out). With --refuse-ids it takes only text prompts.
 // It listens on 127.0.0.1 only, and exits by itself after --lifetime seconds.
 #include <nlohmann/json.hpp>
 
@@ -24,11 +27,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <list>
 #include <mutex>
@@ -48,7 +53,7 @@ struct Config {
     // Llama 3.2 3B as docs/cost-model.md gives it: P, L, Hq, d, KV bytes per token (BF16).
     double params = 3.21e9, layers = 28, heads = 24, headDim = 128, kvBytesPerToken = 114688;
     double gpuTFixedS = 0.004, offloadTFixedS = 0.008, offloadBps = 50e9;
-    bool offload = true, countOffload = true, reset = true, metrics = true, sglang = false;
+    bool offload = true, countOffload = true, reset = true, metrics = true, sglang = false, refuseIds = false;
     long gpuCapacityTokens = 1L << 30;
     int block = 16;
     long maxModelLen = 1L << 20;
@@ -140,6 +145,20 @@ void touch(std::uint64_t h) {
     }
 }
 
+// The stand-in's tokenizer: one token per whitespace-separated word, its id a hash of the word.
+std::vector<std::int64_t> tokenize(const std::string& text) {
+    std::vector<std::int64_t> ids;
+    size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+        size_t j = i;
+        while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j]))) ++j;
+        if (j > i) ids.push_back(1000 + static_cast<std::int64_t>(std::hash<std::string>{}(text.substr(i, j - i)) % 30000));
+        i = j;
+    }
+    return ids;
+}
+
 void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
     const auto& c = g_cfg;
     int index;
@@ -163,12 +182,18 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
                      vllmError("The model `" + req.value("model", std::string()) + "` does not exist.", "NotFoundError", 404));
         return;
     }
-    if (!req.contains("prompt") || !req["prompt"].is_array() || req["prompt"].empty()) {
+    std::vector<std::int64_t> ids;
+    if (req.contains("prompt") && req["prompt"].is_string()) {
+        ids = tokenize(req["prompt"].get<std::string>());
+    } else if (c.refuseIds) {
+        sendResponse(fd, 400, "Bad Request", "application/json",
+                     vllmError("prompt: Input should be a valid string (this server takes no token ids)", "BadRequestError", 400));
+        return;
+    } else if (!req.contains("prompt") || !req["prompt"].is_array() || req["prompt"].empty()) {
         sendResponse(fd, 400, "Bad Request", "application/json", vllmError("prompt must be a list of token ids here", "BadRequestError", 400));
         return;
     }
-    std::vector<std::int64_t> ids;
-    for (const auto& v : req["prompt"]) {
+    for (const auto& v : req.contains("prompt") && req["prompt"].is_array() ? req["prompt"] : nlohmann::json::array()) {
         if (!v.is_number_integer()) {
             sendResponse(fd, 400, "Bad Request", "application/json", vllmError("prompt ids must be integers", "BadRequestError", 400));
             return;
@@ -351,6 +376,15 @@ void serve(int fd) {
             }
             completion(fd, req, arrival);
             if (clientGone(fd)) return ::close(fd), void();
+        } else if (method == "POST" && path == "/tokenize") {
+            const auto req = nlohmann::json::parse(body, nullptr, false);
+            if (req.is_discarded() || !req.is_object() || !req.contains("prompt") || !req["prompt"].is_string()) {
+                sendResponse(fd, 400, "Bad Request", "application/json", vllmError("prompt: a string is expected", "BadRequestError", 400));
+                continue;
+            }
+            const auto ids = tokenize(req["prompt"].get<std::string>());
+            const nlohmann::json out = {{"count", ids.size()}, {"max_model_len", g_cfg.maxModelLen}, {"tokens", ids}};
+            sendResponse(fd, 200, "OK", "application/json", out.dump());
         } else if (method == "GET" && path == "/metrics" && g_cfg.metrics) {
             sendResponse(fd, 200, "OK", "text/plain; version=0.0.4", metricsText());
         } else if (method == "POST" && ((path == "/reset_prefix_cache" && !g_cfg.sglang) || path == "/flush_cache") &&
@@ -388,6 +422,7 @@ int main(int argc, char** argv) {
         else if (a == "--no-reset") c.reset = false;
         else if (a == "--no-metrics") c.metrics = false;
         else if (a == "--sglang") c.sglang = true;
+        else if (a == "--refuse-ids") c.refuseIds = true;
         else if (flag(i, argc, argv, "--model", v)) c.model = v;
         else if (flag(i, argc, argv, "--peak-tflops", v)) c.peakFlops = std::atof(v.c_str()) * 1e12;
         else if (flag(i, argc, argv, "--utilisation", v)) c.utilisation = std::atof(v.c_str());

@@ -198,6 +198,24 @@ private slots:
         QVERIFY2(!all.contains("left out"), all.constData());
     }
 
+    // A server that refuses token-id prompts gets text whose length its POST /tokenize vouches
+    // for, and the probe says so; one that takes ids is never sent text.
+    void tokenIdsRefusedFallsBackToTokenize() {
+        Standin server({"--refuse-ids"});
+        QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
+        const auto run = runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
+        const QByteArray all = run.out + run.err;
+        QVERIFY2(run.exitCode == 0, all.constData());
+        QVERIFY2(all.contains("refused token-id prompts"), all.constData());
+        QVERIFY2(all.contains("/tokenize"), all.constData());
+        QVERIFY2(!all.contains("left out"), all.constData());
+
+        Standin ids({});
+        const auto plain = runProbe(kQuick + QStringList{"--endpoint", ids.url(), "--out", out.path()});
+        QVERIFY2(plain.exitCode == 0, (plain.out + plain.err).constData());
+        QVERIFY2(!(plain.out + plain.err).contains("/tokenize"), (plain.out + plain.err).constData());
+    }
+
     void failuresSayWhatHappened_data() {
         QTest::addColumn<QStringList>("standin");
         QTest::addColumn<QStringList>("extra");
