@@ -4,7 +4,6 @@
 #include "kvbe/presets.h"
 #include "kvbe/scenario.h"
 #include "kvbe/ui/main_window.h"
-#include "kvbe/ui/scenario_panel.h"
 #include "kvbe/ui/ttft_chart.h"
 
 #include <QApplication>
@@ -39,6 +38,25 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+// The window's parts, by object name (as the UI tests find them).
+QTabWidget* tabsOf(const kvbe::MainWindow& w) {
+    return w.findChild<QTabWidget*>(QStringLiteral("chartTabs"));
+}
+kvbe::ChartView* chartOf(const kvbe::MainWindow& w, const QString& key) {
+    return w.findChild<kvbe::ChartView*>(key + QStringLiteral("Chart"));
+}
+kvbe::ChartView* currentChartOf(const kvbe::MainWindow& w) {
+    QWidget* page = tabsOf(w)->currentWidget();
+    auto* chart = qobject_cast<kvbe::ChartView*>(page);
+    return chart ? chart : page->findChild<kvbe::ChartView*>();
+}
+kvbe::Explorer* explorerOf(const kvbe::MainWindow& w) {
+    return w.findChild<kvbe::Explorer*>(QStringLiteral("explorer"));
+}
+QList<kvbe::ChartView*> chartsOf(const kvbe::MainWindow& w) {
+    return w.findChildren<kvbe::ChartView*>();
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -54,7 +72,7 @@ int main(int argc, char** argv) {
     if (!presets) return 1;
     kvbe::MainWindow w(*presets);
     FirstPaint first;
-    w.currentChart()->viewport()->installEventFilter(&first);
+    currentChartOf(w)->viewport()->installEventFilter(&first);
     w.resize(1600, 1000);
     w.show();
     while (first.at < 0 && g_sinceStart.elapsed() < 10000)
@@ -70,25 +88,25 @@ int main(int argc, char** argv) {
         const double n = 1024 * std::pow(128.0, i / 99999.0);
         measured.emplace_back(n, 2 * 3.2e9 * n / 495e12 * (1 + 0.05 * std::sin(i * 0.37)));
     }
-    static_cast<kvbe::TtftChart*>(w.chart(QStringLiteral("ttft")))
+    static_cast<kvbe::TtftChart*>(chartOf(w, QStringLiteral("ttft")))
         ->setMeasured(std::move(measured), "bench");
     w.refreshNow();
 
-    auto* slider = w.panel()->utilisationSlider();
+    auto* slider = w.findChild<QSlider*>(QStringLiteral("utilisation"));
     auto step = [&](int value, bool paintAll) {
         QElapsedTimer t;
         t.start();
         slider->setValue(value);
-        w.explorer()->recomputeNow(); // as the frame timer would: core, then the visible chart
+        explorerOf(w)->recomputeNow(); // as the frame timer would: core, then the visible chart
         if (paintAll) w.refreshNow();
         if (paintAll) {
             // Each chart in its own tab, at the size it has on screen.
-            for (int k = 0; k < w.tabs()->count(); ++k) {
-                w.tabs()->setCurrentIndex(k);
-                w.currentChart()->viewport()->repaint();
+            for (int k = 0; k < tabsOf(w)->count(); ++k) {
+                tabsOf(w)->setCurrentIndex(k);
+                currentChartOf(w)->viewport()->repaint();
             }
         } else {
-            w.currentChart()->viewport()->repaint();
+            currentChartOf(w)->viewport()->repaint();
         }
         return t.nsecsElapsed() / 1e6;
     };
@@ -96,7 +114,7 @@ int main(int argc, char** argv) {
         step(30 + i, true);
         QApplication::processEvents();
     }
-    w.tabs()->setCurrentIndex(2); // the TTFT chart, which carries the measured points
+    tabsOf(w)->setCurrentIndex(2); // the TTFT chart, which carries the measured points
     std::vector<double> visible, all;
     for (int i = 0; i < 40; ++i)
         visible.push_back(step(40 + i, false));
@@ -108,31 +126,31 @@ int main(int argc, char** argv) {
         QElapsedTimer t;
         t.start();
         slider->setValue(60 + i);
-        w.explorer()->recomputeNow();
+        explorerOf(w)->recomputeNow();
         core.push_back(t.nsecsElapsed() / 1e6);
         t.restart();
-        for (auto* c : w.charts())
-            c->setResults(w.explorer()->result(), {});
+        for (auto* c : chartsOf(w))
+            c->setResults(explorerOf(w)->result(), {});
         refill.push_back(t.nsecsElapsed() / 1e6);
         t.restart();
-        w.currentChart()->viewport()->repaint();
+        currentChartOf(w)->viewport()->repaint();
         paint.push_back(t.nsecsElapsed() / 1e6);
     }
     std::printf("  of which: core %.2f ms, refilling five charts %.2f ms, painting the visible one "
                 "%.2f ms\n",
                 median(core), median(refill), median(paint));
-    for (auto* c : w.charts()) {
+    for (auto* c : chartsOf(w)) {
         std::vector<double> one;
         for (int i = 0; i < 10; ++i) {
             QElapsedTimer t;
             t.start();
-            c->setResults(w.explorer()->result(), {});
+            c->setResults(explorerOf(w)->result(), {});
             one.push_back(t.nsecsElapsed() / 1e6);
         }
         std::printf("  refill %-9s %.2f ms\n", qPrintable(c->key()), median(one));
     }
     const double v = median(visible), a = median(all);
-    const auto* drawn = w.chart(QStringLiteral("ttft"))->seriesByKey(QStringLiteral("imported"));
+    const auto* drawn = chartOf(w, QStringLiteral("ttft"))->seriesByKey(QStringLiteral("imported"));
     std::printf("measured points: 100000, drawn after decimation: %lld\n",
                 static_cast<long long>(drawn ? drawn->count() : 0));
     std::printf("slider step, visible chart repainted: median %.2f ms = %.2f of a 16 ms frame\n", v,

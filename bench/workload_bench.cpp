@@ -40,8 +40,8 @@ int main(int argc, char** argv) {
     kvbe::MainWindow w(*presets);
     w.resize(1600, 1000);
     w.show();
-    auto* v = w.workloadView();
-    w.tabs()->setCurrentWidget(v);
+    auto* v = w.findChild<kvbe::WorkloadView*>(QStringLiteral("workloadView"));
+    w.findChild<QTabWidget*>(QStringLiteral("chartTabs"))->setCurrentWidget(v);
     auto idle = [&] { return QTest::qWaitFor([&] { return !v->loading() && !v->replaying(); }, 600000); };
     QElapsedTimer t;
     t.start();

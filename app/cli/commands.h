@@ -18,6 +18,10 @@ inline constexpr int kExitCannotRun = exitCode(ProbeExit::CannotRun);
 inline constexpr int kExitProbeFailed = exitCode(ProbeExit::Failed);
 inline constexpr int kExitInterrupted = exitCode(ProbeExit::Stopped);
 
+// A probe's --format: "table" for people, "jsonl" for the probe protocol's stream (the window
+// and scripts read it). Every probe subcommand has it.
+CLI::Option* addProbeFormatOption(CLI::App* probe, std::string& format);
+
 // Adds `calc`, `models`, `gpus` and `tiers`; `run` is set to the chosen command's action.
 void addCalcCommands(CLI::App& app, std::function<int()>& run);
 // Adds `calibrate`: runs the probes headless and writes one calibration file.

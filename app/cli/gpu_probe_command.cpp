@@ -84,8 +84,7 @@ void addCommon(CLI::App* sub, GpuFlags& f, int defaultSamples) {
                     "Timed samples per setting; the median is reported (default " +
                         std::to_string(defaultSamples) + ", at least 3)");
     sub->add_option("--device", f.device, "CUDA device index (default 0)");
-    sub->add_option("--format", f.format, "table for people, jsonl for the GUI and scripts")
-        ->check(CLI::IsMember({"table", "jsonl"}));
+    addProbeFormatOption(sub, f.format);
     sub->footer(
         "\nWithout a usable CUDA GPU the probe says so in one sentence and exits with 3.\n" +
         exitCodeHelp());

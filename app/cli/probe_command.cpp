@@ -191,11 +191,15 @@ void addDriveOptions(CLI::App* sub, ProbeFlags& f, bool readable) {
     sub->add_option("--model", f.model,
                     "Model whose KV block (256 tokens × KV bytes per token) joins the block sizes "
                     "(default: the default scenario's, meta-llama/Llama-3.2-3B = 28 MiB)");
-    sub->add_option("--format", f.format, "table for people, jsonl for the GUI and scripts")
-        ->check(CLI::IsMember({"table", "jsonl"}));
+    addProbeFormatOption(sub, f.format);
 }
 
 } // namespace
+
+CLI::Option* addProbeFormatOption(CLI::App* probe, std::string& format) {
+    return probe->add_option("--format", format, "table for people, jsonl for the GUI and scripts")
+        ->check(CLI::IsMember({"table", "jsonl"}));
+}
 
 void addProbeCommands(CLI::App& app, std::function<int()>& run) {
     auto* probe = app.add_subcommand(
@@ -223,8 +227,7 @@ void addProbeCommands(CLI::App& app, std::function<int()>& run) {
                           "Thread counts, e.g. 1,8 (default 1 and every core)");
     memcpyCmd->add_option("--duration", mem->duration,
                           "Measured time per setting, split into 5 windows, after a warm-up");
-    memcpyCmd->add_option("--format", mem->format, "table or jsonl")
-        ->check(CLI::IsMember({"table", "jsonl"}));
+    addProbeFormatOption(memcpyCmd, mem->format);
     memcpyCmd->footer(footer("two buffers of --buffer-size (2 GiB with the default)"));
     memcpyCmd->callback([mem, &run] { run = [mem] { return runProbe("host-memcpy", *mem); }; });
 

@@ -160,9 +160,9 @@ void addServingProbeCommand(CLI::App& probe, std::function<int()>& run) {
     cmd->add_option("--gpu", f->gpu, "GPU preset whose dense peak u is relative to (default: the scenario's)");
     cmd->add_option("--peak-tflops", f->peakTflops, "Dense peak in TFLOP/s, overriding the GPU preset's");
     cmd->add_option("--kv-dtype", f->kvDtype, "KV cache dtype the server runs with (default: the model's)");
-    cmd->add_option("--format", f->format, "table for people, jsonl for the GUI and scripts")
-        ->check(CLI::IsMember({"table", "jsonl"}));
-    cmd->footer("\nSends traffic only to --endpoint. Prompts are token ids (/v1/completions, stream, max_tokens 1).\n"
+    addProbeFormatOption(cmd, f->format);
+    cmd->footer("\nSends traffic only to --endpoint. Prompts are token ids (/v1/completions, stream, max_tokens 1); a server that refuses ids\n"
+                "gets text whose length its POST /tokenize confirms, and the probe says so.\n"
                 "Memory: the prompts of one request (a few MB at 64k tokens).\n" +
                 probes::exitCodeHelp());
     cmd->callback([f, &run] { run = [f] { return runServing(*f); }; });

@@ -146,8 +146,7 @@ int main(int argc, char** argv) {
             return printError(QString::fromStdString(st.message()));
     if (parser.isSet(importOpt)) window.importCalibrations(parser.values(importOpt));
     if (parser.isSet(traceOpt)) {
-        window.tabs()->setCurrentWidget(window.workloadView());
-        window.workloadView()->openTrace(parser.value(traceOpt));
+        window.openTrace(parser.value(traceOpt));
     }
     window.resize(window.size().expandedTo(QSize(1280, 800)));
     window.show();

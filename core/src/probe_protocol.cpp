@@ -208,7 +208,6 @@ Result<ProbeEvent> parseProbeLine(std::string_view line) {
         if (!s) return s.error();
     }
     e.payload = payloadOf(e.kind, j);
-    e.json = nlohmann::json(std::move(j));
     return e;
 }
 

@@ -226,13 +226,7 @@ Result<Evaluation> evaluate(const Scenario& s, const Presets& presets) {
     return evaluate(s, presets, *model);
 }
 
-Result<Evaluation> evaluate(const Scenario& s, const Presets& presets, const ModelSpec& model) {
-    std::optional<GpuSpec> gpu;
-    if (!s.gpu.empty()) {
-        const auto* g = presets.findGpu(s.gpu);
-        if (!g) return Error{"unknown GPU '" + s.gpu + "'; expected one of " + presets.gpuKeys()};
-        gpu = *g;
-    }
+Result<double> scenarioPeakFlops(const Scenario& s, const GpuSpec* gpu) {
     double peak = 0;
     if (s.peakTflops) peak = *s.peakTflops * 1e12;
     else if (gpu && s.computeDtype == "fp8") {
@@ -240,6 +234,19 @@ Result<Evaluation> evaluate(const Scenario& s, const Presets& presets, const Mod
         peak = *gpu->fp8Flops;
     } else if (gpu) peak = gpu->bf16Flops;
     if (!(peak > 0)) return Error{"no GPU peak: name a GPU preset or give peak_tflops"};
+    return peak;
+}
+
+Result<Evaluation> evaluate(const Scenario& s, const Presets& presets, const ModelSpec& model) {
+    std::optional<GpuSpec> gpu;
+    if (!s.gpu.empty()) {
+        const auto* g = presets.findGpu(s.gpu);
+        if (!g) return Error{"unknown GPU '" + s.gpu + "'; expected one of " + presets.gpuKeys()};
+        gpu = *g;
+    }
+    auto peakOr = scenarioPeakFlops(s, gpu ? &*gpu : nullptr);
+    if (!peakOr) return peakOr.error();
+    const double peak = *peakOr;
 
     const double link = s.hostLinkGBps ? *s.hostLinkGBps * 1e9 : (gpu ? gpu->hostLinkBps : 55e9);
 

@@ -49,6 +49,15 @@ double percentile(std::vector<float> values, double p) {
     return values[k];
 }
 
+void setWindowedRate(ProbePoint& p, const IoStats& st, int windows, double windowSeconds) {
+    p.y = st.medianGBps;
+    p.unit = "GB/s";
+    p.meta["min_GBps"] = st.minGBps;
+    p.meta["max_GBps"] = st.maxGBps;
+    p.meta["windows"] = windows;
+    p.meta["window_s"] = windowSeconds;
+}
+
 IoStats summarize(const IoMeasurement& m) {
     IoStats s;
     std::vector<double> gbps, iops;

@@ -160,14 +160,9 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
         ProbePoint p;
         p.series = series::kHostMemcpy;
         p.x = n;
-        p.y = st.medianGBps;
-        p.unit = "GB/s";
         p.meta["threads"] = n;
         p.meta["buffer_bytes"] = bytes;
-        p.meta["min_GBps"] = st.minGBps;
-        p.meta["max_GBps"] = st.maxGBps;
-        p.meta["windows"] = repeats;
-        p.meta["window_s"] = timing.repeatS;
+        setWindowedRate(p, st, repeats, timing.repeatS);
         sink.point(p);
         nlohmann::ordered_json row = p.meta;
         row["GBps"] = st.medianGBps;

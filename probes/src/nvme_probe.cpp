@@ -157,17 +157,12 @@ ExitResult<SettingResult> measureSetting(IoEngine& engine, const std::string& en
     ProbePoint& p = r.point;
     p.series = driveSeries(write, o.buffered);
     p.x = static_cast<double>(bs);
-    p.y = st.medianGBps;
-    p.unit = "GB/s";
     p.meta["block_bytes"] = bs;
     p.meta["queue_depth"] = qd;
     p.meta["iops"] = st.medianIops;
     p.meta["p50_us"] = st.p50Us;
     p.meta["p99_us"] = st.p99Us;
-    p.meta["min_GBps"] = st.minGBps;
-    p.meta["max_GBps"] = st.maxGBps;
-    p.meta["windows"] = kRepeats;
-    p.meta["window_s"] = s.repeatS;
+    setWindowedRate(p, st, kRepeats, s.repeatS);
     p.meta["engine"] = engineName;
     p.meta["io"] = o.buffered ? "buffered" : "O_DIRECT";
     p.meta["kv_block"] = bs == plan.kvBlock;

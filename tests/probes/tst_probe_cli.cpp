@@ -79,11 +79,11 @@ class ProbeCliTest : public QObject {
         const auto events = parseStream(run.out, &problem);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
         QCOMPARE(events.front().kind, ProbeEvent::Kind::Header);
-        QCOMPARE(QString::fromStdString(events.front().json["probe"].get<std::string>()),
+        QCOMPARE(QString::fromStdString(events.front().header()->probe),
                  args.front());
         QCOMPARE(events.back().kind, ProbeEvent::Kind::Result);
         if (drive) {
-            const auto& params = events.front().json["params"];
+            const auto& params = events.front().header()->params;
             QCOMPARE(QString::fromStdString(params["engine"].get<std::string>()), args[2]);
             QCOMPARE(QString::fromStdString(params["io"].get<std::string>()), QString("O_DIRECT"));
         }
@@ -91,12 +91,12 @@ class ProbeCliTest : public QObject {
         for (const auto& e : events) {
             if (e.kind != ProbeEvent::Kind::Point) continue;
             ++seen;
-            QCOMPARE(QString::fromStdString(e.json["series"].get<std::string>()), series);
-            QVERIFY(e.json["y"].get<double>() > 0);
-            QCOMPARE(QString::fromStdString(e.json["unit"].get<std::string>()), QString("GB/s"));
+            const auto* p = e.point();
+            QCOMPARE(QString::fromStdString(p->series), series);
+            QVERIFY(p->y > 0);
+            QCOMPARE(QString::fromStdString(p->unit), QString("GB/s"));
             if (drive)
-                QVERIFY(e.json["meta"]["p99_us"].get<double>() >=
-                        e.json["meta"]["p50_us"].get<double>());
+                QVERIFY(p->meta["p99_us"].get<double>() >= p->meta["p50_us"].get<double>());
         }
         QCOMPARE(seen, points);
         QVERIFY(entries(dir->path()).isEmpty());
@@ -175,8 +175,7 @@ class ProbeCliTest : public QObject {
             QVERIFY2(problem.isEmpty(), qPrintable(problem));
             QCOMPARE(events.size(), size_t(2));
             QCOMPARE(events.back().kind, ProbeEvent::Kind::Error);
-            QVERIFY(QString::fromStdString(events.back().json["message"].get<std::string>())
-                        .contains(sentence));
+            QVERIFY(QString::fromStdString(events.back().error()->message).contains(sentence));
         }
     }
 
@@ -222,17 +221,17 @@ class ProbeCliTest : public QObject {
         QString problem;
         const auto events = parseStream(jsonl.out, &problem);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
-        QCOMPARE(QString::fromStdString(events.front().json["params"]["io"].get<std::string>()),
+        QCOMPARE(QString::fromStdString(events.front().header()->params["io"].get<std::string>()),
                  QString("buffered"));
-        QVERIFY(events.front().json["params"]["buffered"].get<bool>());
+        QVERIFY(events.front().header()->params["buffered"].get<bool>());
         for (const auto& e : events)
             if (e.kind == ProbeEvent::Kind::Point) {
-                QCOMPARE(QString::fromStdString(e.json["series"].get<std::string>()),
+                QCOMPARE(QString::fromStdString(e.point()->series),
                          QString("read_GBps_buffered"));
-                QCOMPARE(QString::fromStdString(e.json["meta"]["io"].get<std::string>()),
+                QCOMPARE(QString::fromStdString(e.point()->meta["io"].get<std::string>()),
                          QString("buffered"));
             }
-        QVERIFY(events.back().json["summary"]["buffered"].get<bool>());
+        QVERIFY(events.back().result()->summary["buffered"].get<bool>());
         const auto table = runCli(args);
         QCOMPARE(table.exitCode, 0);
         const QString text = QString::fromUtf8(table.out);
@@ -317,7 +316,7 @@ class ProbeCliTest : public QObject {
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
         QCOMPARE(events.back().kind, ProbeEvent::Kind::Error);
         const QString name = signal == SIGTERM ? "SIGTERM" : "SIGINT";
-        QVERIFY(QString::fromStdString(events.back().json["message"].get<std::string>())
+        QVERIFY(QString::fromStdString(events.back().error()->message)
                     .startsWith("stopped by " + name));
         QVERIFY(entries(dir->path()).isEmpty());
     }

@@ -44,13 +44,14 @@ class ProbeStreamTest : public QObject {
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
         QCOMPARE(events.size(), size_t(4));
         QCOMPARE(events.front().kind, ProbeEvent::Kind::Header);
-        QCOMPARE(events.front().json["kvbe_probe"].get<int>(), 1);
-        QCOMPARE(events.front().json["probe"].get<std::string>(), std::string("nvme-read"));
-        QCOMPARE(events.front().json["params"]["engine"].get<std::string>(), std::string("psync"));
-        QVERIFY(events.front().json.contains("host"));
-        QVERIFY(events.front().json.contains("started"));
-        QCOMPARE(events[2].json["x"].get<double>(), 1048576.0);
-        QCOMPARE(events[2].json["meta"]["queue_depth"].get<int>(), 32);
+        const auto* header = events.front().header();
+        QCOMPARE(header->version, 1);
+        QCOMPARE(header->probe, std::string("nvme-read"));
+        QCOMPARE(header->params["engine"].get<std::string>(), std::string("psync"));
+        QVERIFY(!header->host.empty());
+        QVERIFY(!header->started.empty());
+        QCOMPARE(events[2].point()->x, 1048576.0);
+        QCOMPARE(events[2].point()->meta["queue_depth"].get<int>(), 32);
         QCOMPARE(events.back().kind, ProbeEvent::Kind::Result);
     }
 
@@ -62,7 +63,7 @@ class ProbeStreamTest : public QObject {
         const auto events = readAll(out.str(), &problem);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
         QCOMPARE(events.size(), size_t(2));
-        QCOMPARE(events[0].json["probe"].get<std::string>(), std::string("nvme-read"));
+        QCOMPARE(events[0].header()->probe, std::string("nvme-read"));
         QCOMPARE(events[1].kind, ProbeEvent::Kind::Error);
     }
 

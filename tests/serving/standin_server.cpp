@@ -9,6 +9,12 @@
 //
 // It serves /metrics with vLLM's counter names (prefix_cache_hits_total in tokens, the external
 // connector's hits, cache_config_info), POST /reset_prefix_cache and SGLang's POST /flush_cache.
+// With --sglang it is SGLang-shaped instead: /metrics has SGLang's names (sglang:prompt_tokens_total,
+// sglang:cached_tokens_total by cache_source device/host, sglang:cache_hit_rate; names as in SGLang's
+// python/sglang/srt/metrics/collector.py) and only POST /flush_cache resets.
+// Prompts may be text: its tokenizer makes one token of each whitespace-separated word, and
+// POST /tokenize answers as vLLM's does ({"model", "prompt", "add_special_tokens"} in,
+// {"count", "max_model_len", "tokens"} out). With --refuse-ids it takes only text prompts.
 // It listens on 127.0.0.1 only, and exits by itself after --lifetime seconds.
 #include <nlohmann/json.hpp>
 
@@ -21,11 +27,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <list>
 #include <mutex>
@@ -45,7 +53,7 @@ struct Config {
     // Llama 3.2 3B as docs/cost-model.md gives it: P, L, Hq, d, KV bytes per token (BF16).
     double params = 3.21e9, layers = 28, heads = 24, headDim = 128, kvBytesPerToken = 114688;
     double gpuTFixedS = 0.004, offloadTFixedS = 0.008, offloadBps = 50e9;
-    bool offload = true, countOffload = true, reset = true, metrics = true;
+    bool offload = true, countOffload = true, reset = true, metrics = true, sglang = false, refuseIds = false;
     long gpuCapacityTokens = 1L << 30;
     int block = 16;
     long maxModelLen = 1L << 20;
@@ -137,6 +145,20 @@ void touch(std::uint64_t h) {
     }
 }
 
+// The stand-in's tokenizer: one token per whitespace-separated word, its id a hash of the word.
+std::vector<std::int64_t> tokenize(const std::string& text) {
+    std::vector<std::int64_t> ids;
+    size_t i = 0;
+    while (i < text.size()) {
+        while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+        size_t j = i;
+        while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j]))) ++j;
+        if (j > i) ids.push_back(1000 + static_cast<std::int64_t>(std::hash<std::string>{}(text.substr(i, j - i)) % 30000));
+        i = j;
+    }
+    return ids;
+}
+
 void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
     const auto& c = g_cfg;
     int index;
@@ -160,12 +182,18 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
                      vllmError("The model `" + req.value("model", std::string()) + "` does not exist.", "NotFoundError", 404));
         return;
     }
-    if (!req.contains("prompt") || !req["prompt"].is_array() || req["prompt"].empty()) {
+    std::vector<std::int64_t> ids;
+    if (req.contains("prompt") && req["prompt"].is_string()) {
+        ids = tokenize(req["prompt"].get<std::string>());
+    } else if (c.refuseIds) {
+        sendResponse(fd, 400, "Bad Request", "application/json",
+                     vllmError("prompt: Input should be a valid string (this server takes no token ids)", "BadRequestError", 400));
+        return;
+    } else if (!req.contains("prompt") || !req["prompt"].is_array() || req["prompt"].empty()) {
         sendResponse(fd, 400, "Bad Request", "application/json", vllmError("prompt must be a list of token ids here", "BadRequestError", 400));
         return;
     }
-    std::vector<std::int64_t> ids;
-    for (const auto& v : req["prompt"]) {
+    for (const auto& v : req.contains("prompt") && req["prompt"].is_array() ? req["prompt"] : nlohmann::json::array()) {
         if (!v.is_number_integer()) {
             sendResponse(fd, 400, "Bad Request", "application/json", vllmError("prompt ids must be integers", "BadRequestError", 400));
             return;
@@ -249,7 +277,26 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
         logLine(what + " ms=" + std::to_string(seconds * 1e3) + " outcome=done");
 }
 
+std::string sglangMetricsText() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const std::string model = "model_name=\"" + g_cfg.model + "\"";
+    char buf[2048];
+    std::snprintf(buf, sizeof buf,
+                  "# HELP sglang:prompt_tokens_total Number of prefill tokens processed.\n"
+                  "# TYPE sglang:prompt_tokens_total counter\nsglang:prompt_tokens_total{%s} %.1f\n"
+                  "# HELP sglang:cached_tokens_total Number of cached prompt tokens by source (device/host/storage).\n"
+                  "# TYPE sglang:cached_tokens_total counter\n"
+                  "sglang:cached_tokens_total{%s,cache_source=\"device\"} %.1f\n"
+                  "sglang:cached_tokens_total{%s,cache_source=\"host\"} %.1f\n"
+                  "# HELP sglang:cache_hit_rate The cache hit rate\n"
+                  "# TYPE sglang:cache_hit_rate gauge\nsglang:cache_hit_rate{%s} %.6f\n",
+                  model.c_str(), g_queries, model.c_str(), g_hits, model.c_str(), g_extHits, model.c_str(),
+                  g_queries > 0 ? (g_hits + g_extHits) / g_queries : 0.0);
+    return buf;
+}
+
 std::string metricsText() {
+    if (g_cfg.sglang) return sglangMetricsText();
     std::lock_guard<std::mutex> lock(g_mutex);
     const std::string labels = "{engine=\"0\",model_name=\"" + g_cfg.model + "\"}";
     char buf[2048];
@@ -329,9 +376,19 @@ void serve(int fd) {
             }
             completion(fd, req, arrival);
             if (clientGone(fd)) return ::close(fd), void();
+        } else if (method == "POST" && path == "/tokenize") {
+            const auto req = nlohmann::json::parse(body, nullptr, false);
+            if (req.is_discarded() || !req.is_object() || !req.contains("prompt") || !req["prompt"].is_string()) {
+                sendResponse(fd, 400, "Bad Request", "application/json", vllmError("prompt: a string is expected", "BadRequestError", 400));
+                continue;
+            }
+            const auto ids = tokenize(req["prompt"].get<std::string>());
+            const nlohmann::json out = {{"count", ids.size()}, {"max_model_len", g_cfg.maxModelLen}, {"tokens", ids}};
+            sendResponse(fd, 200, "OK", "application/json", out.dump());
         } else if (method == "GET" && path == "/metrics" && g_cfg.metrics) {
             sendResponse(fd, 200, "OK", "text/plain; version=0.0.4", metricsText());
-        } else if (method == "POST" && (path == "/reset_prefix_cache" || path == "/flush_cache") && g_cfg.reset) {
+        } else if (method == "POST" && ((path == "/reset_prefix_cache" && !g_cfg.sglang) || path == "/flush_cache") &&
+                   g_cfg.reset) {
             {
                 std::lock_guard<std::mutex> lock(g_mutex);
                 g_gpu.clear();
@@ -364,6 +421,8 @@ int main(int argc, char** argv) {
         else if (a == "--uncounted-offload") c.countOffload = false;
         else if (a == "--no-reset") c.reset = false;
         else if (a == "--no-metrics") c.metrics = false;
+        else if (a == "--sglang") c.sglang = true;
+        else if (a == "--refuse-ids") c.refuseIds = true;
         else if (flag(i, argc, argv, "--model", v)) c.model = v;
         else if (flag(i, argc, argv, "--peak-tflops", v)) c.peakFlops = std::atof(v.c_str()) * 1e12;
         else if (flag(i, argc, argv, "--utilisation", v)) c.utilisation = std::atof(v.c_str());

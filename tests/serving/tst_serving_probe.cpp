@@ -91,7 +91,7 @@ nlohmann::json resultOf(const QByteArray& out) {
     auto events = reader.feed(std::string_view(out.constData(), static_cast<size_t>(out.size())));
     if (!events) return {};
     for (const auto& e : *events)
-        if (e.kind == kvbe::ProbeEvent::Kind::Result) return e.json.value("summary", nlohmann::json::object());
+        if (const auto* r = e.result()) return nlohmann::json(r->summary);
     return {};
 }
 
@@ -168,19 +168,52 @@ private slots:
     }
 
     void aHitTheServerDidNotCountIsNotAHit_data() {
-        QTest::addColumn<QString>("mode");
-        QTest::newRow("served fast, not counted") << "--uncounted-offload";
-        QTest::newRow("no offload tier at all") << "--no-offload";
+        QTest::addColumn<QStringList>("mode");
+        QTest::newRow("served fast, not counted") << QStringList{"--uncounted-offload"};
+        QTest::newRow("no offload tier at all") << QStringList{"--no-offload"};
+        QTest::newRow("SGLang, served fast, not counted") << QStringList{"--sglang", "--uncounted-offload"};
+        QTest::newRow("SGLang, no offload tier at all") << QStringList{"--sglang", "--no-offload"};
     }
     void aHitTheServerDidNotCountIsNotAHit() {
-        QFETCH(QString, mode);
-        Standin server({mode});
+        QFETCH(QStringList, mode);
+        Standin server(mode);
         QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
         const auto run = runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
         QCOMPARE(run.exitCode, 4);
         const QByteArray all = run.out + run.err;
         QVERIFY2(all.contains("so it is reported as not a hit and left out"), all.constData());
         QVERIFY2(run.err.contains("the server counted none of the 3 offload hits"), all.constData());
+    }
+
+    // SGLang's counters (sglang:cached_tokens_total by cache_source) verify hits as vLLM's do;
+    // its cache is cleared with POST /flush_cache (the stand-in refuses /reset_prefix_cache).
+    void sglangCountersVerifyHits() {
+        Standin server({"--sglang"});
+        QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
+        const auto run = runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
+        const QByteArray all = run.out + run.err;
+        QVERIFY2(run.exitCode == 0, all.constData());
+        QVERIFY2(all.contains("hits are verified against SGLang's /metrics counters"), all.constData());
+        QVERIFY2(!all.contains("not verified"), all.constData());
+        QVERIFY2(!all.contains("left out"), all.constData());
+    }
+
+    // A server that refuses token-id prompts gets text whose length its POST /tokenize vouches
+    // for, and the probe says so; one that takes ids is never sent text.
+    void tokenIdsRefusedFallsBackToTokenize() {
+        Standin server({"--refuse-ids"});
+        QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
+        const auto run = runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
+        const QByteArray all = run.out + run.err;
+        QVERIFY2(run.exitCode == 0, all.constData());
+        QVERIFY2(all.contains("refused token-id prompts"), all.constData());
+        QVERIFY2(all.contains("/tokenize"), all.constData());
+        QVERIFY2(!all.contains("left out"), all.constData());
+
+        Standin ids({});
+        const auto plain = runProbe(kQuick + QStringList{"--endpoint", ids.url(), "--out", out.path()});
+        QVERIFY2(plain.exitCode == 0, (plain.out + plain.err).constData());
+        QVERIFY2(!(plain.out + plain.err).contains("/tokenize"), (plain.out + plain.err).constData());
     }
 
     void failuresSayWhatHappened_data() {

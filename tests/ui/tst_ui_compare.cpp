@@ -33,50 +33,50 @@ class TestUiCompare : public QObject {
 
     void aPinAppearsInEveryChartAndDisappears() {
         auto w = makeWindow();
-        QAbstractItemModelTester tester(w->explorer()->pins(),
+        QAbstractItemModelTester tester(explorerOf(w)->pins(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
-        const Scenario h100 = w->explorer()->scenario();
-        for (auto* c : w->charts())
+        const Scenario h100 = explorerOf(w)->scenario();
+        for (auto* c : chartsOf(w))
             QVERIFY(pinKeys(c).isEmpty());
         QVERIFY(w->pinCurrent(QStringLiteral("H100")));
 
         // Move on to an H200: the pin keeps the H100's numbers, the current curve the H200's.
-        auto* gpu = w->panel()->gpuBox();
+        auto* gpu = panelOf(w).gpuBox();
         const int i = gpu->findData(QStringLiteral("h200"));
         gpu->setCurrentIndex(i);
         emit gpu->activated(i);
         w->refreshNow();
-        for (auto* c : w->charts())
+        for (auto* c : chartsOf(w))
             QVERIFY2(!pinKeys(c).isEmpty(), qPrintable(c->key()));
 
         const auto ref100 = reference(h100);
-        const auto pinned = w->chart("breakeven")->seriesByKey("pin/0/bstar")->points();
+        const auto pinned = chartOf(w, "breakeven")->seriesByKey("pin/0/bstar")->points();
         QVERIFY(pinned.size() > 0);
         QCOMPARE(pinned.front().x(), ref100.curves.tokens.front());
         QVERIFY(sameValue(pinned.front().y(), *ref100.curves.breakevenBandwidth.front() * 1e-9));
-        QVERIFY(w->chart("breakeven")->seriesByKey("pin/0/bstar")->name().startsWith("H100"));
-        const auto ref200 = reference(w->explorer()->scenario());
-        QVERIFY(sameValue(w->chart("breakeven")->seriesByKey("bstar")->points().front().y(),
+        QVERIFY(chartOf(w, "breakeven")->seriesByKey("pin/0/bstar")->name().startsWith("H100"));
+        const auto ref200 = reference(explorerOf(w)->scenario());
+        QVERIFY(sameValue(chartOf(w, "breakeven")->seriesByKey("bstar")->points().front().y(),
                           *ref200.curves.breakevenBandwidth.front() * 1e-9));
 
         // A second pin, then unpin the first: the second stays, under the first slot.
         QVERIFY(w->pinCurrent(QStringLiteral("H200")));
-        QCOMPARE(w->explorer()->pins()->rowCount(), 2);
-        QVERIFY(w->chart("ttft")->seriesByKey("pin/1/miss"));
-        w->explorer()->pins()->unpin(0);
-        QCOMPARE(w->explorer()->pins()->rowCount(), 1);
-        QVERIFY(!w->chart("ttft")->seriesByKey("pin/1/miss"));
-        QVERIFY(w->chart("ttft")->seriesByKey("pin/0/miss")->name().startsWith("H200"));
+        QCOMPARE(explorerOf(w)->pins()->rowCount(), 2);
+        QVERIFY(chartOf(w, "ttft")->seriesByKey("pin/1/miss"));
+        explorerOf(w)->pins()->unpin(0);
+        QCOMPARE(explorerOf(w)->pins()->rowCount(), 1);
+        QVERIFY(!chartOf(w, "ttft")->seriesByKey("pin/1/miss"));
+        QVERIFY(chartOf(w, "ttft")->seriesByKey("pin/0/miss")->name().startsWith("H200"));
 
         // Renaming through the list renames the overlay.
-        auto* pins = w->explorer()->pins();
+        auto* pins = explorerOf(w)->pins();
         QVERIFY(pins->setData(pins->index(0), QStringLiteral("B200 next year"), Qt::EditRole));
         QVERIFY(!pins->setData(pins->index(0), QStringLiteral("   "), Qt::EditRole));
-        QVERIFY(w->chart("ttft")->seriesByKey("pin/0/miss")->name().startsWith("B200 next year"));
-        QCOMPARE(w->pinView()->model()->rowCount(), 1);
+        QVERIFY(chartOf(w, "ttft")->seriesByKey("pin/0/miss")->name().startsWith("B200 next year"));
+        QCOMPARE(child<QListView>(w.get(), QStringLiteral("pinView"))->model()->rowCount(), 1);
 
         pins->clear();
-        for (auto* c : w->charts())
+        for (auto* c : chartsOf(w))
             QVERIFY(pinKeys(c).isEmpty());
     }
 
@@ -84,15 +84,15 @@ class TestUiCompare : public QObject {
         auto w = makeWindow();
         pick(w.get(), "fp8");
         QVERIFY(w->pinCurrent(QStringLiteral("FP8 KV")));
-        QVERIFY(w->chart("models")->seriesByKey("pin/0/models"));
-        QVERIFY(w->chart("frontier")->seriesByKey("pin/0/contour"));
-        QVERIFY(w->chart("fraction")->seriesByKey("pin/0/f0"));
-        QVERIFY(w->chart("breakeven")->hoverText(QPointF(4096, 5)).contains("FP8 KV (pinned)"));
+        QVERIFY(chartOf(w, "models")->seriesByKey("pin/0/models"));
+        QVERIFY(chartOf(w, "frontier")->seriesByKey("pin/0/contour"));
+        QVERIFY(chartOf(w, "fraction")->seriesByKey("pin/0/f0"));
+        QVERIFY(chartOf(w, "breakeven")->hoverText(QPointF(4096, 5)).contains("FP8 KV (pinned)"));
     }
 
   private:
     static void pick(MainWindow* w, const QString& kv) {
-        auto* box = w->panel()->kvDtypeBox();
+        auto* box = panelOf(w).kvDtypeBox();
         const int i = box->findData(kv);
         box->setCurrentIndex(i);
         emit box->activated(i);

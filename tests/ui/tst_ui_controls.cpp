@@ -92,7 +92,7 @@ class TestUiControls : public QObject {
         qputenv("HF_HUB_CACHE", hub.path().toLocal8Bit());
         auto w = makeWindow();
         qunsetenv("HF_HUB_CACHE");
-        auto* box = w->panel()->modelBox();
+        auto* box = panelOf(w).modelBox();
         int found = -1;
         for (int i = 0; i < box->count(); ++i)
             if (box->itemText(i).contains("acme/Tiny-8B (HF cache)")) found = i;
@@ -100,90 +100,113 @@ class TestUiControls : public QObject {
         box->setCurrentIndex(found);
         emit box->activated(found);
         w->refreshNow();
-        QVERIFY(QString::fromStdString(w->explorer()->scenario().model).startsWith(hub.path()));
-        QCOMPARE(QString::fromStdString(w->explorer()->result()->model().id),
+        QVERIFY(QString::fromStdString(explorerOf(w)->scenario().model).startsWith(hub.path()));
+        QCOMPARE(QString::fromStdString(explorerOf(w)->result()->model().id),
                  QStringLiteral("acme/Tiny-8B"));
         // A loaded model joins the model-size chart.
-        QVERIFY(w->chart("models")->csv().contains("acme/Tiny-8B"));
+        QVERIFY(chartOf(w, "models")->csv().contains("acme/Tiny-8B"));
     }
 
     void defaultScenarioComesFromCore() {
         auto w = makeWindow();
-        QCOMPARE(w->explorer()->scenario(), *defaultScenario(presets()));
-        const auto ref = reference(w->explorer()->scenario());
-        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+        QCOMPARE(explorerOf(w)->scenario(), *defaultScenario(presets()));
+        const auto ref = reference(explorerOf(w)->scenario());
+        expectSeries(chartOf(w, "breakeven")->seriesByKey("bstar"), ref.curves.tokens,
                      ref.curves.breakevenBandwidth, 1e-9);
     }
 
     void utilisationSliderMovesBreakEven() {
         auto w = makeWindow();
-        const auto before = w->chart("breakeven")->seriesByKey("bstar")->points();
-        w->panel()->utilisationSlider()->setValue(80);
+        const auto before = chartOf(w, "breakeven")->seriesByKey("bstar")->points();
+        panelOf(w).utilisationSlider()->setValue(80);
         w->refreshNow();
-        QCOMPARE(w->explorer()->scenario().utilisation, 0.8);
-        const auto ref = reference(w->explorer()->scenario());
-        auto* s = w->chart("breakeven")->seriesByKey("bstar");
+        QCOMPARE(explorerOf(w)->scenario().utilisation, 0.8);
+        const auto ref = reference(explorerOf(w)->scenario());
+        auto* s = chartOf(w, "breakeven")->seriesByKey("bstar");
         expectSeries(s, ref.curves.tokens, ref.curves.breakevenBandwidth, 1e-9);
         QVERIFY(s->points() != before);
         // The same move reaches the other charts too.
-        expectSeries(w->chart("ttft")->seriesByKey("miss"), ref.curves.tokens, ref.curves.tMiss,
+        expectSeries(chartOf(w, "ttft")->seriesByKey("miss"), ref.curves.tokens, ref.curves.tMiss,
                      1e3);
     }
 
     void fractionSliderMovesHitTimes() {
         auto w = makeWindow();
-        w->panel()->fractionSlider()->setValue(25);
+        panelOf(w).fractionSlider()->setValue(25);
         w->refreshNow();
-        const auto ref = reference(w->explorer()->scenario());
+        const auto ref = reference(explorerOf(w)->scenario());
         QCOMPARE(ref.curves.cachedFraction, 0.25);
         for (size_t t = 0; t < ref.curves.tiers.size(); ++t) {
-            expectSeries(w->chart("ttft")->seriesByKey(QStringLiteral("tier/%1/hit").arg(t)),
+            expectSeries(chartOf(w, "ttft")->seriesByKey(QStringLiteral("tier/%1/hit").arg(t)),
                          ref.curves.tokens, ref.curves.tiers[t].tHit, 1e3);
-            expectSeries(w->chart("ttft")->seriesByKey(QStringLiteral("tier/%1/speedup").arg(t)),
+            expectSeries(chartOf(w, "ttft")->seriesByKey(QStringLiteral("tier/%1/speedup").arg(t)),
                          ref.curves.tokens, ref.curves.tiers[t].speedup, 1);
         }
-        const auto chosen = w->chart("fraction")->seriesByKey("chosen")->points();
+        const auto chosen = chartOf(w, "fraction")->seriesByKey("chosen")->points();
         QCOMPARE(chosen.front().y(), 0.25);
     }
 
     void gpuPickerAndPeakField() {
         auto w = makeWindow();
-        pick(w->panel()->gpuBox(), QStringLiteral("h200"));
+        pick(panelOf(w).gpuBox(), QStringLiteral("h200"));
         w->refreshNow();
-        QCOMPARE(w->panel()->peakField()->value().value(),
+        QCOMPARE(panelOf(w).peakField()->value().value(),
                  presets().findGpu("h200")->bf16Flops / 1e12);
-        auto ref = reference(w->explorer()->scenario());
-        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+        auto ref = reference(explorerOf(w)->scenario());
+        expectSeries(chartOf(w, "breakeven")->seriesByKey("bstar"), ref.curves.tokens,
                      ref.curves.breakevenBandwidth, 1e-9);
 
         // Typed key by key: each prefix ("5", "50") is a valid peak and applies live.
-        w->panel()->peakField()->edit()->clear();
-        QTest::keyClicks(w->panel()->peakField()->edit(), QStringLiteral("500"));
+        panelOf(w).peakField()->edit()->clear();
+        QTest::keyClicks(panelOf(w).peakField()->edit(), QStringLiteral("500"));
         w->refreshNow();
-        QCOMPARE(w->explorer()->scenario().peakTflops.value(), 500.0);
-        ref = reference(w->explorer()->scenario());
+        QCOMPARE(explorerOf(w)->scenario().peakTflops.value(), 500.0);
+        ref = reference(explorerOf(w)->scenario());
         QCOMPARE(ref.eval.peakFlops, 500e12);
-        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+        expectSeries(chartOf(w, "breakeven")->seriesByKey("bstar"), ref.curves.tokens,
                      ref.curves.breakevenBandwidth, 1e-9);
+    }
+
+    // The peak is core's (scenarioPeakFlops): FP8 on a GPU without an FP8 peak is refused with
+    // core's sentence, as evaluate refuses it, never shown as the BF16 peak.
+    void fp8OnAGpuWithoutAnFp8PeakIsRefusedAsCoreRefusesIt() {
+        const auto* a100 = presets().findGpu("a100-80gb-sxm");
+        QVERIFY(a100 && !a100->fp8Flops);
+        auto w = makeWindow();
+        auto* peak = child<NumberField>(w.get(), QStringLiteral("peak"));
+        pick(child<QComboBox>(w.get(), QStringLiteral("gpu")), QStringLiteral("a100-80gb-sxm"));
+        QCOMPARE(peak->value().value(), a100->bf16Flops / 1e12);
+        pick(child<QComboBox>(w.get(), QStringLiteral("computeDtype")), QStringLiteral("fp8"));
+        w->refreshNow();
+        const auto refused = evaluate(explorerOf(w)->scenario(), presets());
+        QVERIFY(!refused);
+        QVERIFY2(!peak->value(), qPrintable(QString::number(peak->value().value_or(0))));
+        QVERIFY(!peak->isValid());
+        QCOMPARE(peak->errorText(), QString::fromStdString(refused.message()));
+
+        // Back to BF16: the preset's peak returns.
+        pick(child<QComboBox>(w.get(), QStringLiteral("computeDtype")), QStringLiteral("bf16"));
+        QCOMPARE(peak->value().value(), a100->bf16Flops / 1e12);
+        QVERIFY(peak->errorText().isEmpty());
     }
 
     void flopModelKvDtypeAndTensorParallel() {
         auto w = makeWindow();
-        pick(w->panel()->flopModelBox(), QStringLiteral("detailed"));
-        pick(w->panel()->kvDtypeBox(), QStringLiteral("fp8"));
-        pick(w->panel()->tensorParallelBox(), 4);
-        w->panel()->sharedPathBox()->setChecked(true);
+        pick(panelOf(w).flopModelBox(), QStringLiteral("detailed"));
+        pick(panelOf(w).kvDtypeBox(), QStringLiteral("fp8"));
+        pick(panelOf(w).tensorParallelBox(), 4);
+        panelOf(w).sharedPathBox()->setChecked(true);
         w->refreshNow();
-        const Scenario& s = w->explorer()->scenario();
+        const Scenario& s = explorerOf(w)->scenario();
         QVERIFY(s.flopModel == FlopModel::Detailed);
         QVERIFY(s.kvDtype == KvDtype::FP8);
         QCOMPARE(s.tensorParallel, 4);
         QVERIFY(s.sharedPath);
         const auto ref = reference(s);
-        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+        expectSeries(chartOf(w, "breakeven")->seriesByKey("bstar"), ref.curves.tokens,
                      ref.curves.breakevenBandwidth, 1e-9);
         for (size_t t = 0; t < ref.curves.tiers.size(); ++t)
-            expectSeries(w->chart("fraction")->seriesByKey(QStringLiteral("tier/%1/fstar").arg(t)),
+            expectSeries(chartOf(w, "fraction")->seriesByKey(QStringLiteral("tier/%1/fstar").arg(t)),
                          ref.curves.tokens, ref.curves.tiers[t].minFraction, 1);
     }
 
@@ -193,24 +216,24 @@ class TestUiControls : public QObject {
         auto w = makeWindow();
         auto offered = [&] {
             QList<int> v;
-            auto* box = w->panel()->tensorParallelBox();
+            auto* box = panelOf(w).tensorParallelBox();
             for (int i = 0; i < box->count(); ++i) v << box->itemData(i).toInt();
             return v;
         };
         QCOMPARE(offered(), (QList<int>{1, 2, 4, 8, 24})); // Llama 3.2 3B: 24 query, 8 KV heads
-        pick(w->panel()->tensorParallelBox(), 24);
+        pick(panelOf(w).tensorParallelBox(), 24);
         w->refreshNow();
-        QCOMPARE(w->explorer()->scenario().tensorParallel, 24);
-        QVERIFY(w->explorer()->lastError().isEmpty());
+        QCOMPARE(explorerOf(w)->scenario().tensorParallel, 24);
+        QVERIFY(explorerOf(w)->lastError().isEmpty());
         // Qwen2.5 7B (28 query, 4 KV heads) runs 1, 2, 4 and 28: 24 becomes 4.
-        QVERIFY(w->panel()->selectModel(QStringLiteral("Qwen/Qwen2.5-7B-Instruct")));
+        QVERIFY(panelOf(w).selectModel(QStringLiteral("Qwen/Qwen2.5-7B-Instruct")));
         w->refreshNow();
-        QCOMPARE(w->explorer()->scenario().tensorParallel, 4);
-        QVERIFY2(w->panel()->messageText().contains(QStringLiteral("Tensor parallel 24 → 4")),
-                 qPrintable(w->panel()->messageText()));
-        QVERIFY(w->panel()->messageText().contains(QStringLiteral("28 query heads do not divide by 24")));
+        QCOMPARE(explorerOf(w)->scenario().tensorParallel, 4);
+        QVERIFY2(panelOf(w).messageText().contains(QStringLiteral("Tensor parallel 24 → 4")),
+                 qPrintable(panelOf(w).messageText()));
+        QVERIFY(panelOf(w).messageText().contains(QStringLiteral("28 query heads do not divide by 24")));
         QCOMPARE(offered(), (QList<int>{1, 2, 4, 28}));
-        QVERIFY(w->explorer()->lastError().isEmpty());
+        QVERIFY(explorerOf(w)->lastError().isEmpty());
     }
 
     // Amplification and write bandwidth in the tier table, the charts and the scenario file.
@@ -219,29 +242,29 @@ class TestUiControls : public QObject {
         const QString file = dir.filePath("amp.kvbe.json");
         {
             auto w = makeWindow();
-            auto* m = w->panel()->tierModel();
+            auto* m = panelOf(w).tierModel();
             QCOMPARE(m->data(m->index(1, TierTableModel::WriteBandwidth), Qt::DisplayRole).toString(),
                      QStringLiteral("6.75"));
             QCOMPARE(m->data(m->index(1, TierTableModel::Amplification), Qt::DisplayRole).toString(),
                      QStringLiteral("1"));
             QVERIFY(!m->setData(m->index(1, TierTableModel::Amplification), QStringLiteral("0.5"),
                                 Qt::EditRole));
-            QVERIFY(w->panel()->messageText().contains(QStringLiteral("from 1 to 1000")));
+            QVERIFY(panelOf(w).messageText().contains(QStringLiteral("from 1 to 1000")));
             QVERIFY(m->setData(m->index(1, TierTableModel::Amplification), QStringLiteral("2.5"),
                                Qt::EditRole));
             w->refreshNow();
-            const Scenario& s = w->explorer()->scenario();
+            const Scenario& s = explorerOf(w)->scenario();
             QCOMPARE(s.tiers[1].amplification, 2.5);
             // B* counts useful bytes, so the tier's line sits at 13.5 / 2.5 = 5.4 GB/s.
-            const auto level = w->chart("breakeven")->seriesByKey("tier/1/level")->points();
+            const auto level = chartOf(w, "breakeven")->seriesByKey("tier/1/level")->points();
             QVERIFY(sameValue(level.front().y(), 5.4, 1e-12));
-            QVERIFY2(w->chart("breakeven")->labelText("tier/1/label").contains(QStringLiteral("× 2.5 = 5.40 GB/s effective")),
-                     qPrintable(w->chart("breakeven")->labelText("tier/1/label")));
-            QVERIFY(w->chart("breakeven")->hoverText(QPointF(8192, 1)).contains(QStringLiteral("13.5 GB/s × 2.5 = 5.40 GB/s effective")));
-            QVERIFY(w->chart("ttft")->hoverText(QPointF(8192, 1)).contains(QStringLiteral("× 2.5 amplification")));
-            QVERIFY(w->chart("fraction")->hoverText(QPointF(8192, 0.5)).contains(QStringLiteral("× 2.5 amplification")));
+            QVERIFY2(chartOf(w, "breakeven")->labelText("tier/1/label").contains(QStringLiteral("× 2.5 = 5.40 GB/s effective")),
+                     qPrintable(chartOf(w, "breakeven")->labelText("tier/1/label")));
+            QVERIFY(chartOf(w, "breakeven")->hoverText(QPointF(8192, 1)).contains(QStringLiteral("13.5 GB/s × 2.5 = 5.40 GB/s effective")));
+            QVERIFY(chartOf(w, "ttft")->hoverText(QPointF(8192, 1)).contains(QStringLiteral("× 2.5 amplification")));
+            QVERIFY(chartOf(w, "fraction")->hoverText(QPointF(8192, 0.5)).contains(QStringLiteral("× 2.5 amplification")));
             const auto ref = reference(s);
-            expectSeries(w->chart("fraction")->seriesByKey(QStringLiteral("tier/1/fstar")), ref.curves.tokens,
+            expectSeries(chartOf(w, "fraction")->seriesByKey(QStringLiteral("tier/1/fstar")), ref.curves.tokens,
                          ref.curves.tiers[1].minFraction, 1);
             // The same p* as a plain tier at the effective rate.
             Scenario plain = s;
@@ -255,42 +278,42 @@ class TestUiControls : public QObject {
         auto w = makeWindow();
         QVERIFY(w->openFile(file).ok());
         w->refreshNow();
-        QCOMPARE(w->explorer()->scenario().tiers[1].amplification, 2.5);
-        QCOMPARE(*w->explorer()->scenario().tiers[1].writeGBps, 2.0);
-        auto* m = w->panel()->tierModel();
+        QCOMPARE(explorerOf(w)->scenario().tiers[1].amplification, 2.5);
+        QCOMPARE(*explorerOf(w)->scenario().tiers[1].writeGBps, 2.0);
+        auto* m = panelOf(w).tierModel();
         QCOMPARE(m->data(m->index(1, TierTableModel::Amplification), Qt::DisplayRole).toString(), QStringLiteral("2.5"));
     }
 
     // Lengths past the model's context: the charts end at the context and say so.
     void chartsEndAtTheContext() {
         auto w = makeWindow();
-        QVERIFY(w->panel()->selectModel(QStringLiteral("mistralai/Mistral-7B-Instruct-v0.3")));
+        QVERIFY(panelOf(w).selectModel(QStringLiteral("mistralai/Mistral-7B-Instruct-v0.3")));
         w->refreshNow();
-        QCOMPARE(w->explorer()->scenario().lengths.maxTokens, 131072.0); // the asked-for range is kept
+        QCOMPARE(explorerOf(w)->scenario().lengths.maxTokens, 131072.0); // the asked-for range is kept
         for (const char* key : {"breakeven", "ttft", "fraction"}) {
             QXYSeries* s = nullptr;
-            if (QString(key) == "breakeven") s = w->chart(key)->seriesByKey("bstar");
-            else if (QString(key) == "ttft") s = w->chart(key)->seriesByKey("miss");
-            else s = w->chart(key)->seriesByKey("tier/0/fstar");
+            if (QString(key) == "breakeven") s = chartOf(w, key)->seriesByKey("bstar");
+            else if (QString(key) == "ttft") s = chartOf(w, key)->seriesByKey("miss");
+            else s = chartOf(w, key)->seriesByKey("tier/0/fstar");
             QVERIFY2(s, key);
             QVERIFY(!s->points().isEmpty());
             QVERIFY2(s->points().back().x() <= 32768, key);
         }
-        QCOMPARE(w->chart("breakeven")->seriesByKey("bstar")->points().back().x(), 32768.0);
-        QVERIFY(w->explorer()->result()->endsAtContext);
-        QVERIFY(describeScenario(*w->explorer()->result()).contains(QStringLiteral("end at the model's context, 32,768 tokens")));
+        QCOMPARE(chartOf(w, "breakeven")->seriesByKey("bstar")->points().back().x(), 32768.0);
+        QVERIFY(explorerOf(w)->result()->endsAtContext);
+        QVERIFY(describeScenario(*explorerOf(w)->result()).contains(QStringLiteral("end at the model's context, 32,768 tokens")));
         // A shortest prompt past the context is refused with the reason.
-        Scenario s = w->explorer()->scenario();
+        Scenario s = explorerOf(w)->scenario();
         s.lengths.minTokens = 40000;
-        w->explorer()->setScenario(s);
+        explorerOf(w)->setScenario(s);
         w->refreshNow();
-        QVERIFY2(w->explorer()->lastError().contains(QStringLiteral("past the context of mistralai/Mistral-7B-Instruct-v0.3")),
-                 qPrintable(w->explorer()->lastError()));
+        QVERIFY2(explorerOf(w)->lastError().contains(QStringLiteral("past the context of mistralai/Mistral-7B-Instruct-v0.3")),
+                 qPrintable(explorerOf(w)->lastError()));
     }
 
     void tierTableEditsMoveTierLines() {
         auto w = makeWindow();
-        auto* m = w->panel()->tierModel();
+        auto* m = panelOf(w).tierModel();
         QVERIFY(
             m->setData(m->index(1, TierTableModel::Bandwidth), QStringLiteral("20"), Qt::EditRole));
         QVERIFY(m->setData(m->index(1, TierTableModel::FixedCost), QStringLiteral("2.5"),
@@ -298,16 +321,16 @@ class TestUiControls : public QObject {
         QVERIFY(m->setData(m->index(1, TierTableModel::Name), QStringLiteral("Fast NVMe"),
                            Qt::EditRole));
         w->refreshNow();
-        const auto ref = reference(w->explorer()->scenario());
+        const auto ref = reference(explorerOf(w)->scenario());
         const double b = ref.eval.tiers[1].bandwidthBps * 1e-9; // after pipelined staging, by core
-        const auto level = w->chart("breakeven")->seriesByKey("tier/1/level")->points();
+        const auto level = chartOf(w, "breakeven")->seriesByKey("tier/1/level")->points();
         QCOMPARE(level.front().y(), b);
         QCOMPARE(level.back().y(), b);
-        QVERIFY(w->chart("breakeven")->labelText("tier/1/label").startsWith("Fast NVMe"));
-        expectSeries(w->chart("breakeven")->seriesByKey("tier/1/bstar"), ref.curves.tokens,
+        QVERIFY(chartOf(w, "breakeven")->labelText("tier/1/label").startsWith("Fast NVMe"));
+        expectSeries(chartOf(w, "breakeven")->seriesByKey("tier/1/bstar"), ref.curves.tokens,
                      ref.curves.tiers[1].breakevenBandwidth, 1e-9);
         // The shaded win region lies between the curve and the tier's line.
-        auto* win = w->chart("breakeven")->areaByKey("tier/1/win");
+        auto* win = chartOf(w, "breakeven")->areaByKey("tier/1/win");
         QVERIFY(win);
         const auto lower = win->lowerSeries()->points();
         for (qsizetype i = 0; i < lower.size(); ++i)
@@ -315,44 +338,44 @@ class TestUiControls : public QObject {
 
         m->addTier(tierFromPreset(*presets().findTier("nvme-gen4-raid4")));
         w->refreshNow();
-        QVERIFY(w->chart("ttft")->seriesByKey("tier/3/hit"));
+        QVERIFY(chartOf(w, "ttft")->seriesByKey("tier/3/hit"));
         m->removeTier(0);
         w->refreshNow();
-        QVERIFY(!w->chart("ttft")->seriesByKey("tier/3/hit"));
-        QCOMPARE(w->explorer()->scenario().tiers.size(), size_t(3));
-        QCOMPARE(w->explorer()->scenario().tiers[0].name, std::string("Fast NVMe"));
+        QVERIFY(!chartOf(w, "ttft")->seriesByKey("tier/3/hit"));
+        QCOMPARE(explorerOf(w)->scenario().tiers.size(), size_t(3));
+        QCOMPARE(explorerOf(w)->scenario().tiers[0].name, std::string("Fast NVMe"));
     }
 
     void promptRangeAndLogToggle() {
         auto w = makeWindow();
-        typeInto(w->panel()->minTokensField()->edit(), QStringLiteral("1k"));
-        typeInto(w->panel()->maxTokensField()->edit(), QStringLiteral("64k"));
+        typeInto(panelOf(w).minTokensField()->edit(), QStringLiteral("1k"));
+        typeInto(panelOf(w).maxTokensField()->edit(), QStringLiteral("64k"));
         w->refreshNow();
-        auto pts = w->chart("breakeven")->seriesByKey("bstar")->points();
+        auto pts = chartOf(w, "breakeven")->seriesByKey("bstar")->points();
         QCOMPARE(pts.front().x(), 1024.0);
         QCOMPARE(pts.back().x(), 65536.0);
-        w->panel()->logLengthsBox()->setChecked(false);
+        panelOf(w).logLengthsBox()->setChecked(false);
         w->refreshNow();
-        QVERIFY(!w->explorer()->scenario().lengths.log);
-        const auto ref = reference(w->explorer()->scenario());
-        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+        QVERIFY(!explorerOf(w)->scenario().lengths.log);
+        const auto ref = reference(explorerOf(w)->scenario());
+        expectSeries(chartOf(w, "breakeven")->seriesByKey("bstar"), ref.curves.tokens,
                      ref.curves.breakevenBandwidth, 1e-9);
-        pts = w->chart("breakeven")->seriesByKey("bstar")->points();
+        pts = chartOf(w, "breakeven")->seriesByKey("bstar")->points();
         // Evenly spaced in tokens now (rounded to whole tokens).
         QVERIFY(std::abs((pts[2].x() - pts[1].x()) - (pts[1].x() - pts[0].x())) <= 1);
     }
 
     void modelPickerAndSweepLength() {
         auto w = makeWindow();
-        QVERIFY(w->panel()->selectModel(QStringLiteral("meta-llama/Llama-3.3-70B-Instruct")));
-        typeInto(w->panel()->sweepTokensField()->edit(), QStringLiteral("8k"));
+        QVERIFY(panelOf(w).selectModel(QStringLiteral("meta-llama/Llama-3.3-70B-Instruct")));
+        typeInto(panelOf(w).sweepTokensField()->edit(), QStringLiteral("8k"));
         w->refreshNow();
-        const Scenario& s = w->explorer()->scenario();
+        const Scenario& s = explorerOf(w)->scenario();
         QCOMPARE(s.sweepTokens, 8192.0);
         const auto ref = reference(s);
-        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+        expectSeries(chartOf(w, "breakeven")->seriesByKey("bstar"), ref.curves.tokens,
                      ref.curves.breakevenBandwidth, 1e-9);
-        const auto mine = w->chart("models")->seriesByKey("current")->points();
+        const auto mine = chartOf(w, "models")->seriesByKey("current")->points();
         QCOMPARE(mine.size(), 1);
         QVERIFY(sameValue(mine.front().y(), *ref.eval.cost.breakevenBandwidth(8192) * 1e-9));
         QVERIFY(sameValue(mine.front().x(), ref.eval.model.paramsTotal * 1e-9));
@@ -362,7 +385,7 @@ class TestUiControls : public QObject {
     // N = 32,768 needs about 0.88 GB/s.
     void modelSizeChartMatchesTheCostModelPage() {
         auto w = makeWindow();
-        const auto pts = w->chart("models")->seriesByKey("models")->points();
+        const auto pts = chartOf(w, "models")->seriesByKey("models")->points();
         bool found = false;
         for (const auto& p : pts)
             if (std::abs(p.x() - 70.55) < 0.1) {
@@ -376,16 +399,16 @@ class TestUiControls : public QObject {
     // cost model (Nemotron 3 Nano: 49,082,368 B with its FP32 SSM state, 24,965,120 in BF16).
     void hybridModelStateInPanel() {
         auto w = makeWindow();
-        pick(w->panel()->modelBox(), QStringLiteral("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"));
+        pick(panelOf(w).modelBox(), QStringLiteral("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"));
         w->refreshNow();
-        QCOMPARE(w->explorer()->result()->eval->cost.stateBytes(), 49082368.0);
-        QVERIFY2(w->panel()->modelInfoText().contains("23 Mamba-2, 23 MoE, 6 attention"),
-                 qPrintable(w->panel()->modelInfoText()));
-        QVERIFY(w->panel()->stateDtypeBox()->isEnabled());
-        pick(w->panel()->stateDtypeBox(), QStringLiteral("bf16"));
+        QCOMPARE(explorerOf(w)->result()->eval->cost.stateBytes(), 49082368.0);
+        QVERIFY2(panelOf(w).modelInfoText().contains("23 Mamba-2, 23 MoE, 6 attention"),
+                 qPrintable(panelOf(w).modelInfoText()));
+        QVERIFY(panelOf(w).stateDtypeBox()->isEnabled());
+        pick(panelOf(w).stateDtypeBox(), QStringLiteral("bf16"));
         w->refreshNow();
-        QVERIFY(w->explorer()->scenario().stateDtype == KvDtype::BF16);
-        QCOMPARE(w->explorer()->result()->eval->cost.stateBytes(), 24965120.0);
+        QVERIFY(explorerOf(w)->scenario().stateDtype == KvDtype::BF16);
+        QCOMPARE(explorerOf(w)->result()->eval->cost.stateBytes(), 24965120.0);
     }
 
     // Hybrid presets (Nemotron 3 Nano, Qwen3-Next, Jamba 1.5 Mini, Qwen3.5-35B-A3B,
@@ -394,21 +417,21 @@ class TestUiControls : public QObject {
     // lower.
     void modelSizeChartMarksHybrids() {
         auto w = makeWindow();
-        const auto hybrids = w->chart("models")->seriesByKey("hybrids")->points();
+        const auto hybrids = chartOf(w, "models")->seriesByKey("hybrids")->points();
         QCOMPARE(hybrids.size(), qsizetype(7));
         bool nemotron = false;
         for (const auto& p : hybrids) nemotron = nemotron || std::abs(p.x() - 31.58) < 0.01;
         QVERIFY(nemotron);
-        for (const auto& p : w->chart("models")->seriesByKey("models")->points())
+        for (const auto& p : chartOf(w, "models")->seriesByKey("models")->points())
             QVERIFY(std::abs(p.x() - 31.58) >= 0.01);
-        QVERIFY(w->chart("models")->csv().contains("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16,"));
+        QVERIFY(chartOf(w, "models")->csv().contains("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16,"));
     }
 
     void frontierMapFollowsTheCostModel() {
         auto w = makeWindow();
-        auto* f = static_cast<FrontierChart*>(w->chart("frontier"));
+        auto* f = static_cast<FrontierChart*>(chartOf(w, "frontier"));
         f->setTier(2);
-        const auto ref = reference(w->explorer()->scenario());
+        const auto ref = reference(explorerOf(w)->scenario());
         const auto& tier = ref.eval.tiers[2];
         QCOMPARE(f->image().width(), kFrontierTokens);
         QCOMPARE(f->image().height(), kFrontierFractions);
@@ -430,13 +453,13 @@ class TestUiControls : public QObject {
 
     void hoverShowsExactValues() {
         auto w = makeWindow();
-        const auto ref = reference(w->explorer()->scenario());
+        const auto ref = reference(explorerOf(w)->scenario());
         const size_t i = 100;
-        const QString text = w->chart("breakeven")->hoverText(QPointF(ref.curves.tokens[i], 5));
+        const QString text = chartOf(w, "breakeven")->hoverText(QPointF(ref.curves.tokens[i], 5));
         QVERIFY(text.contains(QString::fromStdString(formatTokens(ref.curves.tokens[i]))));
         QVERIFY(text.contains(
             QString::fromStdString(formatBandwidth(*ref.curves.breakevenBandwidth[i]))));
-        const QString ttft = w->chart("ttft")->hoverText(QPointF(ref.curves.tokens[i], 5));
+        const QString ttft = chartOf(w, "ttft")->hoverText(QPointF(ref.curves.tokens[i], 5));
         QVERIFY(ttft.contains(QStringLiteral("speedup")));
     }
 
@@ -444,7 +467,7 @@ class TestUiControls : public QObject {
         auto w = makeWindow();
         w->show(); // zooming works in pixels: the chart needs a plot area
         QVERIFY(QTest::qWaitForWindowExposed(w.get()));
-        auto* c = w->chart("breakeven");
+        auto* c = chartOf(w, "breakeven");
         c->setSeriesHidden("tier/0/level", true);
         QVERIFY(!c->seriesByKey("tier/0/level")->isVisible());
         QVERIFY(!c->areaByKey("tier/0/win")->isVisible());
@@ -461,7 +484,7 @@ class TestUiControls : public QObject {
         QVERIFY(c->isZoomed());
         const QRectF zoomed = c->visibleRange();
         QVERIFY(zoomed.width() < home.width());
-        w->panel()->utilisationSlider()->setValue(60);
+        panelOf(w).utilisationSlider()->setValue(60);
         w->refreshNow();
         QVERIFY(!c->seriesByKey("tier/0/level")->isVisible()); // still hidden after a refill
         QCOMPARE(c->visibleRange(), zoomed);                   // and still zoomed
@@ -469,7 +492,7 @@ class TestUiControls : public QObject {
         QVERIFY(c->visibleRange().left() < zoomed.left());
         c->resetZoom();
         QVERIFY(!c->isZoomed());
-        QCOMPARE(c->visibleRange().left(), w->explorer()->result()->curves.tokens.front());
+        QCOMPARE(c->visibleRange().left(), explorerOf(w)->result()->curves.tokens.front());
         c->setSeriesHidden("tier/0/level", false);
         QVERIFY(c->seriesByKey("tier/0/level")->isVisible());
         c->setLogY(false);
@@ -479,16 +502,16 @@ class TestUiControls : public QObject {
 
     void liveUpdatesRedrawTheVisibleChartAndHiddenOnesOnShow() {
         auto w = makeWindow();
-        w->tabs()->setCurrentIndex(0);
-        QSignalSpy spy(w->explorer(), &Explorer::computed);
-        w->panel()->utilisationSlider()->setValue(75);
+        tabsOf(w)->setCurrentIndex(0);
+        QSignalSpy spy(explorerOf(w), &Explorer::computed);
+        panelOf(w).utilisationSlider()->setValue(75);
         QVERIFY(spy.wait(1000));
-        const auto ref = reference(w->explorer()->scenario());
-        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+        const auto ref = reference(explorerOf(w)->scenario());
+        expectSeries(chartOf(w, "breakeven")->seriesByKey("bstar"), ref.curves.tokens,
                      ref.curves.breakevenBandwidth, 1e-9);
-        w->tabs()->setCurrentIndex(2); // the TTFT tab catches up when shown
-        QCOMPARE(w->currentChart()->key(), QStringLiteral("ttft"));
-        expectSeries(w->chart("ttft")->seriesByKey("miss"), ref.curves.tokens, ref.curves.tMiss,
+        tabsOf(w)->setCurrentIndex(2); // the TTFT tab catches up when shown
+        QCOMPARE(currentChartOf(w)->key(), QStringLiteral("ttft"));
+        expectSeries(chartOf(w, "ttft")->seriesByKey("miss"), ref.curves.tokens, ref.curves.tMiss,
                      1e3);
     }
 
@@ -506,7 +529,7 @@ class TestUiControls : public QObject {
         f.close();
         auto w = makeWindow();
         QVERIFY(w->importMeasured(path).ok());
-        const auto pts = w->chart("ttft")->seriesByKey("imported")->points();
+        const auto pts = chartOf(w, "ttft")->seriesByKey("imported")->points();
         QCOMPARE(pts.size(), 2);
         QCOMPARE(pts[0], QPointF(1024, 20));
         QCOMPARE(pts[1], QPointF(8192, 250));
@@ -531,14 +554,14 @@ class TestUiControls : public QObject {
 
     void dragsAreCoalescedIntoOneRecompute() {
         auto w = makeWindow();
-        QSignalSpy spy(w->explorer(), &Explorer::computed);
+        QSignalSpy spy(explorerOf(w), &Explorer::computed);
         for (int v = 40; v <= 60; ++v)
-            w->panel()->utilisationSlider()->setValue(v);
-        QVERIFY(w->explorer()->recomputePending());
+            panelOf(w).utilisationSlider()->setValue(v);
+        QVERIFY(explorerOf(w)->recomputePending());
         QVERIFY(spy.wait(1000));
         QCOMPARE(spy.count(), 1);
-        QCOMPARE(w->explorer()->result()->scenario.utilisation, 0.6);
-        QVERIFY(!w->explorer()->recomputePending());
+        QCOMPARE(explorerOf(w)->result()->scenario.utilisation, 0.6);
+        QVERIFY(!explorerOf(w)->recomputePending());
     }
 
     void invalidInputIsRefusedWithItsReason_data() {
@@ -569,30 +592,30 @@ class TestUiControls : public QObject {
         QFETCH(QString, text);
         QFETCH(QString, message);
         auto w = makeWindow();
-        auto* p = w->panel();
-        NumberField* f = field == "peak"  ? p->peakField()
-                         : field == "min" ? p->minTokensField()
-                         : field == "max" ? p->maxTokensField()
-                                          : p->sweepTokensField();
-        const Scenario before = w->explorer()->scenario();
+        const auto p = panelOf(w);
+        NumberField* f = field == "peak"  ? p.peakField()
+                         : field == "min" ? p.minTokensField()
+                         : field == "max" ? p.maxTokensField()
+                                          : p.sweepTokensField();
+        const Scenario before = explorerOf(w)->scenario();
         typeInto(f->edit(), text);
         w->refreshNow();
         QVERIFY(!f->isValid());
         QVERIFY2(f->errorText().contains(message), qPrintable(f->errorText()));
-        QCOMPARE(w->explorer()->scenario(), before);
+        QCOMPARE(explorerOf(w)->scenario(), before);
     }
 
     void tierAndRangeRefusals() {
         auto w = makeWindow();
-        auto* m = w->panel()->tierModel();
-        const Scenario before = w->explorer()->scenario();
+        auto* m = panelOf(w).tierModel();
+        const Scenario before = explorerOf(w)->scenario();
         QSignalSpy rejected(m, &TierTableModel::rejected);
         QVERIFY(!m->setData(m->index(0, TierTableModel::Bandwidth), QStringLiteral("-1"),
                             Qt::EditRole));
         QCOMPARE(rejected.count(), 1);
         QVERIFY2(
-            w->panel()->messageText().contains("Read bandwidth must be a positive number of GB/s"),
-            qPrintable(rejected.front().front().toString() + " / " + w->panel()->messageText()));
+            panelOf(w).messageText().contains("Read bandwidth must be a positive number of GB/s"),
+            qPrintable(rejected.front().front().toString() + " / " + panelOf(w).messageText()));
         QVERIFY(!m->setData(m->index(0, TierTableModel::FixedCost), QStringLiteral("soon"),
                             Qt::EditRole));
         QVERIFY(!m->setData(m->index(0, TierTableModel::StagingColumn), QStringLiteral("teleport"),
@@ -601,15 +624,15 @@ class TestUiControls : public QObject {
             !m->setData(m->index(0, TierTableModel::Colour), QStringLiteral("#12"), Qt::EditRole));
         QVERIFY(!m->setData(m->index(0, TierTableModel::Name), QStringLiteral("  "), Qt::EditRole));
         QCOMPARE(rejected.count(), 5);
-        QVERIFY(w->panel()->messageText().contains("A tier needs a name"));
-        typeInto(w->panel()->minTokensField()->edit(), QStringLiteral("200k"));
-        QVERIFY(w->panel()->messageText().contains("longest prompt must be longer"));
+        QVERIFY(panelOf(w).messageText().contains("A tier needs a name"));
+        typeInto(panelOf(w).minTokensField()->edit(), QStringLiteral("200k"));
+        QVERIFY(panelOf(w).messageText().contains("longest prompt must be longer"));
         w->refreshNow();
-        QCOMPARE(w->explorer()->scenario(), before);
+        QCOMPARE(explorerOf(w)->scenario(), before);
         // A model file that isn't there is refused and the scenario keeps its model.
-        QVERIFY(!w->panel()->selectModel(QStringLiteral("/nonexistent/config.json")));
-        QVERIFY(!w->panel()->messageText().isEmpty());
-        QCOMPARE(w->explorer()->scenario().model, before.model);
+        QVERIFY(!panelOf(w).selectModel(QStringLiteral("/nonexistent/config.json")));
+        QVERIFY(!panelOf(w).messageText().isEmpty());
+        QCOMPARE(explorerOf(w)->scenario().model, before.model);
     }
 
     void tierModelPassesTheModelTester() {
@@ -635,20 +658,20 @@ class TestUiControls : public QObject {
         const QString file = dir.filePath("mine.kvbe.json");
         {
             auto w = makeWindow();
-            w->panel()->utilisationSlider()->setValue(70);
+            panelOf(w).utilisationSlider()->setValue(70);
             w->refreshNow();
             QVERIFY(w->saveScenario(file).ok());
             QCOMPARE(w->recentFiles().front(), QFileInfo(file).absoluteFilePath());
-            w->panel()->utilisationSlider()->setValue(35);
+            panelOf(w).utilisationSlider()->setValue(35);
             w->refreshNow();
             w->close(); // saves layout and the last scenario
         }
         auto w = makeWindow();
-        QCOMPARE(w->explorer()->scenario().utilisation, 0.35); // restored from QSettings
+        QCOMPARE(explorerOf(w)->scenario().utilisation, 0.35); // restored from QSettings
         QVERIFY(w->openFile(file).ok());
         w->refreshNow();
-        QCOMPARE(w->explorer()->scenario().utilisation, 0.7);
-        QCOMPARE(w->panel()->utilisationSlider()->value(), 70);
+        QCOMPARE(explorerOf(w)->scenario().utilisation, 0.7);
+        QCOMPARE(panelOf(w).utilisationSlider()->value(), 70);
 
         // A config.json dropped on the window becomes the model.
         const QString config =
@@ -662,9 +685,9 @@ class TestUiControls : public QObject {
         QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QCoreApplication::sendEvent(w.get(), &drop);
         w->refreshNow();
-        QCOMPARE(QString::fromStdString(w->explorer()->scenario().model), config);
-        const auto ref = reference(w->explorer()->scenario());
-        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+        QCOMPARE(QString::fromStdString(explorerOf(w)->scenario().model), config);
+        const auto ref = reference(explorerOf(w)->scenario());
+        expectSeries(chartOf(w, "breakeven")->seriesByKey("bstar"), ref.curves.tokens,
                      ref.curves.breakevenBandwidth, 1e-9);
         QVERIFY(!w->openFile(dir.filePath("missing.kvbe.json")).ok());
     }
@@ -677,16 +700,16 @@ class TestUiControls : public QObject {
         QVERIFY(dock->isVisible());
         w->setPresentation(true);
         QVERIFY(!dock->isVisible());
-        for (auto* c : w->charts())
+        for (auto* c : chartsOf(w))
             QVERIFY(c->chartStyle().presentation);
         w->setDark(true);
-        for (auto* c : w->charts())
+        for (auto* c : chartsOf(w))
             QVERIFY(c->chartStyle().dark);
         // Refills keep working under the new style.
-        w->panel()->utilisationSlider()->setValue(90);
+        panelOf(w).utilisationSlider()->setValue(90);
         w->refreshNow();
-        const auto ref = reference(w->explorer()->scenario());
-        expectSeries(w->chart("breakeven")->seriesByKey("bstar"), ref.curves.tokens,
+        const auto ref = reference(explorerOf(w)->scenario());
+        expectSeries(chartOf(w, "breakeven")->seriesByKey("bstar"), ref.curves.tokens,
                      ref.curves.breakevenBandwidth, 1e-9);
         w->setPresentation(false);
         QVERIFY(dock->isVisible());

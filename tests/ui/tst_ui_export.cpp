@@ -111,21 +111,21 @@ class TestUiExport : public QObject {
         QFETCH(QString, ext);
         const QString path = m_dir.filePath(chart + "." + ext);
         const QSize size(900, 500);
-        const auto st = exportChart(*m_window->chart(chart), path, size);
+        const auto st = exportChart(*chartOf(m_window, chart), path, size);
         QVERIFY2(st.ok(), st.ok() ? "" : st.message().c_str());
         expectValidFile(path, size);
     }
 
     void pngCarriesItsResolution() {
         const QString path = m_dir.filePath("dpi.png");
-        QVERIFY(exportChart(*m_window->chart("ttft"), path, QSize(640, 360), 300).ok());
+        QVERIFY(exportChart(*chartOf(m_window, "ttft"), path, QSize(640, 360), 300).ok());
         const QImage img(path);
         QCOMPARE(img.size(), QSize(640, 360));
         QCOMPARE(qRound(img.dotsPerMeterX() * 0.0254), 300);
     }
 
     void exportKeepsWhatTheUserDid() {
-        auto* c = m_window->chart("breakeven");
+        auto* c = chartOf(m_window, "breakeven");
         c->setSeriesHidden("bstar", true);
         auto copy = createChart("breakeven");
         copy->copyStateFrom(*c);
@@ -136,18 +136,18 @@ class TestUiExport : public QObject {
 
     void csvHoldsTheDataBehindTheChart() {
         const QString path = m_dir.filePath("breakeven.csv");
-        QVERIFY(exportCsv(*m_window->chart("breakeven"), path).ok());
+        QVERIFY(exportCsv(*chartOf(m_window, "breakeven"), path).ok());
         QFile f(path);
         QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
         const QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.size(), qsizetype(m_window->explorer()->result()->curves.tokens.size() + 1));
+        QCOMPARE(lines.size(), qsizetype(explorerOf(m_window)->result()->curves.tokens.size() + 1));
         QVERIFY(lines.front().contains("tokens"));
-        const QString models = m_window->chart("models")->csv();
+        const QString models = chartOf(m_window, "models")->csv();
         QVERIFY(models.startsWith("model,params_total"));
         QCOMPARE(models.count('\n'), qsizetype(presets().models().size() + 1));
-        QVERIFY(m_window->chart("frontier")->csv().count('\n') ==
+        QVERIFY(chartOf(m_window, "frontier")->csv().count('\n') ==
                 qsizetype(kFrontierTokens * kFrontierFractions + 1));
-        QVERIFY(!exportCsv(*m_window->chart("ttft"), "/nonexistent-dir/x.csv").ok());
+        QVERIFY(!exportCsv(*chartOf(m_window, "ttft"), "/nonexistent-dir/x.csv").ok());
     }
 
     void copyPutsAnImageOnTheClipboard() {
@@ -158,10 +158,10 @@ class TestUiExport : public QObject {
 
     void exportRefusesWhatItCannotWrite() {
         auto st =
-            exportChart(*m_window->chart("ttft"), m_dir.filePath("chart.jpg"), QSize(400, 300));
+            exportChart(*chartOf(m_window, "ttft"), m_dir.filePath("chart.jpg"), QSize(400, 300));
         QVERIFY(!st.ok());
         QVERIFY(QString::fromStdString(st.message()).contains(".png, .svg or .pdf"));
-        st = exportChart(*m_window->chart("ttft"), "/nonexistent-dir/chart.svg", QSize(400, 300));
+        st = exportChart(*chartOf(m_window, "ttft"), "/nonexistent-dir/chart.svg", QSize(400, 300));
         QVERIFY(!st.ok());
         QVERIFY(QString::fromStdString(st.message()).startsWith("cannot write"));
         QCOMPARE(parseExportSize("1600x900"), std::optional<QSize>(QSize(1600, 900)));

@@ -67,18 +67,16 @@ class TestMeasured : public QObject {
   private slots:
     void initTestCase() {
         isolateSettings();
-        qputenv("KVBE_CLI", KVBE_FAKE_PROBE_PATH);
+        useFakeProbe();
     }
-    void init() {
-        qunsetenv("KVBE_FAKE_PROBE");
-        qunsetenv("KVBE_FAKE_PROBE_DELAY_MS");
-    }
+    void init() { resetFakeProbe(); }
 
     void driveBandwidthBecomesAMeasuredTier() {
         auto w = makeWindow();
-        QCOMPARE(w->probeDock()->isVisible() || !w->probeDock()->isHidden(), true);
-        QCOMPARE(w->dockWidgetArea(w->probeDock()), Qt::BottomDockWidgetArea);
-        auto* panel = w->probePanel();
+        auto* probeDock = child<QDockWidget>(w.get(), QStringLiteral("probeDock"));
+        QCOMPARE(probeDock->isVisible() || !probeDock->isHidden(), true);
+        QCOMPARE(w->dockWidgetArea(probeDock), Qt::BottomDockWidgetArea);
+        auto* panel = probePanelOf(w);
         panel->setProbe(QStringLiteral("nvme-read"));
         panel->setTarget(QStringLiteral("/tmp/scratch"), false);
         panel->setFileSize(QStringLiteral("256MiB"));
@@ -90,9 +88,9 @@ class TestMeasured : public QObject {
                               QStringLiteral("256MiB")}));
         QVERIFY(args.contains(QStringLiteral("--duration")));
         // With an empty Model field, the scenario's model is measured.
-        QCOMPARE(args.back(), QString::fromStdString(w->explorer()->scenario().model));
+        QCOMPARE(args.back(), QString::fromStdString(explorerOf(w)->scenario().model));
 
-        const size_t nominal = w->explorer()->scenario().tiers.size();
+        const size_t nominal = explorerOf(w)->scenario().tiers.size();
         ProbeRunner* r = panel->run();
         QVERIFY(waitRun(r));
         QCOMPARE(r->outcome(), ProbeRunner::Outcome::Succeeded);
@@ -100,7 +98,7 @@ class TestMeasured : public QObject {
         QCOMPARE(panel->runStatus(0), QStringLiteral("The probe finished."));
         w->refreshNow();
 
-        const Scenario& s = w->explorer()->scenario();
+        const Scenario& s = explorerOf(w)->scenario();
         QCOMPARE(s.tiers.size(), nominal + 1);
         const QString name = w->measuredTierName(0);
         QCOMPARE(name, QStringLiteral("nvme-read #1, measured"));
@@ -110,13 +108,13 @@ class TestMeasured : public QObject {
 
         // The break-even chart draws the tier at its staged bandwidth, the fraction chart its p*.
         const auto ref = reference(s);
-        auto* level = w->chart(QStringLiteral("breakeven"))
+        auto* level = chartOf(w, QStringLiteral("breakeven"))
                           ->seriesByKey(QStringLiteral("tier/%1/level").arg(t));
         QVERIFY(level);
         QVERIFY(sameValue(level->at(0).y(), ref.eval.tiers[size_t(t)].bandwidthBps * 1e-9));
         const auto pstar = ref.eval.cost.breakevenPrefix(ref.eval.tiers[size_t(t)]);
         QVERIFY(pstar);
-        auto* mark = w->chart(QStringLiteral("fraction"))
+        auto* mark = chartOf(w, QStringLiteral("fraction"))
                          ->seriesByKey(QStringLiteral("tier/%1/pmark").arg(t));
         QVERIFY(mark);
         QCOMPARE(mark->count(), 1);
@@ -125,25 +123,25 @@ class TestMeasured : public QObject {
 
     void copyBandwidthBecomesAMeasuredTier() {
         auto w = makeWindow();
-        w->probePanel()->setProbe(QStringLiteral("gpu-copy"));
-        ProbeRunner* r = w->probePanel()->run();
+        probePanelOf(w)->setProbe(QStringLiteral("gpu-copy"));
+        ProbeRunner* r = probePanelOf(w)->run();
         QVERIFY(waitRun(r));
         w->refreshNow();
-        const int t = tierIndex(w->explorer()->scenario(), w->measuredTierName(0));
+        const int t = tierIndex(explorerOf(w)->scenario(), w->measuredTierName(0));
         QVERIFY(t >= 0);
-        QCOMPARE(w->explorer()->scenario().tiers[size_t(t)].bandwidthGBps, 52.0);
+        QCOMPARE(explorerOf(w)->scenario().tiers[size_t(t)].bandwidthGBps, 52.0);
     }
 
     void prefillPointsLandOnTtftAndBreakeven() {
         auto w = makeWindow();
-        w->probePanel()->setProbe(QStringLiteral("gpu-prefill"));
-        w->probePanel()->setLengths(QStringLiteral("1k,8k,32k"));
-        QVERIFY(w->probePanel()->arguments().contains(QStringLiteral("--lengths")));
-        ProbeRunner* r = w->probePanel()->run();
+        probePanelOf(w)->setProbe(QStringLiteral("gpu-prefill"));
+        probePanelOf(w)->setLengths(QStringLiteral("1k,8k,32k"));
+        QVERIFY(probePanelOf(w)->arguments().contains(QStringLiteral("--lengths")));
+        ProbeRunner* r = probePanelOf(w)->run();
         QVERIFY(waitRun(r));
         QCOMPARE(r->outcome(), ProbeRunner::Outcome::Succeeded);
         w->refreshNow();
-        auto* ttft = static_cast<TtftChart*>(w->chart(QStringLiteral("ttft")));
+        auto* ttft = static_cast<TtftChart*>(chartOf(w, QStringLiteral("ttft")));
         QCOMPARE(ttft->measuredCount(), size_t(3));
         auto* dots = ttft->seriesByKey(QStringLiteral("imported"));
         QVERIFY(dots);
@@ -153,11 +151,11 @@ class TestMeasured : public QObject {
             QCOMPARE(dots->at(i).x(), expectMs[i][0]);
             QVERIFY(sameValue(dots->at(i).y(), expectMs[i][1], 1e-12));
         }
-        auto* be = static_cast<BreakevenChart*>(w->chart(QStringLiteral("breakeven")));
+        auto* be = static_cast<BreakevenChart*>(chartOf(w, QStringLiteral("breakeven")));
         auto* bstar = be->seriesByKey(QStringLiteral("measured-bstar"));
         QVERIFY(bstar);
         QCOMPARE(bstar->count(), 3);
-        const auto ref = reference(w->explorer()->scenario());
+        const auto ref = reference(explorerOf(w)->scenario());
         for (int i = 0; i < 3; ++i) {
             const double n = expectMs[i][0], t = expectMs[i][1] / 1e3;
             QCOMPARE(bstar->at(i).x(), n);
@@ -167,7 +165,7 @@ class TestMeasured : public QObject {
 
     void failuresAndStopsInTheHistory() {
         auto w = makeWindow();
-        auto* panel = w->probePanel();
+        auto* panel = probePanelOf(w);
         qputenv("KVBE_FAKE_PROBE", "exit:3");
         QVERIFY(waitRun(panel->run()));
         QCOMPARE(
@@ -192,10 +190,10 @@ class TestMeasured : public QObject {
     void closingTheWindowLeavesNoProcess() {
         auto w = makeWindow();
         qputenv("KVBE_FAKE_PROBE", "hang");
-        ProbeRunner* a = w->probePanel()->run();
+        ProbeRunner* a = probePanelOf(w)->run();
         qputenv("KVBE_FAKE_PROBE", "stream");
         qputenv("KVBE_FAKE_PROBE_DELAY_MS", "1000");
-        ProbeRunner* b = w->probePanel()->run();
+        ProbeRunner* b = probePanelOf(w)->run();
         QVERIFY(QTest::qWaitFor(
             [&] {
                 return a->processState() == QProcess::Running &&
@@ -204,7 +202,7 @@ class TestMeasured : public QObject {
             5000));
         const qint64 pa = a->pid(), pb = b->pid();
         QVERIFY(!gone(pa) && !gone(pb));
-        QVERIFY(w->probePanel()->anyRunning());
+        QVERIFY(probePanelOf(w)->anyRunning());
         w->close();
         w.reset();
         QVERIFY(gone(pa));
@@ -213,7 +211,7 @@ class TestMeasured : public QObject {
 
     void importsEveryFormat() {
         auto w = makeWindow();
-        auto* fleet = w->fleetPanel();
+        auto* fleet = fleetPanelOf(w);
         auto* m = fleet->model();
         QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(w->importCalibrations({kFixtures}));
@@ -271,7 +269,7 @@ class TestMeasured : public QObject {
 
         // Each node's measured recompute curve joins the TTFT chart with its measured values.
         w->refreshNow();
-        auto* ttft = w->chart(QStringLiteral("ttft"));
+        auto* ttft = chartOf(w, QStringLiteral("ttft"));
         auto* curve = ttft->seriesByKey(QStringLiteral("overlay/%1/prefill").arg(kvbeRow));
         QVERIFY(curve);
         const auto& cal = m->at(kvbeRow).calibration;
@@ -314,12 +312,12 @@ class TestMeasured : public QObject {
     // g_ssd = 0.02 s + KV / 13.1072 GB/s, g_mem = 0.002 s + KV / 52.4288 GB/s).
     void v2FileImpliesBreakevenAndPStar() {
         auto w = makeWindow();
-        auto* fleet = w->fleetPanel();
+        auto* fleet = fleetPanelOf(w);
         QVERIFY(w->importCalibrations({kFixtures + QStringLiteral("/pykvcache-v2-implied.json")}));
         QVERIFY(waitImport(fleet));
         QCOMPARE(fleet->model()->rowCount(), 1);
         w->refreshNow();
-        auto* be = w->chart(QStringLiteral("breakeven"));
+        auto* be = chartOf(w, QStringLiteral("breakeven"));
         const double kv = 131072, GB = 1e-9;
         const QString file = QStringLiteral("pykvcache-v2-implied.json");
 
@@ -366,7 +364,7 @@ class TestMeasured : public QObject {
         QCOMPARE(memP->at(0).x(), 80.0);
         QVERIFY(sameValue(memP->at(0).y(), 52.4288, 1e-9));
 
-        auto* fraction = w->chart(QStringLiteral("fraction"));
+        auto* fraction = chartOf(w, QStringLiteral("fraction"));
         for (const auto& [tier, p] : {std::pair{"ssd", 272.0}, std::pair{"mem", 80.0}}) {
             auto* mark = fraction->seriesByKey(QStringLiteral("implied/0/%1-pstar").arg(QLatin1String(tier)));
             QVERIFY2(mark && mark->count() == 1, tier);
@@ -391,8 +389,8 @@ class TestMeasured : public QObject {
         QVERIFY(enter.isAccepted());
         QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QCoreApplication::sendEvent(w.get(), &drop);
-        QVERIFY(waitImport(w->fleetPanel()));
-        QCOMPARE(w->fleetPanel()->model()->rowCount(), 2);
+        QVERIFY(waitImport(fleetPanelOf(w)));
+        QCOMPARE(fleetPanelOf(w)->model()->rowCount(), 2);
 
         // One dropped py-kvcache .json is a calibration, not a scenario.
         QMimeData one;
@@ -403,13 +401,13 @@ class TestMeasured : public QObject {
         QVERIFY(enter2.isAccepted());
         QDropEvent drop2(QPointF(10, 10), Qt::CopyAction, &one, Qt::LeftButton, Qt::NoModifier);
         QCoreApplication::sendEvent(w.get(), &drop2);
-        QVERIFY(waitImport(w->fleetPanel()));
-        QCOMPARE(w->fleetPanel()->model()->rowCount(), 3);
+        QVERIFY(waitImport(fleetPanelOf(w)));
+        QCOMPARE(fleetPanelOf(w)->model()->rowCount(), 3);
     }
 
     void fitAndAdopt() {
         auto w = makeWindow();
-        auto* fleet = w->fleetPanel();
+        auto* fleet = fleetPanelOf(w);
         QAbstractItemModelTester tester(fleet->model(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(w->importCalibrations({kFixtures + QStringLiteral("/kvbe-node17.json")}));
@@ -421,7 +419,7 @@ class TestMeasured : public QObject {
         QVERIFY(fit.params.utilisation);
         const double u = *fit.params.utilisation;
         // The same fit as core's, against the same scenario.
-        const auto ref = reference(w->explorer()->scenario());
+        const auto ref = reference(explorerOf(w)->scenario());
         auto expect = fitCalibration(fleet->model()->at(0).calibration, ref.eval.cost.inputs(),
                                      ref.eval.tiers);
         QVERIFY(expect.ok());
@@ -437,7 +435,7 @@ class TestMeasured : public QObject {
         // Fitted against nominal: the fitted recompute curve beside the scenario's.
         w->refreshNow();
         auto* fitted =
-            w->chart(QStringLiteral("ttft"))->seriesByKey(QStringLiteral("overlay/fit/recompute"));
+            chartOf(w, QStringLiteral("ttft"))->seriesByKey(QStringLiteral("overlay/fit/recompute"));
         QVERIFY(fitted);
         QCOMPARE(fitted->count(), int(ref.curves.tokens.size()));
         {
@@ -451,7 +449,7 @@ class TestMeasured : public QObject {
             QVERIFY(sameValue(fitted->at(int(k)).y(), (cost->tMiss(n) + oh) * 1e3, 1e-12));
             const auto& [name, ft] = *fit.params.tiers.begin();
             auto* hit =
-                w->chart(QStringLiteral("ttft"))->seriesByKey(QStringLiteral("overlay/fit/hit-0"));
+                chartOf(w, QStringLiteral("ttft"))->seriesByKey(QStringLiteral("overlay/fit/hit-0"));
             QVERIFY(hit);
             const double f = ref.eval.scenario.cachedFraction;
             QVERIFY(sameValue(
@@ -462,11 +460,11 @@ class TestMeasured : public QObject {
         w->setAsk([](QWidget*, const Question&) { return QMessageBox::Yes; });
         QVERIFY(fleet->adoptFitted().ok());
         w->refreshNow();
-        QCOMPARE(w->explorer()->scenario().utilisation, u);
+        QCOMPARE(explorerOf(w)->scenario().utilisation, u);
         // The default's name spoke of u = 50 %: the adopted scenario describes itself.
         Scenario adopted = adoptFit(ref.eval.scenario, fit.params);
         adopted.name.clear();
-        QCOMPARE(w->explorer()->scenario(), adopted);
+        QCOMPARE(explorerOf(w)->scenario(), adopted);
 
         fleet->model()->clear();
         QCOMPARE(fleet->model()->rowCount(), 0);
@@ -476,11 +474,11 @@ class TestMeasured : public QObject {
         auto w = makeWindow();
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("breakeven.json"));
-        QVERIFY(w->fleetPanel()->exportPyKvcache(path, false).ok());
+        QVERIFY(fleetPanelOf(w)->exportPyKvcache(path, false).ok());
         auto back = readCalibration(path.toStdString());
         QVERIFY(back.ok());
         QCOMPARE(back->format, std::string("py-kvcache-v1"));
-        const auto ref = reference(w->explorer()->scenario());
+        const auto ref = reference(explorerOf(w)->scenario());
         QCOMPARE(back->model, ref.eval.model.id);
         // The first NVMe and the first DRAM tier of the scenario, as the CLI picks them.
         std::map<std::string, double> expect;
@@ -501,10 +499,10 @@ class TestMeasured : public QObject {
         // And the selected calibration's thresholds.
         QVERIFY(w->importCalibrations(
             {kFixtures + QStringLiteral("/pykvcache-v1-qwen3-4b-h100.json")}));
-        QVERIFY(waitImport(w->fleetPanel()));
-        w->fleetPanel()->selectRow(0);
+        QVERIFY(waitImport(fleetPanelOf(w)));
+        fleetPanelOf(w)->selectRow(0);
         const QString path2 = dir.filePath(QStringLiteral("qwen.json"));
-        QVERIFY(w->fleetPanel()->exportPyKvcache(path2, true).ok());
+        QVERIFY(fleetPanelOf(w)->exportPyKvcache(path2, true).ok());
         auto back2 = readCalibration(path2.toStdString());
         QVERIFY(back2.ok());
         QCOMPARE(back2->breakevenPrefix.at("ssd"), 6203.0);
@@ -548,11 +546,11 @@ class TestMeasured : public QObject {
         tick.start();
         UiEventClock::reset();
         QVERIFY(w->importCalibrations({path}));
-        QVERIFY(waitImport(w->fleetPanel()));
+        QVERIFY(waitImport(fleetPanelOf(w)));
         const auto longest = UiEventClock::longest();
         tick.stop();
-        QCOMPARE(w->fleetPanel()->model()->rowCount(), 1);
-        QVERIFY(w->fleetPanel()->model()->at(0).calibration.prefill.size() > 1000000);
+        QCOMPARE(fleetPanelOf(w)->model()->rowCount(), 1);
+        QVERIFY(fleetPanelOf(w)->model()->at(0).calibration.prefill.size() > 1000000);
         qInfo("longest UI-thread event during the import: %.1f ms of CPU (%s); longest wall-clock "
               "gap between 10 ms ticks %lld ms; %lld ms in all",
               longest.ms, qPrintable(longest.what), worstGap, clock.elapsed());

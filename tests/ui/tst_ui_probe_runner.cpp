@@ -20,18 +20,18 @@ bool gone(qint64 pid) {
 
 struct Run {
     std::unique_ptr<ProbeRunner> runner = std::make_unique<ProbeRunner>();
-    std::vector<nlohmann::json> points;
+    std::vector<ProbePoint> points;
     std::vector<double> fractions;
     int headers = 0, results = 0, finishes = 0;
     Run() {
         QObject::connect(runner.get(), &ProbeRunner::point,
-                         [this](const nlohmann::json& p) { points.push_back(p); });
+                         [this](const ProbePoint& p) { points.push_back(p); });
         QObject::connect(runner.get(), &ProbeRunner::progress,
                          [this](double f, const QString&) { fractions.push_back(f); });
         QObject::connect(runner.get(), &ProbeRunner::header,
-                         [this](const nlohmann::json&) { ++headers; });
+                         [this](const ProbeHeader&) { ++headers; });
         QObject::connect(runner.get(), &ProbeRunner::result,
-                         [this](const nlohmann::json&) { ++results; });
+                         [this](const ProbeResult&) { ++results; });
         QObject::connect(runner.get(), &ProbeRunner::finished,
                          [this](ProbeRunner::Outcome, const QString&) { ++finishes; });
     }
@@ -70,9 +70,9 @@ class TestProbeRunner : public QObject {
         QCOMPARE(r.results, 1);
         QCOMPARE(r.finishes, 1);
         QCOMPARE(r.points.size(), size_t(4));
-        QCOMPARE(r.points[2]["series"].get<std::string>(), std::string("read_GBps"));
-        QCOMPARE(r.points[2]["x"].get<double>(), 4194304.0);
-        QCOMPARE(r.points[2]["y"].get<double>(), 6.5);
+        QCOMPARE(r.points[2].series, std::string("read_GBps"));
+        QCOMPARE(r.points[2].x, 4194304.0);
+        QCOMPARE(r.points[2].y, 6.5);
         QCOMPARE(r.fractions.size(), size_t(4));
         QCOMPARE(r.runner->fraction(), 1.0);
         QVERIFY(gone(r.runner->pid()));

@@ -46,9 +46,9 @@ class TestUiPublished : public QObject {
         QVERIFY2(open, "File > Built-in scenarios offers the fitted scenario by name");
         open->trigger();
         w->refreshNow();
-        QCOMPARE(QString::fromStdString(w->explorer()->scenario().name), kFitted);
+        QCOMPARE(QString::fromStdString(explorerOf(w)->scenario().name), kFitted);
 
-        auto* be = w->chart("breakeven");
+        auto* be = chartOf(w, "breakeven");
         auto* markers = be->seriesByKey(kPublishedKey);
         QVERIFY(markers);
         QVERIFY(!be->isSeriesHidden(kPublishedKey));
@@ -68,7 +68,7 @@ class TestUiPublished : public QObject {
         QVERIFY(!be->hoverText(QPointF(40000, 100)).contains(QStringLiteral("published")));
 
         // f* at 8k and 80k, p* at (p*, 1) on the fraction chart.
-        auto* fr = w->chart("fraction")->seriesByKey(kPublishedKey);
+        auto* fr = chartOf(w, "fraction")->seriesByKey(kPublishedKey);
         QVERIFY(fr);
         QCOMPARE(fr->points().size(), 4);
         QVERIFY(hasPoint(fr->points(), {8192, 0.778}));
@@ -77,41 +77,41 @@ class TestUiPublished : public QObject {
 
     void viewTogglesPublishedMarkers() {
         auto w = makeWindow(); // the default scenario: the study's model on an H100, so shown
-        QVERIFY(w->chart("breakeven")->seriesByKey(kPublishedKey));
+        QVERIFY(chartOf(w, "breakeven")->seriesByKey(kPublishedKey));
         QAction* toggle = actionNamed(w.get(), QStringLiteral("Published figures"));
         QVERIFY(toggle && toggle->isCheckable() && toggle->isChecked());
         toggle->setChecked(false);
-        for (auto* c : w->charts()) QVERIFY(c->isSeriesHidden(kPublishedKey));
-        QVERIFY(!w->chart("breakeven")->hoverText(QPointF(1024, 23.2)).contains(QStringLiteral("published")));
+        for (auto* c : chartsOf(w)) QVERIFY(c->isSeriesHidden(kPublishedKey));
+        QVERIFY(!chartOf(w, "breakeven")->hoverText(QPointF(1024, 23.2)).contains(QStringLiteral("published")));
         toggle->setChecked(true);
-        for (auto* c : w->charts()) QVERIFY(!c->isSeriesHidden(kPublishedKey));
+        for (auto* c : chartsOf(w)) QVERIFY(!c->isSeriesHidden(kPublishedKey));
     }
 
     void noMarkersForAnotherModel() {
         auto w = makeWindow();
-        Scenario s = w->explorer()->scenario();
+        Scenario s = explorerOf(w)->scenario();
         s.model = "meta-llama/Llama-3.3-70B-Instruct";
-        w->explorer()->setScenario(s);
+        explorerOf(w)->setScenario(s);
         w->refreshNow();
-        auto* m = w->chart("breakeven")->seriesByKey(kPublishedKey);
+        auto* m = chartOf(w, "breakeven")->seriesByKey(kPublishedKey);
         QVERIFY(!m || m->points().isEmpty() || !m->isVisible());
     }
 
     void presetFixedCostsSayNominal() {
         auto w = makeWindow();
-        auto* m = w->panel()->tierModel();
+        auto* m = panelOf(w).tierModel();
         const QString shown = m->data(m->index(0, TierTableModel::FixedCost), Qt::DisplayRole).toString();
         QVERIFY2(shown.endsWith(QStringLiteral("(nominal)")), qPrintable(shown));
         // Editing starts from the bare number.
         QVERIFY(!m->data(m->index(0, TierTableModel::FixedCost), Qt::EditRole).toString().contains(QStringLiteral("nominal")));
         QVERIFY(m->data(m->index(0, TierTableModel::FixedCost), Qt::ToolTipRole).toString().contains(QStringLiteral("not measured or fitted")));
-        QVERIFY(w->chart("breakeven")->chart()->title().contains(QStringLiteral("nominal t_fixed")));
+        QVERIFY(chartOf(w, "breakeven")->chart()->title().contains(QStringLiteral("nominal t_fixed")));
 
         actionNamed(w.get(), kFitted)->trigger();
         w->refreshNow();
         for (int row = 0; row < m->rowCount(); ++row)
             QVERIFY(!m->data(m->index(row, TierTableModel::FixedCost), Qt::DisplayRole).toString().contains(QStringLiteral("nominal")));
-        QVERIFY(!w->chart("breakeven")->chart()->title().contains(QStringLiteral("nominal")));
+        QVERIFY(!chartOf(w, "breakeven")->chart()->title().contains(QStringLiteral("nominal")));
     }
 };
 

@@ -31,7 +31,7 @@ const QString kFixtures = QStringLiteral(KVBE_FIXTURES "/calibration");
 const QString k70b = QStringLiteral("meta-llama/Llama-3.3-70B-Instruct");
 
 void pickGpu(MainWindow* w, const QString& key) {
-    auto* gpu = w->panel()->gpuBox();
+    auto* gpu = panelOf(w).gpuBox();
     const int i = gpu->findData(key);
     QVERIFY(i >= 0);
     gpu->setCurrentIndex(i);
@@ -82,39 +82,38 @@ class TestTrust : public QObject {
   private slots:
     void initTestCase() {
         isolateSettings();
-        qputenv("KVBE_CLI", KVBE_FAKE_PROBE_PATH);
+        useFakeProbe();
     }
     void init() {
         QSettings().clear();
-        qunsetenv("KVBE_FAKE_PROBE");
-        qunsetenv("KVBE_FAKE_PROBE_DELAY_MS");
+        resetFakeProbe();
     }
 
     // ---- 1. labels that say what the scenario is
 
     void pinAfterAModelChangeIsLabelledFromItsInputs() {
         auto w = makeWindow();
-        QVERIFY(w->panel()->selectModel(k70b));
+        QVERIFY(panelOf(w).selectModel(k70b));
         pickGpu(w.get(), QStringLiteral("h200"));
         w->refreshNow();
         QVERIFY(w->pinCurrent(QString())); // the label the window proposes
-        const QString label = w->explorer()->pins()->pins().front()->label;
+        const QString label = explorerOf(w)->pins()->pins().front()->label;
         const QString expect =
             QStringLiteral("Llama-3.3-70B-Instruct on %1, u = 50 %, BF16 KV").arg(gpuLabel("h200"));
         QCOMPARE(label, expect);
-        QVERIFY(w->chart(QStringLiteral("breakeven"))
+        QVERIFY(chartOf(w, QStringLiteral("breakeven"))
                     ->seriesByKey(QStringLiteral("pin/0/bstar"))
                     ->name()
                     .startsWith(expect));
         // Nothing about the default's "Llama 3.2 3B on an H100 SXM" is left in the legend.
-        QVERIFY(!w->chart(QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("pin/0/bstar"))
+        QVERIFY(!chartOf(w, QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("pin/0/bstar"))
                      ->name().contains(QStringLiteral("3.2 3B")));
     }
 
     void savedScenarioIsNamedFromItsInputs() {
         QTemporaryDir dir;
         auto w = makeWindow();
-        QVERIFY(w->panel()->selectModel(QStringLiteral("deepseek-ai/DeepSeek-V3")));
+        QVERIFY(panelOf(w).selectModel(QStringLiteral("deepseek-ai/DeepSeek-V3")));
         w->refreshNow();
         const QString file = dir.filePath(QStringLiteral("ds.kvbe.json"));
         QVERIFY(w->saveScenario(file).ok());
@@ -127,28 +126,28 @@ class TestTrust : public QObject {
     void anEditMarksTheWindowUnsaved() {
         auto w = makeWindow();
         QVERIFY(!w->isWindowModified());
-        w->panel()->utilisationSlider()->setValue(70);
+        panelOf(w).utilisationSlider()->setValue(70);
         QVERIFY(w->isWindowModified());
         QVERIFY(w->windowTitle().contains(QStringLiteral("[*]")));
         // Back to what it was: nothing left to save.
-        w->panel()->utilisationSlider()->setValue(50);
+        panelOf(w).utilisationSlider()->setValue(50);
         QVERIFY(!w->isWindowModified());
     }
 
     void aNameTheUserGaveStays() {
         auto w = makeWindow();
-        auto* name = w->panel()->nameField();
+        auto* name = panelOf(w).nameField();
         name->setText(QStringLiteral("Plan B"));
         emit name->editingFinished();
-        QVERIFY(w->panel()->selectModel(k70b));
+        QVERIFY(panelOf(w).selectModel(k70b));
         w->refreshNow();
-        QCOMPARE(w->explorer()->result()->label, QStringLiteral("Plan B"));
+        QCOMPARE(explorerOf(w)->result()->label, QStringLiteral("Plan B"));
         QCOMPARE(w->proposedPinLabel(), QStringLiteral("Plan B"));
         // Cleared, the scenario describes itself again.
         name->setText(QString());
         emit name->editingFinished();
         w->refreshNow();
-        QVERIFY(w->explorer()->result()->label.startsWith(QStringLiteral("Llama-3.3-70B-Instruct on ")));
+        QVERIFY(explorerOf(w)->result()->label.startsWith(QStringLiteral("Llama-3.3-70B-Instruct on ")));
     }
 
     void quittingAndResettingAskFirst() {
@@ -161,16 +160,16 @@ class TestTrust : public QObject {
         });
         QVERIFY(w->close()); // nothing changed: no question
         QVERIFY(asked.isEmpty());
-        w->panel()->utilisationSlider()->setValue(70);
+        panelOf(w).utilisationSlider()->setValue(70);
         QVERIFY(!w->close());
         QCOMPARE(asked.size(), 1);
         QVERIFY(asked.back().contains(QStringLiteral("not saved")));
         QVERIFY(!w->resetToDefault());
-        QCOMPARE(w->explorer()->scenario().utilisation, 0.7);
+        QCOMPARE(explorerOf(w)->scenario().utilisation, 0.7);
         answer = QMessageBox::Discard;
         QVERIFY(w->resetToDefault());
         QCOMPARE(asked.size(), 3);
-        QCOMPARE(w->explorer()->scenario(), *defaultScenario(presets()));
+        QCOMPARE(explorerOf(w)->scenario(), *defaultScenario(presets()));
         QVERIFY(!w->isWindowModified());
     }
 
@@ -178,16 +177,16 @@ class TestTrust : public QObject {
 
     void fitUsesTheModelTheNodeWasMeasuredWith() {
         auto w = makeWindow();
-        QVERIFY(w->panel()->selectModel(k70b));
+        QVERIFY(panelOf(w).selectModel(k70b));
         w->refreshNow();
-        auto* fleet = w->fleetPanel();
+        auto* fleet = fleetPanelOf(w);
         QVERIFY(w->importCalibrations({kFixtures + QStringLiteral("/kvbe-node17.json")}));
         QVERIFY(waitImport(fleet));
         fleet->selectRow(0);
         const auto st = fleet->fitSelected();
         QVERIFY2(st.ok(), st.ok() ? "" : st.message().c_str());
         // The same fit as core's against the scenario with the node's own model.
-        Scenario measured = w->explorer()->scenario();
+        Scenario measured = explorerOf(w)->scenario();
         measured.model = "meta-llama/Llama-3.2-3B";
         const auto ref = reference(measured);
         auto expect = fitCalibration(fleet->model()->at(0).calibration, ref.eval.cost.inputs(),
@@ -203,7 +202,7 @@ class TestTrust : public QObject {
     void anUnreliableFitIsFlagged() {
         QTemporaryDir dir;
         auto w = makeWindow();
-        auto* fleet = w->fleetPanel();
+        auto* fleet = fleetPanelOf(w);
         QVERIFY(w->importCalibrations({tooFastCalibration(dir)}));
         QVERIFY(waitImport(fleet));
         fleet->selectRow(0);
@@ -215,16 +214,16 @@ class TestTrust : public QObject {
 
     void adoptChangesNothingWithoutConfirmationAndUndoRestores() {
         auto w = makeWindow();
-        auto* fleet = w->fleetPanel();
+        auto* fleet = fleetPanelOf(w);
         QVERIFY(w->importCalibrations({kFixtures + QStringLiteral("/kvbe-node17.json")}));
         QVERIFY(waitImport(fleet));
         fleet->selectRow(0);
         QVERIFY(fleet->fitSelected().ok());
-        const Scenario before = w->explorer()->scenario();
+        const Scenario before = explorerOf(w)->scenario();
         // Nobody answers (offscreen): nothing changes.
         fleet->adoptFitted();
         w->refreshNow();
-        QCOMPARE(w->explorer()->scenario(), before);
+        QCOMPARE(explorerOf(w)->scenario(), before);
 
         // The question shows each change, old → new; "No" changes nothing either.
         QString details;
@@ -234,7 +233,7 @@ class TestTrust : public QObject {
             return answer;
         });
         fleet->adoptFitted();
-        QCOMPARE(w->explorer()->scenario(), before);
+        QCOMPARE(explorerOf(w)->scenario(), before);
         QVERIFY2(details.contains(QStringLiteral("utilisation: 50 % → 44.6 %")), qPrintable(details));
         QVERIFY2(details.contains(QStringLiteral("NVMe (PCIe 5.0) bandwidth: 13.5 GB/s → 12.5 GB/s")), qPrintable(details));
         answer = QMessageBox::Yes;
@@ -242,22 +241,22 @@ class TestTrust : public QObject {
         // u changed: the default's name no longer fits, the scenario describes itself.
         Scenario adopted = adoptFit(before, fleet->lastFit()->params);
         adopted.name.clear();
-        QCOMPARE(w->explorer()->scenario(), adopted);
+        QCOMPARE(explorerOf(w)->scenario(), adopted);
 
         QAction* undo = menuAction(w.get(), QStringLiteral("Undo"));
         QVERIFY(undo);
         QVERIFY(undo->isEnabled());
         undo->trigger();
-        QCOMPARE(w->explorer()->scenario(), before);
+        QCOMPARE(explorerOf(w)->scenario(), before);
         QAction* redo = menuAction(w.get(), QStringLiteral("Redo"));
         QVERIFY(redo);
         redo->trigger();
-        QCOMPARE(w->explorer()->scenario(), adopted);
+        QCOMPARE(explorerOf(w)->scenario(), adopted);
     }
 
     void everyScenarioEditCanBeUndone() {
         auto w = makeWindow();
-        const Scenario before = w->explorer()->scenario();
+        const Scenario before = explorerOf(w)->scenario();
         QAction* undo = menuAction(w.get(), QStringLiteral("Undo"));
         QVERIFY(undo);
         QCOMPARE(undo->shortcut(), QKeySequence(QKeySequence::Undo));
@@ -266,25 +265,25 @@ class TestTrust : public QObject {
                     .contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)));
         // A drag is one step.
         for (int v = 51; v <= 80; ++v)
-            w->panel()->utilisationSlider()->setValue(v);
-        emit w->panel()->utilisationSlider()->sliderReleased();
-        QVERIFY(w->panel()->selectModel(k70b));
+            panelOf(w).utilisationSlider()->setValue(v);
+        emit panelOf(w).utilisationSlider()->sliderReleased();
+        QVERIFY(panelOf(w).selectModel(k70b));
         pickGpu(w.get(), QStringLiteral("h200"));
         undo->trigger();
         undo->trigger();
-        QCOMPARE(w->explorer()->scenario().model, std::string("meta-llama/Llama-3.2-3B"));
-        QCOMPARE(w->explorer()->scenario().utilisation, 0.8);
+        QCOMPARE(explorerOf(w)->scenario().model, std::string("meta-llama/Llama-3.2-3B"));
+        QCOMPARE(explorerOf(w)->scenario().utilisation, 0.8);
         undo->trigger();
-        QCOMPARE(w->explorer()->scenario(), before);
-        QCOMPARE(w->panel()->utilisationSlider()->value(), 50);
+        QCOMPARE(explorerOf(w)->scenario(), before);
+        QCOMPARE(panelOf(w).utilisationSlider()->value(), 50);
         // The default's name comes back with its inputs.
         w->refreshNow();
-        QCOMPARE(w->explorer()->result()->label, QString::fromStdString(before.name));
+        QCOMPARE(explorerOf(w)->result()->label, QString::fromStdString(before.name));
     }
 
     void pStarZeroIsExplained() {
         auto w = makeWindow();
-        auto* fleet = w->fleetPanel();
+        auto* fleet = fleetPanelOf(w);
         QVERIFY(w->importCalibrations({kFixtures + QStringLiteral("/kvbe-node17.json")}));
         QVERIFY(waitImport(fleet));
         fleet->selectRow(0);
@@ -302,15 +301,15 @@ class TestTrust : public QObject {
 
     void aCancelledRunNeverReachesTheScenario() {
         auto w = makeWindow();
-        const Scenario before = w->explorer()->scenario();
+        const Scenario before = explorerOf(w)->scenario();
         qputenv("KVBE_FAKE_PROBE", "hang-after:2");
-        ProbeRunner* r = w->probePanel()->run();
+        ProbeRunner* r = probePanelOf(w)->run();
         QSignalSpy points(r, &ProbeRunner::point);
         QVERIFY(QTest::qWaitFor([&] { return points.count() >= 2; }, 10000));
         w->refreshNow();
         // Running: drawn as provisional, not a tier of the scenario.
-        QCOMPARE(w->explorer()->scenario(), before);
-        auto* live = w->chart(QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("running/0"));
+        QCOMPARE(explorerOf(w)->scenario(), before);
+        auto* live = chartOf(w, QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("running/0"));
         QVERIFY(live);
         QVERIFY(live->name().contains(QStringLiteral("running")));
         QCOMPARE(live->pen().style(), Qt::DashLine);
@@ -318,34 +317,34 @@ class TestTrust : public QObject {
         r->cancel();
         QVERIFY(waitRun(r));
         w->refreshNow();
-        QCOMPARE(w->explorer()->scenario(), before);
+        QCOMPARE(explorerOf(w)->scenario(), before);
         QVERIFY(w->measuredTierName(0).isEmpty());
-        QVERIFY(!w->chart(QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("running/0")));
-        QVERIFY2(w->probePanel()->runStatus(0).contains(QStringLiteral("not used")),
-                 qPrintable(w->probePanel()->runStatus(0)));
+        QVERIFY(!chartOf(w, QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("running/0")));
+        QVERIFY2(probePanelOf(w)->runStatus(0).contains(QStringLiteral("not used")),
+                 qPrintable(probePanelOf(w)->runStatus(0)));
 
         // Kept on purpose, it joins the scenario, named for what it is.
-        auto* keep = w->probePanel()->findChild<QPushButton*>(QStringLiteral("keepRun0"));
+        auto* keep = probePanelOf(w)->findChild<QPushButton*>(QStringLiteral("keepRun0"));
         QVERIFY(keep);
         QVERIFY(keep->isVisible() || !keep->isHidden());
         keep->click();
         w->refreshNow();
-        QCOMPARE(w->explorer()->scenario().tiers.size(), before.tiers.size() + 1);
-        QVERIFY(QString::fromStdString(w->explorer()->scenario().tiers.back().name)
+        QCOMPARE(explorerOf(w)->scenario().tiers.size(), before.tiers.size() + 1);
+        QVERIFY(QString::fromStdString(explorerOf(w)->scenario().tiers.back().name)
                     .contains(QStringLiteral("stopped")));
-        QCOMPARE(w->explorer()->scenario().tiers.back().bandwidthGBps, 5.25);
+        QCOMPARE(explorerOf(w)->scenario().tiers.back().bandwidthGBps, 5.25);
     }
 
     void aFailedRunNeverReachesTheScenario() {
         auto w = makeWindow();
-        const Scenario before = w->explorer()->scenario();
+        const Scenario before = explorerOf(w)->scenario();
         qputenv("KVBE_FAKE_PROBE", "fail-after:3");
-        ProbeRunner* r = w->probePanel()->run();
+        ProbeRunner* r = probePanelOf(w)->run();
         QVERIFY(waitRun(r));
         QCOMPARE(r->outcome(), ProbeRunner::Outcome::Failed);
         w->refreshNow();
-        QCOMPARE(w->explorer()->scenario(), before);
-        QVERIFY(!w->chart(QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("running/0")));
+        QCOMPARE(explorerOf(w)->scenario(), before);
+        QVERIFY(!chartOf(w, QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("running/0")));
     }
 
     void aRunKilledByClosingDoesNotComeBack() {
@@ -353,34 +352,34 @@ class TestTrust : public QObject {
         {
             auto w = makeWindow();
             qputenv("KVBE_FAKE_PROBE", "hang-after:2");
-            ProbeRunner* r = w->probePanel()->run();
+            ProbeRunner* r = probePanelOf(w)->run();
             QSignalSpy points(r, &ProbeRunner::point);
             QVERIFY(QTest::qWaitFor([&] { return points.count() >= 2; }, 10000));
             w->close();
         }
         auto w = makeWindow();
-        QCOMPARE(w->explorer()->scenario().tiers.size(), nominal);
+        QCOMPARE(explorerOf(w)->scenario().tiers.size(), nominal);
     }
 
     void aFinishedRunBecomesATierThatCanBeUndone() {
         auto w = makeWindow();
-        const Scenario before = w->explorer()->scenario();
-        ProbeRunner* r = w->probePanel()->run();
+        const Scenario before = explorerOf(w)->scenario();
+        ProbeRunner* r = probePanelOf(w)->run();
         QVERIFY(waitRun(r));
-        QCOMPARE(w->explorer()->scenario().tiers.size(), before.tiers.size() + 1);
-        QCOMPARE(w->explorer()->scenario().tiers.back().bandwidthGBps, 6.5);
+        QCOMPARE(explorerOf(w)->scenario().tiers.size(), before.tiers.size() + 1);
+        QCOMPARE(explorerOf(w)->scenario().tiers.back().bandwidthGBps, 6.5);
         QVERIFY(w->isWindowModified());
-        w->undoAction()->trigger();
-        QCOMPARE(w->explorer()->scenario(), before);
+        child<QAction>(w.get(), QStringLiteral("undo"))->trigger();
+        QCOMPARE(explorerOf(w)->scenario(), before);
     }
 
     // ---- 4. the Probes dock shows the run's results
 
     void theDockShowsTheRunsTableAndWhichRowIsTheTier() {
         auto w = makeWindow();
-        ProbeRunner* r = w->probePanel()->run();
+        ProbeRunner* r = probePanelOf(w)->run();
         QVERIFY(waitRun(r));
-        auto* table = w->probePanel()->findChild<QTableWidget*>(QStringLiteral("runResults0"));
+        auto* table = probePanelOf(w)->findChild<QTableWidget*>(QStringLiteral("runResults0"));
         QVERIFY(table);
         QCOMPARE(table->rowCount(), 4); // one row per block size × queue depth the probe sent
         QStringList headers;
@@ -397,21 +396,21 @@ class TestTrust : public QObject {
         QVERIFY(table->item(2, 0)->text().contains(QStringLiteral("tier")));
         for (int row : {0, 1, 3})
             QVERIFY(!table->item(row, 0)->text().contains(QStringLiteral("tier")));
-        auto* why = w->probePanel()->findChild<QLabel*>(QStringLiteral("runTierWhy0"));
+        auto* why = probePanelOf(w)->findChild<QLabel*>(QStringLiteral("runTierWhy0"));
         QVERIFY(why);
         QVERIFY2(why->text().contains(QStringLiteral("sustained")), qPrintable(why->text()));
 
         // Another row as the tier: the tier takes its rate, in one undoable edit.
-        const int t = int(w->explorer()->scenario().tiers.size()) - 1;
+        const int t = int(explorerOf(w)->scenario().tiers.size()) - 1;
         table->selectRow(1);
-        auto* use = w->probePanel()->findChild<QPushButton*>(QStringLiteral("useRow0"));
+        auto* use = probePanelOf(w)->findChild<QPushButton*>(QStringLiteral("useRow0"));
         QVERIFY(use);
         use->click();
-        QCOMPARE(w->explorer()->scenario().tiers[size_t(t)].bandwidthGBps, 5.25);
+        QCOMPARE(explorerOf(w)->scenario().tiers[size_t(t)].bandwidthGBps, 5.25);
         QVERIFY(table->item(1, 0)->text().contains(QStringLiteral("tier")));
         QVERIFY(!table->item(2, 0)->text().contains(QStringLiteral("tier")));
-        w->undoAction()->trigger();
-        QCOMPARE(w->explorer()->scenario().tiers[size_t(t)].bandwidthGBps, 6.5);
+        child<QAction>(w.get(), QStringLiteral("undo"))->trigger();
+        QCOMPARE(explorerOf(w)->scenario().tiers[size_t(t)].bandwidthGBps, 6.5);
     }
 };
 

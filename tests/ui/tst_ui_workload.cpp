@@ -108,7 +108,7 @@ class TestUiWorkload : public QObject {
         auto w = makeWindow();
         auto* v = viewOf(*w);
         QVERIFY(v);
-        QVERIFY(w->tabs()->indexOf(v) >= 0);
+        QVERIFY(tabsOf(w)->indexOf(v) >= 0);
         for (const char* key : {"workload-lengths", "workload-capacity", "workload-ttft"})
             QVERIFY2(v->findChild<WorkloadChart*>(QString::fromLatin1(key)), key);
         // Before a trace: no workload in the charts, a sentence that asks for one.
@@ -136,7 +136,7 @@ class TestUiWorkload : public QObject {
 
         auto t = loadTrace(realTracePath().toStdString(), {});
         QVERIFY(t.ok());
-        const auto ref = reference(w->explorer()->scenario());
+        const auto ref = reference(explorerOf(w)->scenario());
         const auto& e = ref.eval;
         QVERIFY(e.gpu.has_value());
         auto check = [&](double dram, const char* admission) {
@@ -196,7 +196,7 @@ class TestUiWorkload : public QObject {
         std::size_t inBins = 0;
         for (const auto& b : chart->bins()) inBins += b.requests;
         QCOMPARE(inBins, lengths.size());
-        const auto ref = reference(w->explorer()->scenario());
+        const auto ref = reference(explorerOf(w)->scenario());
         int drawn = 0;
         for (std::size_t i = 0; i < ref.eval.tiers.size(); ++i) {
             const auto pStar = ref.eval.cost.breakevenPrefix(ref.eval.tiers[i]);
@@ -236,7 +236,7 @@ class TestUiWorkload : public QObject {
         QApplication::sendEvent(w.get(), &drop);
         QVERIFY(settle(*w));
         QCOMPARE(v->traceFile(), handTracePath());
-        QCOMPARE(w->tabs()->currentWidget(), v);
+        QCOMPARE(tabsOf(w)->currentWidget(), v);
         QCOMPARE(v->trace()->size(), std::size_t(4));
         QVERIFY(v->result() && v->result()->replay);
     }
@@ -309,9 +309,9 @@ class TestUiWorkload : public QObject {
         auto* v = viewOf(*w);
         QVERIFY(v->openTrace(handTracePath()));
         QVERIFY(settle(*w));
-        Scenario s = w->explorer()->scenario();
+        Scenario s = explorerOf(w)->scenario();
         s.utilisation = s.utilisation / 2;
-        w->explorer()->edit(s, "u");
+        explorerOf(w)->edit(s, "u");
         w->refreshNow();
         QVERIFY(settle(*w));
         QCOMPARE(v->result()->eval->scenario.utilisation, s.utilisation);
@@ -344,10 +344,10 @@ class TestUiWorkload : public QObject {
             QVERIFY(!c->csv().isEmpty());
         }
         // The window's Export menu acts on the Workload tab's visible chart.
-        w->tabs()->setCurrentWidget(v);
+        tabsOf(w)->setCurrentWidget(v);
         auto* tabs = v->findChild<QTabWidget*>("workloadCharts");
         tabs->setCurrentIndex(2);
-        QCOMPARE(w->currentChart(), static_cast<ChartView*>(v->findChild<WorkloadChart*>("workload-ttft")));
+        QCOMPARE(currentChartOf(w), static_cast<ChartView*>(v->findChild<WorkloadChart*>("workload-ttft")));
         // kvbe --export with --trace, without a display.
         const QString out = dir.filePath("capacity.png");
         QProcess p;

@@ -4,12 +4,23 @@
 #include "kvbe/curves.h"
 #include "kvbe/presets.h"
 #include "kvbe/scenario.h"
+#include "kvbe/ui/fleet_panel.h"
 #include "kvbe/ui/main_window.h"
+#include "kvbe/ui/probe_panel.h"
+#include "kvbe/ui/scenario_panel.h"
+#include "kvbe/ui/workload_view.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QCoreApplication>
+#include <QLabel>
+#include <QLineEdit>
 #include <QLineSeries>
 #include <QSettings>
+#include <QSlider>
 #include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTest>
 
 #include <algorithm>
@@ -25,6 +36,18 @@ inline void isolateSettings() {
     QCoreApplication::setApplicationName(QStringLiteral("kvbe-tests"));
     QSettings().clear();
 }
+
+#ifdef KVBE_FAKE_PROBE_PATH
+// Suites that run probes, once: the window's kvbe-cli is the fake probe (fake_probe.cpp).
+inline void useFakeProbe() {
+    qputenv("KVBE_CLI", KVBE_FAKE_PROBE_PATH);
+}
+// Before each test: the fake probe behaves as a probe that succeeds, at full speed.
+inline void resetFakeProbe() {
+    qunsetenv("KVBE_FAKE_PROBE");
+    qunsetenv("KVBE_FAKE_PROBE_DELAY_MS");
+}
+#endif
 
 inline const Presets& presets() {
     static const Presets p = [] {
@@ -55,6 +78,78 @@ inline Reference reference(const Scenario& s) {
                                    s.lengths.points, s.lengths.log);
     CurveSet c = computeCurves(e->cost, e->tiers, tokens, s.cachedFraction);
     return {std::move(*e), std::move(c)};
+}
+
+// The descendant of `parent` of type T with this object name. A missing one stops the suite with
+// its name: a renamed control is reported as such, not as a null pointer further on.
+template <class T> T* child(const QObject* parent, const QString& name) {
+    T* c = parent->findChild<T*>(name);
+    if (!c) qFatal("no %s named \"%s\"", T::staticMetaObject.className(), qPrintable(name));
+    return c;
+}
+
+// The window's parts, found by object name as a user's tools would find them.
+template <class W> Explorer* explorerOf(const W& w) {
+    return child<Explorer>(&*w, QStringLiteral("explorer"));
+}
+template <class W> ChartView* chartOf(const W& w, const QString& key) {
+    return child<ChartView>(&*w, key + QStringLiteral("Chart"));
+}
+template <class W> std::vector<ChartView*> chartsOf(const W& w) {
+    std::vector<ChartView*> charts;
+    for (const QString& key : {QStringLiteral("breakeven"), QStringLiteral("fraction"),
+                               QStringLiteral("ttft"), QStringLiteral("models"),
+                               QStringLiteral("frontier")})
+        charts.push_back(chartOf(w, key));
+    return charts;
+}
+template <class W> QTabWidget* tabsOf(const W& w) {
+    return child<QTabWidget>(&*w, QStringLiteral("chartTabs"));
+}
+template <class W> ChartView* currentChartOf(const W& w) {
+    QWidget* page = tabsOf(w)->currentWidget();
+    if (auto* chart = qobject_cast<ChartView*>(page)) return chart;
+    if (auto* workload = qobject_cast<WorkloadView*>(page)) return workload->visibleChart();
+    return page->findChild<ChartView*>();
+}
+template <class W> ProbePanel* probePanelOf(const W& w) {
+    return child<ProbePanel>(&*w, QStringLiteral("probePanel"));
+}
+template <class W> FleetPanel* fleetPanelOf(const W& w) {
+    return child<FleetPanel>(&*w, QStringLiteral("fleetPanel"));
+}
+
+// The scenario panel's controls by object name (ui/src/scenario_panel.cpp names them).
+struct PanelControls {
+    ScenarioPanel* panel;
+    template <class T> T* get(const char* name) const {
+        return child<T>(panel, QLatin1String(name));
+    }
+    QLineEdit* nameField() const { return get<QLineEdit>("name"); }
+    QComboBox* modelBox() const { return get<QComboBox>("model"); }
+    QComboBox* gpuBox() const { return get<QComboBox>("gpu"); }
+    NumberField* peakField() const { return get<NumberField>("peak"); }
+    QComboBox* computeDtypeBox() const { return get<QComboBox>("computeDtype"); }
+    QSlider* utilisationSlider() const { return get<QSlider>("utilisation"); }
+    QComboBox* flopModelBox() const { return get<QComboBox>("flopModel"); }
+    QComboBox* kvDtypeBox() const { return get<QComboBox>("kvDtype"); }
+    QComboBox* tensorParallelBox() const { return get<QComboBox>("tensorParallel"); }
+    QComboBox* stateDtypeBox() const { return get<QComboBox>("stateDtype"); }
+    QString modelInfoText() const { return get<QLabel>("modelInfo")->text(); }
+    QCheckBox* sharedPathBox() const { return get<QCheckBox>("sharedPath"); }
+    TierTableModel* tierModel() const { return get<TierTableModel>("tierModel"); }
+    QTableView* tierView() const { return get<QTableView>("tierView"); }
+    QSlider* fractionSlider() const { return get<QSlider>("fraction"); }
+    NumberField* minTokensField() const { return get<NumberField>("minTokens"); }
+    NumberField* maxTokensField() const { return get<NumberField>("maxTokens"); }
+    QCheckBox* logLengthsBox() const { return get<QCheckBox>("logLengths"); }
+    NumberField* sweepTokensField() const { return get<NumberField>("sweepTokens"); }
+    QString messageText() const { return get<QLabel>("message")->text(); }
+    void showScenario() const { panel->showScenario(); }
+    bool selectModel(const QString& ref) const { return panel->selectModel(ref); }
+};
+template <class W> PanelControls panelOf(const W& w) {
+    return {child<ScenarioPanel>(&*w, QStringLiteral("scenarioPanel"))};
 }
 
 inline bool sameValue(double a, double b, double rel = 1e-9) {

@@ -11,12 +11,16 @@ QString seriesGroup(const QString& key) {
     return key.count(QLatin1Char('/')) >= 2 ? key.section(QLatin1Char('/'), 0, 1) : key;
 }
 
-QColor tierColor(const ScenarioResult& r, size_t i) {
+QColor tierPaletteColor(size_t i) {
     static const QColor palette[] = {QColor("#2a9d8f"), QColor("#e76f51"), QColor("#8d6cab"),
                                      QColor("#e9c46a"), QColor("#264653"), QColor("#f4a261")};
+    return palette[i % std::size(palette)];
+}
+
+QColor tierColor(const ScenarioResult& r, size_t i) {
     if (i < r.scenario.tiers.size() && !r.scenario.tiers[i].color.empty())
         return QColor(QString::fromStdString(r.scenario.tiers[i].color));
-    return palette[i % std::size(palette)];
+    return tierPaletteColor(i);
 }
 
 QString describeScenario(const ScenarioResult& r) {

@@ -1,6 +1,9 @@
 #include "kvbe/ui/frontier_chart.h"
 
+#include <QComboBox>
 #include <QGraphicsPixmapItem>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QGraphicsRectItem>
 #include <QLineSeries>
 #include <QPen>
@@ -49,6 +52,40 @@ void FrontierChart::setTier(int index) {
     if (m_current) refill();
 }
 
+QWidget* FrontierChart::createControls(QWidget* parent) {
+    auto* row = new QWidget(parent);
+    auto* h = new QHBoxLayout(row);
+    h->setContentsMargins(0, 0, 0, 0);
+    m_tierBox = new QComboBox(row);
+    m_tierBox->setObjectName(QStringLiteral("frontierTier"));
+    h->addWidget(new QLabel(tr("Tier:"), row));
+    h->addWidget(m_tierBox);
+    h->addStretch();
+    connect(m_tierBox, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (i >= 0) setTier(i);
+    });
+    if (m_current) updateTierChoices();
+    return row;
+}
+
+// The picker lists the scenario's tiers; the choice stays where it can (a tier was added).
+void FrontierChart::updateTierChoices() {
+    if (!m_tierBox || !m_current) return;
+    QStringList names;
+    for (const auto& t : m_current->eval->tiers)
+        names << QString::fromStdString(t.name);
+    QStringList have;
+    for (int i = 0; i < m_tierBox->count(); ++i)
+        have << m_tierBox->itemText(i);
+    if (have == names) return;
+    const int keep = m_tierBox->currentIndex();
+    const QSignalBlocker block(m_tierBox);
+    m_tierBox->clear();
+    m_tierBox->addItems(names);
+    m_tierBox->setCurrentIndex(std::clamp(keep, 0, int(names.size()) - 1));
+    m_tier = std::max(0, m_tierBox->currentIndex());
+}
+
 int FrontierChart::tierIndex() const {
     const int n = m_current ? int(m_current->frontier.size()) : 0;
     return n == 0 ? -1 : std::clamp(m_tier, 0, n - 1);
@@ -72,6 +109,7 @@ QRgb FrontierChart::speedupColor(double s) {
 }
 
 void FrontierChart::refill() {
+    updateTierChoices();
     const ScenarioResult& r = *m_current;
     const int t = tierIndex();
     setAxes(r.scenario.lengths.log, tr("Prompt length N (tokens)"), tr("Cached fraction f"), false);

@@ -3,11 +3,13 @@
 #include "kvbe/published.h"
 
 #include "kvbe/json_text.h"
+#include "kvbe/ui/breakeven_chart.h"
 #include "kvbe/ui/chart_export.h"
-#include "kvbe/ui/chart_factory.h"
 #include "kvbe/ui/fleet_panel.h"
+#include "kvbe/ui/fraction_chart.h"
 #include "kvbe/ui/frontier_chart.h"
 #include "kvbe/ui/measured_import.h"
+#include "kvbe/ui/model_size_chart.h"
 #include "kvbe/ui/scenario_panel.h"
 #include "kvbe/ui/ttft_chart.h"
 #include "kvbe/ui/workload_charts.h"
@@ -53,32 +55,33 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
     : QMainWindow(parent), m_explorer(std::move(presets)), m_ask(askWithMessageBox) {
     setWindowTitle(tr("kvbe: KV offload break-even explorer[*]"));
     setAcceptDrops(true);
+    // A child like the widgets, so that it is found the same way (findChild, by object name).
+    m_explorer.setParent(this);
+    m_explorer.setObjectName(QStringLiteral("explorer"));
 
     m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("chartTabs"));
     m_tabs->setDocumentMode(true);
-    for (const QString& key : chartKeys()) {
-        ChartView* c = createChart(key).release();
-        m_charts.push_back(c);
+    // The tabs, in chartKeys() order; the window talks to each chart through its own type.
+    m_breakeven = new BreakevenChart;
+    m_fraction = new FractionChart;
+    m_ttft = new TtftChart;
+    m_charts = {m_breakeven, m_fraction, m_ttft, new ModelSizeChart, new FrontierChart};
+    for (ChartView* c : m_charts) {
+        c->setObjectName(c->key() + QStringLiteral("Chart"));
         connect(c, &ChartView::hovered, this, [this](const QString& text) {
             statusBar()->showMessage(
                 QString(text).replace(QLatin1Char('\n'), QStringLiteral(" · ")), 4000);
         });
-        if (key == QLatin1String("frontier")) {
-            auto* page = new QWidget;
+        auto* page = new QWidget;
+        if (QWidget* controls = c->createControls(page)) {
             auto* v = new QVBoxLayout(page);
             v->setContentsMargins(0, 4, 0, 0);
-            auto* row = new QHBoxLayout;
-            m_frontierTier = new QComboBox(page);
-            row->addWidget(new QLabel(tr("Tier:"), page));
-            row->addWidget(m_frontierTier);
-            row->addStretch();
-            v->addLayout(row);
+            v->addWidget(controls);
             v->addWidget(c, 1);
             m_tabs->addTab(page, c->title());
-            connect(m_frontierTier, &QComboBox::currentIndexChanged, this, [this, c](int i) {
-                if (i >= 0) static_cast<FrontierChart*>(c)->setTier(i);
-            });
         } else {
+            delete page;
             m_tabs->addTab(c, c->title());
         }
     }
@@ -89,6 +92,7 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
     m_stale.assign(m_charts.size(), true);
 
     m_panel = new ScenarioPanel(&m_explorer);
+    m_panel->setObjectName(QStringLiteral("scenarioPanel"));
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_panel);
     scroll->setWidgetResizable(true);
@@ -100,6 +104,7 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
     addDockWidget(Qt::LeftDockWidgetArea, m_panelDock);
 
     m_pinView = new QListView;
+    m_pinView->setObjectName(QStringLiteral("pinView"));
     m_pinView->setModel(m_explorer.pins());
     m_pinView->setToolTip(
         tr("Pinned scenarios are drawn dashed under the current one; double-click to rename"));
@@ -127,7 +132,6 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
     buildMeasured();
     setAsk(nullptr);
     connect(&m_explorer, &Explorer::computed, this, [this] {
-        updateTierChoices();
         refreshCharts(false);
         updateTitle();
     });
@@ -154,12 +158,6 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-ChartView* MainWindow::chart(const QString& key) const {
-    for (auto* c : m_charts)
-        if (c->key() == key) return c;
-    return nullptr;
-}
-
 ChartView* MainWindow::currentChart() const {
     // On the Workload tab: its visible chart, for Export, the clipboard and zoom.
     if (m_workload && m_tabs->currentWidget() == m_workload) return m_workload->visibleChart();
@@ -185,6 +183,7 @@ void MainWindow::buildActions() {
         m_workload->chooseTraceFile();
     });
     auto* saveAct = file->addAction(tr("&Save scenario"), this, [this] { save(false); });
+    m_saveAction = saveAct;
     saveAct->setShortcut(QKeySequence::Save);
     file->addAction(tr("Save scenario &as…"), this, [this] { save(true); })
         ->setShortcut(QKeySequence::SaveAs);
@@ -210,8 +209,10 @@ void MainWindow::buildActions() {
     // Every scenario edit (controls, adopted fits, measured tiers) is one undo step.
     auto* editMenu = menuBar()->addMenu(tr("&Edit"));
     m_undoAction = m_explorer.undoStack()->createUndoAction(this, tr("&Undo"));
+    m_undoAction->setObjectName(QStringLiteral("undo"));
     m_undoAction->setShortcuts({QKeySequence::Undo, QKeySequence(Qt::CTRL | Qt::Key_Z)});
     m_redoAction = m_explorer.undoStack()->createRedoAction(this, tr("&Redo"));
+    m_redoAction->setObjectName(QStringLiteral("redo"));
     m_redoAction->setShortcuts(
         {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
     editMenu->addAction(m_undoAction);
@@ -302,32 +303,13 @@ void MainWindow::refreshNow() {
 Status MainWindow::importMeasured(const QString& path) {
     auto pts = readPrefillPoints(path.toStdString());
     if (!pts) return pts.error();
-    auto* ttft = static_cast<TtftChart*>(chart(QStringLiteral("ttft")));
     const size_t n = pts->size();
-    ttft->setMeasured(std::move(*pts), tr("measured, %1").arg(QFileInfo(path).fileName()));
+    m_ttft->setMeasured(std::move(*pts), tr("measured, %1").arg(QFileInfo(path).fileName()));
     m_tabs->setCurrentIndex(
-        int(std::find(m_charts.begin(), m_charts.end(), ttft) - m_charts.begin()));
+        int(std::find(m_charts.begin(), m_charts.end(), m_ttft) - m_charts.begin()));
     statusBar()->showMessage(tr("Imported %1 measured prefill times from %2").arg(n).arg(path),
                              4000);
     return Ok{};
-}
-
-void MainWindow::updateTierChoices() {
-    const auto& r = m_explorer.result();
-    QStringList names;
-    for (const auto& t : r->eval->tiers)
-        names << QString::fromStdString(t.name);
-    QStringList have;
-    for (int i = 0; i < m_frontierTier->count(); ++i)
-        have << m_frontierTier->itemText(i);
-    if (have == names) return;
-    const int keep = m_frontierTier->currentIndex();
-    const QSignalBlocker block(m_frontierTier);
-    m_frontierTier->clear();
-    m_frontierTier->addItems(names);
-    m_frontierTier->setCurrentIndex(std::clamp(keep, 0, int(names.size()) - 1));
-    static_cast<FrontierChart*>(chart(QStringLiteral("frontier")))
-        ->setTier(m_frontierTier->currentIndex());
 }
 
 void MainWindow::updateTitle() {

@@ -23,13 +23,6 @@ namespace kvbe {
 
 namespace {
 
-// Streamed series that measure what a tier load is: a read from the drive, a host-to-GPU copy,
-// a host memory copy. Writes and GPU-to-host copies are not loads.
-bool isLoadBandwidth(const std::string& series) {
-    return series.rfind("read_GBps", 0) == 0 || series.rfind("h2d_", 0) == 0 ||
-           series == "memcpy_GBps";
-}
-
 // The scenario with a measured tier added or updated. It borrows staging and t_fixed from the
 // first nominal tier of the same kind: the probe measured bandwidth, not the fixed cost.
 Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::string& name,
@@ -63,6 +56,7 @@ Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::
 
 void MainWindow::buildMeasured() {
     m_probePanel = new ProbePanel;
+    m_probePanel->setObjectName(QStringLiteral("probePanel"));
     m_probeDock = new QDockWidget(tr("Probes"), this);
     m_probeDock->setObjectName(QStringLiteral("probeDock"));
     m_probeDock->setWidget(m_probePanel);
@@ -92,6 +86,7 @@ void MainWindow::buildMeasured() {
             [this](int run) { addMeasuredTier(run, m_liveRuns[run].name); });
 
     m_fleetPanel = new FleetPanel(&m_explorer);
+    m_fleetPanel->setObjectName(QStringLiteral("fleetPanel"));
     m_fleetDock = new QDockWidget(tr("Fleet"), this);
     m_fleetDock->setObjectName(QStringLiteral("fleetDock"));
     m_fleetDock->setWidget(m_fleetPanel);
@@ -100,11 +95,10 @@ void MainWindow::buildMeasured() {
     m_probeDock->raise();
     resizeDocks({m_probeDock}, {320}, Qt::Vertical);
     connect(m_fleetPanel, &FleetPanel::overlaysChanged, this, [this] {
-        static_cast<TtftChart*>(chart(QStringLiteral("ttft")))
-            ->setOverlays(m_fleetPanel->overlays());
+        m_ttft->setOverlays(m_fleetPanel->overlays());
         const auto implied = m_fleetPanel->implied();
-        static_cast<BreakevenChart*>(chart(QStringLiteral("breakeven")))->setImplied(implied);
-        static_cast<FractionChart*>(chart(QStringLiteral("fraction")))->setImplied(implied);
+        m_breakeven->setImplied(implied);
+        m_fraction->setImplied(implied);
     });
     connect(m_fleetPanel, &FleetPanel::message, this,
             [this](const QString& m) { statusBar()->showMessage(m, 6000); });
@@ -143,10 +137,7 @@ void MainWindow::buildMeasured() {
             reportError(QString::fromStdString(st.message()));
     });
     // Before "Save scenario": the import entries sit with the other imports.
-    QAction* before = nullptr;
-    for (QAction* a : m_fileMenu->actions())
-        if (a->text().startsWith(tr("&Save"))) before = a;
-    m_fileMenu->insertActions(before, {importCal, importDir, exportPy});
+    m_fileMenu->insertActions(m_saveAction, {importCal, importDir, exportPy});
     m_viewMenu->addAction(m_probeDock->toggleViewAction());
     m_viewMenu->addAction(m_fleetDock->toggleViewAction());
 }
@@ -170,14 +161,15 @@ void MainWindow::connectRun(int index, ProbeRunner* runner, const QString& probe
     live.probe = probe;
     live.name = tr("%1 #%2, measured").arg(probe).arg(index + 1);
     m_liveRuns[index] = live;
-    connect(runner, &ProbeRunner::point, this, [this, index, probe](const nlohmann::json& p) {
-        const std::string series = p.value("series", std::string());
-        const double x = p.value("x", 0.0), y = p.value("y", 0.0);
-        if (isLoadBandwidth(series) && y > 0) applyBandwidth(index, probe, y);
+    connect(runner, &ProbeRunner::point, this, [this, index, probe](const ProbePoint& p) {
+        // What a point measures is core's rule (seriesRole), the one kvbe-cli calibrate uses:
+        // a tier load is a drive read, a host-to-GPU copy from pinned memory or a host memcpy.
+        const SeriesRole role = seriesRole(p.series);
+        if (isTierLoad(role) && p.y > 0) applyBandwidth(index, probe, p.y);
         // Cold prefills: the GPU probe's kernel times, or the serving probe's cold TTFTs (which
         // carry the server's scheduling overhead; the fit of its own files takes that out).
-        if ((series == "t_prefill_s" || series == "ttft_cold_s") && x > 0 && y > 0)
-            applyPrefill(index, probe, x, y);
+        if ((role == SeriesRole::Prefill || role == SeriesRole::ColdTtft) && p.x > 0 && p.y > 0)
+            applyPrefill(index, probe, p.x, p.y);
     });
     connect(runner, &ProbeRunner::progress, this, [this, index](double f, const QString&) {
         auto& run = m_liveRuns[index];
@@ -201,8 +193,7 @@ void MainWindow::applyBandwidth(int run, const QString&, double gbps) {
 
 void MainWindow::showProvisional(int run) {
     const auto& r = m_liveRuns[run];
-    static_cast<BreakevenChart*>(chart(QStringLiteral("breakeven")))
-        ->setProvisional({run,
+    m_breakeven->setProvisional({run,
                           tr("%1 #%2: running, %3 % · %4 GB/s so far (provisional)")
                               .arg(r.probe)
                               .arg(run + 1)
@@ -213,7 +204,7 @@ void MainWindow::showProvisional(int run) {
 
 void MainWindow::finishRun(int run, ProbeRunner::Outcome outcome) {
     auto& r = m_liveRuns[run];
-    static_cast<BreakevenChart*>(chart(QStringLiteral("breakeven")))->clearProvisional(run);
+    m_breakeven->clearProvisional(run);
     if (!(r.best > 0)) return;
     if (outcome == ProbeRunner::Outcome::Succeeded) {
         addMeasuredTier(run, r.name);
@@ -245,9 +236,13 @@ void MainWindow::addMeasuredTier(int run, const QString& name) {
 void MainWindow::applyPrefill(int run, const QString& probe, double tokens, double seconds) {
     m_streamedPrefill.emplace_back(tokens, seconds);
     const QString label = tr("%1 #%2, measured").arg(probe).arg(run + 1);
-    static_cast<TtftChart*>(chart(QStringLiteral("ttft")))->setMeasured(m_streamedPrefill, label);
-    static_cast<BreakevenChart*>(chart(QStringLiteral("breakeven")))
-        ->setMeasuredPrefill(m_streamedPrefill, label);
+    m_ttft->setMeasured(m_streamedPrefill, label);
+    m_breakeven->setMeasuredPrefill(m_streamedPrefill, label);
+}
+
+bool MainWindow::openTrace(const QString& path) {
+    m_tabs->setCurrentWidget(m_workload);
+    return m_workload->openTrace(path);
 }
 
 void MainWindow::sniffAndOpen(const QStringList& paths) {
@@ -255,8 +250,7 @@ void MainWindow::sniffAndOpen(const QStringList& paths) {
         const QString& path = paths.front();
         // A request trace goes to the Workload tab, told by its first line (or .gz, .zst).
         if (WorkloadView::looksLikeTrace(path)) {
-            m_tabs->setCurrentWidget(m_workload);
-            if (!m_workload->openTrace(path))
+            if (!openTrace(path))
                 reportError(tr("A trace is still being read; drop the file again when it has finished"));
             return;
         }

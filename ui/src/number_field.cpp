@@ -73,6 +73,15 @@ void NumberField::setValue(double v, int precision) {
     m_edit->setStyleSheet(QString());
 }
 
+void NumberField::showProblem(const QString& why) {
+    m_value.reset();
+    m_valid = false;
+    m_edit->clear();
+    m_error->setText(why);
+    m_error->setVisible(true);
+    m_edit->setStyleSheet(QStringLiteral("border: 1px solid #c0392b;"));
+}
+
 void NumberField::setPlaceholder(const QString& text) {
     m_edit->setPlaceholderText(text);
 }

@@ -25,7 +25,7 @@ bool isDrive(const QString& p) {
 }
 constexpr int kGbpsRole = Qt::UserRole + 1;
 enum Column { TierColumn, SizeColumn, QdColumn, GbpsColumn, IopsColumn, P50Column, P99Column, Columns };
-QString micros(const nlohmann::json& meta, const char* key) {
+QString micros(const nlohmann::ordered_json& meta, const char* key) {
     const auto it = meta.find(key);
     if (it == meta.end() || !it->is_number()) return QString();
     const double us = it->get<double>();
@@ -295,7 +295,7 @@ ProbeRunner* ProbePanel::run() {
     m_runs.push_back({runner, bar, status, cancel, keep, results, why, useRow});
     const int index = int(m_runs.size()) - 1;
     connect(runner, &ProbeRunner::point, row,
-            [this, index](const nlohmann::json& p) { addResultRow(m_runs[size_t(index)], p); });
+            [this, index](const ProbePoint& p) { addResultRow(m_runs[size_t(index)], p); });
     connect(useRow, &QPushButton::clicked, this, [this, index, results] {
         const auto rows = results->selectionModel()->selectedRows();
         if (rows.isEmpty()) return;
@@ -342,12 +342,12 @@ void ProbePanel::offerKeep(int i, const QString& sentence) {
     r.keep->show();
 }
 
-void ProbePanel::addResultRow(Run& run, const nlohmann::json& p) {
+void ProbePanel::addResultRow(Run& run, const ProbePoint& p) {
     // Rates only: a GPU prefill's seconds are drawn on the TTFT chart.
-    if (p.value("unit", std::string()) != "GB/s") return;
-    const double gbps = p.value("y", 0.0);
-    const auto meta = p.value("meta", nlohmann::json::object());
-    const double bytes = p.value("x", 0.0);
+    if (p.unit != "GB/s") return;
+    const double gbps = p.y;
+    const auto& meta = p.meta;
+    const double bytes = p.x;
     auto* t = run.results;
     const int r = t->rowCount();
     t->insertRow(r);

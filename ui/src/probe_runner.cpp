@@ -49,22 +49,9 @@ QString ProbeRunner::cliPath() {
 }
 
 QString ProbeRunner::exitSentence(int code) {
-    switch (code) {
-    case 0:
-        return tr("The probe finished");
-    case 1:
-        return tr("The probe refused its settings");
-    case 2:
-        return tr("kvbe-cli did not understand the probe's options");
-    case 3:
-        return tr("This machine or target cannot run the probe");
-    case 4:
-        return tr("The probe failed while measuring");
-    case 130:
-        return tr("Stopped");
-    default:
-        return tr("kvbe-cli exited with the unexpected code %1").arg(code);
-    }
+    if (const auto exit = probeExitFromCode(code))
+        return QString::fromUtf8(exitCodeSentence(*exit));
+    return tr("kvbe-cli exited with the unexpected code %1").arg(code);
 }
 
 void ProbeRunner::start(const QStringList& args) {
@@ -87,7 +74,7 @@ void ProbeRunner::start(const QStringList& args) {
 
 void ProbeRunner::cancel() {
     if (!isRunning()) return;
-    stopProcess(Outcome::Stopped, tr("Stopped"));
+    stopProcess(Outcome::Stopped, exitSentence(exitCode(ProbeExit::Stopped)));
 }
 
 void ProbeRunner::stopProcess(Outcome reason, const QString& message) {
@@ -116,25 +103,19 @@ void ProbeRunner::readOutput() {
         return;
     }
     for (const auto& e : *events) {
-        switch (e.kind) {
-        case ProbeEvent::Kind::Header:
-            emit header(e.json);
-            break;
-        case ProbeEvent::Kind::Progress:
-            m_fraction = e.json.value("fraction", m_fraction);
-            m_stage = QString::fromStdString(e.json.value("message", std::string()));
+        if (const auto* h = e.header()) {
+            emit header(*h);
+        } else if (const auto* p = e.progress()) {
+            m_fraction = p->fraction;
+            m_stage = QString::fromStdString(p->message);
             emit progress(m_fraction, m_stage);
-            break;
-        case ProbeEvent::Kind::Point:
-            emit point(e.json);
-            break;
-        case ProbeEvent::Kind::Result:
+        } else if (const auto* pt = e.point()) {
+            emit point(*pt);
+        } else if (const auto* r = e.result()) {
             m_fraction = 1;
-            emit result(e.json.value("summary", nlohmann::json::object()));
-            break;
-        case ProbeEvent::Kind::Error:
-            m_errorLine = QString::fromStdString(e.json.value("message", std::string()));
-            break;
+            emit result(*r);
+        } else if (const auto* err = e.error()) {
+            m_errorLine = QString::fromStdString(err->message);
         }
     }
 }
@@ -166,8 +147,8 @@ void ProbeRunner::onFinished(int code, QProcess::ExitStatus status) {
         return;
     }
     const QString detail = !m_errorLine.isEmpty() ? m_errorLine : m_stderrTail;
-    if (code == 130) {
-        finish(Outcome::Stopped, tr("Stopped"));
+    if (probeExitFromCode(code) == ProbeExit::Stopped) {
+        finish(Outcome::Stopped, exitSentence(code));
         return;
     }
     if (code != 0) {
@@ -181,7 +162,7 @@ void ProbeRunner::onFinished(int code, QProcess::ExitStatus status) {
                                     .arg(QString::fromStdString(st.message())));
         return;
     }
-    finish(Outcome::Succeeded, exitSentence(0) + QLatin1Char('.'));
+    finish(Outcome::Succeeded, exitSentence(exitCode(ProbeExit::Ok)) + QLatin1Char('.'));
 }
 
 void ProbeRunner::finish(Outcome outcome, const QString& message) {

@@ -1,6 +1,7 @@
 #include "kvbe/ui/scenario_panel.h"
 
 #include "kvbe/config_reader.h"
+#include "kvbe/ui/chart_view.h"
 #include "kvbe/units.h"
 
 #include <QCheckBox>
@@ -22,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace kvbe {
 
@@ -176,6 +178,20 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     m_message->setVisible(false);
     outer->addWidget(m_message);
     outer->addStretch();
+
+    // The names the controls are found by (tests, style sheets, accessibility tools).
+    const std::pair<QObject*, const char*> names[] = {
+        {m_name, "name"},           {m_model, "model"},
+        {m_modelInfo, "modelInfo"}, {m_kvDtype, "kvDtype"},
+        {m_stateDtype, "stateDtype"}, {m_gpu, "gpu"},
+        {m_peak, "peak"},           {m_computeDtype, "computeDtype"},
+        {m_util, "utilisation"},    {m_flopModel, "flopModel"},
+        {m_tp, "tensorParallel"},   {m_sharedPath, "sharedPath"},
+        {m_tiers, "tierModel"},     {m_tierView, "tierView"},
+        {m_fraction, "fraction"},   {m_minTokens, "minTokens"},
+        {m_maxTokens, "maxTokens"}, {m_logLengths, "logLengths"},
+        {m_sweepTokens, "sweepTokens"}, {m_message, "message"}};
+    for (const auto& [object, name] : names) object->setObjectName(QLatin1String(name));
 
     fillModels();
 
@@ -383,9 +399,7 @@ void ScenarioPanel::addTier(const QString& presetKey) {
         t.bandwidthGBps = 10;
         t.tFixedMs = 1;
     }
-    static const char* const colours[] = {"#2a9d8f", "#e76f51", "#8d6cab",
-                                          "#e9c46a", "#264653", "#f4a261"};
-    t.color = colours[size_t(m_tiers->rowCount()) % std::size(colours)];
+    t.color = tierPaletteColor(size_t(m_tiers->rowCount())).name().toStdString();
     m_tiers->addTier(std::move(t));
 }
 
@@ -431,11 +445,12 @@ void ScenarioPanel::showScenario() {
                                       ? QString::fromStdString(std::string(toString(*s.stateDtype)))
                                       : QString())));
     m_gpu->setCurrentIndex(m_gpu->findData(QString::fromStdString(s.gpu)));
-    double peak = s.peakTflops.value_or(0);
-    if (!s.peakTflops)
-        if (const auto* g = m_explorer->presets().findGpu(s.gpu))
-            peak = (s.computeDtype == "fp8" && g->fp8Flops ? *g->fp8Flops : g->bf16Flops) / 1e12;
-    if (!m_peak->isValid() || m_peak->value() != peak) m_peak->setValue(peak, 5);
+    // The peak is core's choice (the one evaluate computes at), or core's sentence for none.
+    if (auto peak = scenarioPeakFlops(s, m_explorer->presets().findGpu(s.gpu))) {
+        if (!m_peak->isValid() || m_peak->value() != *peak / 1e12) m_peak->setValue(*peak / 1e12, 5);
+    } else {
+        m_peak->showProblem(QString::fromStdString(peak.message()));
+    }
     m_computeDtype->setCurrentIndex(
         std::max(0, m_computeDtype->findData(QString::fromStdString(s.computeDtype))));
     m_util->setValue(int(std::lround(s.utilisation * 100)));
@@ -485,8 +500,6 @@ void ScenarioPanel::fillTensorParallel(const Scenario& s) {
                       s.tensorParallel);
     m_tp->setCurrentIndex(m_tp->findData(s.tensorParallel));
 }
-
-QString ScenarioPanel::modelInfoText() const { return m_modelInfo->text(); }
 
 void ScenarioPanel::updateSummary() {
     const auto& r = m_explorer->result();

@@ -126,9 +126,6 @@ struct ProbeEvent {
     using Payload = std::variant<ProbeHeader, ProbeProgress, ProbePoint, ProbeResult, ProbeError>;
     Kind kind = Kind::Header;
     Payload payload;
-    // Deprecated: the line as parsed. Only ui/ (ProbeRunner, measured_import) still reads it;
-    // new code takes the typed payload below. Goes when the window has moved.
-    nlohmann::json json;
 
     const ProbeHeader* header() const { return std::get_if<ProbeHeader>(&payload); }
     const ProbeProgress* progress() const { return std::get_if<ProbeProgress>(&payload); }

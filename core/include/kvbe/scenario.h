@@ -89,6 +89,10 @@ struct Evaluation {
     std::vector<TierPath> tiers;
 };
 Result<Evaluation> evaluate(const Scenario& s, const Presets& presets);
+// The dense peak (FLOP/s) the scenario computes at: its peak_tflops, else the GPU preset's peak
+// of the compute dtype. Fails, with the sentence evaluate() gives, for fp8 on a GPU without an
+// FP8 peak (never falls back to bf16) and where there is no peak at all.
+Result<double> scenarioPeakFlops(const Scenario& s, const GpuSpec* gpu);
 // As evaluate(), with the model already read (the explorer caches it while sliders move).
 Result<Evaluation> evaluate(const Scenario& s, const Presets& presets, const ModelSpec& model);
 

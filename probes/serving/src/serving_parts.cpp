@@ -64,30 +64,64 @@ std::optional<double> promSum(std::string_view text, std::string_view name) {
     return sum;
 }
 
+namespace {
+
+std::map<std::string, std::string> parseLabels(std::string_view labels) {
+    std::map<std::string, std::string> m;
+    size_t i = 0;
+    while (i < labels.size()) {
+        const size_t eq = labels.find('=', i);
+        if (eq == std::string_view::npos || eq + 1 >= labels.size() || labels[eq + 1] != '"') break;
+        const std::string key(trim(labels.substr(i, eq - i)));
+        std::string value;
+        size_t j = eq + 2;
+        for (; j < labels.size() && labels[j] != '"'; ++j) {
+            if (labels[j] == '\\' && j + 1 < labels.size()) ++j;
+            value += labels[j];
+        }
+        m[key] = value;
+        i = labels.find(',', j);
+        if (i == std::string_view::npos) break;
+        ++i;
+    }
+    return m;
+}
+
+} // namespace
+
 std::optional<std::map<std::string, std::string>> promLabels(std::string_view text, std::string_view name) {
     std::optional<std::map<std::string, std::string>> out;
     eachSample(text, [&](std::string_view n, std::string_view labels, double) {
-        if (out || n != name) return;
-        std::map<std::string, std::string> m;
-        size_t i = 0;
-        while (i < labels.size()) {
-            const size_t eq = labels.find('=', i);
-            if (eq == std::string_view::npos || eq + 1 >= labels.size() || labels[eq + 1] != '"') break;
-            const std::string key(trim(labels.substr(i, eq - i)));
-            std::string value;
-            size_t j = eq + 2;
-            for (; j < labels.size() && labels[j] != '"'; ++j) {
-                if (labels[j] == '\\' && j + 1 < labels.size()) ++j;
-                value += labels[j];
-            }
-            m[key] = value;
-            i = labels.find(',', j);
-            if (i == std::string_view::npos) break;
-            ++i;
-        }
-        out = std::move(m);
+        if (!out && n == name) out = parseLabels(labels);
     });
     return out;
+}
+
+HitCounters hitCounters(std::string_view text) {
+    HitCounters c;
+    c.gpu = promSum(text, "vllm:prefix_cache_hits_total");
+    if (c.gpu) {
+        c.server = "vLLM";
+        c.offload = promSum(text, "vllm:external_prefix_cache_hits_total");
+        return c;
+    }
+    // SGLang (python/sglang/srt/metrics/collector.py): one counter, by cache_source where split.
+    bool labelled = false;
+    eachSample(text, [&](std::string_view n, std::string_view labels, double v) {
+        if (n != "sglang:cached_tokens_total") return;
+        c.server = "SGLang";
+        const auto m = parseLabels(labels);
+        const auto source = m.find("cache_source");
+        if (source == m.end() || source->second == "device") {
+            c.gpu = c.gpu.value_or(0) + v;
+        } else {
+            c.offload = c.offload.value_or(0) + v;
+        }
+        labelled = labelled || source != m.end();
+    });
+    // A split counter whose offload sources have not been hit yet reads 0, not "no counter".
+    if (labelled && !c.offload) c.offload = 0;
+    return c;
 }
 
 bool CompletionStream::feed(std::string_view chunk) {

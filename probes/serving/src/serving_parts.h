@@ -16,6 +16,19 @@ std::optional<double> promSum(std::string_view text, std::string_view name);
 // The labels of the first series of `name` ("vllm:cache_config_info"), none when absent.
 std::optional<std::map<std::string, std::string>> promLabels(std::string_view text, std::string_view name);
 
+// A server's prefix-cache hit counters in /metrics, in tokens, by the names each server uses:
+// - vLLM: vllm:prefix_cache_hits_total (GPU) and vllm:external_prefix_cache_hits_total (a KV
+//   connector such as LMCache, or native CPU offload);
+// - SGLang: sglang:cached_tokens_total, "Number of cached prompt tokens" (since SGLang split it
+//   with a cache_source label: device = GPU, host and storage = HiCache's tiers; without the
+//   label every cached token counts as GPU and offload hits have no counter).
+// None where the server exposes no counter for that tier.
+struct HitCounters {
+    std::string server; // "vLLM", "SGLang", "" when neither's counters are there
+    std::optional<double> gpu, offload;
+};
+HitCounters hitCounters(std::string_view metricsText);
+
 // Reads a streamed /v1/completions body: `data: {json}` lines, `data: [DONE]`, or an error
 // object (vLLM sends {"error": {...}} or {"object":"error","message":...} inside the stream).
 class CompletionStream {

@@ -29,7 +29,7 @@ using probes::ProbeExit;
 using probes::ProbeOutcome;
 
 struct Counters {
-    std::optional<double> hits, extHits; // vLLM: prefix-cache hit tokens, local and connector
+    std::optional<double> hits, extHits; // prefix-cache hit tokens, GPU and offload (HitCounters)
 };
 
 // What one request came to.
@@ -85,6 +85,17 @@ private:
         return ids;
     }
     Sent send(const std::vector<int>& ids);
+    // Token ids refused: prompts become text of words the server's tokenizer makes one token
+    // of, found and checked with its POST /tokenize (vLLM's shape). Exit Ok with m_textPrompts
+    // set, or the sentence why not.
+    Sent useTextPrompts(const std::string& refusal);
+    // The server's token count of a text (POST /tokenize), or a sentence.
+    std::optional<std::int64_t> tokenCount(const std::string& text, bool special, std::string& why);
+    std::string promptText(const std::vector<int>& ids) const {
+        std::string text;
+        for (int id : ids) text += m_words[static_cast<size_t>(id) % m_words.size()];
+        return text;
+    }
     Sent post(const std::string& path, bool& notFound);
     bool sleepFor(double s) {
         const auto until = Clock::now() + std::chrono::duration<double>(s);
@@ -119,13 +130,79 @@ private:
     std::optional<double> m_capacityTokens;
     std::vector<std::string> m_notes;
     int m_retries = 0;
+    bool m_idsAccepted = false, m_triedText = false, m_textPrompts = false;
+    std::vector<std::string> m_words; // text prompts: words of one token each, with their space
+    std::int64_t m_specialTokens = 0; // what the server adds to a text prompt (a BOS)
 };
+
+std::optional<std::int64_t> Sweep::tokenCount(const std::string& text, bool special, std::string& why) {
+    HttpRequest req;
+    req.method = "POST";
+    req.url = m_root + "/tokenize";
+    req.headers = m_headers;
+    req.body = nlohmann::json{{"model", m_s.model}, {"prompt", text}, {"add_special_tokens", special}}.dump();
+    req.timeoutS = std::min(30.0, m_s.timeoutS);
+    const HttpResponse r = m_http.send(req, [this] { return stopping(); });
+    if (r.status != 200) {
+        why = "POST " + req.url + " answered " + (r.status ? std::to_string(r.status) + ": " + detail::errorMessage(r.body)
+                                                           : r.transportError);
+        return std::nullopt;
+    }
+    const auto j = nlohmann::json::parse(r.body, nullptr, false);
+    if (j.is_object() && j.contains("count") && j["count"].is_number_integer()) return j["count"].get<std::int64_t>();
+    if (j.is_object() && j.contains("tokens") && j["tokens"].is_array()) return static_cast<std::int64_t>(j["tokens"].size());
+    why = "POST " + req.url + " answered without \"count\" or \"tokens\"";
+    return std::nullopt;
+}
+
+Sent Sweep::useTextPrompts(const std::string& refusal) {
+    // Common English words; those the tokenizer keeps whole (with their leading space) make
+    // prompts whose token count is their word count.
+    static const char* const kWords[] = {
+        "the", "of", "and", "to", "in", "is", "was", "for", "that", "on", "as", "with", "by", "at", "from",
+        "his", "an", "were", "are", "which", "this", "be", "or", "had", "not", "but", "one", "their", "its",
+        "new", "after", "who", "they", "have", "her", "she", "two", "been", "other", "when", "there", "all",
+        "into", "time", "may", "years", "more", "most", "only", "over", "city", "some", "world", "would",
+        "where", "later", "up", "such", "used", "many", "can", "state", "about", "out", "known", "then",
+        "made", "also", "people", "year", "part", "until", "family", "no", "these", "between", "high", "him",
+        "three", "under", "team", "through", "both", "film", "while", "being", "well", "second", "south",
+        "north", "since", "group", "could", "first", "game", "house", "water", "music", "book", "day"};
+    const std::string refused = m_completions + " refused token-id prompts (" + refusal + ")";
+    std::string why;
+    for (const char* w : kWords) {
+        const std::string word = std::string(" ") + w;
+        const auto n = tokenCount(word, false, why);
+        if (!n) return {ProbeExit::CannotRun, refused + " and its tokenizer cannot be asked: " + why};
+        if (*n == 1) m_words.push_back(word);
+    }
+    if (m_words.size() < 16)
+        return {ProbeExit::CannotRun, refused + ", and its tokenizer keeps only " + std::to_string(m_words.size()) +
+                                          " of " + std::to_string(std::size(kWords)) +
+                                          " common words whole, too few to make prompts of known length"};
+    const auto withSpecial = tokenCount(m_words.front(), true, why);
+    if (!withSpecial) return {ProbeExit::CannotRun, refused + " and its tokenizer cannot be asked: " + why};
+    m_specialTokens = *withSpecial - 1;
+    m_textPrompts = true;
+    return {};
+}
 
 Sent Sweep::send(const std::vector<int>& ids) {
     nlohmann::json body = {{"model", m_s.model}, {"prompt", ids},   {"max_tokens", 1},
                            {"stream", true},     {"temperature", 0}, {"stream_options", {{"include_usage", true}}}};
-    const std::string text = body.dump();
     const std::string what = std::to_string(ids.size()) + "-token prompt";
+    const auto expected = static_cast<double>(ids.size()) + (m_textPrompts ? static_cast<double>(m_specialTokens) : 0.0);
+    if (m_textPrompts) {
+        // Not timed: the prompt's length as the server's tokenizer counts it, before it is sent.
+        const std::string prompt = promptText(ids);
+        std::string why;
+        const auto n = tokenCount(prompt, true, why);
+        if (!n) return {ProbeExit::Failed, why};
+        if (static_cast<double>(*n) != expected)
+            return {ProbeExit::CannotRun, "POST " + m_root + "/tokenize counts " + std::to_string(*n) + " tokens for a text " + what +
+                                              " (" + fmt(expected, 0) + " expected): its prompt lengths cannot be held exact"};
+        body["prompt"] = prompt;
+    }
+    const std::string text = body.dump();
     double wait = m_s.retryWaitS, waited = 0;
     for (int attempt = 1;; ++attempt) {
         detail::CompletionStream stream;
@@ -177,6 +254,26 @@ Sent Sweep::send(const std::vector<int>& ids) {
         if (r.status == 404)
             return {ProbeExit::BadInput, m_completions + " answered 404: " + detail::errorMessage(raw) +
                                              "; check --model '" + m_s.model + "' and --endpoint (the OpenAI base URL, ending in /v1)"};
+        if (r.status >= 400 && r.status < 500 && !m_textPrompts && !m_idsAccepted && !m_triedText) {
+            // The first id prompt refused: perhaps the server takes text only. Tried once.
+            m_triedText = true;
+            const std::string refusal = detail::errorMessage(raw);
+            const Sent textTry = useTextPrompts(refusal);
+            if (textTry.exit != ProbeExit::Ok) m_sink.note("text prompts instead: " + textTry.message);
+            if (textTry.exit == ProbeExit::Ok) {
+                Sent asText = send(ids);
+                if (asText.ok() || !asText.skipLength) {
+                    if (asText.ok())
+                        note(m_completions + " refused token-id prompts (" + refusal + "); prompts are text made of " +
+                             std::to_string(m_words.size()) + " words its tokenizer keeps whole, each prompt's length " +
+                             "checked with POST " + m_root + "/tokenize");
+                    return asText;
+                }
+                // Refused as text too: it was the prompt, not the ids. Back to ids.
+                m_textPrompts = false;
+                m_words.clear();
+            }
+        }
         if (r.status >= 400 && r.status < 500) {
             s.skipLength = true;
             s.exit = ProbeExit::Failed;
@@ -196,9 +293,11 @@ Sent Sweep::send(const std::vector<int>& ids) {
                                            (r.transportError.empty() ? "" : "; " + r.transportError) + ")"};
         if (!first)
             return {ProbeExit::Failed, "the stream from " + m_completions + " ended without a token for a " + what};
-        if (stream.promptTokens() && *stream.promptTokens() != static_cast<double>(ids.size()))
+        if (stream.promptTokens() && *stream.promptTokens() != expected)
             return {ProbeExit::Failed, m_completions + " counted " + fmt(*stream.promptTokens(), 0) + " prompt tokens for a " +
-                                           what + " (usage.prompt_tokens): the ids were not taken as they were sent"};
+                                           what + " (usage.prompt_tokens): the " + (m_textPrompts ? "text" : "ids") +
+                                           " were not taken as they were sent"};
+        if (!m_textPrompts) m_idsAccepted = true;
         s.ttftS = std::chrono::duration<double>(*first - t0).count();
         return s;
     }
@@ -228,8 +327,9 @@ Counters Sweep::counters() {
     req.timeoutS = std::min(30.0, m_s.timeoutS);
     const HttpResponse r = m_http.send(req, [this] { return stopping(); });
     if (r.status != 200) return c;
-    c.hits = detail::promSum(r.body, "vllm:prefix_cache_hits_total");
-    c.extHits = detail::promSum(r.body, "vllm:external_prefix_cache_hits_total");
+    const auto hc = detail::hitCounters(r.body);
+    c.hits = hc.gpu;
+    c.extHits = hc.offload;
     return c;
 }
 
@@ -357,8 +457,10 @@ ProbeOutcome Sweep::run() {
                                                   "; is the server running and listening there (--endpoint)?");
         if (r.status == 200) {
             m_haveMetrics = true;
-            m_haveHitCounter = detail::promSum(r.body, "vllm:prefix_cache_hits_total").has_value();
-            m_haveExtCounter = detail::promSum(r.body, "vllm:external_prefix_cache_hits_total").has_value();
+            const auto hc = detail::hitCounters(r.body);
+            m_haveHitCounter = hc.gpu.has_value();
+            m_haveExtCounter = hc.offload.has_value();
+            if (m_haveHitCounter) note("hits are verified against " + hc.server + "'s /metrics counters");
             if (auto info = detail::promLabels(r.body, "vllm:cache_config_info")) {
                 const auto blocks = info->find("num_gpu_blocks"), block = info->find("block_size");
                 if (blocks != info->end() && block != info->end())
@@ -367,9 +469,11 @@ ProbeOutcome Sweep::run() {
         }
         if (!m_haveHitCounter)
             note("hits are not verified: " + m_root + "/metrics " +
-                 (m_haveMetrics ? "has no vllm:prefix_cache_hits_total" : "answered " + std::to_string(r.status)));
+                 (m_haveMetrics ? "has neither vllm:prefix_cache_hits_total nor sglang:cached_tokens_total"
+                                : "answered " + std::to_string(r.status)));
         else if (s.tierOffload && !m_haveExtCounter)
-            note("offload hits are not verified: " + m_root + "/metrics has no vllm:external_prefix_cache_hits_total");
+            note("offload hits are not verified: " + m_root +
+                 "/metrics has no vllm:external_prefix_cache_hits_total nor sglang:cached_tokens_total by cache_source");
     }
 
     std::vector<std::int64_t> lengths = s.lengths;

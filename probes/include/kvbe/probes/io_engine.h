@@ -4,6 +4,7 @@
 // completions count in the window they finish in.
 #pragma once
 
+#include "kvbe/probe_protocol.h"
 #include "kvbe/probes/io_target.h"
 #include "kvbe/result.h"
 #include "kvbe/statistics.h"
@@ -80,6 +81,10 @@ struct IoStats {
     bool pooled = false;
 };
 IoStats summarize(const IoMeasurement& m);
+// The rate of a windowed measurement on a GB/s point: y is the median over the windows, and the
+// meta gains their spread and count (min_GBps, max_GBps, windows, window_s), after the probe's
+// own keys so far. The drive and host-memory probes build their points with it.
+void setWindowedRate(ProbePoint& point, const IoStats& stats, int windows, double windowSeconds);
 double percentile(std::vector<float> values, double p); // p in [0, 100], nearest rank
 using kvbe::median; // kvbe/statistics.h
 

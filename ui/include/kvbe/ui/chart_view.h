@@ -51,6 +51,12 @@ class ChartView : public QChartView {
     void setLogY(bool log);
     bool logY() const { return m_logY; }
     virtual bool canToggleLogY() const { return true; }
+    // The chart's own controls, shown above it in the window (the frontier map's tier picker),
+    // parented to `parent`; none by default. The chart keeps them in step with its results.
+    virtual QWidget* createControls(QWidget* parent) {
+        Q_UNUSED(parent);
+        return nullptr;
+    }
 
     // Zoom and pan in data coordinates; reset returns to the range that fits the data.
     void zoomBy(double factor, QPointF centreValue);
@@ -184,6 +190,9 @@ class ChartView : public QChartView {
 
 QString seriesGroup(const QString& key);
 QColor tierColor(const ScenarioResult& r, size_t tierIndex);
+// The tier palette: the colour of the i-th tier, for tiers without a colour of their own and
+// for a tier the scenario panel adds.
+QColor tierPaletteColor(size_t tierIndex);
 inline const QString kPublishedKey = QStringLiteral("published/0/points");
 QString describeScenario(const ScenarioResult& r); // "Llama-3.2-3B on H100 SXM5 80GB, u = 50 %, …"
 size_t nearestIndex(const std::vector<double>& sortedXs, double x);

@@ -5,6 +5,7 @@
 
 #include "kvbe/ui/chart_view.h"
 
+class QComboBox;
 class QGraphicsPixmapItem;
 class QGraphicsRectItem;
 
@@ -19,6 +20,9 @@ class FrontierChart : public ChartView {
     QString csv() const override;
     QString hoverText(QPointF value) const override;
     bool canToggleLogY() const override { return false; }
+    // "Tier:" and a list of the scenario's tiers, the one the map is of (objectName
+    // "frontierTier").
+    QWidget* createControls(QWidget* parent) override;
 
     void setTier(int index);
     int tier() const { return m_tier; }
@@ -34,6 +38,8 @@ class FrontierChart : public ChartView {
 
   private:
     int tierIndex() const;
+    void updateTierChoices();
+    QComboBox* m_tierBox = nullptr;
     int m_tier = 0;
     QImage m_image;
     QGraphicsRectItem* m_clip = nullptr;

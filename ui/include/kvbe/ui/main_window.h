@@ -24,7 +24,10 @@ class QTabWidget;
 
 namespace kvbe {
 
+class BreakevenChart;
 class FleetPanel;
+class FractionChart;
+class TtftChart;
 class ProbePanel;
 class ScenarioPanel;
 class WorkloadView;
@@ -35,19 +38,8 @@ class MainWindow : public QMainWindow {
     explicit MainWindow(Presets presets, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    Explorer* explorer() { return &m_explorer; }
-    ScenarioPanel* panel() const { return m_panel; }
-    QTabWidget* tabs() const { return m_tabs; }
-    ChartView* chart(const QString& key) const;
-    const std::vector<ChartView*>& charts() const { return m_charts; }
-    ChartView* currentChart() const;
-    QListView* pinView() const { return m_pinView; }
-    ProbePanel* probePanel() const { return m_probePanel; }
-    FleetPanel* fleetPanel() const { return m_fleetPanel; }
-    QDockWidget* probeDock() const { return m_probeDock; }
-    QDockWidget* fleetDock() const { return m_fleetDock; }
-    // The Workload tab: a request trace replayed through the scenario's tiers.
-    WorkloadView* workloadView() const { return m_workload; }
+    // Its parts have object names (explorer, scenarioPanel, chartTabs, <key>Chart, pinView,
+    // probePanel, fleetPanel, the docks, undo and redo): tests find them with findChild.
 
     // A scenario (.kvbe.json) or a model's config.json, told apart by their contents.
     Status openFile(const QString& path);
@@ -71,15 +63,15 @@ class MainWindow : public QMainWindow {
     bool hasUnsavedChanges() const;
     // File > Reset to the default scenario, asking first where there are unsaved changes.
     bool resetToDefault();
-    QAction* undoAction() const { return m_undoAction; }
-    QAction* redoAction() const { return m_redoAction; }
     void setPresentation(bool on);
     void setDark(bool on);
-    bool presentation() const { return m_style.presentation; }
 
     // Recomputes and draws every chart now, without waiting for the frame timer. (Live updates
     // redraw only the visible chart; the others catch up when their tab is shown.)
     void refreshNow();
+    // Shows the Workload tab and reads a request trace there (off the UI thread); false while
+    // another trace is still being read.
+    bool openTrace(const QString& path);
     // The visible chart as an image on the clipboard.
     void copyToClipboard();
 
@@ -89,6 +81,7 @@ class MainWindow : public QMainWindow {
     void dropEvent(QDropEvent* e) override;
 
   private:
+    ChartView* currentChart() const;
     void buildActions();
     // main_window_measured.cpp: the Probes and Fleet docks and what streams from them.
     void buildMeasured();
@@ -104,7 +97,6 @@ class MainWindow : public QMainWindow {
     void saveSettings() const;
     void addRecent(const QString& path);
     void fillRecentMenu();
-    void updateTierChoices();
     void updateTitle();
     // Asks before unsaved changes are dropped: false when the user keeps them (Cancel).
     bool maybeKeepChanges(const QString& doing);
@@ -124,15 +116,18 @@ class MainWindow : public QMainWindow {
     QDockWidget* m_panelDock = nullptr;
     QDockWidget* m_pinDock = nullptr;
     QTabWidget* m_tabs = nullptr;
-    std::vector<ChartView*> m_charts;
+    std::vector<ChartView*> m_charts; // the tabs' charts, in chartKeys() order
+    BreakevenChart* m_breakeven = nullptr;
+    FractionChart* m_fraction = nullptr;
+    TtftChart* m_ttft = nullptr;
     std::vector<bool> m_stale; // per chart: results arrived while its tab was hidden
-    QComboBox* m_frontierTier = nullptr;
     QListView* m_pinView = nullptr;
     QMenu* m_recentMenu = nullptr;
     QAction* m_presentationAction = nullptr;
     QAction* m_darkAction = nullptr;
     QAction* m_logYAction = nullptr;
     QMenu* m_fileMenu = nullptr;
+    QAction* m_saveAction = nullptr; // File > Save scenario: the imports go before it
     QMenu* m_viewMenu = nullptr;
     ProbePanel* m_probePanel = nullptr;
     FleetPanel* m_fleetPanel = nullptr;

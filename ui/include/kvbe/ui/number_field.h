@@ -26,6 +26,9 @@ class NumberField : public QWidget {
     static Parser tokens(const QString& what, double min, double max);
 
     void setValue(double v, int precision = 6); // shows a value without emitting
+    // Shows no value and, under the field, why there is none (core refused the inputs that
+    // give it); the next setValue or edit replaces it.
+    void showProblem(const QString& why);
     std::optional<double> value() const { return m_value; }
     bool isValid() const { return m_valid; }
     QString errorText() const;

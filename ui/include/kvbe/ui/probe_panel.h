@@ -82,7 +82,7 @@ class ProbePanel : public QWidget {
         QLabel* why = nullptr;
         QPushButton* useRow = nullptr;
     };
-    void addResultRow(Run& run, const nlohmann::json& point);
+    void addResultRow(Run& run, const ProbePoint& point);
     void updateRows();
     void browse();
 

@@ -4,7 +4,7 @@
 // runner kills the process and waits for it, so closing the window leaves nothing behind.
 #pragma once
 
-#include "kvbe/probe_stream.h"
+#include "kvbe/probe_protocol.h"
 
 #include <QObject>
 #include <QProcess>
@@ -25,7 +25,8 @@ class ProbeRunner : public QObject {
 
     // kvbe-cli next to this executable, or $KVBE_CLI when set (tests point it at a fake).
     static QString cliPath();
-    // The sentence for an exit code of kvbe-cli (app/cli/commands.h).
+    // The sentence for an exit code of kvbe-cli: core's (exitCodeSentence in probe_protocol.h),
+    // or one naming a code kvbe-cli does not use.
     static QString exitSentence(int code);
 
     // A probe that sends no line for this long is stopped and reported as hung.
@@ -49,10 +50,10 @@ class ProbeRunner : public QObject {
     QString stage() const { return m_stage; }
 
   signals:
-    void header(const nlohmann::json& header);
+    void header(const kvbe::ProbeHeader& header);
     void progress(double fraction, const QString& stage);
-    void point(const nlohmann::json& point);
-    void result(const nlohmann::json& summary);
+    void point(const kvbe::ProbePoint& point);
+    void result(const kvbe::ProbeResult& result);
     void finished(kvbe::ProbeRunner::Outcome outcome, const QString& message);
 
   private:

@@ -29,29 +29,13 @@ class ScenarioPanel : public QWidget {
     // The model's config.json through a file dialog.
     void openModelConfig();
 
-    QComboBox* modelBox() const { return m_model; }
-    QComboBox* gpuBox() const { return m_gpu; }
-    NumberField* peakField() const { return m_peak; }
-    QComboBox* computeDtypeBox() const { return m_computeDtype; }
-    QSlider* utilisationSlider() const { return m_util; }
-    QComboBox* flopModelBox() const { return m_flopModel; }
-    QComboBox* kvDtypeBox() const { return m_kvDtype; }
-    // Only the sizes the model can be split into (tensorParallelProblem); data: the size.
-    QComboBox* tensorParallelBox() const { return m_tp; }
-    QComboBox* stateDtypeBox() const { return m_stateDtype; }
-    QString modelInfoText() const;
-    QCheckBox* sharedPathBox() const { return m_sharedPath; }
-    TierTableModel* tierModel() const { return m_tiers; }
-    QTableView* tierView() const { return m_tierView; }
-    QSlider* fractionSlider() const { return m_fraction; }
-    NumberField* minTokensField() const { return m_minTokens; }
-    NumberField* maxTokensField() const { return m_maxTokens; }
-    QCheckBox* logLengthsBox() const { return m_logLengths; }
-    NumberField* sweepTokensField() const { return m_sweepTokens; }
-    QString messageText() const; // the latest refusal or evaluation error
-    // The scenario's name: empty when it is described from its inputs, whose label it then
-    // shows greyed as QLineEdit placeholder text.
-    QLineEdit* nameField() const { return m_name; }
+    // Its controls have object names (scenario_panel.cpp lists them): tests find them with
+    // findChild. The tensor-parallel list offers only the sizes the model can be split into
+    // (data: the size); the name field is empty when the name is described from the inputs,
+    // whose label it then shows greyed as placeholder text.
+
+    // The latest refusal or evaluation error (what opening a model that fails reports).
+    QString messageText() const;
 
   private:
     // A change of the scenario, undoable as `what`; mergeKey ≥ 0 merges a drag into one step.
