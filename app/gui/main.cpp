@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
         if (auto st = window.openFile(file); !st)
             return printError(QString::fromStdString(st.message()));
     if (parser.isSet(importOpt)) window.importCalibrations(parser.values(importOpt));
-    window.resize(window.size().expandedTo(QSize(1280, 800)));
+    // The window sized itself for the screen (or kept the last session's layout where it fits).
     window.show();
     return app.exec();
 }

@@ -30,6 +30,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
@@ -56,6 +57,7 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
     m_tabs->setDocumentMode(true);
     for (const QString& key : chartKeys()) {
         ChartView* c = createChart(key).release();
+        c->setObjectName(QStringLiteral("chart_") + key);
         m_charts.push_back(c);
         connect(c, &ChartView::hovered, this, [this](const QString& text) {
             statusBar()->showMessage(
@@ -65,12 +67,14 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
             auto* page = new QWidget;
             auto* v = new QVBoxLayout(page);
             v->setContentsMargins(0, 4, 0, 0);
-            auto* row = new QHBoxLayout;
-            m_frontierTier = new QComboBox(page);
-            row->addWidget(new QLabel(tr("Tier:"), page));
+            m_frontierRow = new QWidget(page);
+            auto* row = new QHBoxLayout(m_frontierRow);
+            row->setContentsMargins(0, 0, 0, 0);
+            m_frontierTier = new QComboBox(m_frontierRow);
+            row->addWidget(new QLabel(tr("Tier:"), m_frontierRow));
             row->addWidget(m_frontierTier);
             row->addStretch();
-            v->addLayout(row);
+            v->addWidget(m_frontierRow);
             v->addWidget(c, 1);
             m_tabs->addTab(page, c->title());
             connect(m_frontierTier, &QComboBox::currentIndexChanged, this, [this, c](int i) {
@@ -118,8 +122,11 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
         m_explorer.pins()->unpin(idx.isValid() ? idx.row() : m_explorer.pins()->rowCount() - 1);
     });
 
+    // Made now, not by its first message: a status bar that appears later moves the layout.
+    statusBar();
     buildActions();
     buildMeasured();
+    buildDockTitles();
     setAsk(nullptr);
     connect(&m_explorer, &Explorer::computed, this, [this] {
         updateTierChoices();
@@ -223,6 +230,14 @@ void MainWindow::buildActions() {
     m_presentationAction->setCheckable(true);
     m_presentationAction->setShortcut(QKeySequence(Qt::Key_F5));
     connect(m_presentationAction, &QAction::toggled, this, &MainWindow::setPresentation);
+    // On the window itself: its shortcut must work while the menu bar and toolbar are hidden.
+    addAction(m_presentationAction);
+    m_leavePresentationAction = new QAction(tr("Leave presentation mode"), this);
+    m_leavePresentationAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_leavePresentationAction->setEnabled(false);
+    connect(m_leavePresentationAction, &QAction::triggered, this,
+            [this] { setPresentation(false); });
+    addAction(m_leavePresentationAction);
     m_darkAction = view->addAction(tr("&Dark theme"));
     m_darkAction->setCheckable(true);
     connect(m_darkAction, &QAction::toggled, this, &MainWindow::setDark);
@@ -501,20 +516,6 @@ void MainWindow::askPin() {
     if (ok) pinCurrent(label);
 }
 
-void MainWindow::setPresentation(bool on) {
-    if (on == m_style.presentation) return;
-    if (on) m_stateBeforePresentation = saveState();
-    m_style.presentation = on;
-    m_panelDock->setVisible(!on);
-    m_pinDock->setVisible(!on);
-    statusBar()->setVisible(!on);
-    if (!on && !m_stateBeforePresentation.isEmpty()) restoreState(m_stateBeforePresentation);
-    for (auto* c : m_charts)
-        c->setChartStyle(m_style);
-    const QSignalBlocker block(m_presentationAction);
-    m_presentationAction->setChecked(on);
-}
-
 void MainWindow::setDark(bool on) {
     m_style.dark = on;
     for (auto* c : m_charts)
@@ -615,8 +616,18 @@ void MainWindow::dropEvent(QDropEvent* e) {
 
 void MainWindow::restoreSettings() {
     QSettings st;
-    restoreGeometry(st.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(st.value(QStringLiteral("window/state")).toByteArray());
+    // A saved layout, where it still fits a screen; otherwise the one for this screen.
+    const bool restored = restoreGeometry(st.value(QStringLiteral("window/geometry")).toByteArray());
+    const QScreen* screen = QGuiApplication::screenAt(geometry().center());
+    if (!screen) screen = QGuiApplication::primaryScreen();
+    const QRect available = screen ? screen->availableGeometry() : QRect();
+    if (!restored || (available.isValid() && (frameGeometry().height() > available.height() ||
+                                              frameGeometry().width() > available.width()))) {
+        if (available.isValid()) fitToScreen(available);
+    } else {
+        restoreState(st.value(QStringLiteral("window/state")).toByteArray());
+        setBottomDocksCollapsed(st.value(QStringLiteral("window/docksCollapsed"), true).toBool());
+    }
     m_tabs->setCurrentIndex(st.value(QStringLiteral("window/tab"), 0).toInt());
     setDark(st.value(QStringLiteral("window/dark"), false).toBool());
     m_file = st.value(QStringLiteral("scenario/file")).toString();
@@ -653,7 +664,11 @@ void MainWindow::restoreSettings() {
 
 void MainWindow::saveSettings() const {
     QSettings st;
-    st.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    st.setValue(QStringLiteral("window/geometry"),
+                m_style.presentation && !m_geometryBeforePresentation.isEmpty()
+                    ? m_geometryBeforePresentation
+                    : saveGeometry());
+    st.setValue(QStringLiteral("window/docksCollapsed"), m_bottomCollapsed);
     st.setValue(QStringLiteral("window/state"),
                 m_style.presentation && !m_stateBeforePresentation.isEmpty()
                     ? m_stateBeforePresentation
