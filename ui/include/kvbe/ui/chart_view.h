@@ -135,6 +135,7 @@ class ChartView : public QChartView {
   private:
     struct Label {
         QGraphicsSimpleTextItem* item = nullptr;
+        QGraphicsLineItem* leader = nullptr; // to its point, where the label had to move away
         QPointF value;
         Qt::Alignment align;
     };
