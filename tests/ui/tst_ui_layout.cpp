@@ -1,6 +1,7 @@
-// Issue 12, defects 5 and 6: the window on a laptop screen (1366×768: the chart keeps most of
+// Issue 12, defects 5, 6 and 8: the window on a laptop screen (1366×768: the chart keeps most of
 // the height, nothing falls off the bottom, the Probes and Fleet docks folded to their tabs until
-// used) and presentation mode (the chart alone; Esc puts everything back).
+// used), presentation mode (the chart alone; Esc puts everything back) and the keyboard (Tab
+// leaves the tier table; the utilisation slider shows its focus).
 #include "kvbe/ui/fleet_panel.h"
 #include "ui_test_support.h"
 
@@ -9,6 +10,8 @@
 #include <QDockWidget>
 #include <QListWidget>
 #include <QMenuBar>
+#include <QSlider>
+#include <QTableView>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QToolBar>
@@ -205,6 +208,51 @@ class TestLayout : public QObject {
         QVERIFY(w->menuBar()->isVisible());
         QVERIFY2(w->statusBar()->isVisible(), qPrintable(QStringLiteral("hidden %1 window visible %2").arg(w->statusBar()->isHidden()).arg(w->isVisible())));
         QVERIFY(w->findChild<QToolBar*>(QStringLiteral("mainToolbar"))->isVisible());
+    }
+
+    // ---- 8. keyboard
+
+    void tabLeavesTheTierTable() {
+        auto w = makeWindow();
+        w->show();
+        QApplication::setActiveWindow(w.get());
+        QVERIFY(QTest::qWaitForWindowActive(w.get()));
+        auto* table = w->findChild<QTableView*>(QStringLiteral("tierTable"));
+        QVERIFY(table);
+        table->setFocus(Qt::TabFocusReason);
+        table->setCurrentIndex(table->model()->index(0, 0));
+        QTRY_VERIFY(table->hasFocus());
+        // The control after the table in the focus chain: what Tab must reach.
+        QWidget* next = table->nextInFocusChain();
+        while (next && (!(next->focusPolicy() & Qt::TabFocus) || !next->isVisible() ||
+                        !next->isEnabled() || table->isAncestorOf(next)))
+            next = next->nextInFocusChain();
+        QVERIFY(next);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+        QVERIFY2(!table->hasFocus() && !table->isAncestorOf(QApplication::focusWidget()),
+                 "Tab stayed in the tier table");
+        QCOMPARE(QApplication::focusWidget(), next);
+        // And Shift+Tab goes back into it.
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Backtab);
+        QVERIFY(table->hasFocus());
+    }
+
+    void theUtilisationSliderShowsItsFocus() {
+        auto w = makeWindow();
+        w->show();
+        QApplication::setActiveWindow(w.get());
+        QVERIFY(QTest::qWaitForWindowActive(w.get()));
+        auto* slider = w->findChild<QSlider*>(QStringLiteral("utilisationSlider"));
+        QVERIFY(slider);
+        QVERIFY(slider->focusPolicy() & Qt::TabFocus);
+        auto* other = w->findChild<QTableView*>(QStringLiteral("tierTable"));
+        other->setFocus(Qt::TabFocusReason);
+        QTRY_VERIFY(other->hasFocus());
+        const QImage unfocused = slider->grab().toImage();
+        slider->setFocus(Qt::TabFocusReason);
+        QTRY_VERIFY(slider->hasFocus());
+        const QImage focused = slider->grab().toImage();
+        QVERIFY2(focused != unfocused, "the slider looks the same with and without focus");
     }
 };
 

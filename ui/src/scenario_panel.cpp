@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QPainter>
 #include <QSlider>
 #include <QTableView>
 #include <QToolButton>
@@ -31,8 +32,25 @@ constexpr int kOpenConfigRole = Qt::UserRole + 1;
 enum { kMergeUtil = 1, kMergeFraction, kMergePeak, kMergeLengths, kMergeSweep };
 const char* const kKvDtypes[] = {"bf16", "fp16", "fp8", "int8", "fp32"};
 
+// A slider that shows keyboard focus (the style draws none): a frame in the highlight colour.
+class FocusSlider : public QSlider {
+  public:
+    using QSlider::QSlider;
+
+  protected:
+    void paintEvent(QPaintEvent* e) override {
+        QSlider::paintEvent(e);
+        if (!hasFocus()) return;
+        QPainter p(this);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setPen(QPen(palette().color(QPalette::Highlight), 1.5));
+        p.drawRoundedRect(QRectF(rect()).adjusted(1, 1, -1, -1), 3, 3);
+    }
+};
+
 QSlider* percentSlider(int min, int max, QWidget* parent) {
-    auto* s = new QSlider(Qt::Horizontal, parent);
+    auto* s = new FocusSlider(Qt::Horizontal, parent);
+    s->setFocusPolicy(Qt::StrongFocus);
     s->setRange(min, max);
     s->setPageStep(5);
     return s;
@@ -93,6 +111,7 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     gf->addRow(tr("Compute dtype"), m_computeDtype);
     auto* utilRow = new QHBoxLayout;
     m_util = percentSlider(5, 100, gpuBox);
+    m_util->setObjectName(QStringLiteral("utilisationSlider"));
     m_utilLabel = new QLabel(gpuBox);
     m_utilLabel->setMinimumWidth(44);
     utilRow->addWidget(m_util);
@@ -119,6 +138,9 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     m_tiers = new TierTableModel(this);
     m_tiers->setPresets(&m_explorer->presets());
     m_tierView = new QTableView(tierBox);
+    m_tierView->setObjectName(QStringLiteral("tierTable"));
+    // Tab leaves the table for the next control; arrows move between cells.
+    m_tierView->setTabKeyNavigation(false);
     m_tierView->setModel(m_tiers);
     m_tierView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tierView->horizontalHeader()->setStretchLastSection(true);
