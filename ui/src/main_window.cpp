@@ -18,6 +18,7 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -43,6 +44,13 @@ namespace kvbe {
 
 namespace {
 constexpr int kMaxRecent = 8;
+// The folder of the last export: every export dialog starts there.
+QDir exportFolder() {
+    return QDir(QSettings().value(QStringLiteral("export/folder"), QDir::currentPath()).toString());
+}
+void rememberExportFolder(const QString& path) {
+    QSettings().setValue(QStringLiteral("export/folder"), QFileInfo(path).absolutePath());
+}
 Error fail(const QString& m) {
     return Error{m.toStdString()};
 }
@@ -296,6 +304,12 @@ void MainWindow::refreshCharts(bool all) {
         m_charts[i]->setResults(r, pins);
         m_stale[i] = false;
     }
+    // A chart picks its own axis on its first results (the fraction chart is linear): the
+    // button follows what is drawn.
+    if (auto* c = currentChart()) {
+        m_logYAction->setEnabled(c->canToggleLogY());
+        m_logYAction->setChecked(c->logY());
+    }
 }
 
 void MainWindow::refreshNow() {
@@ -421,11 +435,14 @@ Status MainWindow::openFile(const QString& path) {
         if (auto m = m_explorer.loadModel(s->model); !m) return m.error();
         startOver(*s, path);
         addRecent(path);
+        // Replaces whatever the status bar said before (an earlier error).
+        statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 4000);
         return Ok{};
     }
     // Anything else is taken for a model's config.json.
     if (!m_panel->selectModel(path)) return fail(m_panel->messageText());
     addRecent(path);
+    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 4000);
     return Ok{};
 }
 
@@ -558,10 +575,11 @@ void MainWindow::exportImage(const QString& format) {
         size = QSize(w->value(), h->value());
         dpi = r->value();
     }
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export chart"), c->key() + QLatin1Char('.') + format,
-                                     format.toUpper() + QStringLiteral(" (*.") + format + ')');
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export chart"), exportFolder().filePath(c->key() + QLatin1Char('.') + format),
+        format.toUpper() + QStringLiteral(" (*.") + format + ')');
     if (path.isEmpty()) return;
+    rememberExportFolder(path);
     if (auto st = exportChart(*c, path, size, dpi); !st)
         reportError(QString::fromStdString(st.message()));
     else
@@ -572,8 +590,10 @@ void MainWindow::exportCsv() {
     ChartView* c = currentChart();
     if (!c || !c->current()) return;
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export chart data"), c->key() + QStringLiteral(".csv"), tr("CSV (*.csv)"));
+        this, tr("Export chart data"), exportFolder().filePath(c->key() + QStringLiteral(".csv")),
+        tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
+    rememberExportFolder(path);
     if (auto st = kvbe::exportCsv(*c, path); !st)
         reportError(QString::fromStdString(st.message()));
     else

@@ -150,6 +150,7 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     tl->addWidget(m_tierView);
     auto* tierButtons = new QHBoxLayout;
     auto* add = new QToolButton(tierBox);
+    add->setObjectName(QStringLiteral("addTier"));
     add->setText(tr("Add tier"));
     add->setPopupMode(QToolButton::InstantPopup);
     auto* addMenu = new QMenu(add);
@@ -404,6 +405,8 @@ void ScenarioPanel::addTier(const QString& presetKey) {
         t.name = tr("Custom tier %1").arg(m_tiers->rowCount() + 1).toStdString();
         t.bandwidthGBps = 10;
         t.tFixedMs = 1;
+        // Like the NVMe presets: a custom tier is most often a drive or a network store.
+        t.staging = Staging::Pipelined;
     }
     static const char* const colours[] = {"#2a9d8f", "#e76f51", "#8d6cab",
                                           "#e9c46a", "#264653", "#f4a261"};
