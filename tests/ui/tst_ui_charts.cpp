@@ -2,6 +2,7 @@
 // bandwidths are stacked, with a leader line to their level), legends keep full names, model
 // names on the Model size chart do not collide, and the minimum-cached-fraction chart takes its
 // range from the data with log ticks written as percentages.
+#include "kvbe/ui/scenario_panel.h"
 #include "ui_test_support.h"
 
 #include <QApplication>
@@ -77,6 +78,40 @@ class TestCharts : public QObject {
                                                      .arg(o)));
             }
         }
+    }
+
+    // A 70B model's f* stays under a few per cent: the axis follows the data, log ticks read
+    // as per cent by decades, and no curve is cut at the bottom.
+    void theFractionAxisFollowsTheData() {
+        auto w = makeWindow();
+        QVERIFY(w->panel()->selectModel(QStringLiteral("meta-llama/Llama-3.3-70B-Instruct")));
+        w->refreshNow();
+        auto* c = w->findChild<ChartView*>(QStringLiteral("chart_fraction"));
+        QVERIFY(c);
+        w->tabs()->setCurrentWidget(c);
+        w->refreshNow();
+        double hi = 0, lo = 1e9;
+        for (const QString& key : c->seriesKeys())
+            if (key.endsWith(QLatin1String("/fstar")))
+                for (const QPointF& p : c->seriesByKey(key)->points())
+                    if (p.y() > 0) hi = std::max(hi, p.y()), lo = std::min(lo, p.y());
+        QVERIFY(hi > 0);
+        QVERIFY2(hi < 50, qPrintable(QString::number(hi))); // the point of the test: small values
+        QVERIFY(!c->logY());
+        const QRectF linear = c->visibleRange();
+        QVERIFY2(linear.bottom() <= hi * 2, qPrintable(QStringLiteral("linear axis to %1 for data up to %2")
+                                                           .arg(linear.bottom()).arg(hi)));
+        QVERIFY(linear.bottom() >= hi);
+        c->setLogY(true);
+        const QRectF log = c->visibleRange();
+        QVERIFY2(log.top() <= lo && log.bottom() >= hi,
+                 qPrintable(QStringLiteral("log axis %1–%2 for data %3–%4").arg(log.top()).arg(log.bottom()).arg(lo).arg(hi)));
+        auto* axis = qobject_cast<QLogValueAxis*>(c->chart()->axes(Qt::Vertical).value(0));
+        QVERIFY(axis);
+        QCOMPARE(axis->base(), 10.0);
+        // printf's format of a tick: 0.1 %, 1 %, 10 %.
+        QCOMPARE(QString::asprintf(axis->labelFormat().toLatin1().constData(), 0.1), QStringLiteral("0.1 %"));
+        QCOMPARE(QString::asprintf(axis->labelFormat().toLatin1().constData(), 10.0), QStringLiteral("10 %"));
     }
 };
 

@@ -41,7 +41,10 @@ void tuneLogBase(QLogValueAxis* l) {
     const double ratio = l->max() / l->min();
     if (!(ratio > 1) || !std::isfinite(ratio)) return;
     double base = 10;
-    if (ratio < 4)
+    // Per cent reads by decades (0.1 %, 1 %, 10 %), never 0.390625 %.
+    if (l->property("kvbeDecades").toBool() && ratio >= 10)
+        base = 10;
+    else if (ratio < 4)
         base = std::max(1.001, std::pow(ratio, 1.0 / 5));
     else if (std::log2(ratio) <= 11)
         base = 2;
@@ -221,7 +224,11 @@ void ChartView::rebuildAxes() {
         delete a;
     }
     m_x = makeAxis(m_logX, m_xTitle, "%.0f");
-    m_y = makeAxis(m_logY, m_yTitle, "%g");
+    m_y = makeAxis(m_logY, m_yTitle, m_yPercent ? "%g %%" : "%g");
+    if (m_yPercent) {
+        m_y->setProperty("kvbeDecades", true);
+        if (auto* v = qobject_cast<QValueAxis*>(m_y)) v->setLabelFormat("%g %%");
+    }
     chart()->addAxis(m_x, Qt::AlignBottom);
     chart()->addAxis(m_y, Qt::AlignLeft);
     m_y2 = nullptr;

@@ -131,6 +131,8 @@ class ChartView : public QChartView {
 
     ResultPtr m_current;
     std::vector<ResultPtr> m_pins;
+    // The value axis in per cent (its values are per cent): labels "1 %", log ticks by decades.
+    bool m_yPercent = false;
 
   private:
     struct Label {
