@@ -90,6 +90,14 @@ void MainWindow::setBottomDocksCollapsed(bool collapsed) {
 
 void MainWindow::fitToScreen(const QRect& available) {
     m_fittedTo = available;
+    placeOnScreen(available);
+    setBottomDocksCollapsed(true);
+    m_probeDock->raise();
+    // The pins a few rows under the scenario panel.
+    resizeDocks({m_panelDock, m_pinDock}, {height() - 200, 140}, Qt::Vertical);
+}
+
+void MainWindow::placeOnScreen(const QRect& available) {
     // The window manager's frame: known once shown, a title bar's worth before.
     QMargins frame(0, 32, 0, 0);
     if (isVisible())
@@ -109,10 +117,6 @@ void MainWindow::fitToScreen(const QRect& available) {
                                   (room.height() - size.height()) / 2);
     setWindowState(windowState() & ~(Qt::WindowMaximized | Qt::WindowFullScreen));
     setGeometry(QRect(topLeft, size));
-    setBottomDocksCollapsed(true);
-    m_probeDock->raise();
-    // The scenario panel as wide as its fields; the pins a few rows under it.
-    resizeDocks({m_panelDock, m_pinDock}, {size.height() - 200, 140}, Qt::Vertical);
 }
 
 void MainWindow::showEvent(QShowEvent* e) {
@@ -123,7 +127,7 @@ void MainWindow::showEvent(QShowEvent* e) {
     if (!m_layoutSettled)
         QTimer::singleShot(0, this, [this] {
             m_layoutSettled = true;
-            if (m_fittedTo.isValid()) fitToScreen(m_fittedTo);
+            if (m_fittedTo.isValid()) placeOnScreen(m_fittedTo);
         });
 }
 

@@ -97,6 +97,8 @@ class MainWindow : public QMainWindow {
     void buildActions();
     // main_window_layout.cpp: collapsible bottom docks, the screen's default layout.
     void buildDockTitles();
+    // The window's geometry for a screen's available geometry, its frame included.
+    void placeOnScreen(const QRect& available);
     // main_window_measured.cpp: the Probes and Fleet docks and what streams from them.
     void buildMeasured();
     void connectRun(int index, ProbeRunner* runner, const QString& probe);
