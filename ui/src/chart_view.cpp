@@ -91,6 +91,8 @@ ChartView::ChartView(QWidget* parent) : QChartView(parent) {
     chart()->setBackgroundRoundness(0);
     chart()->setMargins(QMargins(6, 6, 6, 6));
     chart()->legend()->setAlignment(Qt::AlignBottom);
+    // A legend entry Qt shortens ("pyk…") names its series in full under the mouse.
+    chart()->legend()->setShowToolTips(true);
     setRenderHint(QPainter::Antialiasing);
     setRubberBand(QChartView::NoRubberBand);
     setMouseTracking(true);
