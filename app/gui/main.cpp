@@ -145,10 +145,8 @@ int main(int argc, char** argv) {
         if (auto st = window.openFile(file); !st)
             return printError(QString::fromStdString(st.message()));
     if (parser.isSet(importOpt)) window.importCalibrations(parser.values(importOpt));
-    if (parser.isSet(traceOpt)) {
-        window.openTrace(parser.value(traceOpt));
-    }
-    window.resize(window.size().expandedTo(QSize(1280, 800)));
+    if (parser.isSet(traceOpt)) window.openTrace(parser.value(traceOpt));
+    // The window sized itself for the screen (or kept the last session's layout where it fits).
     window.show();
     return app.exec();
 }

@@ -143,7 +143,7 @@ class TestUiControls : public QObject {
                          ref.curves.tokens, ref.curves.tiers[t].speedup, 1);
         }
         const auto chosen = chartOf(w, "fraction")->seriesByKey("chosen")->points();
-        QCOMPARE(chosen.front().y(), 0.25);
+        QCOMPARE(chosen.front().y(), 25.0); // per cent
     }
 
     void gpuPickerAndPeakField() {
@@ -207,7 +207,7 @@ class TestUiControls : public QObject {
                      ref.curves.breakevenBandwidth, 1e-9);
         for (size_t t = 0; t < ref.curves.tiers.size(); ++t)
             expectSeries(chartOf(w, "fraction")->seriesByKey(QStringLiteral("tier/%1/fstar").arg(t)),
-                         ref.curves.tokens, ref.curves.tiers[t].minFraction, 1);
+                         ref.curves.tokens, ref.curves.tiers[t].minFraction, 100);
     }
 
     // The TP control offers only sizes the model can be split into; a new model keeps a size it
@@ -265,7 +265,7 @@ class TestUiControls : public QObject {
             QVERIFY(chartOf(w, "fraction")->hoverText(QPointF(8192, 0.5)).contains(QStringLiteral("× 2.5 amplification")));
             const auto ref = reference(s);
             expectSeries(chartOf(w, "fraction")->seriesByKey(QStringLiteral("tier/1/fstar")), ref.curves.tokens,
-                         ref.curves.tiers[1].minFraction, 1);
+                         ref.curves.tiers[1].minFraction, 100);
             // The same p* as a plain tier at the effective rate.
             Scenario plain = s;
             plain.tiers[1].amplification = 1;

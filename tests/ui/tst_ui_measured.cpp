@@ -368,7 +368,7 @@ class TestMeasured : public QObject {
         for (const auto& [tier, p] : {std::pair{"ssd", 272.0}, std::pair{"mem", 80.0}}) {
             auto* mark = fraction->seriesByKey(QStringLiteral("implied/0/%1-pstar").arg(QLatin1String(tier)));
             QVERIFY2(mark && mark->count() == 1, tier);
-            QCOMPARE(mark->at(0), QPointF(p, 1.0));
+            QCOMPARE(mark->at(0), QPointF(p, 100.0)); // f* in per cent
             QVERIFY(mark->name().contains(file));
         }
 

@@ -67,12 +67,12 @@ class TestUiPublished : public QObject {
         QVERIFY2(tip.contains(QStringLiteral("published: B* 23.2 GB/s at 1k tokens (arXiv 2609.11744, section 5)")), qPrintable(tip));
         QVERIFY(!be->hoverText(QPointF(40000, 100)).contains(QStringLiteral("published")));
 
-        // f* at 8k and 80k, p* at (p*, 1) on the fraction chart.
+        // f* at 8k and 80k, p* at (p*, 100 %) on the fraction chart (in per cent).
         auto* fr = chartOf(w, "fraction")->seriesByKey(kPublishedKey);
         QVERIFY(fr);
         QCOMPARE(fr->points().size(), 4);
-        QVERIFY(hasPoint(fr->points(), {8192, 0.778}));
-        QVERIFY(hasPoint(fr->points(), {6057, 1.0}));
+        QVERIFY(hasPoint(fr->points(), {8192, 77.8}));
+        QVERIFY(hasPoint(fr->points(), {6057, 100.0}));
     }
 
     void viewTogglesPublishedMarkers() {

@@ -54,7 +54,7 @@ WorkloadView* viewOf(MainWindow& w) {
 bool settle(MainWindow& w) {
     auto* v = viewOf(w);
     return QTest::qWaitFor(
-        [&] { return !v->loading() && !v->replaying() && !w.explorer()->recomputePending(); }, 120000);
+        [&] { return !v->loading() && !v->replaying() && !w.findChild<Explorer*>(QStringLiteral("explorer"))->recomputePending(); }, 120000);
 }
 
 // Prompt lengths read with Qt's JSON parser, not the production reader.

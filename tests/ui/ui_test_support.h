@@ -8,6 +8,7 @@
 #include "kvbe/ui/main_window.h"
 #include "kvbe/ui/probe_panel.h"
 #include "kvbe/ui/scenario_panel.h"
+#include "kvbe/ui/workload_charts.h"
 #include "kvbe/ui/workload_view.h"
 
 #include <QCheckBox>

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace kvbe {
 
@@ -40,7 +41,10 @@ void tuneLogBase(QLogValueAxis* l) {
     const double ratio = l->max() / l->min();
     if (!(ratio > 1) || !std::isfinite(ratio)) return;
     double base = 10;
-    if (ratio < 4)
+    // Per cent reads by decades (0.1 %, 1 %, 10 %), never 0.390625 %.
+    if (l->property("kvbeDecades").toBool() && ratio >= 10)
+        base = 10;
+    else if (ratio < 4)
         base = std::max(1.001, std::pow(ratio, 1.0 / 5));
     else if (std::log2(ratio) <= 11)
         base = 2;
@@ -87,6 +91,8 @@ ChartView::ChartView(QWidget* parent) : QChartView(parent) {
     chart()->setBackgroundRoundness(0);
     chart()->setMargins(QMargins(6, 6, 6, 6));
     chart()->legend()->setAlignment(Qt::AlignBottom);
+    // A legend entry Qt shortens ("pyk…") names its series in full under the mouse.
+    chart()->legend()->setShowToolTips(true);
     setRenderHint(QPainter::Antialiasing);
     setRubberBand(QChartView::NoRubberBand);
     setMouseTracking(true);
@@ -220,7 +226,11 @@ void ChartView::rebuildAxes() {
         delete a;
     }
     m_x = makeAxis(m_logX, m_xTitle, "%.0f");
-    m_y = makeAxis(m_logY, m_yTitle, "%g");
+    m_y = makeAxis(m_logY, m_yTitle, m_yPercent ? "%g %%" : "%g");
+    if (m_yPercent) {
+        m_y->setProperty("kvbeDecades", true);
+        if (auto* v = qobject_cast<QValueAxis*>(m_y)) v->setLabelFormat("%g %%");
+    }
     chart()->addAxis(m_x, Qt::AlignBottom);
     chart()->addAxis(m_y, Qt::AlignLeft);
     m_y2 = nullptr;
@@ -379,6 +389,7 @@ void ChartView::endRefill() {
             continue;
         }
         delete it->item;
+        delete it->leader;
         it = m_labels.erase(it);
     }
     if (m_structureChanged) {
@@ -483,6 +494,7 @@ void ChartView::layoutOverlays() {
     const QRectF plot = chart()->plotArea();
     std::vector<QRectF> taken;
     std::vector<std::pair<QPointF, Label*>> automatic;
+    std::vector<std::pair<QPointF, Label*>> fixed;
     for (auto it = m_labels.begin(); it != m_labels.end(); ++it) {
         Label& l = it.value();
         QPointF p =
@@ -491,15 +503,53 @@ void ChartView::layoutOverlays() {
         const bool shown = plot.adjusted(-2, -2, 2, 2).contains(p) && std::isfinite(p.y()) &&
                            !isSeriesHidden(it.key());
         l.item->setVisible(shown);
+        if (l.leader) l.leader->setVisible(false);
         if (!shown) continue;
         if (l.align == Qt::Alignment()) {
             automatic.emplace_back(p, &l);
             taken.emplace_back(p - QPointF(5, 5), QSizeF(10, 10)); // its own marker
             continue;
         }
-        const QRectF r = placed(p, l.item->boundingRect().size(), l.align);
-        l.item->setPos(r.topLeft());
+        fixed.emplace_back(p, &l);
+    }
+    const auto isFree = [&](const QRectF& r) {
+        return std::none_of(taken.begin(), taken.end(),
+                            [&](const QRectF& t) { return t.intersects(r); });
+    };
+    // Labels on their own side of a point (tier levels, p*), top to bottom. One that would
+    // cover another moves up or down by whole label heights to the nearest free place in the
+    // plot, with a leader line back to its point: close bandwidths stack.
+    std::sort(fixed.begin(), fixed.end(),
+              [](const auto& a, const auto& b) { return a.first.y() < b.first.y(); });
+    for (auto& [p, l] : fixed) {
+        const QRectF home = placed(p, l->item->boundingRect().size(), l->align);
+        QRectF r = home;
+        if (!isFree(r)) {
+            const double step = r.height() + 1;
+            const double lowest = plot.bottom() + 2, highest = plot.top() - r.height();
+            bool found = false;
+            for (int k = 1; k < 40 && !found; ++k)
+                for (const double dir : {1.0, -1.0}) {
+                    const QRectF c = home.translated(0, dir * k * step);
+                    if (c.top() < highest || c.bottom() > lowest || !isFree(c)) continue;
+                    r = c;
+                    found = true;
+                    break;
+                }
+        }
+        l->item->setPos(r.topLeft());
         taken.push_back(r);
+        if (r != home) {
+            if (!l->leader) {
+                l->leader = new QGraphicsLineItem;
+                l->leader->setZValue(19);
+                chart()->scene()->addItem(l->leader);
+            }
+            l->leader->setPen(QPen(l->item->brush().color(), 1));
+            const double y = r.center().y() < p.y() ? r.bottom() : r.top();
+            l->leader->setLine(QLineF(p, QPointF(std::clamp(p.x(), r.left(), r.right()), y)));
+            l->leader->setVisible(true);
+        }
     }
     // Labels without a fixed side take the first place around their point that is free of
     // other labels and markers, left to right, so neighbours of similar size stay readable.
@@ -510,21 +560,43 @@ void ChartView::layoutOverlays() {
         Qt::AlignRight | Qt::AlignVCenter, Qt::AlignLeft | Qt::AlignVCenter,
         Qt::AlignRight | Qt::AlignTop,     Qt::AlignLeft | Qt::AlignBottom,
         Qt::AlignRight | Qt::AlignBottom,  Qt::AlignLeft | Qt::AlignTop};
+    // Where the places next to a point are taken, farther rings, with a leader line; where none
+    // is free the label stays hidden rather than cover another (the hover text names the point).
     for (auto& [p, l] : automatic) {
         const QSizeF size = l->item->boundingRect().size();
-        QRectF best = placed(p, size, around[0], 15);
-        for (Qt::Alignment a : around) {
-            const QRectF r = placed(p, size, a, 15);
-            const bool free =
-                plot.contains(r) && std::none_of(taken.begin(), taken.end(),
-                                                 [&](const QRectF& t) { return t.intersects(r); });
-            if (free) {
-                best = r;
+        std::optional<QRectF> best;
+        double gap = 15;
+        for (const double g : {15.0, 32.0, 52.0, 75.0}) {
+            for (Qt::Alignment a : around) {
+                const QRectF r = placed(p, size, a, g);
+                if (plot.contains(r) && isFree(r)) {
+                    best = r;
+                    break;
+                }
+            }
+            if (best) {
+                gap = g;
                 break;
             }
         }
-        l->item->setPos(best.topLeft());
-        taken.push_back(best);
+        if (!best) {
+            l->item->setVisible(false);
+            continue;
+        }
+        l->item->setPos(best->topLeft());
+        taken.push_back(*best);
+        if (gap > 15) {
+            if (!l->leader) {
+                l->leader = new QGraphicsLineItem;
+                l->leader->setZValue(19);
+                chart()->scene()->addItem(l->leader);
+            }
+            l->leader->setPen(QPen(ghost(l->item->brush().color()), 1));
+            const QPointF to(std::clamp(p.x(), best->left(), best->right()),
+                             std::clamp(p.y(), best->top(), best->bottom()));
+            l->leader->setLine(QLineF(p, to));
+            l->leader->setVisible(true);
+        }
     }
 }
 

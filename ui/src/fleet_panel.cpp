@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QListWidget>
 #include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
@@ -83,11 +84,31 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     buttons->addWidget(m_progress);
     v->addLayout(buttons);
 
-    m_warning = new QLabel(this);
-    m_warning->setWordWrap(true);
-    m_warning->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_warning->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #664d03; border: "
-                                            "1px solid #ffda6a; padding: 4px; }"));
+    // Warnings fold to one line, so that the table keeps the dock's height.
+    m_warning = new QWidget(this);
+    auto* wv = new QVBoxLayout(m_warning);
+    wv->setContentsMargins(0, 0, 0, 0);
+    wv->setSpacing(2);
+    m_warningToggle = new QToolButton(m_warning);
+    m_warningToggle->setObjectName(QStringLiteral("fleetWarningsToggle"));
+    m_warningToggle->setCheckable(true);
+    m_warningToggle->setAutoRaise(true);
+    m_warningToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_warningToggle->setArrowType(Qt::RightArrow);
+    m_warningToggle->setStyleSheet(QStringLiteral("QToolButton { color: #664d03; }"));
+    m_warningList = new QListWidget(m_warning);
+    m_warningList->setObjectName(QStringLiteral("fleetWarnings"));
+    m_warningList->setWordWrap(true);
+    m_warningList->setMaximumHeight(6 * (fontMetrics().height() + 4));
+    m_warningList->setStyleSheet(
+        QStringLiteral("QListWidget { background: #fff3cd; color: #664d03; border: 1px solid #ffda6a; }"));
+    m_warningList->hide();
+    connect(m_warningToggle, &QToolButton::toggled, this, [this](bool open) {
+        m_warningList->setVisible(open);
+        m_warningToggle->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+    });
+    wv->addWidget(m_warningToggle, 0, Qt::AlignLeft);
+    wv->addWidget(m_warningList);
     m_warning->hide();
     v->addWidget(m_warning);
 
@@ -206,7 +227,10 @@ int FleetPanel::selectedRow() const {
 }
 
 QString FleetPanel::warningText() const {
-    return m_warning->isHidden() ? QString() : m_warning->text();
+    QStringList lines;
+    for (int i = 0; i < m_warningList->count(); ++i)
+        lines << m_warningList->item(i)->text();
+    return lines.join(QLatin1Char('\n'));
 }
 
 void FleetPanel::updateButtons() {
@@ -225,13 +249,18 @@ void FleetPanel::updateMismatches() {
         m_model.setMismatches(i, w);
         // What the reader had to skip or assume (failed runs, thresholds its curves contradict).
         for (const auto& s : m_model.at(i).calibration.warnings)
-            lines << QString::fromStdString(s).toHtmlEscaped();
+            lines << QString::fromStdString(s);
         for (const auto& s : w)
-            lines << QString::fromStdString(s).toHtmlEscaped();
+            lines << QString::fromStdString(s);
     }
     for (const auto& e : m_errors)
-        lines << tr("Not imported: %1").arg(e.toHtmlEscaped());
-    m_warning->setText(QStringLiteral("⚠ ") + lines.join(QStringLiteral("<br>⚠ ")));
+        lines << tr("Not imported: %1").arg(e);
+    m_warningList->clear();
+    for (const QString& l : lines) {
+        auto* item = new QListWidgetItem(QStringLiteral("⚠ ") + l, m_warningList);
+        item->setToolTip(l);
+    }
+    m_warningToggle->setText(lines.size() == 1 ? tr("1 warning") : tr("%1 warnings").arg(lines.size()));
     m_warning->setVisible(!lines.isEmpty());
 }
 

@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+#include <limits>
+
 namespace kvbe {
 
 namespace {
@@ -24,8 +26,10 @@ Qt::Alignment pStarSide(double p, double xMin, double xMax, bool log) {
 void FractionChart::refill() {
     const ScenarioResult& r = *m_current;
     const CurveSet& c = r.curves;
+    // Fractions are drawn in per cent: log ticks read 0.1 %, 1 %, 10 %.
+    m_yPercent = true;
     setAxes(r.scenario.lengths.log, tr("Prompt length N (tokens)"),
-            tr("Minimum cached fraction f* (share of the prompt)"), false);
+            tr("Minimum cached fraction f* (% of the prompt)"), false);
     setTitles(tr("Smallest cached share for a hit to pay off"), describeScenario(r), nominalNote(r));
     beginRefill();
     const double xMin = c.tokens.front(), xMax = c.tokens.back();
@@ -35,12 +39,14 @@ void FractionChart::refill() {
         for (size_t t = 0; t < pin.curves.tiers.size(); ++t)
             line(QStringLiteral("pin/%1/f%2").arg(k).arg(t), tr("%1 (pinned)").arg(pin.label),
                  ghost(tierColor(pin, t)), 2, Qt::DashLine, t == 0)
-                ->replace(toPoints(pin.curves.tokens, pin.curves.tiers[t].minFraction, 1));
+                ->replace(toPoints(pin.curves.tokens, pin.curves.tiers[t].minFraction, 100));
     }
     const double f = r.scenario.cachedFraction;
     line(QStringLiteral("chosen"), tr("chosen fraction, %1 %").arg(f * 100, 0, 'f', 0),
          ghost(textColor()), 1.5, Qt::DashLine)
-        ->replace(QList<QPointF>{{xMin, f}, {xMax, f}});
+        ->replace(QList<QPointF>{{xMin, 100 * f}, {xMax, 100 * f}});
+    // The value range from the curves, not 0–100 %: a big model's f* stays under 1 %.
+    double yLo = std::numeric_limits<double>::infinity(), yHi = 0;
 
     for (size_t t = 0; t < c.tiers.size(); ++t) {
         const auto& tc = c.tiers[t];
@@ -48,13 +54,15 @@ void FractionChart::refill() {
         const QString g = QStringLiteral("tier/%1/").arg(t);
         const QString name = QString::fromStdString(tc.tier.name);
         line(g + "fstar", tr("%1 (%2)").arg(name, pStarText(tc.breakevenPrefix)), col, 2.5)
-            ->replace(toPoints(c.tokens, tc.minFraction, 1));
+            ->replace(toPoints(c.tokens, tc.minFraction, 100));
+        for (const auto& v : tc.minFraction)
+            if (v && *v > 0) yLo = std::min(yLo, 100 * *v), yHi = std::max(yHi, 100 * *v);
         // f* = p*/N starts at (p*, 1): mark and name that point.
         QList<QPointF> mark;
         // p* = 0 (no fixed cost: any prefix pays) has no place on a log axis.
         if (tc.breakevenPrefix && (*tc.breakevenPrefix > 0 || !r.scenario.lengths.log)) {
-            mark.append(QPointF(*tc.breakevenPrefix, 1.0));
-            label(g + "pstar", pStarText(tc.breakevenPrefix), QPointF(*tc.breakevenPrefix, 1.0),
+            mark.append(QPointF(*tc.breakevenPrefix, 100.0));
+            label(g + "pstar", pStarText(tc.breakevenPrefix), QPointF(*tc.breakevenPrefix, 100.0),
                   col, pStarSide(*tc.breakevenPrefix, xMin, xMax, r.scenario.lengths.log));
         }
         scatter(g + "pmark", tr("%1 p*").arg(name), col, 9, false)->replace(mark);
@@ -70,7 +78,7 @@ void FractionChart::refill() {
                                           t.paysWithinKnots ? QString() : tr(" (never within its curves)"));
             QList<QPointF> mark;
             if (t.pStarTokens > 0 || !r.scenario.lengths.log) {
-                mark.append(QPointF(t.pStarTokens, 1.0));
+                mark.append(QPointF(t.pStarTokens, 100.0));
                 label(g + "pstar-label", text, mark.front(), col, pStarSide(t.pStarTokens, xMin, xMax, r.scenario.lengths.log));
             }
             scatter(g + "pstar", text, col, 11)->replace(mark);
@@ -84,13 +92,17 @@ void FractionChart::refill() {
                              (row.model ? tr("; model %1").arg(QString::fromStdString(formatPublishedValue(p.quantity, *row.model)))
                                         : QString());
         if (p.quantity == PublishedQuantity::MinCachedFraction)
-            published.append(PublishedMarker{QPointF(*p.tokens, p.value), tr("f* (%1): %2").arg(QString::fromStdString(p.tier), text)});
+            published.append(PublishedMarker{QPointF(*p.tokens, 100 * p.value), tr("f* (%1): %2").arg(QString::fromStdString(p.tier), text)});
         else if (p.quantity == PublishedQuantity::BreakevenPrefix)
-            published.append(PublishedMarker{QPointF(p.value, 1.0), tr("p* (%1): %2").arg(QString::fromStdString(p.tier), text)});
+            published.append(PublishedMarker{QPointF(p.value, 100.0), tr("p* (%1): %2").arg(QString::fromStdString(p.tier), text)});
     }
     publishedMarkers(tr("Published: %1").arg(r.publishedName), published);
     endRefill();
-    setHomeRange(xMin, xMax, logY() ? 1e-3 : 0, 1);
+    if (!(yHi > 0)) yLo = 0.1, yHi = 100;
+    // Up to 100 % at most; on a log axis from the decade under the smallest value.
+    const double top = std::min(100.0, yHi * (logY() ? 2 : 1.1));
+    const double bottom = logY() ? std::max(1e-4, std::pow(10, std::floor(std::log10(yLo)))) : 0;
+    setHomeRange(xMin, xMax, bottom, top);
 }
 
 void FractionChart::setImplied(std::vector<ImpliedOverlay> implied) {
@@ -121,7 +133,7 @@ QString FractionChart::hoverText(QPointF v) const {
             s += tr("\n%1, %2: p* = %3 (its curves, py-kvcache's rule)")
                      .arg(o.file, impliedTierText(t.tier), tokensText(t.pStarTokens));
     s += publishedHover(v);
-    s += tr("\ncursor: f = %1 %").arg(v.y() * 100, 0, 'f', 1);
+    s += tr("\ncursor: f = %1 %").arg(v.y(), 0, 'g', 3);
     return s;
 }
 

@@ -22,6 +22,7 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -34,6 +35,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
@@ -46,6 +48,13 @@ namespace kvbe {
 
 namespace {
 constexpr int kMaxRecent = 8;
+// The folder of the last export: every export dialog starts there.
+QDir exportFolder() {
+    return QDir(QSettings().value(QStringLiteral("export/folder"), QDir::currentPath()).toString());
+}
+void rememberExportFolder(const QString& path) {
+    QSettings().setValue(QStringLiteral("export/folder"), QFileInfo(path).absolutePath());
+}
 Error fail(const QString& m) {
     return Error{m.toStdString()};
 }
@@ -78,6 +87,7 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
             auto* v = new QVBoxLayout(page);
             v->setContentsMargins(0, 4, 0, 0);
             v->addWidget(controls);
+            m_chartControls.push_back(controls);
             v->addWidget(c, 1);
             m_tabs->addTab(page, c->title());
         } else {
@@ -128,8 +138,11 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
         m_explorer.pins()->unpin(idx.isValid() ? idx.row() : m_explorer.pins()->rowCount() - 1);
     });
 
+    // Made now, not by its first message: a status bar that appears later moves the layout.
+    statusBar();
     buildActions();
     buildMeasured();
+    buildDockTitles();
     setAsk(nullptr);
     connect(&m_explorer, &Explorer::computed, this, [this] {
         refreshCharts(false);
@@ -235,6 +248,14 @@ void MainWindow::buildActions() {
     m_presentationAction->setCheckable(true);
     m_presentationAction->setShortcut(QKeySequence(Qt::Key_F5));
     connect(m_presentationAction, &QAction::toggled, this, &MainWindow::setPresentation);
+    // On the window itself: its shortcut must work while the menu bar and toolbar are hidden.
+    addAction(m_presentationAction);
+    m_leavePresentationAction = new QAction(tr("Leave presentation mode"), this);
+    m_leavePresentationAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_leavePresentationAction->setEnabled(false);
+    connect(m_leavePresentationAction, &QAction::triggered, this,
+            [this] { setPresentation(false); });
+    addAction(m_leavePresentationAction);
     m_darkAction = view->addAction(tr("&Dark theme"));
     m_darkAction->setCheckable(true);
     connect(m_darkAction, &QAction::toggled, this, &MainWindow::setDark);
@@ -292,6 +313,12 @@ void MainWindow::refreshCharts(bool all) {
         }
         m_charts[i]->setResults(r, pins);
         m_stale[i] = false;
+    }
+    // A chart picks its own axis on its first results (the fraction chart is linear): the
+    // button follows what is drawn.
+    if (auto* c = currentChart()) {
+        m_logYAction->setEnabled(c->canToggleLogY());
+        m_logYAction->setChecked(c->logY());
     }
 }
 
@@ -399,11 +426,14 @@ Status MainWindow::openFile(const QString& path) {
         if (auto m = m_explorer.loadModel(s->model); !m) return m.error();
         startOver(*s, path);
         addRecent(path);
+        // Replaces whatever the status bar said before (an earlier error).
+        statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 4000);
         return Ok{};
     }
     // Anything else is taken for a model's config.json.
     if (!m_panel->selectModel(path)) return fail(m_panel->messageText());
     addRecent(path);
+    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 4000);
     return Ok{};
 }
 
@@ -494,20 +524,6 @@ void MainWindow::askPin() {
     if (ok) pinCurrent(label);
 }
 
-void MainWindow::setPresentation(bool on) {
-    if (on == m_style.presentation) return;
-    if (on) m_stateBeforePresentation = saveState();
-    m_style.presentation = on;
-    m_panelDock->setVisible(!on);
-    m_pinDock->setVisible(!on);
-    statusBar()->setVisible(!on);
-    if (!on && !m_stateBeforePresentation.isEmpty()) restoreState(m_stateBeforePresentation);
-    for (auto* c : m_charts)
-        c->setChartStyle(m_style);
-    const QSignalBlocker block(m_presentationAction);
-    m_presentationAction->setChecked(on);
-}
-
 void MainWindow::setDark(bool on) {
     m_style.dark = on;
     for (auto* c : m_charts)
@@ -550,10 +566,11 @@ void MainWindow::exportImage(const QString& format) {
         size = QSize(w->value(), h->value());
         dpi = r->value();
     }
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export chart"), c->key() + QLatin1Char('.') + format,
-                                     format.toUpper() + QStringLiteral(" (*.") + format + ')');
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export chart"), exportFolder().filePath(c->key() + QLatin1Char('.') + format),
+        format.toUpper() + QStringLiteral(" (*.") + format + ')');
     if (path.isEmpty()) return;
+    rememberExportFolder(path);
     if (auto st = exportChart(*c, path, size, dpi); !st)
         reportError(QString::fromStdString(st.message()));
     else
@@ -564,8 +581,10 @@ void MainWindow::exportCsv() {
     ChartView* c = currentChart();
     if (!c || !c->current()) return;
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export chart data"), c->key() + QStringLiteral(".csv"), tr("CSV (*.csv)"));
+        this, tr("Export chart data"), exportFolder().filePath(c->key() + QStringLiteral(".csv")),
+        tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
+    rememberExportFolder(path);
     if (auto st = kvbe::exportCsv(*c, path); !st)
         reportError(QString::fromStdString(st.message()));
     else
@@ -608,8 +627,18 @@ void MainWindow::dropEvent(QDropEvent* e) {
 
 void MainWindow::restoreSettings() {
     QSettings st;
-    restoreGeometry(st.value(QStringLiteral("window/geometry")).toByteArray());
-    restoreState(st.value(QStringLiteral("window/state")).toByteArray());
+    // A saved layout, where it still fits a screen; otherwise the one for this screen.
+    const bool restored = restoreGeometry(st.value(QStringLiteral("window/geometry")).toByteArray());
+    const QScreen* screen = QGuiApplication::screenAt(geometry().center());
+    if (!screen) screen = QGuiApplication::primaryScreen();
+    const QRect available = screen ? screen->availableGeometry() : QRect();
+    if (!restored || (available.isValid() && (frameGeometry().height() > available.height() ||
+                                              frameGeometry().width() > available.width()))) {
+        if (available.isValid()) fitToScreen(available);
+    } else {
+        restoreState(st.value(QStringLiteral("window/state")).toByteArray());
+        setBottomDocksCollapsed(st.value(QStringLiteral("window/docksCollapsed"), true).toBool());
+    }
     m_tabs->setCurrentIndex(st.value(QStringLiteral("window/tab"), 0).toInt());
     setDark(st.value(QStringLiteral("window/dark"), false).toBool());
     m_file = st.value(QStringLiteral("scenario/file")).toString();
@@ -646,7 +675,11 @@ void MainWindow::restoreSettings() {
 
 void MainWindow::saveSettings() const {
     QSettings st;
-    st.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    st.setValue(QStringLiteral("window/geometry"),
+                m_style.presentation && !m_geometryBeforePresentation.isEmpty()
+                    ? m_geometryBeforePresentation
+                    : saveGeometry());
+    st.setValue(QStringLiteral("window/docksCollapsed"), m_bottomCollapsed);
     st.setValue(QStringLiteral("window/state"),
                 m_style.presentation && !m_stateBeforePresentation.isEmpty()
                     ? m_stateBeforePresentation

@@ -145,6 +145,7 @@ void MainWindow::buildMeasured() {
 bool MainWindow::importCalibrations(const QStringList& paths) {
     m_fleetDock->show();
     m_fleetDock->raise();
+    setBottomDocksCollapsed(false); // an import is using the dock
     return m_fleetPanel->importPaths(paths);
 }
 

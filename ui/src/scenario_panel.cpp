@@ -16,6 +16,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QPainter>
 #include <QSlider>
 #include <QTableView>
 #include <QToolButton>
@@ -33,8 +34,25 @@ constexpr int kOpenConfigRole = Qt::UserRole + 1;
 enum { kMergeUtil = 1, kMergeFraction, kMergePeak, kMergeLengths, kMergeSweep };
 const char* const kKvDtypes[] = {"bf16", "fp16", "fp8", "int8", "fp32"};
 
+// A slider that shows keyboard focus (the style draws none): a frame in the highlight colour.
+class FocusSlider : public QSlider {
+  public:
+    using QSlider::QSlider;
+
+  protected:
+    void paintEvent(QPaintEvent* e) override {
+        QSlider::paintEvent(e);
+        if (!hasFocus()) return;
+        QPainter p(this);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setPen(QPen(palette().color(QPalette::Highlight), 1.5));
+        p.drawRoundedRect(QRectF(rect()).adjusted(1, 1, -1, -1), 3, 3);
+    }
+};
+
 QSlider* percentSlider(int min, int max, QWidget* parent) {
-    auto* s = new QSlider(Qt::Horizontal, parent);
+    auto* s = new FocusSlider(Qt::Horizontal, parent);
+    s->setFocusPolicy(Qt::StrongFocus);
     s->setRange(min, max);
     s->setPageStep(5);
     return s;
@@ -121,6 +139,8 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     m_tiers = new TierTableModel(this);
     m_tiers->setPresets(&m_explorer->presets());
     m_tierView = new QTableView(tierBox);
+    // Tab leaves the table for the next control; arrows move between cells.
+    m_tierView->setTabKeyNavigation(false);
     m_tierView->setModel(m_tiers);
     m_tierView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tierView->horizontalHeader()->setStretchLastSection(true);
@@ -130,6 +150,7 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     tl->addWidget(m_tierView);
     auto* tierButtons = new QHBoxLayout;
     auto* add = new QToolButton(tierBox);
+    add->setObjectName(QStringLiteral("addTier"));
     add->setText(tr("Add tier"));
     add->setPopupMode(QToolButton::InstantPopup);
     auto* addMenu = new QMenu(add);
@@ -398,6 +419,8 @@ void ScenarioPanel::addTier(const QString& presetKey) {
         t.name = tr("Custom tier %1").arg(m_tiers->rowCount() + 1).toStdString();
         t.bandwidthGBps = 10;
         t.tFixedMs = 1;
+        // Like the NVMe presets: a custom tier is most often a drive or a network store.
+        t.staging = Staging::Pipelined;
     }
     t.color = tierPaletteColor(size_t(m_tiers->rowCount())).name().toStdString();
     m_tiers->addTier(std::move(t));

@@ -15,6 +15,14 @@ int TierTableModel::columnCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : ColumnCount;
 }
 
+namespace {
+// A rate as the table shows it: three significant digits (12.5, 7.03, 0.975), whole from 100
+// up. The editor and the tooltip keep every digit.
+QString shortRate(double gbps) {
+    return gbps >= 100 ? QString::number(gbps, 'f', 0) : QString::number(gbps, 'g', 3);
+}
+} // namespace
+
 QVariant TierTableModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
@@ -26,11 +34,14 @@ QVariant TierTableModel::data(const QModelIndex& index, int role) const {
         case Name:
             return QString::fromStdString(t.name);
         case Bandwidth:
-            return QString::number(t.bandwidthGBps, 'g', 6);
+            return role == Qt::DisplayRole ? shortRate(t.bandwidthGBps)
+                                           : QString::number(t.bandwidthGBps, 'g', 6);
         case Amplification:
             return QString::number(t.amplification, 'g', 6);
         case WriteBandwidth:
-            return t.writeGBps ? QString::number(*t.writeGBps, 'g', 6) : QString();
+            if (!t.writeGBps) return QString();
+            return role == Qt::DisplayRole ? shortRate(*t.writeGBps)
+                                           : QString::number(*t.writeGBps, 'g', 6);
         case FixedCost:
             if (role == Qt::DisplayRole && isNominal(index.row()))
                 return tr("%1 (nominal)").arg(QString::number(t.tFixedMs, 'g', 6));

@@ -137,10 +137,13 @@ class ChartView : public QChartView {
 
     ResultPtr m_current;
     std::vector<ResultPtr> m_pins;
+    // The value axis in per cent (its values are per cent): labels "1 %", log ticks by decades.
+    bool m_yPercent = false;
 
   private:
     struct Label {
         QGraphicsSimpleTextItem* item = nullptr;
+        QGraphicsLineItem* leader = nullptr; // to its point, where the label had to move away
         QPointF value;
         Qt::Alignment align;
     };

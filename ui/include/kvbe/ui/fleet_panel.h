@@ -16,6 +16,8 @@
 #include <optional>
 
 class QLabel;
+class QListWidget;
+class QToolButton;
 class QProgressBar;
 class QPushButton;
 class QTableView;
@@ -84,7 +86,10 @@ class FleetPanel : public QWidget {
     FleetModel m_model;
     CalibrationImporter m_importer;
     QTableView* m_table = nullptr;
-    QLabel* m_warning = nullptr;
+    // The warnings, folded to one line ("⚠ 3 warnings") over a list, one per row.
+    QWidget* m_warning = nullptr;
+    QToolButton* m_warningToggle = nullptr;
+    QListWidget* m_warningList = nullptr;
     QLabel* m_fitSummary = nullptr;
     QProgressBar* m_progress = nullptr;
     QTableWidget* m_residuals = nullptr;

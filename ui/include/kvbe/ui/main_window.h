@@ -63,8 +63,16 @@ class MainWindow : public QMainWindow {
     bool hasUnsavedChanges() const;
     // File > Reset to the default scenario, asking first where there are unsaved changes.
     bool resetToDefault();
+    // F5: the chart alone, full screen; Esc (or F5 again) restores the window as it was.
     void setPresentation(bool on);
     void setDark(bool on);
+    // The default layout for a screen's available geometry (QScreen::availableGeometry): a
+    // window that fits it, the chart taking most of the height, the Probes and Fleet docks
+    // collapsed to their tabs until used. Applied where no saved geometry fits the screen.
+    void fitToScreen(const QRect& available);
+    // The Probes and Fleet docks shown as their title and tabs only (their contents hidden).
+    void setBottomDocksCollapsed(bool collapsed);
+    bool presentation() const { return m_style.presentation; }
 
     // Recomputes and draws every chart now, without waiting for the frame timer. (Live updates
     // redraw only the visible chart; the others catch up when their tab is shown.)
@@ -76,6 +84,7 @@ class MainWindow : public QMainWindow {
     void copyToClipboard();
 
   protected:
+    void showEvent(QShowEvent* e) override;
     void closeEvent(QCloseEvent* e) override;
     void dragEnterEvent(QDragEnterEvent* e) override;
     void dropEvent(QDropEvent* e) override;
@@ -83,6 +92,10 @@ class MainWindow : public QMainWindow {
   private:
     ChartView* currentChart() const;
     void buildActions();
+    // main_window_layout.cpp: collapsible bottom docks, the screen's default layout.
+    void buildDockTitles();
+    // The window's geometry for a screen's available geometry, its frame included.
+    void placeOnScreen(const QRect& available);
     // main_window_measured.cpp: the Probes and Fleet docks and what streams from them.
     void buildMeasured();
     void connectRun(int index, ProbeRunner* runner, const QString& probe);
@@ -151,7 +164,19 @@ class MainWindow : public QMainWindow {
     QAction* m_undoAction = nullptr;
     QAction* m_redoAction = nullptr;
     ChartStyle m_style;
+    bool m_bottomCollapsed = false;
+    QRect m_fittedTo; // the available geometry fitToScreen was given
+    bool m_layoutSettled = false; // after the first show: dock visibility changes are the user's
+    // Rows of chart-specific controls (ChartView::createControls), hidden in presentation mode.
+    std::vector<QWidget*> m_chartControls;
+    QAction* m_leavePresentationAction = nullptr;
+    // What presentation mode hid, to put back exactly.
     QByteArray m_stateBeforePresentation;
+    QByteArray m_geometryBeforePresentation;
+    QRect m_rectBeforePresentation;
+    Qt::WindowStates m_windowStateBeforePresentation;
+    bool m_menuBarBeforePresentation = true;
+    bool m_statusBarBeforePresentation = true;
 };
 
 } // namespace kvbe
