@@ -72,9 +72,11 @@ std::vector<double> realInputLengths() {
 
 // The replay the view should have run, set up here from the scenario: blocks of B · KV bytes per
 // token (+ state), the GPU's 90 % of HBM less the weights, and the scenario's first two tiers at
-// the given capacities with their presets' write bandwidths.
+// the given capacities with their presets' write bandwidths, drained through write queues (the
+// default, as in kvbe-cli trace replay).
 ReplayResult referenceReplay(const Trace& t, const Evaluation& e, double tier0Bytes, double tier1Bytes) {
     ReplayConfig c;
+    c.writeQueue = true;
     c.blockBytes = e.cost.kvBytesPerToken() * t.summary.blockTokens + e.cost.stateBytes();
     const auto& m = e.model;
     c.gpuCapacityBytes = 0.9 * e.gpu->memoryBytes * e.scenario.tensorParallel - m.paramsTotal * bytesPerElement(m.weightDtype);
@@ -157,6 +159,9 @@ class TestUiWorkload : public QObject {
                                     .arg(gpu->ttft.mean * 1e3, 0, 'f', 1)
                                     .arg(rule->ttft.mean * 1e3, 0, 'f', 1)
                                     .arg(admission)),
+                     qPrintable(s));
+            QVERIFY2(s.contains(QStringLiteral(", %1 GPU prefill seconds saved")
+                                    .arg(rule->gpuSecondsSaved - gpu->gpuSecondsSaved, 0, 'f', 1)),
                      qPrintable(s));
             QVERIFY2(s.contains(QStringLiteral("%1 needs %2 of writes")
                                     .arg(nvmeName, QString::fromStdString(formatBandwidth(r.tiers.back().writeRateP99)))),

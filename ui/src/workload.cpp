@@ -204,6 +204,8 @@ QString workloadSummary(const WorkloadResult& w) {
              .arg(gpu->ttft.mean * 1e3, 0, 'f', 1)
              .arg(rule->ttft.mean * 1e3, 0, 'f', 1)
              .arg(admission);
+    // As kvbe-cli trace replay's sentence: the prefill GPU time the tiers save beyond GPU-only.
+    s += QStringLiteral(", %1 GPU prefill seconds saved").arg(rule->gpuSecondsSaved - gpu->gpuSecondsSaved, 0, 'f', 1);
     if (!c.tiers.empty() && r.tiers.size() == c.tiers.size() + 1) {
         const TierReport& last = r.tiers.back();
         s += QStringLiteral("; %1 needs %2 of writes (p99 minute)")

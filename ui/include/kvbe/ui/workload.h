@@ -25,7 +25,7 @@ struct WorkloadSettings {
     EvictionPolicy policy = EvictionPolicy::Lru;
     Placement placement = Placement::WriteThrough;
     Admission admission = Admission::Optimal;
-    bool writeQueue = false;
+    bool writeQueue = true; // as kvbe-cli trace replay: blocks readable once written (--no-write-queue)
     bool sharedLinks = false; // every offload tier's reads and writes share one link (needs writeQueue)
     int instances = 0;
     // The tier whose capacity the capacity chart varies: 0 the GPU, k the scenario's tier k-1.
