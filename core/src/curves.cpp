@@ -16,6 +16,19 @@ std::vector<double> lengthGrid(double minTokens, double maxTokens, int points, b
         const double n = std::round(v);
         if (out.empty() || n > out.back()) out.push_back(n);
     }
+    if (!log || out.size() < 3) return out;
+    // Every power of two in range replaces the grid point nearest it (in log space), so a cursor
+    // near 32k reads the curves at 32,768 rather than at 32,591. Each power lies within half a
+    // step of that point, between its neighbours, so the grid stays increasing.
+    for (double p = std::exp2(std::ceil(std::log2(minTokens))); p <= maxTokens; p *= 2) {
+        const auto it = std::lower_bound(out.begin(), out.end(), p);
+        if (it != out.end() && *it == p) continue;
+        auto nearest = it;
+        if (it == out.end() || (it != out.begin() && std::log(p / *(it - 1)) < std::log(*it / p))) nearest = it - 1;
+        const bool inside = (nearest == out.begin() || *(nearest - 1) < p) && (nearest + 1 == out.end() || p < *(nearest + 1));
+        // The ends stay the range asked for.
+        if (inside && nearest != out.begin() && nearest + 1 != out.end()) *nearest = p;
+    }
     return out;
 }
 

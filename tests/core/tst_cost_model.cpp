@@ -4,6 +4,9 @@
 #include "kvbe/curves.h"
 #include "test_support.h"
 
+#include <algorithm>
+#include <tuple>
+
 using namespace kvbe;
 using kvbe::test::preset;
 
@@ -450,6 +453,26 @@ private slots:
         QVERIFY(g.size() > 400);
         for (size_t i = 1; i < g.size(); ++i) QVERIFY(g[i] > g[i - 1]);
         QVERIFY(lengthGrid(100, 50, 10, true).empty());
+    }
+
+    // A cursor near 32k reads the curves at 32,768 (issue 12): the window's default grid (256 to
+    // 131,072 tokens, 512 points) and a coarse one hold every power of two in range, stay
+    // increasing, and keep their ends and their size.
+    void lengthGridHoldsPowersOfTwo() {
+        for (const auto& [lo, hi, n] : {std::tuple{256.0, 131072.0, 512}, std::tuple{100.0, 200000.0, 37},
+                                        std::tuple{1.0, 1e6, 40}}) {
+            const auto g = lengthGrid(lo, hi, n, true);
+            QVERIFY(int(g.size()) <= n && int(g.size()) >= n - 2); // rounding to tokens merges a few near 1
+            QCOMPARE(g.front(), lo);
+            QCOMPARE(g.back(), hi);
+            for (size_t i = 1; i < g.size(); ++i) QVERIFY(g[i] > g[i - 1]);
+            for (double p = 1; p <= hi; p *= 2)
+                if (p > lo && p < hi) QVERIFY2(std::count(g.begin(), g.end(), p) == 1, qPrintable(QString::number(p)));
+        }
+        // Without the powers the default grid's point near 32k would be 32,591 (the issue's reading).
+        const auto g = lengthGrid(256, 131072, 512, true);
+        QVERIFY(std::count(g.begin(), g.end(), 32591.0) == 0);
+        QVERIFY(std::count(g.begin(), g.end(), 32768.0) == 1);
     }
 };
 

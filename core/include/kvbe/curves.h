@@ -11,7 +11,8 @@
 
 namespace kvbe {
 
-// Prompt lengths from min to max, evenly spaced in log or linear space, rounded to tokens.
+// Prompt lengths from min to max, evenly spaced in log or linear space, rounded to tokens. A log
+// grid holds every power of two in range exactly (each replaces the point nearest it).
 std::vector<double> lengthGrid(double minTokens, double maxTokens, int points, bool log);
 
 struct TierCurves {
