@@ -28,14 +28,6 @@ void recordLogZero(QtMsgType type, const QMessageLogContext& ctx, const QString&
     if (g_previous) g_previous(type, ctx, msg);
 }
 
-QAction* menuAction(MainWindow* w, const QString& text) {
-    for (QAction* menu : w->menuBar()->actions())
-        if (menu->menu())
-            for (QAction* a : menu->menu()->actions())
-                if (a->text().remove(QLatin1Char('&')).startsWith(text)) return a;
-    return nullptr;
-}
-
 } // namespace
 
 class TestPolish : public QObject {

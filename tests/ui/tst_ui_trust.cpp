@@ -43,15 +43,6 @@ QString gpuLabel(const char* key) {
     return QString::fromStdString(presets().findGpu(key)->name).remove(QStringLiteral("NVIDIA "));
 }
 
-// An action of the menu bar by its text, without the mnemonic.
-QAction* menuAction(MainWindow* w, const QString& text) {
-    for (QAction* menu : w->menuBar()->actions())
-        if (menu->menu())
-            for (QAction* a : menu->menu()->actions())
-                if (a->text().remove(QLatin1Char('&')).startsWith(text)) return a;
-    return nullptr;
-}
-
 bool waitImport(FleetPanel* f) {
     return QTest::qWaitFor([f] { return !f->importing(); }, 60000);
 }

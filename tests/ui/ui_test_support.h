@@ -17,6 +17,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
+#include <QMenu>
+#include <QMenuBar>
 #include <QSettings>
 #include <QSlider>
 #include <QStandardPaths>
@@ -112,6 +114,14 @@ template <class W> ChartView* currentChartOf(const W& w) {
     if (auto* chart = qobject_cast<ChartView*>(page)) return chart;
     if (auto* workload = qobject_cast<WorkloadView*>(page)) return workload->visibleChart();
     return page->findChild<ChartView*>();
+}
+// An action of the menu bar by its text, without the mnemonic.
+inline QAction* menuAction(MainWindow* w, const QString& text) {
+    for (QAction* menu : w->menuBar()->actions())
+        if (menu->menu())
+            for (QAction* a : menu->menu()->actions())
+                if (a->text().remove(QLatin1Char('&')).startsWith(text)) return a;
+    return nullptr;
 }
 template <class W> ProbePanel* probePanelOf(const W& w) {
     return child<ProbePanel>(&*w, QStringLiteral("probePanel"));

@@ -144,6 +144,24 @@ Status exportCsv(const ChartView& chart, const QString& path) {
     return Ok{};
 }
 
+namespace {
+
+Status checkFormat(const QString& path) {
+    if (exportFormatFor(path)) return Ok{};
+    return fail(QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
+}
+
+// The scenario's curves, computed now (a headless export has no frame timer to wait for).
+Status evaluate(Explorer& explorer, const Scenario& scenario) {
+    if (auto r = explorer.loadModel(scenario.model); !r) return r.error();
+    explorer.setScenario(scenario);
+    explorer.recomputeNow();
+    if (!explorer.result()) return fail(explorer.lastError());
+    return Ok{};
+}
+
+} // namespace
+
 Status exportScenarioChart(const Presets& presets, const Scenario& scenario,
                            const QString& chartKey, const QString& path, QSize size,
                            ChartStyle style, int frontierTier) {
@@ -151,14 +169,9 @@ Status exportScenarioChart(const Presets& presets, const Scenario& scenario,
     if (!chart)
         return fail(QStringLiteral("unknown chart '%1'; expected one of %2")
                         .arg(chartKey, chartKeys().join(QStringLiteral(", "))));
-    if (!exportFormatFor(path))
-        return fail(
-            QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
+    if (auto st = checkFormat(path); !st) return st;
     Explorer explorer(presets);
-    if (auto r = explorer.loadModel(scenario.model); !r) return r.error();
-    explorer.setScenario(scenario);
-    explorer.recomputeNow();
-    if (!explorer.result()) return fail(explorer.lastError());
+    if (auto st = evaluate(explorer, scenario); !st) return st;
     if (qobject_cast<WorkloadChart*>(chart.get()))
         return fail(QStringLiteral("the %1 chart needs a trace: add --trace FILE").arg(chartKey));
     if (auto* f = qobject_cast<FrontierChart*>(chart.get())) f->setTier(frontierTier);
@@ -174,14 +187,9 @@ Status exportWorkloadChart(const Presets& presets, const Scenario& scenario, con
     if (!wc)
         return fail(QStringLiteral("--trace draws the workload charts; --chart '%1' is not one of %2")
                         .arg(chartKey, workloadChartKeys().join(QStringLiteral(", "))));
-    if (!exportFormatFor(path))
-        return fail(
-            QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
+    if (auto st = checkFormat(path); !st) return st;
     Explorer explorer(presets);
-    if (auto r = explorer.loadModel(scenario.model); !r) return r.error();
-    explorer.setScenario(scenario);
-    explorer.recomputeNow();
-    if (!explorer.result()) return fail(explorer.lastError());
+    if (auto st = evaluate(explorer, scenario); !st) return st;
     auto trace = loadTrace(tracePath.toStdString(), {});
     if (!trace) return trace.error();
     auto w = std::make_shared<WorkloadResult>(
