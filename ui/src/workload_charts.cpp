@@ -195,7 +195,7 @@ void CapacityChart::refill() {
             tr("Capacity of %1 (GiB; 1 GiB holds %2 tokens with this model)")
                 .arg(tier, QString::fromStdString(formatTokens(std::round(tokensPerGiB)))),
             tr("Hit ratio, token-weighted (%)"), false);
-    setSecondaryAxis(tr("Mean TTFT saved vs GPU-only, always admission (%), dotted"),
+    setSecondaryAxis(tr("Mean TTFT saved vs GPU-only (%)"),
                      std::floor(savedLo / 10) * 10, std::ceil(savedHi * 1.1 / 10) * 10);
     setTitles(tr("Hit ratio and TTFT saved against the capacity of %1").arg(tier),
               describeScenario(*m_current),
@@ -206,7 +206,7 @@ void CapacityChart::refill() {
                                : QColor("#264653");
     line(QStringLiteral("hits/any"), tr("hit ratio, any tier"), textColor(), 2.5)->replace(any);
     line(QStringLiteral("hits/tier"), tr("hits served by %1").arg(tier), tierCol, 2)->replace(own);
-    line(QStringLiteral("saved"), tr("mean TTFT saved vs GPU-only"), QColor("#e76f51"), 2, Qt::DotLine, true, true)
+    line(QStringLiteral("saved"), tr("mean TTFT saved vs GPU-only, always admission"), QColor("#e76f51"), 2, Qt::DotLine, true, true)
         ->replace(saved);
     // The capacity the controls set, where the replay has it.
     std::optional<double> setCap;
