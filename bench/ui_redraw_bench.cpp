@@ -1,16 +1,16 @@
 // How long one slider step takes in the explorer: the scenario recomputed by core, every chart
 // refilled, and the charts painted, with 100,000 measured prefill points overlaid on the TTFT
 // chart. Also the time from start to the first painted frame. Offscreen, so it runs anywhere.
+#include "bench_qt.h"
 #include "kvbe/presets.h"
+#include "kvbe/statistics.h"
 #include "kvbe/scenario.h"
 #include "kvbe/ui/main_window.h"
 #include "kvbe/ui/ttft_chart.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
-#include <QSettings>
 #include <QSlider>
-#include <QStandardPaths>
 #include <QTabWidget>
 #include <QXYSeries>
 
@@ -32,11 +32,6 @@ class FirstPaint : public QObject {
         return QObject::eventFilter(o, e);
     }
 };
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 // The window's parts, by object name (as the UI tests find them).
 QTabWidget* tabsOf(const kvbe::MainWindow& w) {
@@ -63,10 +58,7 @@ int main(int argc, char** argv) {
     g_sinceStart.start();
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName(QStringLiteral("kvbe-bench"));
-    QApplication::setApplicationName(QStringLiteral("kvbe-bench"));
-    QSettings().clear();
+    kvbe::bench::isolateBenchSettings();
 
     auto presets = kvbe::Presets::loadBuiltin();
     if (!presets) return 1;
@@ -138,7 +130,7 @@ int main(int argc, char** argv) {
     }
     std::printf("  of which: core %.2f ms, refilling five charts %.2f ms, painting the visible one "
                 "%.2f ms\n",
-                median(core), median(refill), median(paint));
+                kvbe::median(core), kvbe::median(refill), kvbe::median(paint));
     for (auto* c : chartsOf(w)) {
         std::vector<double> one;
         for (int i = 0; i < 10; ++i) {
@@ -147,9 +139,9 @@ int main(int argc, char** argv) {
             c->setResults(explorerOf(w)->result(), {});
             one.push_back(t.nsecsElapsed() / 1e6);
         }
-        std::printf("  refill %-9s %.2f ms\n", qPrintable(c->key()), median(one));
+        std::printf("  refill %-9s %.2f ms\n", qPrintable(c->key()), kvbe::median(one));
     }
-    const double v = median(visible), a = median(all);
+    const double v = kvbe::median(visible), a = kvbe::median(all);
     const auto* drawn = chartOf(w, QStringLiteral("ttft"))->seriesByKey(QStringLiteral("imported"));
     std::printf("measured points: 100000, drawn after decimation: %lld\n",
                 static_cast<long long>(drawn ? drawn->count() : 0));

@@ -3,15 +3,15 @@
 // in the window, from a slider's new value to the summary and charts shown (offscreen). Printed
 // against the view's live budget (WorkloadView::kLiveSeconds): under it, sliders re-run as they
 // move; over it, on release.
+#include "bench_qt.h"
 #include "kvbe/presets.h"
+#include "kvbe/statistics.h"
 #include "kvbe/ui/main_window.h"
 #include "kvbe/ui/workload_view.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
-#include <QSettings>
 #include <QSlider>
-#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
 
@@ -19,20 +19,10 @@
 #include <cstdio>
 #include <vector>
 
-namespace {
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
-} // namespace
-
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName(QStringLiteral("kvbe-bench"));
-    QApplication::setApplicationName(QStringLiteral("kvbe-bench"));
-    QSettings().clear();
+    kvbe::bench::isolateBenchSettings();
     const QString trace = argc > 1 ? QString::fromLocal8Bit(argv[1])
                                    : QStringLiteral(KVBE_SOURCE_DIR "/../shared/traces/mooncake-conversation.jsonl");
     auto presets = kvbe::Presets::loadBuiltin();
@@ -67,10 +57,10 @@ int main(int argc, char** argv) {
                 openS * 1e3);
     std::printf("per slider step (median of %zu): replay %.1f ms (%.1f M lookups/s with per-request times), "
                 "sweep %.1f ms, window step %.1f ms\n",
-                step.size(), median(replay) * 1e3, lookups / median(replay) / 1e6, median(sweep) * 1e3,
-                median(step) * 1e3);
+                step.size(), kvbe::median(replay) * 1e3, lookups / kvbe::median(replay) / 1e6, kvbe::median(sweep) * 1e3,
+                kvbe::median(step) * 1e3);
     std::printf("replay + sweep = %.2f of the live budget (%.0f ms): sliders re-run %s\n",
-                (median(replay) + median(sweep)) / kvbe::WorkloadView::kLiveSeconds,
+                (kvbe::median(replay) + kvbe::median(sweep)) / kvbe::WorkloadView::kLiveSeconds,
                 kvbe::WorkloadView::kLiveSeconds * 1e3, v->live() ? "live" : "on release");
     return 0;
 }

@@ -497,8 +497,8 @@ QString ScenarioPanel::currentLabelName() const {
 }
 
 void ScenarioPanel::updateName() {
-    // A given name is shown as text; otherwise the field is empty and shows, greyed
-    // (QLineEdit's placeholder text), the label the inputs make.
+    // A given name is shown as text. Otherwise the field is empty, and QLineEdit draws the
+    // label built from the inputs in grey (setPlaceholderText below).
     const Scenario& s = m_explorer->scenario();
     const QString text = m_explorer->nameGiven() ? QString::fromStdString(s.name) : QString();
     if (m_name->text() != text && !m_name->hasFocus()) m_name->setText(text);

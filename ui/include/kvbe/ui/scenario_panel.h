@@ -31,8 +31,8 @@ class ScenarioPanel : public QWidget {
 
     // Its controls have object names (scenario_panel.cpp lists them): tests find them with
     // findChild. The tensor-parallel list offers only the sizes the model can be split into
-    // (data: the size); the name field is empty when the name is described from the inputs,
-    // whose label it then shows greyed as placeholder text.
+    // (data: the size). The name field holds a name the user gave; with none, it is empty and
+    // shows the label built from the inputs in grey (see updateName).
 
     // The latest refusal or evaluation error (what opening a model that fails reports).
     QString messageText() const;
