@@ -435,6 +435,18 @@ void readIndexerAndSharing(const Fields& f, const ArchDefaults& def, bool mla, M
         kvShared = std::min(*def.kvShared, m.layers);
         m.notes.push_back("num_kv_shared_layers: architecture default " + std::to_string(kvShared));
     }
+    // The shared layers read the KV of an earlier attention layer, so one must store it (HF's
+    // Gemma 3n indexes layer num_hidden_layers - num_kv_shared_layers - 1 for it).
+    if (kvShared > 0) {
+        const auto own = static_cast<size_t>(m.layers - kvShared);
+        if (std::none_of(slots.begin(), slots.begin() + static_cast<std::ptrdiff_t>(own), hasAttention))
+            throw ConfigError{source + ": field '" + f.path("num_kv_shared_layers") + "' is " +
+                              std::to_string(kvShared) +
+                              (f.has("num_kv_shared_layers") ? "" : " (the architecture's default)") +
+                              " of " + std::to_string(m.layers) + " layers, which leaves no earlier "
+                              "attention layer to store the KV they share; expected fewer shared "
+                              "layers than layers, with attention before them"};
+    }
 }
 
 // The attention layers grouped by kind, window and KV per token, as ModelSpec keeps them.
