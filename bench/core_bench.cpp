@@ -37,7 +37,8 @@ Fixture& fixture() {
                 if (fx->models.size() < 20) fx->models.push_back(m.spec);
         fx->lengths = kvbe::lengthGrid(256, 131072, 512, true);
         fx->frontierLengths = kvbe::lengthGrid(256, 131072, 200, true);
-        for (int j = 0; j < 100; ++j) fx->fractions.push_back((j + 0.5) / 100.0);
+        for (int j = 0; j < 100; ++j)
+            fx->fractions.push_back((j + 0.5) / 100.0);
         return fx;
     }();
     return *f;
@@ -48,7 +49,8 @@ void BM_DefaultScenarioAllCurves(benchmark::State& state) {
     const auto start = std::chrono::steady_clock::now();
     for (auto _ : state) {
         auto curves = kvbe::computeCurves(f.eval.cost, f.eval.tiers, f.lengths, 0.5);
-        auto frontier = kvbe::computeFrontier(f.eval.cost, f.eval.tiers[1], f.frontierLengths, f.fractions);
+        auto frontier =
+            kvbe::computeFrontier(f.eval.cost, f.eval.tiers[1], f.frontierLengths, f.fractions);
         auto sweep = kvbe::modelSweep(f.eval.cost.inputs(), f.models, 32768, std::nullopt);
         benchmark::DoNotOptimize(curves);
         benchmark::DoNotOptimize(frontier);
@@ -62,21 +64,24 @@ BENCHMARK(BM_DefaultScenarioAllCurves)->Unit(benchmark::kMicrosecond);
 
 void BM_CurvesOnly(benchmark::State& state) {
     auto& f = fixture();
-    for (auto _ : state) benchmark::DoNotOptimize(kvbe::computeCurves(f.eval.cost, f.eval.tiers, f.lengths, 0.5));
+    for (auto _ : state)
+        benchmark::DoNotOptimize(kvbe::computeCurves(f.eval.cost, f.eval.tiers, f.lengths, 0.5));
 }
 BENCHMARK(BM_CurvesOnly)->Unit(benchmark::kMicrosecond);
 
 void BM_Frontier(benchmark::State& state) {
     auto& f = fixture();
     for (auto _ : state)
-        benchmark::DoNotOptimize(kvbe::computeFrontier(f.eval.cost, f.eval.tiers[1], f.frontierLengths, f.fractions));
+        benchmark::DoNotOptimize(
+            kvbe::computeFrontier(f.eval.cost, f.eval.tiers[1], f.frontierLengths, f.fractions));
 }
 BENCHMARK(BM_Frontier)->Unit(benchmark::kMicrosecond);
 
 void BM_ModelSweep(benchmark::State& state) {
     auto& f = fixture();
     for (auto _ : state)
-        benchmark::DoNotOptimize(kvbe::modelSweep(f.eval.cost.inputs(), f.models, 32768, std::nullopt));
+        benchmark::DoNotOptimize(
+            kvbe::modelSweep(f.eval.cost.inputs(), f.models, 32768, std::nullopt));
 }
 BENCHMARK(BM_ModelSweep)->Unit(benchmark::kMicrosecond);
 

@@ -10,13 +10,13 @@
 #include "kvbe/trace.h"
 #include "kvbe/trace_sim.h"
 
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace kvbe;
@@ -45,7 +45,8 @@ void generateTrace(const fs::path& path, std::size_t requests) {
     std::uint64_t nextId = 0;
     for (auto& s : system) {
         const std::size_t len = 2 + rng.below(6);
-        for (std::size_t i = 0; i < len; ++i) s.push_back(nextId++);
+        for (std::size_t i = 0; i < len; ++i)
+            s.push_back(nextId++);
     }
     std::string line;
     for (std::size_t r = 0; r < requests; ++r) {
@@ -53,13 +54,16 @@ void generateTrace(const fs::path& path, std::size_t requests) {
         if (conv.empty() || conv.size() > 48 || rng.below(10) < 3) {
             conv = system[rng.below(kSystems)];
             const std::size_t fresh = 1 + rng.below(8);
-            for (std::size_t i = 0; i < fresh; ++i) conv.push_back(nextId++);
+            for (std::size_t i = 0; i < fresh; ++i)
+                conv.push_back(nextId++);
         } else {
             const std::size_t fresh = 1 + rng.below(3);
-            for (std::size_t i = 0; i < fresh; ++i) conv.push_back(nextId++);
+            for (std::size_t i = 0; i < fresh; ++i)
+                conv.push_back(nextId++);
         }
         const std::uint64_t n = (conv.size() - 1) * 512 + 1 + rng.below(512);
-        line = "{\"timestamp\": " + std::to_string(r * 3600000 / requests) + ", \"input_length\": " + std::to_string(n) +
+        line = "{\"timestamp\": " + std::to_string(r * 3600000 / requests) +
+               ", \"input_length\": " + std::to_string(n) +
                ", \"output_length\": " + std::to_string(1 + rng.below(500)) + ", \"hash_ids\": [";
         for (std::size_t i = 0; i < conv.size(); ++i) {
             if (i) line += ", ";
@@ -80,11 +84,16 @@ struct CpuClock {
         return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
     }
 };
-double seconds(double start) { return CpuClock::now() - start; }
+double seconds(double start) {
+    return CpuClock::now() - start;
+}
 
 CostModel costModel() {
     auto presets = Presets::loadBuiltin();
-    if (!presets) { std::fprintf(stderr, "%s\n", presets.message().c_str()); std::exit(1); }
+    if (!presets) {
+        std::fprintf(stderr, "%s\n", presets.message().c_str());
+        std::exit(1);
+    }
     CostInputs in;
     in.model = presets->findModel("meta-llama/Llama-3.2-3B")->spec;
     in.kvDtype = KvDtype::BF16;
@@ -93,17 +102,21 @@ CostModel costModel() {
     return *CostModel::create(in);
 }
 
-void measure(const char* label, const fs::path& file, const CostModel& cm, double gpuBlocks, double dramBlocks,
-             double nvmeBlocks) {
+void measure(const char* label, const fs::path& file, const CostModel& cm, double gpuBlocks,
+             double dramBlocks, double nvmeBlocks) {
     const double mb = double(fs::file_size(file)) / 1e6;
     // Reading alone (parse, no storage), best of 3.
     double readS = 1e300;
     for (int rep = 0; rep < 3; ++rep) {
         std::uint64_t blocks = 0;
         const auto t0 = CpuClock::now();
-        auto r = readTrace(file, {}, [&](const TraceRecord& rec) { blocks += rec.blockIds.size(); });
+        auto r =
+            readTrace(file, {}, [&](const TraceRecord& rec) { blocks += rec.blockIds.size(); });
         readS = std::min(readS, seconds(t0));
-        if (!r) { std::fprintf(stderr, "%s\n", r.message().c_str()); std::exit(1); }
+        if (!r) {
+            std::fprintf(stderr, "%s\n", r.message().c_str());
+            std::exit(1);
+        }
     }
     // Into the replayable trace, best of 3 too.
     double loadS = 1e300;
@@ -112,21 +125,29 @@ void measure(const char* label, const fs::path& file, const CostModel& cm, doubl
         const auto t0 = CpuClock::now();
         trace = loadTrace(file, {});
         loadS = std::min(loadS, seconds(t0));
-        if (!trace) { std::fprintf(stderr, "%s\n", trace.message().c_str()); std::exit(1); }
+        if (!trace) {
+            std::fprintf(stderr, "%s\n", trace.message().c_str());
+            std::exit(1);
+        }
     }
 
     ReplayConfig cfg;
     cfg.blockBytes = cm.kvBytesPerToken() * 512;
     cfg.gpuCapacityBytes = gpuBlocks * cfg.blockBytes;
-    cfg.tiers.push_back(SimTier{"dram", dramBlocks * cfg.blockBytes, TierPath{"dram", 55e9, 0.5e-3}, 55e9});
-    cfg.tiers.push_back(SimTier{"nvme", nvmeBlocks * cfg.blockBytes, TierPath{"nvme", 13.5e9, 1e-3}, 10e9});
+    cfg.tiers.push_back(
+        SimTier{"dram", dramBlocks * cfg.blockBytes, TierPath{"dram", 55e9, 0.5e-3}, 55e9});
+    cfg.tiers.push_back(
+        SimTier{"nvme", nvmeBlocks * cfg.blockBytes, TierPath{"nvme", 13.5e9, 1e-3}, 10e9});
     double replayS = 1e300;
     ReplayResult res;
     for (int rep = 0; rep < 3; ++rep) {
         const auto t1 = CpuClock::now();
         auto r = replayTrace(*trace, cm, cfg);
         replayS = std::min(replayS, seconds(t1));
-        if (!r) { std::fprintf(stderr, "%s\n", r.message().c_str()); std::exit(1); }
+        if (!r) {
+            std::fprintf(stderr, "%s\n", r.message().c_str());
+            std::exit(1);
+        }
         res = *r;
     }
     // The same with the write queues modelled (not part of the target: the configuration the
@@ -138,7 +159,10 @@ void measure(const char* label, const fs::path& file, const CostModel& cm, doubl
         const auto t1 = CpuClock::now();
         auto r = replayTrace(*trace, cm, queued);
         queuedS = std::min(queuedS, seconds(t1));
-        if (!r) { std::fprintf(stderr, "%s\n", r.message().c_str()); std::exit(1); }
+        if (!r) {
+            std::fprintf(stderr, "%s\n", r.message().c_str());
+            std::exit(1);
+        }
     }
     const auto grid = logGrid(1e4, 1e9, 40);
     double sweepS = 1e300;
@@ -146,23 +170,30 @@ void measure(const char* label, const fs::path& file, const CostModel& cm, doubl
         const auto t2 = CpuClock::now();
         auto s = sweepCapacity(*trace, cm, cfg, 1, grid);
         sweepS = std::min(sweepS, seconds(t2));
-        if (!s) { std::fprintf(stderr, "%s\n", s.message().c_str()); std::exit(1); }
+        if (!s) {
+            std::fprintf(stderr, "%s\n", s.message().c_str());
+            std::exit(1);
+        }
     }
     const double accesses = double(res.blocks);
     const double perSecond = accesses / replayS;
     const double perBlock = double(res.stateBytes) / double(res.distinctBlocks);
     std::printf("(times are CPU seconds of the benchmark's one thread)\n");
-    std::printf("%s: %zu requests, %.0f block accesses, %u distinct blocks, %.1f MB\n", label, trace->size(), accesses,
-                trace->distinctBlocks, mb);
-    std::printf("  replay (3 tiers, LRU, write-through, all rules): %.3f s = %.1f M block lookups/s; target 20 M/s: %.2fx\n",
+    std::printf("%s: %zu requests, %.0f block accesses, %u distinct blocks, %.1f MB\n", label,
+                trace->size(), accesses, trace->distinctBlocks, mb);
+    std::printf("  replay (3 tiers, LRU, write-through, all rules): %.3f s = %.1f M block "
+                "lookups/s; target 20 M/s: %.2fx\n",
                 replayS, perSecond / 1e6, perSecond / 20e6);
-    std::printf("  the same with write queues: %.3f s = %.1f M block lookups/s\n", queuedS, double(res.blocks) / queuedS / 1e6);
-    std::printf("  40-point sweep: %.3f s = %.2f replays; target <= 2: %.2fx headroom\n", sweepS, sweepS / replayS,
-                2.0 / (sweepS / replayS));
-    std::printf("  JSONL read: %.1f MB/s (parse only), %.1f MB/s (into a replayable trace); target 100 MB/s: %.2fx, %.2fx\n",
+    std::printf("  the same with write queues: %.3f s = %.1f M block lookups/s\n", queuedS,
+                double(res.blocks) / queuedS / 1e6);
+    std::printf("  40-point sweep: %.3f s = %.2f replays; target <= 2: %.2fx headroom\n", sweepS,
+                sweepS / replayS, 2.0 / (sweepS / replayS));
+    std::printf("  JSONL read: %.1f MB/s (parse only), %.1f MB/s (into a replayable trace); target "
+                "100 MB/s: %.2fx, %.2fx\n",
                 mb / readS, mb / loadS, (mb / readS) / 100.0, (mb / loadS) / 100.0);
-    std::printf("  simulator memory: %.1f bytes per distinct block (3 tiers); target <= 100: %.2fx headroom\n", perBlock,
-                100.0 / perBlock);
+    std::printf("  simulator memory: %.1f bytes per distinct block (3 tiers); target <= 100: %.2fx "
+                "headroom\n",
+                perBlock, 100.0 / perBlock);
     std::printf("  replayable trace: %.1f bytes per block access\n",
                 double(trace->blocks.size() * 4 + trace->size() * (8 + 4 + 4 + 8)) / accesses);
 }
@@ -171,7 +202,8 @@ void measure(const char* label, const fs::path& file, const CostModel& cm, doubl
 
 int main(int argc, char** argv) {
     const CostModel cm = costModel();
-    const fs::path tmp = fs::temp_directory_path() / ("kvbe-bench-trace-" + std::to_string(::getpid()) + ".jsonl");
+    const fs::path tmp =
+        fs::temp_directory_path() / ("kvbe-bench-trace-" + std::to_string(::getpid()) + ".jsonl");
     const std::size_t requests = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1000000;
     const auto t0 = CpuClock::now();
     generateTrace(tmp, requests);
@@ -179,8 +211,13 @@ int main(int argc, char** argv) {
     measure("generated", tmp, cm, 20000, 200000, 2000000);
     fs::remove(tmp);
 
-    fs::path real = argc > 1 ? fs::path(argv[1]) : fs::path(KVBE_SOURCE_DIR) / ".." / "shared" / "traces" / "mooncake-conversation.jsonl";
-    if (fs::exists(real)) measure("conversation", real, cm, 2000, 20000, 200000);
-    else std::printf("conversation trace not found at %s (pass its path as the first argument)\n", real.c_str());
+    fs::path real = argc > 1 ? fs::path(argv[1])
+                             : fs::path(KVBE_SOURCE_DIR) / ".." / "shared" / "traces" /
+                                   "mooncake-conversation.jsonl";
+    if (fs::exists(real))
+        measure("conversation", real, cm, 2000, 20000, 200000);
+    else
+        std::printf("conversation trace not found at %s (pass its path as the first argument)\n",
+                    real.c_str());
     return 0;
 }

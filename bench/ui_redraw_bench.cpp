@@ -3,8 +3,8 @@
 // chart. Also the time from start to the first painted frame. Offscreen, so it runs anywhere.
 #include "bench_qt.h"
 #include "kvbe/presets.h"
-#include "kvbe/statistics.h"
 #include "kvbe/scenario.h"
+#include "kvbe/statistics.h"
 #include "kvbe/ui/main_window.h"
 #include "kvbe/ui/ttft_chart.h"
 

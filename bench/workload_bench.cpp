@@ -23,8 +23,9 @@ int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     kvbe::bench::isolateBenchSettings();
-    const QString trace = argc > 1 ? QString::fromLocal8Bit(argv[1])
-                                   : QStringLiteral(KVBE_SOURCE_DIR "/../shared/traces/mooncake-conversation.jsonl");
+    const QString trace =
+        argc > 1 ? QString::fromLocal8Bit(argv[1])
+                 : QStringLiteral(KVBE_SOURCE_DIR "/../shared/traces/mooncake-conversation.jsonl");
     auto presets = kvbe::Presets::loadBuiltin();
     if (!presets) return 1;
     kvbe::MainWindow w(*presets);
@@ -32,7 +33,9 @@ int main(int argc, char** argv) {
     w.show();
     auto* v = w.findChild<kvbe::WorkloadView*>(QStringLiteral("workloadView"));
     w.findChild<QTabWidget*>(QStringLiteral("chartTabs"))->setCurrentWidget(v);
-    auto idle = [&] { return QTest::qWaitFor([&] { return !v->loading() && !v->replaying(); }, 600000); };
+    auto idle = [&] {
+        return QTest::qWaitFor([&] { return !v->loading() && !v->replaying(); }, 600000);
+    };
     QElapsedTimer t;
     t.start();
     if (!v->openTrace(trace) || !idle() || !v->result()) {
@@ -53,12 +56,13 @@ int main(int argc, char** argv) {
         sweep.push_back(v->result()->sweepSeconds);
     }
     const double lookups = double(v->result()->replay ? v->result()->replay->lookups : 0);
-    std::printf("trace %s: %zu requests, opened and first replay in %.0f ms\n", qPrintable(trace), v->trace()->size(),
-                openS * 1e3);
-    std::printf("per slider step (median of %zu): replay %.1f ms (%.1f M lookups/s with per-request times), "
+    std::printf("trace %s: %zu requests, opened and first replay in %.0f ms\n", qPrintable(trace),
+                v->trace()->size(), openS * 1e3);
+    std::printf("per slider step (median of %zu): replay %.1f ms (%.1f M lookups/s with "
+                "per-request times), "
                 "sweep %.1f ms, window step %.1f ms\n",
-                step.size(), kvbe::median(replay) * 1e3, lookups / kvbe::median(replay) / 1e6, kvbe::median(sweep) * 1e3,
-                kvbe::median(step) * 1e3);
+                step.size(), kvbe::median(replay) * 1e3, lookups / kvbe::median(replay) / 1e6,
+                kvbe::median(sweep) * 1e3, kvbe::median(step) * 1e3);
     std::printf("replay + sweep = %.2f of the live budget (%.0f ms): sliders re-run %s\n",
                 (kvbe::median(replay) + kvbe::median(sweep)) / kvbe::WorkloadView::kLiveSeconds,
                 kvbe::WorkloadView::kLiveSeconds * 1e3, v->live() ? "live" : "on release");

@@ -1,8 +1,8 @@
 // kvbe-cli calc, models, gpus, tiers.
 #include "commands.h"
 
-#include "kvbe/presets.h"
 #include "kvbe/json_text.h"
+#include "kvbe/presets.h"
 #include "kvbe/published.h"
 #include "kvbe/report.h"
 #include "kvbe/scenario.h"
@@ -16,7 +16,8 @@ namespace kvbe::cli {
 namespace {
 
 struct CalcOptions {
-    std::string model, gpu, peak, util, flops, kvDtype, stateDtype, params, lengths, fraction, scenario;
+    std::string model, gpu, peak, util, flops, kvDtype, stateDtype, params, lengths, fraction,
+        scenario;
     int tp = 0;
     bool sharedPath = false;
     bool allowPastContext = false;
@@ -30,7 +31,8 @@ int fail(const std::string& message) {
     return kExitBadInput;
 }
 
-Result<double> parseNumber(const std::string& text, const std::string& flag, const std::string& expected) {
+Result<double> parseNumber(const std::string& text, const std::string& flag,
+                           const std::string& expected) {
     try {
         size_t used = 0;
         const double v = std::stod(text, &used);
@@ -59,15 +61,19 @@ Result<double> parseParams(std::string text) {
     double scale = 1;
     if (!text.empty()) {
         const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
-        if (c == 'B') scale = 1e9;
-        else if (c == 'M') scale = 1e6;
-        else if (c == 'T') scale = 1e12;
+        if (c == 'B')
+            scale = 1e9;
+        else if (c == 'M')
+            scale = 1e6;
+        else if (c == 'T')
+            scale = 1e12;
         if (scale != 1) text.pop_back();
     }
     auto v = parseNumber(text, "--params", "a positive parameter count, e.g. 3.21e9 or 70B");
     if (!v) return v;
     if (*v <= 0 || *v * scale > 1e16)
-        return Error{"--params " + text + ": expected a positive parameter count up to 1e16, e.g. 3.21e9 or 70B"};
+        return Error{"--params " + text +
+                     ": expected a positive parameter count up to 1e16, e.g. 3.21e9 or 70B"};
     return *v * scale;
 }
 
@@ -124,16 +130,21 @@ Result<TierConfig> parseTier(const std::string& text, const Presets& presets) {
         fixed = rest.substr(at + 1);
         rest = rest.substr(0, at);
     }
-    auto bw = parseNumber(rest, "--tier " + t.name, "a bandwidth in GB/s, e.g. nvme=13.5@1 or nvme=13.5@1×2.3");
+    auto bw = parseNumber(rest, "--tier " + t.name,
+                          "a bandwidth in GB/s, e.g. nvme=13.5@1 or nvme=13.5@1×2.3");
     if (!bw) return bw.error();
-    if (*bw <= 0) return Error{"--tier " + t.name + ": bandwidth " + rest + " GB/s; expected more than 0"};
-    if (*bw > 1e6) return Error{"--tier " + t.name + ": bandwidth " + rest + " GB/s; expected at most 1,000,000 GB/s"};
+    if (*bw <= 0)
+        return Error{"--tier " + t.name + ": bandwidth " + rest + " GB/s; expected more than 0"};
+    if (*bw > 1e6)
+        return Error{"--tier " + t.name + ": bandwidth " + rest +
+                     " GB/s; expected at most 1,000,000 GB/s"};
     t.bandwidthGBps = *bw;
     if (!fixed.empty()) {
         auto f = parseNumber(fixed, "--tier " + t.name, "a fixed cost in ms after '@'");
         if (!f) return f.error();
         if (*f < 0 || *f > 1e7)
-            return Error{"--tier " + t.name + ": t_fixed " + fixed + " ms; expected 0 to 10,000,000 ms"};
+            return Error{"--tier " + t.name + ": t_fixed " + fixed +
+                         " ms; expected 0 to 10,000,000 ms"};
         t.tFixedMs = *f;
     }
     if (amplified) {
@@ -150,7 +161,8 @@ Status applyAmplification(const std::string& text, std::vector<TierConfig>& tier
     if (eq == std::string::npos) {
         auto a = parseAmplification(text, "--amplification");
         if (!a) return a.error();
-        for (auto& t : tiers) t.amplification = *a;
+        for (auto& t : tiers)
+            t.amplification = *a;
         return Ok{};
     }
     const std::string name = text.substr(0, eq);
@@ -174,21 +186,25 @@ Status applyAmplification(const std::string& text, std::vector<TierConfig>& tier
 int runCalc(const CalcOptions& o) {
     auto presets = Presets::loadBuiltin();
     if (!presets) return fail(presets.message());
-    auto scenario = o.scenario.empty() ? defaultScenario(*presets) : loadScenario(o.scenario, *presets);
+    auto scenario =
+        o.scenario.empty() ? defaultScenario(*presets) : loadScenario(o.scenario, *presets);
     if (!scenario) return fail(scenario.message());
     Scenario s = *scenario;
 
     if (!o.model.empty()) s.model = o.model;
     if (!o.gpu.empty()) {
         if (!presets->findGpu(o.gpu))
-            return fail("--gpu '" + o.gpu + "': not a GPU preset; expected one of " + presets->gpuKeys());
+            return fail("--gpu '" + o.gpu + "': not a GPU preset; expected one of " +
+                        presets->gpuKeys());
         s.gpu = o.gpu;
     }
     if (!o.peak.empty()) {
-        auto v = parseNumber(o.peak, "--peak-tflops", "a positive number of dense TFLOP/s, e.g. 989");
+        auto v =
+            parseNumber(o.peak, "--peak-tflops", "a positive number of dense TFLOP/s, e.g. 989");
         if (!v) return fail(v.message());
         if (*v <= 0 || *v > 1e6)
-            return fail("--peak-tflops " + o.peak + ": expected a positive number of TFLOP/s, at most 1,000,000");
+            return fail("--peak-tflops " + o.peak +
+                        ": expected a positive number of TFLOP/s, at most 1,000,000");
         s.peakTflops = *v;
     }
     if (!o.util.empty()) {
@@ -220,7 +236,8 @@ int runCalc(const CalcOptions& o) {
     if (!o.fraction.empty()) {
         auto f = parseNumber(o.fraction, "--fraction", "a cached fraction from 0 to 1");
         if (!f) return fail(f.message());
-        if (*f < 0 || *f > 1) return fail("--fraction " + o.fraction + ": expected a cached fraction from 0 to 1");
+        if (*f < 0 || *f > 1)
+            return fail("--fraction " + o.fraction + ": expected a cached fraction from 0 to 1");
         fraction = *f;
     }
 
@@ -228,7 +245,9 @@ int runCalc(const CalcOptions& o) {
     auto model = resolveModel(s.model, *presets);
     if (!model) return fail(where + model.message());
     if (auto why = tensorParallelProblem(*model, s.tensorParallel))
-        return fail((o.tp > 0 ? "--tp " + std::to_string(o.tp) + ": " : where + "tensor_parallel: ") + *why);
+        return fail(
+            (o.tp > 0 ? "--tp " + std::to_string(o.tp) + ": " : where + "tensor_parallel: ") +
+            *why);
 
     const double context = model->contextLimit;
     std::vector<double> lengths;
@@ -238,8 +257,8 @@ int runCalc(const CalcOptions& o) {
         lengths = *l;
         for (double n : lengths)
             if (n > context && !o.allowPastContext)
-                return fail("--lengths: " + formatTokens(n) + " tokens is past the context of " + model->id +
-                            " (" + formatTokens(context) +
+                return fail("--lengths: " + formatTokens(n) + " tokens is past the context of " +
+                            model->id + " (" + formatTokens(context) +
                             " tokens, its max_position_embeddings), so no such prompt exists; pass "
                             "--allow-past-context to extrapolate anyway (those rows are flagged)");
     } else {
@@ -258,17 +277,25 @@ int runCalc(const CalcOptions& o) {
     if (!refs) return fail(refs.message());
     std::vector<std::pair<const PublishedReference*, std::vector<PublishedComparison>>> published;
     for (const auto& ref : *refs)
-        if (auto rows = comparePublished(matchingPoints(ref, *eval), *eval); !rows.empty()) published.emplace_back(&ref, std::move(rows));
+        if (auto rows = comparePublished(matchingPoints(ref, *eval), *eval); !rows.empty())
+            published.emplace_back(&ref, std::move(rows));
     if (o.format == "json") {
         auto j = calcJson(report);
         j["published"] = nlohmann::json::array();
         for (const auto& [ref, rows] : published)
             for (const auto& r : rows)
-                j["published"].push_back({{"id", r.point.id}, {"reference", ref->file}, {"quantity", std::string(toString(r.point.quantity))},
-                                          {"tier", r.point.tier}, {"tokens", r.point.tokens ? nlohmann::json(*r.point.tokens) : nlohmann::json(nullptr)},
-                                          {"published", r.point.value}, {"published_text", r.point.text}, {"source", r.point.source},
-                                          {"model", r.model ? nlohmann::json(*r.model) : nlohmann::json(nullptr)},
-                                          {"model_tier", r.modelTier}});
+                j["published"].push_back(
+                    {{"id", r.point.id},
+                     {"reference", ref->file},
+                     {"quantity", std::string(toString(r.point.quantity))},
+                     {"tier", r.point.tier},
+                     {"tokens",
+                      r.point.tokens ? nlohmann::json(*r.point.tokens) : nlohmann::json(nullptr)},
+                     {"published", r.point.value},
+                     {"published_text", r.point.text},
+                     {"source", r.point.source},
+                     {"model", r.model ? nlohmann::json(*r.model) : nlohmann::json(nullptr)},
+                     {"model_tier", r.modelTier}});
         std::cout << dumpJson(j, 2) << "\n";
     } else if (o.format == "csv") {
         std::cout << calcCsv(report);
@@ -284,8 +311,10 @@ template <class JsonFn, class TableFn>
 int runListing(const std::string& format, JsonFn toJson, TableFn toTable) {
     auto presets = Presets::loadBuiltin();
     if (!presets) return fail(presets.message());
-    if (format == "json") std::cout << dumpJson(toJson(*presets), 2) << "\n";
-    else std::cout << toTable(*presets);
+    if (format == "json")
+        std::cout << dumpJson(toJson(*presets), 2) << "\n";
+    else
+        std::cout << toTable(*presets);
     return kExitOk;
 }
 
@@ -293,12 +322,15 @@ int runListing(const std::string& format, JsonFn toJson, TableFn toTable) {
 
 void addCalcCommands(CLI::App& app, std::function<int()>& run) {
     auto o = std::make_shared<CalcOptions>();
-    auto* calc = app.add_subcommand("calc", "Break-even bandwidth, prefix length, TTFT and speedup for a scenario");
-    calc->add_option("--model", o->model, "Preset id (meta-llama/Llama-3.2-3B), config.json, folder or HF cache entry");
+    auto* calc = app.add_subcommand(
+        "calc", "Break-even bandwidth, prefix length, TTFT and speedup for a scenario");
+    calc->add_option("--model", o->model,
+                     "Preset id (meta-llama/Llama-3.2-3B), config.json, folder or HF cache entry");
     calc->add_option("--gpu", o->gpu, "GPU preset key (see `kvbe-cli gpus`)");
     calc->add_option("--peak-tflops", o->peak, "Dense peak in TFLOP/s (overrides the GPU preset)");
     calc->add_option("--util", o->util, "Achieved utilisation, 0 < u <= 1 (0.5 or 50%)");
-    calc->add_option("--flops", o->flops, "FLOP model")->check(CLI::IsMember({"simple", "detailed"}));
+    calc->add_option("--flops", o->flops, "FLOP model")
+        ->check(CLI::IsMember({"simple", "detailed"}));
     calc->add_option("--kv-dtype", o->kvDtype, "KV cache dtype (default: the model's torch_dtype)")
         ->check(CLI::IsMember({"bf16", "fp16", "fp8", "int8", "fp32"}));
     calc->add_option("--state-dtype", o->stateDtype,
@@ -306,33 +338,48 @@ void addCalcCommands(CLI::App& app, std::function<int()>& run) {
                      "config's mamba_ssm_cache_dtype, else the model's dtype)")
         ->check(CLI::IsMember({"fp32", "bf16", "fp16"}));
     calc->add_option("--params", o->params, "Parameter count P of the simple model (3.21e9, 70B)");
-    calc->add_option("--tp", o->tp,
-                     "Tensor parallel degree: the query heads must divide by it, and the KV heads too "
-                     "(or it by them, when it exceeds them)")
+    calc->add_option(
+            "--tp", o->tp,
+            "Tensor parallel degree: the query heads must divide by it, and the KV heads too "
+            "(or it by them, when it exceeds them)")
         ->check(CLI::Range(1, 1024));
-    calc->add_flag("--shared-path", o->sharedPath, "The TP GPUs share one storage path (each sees B/t)");
-    calc->add_option("--tier", o->tiers,
-                     "Tier preset key, or NAME=GBPS[@FIXED_MS]; either may end in ×AMP (or xAMP), the "
-                     "bytes moved per useful byte; repeatable");
-    calc->add_option("--amplification", o->amplification,
-                     "Bytes moved per useful byte (>= 1): AMP for every tier, or NAME=AMP for one; repeatable");
-    calc->add_option("--lengths", o->lengths, "Prompt lengths, e.g. 1024,8k,80k (at most the model's context)");
-    calc->add_flag("--allow-past-context", o->allowPastContext,
-                   "Accept lengths past the model's context; those rows are flagged in every format");
+    calc->add_flag("--shared-path", o->sharedPath,
+                   "The TP GPUs share one storage path (each sees B/t)");
+    calc->add_option(
+        "--tier", o->tiers,
+        "Tier preset key, or NAME=GBPS[@FIXED_MS]; either may end in ×AMP (or xAMP), the "
+        "bytes moved per useful byte; repeatable");
+    calc->add_option(
+        "--amplification", o->amplification,
+        "Bytes moved per useful byte (>= 1): AMP for every tier, or NAME=AMP for one; repeatable");
+    calc->add_option("--lengths", o->lengths,
+                     "Prompt lengths, e.g. 1024,8k,80k (at most the model's context)");
+    calc->add_flag(
+        "--allow-past-context", o->allowPastContext,
+        "Accept lengths past the model's context; those rows are flagged in every format");
     calc->add_option("--fraction", o->fraction, "Cached fraction for t_hit and speedup (0..1)");
-    calc->add_option("--scenario", o->scenario, "Start from a .kvbe.json scenario (flags override it)");
-    calc->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"table", "csv", "json"}));
+    calc->add_option("--scenario", o->scenario,
+                     "Start from a .kvbe.json scenario (flags override it)");
+    calc->add_option("--format", o->format, "Output format")
+        ->check(CLI::IsMember({"table", "csv", "json"}));
     calc->callback([o, &run] { run = [o] { return runCalc(*o); }; });
 
     auto format = std::make_shared<std::string>("table");
-    auto* models = app.add_subcommand("models", "List the model presets with their KV and parameter figures");
+    auto* models =
+        app.add_subcommand("models", "List the model presets with their KV and parameter figures");
     auto* gpus = app.add_subcommand("gpus", "List the GPU presets with peaks and host links");
-    auto* tiers = app.add_subcommand("tiers", "List the tier presets with bandwidths and fixed costs");
+    auto* tiers =
+        app.add_subcommand("tiers", "List the tier presets with bandwidths and fixed costs");
     for (auto* sub : {models, gpus, tiers})
-        sub->add_option("--format", *format, "Output format")->check(CLI::IsMember({"table", "json"}));
-    models->callback([format, &run] { run = [format] { return runListing(*format, modelsJson, modelsTable); }; });
-    gpus->callback([format, &run] { run = [format] { return runListing(*format, gpusJson, gpusTable); }; });
-    tiers->callback([format, &run] { run = [format] { return runListing(*format, tiersJson, tiersTable); }; });
+        sub->add_option("--format", *format, "Output format")
+            ->check(CLI::IsMember({"table", "json"}));
+    models->callback([format, &run] {
+        run = [format] { return runListing(*format, modelsJson, modelsTable); };
+    });
+    gpus->callback(
+        [format, &run] { run = [format] { return runListing(*format, gpusJson, gpusTable); }; });
+    tiers->callback(
+        [format, &run] { run = [format] { return runListing(*format, tiersJson, tiersTable); }; });
 }
 
 } // namespace kvbe::cli

@@ -3,10 +3,10 @@
 // file; many nodes are a scheduler's job (README: a Slurm srun line or an ssh loop).
 #include "commands.h"
 
-#include "kvbe/host_info.h"
 #include "kvbe/calibration.h"
 #include "kvbe/fit.h"
 #include "kvbe/gpu/gpu_probes.h"
+#include "kvbe/host_info.h"
 #include "kvbe/presets.h"
 #include "kvbe/probe_protocol.h"
 #include "kvbe/probes/nvme_probe.h"
@@ -33,14 +33,19 @@ struct CalibrateOptions {
 
 // Keeps the points and the header of one probe run; progress goes to stderr for people.
 class CollectingSink : public probes::ProbeSink {
-public:
+  public:
     explicit CollectingSink(std::string label) : m_label(std::move(label)) {}
-    void begin(const std::string&, const nlohmann::ordered_json& params) override { header = params; }
+    void begin(const std::string&, const nlohmann::ordered_json& params) override {
+        header = params;
+    }
     void progress(double fraction, const std::string& message) override {
-        std::cerr << "kvbe-cli calibrate: " << m_label << " " << static_cast<int>(fraction * 100) << " %  " << message << "\n";
+        std::cerr << "kvbe-cli calibrate: " << m_label << " " << static_cast<int>(fraction * 100)
+                  << " %  " << message << "\n";
     }
     void point(const ProbePoint& p) override { points.push_back(p); }
-    void note(const std::string& line) override { std::cerr << "kvbe-cli calibrate: " << m_label << ": " << line << "\n"; }
+    void note(const std::string& line) override {
+        std::cerr << "kvbe-cli calibrate: " << m_label << ": " << line << "\n";
+    }
     void table(const probes::TextTable&) override {}
     void result(const nlohmann::ordered_json& s) override { summary = s; }
     void error(const std::string& message) override { errorMessage = message; }
@@ -49,7 +54,7 @@ public:
     std::vector<ProbePoint> points;
     std::string errorMessage;
 
-private:
+  private:
     std::string m_label;
 };
 
@@ -58,7 +63,8 @@ void takeGpuName(Calibration& c, const nlohmann::ordered_json& header) {
     const auto& g = header["gpu"];
     if (g.contains("name") && g["name"].is_string()) c.gpuName = g["name"].get<std::string>();
     for (const char* clock : {"sm_clock_MHz", "mem_clock_MHz"})
-        if (g.contains(clock) && g[clock].is_number()) c.gpuClocksMHz[clock] = g[clock].get<double>();
+        if (g.contains(clock) && g[clock].is_number())
+            c.gpuClocksMHz[clock] = g[clock].get<double>();
 }
 
 // A probe that ran and measured no point still leaves its tier in the file, empty.
@@ -103,7 +109,8 @@ CalibrateStep hostLinkStep(const CalibrateOptions& o) {
     cs.model = o.model;
     cs.pageable = false;
     cs.sizes = {probes::kMiB, 4 * probes::kMiB, 64 * probes::kMiB, 256 * probes::kMiB};
-    CalibrateStep step{"gpu-copy", "host DRAM to GPU", std::make_unique<gpu::GpuCopyProbe>(cs), {}, {}};
+    CalibrateStep step{
+        "gpu-copy", "host DRAM to GPU", std::make_unique<gpu::GpuCopyProbe>(cs), {}, {}};
     step.apply = [](Calibration& c, const CollectingSink& sink) {
         takeGpuName(c, sink.header);
         c.tiers.push_back(tierOrEmpty(measurementsFromPoints(sink.points).hostLink, "dram"));
@@ -113,7 +120,8 @@ CalibrateStep hostLinkStep(const CalibrateOptions& o) {
 
 // Cold prefill times on the GPU, for the utilisation (and ramp) fit.
 CalibrateStep prefillStep(gpu::PrefillSettings ps) {
-    CalibrateStep step{"gpu-prefill", "prefill", std::make_unique<gpu::PrefillProbe>(std::move(ps)), {}, {}};
+    CalibrateStep step{
+        "gpu-prefill", "prefill", std::make_unique<gpu::PrefillProbe>(std::move(ps)), {}, {}};
     step.apply = [](Calibration& c, const CollectingSink& sink) {
         takeGpuName(c, sink.header);
         const auto samples = measurementsFromPoints(sink.points).prefill;
@@ -128,7 +136,8 @@ int runCalibrate(const CalibrateOptions& o) {
         std::cerr << "kvbe-cli: " << presets.message() << "\n";
         return kExitBadInput;
     }
-    auto scenario = o.scenario.empty() ? defaultScenario(*presets) : loadScenario(o.scenario, *presets);
+    auto scenario =
+        o.scenario.empty() ? defaultScenario(*presets) : loadScenario(o.scenario, *presets);
     if (!scenario) {
         std::cerr << "kvbe-cli: " << scenario.message() << "\n";
         return kExitBadInput;
@@ -140,7 +149,8 @@ int runCalibrate(const CalibrateOptions& o) {
         return kExitBadInput;
     }
     if (o.dir.empty() && !o.skipDrive) {
-        std::cerr << "kvbe-cli: calibrate needs --dir DIR on the drive to measure (or --skip-drive)\n";
+        std::cerr
+            << "kvbe-cli: calibrate needs --dir DIR on the drive to measure (or --skip-drive)\n";
         return kExitUsage;
     }
     auto size = parseBytes(o.fileSize);
@@ -157,7 +167,8 @@ int runCalibrate(const CalibrateOptions& o) {
             std::cerr << "kvbe-cli: --lengths: " << l.message() << "\n";
             return kExitBadInput;
         }
-        for (double n : *l) ps.lengths.push_back(static_cast<std::int64_t>(n));
+        for (double n : *l)
+            ps.lengths.push_back(static_cast<std::int64_t>(n));
     }
     if (!scenario->gpu.empty()) ps.gpuPreset = scenario->gpu;
 
@@ -195,7 +206,8 @@ int runCalibrate(const CalibrateOptions& o) {
     }
     if (measured == 0) {
         std::cerr << "kvbe-cli: calibrate measured nothing on this machine";
-        for (const auto& s : skipped) std::cerr << "; " << s;
+        for (const auto& s : skipped)
+            std::cerr << "; " << s;
         std::cerr << "\n";
         return kExitCannotRun;
     }
@@ -209,7 +221,8 @@ int runCalibrate(const CalibrateOptions& o) {
         c.fitted = fit->params;
         for (const auto& [name, p] : fit->breakevenPrefix)
             if (p) c.breakevenPrefix[name] = std::ceil(*p);
-        for (const auto& n : fit->notes) std::cerr << "kvbe-cli calibrate: fit: " << n << "\n";
+        for (const auto& n : fit->notes)
+            std::cerr << "kvbe-cli calibrate: fit: " << n << "\n";
     } else {
         std::cerr << "kvbe-cli calibrate: fit: " << fit.message() << "\n";
     }
@@ -218,7 +231,8 @@ int runCalibrate(const CalibrateOptions& o) {
         return kExitBadInput;
     }
     std::cerr << "kvbe-cli calibrate: wrote " << o.out;
-    for (const auto& s : skipped) std::cerr << "\n  not measured: " << s;
+    for (const auto& s : skipped)
+        std::cerr << "\n  not measured: " << s;
     std::cerr << "\n";
     return kExitOk;
 }
@@ -227,18 +241,26 @@ int runCalibrate(const CalibrateOptions& o) {
 
 void addCalibrateCommand(CLI::App& app, std::function<int()>& run) {
     auto o = std::make_shared<CalibrateOptions>();
-    auto* cal = app.add_subcommand("calibrate", "Run the drive and GPU probes and write this node's calibration file");
-    cal->add_option("--model", o->model, "Model (preset id, config.json, folder); default: the scenario's");
-    cal->add_option("--dir", o->dir, "Folder on the drive to measure; a scratch file is made there and removed");
-    cal->add_option("--out", o->out, "Calibration file to write (e.g. $(hostname).json)")->required();
-    cal->add_option("--scenario", o->scenario, "Scenario for the GPU, FLOP model and nominal tiers (default scenario)");
+    auto* cal = app.add_subcommand(
+        "calibrate", "Run the drive and GPU probes and write this node's calibration file");
+    cal->add_option("--model", o->model,
+                    "Model (preset id, config.json, folder); default: the scenario's");
+    cal->add_option("--dir", o->dir,
+                    "Folder on the drive to measure; a scratch file is made there and removed");
+    cal->add_option("--out", o->out, "Calibration file to write (e.g. $(hostname).json)")
+        ->required();
+    cal->add_option("--scenario", o->scenario,
+                    "Scenario for the GPU, FLOP model and nominal tiers (default scenario)");
     cal->add_option("--file-size", o->fileSize, "Scratch file size (default 4GiB)");
     cal->add_option("--duration", o->duration, "Measured time per drive setting (default 2s)");
-    cal->add_option("--lengths", o->lengths, "Prefill lengths for the GPU probe (default 1k,8k,32k,80k)");
+    cal->add_option("--lengths", o->lengths,
+                    "Prefill lengths for the GPU probe (default 1k,8k,32k,80k)");
     cal->add_flag("--skip-gpu", o->skipGpu, "Do not run the GPU probes");
     cal->add_flag("--skip-drive", o->skipDrive, "Do not run the drive probe");
-    cal->footer("\nExit codes: 0 written; 1 bad input; 2 usage; 3 nothing could be measured here; 130 stopped.\n"
-                "A probe that cannot run here (no GPU, tmpfs) is named on stderr and left out of the file.");
+    cal->footer("\nExit codes: 0 written; 1 bad input; 2 usage; 3 nothing could be measured here; "
+                "130 stopped.\n"
+                "A probe that cannot run here (no GPU, tmpfs) is named on stderr and left out of "
+                "the file.");
     cal->callback([o, &run] { run = [o] { return runCalibrate(*o); }; });
 }
 

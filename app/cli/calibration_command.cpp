@@ -1,9 +1,9 @@
 // kvbe-cli calibration inspect | fit | export-pykvcache: measurements in and thresholds out.
 #include "commands.h"
 
-#include "kvbe/host_info.h"
 #include "kvbe/calibration.h"
 #include "kvbe/fit.h"
+#include "kvbe/host_info.h"
 #include "kvbe/json_text.h"
 #include "kvbe/presets.h"
 #include "kvbe/published.h"
@@ -35,19 +35,25 @@ struct Context {
 Result<Context> loadContext(const std::string& scenarioPath) {
     auto presets = Presets::loadBuiltin();
     if (!presets) return presets.error();
-    auto s = scenarioPath.empty() ? defaultScenario(*presets) : loadScenario(scenarioPath, *presets);
+    auto s =
+        scenarioPath.empty() ? defaultScenario(*presets) : loadScenario(scenarioPath, *presets);
     if (!s) return s.error();
     auto e = evaluate(*s, *presets);
-    if (!e) return Error{(scenarioPath.empty() ? std::string() : scenarioPath + ": ") + e.message()};
+    if (!e)
+        return Error{(scenarioPath.empty() ? std::string() : scenarioPath + ": ") + e.message()};
     return Context{std::move(*presets), *s, std::move(*e)};
 }
 
-json optionalJson(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json optionalJson(const std::optional<double>& v) {
+    return v ? json(*v) : json(nullptr);
+}
 
 json calibrationSummary(const Calibration& c, const std::vector<std::string>& mismatches) {
     json tiers = json::array();
     for (const auto& t : c.tiers)
-        tiers.push_back({{"name", t.name}, {"read_Bps", optionalJson(t.readBps)}, {"write_Bps", optionalJson(t.writeBps)},
+        tiers.push_back({{"name", t.name},
+                         {"read_Bps", optionalJson(t.readBps)},
+                         {"write_Bps", optionalJson(t.writeBps)},
                          {"read_samples", t.reads.size()}});
     json fitted = nullptr;
     if (c.fitted) {
@@ -57,18 +63,23 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
                   {"rms_relative_residual", c.fitted->rmsRelativeResidual},
                   {"tiers", json::object()}};
         for (const auto& [n, t] : c.fitted->tiers)
-            fitted["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}, {"amplification", t.amplification}};
+            fitted["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps},
+                                  {"t_fixed_s", t.tFixedS},
+                                  {"amplification", t.amplification}};
     }
     json warnings = c.warnings;
-    for (const auto& w : mismatches) warnings.push_back(w);
+    for (const auto& w : mismatches)
+        warnings.push_back(w);
     json curves = json::object();
     for (const auto& [name, k] : c.curves) {
         json knots = json::array();
-        for (const auto& [m, s] : k.knots) knots.push_back({m, s});
+        for (const auto& [m, s] : k.knots)
+            knots.push_back({m, s});
         curves[name] = {{"floor_s", k.floorS}, {"knots", std::move(knots)}};
     }
     json golden = json::array();
-    for (const auto& g : c.golden) golden.push_back({{"tokens", g.tokens}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
+    for (const auto& g : c.golden)
+        golden.push_back({{"tokens", g.tokens}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
     const bool pykv = c.format.rfind("py-kvcache", 0) == 0;
     return {{"source", c.source},
             {"format", c.format},
@@ -98,15 +109,26 @@ json publishedSummary(const PublishedReference& r, const Evaluation& e) {
     const auto matching = matchingPoints(r, e);
     for (const auto& p : r.points) {
         bool matches = false;
-        for (const auto& m : matching) matches = matches || m.id == p.id;
-        points.push_back({{"id", p.id}, {"quantity", std::string(toString(p.quantity))}, {"model", p.model}, {"gpu", p.gpu},
-                          {"tier", p.tier}, {"tokens", p.tokens ? json(*p.tokens) : json(nullptr)}, {"value", p.value},
-                          {"min", p.low ? json(*p.low) : json(nullptr)}, {"max", p.high ? json(*p.high) : json(nullptr)},
-                          {"text", p.text}, {"source", p.source}, {"quoted_in", p.quotedIn}, {"quote", p.quote},
+        for (const auto& m : matching)
+            matches = matches || m.id == p.id;
+        points.push_back({{"id", p.id},
+                          {"quantity", std::string(toString(p.quantity))},
+                          {"model", p.model},
+                          {"gpu", p.gpu},
+                          {"tier", p.tier},
+                          {"tokens", p.tokens ? json(*p.tokens) : json(nullptr)},
+                          {"value", p.value},
+                          {"min", p.low ? json(*p.low) : json(nullptr)},
+                          {"max", p.high ? json(*p.high) : json(nullptr)},
+                          {"text", p.text},
+                          {"source", p.source},
+                          {"quoted_in", p.quotedIn},
+                          {"quote", p.quote},
                           {"matches_scenario", matches}});
     }
-    return {{"source", r.file}, {"format", "kvbe-published"}, {"name", r.name}, {"study", r.study},
-            {"node", r.node}, {"tokens_per_k", r.tokensPerK}, {"points", points}};
+    return {
+        {"source", r.file}, {"format", "kvbe-published"},   {"name", r.name},  {"study", r.study},
+        {"node", r.node},   {"tokens_per_k", r.tokensPerK}, {"points", points}};
 }
 
 void printPublished(const PublishedReference& r, const Evaluation& e) {
@@ -116,15 +138,18 @@ void printPublished(const PublishedReference& r, const Evaluation& e) {
     const auto matching = matchingPoints(r, e);
     for (const auto& p : r.points) {
         bool matches = false;
-        for (const auto& m : matching) matches = matches || m.id == p.id;
-        std::cout << "  " << (matches ? "* " : "  ") << toString(p.quantity) << (p.tier.empty() ? "" : " " + p.tier)
-                  << (p.model.empty() ? "" : ", " + p.model) << (p.gpu.empty() ? "" : " on " + p.gpu) << ": " << p.text
-                  << "  [" << p.source << "; quoted in " << p.quotedIn << "]\n";
+        for (const auto& m : matching)
+            matches = matches || m.id == p.id;
+        std::cout << "  " << (matches ? "* " : "  ") << toString(p.quantity)
+                  << (p.tier.empty() ? "" : " " + p.tier) << (p.model.empty() ? "" : ", " + p.model)
+                  << (p.gpu.empty() ? "" : " on " + p.gpu) << ": " << p.text << "  [" << p.source
+                  << "; quoted in " << p.quotedIn << "]\n";
     }
     std::cout << "  (* matches the scenario's model and GPU)\n";
 }
 
-int runInspect(const std::vector<std::string>& files, const std::string& scenarioPath, const std::string& format) {
+int runInspect(const std::vector<std::string>& files, const std::string& scenarioPath,
+               const std::string& format) {
     auto ctx = loadContext(scenarioPath);
     if (!ctx) return fail(ctx.message());
     // Published-reference files (docs/published-reference-format.md) are read here; the rest are
@@ -137,73 +162,95 @@ int runInspect(const std::vector<std::string>& files, const std::string& scenari
         if (std::filesystem::is_regular_file(f, ec)) {
             auto text = readTextFile(f, kMaxJsonFileBytes);
             if (text && looksLikePublishedReference(*text)) {
-                if (auto r = parsePublishedReference(*text, f)) refs.push_back(std::move(*r));
-                else refErrors.push_back(r.message());
+                if (auto r = parsePublishedReference(*text, f))
+                    refs.push_back(std::move(*r));
+                else
+                    refErrors.push_back(r.message());
                 continue;
             }
         }
         paths.emplace_back(f);
     }
     auto set = paths.empty() ? CalibrationSet{} : readCalibrations(paths);
-    for (auto& e : refErrors) set.errors.push_back(std::move(e));
+    for (auto& e : refErrors)
+        set.errors.push_back(std::move(e));
     const auto kv = ctx->eval.cost.inputs().kvDtype;
     json out = json::array();
-    for (const auto& c : set.calibrations) out.push_back(calibrationSummary(c, mismatchWarnings(c, ctx->eval.model, kv)));
+    for (const auto& c : set.calibrations)
+        out.push_back(calibrationSummary(c, mismatchWarnings(c, ctx->eval.model, kv)));
     json published = json::array();
-    for (const auto& r : refs) published.push_back(publishedSummary(r, ctx->eval));
+    for (const auto& r : refs)
+        published.push_back(publishedSummary(r, ctx->eval));
     if (format == "json") {
         json j{{"calibrations", out}, {"errors", set.errors}};
         if (!refs.empty()) j["published"] = published;
         std::cout << dumpJson(j, 2) << "\n";
     } else {
-        for (const auto& r : refs) printPublished(r, ctx->eval);
+        for (const auto& r : refs)
+            printPublished(r, ctx->eval);
         for (const auto& c : out) {
-            std::cout << c["source"].get<std::string>() << "  (" << c["format"].get<std::string>() << ")\n";
-            if (!c["host"].get<std::string>().empty()) std::cout << "  host " << c["host"].get<std::string>() << "\n";
-            if (!c["model"].get<std::string>().empty()) std::cout << "  model " << c["model"].get<std::string>() << "\n";
-            if (!c["gpu"].get<std::string>().empty()) std::cout << "  gpu " << c["gpu"].get<std::string>() << "\n";
-            if (!c["ssd_model"].get<std::string>().empty()) std::cout << "  ssd " << c["ssd_model"].get<std::string>() << "\n";
+            std::cout << c["source"].get<std::string>() << "  (" << c["format"].get<std::string>()
+                      << ")\n";
+            if (!c["host"].get<std::string>().empty())
+                std::cout << "  host " << c["host"].get<std::string>() << "\n";
+            if (!c["model"].get<std::string>().empty())
+                std::cout << "  model " << c["model"].get<std::string>() << "\n";
+            if (!c["gpu"].get<std::string>().empty())
+                std::cout << "  gpu " << c["gpu"].get<std::string>() << "\n";
+            if (!c["ssd_model"].get<std::string>().empty())
+                std::cout << "  ssd " << c["ssd_model"].get<std::string>() << "\n";
             if (!c["kv_dtype_as_written"].is_null()) {
                 std::cout << "  kv_dtype " << c["kv_dtype_as_written"].get<std::string>();
                 if (!c["kv_dtype"].is_null() && c["kv_dtype_as_written"] == "auto")
                     std::cout << " (the model's own: " << c["kv_dtype"].get<std::string>() << ")";
                 std::cout << "\n";
             }
-            std::cout << "  " << c["prefill_points"] << " cold prefills, " << c["hit_points"] << " hits\n";
+            std::cout << "  " << c["prefill_points"] << " cold prefills, " << c["hit_points"]
+                      << " hits\n";
             for (const auto& [name, k] : c["curves"].items())
                 if (!k["knots"].empty())
                     std::cout << "  curve " << name << ": " << k["knots"].size() << " knots from "
-                          << formatTokens(k["knots"].front()[0].get<double>()) << " to "
-                          << formatTokens(k["knots"].back()[0].get<double>()) << " tokens, floor "
-                          << formatSeconds(k["floor_s"].get<double>()) << "\n";
+                              << formatTokens(k["knots"].front()[0].get<double>()) << " to "
+                              << formatTokens(k["knots"].back()[0].get<double>())
+                              << " tokens, floor " << formatSeconds(k["floor_s"].get<double>())
+                              << "\n";
             if (!c["golden"].empty()) std::cout << "  " << c["golden"].size() << " golden points\n";
             for (const auto& t : c["tiers"]) {
                 std::cout << "  tier " << t["name"].get<std::string>();
-                if (!t["read_Bps"].is_null()) std::cout << "  read " << formatBandwidth(t["read_Bps"].get<double>());
-                if (!t["write_Bps"].is_null()) std::cout << "  write " << formatBandwidth(t["write_Bps"].get<double>());
+                if (!t["read_Bps"].is_null())
+                    std::cout << "  read " << formatBandwidth(t["read_Bps"].get<double>());
+                if (!t["write_Bps"].is_null())
+                    std::cout << "  write " << formatBandwidth(t["write_Bps"].get<double>());
                 std::cout << "\n";
             }
             if (!c["fitted"].is_null()) {
                 const auto& f = c["fitted"];
                 if (!f["utilisation"].is_null())
-                    std::cout << "  fitted utilisation " << std::round(f["utilisation"].get<double>() * 1000) / 10 << " %, overhead "
-                              << formatSeconds(f["overhead_s"].get<double>()) << "\n";
+                    std::cout << "  fitted utilisation "
+                              << std::round(f["utilisation"].get<double>() * 1000) / 10
+                              << " %, overhead " << formatSeconds(f["overhead_s"].get<double>())
+                              << "\n";
                 for (const auto& [tier, v] : f["tiers"].items())
-                    std::cout << "  fitted tier " << tier << ": " << formatBandwidth(v["bandwidth_Bps"].get<double>()) << ", t_fixed "
+                    std::cout << "  fitted tier " << tier << ": "
+                              << formatBandwidth(v["bandwidth_Bps"].get<double>()) << ", t_fixed "
                               << formatSeconds(v["t_fixed_s"].get<double>()) << "\n";
             }
             for (const auto& [tier, p] : c["breakeven_prefix_tokens"].items())
-                std::cout << "  break-even prefix " << tier << ": " << formatTokens(p.get<double>()) << " tokens\n";
+                std::cout << "  break-even prefix " << tier << ": " << formatTokens(p.get<double>())
+                          << " tokens\n";
             if (!c["gate_tokens"].is_null())
                 for (const auto& [tier, p] : c["gate_tokens"].items())
                     std::cout << "  py-kvcache gate " << tier << ": "
-                              << (p.get<double>() > 0 ? "loads from " + formatTokens(p.get<double>()) + " tokens"
-                                                    : std::string("off (every prefix loads)"))
+                              << (p.get<double>() > 0
+                                      ? "loads from " + formatTokens(p.get<double>()) + " tokens"
+                                      : std::string("off (every prefix loads)"))
                               << "\n";
-            for (const auto& w : c["warnings"]) std::cout << "  warning: " << w.get<std::string>() << "\n";
+            for (const auto& w : c["warnings"])
+                std::cout << "  warning: " << w.get<std::string>() << "\n";
         }
     }
-    for (const auto& e : set.errors) std::cerr << "kvbe-cli: " << e << "\n";
+    for (const auto& e : set.errors)
+        std::cerr << "kvbe-cli: " << e << "\n";
     return set.errors.empty() ? kExitOk : kExitBadInput;
 }
 
@@ -242,7 +289,8 @@ int runFit(const FitOptionsCli& o) {
         if (auto st = saveCalibration(o.out, saved); !st) return fail(st.message());
     }
     if (!o.adopt.empty()) {
-        if (auto st = saveScenario(o.adopt, adoptFit(ctx->scenario, fit->params)); !st) return fail(st.message());
+        if (auto st = saveScenario(o.adopt, adoptFit(ctx->scenario, fit->params)); !st)
+            return fail(st.message());
     }
     const auto& p = fit->params;
     if (o.format == "json") {
@@ -256,32 +304,45 @@ int runFit(const FitOptionsCli& o) {
                   {"unreliable", fit->unreliable}};
         for (const auto& [n, t] : p.tiers) {
             const double pstar = breakevenOf(*fit, n);
-            j["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}, {"amplification", t.amplification},
-                             {"breakeven_prefix_tokens", std::isnan(pstar) ? json(nullptr) : json(std::ceil(pstar))}};
+            j["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps},
+                             {"t_fixed_s", t.tFixedS},
+                             {"amplification", t.amplification},
+                             {"breakeven_prefix_tokens",
+                              std::isnan(pstar) ? json(nullptr) : json(std::ceil(pstar))}};
         }
         for (const auto& r : fit->residuals)
-            j["residuals"].push_back({{"series", r.series}, {"tokens", r.tokens}, {"prefix", r.prefix},
-                                      {"measured_s", r.measuredS}, {"fitted_s", r.fittedS}});
+            j["residuals"].push_back({{"series", r.series},
+                                      {"tokens", r.tokens},
+                                      {"prefix", r.prefix},
+                                      {"measured_s", r.measuredS},
+                                      {"fitted_s", r.fittedS}});
         std::cout << dumpJson(j, 2) << "\n";
         return kExitOk;
     }
     std::cout << "Fitted to " << c->source << " (" << c->format << ")\n";
-    if (p.utilisation) std::cout << "  utilisation      " << std::round(*p.utilisation * 1000) / 10 << " %\n";
-    if (p.rampHalfTokens) std::cout << "  ramp n_half      " << formatTokens(*p.rampHalfTokens) << " tokens\n";
+    if (p.utilisation)
+        std::cout << "  utilisation      " << std::round(*p.utilisation * 1000) / 10 << " %\n";
+    if (p.rampHalfTokens)
+        std::cout << "  ramp n_half      " << formatTokens(*p.rampHalfTokens) << " tokens\n";
     std::cout << "  shared overhead  " << formatSeconds(p.overheadS) << "\n";
     for (const auto& [n, t] : p.tiers) {
         const double pstar = breakevenOf(*fit, n);
         std::cout << "  tier " << n << ": " << formatBandwidth(t.bandwidthBps);
         if (t.amplification != 1)
-            std::cout << " × " << std::round(t.amplification * 100) / 100 << " amplification = "
-                      << formatBandwidth(t.bandwidthBps / t.amplification) << " effective";
-        std::cout << ", t_fixed " << formatSeconds(t.tFixedS)
-                  << ", break-even prefix " << (std::isnan(pstar) ? std::string("never") : formatTokens(std::ceil(pstar)) + " tokens")
+            std::cout << " × " << std::round(t.amplification * 100) / 100
+                      << " amplification = " << formatBandwidth(t.bandwidthBps / t.amplification)
+                      << " effective";
+        std::cout << ", t_fixed " << formatSeconds(t.tFixedS) << ", break-even prefix "
+                  << (std::isnan(pstar) ? std::string("never")
+                                        : formatTokens(std::ceil(pstar)) + " tokens")
                   << "\n";
     }
-    std::cout << "  rms residual     " << std::round(p.rmsRelativeResidual * 1000) / 10 << " % of the measured time\n";
-    for (const auto& note : fit->notes) std::cout << "  note: " << note << "\n";
-    for (const auto& why : fit->unreliable) std::cout << "  unreliable: " << why << "\n";
+    std::cout << "  rms residual     " << std::round(p.rmsRelativeResidual * 1000) / 10
+              << " % of the measured time\n";
+    for (const auto& note : fit->notes)
+        std::cout << "  note: " << note << "\n";
+    for (const auto& why : fit->unreliable)
+        std::cout << "  unreliable: " << why << "\n";
     return kExitOk;
 }
 
@@ -294,10 +355,13 @@ struct ExportOptions {
 std::string lowerShortName(const std::string& id) {
     const auto slash = id.rfind('/');
     std::string s = slash == std::string::npos ? id : id.substr(slash + 1);
-    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (auto& ch : s)
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     return s;
 }
-bool sameModel(const std::string& a, const std::string& b) { return lowerShortName(a) == lowerShortName(b); }
+bool sameModel(const std::string& a, const std::string& b) {
+    return lowerShortName(a) == lowerShortName(b);
+}
 
 int runExport(const ExportOptions& o) {
     if (o.scenario.empty() && o.calibration.empty())
@@ -316,23 +380,27 @@ int runExport(const ExportOptions& o) {
         if (!loaded) return fail(loaded.message());
         ctx = std::move(*loaded);
     }
-    const std::string scenarioName = o.scenario.empty() ? std::string("the built-in default scenario") : o.scenario;
+    const std::string scenarioName =
+        o.scenario.empty() ? std::string("the built-in default scenario") : o.scenario;
     // A file for another model than the scenario's only when --model says so.
     if (ctx && cal && !cal->model.empty() && !sameModel(cal->model, ctx->eval.model.id) &&
         !(!o.model.empty() && sameModel(o.model, cal->model)))
-        return fail("export-pykvcache: " + cal->source + " was measured with model '" + cal->model + "', " + scenarioName +
-                    " uses '" + ctx->eval.model.id + "'; give a scenario for that model, or --model '" + cal->model +
+        return fail("export-pykvcache: " + cal->source + " was measured with model '" + cal->model +
+                    "', " + scenarioName + " uses '" + ctx->eval.model.id +
+                    "'; give a scenario for that model, or --model '" + cal->model +
                     "' to write the file for it anyway");
     if (ctx && !cal && !o.model.empty() && !sameModel(o.model, ctx->eval.model.id))
-        std::cerr << "kvbe-cli: warning: writing thresholds computed for '" << ctx->eval.model.id << "' under the name '"
-                  << o.model << "' (--model)\n";
+        std::cerr << "kvbe-cli: warning: writing thresholds computed for '" << ctx->eval.model.id
+                  << "' under the name '" << o.model << "' (--model)\n";
 
     std::string text, ssdTier, memTier;
     if (o.schema == 1) {
-        Result<PyKvcacheExport> ex = cal ? pyKvcacheFromCalibration(*cal, o.ssdTier, o.memTier)
-                                         : pyKvcacheFromScenario(ctx->eval, ctx->presets, o.ssdTier, o.memTier);
+        Result<PyKvcacheExport> ex =
+            cal ? pyKvcacheFromCalibration(*cal, o.ssdTier, o.memTier)
+                : pyKvcacheFromScenario(ctx->eval, ctx->presets, o.ssdTier, o.memTier);
         if (!ex) return fail("export-pykvcache: " + ex.message());
-        if (o.safetyMargin >= 0) ex->thresholds.safetyMarginTokens = o.safetyMargin; // else the file's, or 0
+        if (o.safetyMargin >= 0)
+            ex->thresholds.safetyMarginTokens = o.safetyMargin; // else the file's, or 0
         if (!o.model.empty()) ex->thresholds.modelName = o.model;
         text = pyKvcacheV1Json(ex->thresholds);
         ssdTier = ex->ssdTier;
@@ -341,17 +409,23 @@ int runExport(const ExportOptions& o) {
         Result<Evaluation> eval = ctx->eval;
         if (cal) {
             if (!cal->fitted)
-                return fail("export-pykvcache: " + cal->source + " holds no fitted values; fit it first (kvbe-cli calibration fit --out)");
+                return fail(
+                    "export-pykvcache: " + cal->source +
+                    " holds no fitted values; fit it first (kvbe-cli calibration fit --out)");
             eval = evaluate(adoptFit(ctx->scenario, *cal->fitted), ctx->presets);
-            if (!eval) return fail("export-pykvcache: " + scenarioName + " with the fit of " + cal->source + ": " + eval.message());
+            if (!eval)
+                return fail("export-pykvcache: " + scenarioName + " with the fit of " +
+                            cal->source + ": " + eval.message());
         }
         auto ex = pyKvcacheV2FromScenario(*eval, ctx->presets, o.ssdTier, o.memTier);
         if (!ex) return fail("export-pykvcache: " + ex.message());
         auto& file = ex->file;
-        file.thresholds.safetyMarginTokens = o.safetyMargin >= 0 ? o.safetyMargin : (cal ? cal->safetyMarginTokens.value_or(0) : 0);
+        file.thresholds.safetyMarginTokens =
+            o.safetyMargin >= 0 ? o.safetyMargin : (cal ? cal->safetyMarginTokens.value_or(0) : 0);
         if (!o.model.empty()) file.thresholds.modelName = o.model;
         file.provenance["generator"] = "kvbe-cli " KVBE_VERSION;
-        file.provenance["scenario"] = o.scenario.empty() ? std::string("(built-in default)") : o.scenario;
+        file.provenance["scenario"] =
+            o.scenario.empty() ? std::string("(built-in default)") : o.scenario;
         if (cal) file.provenance["calibration"] = cal->source;
         file.provenance["generated"] = utcNow();
         file.provenance["ssd_tier"] = ex->ssdTier;
@@ -361,14 +435,16 @@ int runExport(const ExportOptions& o) {
         memTier = ex->memTier;
     }
     if (cal && ctx)
-        for (const auto& w : mismatchWarnings(*cal, ctx->eval.model, ctx->eval.cost.inputs().kvDtype))
+        for (const auto& w :
+             mismatchWarnings(*cal, ctx->eval.model, ctx->eval.cost.inputs().kvDtype))
             std::cerr << "kvbe-cli: warning: " << w << "\n";
     if (o.out.empty() || o.out == "-") {
         std::cout << text;
         return kExitOk;
     }
     if (auto st = writeFileAtomically(o.out, text); !st) return fail(st.message());
-    std::cerr << "kvbe-cli: wrote " << o.out << " (schema " << o.schema << "; ssd: " << (ssdTier.empty() ? "none" : ssdTier)
+    std::cerr << "kvbe-cli: wrote " << o.out << " (schema " << o.schema
+              << "; ssd: " << (ssdTier.empty() ? "none" : ssdTier)
               << ", mem: " << (memTier.empty() ? "none" : memTier) << ")\n";
     return kExitOk;
 }
@@ -376,40 +452,65 @@ int runExport(const ExportOptions& o) {
 } // namespace
 
 void addCalibrationCommands(CLI::App& app, std::function<int()>& run) {
-    auto* cal = app.add_subcommand("calibration", "Inspect and fit measurement files; export py-kvcache thresholds");
+    auto* cal = app.add_subcommand(
+        "calibration", "Inspect and fit measurement files; export py-kvcache thresholds");
     cal->require_subcommand(1);
 
     auto files = std::make_shared<std::vector<std::string>>();
     auto inspectScenario = std::make_shared<std::string>();
     auto inspectFormat = std::make_shared<std::string>("table");
-    auto* inspect = cal->add_subcommand("inspect", "Read calibration files or folders (kvbe, py-kvcache v1/v2, "
-                                                   "pareto-measure CSV, fio JSON, nvbandwidth JSON)");
+    auto* inspect =
+        cal->add_subcommand("inspect", "Read calibration files or folders (kvbe, py-kvcache v1/v2, "
+                                       "pareto-measure CSV, fio JSON, nvbandwidth JSON)");
     inspect->add_option("files", *files, "Files or folders")->required();
-    inspect->add_option("--scenario", *inspectScenario, "Warn where a file's model or KV dtype differs from this scenario's");
-    inspect->add_option("--format", *inspectFormat, "Output format")->check(CLI::IsMember({"table", "json"}));
-    inspect->callback([=, &run] { run = [=] { return runInspect(*files, *inspectScenario, *inspectFormat); }; });
+    inspect->add_option("--scenario", *inspectScenario,
+                        "Warn where a file's model or KV dtype differs from this scenario's");
+    inspect->add_option("--format", *inspectFormat, "Output format")
+        ->check(CLI::IsMember({"table", "json"}));
+    inspect->callback(
+        [=, &run] { run = [=] { return runInspect(*files, *inspectScenario, *inspectFormat); }; });
 
     auto f = std::make_shared<FitOptionsCli>();
-    auto* fit = cal->add_subcommand("fit", "Fit utilisation, shared overhead and per-tier t_fixed/bandwidth to a calibration");
+    auto* fit = cal->add_subcommand(
+        "fit", "Fit utilisation, shared overhead and per-tier t_fixed/bandwidth to a calibration");
     fit->add_option("file", f->file, "Calibration file")->required();
-    fit->add_option("--scenario", f->scenario, "Scenario giving model, GPU, FLOP model and nominal tiers");
-    fit->add_flag("--ramp", f->ramp, "Also fit the utilisation ramp n_half (best without --overhead)");
-    fit->add_flag("--no-overhead", f->noOverhead, "Do not fit a shared overhead (prefill timings without scheduling)");
+    fit->add_option("--scenario", f->scenario,
+                    "Scenario giving model, GPU, FLOP model and nominal tiers");
+    fit->add_flag("--ramp", f->ramp,
+                  "Also fit the utilisation ramp n_half (best without --overhead)");
+    fit->add_flag("--no-overhead", f->noOverhead,
+                  "Do not fit a shared overhead (prefill timings without scheduling)");
     fit->add_option("--out", f->out, "Write the calibration with its fitted values and p* to FILE");
-    fit->add_option("--adopt", f->adopt, "Write the scenario with the fitted values adopted to FILE");
-    fit->add_option("--format", f->format, "Output format")->check(CLI::IsMember({"table", "json"}));
+    fit->add_option("--adopt", f->adopt,
+                    "Write the scenario with the fitted values adopted to FILE");
+    fit->add_option("--format", f->format, "Output format")
+        ->check(CLI::IsMember({"table", "json"}));
     fit->callback([f, &run] { run = [f] { return runFit(*f); }; });
 
     auto e = std::make_shared<ExportOptions>();
-    auto* ex = cal->add_subcommand("export-pykvcache", "Write the py-kvcache break-even file (v1 thresholds, or v2 curves) a serving stack gates loads with");
-    ex->add_option("--scenario", e->scenario, "Thresholds computed from this scenario; with --calibration, the model to check it against");
-    ex->add_option("--calibration", e->calibration, "Thresholds from this (fitted) calibration file; for --schema 2, its fit adopted into the scenario");
-    ex->add_option("--schema", e->schema, "1: thresholds only; 2: also the f, g_ssd, g_mem curves and golden points")->check(CLI::IsMember({1, 2}));
-    ex->add_option("--model", e->model, "model_name to write; needed to write a file for a calibration of another model than the scenario's");
+    auto* ex = cal->add_subcommand("export-pykvcache",
+                                   "Write the py-kvcache break-even file (v1 thresholds, or v2 "
+                                   "curves) a serving stack gates loads with");
+    ex->add_option("--scenario", e->scenario,
+                   "Thresholds computed from this scenario; with --calibration, the model to check "
+                   "it against");
+    ex->add_option("--calibration", e->calibration,
+                   "Thresholds from this (fitted) calibration file; for --schema 2, its fit "
+                   "adopted into the scenario");
+    ex->add_option("--schema", e->schema,
+                   "1: thresholds only; 2: also the f, g_ssd, g_mem curves and golden points")
+        ->check(CLI::IsMember({1, 2}));
+    ex->add_option("--model", e->model,
+                   "model_name to write; needed to write a file for a calibration of another model "
+                   "than the scenario's");
     ex->add_option("--out", e->out, "Output file (- or nothing: stdout)");
-    ex->add_option("--ssd-tier", e->ssdTier, "Tier that stands for the SSD (default: the first NVMe tier)");
-    ex->add_option("--mem-tier", e->memTier, "Tier that stands for host memory (default: the first DRAM tier)");
-    ex->add_option("--safety-margin", e->safetyMargin, "safety_margin_tokens to write (default: the calibration's, or 0)")->check(CLI::NonNegativeNumber);
+    ex->add_option("--ssd-tier", e->ssdTier,
+                   "Tier that stands for the SSD (default: the first NVMe tier)");
+    ex->add_option("--mem-tier", e->memTier,
+                   "Tier that stands for host memory (default: the first DRAM tier)");
+    ex->add_option("--safety-margin", e->safetyMargin,
+                   "safety_margin_tokens to write (default: the calibration's, or 0)")
+        ->check(CLI::NonNegativeNumber);
     ex->callback([e, &run] { run = [e] { return runExport(*e); }; });
 }
 

@@ -25,7 +25,6 @@ struct GpuFlags {
     double gemmPeak = 0;
 };
 
-
 int badInput(const std::string& format, const std::string& key, const std::string& message) {
     std::cerr << "kvbe-cli: " << message << "\n";
     if (format == "jsonl") JsonlSink(std::cout, key).error(message);

@@ -4,9 +4,10 @@
 #include <iostream>
 
 int main(int argc, char** argv) {
-    CLI::App app{"kvbe-cli: KV offload break-even calculator and probes.\n"
-                 "Exit codes: 0 success, 1 bad input (the message names the file, the field and what "
-                 "was expected), 2 usage error."};
+    CLI::App app{
+        "kvbe-cli: KV offload break-even calculator and probes.\n"
+        "Exit codes: 0 success, 1 bad input (the message names the file, the field and what "
+        "was expected), 2 usage error."};
     app.name("kvbe-cli");
     app.require_subcommand(1);
     app.set_version_flag("--version", "kvbe-cli " KVBE_VERSION);

@@ -120,7 +120,8 @@ int runList(const std::string& format) {
     const bool uring = makeUringEngine(why) != nullptr;
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     auto known = makeProbes();
-    for (auto& p : gpu::makeGpuProbes()) known.push_back(std::move(p));
+    for (auto& p : gpu::makeGpuProbes())
+        known.push_back(std::move(p));
     known.push_back(std::make_unique<serving::ServingProbe>(serving::ServingSettings{}));
     for (const auto& p : known) {
         const Status a = p->available();
@@ -202,8 +203,9 @@ CLI::Option* addProbeFormatOption(CLI::App* probe, std::string& format) {
 }
 
 void addProbeCommands(CLI::App& app, std::function<int()>& run) {
-    auto* probe = app.add_subcommand(
-        "probe", "Measure this machine: drive read/write bandwidth, host memcpy, the GPU, and a serving stack end to end");
+    auto* probe =
+        app.add_subcommand("probe", "Measure this machine: drive read/write bandwidth, host "
+                                    "memcpy, the GPU, and a serving stack end to end");
     probe->require_subcommand(1);
 
     auto read = std::make_shared<ProbeFlags>();

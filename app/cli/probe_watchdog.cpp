@@ -10,13 +10,15 @@
 
 namespace kvbe::cli {
 
-std::unique_ptr<probes::ProbeSink> makeProbeSink(const std::string& format, const std::string& key) {
+std::unique_ptr<probes::ProbeSink> makeProbeSink(const std::string& format,
+                                                 const std::string& key) {
     if (format == "jsonl") return std::make_unique<probes::JsonlSink>(std::cout, key);
-    return std::make_unique<probes::TableSink>(std::cout, isatty(STDERR_FILENO) ? &std::cerr : nullptr);
+    return std::make_unique<probes::TableSink>(std::cout,
+                                               isatty(STDERR_FILENO) ? &std::cerr : nullptr);
 }
 
-int runProbeWithWatchdog(probes::Probe& probe, const probes::ProbeOptions& options, probes::ProbeSink& sink,
-                         std::chrono::milliseconds grace) {
+int runProbeWithWatchdog(probes::Probe& probe, const probes::ProbeOptions& options,
+                         probes::ProbeSink& sink, std::chrono::milliseconds grace) {
     probes::installStopHandlers();
     std::atomic<bool> finished{false};
     std::thread watchdog([&] {

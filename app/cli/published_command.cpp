@@ -22,10 +22,12 @@ int fail(const std::string& message) {
 }
 
 struct PublishedOptions {
-    std::string reference, scenario, out, name = "Llama 3.2 3B on the study's H100 node, fitted", format = "table";
+    std::string reference, scenario, out, name = "Llama 3.2 3B on the study's H100 node, fitted",
+                                          format = "table";
 };
 
-Result<std::vector<PublishedReference>> references(const std::string& file, const Presets& presets) {
+Result<std::vector<PublishedReference>> references(const std::string& file,
+                                                   const Presets& presets) {
     if (file.empty()) return builtinPublishedReferences(presets);
     auto r = readPublishedReference(file);
     if (!r) return r.error();
@@ -63,11 +65,17 @@ int runCompare(const PublishedOptions& o) {
         const auto rows = comparePublished(matchingPoints(ref, *e), *e);
         if (rows.empty()) continue;
         any = true;
-        if (o.format == "json") all.push_back({{"reference", ref.file}, {"name", ref.name}, {"points", comparisonJson(rows)}});
-        else std::cout << publishedComparisonTable("Published (" + ref.name + ") against " + s->name + ":", rows);
+        if (o.format == "json")
+            all.push_back(
+                {{"reference", ref.file}, {"name", ref.name}, {"points", comparisonJson(rows)}});
+        else
+            std::cout << publishedComparisonTable(
+                "Published (" + ref.name + ") against " + s->name + ":", rows);
     }
-    if (o.format == "json") std::cout << dumpJson(all, 2) << "\n";
-    else if (!any) std::cout << "No published figure matches this scenario's model, GPU and KV dtype.\n";
+    if (o.format == "json")
+        std::cout << dumpJson(all, 2) << "\n";
+    else if (!any)
+        std::cout << "No published figure matches this scenario's model, GPU and KV dtype.\n";
     return kExitOk;
 }
 
@@ -89,19 +97,24 @@ int runFit(const PublishedOptions& o, const std::string& commandLine) {
             ref = &r;
         }
     }
-    if (!ref) return fail("no published figure matches the scenario's model '" + base->model + "' and GPU '" + base->gpu + "'");
+    if (!ref)
+        return fail("no published figure matches the scenario's model '" + base->model +
+                    "' and GPU '" + base->gpu + "'");
     auto fit = fitPublished(points, *e);
     if (!fit) return fail(fit.message());
     const Scenario fitted = fittedScenario(*base, *fit, o.name);
     if (!o.out.empty()) {
-        if (auto st = writeFileAtomically(o.out, fittedScenarioJson(fitted, *fit, *ref, commandLine)); !st)
+        if (auto st =
+                writeFileAtomically(o.out, fittedScenarioJson(fitted, *fit, *ref, commandLine));
+            !st)
             return fail(st.message());
         std::cerr << "kvbe-cli: wrote " << o.out << "\n";
     }
     const auto& p = fit->params;
     if (o.format == "json") {
         json tiers = json::object();
-        for (const auto& [n, t] : p.tiers) tiers[n] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}};
+        for (const auto& [n, t] : p.tiers)
+            tiers[n] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}};
         std::cout << dumpJson(json{{"utilisation", p.utilisation.value_or(0)},
                                    {"tiers", tiers},
                                    {"rms_relative_residual", p.rmsRelativeResidual},
@@ -111,13 +124,16 @@ int runFit(const PublishedOptions& o, const std::string& commandLine) {
                   << "\n";
         return kExitOk;
     }
-    std::cout << "Fitted to " << ref->name << " (" << ref->file << "), " << fit->residuals.size() << " points\n";
-    std::cout << "  utilisation      " << std::round(p.utilisation.value_or(0) * 10000) / 100 << " % of "
-              << (e->peakFlops / 1e12) << " TFLOP/s\n";
+    std::cout << "Fitted to " << ref->name << " (" << ref->file << "), " << fit->residuals.size()
+              << " points\n";
+    std::cout << "  utilisation      " << std::round(p.utilisation.value_or(0) * 10000) / 100
+              << " % of " << (e->peakFlops / 1e12) << " TFLOP/s\n";
     for (const auto& [n, t] : p.tiers)
-        std::cout << "  tier " << n << ": " << formatBandwidth(t.bandwidthBps) << ", t_fixed " << formatSeconds(t.tFixedS) << "\n";
+        std::cout << "  tier " << n << ": " << formatBandwidth(t.bandwidthBps) << ", t_fixed "
+                  << formatSeconds(t.tFixedS) << "\n";
     std::cout << "  rms residual     " << std::round(p.rmsRelativeResidual * 1000) / 10 << " %\n";
-    for (const auto& note : fit->notes) std::cout << "  note: " << note << "\n";
+    for (const auto& note : fit->notes)
+        std::cout << "  note: " << note << "\n";
     std::cout << publishedComparisonTable("Residuals at the fitted values:", fit->residuals);
     return kExitOk;
 }
@@ -125,23 +141,32 @@ int runFit(const PublishedOptions& o, const std::string& commandLine) {
 } // namespace
 
 void addPublishedCommands(CLI::App& app, std::function<int()>& run) {
-    auto* pub = app.add_subcommand("published", "Published figures (resources/published/) beside the model, and the fit to them");
+    auto* pub = app.add_subcommand(
+        "published",
+        "Published figures (resources/published/) beside the model, and the fit to them");
     pub->require_subcommand(1);
 
     auto c = std::make_shared<PublishedOptions>();
-    auto* compare = pub->add_subcommand("compare", "Print the published figures that match a scenario beside the model's");
+    auto* compare = pub->add_subcommand(
+        "compare", "Print the published figures that match a scenario beside the model's");
     compare->add_option("--scenario", c->scenario, "Scenario (default: the default scenario)");
-    compare->add_option("--reference", c->reference, "A published-reference file (default: the shipped ones)");
-    compare->add_option("--format", c->format, "Output format")->check(CLI::IsMember({"table", "json"}));
+    compare->add_option("--reference", c->reference,
+                        "A published-reference file (default: the shipped ones)");
+    compare->add_option("--format", c->format, "Output format")
+        ->check(CLI::IsMember({"table", "json"}));
     compare->callback([c, &run] { run = [c] { return runCompare(*c); }; });
 
     auto f = std::make_shared<PublishedOptions>();
-    auto* fit = pub->add_subcommand("fit", "Fit utilisation and the tiers' t_fixed and bandwidth to the published figures");
-    fit->add_option("--scenario", f->scenario, "Base scenario: model, GPU, FLOP model, tiers (default: the default scenario)");
-    fit->add_option("--reference", f->reference, "A published-reference file (default: the shipped ones)");
+    auto* fit = pub->add_subcommand(
+        "fit", "Fit utilisation and the tiers' t_fixed and bandwidth to the published figures");
+    fit->add_option("--scenario", f->scenario,
+                    "Base scenario: model, GPU, FLOP model, tiers (default: the default scenario)");
+    fit->add_option("--reference", f->reference,
+                    "A published-reference file (default: the shipped ones)");
     fit->add_option("--out", f->out, "Write the fitted scenario, with how it was made, to FILE");
     fit->add_option("--name", f->name, "Name of the fitted scenario");
-    fit->add_option("--format", f->format, "Output format")->check(CLI::IsMember({"table", "json"}));
+    fit->add_option("--format", f->format, "Output format")
+        ->check(CLI::IsMember({"table", "json"}));
     fit->callback([f, &run] {
         std::string line = "kvbe-cli published fit";
         if (!f->scenario.empty()) line += " --scenario " + f->scenario;

@@ -29,7 +29,7 @@ struct TraceOptions {
     std::string gpuCache, policy = "lru", placement = "write-through", admission = "optimal";
     std::vector<std::string> tiers; // NAME=CAPACITY
     // replay
-    std::vector<std::string> tierWrites; // NAME=GB/s
+    std::vector<std::string> tierWrites;  // NAME=GB/s
     std::vector<std::string> sharedLinks; // NAME: reads and writes share one link
     std::string writeBuffer;
     bool noWriteQueue = false;
@@ -50,21 +50,32 @@ std::string fixed(double v, int decimals) {
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
     return buf;
 }
-std::string pct(double v) { return fixed(v * 100, 1) + " %"; }
-std::string ms(double s) { return fixed(s * 1e3, 2); }
-std::string duration(double s) { return s >= 120 ? fixed(s / 60, 1) + " min" : fixed(s, 1) + " s"; }
+std::string pct(double v) {
+    return fixed(v * 100, 1) + " %";
+}
+std::string ms(double s) {
+    return fixed(s * 1e3, 2);
+}
+std::string duration(double s) {
+    return s >= 120 ? fixed(s / 60, 1) + " min" : fixed(s, 1) + " s";
+}
 
 Result<TraceReadOptions> readOptions(const TraceOptions& o) {
     TraceReadOptions r;
     auto f = parseTraceFormat(o.format);
-    if (!f) return Error{"--format '" + o.format + "': expected auto, mooncake, bailian, azure or csv"};
+    if (!f)
+        return Error{"--format '" + o.format + "': expected auto, mooncake, bailian, azure or csv"};
     r.format = *f;
     if (o.blockTokens) r.blockTokens = o.blockTokens;
     if (!o.timeUnit.empty()) {
-        if (o.timeUnit == "s") r.secondsPerUnit = 1;
-        else if (o.timeUnit == "ms") r.secondsPerUnit = 1e-3;
-        else if (o.timeUnit == "us") r.secondsPerUnit = 1e-6;
-        else return Error{"--time-unit '" + o.timeUnit + "': expected s, ms or us"};
+        if (o.timeUnit == "s")
+            r.secondsPerUnit = 1;
+        else if (o.timeUnit == "ms")
+            r.secondsPerUnit = 1e-3;
+        else if (o.timeUnit == "us")
+            r.secondsPerUnit = 1e-6;
+        else
+            return Error{"--time-unit '" + o.timeUnit + "': expected s, ms or us"};
     }
     r.skipBad = o.skipBad;
     return r;
@@ -77,7 +88,8 @@ struct Setup {
 };
 
 Result<Setup> loadSetup(const TraceOptions& o, const Presets& presets) {
-    auto scenario = o.scenario.empty() ? defaultScenario(presets) : loadScenario(o.scenario, presets);
+    auto scenario =
+        o.scenario.empty() ? defaultScenario(presets) : loadScenario(o.scenario, presets);
     if (!scenario) return scenario.error();
     auto e = evaluate(*scenario, presets);
     if (!e) return e.error();
@@ -90,10 +102,12 @@ Result<Setup> loadSetup(const TraceOptions& o, const Presets& presets) {
 }
 
 // "40GiB", "8TB", "6000blocks", "3.07e6tokens", "unlimited".
-Result<double> parseCapacity(std::string text, const std::string& what, double blockBytes, double blockTokens) {
+Result<double> parseCapacity(std::string text, const std::string& what, double blockBytes,
+                             double blockTokens) {
     if (text == "unlimited" || text == "inf") return kUnlimited;
     auto endsWith = [&](const std::string& suf) {
-        return text.size() > suf.size() && text.compare(text.size() - suf.size(), suf.size(), suf) == 0;
+        return text.size() > suf.size() &&
+               text.compare(text.size() - suf.size(), suf.size(), suf) == 0;
     };
     for (const char* unit : {"blocks", "tokens"}) {
         if (!endsWith(unit)) continue;
@@ -101,7 +115,8 @@ Result<double> parseCapacity(std::string text, const std::string& what, double b
         try {
             std::size_t used = 0;
             const double v = std::stod(num, &used);
-            if (used != num.size() || !(v >= 0) || !std::isfinite(v)) throw std::invalid_argument(num);
+            if (used != num.size() || !(v >= 0) || !std::isfinite(v))
+                throw std::invalid_argument(num);
             return std::string(unit) == "blocks" ? v * blockBytes : v / blockTokens * blockBytes;
         } catch (const std::exception&) {
             return Error{what + " '" + text + "': expected a number before '" + unit + "'"};
@@ -109,7 +124,9 @@ Result<double> parseCapacity(std::string text, const std::string& what, double b
     }
     if (text == "0") return 0.0;
     auto b = parseBytes(text);
-    if (!b) return Error{what + ": " + b.message() + ", a count of blocks or tokens (6000blocks), or unlimited"};
+    if (!b)
+        return Error{what + ": " + b.message() +
+                     ", a count of blocks or tokens (6000blocks), or unlimited"};
     return *b;
 }
 
@@ -141,7 +158,8 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
         const auto eq = t.find('=');
         if (eq == std::string::npos || eq == 0)
             return Error{"--tier '" + t + "': expected NAME=CAPACITY, e.g. dram-pcie5=512GiB"};
-        auto cap = parseCapacity(t.substr(eq + 1), "--tier " + t.substr(0, eq), c.blockBytes, blockTokens);
+        auto cap =
+            parseCapacity(t.substr(eq + 1), "--tier " + t.substr(0, eq), c.blockBytes, blockTokens);
         if (!cap) return cap.error();
         wanted.emplace_back(t.substr(0, eq), *cap);
     }
@@ -151,7 +169,8 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
         double capacity = kUnlimited;
         bool include = wanted.empty();
         for (std::size_t w = 0; w < wanted.size(); ++w) {
-            if (wanted[w].first == tc.name || (!tc.preset.empty() && wanted[w].first == tc.preset)) {
+            if (wanted[w].first == tc.name ||
+                (!tc.preset.empty() && wanted[w].first == tc.preset)) {
                 include = true;
                 capacity = wanted[w].second;
                 used[w] = true;
@@ -172,21 +191,28 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
             return Error{"--tier-write '" + t + "': expected NAME=GB/s, e.g. nvme-gen4=2"};
         const std::string name = t.substr(0, eq);
         std::string num = t.substr(eq + 1);
-        if (num.size() > 4 && num.compare(num.size() - 4, 4, "GB/s") == 0) num.resize(num.size() - 4);
+        if (num.size() > 4 && num.compare(num.size() - 4, 4, "GB/s") == 0)
+            num.resize(num.size() - 4);
         double gbps = 0;
         try {
             std::size_t consumed = 0;
             gbps = std::stod(num, &consumed);
-            if (consumed != num.size() || !(gbps > 0) || !std::isfinite(gbps)) throw std::invalid_argument(num);
+            if (consumed != num.size() || !(gbps > 0) || !std::isfinite(gbps))
+                throw std::invalid_argument(num);
         } catch (const std::exception&) {
-            return Error{"--tier-write " + name + ": '" + t.substr(eq + 1) + "': expected a write bandwidth in GB/s above 0, e.g. 2"};
+            return Error{"--tier-write " + name + ": '" + t.substr(eq + 1) +
+                         "': expected a write bandwidth in GB/s above 0, e.g. 2"};
         }
         bool found = false;
         for (auto& st : c.tiers)
-            if (st.name == name) { st.writeBps = gbps * 1e9; found = true; }
+            if (st.name == name) {
+                st.writeBps = gbps * 1e9;
+                found = true;
+            }
         if (!found) {
             std::string names;
-            for (const auto& st : c.tiers) names += (names.empty() ? "" : ", ") + st.name;
+            for (const auto& st : c.tiers)
+                names += (names.empty() ? "" : ", ") + st.name;
             return Error{"--tier-write " + name + ": not a tier of this replay; expected one of " +
                          (names.empty() ? std::string("(none)") : names)};
         }
@@ -195,32 +221,43 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
     for (const auto& name : o.sharedLinks) {
         bool found = false;
         for (auto& st : c.tiers)
-            if (st.name == name) { st.sharedLink = true; found = true; }
+            if (st.name == name) {
+                st.sharedLink = true;
+                found = true;
+            }
         if (!found) {
             std::string names;
-            for (const auto& st : c.tiers) names += (names.empty() ? "" : ", ") + st.name;
+            for (const auto& st : c.tiers)
+                names += (names.empty() ? "" : ", ") + st.name;
             return Error{"--shared-link " + name + ": not a tier of this replay; expected one of " +
                          (names.empty() ? std::string("(none)") : names)};
         }
     }
     if (!o.writeBuffer.empty()) {
         auto b = parseBytes(o.writeBuffer);
-        if (!b || !(*b > 0)) return Error{"--write-buffer '" + o.writeBuffer + "': expected a size above 0, e.g. 8GiB"};
-        for (auto& st : c.tiers) st.writeBufferBytes = *b;
+        if (!b || !(*b > 0))
+            return Error{"--write-buffer '" + o.writeBuffer +
+                         "': expected a size above 0, e.g. 8GiB"};
+        for (auto& st : c.tiers)
+            st.writeBufferBytes = *b;
     }
     c.writeQueue = !o.noWriteQueue;
     c.instances = o.instances;
     for (std::size_t w = 0; w < wanted.size(); ++w) {
         if (used[w]) continue;
         std::string names;
-        for (const auto& tc : s.tierConfigs) names += (names.empty() ? "" : ", ") + (tc.preset.empty() ? tc.name : tc.preset);
-        return Error{"--tier " + wanted[w].first + ": not a tier of the scenario; expected one of " + names};
+        for (const auto& tc : s.tierConfigs)
+            names += (names.empty() ? "" : ", ") + (tc.preset.empty() ? tc.name : tc.preset);
+        return Error{"--tier " + wanted[w].first +
+                     ": not a tier of the scenario; expected one of " + names};
     }
     return c;
 }
 
 nlohmann::json ratiosJson(const HitRatios& h) {
-    return {{"token_weighted", h.tokenWeighted}, {"block_weighted", h.blockWeighted}, {"per_request", h.perRequest}};
+    return {{"token_weighted", h.tokenWeighted},
+            {"block_weighted", h.blockWeighted},
+            {"per_request", h.perRequest}};
 }
 
 nlohmann::json traceJson(const Trace& t, const std::string& file) {
@@ -232,7 +269,9 @@ nlohmann::json traceJson(const Trace& t, const std::string& file) {
             {"distinct_blocks", t.distinctBlocks}};
 }
 
-std::string capacityText(double bytes) { return std::isfinite(bytes) ? formatBytes(bytes) : "unlimited"; }
+std::string capacityText(double bytes) {
+    return std::isfinite(bytes) ? formatBytes(bytes) : "unlimited";
+}
 
 // ------------------------------------------------------------------------------- inspect
 
@@ -248,7 +287,8 @@ double pctile(std::vector<double> v, double q) {
 void printSkipped(const TraceReadSummary& s) {
     if (!s.skippedLines) return;
     std::cerr << "kvbe-cli: skipped " << s.skippedLines << " bad line(s); the first:\n";
-    for (const auto& m : s.skippedExamples) std::cerr << "  " << m << "\n";
+    for (const auto& m : s.skippedExamples)
+        std::cerr << "  " << m << "\n";
 }
 
 // What inspect, replay and sweep all read: the presets, the scenario's evaluation and the trace
@@ -280,9 +320,12 @@ int runInspect(const TraceOptions& o) {
     const Trace& t = *trace;
     std::vector<double> in(t.inputTokens.begin(), t.inputTokens.end());
     double sumIn = 0, sumOut = 0, duration = 0;
-    for (double v : in) sumIn += v;
-    for (auto v : t.outputTokens) sumOut += v;
-    for (double a : t.arrivalS) duration = std::max(duration, a);
+    for (double v : in)
+        sumIn += v;
+    for (auto v : t.outputTokens)
+        sumOut += v;
+    for (double a : t.arrivalS)
+        duration = std::max(duration, a);
     const double n = double(t.size());
     std::optional<ReplayResult> unlimited;
     if (t.summary.hasBlocks()) {
@@ -292,14 +335,20 @@ int runInspect(const TraceOptions& o) {
         if (!r) return fail(r.message());
         unlimited = *r;
     }
-    struct Above { std::string name; std::optional<double> pStar; double share; };
+    struct Above {
+        std::string name;
+        std::optional<double> pStar;
+        double share;
+    };
     std::vector<Above> above;
     for (std::size_t i = 0; i < setup->eval.tiers.size(); ++i) {
         const auto& tc = setup->tierConfigs[i];
-        Above a{tc.preset.empty() ? tc.name : tc.preset, setup->eval.cost.breakevenPrefix(setup->eval.tiers[i]), 0};
+        Above a{tc.preset.empty() ? tc.name : tc.preset,
+                setup->eval.cost.breakevenPrefix(setup->eval.tiers[i]), 0};
         if (a.pStar) {
             std::size_t k = 0;
-            for (double v : in) k += v >= *a.pStar;
+            for (double v : in)
+                k += v >= *a.pStar;
             a.share = n > 0 ? double(k) / n : 0;
         }
         above.push_back(a);
@@ -307,16 +356,22 @@ int runInspect(const TraceOptions& o) {
     if (o.output == "json") {
         nlohmann::json j = {{"kvbe_trace_inspect", 1}, {"trace", traceJson(t, o.file)}};
         j["duration_s"] = duration;
-        j["input_tokens"] = {{"mean", n ? sumIn / n : 0}, {"p50", pctile(in, 0.5)}, {"p90", pctile(in, 0.9)},
-                             {"p99", pctile(in, 0.99)}, {"max", in.empty() ? 0 : *std::max_element(in.begin(), in.end())}};
+        j["input_tokens"] = {{"mean", n ? sumIn / n : 0},
+                             {"p50", pctile(in, 0.5)},
+                             {"p90", pctile(in, 0.9)},
+                             {"p99", pctile(in, 0.99)},
+                             {"max", in.empty() ? 0 : *std::max_element(in.begin(), in.end())}};
         j["output_tokens_mean"] = n ? sumOut / n : 0;
-        j["unlimited_capacity_hits"] = unlimited ? ratiosJson(unlimited->anyTier) : nlohmann::json(nullptr);
+        j["unlimited_capacity_hits"] =
+            unlimited ? ratiosJson(unlimited->anyTier) : nlohmann::json(nullptr);
         j["scenario"] = setup->eval.scenario.name;
         nlohmann::json tiers = nlohmann::json::array();
         for (const auto& a : above)
-            tiers.push_back({{"tier", a.name},
-                             {"p_star_tokens", a.pStar ? nlohmann::json(*a.pStar) : nlohmann::json(nullptr)},
-                             {"share_of_requests_at_or_above", a.pStar ? nlohmann::json(a.share) : nlohmann::json(nullptr)}});
+            tiers.push_back(
+                {{"tier", a.name},
+                 {"p_star_tokens", a.pStar ? nlohmann::json(*a.pStar) : nlohmann::json(nullptr)},
+                 {"share_of_requests_at_or_above",
+                  a.pStar ? nlohmann::json(a.share) : nlohmann::json(nullptr)}});
         j["tiers"] = tiers;
         std::cout << dumpJson(j, 2) << "\n";
         return kExitOk;
@@ -325,22 +380,27 @@ int runInspect(const TraceOptions& o) {
     if (t.summary.hasBlocks()) std::cout << ", " << t.summary.blockTokens << "-token blocks";
     std::cout << ")\n";
     std::cout << "requests   " << t.size() << " over " << kvbe::cli::duration(duration) << "\n";
-    std::cout << "input      mean " << fixed(n ? sumIn / n : 0, 0) << " tokens; p50 " << fixed(pctile(in, 0.5), 0)
-              << ", p90 " << fixed(pctile(in, 0.9), 0) << ", p99 " << fixed(pctile(in, 0.99), 0) << "\n";
+    std::cout << "input      mean " << fixed(n ? sumIn / n : 0, 0) << " tokens; p50 "
+              << fixed(pctile(in, 0.5), 0) << ", p90 " << fixed(pctile(in, 0.9), 0) << ", p99 "
+              << fixed(pctile(in, 0.99), 0) << "\n";
     std::cout << "output     mean " << fixed(n ? sumOut / n : 0, 0) << " tokens\n";
     if (unlimited) {
-        std::cout << "blocks     " << unlimited->blocks << " (" << t.distinctBlocks << " distinct)\n";
-        std::cout << "unlimited-capacity prefix hits: " << pct(unlimited->anyTier.tokenWeighted) << " token-weighted, "
-                  << pct(unlimited->anyTier.blockWeighted) << " block-weighted, "
-                  << pct(unlimited->anyTier.perRequest) << " per-request\n";
+        std::cout << "blocks     " << unlimited->blocks << " (" << t.distinctBlocks
+                  << " distinct)\n";
+        std::cout << "unlimited-capacity prefix hits: " << pct(unlimited->anyTier.tokenWeighted)
+                  << " token-weighted, " << pct(unlimited->anyTier.blockWeighted)
+                  << " block-weighted, " << pct(unlimited->anyTier.perRequest) << " per-request\n";
     } else {
         std::cout << "no block ids: lengths and arrivals only (no hit ratios)\n";
     }
     std::cout << "scenario   " << setup->eval.scenario.name << "\n";
     for (const auto& a : above) {
         std::cout << "  " << a.name << ": p* ";
-        if (a.pStar) std::cout << fixed(*a.pStar, 0) << " tokens, " << pct(a.share) << " of requests at or above it\n";
-        else std::cout << "never (loading does not pay up to the context limit)\n";
+        if (a.pStar)
+            std::cout << fixed(*a.pStar, 0) << " tokens, " << pct(a.share)
+                      << " of requests at or above it\n";
+        else
+            std::cout << "never (loading does not pay up to the context limit)\n";
     }
     return kExitOk;
 }
@@ -351,14 +411,16 @@ int runReplay(const TraceOptions& o) {
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
     auto admission = parseAdmission(o.admission);
-    if (!admission) return fail("--admission '" + o.admission + "': expected always, breakeven or optimal");
+    if (!admission)
+        return fail("--admission '" + o.admission + "': expected always, breakeven or optimal");
     auto loaded = loadAll(o, *ro);
     if (!loaded) return fail(loaded.message());
     const Setup* setup = &loaded->setup;
     const Trace* trace = &loaded->trace;
     if (!trace->summary.hasBlocks())
-        return fail(o.file + ": a " + std::string(toString(trace->summary.format)) +
-                    " trace has no block ids, so it cannot be replayed; use trace inspect for its lengths");
+        return fail(
+            o.file + ": a " + std::string(toString(trace->summary.format)) +
+            " trace has no block ids, so it cannot be replayed; use trace inspect for its lengths");
     auto cfg = replayConfig(o, *setup, trace->summary.blockTokens);
     if (!cfg) return fail(cfg.message());
     auto r = replayTrace(*trace, setup->eval.cost, *cfg);
@@ -366,7 +428,8 @@ int runReplay(const TraceOptions& o) {
     // What the write backlog cost: the same replay with writes that always keep up.
     std::optional<ReplayResult> unlimitedWrites;
     bool backlog = false;
-    for (const auto& t : r->tiers) backlog = backlog || t.writesDropped || t.lookupsLate || t.lookupsDropped;
+    for (const auto& t : r->tiers)
+        backlog = backlog || t.writesDropped || t.lookupsLate || t.lookupsDropped;
     if (backlog) {
         ReplayConfig free = *cfg;
         free.writeQueue = false;
@@ -376,7 +439,8 @@ int runReplay(const TraceOptions& o) {
         unlimitedWrites = *f;
     }
     bool queued = false;
-    for (const auto& t : cfg->tiers) queued = queued || (cfg->writeQueue && t.writeBps > 0);
+    for (const auto& t : cfg->tiers)
+        queued = queued || (cfg->writeQueue && t.writeBps > 0);
     const RuleResult& chosen = *r->rule(toString(*admission));
     const RuleResult& gpuOnly = *r->rule("gpu-only");
 
@@ -400,28 +464,37 @@ int runReplay(const TraceOptions& o) {
         for (std::size_t k = 0; k < r->tiers.size(); ++k) {
             const auto& t = r->tiers[k];
             const double buffer = k > 0 ? cfg->tiers[k - 1].writeBufferBytes : 0;
-            tiers.push_back({{"name", t.name},
-                             {"capacity_bytes", std::isfinite(t.capacityBytes) ? nlohmann::json(t.capacityBytes) : nlohmann::json(nullptr)},
-                             {"p_star_tokens", t.pStarTokens ? nlohmann::json(*t.pStarTokens) : nlohmann::json(nullptr)},
-                             {"hits", ratiosJson(t.hits)},
-                             {"blocks_written", t.blocksWritten},
-                             {"bytes_written", t.bytesWritten},
-                             {"write_Bps", {{"p50", t.writeRateP50}, {"p99", t.writeRateP99}, {"max", t.writeRateMax}}},
-                             {"tier_write_Bps", t.writeBps > 0 ? nlohmann::json(t.writeBps) : nlohmann::json(nullptr)},
-                             {"windows_over_write_bandwidth", t.windowsOverWriteBw},
-                             {"write_buffer_bytes", k > 0 ? nlohmann::json(buffer) : nlohmann::json(nullptr)},
-                             {"shared_link", k > 0 && cfg->tiers[k - 1].sharedLink},
-                             {"writes_dropped", t.writesDropped},
-                             {"lookups_late", t.lookupsLate},
-                             {"lookups_of_dropped_copies", t.lookupsDropped},
-                             {"max_write_backlog_s", t.maxBacklogS}});
+            tiers.push_back(
+                {{"name", t.name},
+                 {"capacity_bytes", std::isfinite(t.capacityBytes) ? nlohmann::json(t.capacityBytes)
+                                                                   : nlohmann::json(nullptr)},
+                 {"p_star_tokens",
+                  t.pStarTokens ? nlohmann::json(*t.pStarTokens) : nlohmann::json(nullptr)},
+                 {"hits", ratiosJson(t.hits)},
+                 {"blocks_written", t.blocksWritten},
+                 {"bytes_written", t.bytesWritten},
+                 {"write_Bps",
+                  {{"p50", t.writeRateP50}, {"p99", t.writeRateP99}, {"max", t.writeRateMax}}},
+                 {"tier_write_Bps",
+                  t.writeBps > 0 ? nlohmann::json(t.writeBps) : nlohmann::json(nullptr)},
+                 {"windows_over_write_bandwidth", t.windowsOverWriteBw},
+                 {"write_buffer_bytes", k > 0 ? nlohmann::json(buffer) : nlohmann::json(nullptr)},
+                 {"shared_link", k > 0 && cfg->tiers[k - 1].sharedLink},
+                 {"writes_dropped", t.writesDropped},
+                 {"lookups_late", t.lookupsLate},
+                 {"lookups_of_dropped_copies", t.lookupsDropped},
+                 {"max_write_backlog_s", t.maxBacklogS}});
         }
         j["tiers"] = tiers;
         j["windows"] = r->windows;
         nlohmann::json rules = nlohmann::json::array();
         for (const auto& ru : r->rules) {
             rules.push_back({{"rule", ru.name},
-                             {"ttft_s", {{"mean", ru.ttft.mean}, {"p50", ru.ttft.p50}, {"p90", ru.ttft.p90}, {"p99", ru.ttft.p99}}},
+                             {"ttft_s",
+                              {{"mean", ru.ttft.mean},
+                               {"p50", ru.ttft.p50},
+                               {"p90", ru.ttft.p90},
+                               {"p99", ru.ttft.p99}}},
                              {"share_faster_than_gpu_only", ru.gainShare},
                              {"share_slower_than_gpu_only", ru.lossShare},
                              {"gpu_prefill_s_saved", ru.gpuSecondsSaved},
@@ -448,7 +521,8 @@ int runReplay(const TraceOptions& o) {
         row("hits", "any", "block_weighted", r->anyTier.blockWeighted);
         row("hits", "any", "per_request", r->anyTier.perRequest);
         for (const auto& t : r->tiers) {
-            row("tier", t.name, "capacity_bytes", std::isfinite(t.capacityBytes) ? t.capacityBytes : -1);
+            row("tier", t.name, "capacity_bytes",
+                std::isfinite(t.capacityBytes) ? t.capacityBytes : -1);
             if (t.pStarTokens) row("tier", t.name, "p_star_tokens", *t.pStarTokens);
             row("tier", t.name, "hits_token_weighted", t.hits.tokenWeighted);
             row("tier", t.name, "hits_block_weighted", t.hits.blockWeighted);
@@ -476,74 +550,94 @@ int runReplay(const TraceOptions& o) {
         }
         return kExitOk;
     }
-    std::cout << "trace     " << o.file << ": " << r->requests << " requests, " << formatTokens(double(r->tokens))
-              << " tokens, " << r->blocks << " blocks of " << trace->summary.blockTokens << " tokens ("
-              << r->distinctBlocks << " distinct), " << duration(r->durationS) << "\n";
-    std::cout << "scenario  " << setup->eval.scenario.name << "; one block = " << formatBytes(cfg->blockBytes)
-              << "; " << toString(cfg->policy) << ", " << toString(cfg->placement) << "\n\n";
+    std::cout << "trace     " << o.file << ": " << r->requests << " requests, "
+              << formatTokens(double(r->tokens)) << " tokens, " << r->blocks << " blocks of "
+              << trace->summary.blockTokens << " tokens (" << r->distinctBlocks << " distinct), "
+              << duration(r->durationS) << "\n";
+    std::cout << "scenario  " << setup->eval.scenario.name
+              << "; one block = " << formatBytes(cfg->blockBytes) << "; " << toString(cfg->policy)
+              << ", " << toString(cfg->placement) << "\n\n";
     std::printf("%-12s %12s %10s  %-26s %12s %22s\n", "tier", "capacity", "p* tokens",
                 "hits: tok / blk / req", "written", "writes p50/p99 vs W");
     for (const auto& t : r->tiers) {
-        const std::string hits = pct(t.hits.tokenWeighted) + " / " + pct(t.hits.blockWeighted) + " / " + pct(t.hits.perRequest);
+        const std::string hits = pct(t.hits.tokenWeighted) + " / " + pct(t.hits.blockWeighted) +
+                                 " / " + pct(t.hits.perRequest);
         std::string writes = "-";
         if (&t != &r->tiers.front())
             writes = formatBandwidth(t.writeRateP50) + " / " + formatBandwidth(t.writeRateP99) +
                      (t.writeBps > 0 ? " vs " + formatBandwidth(t.writeBps) : "");
-        std::printf("%-12s %12s %10s  %-26s %12s %22s\n", t.name.c_str(), capacityText(t.capacityBytes).c_str(),
-                    t.pStarTokens ? fixed(*t.pStarTokens, 0).c_str() : (&t == &r->tiers.front() ? "-" : "never"),
-                    hits.c_str(), &t == &r->tiers.front() ? "-" : formatBytes(t.bytesWritten).c_str(), writes.c_str());
+        std::printf("%-12s %12s %10s  %-26s %12s %22s\n", t.name.c_str(),
+                    capacityText(t.capacityBytes).c_str(),
+                    t.pStarTokens ? fixed(*t.pStarTokens, 0).c_str()
+                                  : (&t == &r->tiers.front() ? "-" : "never"),
+                    hits.c_str(),
+                    &t == &r->tiers.front() ? "-" : formatBytes(t.bytesWritten).c_str(),
+                    writes.c_str());
     }
     std::printf("%-12s %12s %10s  %-26s\n\n", "any tier", "", "",
-                (pct(r->anyTier.tokenWeighted) + " / " + pct(r->anyTier.blockWeighted) + " / " + pct(r->anyTier.perRequest)).c_str());
+                (pct(r->anyTier.tokenWeighted) + " / " + pct(r->anyTier.blockWeighted) + " / " +
+                 pct(r->anyTier.perRequest))
+                    .c_str());
     if (queued) {
         std::printf("%-12s %14s %14s %16s %14s\n", "write queue", "writes dropped", "lookups late",
                     "dropped copies", "max backlog");
         for (std::size_t k = 1; k < r->tiers.size(); ++k) {
             const auto& t = r->tiers[k];
             if (!(t.writeBps > 0)) {
-                std::printf("%-12s %14s\n", t.name.c_str(), "(write bandwidth unknown: not queued)");
+                std::printf("%-12s %14s\n", t.name.c_str(),
+                            "(write bandwidth unknown: not queued)");
                 continue;
             }
-            std::printf("%-12s %14llu %14llu %16llu %14s\n", t.name.c_str(), (unsigned long long)t.writesDropped,
-                        (unsigned long long)t.lookupsLate, (unsigned long long)t.lookupsDropped,
-                        formatSeconds(t.maxBacklogS).c_str());
+            std::printf("%-12s %14llu %14llu %16llu %14s\n", t.name.c_str(),
+                        (unsigned long long)t.writesDropped, (unsigned long long)t.lookupsLate,
+                        (unsigned long long)t.lookupsDropped, formatSeconds(t.maxBacklogS).c_str());
         }
         if (unlimitedWrites)
-            std::cout << "hits lost to the write backlog: " << pct(unlimitedWrites->anyTier.tokenWeighted) << " -> "
+            std::cout << "hits lost to the write backlog: "
+                      << pct(unlimitedWrites->anyTier.tokenWeighted) << " -> "
                       << pct(r->anyTier.tokenWeighted) << " token-weighted (buffer "
-                      << formatBytes(cfg->tiers.empty() ? 0 : cfg->tiers.front().writeBufferBytes) << " a tier)\n";
+                      << formatBytes(cfg->tiers.empty() ? 0 : cfg->tiers.front().writeBufferBytes)
+                      << " a tier)\n";
         else
             std::cout << "every write completed before its block was looked up again\n";
         std::cout << "\n";
     }
     if (cfg->instances > 0)
-        std::cout << "TTFT below: " << cfg->instances << " prefill server" << (cfg->instances > 1 ? "s" : "")
+        std::cout << "TTFT below: " << cfg->instances << " prefill server"
+                  << (cfg->instances > 1 ? "s" : "")
                   << ", first come first served; loads start at arrival and overlap the wait\n";
-    std::printf("%-10s %35s %14s %14s %12s %22s%s\n", "rule", "TTFT ms: mean / p50 / p90 / p99", "faster vs GPU",
-                "slower vs GPU", "GPU s saved", "declined: req / load s",
+    std::printf("%-10s %35s %14s %14s %12s %22s%s\n", "rule", "TTFT ms: mean / p50 / p90 / p99",
+                "faster vs GPU", "slower vs GPU", "GPU s saved", "declined: req / load s",
                 cfg->instances > 0 ? "   wait ms / hidden load s" : "");
     for (const auto& ru : r->rules) {
-        const std::string t = ms(ru.ttft.mean) + " / " + ms(ru.ttft.p50) + " / " + ms(ru.ttft.p90) + " / " + ms(ru.ttft.p99);
-        const std::string d = (ru.name == "breakeven" || ru.name == "optimal")
-                                  ? std::to_string(ru.declinedRequests) + " / " + fixed(ru.declinedLoadS, 3)
-                                  : "-";
-        const std::string q = cfg->instances > 0 ? "   " + ms(ru.meanWaitS) + " / " + fixed(ru.hiddenLoadS, 2) : "";
-        std::printf("%-10s %35s %14s %14s %12s %22s%s\n", ru.name.c_str(), t.c_str(), pct(ru.gainShare).c_str(),
-                    pct(ru.lossShare).c_str(), fixed(ru.gpuSecondsSaved, 2).c_str(), d.c_str(), q.c_str());
+        const std::string t = ms(ru.ttft.mean) + " / " + ms(ru.ttft.p50) + " / " + ms(ru.ttft.p90) +
+                              " / " + ms(ru.ttft.p99);
+        const std::string d =
+            (ru.name == "breakeven" || ru.name == "optimal")
+                ? std::to_string(ru.declinedRequests) + " / " + fixed(ru.declinedLoadS, 3)
+                : "-";
+        const std::string q =
+            cfg->instances > 0 ? "   " + ms(ru.meanWaitS) + " / " + fixed(ru.hiddenLoadS, 2) : "";
+        std::printf("%-10s %35s %14s %14s %12s %22s%s\n", ru.name.c_str(), t.c_str(),
+                    pct(ru.gainShare).c_str(), pct(ru.lossShare).c_str(),
+                    fixed(ru.gpuSecondsSaved, 2).c_str(), d.c_str(), q.c_str());
     }
     // The one-sentence answer.
     std::ostringstream s;
     s << "\nWith ";
     for (std::size_t k = 1; k < r->tiers.size(); ++k)
-        s << (k > 1 ? (k + 1 == r->tiers.size() ? " and " : ", ") : "") << capacityText(r->tiers[k].capacityBytes)
-          << " of " << r->tiers[k].name;
+        s << (k > 1 ? (k + 1 == r->tiers.size() ? " and " : ", ") : "")
+          << capacityText(r->tiers[k].capacityBytes) << " of " << r->tiers[k].name;
     if (r->tiers.size() == 1) s << "the GPU alone";
-    s << " (" << toString(*admission) << "), " << pct(chosen.gainShare) << " of requests are faster than with GPU-only "
+    s << " (" << toString(*admission) << "), " << pct(chosen.gainShare)
+      << " of requests are faster than with GPU-only "
       << "caching, mean TTFT " << (chosen.ttft.mean <= gpuOnly.ttft.mean ? "-" : "+")
       << pct(std::abs(1 - chosen.ttft.mean / gpuOnly.ttft.mean)) << ", "
-      << fixed(chosen.gpuSecondsSaved - gpuOnly.gpuSecondsSaved, 1) << " GPU prefill seconds saved beyond GPU-only";
+      << fixed(chosen.gpuSecondsSaved - gpuOnly.gpuSecondsSaved, 1)
+      << " GPU prefill seconds saved beyond GPU-only";
     for (std::size_t k = 1; k < r->tiers.size(); ++k)
-        s << "; " << r->tiers[k].name << " needs " << formatBandwidth(r->tiers[k].writeRateP99) << " of writes (p99 minute)";
+        s << "; " << r->tiers[k].name << " needs " << formatBandwidth(r->tiers[k].writeRateP99)
+          << " of writes (p99 minute)";
     s << ".\n";
     std::cout << s.str();
     return kExitOk;
@@ -553,16 +647,20 @@ int runReplay(const TraceOptions& o) {
 
 Result<std::vector<double>> parseGrid(const std::string& text, int points) {
     const auto colon = text.find(':');
-    if (colon == std::string::npos) return Error{"--capacities '" + text + "': expected LOW:HIGH in tokens, e.g. 1e4:1e9"};
+    if (colon == std::string::npos)
+        return Error{"--capacities '" + text + "': expected LOW:HIGH in tokens, e.g. 1e4:1e9"};
     try {
         std::size_t u1 = 0, u2 = 0;
         const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
         const double lo = std::stod(a, &u1), hi = std::stod(b, &u2);
-        if (u1 != a.size() || u2 != b.size() || !(lo >= 1) || !(hi >= lo) || !std::isfinite(hi)) throw std::invalid_argument(text);
-        if (points < 1 || points > 1000) return Error{"--points " + std::to_string(points) + ": expected 1 to 1000"};
+        if (u1 != a.size() || u2 != b.size() || !(lo >= 1) || !(hi >= lo) || !std::isfinite(hi))
+            throw std::invalid_argument(text);
+        if (points < 1 || points > 1000)
+            return Error{"--points " + std::to_string(points) + ": expected 1 to 1000"};
         return logGrid(lo, hi, points);
     } catch (const std::exception&) {
-        return Error{"--capacities '" + text + "': expected LOW:HIGH in tokens with 1 <= LOW <= HIGH, e.g. 1e4:1e9"};
+        return Error{"--capacities '" + text +
+                     "': expected LOW:HIGH in tokens with 1 <= LOW <= HIGH, e.g. 1e4:1e9"};
     }
 }
 
@@ -580,10 +678,13 @@ int runSweep(const TraceOptions& o) {
                     " trace has no block ids, so it has no capacity curve");
     // The tiers of the sweep: those given with --with, plus the swept one.
     if (!o.singleCache && o.vary.empty())
-        return fail("--tier: name the tier to sweep (gpu, or one of the scenario's), or give --single-cache");
+        return fail("--tier: name the tier to sweep (gpu, or one of the scenario's), or give "
+                    "--single-cache");
     TraceOptions with = o;
-    if (o.singleCache) with.tiers.clear();
-    else if (o.vary != "gpu") with.tiers.push_back(o.vary + "=unlimited");
+    if (o.singleCache)
+        with.tiers.clear();
+    else if (o.vary != "gpu")
+        with.tiers.push_back(o.vary + "=unlimited");
     auto cfg = replayConfig(with, *setup, trace->summary.blockTokens);
     if (!cfg) return fail(cfg.message());
     if (with.tiers.empty()) cfg->tiers.clear();
@@ -601,17 +702,22 @@ int runSweep(const TraceOptions& o) {
         j["tier"] = s->tierName;
         j["single_cache"] = o.singleCache;
         nlohmann::json names = nlohmann::json::array({"gpu"});
-        for (const auto& t : cfg->tiers) names.push_back(t.name);
+        for (const auto& t : cfg->tiers)
+            names.push_back(t.name);
         j["tiers"] = names;
         nlohmann::json pts = nlohmann::json::array();
         for (const auto& p : s->points) {
             nlohmann::json per = nlohmann::json::array();
-            for (const auto& h : p.tiers) per.push_back(ratiosJson(h));
+            for (const auto& h : p.tiers)
+                per.push_back(ratiosJson(h));
             pts.push_back({{"capacity_tokens", p.capacityTokens},
                            {"capacity_bytes", p.capacityBytes},
                            {"hits_any_tier", ratiosJson(p.anyTier)},
                            {"hits_per_tier", per},
-                           {"ttft_mean_s", {{"none", p.meanTtftNone}, {"gpu_only", p.meanTtftGpuOnly}, {"always", p.meanTtftAlways}}},
+                           {"ttft_mean_s",
+                            {{"none", p.meanTtftNone},
+                             {"gpu_only", p.meanTtftGpuOnly},
+                             {"always", p.meanTtftAlways}}},
                            {"ttft_saved_vs_none", p.ttftSavedVsNone},
                            {"ttft_saved_vs_gpu_only", p.ttftSavedVsGpuOnly}});
         }
@@ -620,42 +726,56 @@ int runSweep(const TraceOptions& o) {
         return kExitOk;
     }
     if (o.output == "csv") {
-        std::cout << "capacity_tokens,capacity_bytes,hits_token_weighted,hits_block_weighted,hits_per_request,"
-                     "ttft_mean_none_s,ttft_mean_gpu_only_s,ttft_mean_always_s,ttft_saved_vs_none,ttft_saved_vs_gpu_only\n";
+        std::cout << "capacity_tokens,capacity_bytes,hits_token_weighted,hits_block_weighted,hits_"
+                     "per_request,"
+                     "ttft_mean_none_s,ttft_mean_gpu_only_s,ttft_mean_always_s,ttft_saved_vs_none,"
+                     "ttft_saved_vs_gpu_only\n";
         for (const auto& p : s->points)
-            std::cout << fixed(p.capacityTokens, 0) << "," << fixed(p.capacityBytes, 0) << "," << fixed(p.anyTier.tokenWeighted, 6)
-                      << "," << fixed(p.anyTier.blockWeighted, 6) << "," << fixed(p.anyTier.perRequest, 6) << ","
-                      << fixed(p.meanTtftNone, 9) << "," << fixed(p.meanTtftGpuOnly, 9) << "," << fixed(p.meanTtftAlways, 9)
-                      << "," << fixed(p.ttftSavedVsNone, 6) << "," << fixed(p.ttftSavedVsGpuOnly, 6) << "\n";
+            std::cout << fixed(p.capacityTokens, 0) << "," << fixed(p.capacityBytes, 0) << ","
+                      << fixed(p.anyTier.tokenWeighted, 6) << ","
+                      << fixed(p.anyTier.blockWeighted, 6) << "," << fixed(p.anyTier.perRequest, 6)
+                      << "," << fixed(p.meanTtftNone, 9) << "," << fixed(p.meanTtftGpuOnly, 9)
+                      << "," << fixed(p.meanTtftAlways, 9) << "," << fixed(p.ttftSavedVsNone, 6)
+                      << "," << fixed(p.ttftSavedVsGpuOnly, 6) << "\n";
         return kExitOk;
     }
-    std::cout << "sweep of " << s->tierName << (o.singleCache ? " (single cache)" : "") << " over " << s->points.size()
-              << " capacities, one pass (LRU stack distances), " << trace->size() << " requests\n";
-    std::printf("%14s %12s  %-26s %12s %12s %12s\n", "tokens", "bytes", "hits: tok / blk / req", "TTFT ms",
-                "saved/none", "saved/GPU");
+    std::cout << "sweep of " << s->tierName << (o.singleCache ? " (single cache)" : "") << " over "
+              << s->points.size() << " capacities, one pass (LRU stack distances), "
+              << trace->size() << " requests\n";
+    std::printf("%14s %12s  %-26s %12s %12s %12s\n", "tokens", "bytes", "hits: tok / blk / req",
+                "TTFT ms", "saved/none", "saved/GPU");
     for (const auto& p : s->points) {
-        const std::string hits = pct(p.anyTier.tokenWeighted) + " / " + pct(p.anyTier.blockWeighted) + " / " + pct(p.anyTier.perRequest);
-        std::printf("%14s %12s  %-26s %12s %12s %12s\n", fixed(p.capacityTokens, 0).c_str(), formatBytes(p.capacityBytes).c_str(),
-                    hits.c_str(), ms(p.meanTtftAlways).c_str(), pct(p.ttftSavedVsNone).c_str(), pct(p.ttftSavedVsGpuOnly).c_str());
+        const std::string hits = pct(p.anyTier.tokenWeighted) + " / " +
+                                 pct(p.anyTier.blockWeighted) + " / " + pct(p.anyTier.perRequest);
+        std::printf("%14s %12s  %-26s %12s %12s %12s\n", fixed(p.capacityTokens, 0).c_str(),
+                    formatBytes(p.capacityBytes).c_str(), hits.c_str(),
+                    ms(p.meanTtftAlways).c_str(), pct(p.ttftSavedVsNone).c_str(),
+                    pct(p.ttftSavedVsGpuOnly).c_str());
     }
     return kExitOk;
 }
 
 void addCommon(CLI::App* sub, TraceOptions& o) {
-    sub->add_option("file", o.file, "Trace file (.jsonl, .csv; .gz and .zst read directly)")->required();
+    sub->add_option("file", o.file, "Trace file (.jsonl, .csv; .gz and .zst read directly)")
+        ->required();
     sub->add_option("--format", o.format, "Trace format (default: detected from the content)")
         ->check(CLI::IsMember({"auto", "mooncake", "bailian", "azure", "csv"}));
-    sub->add_option("--block-tokens", o.blockTokens, "Tokens per block id (default: 512 Mooncake, 16 Bailian)")
+    sub->add_option("--block-tokens", o.blockTokens,
+                    "Tokens per block id (default: 512 Mooncake, 16 Bailian)")
         ->check(CLI::Range(1u, 1u << 24));
-    sub->add_option("--time-unit", o.timeUnit, "Unit of the timestamps (default: ms Mooncake, s otherwise)")
+    sub->add_option("--time-unit", o.timeUnit,
+                    "Unit of the timestamps (default: ms Mooncake, s otherwise)")
         ->check(CLI::IsMember({"s", "ms", "us"}));
     sub->add_flag("--skip-bad", o.skipBad, "Skip bad lines, count them and show the first few");
     sub->add_option("--scenario", o.scenario, "A .kvbe.json scenario (default: the built-in one)");
 }
 
 void addCapacityOptions(CLI::App* sub, TraceOptions& o) {
-    sub->add_option("--gpu-cache", o.gpuCache, "HBM for KV (default: 90 % of the GPU less the weights), e.g. 40GiB, 6000blocks");
-    sub->add_option("--policy", o.policy, "Eviction in every tier")->check(CLI::IsMember({"lru", "s3fifo"}));
+    sub->add_option(
+        "--gpu-cache", o.gpuCache,
+        "HBM for KV (default: 90 % of the GPU less the weights), e.g. 40GiB, 6000blocks");
+    sub->add_option("--policy", o.policy, "Eviction in every tier")
+        ->check(CLI::IsMember({"lru", "s3fifo"}));
     sub->add_option("--placement", o.placement, "write-through or cascade (demote on evict)")
         ->check(CLI::IsMember({"write-through", "cascade"}));
 }
@@ -663,44 +783,59 @@ void addCapacityOptions(CLI::App* sub, TraceOptions& o) {
 } // namespace
 
 void addTraceCommands(CLI::App& app, std::function<int()>& run) {
-    auto* trace = app.add_subcommand("trace", "Replay a request trace through the scenario's tiered prefix cache");
+    auto* trace = app.add_subcommand(
+        "trace", "Replay a request trace through the scenario's tiered prefix cache");
     trace->require_subcommand(1);
     auto o = std::make_shared<TraceOptions>();
 
-    auto* inspect = trace->add_subcommand("inspect", "Format, requests, lengths, unlimited-capacity hits, share above each tier's p*");
+    auto* inspect = trace->add_subcommand(
+        "inspect",
+        "Format, requests, lengths, unlimited-capacity hits, share above each tier's p*");
     addCommon(inspect, *o);
-    inspect->add_option("--output", o->output, "Output format")->check(CLI::IsMember({"table", "json"}));
+    inspect->add_option("--output", o->output, "Output format")
+        ->check(CLI::IsMember({"table", "json"}));
     inspect->callback([o, &run] { run = [o] { return runInspect(*o); }; });
 
-    auto* replay = trace->add_subcommand("replay", "Hits per tier, TTFT under each admission rule, GPU time saved, writes");
+    auto* replay = trace->add_subcommand(
+        "replay", "Hits per tier, TTFT under each admission rule, GPU time saved, writes");
     addCommon(replay, *o);
     addCapacityOptions(replay, *o);
-    replay->add_option("--tier", o->tiers, "NAME=CAPACITY of a scenario tier (repeat; default: every tier, unlimited)");
+    replay->add_option("--tier", o->tiers,
+                       "NAME=CAPACITY of a scenario tier (repeat; default: every tier, unlimited)");
     replay->add_option("--tier-write", o->tierWrites,
                        "NAME=GB/s: a tier's write bandwidth (repeat; default: the tier preset's)");
-    replay->add_option("--write-buffer", o->writeBuffer,
-                       "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
+    replay->add_option(
+        "--write-buffer", o->writeBuffer,
+        "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
     replay->add_option("--shared-link", o->sharedLinks,
-                       "NAME: the tier's reads and writes share one link, loads first (repeat; needs the write queue)");
-    replay->add_flag("--no-write-queue", o->noWriteQueue,
-                     "Writes always keep up (default: a write queue per tier, drained at its write bandwidth)");
-    replay->add_option("--instances", o->instances,
-                       "Prefill servers fed first come first served (default 0: no queueing)")
+                       "NAME: the tier's reads and writes share one link, loads first (repeat; "
+                       "needs the write queue)");
+    replay->add_flag(
+        "--no-write-queue", o->noWriteQueue,
+        "Writes always keep up (default: a write queue per tier, drained at its write bandwidth)");
+    replay
+        ->add_option("--instances", o->instances,
+                     "Prefill servers fed first come first served (default 0: no queueing)")
         ->check(CLI::Range(0, 1 << 20));
     replay->add_option("--admission", o->admission, "The rule the summary sentence reports")
         ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
-    replay->add_option("--output", o->output, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));
+    replay->add_option("--output", o->output, "Output format")
+        ->check(CLI::IsMember({"table", "json", "csv"}));
     replay->callback([o, &run] { run = [o] { return runReplay(*o); }; });
 
-    auto* sweep = trace->add_subcommand("sweep", "Hit ratio and TTFT saved against one tier's capacity, in one pass (LRU)");
+    auto* sweep = trace->add_subcommand(
+        "sweep", "Hit ratio and TTFT saved against one tier's capacity, in one pass (LRU)");
     addCommon(sweep, *o);
     addCapacityOptions(sweep, *o);
     sweep->add_option("--tier", o->vary, "The tier to sweep: gpu or a scenario tier");
     sweep->add_option("--with", o->tiers, "NAME=CAPACITY of another tier kept fixed (repeat)");
-    sweep->add_flag("--single-cache", o->singleCache, "One cache level (the GPU): the classic hit-ratio curve");
-    sweep->add_option("--capacities", o->capacities, "LOW:HIGH in tokens, log grid (default 1e4:1e9)");
+    sweep->add_flag("--single-cache", o->singleCache,
+                    "One cache level (the GPU): the classic hit-ratio curve");
+    sweep->add_option("--capacities", o->capacities,
+                      "LOW:HIGH in tokens, log grid (default 1e4:1e9)");
     sweep->add_option("--points", o->points, "Grid points (default 40)");
-    sweep->add_option("--output", o->output, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));
+    sweep->add_option("--output", o->output, "Output format")
+        ->check(CLI::IsMember({"table", "json", "csv"}));
     sweep->callback([o, &run] { run = [o] { return runSweep(*o); }; });
 }
 

@@ -36,8 +36,9 @@ int main(int argc, char** argv) {
                                          QStringLiteral("FILE"));
     const QCommandLineOption chartOpt(
         QStringLiteral("chart"),
-        QStringLiteral("Chart to export: breakeven, fraction, ttft, models or frontier; with --trace, "
-                       "workload-lengths, workload-capacity or workload-ttft."),
+        QStringLiteral(
+            "Chart to export: breakeven, fraction, ttft, models or frontier; with --trace, "
+            "workload-lengths, workload-capacity or workload-ttft."),
         QStringLiteral("NAME"), QStringLiteral("breakeven"));
     const QCommandLineOption exportOpt(
         QStringLiteral("export"),
@@ -59,8 +60,9 @@ int main(int argc, char** argv) {
         QStringLiteral("PATH"));
     const QCommandLineOption traceOpt(
         QStringLiteral("trace"),
-        QStringLiteral("A request trace (Mooncake or Bailian JSONL, Azure or kvbe CSV, .gz, .zst) to "
-                       "open in the Workload view, or to draw with --export and a workload chart."),
+        QStringLiteral(
+            "A request trace (Mooncake or Bailian JSONL, Azure or kvbe CSV, .gz, .zst) to "
+            "open in the Workload view, or to draw with --export and a workload chart."),
         QStringLiteral("FILE"));
     parser.addOptions(
         {scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt, importOpt, traceOpt});
@@ -122,15 +124,16 @@ int main(int argc, char** argv) {
         if (!scenario) return printError(QString::fromStdString(scenario.message()));
         if (tier > int(scenario->tiers.size()))
             return printError(QStringLiteral("--tier %1: the scenario has %2 tiers")
-                                .arg(tier)
-                                .arg(scenario->tiers.size()));
+                                  .arg(tier)
+                                  .arg(scenario->tiers.size()));
         kvbe::ChartStyle style;
         style.dark = parser.isSet(darkOpt);
         style.presentation = parser.isSet(bigOpt);
         const auto st =
             parser.isSet(traceOpt)
                 ? kvbe::exportWorkloadChart(*presets, *scenario, parser.value(chartOpt),
-                                            parser.value(traceOpt), parser.value(exportOpt), *size, style)
+                                            parser.value(traceOpt), parser.value(exportOpt), *size,
+                                            style)
                 : kvbe::exportScenarioChart(*presets, *scenario, parser.value(chartOpt),
                                             parser.value(exportOpt), *size, style, tier - 1);
         if (!st) return printError(QString::fromStdString(st.message()));

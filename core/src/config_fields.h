@@ -20,12 +20,11 @@ using ConfigError = FieldError;
 
 // Fields are looked up in text_config first, then at the top level.
 class Fields {
-public:
+  public:
     Fields(const json& top, const std::string& source) : m_top(top), m_reader(top, source) {
         if (top.contains("text_config")) {
             const auto& t = top["text_config"];
-            if (!t.is_object())
-                fail("text_config", "an object", t);
+            if (!t.is_object()) fail("text_config", "an object", t);
             m_text = &t;
             m_prefix = "text_config.";
         }
@@ -53,8 +52,8 @@ public:
         m_reader.fail(m_prefix + key, meaning, nullptr);
     }
 
-    std::optional<double> number(const std::string& key, const std::string& meaning,
-                                 double min, double max) const {
+    std::optional<double> number(const std::string& key, const std::string& meaning, double min,
+                                 double max) const {
         return m_reader.number(holder(key), key, path(key), min, max, meaning);
     }
     std::optional<int> integer(const std::string& key, const std::string& meaning, int min,
@@ -87,14 +86,15 @@ public:
     std::vector<std::pair<std::string, std::string>> keys() const {
         std::vector<std::pair<std::string, std::string>> out;
         if (m_text)
-            for (const auto& [k, v] : m_text->items()) out.emplace_back(k, m_prefix + k);
+            for (const auto& [k, v] : m_text->items())
+                out.emplace_back(k, m_prefix + k);
         for (const auto& [k, v] : m_top.items())
             if (!m_text || !m_text->contains(k)) out.emplace_back(k, k);
         return out;
     }
     const std::string& source() const { return m_reader.source(); }
 
-private:
+  private:
     // The object that holds the key: text_config where it has it, else the top level.
     const json& holder(const std::string& key) const {
         return m_text && m_text->contains(key) ? *m_text : m_top;

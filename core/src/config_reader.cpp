@@ -1,8 +1,8 @@
 #include "kvbe/config_reader.h"
 
-#include "kvbe/json_text.h"
 #include "config_fields.h"
 #include "hybrid_layers.h"
+#include "kvbe/json_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,7 +20,6 @@ namespace {
 using detail::ConfigError;
 using detail::Fields;
 using detail::kMaxDim;
-
 
 // Defaults of the Hugging Face config classes, for fields a published config may leave out.
 // num_hidden_layers and hidden_size are never defaulted: a config without them is not a
@@ -51,122 +50,217 @@ struct ArchEntry {
 
 const std::vector<ArchEntry>& archDefaultsTable() {
     static const std::vector<ArchEntry> table = {
-        {{"gemma3_text", "gemma3"}, [] {
+        {{"gemma3_text", "gemma3"},
+         [] {
              ArchDefaults d;
-             d.heads = 8; d.kvHeads = 4; d.headDim = 256; d.vocab = 262208; d.intermediate = 9216;
-             d.maxPositions = 131072; d.slidingWindow = 4096; d.slidingPattern = 6; d.tied = true;
-             d.normsPerLayer = 4; d.qkNorm = true;
+             d.heads = 8;
+             d.kvHeads = 4;
+             d.headDim = 256;
+             d.vocab = 262208;
+             d.intermediate = 9216;
+             d.maxPositions = 131072;
+             d.slidingWindow = 4096;
+             d.slidingPattern = 6;
+             d.tied = true;
+             d.normsPerLayer = 4;
+             d.qkNorm = true;
              return d;
          }()},
-        {{"gemma2"}, [] {
+        {{"gemma2"},
+         [] {
              ArchDefaults d;
-             d.heads = 8; d.kvHeads = 4; d.headDim = 256; d.vocab = 256000; d.intermediate = 9216;
-             d.maxPositions = 8192; d.slidingWindow = 4096; d.slidingPattern = 2; d.tied = true;
+             d.heads = 8;
+             d.kvHeads = 4;
+             d.headDim = 256;
+             d.vocab = 256000;
+             d.intermediate = 9216;
+             d.maxPositions = 8192;
+             d.slidingWindow = 4096;
+             d.slidingPattern = 2;
+             d.tied = true;
              d.normsPerLayer = 4;
              return d;
          }()},
-        {{"gemma"}, [] {
+        {{"gemma"},
+         [] {
              ArchDefaults d;
-             d.heads = 16; d.kvHeads = 16; d.headDim = 256; d.vocab = 256000; d.maxPositions = 8192;
+             d.heads = 16;
+             d.kvHeads = 16;
+             d.headDim = 256;
+             d.vocab = 256000;
+             d.maxPositions = 8192;
              d.tied = true;
              return d;
          }()},
-        {{"llama"}, [] {
+        {{"llama"},
+         [] {
              ArchDefaults d;
-             d.vocab = 32000; d.intermediate = 11008; d.maxPositions = 2048;
+             d.vocab = 32000;
+             d.intermediate = 11008;
+             d.maxPositions = 2048;
              return d;
          }()},
-        {{"mistral"}, [] {
+        {{"mistral"},
+         [] {
              ArchDefaults d;
-             d.vocab = 32000; d.intermediate = 14336; d.maxPositions = 131072;
+             d.vocab = 32000;
+             d.intermediate = 14336;
+             d.maxPositions = 131072;
              d.slidingWindow = 4096;
              return d;
          }()},
-        {{"mixtral"}, [] {
+        {{"mixtral"},
+         [] {
              ArchDefaults d;
-             d.vocab = 32000; d.intermediate = 14336; d.maxPositions = 131072;
+             d.vocab = 32000;
+             d.intermediate = 14336;
+             d.maxPositions = 131072;
              return d;
          }()},
-        {{"qwen2", "qwen2_moe"}, [] {
+        {{"qwen2", "qwen2_moe"},
+         [] {
              ArchDefaults d;
-             d.vocab = 151936; d.maxPositions = 32768; d.qkvBias = true;
+             d.vocab = 151936;
+             d.maxPositions = 32768;
+             d.qkvBias = true;
              return d;
          }()},
-        {{"qwen3", "qwen3_moe"}, [] {
+        {{"qwen3", "qwen3_moe"},
+         [] {
              ArchDefaults d;
-             d.headDim = 128; d.vocab = 151936; d.maxPositions = 32768; d.qkNorm = true;
+             d.headDim = 128;
+             d.vocab = 151936;
+             d.maxPositions = 32768;
+             d.qkNorm = true;
              return d;
          }()},
-        {{"phi3"}, [] {
+        {{"phi3"},
+         [] {
              ArchDefaults d;
-             d.vocab = 32064; d.maxPositions = 4096;
+             d.vocab = 32064;
+             d.maxPositions = 4096;
              return d;
          }()},
         // transformers' Qwen3NextConfig (the 80B-A3B's shapes).
-        {{"qwen3_next"}, [] {
+        {{"qwen3_next"},
+         [] {
              ArchDefaults d;
-             d.heads = 16; d.kvHeads = 2; d.headDim = 256; d.vocab = 151936; d.intermediate = 5632;
-             d.maxPositions = 32768; d.qkNorm = true; d.experts = 512; d.topK = 10;
-             d.moeWidth = 512; d.sharedWidth = 512;
+             d.heads = 16;
+             d.kvHeads = 2;
+             d.headDim = 256;
+             d.vocab = 151936;
+             d.intermediate = 5632;
+             d.maxPositions = 32768;
+             d.qkNorm = true;
+             d.experts = 512;
+             d.topK = 10;
+             d.moeWidth = 512;
+             d.sharedWidth = 512;
              return d;
          }()},
         // Qwen3_5TextConfig: dense MLPs.
-        {{"qwen3_5_text", "qwen3_5"}, [] {
+        {{"qwen3_5_text", "qwen3_5"},
+         [] {
              ArchDefaults d;
-             d.heads = 16; d.kvHeads = 4; d.headDim = 256; d.vocab = 248320; d.intermediate = 12288;
-             d.maxPositions = 32768; d.qkNorm = true;
+             d.heads = 16;
+             d.kvHeads = 4;
+             d.headDim = 256;
+             d.vocab = 248320;
+             d.intermediate = 12288;
+             d.maxPositions = 32768;
+             d.qkNorm = true;
              return d;
          }()},
         // Qwen3_5MoeTextConfig (the 35B-A3B's shapes).
-        {{"qwen3_5_moe_text", "qwen3_5_moe"}, [] {
+        {{"qwen3_5_moe_text", "qwen3_5_moe"},
+         [] {
              ArchDefaults d;
-             d.heads = 16; d.kvHeads = 2; d.headDim = 256; d.vocab = 248320; d.maxPositions = 32768;
-             d.qkNorm = true; d.experts = 256; d.topK = 8; d.moeWidth = 512; d.sharedWidth = 512;
+             d.heads = 16;
+             d.kvHeads = 2;
+             d.headDim = 256;
+             d.vocab = 248320;
+             d.maxPositions = 32768;
+             d.qkNorm = true;
+             d.experts = 256;
+             d.topK = 8;
+             d.moeWidth = 512;
+             d.sharedWidth = 512;
              return d;
          }()},
         // GraniteMoeHybridConfig; num_key_value_heads defaults to num_attention_heads.
-        {{"granitemoehybrid"}, [] {
+        {{"granitemoehybrid"},
+         [] {
              ArchDefaults d;
-             d.heads = 32; d.vocab = 32000; d.intermediate = 11008; d.maxPositions = 2048;
-             d.experts = 8; d.topK = 2; d.sharedWidth = 1024;
+             d.heads = 32;
+             d.vocab = 32000;
+             d.intermediate = 11008;
+             d.maxPositions = 2048;
+             d.experts = 8;
+             d.topK = 2;
+             d.sharedWidth = 1024;
              return d;
          }()},
         // FalconH1Config; head_dim falls back to hidden / heads in FalconH1Attention.
-        {{"falcon_h1"}, [] {
+        {{"falcon_h1"},
+         [] {
              ArchDefaults d;
-             d.heads = 32; d.kvHeads = 8; d.vocab = 128000; d.intermediate = 14336;
+             d.heads = 32;
+             d.kvHeads = 8;
+             d.vocab = 128000;
+             d.intermediate = 14336;
              d.maxPositions = 8192;
              return d;
          }()},
         // Gemma3nTextConfig (the E4B's shapes): four norms per layer, q/k norms (v_norm has no
         // weight), tied embeddings, the last 15 layers reading earlier layers' KV.
-        {{"gemma3n_text"}, [] {
+        {{"gemma3n_text"},
+         [] {
              ArchDefaults d;
-             d.heads = 8; d.kvHeads = 2; d.headDim = 256; d.vocab = 262400; d.intermediate = 16384;
-             d.maxPositions = 32768; d.slidingWindow = 512; d.tied = true; d.normsPerLayer = 4;
-             d.qkNorm = true; d.kvShared = 15;
+             d.heads = 8;
+             d.kvHeads = 2;
+             d.headDim = 256;
+             d.vocab = 262400;
+             d.intermediate = 16384;
+             d.maxPositions = 32768;
+             d.slidingWindow = 512;
+             d.tied = true;
+             d.normsPerLayer = 4;
+             d.qkNorm = true;
+             d.kvShared = 15;
              return d;
          }()},
         // One norm per block: each block is a mixer or an MLP.
-        {{"nemotron_h"}, [] {
+        {{"nemotron_h"},
+         [] {
              ArchDefaults d;
              d.normsPerLayer = 1;
              return d;
          }()},
-        {{"deepseek_v3", "deepseek_v2", "deepseek_v32"}, [] {
+        {{"deepseek_v3", "deepseek_v2", "deepseek_v32"},
+         [] {
              ArchDefaults d;
-             d.vocab = 129280; d.maxPositions = 4096;
+             d.vocab = 129280;
+             d.maxPositions = 4096;
              return d;
          }()},
-        {{"gpt_oss"}, [] {
+        {{"gpt_oss"},
+         [] {
              ArchDefaults d;
-             d.headDim = 64; d.vocab = 201088; d.maxPositions = 131072; d.slidingWindow = 128;
-             d.attentionSinks = true; d.expertBiases = true; d.routerBias = true;
+             d.headDim = 64;
+             d.vocab = 201088;
+             d.maxPositions = 131072;
+             d.slidingWindow = 128;
+             d.attentionSinks = true;
+             d.expertBiases = true;
+             d.routerBias = true;
              return d;
          }()},
-        {{"llama4_text", "llama4"}, [] {
+        {{"llama4_text", "llama4"},
+         [] {
              ArchDefaults d;
-             d.headDim = 128; d.vocab = 202048; d.maxPositions = 4096 * 32;
+             d.headDim = 128;
+             d.vocab = 202048;
+             d.maxPositions = 4096 * 32;
              return d;
          }()},
     };
@@ -206,15 +300,17 @@ void refuseOtherFiles(const json& top, const std::string& source) {
 void readGeometry(const Fields& f, const ArchDefaults& def, ModelSpec& m) {
     const std::string& source = f.source();
 
-    m.layers = f.requiredInt("num_hidden_layers", "a positive integer (the decoder layers)", 1,
-                             100000);
+    m.layers =
+        f.requiredInt("num_hidden_layers", "a positive integer (the decoder layers)", 1, 100000);
     m.hidden = f.requiredInt("hidden_size", "a positive integer (the model width)", 1, kMaxDim);
     m.qHeads = f.intOr("num_attention_heads", "a positive integer (the query heads)", 1, kMaxDim,
                        def.heads);
-    if (!f.has("num_attention_heads")) m.notes.push_back("num_attention_heads: architecture default");
+    if (!f.has("num_attention_heads"))
+        m.notes.push_back("num_attention_heads: architecture default");
     m.kvHeads = f.intOr("num_key_value_heads", "a positive integer (the KV heads)", 1, kMaxDim,
                         def.kvHeads ? def.kvHeads : std::optional<int>(m.qHeads));
-    if (!f.has("num_key_value_heads")) m.notes.push_back("num_key_value_heads: architecture default");
+    if (!f.has("num_key_value_heads"))
+        m.notes.push_back("num_key_value_heads: architecture default");
 
     if (auto hd = f.integer("head_dim", "a positive integer (the head dimension)", 1, kMaxDim)) {
         m.headDim = *hd;
@@ -234,8 +330,8 @@ void readGeometry(const Fields& f, const ArchDefaults& def, ModelSpec& m) {
     m.vocab = vocab ? *vocab : *def.vocab;
     if (!vocab) m.notes.push_back("vocab_size: architecture default");
     std::optional<double> inter;
-    if (const json* j = f.find("intermediate_size"); j && j->is_array() && !j->empty() &&
-                                                     (*j)[0].is_number())
+    if (const json* j = f.find("intermediate_size");
+        j && j->is_array() && !j->empty() && (*j)[0].is_number())
         inter = (*j)[0].get<double>(); // per-layer widths (Gemma 3n); read per layer below
     else
         inter = f.number("intermediate_size", "a positive integer (the MLP width)", 0, 1e8);
@@ -244,15 +340,17 @@ void readGeometry(const Fields& f, const ArchDefaults& def, ModelSpec& m) {
     const auto tieAt = f.boolean("tie_word_embeddings");
     m.tiedEmbeddings = tieAt.value_or(def.tied);
 
-    auto maxPos = f.number("max_position_embeddings", "a positive integer (the context length)",
-                           1, 1e12);
+    auto maxPos =
+        f.number("max_position_embeddings", "a positive integer (the context length)", 1, 1e12);
     m.contextLimit = maxPos ? *maxPos : def.maxPositions.value_or(131072);
 
-    if (auto dt = f.string("torch_dtype").has_value() ? f.string("torch_dtype") : f.string("dtype")) {
+    if (auto dt =
+            f.string("torch_dtype").has_value() ? f.string("torch_dtype") : f.string("dtype")) {
         auto parsed = parseKvDtype(*dt);
         if (!parsed)
-            throw ConfigError{source + ": field '" + f.path(f.has("torch_dtype") ? "torch_dtype" : "dtype") +
-                              "' is \"" + *dt + "\"; expected bfloat16, float16 or float32"};
+            throw ConfigError{source + ": field '" +
+                              f.path(f.has("torch_dtype") ? "torch_dtype" : "dtype") + "' is \"" +
+                              *dt + "\"; expected bfloat16, float16 or float32"};
         m.weightDtype = *parsed;
     } else {
         m.weightDtype = KvDtype::BF16;
@@ -275,8 +373,10 @@ MlaDims readMla(const Fields& f, bool mla, ModelSpec& m) {
     if (mla) {
         m.mla = true;
         m.kvLoraRank = f.requiredInt("kv_lora_rank", "a positive integer", 1, kMaxDim);
-        qkRope = f.requiredInt("qk_rope_head_dim", "a positive integer (MLA rope dims)", 1, kMaxDim);
-        qkNope = f.requiredInt("qk_nope_head_dim", "a positive integer (MLA non-rope dims)", 1, kMaxDim);
+        qkRope =
+            f.requiredInt("qk_rope_head_dim", "a positive integer (MLA rope dims)", 1, kMaxDim);
+        qkNope =
+            f.requiredInt("qk_nope_head_dim", "a positive integer (MLA non-rope dims)", 1, kMaxDim);
         vHead = f.requiredInt("v_head_dim", "a positive integer (MLA value dims)", 1, kMaxDim);
         qLora = f.integer("q_lora_rank", "a positive integer or null", 1, kMaxDim).value_or(0);
         m.qkRopeHeadDim = qkRope;
@@ -287,8 +387,9 @@ MlaDims readMla(const Fields& f, bool mla, ModelSpec& m) {
         if (m.qHeads % m.kvHeads != 0)
             throw ConfigError{source + ": num_attention_heads " + std::to_string(m.qHeads) +
                               " is not divisible by num_key_value_heads " +
-                              std::to_string(m.kvHeads) + "; expected a whole number of query "
-                                                          "heads per KV head"};
+                              std::to_string(m.kvHeads) +
+                              "; expected a whole number of query "
+                              "heads per KV head"};
         m.dQk = m.headDim;
         m.dV = m.headDim;
     }
@@ -317,8 +418,8 @@ AttentionLayout readLayout(const Fields& f, const std::string& type, ModelSpec& 
     auto& slots = a.slots;
     slots = layout.layers;
     if (slots.empty()) slots.assign(L, detail::LayerSlot{});
-    if (!layout.layers.empty() &&
-        std::none_of(slots.begin(), slots.end(), hasAttention) && !f.has("kv_lora_rank"))
+    if (!layout.layers.empty() && std::none_of(slots.begin(), slots.end(), hasAttention) &&
+        !f.has("kv_lora_rank"))
         m.notes.push_back(layout.key + ": no attention layer, so no KV cache; only the state");
     if (!layout.key.empty() && layout.key != "layer_types")
         m.notes.push_back("layer layout from " + layout.key);
@@ -334,19 +435,22 @@ void readAttentionKinds(const Fields& f, const std::string& type, const ArchDefa
     double& window = a.window;
     kinds.assign(L, AttnKind::Full);
     const bool slidingKeyPresent = f.find("sliding_window") != nullptr;
-    auto sw = f.number("sliding_window", "a positive integer or null (the attention window)", 1, 1e12);
+    auto sw =
+        f.number("sliding_window", "a positive integer or null (the attention window)", 1, 1e12);
     if (!slidingKeyPresent && def.slidingWindow) sw = def.slidingWindow;
     const auto useSliding = f.boolean("use_sliding_window");
 
     if (a.explicitLayout) {
-        for (size_t i = 0; i < L; ++i) kinds[i] = slots[i].attn;
+        for (size_t i = 0; i < L; ++i)
+            kinds[i] = slots[i].attn;
         if (std::count(kinds.begin(), kinds.end(), AttnKind::Sliding) > 0) {
             if (!sw) f.missing("sliding_window", "a window size for the sliding_attention layers");
             window = *sw;
         }
         if (std::count(kinds.begin(), kinds.end(), AttnKind::Chunked) > 0) {
             auto chunk = f.number("attention_chunk_size", "a positive integer", 1, 1e12);
-            if (!chunk) f.missing("attention_chunk_size", "a chunk size for chunked_attention layers");
+            if (!chunk)
+                f.missing("attention_chunk_size", "a chunk size for chunked_attention layers");
             window = *chunk;
         }
     } else if (type == "llama4_text") {
@@ -366,17 +470,20 @@ void readAttentionKinds(const Fields& f, const std::string& type, const ArchDefa
             if (!nrl) m.notes.push_back("no_rope_layers: default, every 4th layer global");
         }
     } else if (def.slidingPattern && sw) {
-        const int pattern = f.intOr("sliding_window_pattern", "a positive integer", 1, 100000,
-                                    def.slidingPattern);
+        const int pattern =
+            f.intOr("sliding_window_pattern", "a positive integer", 1, 100000, def.slidingPattern);
         window = *sw;
         for (int i = 0; i < m.layers; ++i)
-            kinds[static_cast<size_t>(i)] = ((i + 1) % pattern != 0) ? AttnKind::Sliding : AttnKind::Full;
+            kinds[static_cast<size_t>(i)] =
+                ((i + 1) % pattern != 0) ? AttnKind::Sliding : AttnKind::Full;
     } else if (type.rfind("qwen", 0) == 0) {
         // Qwen: the window is off unless use_sliding_window; then layers from max_window_layers on.
         if (useSliding.value_or(false) && sw) {
-            const int from = f.intOr("max_window_layers", "a non-negative integer", 0, 100000, m.layers);
+            const int from =
+                f.intOr("max_window_layers", "a non-negative integer", 0, 100000, m.layers);
             window = *sw;
-            for (int i = from; i < m.layers; ++i) kinds[static_cast<size_t>(i)] = AttnKind::Sliding;
+            for (int i = from; i < m.layers; ++i)
+                kinds[static_cast<size_t>(i)] = AttnKind::Sliding;
         }
     } else if (sw && useSliding.value_or(true)) {
         window = *sw;
@@ -410,8 +517,10 @@ void readIndexerAndSharing(const Fields& f, const ArchDefaults& def, bool mla, M
             throw ConfigError{source + ": field '" + f.path("index_topk") +
                               "' is DeepSeek-V3.2's sparse attention, which kvbe knows only with "
                               "MLA (kv_lora_rank); the config is refused"};
-        const int ihd = f.requiredInt("index_head_dim", "a positive integer (indexer key dims)", 1, kMaxDim);
-        const int inh = f.requiredInt("index_n_heads", "a positive integer (indexer heads)", 1, kMaxDim);
+        const int ihd =
+            f.requiredInt("index_head_dim", "a positive integer (indexer key dims)", 1, kMaxDim);
+        const int inh =
+            f.requiredInt("index_n_heads", "a positive integer (indexer heads)", 1, kMaxDim);
         // vLLM keeps indexer keys in FP8 with one FP32 scale per 128 values.
         indexerBytes = ihd + 4.0 * std::ceil(ihd / 128.0);
         indexerFlopsPerPair = 2.0 * inh * ihd;
@@ -422,14 +531,17 @@ void readIndexerAndSharing(const Fields& f, const ArchDefaults& def, bool mla, M
     } else {
         for (const char* k : {"index_head_dim", "index_n_heads"})
             if (f.has(k))
-                throw ConfigError{source + ": field '" + f.path(k) + "' belongs to a sparse-attention "
+                throw ConfigError{source + ": field '" + f.path(k) +
+                                  "' belongs to a sparse-attention "
                                   "indexer, but there is no index_topk; expected both or neither"};
     }
 
     // Gemma 3n: the last num_kv_shared_layers layers read the KV of earlier layers.
     int& kvShared = a.kvShared;
-    if (auto v = f.integer("num_kv_shared_layers", "a non-negative integer (layers that reuse "
-                           "earlier KV)", 0, m.layers)) {
+    if (auto v = f.integer("num_kv_shared_layers",
+                           "a non-negative integer (layers that reuse "
+                           "earlier KV)",
+                           0, m.layers)) {
         kvShared = *v;
     } else if (def.kvShared) {
         kvShared = std::min(*def.kvShared, m.layers);
@@ -439,13 +551,16 @@ void readIndexerAndSharing(const Fields& f, const ArchDefaults& def, bool mla, M
     // Gemma 3n indexes layer num_hidden_layers - num_kv_shared_layers - 1 for it).
     if (kvShared > 0) {
         const auto own = static_cast<size_t>(m.layers - kvShared);
-        if (std::none_of(slots.begin(), slots.begin() + static_cast<std::ptrdiff_t>(own), hasAttention))
-            throw ConfigError{source + ": field '" + f.path("num_kv_shared_layers") + "' is " +
-                              std::to_string(kvShared) +
-                              (f.has("num_kv_shared_layers") ? "" : " (the architecture's default)") +
-                              " of " + std::to_string(m.layers) + " layers, which leaves no earlier "
-                              "attention layer to store the KV they share; expected fewer shared "
-                              "layers than layers, with attention before them"};
+        if (std::none_of(slots.begin(), slots.begin() + static_cast<std::ptrdiff_t>(own),
+                         hasAttention))
+            throw ConfigError{
+                source + ": field '" + f.path("num_kv_shared_layers") + "' is " +
+                std::to_string(kvShared) +
+                (f.has("num_kv_shared_layers") ? "" : " (the architecture's default)") + " of " +
+                std::to_string(m.layers) +
+                " layers, which leaves no earlier "
+                "attention layer to store the KV they share; expected fewer shared "
+                "layers than layers, with attention before them"};
     }
 }
 
@@ -458,8 +573,8 @@ void groupAttention(bool mla, const MlaDims& dims, const AttentionLayout& a, Mod
     const auto& indexTopK = a.indexTopK;
     const int kvShared = a.kvShared;
     const int qkRope = dims.qkRope;
-    const double kvElems = mla ? static_cast<double>(m.kvLoraRank + qkRope)
-                               : 2.0 * m.kvHeads * m.headDim;
+    const double kvElems =
+        mla ? static_cast<double>(m.kvLoraRank + qkRope) : 2.0 * m.kvHeads * m.headDim;
     const double perPair = 2.0 * m.qHeads * (m.dQk + m.dV);
     int softmax = 0;
     for (size_t i = 0; i < L; ++i) {
@@ -474,21 +589,26 @@ void groupAttention(bool mla, const MlaDims& dims, const AttentionLayout& a, Mod
                    g.kvFixedBytesPerToken == 0;
         };
         auto it = std::find_if(m.attention.begin(), m.attention.end(), same);
-        if (it != m.attention.end()) ++it->layers;
-        else m.attention.push_back({k, w, 1, elems, perPair, 0});
+        if (it != m.attention.end())
+            ++it->layers;
+        else
+            m.attention.push_back({k, w, 1, elems, perPair, 0});
     }
     if (indexTopK && softmax > 0)
-        m.attention.push_back({AttnKind::Full, 0, softmax, 0, a.indexerFlopsPerPair, a.indexerBytes});
+        m.attention.push_back(
+            {AttnKind::Full, 0, softmax, 0, a.indexerFlopsPerPair, a.indexerBytes});
     // Keep the groups in the order full, sliding, chunked, sparse, whatever the layer order.
-    std::stable_sort(m.attention.begin(), m.attention.end(),
-                     [](const AttentionGroup& x, const AttentionGroup& y) { return x.kind < y.kind; });
+    std::stable_sort(
+        m.attention.begin(), m.attention.end(),
+        [](const AttentionGroup& x, const AttentionGroup& y) { return x.kind < y.kind; });
     m.softmaxLayers = softmax;
     if (kvShared > 0)
         m.notes.push_back("num_kv_shared_layers: the last " + std::to_string(kvShared) +
                           " layers reuse earlier layers' KV");
 }
 
-// ---- Parameters: attention projections -----------------------------------------------------------
+// ---- Parameters: attention projections
+// -----------------------------------------------------------
 struct AttentionParams {
     double proj = 0;  // matmul weights
     double extra = 0; // norms, biases, sinks
@@ -505,8 +625,8 @@ AttentionParams attentionParams(const Fields& f, const std::string& type, const 
     double& attnProj = p.proj;
     double& attnExtra = p.extra;
     if (mla) {
-        const double qProj = qLora > 0 ? h * qLora + qLora * Hq * (qkNope + qkRope)
-                                       : h * Hq * (qkNope + qkRope);
+        const double qProj =
+            qLora > 0 ? h * qLora + qLora * Hq * (qkNope + qkRope) : h * Hq * (qkNope + qkRope);
         attnProj = qProj + h * (m.kvLoraRank + qkRope) + m.kvLoraRank * Hq * (qkNope + vHead) +
                    Hq * vHead * h;
         attnExtra = (qLora > 0 ? qLora : 0) + m.kvLoraRank; // the two latent norms
@@ -522,17 +642,21 @@ AttentionParams attentionParams(const Fields& f, const std::string& type, const 
         // Gated attention (Qwen3-Next and Qwen3.5 unless attn_output_gate is false): q_proj also
         // produces the output gate, Hq·d more columns
         // (transformers always gates them; vLLM reads attn_output_gate, default true).
-        if (f.boolean("attn_output_gate").value_or(detail::isQwenLinear(type))) attnProj += h * Hq * d;
+        if (f.boolean("attn_output_gate").value_or(detail::isQwenLinear(type)))
+            attnProj += h * Hq * d;
         const bool attnBias = f.boolean("attention_bias").value_or(false);
-        if (attnBias) attnExtra += Hq * d + 2 * Hkv * d + h;
-        else if (def.qkvBias) attnExtra += Hq * d + 2 * Hkv * d;
+        if (attnBias)
+            attnExtra += Hq * d + 2 * Hkv * d + h;
+        else if (def.qkvBias)
+            attnExtra += Hq * d + 2 * Hkv * d;
         if (def.qkNorm) attnExtra += 2 * d;
         if (def.attentionSinks) attnExtra += Hq;
     }
     return p;
 }
 
-// ---- MoE geometry --------------------------------------------------------------------------------
+// ---- MoE geometry
+// --------------------------------------------------------------------------------
 struct MoeShape {
     int experts = 0, topK = 0, shared = 0;
     double expertWidth = 0, sharedWidth = 0, denseWidth = 0;
@@ -562,8 +686,11 @@ MoeShape readMoe(const Fields& f, const std::string& type, const ArchDefaults& d
         m.notes.push_back("routed experts: architecture default " + std::to_string(experts));
     }
     if (experts > 0) {
-        auto k = f.integer("num_experts_per_tok", "a positive integer (experts per token)", 1, 1 << 20);
-        if (!k) k = f.integer("experts_per_token", "a positive integer (experts per token)", 1, 1 << 20);
+        auto k =
+            f.integer("num_experts_per_tok", "a positive integer (experts per token)", 1, 1 << 20);
+        if (!k)
+            k = f.integer("experts_per_token", "a positive integer (experts per token)", 1,
+                          1 << 20);
         if (!k) k = def.topK;
         if (!k) f.missing("num_experts_per_tok", "a positive integer (experts per token)");
         if (*k > experts)
@@ -575,13 +702,15 @@ MoeShape readMoe(const Fields& f, const std::string& type, const ArchDefaults& d
     if (auto v = f.number("moe_intermediate_size", "a positive integer", 1, 1e8)) expertWidth = *v;
     shared = f.integer("n_shared_experts", "a non-negative integer", 0, 1 << 20).value_or(0);
     sharedWidth = expertWidth;
-    auto sharedExpert = f.number("shared_expert_intermediate_size", "a non-negative integer", 0, 1e8);
+    auto sharedExpert =
+        f.number("shared_expert_intermediate_size", "a non-negative integer", 0, 1e8);
     if (!sharedExpert && type != "granitemoehybrid") sharedExpert = def.sharedWidth;
     if (sharedExpert) {
         shared = *sharedExpert > 0 ? 1 : 0;
         sharedWidth = *sharedExpert;
     }
-    if (auto v = f.number("moe_shared_expert_intermediate_size", "a non-negative integer", 0, 1e8)) {
+    if (auto v =
+            f.number("moe_shared_expert_intermediate_size", "a non-negative integer", 0, 1e8)) {
         shared = std::max(shared, *v > 0 ? 1 : 0); // Nemotron-H
         sharedWidth = *v;
     }
@@ -602,15 +731,18 @@ MoeShape readMoe(const Fields& f, const std::string& type, const ArchDefaults& d
         shared = 1; // Llama 4 MoE layers add one shared expert of intermediate_size
         sharedWidth = m.intermediate;
         expertWidth = m.intermediate;
-        denseWidth = f.number("intermediate_size_mlp", "a positive integer", 1, 1e8).value_or(m.intermediate);
+        denseWidth = f.number("intermediate_size_mlp", "a positive integer", 1, 1e8)
+                         .value_or(m.intermediate);
     }
 
     moeLayer.assign(static_cast<size_t>(m.layers), experts > 0);
     if (experts > 0) {
-        const int firstDense = f.integer("first_k_dense_replace", "a non-negative integer", 0, 100000).value_or(0);
+        const int firstDense =
+            f.integer("first_k_dense_replace", "a non-negative integer", 0, 100000).value_or(0);
         int step = f.integer("moe_layer_freq", "a positive integer", 1, 100000).value_or(1);
         if (auto v = f.integer("decoder_sparse_step", "a positive integer", 1, 100000)) step = *v;
-        if (auto v = f.integer("interleave_moe_layer_step", "a positive integer", 1, 100000)) step = *v;
+        if (auto v = f.integer("interleave_moe_layer_step", "a positive integer", 1, 100000))
+            step = *v;
         std::set<int> mlpOnly;
         if (const json* j = f.find("mlp_only_layers"); j && j->is_array())
             for (const auto& v : *j)
@@ -626,10 +758,11 @@ MoeShape readMoe(const Fields& f, const std::string& type, const ArchDefaults& d
     return s;
 }
 
-// ---- Parameter counts, layer by layer --------------------------------------------------------------
+// ---- Parameter counts, layer by layer
+// --------------------------------------------------------------
 void countParameters(const Fields& f, const std::string& type, const ArchDefaults& def, bool mla,
-                     const AttentionLayout& a, const AttentionParams& attn, const MoeShape& moeShape,
-                     ModelSpec& m) {
+                     const AttentionLayout& a, const AttentionParams& attn,
+                     const MoeShape& moeShape, ModelSpec& m) {
     const auto L = static_cast<size_t>(m.layers);
     const auto& slots = a.slots;
     const auto& kinds = a.kinds;
@@ -643,8 +776,10 @@ void countParameters(const Fields& f, const std::string& type, const ArchDefault
     const auto& moeLayer = moeShape.moeLayer;
     // Nemotron-H's MLPs and experts are not gated (relu2: up and down projections only).
     const double mats = type == "nemotron_h" ? 2 : 3;
-    const double expertParams = mats * h * expertWidth + (def.expertBiases ? 2 * expertWidth + h : 0);
-    const bool routerBias = def.routerBias || type.rfind("deepseek", 0) == 0 || type == "nemotron_h";
+    const double expertParams =
+        mats * h * expertWidth + (def.expertBiases ? 2 * expertWidth + h : 0);
+    const bool routerBias =
+        def.routerBias || type.rfind("deepseek", 0) == 0 || type == "nemotron_h";
     const double router = experts * h + (routerBias ? experts : 0);
     const bool sharedGate = type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next" ||
                             type == "qwen3_5_moe_text" || type == "qwen3_5_moe";
@@ -670,17 +805,23 @@ void countParameters(const Fields& f, const std::string& type, const ArchDefault
         if (hasAttention(slot)) {
             layerTotal += attnProj + attnExtra;
             layerMm += attnProj;
-            if (mla) mixerName = kinds[i] == AttnKind::Sparse ? "sparse MLA" : "MLA";
-            else if (kinds[i] == AttnKind::Sliding) mixerName = "sliding attention";
-            else if (kinds[i] == AttnKind::Chunked) mixerName = "chunked attention";
-            else mixerName = "attention";
+            if (mla)
+                mixerName = kinds[i] == AttnKind::Sparse ? "sparse MLA" : "MLA";
+            else if (kinds[i] == AttnKind::Sliding)
+                mixerName = "sliding attention";
+            else if (kinds[i] == AttnKind::Chunked)
+                mixerName = "chunked attention";
+            else
+                mixerName = "attention";
             if (static_cast<int>(i) >= m.layers - kvShared) mixerName += " (shared KV)";
         }
         if (slot.mixer != detail::Mixer::Attention && slot.mixer != detail::Mixer::None) {
             auto it = figures.find(slot.mixer);
             if (it == figures.end())
-                it = figures.emplace(slot.mixer, detail::mixerFigures(f, type, slot.mixer, m.hidden,
-                                                                      m.qHeads, m.headDim)).first;
+                it = figures
+                         .emplace(slot.mixer, detail::mixerFigures(f, type, slot.mixer, m.hidden,
+                                                                   m.qHeads, m.headDim))
+                         .first;
             const auto& fig = it->second;
             layerTotal += fig.params;
             layerMm += fig.matmul;
@@ -703,7 +844,8 @@ void countParameters(const Fields& f, const std::string& type, const ArchDefault
             const double sharedP = shared * mats * h * sharedWidth + (sharedGate && shared ? h : 0);
             layerTotal += experts * expertParams + sharedP + router;
             layerActive += topK * expertParams + sharedP + router;
-            layerMm += topK * mats * h * expertWidth + shared * mats * h * sharedWidth + experts * h;
+            layerMm +=
+                topK * mats * h * expertWidth + shared * mats * h * sharedWidth + experts * h;
         } else {
             mlpName = mixerName.empty() ? "MLP" : "dense";
             layerTotal += mats * h * widths[i];
@@ -849,8 +991,10 @@ Result<ModelSpec> readModelConfig(const fs::path& path) {
     std::error_code ec;
     fs::path file = path;
     if (fs::is_directory(path, ec)) {
-        if (fs::exists(path / "config.json", ec)) file = path / "config.json";
-        else if (auto snap = snapshotConfig(path)) file = *snap;
+        if (fs::exists(path / "config.json", ec))
+            file = path / "config.json";
+        else if (auto snap = snapshotConfig(path))
+            file = *snap;
         else
             return Error{path.string() + ": the folder holds no config.json (nor a Hugging Face "
                                          "snapshot with one)"};
@@ -870,7 +1014,8 @@ std::vector<fs::path> hfCacheRoots() {
     if (const char* v = std::getenv("HF_HUB_CACHE")) add(v);
     if (const char* v = std::getenv("HUGGINGFACE_HUB_CACHE")) add(v);
     if (const char* v = std::getenv("HF_HOME")) add(fs::path(v) / "hub");
-    if (const char* home = std::getenv("HOME")) add(fs::path(home) / ".cache" / "huggingface" / "hub");
+    if (const char* home = std::getenv("HOME"))
+        add(fs::path(home) / ".cache" / "huggingface" / "hub");
     return roots;
 }
 

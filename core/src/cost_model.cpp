@@ -5,12 +5,17 @@
 
 namespace kvbe {
 
-std::string_view toString(FlopModel m) { return m == FlopModel::Simple ? "simple" : "detailed"; }
+std::string_view toString(FlopModel m) {
+    return m == FlopModel::Simple ? "simple" : "detailed";
+}
 std::string_view toString(Staging s) {
     switch (s) {
-    case Staging::None: return "none";
-    case Staging::Serial: return "serial";
-    case Staging::Pipelined: return "pipelined";
+    case Staging::None:
+        return "none";
+    case Staging::Serial:
+        return "serial";
+    case Staging::Pipelined:
+        return "pipelined";
     }
     return "none";
 }
@@ -28,9 +33,12 @@ std::optional<Staging> parseStaging(std::string_view s) {
 
 double stagedBandwidth(double tierBps, double linkBps, Staging staging) {
     switch (staging) {
-    case Staging::None: return tierBps;
-    case Staging::Serial: return 1.0 / (1.0 / tierBps + 1.0 / linkBps);
-    case Staging::Pipelined: return std::min(tierBps, linkBps);
+    case Staging::None:
+        return tierBps;
+    case Staging::Serial:
+        return 1.0 / (1.0 / tierBps + 1.0 / linkBps);
+    case Staging::Pipelined:
+        return std::min(tierBps, linkBps);
     }
     return tierBps;
 }
@@ -50,17 +58,20 @@ bool tensorParallelRuns(const ModelSpec& m, int t) {
 std::optional<std::string> tensorParallelProblem(const ModelSpec& m, int t) {
     if (tensorParallelRuns(m, t)) return std::nullopt;
     std::string valid;
-    for (int v : validTensorParallelSizes(m)) valid += (valid.empty() ? "" : ", ") + std::to_string(v);
+    for (int v : validTensorParallelSizes(m))
+        valid += (valid.empty() ? "" : ", ") + std::to_string(v);
     const std::string head = "tensor parallel " + std::to_string(t) + " cannot run " + m.id + ": ";
     const std::string tail = "; sizes this model can run: " + valid;
-    const std::string ts = std::to_string(t), hq = std::to_string(m.qHeads), hkv = std::to_string(m.kvHeads);
+    const std::string ts = std::to_string(t), hq = std::to_string(m.qHeads),
+                      hkv = std::to_string(m.kvHeads);
     if (t < 1) return head + "expected at least 1 GPU" + tail;
     if (m.qHeads % t != 0)
         return head + "its " + hq + " query heads do not divide by " + ts +
                " (serving stacks give every GPU the same number of query heads)" + tail;
     if (t <= m.kvHeads)
         return head + "its " + hkv + " KV heads do not divide by " + ts + " (up to " + hkv +
-               " GPUs the KV heads are split evenly; past that each is replicated, which needs a multiple of " +
+               " GPUs the KV heads are split evenly; past that each is replicated, which needs a "
+               "multiple of " +
                hkv + ")" + tail;
     return head + ts + " is more than its " + hkv + " KV heads but not a multiple of " + hkv +
            " (each KV head is replicated on t / " + hkv + " GPUs, a whole number)" + tail;
@@ -93,7 +104,8 @@ Result<CostModel> CostModel::create(CostInputs in) {
         return Error{"parameter override: expected a positive parameter count"};
     CostModel cm(std::move(in));
     const auto& mm = cm.m_in.model;
-    cm.m_simpleP = cm.m_in.paramsOverride.value_or(mm.experts > 0 ? mm.paramsActive : mm.paramsTotal);
+    cm.m_simpleP =
+        cm.m_in.paramsOverride.value_or(mm.experts > 0 ? mm.paramsActive : mm.paramsTotal);
     cm.m_effectiveFlops = cm.m_in.peakFlops * cm.m_in.utilisation * cm.m_in.tensorParallel;
     return cm;
 }
@@ -102,7 +114,8 @@ double CostModel::flops(double nNew, double nPast) const {
     const auto& m = m_in.model;
     if (m_in.flopModel == FlopModel::Simple) {
         const double total = nPast + nNew;
-        return 2 * m_simpleP * nNew + m.simpleAttentionCoefficient() * (total * total - nPast * nPast);
+        return 2 * m_simpleP * nNew +
+               m.simpleAttentionCoefficient() * (total * total - nPast * nPast);
     }
     const double lmHead = nNew > 0 ? 2 * m.lmHeadParams : 0;
     // Recurrences (linear attention, Mamba) cost a constant per token: linear in n.
@@ -189,7 +202,8 @@ std::optional<double> CostModel::breakevenPrefixClosedForm(const TierPath& tier)
     const double b = 2 * m_simpleP / m_effectiveFlops -
                      kvBytesPerToken() * perPathBytesFactor() / tier.effectiveBandwidthBps();
     // The state snapshot is a per-hit constant, like t_fixed, moved at the effective rate.
-    const double c = -(tier.tFixedS + stateBytes() * stateBytesPerPathFactor() / tier.effectiveBandwidthBps());
+    const double c =
+        -(tier.tFixedS + stateBytes() * stateBytesPerPathFactor() / tier.effectiveBandwidthBps());
     double p = 0;
     if (a > 0) {
         const double disc = b * b - 4 * a * c;
@@ -212,7 +226,7 @@ std::optional<double> CostModel::breakevenPrefix(const TierPath& tier) const {
     if (tier.tFixedS <= 0 && stateBytes() <= 0 && gain(1e-6) >= 0) return 0.0;
     double lo = 0, hi = 0;
     bool found = false;
-    for (double p = 1; ; p = std::min(limit, p * 1.05 + 1)) {
+    for (double p = 1;; p = std::min(limit, p * 1.05 + 1)) {
         if (gain(p) >= 0) {
             hi = p;
             found = true;
@@ -236,7 +250,8 @@ std::optional<double> CostModel::minCachedFractionDirect(const TierPath& tier, d
     if (!pays(n)) {
         // t_hit is not always monotone in p (windows), so look below N too.
         bool any = false;
-        for (int i = 1; i < 64 && !any; ++i) any = pays(n * i / 64.0);
+        for (int i = 1; i < 64 && !any; ++i)
+            any = pays(n * i / 64.0);
         if (!any) return std::nullopt;
     }
     double lo = 0, hi = n;
@@ -265,7 +280,8 @@ std::optional<double> CostModel::minCachedFraction(const TierPath& tier, double 
 }
 
 std::optional<double> CostModel::minCachedFraction(const TierPath& tier, double n) const {
-    return minCachedFraction(tier, n, m_in.model.hasWindows() ? std::nullopt : breakevenPrefix(tier));
+    return minCachedFraction(tier, n,
+                             m_in.model.hasWindows() ? std::nullopt : breakevenPrefix(tier));
 }
 
 } // namespace kvbe

@@ -24,8 +24,10 @@ std::vector<double> lengthGrid(double minTokens, double maxTokens, int points, b
         const auto it = std::lower_bound(out.begin(), out.end(), p);
         if (it != out.end() && *it == p) continue;
         auto nearest = it;
-        if (it == out.end() || (it != out.begin() && std::log(p / *(it - 1)) < std::log(*it / p))) nearest = it - 1;
-        const bool inside = (nearest == out.begin() || *(nearest - 1) < p) && (nearest + 1 == out.end() || p < *(nearest + 1));
+        if (it == out.end() || (it != out.begin() && std::log(p / *(it - 1)) < std::log(*it / p)))
+            nearest = it - 1;
+        const bool inside = (nearest == out.begin() || *(nearest - 1) < p) &&
+                            (nearest + 1 == out.end() || p < *(nearest + 1));
         // The ends stay the range asked for.
         if (inside && nearest != out.begin() && nearest + 1 != out.end()) *nearest = p;
     }
@@ -72,16 +74,19 @@ CurveSet computeCurves(const CostModel& cost, const std::vector<TierPath>& tiers
 }
 
 FrontierGrid computeFrontier(const CostModel& cost, const TierPath& tier,
-                             const std::vector<double>& tokens, const std::vector<double>& fractions) {
+                             const std::vector<double>& tokens,
+                             const std::vector<double>& fractions) {
     FrontierGrid g;
     g.tokens = tokens;
     g.fractions = fractions;
     g.speedup.resize(tokens.size() * fractions.size());
     std::vector<double> miss(tokens.size());
-    for (size_t i = 0; i < tokens.size(); ++i) miss[i] = cost.tMiss(tokens[i]);
+    for (size_t i = 0; i < tokens.size(); ++i)
+        miss[i] = cost.tMiss(tokens[i]);
     for (size_t j = 0; j < fractions.size(); ++j)
         for (size_t i = 0; i < tokens.size(); ++i)
-            g.speedup[j * tokens.size() + i] = miss[i] / cost.tHit(tier, tokens[i], fractions[j] * tokens[i]);
+            g.speedup[j * tokens.size() + i] =
+                miss[i] / cost.tHit(tier, tokens[i], fractions[j] * tokens[i]);
     return g;
 }
 

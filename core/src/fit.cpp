@@ -42,19 +42,22 @@ struct PrefillProblem {
 struct PrefillFunctor : Eigen::DenseFunctor<double> {
     const PrefillProblem& problem;
     PrefillFunctor(const PrefillProblem& pr)
-        : Eigen::DenseFunctor<double>(pr.inputs(), static_cast<int>(pr.samples->size())), problem(pr) {}
+        : Eigen::DenseFunctor<double>(pr.inputs(), static_cast<int>(pr.samples->size())),
+          problem(pr) {}
     int operator()(const InputType& x, ValueType& f) const {
         const auto p = problem.decode(x);
         for (size_t i = 0; i < problem.samples->size(); ++i) {
             const auto& s = (*problem.samples)[i];
-            f[static_cast<Eigen::Index>(i)] = (problem.predict(p, s.tokens) - s.seconds) / s.seconds;
+            f[static_cast<Eigen::Index>(i)] =
+                (problem.predict(p, s.tokens) - s.seconds) / s.seconds;
         }
         return 0;
     }
 };
 
 std::string lower(std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (auto& c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
 }
 
@@ -97,7 +100,8 @@ Eigen::Vector2d solveHitLine(const std::vector<HitRow>& rows) {
 
 } // namespace
 
-Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, const std::vector<TierPath>& nominalTiers,
+Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base,
+                                 const std::vector<TierPath>& nominalTiers,
                                  const FitOptions& options) {
     FitResult out;
     CostInputs unit = base;
@@ -111,21 +115,26 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
     PrefillParams fitted{base.utilisation, base.rampHalfTokens.value_or(0), 0};
     std::vector<PrefillSample> prefill = c.prefill;
     if (prefill.empty()) {
-        out.notes.push_back("no cold-prefill measurements: utilisation kept at " + std::to_string(base.utilisation));
+        out.notes.push_back("no cold-prefill measurements: utilisation kept at " +
+                            std::to_string(base.utilisation));
     } else {
         std::set<double> lengths;
-        for (const auto& s : prefill) lengths.insert(s.tokens);
+        for (const auto& s : prefill)
+            lengths.insert(s.tokens);
         const bool ramp = options.fitRamp && lengths.size() >= 4;
         const bool overhead = options.fitOverhead && lengths.size() >= 3;
-        if (options.fitRamp && !ramp) out.notes.push_back("fewer than 4 prompt lengths: no utilisation ramp fitted");
-        if (options.fitOverhead && !overhead) out.notes.push_back("fewer than 3 prompt lengths: no shared overhead fitted");
+        if (options.fitRamp && !ramp)
+            out.notes.push_back("fewer than 4 prompt lengths: no utilisation ramp fitted");
+        if (options.fitOverhead && !overhead)
+            out.notes.push_back("fewer than 3 prompt lengths: no shared overhead fitted");
         PrefillProblem problem{&*unitModel, &prefill, ramp, overhead};
         Eigen::VectorXd x(problem.inputs());
         const double u0 = std::clamp(base.utilisation, 0.01, 0.99);
         x[0] = std::log(u0 / (1 - u0));
         int i = 1;
         double minT = prefill[0].seconds;
-        for (const auto& s : prefill) minT = std::min(minT, s.seconds);
+        for (const auto& s : prefill)
+            minT = std::min(minT, s.seconds);
         if (ramp) x[i++] = std::log(1024.0);
         if (overhead) x[i] = std::sqrt(0.05 * minT);
         PrefillFunctor functor(problem);
@@ -139,7 +148,8 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
             return Error{c.source + ": the prefill measurements cannot be fitted"};
         fitted = problem.decode(x);
         for (const auto& s : prefill)
-            out.residuals.push_back({"recompute", s.tokens, 0, s.seconds, problem.predict(fitted, s.tokens)});
+            out.residuals.push_back(
+                {"recompute", s.tokens, 0, s.seconds, problem.predict(fitted, s.tokens)});
     }
     out.params.utilisation = fitted.u;
     if (fitted.nHalf > 0) out.params.rampHalfTokens = fitted.nHalf;
@@ -147,15 +157,18 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
 
     CostInputs fittedInputs = base;
     fittedInputs.utilisation = std::min(1.0, fitted.u);
-    fittedInputs.rampHalfTokens = fitted.nHalf > 0 ? std::optional<double>(fitted.nHalf) : std::nullopt;
+    fittedInputs.rampHalfTokens =
+        fitted.nHalf > 0 ? std::optional<double>(fitted.nHalf) : std::nullopt;
     fittedInputs.measuredPrefill.reset();
     auto model = CostModel::create(fittedInputs);
     if (!model) return model.error();
 
     // Tiers: from their transfer samples, then from hits (linear in t_fixed and 1/B).
     std::set<std::string> names;
-    for (const auto& t : c.tiers) names.insert(t.name);
-    for (const auto& h : c.hits) names.insert(h.tier);
+    for (const auto& t : c.tiers)
+        names.insert(t.name);
+    for (const auto& h : c.hits)
+        names.insert(h.tier);
     for (const auto& name : names) {
         std::optional<double> bandwidth;
         std::optional<double> tFixed;
@@ -164,7 +177,8 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
             if (t.name != name) continue;
             if (t.reads.size() >= 2) {
                 std::vector<std::pair<double, double>> pts;
-                for (const auto& r : t.reads) pts.emplace_back(r.bytes, r.seconds);
+                for (const auto& r : t.reads)
+                    pts.emplace_back(r.bytes, r.seconds);
                 if (auto f = fitTransfer(pts, c.source + ": tier '" + name + "' reads")) {
                     bandwidth = f->bandwidthBps;
                     tFixed = f->tFixedS;
@@ -181,13 +195,15 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
         const TierPath* nominal = findTier(nominalTiers, name);
         if (!hits.empty()) {
             std::set<double> prefixes;
-            for (const auto* h : hits) prefixes.insert(h->prefix);
+            for (const auto* h : hits)
+                prefixes.insert(h->prefix);
             // y = t_hit − overhead − t_re(N − p, p) = t_fixed + bytes(p) · (1 / B).
             std::vector<HitRow> rows;
             rows.reserve(hits.size());
             for (const auto* h : hits)
                 rows.push_back({model->loadBytes(h->prefix), // KV, plus a hybrid's state snapshot
-                                h->seconds - fitted.overhead - model->tRecompute(h->tokens - h->prefix, h->prefix),
+                                h->seconds - fitted.overhead -
+                                    model->tRecompute(h->tokens - h->prefix, h->prefix),
                                 h->seconds});
             bool solved = false;
             if (prefixes.size() >= 2) {
@@ -199,7 +215,9 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
                         tFixed = sol[0];
                         solved = true;
                     } else {
-                        out.notes.push_back("tier '" + name + "': hit times do not grow with the prefix; bandwidth not fitted");
+                        out.notes.push_back(
+                            "tier '" + name +
+                            "': hit times do not grow with the prefix; bandwidth not fitted");
                     }
                 } else if (grows && 1 / sol[1] < *bandwidth) {
                     // The hits saw a slower rate than the probe measured: bytes moved per useful
@@ -208,7 +226,9 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
                     tFixed = sol[0];
                     solved = true;
                     char buf[160];
-                    std::snprintf(buf, sizeof buf, "hits saw %.3g GB/s of useful KV against the probe's %.3g GB/s: amplification %.3g",
+                    std::snprintf(buf, sizeof buf,
+                                  "hits saw %.3g GB/s of useful KV against the probe's %.3g GB/s: "
+                                  "amplification %.3g",
                                   1e-9 / sol[1], *bandwidth * 1e-9, amplification);
                     out.notes.push_back("tier '" + name + "': " + buf);
                 }
@@ -216,7 +236,8 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
             if (!solved) {
                 if (!bandwidth && nominal) bandwidth = nominal->bandwidthBps;
                 if (!bandwidth) {
-                    out.notes.push_back("tier '" + name + "': one prefix size and no bandwidth known; not fitted");
+                    out.notes.push_back("tier '" + name +
+                                        "': one prefix size and no bandwidth known; not fitted");
                     continue;
                 }
                 double rest = 0, weights = 0;
@@ -232,7 +253,8 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
                 out.fixedCostHeldAtZero[name] = *tFixed;
                 char buf[200];
                 std::snprintf(buf, sizeof buf,
-                              "the hits were faster than the load alone predicts (they imply a fixed cost of %.3g ms); "
+                              "the hits were faster than the load alone predicts (they imply a "
+                              "fixed cost of %.3g ms); "
                               "t_fixed held at 0",
                               *tFixed * 1e3);
                 out.notes.push_back("tier '" + name + "': " + buf);
@@ -250,42 +272,52 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base, c
         out.params.tiers[name] = {*bandwidth, *tFixed, amplification};
         const TierPath path{name, *bandwidth, *tFixed, amplification};
         for (const auto* h : hits)
-            out.residuals.push_back({name, h->tokens, h->prefix, h->seconds, fitted.overhead + model->tHit(path, h->tokens, h->prefix)});
+            out.residuals.push_back({name, h->tokens, h->prefix, h->seconds,
+                                     fitted.overhead + model->tHit(path, h->tokens, h->prefix)});
         out.breakevenPrefix[name] = model->breakevenPrefix(path);
     }
 
     double sum = 0;
-    for (const auto& r : out.residuals) sum += r.relative() * r.relative();
-    out.params.rmsRelativeResidual = out.residuals.empty() ? 0 : std::sqrt(sum / static_cast<double>(out.residuals.size()));
+    for (const auto& r : out.residuals)
+        sum += r.relative() * r.relative();
+    out.params.rmsRelativeResidual =
+        out.residuals.empty() ? 0 : std::sqrt(sum / static_cast<double>(out.residuals.size()));
     char buf[240];
     if (!prefill.empty() && fitted.u >= kUtilisationBoundHigh) {
         std::snprintf(buf, sizeof buf,
-                      "utilisation %.3f is at its bound (1): the measured prefills are faster than this model can run "
+                      "utilisation %.3f is at its bound (1): the measured prefills are faster than "
+                      "this model can run "
                       "on this GPU; check the model and GPU the file was measured with",
                       fitted.u);
         out.unreliable.emplace_back(buf);
     } else if (!prefill.empty() && fitted.u <= kUtilisationBoundLow) {
         std::snprintf(buf, sizeof buf,
-                      "utilisation %.3f is at its bound (0): the measured prefills are far slower than this model "
+                      "utilisation %.3f is at its bound (0): the measured prefills are far slower "
+                      "than this model "
                       "needs on this GPU; check the model and GPU the file was measured with",
                       fitted.u);
         out.unreliable.emplace_back(buf);
     }
     if (out.params.rmsRelativeResidual > kReliableRmsResidual) {
-        std::snprintf(buf, sizeof buf, "rms residual %.0f %% is above %.0f %%: the model does not describe these measurements",
-                      out.params.rmsRelativeResidual * 100, kReliableRmsResidual * 100);
+        std::snprintf(
+            buf, sizeof buf,
+            "rms residual %.0f %% is above %.0f %%: the model does not describe these measurements",
+            out.params.rmsRelativeResidual * 100, kReliableRmsResidual * 100);
         out.unreliable.emplace_back(buf);
     }
     return out;
 }
 
-Result<PyKvcacheImplied> pyKvcacheImplied(const Calibration& c, std::optional<double> fallbackKvBytesPerToken) {
+Result<PyKvcacheImplied> pyKvcacheImplied(const Calibration& c,
+                                          std::optional<double> fallbackKvBytesPerToken) {
     if (c.format != "py-kvcache-v2" || !c.curves.count("f"))
         return Error{c.source + ": not a py-kvcache v2 file; only its curves imply B* and p*"};
     PyKvcacheImplied out;
     out.kvBytesPerToken = c.kvBytesPerToken.value_or(fallbackKvBytesPerToken.value_or(0));
     if (!(out.kvBytesPerToken > 0))
-        return Error{c.source + ": no kv_bytes_per_token, and no model to take it from; B* needs the KV bytes"};
+        return Error{
+            c.source +
+            ": no kv_bytes_per_token, and no model to take it from; B* needs the KV bytes"};
     const CurveKnots& f = c.curves.at("f");
     for (const auto& [curve, tier] : {std::pair{"g_ssd", "ssd"}, std::pair{"g_mem", "mem"}}) {
         const auto it = c.curves.find(curve);
@@ -324,9 +356,11 @@ Result<PyKvcacheImplied> pyKvcacheImplied(const Calibration& c, std::optional<do
         for (const auto* k : {&f, &g})
             for (const auto& [m, s] : k->knots)
                 if (m > 0 && m >= lo && m <= hi) measured.insert(m);
-        for (double m : measured) point(m, interpolateKnots(f, m), interpolateKnots(g, m), false);
+        for (double m : measured)
+            point(m, interpolateKnots(f, m), interpolateKnots(g, m), false);
         for (const auto& gp : c.golden)
-            if (gp.tokens > 0) point(gp.tokens, gp.f, tier == std::string("ssd") ? gp.gSsd : gp.gMem, true);
+            if (gp.tokens > 0)
+                point(gp.tokens, gp.f, tier == std::string("ssd") ? gp.gSsd : gp.gMem, true);
         t.pStarTokens = pyKvcacheRuleThreshold(f, g);
         t.paysWithinKnots = hi >= lo && interpolateKnots(f, hi) > interpolateKnots(g, hi);
         out.tiers.push_back(std::move(t));
@@ -339,7 +373,8 @@ Scenario adoptFit(const Scenario& s, const FittedParameters& p) {
     if (p.utilisation) out.utilisation = std::min(1.0, *p.utilisation);
     out.rampHalfTokens = p.rampHalfTokens;
     std::vector<TierPath> paths;
-    for (const auto& t : out.tiers) paths.push_back({t.name, t.bandwidthGBps * 1e9, t.tFixedMs * 1e-3});
+    for (const auto& t : out.tiers)
+        paths.push_back({t.name, t.bandwidthGBps * 1e9, t.tFixedMs * 1e-3});
     for (const auto& [name, fitted] : p.tiers) {
         const TierPath* match = findTier(paths, name);
         if (!match) continue;

@@ -13,17 +13,21 @@ bool isQwenLinear(const std::string& type) {
 
 namespace {
 
-bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+bool startsWith(const std::string& s, const char* prefix) {
+    return s.rfind(prefix, 0) == 0;
+}
 bool endsWith(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // Architectures whose recurrent layers this reader knows (state shapes after vLLM's
 // MambaStateShapeCalculator and the transformers modelling code of each).
 const std::set<std::string>& recurrentTypes() {
     static const std::set<std::string> types = {
-        "nemotron_h", "granitemoehybrid", "falcon_h1", "jamba", "qwen3_next", "qwen3_5_text",
-        "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "kimi_linear", "minimax", "lfm2"};
+        "nemotron_h",  "granitemoehybrid", "falcon_h1",        "jamba",
+        "qwen3_next",  "qwen3_5_text",     "qwen3_5_moe_text", "qwen3_5",
+        "qwen3_5_moe", "kimi_linear",      "minimax",          "lfm2"};
     return types;
 }
 
@@ -31,8 +35,8 @@ const std::set<std::string>& recurrentTypes() {
 // them as a transformer would be wrong by a wide margin.
 const std::set<std::string>& refusedTypes() {
     static const std::set<std::string> types = {
-        "mamba", "mamba2", "falcon_mamba", "zamba", "zamba2", "bamba", "rwkv", "rwkv5", "rwkv6",
-        "rwkv7", "recurrent_gemma", "xlstm", "plamo2", "lfm2_moe", "minimax_m1"};
+        "mamba", "mamba2", "falcon_mamba",    "zamba", "zamba2", "bamba",    "rwkv",      "rwkv5",
+        "rwkv6", "rwkv7",  "recurrent_gemma", "xlstm", "plamo2", "lfm2_moe", "minimax_m1"};
     return types;
 }
 
@@ -40,7 +44,9 @@ const std::set<std::string>& refusedTypes() {
     throw ConfigError{f.source() + ": " + sentence};
 }
 
-std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+std::string quoted(const std::string& s) {
+    return "\"" + s + "\"";
+}
 
 // One layer_types / layers_block_type value.
 LayerSlot slotFromTypeName(const Fields& f, const std::string& key, const std::string& value,
@@ -56,35 +62,44 @@ LayerSlot slotFromTypeName(const Fields& f, const std::string& key, const std::s
         return s;
     }
     if (value == "linear_attention") {
-        if (isQwenLinear(type)) s.mixer = Mixer::GatedDeltaNet;
-        else if (type == "minimax") s.mixer = Mixer::Lightning;
-        else if (type == "kimi_linear") s.mixer = Mixer::Kda;
+        if (isQwenLinear(type))
+            s.mixer = Mixer::GatedDeltaNet;
+        else if (type == "minimax")
+            s.mixer = Mixer::Lightning;
+        else if (type == "kimi_linear")
+            s.mixer = Mixer::Kda;
         else
-            refuse(f, "field '" + f.path(key) + "' holds \"linear_attention\", and kvbe does not know "
-                      "the linear-attention state of model_type '" + type +
-                      "'; the config is refused rather than read as full attention");
+            refuse(f, "field '" + f.path(key) +
+                          "' holds \"linear_attention\", and kvbe does not know "
+                          "the linear-attention state of model_type '" +
+                          type + "'; the config is refused rather than read as full attention");
         return s;
     }
     if (value == "mamba") {
-        if (type == "granitemoehybrid") s.mixer = Mixer::Mamba2;
-        else if (type == "jamba") s.mixer = Mixer::Mamba1;
+        if (type == "granitemoehybrid")
+            s.mixer = Mixer::Mamba2;
+        else if (type == "jamba")
+            s.mixer = Mixer::Mamba1;
         else
-            refuse(f, "field '" + f.path(key) + "' holds \"mamba\", and kvbe does not know the Mamba "
-                      "state of model_type '" + type +
-                      "'; the config is refused rather than read as full attention");
+            refuse(f, "field '" + f.path(key) +
+                          "' holds \"mamba\", and kvbe does not know the Mamba "
+                          "state of model_type '" +
+                          type + "'; the config is refused rather than read as full attention");
         return s;
     }
     if (value == "conv") {
         if (type != "lfm2")
-            refuse(f, "field '" + f.path(key) + "' holds \"conv\", and kvbe knows short-convolution "
-                      "layers only for model_type 'lfm2'; the config is refused");
+            refuse(f, "field '" + f.path(key) +
+                          "' holds \"conv\", and kvbe knows short-convolution "
+                          "layers only for model_type 'lfm2'; the config is refused");
         s.mixer = Mixer::ShortConv;
         return s;
     }
-    refuse(f, "field '" + f.path(key) + "' holds " + quoted(value) +
-              ", a layer kind kvbe does not know; expected full_attention, sliding_attention, "
-              "chunked_attention, linear_attention, attention, mamba or conv. It could change "
-              "which layers hold KV, so the config is refused rather than read as full attention");
+    refuse(f,
+           "field '" + f.path(key) + "' holds " + quoted(value) +
+               ", a layer kind kvbe does not know; expected full_attention, sliding_attention, "
+               "chunked_attention, linear_attention, attention, mamba or conv. It could change "
+               "which layers hold KV, so the config is refused rather than read as full attention");
 }
 
 const json& arrayOf(const Fields& f, const std::string& key, int layers, const char* what) {
@@ -99,8 +114,9 @@ std::vector<int> layerNumbers(const Fields& f, const json& cfg, const char* key,
     std::vector<int> out;
     const std::string path = f.path("linear_attn_config") + "." + key;
     if (!cfg.contains(key) || !cfg[key].is_array())
-        throw ConfigError{f.source() + ": field '" + path + "' is missing or not an array; expected "
-                                       "the 1-based layer numbers"};
+        throw ConfigError{f.source() + ": field '" + path +
+                          "' is missing or not an array; expected "
+                          "the 1-based layer numbers"};
     for (const auto& v : cfg[key]) {
         if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > layers)
             throw ConfigError{f.source() + ": field '" + path + "' holds " + dumpJson(v) +
@@ -124,22 +140,27 @@ int intField(const json& obj, const Fields& f, const std::string& parent, const 
 
 void refuseUnknownLayoutKeys(const Fields& f, const std::string& type) {
     if (refusedTypes().count(type))
-        refuse(f, "model_type '" + type + "' is a recurrent architecture whose state kvbe does not "
-                  "read yet; it is refused rather than read as a transformer");
+        refuse(f, "model_type '" + type +
+                      "' is a recurrent architecture whose state kvbe does not "
+                      "read yet; it is refused rather than read as a transformer");
     static const std::set<std::string> knownPatterns = {
         "sliding_window_pattern", "hybrid_override_pattern",
         "activation_sparsity_pattern"}; // Gemma 3n: MLP sparsity, no bearing on KV
     const bool recurrent = recurrentTypes().count(type) > 0;
     for (const auto& [key, path] : f.keys()) {
         if (endsWith(key, "_pattern") && !knownPatterns.count(key))
-            refuse(f, "field '" + path + "' is a layer pattern kvbe does not know; it could change "
-                      "which layers hold KV, so the config is refused rather than read as full "
-                      "attention");
-        if (!recurrent && (startsWith(key, "mamba_") || startsWith(key, "ssm_") ||
-                           startsWith(key, "linear_")))
-            refuse(f, "field '" + path + "' describes recurrent (Mamba or linear-attention) layers, "
-                      "and kvbe does not know how model_type '" + type +
-                      "' lays them out; the config is refused rather than read as full attention");
+            refuse(f, "field '" + path +
+                          "' is a layer pattern kvbe does not know; it could change "
+                          "which layers hold KV, so the config is refused rather than read as full "
+                          "attention");
+        if (!recurrent &&
+            (startsWith(key, "mamba_") || startsWith(key, "ssm_") || startsWith(key, "linear_")))
+            refuse(f,
+                   "field '" + path +
+                       "' describes recurrent (Mamba or linear-attention) layers, "
+                       "and kvbe does not know how model_type '" +
+                       type +
+                       "' lays them out; the config is refused rather than read as full attention");
     }
 }
 
@@ -162,16 +183,28 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
         for (size_t i = 0; i < n; ++i) {
             LayerSlot s;
             switch (p[i]) {
-            case 'M': s.mixer = Mixer::Mamba2; s.mlp = Mlp::None; break;
-            case '*': s.mixer = Mixer::Attention; s.mlp = Mlp::None; break;
-            case '-': s.mixer = Mixer::None; s.mlp = Mlp::Dense; break;
-            case 'E': s.mixer = Mixer::None; s.mlp = Mlp::Moe; break;
+            case 'M':
+                s.mixer = Mixer::Mamba2;
+                s.mlp = Mlp::None;
+                break;
+            case '*':
+                s.mixer = Mixer::Attention;
+                s.mlp = Mlp::None;
+                break;
+            case '-':
+                s.mixer = Mixer::None;
+                s.mlp = Mlp::Dense;
+                break;
+            case 'E':
+                s.mixer = Mixer::None;
+                s.mlp = Mlp::Moe;
+                break;
             default:
                 refuse(f, "field '" + f.path("hybrid_override_pattern") + "' holds '" +
-                          std::string(1, p[i]) + "' at layer " + std::to_string(i) +
-                          ", a block kvbe does not know; expected M (Mamba-2), * (attention), "
-                          "- (MLP) or E (MoE). The config is refused rather than read as full "
-                          "attention");
+                              std::string(1, p[i]) + "' at layer " + std::to_string(i) +
+                              ", a block kvbe does not know; expected M (Mamba-2), * (attention), "
+                              "- (MLP) or E (MoE). The config is refused rather than read as full "
+                              "attention");
             }
             out.layers.push_back(s);
         }
@@ -193,15 +226,20 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
         // MiniMax-Text-01: 0 lightning (linear) attention, 1 softmax attention.
         const json& a = arrayOf(f, "attn_type_list", layers, "attention types");
         if (type != "minimax")
-            refuse(f, "field '" + f.path("attn_type_list") + "' is MiniMax's layout, and kvbe "
-                      "does not know it for model_type '" + type + "'; the config is refused");
+            refuse(f, "field '" + f.path("attn_type_list") +
+                          "' is MiniMax's layout, and kvbe "
+                          "does not know it for model_type '" +
+                          type + "'; the config is refused");
         out.key = "attn_type_list";
         for (const auto& v : a) {
             LayerSlot s;
-            if (v.is_number_integer() && v.get<long long>() == 1) s.mixer = Mixer::Attention;
-            else if (v.is_number_integer() && v.get<long long>() == 0) s.mixer = Mixer::Lightning;
+            if (v.is_number_integer() && v.get<long long>() == 1)
+                s.mixer = Mixer::Attention;
+            else if (v.is_number_integer() && v.get<long long>() == 0)
+                s.mixer = Mixer::Lightning;
             else
-                f.fail("attn_type_list", "0 (lightning attention) or 1 (softmax attention) per layer", v);
+                f.fail("attn_type_list",
+                       "0 (lightning attention) or 1 (softmax attention) per layer", v);
             out.layers.push_back(s);
         }
         return out;
@@ -212,8 +250,10 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
         const json& c = *f.find("linear_attn_config");
         if (!c.is_object()) f.fail("linear_attn_config", "an object", c);
         if (type != "kimi_linear")
-            refuse(f, "field '" + f.path("linear_attn_config") + "' is Kimi-Linear's layout, and "
-                      "kvbe does not know it for model_type '" + type + "'; the config is refused");
+            refuse(f, "field '" + f.path("linear_attn_config") +
+                          "' is Kimi-Linear's layout, and "
+                          "kvbe does not know it for model_type '" +
+                          type + "'; the config is refused");
         out.key = "linear_attn_config";
         out.layers.assign(n, LayerSlot{Mixer::None, AttnKind::Full, Mlp::Default});
         for (int l : layerNumbers(f, c, "kda_layers", layers))
@@ -223,8 +263,9 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
         for (size_t i = 0; i < n; ++i)
             if (out.layers[i].mixer == Mixer::None)
                 refuse(f, "field '" + f.path("linear_attn_config") + "' names layer " +
-                          std::to_string(i + 1) + " in neither kda_layers nor full_attn_layers; "
-                          "the config is refused rather than read as full attention");
+                              std::to_string(i + 1) +
+                              " in neither kda_layers nor full_attn_layers; "
+                              "the config is refused rather than read as full attention");
         return out;
     }
 
@@ -260,17 +301,21 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
         return out;
     }
     if (f.has("full_attention_interval"))
-        refuse(f, "field '" + f.path("full_attention_interval") + "' is the Qwen3-Next layout, and "
-                  "kvbe does not know the linear layers of model_type '" + type +
-                  "'; the config is refused rather than read as full attention");
+        refuse(f, "field '" + f.path("full_attention_interval") +
+                      "' is the Qwen3-Next layout, and "
+                      "kvbe does not know the linear layers of model_type '" +
+                      type + "'; the config is refused rather than read as full attention");
 
     if (type == "jamba") {
         // Jamba: attention where i % attn_layer_period == attn_layer_offset, Mamba elsewhere;
         // MoE where i % expert_layer_period == expert_layer_offset (JambaConfig defaults 8/4, 2/1).
         const int ap = f.integer("attn_layer_period", "a positive integer", 1, 100000).value_or(8);
-        const int ao = f.integer("attn_layer_offset", "a non-negative integer", 0, 100000).value_or(4);
-        const int ep = f.integer("expert_layer_period", "a positive integer", 1, 100000).value_or(2);
-        const int eo = f.integer("expert_layer_offset", "a non-negative integer", 0, 100000).value_or(1);
+        const int ao =
+            f.integer("attn_layer_offset", "a non-negative integer", 0, 100000).value_or(4);
+        const int ep =
+            f.integer("expert_layer_period", "a positive integer", 1, 100000).value_or(2);
+        const int eo =
+            f.integer("expert_layer_offset", "a non-negative integer", 0, 100000).value_or(1);
         const int experts = f.integer("num_experts", "a positive integer", 1, 1 << 20).value_or(16);
         out.key = "attn_layer_period/attn_layer_offset";
         for (int i = 0; i < layers; ++i) {
@@ -283,37 +328,51 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
     }
     for (const char* key : {"attn_layer_period", "attn_layer_offset"})
         if (f.has(key))
-            refuse(f, "field '" + f.path(key) + "' is Jamba's layout, and kvbe does not know it for "
-                      "model_type '" + type + "'; the config is refused rather than read as full "
-                      "attention");
+            refuse(f, "field '" + f.path(key) +
+                          "' is Jamba's layout, and kvbe does not know it for "
+                          "model_type '" +
+                          type +
+                          "'; the config is refused rather than read as full "
+                          "attention");
 
     if (type == "falcon_h1") {
         // Falcon-H1: attention and a Mamba-2 mixer side by side in every layer.
         if (const json* j = f.find("attn_layer_indices"); j && !j->is_null())
-            refuse(f, "field '" + f.path("attn_layer_indices") + "' is set, and kvbe knows Falcon-H1 "
-                      "only with attention in every layer; the config is refused");
+            refuse(f, "field '" + f.path("attn_layer_indices") +
+                          "' is set, and kvbe knows Falcon-H1 "
+                          "only with attention in every layer; the config is refused");
         out.key = "falcon_h1 (parallel attention + Mamba-2 in every layer)";
         out.layers.assign(n, LayerSlot{Mixer::Parallel, AttnKind::Full, Mlp::Dense});
         return out;
     }
 
     if (type == "nemotron_h" || type == "minimax" || type == "kimi_linear" || type == "lfm2")
-        refuse(f, "model_type '" + type + "' needs a layer layout (hybrid_override_pattern, "
-                  "layer_types, attn_type_list or linear_attn_config) and the config has none");
+        refuse(f, "model_type '" + type +
+                      "' needs a layer layout (hybrid_override_pattern, "
+                      "layer_types, attn_type_list or linear_attn_config) and the config has none");
     return out;
 }
 
 std::string mixerLabel(Mixer mixer) {
     switch (mixer) {
-    case Mixer::Attention: return "attention";
-    case Mixer::Mamba1: return "Mamba";
-    case Mixer::Mamba2: return "Mamba-2";
-    case Mixer::GatedDeltaNet: return "Gated DeltaNet";
-    case Mixer::Kda: return "KDA";
-    case Mixer::Lightning: return "lightning attention";
-    case Mixer::ShortConv: return "short conv";
-    case Mixer::Parallel: return "attention + Mamba-2";
-    case Mixer::None: return "";
+    case Mixer::Attention:
+        return "attention";
+    case Mixer::Mamba1:
+        return "Mamba";
+    case Mixer::Mamba2:
+        return "Mamba-2";
+    case Mixer::GatedDeltaNet:
+        return "Gated DeltaNet";
+    case Mixer::Kda:
+        return "KDA";
+    case Mixer::Lightning:
+        return "lightning attention";
+    case Mixer::ShortConv:
+        return "short conv";
+    case Mixer::Parallel:
+        return "attention + Mamba-2";
+    case Mixer::None:
+        return "";
     }
     return "";
 }
@@ -331,11 +390,11 @@ struct Mamba2Names {
 MixerFigures mamba2(const Fields& f, const std::string& type, int hidden) {
     Mamba2Names n{};
     if (type == "nemotron_h")
-        n = {"mamba_num_heads", "mamba_head_dim", "ssm_state_size", "n_groups", "conv_kernel",
-             "use_conv_bias", "mamba_proj_bias", true};
+        n = {"mamba_num_heads", "mamba_head_dim", "ssm_state_size",  "n_groups",
+             "conv_kernel",     "use_conv_bias",  "mamba_proj_bias", true};
     else
-        n = {"mamba_n_heads", "mamba_d_head", "mamba_d_state", "mamba_n_groups", "mamba_d_conv",
-             "mamba_conv_bias", "mamba_proj_bias", true};
+        n = {"mamba_n_heads", "mamba_d_head",    "mamba_d_state",   "mamba_n_groups",
+             "mamba_d_conv",  "mamba_conv_bias", "mamba_proj_bias", true};
     const double h = hidden;
     const bool hf = type == "granitemoehybrid" || type == "falcon_h1";
     // GraniteMoeHybridConfig and FalconH1Config: 128 heads, d_state 256, mamba_d_head "auto".
@@ -349,7 +408,8 @@ MixerFigures mamba2(const Fields& f, const std::string& type, int hidden) {
         if (type == "falcon_h1" && f.find("mamba_d_ssm") == nullptr)
             dInner = 1024;
         else if (type == "falcon_h1" && f.has("mamba_d_ssm"))
-            dInner = f.requiredInt("mamba_d_ssm", "a positive integer or null (the Mamba-2 width)", 1, kMaxDim);
+            dInner = f.requiredInt("mamba_d_ssm", "a positive integer or null (the Mamba-2 width)",
+                                   1, kMaxDim);
         else
             dInner = expand * h;
     }
@@ -358,18 +418,24 @@ MixerFigures mamba2(const Fields& f, const std::string& type, int hidden) {
     if (hf && (!hdj || hdj->is_null() || (hdj->is_string() && hdj->get<std::string>() == "auto"))) {
         headDim = static_cast<int>(dInner) / heads; // "auto": width // heads
     } else {
-        headDim = f.requiredInt(n.headDim, "a positive integer (Mamba-2 head dimension)", 1, kMaxDim);
+        headDim =
+            f.requiredInt(n.headDim, "a positive integer (Mamba-2 head dimension)", 1, kMaxDim);
     }
     if (hf && static_cast<double>(heads) * headDim != dInner) {
-        const std::string width = type == "falcon_h1" ? "mamba_d_ssm (" + std::to_string(static_cast<long long>(dInner)) + ")"
-                                                      : "mamba_expand · hidden_size (" + std::to_string(static_cast<long long>(dInner)) + ")";
-        throw ConfigError{f.source() + ": field '" + f.path(n.heads) + "' (" + std::to_string(heads) +
-                          ") times '" + f.path(n.headDim) + "' (" + std::to_string(headDim) +
-                          ") is not " + width + "; transformers refuses such a config, and so does kvbe"};
+        const std::string width =
+            type == "falcon_h1"
+                ? "mamba_d_ssm (" + std::to_string(static_cast<long long>(dInner)) + ")"
+                : "mamba_expand · hidden_size (" + std::to_string(static_cast<long long>(dInner)) +
+                      ")";
+        throw ConfigError{f.source() + ": field '" + f.path(n.heads) + "' (" +
+                          std::to_string(heads) + ") times '" + f.path(n.headDim) + "' (" +
+                          std::to_string(headDim) + ") is not " + width +
+                          "; transformers refuses such a config, and so does kvbe"};
     }
     if (dInner <= 0) dInner = static_cast<double>(heads) * headDim;
-    const double state = hf ? f.intOr(n.state, "a positive integer (the SSM state size)", 1, kMaxDim, 256)
-                            : f.requiredInt(n.state, "a positive integer (the SSM state size)", 1, kMaxDim);
+    const double state =
+        hf ? f.intOr(n.state, "a positive integer (the SSM state size)", 1, kMaxDim, 256)
+           : f.requiredInt(n.state, "a positive integer (the SSM state size)", 1, kMaxDim);
     const double groups = f.intOr(n.groups, "a positive integer (Mamba-2 groups)", 1, kMaxDim, 1);
     const double kernel = f.intOr(n.kernel, "a positive integer (the conv kernel)", 1, 1024, 4);
     const bool convBias = f.boolean(n.convBias).value_or(n.convBiasDefault);
@@ -395,10 +461,13 @@ MixerFigures mamba1(const Fields& f, int hidden) {
     const double h = hidden;
     const double expand = f.intOr("mamba_expand", "a positive integer", 1, 1024, 2);
     const double di = expand * h;
-    const double state = f.intOr("mamba_d_state", "a positive integer (the SSM state size)", 1, kMaxDim, 16);
-    const double kernel = f.intOr("mamba_d_conv", "a positive integer (the conv kernel)", 1, 1024, 4);
+    const double state =
+        f.intOr("mamba_d_state", "a positive integer (the SSM state size)", 1, kMaxDim, 16);
+    const double kernel =
+        f.intOr("mamba_d_conv", "a positive integer (the conv kernel)", 1, 1024, 4);
     double rank = std::ceil(h / 16); // JambaConfig: mamba_dt_rank "auto"
-    if (const json* j = f.find("mamba_dt_rank"); j && !(j->is_string() && j->get<std::string>() == "auto"))
+    if (const json* j = f.find("mamba_dt_rank");
+        j && !(j->is_string() && j->get<std::string>() == "auto"))
         rank = f.requiredInt("mamba_dt_rank", "a positive integer or \"auto\"", 1, kMaxDim);
     const bool convBias = f.boolean("mamba_conv_bias").value_or(true);
     const bool projBias = f.boolean("mamba_proj_bias").value_or(false);
@@ -465,7 +534,8 @@ MixerFigures lightning(int hidden, int qHeads, int headDim) {
 // LFM2 short convolution: in_proj to 3·hidden, a depthwise conv of conv_L_cache taps, out_proj.
 MixerFigures shortConv(const Fields& f, int hidden) {
     const double h = hidden;
-    const double kernel = f.requiredInt("conv_L_cache", "a positive integer (the conv length)", 1, 1024);
+    const double kernel =
+        f.requiredInt("conv_L_cache", "a positive integer (the conv length)", 1, 1024);
     const bool bias = f.boolean("conv_bias").value_or(false);
     MixerFigures m;
     m.matmul = h * 3 * h + h * kernel + h * h;
@@ -480,14 +550,21 @@ MixerFigures mixerFigures(const Fields& f, const std::string& type, Mixer mixer,
                           int qHeads, int headDim) {
     switch (mixer) {
     case Mixer::Mamba2:
-    case Mixer::Parallel: return mamba2(f, type, hidden);
-    case Mixer::Mamba1: return mamba1(f, hidden);
-    case Mixer::GatedDeltaNet: return gatedDeltaNet(f, hidden);
-    case Mixer::Kda: return kda(f, hidden);
-    case Mixer::Lightning: return lightning(hidden, qHeads, headDim);
-    case Mixer::ShortConv: return shortConv(f, hidden);
+    case Mixer::Parallel:
+        return mamba2(f, type, hidden);
+    case Mixer::Mamba1:
+        return mamba1(f, hidden);
+    case Mixer::GatedDeltaNet:
+        return gatedDeltaNet(f, hidden);
+    case Mixer::Kda:
+        return kda(f, hidden);
+    case Mixer::Lightning:
+        return lightning(hidden, qHeads, headDim);
+    case Mixer::ShortConv:
+        return shortConv(f, hidden);
     case Mixer::Attention:
-    case Mixer::None: return {};
+    case Mixer::None:
+        return {};
     }
     return {};
 }

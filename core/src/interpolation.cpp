@@ -23,8 +23,7 @@ Result<PrefillTable> PrefillTable::create(std::vector<std::pair<double, double>>
                          " tokens; expected one per length"};
         if (i > 0 && t <= points[i - 1].second)
             return Error{source + ": prefill time falls or stays flat from " +
-                         formatTokens(points[i - 1].first) + " to " +
-                         formatTokens(n) +
+                         formatTokens(points[i - 1].first) + " to " + formatTokens(n) +
                          " tokens; expected it to grow with length"};
     }
     PrefillTable t;
@@ -51,8 +50,10 @@ Result<PrefillTable> PrefillTable::create(std::vector<std::pair<double, double>>
         // One-sided three-point ends, kept shape-preserving.
         auto endSlope = [](double h0, double h1, double d0, double d1) {
             double s = ((2 * h0 + h1) * d0 - h0 * d1) / (h0 + h1);
-            if (s * d0 <= 0) s = 0;
-            else if (d0 * d1 <= 0 && std::abs(s) > std::abs(3 * d0)) s = 3 * d0;
+            if (s * d0 <= 0)
+                s = 0;
+            else if (d0 * d1 <= 0 && std::abs(s) > std::abs(3 * d0))
+                s = 3 * d0;
             return s;
         };
         t.m_slope[0] = endSlope(h[0], h[1], delta[0], delta[1]);
@@ -73,19 +74,23 @@ double PrefillTable::operator()(double tokens) const {
         const double s = (m_y[n - 1] - m_y[n - 2]) / (m_x[n - 1] - m_x[n - 2]);
         return std::exp(m_y[n - 1] + s * (x - m_x[n - 1]));
     }
-    const size_t i = static_cast<size_t>(std::upper_bound(m_x.begin(), m_x.end(), x) - m_x.begin()) - 1;
+    const size_t i =
+        static_cast<size_t>(std::upper_bound(m_x.begin(), m_x.end(), x) - m_x.begin()) - 1;
     const double h = m_x[i + 1] - m_x[i];
     const double s = (x - m_x[i]) / h;
     const double h00 = (1 + 2 * s) * (1 - s) * (1 - s), h10 = s * (1 - s) * (1 - s);
     const double h01 = s * s * (3 - 2 * s), h11 = s * s * (s - 1);
-    return std::exp(h00 * m_y[i] + h10 * h * m_slope[i] + h01 * m_y[i + 1] + h11 * h * m_slope[i + 1]);
+    return std::exp(h00 * m_y[i] + h10 * h * m_slope[i] + h01 * m_y[i + 1] +
+                    h11 * h * m_slope[i + 1]);
 }
 
 Result<TransferFit> fitTransfer(const std::vector<std::pair<double, double>>& samples,
                                 const std::string& source) {
     if (samples.size() < 2)
-        return Error{source + ": needs at least 2 (bytes, seconds) samples to fit t_fixed and "
-                              "bandwidth, has " + std::to_string(samples.size())};
+        return Error{source +
+                     ": needs at least 2 (bytes, seconds) samples to fit t_fixed and "
+                     "bandwidth, has " +
+                     std::to_string(samples.size())};
     double sx = 0, sy = 0;
     for (const auto& [b, t] : samples) {
         if (!std::isfinite(b) || !std::isfinite(t) || b <= 0 || t <= 0)

@@ -3,20 +3,24 @@
 namespace kvbe {
 using nlohmann::json;
 
-void FieldReader::fail(const std::string& field, const std::string& expected, const json* got) const {
-    std::string msg = m_source + ": " + (m_naming == FieldNaming::Quoted ? "field '" + field + "'" : field);
+void FieldReader::fail(const std::string& field, const std::string& expected,
+                       const json* got) const {
+    std::string msg =
+        m_source + ": " + (m_naming == FieldNaming::Quoted ? "field '" + field + "'" : field);
     if (got) {
         std::string shown = got->dump(-1, ' ', false, json::error_handler_t::replace);
         if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
-        msg += " is " + jsonTypeName(*got) + (got->is_primitive() && !got->is_null() ? " (" + shown + ")" : "");
+        msg += " is " + jsonTypeName(*got) +
+               (got->is_primitive() && !got->is_null() ? " (" + shown + ")" : "");
     } else {
         msg += " is missing";
     }
     throw FieldError{msg + "; expected " + expected};
 }
 
-std::optional<double> FieldReader::number(const json& obj, const std::string& key, const std::string& path,
-                                          double min, double max, const std::string& expected) const {
+std::optional<double> FieldReader::number(const json& obj, const std::string& key,
+                                          const std::string& path, double min, double max,
+                                          const std::string& expected) const {
     if (!obj.contains(key) || obj[key].is_null()) return std::nullopt;
     const auto& v = obj[key];
     if (!v.is_number()) fail(path, expected, &v);
@@ -25,20 +29,23 @@ std::optional<double> FieldReader::number(const json& obj, const std::string& ke
     return d;
 }
 
-std::optional<std::string> FieldReader::string(const json& obj, const std::string& key, const std::string& path) const {
+std::optional<std::string> FieldReader::string(const json& obj, const std::string& key,
+                                               const std::string& path) const {
     if (!obj.contains(key) || obj[key].is_null()) return std::nullopt;
     if (!obj[key].is_string()) fail(path, "a string", &obj[key]);
     return obj[key].get<std::string>();
 }
 
-std::optional<bool> FieldReader::boolean(const json& obj, const std::string& key, const std::string& path) const {
+std::optional<bool> FieldReader::boolean(const json& obj, const std::string& key,
+                                         const std::string& path) const {
     if (!obj.contains(key) || obj[key].is_null()) return std::nullopt;
     if (!obj[key].is_boolean()) fail(path, "true or false", &obj[key]);
     return obj[key].get<bool>();
 }
 
 std::vector<std::pair<double, double>> FieldReader::pairs(const json& obj, const std::string& key,
-                                                          const std::string& path, const std::string& what) const {
+                                                          const std::string& path,
+                                                          const std::string& what) const {
     std::vector<std::pair<double, double>> out;
     if (!obj.contains(key) || obj[key].is_null()) return out;
     const auto& a = obj[key];
@@ -56,13 +63,15 @@ std::vector<std::pair<double, double>> FieldReader::pairs(const json& obj, const
     return out;
 }
 
-const json& FieldReader::object(const json& obj, const std::string& key, const std::string& path) const {
+const json& FieldReader::object(const json& obj, const std::string& key,
+                                const std::string& path) const {
     if (!obj.contains(key)) fail(path, "an object", nullptr);
     if (!obj[key].is_object()) fail(path, "an object", &obj[key]);
     return obj[key];
 }
 
-const json& FieldReader::array(const json& obj, const std::string& key, const std::string& path) const {
+const json& FieldReader::array(const json& obj, const std::string& key,
+                               const std::string& path) const {
     if (!obj.contains(key)) fail(path, "an array", nullptr);
     if (!obj[key].is_array()) fail(path, "an array", &obj[key]);
     return obj[key];

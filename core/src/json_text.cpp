@@ -23,14 +23,18 @@ bool nestingWithin(std::string_view text, int limit) {
     for (size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (inString) {
-            if (c == '\\') ++i;
-            else if (c == '"') inString = false;
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
             continue;
         }
-        if (c == '"') inString = true;
+        if (c == '"')
+            inString = true;
         else if (c == '[' || c == '{') {
             if (++depth > limit) return false;
-        } else if (c == ']' || c == '}') --depth;
+        } else if (c == ']' || c == '}')
+            --depth;
     }
     return true;
 }
@@ -46,11 +50,21 @@ bool isValidUtf8(std::string_view text) {
         const auto c = static_cast<unsigned char>(text[i]);
         size_t extra = 0;
         unsigned min = 0;
-        if (c < 0x80) { ++i; continue; }
-        if ((c & 0xE0) == 0xC0) { extra = 1; min = 0x80; }
-        else if ((c & 0xF0) == 0xE0) { extra = 2; min = 0x800; }
-        else if ((c & 0xF8) == 0xF0) { extra = 3; min = 0x10000; }
-        else return false;
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        if ((c & 0xE0) == 0xC0) {
+            extra = 1;
+            min = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            extra = 2;
+            min = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            extra = 3;
+            min = 0x10000;
+        } else
+            return false;
         if (i + extra >= text.size()) return false; // cut off
         unsigned cp = c & (0x3F >> extra);
         for (size_t k = 1; k <= extra; ++k) {
@@ -67,14 +81,22 @@ bool isValidUtf8(std::string_view text) {
 
 std::string jsonTypeName(const nlohmann::json& j) {
     switch (j.type()) {
-    case nlohmann::json::value_t::null: return "null";
-    case nlohmann::json::value_t::object: return "an object";
-    case nlohmann::json::value_t::array: return "an array";
-    case nlohmann::json::value_t::string: return "a string";
-    case nlohmann::json::value_t::boolean: return "a boolean";
-    case nlohmann::json::value_t::binary: return "binary data";
-    case nlohmann::json::value_t::discarded: return "nothing";
-    default: return "a number";
+    case nlohmann::json::value_t::null:
+        return "null";
+    case nlohmann::json::value_t::object:
+        return "an object";
+    case nlohmann::json::value_t::array:
+        return "an array";
+    case nlohmann::json::value_t::string:
+        return "a string";
+    case nlohmann::json::value_t::boolean:
+        return "a boolean";
+    case nlohmann::json::value_t::binary:
+        return "binary data";
+    case nlohmann::json::value_t::discarded:
+        return "nothing";
+    default:
+        return "a number";
     }
 }
 
@@ -91,7 +113,8 @@ Result<nlohmann::json> parseJsonText(std::string_view text, const std::string& s
     auto callback = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
         (void)depth;
         using E = nlohmann::json::parse_event_t;
-        if (event == E::object_start) keys.emplace_back();
+        if (event == E::object_start)
+            keys.emplace_back();
         else if (event == E::object_end) {
             if (!keys.empty()) keys.pop_back();
         } else if (event == E::key && !keys.empty()) {
@@ -113,7 +136,8 @@ Result<nlohmann::json> parseJsonText(std::string_view text, const std::string& s
         // The parser quotes what it last read, which may be binary or broken UTF-8: keep the
         // message printable.
         for (auto& c : what)
-            if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+            if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
+                c = '?';
         return Error{source + ": not valid JSON: " + what};
     }
 }
@@ -121,8 +145,7 @@ Result<nlohmann::json> parseJsonText(std::string_view text, const std::string& s
 Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax_t maxBytes) {
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
-    if (ec || !std::filesystem::exists(status))
-        return Error{path.string() + ": no such file"};
+    if (ec || !std::filesystem::exists(status)) return Error{path.string() + ": no such file"};
     if (std::filesystem::is_directory(status))
         return Error{path.string() + ": is a folder; expected a file"};
     if (!std::filesystem::is_regular_file(status))

@@ -9,32 +9,42 @@ namespace kvbe {
 
 int bytesPerElement(KvDtype d) {
     switch (d) {
-    case KvDtype::FP32: return 4;
+    case KvDtype::FP32:
+        return 4;
     case KvDtype::BF16:
-    case KvDtype::FP16: return 2;
+    case KvDtype::FP16:
+        return 2;
     case KvDtype::FP8:
-    case KvDtype::INT8: return 1;
+    case KvDtype::INT8:
+        return 1;
     }
     return 2;
 }
 
 std::string_view toString(KvDtype d) {
     switch (d) {
-    case KvDtype::FP32: return "fp32";
-    case KvDtype::BF16: return "bf16";
-    case KvDtype::FP16: return "fp16";
-    case KvDtype::FP8: return "fp8";
-    case KvDtype::INT8: return "int8";
+    case KvDtype::FP32:
+        return "fp32";
+    case KvDtype::BF16:
+        return "bf16";
+    case KvDtype::FP16:
+        return "fp16";
+    case KvDtype::FP8:
+        return "fp8";
+    case KvDtype::INT8:
+        return "int8";
     }
     return "bf16";
 }
 
 std::optional<KvDtype> parseKvDtype(std::string_view text) {
     std::string s(text);
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (auto& c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (s == "bf16" || s == "bfloat16") return KvDtype::BF16;
     if (s == "fp16" || s == "float16" || s == "half") return KvDtype::FP16;
-    if (s == "fp8" || s == "fp8_e4m3" || s == "fp8_e5m2" || s == "float8_e4m3fn") return KvDtype::FP8;
+    if (s == "fp8" || s == "fp8_e4m3" || s == "fp8_e5m2" || s == "float8_e4m3fn")
+        return KvDtype::FP8;
     if (s == "int8") return KvDtype::INT8;
     if (s == "fp32" || s == "float32" || s == "float") return KvDtype::FP32;
     return std::nullopt;
@@ -45,7 +55,8 @@ namespace {
 double cumulativePairs(AttnKind kind, double w, double n) {
     if (n <= 0) return 0;
     switch (kind) {
-    case AttnKind::Full: return n * (n + 1) / 2;
+    case AttnKind::Full:
+        return n * (n + 1) / 2;
     case AttnKind::Sliding:
     case AttnKind::Sparse: // at most w keys per query, like a window (which keys differs)
         if (n <= w) return n * (n + 1) / 2;

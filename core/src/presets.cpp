@@ -19,13 +19,15 @@ namespace {
 
 std::string lower(std::string_view s) {
     std::string out(s);
-    for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (auto& c : out)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
 }
 
 std::string joinKeys(const auto& map) {
     std::string out;
-    for (const auto& [k, v] : map) out += (out.empty() ? "" : ", ") + k;
+    for (const auto& [k, v] : map)
+        out += (out.empty() ? "" : ", ") + k;
     return out;
 }
 
@@ -33,14 +35,16 @@ constexpr double kTiniest = std::numeric_limits<double>::denorm_min();
 constexpr double kLargest = std::numeric_limits<double>::max();
 
 // A positive finite number at obj[key]; `at` names obj in messages ("gpus.h100").
-double positive(const FieldReader& r, const json& obj, const std::string& key, const std::string& at) {
+double positive(const FieldReader& r, const json& obj, const std::string& key,
+                const std::string& at) {
     auto v = r.number(obj, key, at + "." + key, kTiniest, kLargest, "a positive number");
     if (!v) r.fail(at + "." + key, "a positive number", nullptr);
     return *v;
 }
 
 // The same, where null stands for "none" (0) but the key must still be there.
-double positiveOrNull(const FieldReader& r, const json& obj, const std::string& key, const std::string& at) {
+double positiveOrNull(const FieldReader& r, const json& obj, const std::string& key,
+                      const std::string& at) {
     if (!obj.contains(key)) r.fail(at + "." + key, "a positive number", nullptr);
     return r.number(obj, key, at + "." + key, kTiniest, kLargest, "a positive number").value_or(0);
 }
@@ -56,7 +60,8 @@ std::map<std::string, std::string> sourcesOf(const json& obj) {
 } // namespace
 
 // Preset messages name the field bare after the file: "resources/gpus.json: gpus.h100.memory_GB …".
-Result<std::map<std::string, GpuSpec>> parseGpuPresets(std::string_view text, const std::string& source) {
+Result<std::map<std::string, GpuSpec>> parseGpuPresets(std::string_view text,
+                                                       const std::string& source) {
     auto j = parseJsonText(text, source);
     if (!j) return j.error();
     try {
@@ -71,7 +76,8 @@ Result<std::map<std::string, GpuSpec>> parseGpuPresets(std::string_view text, co
             s.key = key;
             s.name = r.string(g, "name", at + ".name").value_or(key);
             s.bf16Flops = positive(r, g, "bf16_tflops", at) * 1e12;
-            if (const double fp8 = positiveOrNull(r, g, "fp8_tflops", at); fp8 > 0) s.fp8Flops = fp8 * 1e12;
+            if (const double fp8 = positiveOrNull(r, g, "fp8_tflops", at); fp8 > 0)
+                s.fp8Flops = fp8 * 1e12;
             s.memoryBytes = positive(r, g, "memory_GB", at) * 1e9;
             s.hostLink = r.string(g, "host_link", at + ".host_link").value_or("");
             s.hostLinkBps = positive(r, g, "host_link_practical_GBps", at) * 1e9;
@@ -84,7 +90,8 @@ Result<std::map<std::string, GpuSpec>> parseGpuPresets(std::string_view text, co
     }
 }
 
-Result<std::map<std::string, TierSpec>> parseTierPresets(std::string_view text, const std::string& source) {
+Result<std::map<std::string, TierSpec>> parseTierPresets(std::string_view text,
+                                                         const std::string& source) {
     auto j = parseJsonText(text, source);
     if (!j) return j.error();
     try {
@@ -144,7 +151,8 @@ Result<Presets> Presets::loadBuiltin() {
                    path.compare(path.size() - 5, 5, ".json") == 0) {
             std::string stem = fs::path(path).stem().string();
             const auto sep = stem.find("__");
-            const std::string id = sep == std::string::npos ? stem : stem.substr(0, sep) + "/" + stem.substr(sep + 2);
+            const std::string id =
+                sep == std::string::npos ? stem : stem.substr(0, sep) + "/" + stem.substr(sep + 2);
             auto spec = parseModelConfig(text, source, id);
             if (!spec) return spec.error();
             p.m_models.push_back({id, path, std::move(*spec)});
@@ -152,8 +160,9 @@ Result<Presets> Presets::loadBuiltin() {
     }
     std::sort(p.m_scenarios.begin(), p.m_scenarios.end());
     std::sort(p.m_published.begin(), p.m_published.end());
-    std::sort(p.m_models.begin(), p.m_models.end(),
-              [](const ModelPreset& a, const ModelPreset& b) { return a.spec.paramsTotal < b.spec.paramsTotal; });
+    std::sort(p.m_models.begin(), p.m_models.end(), [](const ModelPreset& a, const ModelPreset& b) {
+        return a.spec.paramsTotal < b.spec.paramsTotal;
+    });
     return p;
 }
 
@@ -163,9 +172,11 @@ const ModelPreset* Presets::findModel(std::string_view id) const {
         const std::string have = lower(m.id);
         if (have == want) return &m;
         std::string underscored = have;
-        if (auto pos = underscored.find('/'); pos != std::string::npos) underscored.replace(pos, 1, "__");
+        if (auto pos = underscored.find('/'); pos != std::string::npos)
+            underscored.replace(pos, 1, "__");
         if (underscored == want) return &m;
-        if (auto pos = have.find('/'); pos != std::string::npos && have.substr(pos + 1) == want) return &m;
+        if (auto pos = have.find('/'); pos != std::string::npos && have.substr(pos + 1) == want)
+            return &m;
     }
     return nullptr;
 }
@@ -180,22 +191,30 @@ const TierSpec* Presets::findTier(std::string_view key) const {
     return it == m_tiers.end() ? nullptr : &it->second;
 }
 
-std::string Presets::gpuKeys() const { return joinKeys(m_gpus); }
-std::string Presets::tierKeys() const { return joinKeys(m_tiers); }
+std::string Presets::gpuKeys() const {
+    return joinKeys(m_gpus);
+}
+std::string Presets::tierKeys() const {
+    return joinKeys(m_tiers);
+}
 std::string Presets::modelIds() const {
     std::string out;
-    for (const auto& m : m_models) out += (out.empty() ? "" : ", ") + m.id;
+    for (const auto& m : m_models)
+        out += (out.empty() ? "" : ", ") + m.id;
     return out;
 }
 
 Result<ModelSpec> resolveModel(const std::string& ref, const Presets& presets) {
-    if (ref.empty()) return Error{"no model given; expected a preset id, a config.json path or a folder"};
+    if (ref.empty())
+        return Error{"no model given; expected a preset id, a config.json path or a folder"};
     std::error_code ec;
     if (fs::exists(ref, ec)) return readModelConfig(ref);
     if (const auto* m = presets.findModel(ref)) return m->spec;
     if (auto cached = findInHfCache(ref)) return readModelConfig(*cached);
-    return Error{"model '" + ref + "' is neither a file, a preset nor in the Hugging Face cache; "
-                 "presets: " + presets.modelIds()};
+    return Error{"model '" + ref +
+                 "' is neither a file, a preset nor in the Hugging Face cache; "
+                 "presets: " +
+                 presets.modelIds()};
 }
 
 } // namespace kvbe

@@ -9,7 +9,8 @@ namespace kvbe {
 namespace {
 
 std::string lower(std::string s) {
-    for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (auto& ch : s)
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     return s;
 }
 
@@ -32,13 +33,17 @@ std::optional<size_t> pick(const std::vector<Candidate>& tiers, const std::strin
     return std::nullopt;
 }
 
-Result<PyKvcacheExport> choose(PyKvcacheThresholds t, const std::vector<Candidate>& tiers, const std::string& ssdTier,
-                               const std::string& memTier) {
+Result<PyKvcacheExport> choose(PyKvcacheThresholds t, const std::vector<Candidate>& tiers,
+                               const std::string& ssdTier, const std::string& memTier) {
     const auto ssd = pick(tiers, ssdTier, {"nvme", "ssd", "disk"});
     const auto mem = pick(tiers, memTier, {"dram", "mem", "cpu"});
-    if (!ssdTier.empty() && !ssd) return Error{"no tier is named '" + ssdTier + "' (the SSD tier asked for)"};
-    if (!memTier.empty() && !mem) return Error{"no tier is named '" + memTier + "' (the memory tier asked for)"};
-    if (!ssd && !mem) return Error{"no tier stands for the SSD or host memory; name them (--ssd-tier, --mem-tier)"};
+    if (!ssdTier.empty() && !ssd)
+        return Error{"no tier is named '" + ssdTier + "' (the SSD tier asked for)"};
+    if (!memTier.empty() && !mem)
+        return Error{"no tier is named '" + memTier + "' (the memory tier asked for)"};
+    if (!ssd && !mem)
+        return Error{
+            "no tier stands for the SSD or host memory; name them (--ssd-tier, --mem-tier)"};
     PyKvcacheExport out;
     t.writeSsd = ssd.has_value(); // no tier for it: left out, py-kvcache's "gate off"
     t.writeMem = mem.has_value();
@@ -56,21 +61,24 @@ Result<PyKvcacheExport> choose(PyKvcacheThresholds t, const std::vector<Candidat
 
 } // namespace
 
-Result<PyKvcacheExport> pyKvcacheFromScenario(const Evaluation& e, const Presets& presets, const std::string& ssdTier,
+Result<PyKvcacheExport> pyKvcacheFromScenario(const Evaluation& e, const Presets& presets,
+                                              const std::string& ssdTier,
                                               const std::string& memTier) {
     PyKvcacheThresholds t;
     t.modelName = e.model.id;
     const auto dtype = vllmKvCacheDtype(e.cost.inputs().kvDtype, e.model.weightDtype);
     if (!dtype)
         return Error{"the scenario's KV dtype " + std::string(toString(e.cost.inputs().kvDtype)) +
-                     " has no vLLM kv_cache_dtype; py-kvcache files carry auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16 or float16"};
+                     " has no vLLM kv_cache_dtype; py-kvcache files carry auto, fp8, fp8_e4m3, "
+                     "fp8_e5m2, bfloat16 or float16"};
     t.kvDtype = *dtype;
     t.contextTokens = e.model.contextLimit;
     std::vector<Candidate> tiers;
     for (size_t i = 0; i < e.tiers.size() && i < e.scenario.tiers.size(); ++i) {
         const auto& tc = e.scenario.tiers[i];
         const auto* preset = tc.preset.empty() ? nullptr : presets.findTier(tc.preset);
-        tiers.push_back({tc.name, preset ? preset->kind : std::string(), e.cost.breakevenPrefix(e.tiers[i])});
+        tiers.push_back(
+            {tc.name, preset ? preset->kind : std::string(), e.cost.breakevenPrefix(e.tiers[i])});
     }
     return choose(std::move(t), tiers, ssdTier, memTier);
 }
@@ -78,24 +86,30 @@ Result<PyKvcacheExport> pyKvcacheFromScenario(const Evaluation& e, const Presets
 Result<PyKvcacheExport> pyKvcacheFromCalibration(const Calibration& c, const std::string& ssdTier,
                                                  const std::string& memTier) {
     if (c.breakevenPrefix.empty())
-        return Error{c.source + ": holds no break-even prefix lengths; fit it first (kvbe-cli calibration fit)"};
+        return Error{
+            c.source +
+            ": holds no break-even prefix lengths; fit it first (kvbe-cli calibration fit)"};
     PyKvcacheThresholds t;
     t.modelName = c.model;
     if (!c.kvDtypeText.empty()) {
         t.kvDtype = c.kvDtypeText; // as the file had it, "auto" included
     } else if (c.kvDtype) {
         const auto d = vllmKvCacheDtype(*c.kvDtype, std::nullopt);
-        if (!d) return Error{c.source + ": its KV dtype " + std::string(toString(*c.kvDtype)) + " has no vLLM kv_cache_dtype"};
+        if (!d)
+            return Error{c.source + ": its KV dtype " + std::string(toString(*c.kvDtype)) +
+                         " has no vLLM kv_cache_dtype"};
         t.kvDtype = *d;
     }
     t.safetyMarginTokens = c.safetyMarginTokens.value_or(0);
     std::vector<Candidate> tiers;
-    for (const auto& [name, p] : c.breakevenPrefix) tiers.push_back({name, "", p});
+    for (const auto& [name, p] : c.breakevenPrefix)
+        tiers.push_back({name, "", p});
     return choose(std::move(t), tiers, ssdTier, memTier);
 }
 
 Result<PyKvcacheV2Export> pyKvcacheV2FromScenario(const Evaluation& e, const Presets& presets,
-                                                  const std::string& ssdTier, const std::string& memTier) {
+                                                  const std::string& ssdTier,
+                                                  const std::string& memTier) {
     auto v1 = pyKvcacheFromScenario(e, presets, ssdTier, memTier);
     if (!v1) return v1.error();
     if (v1->ssdTier.empty() || v1->memTier.empty())
@@ -118,7 +132,8 @@ Result<PyKvcacheV2Export> pyKvcacheV2FromScenario(const Evaluation& e, const Pre
     std::set<double> lengths{0, context};
     for (double m = block; m < context; m *= 2) {
         lengths.insert(m);
-        if (m * 1.5 < context && std::fmod(m * 1.5, block) == 0) lengths.insert(m * 1.5); // 48, 96, ...: whole blocks
+        if (m * 1.5 < context && std::fmod(m * 1.5, block) == 0)
+            lengths.insert(m * 1.5); // 48, 96, ...: whole blocks
     }
     // Both sides of each crossing, to the block, so the rule sees where f overtakes g.
     for (const TierPath* t : {&ssd, &mem}) {

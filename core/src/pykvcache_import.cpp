@@ -17,7 +17,9 @@ namespace {
 constexpr double kMaxTokens = 1e9, kMaxSeconds = 1e6;
 const char* const kCurveNames[] = {"f", "g_ssd", "g_mem"};
 
-std::string whole(double tokens) { return std::to_string(static_cast<long long>(tokens)); }
+std::string whole(double tokens) {
+    return std::to_string(static_cast<long long>(tokens));
+}
 
 // The presets, parsed once: "auto" resolves to a known model's own dtype.
 const Presets* builtinPresets() {
@@ -32,7 +34,8 @@ std::optional<double> threshold(const FieldReader& r, const json& j, const std::
     const std::string expected = "a whole number of tokens, 0 or more (0 or absent: gate off)";
     if (!v.is_number()) r.fail(key, expected, &v);
     const double d = v.get<double>();
-    if (!std::isfinite(d) || d < 0 || d != std::floor(d) || d > kMaxTokens) r.fail(key, expected, &v);
+    if (!std::isfinite(d) || d < 0 || d != std::floor(d) || d > kMaxTokens)
+        r.fail(key, expected, &v);
     return d;
 }
 
@@ -68,7 +71,8 @@ CurveKnots readCurve(const FieldReader& r, const json& curves, const std::string
                        " tokens (\"" + key + "\" repeats one); expected each token count once");
         if (!value.is_number()) r.fail(kat, "seconds, 0 or more", &value);
         const double s = value.get<double>();
-        if (!std::isfinite(s) || s < 0 || s > kMaxSeconds) r.fail(kat, "seconds, 0 or more (at most 1e6)", &value);
+        if (!std::isfinite(s) || s < 0 || s > kMaxSeconds)
+            r.fail(kat, "seconds, 0 or more (at most 1e6)", &value);
         c.knots.emplace_back(*tokens, s);
     }
     if (c.knots.size() < 2)
@@ -83,13 +87,17 @@ void readCurves(const FieldReader& r, Calibration& c) {
     const auto& curves = r.object(j, "curves", "curves");
     for (const auto& [name, v] : curves.items()) {
         (void)v;
-        if (std::find(std::begin(kCurveNames), std::end(kCurveNames), name) == std::end(kCurveNames))
-            r.failWith("field 'curves' has a curve named '" + name + "'; expected exactly f, g_ssd and g_mem");
+        if (std::find(std::begin(kCurveNames), std::end(kCurveNames), name) ==
+            std::end(kCurveNames))
+            r.failWith("field 'curves' has a curve named '" + name +
+                       "'; expected exactly f, g_ssd and g_mem");
     }
     for (const char* name : kCurveNames)
         if (!curves.contains(name))
-            r.failWith("field 'curves' has no curve '" + std::string(name) + "'; expected exactly f, g_ssd and g_mem");
-    for (const char* name : kCurveNames) c.curves[name] = readCurve(r, curves, name);
+            r.failWith("field 'curves' has no curve '" + std::string(name) +
+                       "'; expected exactly f, g_ssd and g_mem");
+    for (const char* name : kCurveNames)
+        c.curves[name] = readCurve(r, curves, name);
 }
 
 void readGolden(const FieldReader& r, Calibration& c) {
@@ -105,7 +113,8 @@ void readGolden(const FieldReader& r, Calibration& c) {
         };
         GoldenPoint p;
         p.tokens = need("tokens", kMaxTokens, "a token count, 0 or more");
-        if (p.tokens != std::floor(p.tokens)) r.fail(at + ".tokens", "a whole number of tokens", &g["tokens"]);
+        if (p.tokens != std::floor(p.tokens))
+            r.fail(at + ".tokens", "a whole number of tokens", &g["tokens"]);
         p.f = need("f", kMaxSeconds, "seconds, 0 or more");
         p.gSsd = need("g_ssd", kMaxSeconds, "seconds, 0 or more");
         p.gMem = need("g_mem", kMaxSeconds, "seconds, 0 or more");
@@ -143,8 +152,9 @@ void samplesFromGolden(Calibration& c) {
 } // namespace
 
 bool looksLikePyKvcache(const json& j) {
-    for (const char* key : {"break_even_ssd_tokens", "break_even_mem_tokens", "safety_margin_tokens", "schema_version",
-                            "curves", "model_name", "kv_dtype"})
+    for (const char* key :
+         {"break_even_ssd_tokens", "break_even_mem_tokens", "safety_margin_tokens",
+          "schema_version", "curves", "model_name", "kv_dtype"})
         if (j.contains(key)) return true;
     return false;
 }
@@ -174,11 +184,14 @@ Calibration parsePyKvcache(const FieldReader& r) {
         } else if (*kd == "float16") {
             c.kvDtype = KvDtype::FP16;
         } else {
-            // py-kvcache only compares the string (a difference is a warning), so neither do we refuse it.
+            // py-kvcache only compares the string (a difference is a warning), so neither do we
+            // refuse it.
             c.kvDtype = parseKvDtype(*kd);
-            c.warnings.push_back(r.source() + ": kv_dtype '" + *kd +
-                                 "' is not one of vLLM's auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16, float16" +
-                                 (c.kvDtype ? "; read as " + std::string(toString(*c.kvDtype)) : "; KV dtype unknown"));
+            c.warnings.push_back(
+                r.source() + ": kv_dtype '" + *kd +
+                "' is not one of vLLM's auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16, float16" +
+                (c.kvDtype ? "; read as " + std::string(toString(*c.kvDtype))
+                           : "; KV dtype unknown"));
         }
     }
     if (auto v = threshold(r, j, "break_even_ssd_tokens")) c.breakevenPrefix["ssd"] = *v;
@@ -188,16 +201,19 @@ Calibration parsePyKvcache(const FieldReader& r) {
         const std::string expected = "a whole number of tokens, 0 or more";
         if (!v.is_number()) r.fail("safety_margin_tokens", expected, &v);
         const double d = v.get<double>();
-        if (!std::isfinite(d) || d < 0 || d != std::floor(d) || d > kMaxTokens) r.fail("safety_margin_tokens", expected, &v);
+        if (!std::isfinite(d) || d < 0 || d != std::floor(d) || d > kMaxTokens)
+            r.fail("safety_margin_tokens", expected, &v);
         c.safetyMarginTokens = d;
     }
-    c.kvBytesPerToken = r.number(j, "kv_bytes_per_token", "kv_bytes_per_token", 1e-3, 1e12, "a positive number of bytes");
+    c.kvBytesPerToken = r.number(j, "kv_bytes_per_token", "kv_bytes_per_token", 1e-3, 1e12,
+                                 "a positive number of bytes");
     c.gpuName = r.string(j, "gpu_model", "gpu_model").value_or("");
     c.ssdModel = r.string(j, "ssd_model", "ssd_model").value_or("");
     readProvenance(j, c);
     if (schema == 1) return c;
 
-    if (!j.contains("curves")) r.fail("curves", "the f, g_ssd and g_mem curves of a schema 2 file", nullptr);
+    if (!j.contains("curves"))
+        r.fail("curves", "the f, g_ssd and g_mem curves of a schema 2 file", nullptr);
     readCurves(r, c);
     if (j.contains("golden") && !j["golden"].is_null()) readGolden(r, c);
     samplesFromCurves(c);
@@ -208,8 +224,9 @@ Calibration parsePyKvcache(const FieldReader& r) {
         const auto it = c.breakevenPrefix.find(tier);
         const double stated = it == c.breakevenPrefix.end() ? 0 : it->second;
         if (std::abs(rule - stated) >= kPyKvcacheBlockTokens)
-            c.warnings.push_back(r.source() + ": break_even_" + std::string(tier) + "_tokens is " + whole(stated) +
-                                 "; its curves give " + whole(rule) + " by py-kvcache's rule");
+            c.warnings.push_back(r.source() + ": break_even_" + std::string(tier) + "_tokens is " +
+                                 whole(stated) + "; its curves give " + whole(rule) +
+                                 " by py-kvcache's rule");
     }
     return c;
 }

@@ -3,8 +3,8 @@
 #include "kvbe/text_table.h"
 #include "kvbe/units.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -17,10 +17,13 @@ json numberOrNull(std::optional<double> v) {
     if (!v || !std::isfinite(*v)) return nullptr;
     return *v;
 }
-json finiteOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json finiteOrNull(double v) {
+    return std::isfinite(v) ? json(v) : json(nullptr);
+}
 // Counts (tokens, bytes, parameters) print as integers when they are whole numbers.
 json count(double v) {
-    if (std::isfinite(v) && std::floor(v) == v && std::abs(v) < 9.0e15) return static_cast<long long>(v);
+    if (std::isfinite(v) && std::floor(v) == v && std::abs(v) < 9.0e15)
+        return static_cast<long long>(v);
     return finiteOrNull(v);
 }
 
@@ -48,11 +51,11 @@ std::string attentionKind(const ModelSpec& m) {
     return m.hasWindows() ? "windowed" : "full";
 }
 
-
 std::string csvField(const std::string& s) {
     if (s.find_first_of(",\"\n") == std::string::npos) return s;
     std::string out = "\"";
-    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    for (char c : s)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
 }
 
@@ -62,11 +65,13 @@ std::string opt(std::optional<double> v, const char* f = "%.6g") {
 
 } // namespace
 
-CalcReport makeCalcReport(const Evaluation& e, const std::vector<double>& lengths, double fraction) {
+CalcReport makeCalcReport(const Evaluation& e, const std::vector<double>& lengths,
+                          double fraction) {
     CalcReport r;
     r.eval = &e;
     r.fraction = fraction;
-    for (const auto& t : e.tiers) r.breakevenPrefix.push_back(e.cost.breakevenPrefix(t));
+    for (const auto& t : e.tiers)
+        r.breakevenPrefix.push_back(e.cost.breakevenPrefix(t));
     for (double n : lengths) {
         CalcRow row;
         row.tokens = n;
@@ -93,22 +98,23 @@ json calcJson(const CalcReport& r) {
     const auto& m = e.model;
     const auto& in = e.cost.inputs();
     json out;
-    out["model"] = {{"name", m.id},
-                    {"source", m.source},
-                    {"layers", m.layers},
-                    {"q_heads", m.qHeads},
-                    {"kv_heads", m.kvHeads},
-                    {"head_dim", m.headDim},
-                    {"attention", attentionKind(m)},
-                    {"layer_mix", m.layerMix()},
-                    {"kv_dtype", std::string(toString(in.kvDtype))},
-                    {"kv_bytes_per_token", count(e.cost.kvBytesPerToken())},
-                    {"state_dtype", std::string(toString(in.stateDtype.value_or(m.stateDtypeDefault)))},
-                    {"state_bytes", count(e.cost.stateBytes())},
-                    {"params_total", count(m.paramsTotal)},
-                    {"params_active", count(m.paramsActive)},
-                    {"params_used", count(e.cost.simpleParams())},
-                    {"context_limit", count(m.contextLimit)}};
+    out["model"] = {
+        {"name", m.id},
+        {"source", m.source},
+        {"layers", m.layers},
+        {"q_heads", m.qHeads},
+        {"kv_heads", m.kvHeads},
+        {"head_dim", m.headDim},
+        {"attention", attentionKind(m)},
+        {"layer_mix", m.layerMix()},
+        {"kv_dtype", std::string(toString(in.kvDtype))},
+        {"kv_bytes_per_token", count(e.cost.kvBytesPerToken())},
+        {"state_dtype", std::string(toString(in.stateDtype.value_or(m.stateDtypeDefault)))},
+        {"state_bytes", count(e.cost.stateBytes())},
+        {"params_total", count(m.paramsTotal)},
+        {"params_active", count(m.paramsActive)},
+        {"params_used", count(e.cost.simpleParams())},
+        {"context_limit", count(m.contextLimit)}};
     out["gpu"] = {{"name", e.gpu ? e.gpu->name : std::string("custom")},
                   {"key", e.gpu ? e.gpu->key : std::string()},
                   {"peak_flops", e.peakFlops},
@@ -122,13 +128,14 @@ json calcJson(const CalcReport& r) {
         const auto& t = e.tiers[i];
         const auto p = r.breakevenPrefix[i];
         const auto& tc = e.scenario.tiers[i];
-        out["tiers"].push_back({{"name", t.name},
-                                {"bandwidth_Bps", t.bandwidthBps},
-                                {"amplification", t.amplification},
-                                {"effective_bandwidth_Bps", t.effectiveBandwidthBps()},
-                                {"write_bandwidth_Bps", tc.writeGBps ? json(*tc.writeGBps * 1e9) : json(nullptr)},
-                                {"t_fixed_s", t.tFixedS},
-                                {"breakeven_prefix_tokens", p ? json(std::ceil(*p)) : json(nullptr)}});
+        out["tiers"].push_back(
+            {{"name", t.name},
+             {"bandwidth_Bps", t.bandwidthBps},
+             {"amplification", t.amplification},
+             {"effective_bandwidth_Bps", t.effectiveBandwidthBps()},
+             {"write_bandwidth_Bps", tc.writeGBps ? json(*tc.writeGBps * 1e9) : json(nullptr)},
+             {"t_fixed_s", t.tFixedS},
+             {"breakeven_prefix_tokens", p ? json(std::ceil(*p)) : json(nullptr)}});
     }
     out["rows"] = json::array();
     for (const auto& row : r.rows) {
@@ -156,7 +163,8 @@ std::string calcCsv(const CalcReport& r) {
     std::ostringstream os;
     os << "tokens,kv_bytes,t_recompute_s,breakeven_bandwidth_Bps";
     for (const auto& t : e.tiers)
-        for (const char* col : {"t_hit_s", "speedup", "min_cached_fraction", "breakeven_bandwidth_Bps"})
+        for (const char* col :
+             {"t_hit_s", "speedup", "min_cached_fraction", "breakeven_bandwidth_Bps"})
             os << ',' << csvField(t.name + ":" + col);
     os << ",past_context\n";
     for (const auto& row : r.rows) {
@@ -181,12 +189,13 @@ std::string calcTable(const CalcReport& r) {
        << toString(in.kvDtype) << "), P " << printf1("%.3g", e.cost.simpleParams()) << "\n";
     if (m.isHybrid())
         os << "Layers  " << m.layerMix() << "; state " << stateText(e.cost.stateBytes())
-           << " per cached prefix ("
-           << toString(in.stateDtype.value_or(m.stateDtypeDefault)) << " SSM state)\n";
+           << " per cached prefix (" << toString(in.stateDtype.value_or(m.stateDtypeDefault))
+           << " SSM state)\n";
     os << "GPU     " << (e.gpu ? e.gpu->name : std::string("custom")) << ": "
-       << printf1("%.1f", e.peakFlops / 1e12) << " TFLOP/s × " << printf1("%.0f", in.utilisation * 100)
-       << " %" << (in.rampHalfTokens ? " (ramp)" : "");
-    if (in.tensorParallel > 1) os << ", TP " << in.tensorParallel << (in.sharedPath ? " (shared path)" : "");
+       << printf1("%.1f", e.peakFlops / 1e12) << " TFLOP/s × "
+       << printf1("%.0f", in.utilisation * 100) << " %" << (in.rampHalfTokens ? " (ramp)" : "");
+    if (in.tensorParallel > 1)
+        os << ", TP " << in.tensorParallel << (in.sharedPath ? " (shared path)" : "");
     os << ", " << toString(in.flopModel) << " FLOP model, "
        << (e.cost.analytic() ? "analytic" : "measured") << " recompute\n";
     os << "Context " << formatTokens(m.contextLimit) << " tokens\n";
@@ -197,26 +206,30 @@ std::string calcTable(const CalcReport& r) {
         const auto p = r.breakevenPrefix[i];
         os << "  " << pad(t.name, 28, false) << pad(formatBandwidth(t.bandwidthBps), 11);
         if (t.amplification != 1)
-            os << " × " << printf1("%.3g", t.amplification) << " amplification = "
-               << formatBandwidth(t.effectiveBandwidthBps()) << " effective";
+            os << " × " << printf1("%.3g", t.amplification)
+               << " amplification = " << formatBandwidth(t.effectiveBandwidthBps()) << " effective";
         os << "  write " << (tc.writeGBps ? formatBandwidth(*tc.writeGBps * 1e9) : std::string("-"))
            << "  t_fixed " << pad(formatSeconds(t.tFixedS), 9) << "  break-even prefix "
            << (p ? formatTokens(std::ceil(*p)) + " tokens" : std::string("never")) << "\n";
     }
-    os << "\nCached fraction for t_hit and speedup: " << printf1("%.0f", r.fraction * 100) << " %\n\n";
+    os << "\nCached fraction for t_hit and speedup: " << printf1("%.0f", r.fraction * 100)
+       << " %\n\n";
 
     // Cells first, then each column as wide as its widest cell: no value runs into the next.
     bool anyPast = false;
     std::vector<std::vector<std::string>> cells;
     for (const auto& row : r.rows) {
         anyPast = anyPast || row.pastContext;
-        std::vector<std::string> c{formatTokens(row.tokens) + (row.pastContext ? " *" : ""), formatBytes(row.kvBytes),
-                                   formatSeconds(row.tRecompute),
-                                   row.breakevenBandwidth ? formatBandwidth(*row.breakevenBandwidth) : "none"};
+        std::vector<std::string> c{formatTokens(row.tokens) + (row.pastContext ? " *" : ""),
+                                   formatBytes(row.kvBytes), formatSeconds(row.tRecompute),
+                                   row.breakevenBandwidth ? formatBandwidth(*row.breakevenBandwidth)
+                                                          : "none"};
         for (const auto& pt : row.tiers) {
             c.push_back(formatSeconds(pt.tHit));
-            c.push_back(pt.speedup >= 1e6 ? printf1("%.3g×", pt.speedup) : printf1("%.2f×", pt.speedup));
-            c.push_back(pt.minFraction ? printf1(*pt.minFraction < 0.01 ? "%.2g %%" : "%.1f %%", *pt.minFraction * 100)
+            c.push_back(pt.speedup >= 1e6 ? printf1("%.3g×", pt.speedup)
+                                          : printf1("%.2f×", pt.speedup));
+            c.push_back(pt.minFraction ? printf1(*pt.minFraction < 0.01 ? "%.2g %%" : "%.1f %%",
+                                                 *pt.minFraction * 100)
                                        : "never");
         }
         cells.push_back(std::move(c));
@@ -225,9 +238,11 @@ std::string calcTable(const CalcReport& r) {
     const std::vector<std::string> tierHead{"t_hit", "speedup", "f*"};
     std::vector<size_t> width{9, 11, 11, 11};
     for (size_t i = 0; i < e.tiers.size(); ++i)
-        for (size_t w : {9, 8, 9}) width.push_back(w);
+        for (size_t w : {9, 8, 9})
+            width.push_back(w);
     for (const auto& c : cells)
-        for (size_t k = 0; k < c.size(); ++k) width[k] = std::max(width[k], displayWidth(c[k]) + 1);
+        for (size_t k = 0; k < c.size(); ++k)
+            width[k] = std::max(width[k], displayWidth(c[k]) + 1);
     size_t base = 0;
     for (size_t k = 0; k < 4; ++k) {
         os << pad(head[k], width[k]);
@@ -242,23 +257,28 @@ std::string calcTable(const CalcReport& r) {
     os << "\n" << pad("", base);
     for (size_t i = 0; i < e.tiers.size(); ++i) {
         os << "  | ";
-        for (size_t k = 0; k < 3; ++k) os << pad(tierHead[k], width[4 + 3 * i + k]);
+        for (size_t k = 0; k < 3; ++k)
+            os << pad(tierHead[k], width[4 + 3 * i + k]);
     }
     os << "\n";
     for (const auto& c : cells) {
-        for (size_t k = 0; k < 4; ++k) os << pad(c[k], width[k]);
+        for (size_t k = 0; k < 4; ++k)
+            os << pad(c[k], width[k]);
         for (size_t i = 0; i < e.tiers.size(); ++i) {
             os << "  | ";
-            for (size_t k = 0; k < 3; ++k) os << pad(c[4 + 3 * i + k], width[4 + 3 * i + k]);
+            for (size_t k = 0; k < 3; ++k)
+                os << pad(c[4 + 3 * i + k], width[4 + 3 * i + k]);
         }
         os << "\n";
     }
-    os << "\nB* is the bandwidth a fully cached prompt needs to tie with recompute (no fixed cost),\n"
+    os << "\nB* is the bandwidth a fully cached prompt needs to tie with recompute (no fixed "
+          "cost),\n"
           "to be compared with a tier's effective bandwidth (its bandwidth / amplification);\n"
           "f* is the smallest cached fraction at which a hit from the tier beats recompute.\n";
     if (anyPast)
         os << "* past the model's context of " << formatTokens(m.contextLimit)
-           << " tokens (--allow-past-context): no such prompt fits the model; the row extrapolates the formulas.\n";
+           << " tokens (--allow-past-context): no such prompt fits the model; the row extrapolates "
+              "the formulas.\n";
     return os.str();
 }
 
@@ -291,9 +311,11 @@ std::string modelsTable(const Presets& p) {
         const auto& s = m.spec;
         os << pad(m.id, 44, false) << pad(std::to_string(s.layers), 7)
            << pad(std::to_string(s.qHeads) + "/" + std::to_string(s.kvHeads), 11)
-           << pad(std::to_string(s.headDim), 5) << pad(formatTokens(s.kvBytesPerToken(s.weightDtype)), 12)
+           << pad(std::to_string(s.headDim), 5)
+           << pad(formatTokens(s.kvBytesPerToken(s.weightDtype)), 12)
            << pad(stateText(s.stateBytes(s.stateDtypeDefault)), 10)
-           << pad(printf1("%.2fB", s.paramsTotal / 1e9), 10) << pad(printf1("%.2fB", s.paramsActive / 1e9), 10)
+           << pad(printf1("%.2fB", s.paramsTotal / 1e9), 10)
+           << pad(printf1("%.2fB", s.paramsActive / 1e9), 10)
            << pad(formatTokens(s.contextLimit), 11) << "  " << attentionKind(s)
            << (s.isHybrid() ? " (" + s.layerMix() + ")" : std::string()) << "\n";
     }
@@ -317,10 +339,11 @@ json gpusJson(const Presets& p) {
 
 std::string gpusTable(const Presets& p) {
     std::ostringstream os;
-    os << pad("key", 15, false) << pad("name", 38, false) << pad("BF16 TF/s", 10) << pad("FP8 TF/s", 10)
-       << pad("memory", 9) << "  host link\n";
+    os << pad("key", 15, false) << pad("name", 38, false) << pad("BF16 TF/s", 10)
+       << pad("FP8 TF/s", 10) << pad("memory", 9) << "  host link\n";
     for (const auto& [k, g] : p.gpus())
-        os << pad(k, 15, false) << pad(g.name, 38, false) << pad(printf1("%.1f", g.bf16Flops / 1e12), 10)
+        os << pad(k, 15, false) << pad(g.name, 38, false)
+           << pad(printf1("%.1f", g.bf16Flops / 1e12), 10)
            << pad(g.fp8Flops ? printf1("%.1f", *g.fp8Flops / 1e12) : "-", 10)
            << pad(printf1("%.0f GB", g.memoryBytes / 1e9), 9) << "  " << g.hostLink << ", "
            << formatBandwidth(g.hostLinkBps) << " practical\n";

@@ -17,7 +17,7 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
     if (!j.contains("kvbe_scenario")) {
         if (j.contains("num_hidden_layers") || j.contains("architectures"))
             throw FieldError{r.source() + ": this is a model config.json, not a scenario; "
-                                             "pass it with --model"};
+                                          "pass it with --model"};
         r.fail("kvbe_scenario", "the format version, 1", nullptr);
     }
     if (!j["kvbe_scenario"].is_number_integer())
@@ -25,8 +25,8 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
     const auto version = j["kvbe_scenario"].get<long long>();
     if (version > kScenarioVersion || version < 1)
         throw FieldError{r.source() + ": scenario format version " + std::to_string(version) +
-                            "; this kvbe reads version " + std::to_string(kScenarioVersion) +
-                            (version > kScenarioVersion ? " (the file is from a newer kvbe)" : "")};
+                         "; this kvbe reads version " + std::to_string(kScenarioVersion) +
+                         (version > kScenarioVersion ? " (the file is from a newer kvbe)" : "")};
 
     Scenario s;
     s.name = r.string(j, "name", "name").value_or("");
@@ -35,20 +35,25 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
     if (auto g = r.string(j, "gpu", "gpu")) {
         if (!g->empty() && !presets.findGpu(*g))
             throw FieldError{r.source() + ": field 'gpu' is \"" + *g + "\"; expected one of " +
-                                presets.gpuKeys() + ", or \"\" with peak_tflops"};
+                             presets.gpuKeys() + ", or \"\" with peak_tflops"};
         s.gpu = *g;
     }
-    s.peakTflops = r.number(j, "peak_tflops", "peak_tflops", 1e-3, 1e6, "a positive number of TFLOP/s");
-    if (s.gpu.empty() && !s.peakTflops) r.fail("peak_tflops", "a peak when no gpu preset is named", nullptr);
+    s.peakTflops =
+        r.number(j, "peak_tflops", "peak_tflops", 1e-3, 1e6, "a positive number of TFLOP/s");
+    if (s.gpu.empty() && !s.peakTflops)
+        r.fail("peak_tflops", "a peak when no gpu preset is named", nullptr);
     if (auto cd = r.string(j, "compute_dtype", "compute_dtype")) {
-        if (*cd != "bf16" && *cd != "fp8") r.fail("compute_dtype", "\"bf16\" or \"fp8\"", &j["compute_dtype"]);
+        if (*cd != "bf16" && *cd != "fp8")
+            r.fail("compute_dtype", "\"bf16\" or \"fp8\"", &j["compute_dtype"]);
         s.computeDtype = *cd;
     }
     if (auto u = r.number(j, "utilisation", "utilisation", -1e300, 1e300, "a fraction in (0, 1]")) {
-        if (*u <= 0 || *u > 1) r.fail("utilisation", "a fraction in (0, 1], e.g. 0.5", &j["utilisation"]);
+        if (*u <= 0 || *u > 1)
+            r.fail("utilisation", "a fraction in (0, 1], e.g. 0.5", &j["utilisation"]);
         s.utilisation = *u;
     }
-    s.rampHalfTokens = r.number(j, "ramp_half_tokens", "ramp_half_tokens", 0, 1e9, "tokens, 0 or more");
+    s.rampHalfTokens =
+        r.number(j, "ramp_half_tokens", "ramp_half_tokens", 0, 1e9, "tokens, 0 or more");
     if (auto fm = r.string(j, "flop_model", "flop_model")) {
         auto m = parseFlopModel(*fm);
         if (!m) r.fail("flop_model", "\"simple\" or \"detailed\"", &j["flop_model"]);
@@ -64,12 +69,15 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
         if (!d) r.fail("state_dtype", "bf16, fp16, fp32 (or fp8, int8)", &j["state_dtype"]);
         s.stateDtype = *d;
     }
-    if (auto tp = r.number(j, "tensor_parallel", "tensor_parallel", 1, 1024, "a whole number from 1 to 1024")) {
-        if (std::floor(*tp) != *tp) r.fail("tensor_parallel", "a whole number from 1 to 1024", &j["tensor_parallel"]);
+    if (auto tp = r.number(j, "tensor_parallel", "tensor_parallel", 1, 1024,
+                           "a whole number from 1 to 1024")) {
+        if (std::floor(*tp) != *tp)
+            r.fail("tensor_parallel", "a whole number from 1 to 1024", &j["tensor_parallel"]);
         s.tensorParallel = static_cast<int>(*tp);
     }
     s.sharedPath = r.boolean(j, "shared_path", "shared_path").value_or(false);
-    s.hostLinkGBps = r.number(j, "host_link_GBps", "host_link_GBps", 1e-6, 1e6, "a positive bandwidth in GB/s");
+    s.hostLinkGBps =
+        r.number(j, "host_link_GBps", "host_link_GBps", 1e-6, 1e6, "a positive bandwidth in GB/s");
     s.measuredPrefill = r.pairs(j, "measured_prefill", "measured_prefill", "tokens, seconds");
 
     if (j.contains("tiers")) {
@@ -84,57 +92,74 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
                 const auto* spec = presets.findTier(*key);
                 if (!spec)
                     throw FieldError{r.source() + ": field '" + at + ".preset' is \"" + *key +
-                                        "\"; expected one of " + presets.tierKeys()};
+                                     "\"; expected one of " + presets.tierKeys()};
                 tc = tierFromPreset(*spec);
             }
             if (auto n = r.string(t, "name", at + ".name")) tc.name = *n;
             if (tc.name.empty()) r.fail(at + ".name", "a name (or a preset)", nullptr);
-            if (auto b = r.number(t, "bandwidth_GBps", at + ".bandwidth_GBps", -1e300, 1e300, "a positive bandwidth in GB/s")) {
-                if (*b <= 0 || *b > 1e6) r.fail(at + ".bandwidth_GBps", "a positive bandwidth in GB/s", &t["bandwidth_GBps"]);
+            if (auto b = r.number(t, "bandwidth_GBps", at + ".bandwidth_GBps", -1e300, 1e300,
+                                  "a positive bandwidth in GB/s")) {
+                if (*b <= 0 || *b > 1e6)
+                    r.fail(at + ".bandwidth_GBps", "a positive bandwidth in GB/s",
+                           &t["bandwidth_GBps"]);
                 tc.bandwidthGBps = *b;
             }
-            if (tc.bandwidthGBps <= 0) r.fail(at + ".bandwidth_GBps", "a positive bandwidth in GB/s", nullptr);
-            if (auto w = r.number(t, "write_GBps", at + ".write_GBps", 1e-6, 1e6, "a positive write bandwidth in GB/s"))
+            if (tc.bandwidthGBps <= 0)
+                r.fail(at + ".bandwidth_GBps", "a positive bandwidth in GB/s", nullptr);
+            if (auto w = r.number(t, "write_GBps", at + ".write_GBps", 1e-6, 1e6,
+                                  "a positive write bandwidth in GB/s"))
                 tc.writeGBps = *w;
-            if (auto f = r.number(t, "t_fixed_ms", at + ".t_fixed_ms", 0, 1e7, "milliseconds, 0 or more")) tc.tFixedMs = *f;
+            if (auto f = r.number(t, "t_fixed_ms", at + ".t_fixed_ms", 0, 1e7,
+                                  "milliseconds, 0 or more"))
+                tc.tFixedMs = *f;
             if (auto st = r.string(t, "staging", at + ".staging")) {
                 auto sv = parseStaging(*st);
-                if (!sv) r.fail(at + ".staging", "\"none\", \"serial\" or \"pipelined\"", &t["staging"]);
+                if (!sv)
+                    r.fail(at + ".staging", "\"none\", \"serial\" or \"pipelined\"", &t["staging"]);
                 tc.staging = *sv;
             }
-            if (auto a = r.number(t, "amplification", at + ".amplification", 1, kMaxAmplification,
-                                  "bytes moved per useful byte, from 1 to 1000 (1: no amplification)"))
+            if (auto a =
+                    r.number(t, "amplification", at + ".amplification", 1, kMaxAmplification,
+                             "bytes moved per useful byte, from 1 to 1000 (1: no amplification)"))
                 tc.amplification = *a;
             if (auto c = r.string(t, "color", at + ".color")) {
                 static const std::regex hex("^#[0-9a-fA-F]{6}$");
-                if (!std::regex_match(*c, hex)) r.fail(at + ".color", "a colour like \"#2a9d8f\"", &t["color"]);
+                if (!std::regex_match(*c, hex))
+                    r.fail(at + ".color", "a colour like \"#2a9d8f\"", &t["color"]);
                 tc.color = *c;
             }
             tc.measured = r.pairs(t, "measured", at + ".measured", "bytes, seconds");
             s.tiers.push_back(std::move(tc));
         }
     }
-    if (auto f = r.number(j, "cached_fraction", "cached_fraction", 0, 1, "a fraction from 0 to 1")) s.cachedFraction = *f;
+    if (auto f = r.number(j, "cached_fraction", "cached_fraction", 0, 1, "a fraction from 0 to 1"))
+        s.cachedFraction = *f;
     if (j.contains("lengths")) {
         const auto& l = j["lengths"];
         if (!l.is_object()) r.fail("lengths", "an object with min, max, points, log", &l);
-        if (auto v = r.number(l, "min", "lengths.min", 1, 1e9, "tokens, at least 1")) s.lengths.minTokens = *v;
-        if (auto v = r.number(l, "max", "lengths.max", 1, 1e9, "tokens, at least 1")) s.lengths.maxTokens = *v;
-        if (auto v = r.number(l, "points", "lengths.points", 2, 100000, "a whole number from 2 to 100,000")) {
-            if (std::floor(*v) != *v) r.fail("lengths.points", "a whole number from 2 to 100,000", &l["points"]);
+        if (auto v = r.number(l, "min", "lengths.min", 1, 1e9, "tokens, at least 1"))
+            s.lengths.minTokens = *v;
+        if (auto v = r.number(l, "max", "lengths.max", 1, 1e9, "tokens, at least 1"))
+            s.lengths.maxTokens = *v;
+        if (auto v = r.number(l, "points", "lengths.points", 2, 100000,
+                              "a whole number from 2 to 100,000")) {
+            if (std::floor(*v) != *v)
+                r.fail("lengths.points", "a whole number from 2 to 100,000", &l["points"]);
             s.lengths.points = static_cast<int>(*v);
         }
         s.lengths.log = r.boolean(l, "log", "lengths.log").value_or(s.lengths.log);
         if (s.lengths.maxTokens <= s.lengths.minTokens)
             throw FieldError{r.source() + ": lengths.max must be more than lengths.min"};
     }
-    if (auto v = r.number(j, "sweep_tokens", "sweep_tokens", 1, 1e9, "tokens, at least 1")) s.sweepTokens = *v;
+    if (auto v = r.number(j, "sweep_tokens", "sweep_tokens", 1, 1e9, "tokens, at least 1"))
+        s.sweepTokens = *v;
     return s;
 }
 
 json pairsJson(const std::vector<std::pair<double, double>>& v) {
     json a = json::array();
-    for (const auto& [x, y] : v) a.push_back({x, y});
+    for (const auto& [x, y] : v)
+        a.push_back({x, y});
     return a;
 }
 
@@ -217,7 +242,8 @@ Status saveScenario(const std::filesystem::path& path, const Scenario& s) {
 }
 
 Result<Scenario> defaultScenario(const Presets& presets) {
-    return scenarioFromJson(presets.defaultScenarioText(), "resources/scenarios/default.kvbe.json", presets);
+    return scenarioFromJson(presets.defaultScenarioText(), "resources/scenarios/default.kvbe.json",
+                            presets);
 }
 
 Result<Evaluation> evaluate(const Scenario& s, const Presets& presets) {
@@ -228,11 +254,14 @@ Result<Evaluation> evaluate(const Scenario& s, const Presets& presets) {
 
 Result<double> scenarioPeakFlops(const Scenario& s, const GpuSpec* gpu) {
     double peak = 0;
-    if (s.peakTflops) peak = *s.peakTflops * 1e12;
+    if (s.peakTflops)
+        peak = *s.peakTflops * 1e12;
     else if (gpu && s.computeDtype == "fp8") {
-        if (!gpu->fp8Flops) return Error{gpu->name + " has no FP8 tensor cores; use compute dtype bf16"};
+        if (!gpu->fp8Flops)
+            return Error{gpu->name + " has no FP8 tensor cores; use compute dtype bf16"};
         peak = *gpu->fp8Flops;
-    } else if (gpu) peak = gpu->bf16Flops;
+    } else if (gpu)
+        peak = gpu->bf16Flops;
     if (!(peak > 0)) return Error{"no GPU peak: name a GPU preset or give peak_tflops"};
     return peak;
 }

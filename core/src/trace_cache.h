@@ -35,13 +35,14 @@ struct Link {
 // random, and with 4 KiB pages nearly every access of a multi-million-block trace missed the TLB
 // as well as the cache.
 template <class T> class BlockArray {
-public:
+  public:
     BlockArray() = default;
     // Left unfilled: the caller writes every element before reading it.
     explicit BlockArray(std::size_t n) { allocate(n); }
     BlockArray(std::size_t n, const T& fill) {
         allocate(n);
-        for (std::size_t i = 0; i < n; ++i) m_p.get()[i] = fill;
+        for (std::size_t i = 0; i < n; ++i)
+            m_p.get()[i] = fill;
     }
     T* data() { return m_p.get(); }
     const T* data() const { return m_p.get(); }
@@ -50,7 +51,7 @@ public:
     std::size_t size() const { return m_n; }
     std::uint64_t bytes() const { return m_n * sizeof(T); }
 
-private:
+  private:
     void allocate(std::size_t n) {
         m_n = n;
         if (n == 0) return;
@@ -78,9 +79,10 @@ private:
 // The links of every tier, interleaved (stride: the tier count rounded up to a power of two, so
 // one block's links never straddle a 64-byte line for up to 8 tiers).
 class TierLinks {
-public:
+  public:
     TierLinks(std::uint32_t blocks, std::size_t tiers) : m_stride(1) {
-        while (m_stride < tiers) m_stride *= 2;
+        while (m_stride < tiers)
+            m_stride *= 2;
         m_links = BlockArray<Link>(static_cast<std::size_t>(blocks) * m_stride, Link{});
     }
     // No blocks, no array: data() is null, and null + offset is undefined (fuzz_trace found it).
@@ -91,24 +93,25 @@ public:
     }
     std::uint64_t stateBytes() const { return m_links.bytes(); }
 
-private:
+  private:
     std::size_t m_stride;
     BlockArray<Link> m_links;
 };
 
 class TierCache {
-public:
+  public:
     // resident: one byte per block shared by all tiers; this tier owns bit `bit`.
     // links: this tier's links in the shared TierLinks (base(bit), stride()).
-    TierCache(std::uint32_t blocks, std::uint64_t capacity, EvictionPolicy policy, std::uint8_t* resident,
-              int bit, Link* links, std::size_t stride)
-        : m_cap(capacity), m_policy(policy), m_resident(resident), m_bit(static_cast<std::uint8_t>(1u << bit)),
-          m_links(links), m_stride(stride) {
+    TierCache(std::uint32_t blocks, std::uint64_t capacity, EvictionPolicy policy,
+              std::uint8_t* resident, int bit, Link* links, std::size_t stride)
+        : m_cap(capacity), m_policy(policy), m_resident(resident),
+          m_bit(static_cast<std::uint8_t>(1u << bit)), m_links(links), m_stride(stride) {
         if (policy == EvictionPolicy::S3Fifo) {
             m_flags.assign(blocks, 0);
             m_smallCap = m_cap == kNoLimit ? kNoLimit : std::max<std::uint64_t>(1, m_cap / 10);
             if (m_cap != kNoLimit && m_cap > 0) {
-                m_ghostCap = std::max<std::uint64_t>(1, std::min<std::uint64_t>(m_cap - std::min(m_cap, m_smallCap), blocks));
+                m_ghostCap = std::max<std::uint64_t>(
+                    1, std::min<std::uint64_t>(m_cap - std::min(m_cap, m_smallCap), blocks));
                 m_ghost.assign(m_ghostCap, kNil);
                 m_ghostStamp.assign(blocks, 0);
             }
@@ -133,12 +136,16 @@ public:
     // Stores a block that is not here; evicted blocks go to onEvict (a block that cannot be
     // stored at all, capacity 0, is handed straight back).
     template <class F> void insert(std::uint32_t id, F&& onEvict) {
-        if (m_cap == 0) { onEvict(id); return; }
+        if (m_cap == 0) {
+            onEvict(id);
+            return;
+        }
         if (m_policy == EvictionPolicy::Lru) {
             if (m_size >= m_cap) evictLru(onEvict);
             pushFront(0, id);
         } else {
-            while (m_size >= m_cap) evictS3(onEvict);
+            while (m_size >= m_cap)
+                evictS3(onEvict);
             const bool ghost = inGhost(id);
             m_flags[id] = static_cast<std::uint8_t>(ghost ? kMain : kSmall);
             pushFront(ghost ? 1 : 0, id);
@@ -159,9 +166,12 @@ public:
         return (m_ghostStamp.capacity() + m_ghost.capacity()) * 4 + m_flags.capacity();
     }
 
-private:
+  private:
     static constexpr std::uint8_t kSmall = 0, kMain = 4; // bit 2: which FIFO; bits 0-1: frequency
-    struct List { std::uint32_t head = kNil, tail = kNil; std::uint64_t size = 0; };
+    struct List {
+        std::uint32_t head = kNil, tail = kNil;
+        std::uint64_t size = 0;
+    };
 
     int listOf(std::uint32_t id) const {
         return m_policy == EvictionPolicy::S3Fifo && (m_flags[id] & kMain) ? 1 : 0;
@@ -172,16 +182,24 @@ private:
         Link& k = link(id);
         k.prev = kNil;
         k.next = L.head;
-        if (L.head != kNil) link(L.head).prev = id;
-        else L.tail = id;
+        if (L.head != kNil)
+            link(L.head).prev = id;
+        else
+            L.tail = id;
         L.head = id;
         ++L.size;
     }
     void unlink(int l, std::uint32_t id) {
         List& L = m_lists[l];
         const Link k = link(id);
-        if (k.prev != kNil) link(k.prev).next = k.next; else L.head = k.next;
-        if (k.next != kNil) link(k.next).prev = k.prev; else L.tail = k.prev;
+        if (k.prev != kNil)
+            link(k.prev).next = k.next;
+        else
+            L.head = k.next;
+        if (k.next != kNil)
+            link(k.next).prev = k.prev;
+        else
+            L.tail = k.prev;
         --L.size;
     }
     void drop(std::uint32_t id) {
@@ -266,13 +284,14 @@ private:
 // would chase a pointer into a random line for every move. 4 bytes a block and the shared
 // resident byte. The result is the per-tier TierCache's, block for block.
 class InclusiveLru {
-public:
+  public:
     static constexpr std::uint32_t kNever = std::numeric_limits<std::uint32_t>::max();
     // capacities: blocks per tier (kNoLimit: unlimited; 0: the tier stores nothing); accesses:
     // the block ids in touch order (fewer than 2^32 - 1 of them).
-    InclusiveLru(std::uint32_t blocks, const std::vector<std::uint64_t>& capacities, std::uint8_t* resident,
-                 const std::uint32_t* accesses, std::size_t accessCount)
-        : m_last(blocks, kNever), m_res(resident), m_acc(accesses), m_accN(accessCount), m_tiers(capacities.size()) {
+    InclusiveLru(std::uint32_t blocks, const std::vector<std::uint64_t>& capacities,
+                 std::uint8_t* resident, const std::uint32_t* accesses, std::size_t accessCount)
+        : m_last(blocks, kNever), m_res(resident), m_acc(accesses), m_accN(accessCount),
+          m_tiers(capacities.size()) {
         for (std::size_t k = 0; k < m_tiers; ++k) {
             m_cap[k] = capacities[k];
             if (m_cap[k] > 0) m_active |= static_cast<std::uint8_t>(1u << k);
@@ -293,7 +312,10 @@ public:
         m_res[id] = static_cast<std::uint8_t>(mask | missing);
         for (std::uint8_t w = missing; w; w &= static_cast<std::uint8_t>(w - 1)) {
             const auto k = static_cast<std::size_t>(__builtin_ctz(w));
-            if (m_count[k] < m_cap[k]) { ++m_count[k]; continue; }
+            if (m_count[k] < m_cap[k]) {
+                ++m_count[k];
+                continue;
+            }
             // Full: evict the least recent block, the first live position from the cursor on.
             // There is one before pos (the tier holds c >= 1 blocks older than this access).
             std::uint64_t q = m_cursor[k];
@@ -311,7 +333,7 @@ public:
 
     std::uint64_t stateBytes() const { return m_last.bytes(); }
 
-private:
+  private:
     static constexpr std::size_t kMax = 8;
     static constexpr std::size_t kAhead = 24;
     BlockArray<std::uint32_t> m_last; // position of the block's last access

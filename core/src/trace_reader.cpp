@@ -20,18 +20,23 @@ namespace kvbe {
 
 std::string_view toString(TraceFormat f) {
     switch (f) {
-    case TraceFormat::Auto: return "auto";
-    case TraceFormat::Mooncake: return "mooncake";
-    case TraceFormat::Bailian: return "bailian";
-    case TraceFormat::Azure: return "azure";
-    case TraceFormat::Csv: return "csv";
+    case TraceFormat::Auto:
+        return "auto";
+    case TraceFormat::Mooncake:
+        return "mooncake";
+    case TraceFormat::Bailian:
+        return "bailian";
+    case TraceFormat::Azure:
+        return "azure";
+    case TraceFormat::Csv:
+        return "csv";
     }
     return "auto";
 }
 
 std::optional<TraceFormat> parseTraceFormat(std::string_view t) {
-    for (auto f : {TraceFormat::Auto, TraceFormat::Mooncake, TraceFormat::Bailian, TraceFormat::Azure,
-                   TraceFormat::Csv})
+    for (auto f : {TraceFormat::Auto, TraceFormat::Mooncake, TraceFormat::Bailian,
+                   TraceFormat::Azure, TraceFormat::Csv})
         if (t == toString(f)) return f;
     return std::nullopt;
 }
@@ -49,23 +54,35 @@ namespace {
 constexpr std::size_t kChunk = 4u << 20;
 constexpr std::size_t kMaxSkippedExamples = 5;
 
-bool contains(std::string_view s, std::string_view needle) { return s.find(needle) != std::string_view::npos; }
+bool contains(std::string_view s, std::string_view needle) {
+    return s.find(needle) != std::string_view::npos;
+}
 
 // ---------------------------------------------------------------- JSON line scanner
 
 class Scanner {
-public:
+  public:
     explicit Scanner(std::string_view s) : m_p(s.data()), m_end(s.data() + s.size()) {}
     void ws() {
-        while (m_p < m_end && (*m_p == ' ' || *m_p == '\t' || *m_p == '\r' || *m_p == '\n')) ++m_p;
+        while (m_p < m_end && (*m_p == ' ' || *m_p == '\t' || *m_p == '\r' || *m_p == '\n'))
+            ++m_p;
     }
     bool eat(char c) {
         ws();
-        if (m_p < m_end && *m_p == c) { ++m_p; return true; }
+        if (m_p < m_end && *m_p == c) {
+            ++m_p;
+            return true;
+        }
         return false;
     }
-    bool atEnd() { ws(); return m_p >= m_end; }
-    char peek() { ws(); return m_p < m_end ? *m_p : '\0'; }
+    bool atEnd() {
+        ws();
+        return m_p >= m_end;
+    }
+    char peek() {
+        ws();
+        return m_p < m_end ? *m_p : '\0';
+    }
     // A string's raw text (escapes left as they are: trace keys have none).
     bool string(std::string_view& out) {
         if (!eat('"')) return false;
@@ -117,7 +134,10 @@ public:
         ws();
         if (m_p >= m_end) return false;
         const char c = *m_p;
-        if (c == '"') { std::string_view s; return string(s); }
+        if (c == '"') {
+            std::string_view s;
+            return string(s);
+        }
         if (c == '{' || c == '[') {
             int depth = 0;
             while (m_p < m_end) {
@@ -127,16 +147,21 @@ public:
                     if (!string(s)) return false;
                     continue;
                 }
-                if (d == '{' || d == '[') ++depth;
+                if (d == '{' || d == '[')
+                    ++depth;
                 else if (d == '}' || d == ']') {
-                    if (--depth == 0) { ++m_p; return true; }
+                    if (--depth == 0) {
+                        ++m_p;
+                        return true;
+                    }
                 }
                 ++m_p;
             }
             return false;
         }
         const char* start = m_p;
-        while (m_p < m_end && *m_p != ',' && *m_p != '}' && *m_p != ']' && *m_p != ' ') ++m_p;
+        while (m_p < m_end && *m_p != ',' && *m_p != '}' && *m_p != ']' && *m_p != ' ')
+            ++m_p;
         const std::string_view lit(start, static_cast<std::size_t>(m_p - start));
         if (lit == "true" || lit == "false" || lit == "null") return true;
         double d = 0;
@@ -144,7 +169,7 @@ public:
         return r.ec == std::errc() && r.ptr == m_p;
     }
 
-private:
+  private:
     const char* m_p;
     const char* m_end;
 };
@@ -152,8 +177,10 @@ private:
 // ---------------------------------------------------------------- CSV helpers
 
 std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
     if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
     return s;
 }
@@ -163,7 +190,8 @@ void splitCsv(std::string_view line, std::vector<std::string_view>& out) {
     std::size_t start = 0;
     bool quoted = false;
     for (std::size_t i = 0; i < line.size(); ++i) {
-        if (line[i] == '"') quoted = !quoted;
+        if (line[i] == '"')
+            quoted = !quoted;
         else if (line[i] == ',' && !quoted) {
             out.push_back(trim(line.substr(start, i - start)));
             start = i + 1;
@@ -178,7 +206,8 @@ bool parseUnsigned(std::string_view s, std::uint64_t& v) {
     if (r.ec == std::errc() && r.ptr == s.data() + s.size()) return true;
     double d = 0;
     auto rd = std::from_chars(s.data(), s.data() + s.size(), d);
-    if (rd.ec != std::errc() || rd.ptr != s.data() + s.size() || d < 0 || d != std::floor(d) || d > 4e9)
+    if (rd.ec != std::errc() || rd.ptr != s.data() + s.size() || d < 0 || d != std::floor(d) ||
+        d > 4e9)
         return false;
     v = static_cast<std::uint64_t>(d);
     return true;
@@ -209,8 +238,8 @@ bool parseDateTime(std::string_view s, double& out) {
         return r.ec == std::errc() && r.ptr == s.data() + pos + len;
     };
     int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
-    if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' ||
-        s[16] != ':')
+    if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
+        s[13] != ':' || s[16] != ':')
         return false;
     if (!num(0, 4, y) || !num(5, 2, mo) || !num(8, 2, d) || !num(11, 2, h) || !num(14, 2, mi) ||
         !num(17, 2, sec))
@@ -240,15 +269,17 @@ bool parseDateTime(std::string_view s, double& out) {
             return false;
         }
     }
-    out = static_cast<double>(daysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d))) * 86400.0 +
-          h * 3600.0 + mi * 60.0 + sec + frac - offset;
+    out =
+        static_cast<double>(daysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d))) *
+            86400.0 +
+        h * 3600.0 + mi * 60.0 + sec + frac - offset;
     return true;
 }
 
 // ---------------------------------------------------------------- input sources
 
 class Source {
-public:
+  public:
     virtual ~Source() = default;
     // Reads up to n bytes; returns 0 at the end, -1 on error.
     virtual long read(char* buf, std::size_t n) = 0;
@@ -260,7 +291,7 @@ public:
 };
 
 class PlainFile final : public Source {
-public:
+  public:
     PlainFile(std::FILE* f, std::uint64_t size) : m_f(f), m_size(size) {}
     ~PlainFile() override { std::fclose(m_f); }
     long read(char* buf, std::size_t n) override {
@@ -269,19 +300,21 @@ public:
         m_read += got;
         return static_cast<long>(got);
     }
-    double fraction() const override { return m_size ? std::min(1.0, double(m_read) / double(m_size)) : 1.0; }
+    double fraction() const override {
+        return m_size ? std::min(1.0, double(m_read) / double(m_size)) : 1.0;
+    }
     std::size_t chunkBytes() const override {
         return static_cast<std::size_t>(std::clamp<std::uint64_t>(m_size + 1, 64u << 10, kChunk));
     }
 
-private:
+  private:
     std::FILE* m_f;
     std::uint64_t m_size, m_read = 0;
 };
 
 #ifdef KVBE_HAVE_ZLIB
 class GzFile final : public Source {
-public:
+  public:
     GzFile(gzFile f, std::uint64_t size) : m_f(f), m_size(size) {}
     ~GzFile() override { gzclose(m_f); }
     long read(char* buf, std::size_t n) override {
@@ -293,7 +326,7 @@ public:
         return m_size && off > 0 ? std::min(1.0, double(off) / double(m_size)) : 0.0;
     }
 
-private:
+  private:
     gzFile m_f;
     std::uint64_t m_size;
 };
@@ -302,7 +335,7 @@ private:
 #ifdef KVBE_HAVE_ZSTD
 // A .zst file decompressed as it is read (ZSTD_decompressStream; concatenated frames too).
 class ZstdFile final : public Source {
-public:
+  public:
     ZstdFile(std::FILE* f, std::uint64_t size)
         : m_f(f), m_size(size), m_ctx(ZSTD_createDStream()), m_in(ZSTD_DStreamInSize()) {}
     ~ZstdFile() override {
@@ -336,9 +369,11 @@ public:
         }
         return static_cast<long>(out.pos);
     }
-    double fraction() const override { return m_size ? std::min(1.0, double(m_read) / double(m_size)) : 1.0; }
+    double fraction() const override {
+        return m_size ? std::min(1.0, double(m_read) / double(m_size)) : 1.0;
+    }
 
-private:
+  private:
     std::FILE* m_f;
     std::uint64_t m_size, m_read = 0;
     ZSTD_DStream* m_ctx;
@@ -350,7 +385,7 @@ private:
 #endif
 
 class MemorySource final : public Source {
-public:
+  public:
     explicit MemorySource(std::string_view t) : m_t(t) {}
     long read(char* buf, std::size_t n) override {
         const std::size_t k = std::min(n, m_t.size() - m_pos);
@@ -358,10 +393,12 @@ public:
         m_pos += k;
         return static_cast<long>(k);
     }
-    double fraction() const override { return m_t.empty() ? 1.0 : double(m_pos) / double(m_t.size()); }
+    double fraction() const override {
+        return m_t.empty() ? 1.0 : double(m_pos) / double(m_t.size());
+    }
     std::optional<std::string_view> whole() const override { return m_t; }
 
-private:
+  private:
     std::string_view m_t;
     std::size_t m_pos = 0;
 };
@@ -369,31 +406,40 @@ private:
 // ---------------------------------------------------------------- the line parser
 
 class LineParser {
-public:
-    LineParser(const std::string& source, TraceFormat format, std::uint32_t blockTokens, double secondsPerUnit)
+  public:
+    LineParser(const std::string& source, TraceFormat format, std::uint32_t blockTokens,
+               double secondsPerUnit)
         : m_source(source), m_format(format), m_block(blockTokens), m_scale(secondsPerUnit) {}
 
     // Parses one non-empty line; on success fills rec (blockIds point into an internal buffer).
     // Returns an empty string on success, the message otherwise; "header" lines set m_header.
-    std::string parse(std::string_view line, std::uint64_t lineNo, TraceRecord& rec, bool& isRecord) {
+    std::string parse(std::string_view line, std::uint64_t lineNo, TraceRecord& rec,
+                      bool& isRecord) {
         isRecord = false;
         switch (m_format) {
         case TraceFormat::Mooncake:
-        case TraceFormat::Bailian: isRecord = true; return parseJson(line, lineNo, rec);
+        case TraceFormat::Bailian:
+            isRecord = true;
+            return parseJson(line, lineNo, rec);
         case TraceFormat::Azure:
         case TraceFormat::Csv:
             if (!m_haveHeader) return parseHeader(line, lineNo);
             isRecord = true;
             return parseCsv(line, lineNo, rec);
-        case TraceFormat::Auto: break;
+        case TraceFormat::Auto:
+            break;
         }
         return where(lineNo) + "the trace format is not known";
     }
 
-private:
-    std::string where(std::uint64_t lineNo) const { return m_source + ":" + std::to_string(lineNo) + ": "; }
-    std::string fieldError(std::uint64_t lineNo, std::string_view field, std::string_view expected) const {
-        return where(lineNo) + "field '" + std::string(field) + "': expected " + std::string(expected);
+  private:
+    std::string where(std::uint64_t lineNo) const {
+        return m_source + ":" + std::to_string(lineNo) + ": ";
+    }
+    std::string fieldError(std::uint64_t lineNo, std::string_view field,
+                           std::string_view expected) const {
+        return where(lineNo) + "field '" + std::string(field) + "': expected " +
+               std::string(expected);
     }
 
     std::string checkBlocks(std::uint64_t lineNo, const TraceRecord& rec) const {
@@ -420,21 +466,26 @@ private:
             do {
                 std::string_view key;
                 if (!s.string(key)) return where(lineNo) + "expected a quoted field name";
-                if (!s.eat(':')) return where(lineNo) + "field '" + std::string(key) + "': expected ':'";
+                if (!s.eat(':'))
+                    return where(lineNo) + "field '" + std::string(key) + "': expected ':'";
                 if (key == "timestamp") {
                     double t = 0;
                     if (!s.number(t) || t < 0)
-                        return fieldError(lineNo, key, m_format == TraceFormat::Bailian
-                                                           ? "an arrival time in seconds, 0 or more"
-                                                           : "an arrival time in milliseconds, 0 or more");
+                        return fieldError(lineNo, key,
+                                          m_format == TraceFormat::Bailian
+                                              ? "an arrival time in seconds, 0 or more"
+                                              : "an arrival time in milliseconds, 0 or more");
                     rec.arrivalS = t * m_scale;
                     haveTs = true;
                 } else if (key == "input_length" || key == "output_length") {
                     std::int64_t v = 0;
                     if (!s.integer(v) || v < 0 || v > 0xffffffffLL)
                         return fieldError(lineNo, key, "a whole number of tokens, 0 or more");
-                    if (key == "input_length") { rec.inputTokens = static_cast<std::uint32_t>(v); haveIn = true; }
-                    else rec.outputTokens = static_cast<std::uint32_t>(v);
+                    if (key == "input_length") {
+                        rec.inputTokens = static_cast<std::uint32_t>(v);
+                        haveIn = true;
+                    } else
+                        rec.outputTokens = static_cast<std::uint32_t>(v);
                 } else if (key == "hash_ids") {
                     if (!s.eat('[')) return fieldError(lineNo, key, "an array of block ids");
                     if (!s.eat(']')) {
@@ -442,7 +493,8 @@ private:
                         do {
                             std::uint64_t id = 0;
                             if (!s.unsignedInt(id))
-                                return fieldError(lineNo, key, "an array of non-negative integer block ids");
+                                return fieldError(lineNo, key,
+                                                  "an array of non-negative integer block ids");
                             if (m_format == TraceFormat::Bailian) {
                                 prefix = chainPrefixId(prefix, id);
                                 m_ids.push_back(prefix);
@@ -450,20 +502,26 @@ private:
                                 m_ids.push_back(id);
                             }
                         } while (s.eat(','));
-                        if (!s.eat(']')) return fieldError(lineNo, key, "',' or ']' in the array of block ids");
+                        if (!s.eat(']'))
+                            return fieldError(lineNo, key, "',' or ']' in the array of block ids");
                     }
                     haveIds = true;
                 } else {
                     if (!s.skipValue())
-                        return where(lineNo) + "field '" + std::string(key) + "': not a valid JSON value";
+                        return where(lineNo) + "field '" + std::string(key) +
+                               "': not a valid JSON value";
                 }
             } while (s.eat(','));
         }
         if (!s.eat('}')) return where(lineNo) + "expected ',' or '}' (is the line cut short?)";
         if (!s.atEnd()) return where(lineNo) + "unexpected text after the JSON object";
-        if (!haveTs) return where(lineNo) + "field 'timestamp' is missing; expected the arrival time";
-        if (!haveIn) return where(lineNo) + "field 'input_length' is missing; expected the prompt length in tokens";
-        if (!haveIds) return where(lineNo) + "field 'hash_ids' is missing; expected the prompt's block ids";
+        if (!haveTs)
+            return where(lineNo) + "field 'timestamp' is missing; expected the arrival time";
+        if (!haveIn)
+            return where(lineNo) +
+                   "field 'input_length' is missing; expected the prompt length in tokens";
+        if (!haveIds)
+            return where(lineNo) + "field 'hash_ids' is missing; expected the prompt's block ids";
         if (rec.inputTokens == 0) return fieldError(lineNo, "input_length", "at least 1 token");
         if (auto e = checkBlocks(lineNo, rec); !e.empty()) return e;
         rec.blockIds = std::span<const std::uint64_t>(m_ids.data(), m_ids.size());
@@ -482,7 +540,8 @@ private:
             m_colIn = find("ContextTokens");
             m_colOut = find("GeneratedTokens");
             if (m_colTime < 0 || m_colIn < 0 || m_colOut < 0)
-                return where(lineNo) + "expected the Azure header with TIMESTAMP, ContextTokens and GeneratedTokens";
+                return where(lineNo) + "expected the Azure header with TIMESTAMP, ContextTokens "
+                                       "and GeneratedTokens";
         } else {
             m_colTime = find("timestamp_s");
             m_colIn = find("input_tokens");
@@ -510,13 +569,15 @@ private:
         const auto tCell = m_cells[static_cast<std::size_t>(m_colTime)];
         if (azure) {
             if (!parseDateTime(tCell, t) && !parseDouble(tCell, t))
-                return fieldError(lineNo, tName, "a date and time such as 2023-11-16 18:15:46.6805900");
+                return fieldError(lineNo, tName,
+                                  "a date and time such as 2023-11-16 18:15:46.6805900");
         } else if (!parseDouble(tCell, t) || t < 0) {
             return fieldError(lineNo, tName, "an arrival time in seconds, 0 or more");
         }
         rec.arrivalS = azure ? t : t * m_scale; // Azure's date-times are seconds already
         std::uint64_t in = 0, out = 0;
-        if (!parseUnsigned(m_cells[static_cast<std::size_t>(m_colIn)], in) || in == 0 || in > 0xffffffffULL)
+        if (!parseUnsigned(m_cells[static_cast<std::size_t>(m_colIn)], in) || in == 0 ||
+            in > 0xffffffffULL)
             return fieldError(lineNo, inName, "a whole number of prompt tokens, at least 1");
         if (!parseUnsigned(m_cells[static_cast<std::size_t>(m_colOut)], out) || out > 0xffffffffULL)
             return fieldError(lineNo, outName, "a whole number of generated tokens, 0 or more");
@@ -528,7 +589,8 @@ private:
             std::uint64_t cached = 0;
             if (!c.empty()) {
                 if (!parseUnsigned(c, cached) || cached > in)
-                    return fieldError(lineNo, "cached_tokens", "a whole number of tokens, at most input_tokens");
+                    return fieldError(lineNo, "cached_tokens",
+                                      "a whole number of tokens, at most input_tokens");
                 rec.cachedTokens = static_cast<std::uint32_t>(cached);
             }
         }
@@ -547,7 +609,8 @@ private:
     std::size_t m_columns = 0;
 };
 
-Result<TraceReadSummary> readFrom(Source& src, const std::string& source, const TraceReadOptions& opt,
+Result<TraceReadSummary> readFrom(Source& src, const std::string& source,
+                                  const TraceReadOptions& opt,
                                   const std::function<void(const TraceRecord&)>& sink) {
     TraceReadSummary sum;
     const auto inMemory = src.whole();
@@ -582,7 +645,8 @@ Result<TraceReadSummary> readFrom(Source& src, const std::string& source, const 
         if (!err.empty()) {
             if (!opt.skipBad || !isRecord) return Error{err};
             ++sum.skippedLines;
-            if (sum.skippedExamples.size() < kMaxSkippedExamples) sum.skippedExamples.push_back(err);
+            if (sum.skippedExamples.size() < kMaxSkippedExamples)
+                sum.skippedExamples.push_back(err);
             return std::nullopt;
         }
         if (isRecord) {
@@ -602,8 +666,12 @@ Result<TraceReadSummary> readFrom(Source& src, const std::string& source, const 
             memPos += chunk.size();
         } else {
             const long got = src.read(buf.data(), buf.size());
-            if (got < 0) return Error{source + ": read failed after line " + std::to_string(lineNo)};
-            if (got == 0) { eof = true; break; }
+            if (got < 0)
+                return Error{source + ": read failed after line " + std::to_string(lineNo)};
+            if (got == 0) {
+                eof = true;
+                break;
+            }
             chunk = std::string_view(buf.data(), static_cast<std::size_t>(got));
         }
         sum.bytes += chunk.size();
@@ -625,8 +693,9 @@ Result<TraceReadSummary> readFrom(Source& src, const std::string& source, const 
             start = nl + 1;
         }
         carry.assign(chunk.substr(start));
-        const double fraction = inMemory ? (inMemory->empty() ? 1.0 : double(memPos) / double(inMemory->size()))
-                                         : src.fraction();
+        const double fraction =
+            inMemory ? (inMemory->empty() ? 1.0 : double(memPos) / double(inMemory->size()))
+                     : src.fraction();
         if (opt.progress && !opt.progress(fraction)) {
             sum.cancelled = true;
             return sum;
@@ -644,20 +713,24 @@ Result<TraceReadSummary> readFrom(Source& src, const std::string& source, const 
 Result<TraceFormat> detectTraceFormat(std::string_view line, const std::string& source) {
     line = trim(line);
     if (!line.empty() && line.front() == '{') {
-        if (contains(line, "\"chat_id\"") || contains(line, "\"parent_chat_id\"")) return TraceFormat::Bailian;
+        if (contains(line, "\"chat_id\"") || contains(line, "\"parent_chat_id\""))
+            return TraceFormat::Bailian;
         if (contains(line, "\"hash_ids\"")) return TraceFormat::Mooncake;
-        return Error{source + ":1: a JSON line without 'hash_ids' or 'chat_id'; expected a Mooncake "
-                              "(timestamp, input_length, output_length, hash_ids) or Bailian (chat_id, "
-                              "parent_chat_id, timestamp, ..., hash_ids) request"};
+        return Error{source +
+                     ":1: a JSON line without 'hash_ids' or 'chat_id'; expected a Mooncake "
+                     "(timestamp, input_length, output_length, hash_ids) or Bailian (chat_id, "
+                     "parent_chat_id, timestamp, ..., hash_ids) request"};
     }
     if (contains(line, "ContextTokens") && contains(line, "TIMESTAMP")) return TraceFormat::Azure;
     if (contains(line, "input_tokens") && contains(line, "timestamp_s")) return TraceFormat::Csv;
-    return Error{source + ":1: not a known trace format; expected JSON lines (Mooncake, Bailian) or a CSV "
-                          "header (Azure: TIMESTAMP,ContextTokens,GeneratedTokens; kvbe: "
-                          "timestamp_s,input_tokens,output_tokens[,cached_tokens])"};
+    return Error{source +
+                 ":1: not a known trace format; expected JSON lines (Mooncake, Bailian) or a CSV "
+                 "header (Azure: TIMESTAMP,ContextTokens,GeneratedTokens; kvbe: "
+                 "timestamp_s,input_tokens,output_tokens[,cached_tokens])"};
 }
 
-Result<TraceReadSummary> readTrace(const std::filesystem::path& path, const TraceReadOptions& options,
+Result<TraceReadSummary> readTrace(const std::filesystem::path& path,
+                                   const TraceReadOptions& options,
                                    const std::function<void(const TraceRecord&)>& sink) {
     const std::string source = path.string();
     std::error_code ec;
@@ -668,7 +741,9 @@ Result<TraceReadSummary> readTrace(const std::filesystem::path& path, const Trac
     if (ext == ".zst") {
 #ifdef KVBE_HAVE_ZSTD
         std::FILE* f = std::fopen(source.c_str(), "rb");
-        if (!f) return Error{source + ": cannot open the trace (" + std::string(std::strerror(errno)) + ")"};
+        if (!f)
+            return Error{source + ": cannot open the trace (" + std::string(std::strerror(errno)) +
+                         ")"};
         auto z = std::make_unique<ZstdFile>(f, size);
         if (!z->ok()) return Error{source + ": cannot start the zstd decoder"};
         ZstdFile* zp = z.get();
@@ -676,8 +751,9 @@ Result<TraceReadSummary> readTrace(const std::filesystem::path& path, const Trac
         if (!r && !zp->error().empty()) return Error{source + ": " + zp->error()};
         return r;
 #else
-        return Error{source + ": zstd traces need libzstd, which this build does not have; decompress it "
-                              "first (zstd -d) or use gzip"};
+        return Error{source +
+                     ": zstd traces need libzstd, which this build does not have; decompress it "
+                     "first (zstd -d) or use gzip"};
 #endif
     }
     if (ext == ".gz") {
@@ -687,11 +763,14 @@ Result<TraceReadSummary> readTrace(const std::filesystem::path& path, const Trac
         gzbuffer(f, 1u << 20);
         src = std::make_unique<GzFile>(f, size);
 #else
-        return Error{source + ": gzip traces need zlib, which this build does not have; gunzip it first"};
+        return Error{source +
+                     ": gzip traces need zlib, which this build does not have; gunzip it first"};
 #endif
     } else {
         std::FILE* f = std::fopen(source.c_str(), "rb");
-        if (!f) return Error{source + ": cannot open the trace (" + std::string(std::strerror(errno)) + ")"};
+        if (!f)
+            return Error{source + ": cannot open the trace (" + std::string(std::strerror(errno)) +
+                         ")"};
         src = std::make_unique<PlainFile>(f, size);
     }
     return readFrom(*src, source, options, sink);
@@ -714,7 +793,7 @@ namespace {
 // full, and the ids it then covers move over from the hash table. Other ids go to an open
 // addressing table with linear probing (key and value in one 16-byte slot: one line a probe).
 class IdMap {
-public:
+  public:
     // The dense index of id, assigning the next one when id is new.
     std::uint32_t intern(std::uint64_t id) {
         if (id < m_direct.size()) {
@@ -736,15 +815,18 @@ public:
     }
     std::uint32_t size() const { return m_count; }
 
-private:
+  private:
     struct Slot {
         std::uint64_t key = 0;
         std::uint32_t val = 0; // dense index + 1; 0 = empty
     };
     // Extends the direct table to cover id when it stays a quarter full or more.
     bool growDirect(std::uint64_t id) {
-        const std::uint64_t want = std::max<std::uint64_t>(std::max<std::uint64_t>(m_direct.size() * 2, id + 1), 1024);
-        if (want > 4 * (static_cast<std::uint64_t>(m_count) + 1) + 1024 || want > (std::uint64_t(1) << 32)) return false;
+        const std::uint64_t want =
+            std::max<std::uint64_t>(std::max<std::uint64_t>(m_direct.size() * 2, id + 1), 1024);
+        if (want > 4 * (static_cast<std::uint64_t>(m_count) + 1) + 1024 ||
+            want > (std::uint64_t(1) << 32))
+            return false;
         m_direct.resize(static_cast<std::size_t>(want), 0);
         if (m_hashCount) {
             std::vector<Slot> old;
@@ -753,8 +835,10 @@ private:
             rehash(old.size());
             for (const Slot& e : old) {
                 if (!e.val) continue;
-                if (e.key < m_direct.size()) m_direct[static_cast<std::size_t>(e.key)] = e.val;
-                else place(e);
+                if (e.key < m_direct.size())
+                    m_direct[static_cast<std::size_t>(e.key)] = e.val;
+                else
+                    place(e);
             }
         }
         return true;
@@ -767,7 +851,8 @@ private:
     }
     void place(const Slot& e) {
         std::size_t j = slot(e.key);
-        while (m_slots[j].val != 0) j = (j + 1) & m_mask;
+        while (m_slots[j].val != 0)
+            j = (j + 1) & m_mask;
         m_slots[j] = e;
         ++m_hashCount;
     }
@@ -785,7 +870,9 @@ private:
     std::uint32_t m_count = 0;
 };
 
-Result<Trace> buildTrace(const std::function<Result<TraceReadSummary>(const std::function<void(const TraceRecord&)>&)>& read) {
+Result<Trace> buildTrace(
+    const std::function<Result<TraceReadSummary>(const std::function<void(const TraceRecord&)>&)>&
+        read) {
     Trace t;
     IdMap ids;
     t.blockOffset.push_back(0);
@@ -793,7 +880,8 @@ Result<Trace> buildTrace(const std::function<Result<TraceReadSummary>(const std:
         t.arrivalS.push_back(r.arrivalS);
         t.inputTokens.push_back(r.inputTokens);
         t.outputTokens.push_back(r.outputTokens);
-        for (auto id : r.blockIds) t.blocks.push_back(ids.intern(id));
+        for (auto id : r.blockIds)
+            t.blocks.push_back(ids.intern(id));
         t.blockOffset.push_back(t.blocks.size());
     });
     if (!sum) return sum.error();
@@ -801,7 +889,8 @@ Result<Trace> buildTrace(const std::function<Result<TraceReadSummary>(const std:
     t.distinctBlocks = ids.size();
     if (!t.arrivalS.empty()) {
         const double t0 = *std::min_element(t.arrivalS.begin(), t.arrivalS.end());
-        for (auto& a : t.arrivalS) a -= t0;
+        for (auto& a : t.arrivalS)
+            a -= t0;
     }
     return t;
 }
@@ -812,7 +901,8 @@ Result<Trace> loadTrace(const std::filesystem::path& path, const TraceReadOption
     return buildTrace([&](const auto& sink) { return readTrace(path, options, sink); });
 }
 
-Result<Trace> loadTraceText(std::string_view text, const std::string& source, const TraceReadOptions& options) {
+Result<Trace> loadTraceText(std::string_view text, const std::string& source,
+                            const TraceReadOptions& options) {
     return buildTrace([&](const auto& sink) { return readTraceText(text, source, options, sink); });
 }
 

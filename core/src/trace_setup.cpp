@@ -17,7 +17,8 @@ Result<double> defaultGpuCacheBytes(const Evaluation& e) {
     const double left = 0.9 * e.gpu->memoryBytes * e.scenario.tensorParallel - weights;
     if (left <= 0)
         return Error{"the weights (" + formatBytes(weights) + ") do not fit in 90 % of the GPU's " +
-                     formatBytes(e.gpu->memoryBytes) + "; give the KV capacity, e.g. --gpu-cache 40GiB"};
+                     formatBytes(e.gpu->memoryBytes) +
+                     "; give the KV capacity, e.g. --gpu-cache 40GiB"};
     return left;
 }
 

@@ -14,8 +14,12 @@
 
 namespace kvbe {
 
-std::string_view toString(EvictionPolicy p) { return p == EvictionPolicy::Lru ? "lru" : "s3fifo"; }
-std::string_view toString(Placement p) { return p == Placement::WriteThrough ? "write-through" : "cascade"; }
+std::string_view toString(EvictionPolicy p) {
+    return p == EvictionPolicy::Lru ? "lru" : "s3fifo";
+}
+std::string_view toString(Placement p) {
+    return p == Placement::WriteThrough ? "write-through" : "cascade";
+}
 std::string_view toString(Admission a) {
     return a == Admission::Always ? "always" : a == Admission::Breakeven ? "breakeven" : "optimal";
 }
@@ -47,7 +51,8 @@ std::vector<double> logGrid(double lo, double hi, int n) {
     if (n <= 0 || lo <= 0 || hi < lo) return g;
     if (n == 1) return {lo};
     const double a = std::log(lo), b = std::log(hi);
-    for (int i = 0; i < n; ++i) g.push_back(std::exp(a + (b - a) * i / (n - 1)));
+    for (int i = 0; i < n; ++i)
+        g.push_back(std::exp(a + (b - a) * i / (n - 1)));
     g.front() = lo;
     g.back() = hi;
     return g;
@@ -72,7 +77,9 @@ std::uint64_t capacityBlocks(double bytes, double blockBytes) {
 double percentile(const std::vector<double>& sorted, std::uint64_t zeros, double q) {
     const std::uint64_t n = zeros + sorted.size();
     if (n == 0) return 0;
-    auto at = [&](std::uint64_t i) { return i < zeros ? 0.0 : sorted[static_cast<std::size_t>(i - zeros)]; };
+    auto at = [&](std::uint64_t i) {
+        return i < zeros ? 0.0 : sorted[static_cast<std::size_t>(i - zeros)];
+    };
     const double pos = q * static_cast<double>(n - 1);
     const auto i = std::min<std::uint64_t>(static_cast<std::uint64_t>(pos), n - 1);
     const double f = pos - static_cast<double>(i);
@@ -80,14 +87,17 @@ double percentile(const std::vector<double>& sorted, std::uint64_t zeros, double
 }
 
 // The 1-minute window of a trace time (clamped: a fuzzed timestamp can be 1e300 s).
-std::uint64_t windowOf(double t) { return static_cast<std::uint64_t>(std::floor(std::min(t / 60.0, 1e18))); }
+std::uint64_t windowOf(double t) {
+    return static_cast<std::uint64_t>(std::floor(std::min(t / 60.0, 1e18)));
+}
 
 // Reorders [b, e).
 TtftStats stats(double* b, double* e) {
     TtftStats s;
     const std::span<double> v(b, e);
     if (v.empty()) return s;
-    for (double x : v) s.totalS += x;
+    for (double x : v)
+        s.totalS += x;
     s.mean = s.totalS / static_cast<double>(v.size());
     // Ascending quantiles, each selected in the part above the one before (about 1.6 passes
     // over the data instead of 3).
@@ -96,11 +106,13 @@ TtftStats stats(double* b, double* e) {
         const double pos = q * static_cast<double>(v.size() - 1);
         const auto i = static_cast<std::size_t>(pos);
         const double f = pos - static_cast<double>(i);
-        std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
+        std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from),
+                         v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
         from = i;
         const double lo = v[i];
         if (i + 1 >= v.size() || f == 0) return lo;
-        const double hi = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(i) + 1, v.end());
+        const double hi =
+            *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(i) + 1, v.end());
         return lo * (1 - f) + hi * f;
     };
     s.p50 = select(0.50);
@@ -112,15 +124,20 @@ TtftStats stats(double* b, double* e) {
 Status checkConfig(const Trace& trace, const ReplayConfig& c) {
     if (!trace.summary.hasBlocks())
         return Error{"the trace has no block ids (" + std::string(toString(trace.summary.format)) +
-                     " traces carry lengths and arrivals only): it feeds the length histogram, not a replay"};
-    if (!(c.blockBytes > 0)) return Error{"block bytes: expected more than 0 (the model's KV bytes per token times the block size)"};
+                     " traces carry lengths and arrivals only): it feeds the length histogram, not "
+                     "a replay"};
+    if (!(c.blockBytes > 0))
+        return Error{"block bytes: expected more than 0 (the model's KV bytes per token times the "
+                     "block size)"};
     if (c.tiers.size() + 1 > kMaxTiers)
-        return Error{"tiers: " + std::to_string(c.tiers.size()) + " offload tiers; expected at most " +
-                     std::to_string(kMaxTiers - 1)};
+        return Error{"tiers: " + std::to_string(c.tiers.size()) +
+                     " offload tiers; expected at most " + std::to_string(kMaxTiers - 1)};
     if (!(c.gpuCapacityBytes >= 0)) return Error{"GPU cache capacity: expected 0 or more bytes"};
     for (const auto& t : c.tiers) {
-        if (!(t.capacityBytes >= 0)) return Error{"tier " + t.name + ": capacity expected 0 or more bytes"};
-        if (!(t.path.bandwidthBps > 0)) return Error{"tier " + t.name + ": read bandwidth expected more than 0"};
+        if (!(t.capacityBytes >= 0))
+            return Error{"tier " + t.name + ": capacity expected 0 or more bytes"};
+        if (!(t.path.bandwidthBps > 0))
+            return Error{"tier " + t.name + ": read bandwidth expected more than 0"};
     }
     return Ok{};
 }
@@ -142,8 +159,9 @@ struct RequestCost {
 
 } // namespace
 
-Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, const ReplayConfig& config,
-                                 RequestTimes* per, const std::function<bool(double)>& progress) {
+Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
+                                 const ReplayConfig& config, RequestTimes* per,
+                                 const std::function<bool(double)>& progress) {
     if (auto ok = checkConfig(trace, config); !ok) return ok.error();
     const std::size_t K = config.tiers.size() + 1;
     const double B = trace.summary.blockTokens;
@@ -156,7 +174,8 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
     detail::BlockArray<std::uint8_t> resident(nb, 0);
     // Write-through LRU (the common case) runs on one recency list for all tiers; the other
     // policies and placements keep a cache per tier.
-    const bool inclusive = config.policy == EvictionPolicy::Lru && config.placement == Placement::WriteThrough &&
+    const bool inclusive = config.policy == EvictionPolicy::Lru &&
+                           config.placement == Placement::WriteThrough &&
                            trace.blocks.size() < detail::InclusiveLru::kNever;
     std::vector<std::uint64_t> caps(K);
     res.tiers.resize(K);
@@ -181,20 +200,20 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         links.emplace(nb, K);
         caches.reserve(K);
         for (std::size_t k = 0; k < K; ++k)
-            caches.emplace_back(nb, caps[k], config.policy, resident.data(), static_cast<int>(k), links->base(k),
-                                links->stride());
+            caches.emplace_back(nb, caps[k], config.policy, resident.data(), static_cast<int>(k),
+                                links->base(k), links->stride());
     }
 
     // The write queues: one per offload tier with a write bandwidth. pending: a write of the block
     // to the tier is queued; dropped: the tier holds the block's place but its write was dropped.
     struct WriteQueue {
         bool on = false;
-        double tau = 0;              // seconds to write one block
-        std::uint64_t bound = 0;     // queued blocks before the oldest is dropped
+        double tau = 0;          // seconds to write one block
+        std::uint64_t bound = 0; // queued blocks before the oldest is dropped
         std::deque<std::uint32_t> q;
-        double headDone = 0;         // when the write at the front completes
-        bool shared = false;         // reads take the same link (SimTier::sharedLink)
-        double linkFreeAt = 0;       // shared: when the reads issued so far have finished
+        double headDone = 0;   // when the write at the front completes
+        bool shared = false;   // reads take the same link (SimTier::sharedLink)
+        double linkFreeAt = 0; // shared: when the reads issued so far have finished
     };
     std::array<WriteQueue, kMaxTiers> queues;
     bool anyQueue = false;
@@ -315,7 +334,8 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         pStar[k] = res.tiers[k].pStarTokens ? *res.tiers[k].pStarTokens : kUnlimited;
 
     double maxArrival = 0;
-    for (double a : trace.arrivalS) maxArrival = std::max(maxArrival, a);
+    for (double a : trace.arrivalS)
+        maxArrival = std::max(maxArrival, a);
     res.durationS = maxArrival;
     res.windows = windowOf(maxArrival) + 1;
     // Bytes written per window, as (window, bytes) runs in the order written: only the windows
@@ -337,7 +357,8 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
     double anyTok = 0, anyBlk = 0, anyReq = 0;
     std::array<RuleResult, 5> rules;
     const char* names[5] = {"none", "gpu-only", "always", "breakeven", "optimal"};
-    for (int r = 0; r < 5; ++r) rules[static_cast<std::size_t>(r)].name = names[r];
+    for (int r = 0; r < 5; ++r)
+        rules[static_cast<std::size_t>(r)].name = names[r];
 
     std::vector<std::uint8_t> tierOf;
     if (per) {
@@ -377,7 +398,8 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
     auto dropEvicted = [](std::uint32_t) {};
 
     for (std::size_t i = 0; i < n; ++i) {
-        if (progress && (i & 4095u) == 0 && !progress(static_cast<double>(i) / static_cast<double>(n))) {
+        if (progress && (i & 4095u) == 0 &&
+            !progress(static_cast<double>(i) / static_cast<double>(n))) {
             res.cancelled = true;
             return res;
         }
@@ -393,8 +415,12 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
 
         // The request's blocks are known up front: start fetching their links (all tiers share
         // the lines) so the misses overlap instead of following one another in the update below.
-        if (inclusive) for (std::size_t j = 0; j < m; ++j) lru->prefetch(ids[j]);
-        else for (std::size_t j = 0; j < m; ++j) __builtin_prefetch(links->of(ids[j]), 1), __builtin_prefetch(&resident[ids[j]], 1);
+        if (inclusive)
+            for (std::size_t j = 0; j < m; ++j)
+                lru->prefetch(ids[j]);
+        else
+            for (std::size_t j = 0; j < m; ++j)
+                __builtin_prefetch(links->of(ids[j]), 1), __builtin_prefetch(&resident[ids[j]], 1);
 
         // Lookup: the hit run and, for each of its blocks, the fastest tier holding it (and, with
         // write queues, holding it readable: its write has completed and was not dropped).
@@ -410,12 +436,15 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
             while (h < m) {
                 const std::uint32_t id = ids[h];
                 const std::uint8_t held = resident[id];
-                const std::uint8_t mask = static_cast<std::uint8_t>(held & ~(pending[id] | dropped[id]));
+                const std::uint8_t mask =
+                    static_cast<std::uint8_t>(held & ~(pending[id] | dropped[id]));
                 if (held && (held & -held) != (mask & -mask)) {
                     // The fastest tier holding it cannot serve it yet (or ever).
                     const auto f = static_cast<std::size_t>(__builtin_ctz(held));
-                    if (pending[id] & (1u << f)) ++res.tiers[f].lookupsLate;
-                    else ++res.tiers[f].lookupsDropped;
+                    if (pending[id] & (1u << f))
+                        ++res.tiers[f].lookupsLate;
+                    else
+                        ++res.tiers[f].lookupsDropped;
                 }
                 if (!mask) break;
                 tierOf[h] = static_cast<std::uint8_t>(__builtin_ctz(mask));
@@ -424,7 +453,10 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         }
         res.lookups += h < m ? h + 1 : h;
 
-        auto blockTokens = [&](std::size_t j) { const double a = static_cast<double>(j) * B; return std::min(a + B, N) - a; };
+        auto blockTokens = [&](std::size_t j) {
+            const double a = static_cast<double>(j) * B;
+            return std::min(a + B, N) - a;
+        };
 
         // Hit ratios.
         std::array<double, kMaxTiers> tok{};
@@ -480,7 +512,10 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
             // State: blocks 0 … j-1 loaded.
             const double p = std::min(static_cast<double>(j) * B, N);
             const bool boundary = j == h || (j > 0 && tierOf[j] != tierOf[j - 1]);
-            if (j > 0 && p >= maxP) { beJ = j; beTok = acc; }
+            if (j > 0 && p >= maxP) {
+                beJ = j;
+                beTok = acc;
+            }
             if (gpuRun && (j == h || tierOf[j] != 0)) {
                 gpuRun = false;
                 gpuJ = j;
@@ -488,7 +523,10 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
             }
             if (j > 0 && boundary) {
                 const double t = timeAt(j, acc);
-                if (t < best) { best = t; bestJ = j; }
+                if (t < best) {
+                    best = t;
+                    bestJ = j;
+                }
             }
             if (j < h) {
                 acc[tierOf[j]] += blockTokens(j);
@@ -497,7 +535,10 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         }
         const double always = h > 0 ? timeAt(h, acc) : none;
         const double breakeven = beJ > 0 ? timeAt(beJ, beTok) : none;
-        if (breakeven < best) { best = breakeven; bestJ = beJ; }
+        if (breakeven < best) {
+            best = breakeven;
+            bestJ = beJ;
+        }
         const double optimal = best;
 
         tNone[i] = none;
@@ -515,7 +556,8 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         if (per) per->hitBlocks.push_back(static_cast<std::uint32_t>(h));
 
         const double loadAll = rc.loadTime(acc);
-        auto declined = [&](RuleResult& r, std::size_t j, double t, const std::array<double, kMaxTiers>& loaded) {
+        auto declined = [&](RuleResult& r, std::size_t j, double t,
+                            const std::array<double, kMaxTiers>& loaded) {
             if (j >= h) return;
             ++r.declinedRequests;
             r.declinedBlocks += h - j;
@@ -525,7 +567,8 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         declined(rules[3], beJ, breakeven, beTok);
         if (bestJ < h) {
             std::array<double, kMaxTiers> optTok{};
-            for (std::size_t j = 0; j < bestJ; ++j) optTok[tierOf[j]] += blockTokens(j);
+            for (std::size_t j = 0; j < bestJ; ++j)
+                optTok[tierOf[j]] += blockTokens(j);
             declined(rules[4], bestJ, optimal, optTok);
         }
         // GPU seconds saved: the recompute each rule avoided against no caching.
@@ -542,9 +585,11 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         if (inclusive) {
             for (std::size_t j = 0; j < m; ++j) {
                 const std::uint32_t id = ids[j];
-                std::uint8_t written = lru->access(id, static_cast<std::uint32_t>(trace.blockOffset[i] + j));
+                std::uint8_t written =
+                    lru->access(id, static_cast<std::uint32_t>(trace.blockOffset[i] + j));
                 if (anyQueue) written |= static_cast<std::uint8_t>(dropped[id] & resident[id]);
-                for (std::uint8_t w = static_cast<std::uint8_t>(written & ~1u); w; w &= static_cast<std::uint8_t>(w - 1)) {
+                for (std::uint8_t w = static_cast<std::uint8_t>(written & ~1u); w;
+                     w &= static_cast<std::uint8_t>(w - 1)) {
                     const auto k = static_cast<std::size_t>(__builtin_ctz(w));
                     writeTo(k);
                     if (queues[k].on) enqueue(k, id);
@@ -599,14 +644,18 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         tr.hits = ratios(hitTok[k], hitBlk[k], hitReq[k]);
         tr.bytesWritten = static_cast<double>(tr.blocksWritten) * config.blockBytes;
         auto& wb = windowBytes[k];
-        std::sort(wb.begin(), wb.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::sort(wb.begin(), wb.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
         std::vector<double> rates;
         for (std::size_t w = 0; w < wb.size(); ++w) {
-            if (w > 0 && wb[w].first == wb[w - 1].first) rates.back() += wb[w].second / 60.0;
-            else rates.push_back(wb[w].second / 60.0);
+            if (w > 0 && wb[w].first == wb[w - 1].first)
+                rates.back() += wb[w].second / 60.0;
+            else
+                rates.push_back(wb[w].second / 60.0);
         }
         std::sort(rates.begin(), rates.end());
-        const std::uint64_t empty = res.windows - std::min<std::uint64_t>(res.windows, rates.size());
+        const std::uint64_t empty =
+            res.windows - std::min<std::uint64_t>(res.windows, rates.size());
         tr.writeRateP50 = percentile(rates, empty, 0.5);
         tr.writeRateP99 = percentile(rates, empty, 0.99);
         tr.writeRateMax = rates.empty() ? 0 : rates.back();
@@ -632,10 +681,12 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         //   service = max(0, load − wait) + recompute      (the server is held for this long)
         //   TTFT = wait + service = max(wait, load) + recompute
         std::vector<std::uint32_t> order(n);
-        for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
+        for (std::size_t i = 0; i < n; ++i)
+            order[i] = static_cast<std::uint32_t>(i);
         if (!std::is_sorted(trace.arrivalS.begin(), trace.arrivalS.end()))
-            std::stable_sort(order.begin(), order.end(),
-                             [&](std::uint32_t a, std::uint32_t b) { return trace.arrivalS[a] < trace.arrivalS[b]; });
+            std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+                return trace.arrivalS[a] < trace.arrivalS[b];
+            });
         std::vector<double> queued(n);
         std::vector<double>* perQueued[5] = {nullptr, nullptr, nullptr, nullptr, nullptr};
         if (per) {
@@ -649,7 +700,8 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
             double* t = tNone + r * n;
             const double* load = r >= 2 ? loads.data() + (r - 2) * n : nullptr;
             std::priority_queue<double, std::vector<double>, std::greater<>> free;
-            for (int s = 0; s < config.instances; ++s) free.push(0.0);
+            for (int s = 0; s < config.instances; ++s)
+                free.push(0.0);
             double waitSum = 0, hidden = 0;
             for (const std::uint32_t i : order) {
                 const double a = trace.arrivalS[i];
@@ -675,14 +727,17 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, cons
         std::uint64_t gain = 0, loss = 0;
         for (std::size_t i = 0; i < n; ++i) {
             const double g = tGpu[i];
-            if (t[i] < g * (1 - 1e-12)) ++gain;
-            else if (t[i] > g * (1 + 1e-12)) ++loss;
+            if (t[i] < g * (1 - 1e-12))
+                ++gain;
+            else if (t[i] > g * (1 + 1e-12))
+                ++loss;
         }
         rules[r].gainShare = n ? static_cast<double>(gain) / reqs : 0;
         rules[r].lossShare = n ? static_cast<double>(loss) / reqs : 0;
     }
     // The GPU-only column is compared against last, as the quantiles reorder each column.
-    for (std::size_t r : {0, 2, 3, 4, 1}) rules[r].ttft = stats(tNone + r * n, tNone + (r + 1) * n);
+    for (std::size_t r : {0, 2, 3, 4, 1})
+        rules[r].ttft = stats(tNone + r * n, tNone + (r + 1) * n);
     res.rules.assign(rules.begin(), rules.end());
     return res;
 }

@@ -24,8 +24,9 @@ constexpr std::uint64_t kInf = std::numeric_limits<std::uint64_t>::max();
 // time) is read at random far beyond the caches, this is 1/8 byte a time for the bits plus 1/16
 // for the tree: a 12.7-million-access trace needs 2.4 MB instead of 51.
 class LiveTimes {
-public:
-    explicit LiveTimes(std::size_t times) : m_bits((times >> 6) + 1, 0), m_tree((times >> 6) + 2, 0) {}
+  public:
+    explicit LiveTimes(std::size_t times)
+        : m_bits((times >> 6) + 1, 0), m_tree((times >> 6) + 2, 0) {}
     void add(std::size_t t) {
         m_bits[t >> 6] |= std::uint64_t(1) << (t & 63);
         bump((t >> 6) + 1, 1);
@@ -37,15 +38,17 @@ public:
     // Live times in [0, t].
     std::int64_t upTo(std::size_t t) const {
         std::int64_t s = 0;
-        for (std::size_t i = t >> 6; i > 0; i -= i & (~i + 1)) s += m_tree[i];
+        for (std::size_t i = t >> 6; i > 0; i -= i & (~i + 1))
+            s += m_tree[i];
         const std::uint64_t w = m_bits[t >> 6];
         const unsigned b = static_cast<unsigned>(t & 63);
         return s + __builtin_popcountll(b == 63 ? w : w & ((std::uint64_t(2) << b) - 1));
     }
 
-private:
+  private:
     void bump(std::size_t i, std::int32_t v) {
-        for (; i < m_tree.size(); i += i & (~i + 1)) m_tree[i] += v;
+        for (; i < m_tree.size(); i += i & (~i + 1))
+            m_tree[i] += v;
     }
     std::vector<std::uint64_t> m_bits;
     std::vector<std::int32_t> m_tree; // word w's count at index w + 1
@@ -53,33 +56,43 @@ private:
 
 } // namespace
 
-Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, const ReplayConfig& config,
-                                  std::size_t X, const std::vector<double>& capTokens,
+Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost,
+                                  const ReplayConfig& config, std::size_t X,
+                                  const std::vector<double>& capTokens,
                                   const std::function<bool(double)>& progress) {
     if (!trace.summary.hasBlocks())
         return Error{"the trace has no block ids (" + std::string(toString(trace.summary.format)) +
                      "): a capacity sweep needs prefix ids"};
     if (config.placement != Placement::WriteThrough || config.policy != EvictionPolicy::Lru)
-        return Error{"the one-pass capacity sweep needs LRU with write-through placement (inclusion); "
-                     "for cascade or S3-FIFO replay each capacity separately"};
+        return Error{
+            "the one-pass capacity sweep needs LRU with write-through placement (inclusion); "
+            "for cascade or S3-FIFO replay each capacity separately"};
     const std::size_t K = config.tiers.size() + 1;
-    if (K > kMaxTiers) return Error{"tiers: at most " + std::to_string(kMaxTiers - 1) + " offload tiers"};
-    if (X >= K) return Error{"sweep tier: index " + std::to_string(X) + " is not one of the " + std::to_string(K) + " tiers"};
+    if (K > kMaxTiers)
+        return Error{"tiers: at most " + std::to_string(kMaxTiers - 1) + " offload tiers"};
+    if (X >= K)
+        return Error{"sweep tier: index " + std::to_string(X) + " is not one of the " +
+                     std::to_string(K) + " tiers"};
     if (capTokens.empty()) return Error{"capacities: expected at least one"};
     if (!(config.blockBytes > 0)) return Error{"block bytes: expected more than 0"};
     for (std::size_t g = 1; g < capTokens.size(); ++g)
-        if (!(capTokens[g] >= capTokens[g - 1])) return Error{"capacities: expected an ascending grid"};
+        if (!(capTokens[g] >= capTokens[g - 1]))
+            return Error{"capacities: expected an ascending grid"};
 
     const double B = trace.summary.blockTokens;
     const std::size_t G = capTokens.size();
     std::array<std::uint64_t, kMaxTiers> cap{};
     for (std::size_t k = 0; k < K; ++k) {
         const double bytes = k == 0 ? config.gpuCapacityBytes : config.tiers[k - 1].capacityBytes;
-        cap[k] = std::isfinite(bytes) ? static_cast<std::uint64_t>(std::floor(bytes / config.blockBytes * (1 + 1e-12))) : kInf;
+        cap[k] =
+            std::isfinite(bytes)
+                ? static_cast<std::uint64_t>(std::floor(bytes / config.blockBytes * (1 + 1e-12)))
+                : kInf;
     }
     std::vector<std::uint64_t> cg(G);
     // A hair above the quotient: a log grid's 2048 may come out as 2047.9999….
-    for (std::size_t g = 0; g < G; ++g) cg[g] = static_cast<std::uint64_t>(std::floor(capTokens[g] / B * (1 + 1e-12)));
+    for (std::size_t g = 0; g < G; ++g)
+        cg[g] = static_cast<std::uint64_t>(std::floor(capTokens[g] / B * (1 + 1e-12)));
 
     SweepResult res;
     res.tierName = X == 0 ? "gpu" : config.tiers[X - 1].name;
@@ -101,14 +114,16 @@ Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, con
     const std::size_t n = trace.size();
 
     for (std::size_t i = 0; i < n; ++i) {
-        if (progress && (i & 4095u) == 0 && !progress(static_cast<double>(i) / static_cast<double>(n)))
+        if (progress && (i & 4095u) == 0 &&
+            !progress(static_cast<double>(i) / static_cast<double>(n)))
             return Error{"the sweep was cancelled"};
         const auto ids = trace.blocksOf(i);
         const std::size_t m = ids.size();
         const double N = trace.inputTokens[i];
         tokens += trace.inputTokens[i];
         blocks += m;
-        for (std::size_t j = 0; j < m; ++j) __builtin_prefetch(&last[ids[j]]);
+        for (std::size_t j = 0; j < m; ++j)
+            __builtin_prefetch(&last[ids[j]]);
         // Distances at arrival, for the leading blocks that have been seen before.
         dist.clear();
         for (std::size_t j = 0; j < m; ++j) {
@@ -119,8 +134,10 @@ Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, con
         for (std::size_t j = 0; j < m; ++j) {
             const std::uint32_t id = ids[j];
             ++now;
-            if (last[id]) live.remove(last[id]);
-            else ++distinct;
+            if (last[id])
+                live.remove(last[id]);
+            else
+                ++distinct;
             live.add(now);
             last[id] = static_cast<std::uint32_t>(now);
         }
@@ -128,16 +145,26 @@ Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, con
 
         const double none = cost.tMiss(N);
         sumNone += none;
-        auto blockTok = [&](std::size_t j) { const double a = static_cast<double>(j) * B; return std::min(a + B, N) - a; };
+        auto blockTok = [&](std::size_t j) {
+            const double a = static_cast<double>(j) * B;
+            return std::min(a + B, N) - a;
+        };
         auto touch = [&](std::size_t g) {
-            if (!touched[g]) { touched[g] = 1; touchedList.push_back(static_cast<std::uint32_t>(g)); }
+            if (!touched[g]) {
+                touched[g] = 1;
+                touchedList.push_back(static_cast<std::uint32_t>(g));
+            }
         };
         auto event = [&](std::size_t k, std::size_t a, std::size_t b, double tok) {
             if (a >= b) return;
-            gTok[k * W + a] += tok; gTok[k * W + b] -= tok;
-            gBlk[k * W + a] += 1;   gBlk[k * W + b] -= 1;
-            gReq[k * W + a] += tok / N; gReq[k * W + b] -= tok / N;
-            lTok[k * W + a] += tok; lTok[k * W + b] -= tok;
+            gTok[k * W + a] += tok;
+            gTok[k * W + b] -= tok;
+            gBlk[k * W + a] += 1;
+            gBlk[k * W + b] -= 1;
+            gReq[k * W + a] += tok / N;
+            gReq[k * W + b] -= tok / N;
+            lTok[k * W + a] += tok;
+            lTok[k * W + b] -= tok;
             touch(a);
             touch(b);
         };
@@ -153,7 +180,8 @@ Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, con
             runMax = std::max(runMax, d);
             const double tok = blockTok(j);
             if (X == 0) {
-                const std::size_t gG = static_cast<std::size_t>(std::upper_bound(cg.begin(), cg.end(), runMax) - cg.begin());
+                const std::size_t gG = static_cast<std::size_t>(
+                    std::upper_bound(cg.begin(), cg.end(), runMax) - cg.begin());
                 if (gG < G) {
                     gpuTok += tok;
                     const double p = gpuTok;
@@ -162,14 +190,20 @@ Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, con
                     gpuPrevT = t;
                 }
             } else if (!gpuFixedDone) {
-                if (runMax < cap[0]) gpuTok += tok;
-                else gpuFixedDone = true;
+                if (runMax < cap[0])
+                    gpuTok += tok;
+                else
+                    gpuFixedDone = true;
             }
             // Fastest fixed tier holding it, and from which grid point tier X holds it.
             std::size_t f = K;
             for (std::size_t k = 0; k < K; ++k)
-                if (k != X && cap[k] > d) { f = k; break; }
-            const std::size_t gX = static_cast<std::size_t>(std::upper_bound(cg.begin(), cg.end(), d) - cg.begin());
+                if (k != X && cap[k] > d) {
+                    f = k;
+                    break;
+                }
+            const std::size_t gX =
+                static_cast<std::size_t>(std::upper_bound(cg.begin(), cg.end(), d) - cg.begin());
             const std::size_t pres = f < K ? 0 : gX;
             R = std::max(R, pres);
             if (R >= G) break;
@@ -236,7 +270,8 @@ Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, con
         pt.meanTtftAlways = n ? ttft / reqs : 0;
         pt.meanTtftGpuOnly = n ? (X == 0 ? gpu : sumGpuFixed) / reqs : 0;
         pt.ttftSavedVsNone = pt.meanTtftNone > 0 ? 1 - pt.meanTtftAlways / pt.meanTtftNone : 0;
-        pt.ttftSavedVsGpuOnly = pt.meanTtftGpuOnly > 0 ? 1 - pt.meanTtftAlways / pt.meanTtftGpuOnly : 0;
+        pt.ttftSavedVsGpuOnly =
+            pt.meanTtftGpuOnly > 0 ? 1 - pt.meanTtftAlways / pt.meanTtftGpuOnly : 0;
         // The means come out of difference arrays: clear the rounding residue of equal ones.
         if (std::abs(pt.ttftSavedVsGpuOnly) < 1e-12) pt.ttftSavedVsGpuOnly = 0;
         if (std::abs(pt.ttftSavedVsNone) < 1e-12) pt.ttftSavedVsNone = 0;

@@ -10,8 +10,10 @@ namespace kvbe {
 namespace {
 
 std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+        s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+        s.remove_suffix(1);
     return s;
 }
 
@@ -22,12 +24,12 @@ bool splitNumber(std::string_view s, double& value, std::string& suffix) {
     auto [ptr, ec] = std::from_chars(begin, end, value);
     if (ec != std::errc() || !std::isfinite(value)) return false;
     suffix = std::string(trim(std::string_view(ptr, static_cast<size_t>(end - ptr))));
-    for (auto& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (auto& c : suffix)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return true;
 }
 
-template <class F>
-Result<std::vector<double>> parseList(std::string_view text, F parseOne) {
+template <class F> Result<std::vector<double>> parseList(std::string_view text, F parseOne) {
     std::vector<double> out;
     size_t start = 0;
     while (start <= text.size()) {
@@ -49,15 +51,18 @@ Result<double> parseTokens(std::string_view text) {
     std::string suffix;
     if (!splitNumber(s, v, suffix))
         return Error{"'" + std::string(s) + "' is not a token count; expected e.g. 8192 or 8k"};
-    if (suffix == "k") v *= 1024;
-    else if (suffix == "m") v *= 1024.0 * 1024.0;
+    if (suffix == "k")
+        v *= 1024;
+    else if (suffix == "m")
+        v *= 1024.0 * 1024.0;
     else if (!suffix.empty() && suffix != "tokens" && suffix != "tok")
         return Error{"'" + std::string(s) + "' has an unknown unit '" + suffix +
                      "'; expected a plain number, or k (×1024) or m (×1024²)"};
     if (v < 1) return Error{"'" + std::string(s) + "' is not a positive token count"};
     // Past 2^53 a double no longer holds every whole number, so no count there is exact.
     if (v > kMaxExactTokens)
-        return Error{"'" + std::string(s) + "' is beyond 2^53 (9,007,199,254,740,992) tokens, "
+        return Error{"'" + std::string(s) +
+                     "' is beyond 2^53 (9,007,199,254,740,992) tokens, "
                      "past any prompt and past what a double counts exactly"};
     return std::round(v);
 }
@@ -72,12 +77,24 @@ Result<double> parseBytes(std::string_view text) {
     std::string suffix;
     if (!splitNumber(s, v, suffix))
         return Error{"'" + std::string(s) + "' is not a size; expected e.g. 1MiB or 4GiB"};
-    struct Unit { const char* name; double factor; };
-    static constexpr Unit units[] = {
-        {"", 1},           {"b", 1},          {"k", 1024},        {"kib", 1024},
-        {"m", 1048576.0},  {"mib", 1048576.0}, {"g", 1073741824.0}, {"gib", 1073741824.0},
-        {"t", 1099511627776.0}, {"tib", 1099511627776.0},
-        {"kb", 1e3},       {"mb", 1e6},       {"gb", 1e9},        {"tb", 1e12}};
+    struct Unit {
+        const char* name;
+        double factor;
+    };
+    static constexpr Unit units[] = {{"", 1},
+                                     {"b", 1},
+                                     {"k", 1024},
+                                     {"kib", 1024},
+                                     {"m", 1048576.0},
+                                     {"mib", 1048576.0},
+                                     {"g", 1073741824.0},
+                                     {"gib", 1073741824.0},
+                                     {"t", 1099511627776.0},
+                                     {"tib", 1099511627776.0},
+                                     {"kb", 1e3},
+                                     {"mb", 1e6},
+                                     {"gb", 1e9},
+                                     {"tb", 1e12}};
     for (const auto& u : units) {
         if (suffix == u.name) {
             v *= u.factor;
@@ -100,9 +117,12 @@ Result<double> parseSeconds(std::string_view text) {
     if (!splitNumber(s, v, suffix))
         return Error{"'" + std::string(s) + "' is not a duration; expected e.g. 5s or 500ms"};
     if (suffix.empty() || suffix == "s") {
-    } else if (suffix == "ms") v *= 1e-3;
-    else if (suffix == "us" || suffix == "µs") v *= 1e-6;
-    else if (suffix == "m" || suffix == "min") v *= 60;
+    } else if (suffix == "ms")
+        v *= 1e-3;
+    else if (suffix == "us" || suffix == "µs")
+        v *= 1e-6;
+    else if (suffix == "m" || suffix == "min")
+        v *= 60;
     else
         return Error{"'" + std::string(s) + "' has an unknown unit '" + suffix +
                      "'; expected s, ms, us or min"};

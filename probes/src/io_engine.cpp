@@ -74,8 +74,8 @@ IoStats summarize(const IoMeasurement& m) {
         s.minGBps = *std::min_element(gbps.begin(), gbps.end());
         s.maxGBps = *std::max_element(gbps.begin(), gbps.end());
         s.medianIops = median(iops);
-        const bool emptyWindow =
-            std::any_of(m.windowOps.begin(), m.windowOps.end(), [](std::uint64_t n) { return n == 0; });
+        const bool emptyWindow = std::any_of(m.windowOps.begin(), m.windowOps.end(),
+                                             [](std::uint64_t n) { return n == 0; });
         if (emptyWindow && s.ops > 0) {
             const double seconds = m.windowSeconds * static_cast<double>(m.windowBytes.size());
             s.medianGBps = static_cast<double>(s.bytes) / seconds / 1e9;

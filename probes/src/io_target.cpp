@@ -17,10 +17,10 @@
 #include <fstream>
 #include <linux/fs.h>
 #include <linux/magic.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -141,7 +141,8 @@ ExitStatus IoTarget::layOut(const std::function<void(double)>& progress) {
     std::signal(SIGXFSZ, SIG_IGN);
     const std::size_t chunk = 8 * kMiB;
     BufferArena arena(1, chunk);
-    if (!arena) return ProbeOutcome{ProbeExit::Failed, "cannot allocate 8 MiB to write the scratch file"};
+    if (!arena)
+        return ProbeOutcome{ProbeExit::Failed, "cannot allocate 8 MiB to write the scratch file"};
     std::byte* const data = arena.at(0);
     std::uint64_t offset = 0;
     int lastReport = -1;
@@ -166,8 +167,8 @@ ExitStatus IoTarget::layOut(const std::function<void(double)>& progress) {
                 std::string why =
                     err == EFBIG ? " (the file-size limit, ulimit -f, is in the way)" : "";
                 return ProbeOutcome{exit, "writing the scratch file in " + m_path + " failed at " +
-                             humanBytes(offset + done) + " of " + humanBytes(m_size) + ": " +
-                             errnoText(err) + why};
+                                              humanBytes(offset + done) + " of " +
+                                              humanBytes(m_size) + ": " + errnoText(err) + why};
             }
             done += static_cast<std::size_t>(n);
         }
@@ -181,7 +182,8 @@ ExitStatus IoTarget::layOut(const std::function<void(double)>& progress) {
     }
     if (::fdatasync(m_fd) != 0) {
         const int err = errno;
-        return ProbeOutcome{ProbeExit::Failed, "fdatasync of the scratch file in " + m_path + " failed: " + errnoText(err)};
+        return ProbeOutcome{ProbeExit::Failed, "fdatasync of the scratch file in " + m_path +
+                                                   " failed: " + errnoText(err)};
     }
     m_laidOut = true;
     return Ok{};
@@ -194,20 +196,24 @@ struct TargetOpener {
         if (::stat(r.dir.c_str(), &st) != 0) {
             const int err = errno;
             return ProbeOutcome{ProbeExit::BadInput, "--dir " + r.dir + ": " + errnoText(err) +
-                         "; expected an existing folder"};
+                                                         "; expected an existing folder"};
         }
         if (!S_ISDIR(st.st_mode))
-            return ProbeOutcome{ProbeExit::BadInput, "--dir " + r.dir +
-                         " is not a folder; expected a folder on the drive to probe"};
+            return ProbeOutcome{ProbeExit::BadInput,
+                                "--dir " + r.dir +
+                                    " is not a folder; expected a folder on the drive to probe"};
         if (::faccessat(AT_FDCWD, r.dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
             const int err = errno;
-            return ProbeOutcome{ProbeExit::CannotRun, "--dir " + r.dir + " is not writable (" + errnoText(err) +
-                         "): the scratch file needs a folder you can write to"};
+            return ProbeOutcome{ProbeExit::CannotRun,
+                                "--dir " + r.dir + " is not writable (" + errnoText(err) +
+                                    "): the scratch file needs a folder you can write to"};
         }
         struct statfs fs {};
         if (::statfs(r.dir.c_str(), &fs) != 0) {
             const int err = errno;
-            return ProbeOutcome{ProbeExit::CannotRun, "--dir " + r.dir + ": cannot read its filesystem: " + errnoText(err)};
+            return ProbeOutcome{ProbeExit::CannotRun,
+                                "--dir " + r.dir +
+                                    ": cannot read its filesystem: " + errnoText(err)};
         }
         IoTarget t;
         t.m_kind = TargetKind::Scratch;
@@ -219,33 +225,38 @@ struct TargetOpener {
         if (t.m_dirLock >= 0 && ::flock(t.m_dirLock, LOCK_EX | LOCK_NB) != 0) {
             const int err = errno;
             if (err == EWOULDBLOCK)
-                return ProbeOutcome{ProbeExit::CannotRun, "another kvbe probe is measuring in " + r.dir +
-                             " right now; two runs on one folder would measure each other, so "
-                             "wait for it to finish or pick another --dir"};
+                return ProbeOutcome{
+                    ProbeExit::CannotRun,
+                    "another kvbe probe is measuring in " + r.dir +
+                        " right now; two runs on one folder would measure each other, so "
+                        "wait for it to finish or pick another --dir"};
         }
         t.m_fsType = fsTypeName(fs.f_type);
         t.m_direct = r.direct;
         t.m_logicalBlock = logicalBlockOf(st.st_dev);
         if (r.direct && inMemory(fs.f_type))
-            return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT is not supported on " + t.m_fsType + " (" + r.dir +
-                         " is in memory, not on a drive): " + directHint()};
+            return ProbeOutcome{ProbeExit::CannotRun,
+                                "O_DIRECT is not supported on " + t.m_fsType + " (" + r.dir +
+                                    " is in memory, not on a drive): " + directHint()};
         // Whole 4 KiB pages: every block size the probe accepts then fits an integral number of
         // times.
         t.m_size = r.scratchBytes / 4096 * 4096;
         struct rlimit limit {};
         if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
             limit.rlim_cur < t.m_size)
-            return ProbeOutcome{ProbeExit::CannotRun, "too little space: --file-size " + humanBytes(t.m_size) +
-                         " is above this process's file-size limit (ulimit -f) of " +
-                         humanBytes(static_cast<std::uint64_t>(limit.rlim_cur))};
+            return ProbeOutcome{ProbeExit::CannotRun,
+                                "too little space: --file-size " + humanBytes(t.m_size) +
+                                    " is above this process's file-size limit (ulimit -f) of " +
+                                    humanBytes(static_cast<std::uint64_t>(limit.rlim_cur))};
         struct statvfs vfs {};
         if (::statvfs(r.dir.c_str(), &vfs) == 0) {
             const std::uint64_t avail = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
             if (avail < t.m_size + kScratchHeadroom)
-                return ProbeOutcome{ProbeExit::CannotRun, "too little space in " + r.dir + ": --file-size " +
-                             humanBytes(t.m_size) + " needs that much plus 16 MiB headroom, and " +
-                             humanBytes(avail) +
-                             " is free; pass a smaller --file-size or another --dir"};
+                return ProbeOutcome{
+                    ProbeExit::CannotRun,
+                    "too little space in " + r.dir + ": --file-size " + humanBytes(t.m_size) +
+                        " needs that much plus 16 MiB headroom, and " + humanBytes(avail) +
+                        " is free; pass a smaller --file-size or another --dir"};
         }
 
         const int directFlag = r.direct ? O_DIRECT : 0;
@@ -276,41 +287,52 @@ struct TargetOpener {
                 }
                 registerScratchPath(nullptr);
                 if (probe >= 0)
-                    return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT is not supported by " + t.m_fsType + " at " + r.dir +
-                                 ": " + directHint()};
+                    return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT is not supported by " +
+                                                                  t.m_fsType + " at " + r.dir +
+                                                                  ": " + directHint()};
             }
         }
         if (fd < 0)
-            return ProbeOutcome{ProbeExit::CannotRun, "cannot create a scratch file in " + r.dir + ": " +
-                         errnoText(openErr ? openErr : errno)};
+            return ProbeOutcome{ProbeExit::CannotRun, "cannot create a scratch file in " + r.dir +
+                                                          ": " +
+                                                          errnoText(openErr ? openErr : errno)};
         t.m_fd = fd;
         if (r.direct && (::fcntl(fd, F_GETFL) & O_DIRECT) == 0)
-            return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT did not stay in effect on " + t.m_fsType + " at " + r.dir +
-                         ": " + directHint()};
+            return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT did not stay in effect on " +
+                                                          t.m_fsType + " at " + r.dir + ": " +
+                                                          directHint()};
         return t;
     }
 
-    static ExitResult<IoTarget> openExisting(const std::string& path, bool isDevice,
-                                             bool direct) {
+    static ExitResult<IoTarget> openExisting(const std::string& path, bool isDevice, bool direct) {
         const std::string flag = isDevice ? "--device" : "--file";
         struct stat st {};
         if (::stat(path.c_str(), &st) != 0) {
             const int err = errno;
-            return ProbeOutcome{ProbeExit::BadInput, flag + " " + path + ": " + errnoText(err) + "; expected an existing " +
-                         (isDevice ? "block device" : "file")};
+            return ProbeOutcome{ProbeExit::BadInput, flag + " " + path + ": " + errnoText(err) +
+                                                         "; expected an existing " +
+                                                         (isDevice ? "block device" : "file")};
         }
         if (S_ISDIR(st.st_mode))
-            return ProbeOutcome{ProbeExit::BadInput, flag + " " + path + " is a folder: name a file to read, or pass --dir " +
-                         path + " to probe with a scratch file there"};
+            return ProbeOutcome{ProbeExit::BadInput,
+                                flag + " " + path +
+                                    " is a folder: name a file to read, or pass --dir " + path +
+                                    " to probe with a scratch file there"};
         if (!isDevice && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))
-            return ProbeOutcome{ProbeExit::BadInput, 
-                "--file " + path + " is a " + (S_ISBLK(st.st_mode) ? "block" : "character") +
-                " device: devices are read only when named with --device " + path + " (read-only)"};
+            return ProbeOutcome{ProbeExit::BadInput,
+                                "--file " + path + " is a " +
+                                    (S_ISBLK(st.st_mode) ? "block" : "character") +
+                                    " device: devices are read only when named with --device " +
+                                    path + " (read-only)"};
         if (isDevice && !S_ISBLK(st.st_mode))
-            return ProbeOutcome{ProbeExit::BadInput, "--device " + path +
-                         " is not a block device; expected a drive such as /dev/nvme0n1"};
+            return ProbeOutcome{
+                ProbeExit::BadInput,
+                "--device " + path +
+                    " is not a block device; expected a drive such as /dev/nvme0n1"};
         if (!isDevice && !S_ISREG(st.st_mode))
-            return ProbeOutcome{ProbeExit::BadInput, "--file " + path + " is not a regular file; expected a file to read"};
+            return ProbeOutcome{ProbeExit::BadInput,
+                                "--file " + path +
+                                    " is not a regular file; expected a file to read"};
 
         IoTarget t;
         t.m_kind = isDevice ? TargetKind::Device : TargetKind::File;
@@ -321,8 +343,9 @@ struct TargetOpener {
             if (::statfs(path.c_str(), &fs) == 0) {
                 t.m_fsType = fsTypeName(fs.f_type);
                 if (direct && inMemory(fs.f_type))
-                    return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT is not supported on " + t.m_fsType + " (" + path +
-                                 " is in memory, not on a drive): " + directHint()};
+                    return ProbeOutcome{ProbeExit::CannotRun,
+                                        "O_DIRECT is not supported on " + t.m_fsType + " (" + path +
+                                            " is in memory, not on a drive): " + directHint()};
             }
             t.m_logicalBlock = logicalBlockOf(st.st_dev);
         } else {
@@ -336,13 +359,16 @@ struct TargetOpener {
         if (fd < 0) {
             const int err = errno;
             if (err == EINVAL && direct)
-                return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT is not supported for " + path + " (" + t.m_fsType +
-                             "): " + directHint()};
-            return ProbeOutcome{ProbeExit::CannotRun, "cannot open " + path + " read-only: " + errnoText(err) +
-                         (isDevice && (err == EACCES || err == EPERM)
-                              ? "; reading a drive needs root or the disk group, and a container "
-                                "must be allowed the device"
-                              : "")};
+                return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT is not supported for " + path +
+                                                              " (" + t.m_fsType +
+                                                              "): " + directHint()};
+            return ProbeOutcome{
+                ProbeExit::CannotRun,
+                "cannot open " + path + " read-only: " + errnoText(err) +
+                    (isDevice && (err == EACCES || err == EPERM)
+                         ? "; reading a drive needs root or the disk group, and a container "
+                           "must be allowed the device"
+                         : "")};
         }
         t.m_fd = fd;
         if (isDevice) {
@@ -350,7 +376,8 @@ struct TargetOpener {
             int sector = 0;
             if (::ioctl(fd, BLKGETSIZE64, &bytes) != 0 || ::ioctl(fd, BLKSSZGET, &sector) != 0) {
                 const int err = errno;
-                return ProbeOutcome{ProbeExit::CannotRun, "cannot read the size of " + path + ": " + errnoText(err)};
+                return ProbeOutcome{ProbeExit::CannotRun,
+                                    "cannot read the size of " + path + ": " + errnoText(err)};
             }
             t.m_size = bytes;
             t.m_logicalBlock = static_cast<std::uint32_t>(sector);
@@ -358,7 +385,8 @@ struct TargetOpener {
             t.m_size = static_cast<std::uint64_t>(st.st_size);
         }
         if (t.m_size == 0)
-            return ProbeOutcome{ProbeExit::BadInput, flag + " " + path + " is empty; expected something to read"};
+            return ProbeOutcome{ProbeExit::BadInput,
+                                flag + " " + path + " is empty; expected something to read"};
         return t;
     }
 };

@@ -61,25 +61,25 @@ std::string MemcpyProbe::description() const {
 ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     if (!o.dir.empty() || !o.file.empty() || !o.device.empty())
         return reportFailure(sink, ProbeExit::Usage,
-                        "host-memcpy copies memory: --dir, --file and --device do not apply");
+                             "host-memcpy copies memory: --dir, --file and --device do not apply");
     if (!(o.durationS > 0))
         return reportFailure(sink, ProbeExit::BadInput,
-                        "--duration: expected a positive time per setting, e.g. 5s or 200ms");
+                             "--duration: expected a positive time per setting, e.g. 5s or 200ms");
     if (o.bufferBytes < kMiB)
         return reportFailure(sink, ProbeExit::BadInput,
-                        "--buffer-size: expected at least 1 MiB per buffer");
+                             "--buffer-size: expected at least 1 MiB per buffer");
     std::vector<int> threads = o.threads.empty() ? defaultMemcpyThreads() : o.threads;
     for (int t : threads)
         if (t < 1 || t > 1024)
             return reportFailure(sink, ProbeExit::BadInput,
-                            "--threads " + std::to_string(t) + ": expected 1 to 1024 threads");
+                                 "--threads " + std::to_string(t) + ": expected 1 to 1024 threads");
     const std::uint64_t bytes = o.bufferBytes / 4096 * 4096;
     const std::uint64_t need = 2 * bytes + 256 * kMiB;
     if (const std::uint64_t avail = availableMemory(); avail < need)
         return reportFailure(sink, ProbeExit::CannotRun,
-                        "host-memcpy needs two " + formatBlock(bytes) + " buffers and " +
-                            formatBlock(avail) +
-                            " of memory is available; pass a smaller --buffer-size");
+                             "host-memcpy needs two " + formatBlock(bytes) + " buffers and " +
+                                 formatBlock(avail) +
+                                 " of memory is available; pass a smaller --buffer-size");
     const double warmupS = std::clamp(o.durationS * 0.2, 0.05, 1.0);
     const int repeats = 5;
     nlohmann::ordered_json params;
@@ -97,7 +97,7 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
         dstArena(1, bytes); // touched, huge pages where the kernel grants them
     if (!srcArena || !dstArena)
         return reportFailure(sink, ProbeExit::CannotRun,
-                        "cannot allocate two " + formatBlock(bytes) + " buffers");
+                             "cannot allocate two " + formatBlock(bytes) + " buffers");
     std::byte* const src = srcArena.at(0);
     std::byte* const dst = dstArena.at(0);
     const int maxThreads = *std::max_element(threads.begin(), threads.end());

@@ -89,8 +89,8 @@ ExitStatus checkBlocksFit(const IoTarget& target, const std::set<std::uint64_t>&
                                     target.path() + ": O_DIRECT moves whole blocks"};
         if (bs > target.size())
             return ProbeOutcome{ProbeExit::BadInput, "--block-sizes " + formatBlock(bs) +
-                                                         " is larger than " + target.path() +
-                                                         " (" + formatBlock(target.size()) + ")"};
+                                                         " is larger than " + target.path() + " (" +
+                                                         formatBlock(target.size()) + ")"};
     }
     return Ok{};
 }
@@ -141,8 +141,8 @@ ExitResult<SettingResult> measureSetting(IoEngine& engine, const std::string& en
     s.warmupS = plan.warmupS;
     s.repeatS = o.durationS / kRepeats;
     s.repeats = kRepeats;
-    s.verify = !write && target.kind() == TargetKind::Scratch ? VerifyMode::Sample
-                                                              : VerifyMode::None;
+    s.verify =
+        !write && target.kind() == TargetKind::Scratch ? VerifyMode::Sample : VerifyMode::None;
     auto m = engine.run(target, s);
     if (stopRequested()) return ProbeOutcome{ProbeExit::Stopped, stopMessage()};
     if (!m) return ProbeOutcome{ProbeExit::Failed, m.message()};
@@ -150,10 +150,11 @@ ExitResult<SettingResult> measureSetting(IoEngine& engine, const std::string& en
     SettingResult r;
     r.notes = m->notes;
     if (st.pooled)
-        r.notes.push_back(formatBlock(bs) + ", QD " + std::to_string(qd) +
-                          ": a window saw no I/O complete (windows shorter than one I/O); the rate is "
-                          "over the whole measured time, not a median of windows (use a longer "
-                          "--duration)");
+        r.notes.push_back(
+            formatBlock(bs) + ", QD " + std::to_string(qd) +
+            ": a window saw no I/O complete (windows shorter than one I/O); the rate is "
+            "over the whole measured time, not a median of windows (use a longer "
+            "--duration)");
     ProbePoint& p = r.point;
     p.series = driveSeries(write, o.buffered);
     p.x = static_cast<double>(bs);
@@ -184,13 +185,11 @@ ExitResult<SettingResult> measureSetting(IoEngine& engine, const std::string& en
 
 // The table's footnotes: how the figures were taken.
 std::vector<std::string> tableFootnotes(const ProbeOptions& o, const NvmePlan& plan,
-                                        const std::string& op,
-                                        const std::set<std::string>& notes) {
+                                        const std::string& op, const std::set<std::string>& notes) {
     std::vector<std::string> f;
     f.push_back("GB/s = 1e9 bytes/s, median of " + std::to_string(kRepeats) + " windows of " +
                 formatSeconds(o.durationS / kRepeats) + " after " + formatSeconds(plan.warmupS) +
-                " warm-up; " + (o.sequential ? "sequential" : "random block-aligned") +
-                " offsets");
+                " warm-up; " + (o.sequential ? "sequential" : "random block-aligned") + " offsets");
     f.push_back("p50/p99: submit-to-completion latency of every measured " + op +
                 "; I/O buffers: QD × block, at most " +
                 formatBlock(plan.maxBlock * static_cast<std::uint64_t>(plan.maxDepth)) +

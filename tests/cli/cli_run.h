@@ -12,7 +12,8 @@ struct CliRun {
     QByteArray out, err;
 };
 
-inline CliRun runCli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
+inline CliRun runCli(const QStringList& args,
+                     const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
                      int timeoutMs = 120000) {
     QProcess p;
     p.setProcessEnvironment(env);

@@ -12,7 +12,9 @@
 namespace {
 
 using Run = kvbe::test::CliRun;
-Run cli(const QStringList& args) { return kvbe::test::runCli(args); }
+Run cli(const QStringList& args) {
+    return kvbe::test::runCli(args);
+}
 
 QJsonObject json(const Run& r) {
     QJsonParseError e;
@@ -25,11 +27,12 @@ QJsonObject json(const Run& r) {
 
 class TestCliCalc : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     // The issue's "done when": 70B at 32,768 tokens, 0.88 GB/s ± 1 %.
     void breakeven70B() {
-        const auto r = cli({"calc", "--model", "meta-llama/Llama-3.3-70B-Instruct", "--peak-tflops", "989",
-                            "--util", "0.5", "--flops", "simple", "--lengths", "32768", "--format", "json"});
+        const auto r =
+            cli({"calc", "--model", "meta-llama/Llama-3.3-70B-Instruct", "--peak-tflops", "989",
+                 "--util", "0.5", "--flops", "simple", "--lengths", "32768", "--format", "json"});
         QCOMPARE(r.status, QProcess::NormalExit);
         QCOMPARE(r.exitCode, 0);
         const auto o = json(r);
@@ -48,20 +51,23 @@ private slots:
         const auto g = o["gpu"].toObject();
         QCOMPARE(g["peak_flops"].toDouble(), 989e12);
         QCOMPARE(g["utilisation"].toDouble(), 0.5);
-        for (const char* key : {"model", "gpu", "tiers", "rows"}) QVERIFY(o.contains(key));
+        for (const char* key : {"model", "gpu", "tiers", "rows"})
+            QVERIFY(o.contains(key));
     }
 
     // The article's 3B figures with --params 3.21e9 and one zero-overhead tier.
     void breakeven3B() {
-        const auto r = cli({"calc", "--model", "meta-llama/Llama-3.2-3B", "--params", "3.21e9", "--gpu", "h100-sxm",
-                            "--peak-tflops", "989", "--util", "50%", "--tier", "ssd=13.5@0", "--lengths", "8k,80k",
-                            "--format", "json"});
+        const auto r = cli({"calc", "--model", "meta-llama/Llama-3.2-3B", "--params", "3.21e9",
+                            "--gpu", "h100-sxm", "--peak-tflops", "989", "--util", "50%", "--tier",
+                            "ssd=13.5@0", "--lengths", "8k,80k", "--format", "json"});
         QCOMPARE(r.exitCode, 0);
         const auto rows = json(r)["rows"].toArray();
         QCOMPARE(rows.size(), 2);
         QCOMPARE(rows[1].toObject()["tokens"].toDouble(), 81920.0);
-        QVERIFY(std::abs(rows[0].toObject()["breakeven_bandwidth_Bps"].toDouble() / 1e9 - 7.24) <= 0.005);
-        QVERIFY(std::abs(rows[1].toObject()["breakeven_bandwidth_Bps"].toDouble() / 1e9 - 2.76) <= 0.005);
+        QVERIFY(std::abs(rows[0].toObject()["breakeven_bandwidth_Bps"].toDouble() / 1e9 - 7.24) <=
+                0.005);
+        QVERIFY(std::abs(rows[1].toObject()["breakeven_bandwidth_Bps"].toDouble() / 1e9 - 2.76) <=
+                0.005);
         // A 13.5 GB/s drive clears 7.24 GB/s: a full hit at 8k is a speedup.
         const auto tier = rows[0].toObject()["tiers"].toObject()["ssd"].toObject();
         QVERIFY(tier["speedup"].toDouble() > 1);
@@ -72,8 +78,8 @@ private slots:
 
     // Quantities that do not exist are null: a fixed cost longer than the whole recompute.
     void missingQuantitiesAreNull() {
-        const auto r = cli({"calc", "--model", "meta-llama/Llama-3.2-3B", "--tier", "slow=0.001@100000",
-                            "--lengths", "256", "--format", "json"});
+        const auto r = cli({"calc", "--model", "meta-llama/Llama-3.2-3B", "--tier",
+                            "slow=0.001@100000", "--lengths", "256", "--format", "json"});
         QCOMPARE(r.exitCode, 0);
         const auto o = json(r);
         QVERIFY(o["tiers"].toArray()[0].toObject()["breakeven_prefix_tokens"].isNull());
@@ -101,7 +107,8 @@ private slots:
         QTemporaryDir tmp;
         QFile f(tmp.filePath("s.kvbe.json"));
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(R"({"kvbe_scenario": 1, "model": "Qwen/Qwen3-4B-Instruct-2507", "gpu": "rtx-4000-ada",
+        f.write(
+            R"({"kvbe_scenario": 1, "model": "Qwen/Qwen3-4B-Instruct-2507", "gpu": "rtx-4000-ada",
                     "utilisation": 0.4, "kv_dtype": "fp16", "tiers": [{"preset": "nvme-gen4"}]})");
         f.close();
         auto r = cli({"calc", "--scenario", f.fileName(), "--lengths", "4096", "--format", "json"});
@@ -111,7 +118,8 @@ private slots:
         QCOMPARE(o["gpu"].toObject()["peak_flops"].toDouble(), 81.9e12);
         QCOMPARE(o["gpu"].toObject()["utilisation"].toDouble(), 0.4);
         QCOMPARE(o["tiers"].toArray().size(), 1);
-        r = cli({"calc", "--scenario", f.fileName(), "--util", "0.8", "--kv-dtype", "fp8", "--format", "json"});
+        r = cli({"calc", "--scenario", f.fileName(), "--util", "0.8", "--kv-dtype", "fp8",
+                 "--format", "json"});
         o = json(r);
         QCOMPARE(o["gpu"].toObject()["utilisation"].toDouble(), 0.8);
         QCOMPARE(o["model"].toObject()["kv_bytes_per_token"].toDouble(), 147456.0 / 2);
@@ -122,7 +130,10 @@ private slots:
     void lengthsPastTheContext() {
         auto r = cli({"calc", "--model", "meta-llama/Llama-3.2-3B", "--lengths", "8k,200k"});
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains("204,800 tokens is past the context of meta-llama/Llama-3.2-3B (131,072 tokens"), r.err.constData());
+        QVERIFY2(
+            r.err.contains(
+                "204,800 tokens is past the context of meta-llama/Llama-3.2-3B (131,072 tokens"),
+            r.err.constData());
         QVERIFY(r.err.contains("--allow-past-context"));
         QVERIFY(r.out.isEmpty());
 
@@ -168,7 +179,8 @@ private slots:
         QCOMPARE(o["model"].toObject()["context_limit"].toDouble(), last);
         const auto rows = o["rows"].toArray();
         QCOMPARE(rows.last().toObject()["tokens"].toDouble(), last);
-        for (const auto& row : rows) QVERIFY(!row.toObject()["past_context"].toBool());
+        for (const auto& row : rows)
+            QVERIFY(!row.toObject()["past_context"].toBool());
     }
 
     // A huge length with the flag: the table's columns stay apart (every '|' lines up with the
@@ -192,7 +204,8 @@ private slots:
         };
         const auto want = bars(lines[header]);
         QCOMPARE(want.size(), 3); // three tiers in the default scenario
-        for (qsizetype i = header + 1; i <= header + 3; ++i) QCOMPARE(bars(lines[i]), want);
+        for (qsizetype i = header + 1; i <= header + 3; ++i)
+            QCOMPARE(bars(lines[i]), want);
         QVERIFY2(lines[header + 3].contains("1,000,000,000,000 *"), qPrintable(lines[header + 3]));
         // Every cell has a blank before it.
         QVERIFY2(lines[header + 3].contains(" 114.69 PB "), qPrintable(lines[header + 3]));
@@ -208,16 +221,19 @@ private slots:
     // Tensor parallel: refused where no serving stack can split the model, with the rule; sizes
     // past the KV heads replicate them.
     void tensorParallelRule() {
-        auto r = cli({"calc", "--model", "meta-llama/Llama-3.2-3B", "--tp", "3", "--lengths", "8k"});
+        auto r =
+            cli({"calc", "--model", "meta-llama/Llama-3.2-3B", "--tp", "3", "--lengths", "8k"});
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains("--tp 3: tensor parallel 3 cannot run meta-llama/Llama-3.2-3B: its 8 KV heads do not divide by 3"),
+        QVERIFY2(r.err.contains("--tp 3: tensor parallel 3 cannot run meta-llama/Llama-3.2-3B: its "
+                                "8 KV heads do not divide by 3"),
                  r.err.constData());
         QVERIFY(r.err.contains("sizes this model can run: 1, 2, 4, 8, 24"));
         r = cli({"calc", "--model", "meta-llama/Llama-3.2-3B", "--tp", "1000", "--lengths", "8k"});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.contains("its 24 query heads do not divide by 1000"), r.err.constData());
         QVERIFY(r.out.isEmpty());
-        r = cli({"calc", "--model", "meta-llama/Llama-3.2-3B", "--tp", "24", "--lengths", "8k", "--format", "json"});
+        r = cli({"calc", "--model", "meta-llama/Llama-3.2-3B", "--tp", "24", "--lengths", "8k",
+                 "--format", "json"});
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(json(r)["gpu"].toObject()["tensor_parallel"].toInt(), 24);
         // A scenario file with an impossible size names the file and the field.
@@ -228,28 +244,32 @@ private slots:
         f.close();
         r = cli({"calc", "--scenario", f.fileName(), "--lengths", "8k"});
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains(f.fileName().toUtf8() + ": tensor_parallel: tensor parallel 12"), r.err.constData());
+        QVERIFY2(r.err.contains(f.fileName().toUtf8() + ": tensor_parallel: tensor parallel 12"),
+                 r.err.constData());
         QVERIFY(r.err.contains("not a multiple of 8"));
     }
 
     // Amplification: the same break-even prefix as a tier at B / amp, in every spelling.
     void amplification() {
         auto pstar = [](const QStringList& tierArgs) {
-            QStringList args{"calc", "--model", "meta-llama/Llama-3.2-3B", "--lengths", "32k", "--format", "json"};
+            QStringList args{"calc",     "--model", "meta-llama/Llama-3.2-3B", "--lengths", "32k",
+                             "--format", "json"};
             args += tierArgs;
             const auto r = cli(args);
             if (r.exitCode != 0) qWarning("%s", r.err.constData());
             return json(r)["tiers"].toArray()[0].toObject();
         };
         const auto slow = pstar({"--tier", "ssd=5@1"});
-        for (const QStringList& spelling : {QStringList{"--tier", "ssd=12.5@1×2.5"}, QStringList{"--tier", "ssd=12.5@1x2.5"},
-                                            QStringList{"--tier", "ssd=12.5@1", "--amplification", "2.5"},
-                                            QStringList{"--tier", "ssd=12.5@1", "--amplification", "ssd=2.5"}}) {
+        for (const QStringList& spelling :
+             {QStringList{"--tier", "ssd=12.5@1×2.5"}, QStringList{"--tier", "ssd=12.5@1x2.5"},
+              QStringList{"--tier", "ssd=12.5@1", "--amplification", "2.5"},
+              QStringList{"--tier", "ssd=12.5@1", "--amplification", "ssd=2.5"}}) {
             const auto t = pstar(spelling);
             QCOMPARE(t["amplification"].toDouble(), 2.5);
             QCOMPARE(t["bandwidth_Bps"].toDouble(), 12.5e9);
             QCOMPARE(t["effective_bandwidth_Bps"].toDouble(), 5e9);
-            QCOMPARE(t["breakeven_prefix_tokens"].toDouble(), slow["breakeven_prefix_tokens"].toDouble());
+            QCOMPARE(t["breakeven_prefix_tokens"].toDouble(),
+                     slow["breakeven_prefix_tokens"].toDouble());
         }
         QCOMPARE(slow["amplification"].toDouble(), 1.0);
         // A preset with a factor, and its write bandwidth.
@@ -257,17 +277,22 @@ private slots:
         QCOMPARE(preset["amplification"].toDouble(), 2.0);
         QCOMPARE(preset["write_bandwidth_Bps"].toDouble(), 6.75e9);
         const auto table = cli({"calc", "--lengths", "8k", "--tier", "ssd=12@1x2.5"});
-        QVERIFY2(table.out.contains("12.0 GB/s × 2.5 amplification = 4.80 GB/s effective"), table.out.constData());
+        QVERIFY2(table.out.contains("12.0 GB/s × 2.5 amplification = 4.80 GB/s effective"),
+                 table.out.constData());
     }
 
     void amplificationRefused_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("fragment");
-        QTest::newRow("below 1") << QStringList{"--tier", "ssd=12@1×0.5"} << "--tier ssd: amplification 0.5; expected bytes moved per useful byte";
+        QTest::newRow("below 1")
+            << QStringList{"--tier", "ssd=12@1×0.5"}
+            << "--tier ssd: amplification 0.5; expected bytes moved per useful byte";
         QTest::newRow("empty") << QStringList{"--tier", "ssd=12@1x"} << "--tier ssd";
         QTest::newRow("text") << QStringList{"--tier", "ssd=12x"} << "--tier ssd";
-        QTest::newRow("preset below 1") << QStringList{"--tier", "nvme-gen5x0.9"} << "amplification 0.9";
-        QTest::newRow("flag unknown tier") << QStringList{"--amplification", "floppy=2"} << "no tier named 'floppy'";
+        QTest::newRow("preset below 1")
+            << QStringList{"--tier", "nvme-gen5x0.9"} << "amplification 0.9";
+        QTest::newRow("flag unknown tier")
+            << QStringList{"--amplification", "floppy=2"} << "no tier named 'floppy'";
         QTest::newRow("flag too big") << QStringList{"--amplification", "5000"} << "from 1 to 1000";
     }
     void amplificationRefused() {
@@ -280,7 +305,8 @@ private slots:
     }
 
     void modelGivenAsPath() {
-        const auto r = cli({"calc", "--model", KVBE_SOURCE_DIR "/resources/models/mistralai__Mixtral-8x7B-v0.1.json",
+        const auto r = cli({"calc", "--model",
+                            KVBE_SOURCE_DIR "/resources/models/mistralai__Mixtral-8x7B-v0.1.json",
                             "--lengths", "1k", "--format", "json"});
         QCOMPARE(r.exitCode, 0);
         const auto m = json(r)["model"].toObject();
@@ -291,12 +317,17 @@ private slots:
     void listings_data() {
         QTest::addColumn<QString>("command");
         QTest::addColumn<QStringList>("keys");
-        QTest::newRow("gpus") << "gpus" << QStringList{"h100-sxm", "h100-pcie", "h100-nvl", "h200", "b200",
-                                                       "a100-80gb-sxm", "l40s", "rtx-4000-ada", "rtx-4090", "mi300x"};
-        QTest::newRow("tiers") << "tiers" << QStringList{"dram-pcie4", "dram-pcie5", "nvme-gen4", "nvme-gen5",
-                                                         "nvme-gen4-raid4", "nvme-gen5-raid4", "net-100g", "net-400g"};
-        QTest::newRow("models") << "models" << QStringList{"meta-llama/Llama-3.2-3B", "deepseek-ai/DeepSeek-V3",
-                                                           "openai/gpt-oss-120b", "google/gemma-3-27b-it"};
+        QTest::newRow("gpus") << "gpus" << QStringList{"h100-sxm", "h100-pcie",    "h100-nvl",
+                                                       "h200",     "b200",         "a100-80gb-sxm",
+                                                       "l40s",     "rtx-4000-ada", "rtx-4090",
+                                                       "mi300x"};
+        QTest::newRow("tiers") << "tiers"
+                               << QStringList{"dram-pcie4", "dram-pcie5",      "nvme-gen4",
+                                              "nvme-gen5",  "nvme-gen4-raid4", "nvme-gen5-raid4",
+                                              "net-100g",   "net-400g"};
+        QTest::newRow("models") << "models"
+                                << QStringList{"meta-llama/Llama-3.2-3B", "deepseek-ai/DeepSeek-V3",
+                                               "openai/gpt-oss-120b", "google/gemma-3-27b-it"};
     }
     void listings() {
         QFETCH(QString, command);
@@ -324,13 +355,16 @@ private slots:
     void hybridModelInListingAndCalc() {
         const auto table = cli({"models"});
         QCOMPARE(table.exitCode, 0);
-        QVERIFY2(table.out.contains("52 layers: 23 Mamba-2, 23 MoE, 6 attention"), table.out.constData());
+        QVERIFY2(table.out.contains("52 layers: 23 Mamba-2, 23 MoE, 6 attention"),
+                 table.out.constData());
         QVERIFY(table.out.contains("49.1 MB"));
         // The Qwen3.5 and Falcon-H1 presets list with their layer mix and state
         // (tst_hybrid_models: 64,389,120 B and 14,542,848 B by hand).
-        QVERIFY2(table.out.contains("40 layers: 30 Gated DeltaNet, 10 attention; MLP: 40 MoE"), table.out.constData());
+        QVERIFY2(table.out.contains("40 layers: 30 Gated DeltaNet, 10 attention; MLP: 40 MoE"),
+                 table.out.constData());
         QVERIFY(table.out.contains("64.4 MB"));
-        QVERIFY2(table.out.contains("36 layers: 36 attention + Mamba-2; MLP: 36 dense"), table.out.constData());
+        QVERIFY2(table.out.contains("36 layers: 36 attention + Mamba-2; MLP: 36 dense"),
+                 table.out.constData());
         QVERIFY(table.out.contains("14.5 MB"));
         const auto js = cli({"models", "--format", "json"});
         bool found = false;
@@ -343,15 +377,16 @@ private slots:
             QCOMPARE(o["attention"].toString(), QStringLiteral("hybrid"));
         }
         QVERIFY(found);
-        auto r = cli({"calc", "--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "--lengths", "8k",
-                      "--format", "json"});
+        auto r = cli({"calc", "--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "--lengths",
+                      "8k", "--format", "json"});
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(json(r)["model"].toObject()["state_bytes"].toDouble(), 49082368.0);
         r = cli({"calc", "--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "--lengths", "8k",
                  "--state-dtype", "bf16", "--format", "json"});
         QCOMPARE(json(r)["model"].toObject()["state_bytes"].toDouble(), 24965120.0);
         QCOMPARE(json(r)["model"].toObject()["state_dtype"].toString(), QStringLiteral("bf16"));
-        r = cli({"calc", "--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "--lengths", "8k"});
+        r = cli(
+            {"calc", "--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "--lengths", "8k"});
         QVERIFY2(r.out.contains("Layers  52 layers: 23 Mamba-2"), r.out.constData());
     }
 
@@ -361,17 +396,26 @@ private slots:
         QTest::addColumn<int>("code");
         QTest::addColumn<QString>("fragment");
         QTest::newRow("utilisation 0") << QStringList{"calc", "--util", "0"} << 1 << "--util";
-        QTest::newRow("utilisation above 1") << QStringList{"calc", "--util", "1.2"} << 1 << "(0, 1]";
+        QTest::newRow("utilisation above 1")
+            << QStringList{"calc", "--util", "1.2"} << 1 << "(0, 1]";
         QTest::newRow("utilisation text") << QStringList{"calc", "--util", "most"} << 1 << "--util";
-        QTest::newRow("bandwidth 0") << QStringList{"calc", "--tier", "x=0"} << 1 << "expected more than 0";
+        QTest::newRow("bandwidth 0")
+            << QStringList{"calc", "--tier", "x=0"} << 1 << "expected more than 0";
         QTest::newRow("bandwidth text") << QStringList{"calc", "--tier", "x=fast"} << 1 << "GB/s";
-        QTest::newRow("unknown tier") << QStringList{"calc", "--tier", "floppy"} << 1 << "not a tier preset";
-        QTest::newRow("unknown gpu") << QStringList{"calc", "--gpu", "h900"} << 1 << "not a GPU preset";
-        QTest::newRow("unknown model") << QStringList{"calc", "--model", "acme/none"} << 1 << "acme/none";
+        QTest::newRow("unknown tier")
+            << QStringList{"calc", "--tier", "floppy"} << 1 << "not a tier preset";
+        QTest::newRow("unknown gpu")
+            << QStringList{"calc", "--gpu", "h900"} << 1 << "not a GPU preset";
+        QTest::newRow("unknown model")
+            << QStringList{"calc", "--model", "acme/none"} << 1 << "acme/none";
         QTest::newRow("bad lengths") << QStringList{"calc", "--lengths", "8k,lots"} << 1 << "lots";
-        QTest::newRow("negative peak") << QStringList{"calc", "--peak-tflops", "-5"} << 1 << "--peak-tflops";
-        QTest::newRow("fraction above 1") << QStringList{"calc", "--fraction", "3"} << 1 << "--fraction";
-        QTest::newRow("missing scenario") << QStringList{"calc", "--scenario", "/nonexistent.kvbe.json"} << 1 << "/nonexistent.kvbe.json";
+        QTest::newRow("negative peak")
+            << QStringList{"calc", "--peak-tflops", "-5"} << 1 << "--peak-tflops";
+        QTest::newRow("fraction above 1")
+            << QStringList{"calc", "--fraction", "3"} << 1 << "--fraction";
+        QTest::newRow("missing scenario")
+            << QStringList{"calc", "--scenario", "/nonexistent.kvbe.json"} << 1
+            << "/nonexistent.kvbe.json";
         QTest::newRow("unknown flag") << QStringList{"calc", "--warp", "9"} << 2 << "--warp";
         QTest::newRow("bad format") << QStringList{"calc", "--format", "xml"} << 2 << "xml";
         QTest::newRow("no command") << QStringList{} << 2 << "";
@@ -392,13 +436,19 @@ private slots:
         QTest::addColumn<QByteArray>("content");
         QTest::addColumn<QString>("fragment");
         QTest::newRow("not JSON") << QByteArray("<html>") << "not valid JSON";
-        QTest::newRow("missing layers") << QByteArray(R"({"model_type": "llama", "hidden_size": 64, "vocab_size": 8})")
-                                        << "'num_hidden_layers' is missing";
-        QTest::newRow("zero heads") << QByteArray(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 0, "vocab_size": 8})")
-                                    << "num_attention_heads";
-        QTest::newRow("indivisible heads") << QByteArray(R"({"model_type": "llama", "hidden_size": 96, "num_hidden_layers": 2, "num_attention_heads": 6, "num_key_value_heads": 4, "vocab_size": 8})")
-                                           << "not divisible";
-        QTest::newRow("binary garbage") << QByteArray("\x00\xff\xfe\x01garbage", 11) << "not valid JSON";
+        QTest::newRow("missing layers")
+            << QByteArray(R"({"model_type": "llama", "hidden_size": 64, "vocab_size": 8})")
+            << "'num_hidden_layers' is missing";
+        QTest::newRow("zero heads")
+            << QByteArray(
+                   R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 0, "vocab_size": 8})")
+            << "num_attention_heads";
+        QTest::newRow("indivisible heads")
+            << QByteArray(
+                   R"({"model_type": "llama", "hidden_size": 96, "num_hidden_layers": 2, "num_attention_heads": 6, "num_key_value_heads": 4, "vocab_size": 8})")
+            << "not divisible";
+        QTest::newRow("binary garbage")
+            << QByteArray("\x00\xff\xfe\x01garbage", 11) << "not valid JSON";
     }
     void badConfigFilesNameTheFileAndField() {
         QFETCH(QByteArray, content);

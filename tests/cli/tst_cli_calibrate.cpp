@@ -12,7 +12,7 @@
 
 class TestCliCalibrate : public QObject {
     Q_OBJECT
-private:
+  private:
     static int run(const QStringList& args, QByteArray* err = nullptr) {
         auto env = QProcessEnvironment::systemEnvironment();
         env.insert("CUDA_VISIBLE_DEVICES", ""); // the GPU probes, if any GPU, stay out of this test
@@ -21,22 +21,30 @@ private:
         return r.exitCode;
     }
 
-private slots:
+  private slots:
     void driveOnly() {
         QTemporaryDir scratch(QDir::currentPath() + "/kvbe-calibrate-XXXXXX");
         QTemporaryDir out;
         const QString file = out.filePath("node.json");
         QByteArray err;
-        const int code = run({"calibrate", "--dir", scratch.path(), "--file-size", "64MiB", "--duration", "0.2s",
-                              "--skip-gpu", "--out", file}, &err);
-        if (code == 3 && err.contains("O_DIRECT")) QSKIP("this folder's filesystem refuses O_DIRECT");
+        const int code = run({"calibrate", "--dir", scratch.path(), "--file-size", "64MiB",
+                              "--duration", "0.2s", "--skip-gpu", "--out", file},
+                             &err);
+        if (code == 3 && err.contains("O_DIRECT"))
+            QSKIP("this folder's filesystem refuses O_DIRECT");
         QVERIFY2(code == 0, err.constData());
-        QVERIFY(QDir(scratch.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden).isEmpty());
+        QVERIFY(QDir(scratch.path())
+                    .entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden)
+                    .isEmpty());
         QProcess inspect;
-        inspect.start(QStringLiteral(KVBE_CLI_PATH), {"calibration", "inspect", file, "--format", "json"});
+        inspect.start(QStringLiteral(KVBE_CLI_PATH),
+                      {"calibration", "inspect", file, "--format", "json"});
         QVERIFY(inspect.waitForFinished(60000));
         QCOMPARE(inspect.exitCode(), 0);
-        const auto c = QJsonDocument::fromJson(inspect.readAllStandardOutput()).object()["calibrations"].toArray()[0].toObject();
+        const auto c = QJsonDocument::fromJson(inspect.readAllStandardOutput())
+                           .object()["calibrations"]
+                           .toArray()[0]
+                           .toObject();
         QCOMPARE(c["format"].toString(), QString("kvbe"));
         QCOMPARE(c["model"].toString(), QString("meta-llama/Llama-3.2-3B"));
         QCOMPARE(c["kv_bytes_per_token"].toDouble(), 114688.0);

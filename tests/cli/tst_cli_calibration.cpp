@@ -1,13 +1,13 @@
 // kvbe-cli calibration inspect | fit | export-pykvcache, as a script runs them.
-#include "cli_run.h"
 #include "../core/pykvcache_format_check.h"
+#include "cli_run.h"
 
 #include <QDir>
 #include <QFileInfo>
-#include <QMap>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -16,7 +16,9 @@
 namespace {
 
 using Run = kvbe::test::CliRun;
-Run cli(const QStringList& args) { return kvbe::test::runCli(args); }
+Run cli(const QStringList& args) {
+    return kvbe::test::runCli(args);
+}
 
 void write(const QString& path, const QByteArray& data) {
     QFile f(path);
@@ -38,12 +40,14 @@ const QByteArray kPareto =
 
 class TestCliCalibration : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void inspectAFolderAsJson() {
         QTemporaryDir tmp;
-        write(tmp.filePath("a-pykvcache.json"), R"({"model_name": "meta-llama/Llama-3.2-3B", "kv_dtype": "bfloat16",
+        write(tmp.filePath("a-pykvcache.json"),
+              R"({"model_name": "meta-llama/Llama-3.2-3B", "kv_dtype": "bfloat16",
             "break_even_ssd_tokens": 6057, "break_even_mem_tokens": 736, "safety_margin_tokens": 0})");
-        write(tmp.filePath("b-qwen.json"), R"({"model_name": "Qwen/Qwen3-4B-Instruct-2507", "kv_dtype": "bfloat16",
+        write(tmp.filePath("b-qwen.json"),
+              R"({"model_name": "Qwen/Qwen3-4B-Instruct-2507", "kv_dtype": "bfloat16",
             "break_even_ssd_tokens": 6203, "break_even_mem_tokens": 825})");
         write(tmp.filePath("c-pareto.csv"), kPareto);
         const auto r = cli({"calibration", "inspect", tmp.path(), "--format", "json"});
@@ -51,7 +55,8 @@ private slots:
         const auto o = QJsonDocument::fromJson(r.out).object();
         const auto cals = o["calibrations"].toArray();
         QCOMPARE(cals.size(), 3);
-        QCOMPARE(cals[0].toObject()["breakeven_prefix_tokens"].toObject()["ssd"].toDouble(), 6057.0);
+        QCOMPARE(cals[0].toObject()["breakeven_prefix_tokens"].toObject()["ssd"].toDouble(),
+                 6057.0);
         QCOMPARE(cals[0].toObject()["warnings"].toArray().size(), 0);
         // Qwen against the default scenario's Llama: a warning, not silence.
         const auto w = cals[1].toObject()["warnings"].toArray();
@@ -72,8 +77,9 @@ private slots:
     void fitWritesCalibrationAndAdoptedScenario() {
         QTemporaryDir tmp;
         write(tmp.filePath("p.csv"), kPareto);
-        const auto r = cli({"calibration", "fit", tmp.filePath("p.csv"), "--out", tmp.filePath("fitted.json"),
-                            "--adopt", tmp.filePath("adopted.kvbe.json"), "--format", "json"});
+        const auto r =
+            cli({"calibration", "fit", tmp.filePath("p.csv"), "--out", tmp.filePath("fitted.json"),
+                 "--adopt", tmp.filePath("adopted.kvbe.json"), "--format", "json"});
         QCOMPARE(r.exitCode, 0);
         const auto o = QJsonDocument::fromJson(r.out).object();
         const double u = o["utilisation"].toDouble();
@@ -82,11 +88,17 @@ private slots:
         const auto ssd = o["tiers"].toObject()["ssd"].toObject();
         QVERIFY(ssd["bandwidth_Bps"].toDouble() > 0);
         // The adopted scenario carries the fitted utilisation; calc reads it.
-        const auto calc = cli({"calc", "--scenario", tmp.filePath("adopted.kvbe.json"), "--lengths", "8k", "--format", "json"});
+        const auto calc = cli({"calc", "--scenario", tmp.filePath("adopted.kvbe.json"), "--lengths",
+                               "8k", "--format", "json"});
         QCOMPARE(calc.exitCode, 0);
-        QVERIFY(std::abs(QJsonDocument::fromJson(calc.out).object()["gpu"].toObject()["utilisation"].toDouble() - u) < 1e-12);
+        QVERIFY(std::abs(QJsonDocument::fromJson(calc.out)
+                             .object()["gpu"]
+                             .toObject()["utilisation"]
+                             .toDouble() -
+                         u) < 1e-12);
         // The fitted calibration exports the same p* the fit reported.
-        const auto ex = cli({"calibration", "export-pykvcache", "--calibration", tmp.filePath("fitted.json")});
+        const auto ex =
+            cli({"calibration", "export-pykvcache", "--calibration", tmp.filePath("fitted.json")});
         QCOMPARE(ex.exitCode, 0);
         QCOMPARE(QJsonDocument::fromJson(ex.out).object()["break_even_ssd_tokens"].toDouble(),
                  ssd["breakeven_prefix_tokens"].toDouble());
@@ -95,24 +107,31 @@ private slots:
     // Exported from a scenario, the thresholds are calc's break-even prefixes, and they read back.
     void exportFromScenarioReadsBack() {
         QTemporaryDir tmp;
-        const QString scenario = QStringLiteral(KVBE_SOURCE_DIR "/resources/scenarios/default.kvbe.json");
-        const auto ex = cli({"calibration", "export-pykvcache", "--scenario", scenario, "--out", tmp.filePath("pk.json"),
-                             "--safety-margin", "64"});
+        const QString scenario =
+            QStringLiteral(KVBE_SOURCE_DIR "/resources/scenarios/default.kvbe.json");
+        const auto ex = cli({"calibration", "export-pykvcache", "--scenario", scenario, "--out",
+                             tmp.filePath("pk.json"), "--safety-margin", "64"});
         QCOMPARE(ex.exitCode, 0);
-        const auto calc = cli({"calc", "--scenario", scenario, "--lengths", "8k", "--format", "json"});
+        const auto calc =
+            cli({"calc", "--scenario", scenario, "--lengths", "8k", "--format", "json"});
         const auto tiers = QJsonDocument::fromJson(calc.out).object()["tiers"].toArray();
-        const auto back = cli({"calibration", "inspect", tmp.filePath("pk.json"), "--format", "json"});
+        const auto back =
+            cli({"calibration", "inspect", tmp.filePath("pk.json"), "--format", "json"});
         QCOMPARE(back.exitCode, 0);
-        const auto c = QJsonDocument::fromJson(back.out).object()["calibrations"].toArray()[0].toObject();
+        const auto c =
+            QJsonDocument::fromJson(back.out).object()["calibrations"].toArray()[0].toObject();
         QCOMPARE(c["format"].toString(), QString("py-kvcache-v1"));
-        QCOMPARE(c["breakeven_prefix_tokens"].toObject()["mem"].toDouble(), tiers[0].toObject()["breakeven_prefix_tokens"].toDouble());
-        QCOMPARE(c["breakeven_prefix_tokens"].toObject()["ssd"].toDouble(), tiers[1].toObject()["breakeven_prefix_tokens"].toDouble());
+        QCOMPARE(c["breakeven_prefix_tokens"].toObject()["mem"].toDouble(),
+                 tiers[0].toObject()["breakeven_prefix_tokens"].toDouble());
+        QCOMPARE(c["breakeven_prefix_tokens"].toObject()["ssd"].toDouble(),
+                 tiers[1].toObject()["breakeven_prefix_tokens"].toDouble());
         QCOMPARE(c["safety_margin_tokens"].toDouble(), 64.0);
     }
 
     // Every fixture (files shaped as the tools write them) reads without an error.
     void inspectTheFixtures() {
-        const auto r = cli({"calibration", "inspect", KVBE_SOURCE_DIR "/tests/fixtures/calibration", "--format", "json"});
+        const auto r = cli({"calibration", "inspect", KVBE_SOURCE_DIR "/tests/fixtures/calibration",
+                            "--format", "json"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const auto o = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(o["errors"].toArray().size(), 0);
@@ -129,26 +148,36 @@ private slots:
         QCOMPARE(v2["ssd_model"].toString(), QString("Kioxia CM7-R"));
         const auto only = byName["pykvcache-v1-thresholds-only.json"];
         QCOMPARE(only["gate_tokens"].toObject()["ssd"].toDouble(), 100.0);
-        QCOMPARE(byName["pykvcache-v1-schema-fp8-margin.json"]["gate_tokens"].toObject()["ssd"].toDouble(), 4160.0);
-        QCOMPARE(byName["pykvcache-v1-schema-fp8-margin.json"]["gate_tokens"].toObject()["mem"].toDouble(), 0.0);
+        QCOMPARE(byName["pykvcache-v1-schema-fp8-margin.json"]["gate_tokens"]
+                     .toObject()["ssd"]
+                     .toDouble(),
+                 4160.0);
+        QCOMPARE(byName["pykvcache-v1-schema-fp8-margin.json"]["gate_tokens"]
+                     .toObject()["mem"]
+                     .toDouble(),
+                 0.0);
         bool named = false;
         for (const auto& w : byName["pareto-measure.csv"]["warnings"].toArray())
             named = named || w.toString().contains("1 failed run skipped");
         QVERIFY(named);
         // The table says the same in words.
-        const auto table = cli({"calibration", "inspect", KVBE_SOURCE_DIR "/tests/fixtures/calibration/pykvcache-v2.json"});
+        const auto table = cli({"calibration", "inspect",
+                                KVBE_SOURCE_DIR "/tests/fixtures/calibration/pykvcache-v2.json"});
         QCOMPARE(table.exitCode, 0);
-        QVERIFY2(table.out.contains("kv_dtype auto (the model's own: bf16)") && table.out.contains("curve g_ssd: 4 knots") &&
-                     table.out.contains("1 golden points"), table.out.constData());
+        QVERIFY2(table.out.contains("kv_dtype auto (the model's own: bf16)") &&
+                     table.out.contains("curve g_ssd: 4 knots") &&
+                     table.out.contains("1 golden points"),
+                 table.out.constData());
     }
 
     // --schema 2: curves, golden points, thresholds by py-kvcache's rule, provenance; read back by
     // the independent reader of the format page.
     void exportSchema2ReadsBack() {
         QTemporaryDir tmp;
-        const QString scenario = QStringLiteral(KVBE_SOURCE_DIR "/resources/scenarios/default.kvbe.json");
-        const auto ex = cli({"calibration", "export-pykvcache", "--scenario", scenario, "--schema", "2", "--out",
-                             tmp.filePath("v2.json")});
+        const QString scenario =
+            QStringLiteral(KVBE_SOURCE_DIR "/resources/scenarios/default.kvbe.json");
+        const auto ex = cli({"calibration", "export-pykvcache", "--scenario", scenario, "--schema",
+                             "2", "--out", tmp.filePath("v2.json")});
         QVERIFY2(ex.exitCode == 0, ex.err.constData());
         QFile f(tmp.filePath("v2.json"));
         QVERIFY(f.open(QIODevice::ReadOnly));
@@ -168,14 +197,19 @@ private slots:
         QVERIFY(!o["ssd_model"].toString().isEmpty());
         QVERIFY(o["kv_bytes_per_token"].toDouble() > 0);
         // The thresholds are calc's p*, rounded up to py-kvcache's 16-token blocks.
-        const auto calc = cli({"calc", "--scenario", scenario, "--lengths", "8k", "--format", "json"});
+        const auto calc =
+            cli({"calc", "--scenario", scenario, "--lengths", "8k", "--format", "json"});
         const auto tiers = QJsonDocument::fromJson(calc.out).object()["tiers"].toArray();
-        QCOMPARE(double(*page.mem), std::ceil(tiers[0].toObject()["breakeven_prefix_tokens"].toDouble() / 16) * 16);
-        QCOMPARE(double(*page.ssd), std::ceil(tiers[1].toObject()["breakeven_prefix_tokens"].toDouble() / 16) * 16);
+        QCOMPARE(double(*page.mem),
+                 std::ceil(tiers[0].toObject()["breakeven_prefix_tokens"].toDouble() / 16) * 16);
+        QCOMPARE(double(*page.ssd),
+                 std::ceil(tiers[1].toObject()["breakeven_prefix_tokens"].toDouble() / 16) * 16);
         // And kvbe reads it back as v2 without a warning.
-        const auto back = cli({"calibration", "inspect", tmp.filePath("v2.json"), "--scenario", scenario, "--format", "json"});
+        const auto back = cli({"calibration", "inspect", tmp.filePath("v2.json"), "--scenario",
+                               scenario, "--format", "json"});
         QCOMPARE(back.exitCode, 0);
-        const auto c = QJsonDocument::fromJson(back.out).object()["calibrations"].toArray()[0].toObject();
+        const auto c =
+            QJsonDocument::fromJson(back.out).object()["calibrations"].toArray()[0].toObject();
         QCOMPARE(c["format"].toString(), QString("py-kvcache-v2"));
         QCOMPARE(c["warnings"].toArray().size(), 0);
     }
@@ -183,24 +217,32 @@ private slots:
     // A fitted calibration of another model than the scenario's: refused unless --model says so.
     void exportRefusesAnotherModelUnlessAsked() {
         QTemporaryDir tmp;
-        write(tmp.filePath("qwen.json"), R"({"kvbe_calibration": 1, "model": "Qwen/Qwen3-4B-Instruct-2507",
+        write(tmp.filePath("qwen.json"),
+              R"({"kvbe_calibration": 1, "model": "Qwen/Qwen3-4B-Instruct-2507",
             "fitted": {"utilisation": 0.4, "overhead_s": 0.002, "tiers": {"ssd": {"bandwidth_Bps": 12e9, "t_fixed_s": 0.002}}},
             "breakeven_prefix_tokens": {"ssd": 5000, "mem": 700}})");
-        const QString scenario = QStringLiteral(KVBE_SOURCE_DIR "/resources/scenarios/default.kvbe.json");
+        const QString scenario =
+            QStringLiteral(KVBE_SOURCE_DIR "/resources/scenarios/default.kvbe.json");
         for (const char* schema : {"1", "2"}) {
-            const auto no = cli({"calibration", "export-pykvcache", "--calibration", tmp.filePath("qwen.json"), "--scenario",
-                                 scenario, "--schema", schema});
+            const auto no =
+                cli({"calibration", "export-pykvcache", "--calibration", tmp.filePath("qwen.json"),
+                     "--scenario", scenario, "--schema", schema});
             QCOMPARE(no.exitCode, 1);
-            QVERIFY2(no.err.contains("measured with model 'Qwen/Qwen3-4B-Instruct-2507'") && no.err.contains("--model"),
+            QVERIFY2(no.err.contains("measured with model 'Qwen/Qwen3-4B-Instruct-2507'") &&
+                         no.err.contains("--model"),
                      no.err.constData());
-            const auto yes = cli({"calibration", "export-pykvcache", "--calibration", tmp.filePath("qwen.json"), "--scenario",
-                                  scenario, "--schema", schema, "--model", "Qwen/Qwen3-4B-Instruct-2507"});
+            const auto yes = cli({"calibration", "export-pykvcache", "--calibration",
+                                  tmp.filePath("qwen.json"), "--scenario", scenario, "--schema",
+                                  schema, "--model", "Qwen/Qwen3-4B-Instruct-2507"});
             QVERIFY2(yes.exitCode == 0, yes.err.constData());
-            QCOMPARE(QJsonDocument::fromJson(yes.out).object()["model_name"].toString(), QString("Qwen/Qwen3-4B-Instruct-2507"));
-            QVERIFY2(yes.err.contains("warning"), yes.err.constData()); // the mismatch is still said
+            QCOMPARE(QJsonDocument::fromJson(yes.out).object()["model_name"].toString(),
+                     QString("Qwen/Qwen3-4B-Instruct-2507"));
+            QVERIFY2(yes.err.contains("warning"),
+                     yes.err.constData()); // the mismatch is still said
         }
         // Without a scenario, a v1 export is the calibration's own thresholds under its own name.
-        const auto own = cli({"calibration", "export-pykvcache", "--calibration", tmp.filePath("qwen.json")});
+        const auto own =
+            cli({"calibration", "export-pykvcache", "--calibration", tmp.filePath("qwen.json")});
         QCOMPARE(own.exitCode, 0);
         QCOMPARE(QJsonDocument::fromJson(own.out).object()["break_even_ssd_tokens"].toInt(), 5000);
     }
@@ -209,12 +251,17 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("code");
         QTest::addColumn<QString>("fragment");
-        QTest::newRow("neither source") << QStringList{"calibration", "export-pykvcache"} << 1 << "give --scenario FILE, --calibration FILE, or both";
-        QTest::newRow("schema 3") << QStringList{"calibration", "export-pykvcache", "--schema", "3"} << 2 << "";
+        QTest::newRow("neither source") << QStringList{"calibration", "export-pykvcache"} << 1
+                                        << "give --scenario FILE, --calibration FILE, or both";
+        QTest::newRow("schema 3") << QStringList{"calibration", "export-pykvcache", "--schema", "3"}
+                                  << 2 << "";
         QTest::newRow("unknown ssd tier")
-            << QStringList{"calibration", "export-pykvcache", "--scenario", KVBE_SOURCE_DIR "/resources/scenarios/default.kvbe.json",
-                           "--ssd-tier", "tape"} << 1 << "no tier is named 'tape'";
-        QTest::newRow("negative margin") << QStringList{"calibration", "export-pykvcache", "--safety-margin", "-5"} << 2 << "";
+            << QStringList{"calibration", "export-pykvcache",
+                           "--scenario",  KVBE_SOURCE_DIR "/resources/scenarios/default.kvbe.json",
+                           "--ssd-tier",  "tape"}
+            << 1 << "no tier is named 'tape'";
+        QTest::newRow("negative margin")
+            << QStringList{"calibration", "export-pykvcache", "--safety-margin", "-5"} << 2 << "";
         QTest::newRow("no subcommand") << QStringList{"calibration"} << 2 << "";
     }
     void exportUsage() {

@@ -12,10 +12,14 @@
 namespace {
 
 using Run = kvbe::test::CliRun;
-Run cli(const QStringList& args) { return kvbe::test::runCli(args); }
+Run cli(const QStringList& args) {
+    return kvbe::test::runCli(args);
+}
 
-const QString kFittedFile = QStringLiteral(KVBE_SOURCE_DIR "/resources/scenarios/llama-3.2-3b-h100-study-fitted.kvbe.json");
-const QString kReference = QStringLiteral(KVBE_SOURCE_DIR "/resources/published/py-kvcache-h100.json");
+const QString kFittedFile =
+    QStringLiteral(KVBE_SOURCE_DIR "/resources/scenarios/llama-3.2-3b-h100-study-fitted.kvbe.json");
+const QString kReference =
+    QStringLiteral(KVBE_SOURCE_DIR "/resources/published/py-kvcache-h100.json");
 
 QJsonObject publishedRow(const QJsonArray& rows, const QString& id) {
     for (const auto& v : rows)
@@ -27,13 +31,14 @@ QJsonObject publishedRow(const QJsonArray& rows, const QString& id) {
 
 class TestCliPublished : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     // calc --scenario on the fitted scenario: B* and p* beside the published values, in the table
     // and in JSON, within the tolerances of issue 16.
     void calcPrintsPublishedBesideModel() {
         const auto table = cli({"calc", "--scenario", kFittedFile});
         QCOMPARE(table.exitCode, 0);
-        QVERIFY2(table.out.contains("Published (py-kvcache study (arXiv 2609.11744), H100 node):"), table.out.constData());
+        QVERIFY2(table.out.contains("Published (py-kvcache study (arXiv 2609.11744), H100 node):"),
+                 table.out.constData());
         QVERIFY(table.out.contains("23.2 GB/s"));
         QVERIFY(table.out.contains("6,057 tokens"));
         QVERIFY(table.out.contains("736 tokens"));
@@ -45,16 +50,19 @@ private slots:
             const char* id;
             double published, tolerance;
         };
-        for (const Want& w : {Want{"bstar-1k", 23.2e9, 0.10}, Want{"bstar-8k", 10.4e9, 0.10}, Want{"bstar-80k", 3.5e9, 0.10},
-                              Want{"pstar-ssd-llama", 6057, 0.15}, Want{"pstar-mem-llama", 736, 0.15}}) {
+        for (const Want& w : {Want{"bstar-1k", 23.2e9, 0.10}, Want{"bstar-8k", 10.4e9, 0.10},
+                              Want{"bstar-80k", 3.5e9, 0.10}, Want{"pstar-ssd-llama", 6057, 0.15},
+                              Want{"pstar-mem-llama", 736, 0.15}}) {
             const auto o = publishedRow(rows, w.id);
             QVERIFY2(!o.isEmpty(), w.id);
             QCOMPARE(o["published"].toDouble(), w.published);
             QVERIFY2(std::abs(o["model"].toDouble() / w.published - 1) <= w.tolerance, w.id);
         }
-        // The default scenario (nominal t_fixed) is far from the SSD threshold: the gap is shown, not hidden.
+        // The default scenario (nominal t_fixed) is far from the SSD threshold: the gap is shown,
+        // not hidden.
         const auto d = cli({"calc", "--format", "json"});
-        const auto pd = publishedRow(QJsonDocument::fromJson(d.out).object()["published"].toArray(), "pstar-ssd-llama");
+        const auto pd = publishedRow(QJsonDocument::fromJson(d.out).object()["published"].toArray(),
+                                     "pstar-ssd-llama");
         QVERIFY(pd["model"].toDouble() < 0.5 * 6057);
         // Another model: no published section.
         const auto other = cli({"calc", "--model", "meta-llama/Llama-3.3-70B-Instruct"});
@@ -66,7 +74,8 @@ private slots:
         const auto r = cli({"calibration", "inspect", kReference});
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains("(kvbe-published)"), r.out.constData());
-        QVERIFY(r.out.contains("23.2 GB/s at 1k tokens  [arXiv 2609.11744, section 5; quoted in seed/kv-offload-break-even.txt]"));
+        QVERIFY(r.out.contains("23.2 GB/s at 1k tokens  [arXiv 2609.11744, section 5; quoted in "
+                               "seed/kv-offload-break-even.txt]"));
         QVERIFY(r.out.contains("559 and 481"));
         const auto j = cli({"calibration", "inspect", kReference, "--format", "json"});
         QCOMPARE(j.exitCode, 0);
@@ -83,12 +92,16 @@ private slots:
         const QString path = dir.filePath("bad.json");
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(R"({"kvbe_published": 1, "name": "x", "points": [{"id": "a", "quantity": "breakeven_prefix",
+        f.write(
+            R"({"kvbe_published": 1, "name": "x", "points": [{"id": "a", "quantity": "breakeven_prefix",
             "model": "m", "tier": "ssd", "value": -3, "unit": "tokens", "text": "t", "source": "s", "quote": "q"}]})");
         f.close();
         const auto r = cli({"calibration", "inspect", path});
         QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.err.contains("field 'points[0].value' is a number (-3); expected a positive number of tokens"), r.err.constData());
+        QVERIFY2(
+            r.err.contains(
+                "field 'points[0].value' is a number (-3); expected a positive number of tokens"),
+            r.err.constData());
     }
 
     // published fit --out writes the shipped scenario's numbers again, with its provenance.
@@ -102,15 +115,18 @@ private slots:
         QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
         const auto made = QJsonDocument::fromJson(a.readAll()).object();
         const auto shipped = QJsonDocument::fromJson(b.readAll()).object();
-        QVERIFY(std::abs(made["utilisation"].toDouble() / shipped["utilisation"].toDouble() - 1) < 1e-6);
+        QVERIFY(std::abs(made["utilisation"].toDouble() / shipped["utilisation"].toDouble() - 1) <
+                1e-6);
         const auto mt = made["tiers"].toArray(), st = shipped["tiers"].toArray();
         QCOMPARE(mt.size(), st.size());
         for (qsizetype i = 0; i < mt.size(); ++i) {
             QCOMPARE(mt[i].toObject()["name"], st[i].toObject()["name"]);
             for (const char* k : {"bandwidth_GBps", "t_fixed_ms"})
-                QVERIFY(std::abs(mt[i].toObject()[k].toDouble() / st[i].toObject()[k].toDouble() - 1) < 1e-6);
+                QVERIFY(std::abs(mt[i].toObject()[k].toDouble() / st[i].toObject()[k].toDouble() -
+                                 1) < 1e-6);
         }
-        QVERIFY(shipped["provenance"].toObject()["made_by"].toString().startsWith("kvbe-cli published fit"));
+        QVERIFY(shipped["provenance"].toObject()["made_by"].toString().startsWith(
+            "kvbe-cli published fit"));
         QCOMPARE(shipped["provenance"].toObject()["residuals"].toArray().size(), 9);
     }
 };

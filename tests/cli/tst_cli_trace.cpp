@@ -11,28 +11,35 @@
 namespace {
 
 using Run = kvbe::test::CliRun;
-Run cli(const QStringList& args) { return kvbe::test::runCli(args); }
-QString fixture(const char* name) { return QStringLiteral(KVBE_FIXTURES "/traces/") + name; }
+Run cli(const QStringList& args) {
+    return kvbe::test::runCli(args);
+}
+QString fixture(const char* name) {
+    return QStringLiteral(KVBE_FIXTURES "/traces/") + name;
+}
 
 QJsonObject json(const Run& r) {
     QJsonParseError e;
     const auto doc = QJsonDocument::fromJson(r.out, &e);
-    if (e.error != QJsonParseError::NoError) qWarning("not JSON: %s / %s", r.out.constData(), r.err.constData());
+    if (e.error != QJsonParseError::NoError)
+        qWarning("not JSON: %s / %s", r.out.constData(), r.err.constData());
     return doc.object();
 }
 
-bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
+bool close(double a, double b) {
+    return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
+}
 
 } // namespace
 
 class TestCliTrace : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     // hand.jsonl with a 2-block GPU and a 4-block DRAM tier: r3 finds blocks 1-2 in DRAM, r4
     // finds 1 in DRAM and 2, 5 on the GPU (tst_trace works the states out step by step).
     void replayCountsHitsPerTierByHand() {
-        const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--tier",
-                            "dram-pcie5=4blocks", "--output", "json"});
+        const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks",
+                            "--tier", "dram-pcie5=4blocks", "--output", "json"});
         QCOMPARE(r.exitCode, 0);
         const auto o = json(r);
         QCOMPARE(o["kvbe_trace_replay"].toInt(), 1);
@@ -42,14 +49,18 @@ private slots:
         QCOMPARE(tiers[0].toObject()["name"].toString(), QString("gpu"));
         QCOMPARE(tiers[1].toObject()["name"].toString(), QString("dram-pcie5"));
         const double total = 1024 + 1024 + 1500 + 2000;
-        QVERIFY(close(tiers[0].toObject()["hits"].toObject()["token_weighted"].toDouble(), 1024 / total));
-        QVERIFY(close(tiers[1].toObject()["hits"].toObject()["token_weighted"].toDouble(), 1536 / total));
-        QVERIFY(close(tiers[1].toObject()["hits"].toObject()["block_weighted"].toDouble(), 3.0 / 11));
+        QVERIFY(close(tiers[0].toObject()["hits"].toObject()["token_weighted"].toDouble(),
+                      1024 / total));
+        QVERIFY(close(tiers[1].toObject()["hits"].toObject()["token_weighted"].toDouble(),
+                      1536 / total));
+        QVERIFY(
+            close(tiers[1].toObject()["hits"].toObject()["block_weighted"].toDouble(), 3.0 / 11));
         QCOMPARE(tiers[1].toObject()["blocks_written"].toInt(), 6);
         const auto rules = o["rules"].toArray();
         QCOMPARE(rules.size(), 5);
         QStringList names;
-        for (const auto& v : rules) names << v.toObject()["rule"].toString();
+        for (const auto& v : rules)
+            names << v.toObject()["rule"].toString();
         QCOMPARE(names, QStringList({"none", "gpu-only", "always", "breakeven", "optimal"}));
         const double optimal = rules[4].toObject()["ttft_s"].toObject()["mean"].toDouble();
         QVERIFY(optimal <= rules[2].toObject()["ttft_s"].toObject()["mean"].toDouble());
@@ -60,9 +71,9 @@ private slots:
     // and r4 find block 1 in DRAM still being written (two late lookups) and hit nothing; with
     // writes that keep up they would hit as above.
     void replaySlowWritesLoseHits() {
-        const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--tier",
-                            "dram-pcie5=4blocks", "--tier-write", "dram-pcie5=0.001", "--write-buffer", "1GB",
-                            "--output", "json"});
+        const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks",
+                            "--tier", "dram-pcie5=4blocks", "--tier-write", "dram-pcie5=0.001",
+                            "--write-buffer", "1GB", "--output", "json"});
         QCOMPARE(r.exitCode, 0);
         const auto o = json(r);
         QCOMPARE(o["config"].toObject()["write_queue"].toBool(), true);
@@ -73,11 +84,12 @@ private slots:
         QCOMPARE(dram["writes_dropped"].toInt(), 0);
         QCOMPARE(o["hits_any_tier"].toObject()["token_weighted"].toDouble(), 0.0);
         const double total = 1024 + 1024 + 1500 + 2000;
-        QVERIFY(close(o["hits_any_tier_if_writes_kept_up"].toObject()["token_weighted"].toDouble(), 2560 / total));
+        QVERIFY(close(o["hits_any_tier_if_writes_kept_up"].toObject()["token_weighted"].toDouble(),
+                      2560 / total));
 
-        const auto free = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--tier",
-                               "dram-pcie5=4blocks", "--tier-write", "dram-pcie5=0.001", "--no-write-queue",
-                               "--instances", "1", "--output", "json"});
+        const auto free = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks",
+                               "--tier", "dram-pcie5=4blocks", "--tier-write", "dram-pcie5=0.001",
+                               "--no-write-queue", "--instances", "1", "--output", "json"});
         QCOMPARE(free.exitCode, 0);
         const auto f = json(free);
         QVERIFY(close(f["hits_any_tier"].toObject()["token_weighted"].toDouble(), 2560 / total));
@@ -88,8 +100,17 @@ private slots:
     // --shared-link: the tier's JSON says so, and its loads delay its writes (never fewer late
     // lookups than on separate links; the hand-computed case is in tst_trace).
     void replaySharedLinkIsReported() {
-        const QStringList base{"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--tier",
-                               "dram-pcie5=4blocks", "--tier-write", "dram-pcie5=0.001", "--output", "json"};
+        const QStringList base{"trace",
+                               "replay",
+                               fixture("hand.jsonl"),
+                               "--gpu-cache",
+                               "2blocks",
+                               "--tier",
+                               "dram-pcie5=4blocks",
+                               "--tier-write",
+                               "dram-pcie5=0.001",
+                               "--output",
+                               "json"};
         const auto sep = cli(base);
         const auto shared = cli(base + QStringList{"--shared-link", "dram-pcie5"});
         QCOMPARE(sep.exitCode, 0);
@@ -102,11 +123,14 @@ private slots:
     }
 
     void replayPrintsATableAndASentence() {
-        const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--tier", "dram-pcie5=4blocks"});
+        const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks",
+                            "--tier", "dram-pcie5=4blocks"});
         QCOMPARE(r.exitCode, 0);
-        QVERIFY2(r.out.contains("of requests are faster than with GPU-only caching"), r.out.constData());
+        QVERIFY2(r.out.contains("of requests are faster than with GPU-only caching"),
+                 r.out.constData());
         QVERIFY(r.out.contains("optimal"));
-        const auto c = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--output", "csv"});
+        const auto c = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks",
+                            "--output", "csv"});
         QCOMPARE(c.exitCode, 0);
         QVERIFY(c.out.startsWith("section,name,metric,value\n"));
     }
@@ -114,12 +138,14 @@ private slots:
     // Unlimited capacity on the Bailian file: 32 of 40 tokens for request 2, all 33 of
     // request 4: 65 of 169 tokens.
     void inspectChainsBailianIds() {
-        const auto r = cli({"trace", "inspect", fixture("bailian-chain.jsonl"), "--output", "json"});
+        const auto r =
+            cli({"trace", "inspect", fixture("bailian-chain.jsonl"), "--output", "json"});
         QCOMPARE(r.exitCode, 0);
         const auto o = json(r);
         QCOMPARE(o["trace"].toObject()["format"].toString(), QString("bailian"));
         QCOMPARE(o["trace"].toObject()["block_tokens"].toInt(), 16);
-        QVERIFY(close(o["unlimited_capacity_hits"].toObject()["token_weighted"].toDouble(), 65.0 / 169));
+        QVERIFY(close(o["unlimited_capacity_hits"].toObject()["token_weighted"].toDouble(),
+                      65.0 / 169));
         QCOMPARE(o["tiers"].toArray().size(), 3);
     }
 
@@ -145,15 +171,17 @@ private slots:
     // The single-cache curve by hand: 1 or 2 blocks hold nothing that is reused in time; 4 and
     // 8 blocks give r3 two blocks and r4 three: 2,560 of 5,548 tokens.
     void sweepSingleCacheByHand() {
-        const auto r = cli({"trace", "sweep", fixture("hand.jsonl"), "--single-cache", "--capacities", "512:4096",
-                            "--points", "4", "--output", "json"});
+        const auto r = cli({"trace", "sweep", fixture("hand.jsonl"), "--single-cache",
+                            "--capacities", "512:4096", "--points", "4", "--output", "json"});
         QCOMPARE(r.exitCode, 0);
         const auto pts = json(r)["points"].toArray();
         QCOMPARE(pts.size(), 4);
         const double expect[4] = {0, 0, 2560.0 / 5548, 2560.0 / 5548};
         for (int g = 0; g < 4; ++g)
-            QVERIFY2(close(pts[g].toObject()["hits_any_tier"].toObject()["token_weighted"].toDouble(), expect[g]),
-                     qPrintable(QString::number(g)));
+            QVERIFY2(
+                close(pts[g].toObject()["hits_any_tier"].toObject()["token_weighted"].toDouble(),
+                      expect[g]),
+                qPrintable(QString::number(g)));
     }
 
     void badOptionsExitWithASentence_data() {
@@ -161,19 +189,41 @@ private slots:
         QTest::addColumn<int>("code");
         QTest::addColumn<QString>("fragment");
         const QString hand = fixture("hand.jsonl");
-        QTest::newRow("unknown tier") << QStringList{"trace", "replay", hand, "--tier", "tape=1TB"} << 1 << "--tier tape: not a tier of the scenario";
-        QTest::newRow("bad capacity") << QStringList{"trace", "replay", hand, "--tier", "dram-pcie5=lots"} << 1 << "--tier dram-pcie5";
-        QTest::newRow("tier without =") << QStringList{"trace", "replay", hand, "--tier", "dram-pcie5"} << 1 << "expected NAME=CAPACITY";
-        QTest::newRow("unknown write tier") << QStringList{"trace", "replay", hand, "--tier-write", "tape=2"} << 1 << "--tier-write tape: not a tier of this replay";
-        QTest::newRow("bad write bandwidth") << QStringList{"trace", "replay", hand, "--tier-write", "dram-pcie5=fast"} << 1 << "expected a write bandwidth in GB/s";
-        QTest::newRow("unknown shared link") << QStringList{"trace", "replay", hand, "--shared-link", "tape"} << 1 << "--shared-link tape: not a tier of this replay";
-        QTest::newRow("bad write buffer") << QStringList{"trace", "replay", hand, "--write-buffer", "lots"} << 1 << "--write-buffer 'lots'";
-        QTest::newRow("sweep without tier") << QStringList{"trace", "sweep", hand} << 1 << "--tier: name the tier to sweep";
-        QTest::newRow("bad grid") << QStringList{"trace", "sweep", hand, "--single-cache", "--capacities", "9:1"} << 1 << "--capacities '9:1'";
-        QTest::newRow("cascade sweep") << QStringList{"trace", "sweep", hand, "--single-cache", "--placement", "cascade"} << 1 << "needs LRU with write-through";
-        QTest::newRow("missing file") << QStringList{"trace", "inspect", "/nonexistent/t.jsonl"} << 1 << "/nonexistent/t.jsonl: cannot read the trace";
-        QTest::newRow("bad format") << QStringList{"trace", "inspect", hand, "--format", "parquet"} << 2 << "parquet";
-        QTest::newRow("wrong format forced") << QStringList{"trace", "inspect", hand, "--format", "azure"} << 1 << "hand.jsonl:1: expected the Azure header";
+        QTest::newRow("unknown tier") << QStringList{"trace", "replay", hand, "--tier", "tape=1TB"}
+                                      << 1 << "--tier tape: not a tier of the scenario";
+        QTest::newRow("bad capacity")
+            << QStringList{"trace", "replay", hand, "--tier", "dram-pcie5=lots"} << 1
+            << "--tier dram-pcie5";
+        QTest::newRow("tier without =")
+            << QStringList{"trace", "replay", hand, "--tier", "dram-pcie5"} << 1
+            << "expected NAME=CAPACITY";
+        QTest::newRow("unknown write tier")
+            << QStringList{"trace", "replay", hand, "--tier-write", "tape=2"} << 1
+            << "--tier-write tape: not a tier of this replay";
+        QTest::newRow("bad write bandwidth")
+            << QStringList{"trace", "replay", hand, "--tier-write", "dram-pcie5=fast"} << 1
+            << "expected a write bandwidth in GB/s";
+        QTest::newRow("unknown shared link")
+            << QStringList{"trace", "replay", hand, "--shared-link", "tape"} << 1
+            << "--shared-link tape: not a tier of this replay";
+        QTest::newRow("bad write buffer")
+            << QStringList{"trace", "replay", hand, "--write-buffer", "lots"} << 1
+            << "--write-buffer 'lots'";
+        QTest::newRow("sweep without tier")
+            << QStringList{"trace", "sweep", hand} << 1 << "--tier: name the tier to sweep";
+        QTest::newRow("bad grid") << QStringList{"trace",          "sweep",        hand,
+                                                 "--single-cache", "--capacities", "9:1"}
+                                  << 1 << "--capacities '9:1'";
+        QTest::newRow("cascade sweep")
+            << QStringList{"trace", "sweep", hand, "--single-cache", "--placement", "cascade"} << 1
+            << "needs LRU with write-through";
+        QTest::newRow("missing file") << QStringList{"trace", "inspect", "/nonexistent/t.jsonl"}
+                                      << 1 << "/nonexistent/t.jsonl: cannot read the trace";
+        QTest::newRow("bad format")
+            << QStringList{"trace", "inspect", hand, "--format", "parquet"} << 2 << "parquet";
+        QTest::newRow("wrong format forced")
+            << QStringList{"trace", "inspect", hand, "--format", "azure"} << 1
+            << "hand.jsonl:1: expected the Azure header";
     }
     void badOptionsExitWithASentence() {
         QFETCH(QStringList, args);

@@ -38,11 +38,13 @@ inline void writeFile(const QString& path, const QByteArray& data) {
 
 } // namespace kvbe::test
 
-#define KVBE_COMPARE_REL(actual, expected, tol)                                                   \
-    do {                                                                                          \
-        const double a_ = (actual), e_ = (expected);                                              \
-        if (!kvbe::test::near(a_, e_, (tol)))                                                     \
-            QFAIL(qPrintable(QString("%1 = %2, expected %3 (±%4 %)")                              \
-                                 .arg(#actual).arg(a_, 0, 'g', 10).arg(e_, 0, 'g', 10)            \
-                                 .arg((tol) * 100)));                                             \
+#define KVBE_COMPARE_REL(actual, expected, tol)                                                    \
+    do {                                                                                           \
+        const double a_ = (actual), e_ = (expected);                                               \
+        if (!kvbe::test::near(a_, e_, (tol)))                                                      \
+            QFAIL(qPrintable(QString("%1 = %2, expected %3 (±%4 %)")                               \
+                                 .arg(#actual)                                                     \
+                                 .arg(a_, 0, 'g', 10)                                              \
+                                 .arg(e_, 0, 'g', 10)                                              \
+                                 .arg((tol)*100)));                                                \
     } while (0)

@@ -11,7 +11,7 @@
 
 class TestAtomicSave : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void killedSaveLeavesTheOldFile() {
         QTemporaryDir tmp;
         const QString target = tmp.filePath("scenario.kvbe.json");

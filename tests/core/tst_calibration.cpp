@@ -43,24 +43,32 @@ QByteArray fixtureBytes(const QString& name) {
 
 class TestCalibration : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     // py-kvcache v1 with the published break-even prefix lengths of cost-model.md.
     void pyKvcacheV1PublishedThresholds_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("dtype");
         QTest::addColumn<double>("ssd");
         QTest::addColumn<double>("mem");
-        QTest::newRow("Llama 3.2 3B, H100") << "meta-llama/Llama-3.2-3B" << "bfloat16" << 6057.0 << 736.0;
-        QTest::newRow("Qwen3 4B, H100") << "Qwen/Qwen3-4B-Instruct-2507" << "bfloat16" << 6203.0 << 825.0;
-        QTest::newRow("Qwen3 4B FP16, RTX 4000 Ada") << "Qwen/Qwen3-4B-Instruct-2507" << "float16" << 559.0 << 481.0;
+        QTest::newRow("Llama 3.2 3B, H100") << "meta-llama/Llama-3.2-3B"
+                                            << "bfloat16" << 6057.0 << 736.0;
+        QTest::newRow("Qwen3 4B, H100") << "Qwen/Qwen3-4B-Instruct-2507"
+                                        << "bfloat16" << 6203.0 << 825.0;
+        QTest::newRow("Qwen3 4B FP16, RTX 4000 Ada") << "Qwen/Qwen3-4B-Instruct-2507"
+                                                     << "float16" << 559.0 << 481.0;
     }
     void pyKvcacheV1PublishedThresholds() {
         QFETCH(QString, model);
         QFETCH(QString, dtype);
         QFETCH(double, ssd);
         QFETCH(double, mem);
-        const QByteArray text = QString(R"({"model_name": "%1", "kv_dtype": "%2", "break_even_ssd_tokens": %3,
-            "break_even_mem_tokens": %4, "safety_margin_tokens": 128})").arg(model, dtype).arg(ssd).arg(mem).toUtf8();
+        const QByteArray text =
+            QString(R"({"model_name": "%1", "kv_dtype": "%2", "break_even_ssd_tokens": %3,
+            "break_even_mem_tokens": %4, "safety_margin_tokens": 128})")
+                .arg(model, dtype)
+                .arg(ssd)
+                .arg(mem)
+                .toUtf8();
         const auto c = parse(text.constData());
         QCOMPARE(c.format, std::string("py-kvcache-v1"));
         QCOMPARE(c.model, model.toStdString());
@@ -99,15 +107,17 @@ private slots:
         QCOMPARE(c.hits[0], (HitSample{1024, 1024, "ssd", 0.031}));
         QCOMPARE(c.hits[5], (HitSample{16384, 16384, "mem", 0.02}));
         // The stated thresholds are not what these example curves give: said, not refused.
-        QVERIFY(std::any_of(c.warnings.begin(), c.warnings.end(),
-                            [](const std::string& w) { return w.find("break_even_ssd_tokens is 6057") != std::string::npos; }));
+        QVERIFY(std::any_of(c.warnings.begin(), c.warnings.end(), [](const std::string& w) {
+            return w.find("break_even_ssd_tokens is 6057") != std::string::npos;
+        }));
     }
 
     void pyKvcacheV2KnotsInAnyOrder() {
         const auto c = fixture("pykvcache-v2-unordered-knots.json");
         for (const auto& [name, k] : c.curves) {
             QCOMPARE(k.knots.size(), size_t(5));
-            for (size_t i = 1; i < k.knots.size(); ++i) QVERIFY(k.knots[i - 1].first < k.knots[i].first);
+            for (size_t i = 1; i < k.knots.size(); ++i)
+                QVERIFY(k.knots[i - 1].first < k.knots[i].first);
         }
         QCOMPARE(c.curves.at("f").knots[1], std::make_pair(256.0, 0.0015));
         QVERIFY(c.kvDtype == KvDtype::FP8);
@@ -127,12 +137,25 @@ private slots:
         QTest::addColumn<QString>("model");
         QTest::addColumn<double>("gateSsd");
         QTest::addColumn<double>("gateMem");
-        QTest::newRow("thresholds only") << QByteArray(R"({"break_even_ssd_tokens": 100, "break_even_mem_tokens": 10})") << "" << 100.0 << 10.0;
-        QTest::newRow("schema_version 1") << QByteArray(R"({"schema_version": 1, "break_even_ssd_tokens": 100})") << "" << 100.0 << 0.0;
-        QTest::newRow("no model, a margin") << QByteArray(R"({"kv_dtype": "auto", "break_even_ssd_tokens": 6057, "break_even_mem_tokens": 736, "safety_margin_tokens": 128})") << "" << 6185.0 << 864.0;
-        QTest::newRow("margin with a gate off") << QByteArray(R"({"model_name": "m", "break_even_ssd_tokens": 0, "break_even_mem_tokens": 736, "safety_margin_tokens": 128})") << "m" << 0.0 << 864.0;
-        QTest::newRow("no thresholds at all") << QByteArray(R"({"model_name": "meta-llama/Llama-3.2-3B", "kv_dtype": "auto"})") << "meta-llama/Llama-3.2-3B" << 0.0 << 0.0;
-        QTest::newRow("margin only") << QByteArray(R"({"safety_margin_tokens": 64})") << "" << 0.0 << 0.0;
+        QTest::newRow("thresholds only")
+            << QByteArray(R"({"break_even_ssd_tokens": 100, "break_even_mem_tokens": 10})") << ""
+            << 100.0 << 10.0;
+        QTest::newRow("schema_version 1")
+            << QByteArray(R"({"schema_version": 1, "break_even_ssd_tokens": 100})") << "" << 100.0
+            << 0.0;
+        QTest::newRow("no model, a margin")
+            << QByteArray(
+                   R"({"kv_dtype": "auto", "break_even_ssd_tokens": 6057, "break_even_mem_tokens": 736, "safety_margin_tokens": 128})")
+            << "" << 6185.0 << 864.0;
+        QTest::newRow("margin with a gate off")
+            << QByteArray(
+                   R"({"model_name": "m", "break_even_ssd_tokens": 0, "break_even_mem_tokens": 736, "safety_margin_tokens": 128})")
+            << "m" << 0.0 << 864.0;
+        QTest::newRow("no thresholds at all")
+            << QByteArray(R"({"model_name": "meta-llama/Llama-3.2-3B", "kv_dtype": "auto"})")
+            << "meta-llama/Llama-3.2-3B" << 0.0 << 0.0;
+        QTest::newRow("margin only")
+            << QByteArray(R"({"safety_margin_tokens": 64})") << "" << 0.0 << 0.0;
     }
     void pyKvcacheV1AnySubset() {
         QFETCH(QByteArray, text);
@@ -152,20 +175,37 @@ private slots:
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("dtype");
         QTest::addColumn<QString>("resolved"); // "" where it stays open
-        QTest::newRow("auto, a preset in BF16") << "meta-llama/Llama-3.2-3B" << "auto" << "bf16";
-        QTest::newRow("auto, a model kvbe does not know") << "acme/unknown-7b" << "auto" << "";
-        QTest::newRow("auto, no model") << "" << "auto" << "";
-        QTest::newRow("fp8") << "m" << "fp8" << "fp8";
-        QTest::newRow("fp8_e4m3") << "m" << "fp8_e4m3" << "fp8";
-        QTest::newRow("fp8_e5m2") << "m" << "fp8_e5m2" << "fp8";
-        QTest::newRow("bfloat16") << "m" << "bfloat16" << "bf16";
-        QTest::newRow("float16") << "m" << "float16" << "fp16";
+        QTest::newRow("auto, a preset in BF16") << "meta-llama/Llama-3.2-3B"
+                                                << "auto"
+                                                << "bf16";
+        QTest::newRow("auto, a model kvbe does not know") << "acme/unknown-7b"
+                                                          << "auto"
+                                                          << "";
+        QTest::newRow("auto, no model") << ""
+                                        << "auto"
+                                        << "";
+        QTest::newRow("fp8") << "m"
+                             << "fp8"
+                             << "fp8";
+        QTest::newRow("fp8_e4m3") << "m"
+                                  << "fp8_e4m3"
+                                  << "fp8";
+        QTest::newRow("fp8_e5m2") << "m"
+                                  << "fp8_e5m2"
+                                  << "fp8";
+        QTest::newRow("bfloat16") << "m"
+                                  << "bfloat16"
+                                  << "bf16";
+        QTest::newRow("float16") << "m"
+                                 << "float16"
+                                 << "fp16";
     }
     void pyKvcacheKvDtypes() {
         QFETCH(QString, model);
         QFETCH(QString, dtype);
         QFETCH(QString, resolved);
-        QString text = QStringLiteral(R"({"kv_dtype": "%1", "break_even_ssd_tokens": 5)").arg(dtype);
+        QString text =
+            QStringLiteral(R"({"kv_dtype": "%1", "break_even_ssd_tokens": 5)").arg(dtype);
         if (!model.isEmpty()) text += QStringLiteral(R"(, "model_name": "%1")").arg(model);
         text += "}";
         const auto c = parse(text.toUtf8().constData());
@@ -174,7 +214,8 @@ private slots:
         QVERIFY(c.warnings.empty());
     }
 
-    // "auto" against the scenario: the same model in its own dtype is no mismatch; an FP8 scenario is.
+    // "auto" against the scenario: the same model in its own dtype is no mismatch; an FP8 scenario
+    // is.
     void autoKvDtypeAgainstTheScenario() {
         const auto& llama = test::preset("meta-llama/Llama-3.2-3B");
         const auto c = fixture("pykvcache-v1-llama-3.2-3b-h100.json");
@@ -209,7 +250,8 @@ private slots:
         QCOMPARE(failed, 1);
     }
     void paretoCsv() {
-        const auto c = parse("curve,server_config,doc_size,prefix_len,prefix_frac,concurrency,ttft_mean_s,ttft_median_s\n"
+        const auto c = parse("curve,server_config,doc_size,prefix_len,prefix_frac,concurrency,ttft_"
+                             "mean_s,ttft_median_s\n"
                              "cold_prefill,\"vllm, no offload\",1024,0,0,1,0.031,0.030\n"
                              "cold_prefill,\"vllm, no offload\",8192,0,0,1,0.17,0.16\n"
                              "cache_hit,py-kvcache ssd,8192,4096,0.5,1,0.13,0.12\n"
@@ -218,12 +260,12 @@ private slots:
         QCOMPARE(c.format, std::string("pareto-csv"));
         QCOMPARE(c.prefill.size(), size_t(2));
         QCOMPARE(c.prefill[1].tokens, 8192.0);
-        QCOMPARE(c.prefill[1].seconds, 0.16);           // the median where there is one
-        QCOMPARE(c.hits.size(), size_t(2));             // the concurrency-8 row is left out ...
+        QCOMPARE(c.prefill[1].seconds, 0.16); // the median where there is one
+        QCOMPARE(c.hits.size(), size_t(2));   // the concurrency-8 row is left out ...
         QCOMPARE(c.hits[0].tier, std::string("py-kvcache ssd"));
-        QCOMPARE(c.hits[1].prefix, 6144.0);             // prefix_frac · doc_size
-        QCOMPARE(c.hits[1].seconds, 0.11);              // the mean where the median is empty
-        QVERIFY(!c.warnings.empty());                   // ... and that is said
+        QCOMPARE(c.hits[1].prefix, 6144.0); // prefix_frac · doc_size
+        QCOMPARE(c.hits[1].seconds, 0.11);  // the mean where the median is empty
+        QVERIFY(!c.warnings.empty());       // ... and that is said
     }
 
     // A run that failed (error set, TTFT empty) is skipped, counted and named; the rest is read.
@@ -233,12 +275,15 @@ private slots:
         QCOMPARE(c.hits.size(), size_t(4)); // the failed run and the concurrency-8 row left out
         QCOMPARE(c.warnings.size(), size_t(2));
         const auto w = QString::fromStdString(c.warnings[0]);
-        QVERIFY2(w.contains("1 failed run skipped") && w.contains("line 10") && w.contains("doc_size 131072") &&
-                     w.contains("CUDA out of memory"), qPrintable(w));
+        QVERIFY2(w.contains("1 failed run skipped") && w.contains("line 10") &&
+                     w.contains("doc_size 131072") && w.contains("CUDA out of memory"),
+                 qPrintable(w));
         // Only failed runs: refused, saying so.
-        const auto msg = errorOf("curve,server_config,doc_size,prefix_len,prefix_frac,concurrency,n_queries,n_successful,"
-                                 "ttft_mean_s,ttft_median_s,ttft_p05_s,ttft_p95_s,ttft_p99_s,gpu_transfer_csv,error\n"
-                                 "cold_prefill,vllm,1024,0,0.0,1,32,0,,,,,,,\"timeout, 600 s\"\n");
+        const auto msg = errorOf(
+            "curve,server_config,doc_size,prefix_len,prefix_frac,concurrency,n_queries,n_"
+            "successful,"
+            "ttft_mean_s,ttft_median_s,ttft_p05_s,ttft_p95_s,ttft_p99_s,gpu_transfer_csv,error\n"
+            "cold_prefill,vllm,1024,0,0.0,1,32,0,,,,,,,\"timeout, 600 s\"\n");
         QVERIFY2(msg.contains("1 failed runs"), qPrintable(msg));
     }
 
@@ -260,11 +305,12 @@ private slots:
             {"jobname": "a", "error": 5, "read": {"bw_bytes": 0}},
             {"jobname": "b", "error": 0, "read": {"bw_bytes": 1000000}}]})");
         QCOMPARE(failed.tiers.size(), size_t(1));
-        QVERIFY(QString::fromStdString(failed.warnings.at(0)).contains("'a' (jobs[0]) failed with error 5"));
+        QVERIFY(QString::fromStdString(failed.warnings.at(0))
+                    .contains("'a' (jobs[0]) failed with error 5"));
     }
 
-    // Real nvbandwidth -j -v output (v0.5, one GPU), byte for byte as NVIDIA's DCGM keeps it for its
-    // plugin tests (tests/fixtures/calibration-sources.md): the copy-engine figures, not the SM
+    // Real nvbandwidth -j -v output (v0.5, one GPU), byte for byte as NVIDIA's DCGM keeps it for
+    // its plugin tests (tests/fixtures/calibration-sources.md): the copy-engine figures, not the SM
     // ones or the latency test; the 17 waived device-to-device tests in one warning.
     void nvbandwidthRealOutput() {
         const auto c = fixture("nvbandwidth-v0.5-verbose-dcgm.json");
@@ -275,7 +321,9 @@ private slots:
         KVBE_COMPARE_REL(*c.tiers[0].writeBps, 13.2001e9, 1e-12); // device_to_host_memcpy_ce
         QCOMPARE(c.warnings.size(), size_t(1));
         const auto w = QString::fromStdString(c.warnings[0]);
-        QVERIFY2(w.contains("17 tests did not pass (Waived), skipped: device_to_device_memcpy_read_ce, "), qPrintable(w));
+        QVERIFY2(w.contains(
+                     "17 tests did not pass (Waived), skipped: device_to_device_memcpy_read_ce, "),
+                 qPrintable(w));
         QVERIFY2(w.contains(" and 11 more"), qPrintable(w));
     }
 
@@ -284,7 +332,8 @@ private slots:
     // second entry of the same name says "Error", the message is the top-level "error"; a name that
     // does not exist is "ERROR". The device list (v0.8) names the GPU and the host.
     void nvbandwidthFailedTests() {
-        const auto c = parse(R"nvb({"nvbandwidth": {"CUDA Runtime Version": 12080, "Driver Version": "570.124.06",
+        const auto c = parse(
+            R"nvb({"nvbandwidth": {"CUDA Runtime Version": 12080, "Driver Version": "570.124.06",
             "GPU Device list": ["0: NVIDIA H100 80GB HBM3 (00000000:19:00): (gpu-node-17)"],
             "error": "cudaErrorLaunchTimeout: the launch timed out and was terminated",
             "git_version": "v0.8", "version": "v0.8",
@@ -302,20 +351,35 @@ private slots:
         KVBE_COMPARE_REL(*c.tiers[0].readBps, 48.5e9, 1e-12); // the CE copy failed: the SM one
         KVBE_COMPARE_REL(*c.tiers[0].writeBps, 54.87e9, 1e-12);
         QStringList w;
-        for (const auto& s : c.warnings) w << QString::fromStdString(s);
+        for (const auto& s : c.warnings)
+            w << QString::fromStdString(s);
         QCOMPARE(w.size(), 3); // the "Running" entry of the failed test is the same test
-        QVERIFY2(w[0].contains("1 test did not pass (Error), skipped: host_to_device_memcpy_ce (nvbandwidth: cudaErrorLaunchTimeout"), qPrintable(w[0]));
+        QVERIFY2(w[0].contains("1 test did not pass (Error), skipped: host_to_device_memcpy_ce "
+                               "(nvbandwidth: cudaErrorLaunchTimeout"),
+                 qPrintable(w[0]));
         QVERIFY2(w[1].contains("did not pass (ERROR), skipped: no_such_test"), qPrintable(w[1]));
-        QVERIFY2(w[2].contains("1 test did not pass (Waived), skipped: device_to_device_memcpy_read_ce") && !w[2].contains("nvbandwidth:"), qPrintable(w[2]));
+        QVERIFY2(w[2].contains(
+                     "1 test did not pass (Waived), skipped: device_to_device_memcpy_read_ce") &&
+                     !w[2].contains("nvbandwidth:"),
+                 qPrintable(w[2]));
         // A test left "Running" with no entry that ended it is said as such.
-        const auto running = parse(R"({"nvbandwidth": {"testcases": [{"name": "host_to_device_memcpy_ce", "status": "Running"},
+        const auto running = parse(
+            R"({"nvbandwidth": {"testcases": [{"name": "host_to_device_memcpy_ce", "status": "Running"},
             {"name": "device_to_host_memcpy_ce", "status": "Passed", "bandwidth_matrix": [["54.87"]]}]}})");
-        QVERIFY(QString::fromStdString(running.warnings.at(0)).contains("1 test started but reported no result, skipped: host_to_device_memcpy_ce"));
+        QVERIFY(
+            QString::fromStdString(running.warnings.at(0))
+                .contains(
+                    "1 test started but reported no result, skipped: host_to_device_memcpy_ce"));
         // A run that stopped before any test: its own error, said as such.
-        QVERIFY(errorOf(R"({"nvbandwidth": {"error": "Specified list of testcase prefixes did not match any testcases", "version": "v0.8"}})")
-                    .contains("nvbandwidth reported an error and no test results: Specified list of testcase prefixes"));
-        // nvbandwidth's text output (its README's example) is not read; the message says to use --json.
-        QVERIFY(errorOf("Running host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+        QVERIFY(
+            errorOf(
+                R"({"nvbandwidth": {"error": "Specified list of testcase prefixes did not match any testcases", "version": "v0.8"}})")
+                .contains("nvbandwidth reported an error and no test results: Specified list of "
+                          "testcase prefixes"));
+        // nvbandwidth's text output (its README's example) is not read; the message says to use
+        // --json.
+        QVERIFY(errorOf("Running host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) "
+                        "bandwidth (GB/s)\n"
                         "          0\n0     26.03\n")
                     .contains("run nvbandwidth with --json (-j)"));
     }
@@ -324,13 +388,14 @@ private slots:
     void pyKvcacheRule() {
         CurveKnots f{0, {{0, 0}, {100, 0.01}, {1000, 0.1}, {5000, 0.5}}};
         CurveKnots g{0.02, {{0, 0.02}, {100, 0.02}, {1000, 0.05}, {5000, 0.2}}};
-        QCOMPARE(pyKvcacheRuleThreshold(f, g), 112.0);  // loses at 0 and 100: the next block after 100
+        QCOMPARE(pyKvcacheRuleThreshold(f, g),
+                 112.0); // loses at 0 and 100: the next block after 100
         CurveKnots never{0.02, {{0, 1}, {5000, 1}}};
         QCOMPARE(pyKvcacheRuleThreshold(f, never), 5008.0); // past the last measured length
         CurveKnots cheap{0, {{0, -1}, {5000, 0}}};
         cheap.knots[0].second = 0;
         f.knots[0].second = 0.001;
-        QCOMPARE(pyKvcacheRuleThreshold(f, cheap), 0.0);   // always pays: gate off
+        QCOMPARE(pyKvcacheRuleThreshold(f, cheap), 0.0); // always pays: gate off
     }
 
     // The v2 export, read back by the independent reader: every rule of the page, thresholds by
@@ -354,7 +419,8 @@ private slots:
         for (const char* name : {"g_ssd", "g_mem"}) {
             const auto& g = page.curves[name];
             QCOMPARE(g.knots.keys(), f.knots.keys()); // one set of lengths
-            for (auto k : f.knots.keys()) QCOMPARE(k % 16, qint64(0));
+            for (auto k : f.knots.keys())
+                QCOMPARE(k % 16, qint64(0));
         }
         size_t ssd = 0, mem = 0;
         for (size_t i = 0; i < e.scenario.tiers.size(); ++i) {
@@ -373,8 +439,10 @@ private slots:
         QVERIFY(!page.golden.isEmpty());
         for (const auto& g : page.golden) {
             KVBE_COMPARE_REL(g.f, e.cost.tMiss(double(g.tokens)), 1e-9);
-            KVBE_COMPARE_REL(g.gSsd, e.cost.tHit(e.tiers[ssd], double(g.tokens), double(g.tokens)), 1e-9);
-            KVBE_COMPARE_REL(g.gMem, e.cost.tHit(e.tiers[mem], double(g.tokens), double(g.tokens)), 1e-9);
+            KVBE_COMPARE_REL(g.gSsd, e.cost.tHit(e.tiers[ssd], double(g.tokens), double(g.tokens)),
+                             1e-9);
+            KVBE_COMPARE_REL(g.gMem, e.cost.tHit(e.tiers[mem], double(g.tokens), double(g.tokens)),
+                             1e-9);
         }
         // And our own reader takes it back without a warning (its thresholds match its curves).
         const auto back = parse(text.c_str());
@@ -402,7 +470,8 @@ private slots:
     }
 
     void nvbandwidthJson() {
-        const auto c = parse(R"({"nvbandwidth": {"CUDA Runtime Version": 13000, "Driver Version": "580.65",
+        const auto c =
+            parse(R"({"nvbandwidth": {"CUDA Runtime Version": 13000, "Driver Version": "580.65",
             "testcases": [
               {"name": "host_to_device_memcpy_ce", "status": "Passed", "bandwidth_matrix": [["55.31"]], "sum": 55.31},
               {"name": "device_to_host_memcpy_ce", "status": "Passed", "bandwidth_matrix": [["54.87"]], "sum": 54.87},
@@ -445,7 +514,10 @@ private slots:
             Calibration c;
             c.host = "node" + std::to_string(i);
             c.breakevenPrefix["nvme"] = 6000 + i;
-            QVERIFY(saveCalibration(std::filesystem::path(tmp.path().toStdString()) / ("n" + std::to_string(i) + ".json"), c).ok());
+            QVERIFY(saveCalibration(std::filesystem::path(tmp.path().toStdString()) /
+                                        ("n" + std::to_string(i) + ".json"),
+                                    c)
+                        .ok());
         }
         test::writeFile(tmp.filePath("broken.json"), "{\"kvbe_calibration\": 1, \"prefill\": 5}");
         test::writeFile(tmp.filePath("notes.txt"), "ignored");
@@ -461,37 +533,88 @@ private slots:
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("fragment");
         QTest::newRow("ours: hit longer than prompt")
-            << QByteArray(R"({"kvbe_calibration": 1, "hits": [{"tokens": 10, "prefix": 20, "tier": "x", "seconds": 1}]})") << "hits[0].prefix";
-        QTest::newRow("ours: newer version") << QByteArray(R"({"kvbe_calibration": 4})") << "version 4";
-        QTest::newRow("ours: negative seconds") << QByteArray(R"({"kvbe_calibration": 1, "prefill": [[1024, -0.1]]})") << "prefill[0]";
-        QTest::newRow("py-kvcache: tokens as text") << QByteArray(R"({"model_name": "m", "break_even_ssd_tokens": "many"})") << "break_even_ssd_tokens";
-        QTest::newRow("py-kvcache: negative threshold") << QByteArray(R"({"break_even_mem_tokens": -1})") << "field 'break_even_mem_tokens' is a number (-1); expected a whole number";
-        QTest::newRow("py-kvcache: fractional threshold") << QByteArray(R"({"break_even_ssd_tokens": 6057.5})") << "break_even_ssd_tokens";
-        QTest::newRow("py-kvcache: null threshold") << QByteArray(R"({"break_even_ssd_tokens": null})") << "break_even_ssd_tokens";
-        QTest::newRow("py-kvcache: schema 3") << QByteArray(R"({"schema_version": 3, "break_even_ssd_tokens": 5})") << "schema_version";
-        const char* curves = R"("f": {"floor": 0, "knots": {"0": 0, "1024": 0.09}}, "g_ssd": {"floor": 0.03, "knots": {"0": 0.03, "1024": 0.03}})";
+            << QByteArray(
+                   R"({"kvbe_calibration": 1, "hits": [{"tokens": 10, "prefix": 20, "tier": "x", "seconds": 1}]})")
+            << "hits[0].prefix";
+        QTest::newRow("ours: newer version")
+            << QByteArray(R"({"kvbe_calibration": 4})") << "version 4";
+        QTest::newRow("ours: negative seconds")
+            << QByteArray(R"({"kvbe_calibration": 1, "prefill": [[1024, -0.1]]})") << "prefill[0]";
+        QTest::newRow("py-kvcache: tokens as text")
+            << QByteArray(R"({"model_name": "m", "break_even_ssd_tokens": "many"})")
+            << "break_even_ssd_tokens";
+        QTest::newRow("py-kvcache: negative threshold")
+            << QByteArray(R"({"break_even_mem_tokens": -1})")
+            << "field 'break_even_mem_tokens' is a number (-1); expected a whole number";
+        QTest::newRow("py-kvcache: fractional threshold")
+            << QByteArray(R"({"break_even_ssd_tokens": 6057.5})") << "break_even_ssd_tokens";
+        QTest::newRow("py-kvcache: null threshold")
+            << QByteArray(R"({"break_even_ssd_tokens": null})") << "break_even_ssd_tokens";
+        QTest::newRow("py-kvcache: schema 3")
+            << QByteArray(R"({"schema_version": 3, "break_even_ssd_tokens": 5})")
+            << "schema_version";
+        const char* curves =
+            R"("f": {"floor": 0, "knots": {"0": 0, "1024": 0.09}}, "g_ssd": {"floor": 0.03, "knots": {"0": 0.03, "1024": 0.03}})";
         auto v2 = [&](const char* gMem, const char* extra = "") {
-            return QByteArray(R"({"schema_version": 2, "curves": {)") + curves + ", " + gMem + "}" + extra + "}";
+            return QByteArray(R"({"schema_version": 2, "curves": {)") + curves + ", " + gMem + "}" +
+                   extra + "}";
         };
-        QTest::newRow("py-kvcache v2: knots as a list") << v2(R"("g_mem": {"floor": 0, "knots": [[0, 0.003], [1024, 0.003]]})") << "field 'curves.g_mem.knots' is an array; expected an object";
-        QTest::newRow("py-kvcache v2: bad knot key") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "1k": 0.003}})") << "key \"1k\"";
-        QTest::newRow("py-kvcache v2: negative knot key") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "-16": 0.003}})") << "key \"-16\"";
-        QTest::newRow("py-kvcache v2: duplicate knot key") << v2(R"("g_mem": {"floor": 0, "knots": {"1024": 0.003, "01024": 0.004}})") << "two keys for 1024 tokens";
-        QTest::newRow("py-kvcache v2: one knot") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003}})") << "curves.g_mem.knots' has 1 knot(s); expected at least two";
-        QTest::newRow("py-kvcache v2: negative seconds") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": -1}})") << "curves.g_mem.knots.16";
-        QTest::newRow("py-kvcache v2: knot value text") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": "x"}})") << "curves.g_mem.knots.16";
-        QTest::newRow("py-kvcache v2: no floor") << v2(R"("g_mem": {"knots": {"0": 0.003, "16": 0.003}})") << "curves.g_mem.floor' is missing";
-        QTest::newRow("py-kvcache v2: missing curve") << QByteArray(R"({"schema_version": 2, "curves": {)") + curves + "}}" << "no curve 'g_mem'";
-        QTest::newRow("py-kvcache v2: extra curve") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": 0.003}}, "g_net": {"floor": 0, "knots": {"0": 0, "16": 0}})") << "a curve named 'g_net'";
-        QTest::newRow("py-kvcache v2: no curves") << QByteArray(R"({"schema_version": 2, "break_even_ssd_tokens": 5})") << "field 'curves' is missing";
-        QTest::newRow("py-kvcache v2: golden without g_mem") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": 0.003}})", R"(, "golden": [{"tokens": 700, "f": 0.06, "g_ssd": 0.03}])") << "golden[0].g_mem' is missing";
-        QTest::newRow("py-kvcache v2: golden not a list") << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": 0.003}})", R"(, "golden": {"tokens": 700})") << "field 'golden'";
-        QTest::newRow("csv: text in a number") << QByteArray("curve,server_config,doc_size,ttft_median_s\ncold_prefill,a,1024,0.1\ncold_prefill,a,lots,0.2\n") << "line 3: column 'doc_size'";
-        QTest::newRow("csv: short row") << QByteArray("curve,server_config,doc_size,ttft_median_s\ncold_prefill,a,1024\n") << "line 2";
-        QTest::newRow("csv: no doc_size") << QByteArray("curve,ttft_median_s,x\ncold_prefill,0.1,1\n") << "line 1: no 'doc_size'";
-        QTest::newRow("fio: bw as text") << QByteArray(R"({"fio version": "3", "jobs": [{"jobname": "a", "read": {"bw_bytes": "fast"}}]})") << "jobs[0].read.bw_bytes";
-        QTest::newRow("fio: no jobs") << QByteArray(R"({"fio version": "3", "jobs": []})") << "'jobs' is empty";
-        QTest::newRow("nvbandwidth: no copies") << QByteArray(R"({"nvbandwidth": {"testcases": []}})") << "host_to_device";
+        QTest::newRow("py-kvcache v2: knots as a list")
+            << v2(R"("g_mem": {"floor": 0, "knots": [[0, 0.003], [1024, 0.003]]})")
+            << "field 'curves.g_mem.knots' is an array; expected an object";
+        QTest::newRow("py-kvcache v2: bad knot key")
+            << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "1k": 0.003}})") << "key \"1k\"";
+        QTest::newRow("py-kvcache v2: negative knot key")
+            << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "-16": 0.003}})") << "key \"-16\"";
+        QTest::newRow("py-kvcache v2: duplicate knot key")
+            << v2(R"("g_mem": {"floor": 0, "knots": {"1024": 0.003, "01024": 0.004}})")
+            << "two keys for 1024 tokens";
+        QTest::newRow("py-kvcache v2: one knot")
+            << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003}})")
+            << "curves.g_mem.knots' has 1 knot(s); expected at least two";
+        QTest::newRow("py-kvcache v2: negative seconds")
+            << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": -1}})")
+            << "curves.g_mem.knots.16";
+        QTest::newRow("py-kvcache v2: knot value text")
+            << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": "x"}})")
+            << "curves.g_mem.knots.16";
+        QTest::newRow("py-kvcache v2: no floor")
+            << v2(R"("g_mem": {"knots": {"0": 0.003, "16": 0.003}})")
+            << "curves.g_mem.floor' is missing";
+        QTest::newRow("py-kvcache v2: missing curve")
+            << QByteArray(R"({"schema_version": 2, "curves": {)") + curves + "}}"
+            << "no curve 'g_mem'";
+        QTest::newRow("py-kvcache v2: extra curve")
+            << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": 0.003}}, "g_net": {"floor": 0, "knots": {"0": 0, "16": 0}})")
+            << "a curve named 'g_net'";
+        QTest::newRow("py-kvcache v2: no curves")
+            << QByteArray(R"({"schema_version": 2, "break_even_ssd_tokens": 5})")
+            << "field 'curves' is missing";
+        QTest::newRow("py-kvcache v2: golden without g_mem")
+            << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": 0.003}})",
+                  R"(, "golden": [{"tokens": 700, "f": 0.06, "g_ssd": 0.03}])")
+            << "golden[0].g_mem' is missing";
+        QTest::newRow("py-kvcache v2: golden not a list")
+            << v2(R"("g_mem": {"floor": 0, "knots": {"0": 0.003, "16": 0.003}})",
+                  R"(, "golden": {"tokens": 700})")
+            << "field 'golden'";
+        QTest::newRow("csv: text in a number")
+            << QByteArray("curve,server_config,doc_size,ttft_median_s\ncold_prefill,a,1024,0."
+                          "1\ncold_prefill,a,lots,0.2\n")
+            << "line 3: column 'doc_size'";
+        QTest::newRow("csv: short row")
+            << QByteArray("curve,server_config,doc_size,ttft_median_s\ncold_prefill,a,1024\n")
+            << "line 2";
+        QTest::newRow("csv: no doc_size")
+            << QByteArray("curve,ttft_median_s,x\ncold_prefill,0.1,1\n") << "line 1: no 'doc_size'";
+        QTest::newRow("fio: bw as text")
+            << QByteArray(
+                   R"({"fio version": "3", "jobs": [{"jobname": "a", "read": {"bw_bytes": "fast"}}]})")
+            << "jobs[0].read.bw_bytes";
+        QTest::newRow("fio: no jobs")
+            << QByteArray(R"({"fio version": "3", "jobs": []})") << "'jobs' is empty";
+        QTest::newRow("nvbandwidth: no copies")
+            << QByteArray(R"({"nvbandwidth": {"testcases": []}})") << "host_to_device";
         QTest::newRow("unknown json") << QByteArray(R"({"hello": 1})") << "not a calibration file";
         QTest::newRow("a scenario") << QByteArray(R"({"kvbe_scenario": 1})") << "scenario";
         QTest::newRow("plain text") << QByteArray("hello world\n") << "not a calibration file";
@@ -507,10 +630,12 @@ private slots:
 
     void mismatchIsAWarning() {
         const auto& llama = test::preset("meta-llama/Llama-3.2-3B");
-        auto c = parse(R"({"model_name": "Qwen/Qwen3-4B-Instruct-2507", "kv_dtype": "fp8", "break_even_ssd_tokens": 6203})");
+        auto c = parse(
+            R"({"model_name": "Qwen/Qwen3-4B-Instruct-2507", "kv_dtype": "fp8", "break_even_ssd_tokens": 6203})");
         const auto w = mismatchWarnings(c, llama, KvDtype::BF16);
         QCOMPARE(w.size(), size_t(2));
-        c = parse(R"({"model_name": "Llama-3.2-3B", "kv_dtype": "bfloat16", "break_even_ssd_tokens": 6057})");
+        c = parse(
+            R"({"model_name": "Llama-3.2-3B", "kv_dtype": "bfloat16", "break_even_ssd_tokens": 6057})");
         QVERIFY(mismatchWarnings(c, llama, KvDtype::BF16).empty());
     }
 
@@ -527,12 +652,14 @@ private slots:
         std::mt19937 rng(20261129);
         std::normal_distribution<double> noise(0, 0.01);
         Calibration c;
-        for (double n : {256.0, 512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0, 32768.0, 65536.0, 131072.0})
+        for (double n :
+             {256.0, 512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0, 32768.0, 65536.0, 131072.0})
             c.prefill.push_back({n, (overhead + model.tMiss(n)) * (1 + noise(rng))});
         const TierPath tier{"nvme", bw, tFixed};
         for (double n : {1024.0, 4096.0, 16384.0, 65536.0})
             for (double f : {0.25, 0.5, 0.9})
-                c.hits.push_back({n, n * f, "nvme", (overhead + model.tHit(tier, n, n * f)) * (1 + noise(rng))});
+                c.hits.push_back(
+                    {n, n * f, "nvme", (overhead + model.tHit(tier, n, n * f)) * (1 + noise(rng))});
         CostInputs start = truth;
         start.utilisation = 0.5;
         auto fit = fitCalibration(c, start, {});
@@ -542,7 +669,8 @@ private slots:
         QVERIFY(!p.rampHalfTokens);
         QVERIFY2(std::abs(p.overheadS - overhead) < 5e-4, qPrintable(QString::number(p.overheadS)));
         KVBE_COMPARE_REL(p.tiers.at("nvme").bandwidthBps, bw, 0.05);
-        QVERIFY2(std::abs(p.tiers.at("nvme").tFixedS - tFixed) < 5e-4, qPrintable(QString::number(p.tiers.at("nvme").tFixedS)));
+        QVERIFY2(std::abs(p.tiers.at("nvme").tFixedS - tFixed) < 5e-4,
+                 qPrintable(QString::number(p.tiers.at("nvme").tFixedS)));
         QVERIFY(p.rmsRelativeResidual < 0.03);
         QCOMPARE(fit->residuals.size(), c.prefill.size() + c.hits.size());
         QVERIFY(fit->breakevenPrefix.at("nvme").has_value());
@@ -561,13 +689,21 @@ private slots:
         for (double m : {0.0, 1024.0, 4096.0, 16384.0, 65536.0}) {
             const QString key = QString::number(qint64(m));
             f += QStringLiteral("\"%1\": %2, ").arg(key).arg(model.tMiss(m), 0, 'g', 17);
-            gs += QStringLiteral("\"%1\": %2, ").arg(key).arg(m > 0 ? model.tHit(ssd, m, m) : ssd.tFixedS, 0, 'g', 17);
-            gm += QStringLiteral("\"%1\": %2, ").arg(key).arg(m > 0 ? model.tHit(mem, m, m) : mem.tFixedS, 0, 'g', 17);
+            gs += QStringLiteral("\"%1\": %2, ")
+                      .arg(key)
+                      .arg(m > 0 ? model.tHit(ssd, m, m) : ssd.tFixedS, 0, 'g', 17);
+            gm += QStringLiteral("\"%1\": %2, ")
+                      .arg(key)
+                      .arg(m > 0 ? model.tHit(mem, m, m) : mem.tFixedS, 0, 'g', 17);
         }
         f.chop(2), gs.chop(2), gm.chop(2);
-        const QByteArray text = QStringLiteral(R"({"schema_version": 2, "model_name": "meta-llama/Llama-3.2-3B", "kv_dtype": "auto",
+        const QByteArray text =
+            QStringLiteral(
+                R"({"schema_version": 2, "model_name": "meta-llama/Llama-3.2-3B", "kv_dtype": "auto",
             "curves": {"f": {"floor": 0, "knots": {%1}}, "g_ssd": {"floor": 0.002, "knots": {%2}},
-                       "g_mem": {"floor": 0.0005, "knots": {%3}}}})").arg(f, gs, gm).toUtf8();
+                       "g_mem": {"floor": 0.0005, "knots": {%3}}}})")
+                .arg(f, gs, gm)
+                .toUtf8();
         const auto c = parse(text.constData());
         CostInputs start = truth;
         start.utilisation = 0.6;
@@ -595,7 +731,8 @@ private slots:
         QCOMPARE(ssd.tier, std::string("ssd"));
         QCOMPARE(mem.tier, std::string("mem"));
 
-        // t_fixed and bandwidth from the knots p > 0 (the fit's hit step; exact on a straight line).
+        // t_fixed and bandwidth from the knots p > 0 (the fit's hit step; exact on a straight
+        // line).
         QVERIFY(ssd.tFixedFitted && mem.tFixedFitted);
         QVERIFY(std::abs(ssd.tFixedS - 0.02) < 1e-12);
         QVERIFY(std::abs(mem.tFixedS - 0.002) < 1e-12);
@@ -604,10 +741,12 @@ private slots:
 
         // B*_T(p) = 131072 p / (f(p) − t_fixed_T) at every knot p > 0, then the golden point.
         const double kv = 131072;
-        struct Row { double p, f, bSsd, bMem; };
+        struct Row {
+            double p, f, bSsd, bMem;
+        };
         const Row rows[] = {
-            {64, 0.0015, 0, 0},                                       // f < t_fixed for both: none
-            {256, 0.012, 0, kv * 256 / (0.012 - 0.002)},              // 3.3554432 GB/s from memory
+            {64, 0.0015, 0, 0},                          // f < t_fixed for both: none
+            {256, 0.012, 0, kv * 256 / (0.012 - 0.002)}, // 3.3554432 GB/s from memory
             {1024, 0.08, kv * 1024 / (0.08 - 0.02), kv * 1024 / (0.08 - 0.002)},
             {4096, 0.33, kv * 4096 / (0.33 - 0.02), kv * 4096 / (0.33 - 0.002)},
             {16384, 1.4, kv * 16384 / (1.4 - 0.02), kv * 16384 / (1.4 - 0.002)},
@@ -623,12 +762,14 @@ private slots:
                 QCOMPARE(pt.golden, i == 5);
                 QCOMPARE(pt.fS, r.f);
                 const double want = t == &ssd ? r.bSsd : r.bMem;
-                QVERIFY2(pt.breakevenBps.has_value() == (want > 0), qPrintable(QString("p = %1").arg(r.p)));
+                QVERIFY2(pt.breakevenBps.has_value() == (want > 0),
+                         qPrintable(QString("p = %1").arg(r.p)));
                 if (want > 0) KVBE_COMPARE_REL(*pt.breakevenBps, want, 1e-9);
             }
         }
-        KVBE_COMPARE_REL(*ssd.points[2].breakevenBps, 2.2369621333e9, 1e-9);  // by hand: 134,217,728 B / 0.06 s
-        KVBE_COMPARE_REL(*mem.points[1].breakevenBps, 3.3554432e9, 1e-12);    // 33,554,432 B / 0.010 s
+        KVBE_COMPARE_REL(*ssd.points[2].breakevenBps, 2.2369621333e9,
+                         1e-9); // by hand: 134,217,728 B / 0.06 s
+        KVBE_COMPARE_REL(*mem.points[1].breakevenBps, 3.3554432e9, 1e-12); // 33,554,432 B / 0.010 s
         QCOMPARE(ssd.points[3].gS, 0.06096);
         QCOMPARE(mem.points[5].gS, 0.00712);
 
@@ -646,7 +787,8 @@ private slots:
         auto bare = c;
         bare.kvBytesPerToken.reset();
         QVERIFY(!pyKvcacheImplied(bare).ok());
-        KVBE_COMPARE_REL(*pyKvcacheImplied(bare, 65536.0)->tiers[0].points[2].breakevenBps, 65536.0 * 1024 / 0.06, 1e-9);
+        KVBE_COMPARE_REL(*pyKvcacheImplied(bare, 65536.0)->tiers[0].points[2].breakevenBps,
+                         65536.0 * 1024 / 0.06, 1e-9);
         QVERIFY(!pyKvcacheImplied(fixture("pykvcache-v1-format-page.json")).ok());
     }
 
@@ -663,7 +805,8 @@ private slots:
         QVERIFY(!ssd.tFixedFitted);
         QVERIFY(!ssd.bandwidthBps);
         QCOMPARE(ssd.tFixedS, 0.1);
-        KVBE_COMPARE_REL(*ssd.points[0].breakevenBps, 1000.0 * 1000 / (0.5 - 0.1), 1e-12); // 2.5 MB/s
+        KVBE_COMPARE_REL(*ssd.points[0].breakevenBps, 1000.0 * 1000 / (0.5 - 0.1),
+                         1e-12); // 2.5 MB/s
         const auto& mem = implied->tiers[1];
         QVERIFY(!mem.tFixedFitted);
         QCOMPARE(mem.tFixedS, 0.01);
@@ -687,14 +830,17 @@ private slots:
         std::normal_distribution<double> noise(0, 0.01);
         auto calibration = [&](double trueAmp) {
             Calibration c;
-            for (double n : {512.0, 2048.0, 8192.0, 32768.0, 131072.0}) c.prefill.push_back({n, model.tMiss(n) * (1 + noise(rng))});
+            for (double n : {512.0, 2048.0, 8192.0, 32768.0, 131072.0})
+                c.prefill.push_back({n, model.tMiss(n) * (1 + noise(rng))});
             TierMeasurement probe{"nvme", {}, std::nullopt, std::nullopt};
-            for (double bytes : {1e6, 1e7, 1e8, 1e9}) probe.reads.push_back({bytes, 1e-4 + bytes / probeBw});
+            for (double bytes : {1e6, 1e7, 1e8, 1e9})
+                probe.reads.push_back({bytes, 1e-4 + bytes / probeBw});
             c.tiers.push_back(probe);
             const TierPath seen{"nvme", probeBw, tFixed, trueAmp};
             for (double n : {2048.0, 8192.0, 32768.0})
                 for (double f : {0.3, 0.6, 0.95})
-                    c.hits.push_back({n, n * f, "nvme", model.tHit(seen, n, n * f) * (1 + noise(rng))});
+                    c.hits.push_back(
+                        {n, n * f, "nvme", model.tHit(seen, n, n * f) * (1 + noise(rng))});
             return c;
         };
         CostInputs start = truth;
@@ -706,7 +852,8 @@ private slots:
         KVBE_COMPARE_REL(t.amplification, amp, 0.05);
         QVERIFY2(std::abs(t.tFixedS - tFixed) < 5e-4, qPrintable(QString::number(t.tFixedS)));
         bool noted = false;
-        for (const auto& n : fit->notes) noted = noted || n.find("amplification") != std::string::npos;
+        for (const auto& n : fit->notes)
+            noted = noted || n.find("amplification") != std::string::npos;
         QVERIFY(noted);
 
         auto plain = fitCalibration(calibration(1.0), start, {}, FitOptions{false, false});
@@ -788,11 +935,13 @@ private slots:
         const auto c = parse(text.c_str());
         QCOMPARE(c.format, std::string("py-kvcache-v1"));
         QCOMPARE(c.model, t.modelName);
-        QCOMPARE(c.breakevenPrefix.at("ssd"), 6058.0); // rounded up: a threshold never admits a loss
+        QCOMPARE(c.breakevenPrefix.at("ssd"),
+                 6058.0); // rounded up: a threshold never admits a loss
         QCOMPARE(c.breakevenPrefix.at("mem"), 736.0);
         QCOMPARE(*c.safetyMarginTokens, 64.0);
         QVERIFY(c.kvDtype == KvDtype::BF16); // auto, for a model kvbe knows
-        // A tier that never pays: a threshold past the context, never null (py-kvcache refuses that).
+        // A tier that never pays: a threshold past the context, never null (py-kvcache refuses
+        // that).
         PyKvcacheThresholds never{"m", "fp8", std::nullopt, 12.0, 0, 131072};
         const auto n = parse(pyKvcacheV1Json(never).c_str());
         QCOMPARE(n.breakevenPrefix.at("ssd"), 131072.0 + 16);

@@ -39,16 +39,18 @@ double firstOrderBreakeven(double kvPerToken, double P, double L, double Hq, dou
 
 class TestCostModel : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     // cost-model.md "Numbers that must come out": Llama 3.3 70B at 32,768 tokens ≈ 0.88 GB/s.
     void published70B() {
-        const auto cm = makeModel("meta-llama/Llama-3.3-70B-Instruct", 0.5, FlopModel::Simple, 70.55e9);
+        const auto cm =
+            makeModel("meta-llama/Llama-3.3-70B-Instruct", 0.5, FlopModel::Simple, 70.55e9);
         const auto b = cm.breakevenBandwidth(32768);
         QVERIFY(b.has_value());
         KVBE_COMPARE_REL(*b / 1e9, 0.88, 0.01);
         KVBE_COMPARE_REL(*b, firstOrderBreakeven(327680, 70.55e9, 80, 64, 128, 32768), 1e-12);
         // Derived P (70.554e9) instead of the article's 70.55e9 moves it by under 0.01 %.
-        const auto derived = makeModel("meta-llama/Llama-3.3-70B-Instruct").breakevenBandwidth(32768);
+        const auto derived =
+            makeModel("meta-llama/Llama-3.3-70B-Instruct").breakevenBandwidth(32768);
         KVBE_COMPARE_REL(*derived, *b, 1e-4);
     }
 
@@ -84,7 +86,8 @@ private slots:
         const double pmm = 28 * (3072.0 * 3072 * 2 + 3072.0 * 1024 * 2 + 3.0 * 3072 * 8192);
         const double n = 4096, past = 1024;
         const double pairs = n * past + n * (n + 1) / 2;
-        const double expected = 2 * pmm * n + 2 * 3072.0 * 128256 + 28 * pairs * 2 * 24 * (128 + 128);
+        const double expected =
+            2 * pmm * n + 2 * 3072.0 * 128256 + 28 * pairs * 2 * 24 * (128 + 128);
         KVBE_COMPARE_REL(cm.flops(n, past), expected, 1e-12);
     }
 
@@ -93,33 +96,40 @@ private slots:
     void additivity_data() {
         QTest::addColumn<QString>("id");
         QTest::addColumn<int>("flopModel");
-        for (const char* id : {"meta-llama/Llama-3.2-3B", "google/gemma-3-27b-it", "openai/gpt-oss-120b",
-                               "meta-llama/Llama-4-Scout-17B-16E-Instruct", "deepseek-ai/DeepSeek-V3"}) {
+        for (const char* id :
+             {"meta-llama/Llama-3.2-3B", "google/gemma-3-27b-it", "openai/gpt-oss-120b",
+              "meta-llama/Llama-4-Scout-17B-16E-Instruct", "deepseek-ai/DeepSeek-V3"}) {
             QTest::newRow((std::string(id) + " simple").c_str()) << id << int(FlopModel::Simple);
-            QTest::newRow((std::string(id) + " detailed").c_str()) << id << int(FlopModel::Detailed);
+            QTest::newRow((std::string(id) + " detailed").c_str())
+                << id << int(FlopModel::Detailed);
         }
     }
     void additivity() {
         QFETCH(QString, id);
         QFETCH(int, flopModel);
         const auto cm = makeModel(id.toUtf8().constData(), 0.5, FlopModel(flopModel));
-        const double lmHead = flopModel == int(FlopModel::Detailed) ? 2 * cm.model().lmHeadParams : 0;
+        const double lmHead =
+            flopModel == int(FlopModel::Detailed) ? 2 * cm.model().lmHeadParams : 0;
         for (double n : {1000.0, 5000.0, 20000.0, 100000.0})
             for (double f : {0.1, 0.5, 0.9}) {
                 const double p = std::round(n * f);
-                KVBE_COMPARE_REL(cm.flops(p, 0) + cm.flops(n - p, p) - lmHead, cm.flops(n, 0), 1e-12);
+                KVBE_COMPARE_REL(cm.flops(p, 0) + cm.flops(n - p, p) - lmHead, cm.flops(n, 0),
+                                 1e-12);
             }
     }
 
     // Sliding-window pairs: Σ_{i=n_past}^{n_past+n_new−1} min(i+1, w), summed by a loop here.
     void windowPairsByLoop() {
         for (double w : {128.0, 1024.0})
-            for (auto [nNew, nPast] : {std::pair{500.0, 0.0}, {3000.0, 0.0}, {700.0, 900.0}, {100.0, 5000.0}}) {
+            for (auto [nNew, nPast] :
+                 {std::pair{500.0, 0.0}, {3000.0, 0.0}, {700.0, 900.0}, {100.0, 5000.0}}) {
                 double loop = 0;
-                for (double i = nPast; i < nPast + nNew; ++i) loop += std::min(i + 1, w);
+                for (double i = nPast; i < nPast + nNew; ++i)
+                    loop += std::min(i + 1, w);
                 QCOMPARE(attentionPairs(AttnKind::Sliding, w, nNew, nPast), loop);
                 double chunk = 0;
-                for (double i = nPast; i < nPast + nNew; ++i) chunk += std::fmod(i, w) + 1;
+                for (double i = nPast; i < nPast + nNew; ++i)
+                    chunk += std::fmod(i, w) + 1;
                 QCOMPARE(attentionPairs(AttnKind::Chunked, w, nNew, nPast), chunk);
             }
         QCOMPARE(attentionPairs(AttnKind::Full, 0, 4, 3), 4.0 * 3 + 4.0 * 5 / 2);
@@ -130,10 +140,12 @@ private slots:
         QTest::addColumn<QString>("id");
         QTest::addColumn<double>("gbps");
         QTest::addColumn<double>("tFixedMs");
-        for (const char* id : {"meta-llama/Llama-3.2-3B", "meta-llama/Llama-3.3-70B-Instruct", "Qwen/Qwen3-4B-Instruct-2507"})
+        for (const char* id : {"meta-llama/Llama-3.2-3B", "meta-llama/Llama-3.3-70B-Instruct",
+                               "Qwen/Qwen3-4B-Instruct-2507"})
             for (double bw : {2.0, 6.0, 13.5, 55.0})
                 for (double tf : {0.0, 0.5, 5.0})
-                    QTest::newRow(qPrintable(QString("%1 %2GB/s %3ms").arg(id).arg(bw).arg(tf))) << id << bw << tf;
+                    QTest::newRow(qPrintable(QString("%1 %2GB/s %3ms").arg(id).arg(bw).arg(tf)))
+                        << id << bw << tf;
     }
     void closedFormMatchesSolver() {
         QFETCH(QString, id);
@@ -214,7 +226,8 @@ private slots:
         KVBE_COMPARE_REL(own.speedup(tier, 32768, 16384), one.speedup(tier, 32768, 16384), 1e-12);
         const TierPath eighth{"nvme/8", 6e9 / 8, 0};
         KVBE_COMPARE_REL(*shared.breakevenPrefix(tier), *one.breakevenPrefix(eighth), 1e-9);
-        KVBE_COMPARE_REL(*shared.breakevenBandwidth(32768), 8 * *one.breakevenBandwidth(32768), 1e-12);
+        KVBE_COMPARE_REL(*shared.breakevenBandwidth(32768), 8 * *one.breakevenBandwidth(32768),
+                         1e-12);
     }
 
     // More GPUs than KV heads replicates heads; an MLA latent is never split.
@@ -229,8 +242,8 @@ private slots:
         QCOMPARE(share("meta-llama/Llama-3.3-70B-Instruct", 1), 1.0);
         QCOMPARE(share("meta-llama/Llama-3.3-70B-Instruct", 4), 0.25);
         QCOMPARE(share("meta-llama/Llama-3.3-70B-Instruct", 16), 1.0 / 8); // 8 KV heads
-        QCOMPARE(share("Qwen/Qwen2.5-7B-Instruct", 28), 1.0 / 4);          // 4 KV heads, 28 query heads
-        QCOMPARE(share("deepseek-ai/DeepSeek-V3", 8), 1.0);                // MLA latent
+        QCOMPARE(share("Qwen/Qwen2.5-7B-Instruct", 28), 1.0 / 4); // 4 KV heads, 28 query heads
+        QCOMPARE(share("deepseek-ai/DeepSeek-V3", 8), 1.0);       // MLA latent
     }
 
     // The sizes serving stacks run (vLLM's rule): Hq % t == 0, and Hkv % t == 0 for t ≤ Hkv or
@@ -238,10 +251,13 @@ private slots:
     void tensorParallelSizes_data() {
         QTest::addColumn<QString>("id");
         QTest::addColumn<QList<int>>("sizes");
-        QTest::newRow("Llama 3.2 3B, 24/8") << "meta-llama/Llama-3.2-3B" << QList<int>{1, 2, 4, 8, 24};
-        QTest::newRow("Llama 3.3 70B, 64/8") << "meta-llama/Llama-3.3-70B-Instruct" << QList<int>{1, 2, 4, 8, 16, 32, 64};
+        QTest::newRow("Llama 3.2 3B, 24/8")
+            << "meta-llama/Llama-3.2-3B" << QList<int>{1, 2, 4, 8, 24};
+        QTest::newRow("Llama 3.3 70B, 64/8")
+            << "meta-llama/Llama-3.3-70B-Instruct" << QList<int>{1, 2, 4, 8, 16, 32, 64};
         QTest::newRow("Qwen2.5 7B, 28/4") << "Qwen/Qwen2.5-7B-Instruct" << QList<int>{1, 2, 4, 28};
-        QTest::newRow("DeepSeek V3, MLA 128") << "deepseek-ai/DeepSeek-V3" << QList<int>{1, 2, 4, 8, 16, 32, 64, 128};
+        QTest::newRow("DeepSeek V3, MLA 128")
+            << "deepseek-ai/DeepSeek-V3" << QList<int>{1, 2, 4, 8, 16, 32, 64, 128};
     }
     void tensorParallelSizes() {
         QFETCH(QString, id);
@@ -303,7 +319,8 @@ private slots:
         QCOMPARE(stagedBandwidth(13.5e9, 55e9, Staging::None), 13.5e9);
         QCOMPARE(stagedBandwidth(13.5e9, 55e9, Staging::Pipelined), 13.5e9);
         QCOMPARE(stagedBandwidth(60e9, 55e9, Staging::Pipelined), 55e9);
-        KVBE_COMPARE_REL(stagedBandwidth(13.5e9, 55e9, Staging::Serial), 1 / (1 / 13.5e9 + 1 / 55e9), 1e-15);
+        KVBE_COMPARE_REL(stagedBandwidth(13.5e9, 55e9, Staging::Serial),
+                         1 / (1 / 13.5e9 + 1 / 55e9), 1e-15);
     }
 
     // u(n) = u_max · n / (n + n_half): cold time by hand, and additivity of t_re.
@@ -324,11 +341,14 @@ private slots:
     // A measured table: through its points, exact for a power law, additive by construction.
     void measuredPrefill() {
         std::vector<std::pair<double, double>> pts;
-        for (double n : {1024.0, 4096.0, 16384.0, 65536.0}) pts.emplace_back(n, 2e-6 * std::pow(n, 1.3));
+        for (double n : {1024.0, 4096.0, 16384.0, 65536.0})
+            pts.emplace_back(n, 2e-6 * std::pow(n, 1.3));
         auto table = PrefillTable::create(pts);
         QVERIFY(table.ok());
-        for (const auto& [n, t] : pts) KVBE_COMPARE_REL((*table)(n), t, 1e-12);
-        for (double n : {500.0, 2000.0, 10000.0, 100000.0}) KVBE_COMPARE_REL((*table)(n), 2e-6 * std::pow(n, 1.3), 1e-9);
+        for (const auto& [n, t] : pts)
+            KVBE_COMPARE_REL((*table)(n), t, 1e-12);
+        for (double n : {500.0, 2000.0, 10000.0, 100000.0})
+            KVBE_COMPARE_REL((*table)(n), 2e-6 * std::pow(n, 1.3), 1e-9);
         CostInputs in;
         in.model = preset("meta-llama/Llama-3.2-3B");
         in.peakFlops = kH100;
@@ -355,7 +375,8 @@ private slots:
 
     void transferFit() {
         std::vector<std::pair<double, double>> s;
-        for (double mb : {1.0, 8.0, 64.0, 256.0}) s.emplace_back(mb * 1e6, 0.8e-3 + mb * 1e6 / 12.5e9);
+        for (double mb : {1.0, 8.0, 64.0, 256.0})
+            s.emplace_back(mb * 1e6, 0.8e-3 + mb * 1e6 / 12.5e9);
         auto fit = fitTransfer(s);
         QVERIFY(fit.ok());
         KVBE_COMPARE_REL(fit->bandwidthBps, 12.5e9, 1e-9);
@@ -367,7 +388,8 @@ private slots:
 
     // No quantity escapes as NaN, infinity or a negative number, however extreme the inputs.
     void nothingNonFinite() {
-        const std::vector<TierPath> tiers{{"fast", 1e12, 0}, {"slow", 1e6, 0}, {"laggy", 10e9, 100.0}, {"dram", 55e9, 5e-4}};
+        const std::vector<TierPath> tiers{
+            {"fast", 1e12, 0}, {"slow", 1e6, 0}, {"laggy", 10e9, 100.0}, {"dram", 55e9, 5e-4}};
         for (const auto& mp : test::presets().models())
             for (auto fm : {FlopModel::Simple, FlopModel::Detailed})
                 for (double u : {0.01, 1.0}) {
@@ -385,7 +407,8 @@ private slots:
                         for (const auto& t : c.tiers) {
                             QVERIFY(std::isfinite(t.speedup[i]) && t.speedup[i] > 0);
                             if (auto f = t.minFraction[i]) QVERIFY(*f >= 0 && *f <= 1);
-                            if (auto b = t.breakevenBandwidth[i]) QVERIFY(std::isfinite(*b) && *b > 0);
+                            if (auto b = t.breakevenBandwidth[i])
+                                QVERIFY(std::isfinite(*b) && *b > 0);
                             if (auto p = t.breakevenPrefix) QVERIFY(std::isfinite(*p) && *p >= 0);
                         }
                     }
@@ -406,8 +429,10 @@ private slots:
         // Llama 3.2 3B: 24 query heads, 8 KV heads.
         QTest::newRow("tp 3: KV heads") << 0.5 << kH100 << 3 << "its 8 KV heads do not divide by 3";
         QTest::newRow("tp 12: not a multiple") << 0.5 << kH100 << 12 << "not a multiple of 8";
-        QTest::newRow("tp 1000: query heads") << 0.5 << kH100 << 1000 << "its 24 query heads do not divide by 1000";
-        QTest::newRow("rule lists sizes") << 0.5 << kH100 << 5 << "sizes this model can run: 1, 2, 4, 8, 24";
+        QTest::newRow("tp 1000: query heads")
+            << 0.5 << kH100 << 1000 << "its 24 query heads do not divide by 1000";
+        QTest::newRow("rule lists sizes")
+            << 0.5 << kH100 << 5 << "sizes this model can run: 1, 2, 4, 8, 24";
     }
     void badInputsAreRefused() {
         QFETCH(double, util);
@@ -427,8 +452,9 @@ private slots:
     // The model-size sweep: B* falls with model size among dense GQA models (the article's point).
     void sweepFallsWithSize() {
         const auto cm = makeModel("meta-llama/Llama-3.2-3B");
-        std::vector<ModelSpec> models{preset("meta-llama/Llama-3.2-3B"), preset("meta-llama/Llama-3.1-8B-Instruct"),
-                                      preset("meta-llama/Llama-3.3-70B-Instruct"), preset("meta-llama/Llama-3.1-405B")};
+        std::vector<ModelSpec> models{
+            preset("meta-llama/Llama-3.2-3B"), preset("meta-llama/Llama-3.1-8B-Instruct"),
+            preset("meta-llama/Llama-3.3-70B-Instruct"), preset("meta-llama/Llama-3.1-405B")};
         const auto pts = modelSweep(cm.inputs(), models, 32768, std::nullopt);
         QCOMPARE(pts.size(), size_t(4));
         for (size_t i = 1; i < pts.size(); ++i)
@@ -443,7 +469,8 @@ private slots:
         const std::vector<double> fr{0.1, 0.5, 0.9};
         const auto g = computeFrontier(cm, tier, tokens, fr);
         QCOMPARE(g.speedup.size(), tokens.size() * fr.size());
-        KVBE_COMPARE_REL(g.at(5, 1), cm.tMiss(tokens[5]) / cm.tHit(tier, tokens[5], 0.5 * tokens[5]), 1e-12);
+        KVBE_COMPARE_REL(g.at(5, 1),
+                         cm.tMiss(tokens[5]) / cm.tHit(tier, tokens[5], 0.5 * tokens[5]), 1e-12);
     }
 
     void lengthGridShape() {
@@ -451,7 +478,8 @@ private slots:
         QCOMPARE(g.front(), 256.0);
         QCOMPARE(g.back(), 131072.0);
         QVERIFY(g.size() > 400);
-        for (size_t i = 1; i < g.size(); ++i) QVERIFY(g[i] > g[i - 1]);
+        for (size_t i = 1; i < g.size(); ++i)
+            QVERIFY(g[i] > g[i - 1]);
         QVERIFY(lengthGrid(100, 50, 10, true).empty());
     }
 
@@ -459,17 +487,23 @@ private slots:
     // 131,072 tokens, 512 points) and a coarse one hold every power of two in range, stay
     // increasing, and keep their ends and their size.
     void lengthGridHoldsPowersOfTwo() {
-        for (const auto& [lo, hi, n] : {std::tuple{256.0, 131072.0, 512}, std::tuple{100.0, 200000.0, 37},
-                                        std::tuple{1.0, 1e6, 40}}) {
+        for (const auto& [lo, hi, n] :
+             {std::tuple{256.0, 131072.0, 512}, std::tuple{100.0, 200000.0, 37},
+              std::tuple{1.0, 1e6, 40}}) {
             const auto g = lengthGrid(lo, hi, n, true);
-            QVERIFY(int(g.size()) <= n && int(g.size()) >= n - 2); // rounding to tokens merges a few near 1
+            QVERIFY(int(g.size()) <= n &&
+                    int(g.size()) >= n - 2); // rounding to tokens merges a few near 1
             QCOMPARE(g.front(), lo);
             QCOMPARE(g.back(), hi);
-            for (size_t i = 1; i < g.size(); ++i) QVERIFY(g[i] > g[i - 1]);
+            for (size_t i = 1; i < g.size(); ++i)
+                QVERIFY(g[i] > g[i - 1]);
             for (double p = 1; p <= hi; p *= 2)
-                if (p > lo && p < hi) QVERIFY2(std::count(g.begin(), g.end(), p) == 1, qPrintable(QString::number(p)));
+                if (p > lo && p < hi)
+                    QVERIFY2(std::count(g.begin(), g.end(), p) == 1,
+                             qPrintable(QString::number(p)));
         }
-        // Without the powers the default grid's point near 32k would be 32,591 (the reading).
+        // Without the powers the default grid's point near 32k would be 32,591 (the issue's
+        // reading).
         const auto g = lengthGrid(256, 131072, 512, true);
         QVERIFY(std::count(g.begin(), g.end(), 32591.0) == 0);
         QVERIFY(std::count(g.begin(), g.end(), 32768.0) == 1);

@@ -9,47 +9,54 @@
 
 class TestFuzzRegressions : public QObject {
     Q_OBJECT
-private:
+  private:
     static int replay(const QStringList& dirs, int (*body)(const uint8_t*, size_t)) {
         int n = 0;
         for (const auto& dir : dirs) {
-            QDirIterator it(QStringLiteral(KVBE_SOURCE_DIR "/") + dir, QDir::Files, QDirIterator::Subdirectories);
+            QDirIterator it(QStringLiteral(KVBE_SOURCE_DIR "/") + dir, QDir::Files,
+                            QDirIterator::Subdirectories);
             while (it.hasNext()) {
                 QFile f(it.next());
                 if (!f.open(QIODevice::ReadOnly) || f.fileName().endsWith(".expect")) continue;
                 const QByteArray data = f.readAll();
-                body(reinterpret_cast<const uint8_t*>(data.constData()), static_cast<size_t>(data.size()));
+                body(reinterpret_cast<const uint8_t*>(data.constData()),
+                     static_cast<size_t>(data.size()));
                 ++n;
             }
         }
         return n;
     }
 
-private slots:
+  private slots:
     void configReader() {
-        const int n = replay({"tests/fuzz/regressions/fuzz_config_reader", "tests/bad-inputs/config", "resources/models",
-                              "tests/fuzz/seeds/config_reader"},
-                             kvbe::fuzz::fuzzConfigReader);
+        const int n =
+            replay({"tests/fuzz/regressions/fuzz_config_reader", "tests/bad-inputs/config",
+                    "resources/models", "tests/fuzz/seeds/config_reader"},
+                   kvbe::fuzz::fuzzConfigReader);
         QVERIFY(n >= 40);
     }
     void calibrationImporters() {
-        const int n = replay({"tests/fuzz/regressions/fuzz_calibration", "tests/bad-inputs/calibration", "tests/fixtures/calibration",
-                              "tests/fuzz/seeds/calibration"},
-                             kvbe::fuzz::fuzzCalibration);
+        const int n =
+            replay({"tests/fuzz/regressions/fuzz_calibration", "tests/bad-inputs/calibration",
+                    "tests/fixtures/calibration", "tests/fuzz/seeds/calibration"},
+                   kvbe::fuzz::fuzzCalibration);
         QVERIFY(n >= 10);
     }
     void probeStreamReader() {
-        const int n = replay({"tests/fuzz/regressions/fuzz_probe_stream", "tests/fuzz/seeds/probe_stream"},
-                             kvbe::fuzz::fuzzProbeStream);
+        const int n =
+            replay({"tests/fuzz/regressions/fuzz_probe_stream", "tests/fuzz/seeds/probe_stream"},
+                   kvbe::fuzz::fuzzProbeStream);
         QVERIFY(n >= 3);
     }
     void scenarioLoader() {
-        const int n = replay({"tests/fuzz/regressions/fuzz_scenario", "tests/bad-inputs/scenario", "resources/scenarios"},
+        const int n = replay({"tests/fuzz/regressions/fuzz_scenario", "tests/bad-inputs/scenario",
+                              "resources/scenarios"},
                              kvbe::fuzz::fuzzScenario);
         QVERIFY(n >= 20);
     }
     void traceReaders() {
-        const int n = replay({"tests/fuzz/regressions/fuzz_trace", "tests/bad-inputs/trace", "tests/fixtures/traces"},
+        const int n = replay({"tests/fuzz/regressions/fuzz_trace", "tests/bad-inputs/trace",
+                              "tests/fixtures/traces"},
                              kvbe::fuzz::fuzzTrace);
         QVERIFY(n >= 20);
     }

@@ -27,18 +27,23 @@ std::string refusal(const std::string& json) {
 std::string repeatList(const std::vector<std::string>& unit, int times) {
     std::string s;
     for (int t = 0; t < times; ++t)
-        for (const auto& u : unit) s += (s.empty() ? "" : ",") + ("\"" + u + "\"");
+        for (const auto& u : unit)
+            s += (s.empty() ? "" : ",") + ("\"" + u + "\"");
     return "[" + s + "]";
 }
 
 // Mamba-2 state per layer (vLLM mamba2_state_shape): ssm heads·head_dim·d_state, conv
 // (heads·head_dim + 2·groups·d_state)·(kernel − 1).
-double mamba2Ssm(double heads, double headDim, double state) { return heads * headDim * state; }
+double mamba2Ssm(double heads, double headDim, double state) {
+    return heads * headDim * state;
+}
 double mamba2Conv(double heads, double headDim, double groups, double state, double kernel) {
     return (heads * headDim + 2 * groups * state) * (kernel - 1);
 }
 // Gated DeltaNet state per layer: recurrent h_v·d_k·d_v, conv (2·h_k·d_k + h_v·d_v)·(kernel − 1).
-double gdnSsm(double hv, double dk, double dv) { return hv * dk * dv; }
+double gdnSsm(double hv, double dk, double dv) {
+    return hv * dk * dv;
+}
 double gdnConv(double hk, double hv, double dk, double dv, double kernel) {
     return (2 * hk * dk + hv * dv) * (kernel - 1);
 }
@@ -54,7 +59,8 @@ std::string shippedWithout(const char* file, const std::vector<std::string>& key
         if (!target.contains(k)) qFatal("%s has no %s", file, k.c_str());
         target.erase(k);
     }
-    for (const auto& [k, v] : set.items()) target[k] = v;
+    for (const auto& [k, v] : set.items())
+        target[k] = v;
     return dumpJson(j);
 }
 
@@ -65,14 +71,15 @@ const char* kLlamaLike = R"({"model_type":"llama","num_hidden_layers":4,"hidden_
 
 class TestHybridModels : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     // Nemotron 3 Nano 30B-A3B: pattern MEMEM*EMEMEM*... → 23 Mamba-2, 23 MoE, 6 attention.
     void nemotron3NanoByHand() {
         const auto& m = preset("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");
         const std::string pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
         const double nM = 23, nE = 23, nA = 6;
         QCOMPARE(static_cast<double>(std::count(pattern.begin(), pattern.end(), 'M')), nM);
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("52 layers: 23 Mamba-2, 23 MoE, 6 attention"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("52 layers: 23 Mamba-2, 23 MoE, 6 attention"));
         // KV: 6 attention layers × 2 × 2 KV heads × 128 × 2 B (the issue's 6,144).
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 6144.0);
         QCOMPARE(m.kvBytes(1000, KvDtype::BF16), 6144.0 * 1000);
@@ -104,7 +111,8 @@ private slots:
     // Qwen3-Next-80B-A3B: full_attention_interval 4 → 12 gated attention, 36 Gated DeltaNet.
     void qwen3NextByHand() {
         const auto& m = preset("Qwen/Qwen3-Next-80B-A3B-Instruct");
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("48 layers: 36 Gated DeltaNet, 12 attention; MLP: 48 MoE"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("48 layers: 36 Gated DeltaNet, 12 attention; MLP: 48 MoE"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 12.0 * 2 * 2 * 256 * 2); // 24,576
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 24576.0);
         // cost-model.md: 36 × (32·128·128 + (2·16·128 + 32·128)·3) = 19,759,104 state elements.
@@ -115,7 +123,8 @@ private slots:
         QCOMPARE(m.stateBytes(KvDtype::BF16), 19759104.0 * 2);
         const double h = 2048, cd = 2 * 16 * 128 + 32 * 128;
         const double attn = h * 16 * 256 * 2 + 2 * h * 2 * 256 + 16 * 256 * h + 2 * 256;
-        const double gdn = h * (2 * 16 * 128 + 2 * 32 * 128) + h * 64 + cd * 4 + 32 * 128 * h + 64 + 128;
+        const double gdn =
+            h * (2 * 16 * 128 + 2 * 32 * 128) + h * 64 + cd * 4 + 32 * 128 * h + 64 + 128;
         const double moeTotal = 512 * 3 * h * 512 + 3 * h * 512 + h + 512 * h;
         const double moeActive = 10 * 3 * h * 512 + 3 * h * 512 + h + 512 * h;
         const double embed = 2 * 151936 * h + h;
@@ -128,15 +137,16 @@ private slots:
     // Jamba 1.5 Mini: attention where i % 8 == 4 (4 layers), MoE where i % 2 == 1.
     void jamba15MiniByHand() {
         const auto& m = preset("ai21labs/AI21-Jamba-1.5-Mini");
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("32 layers: 28 Mamba, 4 attention; MLP: 16 MoE, 16 dense"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("32 layers: 28 Mamba, 4 attention; MLP: 16 MoE, 16 dense"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 4.0 * 2 * 8 * 128 * 2); // 16,384
         // Mamba (v1): d_inner = 2·4096; ssm d_inner·16, conv d_inner·3.
         QCOMPARE(m.stateSsmElems, 28.0 * 8192 * 16);
         QCOMPARE(m.stateConvElems, 28.0 * 8192 * 3);
         QCOMPARE(m.stateBytes(KvDtype::BF16), 8716288.0);
         const double h = 4096, di = 8192, r = 256, n = 16;
-        const double mamba = h * 2 * di + di * 4 + di + di * (r + 2 * n) + r * di + di + di * n + di +
-                             di * h + r + 2 * n;
+        const double mamba = h * 2 * di + di * 4 + di + di * (r + 2 * n) + r * di + di + di * n +
+                             di + di * h + r + 2 * n;
         const double attn = h * 32 * 128 + 2 * h * 8 * 128 + 32 * 128 * h;
         const double moeT = 16 * 3 * h * 14336 + 16 * h, moeA = 2 * 3 * h * 14336 + 16 * h;
         const double dense = 3 * h * 14336;
@@ -153,7 +163,8 @@ private slots:
     // state in BF16 (vLLM's gated_delta_net_state_dtype).
     void qwen35MoePresetByHand() {
         const auto& m = preset("Qwen/Qwen3.5-35B-A3B");
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("40 layers: 30 Gated DeltaNet, 10 attention; MLP: 40 MoE"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("40 layers: 30 Gated DeltaNet, 10 attention; MLP: 40 MoE"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 10.0 * 2 * 2 * 256 * 2); // 20,480
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 20480.0);
         QCOMPARE(m.stateSsmElems, 30 * gdnSsm(32, 128, 128));
@@ -169,14 +180,15 @@ private slots:
         // layer, untied embeddings, final norm. The vision tower and the MTP layer are not counted.
         const double h = 2048, d = 256, cd = 2 * 16 * 128 + 32 * 128;
         const double attn = h * 16 * d * 2 + 2 * h * 2 * d + 16 * d * h + 2 * d;
-        const double gdn = h * (2 * 16 * 128 + 2 * 32 * 128) + h * 2 * 32 + cd * 4 + 32 * 128 * h + 2 * 32 + 128;
+        const double gdn =
+            h * (2 * 16 * 128 + 2 * 32 * 128) + h * 2 * 32 + cd * 4 + 32 * 128 * h + 2 * 32 + 128;
         const double moeTotal = 256 * 3 * h * 512 + 3 * h * 512 + h + 256 * h;
         const double moeActive = 8 * 3 * h * 512 + 3 * h * 512 + h + 256 * h;
         const double embed = 2 * 248320 * h + h;
         QCOMPARE(m.paramsTotal, 10 * attn + 30 * gdn + 40 * (moeTotal + 2 * h) + embed);
         QCOMPARE(m.paramsActive, 10 * attn + 30 * gdn + 40 * (moeActive + 2 * h) + embed);
-        QCOMPARE(m.paramsTotal, 34660610688.0);  // "35B total"
-        QCOMPARE(m.paramsActive, 3454988928.0);  // "3B active"
+        QCOMPARE(m.paramsTotal, 34660610688.0); // "35B total"
+        QCOMPARE(m.paramsActive, 3454988928.0); // "3B active"
         QCOMPARE(m.contextLimit, 262144.0);
         QCOMPARE(m.recurrentFlopsPerToken, 30 * 6.0 * 32 * 128 * 128);
         QVERIFY(m.isHybrid());
@@ -186,7 +198,8 @@ private slots:
     // mamba_d_ssm = 24 heads × 64 side by side in all 36 layers; dense MLP in every layer.
     void falconH1HalfBPresetByHand() {
         const auto& m = preset("tiiuae/Falcon-H1-0.5B-Instruct");
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("36 layers: 36 attention + Mamba-2; MLP: 36 dense"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("36 layers: 36 attention + Mamba-2; MLP: 36 dense"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 36.0 * 2 * 2 * 64 * 2); // 18,432
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 18432.0);
         // vLLM mamba2_state_shape with intermediate = mamba_d_ssm: ssm 24·64·128, conv
@@ -217,7 +230,8 @@ private slots:
     // always there (transformers' Qwen3NextAttention; vLLM: attn_output_gate defaults to true).
     void qwen35DefaultsFollowTransformers() {
         const auto& shipped = preset("Qwen/Qwen3.5-35B-A3B");
-        const auto m = parse(shippedWithout("Qwen__Qwen3.5-35B-A3B.json",
+        const auto m = parse(shippedWithout(
+            "Qwen__Qwen3.5-35B-A3B.json",
             {"head_dim", "num_attention_heads", "num_key_value_heads", "attn_output_gate",
              "linear_conv_kernel_dim", "linear_key_head_dim", "linear_value_head_dim",
              "linear_num_key_heads", "linear_num_value_heads", "num_experts", "num_experts_per_tok",
@@ -229,18 +243,20 @@ private slots:
         QCOMPARE(m.paramsTotal, 34660610688.0);
         QCOMPARE(m.paramsActive, 3454988928.0);
         // An explicit attn_output_gate: false drops the gate half of q_proj (10 × 2048·16·256).
-        const auto ungated = parse(shippedWithout("Qwen__Qwen3.5-35B-A3B.json", {"attn_output_gate"},
-                                                  {{"attn_output_gate", false}}));
+        const auto ungated = parse(shippedWithout(
+            "Qwen__Qwen3.5-35B-A3B.json", {"attn_output_gate"}, {{"attn_output_gate", false}}));
         QCOMPARE(ungated.paramsTotal, 34660610688.0 - 10.0 * 2048 * 16 * 256);
     }
 
     // The same for Qwen3-Next: Qwen3NextConfig's defaults are the 80B-A3B's shapes.
     void qwen3NextDefaultsFollowTransformers() {
-        const auto m = parse(shippedWithout("Qwen__Qwen3-Next-80B-A3B-Instruct.json",
+        const auto m = parse(shippedWithout(
+            "Qwen__Qwen3-Next-80B-A3B-Instruct.json",
             {"head_dim", "num_attention_heads", "num_key_value_heads", "linear_conv_kernel_dim",
              "linear_key_head_dim", "linear_value_head_dim", "linear_num_key_heads",
-             "linear_num_value_heads", "num_experts", "num_experts_per_tok", "moe_intermediate_size",
-             "shared_expert_intermediate_size", "vocab_size", "full_attention_interval"}));
+             "linear_num_value_heads", "num_experts", "num_experts_per_tok",
+             "moe_intermediate_size", "shared_expert_intermediate_size", "vocab_size",
+             "full_attention_interval"}));
         const auto& shipped = preset("Qwen/Qwen3-Next-80B-A3B-Instruct");
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 24576.0);
         QCOMPARE(m.stateSsmElems + m.stateConvElems, 19759104.0);
@@ -254,22 +270,23 @@ private slots:
         const auto m = parse(shippedWithout("tiiuae__Falcon-H1-0.5B-Instruct.json",
                                             {"mamba_d_ssm", "mamba_d_head", "mamba_n_heads"},
                                             {{"mamba_n_heads", 16}, {"mamba_d_head", "auto"}}));
-        QCOMPARE(m.stateSsmElems, 36 * mamba2Ssm(16, 64, 128));    // 1024 / 16 = 64
+        QCOMPARE(m.stateSsmElems, 36 * mamba2Ssm(16, 64, 128)); // 1024 / 16 = 64
         QCOMPARE(m.stateConvElems, 36 * mamba2Conv(16, 64, 1, 128, 4));
-        const auto noHeads = parse(shippedWithout("tiiuae__Falcon-H1-0.5B-Instruct.json",
-                                                  {"mamba_d_ssm", "mamba_d_head", "mamba_n_heads",
-                                                   "mamba_d_state"}));
+        const auto noHeads = parse(
+            shippedWithout("tiiuae__Falcon-H1-0.5B-Instruct.json",
+                           {"mamba_d_ssm", "mamba_d_head", "mamba_n_heads", "mamba_d_state"}));
         // Defaults: 128 heads of 1024 / 128 = 8, d_state 256.
         QCOMPARE(noHeads.stateSsmElems, 36 * mamba2Ssm(128, 8, 256));
         QCOMPARE(noHeads.stateConvElems, 36 * mamba2Conv(128, 8, 1, 256, 4));
         // mamba_d_ssm null: mamba_expand · hidden = 2048.
-        const auto nullSsm = parse(shippedWithout("tiiuae__Falcon-H1-0.5B-Instruct.json",
-                                                  {"mamba_d_ssm", "mamba_d_head", "mamba_n_heads"},
-                                                  {{"mamba_d_ssm", nullptr}, {"mamba_n_heads", 32},
-                                                   {"mamba_d_head", "auto"}}));
+        const auto nullSsm = parse(shippedWithout(
+            "tiiuae__Falcon-H1-0.5B-Instruct.json",
+            {"mamba_d_ssm", "mamba_d_head", "mamba_n_heads"},
+            {{"mamba_d_ssm", nullptr}, {"mamba_n_heads", 32}, {"mamba_d_head", "auto"}}));
         QCOMPARE(nullSsm.stateSsmElems, 36 * mamba2Ssm(32, 64, 128));
         // The Megatron-Bridge dict as it is, without mamba_d_ssm: 24 heads of 64 ≠ 1024.
-        const auto msg = refusal(shippedWithout("tiiuae__Falcon-H1-0.5B-Instruct.json", {"mamba_d_ssm"}));
+        const auto msg =
+            refusal(shippedWithout("tiiuae__Falcon-H1-0.5B-Instruct.json", {"mamba_d_ssm"}));
         QVERIFY2(msg.find("mamba_d_ssm") != std::string::npos, msg.c_str());
     }
 
@@ -278,10 +295,13 @@ private slots:
     // layer_types every layer is Mamba (its layers_block_type).
     void graniteDefaultsFollowTransformers() {
         const std::string types = repeatList({"mamba", "mamba", "mamba", "mamba", "attention"}, 2);
-        const auto m = parse(R"({"model_type":"granitemoehybrid","hidden_size":1024,"num_hidden_layers":10,
-          "layer_types":)" + types + R"(,"num_attention_heads":8,"num_key_value_heads":2,
+        const auto m =
+            parse(R"({"model_type":"granitemoehybrid","hidden_size":1024,"num_hidden_layers":10,
+          "layer_types":)" +
+                  types + R"(,"num_attention_heads":8,"num_key_value_heads":2,
           "intermediate_size":512,"vocab_size":1000,"tie_word_embeddings":true})");
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("10 layers: 8 Mamba-2, 2 attention; MLP: 10 MoE"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("10 layers: 8 Mamba-2, 2 attention; MLP: 10 MoE"));
         QCOMPARE(m.experts, 8);
         QCOMPARE(m.expertsPerToken, 2);
         QCOMPARE(m.stateSsmElems, 8 * mamba2Ssm(128, 16, 256)); // 2·1024 / 128 = 16
@@ -293,10 +313,12 @@ private slots:
         QCOMPARE(m.paramsTotal, 8 * mamba + 2 * attn + 10 * (moeT + 2 * h) + 1000 * h + h);
         const auto allMamba = parse(R"({"model_type":"granitemoehybrid","hidden_size":1024,
           "num_hidden_layers":4,"num_attention_heads":8,"vocab_size":1000})");
-        QCOMPARE(QString::fromStdString(allMamba.layerMix()), QStringLiteral("4 layers: 4 Mamba-2; MLP: 4 MoE"));
+        QCOMPARE(QString::fromStdString(allMamba.layerMix()),
+                 QStringLiteral("4 layers: 4 Mamba-2; MLP: 4 MoE"));
         QCOMPARE(allMamba.kvBytesPerToken(KvDtype::BF16), 0.0);
         // A head size that does not fill mamba_expand · hidden is refused, as transformers does.
-        const auto msg = refusal(R"({"model_type":"granitemoehybrid","hidden_size":1024,"num_hidden_layers":2,
+        const auto msg =
+            refusal(R"({"model_type":"granitemoehybrid","hidden_size":1024,"num_hidden_layers":2,
           "layer_types":["mamba","attention"],"num_attention_heads":8,"vocab_size":1000,
           "mamba_n_heads":16,"mamba_d_head":64})");
         QVERIFY2(msg.find("mamba_d_head") != std::string::npos, msg.c_str());
@@ -324,7 +346,8 @@ private slots:
           "mamba_proj_bias":false,"num_local_experts":8,"num_experts_per_tok":2,
           "intermediate_size":1024,"shared_intermediate_size":512,"vocab_size":49152,
           "tie_word_embeddings":true,"torch_dtype":"bfloat16","max_position_embeddings":4096})");
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("8 layers: 6 Mamba-2, 2 attention; MLP: 8 MoE"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("8 layers: 6 Mamba-2, 2 attention; MLP: 8 MoE"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 2.0 * 2 * 8 * 64 * 2);
         QCOMPARE(m.stateSsmElems, 6 * mamba2Ssm(8, 128, 128));
         QCOMPARE(m.stateConvElems, 6 * mamba2Conv(8, 128, 1, 128, 4));
@@ -340,16 +363,19 @@ private slots:
     // layers, attention at 5, 15, 25, 35; 48 Mamba-2 heads of 64, d_state 128; 64 experts of 512,
     // top 6, shared MLP 1024; tied embeddings.
     void graniteTinyShapesByHand() {
-        std::vector<std::string> unit = {"mamba", "mamba", "mamba", "mamba", "mamba", "attention",
-                                         "mamba", "mamba", "mamba", "mamba"};
-        const auto m = parse(R"({"model_type":"granitemoehybrid","hidden_size":1536,"num_hidden_layers":40,
-          "layer_types":)" + repeatList(unit, 4) + R"(,"num_attention_heads":12,"num_key_value_heads":4,
+        std::vector<std::string> unit = {"mamba",     "mamba", "mamba", "mamba", "mamba",
+                                         "attention", "mamba", "mamba", "mamba", "mamba"};
+        const auto m =
+            parse(R"({"model_type":"granitemoehybrid","hidden_size":1536,"num_hidden_layers":40,
+          "layer_types":)" +
+                  repeatList(unit, 4) + R"(,"num_attention_heads":12,"num_key_value_heads":4,
           "intermediate_size":512,"shared_intermediate_size":1024,"num_local_experts":64,
           "num_experts_per_tok":6,"vocab_size":100352,"tie_word_embeddings":true,"mamba_n_heads":48,
           "mamba_d_head":64,"mamba_d_state":128,"mamba_n_groups":1,"mamba_d_conv":4,"mamba_expand":2,
           "mamba_conv_bias":true,"mamba_proj_bias":false,"max_position_embeddings":131072,
           "position_embedding_type":"nope","torch_dtype":"bfloat16"})");
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("40 layers: 36 Mamba-2, 4 attention; MLP: 40 MoE"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("40 layers: 36 Mamba-2, 4 attention; MLP: 40 MoE"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 4.0 * 2 * 4 * 128 * 2); // 8,192
         // 36 × (48·64·128 + (3072 + 2·128)·3) = 14,515,200 elements.
         QCOMPARE(m.stateSsmElems + m.stateConvElems, 14515200.0);
@@ -365,12 +391,14 @@ private slots:
         QVERIFY(std::abs(m.paramsTotal - 6.94e9) < 0.01e9); // "7B total"
     }
 
-    // The shipped granite-4.0-h-tiny file (rebuilt from partial copies; resources/models/README.md):
-    // attention at layers 5, 15, 25, 35, Mamba-2 elsewhere; 64 experts of 512 (top 6) beside a
-    // shared MLP of 1024 in every layer; 48 Mamba heads of 64, d_state 128; tied embeddings.
+    // The shipped granite-4.0-h-tiny file (rebuilt from partial copies;
+    // resources/models/README.md): attention at layers 5, 15, 25, 35, Mamba-2 elsewhere; 64 experts
+    // of 512 (top 6) beside a shared MLP of 1024 in every layer; 48 Mamba heads of 64, d_state 128;
+    // tied embeddings.
     void graniteTinyPresetByHand() {
         const auto& m = preset("ibm-granite/granite-4.0-h-tiny");
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("40 layers: 36 Mamba-2, 4 attention; MLP: 40 MoE"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("40 layers: 36 Mamba-2, 4 attention; MLP: 40 MoE"));
         // KV: 4 attention layers × 2 × 4 KV heads × 128 (1536 / 12) × 2 B.
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 4.0 * 2 * 4 * 128 * 2);
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 8192.0);
@@ -422,7 +450,8 @@ private slots:
         // attention q/k/v/o + q/k norms, four norms per layer, a GELU MLP of 8192, tied
         // embeddings of 262,400 × 2048, final norm.
         const double h = 2048;
-        const double layer = h * 8 * 256 + 2 * h * 2 * 256 + 8 * 256 * h + 2 * 256 + 4 * h + 3 * h * 8192;
+        const double layer =
+            h * 8 * 256 + 2 * h * 2 * 256 + 8 * 256 * h + 2 * 256 + 4 * h + 3 * h * 8192;
         QCOMPARE(m.paramsTotal, 30 * layer + 262400 * h + h);
         QCOMPARE(m.paramsTotal, 2362180608.0);
         QCOMPARE(m.paramsActive, m.paramsTotal);
@@ -441,7 +470,8 @@ private slots:
           "vocab_size":130049,"mamba_d_conv":4,"mamba_d_head":128,"mamba_d_ssm":3072,
           "mamba_d_state":256,"mamba_expand":2,"mamba_n_groups":1,"mamba_n_heads":24,
           "attn_layer_indices":null,"torch_dtype":"bfloat16","max_position_embeddings":262144})");
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("44 layers: 44 attention + Mamba-2; MLP: 44 dense"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("44 layers: 44 attention + Mamba-2; MLP: 44 dense"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 44.0 * 2 * 2 * 128 * 2); // 45,056
         QCOMPARE(m.stateSsmElems, 44 * mamba2Ssm(24, 128, 256));
         QCOMPARE(m.stateConvElems, 44 * mamba2Conv(24, 128, 1, 256, 4));
@@ -451,17 +481,21 @@ private slots:
 
     // Qwen3.5 MoE (text_config.layer_types with linear_attention; mamba_ssm_dtype float32).
     void qwen35LayerTypes() {
-        const std::string types = repeatList({"linear_attention", "linear_attention", "linear_attention", "full_attention"}, 10);
-        const auto m = parse(R"({"model_type":"qwen3_5_moe","architectures":["Qwen3_5MoeForConditionalGeneration"],
+        const std::string types = repeatList(
+            {"linear_attention", "linear_attention", "linear_attention", "full_attention"}, 10);
+        const auto m = parse(
+            R"({"model_type":"qwen3_5_moe","architectures":["Qwen3_5MoeForConditionalGeneration"],
           "text_config":{"model_type":"qwen3_5_moe_text","hidden_size":2048,"num_hidden_layers":40,
-          "num_attention_heads":16,"num_key_value_heads":2,"head_dim":256,"layer_types":)" + types + R"(,
+          "num_attention_heads":16,"num_key_value_heads":2,"head_dim":256,"layer_types":)" +
+            types + R"(,
           "full_attention_interval":4,"linear_num_key_heads":16,"linear_num_value_heads":32,
           "linear_key_head_dim":128,"linear_value_head_dim":128,"linear_conv_kernel_dim":4,
           "num_experts":256,"num_experts_per_tok":8,"moe_intermediate_size":512,
           "shared_expert_intermediate_size":512,"vocab_size":248320,"attn_output_gate":true,
           "mamba_ssm_dtype":"float32","dtype":"bfloat16","max_position_embeddings":262144},
           "vision_config":{"depth":27,"hidden_size":1152}})");
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("40 layers: 30 Gated DeltaNet, 10 attention; MLP: 40 MoE"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("40 layers: 30 Gated DeltaNet, 10 attention; MLP: 40 MoE"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 10.0 * 2 * 2 * 256 * 2); // 20,480
         QVERIFY(m.stateDtypeDefault == KvDtype::FP32);
         QCOMPARE(m.stateBytes(KvDtype::FP32),
@@ -475,11 +509,13 @@ private slots:
         QVERIFY(f.open(QIODevice::ReadOnly));
         std::string text = f.readAll().toStdString();
         text.replace(text.find("\"deepseek_v3\""), 13, "\"deepseek_v32\"");
-        text.insert(text.rfind('}'), R"(,"index_topk":2048,"index_head_dim":128,"index_n_heads":64)");
+        text.insert(text.rfind('}'),
+                    R"(,"index_topk":2048,"index_head_dim":128,"index_n_heads":64)");
         const auto m = parse(text);
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 61.0 * ((512 + 64) * 2 + 128 + 4)); // 78,324
         QCOMPARE(m.kvBytesPerToken(KvDtype::FP8), 61.0 * ((512 + 64) + 128 + 4));
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("61 layers: 61 sparse MLA; MLP: 58 MoE, 3 dense"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("61 layers: 61 sparse MLA; MLP: 58 MoE, 3 dense"));
         // 4096 tokens from nothing: each query visits min(i + 1, 2048) keys; the indexer scores
         // all i + 1.
         double capped = 0, all = 0;
@@ -508,14 +544,20 @@ private slots:
 
     // Gemma 3n: 35 layers, four sliding to one full, the last 15 reuse earlier KV.
     void gemma3nSharedKv() {
-        const std::string types = repeatList({"sliding_attention", "sliding_attention", "sliding_attention", "sliding_attention", "full_attention"}, 7);
+        const std::string types =
+            repeatList({"sliding_attention", "sliding_attention", "sliding_attention",
+                        "sliding_attention", "full_attention"},
+                       7);
         std::string widths = "[16384";
-        for (int i = 1; i < 35; ++i) widths += ",16384";
+        for (int i = 1; i < 35; ++i)
+            widths += ",16384";
         widths += "]";
         const auto m = parse(R"({"model_type":"gemma3n","text_config":{"model_type":"gemma3n_text",
           "hidden_size":2048,"num_hidden_layers":35,"num_attention_heads":8,"num_key_value_heads":2,
-          "head_dim":256,"layer_types":)" + types + R"(,"sliding_window":512,"num_kv_shared_layers":15,
-          "intermediate_size":)" + widths + R"(,"vocab_size":262400,"max_position_embeddings":32768,
+          "head_dim":256,"layer_types":)" +
+                             types + R"(,"sliding_window":512,"num_kv_shared_layers":15,
+          "intermediate_size":)" +
+                             widths + R"(,"vocab_size":262400,"max_position_embeddings":32768,
           "activation_sparsity_pattern":[0.95,0.95]},"torch_dtype":"bfloat16"})");
         // Layers 0–19 hold KV: 16 sliding, 4 full; 2·2·256·2 = 2,048 B per token and layer.
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 20.0 * 2048);
@@ -527,12 +569,14 @@ private slots:
 
     // Kimi-Linear: linear_attn_config lists KDA and full (MLA) layers from 1.
     void kimiLinearConfig() {
-        const auto m = parse(R"({"model_type":"kimi_linear","hidden_size":2304,"num_hidden_layers":4,
+        const auto m =
+            parse(R"({"model_type":"kimi_linear","hidden_size":2304,"num_hidden_layers":4,
           "num_attention_heads":32,"num_key_value_heads":32,"kv_lora_rank":512,"qk_rope_head_dim":64,
           "qk_nope_head_dim":128,"v_head_dim":128,"vocab_size":1000,"intermediate_size":4096,
           "linear_attn_config":{"kda_layers":[1,2,3],"full_attn_layers":[4],"num_heads":32,
           "head_dim":128,"short_conv_kernel_size":4},"torch_dtype":"bfloat16"})");
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("4 layers: 3 KDA, 1 MLA; MLP: 4 dense"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("4 layers: 3 KDA, 1 MLA; MLP: 4 dense"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), (512.0 + 64) * 2);
         QCOMPARE(m.stateSsmElems, 3.0 * 32 * 128 * 128);
         QCOMPARE(m.stateConvElems, 3.0 * 3 * 32 * 128 * 3);
@@ -543,7 +587,8 @@ private slots:
         const auto m = parse(R"({"model_type":"minimax","hidden_size":6144,"num_hidden_layers":8,
           "num_attention_heads":64,"num_key_value_heads":8,"head_dim":128,"vocab_size":1000,
           "intermediate_size":9216,"attn_type_list":[0,0,0,0,0,0,0,1],"torch_dtype":"bfloat16"})");
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("8 layers: 7 lightning attention, 1 attention; MLP: 8 dense"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("8 layers: 7 lightning attention, 1 attention; MLP: 8 dense"));
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 1.0 * 2 * 8 * 128 * 2);
         QCOMPARE(m.stateSsmElems, 7.0 * 64 * 128 * 128);
         QCOMPARE(m.stateConvElems, 0.0);
@@ -564,7 +609,8 @@ private slots:
         const auto& m = preset("meta-llama/Llama-3.2-3B");
         QVERIFY(!m.isHybrid());
         QCOMPARE(m.stateBytes(KvDtype::FP32), 0.0);
-        QCOMPARE(QString::fromStdString(m.layerMix()), QStringLiteral("28 layers: 28 attention; MLP: 28 dense"));
+        QCOMPARE(QString::fromStdString(m.layerMix()),
+                 QStringLiteral("28 layers: 28 attention; MLP: 28 dense"));
     }
 
     // Unknown means refused, with a sentence naming the key; never counted as full attention.
@@ -573,10 +619,14 @@ private slots:
         QTest::addColumn<QString>("names");
         const std::string base = kLlamaLike;
         QTest::newRow("unknown layer_types value")
-            << QString::fromStdString(base + R"(,"layer_types":["full_attention","psychic_attention","full_attention","full_attention"]})")
+            << QString::fromStdString(
+                   base +
+                   R"(,"layer_types":["full_attention","psychic_attention","full_attention","full_attention"]})")
             << "psychic_attention";
         QTest::newRow("linear_attention on llama")
-            << QString::fromStdString(base + R"(,"layer_types":["linear_attention","full_attention","full_attention","full_attention"]})")
+            << QString::fromStdString(
+                   base +
+                   R"(,"layer_types":["linear_attention","full_attention","full_attention","full_attention"]})")
             << "linear_attention";
         QTest::newRow("mamba_ key on llama")
             << QString::fromStdString(base + R"(,"mamba_d_state":16})") << "mamba_d_state";
@@ -585,7 +635,8 @@ private slots:
         QTest::newRow("unknown _pattern")
             << QString::fromStdString(base + R"(,"block_pattern":"AMAM"})") << "block_pattern";
         QTest::newRow("full_attention_interval on llama")
-            << QString::fromStdString(base + R"(,"full_attention_interval":4})") << "full_attention_interval";
+            << QString::fromStdString(base + R"(,"full_attention_interval":4})")
+            << "full_attention_interval";
         QTest::newRow("attn_layer_period on llama")
             << QString::fromStdString(base + R"(,"attn_layer_period":8})") << "attn_layer_period";
         QTest::newRow("hybrid pattern with an unknown block")
@@ -684,9 +735,10 @@ private slots:
         const double n = 20000, p = 7000, lm = 2 * in.model.lmHeadParams;
         KVBE_COMPARE_REL(cm.flops(n, 0), cm.flops(p, 0) + cm.flops(n - p, p) - lm, 1e-12);
         double pairs = 0;
-        for (int i = 0; i < 1000; ++i) pairs += i + 1;
-        const double expected = (2 * in.model.paramsMatmul + 36 * 6.0 * 32 * 128 * 128) * 1000 + lm +
-                                12 * pairs * 2.0 * 16 * (256 + 256);
+        for (int i = 0; i < 1000; ++i)
+            pairs += i + 1;
+        const double expected = (2 * in.model.paramsMatmul + 36 * 6.0 * 32 * 128 * 128) * 1000 +
+                                lm + 12 * pairs * 2.0 * 16 * (256 + 256);
         QCOMPARE(cm.flops(1000, 0), expected);
     }
 

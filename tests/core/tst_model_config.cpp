@@ -11,7 +11,7 @@ using kvbe::test::preset;
 
 class TestModelConfig : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     // shared/configs/README.md: KV bytes per token (BF16, no window cap) and total parameters.
     // The tolerance is half a unit of the last digit printed there.
     void readmeFigures_data() {
@@ -21,14 +21,22 @@ private slots:
         QTest::addColumn<double>("totalTol");
         QTest::addColumn<double>("active");
         QTest::addColumn<double>("activeTol");
-        QTest::newRow("Llama 3.2 3B") << "meta-llama/Llama-3.2-3B" << 114688.0 << 3.213e9 << 0.0005e9 << 3.213e9 << 0.0005e9;
-        QTest::newRow("Llama 3.1 8B") << "meta-llama/Llama-3.1-8B-Instruct" << 131072.0 << 8.030e9 << 0.0005e9 << 8.030e9 << 0.0005e9;
-        QTest::newRow("Llama 3.3 70B") << "meta-llama/Llama-3.3-70B-Instruct" << 327680.0 << 70.554e9 << 0.0005e9 << 70.554e9 << 0.0005e9;
-        QTest::newRow("Llama 3.1 405B") << "meta-llama/Llama-3.1-405B" << 516096.0 << 405.85e9 << 0.005e9 << 405.85e9 << 0.005e9;
-        QTest::newRow("Qwen3 4B") << "Qwen/Qwen3-4B-Instruct-2507" << 147456.0 << 4.022e9 << 0.0005e9 << 4.022e9 << 0.0005e9;
-        QTest::newRow("Qwen3 32B") << "Qwen/Qwen3-32B" << 262144.0 << 32.76e9 << 0.005e9 << 32.76e9 << 0.005e9;
-        QTest::newRow("DeepSeek V3 (MLA)") << "deepseek-ai/DeepSeek-V3" << 70272.0 << 671.0e9 << 0.05e9 << 37.6e9 << 0.05e9;
-        QTest::newRow("Mixtral 8x7B") << "mistralai/Mixtral-8x7B-v0.1" << 131072.0 << 46.70e9 << 0.005e9 << 12.88e9 << 0.005e9;
+        QTest::newRow("Llama 3.2 3B")
+            << "meta-llama/Llama-3.2-3B" << 114688.0 << 3.213e9 << 0.0005e9 << 3.213e9 << 0.0005e9;
+        QTest::newRow("Llama 3.1 8B") << "meta-llama/Llama-3.1-8B-Instruct" << 131072.0 << 8.030e9
+                                      << 0.0005e9 << 8.030e9 << 0.0005e9;
+        QTest::newRow("Llama 3.3 70B") << "meta-llama/Llama-3.3-70B-Instruct" << 327680.0
+                                       << 70.554e9 << 0.0005e9 << 70.554e9 << 0.0005e9;
+        QTest::newRow("Llama 3.1 405B") << "meta-llama/Llama-3.1-405B" << 516096.0 << 405.85e9
+                                        << 0.005e9 << 405.85e9 << 0.005e9;
+        QTest::newRow("Qwen3 4B") << "Qwen/Qwen3-4B-Instruct-2507" << 147456.0 << 4.022e9
+                                  << 0.0005e9 << 4.022e9 << 0.0005e9;
+        QTest::newRow("Qwen3 32B")
+            << "Qwen/Qwen3-32B" << 262144.0 << 32.76e9 << 0.005e9 << 32.76e9 << 0.005e9;
+        QTest::newRow("DeepSeek V3 (MLA)")
+            << "deepseek-ai/DeepSeek-V3" << 70272.0 << 671.0e9 << 0.05e9 << 37.6e9 << 0.05e9;
+        QTest::newRow("Mixtral 8x7B") << "mistralai/Mixtral-8x7B-v0.1" << 131072.0 << 46.70e9
+                                      << 0.005e9 << 12.88e9 << 0.005e9;
     }
     void readmeFigures() {
         QFETCH(QString, id);
@@ -67,7 +75,8 @@ private slots:
         QCOMPARE(m.headDim, 128);
         QCOMPARE(m.contextLimit, 131072.0);
         QVERIFY(m.tiedEmbeddings);
-        const double perLayer = 3072.0 * 3072 * 2 + 3072.0 * 1024 * 2 + 3.0 * 3072 * 8192 + 2 * 3072;
+        const double perLayer =
+            3072.0 * 3072 * 2 + 3072.0 * 1024 * 2 + 3.0 * 3072 * 8192 + 2 * 3072;
         QCOMPARE(m.paramsTotal, 28 * perLayer + 128256.0 * 3072 + 3072);
         QCOMPARE(m.paramsMatmul, 28 * (3072.0 * 3072 * 2 + 3072.0 * 1024 * 2 + 3.0 * 3072 * 8192));
         QCOMPARE(m.lmHeadParams, 128256.0 * 3072);
@@ -111,7 +120,7 @@ private slots:
                 QCOMPARE(g.window, 1024.0);
             }
         }
-        QCOMPARE(full, 10);    // layers 6, 12, ..., 60
+        QCOMPARE(full, 10); // layers 6, 12, ..., 60
         QCOMPARE(sliding, 52);
         // Window cap on KV: at 32k tokens the 52 windowed layers hold only 1,024 tokens each.
         const double perLayerToken = 2.0 * 16 * 128 * 2;
@@ -198,7 +207,8 @@ private slots:
 
     void addressedAsFolderAndHfCache() {
         QTemporaryDir tmp;
-        const QString src = QStringLiteral(KVBE_SOURCE_DIR "/resources/models/meta-llama__Llama-3.2-3B.json");
+        const QString src =
+            QStringLiteral(KVBE_SOURCE_DIR "/resources/models/meta-llama__Llama-3.2-3B.json");
         // A plain folder holding config.json.
         QDir(tmp.path()).mkpath("plain");
         QVERIFY(QFile::copy(src, tmp.path() + "/plain/config.json"));
@@ -233,42 +243,54 @@ private slots:
         QTest::newRow("empty file") << QByteArray("") << "empty";
         QTest::newRow("an array") << QByteArray("[1, 2]") << "expected a config.json object";
         QTest::newRow("missing num_hidden_layers")
-            << QByteArray(R"({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10})")
+            << QByteArray(
+                   R"({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10})")
             << "'num_hidden_layers' is missing";
         QTest::newRow("zero heads")
-            << QByteArray(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 0, "vocab_size": 10})")
+            << QByteArray(
+                   R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 0, "vocab_size": 10})")
             << "'num_attention_heads'";
         QTest::newRow("negative kv heads")
-            << QByteArray(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": -2, "vocab_size": 10})")
+            << QByteArray(
+                   R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": -2, "vocab_size": 10})")
             << "'num_key_value_heads'";
         QTest::newRow("heads not divisible")
-            << QByteArray(R"({"model_type": "llama", "hidden_size": 96, "num_hidden_layers": 2, "num_attention_heads": 6, "num_key_value_heads": 4, "vocab_size": 10})")
+            << QByteArray(
+                   R"({"model_type": "llama", "hidden_size": 96, "num_hidden_layers": 2, "num_attention_heads": 6, "num_key_value_heads": 4, "vocab_size": 10})")
             << "not divisible by num_key_value_heads";
         QTest::newRow("string for a number")
-            << QByteArray(R"({"model_type": "llama", "hidden_size": "4096", "num_hidden_layers": 2, "vocab_size": 10})")
+            << QByteArray(
+                   R"({"model_type": "llama", "hidden_size": "4096", "num_hidden_layers": 2, "vocab_size": 10})")
             << "'hidden_size' is a string";
         QTest::newRow("fractional layers")
-            << QByteArray(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2.5, "vocab_size": 10})")
+            << QByteArray(
+                   R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2.5, "vocab_size": 10})")
             << "'num_hidden_layers'";
         QTest::newRow("duplicate key")
-            << QByteArray(R"({"model_type": "llama", "hidden_size": 64, "hidden_size": 128, "num_hidden_layers": 2})")
+            << QByteArray(
+                   R"({"model_type": "llama", "hidden_size": 64, "hidden_size": 128, "num_hidden_layers": 2})")
             << "appears twice";
         QTest::newRow("a scenario") << QByteArray(R"({"kvbe_scenario": 1})") << "scenario";
-        QTest::newRow("a tokenizer") << QByteArray(R"({"version": "1.0", "model": {}, "added_tokens": []})") << "tokenizer";
-        QTest::newRow("unknown json") << QByteArray(R"({"foo": 1})") << "not a Hugging Face model config";
+        QTest::newRow("a tokenizer")
+            << QByteArray(R"({"version": "1.0", "model": {}, "added_tokens": []})") << "tokenizer";
+        QTest::newRow("unknown json")
+            << QByteArray(R"({"foo": 1})") << "not a Hugging Face model config";
         QTest::newRow("deep nesting") << QByteArray(100000, '[') << "nested deeper";
         QTest::newRow("huge number")
-            << QByteArray(R"({"model_type": "llama", "hidden_size": 1e999, "num_hidden_layers": 2})")
+            << QByteArray(
+                   R"({"model_type": "llama", "hidden_size": 1e999, "num_hidden_layers": 2})")
             << "1e999";
         QTest::newRow("bad dtype")
-            << QByteArray(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 10, "torch_dtype": "quaternion"})")
+            << QByteArray(
+                   R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 10, "torch_dtype": "quaternion"})")
             << "'torch_dtype'";
     }
     void badConfigs() {
         QFETCH(QByteArray, text);
         QFETCH(QString, fragment);
-        auto r = parseModelConfig(std::string_view(text.constData(), static_cast<size_t>(text.size())),
-                                  "bad/config.json", "bad");
+        auto r =
+            parseModelConfig(std::string_view(text.constData(), static_cast<size_t>(text.size())),
+                             "bad/config.json", "bad");
         QVERIFY(!r.ok());
         const QString msg = QString::fromStdString(r.message());
         QVERIFY2(msg.startsWith("bad/config.json"), qPrintable(msg));

@@ -31,7 +31,9 @@ const PublishedPoint& point(const char* id) {
     std::abort();
 }
 
-QString squeeze(QString s) { return s.replace(QRegularExpression(QStringLiteral("\\s+")), QStringLiteral(" ")); }
+QString squeeze(QString s) {
+    return s.replace(QRegularExpression(QStringLiteral("\\s+")), QStringLiteral(" "));
+}
 
 QString readText(const QString& path) {
     QFile f(path);
@@ -64,7 +66,7 @@ const TierPath& tierLike(const Evaluation& e, const char* publishedTier) {
 
 class TestPublished : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     // Every value of the reference file, typed here from the seed article and cost-model.md, in
     // the units the sources print.
     void referenceValues_data() {
@@ -106,8 +108,10 @@ private slots:
         } else {
             QVERIFY(!p.low && !p.high);
         }
-        if (tokens > 0) QCOMPARE(p.tokens.value_or(0), tokens);
-        else QVERIFY(!p.tokens);
+        if (tokens > 0)
+            QCOMPARE(p.tokens.value_or(0), tokens);
+        else
+            QVERIFY(!p.tokens);
         QVERIFY(p.source.rfind("arXiv 2609.11744", 0) == 0);
     }
 
@@ -118,7 +122,8 @@ private slots:
         QCOMPARE(reference().points.size(), size_t(16));
         QStringList roots{QStringLiteral(KVBE_FIXTURES "/published")};
         const QString shared = QStringLiteral(KVBE_SOURCE_DIR "/../shared");
-        if (QFile::exists(shared + "/seed/kv-offload-break-even.txt")) roots << shared + "/seed" << shared + "/docs";
+        if (QFile::exists(shared + "/seed/kv-offload-break-even.txt"))
+            roots << shared + "/seed" << shared + "/docs";
         for (const auto& p : reference().points) {
             const QString file = QString::fromStdString(p.quotedIn).section('/', -1);
             bool found = false;
@@ -127,7 +132,8 @@ private slots:
                 if (text.isEmpty()) continue;
                 found = true;
                 QVERIFY2(squeeze(text).contains(squeeze(QString::fromStdString(p.quote))),
-                         qPrintable(QString("%1: quote not in %2/%3").arg(QString::fromStdString(p.id), root, file)));
+                         qPrintable(QString("%1: quote not in %2/%3")
+                                        .arg(QString::fromStdString(p.id), root, file)));
             }
             QVERIFY2(found, qPrintable("no copy of " + file));
             const QString quote = QString::fromStdString(p.quote);
@@ -137,7 +143,8 @@ private slots:
             // range's ends.
             QRegularExpression number(QStringLiteral("\\d[\\d,]*(\\.\\d+)?"));
             QList<double> printed;
-            for (auto it = number.globalMatch(text); it.hasNext();) printed << it.next().captured().remove(',').toDouble();
+            for (auto it = number.globalMatch(text); it.hasNext();)
+                printed << it.next().captured().remove(',').toDouble();
             const double si = p.unit == "GB/s" ? 1e9 : p.unit == "%" ? 0.01 : 1;
             auto printedHas = [&](double v) {
                 for (double x : printed)
@@ -156,20 +163,30 @@ private slots:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");
         const QString head = R"({"kvbe_published": 1, "name": "x", "points": [)";
-        QTest::newRow("wrong unit") << head + R"({"id": "a", "quantity": "breakeven_bandwidth", "model": "m", "tokens": 1024,
+        QTest::newRow("wrong unit")
+            << head +
+                   R"({"id": "a", "quantity": "breakeven_bandwidth", "model": "m", "tokens": 1024,
             "value": 23.2, "unit": "MB/s", "text": "23.2", "source": "s", "quote": "q"}]})"
-                                    << "bad.json: field 'points[0].unit' is a string (\"MB/s\"); expected \"GB/s\" for breakeven_bandwidth";
-        QTest::newRow("no tokens") << head + R"({"id": "a", "quantity": "breakeven_bandwidth", "model": "m",
+            << "bad.json: field 'points[0].unit' is a string (\"MB/s\"); expected \"GB/s\" for "
+               "breakeven_bandwidth";
+        QTest::newRow("no tokens")
+            << head + R"({"id": "a", "quantity": "breakeven_bandwidth", "model": "m",
             "value": 23.2, "unit": "GB/s", "text": "23.2", "source": "s", "quote": "q"}]})"
-                                   << "bad.json: field 'points[0].tokens' is missing; expected the prompt length the figure is at";
-        QTest::newRow("no value") << head + R"({"id": "a", "quantity": "breakeven_prefix", "model": "m", "tier": "ssd",
+            << "bad.json: field 'points[0].tokens' is missing; expected the prompt length the "
+               "figure is at";
+        QTest::newRow("no value")
+            << head + R"({"id": "a", "quantity": "breakeven_prefix", "model": "m", "tier": "ssd",
             "unit": "tokens", "text": "1", "source": "s", "quote": "q"}]})"
-                                  << "bad.json: field 'points[0].value' is missing; expected a value, or min and max for a range";
-        QTest::newRow("no quote") << head + R"({"id": "a", "quantity": "breakeven_prefix", "model": "m", "tier": "ssd",
+            << "bad.json: field 'points[0].value' is missing; expected a value, or min and max for "
+               "a range";
+        QTest::newRow("no quote")
+            << head + R"({"id": "a", "quantity": "breakeven_prefix", "model": "m", "tier": "ssd",
             "value": 6057, "unit": "tokens", "text": "6,057", "source": "s"}]})"
-                                  << "bad.json: field 'points[0].quote' is missing; expected the sentence the figure is quoted from";
-        QTest::newRow("version") << R"({"kvbe_published": 2, "name": "x", "points": []})"
-                                 << "bad.json: field 'kvbe_published' is a number (2); expected the format version, 1";
+            << "bad.json: field 'points[0].quote' is missing; expected the sentence the figure is "
+               "quoted from";
+        QTest::newRow("version")
+            << R"({"kvbe_published": 2, "name": "x", "points": []})"
+            << "bad.json: field 'kvbe_published' is a number (2); expected the format version, 1";
     }
     void referenceErrorsNameTheField() {
         QFETCH(QString, text);
@@ -186,24 +203,28 @@ private slots:
         QVERIFY(d.ok());
         auto ids = [](const std::vector<PublishedPoint>& v) {
             QStringList out;
-            for (const auto& p : v) out << QString::fromStdString(p.id);
+            for (const auto& p : v)
+                out << QString::fromStdString(p.id);
             return out;
         };
         const auto llama = ids(matchingPoints(reference(), evaluated(*d)));
-        QVERIFY(llama.contains("bstar-1k") && llama.contains("pstar-ssd-llama") && llama.contains("copy-gpu-cpu"));
+        QVERIFY(llama.contains("bstar-1k") && llama.contains("pstar-ssd-llama") &&
+                llama.contains("copy-gpu-cpu"));
         QVERIFY(!llama.contains("pstar-ssd-qwen-h100") && !llama.contains("pstar-ssd-qwen-ada"));
         Scenario q = *d;
         q.model = "Qwen/Qwen3-4B-Instruct-2507";
         q.gpu = "rtx-4000-ada";
         q.kvDtype = KvDtype::FP16;
-        QCOMPARE(ids(matchingPoints(reference(), evaluated(q))), (QStringList{"pstar-ssd-qwen-ada", "pstar-mem-qwen-ada"}));
+        QCOMPARE(ids(matchingPoints(reference(), evaluated(q))),
+                 (QStringList{"pstar-ssd-qwen-ada", "pstar-mem-qwen-ada"}));
         q.kvDtype = KvDtype::BF16;
         QVERIFY(ids(matchingPoints(reference(), evaluated(q))).isEmpty());
         // Qwen3 4B on an H100: its two thresholds and the node's hardware figures.
         q.gpu = "h100-sxm";
         q.kvDtype.reset();
         const auto qwen = ids(matchingPoints(reference(), evaluated(q)));
-        QVERIFY(qwen.contains("pstar-ssd-qwen-h100") && qwen.contains("pstar-mem-qwen-h100") && qwen.contains("copy-gpu-cpu"));
+        QVERIFY(qwen.contains("pstar-ssd-qwen-h100") && qwen.contains("pstar-mem-qwen-h100") &&
+                qwen.contains("copy-gpu-cpu"));
         QVERIFY(!qwen.contains("bstar-1k"));
         // Another model on the same GPU gets nothing, not the node's hardware figures alone.
         Scenario other = *d;
@@ -230,8 +251,10 @@ private slots:
         const auto rows = comparePublished({p}, e);
         QCOMPARE(rows.size(), size_t(1));
         QVERIFY2(rows[0].model.has_value(), p.id.c_str());
-        QVERIFY2(std::abs(*rows[0].relative()) <= tolerance,
-                 qPrintable(QString("%1: model %2, published %3").arg(id).arg(*rows[0].model).arg(p.value)));
+        QVERIFY2(
+            std::abs(*rows[0].relative()) <= tolerance,
+            qPrintable(
+                QString("%1: model %2, published %3").arg(id).arg(*rows[0].model).arg(p.value)));
     }
 
     // B* at the fitted u and SSD t_fixed, worked out here from the numbers of cost-model.md
@@ -263,7 +286,8 @@ private slots:
         const auto e = evaluated(s);
         const auto core = e.cost.breakevenBandwidth(tokens, tFixed);
         QVERIFY(core);
-        QVERIFY2(std::abs(*core / bStar - 1) <= 0.003, qPrintable(QString("%1 vs %2").arg(*core).arg(bStar)));
+        QVERIFY2(std::abs(*core / bStar - 1) <= 0.003,
+                 qPrintable(QString("%1 vs %2").arg(*core).arg(bStar)));
     }
 
     // The shipped scenario is what the fit gives now: run it again from the default scenario and
@@ -293,7 +317,8 @@ private slots:
         // fio and the 1k disk rate are not model quantities; they are left out with a reason.
         QCOMPARE(fit->residuals.size(), size_t(9));
         int leftOut = 0;
-        for (const auto& n : fit->notes) leftOut += n.rfind("left out", 0) == 0;
+        for (const auto& n : fit->notes)
+            leftOut += n.rfind("left out", 0) == 0;
         QCOMPARE(leftOut, 3);
     }
 
@@ -313,11 +338,13 @@ private slots:
     void nominalFixedCost() {
         auto d = defaultScenario(presets());
         QVERIFY(d.ok());
-        for (const auto& t : d->tiers) QVERIFY2(hasNominalFixedCost(t, presets()), t.name.c_str());
+        for (const auto& t : d->tiers)
+            QVERIFY2(hasNominalFixedCost(t, presets()), t.name.c_str());
         TierConfig changed = d->tiers[0];
         changed.tFixedMs += 1;
         QVERIFY(!hasNominalFixedCost(changed, presets()));
-        for (const auto& t : fittedScenarioShipped().tiers) QVERIFY2(!hasNominalFixedCost(t, presets()), t.name.c_str());
+        for (const auto& t : fittedScenarioShipped().tiers)
+            QVERIFY2(!hasNominalFixedCost(t, presets()), t.name.c_str());
     }
 };
 

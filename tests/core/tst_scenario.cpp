@@ -10,7 +10,7 @@ using kvbe::test::presets;
 
 class TestScenario : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void defaultScenarioIsTheIssueOne() {
         auto s = defaultScenario(presets());
         QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
@@ -81,30 +81,67 @@ private slots:
     void badScenarios_data() {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<QString>("fragment");
-        QTest::newRow("no version") << QByteArray(R"({"model": "x"})") << "'kvbe_scenario' is missing";
+        QTest::newRow("no version")
+            << QByteArray(R"({"model": "x"})") << "'kvbe_scenario' is missing";
         QTest::newRow("newer version") << QByteArray(R"({"kvbe_scenario": 7})") << "newer kvbe";
-        QTest::newRow("a config.json") << QByteArray(R"({"num_hidden_layers": 2, "architectures": []})") << "model config.json";
-        QTest::newRow("utilisation 0") << QByteArray(R"({"kvbe_scenario": 1, "utilisation": 0})") << "'utilisation'";
-        QTest::newRow("utilisation 1.5") << QByteArray(R"({"kvbe_scenario": 1, "utilisation": 1.5})") << "'utilisation'";
-        QTest::newRow("utilisation string") << QByteArray(R"({"kvbe_scenario": 1, "utilisation": "half"})") << "'utilisation' is a string";
-        QTest::newRow("unknown gpu") << QByteArray(R"({"kvbe_scenario": 1, "gpu": "h900"})") << "expected one of";
-        QTest::newRow("unknown tier") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"preset": "floppy"}]})") << "tiers[0].preset";
-        QTest::newRow("bandwidth 0") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 0}]})") << "tiers[0].bandwidth_GBps";
-        QTest::newRow("negative t_fixed") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "t_fixed_ms": -1}]})") << "tiers[0].t_fixed_ms";
-        QTest::newRow("bad colour") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "color": "red"}]})") << "tiers[0].color";
-        QTest::newRow("bad staging") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "staging": "teleport"}]})") << "staging";
-        QTest::newRow("bad measured") << QByteArray(R"({"kvbe_scenario": 1, "measured_prefill": [[1024, -1]]})") << "measured_prefill[0]";
-        QTest::newRow("lengths reversed") << QByteArray(R"({"kvbe_scenario": 1, "lengths": {"min": 1000, "max": 10}})") << "lengths.max";
-        QTest::newRow("amplification below 1") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "amplification": 0.5}]})") << "tiers[0].amplification";
-        QTest::newRow("amplification string") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "amplification": "2x"}]})") << "tiers[0].amplification";
-        QTest::newRow("write bandwidth 0") << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "write_GBps": 0}]})") << "tiers[0].write_GBps";
-        QTest::newRow("fraction above 1") << QByteArray(R"({"kvbe_scenario": 1, "cached_fraction": 2})") << "cached_fraction";
+        QTest::newRow("a config.json")
+            << QByteArray(R"({"num_hidden_layers": 2, "architectures": []})")
+            << "model config.json";
+        QTest::newRow("utilisation 0")
+            << QByteArray(R"({"kvbe_scenario": 1, "utilisation": 0})") << "'utilisation'";
+        QTest::newRow("utilisation 1.5")
+            << QByteArray(R"({"kvbe_scenario": 1, "utilisation": 1.5})") << "'utilisation'";
+        QTest::newRow("utilisation string")
+            << QByteArray(R"({"kvbe_scenario": 1, "utilisation": "half"})")
+            << "'utilisation' is a string";
+        QTest::newRow("unknown gpu")
+            << QByteArray(R"({"kvbe_scenario": 1, "gpu": "h900"})") << "expected one of";
+        QTest::newRow("unknown tier")
+            << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"preset": "floppy"}]})")
+            << "tiers[0].preset";
+        QTest::newRow("bandwidth 0")
+            << QByteArray(R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 0}]})")
+            << "tiers[0].bandwidth_GBps";
+        QTest::newRow("negative t_fixed")
+            << QByteArray(
+                   R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "t_fixed_ms": -1}]})")
+            << "tiers[0].t_fixed_ms";
+        QTest::newRow("bad colour")
+            << QByteArray(
+                   R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "color": "red"}]})")
+            << "tiers[0].color";
+        QTest::newRow("bad staging")
+            << QByteArray(
+                   R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "staging": "teleport"}]})")
+            << "staging";
+        QTest::newRow("bad measured")
+            << QByteArray(R"({"kvbe_scenario": 1, "measured_prefill": [[1024, -1]]})")
+            << "measured_prefill[0]";
+        QTest::newRow("lengths reversed")
+            << QByteArray(R"({"kvbe_scenario": 1, "lengths": {"min": 1000, "max": 10}})")
+            << "lengths.max";
+        QTest::newRow("amplification below 1")
+            << QByteArray(
+                   R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "amplification": 0.5}]})")
+            << "tiers[0].amplification";
+        QTest::newRow("amplification string")
+            << QByteArray(
+                   R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "amplification": "2x"}]})")
+            << "tiers[0].amplification";
+        QTest::newRow("write bandwidth 0")
+            << QByteArray(
+                   R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "write_GBps": 0}]})")
+            << "tiers[0].write_GBps";
+        QTest::newRow("fraction above 1")
+            << QByteArray(R"({"kvbe_scenario": 1, "cached_fraction": 2})") << "cached_fraction";
         QTest::newRow("not json") << QByteArray("{kvbe") << "not valid JSON";
     }
     void badScenarios() {
         QFETCH(QByteArray, text);
         QFETCH(QString, fragment);
-        auto r = scenarioFromJson(std::string_view(text.constData(), static_cast<size_t>(text.size())), "bad.kvbe.json", presets());
+        auto r =
+            scenarioFromJson(std::string_view(text.constData(), static_cast<size_t>(text.size())),
+                             "bad.kvbe.json", presets());
         QVERIFY(!r.ok());
         const auto msg = QString::fromStdString(r.message());
         QVERIFY2(msg.startsWith("bad.kvbe.json"), qPrintable(msg));
@@ -141,14 +178,19 @@ private slots:
         QVERIFY(QString::fromStdString(text).contains("\"amplification\": 2.5"));
         QVERIFY(*scenarioFromJson(text, "again", presets()) == s);
         // A tier preset file may give a default amplification; out of range is refused.
-        auto tiers = parseTierPresets(R"({"tiers": {"conn": {"read_GBps": 12, "write_GBps": 2, "t_fixed_ms": 1, "amplification": 2.27}}})", "t.json");
+        auto tiers = parseTierPresets(
+            R"({"tiers": {"conn": {"read_GBps": 12, "write_GBps": 2, "t_fixed_ms": 1, "amplification": 2.27}}})",
+            "t.json");
         QVERIFY(tiers.ok());
         QCOMPARE(tiers->at("conn").amplification, 2.27);
         QCOMPARE(tierFromPreset(tiers->at("conn")).amplification, 2.27);
         QCOMPARE(*tierFromPreset(tiers->at("conn")).writeGBps, 2.0);
-        auto bad = parseTierPresets(R"({"tiers": {"conn": {"read_GBps": 12, "write_GBps": 2, "t_fixed_ms": 1, "amplification": 0.9}}})", "t.json");
+        auto bad = parseTierPresets(
+            R"({"tiers": {"conn": {"read_GBps": 12, "write_GBps": 2, "t_fixed_ms": 1, "amplification": 0.9}}})",
+            "t.json");
         QVERIFY(!bad.ok());
-        QVERIFY2(QString::fromStdString(bad.message()).contains("t.json: tiers.conn.amplification"), bad.message().c_str());
+        QVERIFY2(QString::fromStdString(bad.message()).contains("t.json: tiers.conn.amplification"),
+                 bad.message().c_str());
     }
 
     // A tensor-parallel size the model cannot split is refused when the scenario is evaluated.
@@ -157,7 +199,8 @@ private slots:
         s.tensorParallel = 3;
         auto e = evaluate(s, presets());
         QVERIFY(!e.ok());
-        QVERIFY2(QString::fromStdString(e.message()).contains("8 KV heads do not divide by 3"), e.message().c_str());
+        QVERIFY2(QString::fromStdString(e.message()).contains("8 KV heads do not divide by 3"),
+                 e.message().c_str());
         s.tensorParallel = 24; // more GPUs than KV heads: each replicated 3 times
         QVERIFY(evaluate(s, presets()).ok());
     }

@@ -1,9 +1,9 @@
 // Traces: the four readers, Bailian chaining, the tiered cache replay against hand counts and an
 // independent reference LRU, the one-pass capacity sweep against replays, and the admission rules.
+#include "kvbe/cost_model.h"
 #include "kvbe/trace.h"
 #include "kvbe/trace_setup.h"
 #include "kvbe/trace_sim.h"
-#include "kvbe/cost_model.h"
 #include "test_support.h"
 
 #include <QFile>
@@ -30,7 +30,8 @@ struct RealRequest {
 
 QString realTracePath() {
     const QByteArray env = qgetenv("KVBE_TRACES_DIR");
-    const QString dir = env.isEmpty() ? QStringLiteral(KVBE_SOURCE_DIR "/../shared/traces") : QString::fromUtf8(env);
+    const QString dir = env.isEmpty() ? QStringLiteral(KVBE_SOURCE_DIR "/../shared/traces")
+                                      : QString::fromUtf8(env);
     return dir + "/mooncake-conversation.jsonl";
 }
 
@@ -46,7 +47,8 @@ const std::vector<RealRequest>& realTrace() {
             const QJsonObject o = QJsonDocument::fromJson(line).object();
             RealRequest r;
             r.n = o.value("input_length").toDouble();
-            for (const auto v : o.value("hash_ids").toArray()) r.ids.push_back(v.toInteger());
+            for (const auto v : o.value("hash_ids").toArray())
+                r.ids.push_back(v.toInteger());
             out.push_back(std::move(r));
         }
         return out;
@@ -67,11 +69,15 @@ CostModel llama3b() {
 
 std::string lines(std::initializer_list<const char*> ls) {
     std::string s;
-    for (const char* l : ls) { s += l; s += '\n'; }
+    for (const char* l : ls) {
+        s += l;
+        s += '\n';
+    }
     return s;
 }
 
-std::vector<TraceRecord> readAll(const std::string& text, TraceReadOptions opt = {}, TraceReadSummary* sum = nullptr) {
+std::vector<TraceRecord> readAll(const std::string& text, TraceReadOptions opt = {},
+                                 TraceReadSummary* sum = nullptr) {
     std::vector<TraceRecord> out;
     std::vector<std::vector<std::uint64_t>> ids;
     auto r = readTraceText(text, "t.jsonl", opt, [&](const TraceRecord& rec) {
@@ -82,7 +88,8 @@ std::vector<TraceRecord> readAll(const std::string& text, TraceReadOptions opt =
     if (sum) *sum = *r;
     static std::vector<std::vector<std::uint64_t>> keep; // spans point into these
     keep = std::move(ids);
-    for (std::size_t i = 0; i < out.size(); ++i) out[i].blockIds = keep[i];
+    for (std::size_t i = 0; i < out.size(); ++i)
+        out[i].blockIds = keep[i];
     return out;
 }
 
@@ -94,7 +101,8 @@ double referenceLruTokenHits(const std::vector<RealRequest>& reqs, std::size_t c
     double hitTokens = 0, hitBlocks = 0;
     for (const auto& r : reqs) {
         std::size_t h = 0;
-        while (h < r.ids.size() && where.count(r.ids[h])) ++h;
+        while (h < r.ids.size() && where.count(r.ids[h]))
+            ++h;
         hitTokens += std::min(double(h) * B, r.n);
         hitBlocks += double(h);
         for (auto id : r.ids) {
@@ -119,7 +127,8 @@ struct MultiTierCounts {
     std::vector<double> hitBlocks;
     std::vector<std::uint64_t> written;
 };
-MultiTierCounts referenceWriteThrough(const std::vector<RealRequest>& reqs, const std::vector<std::size_t>& caps) {
+MultiTierCounts referenceWriteThrough(const std::vector<RealRequest>& reqs,
+                                      const std::vector<std::size_t>& caps) {
     const std::size_t K = caps.size();
     std::vector<std::list<qint64>> order(K);
     std::vector<std::unordered_map<qint64, std::list<qint64>::iterator>> where(K);
@@ -136,8 +145,10 @@ MultiTierCounts referenceWriteThrough(const std::vector<RealRequest>& reqs, cons
             for (std::size_t k = 0; k < K; ++k) {
                 if (caps[k] == 0) continue;
                 auto it = where[k].find(id);
-                if (it != where[k].end()) order[k].erase(it->second);
-                else ++c.written[k];
+                if (it != where[k].end())
+                    order[k].erase(it->second);
+                else
+                    ++c.written[k];
                 order[k].push_front(id);
                 where[k][id] = order[k].begin();
                 if (order[k].size() > caps[k]) {
@@ -154,7 +165,7 @@ MultiTierCounts referenceWriteThrough(const std::vector<RealRequest>& reqs, cons
 
 class TestTrace : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void mooncakeLinesGiveMillisecondArrivalsAndPrefixIds() {
         const auto recs = readAll(lines({
             R"({"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [0, 1]})",
@@ -172,10 +183,16 @@ private slots:
     void formatIsDetectedFromContent_data() {
         QTest::addColumn<QString>("line");
         QTest::addColumn<QString>("format");
-        QTest::newRow("mooncake") << R"({"timestamp": 0, "input_length": 6758, "output_length": 500, "hash_ids": [0]})" << "mooncake";
-        QTest::newRow("bailian") << R"({"chat_id": 159, "parent_chat_id": -1, "timestamp": 61.11, "input_length": 16, "output_length": 2, "type": "text", "turn": 1, "hash_ids": [1089]})" << "bailian";
-        QTest::newRow("azure") << "TIMESTAMP,ContextTokens,GeneratedTokens" << "azure";
-        QTest::newRow("kvbe csv") << "timestamp_s,input_tokens,output_tokens,cached_tokens" << "csv";
+        QTest::newRow("mooncake")
+            << R"({"timestamp": 0, "input_length": 6758, "output_length": 500, "hash_ids": [0]})"
+            << "mooncake";
+        QTest::newRow("bailian")
+            << R"({"chat_id": 159, "parent_chat_id": -1, "timestamp": 61.11, "input_length": 16, "output_length": 2, "type": "text", "turn": 1, "hash_ids": [1089]})"
+            << "bailian";
+        QTest::newRow("azure") << "TIMESTAMP,ContextTokens,GeneratedTokens"
+                               << "azure";
+        QTest::newRow("kvbe csv") << "timestamp_s,input_tokens,output_tokens,cached_tokens"
+                                  << "csv";
     }
     void formatIsDetectedFromContent() {
         QFETCH(QString, line);
@@ -188,19 +205,38 @@ private slots:
     void badLinesNameFileLineAndField_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("expected");
-        const QString ok = R"({"timestamp": 0, "input_length": 10, "hash_ids": [1]})" "\n";
-        QTest::newRow("missing length") << ok + R"({"timestamp": 1, "hash_ids": [1]})" << "t.jsonl:2: field 'input_length' is missing";
-        QTest::newRow("too few blocks") << ok + R"({"timestamp": 1, "input_length": 1025, "hash_ids": [1, 2]})" << "t.jsonl:2: field 'hash_ids': 2 blocks of 512 tokens for input_length 1025";
-        QTest::newRow("too many blocks") << ok + R"({"timestamp": 1, "input_length": 512, "hash_ids": [1, 2]})" << "t.jsonl:2: field 'hash_ids': 2 blocks";
-        QTest::newRow("truncated") << ok + R"({"timestamp": 1, "input_length": 10, "hash_ids": [1)" << "t.jsonl:2: field 'hash_ids': expected ',' or ']'";
-        QTest::newRow("negative id") << ok + R"({"timestamp": 1, "input_length": 10, "hash_ids": [-1]})" << "t.jsonl:2: field 'hash_ids': expected an array of non-negative";
-        QTest::newRow("fractional length") << ok + R"({"timestamp": 1, "input_length": 10.5, "hash_ids": [1]})" << "t.jsonl:2: field 'input_length': expected a whole number";
-        QTest::newRow("text timestamp") << ok + R"({"timestamp": "x", "input_length": 10, "hash_ids": [1]})" << "t.jsonl:2: field 'timestamp': expected an arrival time in milliseconds";
-        QTest::newRow("csv columns") << "timestamp_s,input_tokens,output_tokens\n0,10,1\n1,10\n" << "t.jsonl:3: 2 columns; expected 3";
-        QTest::newRow("csv length") << "timestamp_s,input_tokens,output_tokens\n0,ten,1\n" << "t.jsonl:2: field 'input_tokens'";
-        QTest::newRow("azure time") << "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-13-16 18:15:46.68,10,1\n" << "t.jsonl:2: field 'TIMESTAMP': expected a date and time";
-        QTest::newRow("unknown") << "hello\n" << "t.jsonl:1: not a known trace format";
-        QTest::newRow("empty") << "\n\n" << "t.jsonl: the file is empty";
+        const QString ok = R"({"timestamp": 0, "input_length": 10, "hash_ids": [1]})"
+                           "\n";
+        QTest::newRow("missing length") << ok + R"({"timestamp": 1, "hash_ids": [1]})"
+                                        << "t.jsonl:2: field 'input_length' is missing";
+        QTest::newRow("too few blocks")
+            << ok + R"({"timestamp": 1, "input_length": 1025, "hash_ids": [1, 2]})"
+            << "t.jsonl:2: field 'hash_ids': 2 blocks of 512 tokens for input_length 1025";
+        QTest::newRow("too many blocks")
+            << ok + R"({"timestamp": 1, "input_length": 512, "hash_ids": [1, 2]})"
+            << "t.jsonl:2: field 'hash_ids': 2 blocks";
+        QTest::newRow("truncated") << ok + R"({"timestamp": 1, "input_length": 10, "hash_ids": [1)"
+                                   << "t.jsonl:2: field 'hash_ids': expected ',' or ']'";
+        QTest::newRow("negative id")
+            << ok + R"({"timestamp": 1, "input_length": 10, "hash_ids": [-1]})"
+            << "t.jsonl:2: field 'hash_ids': expected an array of non-negative";
+        QTest::newRow("fractional length")
+            << ok + R"({"timestamp": 1, "input_length": 10.5, "hash_ids": [1]})"
+            << "t.jsonl:2: field 'input_length': expected a whole number";
+        QTest::newRow("text timestamp")
+            << ok + R"({"timestamp": "x", "input_length": 10, "hash_ids": [1]})"
+            << "t.jsonl:2: field 'timestamp': expected an arrival time in milliseconds";
+        QTest::newRow("csv columns") << "timestamp_s,input_tokens,output_tokens\n0,10,1\n1,10\n"
+                                     << "t.jsonl:3: 2 columns; expected 3";
+        QTest::newRow("csv length") << "timestamp_s,input_tokens,output_tokens\n0,ten,1\n"
+                                    << "t.jsonl:2: field 'input_tokens'";
+        QTest::newRow("azure time")
+            << "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-13-16 18:15:46.68,10,1\n"
+            << "t.jsonl:2: field 'TIMESTAMP': expected a date and time";
+        QTest::newRow("unknown") << "hello\n"
+                                 << "t.jsonl:1: not a known trace format";
+        QTest::newRow("empty") << "\n\n"
+                               << "t.jsonl: the file is empty";
     }
     void badLinesNameFileLineAndField() {
         QFETCH(QString, text);
@@ -208,7 +244,8 @@ private slots:
         const std::string t = text.toStdString();
         auto r = readTraceText(t, "t.jsonl", {}, [](const TraceRecord&) {});
         QVERIFY(!r.ok());
-        QVERIFY2(r.message().find(expected.toStdString()) != std::string::npos, r.message().c_str());
+        QVERIFY2(r.message().find(expected.toStdString()) != std::string::npos,
+                 r.message().c_str());
     }
 
     void skipBadCountsAndReportsLines() {
@@ -216,11 +253,12 @@ private slots:
         opt.skipBad = true;
         TraceReadSummary sum;
         const auto recs = readAll(lines({
-            R"({"timestamp": 0, "input_length": 10, "hash_ids": [1]})",
-            R"({"timestamp": 1, "input_length": 10, "hash_ids": [1)",
-            R"({"timestamp": 2, "input_length": 2000, "hash_ids": [1]})",
-            R"({"timestamp": 3, "input_length": 10, "hash_ids": [2]})",
-        }), opt, &sum);
+                                      R"({"timestamp": 0, "input_length": 10, "hash_ids": [1]})",
+                                      R"({"timestamp": 1, "input_length": 10, "hash_ids": [1)",
+                                      R"({"timestamp": 2, "input_length": 2000, "hash_ids": [1]})",
+                                      R"({"timestamp": 3, "input_length": 10, "hash_ids": [2]})",
+                                  }),
+                                  opt, &sum);
         QCOMPARE(recs.size(), size_t(2));
         QCOMPARE(sum.skippedLines, std::uint64_t(2));
         QCOMPARE(sum.skippedExamples.size(), size_t(2));
@@ -231,7 +269,8 @@ private slots:
         TraceReadOptions opt;
         opt.blockTokens = 16;
         opt.secondsPerUnit = 1.0;
-        const auto recs = readAll(lines({R"({"timestamp": 2.5, "input_length": 17, "hash_ids": [4, 5]})"}), opt);
+        const auto recs =
+            readAll(lines({R"({"timestamp": 2.5, "input_length": 17, "hash_ids": [4, 5]})"}), opt);
         QCOMPARE(recs.size(), size_t(1));
         QCOMPARE(recs[0].arrivalS, 2.5);
     }
@@ -242,8 +281,9 @@ private slots:
         std::uint64_t expectIds = 0;
         const int n = 120000;
         for (int i = 0; i < n; ++i) {
-            text += "{\"timestamp\": " + std::to_string(i) + ", \"input_length\": 600, \"hash_ids\": [" +
-                    std::to_string(i) + ", " + std::to_string(i + 1) + "]}" + (i + 1 < n ? "\r\n" : "");
+            text += "{\"timestamp\": " + std::to_string(i) +
+                    ", \"input_length\": 600, \"hash_ids\": [" + std::to_string(i) + ", " +
+                    std::to_string(i + 1) + "]}" + (i + 1 < n ? "\r\n" : "");
             expectIds += std::uint64_t(2 * i + 1);
         }
         QVERIFY(text.size() > (5u << 20));
@@ -252,7 +292,8 @@ private slots:
         bool ordered = true;
         auto r = readTraceText(text, "big.jsonl", {}, [&](const TraceRecord& rec) {
             ++count;
-            for (auto id : rec.blockIds) ids += id;
+            for (auto id : rec.blockIds)
+                ids += id;
             ordered = ordered && rec.arrivalS > lastArrival && rec.line == count;
             lastArrival = rec.arrivalS;
         });
@@ -265,7 +306,9 @@ private slots:
 
     void cancelStopsTheRead() {
         std::string text;
-        for (int i = 0; i < 100000; ++i) text += R"({"timestamp": 0, "input_length": 10, "hash_ids": [1]})" "\n";
+        for (int i = 0; i < 100000; ++i)
+            text += R"({"timestamp": 0, "input_length": 10, "hash_ids": [1]})"
+                    "\n";
         TraceReadOptions opt;
         opt.progress = [](double) { return false; };
         std::size_t seen = 0;
@@ -344,8 +387,10 @@ private slots:
     void gzipTracesAreReadDirectly() {
         QTemporaryDir dir;
         const QString plain = dir.filePath("t.jsonl");
-        kvbe::test::writeFile(plain, R"({"timestamp": 0, "input_length": 10, "hash_ids": [1]})" "\n"
-                                     R"({"timestamp": 5, "input_length": 10, "hash_ids": [1]})" "\n");
+        kvbe::test::writeFile(plain, R"({"timestamp": 0, "input_length": 10, "hash_ids": [1]})"
+                                     "\n"
+                                     R"({"timestamp": 5, "input_length": 10, "hash_ids": [1]})"
+                                     "\n");
         if (QProcess::execute("gzip", {"-k", plain}) != 0) QSKIP("gzip is not installed");
         auto t = loadTrace((plain + ".gz").toStdString(), {});
         QVERIFY2(t.ok(), t.ok() ? "" : t.message().c_str());
@@ -360,12 +405,14 @@ private slots:
         const QString plain = dir.filePath("t.jsonl");
         std::string text;
         for (int i = 0; i < 60000; ++i)
-            text += "{\"timestamp\": " + std::to_string(i) + ", \"input_length\": 600, \"hash_ids\": [" +
-                    std::to_string(i % 977) + ", " + std::to_string(i) + "]}\n";
+            text += "{\"timestamp\": " + std::to_string(i) +
+                    ", \"input_length\": 600, \"hash_ids\": [" + std::to_string(i % 977) + ", " +
+                    std::to_string(i) + "]}\n";
         kvbe::test::writeFile(plain, QByteArray::fromStdString(text));
         if (QProcess::execute("zstd", {"-q", "-k", plain}) != 0) QSKIP("zstd is not installed");
         auto z = loadTrace((plain + ".zst").toStdString(), {});
-        if (!z.ok() && z.message().find("need libzstd") != std::string::npos) QSKIP("this build has no libzstd");
+        if (!z.ok() && z.message().find("need libzstd") != std::string::npos)
+            QSKIP("this build has no libzstd");
         QVERIFY2(z.ok(), z.ok() ? "" : z.message().c_str());
         auto p = loadTraceText(text, "t.jsonl", {});
         QVERIFY(p.ok());
@@ -385,7 +432,8 @@ private slots:
         kvbe::test::writeFile(dir.filePath("junk.jsonl.zst"), "not zstd at all\n");
         auto junk = loadTrace(dir.filePath("junk.jsonl.zst").toStdString(), {});
         QVERIFY(!junk.ok());
-        QVERIFY2(junk.message().find("not a valid zstd stream") != std::string::npos, junk.message().c_str());
+        QVERIFY2(junk.message().find("not a valid zstd stream") != std::string::npos,
+                 junk.message().c_str());
     }
 
     // Two tiers by hand: GPU 2 blocks, DRAM 4 blocks (block bytes 1), 512-token blocks.
@@ -468,11 +516,11 @@ private slots:
         in.utilisation = 0.5;
         auto cost = CostModel::create(in);
         QVERIFY2(cost.ok(), cost.ok() ? "" : cost.message().c_str());
-        const double kvPerToken = 6.0 * 2 * 2 * 128 * 2;                       // 6,144 B
-        const double ssm = 23.0 * 64 * 64 * 128 * 4;                           // FP32
-        const double conv = 23.0 * (64 * 64 + 2 * 8 * 128) * (4 - 1) * 2;     // BF16
+        const double kvPerToken = 6.0 * 2 * 2 * 128 * 2;                  // 6,144 B
+        const double ssm = 23.0 * 64 * 64 * 128 * 4;                      // FP32
+        const double conv = 23.0 * (64 * 64 + 2 * 8 * 128) * (4 - 1) * 2; // BF16
         const double B = 512;
-        const double expected = B * kvPerToken + ssm + conv;                   // 52,228,096 B
+        const double expected = B * kvPerToken + ssm + conv; // 52,228,096 B
         QCOMPARE(expected, 52228096.0);
         QCOMPARE(traceBlockBytes(*cost, 512), expected);
         // A dense model has no state: the block is its KV only.
@@ -570,7 +618,9 @@ private slots:
         QCOMPARE(times.none[2], cm.tMiss(1500));
         QCOMPARE(times.gpuOnly[2], cm.tMiss(1500));
         QCOMPARE(times.always[2], tAlways);
-        QCOMPARE(times.optimal[2], std::min({tAlways, cm.tMiss(1500), cm.tLoad(dram, 512) + cm.tRecompute(1500 - 512, 512)}));
+        QCOMPARE(times.optimal[2],
+                 std::min({tAlways, cm.tMiss(1500),
+                           cm.tLoad(dram, 512) + cm.tRecompute(1500 - 512, 512)}));
         QCOMPARE(times.hitBlocks[2], 2u);
         // p* of DRAM for this model is above 512 tokens? The breakeven cut follows it.
         const auto pStar = cm.breakevenPrefix(dram);
@@ -595,8 +645,11 @@ private slots:
         QFETCH(qint64, dram);
         QFETCH(qint64, nvme);
         const auto& reqs = realTrace();
-        if (reqs.empty()) QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
-        auto cap = [](qint64 v) { return v < 0 ? std::numeric_limits<std::size_t>::max() : std::size_t(v); };
+        if (reqs.empty())
+            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        auto cap = [](qint64 v) {
+            return v < 0 ? std::numeric_limits<std::size_t>::max() : std::size_t(v);
+        };
         const auto ref = referenceWriteThrough(reqs, {cap(gpu), cap(dram), cap(nvme)});
         auto trace = loadTrace(realTracePath().toStdString(), {});
         QVERIFY(trace.ok());
@@ -604,7 +657,8 @@ private slots:
         cfg.blockBytes = 1;
         cfg.gpuCapacityBytes = double(gpu);
         cfg.tiers.push_back(SimTier{"dram", double(dram), TierPath{"dram", 55e9, 0.5e-3}, 55e9});
-        cfg.tiers.push_back(SimTier{"nvme", nvme < 0 ? kUnlimited : double(nvme), TierPath{"nvme", 13.5e9, 1e-3}, 10e9});
+        cfg.tiers.push_back(SimTier{"nvme", nvme < 0 ? kUnlimited : double(nvme),
+                                    TierPath{"nvme", 13.5e9, 1e-3}, 10e9});
         auto r = replayTrace(*trace, llama3b(), cfg);
         QVERIFY(r.ok());
         for (std::size_t k = 0; k < 3; ++k) {
@@ -684,12 +738,14 @@ private slots:
         auto t = loadTraceText(text, "servers.jsonl", {});
         QVERIFY(t.ok());
         const CostModel cm = llama3b();
-        const TierPath slow{"dram", 2e9, 2e-3}; // slow enough that the load outlasts part of the wait
+        const TierPath slow{"dram", 2e9,
+                            2e-3}; // slow enough that the load outlasts part of the wait
         ReplayConfig cfg;
         cfg.blockBytes = cm.kvBytesPerToken() * 512;
         cfg.gpuCapacityBytes = 0;
         cfg.tiers.push_back(SimTier{"dram", kUnlimited, slow, 0});
-        const double C1 = cm.tMiss(1024), L2 = cm.tLoad(slow, 1024), C2 = cm.tRecompute(1500 - 1024, 1024);
+        const double C1 = cm.tMiss(1024), L2 = cm.tLoad(slow, 1024),
+                     C2 = cm.tRecompute(1500 - 1024, 1024);
         const double C3 = cm.tMiss(100);
 
         cfg.instances = 1;
@@ -722,10 +778,14 @@ private slots:
         // one-time blocks leave through the small FIFO, so it is still there.
         std::string text;
         auto add = [&](int id) {
-            text += "{\"timestamp\": 0, \"input_length\": 512, \"hash_ids\": [" + std::to_string(id) + "]}\n";
+            text += "{\"timestamp\": 0, \"input_length\": 512, \"hash_ids\": [" +
+                    std::to_string(id) + "]}\n";
         };
-        add(1); add(1); add(1);
-        for (int i = 100; i < 112; ++i) add(i);
+        add(1);
+        add(1);
+        add(1);
+        for (int i = 100; i < 112; ++i)
+            add(i);
         add(1);
         auto t = loadTraceText(text, "s3.jsonl", {});
         QVERIFY(t.ok());
@@ -746,7 +806,8 @@ private slots:
 
     void conversationTraceUnlimitedHitsEqualAnIndependentCount() {
         const auto& reqs = realTrace();
-        if (reqs.empty()) QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        if (reqs.empty())
+            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
         QCOMPARE(reqs.size(), size_t(12031));
         // Independent count: a block hits when every block before it in the request has been
         // seen in an earlier request (ids already name prefixes).
@@ -754,14 +815,16 @@ private slots:
         double hitTok = 0, hitBlk = 0, tok = 0, blk = 0, perReq = 0;
         for (const auto& r : reqs) {
             std::size_t h = 0;
-            while (h < r.ids.size() && seen.count(r.ids[h])) ++h;
+            while (h < r.ids.size() && seen.count(r.ids[h]))
+                ++h;
             const double t = std::min(double(h) * 512, r.n);
             hitTok += t;
             hitBlk += double(h);
             perReq += t / r.n;
             tok += r.n;
             blk += double(r.ids.size());
-            for (auto id : r.ids) seen.insert(id);
+            for (auto id : r.ids)
+                seen.insert(id);
         }
         auto trace = loadTrace(realTracePath().toStdString(), {});
         QVERIFY2(trace.ok(), trace.ok() ? "" : trace.message().c_str());
@@ -790,10 +853,14 @@ private slots:
         QFETCH(int, capacity);
         QFETCH(double, published);
         const auto& reqs = realTrace();
-        if (reqs.empty()) QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        if (reqs.empty())
+            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
         double refBlocks = 0, tok = 0, blk = 0;
         const double refTok = referenceLruTokenHits(reqs, std::size_t(capacity), 512, &refBlocks);
-        for (const auto& r : reqs) { tok += r.n; blk += double(r.ids.size()); }
+        for (const auto& r : reqs) {
+            tok += r.n;
+            blk += double(r.ids.size());
+        }
         auto trace = loadTrace(realTracePath().toStdString(), {});
         QVERIFY(trace.ok());
         ReplayConfig cfg;
@@ -820,7 +887,8 @@ private slots:
     void sweepEqualsReplaysAtEveryGridPoint() {
         QFETCH(int, varyTier);
         auto trace = loadTrace(realTracePath().toStdString(), {});
-        if (!trace.ok()) QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        if (!trace.ok())
+            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
         const CostModel cm = llama3b();
         ReplayConfig cfg;
         cfg.blockBytes = 512; // capacities below in tokens
@@ -834,16 +902,23 @@ private slots:
         for (std::size_t g = 0; g < grid.size(); ++g) {
             ReplayConfig c = cfg;
             const double bytes = std::floor(grid[g] / 512 * (1 + 1e-12)) * 512;
-            if (varyTier == 0) c.gpuCapacityBytes = bytes;
-            else c.tiers[std::size_t(varyTier) - 1].capacityBytes = bytes;
+            if (varyTier == 0)
+                c.gpuCapacityBytes = bytes;
+            else
+                c.tiers[std::size_t(varyTier) - 1].capacityBytes = bytes;
             auto r = replayTrace(*trace, cm, c);
             QVERIFY(r.ok());
             const auto& p = s->points[g];
             for (std::size_t k = 0; k < 3; ++k) {
-                QVERIFY2(std::abs(p.tiers[k].tokenWeighted - r->tiers[k].hits.tokenWeighted) < 1e-12,
-                         qPrintable(QString("grid %1 tier %2: %3 vs %4").arg(g).arg(k)
-                                        .arg(p.tiers[k].tokenWeighted).arg(r->tiers[k].hits.tokenWeighted)));
-                QVERIFY(std::abs(p.tiers[k].blockWeighted - r->tiers[k].hits.blockWeighted) < 1e-12);
+                QVERIFY2(std::abs(p.tiers[k].tokenWeighted - r->tiers[k].hits.tokenWeighted) <
+                             1e-12,
+                         qPrintable(QString("grid %1 tier %2: %3 vs %4")
+                                        .arg(g)
+                                        .arg(k)
+                                        .arg(p.tiers[k].tokenWeighted)
+                                        .arg(r->tiers[k].hits.tokenWeighted)));
+                QVERIFY(std::abs(p.tiers[k].blockWeighted - r->tiers[k].hits.blockWeighted) <
+                        1e-12);
                 QVERIFY(std::abs(p.tiers[k].perRequest - r->tiers[k].hits.perRequest) < 1e-12);
             }
             QVERIFY(kvbe::test::near(p.meanTtftAlways, r->rule("always")->ttft.mean, 1e-9));
@@ -855,24 +930,29 @@ private slots:
     void optimalIsNeverSlowerThanAlwaysOrGpuOnly_data() {
         QTest::addColumn<int>("placement");
         QTest::addColumn<int>("policy");
-        QTest::newRow("write-through lru") << int(Placement::WriteThrough) << int(EvictionPolicy::Lru);
+        QTest::newRow("write-through lru")
+            << int(Placement::WriteThrough) << int(EvictionPolicy::Lru);
         QTest::newRow("cascade lru") << int(Placement::Cascade) << int(EvictionPolicy::Lru);
-        QTest::newRow("write-through s3fifo") << int(Placement::WriteThrough) << int(EvictionPolicy::S3Fifo);
+        QTest::newRow("write-through s3fifo")
+            << int(Placement::WriteThrough) << int(EvictionPolicy::S3Fifo);
         QTest::newRow("cascade s3fifo") << int(Placement::Cascade) << int(EvictionPolicy::S3Fifo);
     }
     void optimalIsNeverSlowerThanAlwaysOrGpuOnly() {
         QFETCH(int, placement);
         QFETCH(int, policy);
         auto trace = loadTrace(realTracePath().toStdString(), {});
-        if (!trace.ok()) QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        if (!trace.ok())
+            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
         const CostModel cm = llama3b();
         ReplayConfig cfg;
         cfg.blockBytes = cm.kvBytesPerToken() * 512;
         cfg.gpuCapacityBytes = 2000 * cfg.blockBytes;
         cfg.placement = static_cast<Placement>(placement);
         cfg.policy = static_cast<EvictionPolicy>(policy);
-        cfg.tiers.push_back(SimTier{"dram", 8000 * cfg.blockBytes, TierPath{"dram", 55e9, 0.5e-3}, 55e9});
-        cfg.tiers.push_back(SimTier{"nvme", 60000 * cfg.blockBytes, TierPath{"nvme", 4e9, 1e-3}, 4e9});
+        cfg.tiers.push_back(
+            SimTier{"dram", 8000 * cfg.blockBytes, TierPath{"dram", 55e9, 0.5e-3}, 55e9});
+        cfg.tiers.push_back(
+            SimTier{"nvme", 60000 * cfg.blockBytes, TierPath{"nvme", 4e9, 1e-3}, 4e9});
         RequestTimes t;
         auto r = replayTrace(*trace, cm, cfg, &t);
         QVERIFY(r.ok());

@@ -7,7 +7,7 @@ using namespace kvbe;
 
 class TestUnits : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void tokens_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<double>("expected");
@@ -73,7 +73,7 @@ private slots:
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<bool>("valid");
         QTest::newRow("ascii") << QByteArray("ssd") << true;
-        QTest::newRow("two bytes") << QByteArray("\xc3\xbc") << true;         // ü
+        QTest::newRow("two bytes") << QByteArray("\xc3\xbc") << true;          // ü
         QTest::newRow("four bytes") << QByteArray("\xf0\x9f\x9a\x80") << true; // U+1F680
         QTest::newRow("lone continuation") << QByteArray("\xb5sd") << false;
         QTest::newRow("cut off") << QByteArray("ab\xe2\x82") << false;
@@ -84,7 +84,9 @@ private slots:
     void utf8Validation() {
         QFETCH(QByteArray, text);
         QFETCH(bool, valid);
-        QCOMPARE(kvbe::isValidUtf8(std::string_view(text.constData(), static_cast<size_t>(text.size()))), valid);
+        QCOMPARE(
+            kvbe::isValidUtf8(std::string_view(text.constData(), static_cast<size_t>(text.size()))),
+            valid);
     }
     void dumpNeverThrows() {
         const nlohmann::json j = std::string("\xb5sd");

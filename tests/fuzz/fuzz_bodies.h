@@ -37,7 +37,8 @@ inline int fuzzConfigReader(const uint8_t* data, size_t size) {
         for (double n : {1.0, 1000.0, 100000.0}) {
             const double kv = cm->kvBytes(n), t = cm->tMiss(n);
             if (!(kv >= 0) || !(t >= 0)) std::abort();
-            if (auto b = cm->breakevenBandwidth(n); b && !(std::isfinite(*b) && *b > 0)) std::abort();
+            if (auto b = cm->breakevenBandwidth(n); b && !(std::isfinite(*b) && *b > 0))
+                std::abort();
             if (auto f = cm->minCachedFraction(tier, n); f && !(*f >= 0 && *f <= 1)) std::abort();
         }
     }
@@ -87,10 +88,13 @@ inline int fuzzCalibration(const uint8_t* data, size_t size) {
         if (!implied) std::abort();
         for (const auto& t : implied->tiers) {
             if (!(t.tFixedS >= 0) || !std::isfinite(t.tFixedS)) std::abort();
-            if (t.bandwidthBps && !(*t.bandwidthBps > 0 && std::isfinite(*t.bandwidthBps))) std::abort();
-            if (!(t.pStarTokens >= 0) || std::fmod(t.pStarTokens, kvbe::kPyKvcacheBlockTokens) != 0) std::abort();
+            if (t.bandwidthBps && !(*t.bandwidthBps > 0 && std::isfinite(*t.bandwidthBps)))
+                std::abort();
+            if (!(t.pStarTokens >= 0) || std::fmod(t.pStarTokens, kvbe::kPyKvcacheBlockTokens) != 0)
+                std::abort();
             for (const auto& p : t.points)
-                if (p.breakevenBps && !(*p.breakevenBps > 0 && std::isfinite(*p.breakevenBps))) std::abort();
+                if (p.breakevenBps && !(*p.breakevenBps > 0 && std::isfinite(*p.breakevenBps)))
+                    std::abort();
         }
     }
     return 0;

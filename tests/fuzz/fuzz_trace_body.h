@@ -53,8 +53,10 @@ inline int fuzzTrace(const uint8_t* data, size_t size) {
                     // drops) and prefill servers, on half of the runs each.
                     c.writeQueue = pol == kvbe::EvictionPolicy::Lru;
                     c.instances = pl == kvbe::Placement::Cascade ? 2 : 0;
-                    c.tiers.push_back(kvbe::SimTier{"dram", 5, kvbe::TierPath{"dram", 55e9, 5e-4}, 55e9});
-                    c.tiers.push_back(kvbe::SimTier{"nvme", 11, kvbe::TierPath{"nvme", 6e9, 1e-3}, 4e9});
+                    c.tiers.push_back(
+                        kvbe::SimTier{"dram", 5, kvbe::TierPath{"dram", 55e9, 5e-4}, 55e9});
+                    c.tiers.push_back(
+                        kvbe::SimTier{"nvme", 11, kvbe::TierPath{"nvme", 6e9, 1e-3}, 4e9});
                     c.tiers.back().writeBps = 1;
                     c.tiers.back().writeBufferBytes = 2;
                     // Reads and writes on one link, in the write-through half.
@@ -62,13 +64,17 @@ inline int fuzzTrace(const uint8_t* data, size_t size) {
                     kvbe::RequestTimes times;
                     auto r = kvbe::replayTrace(*t, cost, c, &times);
                     if (!r) std::abort();
-                    for (double v : {r->anyTier.tokenWeighted, r->anyTier.blockWeighted, r->anyTier.perRequest})
+                    for (double v : {r->anyTier.tokenWeighted, r->anyTier.blockWeighted,
+                                     r->anyTier.perRequest})
                         if (!(v >= 0 && v <= 1 + 1e-12)) std::abort();
                     for (std::size_t i = 0; i < t->size(); ++i)
-                        if (times.optimal[i] > times.always[i] || times.optimal[i] > times.gpuOnly[i]) std::abort();
+                        if (times.optimal[i] > times.always[i] ||
+                            times.optimal[i] > times.gpuOnly[i])
+                            std::abort();
                     if (c.instances > 0)
                         for (std::size_t i = 0; i < t->size(); ++i)
-                            if (!(times.queuedAlways[i] >= times.always[i] * (1 - 1e-12))) std::abort();
+                            if (!(times.queuedAlways[i] >= times.always[i] * (1 - 1e-12)))
+                                std::abort();
                 }
             }
         }

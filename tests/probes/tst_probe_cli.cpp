@@ -79,8 +79,7 @@ class ProbeCliTest : public QObject {
         const auto events = parseStream(run.out, &problem);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
         QCOMPARE(events.front().kind, ProbeEvent::Kind::Header);
-        QCOMPARE(QString::fromStdString(events.front().header()->probe),
-                 args.front());
+        QCOMPARE(QString::fromStdString(events.front().header()->probe), args.front());
         QCOMPARE(events.back().kind, ProbeEvent::Kind::Result);
         if (drive) {
             const auto& params = events.front().header()->params;
@@ -95,8 +94,7 @@ class ProbeCliTest : public QObject {
             QCOMPARE(QString::fromStdString(p->series), series);
             QVERIFY(p->y > 0);
             QCOMPARE(QString::fromStdString(p->unit), QString("GB/s"));
-            if (drive)
-                QVERIFY(p->meta["p99_us"].get<double>() >= p->meta["p50_us"].get<double>());
+            if (drive) QVERIFY(p->meta["p99_us"].get<double>() >= p->meta["p50_us"].get<double>());
         }
         QCOMPARE(seen, points);
         QVERIFY(entries(dir->path()).isEmpty());
@@ -226,8 +224,7 @@ class ProbeCliTest : public QObject {
         QVERIFY(events.front().header()->params["buffered"].get<bool>());
         for (const auto& e : events)
             if (e.kind == ProbeEvent::Kind::Point) {
-                QCOMPARE(QString::fromStdString(e.point()->series),
-                         QString("read_GBps_buffered"));
+                QCOMPARE(QString::fromStdString(e.point()->series), QString("read_GBps_buffered"));
                 QCOMPARE(QString::fromStdString(e.point()->meta["io"].get<std::string>()),
                          QString("buffered"));
             }

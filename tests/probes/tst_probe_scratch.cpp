@@ -181,8 +181,7 @@ class ProbeScratchTest : public QObject {
         rlimit small = saved;
         small.rlim_cur = kMiB;
         QCOMPARE(setrlimit(RLIMIT_FSIZE, &small), 0);
-        auto target =
-            openTarget({dir->path().toStdString(), "", "", 4 * kMiB, true, true});
+        auto target = openTarget({dir->path().toStdString(), "", "", 4 * kMiB, true, true});
         setrlimit(RLIMIT_FSIZE, &saved);
         QVERIFY(!target.ok());
         QCOMPARE(target.failure().exit, ProbeExit::CannotRun);
@@ -213,8 +212,8 @@ class ProbeScratchTest : public QObject {
     void noSpaceInTheMiddleOfTheWrite() {
         QTemporaryDir mountPoint;
         const QByteArray where = mountPoint.path().toUtf8();
-        if (::geteuid() != 0 ||
-            QProcess::execute("mount", {"-t", "tmpfs", "-o", "size=40m", "tmpfs", mountPoint.path()}) != 0)
+        if (::geteuid() != 0 || QProcess::execute("mount", {"-t", "tmpfs", "-o", "size=40m",
+                                                            "tmpfs", mountPoint.path()}) != 0)
             QSKIP("needs root to mount a small tmpfs");
         struct Unmount {
             QString path;
@@ -226,13 +225,15 @@ class ProbeScratchTest : public QObject {
             QFile filler(mountPoint.filePath("filler"));
             QVERIFY(filler.open(QIODevice::WriteOnly));
             const QByteArray mib(int(kMiB), 'x');
-            for (int i = 0; i < 32; ++i) filler.write(mib);
+            for (int i = 0; i < 32; ++i)
+                filler.write(mib);
         }
         auto st = target->layOut(nullptr);
         QVERIFY(!st.ok());
         QCOMPARE(st.failure().exit, ProbeExit::CannotRun);
         QVERIFY2(st.message().find("writing the scratch file in ") == 0, st.message().c_str());
-        QVERIFY2(st.message().find("No space left on device") != std::string::npos, st.message().c_str());
+        QVERIFY2(st.message().find("No space left on device") != std::string::npos,
+                 st.message().c_str());
         target = ExitResult<IoTarget>(ProbeOutcome{ProbeExit::Failed, "closed"});
         QCOMPARE(entries(mountPoint.path()), QStringList{"filler"});
     }

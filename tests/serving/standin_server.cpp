@@ -9,11 +9,12 @@
 //
 // It serves /metrics with vLLM's counter names (prefix_cache_hits_total in tokens, the external
 // connector's hits, cache_config_info), POST /reset_prefix_cache and SGLang's POST /flush_cache.
-// With --sglang it is SGLang-shaped instead: /metrics has SGLang's names (sglang:prompt_tokens_total,
-// sglang:cached_tokens_total by cache_source device/host, sglang:cache_hit_rate; names as in SGLang's
-// python/sglang/srt/metrics/collector.py) and only POST /flush_cache resets.
-// Prompts may be text: its tokenizer makes one token of each whitespace-separated word, and
-// POST /tokenize answers as vLLM's does ({"model", "prompt", "add_special_tokens"} in,
+// With --sglang it is SGLang-shaped instead: /metrics has SGLang's names
+// (sglang:prompt_tokens_total, sglang:cached_tokens_total by cache_source device/host,
+// sglang:cache_hit_rate; names as in SGLang's python/sglang/srt/metrics/collector.py) and only POST
+// /flush_cache resets. Prompts may be text: its tokenizer makes one token of each
+// whitespace-separated word, and POST /tokenize answers as vLLM's does ({"model", "prompt",
+// "add_special_tokens"} in,
 // {"count", "max_model_len", "tokens"} out). With --refuse-ids it takes only text prompts.
 // It listens on 127.0.0.1 only, and exits by itself after --lifetime seconds.
 #include <nlohmann/json.hpp>
@@ -53,19 +54,20 @@ struct Config {
     // Llama 3.2 3B as docs/cost-model.md gives it: P, L, Hq, d, KV bytes per token (BF16).
     double params = 3.21e9, layers = 28, heads = 24, headDim = 128, kvBytesPerToken = 114688;
     double gpuTFixedS = 0.004, offloadTFixedS = 0.008, offloadBps = 50e9;
-    bool offload = true, countOffload = true, reset = true, metrics = true, sglang = false, refuseIds = false;
+    bool offload = true, countOffload = true, reset = true, metrics = true, sglang = false,
+         refuseIds = false;
     long gpuCapacityTokens = 1L << 30;
     int block = 16;
     long maxModelLen = 1L << 20;
     std::string apiKey;
-    int fail429 = 0, fail503 = 0; // the first K completions are refused
+    int fail429 = 0, fail503 = 0;   // the first K completions are refused
     int truncateAt = 0, hangAt = 0; // the K-th completion (1-based) is cut or never answered
     double drift = 0;               // the time model grows by this fraction per completion
     double lifetimeS = 120;
 };
 
 Config g_cfg;
-std::mutex g_mutex; // the caches and counters
+std::mutex g_mutex;             // the caches and counters
 std::list<std::uint64_t> g_lru; // GPU blocks, most recent first
 std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> g_gpu;
 std::unordered_set<std::uint64_t> g_offload;
@@ -88,14 +90,20 @@ bool sendAll(int fd, const std::string& data) {
     return true;
 }
 
-bool sendResponse(int fd, int status, const std::string& reason, const std::string& type, const std::string& body,
-                  const std::string& extra = "") {
-    return sendAll(fd, "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\nContent-Type: " + type +
-                           "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + extra + "\r\n" + body);
+bool sendResponse(int fd, int status, const std::string& reason, const std::string& type,
+                  const std::string& body, const std::string& extra = "") {
+    return sendAll(fd, "HTTP/1.1 " + std::to_string(status) + " " + reason + "\r\nContent-Type: " +
+                           type + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" +
+                           extra + "\r\n" + body);
 }
 
 std::string vllmError(const std::string& message, const std::string& type, int code) {
-    return nlohmann::json{{"object", "error"}, {"message", message}, {"type", type}, {"param", nullptr}, {"code", code}}.dump();
+    return nlohmann::json{{"object", "error"},
+                          {"message", message},
+                          {"type", type},
+                          {"param", nullptr},
+                          {"code", code}}
+        .dump();
 }
 
 bool chunk(int fd, const std::string& data) {
@@ -125,13 +133,16 @@ bool waitUntil(int fd, Clock::time_point until) {
         const int r = ::ppoll(&p, 1, &ts, nullptr);
         if (r > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) return false;
         if (r > 0 && clientGone(fd)) return false;
-        if (r > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1)); // a pipelined request: not ours to read
+        if (r > 0)
+            std::this_thread::sleep_for(
+                std::chrono::milliseconds(1)); // a pipelined request: not ours to read
     }
 }
 
 double flops(double nNew, double nPast) {
     const auto& c = g_cfg;
-    return 2 * c.params * nNew + 2 * c.layers * c.heads * c.headDim * ((nPast + nNew) * (nPast + nNew) - nPast * nPast);
+    return 2 * c.params * nNew +
+           2 * c.layers * c.heads * c.headDim * ((nPast + nNew) * (nPast + nNew) - nPast * nPast);
 }
 
 void touch(std::uint64_t h) {
@@ -150,10 +161,14 @@ std::vector<std::int64_t> tokenize(const std::string& text) {
     std::vector<std::int64_t> ids;
     size_t i = 0;
     while (i < text.size()) {
-        while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+        while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i])))
+            ++i;
         size_t j = i;
-        while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j]))) ++j;
-        if (j > i) ids.push_back(1000 + static_cast<std::int64_t>(std::hash<std::string>{}(text.substr(i, j - i)) % 30000));
+        while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j])))
+            ++j;
+        if (j > i)
+            ids.push_back(1000 + static_cast<std::int64_t>(
+                                     std::hash<std::string>{}(text.substr(i, j - i)) % 30000));
         i = j;
     }
     return ids;
@@ -168,34 +183,44 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
     }
     if (index <= c.fail429) {
         logLine("completion #" + std::to_string(index) + " outcome=429");
-        sendResponse(fd, 429, "Too Many Requests", "application/json", vllmError("too many requests in the queue", "RateLimitError", 429),
+        sendResponse(fd, 429, "Too Many Requests", "application/json",
+                     vllmError("too many requests in the queue", "RateLimitError", 429),
                      "Retry-After: 0\r\n");
         return;
     }
     if (index <= c.fail429 + c.fail503) {
         logLine("completion #" + std::to_string(index) + " outcome=503");
-        sendResponse(fd, 503, "Service Unavailable", "application/json", vllmError("the engine is loading", "ServiceUnavailableError", 503));
+        sendResponse(fd, 503, "Service Unavailable", "application/json",
+                     vllmError("the engine is loading", "ServiceUnavailableError", 503));
         return;
     }
     if (!req.contains("model") || req["model"] != c.model) {
-        sendResponse(fd, 404, "Not Found", "application/json",
-                     vllmError("The model `" + req.value("model", std::string()) + "` does not exist.", "NotFoundError", 404));
+        sendResponse(
+            fd, 404, "Not Found", "application/json",
+            vllmError("The model `" + req.value("model", std::string()) + "` does not exist.",
+                      "NotFoundError", 404));
         return;
     }
     std::vector<std::int64_t> ids;
     if (req.contains("prompt") && req["prompt"].is_string()) {
         ids = tokenize(req["prompt"].get<std::string>());
     } else if (c.refuseIds) {
-        sendResponse(fd, 400, "Bad Request", "application/json",
-                     vllmError("prompt: Input should be a valid string (this server takes no token ids)", "BadRequestError", 400));
+        sendResponse(
+            fd, 400, "Bad Request", "application/json",
+            vllmError("prompt: Input should be a valid string (this server takes no token ids)",
+                      "BadRequestError", 400));
         return;
     } else if (!req.contains("prompt") || !req["prompt"].is_array() || req["prompt"].empty()) {
-        sendResponse(fd, 400, "Bad Request", "application/json", vllmError("prompt must be a list of token ids here", "BadRequestError", 400));
+        sendResponse(fd, 400, "Bad Request", "application/json",
+                     vllmError("prompt must be a list of token ids here", "BadRequestError", 400));
         return;
     }
-    for (const auto& v : req.contains("prompt") && req["prompt"].is_array() ? req["prompt"] : nlohmann::json::array()) {
+    for (const auto& v : req.contains("prompt") && req["prompt"].is_array()
+                             ? req["prompt"]
+                             : nlohmann::json::array()) {
         if (!v.is_number_integer()) {
-            sendResponse(fd, 400, "Bad Request", "application/json", vllmError("prompt ids must be integers", "BadRequestError", 400));
+            sendResponse(fd, 400, "Bad Request", "application/json",
+                         vllmError("prompt ids must be integers", "BadRequestError", 400));
             return;
         }
         ids.push_back(v.get<std::int64_t>());
@@ -203,9 +228,12 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
     const auto n = static_cast<long>(ids.size());
     if (n + 1 > c.maxModelLen) {
         sendResponse(fd, 400, "Bad Request", "application/json",
-                     vllmError("This model's maximum context length is " + std::to_string(c.maxModelLen) +
-                                   " tokens. However, you requested " + std::to_string(n + 1) + " tokens (" +
-                                   std::to_string(n) + " in the messages, 1 in the completion). Please reduce the length of the messages or completion.",
+                     vllmError("This model's maximum context length is " +
+                                   std::to_string(c.maxModelLen) +
+                                   " tokens. However, you requested " + std::to_string(n + 1) +
+                                   " tokens (" + std::to_string(n) +
+                                   " in the messages, 1 in the completion). Please reduce the "
+                                   "length of the messages or completion.",
                                "BadRequestError", 400));
         return;
     }
@@ -214,7 +242,8 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
     std::vector<std::uint64_t> hashes;
     std::uint64_t h = 1469598103934665603ull;
     for (long b = 0; (b + 1) * c.block <= n; ++b) {
-        for (long i = b * c.block; i < (b + 1) * c.block; ++i) h = (h ^ static_cast<std::uint64_t>(ids[static_cast<size_t>(i)])) * 1099511628211ull;
+        for (long i = b * c.block; i < (b + 1) * c.block; ++i)
+            h = (h ^ static_cast<std::uint64_t>(ids[static_cast<size_t>(i)])) * 1099511628211ull;
         hashes.push_back(h);
     }
     const long maxHit = (n - 1) / c.block;
@@ -222,10 +251,14 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
     double seconds = 0;
     {
         std::lock_guard<std::mutex> lock(g_mutex);
-        while (gpuBlocks < maxHit && g_gpu.count(hashes[static_cast<size_t>(gpuBlocks)])) ++gpuBlocks;
+        while (gpuBlocks < maxHit && g_gpu.count(hashes[static_cast<size_t>(gpuBlocks)]))
+            ++gpuBlocks;
         if (c.offload)
-            while (gpuBlocks + offBlocks < maxHit && g_offload.count(hashes[static_cast<size_t>(gpuBlocks + offBlocks)])) ++offBlocks;
-        const double gpuTokens = static_cast<double>(gpuBlocks * c.block), offTokens = static_cast<double>(offBlocks * c.block);
+            while (gpuBlocks + offBlocks < maxHit &&
+                   g_offload.count(hashes[static_cast<size_t>(gpuBlocks + offBlocks)]))
+                ++offBlocks;
+        const double gpuTokens = static_cast<double>(gpuBlocks * c.block),
+                     offTokens = static_cast<double>(offBlocks * c.block);
         g_queries += static_cast<double>(n);
         g_hits += gpuTokens;
         if (c.offload) {
@@ -233,9 +266,10 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
             if (c.countOffload) g_extHits += offTokens;
         }
         const double hit = gpuTokens + offTokens;
-        seconds = c.overheadS + (gpuBlocks > 0 ? c.gpuTFixedS : 0) +
-                  (offBlocks > 0 ? c.offloadTFixedS + offTokens * c.kvBytesPerToken / c.offloadBps : 0) +
-                  flops(static_cast<double>(n) - hit, hit) / (c.peakFlops * c.utilisation);
+        seconds =
+            c.overheadS + (gpuBlocks > 0 ? c.gpuTFixedS : 0) +
+            (offBlocks > 0 ? c.offloadTFixedS + offTokens * c.kvBytesPerToken / c.offloadBps : 0) +
+            flops(static_cast<double>(n) - hit, hit) / (c.peakFlops * c.utilisation);
         seconds *= 1 + c.drift * (index - 1);
         for (auto hh : hashes) {
             touch(hh);
@@ -243,23 +277,39 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
         }
     }
     const std::string id = "cmpl-standin-" + std::to_string(index);
-    const std::string what = "completion #" + std::to_string(index) + " tokens=" + std::to_string(n) +
-                             " gpu_hit=" + std::to_string(gpuBlocks * c.block) + " offload_hit=" + std::to_string(offBlocks * c.block);
+    const std::string what = "completion #" + std::to_string(index) +
+                             " tokens=" + std::to_string(n) +
+                             " gpu_hit=" + std::to_string(gpuBlocks * c.block) +
+                             " offload_hit=" + std::to_string(offBlocks * c.block);
     ++g_running;
-    struct Done { ~Done() { --g_running; } } done;
-    if (!sendAll(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n")) return;
+    struct Done {
+        ~Done() { --g_running; }
+    } done;
+    if (!sendAll(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; "
+                     "charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n"))
+        return;
     if (index == c.hangAt) {
-        waitUntil(fd, arrival + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(c.lifetimeS)));
+        waitUntil(fd, arrival + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(c.lifetimeS)));
         logLine(what + " outcome=hung");
         return;
     }
-    if (!waitUntil(fd, arrival + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)))) {
+    if (!waitUntil(fd, arrival + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(seconds)))) {
         logLine(what + " outcome=aborted");
         return;
     }
     auto event = [&](const nlohmann::json& j) { return chunk(fd, "data: " + j.dump() + "\n\n"); };
-    const nlohmann::json first = {{"id", id}, {"object", "text_completion"}, {"created", 0}, {"model", c.model},
-                                  {"choices", {{{"index", 0}, {"text", " the"}, {"logprobs", nullptr}, {"finish_reason", nullptr}, {"stop_reason", nullptr}}}},
+    const nlohmann::json first = {{"id", id},
+                                  {"object", "text_completion"},
+                                  {"created", 0},
+                                  {"model", c.model},
+                                  {"choices",
+                                   {{{"index", 0},
+                                     {"text", " the"},
+                                     {"logprobs", nullptr},
+                                     {"finish_reason", nullptr},
+                                     {"stop_reason", nullptr}}}},
                                   {"usage", nullptr}};
     if (!event(first)) return;
     if (index == c.truncateAt) {
@@ -267,12 +317,24 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
         ::shutdown(fd, SHUT_RDWR);
         return;
     }
-    const nlohmann::json fin = {{"id", id}, {"object", "text_completion"}, {"created", 0}, {"model", c.model},
-                                {"choices", {{{"index", 0}, {"text", ""}, {"logprobs", nullptr}, {"finish_reason", "length"}, {"stop_reason", nullptr}}}},
+    const nlohmann::json fin = {{"id", id},
+                                {"object", "text_completion"},
+                                {"created", 0},
+                                {"model", c.model},
+                                {"choices",
+                                 {{{"index", 0},
+                                   {"text", ""},
+                                   {"logprobs", nullptr},
+                                   {"finish_reason", "length"},
+                                   {"stop_reason", nullptr}}}},
                                 {"usage", nullptr}};
-    const nlohmann::json usage = {{"id", id}, {"object", "text_completion"}, {"created", 0}, {"model", c.model},
-                                  {"choices", nlohmann::json::array()},
-                                  {"usage", {{"prompt_tokens", n}, {"total_tokens", n + 1}, {"completion_tokens", 1}}}};
+    const nlohmann::json usage = {
+        {"id", id},
+        {"object", "text_completion"},
+        {"created", 0},
+        {"model", c.model},
+        {"choices", nlohmann::json::array()},
+        {"usage", {{"prompt_tokens", n}, {"total_tokens", n + 1}, {"completion_tokens", 1}}}};
     if (event(fin) && event(usage) && chunk(fd, "data: [DONE]\n\n") && sendAll(fd, "0\r\n\r\n"))
         logLine(what + " ms=" + std::to_string(seconds * 1e3) + " outcome=done");
 }
@@ -284,14 +346,15 @@ std::string sglangMetricsText() {
     std::snprintf(buf, sizeof buf,
                   "# HELP sglang:prompt_tokens_total Number of prefill tokens processed.\n"
                   "# TYPE sglang:prompt_tokens_total counter\nsglang:prompt_tokens_total{%s} %.1f\n"
-                  "# HELP sglang:cached_tokens_total Number of cached prompt tokens by source (device/host/storage).\n"
+                  "# HELP sglang:cached_tokens_total Number of cached prompt tokens by source "
+                  "(device/host/storage).\n"
                   "# TYPE sglang:cached_tokens_total counter\n"
                   "sglang:cached_tokens_total{%s,cache_source=\"device\"} %.1f\n"
                   "sglang:cached_tokens_total{%s,cache_source=\"host\"} %.1f\n"
                   "# HELP sglang:cache_hit_rate The cache hit rate\n"
                   "# TYPE sglang:cache_hit_rate gauge\nsglang:cache_hit_rate{%s} %.6f\n",
-                  model.c_str(), g_queries, model.c_str(), g_hits, model.c_str(), g_extHits, model.c_str(),
-                  g_queries > 0 ? (g_hits + g_extHits) / g_queries : 0.0);
+                  model.c_str(), g_queries, model.c_str(), g_hits, model.c_str(), g_extHits,
+                  model.c_str(), g_queries > 0 ? (g_hits + g_extHits) / g_queries : 0.0);
     return buf;
 }
 
@@ -300,24 +363,30 @@ std::string metricsText() {
     std::lock_guard<std::mutex> lock(g_mutex);
     const std::string labels = "{engine=\"0\",model_name=\"" + g_cfg.model + "\"}";
     char buf[2048];
-    std::snprintf(buf, sizeof buf,
-                  "# HELP vllm:prefix_cache_queries_total Prefix cache queries, in terms of number of queried tokens.\n"
-                  "# TYPE vllm:prefix_cache_queries_total counter\nvllm:prefix_cache_queries_total%s %.1f\n"
-                  "# TYPE vllm:prefix_cache_hits_total counter\nvllm:prefix_cache_hits_total%s %.1f\n",
-                  labels.c_str(), g_queries, labels.c_str(), g_hits);
+    std::snprintf(
+        buf, sizeof buf,
+        "# HELP vllm:prefix_cache_queries_total Prefix cache queries, in terms of number of "
+        "queried tokens.\n"
+        "# TYPE vllm:prefix_cache_queries_total counter\nvllm:prefix_cache_queries_total%s %.1f\n"
+        "# TYPE vllm:prefix_cache_hits_total counter\nvllm:prefix_cache_hits_total%s %.1f\n",
+        labels.c_str(), g_queries, labels.c_str(), g_hits);
     std::string out = buf;
     {
         // Exposed with --no-offload too: a connector that is configured and never finds anything.
         std::snprintf(buf, sizeof buf,
-                      "# TYPE vllm:external_prefix_cache_queries_total counter\nvllm:external_prefix_cache_queries_total%s %.1f\n"
-                      "# TYPE vllm:external_prefix_cache_hits_total counter\nvllm:external_prefix_cache_hits_total%s %.1f\n",
+                      "# TYPE vllm:external_prefix_cache_queries_total "
+                      "counter\nvllm:external_prefix_cache_queries_total%s %.1f\n"
+                      "# TYPE vllm:external_prefix_cache_hits_total "
+                      "counter\nvllm:external_prefix_cache_hits_total%s %.1f\n",
                       labels.c_str(), g_extQueries, labels.c_str(), g_extHits);
         out += buf;
     }
     std::snprintf(buf, sizeof buf,
-                  "# TYPE vllm:cache_config_info gauge\nvllm:cache_config_info{block_size=\"%d\",num_gpu_blocks=\"%ld\"} 1.0\n"
+                  "# TYPE vllm:cache_config_info "
+                  "gauge\nvllm:cache_config_info{block_size=\"%d\",num_gpu_blocks=\"%ld\"} 1.0\n"
                   "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running%s %d\n",
-                  g_cfg.block, g_cfg.gpuCapacityTokens / g_cfg.block, labels.c_str(), g_running.load());
+                  g_cfg.block, g_cfg.gpuCapacityTokens / g_cfg.block, labels.c_str(),
+                  g_running.load());
     return out + buf;
 }
 
@@ -341,13 +410,16 @@ void serve(int fd) {
         size_t pos = head.find("\r\n");
         while (pos != std::string::npos && pos < head.size()) {
             const size_t next = head.find("\r\n", pos + 2);
-            std::string line = head.substr(pos + 2, (next == std::string::npos ? head.size() : next) - pos - 2);
+            std::string line =
+                head.substr(pos + 2, (next == std::string::npos ? head.size() : next) - pos - 2);
             const size_t colon = line.find(':');
             if (colon != std::string::npos) {
                 std::string name = line.substr(0, colon);
-                for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+                for (auto& ch : name)
+                    ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
                 std::string value = line.substr(colon + 1);
-                while (!value.empty() && value.front() == ' ') value.erase(0, 1);
+                while (!value.empty() && value.front() == ' ')
+                    value.erase(0, 1);
                 if (name == "content-length") length = std::strtoul(value.c_str(), nullptr, 10);
                 if (name == "authorization") auth = value;
             }
@@ -365,29 +437,35 @@ void serve(int fd) {
         std::string path = requestLine.substr(method.size() + 1);
         path = path.substr(0, path.find(' '));
         if (!g_cfg.apiKey.empty() && auth != "Bearer " + g_cfg.apiKey && path != "/metrics") {
-            sendResponse(fd, 401, "Unauthorized", "application/json", "{\"error\": \"Unauthorized\"}");
+            sendResponse(fd, 401, "Unauthorized", "application/json",
+                         "{\"error\": \"Unauthorized\"}");
             continue;
         }
         if (method == "POST" && path == "/v1/completions") {
             const auto req = nlohmann::json::parse(body, nullptr, false);
             if (req.is_discarded() || !req.is_object()) {
-                sendResponse(fd, 400, "Bad Request", "application/json", vllmError("the body is not JSON", "BadRequestError", 400));
+                sendResponse(fd, 400, "Bad Request", "application/json",
+                             vllmError("the body is not JSON", "BadRequestError", 400));
                 continue;
             }
             completion(fd, req, arrival);
             if (clientGone(fd)) return ::close(fd), void();
         } else if (method == "POST" && path == "/tokenize") {
             const auto req = nlohmann::json::parse(body, nullptr, false);
-            if (req.is_discarded() || !req.is_object() || !req.contains("prompt") || !req["prompt"].is_string()) {
-                sendResponse(fd, 400, "Bad Request", "application/json", vllmError("prompt: a string is expected", "BadRequestError", 400));
+            if (req.is_discarded() || !req.is_object() || !req.contains("prompt") ||
+                !req["prompt"].is_string()) {
+                sendResponse(fd, 400, "Bad Request", "application/json",
+                             vllmError("prompt: a string is expected", "BadRequestError", 400));
                 continue;
             }
             const auto ids = tokenize(req["prompt"].get<std::string>());
-            const nlohmann::json out = {{"count", ids.size()}, {"max_model_len", g_cfg.maxModelLen}, {"tokens", ids}};
+            const nlohmann::json out = {
+                {"count", ids.size()}, {"max_model_len", g_cfg.maxModelLen}, {"tokens", ids}};
             sendResponse(fd, 200, "OK", "application/json", out.dump());
         } else if (method == "GET" && path == "/metrics" && g_cfg.metrics) {
             sendResponse(fd, 200, "OK", "text/plain; version=0.0.4", metricsText());
-        } else if (method == "POST" && ((path == "/reset_prefix_cache" && !g_cfg.sglang) || path == "/flush_cache") &&
+        } else if (method == "POST" &&
+                   ((path == "/reset_prefix_cache" && !g_cfg.sglang) || path == "/flush_cache") &&
                    g_cfg.reset) {
             {
                 std::lock_guard<std::mutex> lock(g_mutex);
@@ -397,7 +475,9 @@ void serve(int fd) {
             sendResponse(fd, 200, "OK", "application/json", "");
         } else if (method == "GET" && path == "/v1/models") {
             sendResponse(fd, 200, "OK", "application/json",
-                         nlohmann::json{{"object", "list"}, {"data", {{{"id", g_cfg.model}, {"object", "model"}}}}}.dump());
+                         nlohmann::json{{"object", "list"},
+                                        {"data", {{{"id", g_cfg.model}, {"object", "model"}}}}}
+                             .dump());
         } else {
             sendResponse(fd, 404, "Not Found", "application/json", "{\"detail\":\"Not Found\"}");
         }
@@ -417,28 +497,50 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         std::string v;
         const std::string a = argv[i];
-        if (a == "--no-offload") c.offload = false;
-        else if (a == "--uncounted-offload") c.countOffload = false;
-        else if (a == "--no-reset") c.reset = false;
-        else if (a == "--no-metrics") c.metrics = false;
-        else if (a == "--sglang") c.sglang = true;
-        else if (a == "--refuse-ids") c.refuseIds = true;
-        else if (flag(i, argc, argv, "--model", v)) c.model = v;
-        else if (flag(i, argc, argv, "--peak-tflops", v)) c.peakFlops = std::atof(v.c_str()) * 1e12;
-        else if (flag(i, argc, argv, "--utilisation", v)) c.utilisation = std::atof(v.c_str());
-        else if (flag(i, argc, argv, "--overhead-ms", v)) c.overheadS = std::atof(v.c_str()) * 1e-3;
-        else if (flag(i, argc, argv, "--gpu-tfixed-ms", v)) c.gpuTFixedS = std::atof(v.c_str()) * 1e-3;
-        else if (flag(i, argc, argv, "--offload-tfixed-ms", v)) c.offloadTFixedS = std::atof(v.c_str()) * 1e-3;
-        else if (flag(i, argc, argv, "--offload-gbps", v)) c.offloadBps = std::atof(v.c_str()) * 1e9;
-        else if (flag(i, argc, argv, "--gpu-capacity-tokens", v)) c.gpuCapacityTokens = std::atol(v.c_str());
-        else if (flag(i, argc, argv, "--max-model-len", v)) c.maxModelLen = std::atol(v.c_str());
-        else if (flag(i, argc, argv, "--api-key", v)) c.apiKey = v;
-        else if (flag(i, argc, argv, "--fail-429", v)) c.fail429 = std::atoi(v.c_str());
-        else if (flag(i, argc, argv, "--fail-503", v)) c.fail503 = std::atoi(v.c_str());
-        else if (flag(i, argc, argv, "--truncate-at", v)) c.truncateAt = std::atoi(v.c_str());
-        else if (flag(i, argc, argv, "--hang-at", v)) c.hangAt = std::atoi(v.c_str());
-        else if (flag(i, argc, argv, "--drift", v)) c.drift = std::atof(v.c_str());
-        else if (flag(i, argc, argv, "--lifetime", v)) c.lifetimeS = std::atof(v.c_str());
+        if (a == "--no-offload")
+            c.offload = false;
+        else if (a == "--uncounted-offload")
+            c.countOffload = false;
+        else if (a == "--no-reset")
+            c.reset = false;
+        else if (a == "--no-metrics")
+            c.metrics = false;
+        else if (a == "--sglang")
+            c.sglang = true;
+        else if (a == "--refuse-ids")
+            c.refuseIds = true;
+        else if (flag(i, argc, argv, "--model", v))
+            c.model = v;
+        else if (flag(i, argc, argv, "--peak-tflops", v))
+            c.peakFlops = std::atof(v.c_str()) * 1e12;
+        else if (flag(i, argc, argv, "--utilisation", v))
+            c.utilisation = std::atof(v.c_str());
+        else if (flag(i, argc, argv, "--overhead-ms", v))
+            c.overheadS = std::atof(v.c_str()) * 1e-3;
+        else if (flag(i, argc, argv, "--gpu-tfixed-ms", v))
+            c.gpuTFixedS = std::atof(v.c_str()) * 1e-3;
+        else if (flag(i, argc, argv, "--offload-tfixed-ms", v))
+            c.offloadTFixedS = std::atof(v.c_str()) * 1e-3;
+        else if (flag(i, argc, argv, "--offload-gbps", v))
+            c.offloadBps = std::atof(v.c_str()) * 1e9;
+        else if (flag(i, argc, argv, "--gpu-capacity-tokens", v))
+            c.gpuCapacityTokens = std::atol(v.c_str());
+        else if (flag(i, argc, argv, "--max-model-len", v))
+            c.maxModelLen = std::atol(v.c_str());
+        else if (flag(i, argc, argv, "--api-key", v))
+            c.apiKey = v;
+        else if (flag(i, argc, argv, "--fail-429", v))
+            c.fail429 = std::atoi(v.c_str());
+        else if (flag(i, argc, argv, "--fail-503", v))
+            c.fail503 = std::atoi(v.c_str());
+        else if (flag(i, argc, argv, "--truncate-at", v))
+            c.truncateAt = std::atoi(v.c_str());
+        else if (flag(i, argc, argv, "--hang-at", v))
+            c.hangAt = std::atoi(v.c_str());
+        else if (flag(i, argc, argv, "--drift", v))
+            c.drift = std::atof(v.c_str());
+        else if (flag(i, argc, argv, "--lifetime", v))
+            c.lifetimeS = std::atof(v.c_str());
         else {
             std::cerr << "kvbe-serving-standin: unknown option " << a << "\n";
             return 2;
@@ -452,14 +554,17 @@ int main(int argc, char** argv) {
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK); // 127.0.0.1 only
     addr.sin_port = 0;
-    if (::bind(srv, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(srv, 16) != 0) {
+    if (::bind(srv, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::listen(srv, 16) != 0) {
         std::perror("kvbe-serving-standin: bind 127.0.0.1");
         return 1;
     }
     socklen_t len = sizeof addr;
     ::getsockname(srv, reinterpret_cast<sockaddr*>(&addr), &len);
-    std::cout << "kvbe-serving-standin listening on http://127.0.0.1:" << ntohs(addr.sin_port) << "/v1" << std::endl;
-    const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(c.lifetimeS));
+    std::cout << "kvbe-serving-standin listening on http://127.0.0.1:" << ntohs(addr.sin_port)
+              << "/v1" << std::endl;
+    const auto end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(c.lifetimeS));
     while (Clock::now() < end) {
         pollfd p{srv, POLLIN, 0};
         if (::poll(&p, 1, 100) <= 0) continue;

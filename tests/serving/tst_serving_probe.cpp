@@ -22,10 +22,12 @@ namespace {
 // The stand-in's truth in the recovery test: its defaults with every time doubled (half the
 // peak and the bandwidth, twice the fixed costs), so scheduling noise weighs half as much; the
 // model it pretends to run is Llama 3.2 3B in BF16 (docs/cost-model.md).
-constexpr double kPeak = 1000e12, kU = 0.5, kParams = 3.21e9, kLayers = 28, kHeads = 24, kHeadDim = 128;
+constexpr double kPeak = 1000e12, kU = 0.5, kParams = 3.21e9, kLayers = 28, kHeads = 24,
+                 kHeadDim = 128;
 constexpr double kKvPerToken = 114688, kGpuTFixed = 0.008, kOffTFixed = 0.016, kOffBps = 25e9;
-const QStringList kTruth = {"--peak-tflops", "1000", "--utilisation", "0.5",       "--overhead-ms",  "4",
-                            "--gpu-tfixed-ms", "8",  "--offload-tfixed-ms", "16", "--offload-gbps", "25"};
+const QStringList kTruth = {"--peak-tflops",       "1000", "--utilisation",   "0.5",
+                            "--overhead-ms",       "4",    "--gpu-tfixed-ms", "8",
+                            "--offload-tfixed-ms", "16",   "--offload-gbps",  "25"};
 
 // p* from the closed form of docs/cost-model.md: a·p² + b·p − t_fixed = 0.
 double truePStar(double bandwidth, double tFixed) {
@@ -36,11 +38,12 @@ double truePStar(double bandwidth, double tFixed) {
 }
 
 class Standin {
-public:
+  public:
     explicit Standin(const QStringList& args) {
         m_p.start(QStringLiteral(KVBE_STANDIN_PATH), args + QStringList{"--lifetime", "150"});
         if (!m_p.waitForStarted(10000)) return;
-        for (int i = 0; i < 100 && !m_p.canReadLine(); ++i) m_p.waitForReadyRead(100);
+        for (int i = 0; i < 100 && !m_p.canReadLine(); ++i)
+            m_p.waitForReadyRead(100);
         const QString line = QString::fromUtf8(m_p.readLine()).trimmed();
         const auto at = line.indexOf("http://127.0.0.1:");
         if (at >= 0) m_url = line.mid(at);
@@ -56,7 +59,7 @@ public:
         return m_log;
     }
 
-private:
+  private:
     QProcess m_p;
     QString m_url;
     QByteArray m_log;
@@ -79,12 +82,19 @@ Run runProbe(const QStringList& args) {
     return r;
 }
 
-const QStringList kModel = {"--model", "standin/llama-3.2-3b", "--config", "meta-llama/Llama-3.2-3B",
+const QStringList kModel = {"--model",       "standin/llama-3.2-3b",
+                            "--config",      "meta-llama/Llama-3.2-3B",
                             "--peak-tflops", "2000"};
 // A short sweep for the failure cases: the first request (the warm-up) is a 512-token prompt.
-const QStringList kQuick = {"--model", "standin/llama-3.2-3b", "--config", "meta-llama/Llama-3.2-3B", "--peak-tflops", "2000",
-                            "--lengths", "512,1k,2k", "--fractions", "1", "--repeats", "1", "--warmup", "1",
-                            "--retry-wait", "0.02s", "--tiers", "offload"};
+const QStringList kQuick = {"--model",       "standin/llama-3.2-3b",
+                            "--config",      "meta-llama/Llama-3.2-3B",
+                            "--peak-tflops", "2000",
+                            "--lengths",     "512,1k,2k",
+                            "--fractions",   "1",
+                            "--repeats",     "1",
+                            "--warmup",      "1",
+                            "--retry-wait",  "0.02s",
+                            "--tiers",       "offload"};
 
 nlohmann::json resultOf(const QByteArray& out) {
     kvbe::ProbeStreamReader reader;
@@ -95,7 +105,9 @@ nlohmann::json resultOf(const QByteArray& out) {
     return {};
 }
 
-bool within(double got, double want, double rel) { return std::abs(got - want) <= rel * std::abs(want); }
+bool within(double got, double want, double rel) {
+    return std::abs(got - want) <= rel * std::abs(want);
+}
 
 // The recovery bound: 5 % in an optimised build, where the claim is made. Under AddressSanitizer
 // the probe's own work between the socket and its clock (SSE parsing, the /metrics scrape) runs
@@ -119,7 +131,7 @@ constexpr double kRecoveryTolerance = 0.05;
 class ServingProbeTest : public QObject {
     Q_OBJECT
 
-private slots:
+  private slots:
     void recoversTheStandinsTimeModel() {
         Standin server(kTruth);
         QVERIFY2(!server.url().isEmpty(), "the stand-in did not say where it listens");
@@ -128,10 +140,17 @@ private slots:
         // busy machine (CI, six builds on two cores) delays some answers by many milliseconds.
         // The fastest of 5 repeats is therefore the estimate the 5 % bound can hold on any load;
         // the median, the default for real servers, is shown in the table and the CSV either way.
-        const auto run = runProbe(QStringList{"--model", "standin/llama-3.2-3b", "--config", "meta-llama/Llama-3.2-3B",
-                                              "--peak-tflops", "1000", "--endpoint", server.url(), "--lengths", "1k,2k,4k,8k", "--fractions",
-                                                       "0.5,1", "--repeats", "5", "--warmup", "2", "--fit-on", "fastest", "--out", out.path(),
-                                                       "--format", "jsonl"});
+        const auto run = runProbe(QStringList{"--model",       "standin/llama-3.2-3b",
+                                              "--config",      "meta-llama/Llama-3.2-3B",
+                                              "--peak-tflops", "1000",
+                                              "--endpoint",    server.url(),
+                                              "--lengths",     "1k,2k,4k,8k",
+                                              "--fractions",   "0.5,1",
+                                              "--repeats",     "5",
+                                              "--warmup",      "2",
+                                              "--fit-on",      "fastest",
+                                              "--out",         out.path(),
+                                              "--format",      "jsonl"});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const auto r = resultOf(run.out);
         QVERIFY2(r.is_object() && r.contains("tiers"), run.out.constData());
@@ -140,11 +159,18 @@ private slots:
         const auto& gpu = r["tiers"]["gpu"];
         const QByteArray got = QByteArray::fromStdString(r.dump());
         QVERIFY2(within(r["utilisation"].get<double>(), kU, kRecoveryTolerance), got.constData());
-        QVERIFY2(within(dram["bandwidth_Bps"].get<double>(), kOffBps, kRecoveryTolerance), got.constData());
-        QVERIFY2(within(dram["t_fixed_s"].get<double>(), kOffTFixed, kRecoveryTolerance), got.constData());
-        QVERIFY2(within(gpu["t_fixed_s"].get<double>(), kGpuTFixed, kRecoveryTolerance), got.constData());
-        QVERIFY2(within(dram["breakeven_prefix_tokens"].get<double>(), truePStar(kOffBps, kOffTFixed), kRecoveryTolerance), got.constData());
-        QVERIFY2(within(gpu["breakeven_prefix_tokens"].get<double>(), truePStar(INFINITY, kGpuTFixed), kRecoveryTolerance), got.constData());
+        QVERIFY2(within(dram["bandwidth_Bps"].get<double>(), kOffBps, kRecoveryTolerance),
+                 got.constData());
+        QVERIFY2(within(dram["t_fixed_s"].get<double>(), kOffTFixed, kRecoveryTolerance),
+                 got.constData());
+        QVERIFY2(within(gpu["t_fixed_s"].get<double>(), kGpuTFixed, kRecoveryTolerance),
+                 got.constData());
+        QVERIFY2(within(dram["breakeven_prefix_tokens"].get<double>(),
+                        truePStar(kOffBps, kOffTFixed), kRecoveryTolerance),
+                 got.constData());
+        QVERIFY2(within(gpu["breakeven_prefix_tokens"].get<double>(),
+                        truePStar(INFINITY, kGpuTFixed), kRecoveryTolerance),
+                 got.constData());
 
         // The four files, each readable by what reads it.
         const QDir dir(out.path());
@@ -171,18 +197,21 @@ private slots:
         QTest::addColumn<QStringList>("mode");
         QTest::newRow("served fast, not counted") << QStringList{"--uncounted-offload"};
         QTest::newRow("no offload tier at all") << QStringList{"--no-offload"};
-        QTest::newRow("SGLang, served fast, not counted") << QStringList{"--sglang", "--uncounted-offload"};
+        QTest::newRow("SGLang, served fast, not counted")
+            << QStringList{"--sglang", "--uncounted-offload"};
         QTest::newRow("SGLang, no offload tier at all") << QStringList{"--sglang", "--no-offload"};
     }
     void aHitTheServerDidNotCountIsNotAHit() {
         QFETCH(QStringList, mode);
         Standin server(mode);
         QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
-        const auto run = runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
+        const auto run =
+            runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
         QCOMPARE(run.exitCode, 4);
         const QByteArray all = run.out + run.err;
         QVERIFY2(all.contains("so it is reported as not a hit and left out"), all.constData());
-        QVERIFY2(run.err.contains("the server counted none of the 3 offload hits"), all.constData());
+        QVERIFY2(run.err.contains("the server counted none of the 3 offload hits"),
+                 all.constData());
     }
 
     // SGLang's counters (sglang:cached_tokens_total by cache_source) verify hits as vLLM's do;
@@ -190,10 +219,12 @@ private slots:
     void sglangCountersVerifyHits() {
         Standin server({"--sglang"});
         QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
-        const auto run = runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
+        const auto run =
+            runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
         const QByteArray all = run.out + run.err;
         QVERIFY2(run.exitCode == 0, all.constData());
-        QVERIFY2(all.contains("hits are verified against SGLang's /metrics counters"), all.constData());
+        QVERIFY2(all.contains("hits are verified against SGLang's /metrics counters"),
+                 all.constData());
         QVERIFY2(!all.contains("not verified"), all.constData());
         QVERIFY2(!all.contains("left out"), all.constData());
     }
@@ -203,7 +234,8 @@ private slots:
     void tokenIdsRefusedFallsBackToTokenize() {
         Standin server({"--refuse-ids"});
         QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
-        const auto run = runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
+        const auto run =
+            runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
         const QByteArray all = run.out + run.err;
         QVERIFY2(run.exitCode == 0, all.constData());
         QVERIFY2(all.contains("refused token-id prompts"), all.constData());
@@ -211,9 +243,11 @@ private slots:
         QVERIFY2(!all.contains("left out"), all.constData());
 
         Standin ids({});
-        const auto plain = runProbe(kQuick + QStringList{"--endpoint", ids.url(), "--out", out.path()});
+        const auto plain =
+            runProbe(kQuick + QStringList{"--endpoint", ids.url(), "--out", out.path()});
         QVERIFY2(plain.exitCode == 0, (plain.out + plain.err).constData());
-        QVERIFY2(!(plain.out + plain.err).contains("/tokenize"), (plain.out + plain.err).constData());
+        QVERIFY2(!(plain.out + plain.err).contains("/tokenize"),
+                 (plain.out + plain.err).constData());
     }
 
     void failuresSayWhatHappened_data() {
@@ -221,18 +255,24 @@ private slots:
         QTest::addColumn<QStringList>("extra");
         QTest::addColumn<int>("exitCode");
         QTest::addColumn<QString>("sentence");
-        QTest::newRow("server down") << QStringList{"down"} << QStringList{} << 3 << "cannot reach http://127.0.0.1:1/metrics";
+        QTest::newRow("server down") << QStringList{"down"} << QStringList{} << 3
+                                     << "cannot reach http://127.0.0.1:1/metrics";
         QTest::newRow("context too long: length skipped")
-            << QStringList{"--max-model-len", "1500"} << QStringList{"--lengths", "256,512,1k,2k"} << 0
-            << "length 2048 skipped: http://127.0.0.1:PORT/v1/completions refused a 2048-token prompt (400): This model's maximum context length is 1500 tokens";
-        QTest::newRow("429 then served") << QStringList{"--fail-429", "2"} << QStringList{} << 0
-                                         << "the server answered 429 (too many requests in the queue); waiting";
-        QTest::newRow("503 for good") << QStringList{"--fail-503", "1000"} << QStringList{"--tries", "3"} << 4
-                                      << "answered 503 (service unavailable) 3 times in a row for a 512-token prompt";
-        QTest::newRow("stream cut half-way") << QStringList{"--truncate-at", "1"} << QStringList{} << 4
-                                             << "stopped half-way for a 512-token prompt";
-        QTest::newRow("no answer in time") << QStringList{"--hang-at", "1"} << QStringList{"--timeout", "1s"} << 4
-                                           << "did not finish a 512-token prompt within 1.0 s (--timeout), no first token came";
+            << QStringList{"--max-model-len", "1500"} << QStringList{"--lengths", "256,512,1k,2k"}
+            << 0
+            << "length 2048 skipped: http://127.0.0.1:PORT/v1/completions refused a 2048-token "
+               "prompt (400): This model's maximum context length is 1500 tokens";
+        QTest::newRow("429 then served")
+            << QStringList{"--fail-429", "2"} << QStringList{} << 0
+            << "the server answered 429 (too many requests in the queue); waiting";
+        QTest::newRow("503 for good")
+            << QStringList{"--fail-503", "1000"} << QStringList{"--tries", "3"} << 4
+            << "answered 503 (service unavailable) 3 times in a row for a 512-token prompt";
+        QTest::newRow("stream cut half-way") << QStringList{"--truncate-at", "1"} << QStringList{}
+                                             << 4 << "stopped half-way for a 512-token prompt";
+        QTest::newRow("no answer in time")
+            << QStringList{"--hang-at", "1"} << QStringList{"--timeout", "1s"} << 4
+            << "did not finish a 512-token prompt within 1.0 s (--timeout), no first token came";
         QTest::newRow("wrong model") << QStringList{} << QStringList{"--model", "not/served"} << 1
                                      << "answered 404: The model `not/served` does not exist.";
         QTest::newRow("API key refused") << QStringList{"--api-key", "s3cret"} << QStringList{} << 3
@@ -270,25 +310,30 @@ private slots:
     }
 
     void ctrlCLeavesNothingInFlight() {
-        // Slow prompts (a 200 TFLOP/s "GPU": about 0.35 s per 8k prompt) so the stop lands mid-request.
+        // Slow prompts (a 200 TFLOP/s "GPU": about 0.35 s per 8k prompt) so the stop lands
+        // mid-request.
         Standin server({"--peak-tflops", "200"});
         QProcess probe;
-        probe.start(QStringLiteral(KVBE_CLI_PATH), QStringList{"probe", "serving", "--endpoint", server.url()} + kModel +
-                                                       QStringList{"--lengths", "8k", "--repeats", "3", "--warmup", "0"});
+        probe.start(QStringLiteral(KVBE_CLI_PATH),
+                    QStringList{"probe", "serving", "--endpoint", server.url()} + kModel +
+                        QStringList{"--lengths", "8k", "--repeats", "3", "--warmup", "0"});
         QVERIFY(probe.waitForStarted(10000));
         QElapsedTimer t;
         t.start();
-        while (!server.log().contains("outcome=done") && t.elapsed() < 20000) QTest::qWait(20);
+        while (!server.log().contains("outcome=done") && t.elapsed() < 20000)
+            QTest::qWait(20);
         QTest::qWait(100);
         ::kill(static_cast<pid_t>(probe.processId()), SIGINT);
         QVERIFY(probe.waitForFinished(5000));
         QCOMPARE(probe.exitCode(), 130);
         t.restart();
-        while (!server.log().contains("outcome=aborted") && t.elapsed() < 2000) QTest::qWait(20);
+        while (!server.log().contains("outcome=aborted") && t.elapsed() < 2000)
+            QTest::qWait(20);
         const QByteArray log = server.log();
         QVERIFY2(log.contains("outcome=aborted"), log.constData());
         // Nothing completed after the abort: the request was the last one the stand-in saw.
-        QVERIFY2(log.lastIndexOf("outcome=done") < log.lastIndexOf("outcome=aborted"), log.constData());
+        QVERIFY2(log.lastIndexOf("outcome=done") < log.lastIndexOf("outcome=aborted"),
+                 log.constData());
     }
 };
 

@@ -67,11 +67,12 @@ void driveStream(const std::string& probe) {
         line(R"({"type":"progress","fraction":)" + std::to_string(i / 4.0) +
              R"(,"message":"QD 32, block )" + std::to_string(int(points[i][0])) + R"("})");
         char buf[384];
-        std::snprintf(buf, sizeof buf,
-                      R"({"type":"point","series":"%s","x":%.0f,"y":%.6g,"unit":"GB/s",)"
-                      R"("meta":{"block_bytes":%.0f,"queue_depth":%.0f,"iops":%.6g,"p50_us":%.6g,"p99_us":%.6g}})",
-                      series.c_str(), points[i][0], points[i][2], points[i][0], points[i][1],
-                      points[i][2] * 1e9 / points[i][0], points[i][3], points[i][4]);
+        std::snprintf(
+            buf, sizeof buf,
+            R"({"type":"point","series":"%s","x":%.0f,"y":%.6g,"unit":"GB/s",)"
+            R"("meta":{"block_bytes":%.0f,"queue_depth":%.0f,"iops":%.6g,"p50_us":%.6g,"p99_us":%.6g}})",
+            series.c_str(), points[i][0], points[i][2], points[i][0], points[i][1],
+            points[i][2] * 1e9 / points[i][0], points[i][3], points[i][4]);
         line(buf);
     }
     line(R"({"type":"result","summary":{"best_GBps":6.5}})");

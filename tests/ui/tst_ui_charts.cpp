@@ -22,7 +22,8 @@ namespace {
 std::vector<QGraphicsSimpleTextItem*> pinnedLabels(ChartView* c) {
     std::vector<QGraphicsSimpleTextItem*> out;
     for (QGraphicsItem* i : c->scene()->items())
-        if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(i); t && t->isVisible() && t->zValue() == 20)
+        if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(i);
+            t && t->isVisible() && t->zValue() == 20)
             out.push_back(t);
     return out;
 }
@@ -33,7 +34,8 @@ QString overlaps(ChartView* c) {
     for (size_t i = 0; i < labels.size(); ++i)
         for (size_t j = i + 1; j < labels.size(); ++j)
             if (labels[i]->sceneBoundingRect().intersects(labels[j]->sceneBoundingRect()))
-                out << QStringLiteral("\"%1\" and \"%2\"").arg(labels[i]->text(), labels[j]->text());
+                out << QStringLiteral("\"%1\" and \"%2\"")
+                           .arg(labels[i]->text(), labels[j]->text());
     return out.join(QStringLiteral("; "));
 }
 
@@ -99,19 +101,27 @@ class TestCharts : public QObject {
         QVERIFY2(hi < 50, qPrintable(QString::number(hi))); // the point of the test: small values
         QVERIFY(!c->logY());
         const QRectF linear = c->visibleRange();
-        QVERIFY2(linear.bottom() <= hi * 2, qPrintable(QStringLiteral("linear axis to %1 for data up to %2")
-                                                           .arg(linear.bottom()).arg(hi)));
+        QVERIFY2(linear.bottom() <= hi * 2,
+                 qPrintable(QStringLiteral("linear axis to %1 for data up to %2")
+                                .arg(linear.bottom())
+                                .arg(hi)));
         QVERIFY(linear.bottom() >= hi);
         c->setLogY(true);
         const QRectF log = c->visibleRange();
         QVERIFY2(log.top() <= lo && log.bottom() >= hi,
-                 qPrintable(QStringLiteral("log axis %1–%2 for data %3–%4").arg(log.top()).arg(log.bottom()).arg(lo).arg(hi)));
+                 qPrintable(QStringLiteral("log axis %1–%2 for data %3–%4")
+                                .arg(log.top())
+                                .arg(log.bottom())
+                                .arg(lo)
+                                .arg(hi)));
         auto* axis = qobject_cast<QLogValueAxis*>(c->chart()->axes(Qt::Vertical).value(0));
         QVERIFY(axis);
         QCOMPARE(axis->base(), 10.0);
         // printf's format of a tick: 0.1 %, 1 %, 10 %.
-        QCOMPARE(QString::asprintf(axis->labelFormat().toLatin1().constData(), 0.1), QStringLiteral("0.1 %"));
-        QCOMPARE(QString::asprintf(axis->labelFormat().toLatin1().constData(), 10.0), QStringLiteral("10 %"));
+        QCOMPARE(QString::asprintf(axis->labelFormat().toLatin1().constData(), 0.1),
+                 QStringLiteral("0.1 %"));
+        QCOMPARE(QString::asprintf(axis->labelFormat().toLatin1().constData(), 10.0),
+                 QStringLiteral("10 %"));
     }
 };
 

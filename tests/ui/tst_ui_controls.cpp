@@ -206,8 +206,9 @@ class TestUiControls : public QObject {
         expectSeries(chartOf(w, "breakeven")->seriesByKey("bstar"), ref.curves.tokens,
                      ref.curves.breakevenBandwidth, 1e-9);
         for (size_t t = 0; t < ref.curves.tiers.size(); ++t)
-            expectSeries(chartOf(w, "fraction")->seriesByKey(QStringLiteral("tier/%1/fstar").arg(t)),
-                         ref.curves.tokens, ref.curves.tiers[t].minFraction, 100);
+            expectSeries(
+                chartOf(w, "fraction")->seriesByKey(QStringLiteral("tier/%1/fstar").arg(t)),
+                ref.curves.tokens, ref.curves.tiers[t].minFraction, 100);
     }
 
     // The TP control offers only sizes the model can be split into; a new model keeps a size it
@@ -217,7 +218,8 @@ class TestUiControls : public QObject {
         auto offered = [&] {
             QList<int> v;
             auto* box = panelOf(w).tensorParallelBox();
-            for (int i = 0; i < box->count(); ++i) v << box->itemData(i).toInt();
+            for (int i = 0; i < box->count(); ++i)
+                v << box->itemData(i).toInt();
             return v;
         };
         QCOMPARE(offered(), (QList<int>{1, 2, 4, 8, 24})); // Llama 3.2 3B: 24 query, 8 KV heads
@@ -231,7 +233,8 @@ class TestUiControls : public QObject {
         QCOMPARE(explorerOf(w)->scenario().tensorParallel, 4);
         QVERIFY2(panelOf(w).messageText().contains(QStringLiteral("Tensor parallel 24 → 4")),
                  qPrintable(panelOf(w).messageText()));
-        QVERIFY(panelOf(w).messageText().contains(QStringLiteral("28 query heads do not divide by 24")));
+        QVERIFY(panelOf(w).messageText().contains(
+            QStringLiteral("28 query heads do not divide by 24")));
         QCOMPARE(offered(), (QList<int>{1, 2, 4, 28}));
         QVERIFY(explorerOf(w)->lastError().isEmpty());
     }
@@ -243,10 +246,12 @@ class TestUiControls : public QObject {
         {
             auto w = makeWindow();
             auto* m = panelOf(w).tierModel();
-            QCOMPARE(m->data(m->index(1, TierTableModel::WriteBandwidth), Qt::DisplayRole).toString(),
-                     QStringLiteral("6.75"));
-            QCOMPARE(m->data(m->index(1, TierTableModel::Amplification), Qt::DisplayRole).toString(),
-                     QStringLiteral("1"));
+            QCOMPARE(
+                m->data(m->index(1, TierTableModel::WriteBandwidth), Qt::DisplayRole).toString(),
+                QStringLiteral("6.75"));
+            QCOMPARE(
+                m->data(m->index(1, TierTableModel::Amplification), Qt::DisplayRole).toString(),
+                QStringLiteral("1"));
             QVERIFY(!m->setData(m->index(1, TierTableModel::Amplification), QStringLiteral("0.5"),
                                 Qt::EditRole));
             QVERIFY(panelOf(w).messageText().contains(QStringLiteral("from 1 to 1000")));
@@ -258,21 +263,31 @@ class TestUiControls : public QObject {
             // B* counts useful bytes, so the tier's line sits at 13.5 / 2.5 = 5.4 GB/s.
             const auto level = chartOf(w, "breakeven")->seriesByKey("tier/1/level")->points();
             QVERIFY(sameValue(level.front().y(), 5.4, 1e-12));
-            QVERIFY2(chartOf(w, "breakeven")->labelText("tier/1/label").contains(QStringLiteral("× 2.5 = 5.40 GB/s effective")),
+            QVERIFY2(chartOf(w, "breakeven")
+                         ->labelText("tier/1/label")
+                         .contains(QStringLiteral("× 2.5 = 5.40 GB/s effective")),
                      qPrintable(chartOf(w, "breakeven")->labelText("tier/1/label")));
-            QVERIFY(chartOf(w, "breakeven")->hoverText(QPointF(8192, 1)).contains(QStringLiteral("13.5 GB/s × 2.5 = 5.40 GB/s effective")));
-            QVERIFY(chartOf(w, "ttft")->hoverText(QPointF(8192, 1)).contains(QStringLiteral("× 2.5 amplification")));
-            QVERIFY(chartOf(w, "fraction")->hoverText(QPointF(8192, 0.5)).contains(QStringLiteral("× 2.5 amplification")));
+            QVERIFY(chartOf(w, "breakeven")
+                        ->hoverText(QPointF(8192, 1))
+                        .contains(QStringLiteral("13.5 GB/s × 2.5 = 5.40 GB/s effective")));
+            QVERIFY(chartOf(w, "ttft")
+                        ->hoverText(QPointF(8192, 1))
+                        .contains(QStringLiteral("× 2.5 amplification")));
+            QVERIFY(chartOf(w, "fraction")
+                        ->hoverText(QPointF(8192, 0.5))
+                        .contains(QStringLiteral("× 2.5 amplification")));
             const auto ref = reference(s);
-            expectSeries(chartOf(w, "fraction")->seriesByKey(QStringLiteral("tier/1/fstar")), ref.curves.tokens,
-                         ref.curves.tiers[1].minFraction, 100);
+            expectSeries(chartOf(w, "fraction")->seriesByKey(QStringLiteral("tier/1/fstar")),
+                         ref.curves.tokens, ref.curves.tiers[1].minFraction, 100);
             // The same p* as a plain tier at the effective rate.
             Scenario plain = s;
             plain.tiers[1].amplification = 1;
             plain.tiers[1].bandwidthGBps = 5.4;
             const auto pref = reference(plain);
-            QVERIFY(sameValue(*ref.curves.tiers[1].breakevenPrefix, *pref.curves.tiers[1].breakevenPrefix, 1e-6));
-            QVERIFY(m->setData(m->index(1, TierTableModel::WriteBandwidth), QStringLiteral("2"), Qt::EditRole));
+            QVERIFY(sameValue(*ref.curves.tiers[1].breakevenPrefix,
+                              *pref.curves.tiers[1].breakevenPrefix, 1e-6));
+            QVERIFY(m->setData(m->index(1, TierTableModel::WriteBandwidth), QStringLiteral("2"),
+                               Qt::EditRole));
             QVERIFY(w->saveScenario(file).ok());
         }
         auto w = makeWindow();
@@ -281,7 +296,8 @@ class TestUiControls : public QObject {
         QCOMPARE(explorerOf(w)->scenario().tiers[1].amplification, 2.5);
         QCOMPARE(*explorerOf(w)->scenario().tiers[1].writeGBps, 2.0);
         auto* m = panelOf(w).tierModel();
-        QCOMPARE(m->data(m->index(1, TierTableModel::Amplification), Qt::DisplayRole).toString(), QStringLiteral("2.5"));
+        QCOMPARE(m->data(m->index(1, TierTableModel::Amplification), Qt::DisplayRole).toString(),
+                 QStringLiteral("2.5"));
     }
 
     // Lengths past the model's context: the charts end at the context and say so.
@@ -289,25 +305,31 @@ class TestUiControls : public QObject {
         auto w = makeWindow();
         QVERIFY(panelOf(w).selectModel(QStringLiteral("mistralai/Mistral-7B-Instruct-v0.3")));
         w->refreshNow();
-        QCOMPARE(explorerOf(w)->scenario().lengths.maxTokens, 131072.0); // the asked-for range is kept
+        QCOMPARE(explorerOf(w)->scenario().lengths.maxTokens,
+                 131072.0); // the asked-for range is kept
         for (const char* key : {"breakeven", "ttft", "fraction"}) {
             QXYSeries* s = nullptr;
-            if (QString(key) == "breakeven") s = chartOf(w, key)->seriesByKey("bstar");
-            else if (QString(key) == "ttft") s = chartOf(w, key)->seriesByKey("miss");
-            else s = chartOf(w, key)->seriesByKey("tier/0/fstar");
+            if (QString(key) == "breakeven")
+                s = chartOf(w, key)->seriesByKey("bstar");
+            else if (QString(key) == "ttft")
+                s = chartOf(w, key)->seriesByKey("miss");
+            else
+                s = chartOf(w, key)->seriesByKey("tier/0/fstar");
             QVERIFY2(s, key);
             QVERIFY(!s->points().isEmpty());
             QVERIFY2(s->points().back().x() <= 32768, key);
         }
         QCOMPARE(chartOf(w, "breakeven")->seriesByKey("bstar")->points().back().x(), 32768.0);
         QVERIFY(explorerOf(w)->result()->endsAtContext);
-        QVERIFY(describeScenario(*explorerOf(w)->result()).contains(QStringLiteral("end at the model's context, 32,768 tokens")));
+        QVERIFY(describeScenario(*explorerOf(w)->result())
+                    .contains(QStringLiteral("end at the model's context, 32,768 tokens")));
         // A shortest prompt past the context is refused with the reason.
         Scenario s = explorerOf(w)->scenario();
         s.lengths.minTokens = 40000;
         explorerOf(w)->setScenario(s);
         w->refreshNow();
-        QVERIFY2(explorerOf(w)->lastError().contains(QStringLiteral("past the context of mistralai/Mistral-7B-Instruct-v0.3")),
+        QVERIFY2(explorerOf(w)->lastError().contains(
+                     QStringLiteral("past the context of mistralai/Mistral-7B-Instruct-v0.3")),
                  qPrintable(explorerOf(w)->lastError()));
     }
 
@@ -420,11 +442,13 @@ class TestUiControls : public QObject {
         const auto hybrids = chartOf(w, "models")->seriesByKey("hybrids")->points();
         QCOMPARE(hybrids.size(), qsizetype(7));
         bool nemotron = false;
-        for (const auto& p : hybrids) nemotron = nemotron || std::abs(p.x() - 31.58) < 0.01;
+        for (const auto& p : hybrids)
+            nemotron = nemotron || std::abs(p.x() - 31.58) < 0.01;
         QVERIFY(nemotron);
         for (const auto& p : chartOf(w, "models")->seriesByKey("models")->points())
             QVERIFY(std::abs(p.x() - 31.58) >= 0.01);
-        QVERIFY(chartOf(w, "models")->csv().contains("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16,"));
+        QVERIFY(
+            chartOf(w, "models")->csv().contains("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16,"));
     }
 
     void frontierMapFollowsTheCostModel() {

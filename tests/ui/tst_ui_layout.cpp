@@ -11,9 +11,9 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QSlider>
-#include <QTableView>
 #include <QStatusBar>
 #include <QTabBar>
+#include <QTableView>
 #include <QToolBar>
 #include <QToolButton>
 
@@ -45,8 +45,9 @@ QStringList layoutOf(QWidget* w) {
     QStringList out;
     for (QWidget* v : visibleWidgets(w)) {
         const QRect r(v->mapTo(w, QPoint(0, 0)), v->size());
-        QString s = describe(v) + QStringLiteral(" at %1,%2 %3x%4")
-                                      .arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+        QString s =
+            describe(v) +
+            QStringLiteral(" at %1,%2 %3x%4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
         if (auto* tb = qobject_cast<QTabBar*>(v))
             for (int i = 0; i < tb->count(); ++i)
                 s += QLatin1Char(' ') + tb->tabText(i);
@@ -100,11 +101,14 @@ class TestLayout : public QObject {
         const double share = double(chart->height()) / w->height();
         qInfo("chart height %d of %d (%.0f %%)", chart->height(), w->height(), 100 * share);
         // Nothing falls off a 768 px screen.
-        QTRY_VERIFY2(w->frameGeometry().bottom() < 768,
-                     qPrintable(QStringLiteral("window bottom at %1").arg(w->frameGeometry().bottom())));
+        QTRY_VERIFY2(
+            w->frameGeometry().bottom() < 768,
+            qPrintable(QStringLiteral("window bottom at %1").arg(w->frameGeometry().bottom())));
         QVERIFY(w->frameGeometry().right() < 1366);
-        QVERIFY2(share >= 0.60, qPrintable(QStringLiteral("the chart has %1 % of the height")
-                                              .arg(100 * share, 0, 'f', 0)));
+        QVERIFY2(
+            share >= 0.60,
+            qPrintable(
+                QStringLiteral("the chart has %1 % of the height").arg(100 * share, 0, 'f', 0)));
     }
 
     void probesAndFleetStartFoldedToTheirTabs() {
@@ -145,8 +149,9 @@ class TestLayout : public QObject {
     void fleetWarningsAreAFoldedList() {
         auto w = shownOnLaptop();
         QVERIFY(w);
-        QVERIFY(w->importCalibrations({kFixtures + QStringLiteral("/pykvcache-v1-qwen3-4b-h100.json"),
-                                       kFixtures + QStringLiteral("/kvbe-node17.json")}));
+        QVERIFY(
+            w->importCalibrations({kFixtures + QStringLiteral("/pykvcache-v1-qwen3-4b-h100.json"),
+                                   kFixtures + QStringLiteral("/kvbe-node17.json")}));
         QVERIFY(QTest::qWaitFor([&] { return !fleetPanelOf(w)->importing(); }, 60000));
         QApplication::processEvents();
         auto* list = w->findChild<QListWidget*>(QStringLiteral("fleetWarnings"));
@@ -156,7 +161,8 @@ class TestLayout : public QObject {
         QVERIFY(list->count() >= 1);
         // Folded, the button says how many there are; a click lists them one per row.
         QVERIFY(!list->isVisible());
-        QVERIFY2(toggle->text().contains(QString::number(list->count())), qPrintable(toggle->text()));
+        QVERIFY2(toggle->text().contains(QString::number(list->count())),
+                 qPrintable(toggle->text()));
         toggle->click();
         QApplication::processEvents();
         QVERIFY(list->isVisible());
@@ -177,17 +183,18 @@ class TestLayout : public QObject {
         QVERIFY(w->windowState() & Qt::WindowFullScreen);
         for (QWidget* v : visibleWidgets(w.get())) {
             if (isAncestorOrSelf(chart, v) || isAncestorOrSelf(v, chart)) continue;
-            QFAIL(qPrintable(QStringLiteral("visible in presentation mode: %1 \"%2\" in %3")
-                                 .arg(QString::fromLatin1(v->metaObject()->className()),
-                                      v->objectName(),
-                                      QString::fromLatin1(v->parentWidget()->metaObject()->className()))));
+            QFAIL(qPrintable(
+                QStringLiteral("visible in presentation mode: %1 \"%2\" in %3")
+                    .arg(QString::fromLatin1(v->metaObject()->className()), v->objectName(),
+                         QString::fromLatin1(v->parentWidget()->metaObject()->className()))));
         }
         // Esc leaves, and the window is as it was.
         QTest::keyClick(w.get(), Qt::Key_Escape);
         QApplication::processEvents();
         QVERIFY(!w->presentation());
         QVERIFY(!(w->windowState() & Qt::WindowFullScreen));
-        QTRY_VERIFY2(layoutOf(w.get()) == before, qPrintable(differences(before, layoutOf(w.get()))));
+        QTRY_VERIFY2(layoutOf(w.get()) == before,
+                     qPrintable(differences(before, layoutOf(w.get()))));
         QTRY_COMPARE(w->geometry(), geometryBefore);
     }
 
@@ -206,7 +213,10 @@ class TestLayout : public QObject {
         QVERIFY(!compare->isVisible());
         QVERIFY(probes->widget()->isVisible());
         QVERIFY(w->menuBar()->isVisible());
-        QVERIFY2(w->statusBar()->isVisible(), qPrintable(QStringLiteral("hidden %1 window visible %2").arg(w->statusBar()->isHidden()).arg(w->isVisible())));
+        QVERIFY2(w->statusBar()->isVisible(),
+                 qPrintable(QStringLiteral("hidden %1 window visible %2")
+                                .arg(w->statusBar()->isHidden())
+                                .arg(w->isVisible())));
         QVERIFY(w->findChild<QToolBar*>(QStringLiteral("mainToolbar"))->isVisible());
     }
 

@@ -255,7 +255,8 @@ class TestMeasured : public QObject {
                  qPrintable(cell(m, fio, m->measuredColumn())));
         // py-kvcache v1 with only its two thresholds.
         const int only = rowOf(m, QStringLiteral("pykvcache-v1-thresholds-only.json"));
-        QCOMPARE(m->index(only, m->pstarColumn("ssd")).data(FleetModel::ValueRole).toDouble(), 100.0);
+        QCOMPARE(m->index(only, m->pstarColumn("ssd")).data(FleetModel::ValueRole).toDouble(),
+                 100.0);
         // nvbandwidth's real -j -v output: host-to-device over the copy engine, 12.3964 GB/s.
         const int nvb = rowOf(m, QStringLiteral("nvbandwidth-v0.5-verbose-dcgm.json"));
         QCOMPARE(cell(m, nvb, FleetModel::Format), QStringLiteral("nvbandwidth"));
@@ -289,13 +290,16 @@ class TestMeasured : public QObject {
                            "'meta-llama/Llama-3.2-3B'")));
         QVERIFY(!fleet->warningText().contains(QStringLiteral("kvbe-node17.json")));
         // What a reader skipped is said above the table too: the pareto file's failed run.
-        QVERIFY2(fleet->warningText().contains(QStringLiteral("1 failed run skipped")), qPrintable(fleet->warningText()));
+        QVERIFY2(fleet->warningText().contains(QStringLiteral("1 failed run skipped")),
+                 qPrintable(fleet->warningText()));
 
         // A v2 file's load curves and its hits and golden points are drawn beside its f.
         const int v2 = rowOf(m, QStringLiteral("pykvcache-v2.json"));
         const auto& v2cal = m->at(v2).calibration;
         for (const char* name : {"prefill", "g_ssd", "g_mem", "hits"})
-            QVERIFY2(ttft->seriesByKey(QStringLiteral("overlay/%1/%2").arg(v2).arg(QLatin1String(name))), name);
+            QVERIFY2(
+                ttft->seriesByKey(QStringLiteral("overlay/%1/%2").arg(v2).arg(QLatin1String(name))),
+                name);
         auto* gSsd = ttft->seriesByKey(QStringLiteral("overlay/%1/g_ssd").arg(v2));
         QCOMPARE(gSsd->count(), 3); // the knots above 0 tokens
         QCOMPARE(gSsd->at(2).x(), 16384.0);
@@ -324,7 +328,8 @@ class TestMeasured : public QObject {
         // SSD (t_fixed 0.02 s): f(64) and f(256) are below it, so B* starts at 1024 tokens.
         auto* ssd = be->seriesByKey(QStringLiteral("implied/0/ssd-bstar"));
         QVERIFY(ssd);
-        QVERIFY2(ssd->name().contains(file) && ssd->name().contains(QStringLiteral("t_fixed 20 ms")),
+        QVERIFY2(ssd->name().contains(file) &&
+                     ssd->name().contains(QStringLiteral("t_fixed 20 ms")),
                  qPrintable(ssd->name()));
         const QPointF ssdWant[] = {{1024, kv * 1024 / (0.08 - 0.02) * GB},   // 2.2370 GB/s
                                    {4096, kv * 4096 / (0.33 - 0.02) * GB},   // 1.7318 GB/s
@@ -332,7 +337,8 @@ class TestMeasured : public QObject {
         QCOMPARE(ssd->count(), int(std::size(ssdWant)));
         for (int i = 0; i < ssd->count(); ++i) {
             QCOMPARE(ssd->at(i).x(), ssdWant[i].x());
-            QVERIFY2(sameValue(ssd->at(i).y(), ssdWant[i].y(), 1e-9), qPrintable(QString::number(ssd->at(i).y())));
+            QVERIFY2(sameValue(ssd->at(i).y(), ssdWant[i].y(), 1e-9),
+                     qPrintable(QString::number(ssd->at(i).y())));
         }
         QVERIFY(sameValue(ssd->at(0).y(), 2.2369621333, 1e-9));
         // Host memory (t_fixed 0.002 s): from 256 tokens on.
@@ -366,7 +372,8 @@ class TestMeasured : public QObject {
 
         auto* fraction = chartOf(w, QStringLiteral("fraction"));
         for (const auto& [tier, p] : {std::pair{"ssd", 272.0}, std::pair{"mem", 80.0}}) {
-            auto* mark = fraction->seriesByKey(QStringLiteral("implied/0/%1-pstar").arg(QLatin1String(tier)));
+            auto* mark = fraction->seriesByKey(
+                QStringLiteral("implied/0/%1-pstar").arg(QLatin1String(tier)));
             QVERIFY2(mark && mark->count() == 1, tier);
             QCOMPARE(mark->at(0), QPointF(p, 100.0)); // f* in per cent
             QVERIFY(mark->name().contains(file));
@@ -434,8 +441,8 @@ class TestMeasured : public QObject {
 
         // Fitted against nominal: the fitted recompute curve beside the scenario's.
         w->refreshNow();
-        auto* fitted =
-            chartOf(w, QStringLiteral("ttft"))->seriesByKey(QStringLiteral("overlay/fit/recompute"));
+        auto* fitted = chartOf(w, QStringLiteral("ttft"))
+                           ->seriesByKey(QStringLiteral("overlay/fit/recompute"));
         QVERIFY(fitted);
         QCOMPARE(fitted->count(), int(ref.curves.tokens.size()));
         {
@@ -448,8 +455,8 @@ class TestMeasured : public QObject {
             const double n = ref.curves.tokens[k];
             QVERIFY(sameValue(fitted->at(int(k)).y(), (cost->tMiss(n) + oh) * 1e3, 1e-12));
             const auto& [name, ft] = *fit.params.tiers.begin();
-            auto* hit =
-                chartOf(w, QStringLiteral("ttft"))->seriesByKey(QStringLiteral("overlay/fit/hit-0"));
+            auto* hit = chartOf(w, QStringLiteral("ttft"))
+                            ->seriesByKey(QStringLiteral("overlay/fit/hit-0"));
             QVERIFY(hit);
             const double f = ref.eval.scenario.cachedFraction;
             QVERIFY(sameValue(

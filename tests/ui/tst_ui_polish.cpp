@@ -62,9 +62,9 @@ class TestPolish : public QObject {
             }
         }
         qInstallMessageHandler(g_previous);
-        QVERIFY2(g_logZero.isEmpty(), qPrintable(QStringLiteral("%1 times: %2")
-                                                     .arg(g_logZero.size())
-                                                     .arg(g_logZero.value(0))));
+        QVERIFY2(g_logZero.isEmpty(),
+                 qPrintable(
+                     QStringLiteral("%1 times: %2").arg(g_logZero.size()).arg(g_logZero.value(0))));
     }
 
     void theLogAxisButtonMatchesTheChartAfterARestart() {

@@ -64,7 +64,9 @@ class TestUiPublished : public QObject {
         QCOMPARE(scatter->markerShape(), QScatterSeries::MarkerShapeRotatedRectangle);
 
         const QString tip = be->hoverText(QPointF(1024, 23.2));
-        QVERIFY2(tip.contains(QStringLiteral("published: B* 23.2 GB/s at 1k tokens (arXiv 2609.11744, section 5)")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral(
+                     "published: B* 23.2 GB/s at 1k tokens (arXiv 2609.11744, section 5)")),
+                 qPrintable(tip));
         QVERIFY(!be->hoverText(QPointF(40000, 100)).contains(QStringLiteral("published")));
 
         // f* at 8k and 80k, p* at (p*, 100 %) on the fraction chart (in per cent).
@@ -81,10 +83,14 @@ class TestUiPublished : public QObject {
         QAction* toggle = actionNamed(w.get(), QStringLiteral("Published figures"));
         QVERIFY(toggle && toggle->isCheckable() && toggle->isChecked());
         toggle->setChecked(false);
-        for (auto* c : chartsOf(w)) QVERIFY(c->isSeriesHidden(kPublishedKey));
-        QVERIFY(!chartOf(w, "breakeven")->hoverText(QPointF(1024, 23.2)).contains(QStringLiteral("published")));
+        for (auto* c : chartsOf(w))
+            QVERIFY(c->isSeriesHidden(kPublishedKey));
+        QVERIFY(!chartOf(w, "breakeven")
+                     ->hoverText(QPointF(1024, 23.2))
+                     .contains(QStringLiteral("published")));
         toggle->setChecked(true);
-        for (auto* c : chartsOf(w)) QVERIFY(!c->isSeriesHidden(kPublishedKey));
+        for (auto* c : chartsOf(w))
+            QVERIFY(!c->isSeriesHidden(kPublishedKey));
     }
 
     void noMarkersForAnotherModel() {
@@ -100,17 +106,25 @@ class TestUiPublished : public QObject {
     void presetFixedCostsSayNominal() {
         auto w = makeWindow();
         auto* m = panelOf(w).tierModel();
-        const QString shown = m->data(m->index(0, TierTableModel::FixedCost), Qt::DisplayRole).toString();
+        const QString shown =
+            m->data(m->index(0, TierTableModel::FixedCost), Qt::DisplayRole).toString();
         QVERIFY2(shown.endsWith(QStringLiteral("(nominal)")), qPrintable(shown));
         // Editing starts from the bare number.
-        QVERIFY(!m->data(m->index(0, TierTableModel::FixedCost), Qt::EditRole).toString().contains(QStringLiteral("nominal")));
-        QVERIFY(m->data(m->index(0, TierTableModel::FixedCost), Qt::ToolTipRole).toString().contains(QStringLiteral("not measured or fitted")));
-        QVERIFY(chartOf(w, "breakeven")->chart()->title().contains(QStringLiteral("nominal t_fixed")));
+        QVERIFY(!m->data(m->index(0, TierTableModel::FixedCost), Qt::EditRole)
+                     .toString()
+                     .contains(QStringLiteral("nominal")));
+        QVERIFY(m->data(m->index(0, TierTableModel::FixedCost), Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("not measured or fitted")));
+        QVERIFY(
+            chartOf(w, "breakeven")->chart()->title().contains(QStringLiteral("nominal t_fixed")));
 
         actionNamed(w.get(), kFitted)->trigger();
         w->refreshNow();
         for (int row = 0; row < m->rowCount(); ++row)
-            QVERIFY(!m->data(m->index(row, TierTableModel::FixedCost), Qt::DisplayRole).toString().contains(QStringLiteral("nominal")));
+            QVERIFY(!m->data(m->index(row, TierTableModel::FixedCost), Qt::DisplayRole)
+                         .toString()
+                         .contains(QStringLiteral("nominal")));
         QVERIFY(!chartOf(w, "breakeven")->chart()->title().contains(QStringLiteral("nominal")));
     }
 };

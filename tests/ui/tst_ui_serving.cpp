@@ -35,7 +35,8 @@ class TestUiServing : public QObject {
                 p.waitForFinished(5000);
             }
         } stop{server};
-        server.start(QStringLiteral(KVBE_STANDIN_PATH), {"--peak-tflops", "2000", "--lifetime", "120"});
+        server.start(QStringLiteral(KVBE_STANDIN_PATH),
+                     {"--peak-tflops", "2000", "--lifetime", "120"});
         QVERIFY(server.waitForStarted(10000));
         QVERIFY(QTest::qWaitFor([&] { return server.canReadLine() || server.waitForReadyRead(50); },
                                 10000));
@@ -45,7 +46,8 @@ class TestUiServing : public QObject {
 
         auto w = makeWindow();
         QVERIFY(probePanelOf(w)->window() == w.get());
-        QVERIFY(child<QDockWidget>(w.get(), QStringLiteral("probeDock"))->isAncestorOf(probePanelOf(w)));
+        QVERIFY(child<QDockWidget>(w.get(), QStringLiteral("probeDock"))
+                    ->isAncestorOf(probePanelOf(w)));
         auto* panel = probePanelOf(w);
         QTemporaryDir out;
         panel->setProbe(QStringLiteral("serving"));

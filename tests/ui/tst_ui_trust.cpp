@@ -97,8 +97,10 @@ class TestTrust : public QObject {
                     ->name()
                     .startsWith(expect));
         // Nothing about the default's "Llama 3.2 3B on an H100 SXM" is left in the legend.
-        QVERIFY(!chartOf(w, QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("pin/0/bstar"))
-                     ->name().contains(QStringLiteral("3.2 3B")));
+        QVERIFY(!chartOf(w, QStringLiteral("breakeven"))
+                     ->seriesByKey(QStringLiteral("pin/0/bstar"))
+                     ->name()
+                     .contains(QStringLiteral("3.2 3B")));
     }
 
     void savedScenarioIsNamedFromItsInputs() {
@@ -138,7 +140,8 @@ class TestTrust : public QObject {
         name->setText(QString());
         emit name->editingFinished();
         w->refreshNow();
-        QVERIFY(explorerOf(w)->result()->label.startsWith(QStringLiteral("Llama-3.3-70B-Instruct on ")));
+        QVERIFY(explorerOf(w)->result()->label.startsWith(
+            QStringLiteral("Llama-3.3-70B-Instruct on ")));
     }
 
     void quittingAndResettingAskFirst() {
@@ -187,7 +190,8 @@ class TestTrust : public QObject {
         QCOMPARE(*fit.params.utilisation, *expect->params.utilisation);
         QVERIFY(*fit.params.utilisation < 0.9);
         QVERIFY(fit.params.rmsRelativeResidual < 0.1);
-        QVERIFY2(fitSummary(fleet).contains(QStringLiteral("Llama-3.2-3B")), qPrintable(fitSummary(fleet)));
+        QVERIFY2(fitSummary(fleet).contains(QStringLiteral("Llama-3.2-3B")),
+                 qPrintable(fitSummary(fleet)));
     }
 
     void anUnreliableFitIsFlagged() {
@@ -199,8 +203,10 @@ class TestTrust : public QObject {
         fleet->selectRow(0);
         QVERIFY(fleet->fitSelected().ok());
         QVERIFY(*fleet->lastFit()->params.utilisation > 0.99);
-        QVERIFY2(fitSummary(fleet).contains(QStringLiteral("Unreliable")), qPrintable(fitSummary(fleet)));
-        QVERIFY2(fitSummary(fleet).contains(QStringLiteral("at its bound")), qPrintable(fitSummary(fleet)));
+        QVERIFY2(fitSummary(fleet).contains(QStringLiteral("Unreliable")),
+                 qPrintable(fitSummary(fleet)));
+        QVERIFY2(fitSummary(fleet).contains(QStringLiteral("at its bound")),
+                 qPrintable(fitSummary(fleet)));
     }
 
     void adoptChangesNothingWithoutConfirmationAndUndoRestores() {
@@ -225,8 +231,11 @@ class TestTrust : public QObject {
         });
         fleet->adoptFitted();
         QCOMPARE(explorerOf(w)->scenario(), before);
-        QVERIFY2(details.contains(QStringLiteral("utilisation: 50 % → 44.6 %")), qPrintable(details));
-        QVERIFY2(details.contains(QStringLiteral("NVMe (PCIe 5.0) bandwidth: 13.5 GB/s → 12.5 GB/s")), qPrintable(details));
+        QVERIFY2(details.contains(QStringLiteral("utilisation: 50 % → 44.6 %")),
+                 qPrintable(details));
+        QVERIFY2(
+            details.contains(QStringLiteral("NVMe (PCIe 5.0) bandwidth: 13.5 GB/s → 12.5 GB/s")),
+            qPrintable(details));
         answer = QMessageBox::Yes;
         QVERIFY(fleet->adoptFitted().ok());
         // u changed: the default's name no longer fits, the scenario describes itself.
@@ -300,7 +309,8 @@ class TestTrust : public QObject {
         w->refreshNow();
         // Running: drawn as provisional, not a tier of the scenario.
         QCOMPARE(explorerOf(w)->scenario(), before);
-        auto* live = chartOf(w, QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("running/0"));
+        auto* live =
+            chartOf(w, QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("running/0"));
         QVERIFY(live);
         QVERIFY(live->name().contains(QStringLiteral("running")));
         QCOMPARE(live->pen().style(), Qt::DashLine);

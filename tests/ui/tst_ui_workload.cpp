@@ -11,15 +11,14 @@
 #include "kvbe/ui/workload_view.h"
 #include "kvbe/units.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDropEvent>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QApplication>
-#include <QDropEvent>
 #include <QLabel>
 #include <QMimeData>
-#include <QUrl>
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
@@ -27,6 +26,7 @@
 #include <QSlider>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QUrl>
 
 #include <cmath>
 
@@ -39,7 +39,8 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 QString realTracePath() {
     const QByteArray env = qgetenv("KVBE_TRACES_DIR");
-    const QString dir = env.isEmpty() ? QStringLiteral(KVBE_SOURCE_DIR "/../shared/traces") : QString::fromUtf8(env);
+    const QString dir = env.isEmpty() ? QStringLiteral(KVBE_SOURCE_DIR "/../shared/traces")
+                                      : QString::fromUtf8(env);
     return dir + "/mooncake-conversation.jsonl";
 }
 QString handTracePath() {
@@ -54,7 +55,11 @@ WorkloadView* viewOf(MainWindow& w) {
 bool settle(MainWindow& w) {
     auto* v = viewOf(w);
     return QTest::qWaitFor(
-        [&] { return !v->loading() && !v->replaying() && !w.findChild<Explorer*>(QStringLiteral("explorer"))->recomputePending(); }, 120000);
+        [&] {
+            return !v->loading() && !v->replaying() &&
+                   !w.findChild<Explorer*>(QStringLiteral("explorer"))->recomputePending();
+        },
+        120000);
 }
 
 // Prompt lengths read with Qt's JSON parser, not the production reader.
@@ -74,12 +79,14 @@ std::vector<double> realInputLengths() {
 // token (+ state), the GPU's 90 % of HBM less the weights, and the scenario's first two tiers at
 // the given capacities with their presets' write bandwidths, drained through write queues (the
 // default, as in kvbe-cli trace replay).
-ReplayResult referenceReplay(const Trace& t, const Evaluation& e, double tier0Bytes, double tier1Bytes) {
+ReplayResult referenceReplay(const Trace& t, const Evaluation& e, double tier0Bytes,
+                             double tier1Bytes) {
     ReplayConfig c;
     c.writeQueue = true;
     c.blockBytes = e.cost.kvBytesPerToken() * t.summary.blockTokens + e.cost.stateBytes();
     const auto& m = e.model;
-    c.gpuCapacityBytes = 0.9 * e.gpu->memoryBytes * e.scenario.tensorParallel - m.paramsTotal * bytesPerElement(m.weightDtype);
+    c.gpuCapacityBytes = 0.9 * e.gpu->memoryBytes * e.scenario.tensorParallel -
+                         m.paramsTotal * bytesPerElement(m.weightDtype);
     const double caps[] = {tier0Bytes, tier1Bytes};
     for (std::size_t i = 0; i < 2 && i < e.tiers.size(); ++i) {
         if (!(caps[i] > 0)) continue;
@@ -120,7 +127,8 @@ class TestUiWorkload : public QObject {
 
     // The real trace, read on a worker; the summary's numbers are core's replay's, set up here.
     void realTraceSummaryEqualsCoreReplay() {
-        if (!QFile::exists(realTracePath())) QSKIP("the conversation trace is not in ../shared/traces");
+        if (!QFile::exists(realTracePath()))
+            QSKIP("the conversation trace is not in ../shared/traces");
         auto w = makeWindow();
         auto* v = viewOf(*w);
         QSignalSpy loaded(v, &WorkloadView::traceLoaded);
@@ -133,7 +141,8 @@ class TestUiWorkload : public QObject {
         QVERIFY(v->result() && v->result()->replay);
         // For the record (no assertion on speed): what one control change costs on the worker.
         qInfo("replay %.1f ms (%llu lookups) + sweep %.1f ms on the worker",
-              v->result()->replaySeconds * 1e3, static_cast<unsigned long long>(v->result()->replay->lookups),
+              v->result()->replaySeconds * 1e3,
+              static_cast<unsigned long long>(v->result()->replay->lookups),
               v->result()->sweepSeconds * 1e3);
 
         auto t = loadTrace(realTracePath().toStdString(), {});
@@ -149,10 +158,15 @@ class TestUiWorkload : public QObject {
             const double change = rule->ttft.mean / gpu->ttft.mean - 1;
             const QString dramName = QString::fromStdString(e.scenario.tiers[0].preset);
             const QString nvmeName = QString::fromStdString(e.scenario.tiers[1].preset);
-            QVERIFY2(s.contains(QStringLiteral("With %1 GiB %2 and 8 TiB %3").arg(dram / kGiB).arg(dramName, nvmeName)),
+            QVERIFY2(s.contains(QStringLiteral("With %1 GiB %2 and 8 TiB %3")
+                                    .arg(dram / kGiB)
+                                    .arg(dramName, nvmeName)),
                      qPrintable(s));
-            QVERIFY2(s.contains(pct(rule->gainShare) + " of requests are faster than GPU-only caching"), qPrintable(s));
-            QVERIFY2(s.contains(QStringLiteral("mean TTFT %1%2 %").arg(change < 0 ? QStringLiteral("\u2212") : "+")
+            QVERIFY2(
+                s.contains(pct(rule->gainShare) + " of requests are faster than GPU-only caching"),
+                qPrintable(s));
+            QVERIFY2(s.contains(QStringLiteral("mean TTFT %1%2 %")
+                                    .arg(change < 0 ? QStringLiteral("\u2212") : "+")
                                     .arg(std::abs(change) * 100, 0, 'f', 1)),
                      qPrintable(s));
             QVERIFY2(s.contains(QStringLiteral("(%1 \u2192 %2 ms, %3 admission)")
@@ -164,7 +178,8 @@ class TestUiWorkload : public QObject {
                                     .arg(rule->gpuSecondsSaved - gpu->gpuSecondsSaved, 0, 'f', 1)),
                      qPrintable(s));
             QVERIFY2(s.contains(QStringLiteral("%1 needs %2 of writes")
-                                    .arg(nvmeName, QString::fromStdString(formatBandwidth(r.tiers.back().writeRateP99)))),
+                                    .arg(nvmeName, QString::fromStdString(formatBandwidth(
+                                                       r.tiers.back().writeRateP99)))),
                      qPrintable(s));
             // The view's own replay holds the same figures.
             QCOMPARE(v->result()->replay->rule(admission)->gainShare, rule->gainShare);
@@ -189,7 +204,8 @@ class TestUiWorkload : public QObject {
 
     // Each tier's p* line says the share of requests at or above it: counted here from the file.
     void histogramShareAbovePStarEqualsACount() {
-        if (!QFile::exists(realTracePath())) QSKIP("the conversation trace is not in ../shared/traces");
+        if (!QFile::exists(realTracePath()))
+            QSKIP("the conversation trace is not in ../shared/traces");
         auto w = makeWindow();
         auto* v = viewOf(*w);
         QVERIFY(v->openTrace(realTracePath()));
@@ -199,7 +215,8 @@ class TestUiWorkload : public QObject {
         const auto lengths = realInputLengths();
         QCOMPARE(lengths.size(), std::size_t(12031));
         std::size_t inBins = 0;
-        for (const auto& b : chart->bins()) inBins += b.requests;
+        for (const auto& b : chart->bins())
+            inBins += b.requests;
         QCOMPARE(inBins, lengths.size());
         const auto ref = reference(explorerOf(w)->scenario());
         int drawn = 0;
@@ -211,14 +228,17 @@ class TestUiWorkload : public QObject {
                 continue;
             }
             std::size_t above = 0;
-            for (double n : lengths) above += n >= *pStar;
+            for (double n : lengths)
+                above += n >= *pStar;
             const double share = double(above) / double(lengths.size());
             auto* line = chart->seriesByKey(key);
             QVERIFY(line);
             // The line's legend entry says the share.
             const QString text = line->name();
-            QVERIFY2(text.contains(QStringLiteral("%1 % of requests at or above").arg(share * 100, 0, 'f', 1)),
-                     qPrintable(text));
+            QVERIFY2(
+                text.contains(
+                    QStringLiteral("%1 % of requests at or above").arg(share * 100, 0, 'f', 1)),
+                qPrintable(text));
             QVERIFY(chart->labelText(key).contains("p*"));
             QCOMPARE(line->at(0).x(), std::max(1.0, *pStar));
             ++drawn;
@@ -231,10 +251,12 @@ class TestUiWorkload : public QObject {
         auto w = makeWindow();
         auto* v = viewOf(*w);
         QVERIFY(WorkloadView::looksLikeTrace(handTracePath()));
-        QVERIFY(!WorkloadView::looksLikeTrace(QStringLiteral(KVBE_SOURCE_DIR "/resources/models/meta-llama__Llama-3.2-3B.json")));
+        QVERIFY(!WorkloadView::looksLikeTrace(
+            QStringLiteral(KVBE_SOURCE_DIR "/resources/models/meta-llama__Llama-3.2-3B.json")));
         QMimeData mime;
         mime.setUrls({QUrl::fromLocalFile(handTracePath())});
-        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton,
+                              Qt::NoModifier);
         QApplication::sendEvent(w.get(), &enter);
         QVERIFY(enter.isAccepted());
         QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
@@ -259,7 +281,8 @@ class TestUiWorkload : public QObject {
         QVERIFY(!v->trace());
         QVERIFY(!v->result());
         QVERIFY(v->traceFile().isEmpty());
-        for (auto* c : v->charts()) QVERIFY(!c->workload());
+        for (auto* c : v->charts())
+            QVERIFY(!c->workload());
         QVERIFY(!v->findChild<QProgressBar*>("workloadProgress")->isVisibleTo(v));
 
         // With a trace open: it stays.
@@ -268,7 +291,9 @@ class TestUiWorkload : public QObject {
         QCOMPARE(v->trace()->size(), std::size_t(4));
         const auto before = v->result();
         QVERIFY(before);
-        const QString other = QFile::exists(realTracePath()) ? realTracePath() : QStringLiteral(KVBE_FIXTURES "/traces/bailian-chain.jsonl");
+        const QString other = QFile::exists(realTracePath())
+                                  ? realTracePath()
+                                  : QStringLiteral(KVBE_FIXTURES "/traces/bailian-chain.jsonl");
         QVERIFY(v->openTrace(other));
         QVERIFY(!v->openTrace(other)); // one read at a time
         v->findChild<QPushButton*>("workloadCancel")->click();
@@ -278,7 +303,8 @@ class TestUiWorkload : public QObject {
         QCOMPARE(v->trace()->size(), std::size_t(4));
         QCOMPARE(v->result(), before);
         QVERIFY(v->findChild<QLabel*>("workloadFile")->text().startsWith("hand.jsonl"));
-        for (auto* c : v->charts()) QCOMPARE(c->workload(), before);
+        for (auto* c : v->charts())
+            QCOMPARE(c->workload(), before);
     }
 
     // A bad line: the error names the file, the line and the field, in the window; nothing loads.
@@ -287,9 +313,12 @@ class TestUiWorkload : public QObject {
         const QString path = dir.filePath("bad.jsonl");
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 1, \"hash_ids\": [1, 2]}\n"
-                "{\"timestamp\": 10, \"input_length\": 1024, \"output_length\": 1, \"hash_ids\": [1, 2]}\n"
-                "{\"timestamp\": 20, \"input_length\": \"many\", \"output_length\": 1, \"hash_ids\": [1, 2]}\n");
+        f.write("{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 1, \"hash_ids\": "
+                "[1, 2]}\n"
+                "{\"timestamp\": 10, \"input_length\": 1024, \"output_length\": 1, \"hash_ids\": "
+                "[1, 2]}\n"
+                "{\"timestamp\": 20, \"input_length\": \"many\", \"output_length\": 1, "
+                "\"hash_ids\": [1, 2]}\n");
         f.close();
         auto w = makeWindow();
         auto* v = viewOf(*w);
@@ -343,8 +372,10 @@ class TestUiWorkload : public QObject {
                 QVERIFY(f.open(QIODevice::ReadOnly));
                 const QByteArray bytes = f.readAll();
                 QVERIFY(bytes.size() > 1000);
-                if (QByteArray(ext) == "png") QVERIFY(bytes.startsWith("\x89PNG"));
-                else QVERIFY(bytes.contains("<svg"));
+                if (QByteArray(ext) == "png")
+                    QVERIFY(bytes.startsWith("\x89PNG"));
+                else
+                    QVERIFY(bytes.contains("<svg"));
             }
             QVERIFY(!c->csv().isEmpty());
         }
@@ -352,7 +383,8 @@ class TestUiWorkload : public QObject {
         tabsOf(w)->setCurrentWidget(v);
         auto* tabs = v->findChild<QTabWidget*>("workloadCharts");
         tabs->setCurrentIndex(2);
-        QCOMPARE(currentChartOf(w), static_cast<ChartView*>(v->findChild<WorkloadChart*>("workload-ttft")));
+        QCOMPARE(currentChartOf(w),
+                 static_cast<ChartView*>(v->findChild<WorkloadChart*>("workload-ttft")));
         // kvbe --export with --trace, without a display.
         const QString out = dir.filePath("capacity.png");
         QProcess p;
@@ -360,14 +392,15 @@ class TestUiWorkload : public QObject {
         env.remove("DISPLAY");
         env.remove("QT_QPA_PLATFORM");
         p.setProcessEnvironment(env);
-        p.start(QStringLiteral(KVBE_GUI_PATH),
-                {"--export", out, "--chart", "workload-capacity", "--trace", trace, "--size", "800x450"});
+        p.start(QStringLiteral(KVBE_GUI_PATH), {"--export", out, "--chart", "workload-capacity",
+                                                "--trace", trace, "--size", "800x450"});
         QVERIFY(p.waitForFinished(120000));
         QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
         QImage img(out);
         QCOMPARE(img.size(), QSize(800, 450));
         // A workload chart without a trace is refused with a sentence.
-        p.start(QStringLiteral(KVBE_GUI_PATH), {"--export", dir.filePath("x.png"), "--chart", "workload-ttft"});
+        p.start(QStringLiteral(KVBE_GUI_PATH),
+                {"--export", dir.filePath("x.png"), "--chart", "workload-ttft"});
         QVERIFY(p.waitForFinished(120000));
         QCOMPARE(p.exitCode(), 1);
         QVERIFY(p.readAllStandardError().contains("--trace"));

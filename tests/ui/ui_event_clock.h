@@ -36,7 +36,7 @@ struct LongestEvent {
 };
 
 class UiEventClock : public QApplication {
-public:
+  public:
     using QApplication::QApplication;
     using Longest = LongestEvent;
 
@@ -55,18 +55,19 @@ public:
         const double spent = threadCpuMs() - start;
         --s_depth;
         if (spent > s_longest.ms) {
-            const char* typeName = QEvent::staticMetaObject.enumerator(
-                                       QEvent::staticMetaObject.indexOfEnumerator("Type"))
-                                       .valueToKey(type);
+            const char* typeName =
+                QEvent::staticMetaObject
+                    .enumerator(QEvent::staticMetaObject.indexOfEnumerator("Type"))
+                    .valueToKey(type);
             s_longest.ms = spent;
-            s_longest.what = QStringLiteral("%1 to %2").arg(
-                QLatin1String(typeName ? typeName : "event"),
-                QLatin1String(receiverClass));
+            s_longest.what = QStringLiteral("%1 to %2")
+                                 .arg(QLatin1String(typeName ? typeName : "event"),
+                                      QLatin1String(receiverClass));
         }
         return r;
     }
 
-private:
+  private:
     static double threadCpuMs() {
         timespec ts{};
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -79,11 +80,11 @@ private:
 } // namespace kvbe::test
 
 // QTEST_MAIN with the timing application.
-#define KVBE_UI_EVENT_CLOCK_MAIN(TestObject)                                                      \
-    int main(int argc, char* argv[]) {                                                           \
-        kvbe::test::UiEventClock app(argc, argv);                                                \
-        app.setAttribute(Qt::AA_Use96Dpi, true);                                                 \
-        TestObject tc;                                                                           \
-        QTEST_SET_MAIN_SOURCE_PATH                                                               \
-        return QTest::qExec(&tc, argc, argv);                                                    \
+#define KVBE_UI_EVENT_CLOCK_MAIN(TestObject)                                                       \
+    int main(int argc, char* argv[]) {                                                             \
+        kvbe::test::UiEventClock app(argc, argv);                                                  \
+        app.setAttribute(Qt::AA_Use96Dpi, true);                                                   \
+        TestObject tc;                                                                             \
+        QTEST_SET_MAIN_SOURCE_PATH                                                                 \
+        return QTest::qExec(&tc, argc, argv);                                                      \
     }

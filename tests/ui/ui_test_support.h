@@ -77,8 +77,9 @@ inline Reference reference(const Scenario& s) {
     auto e = evaluate(s, presets());
     if (!e) qFatal("reference scenario does not evaluate: %s", e.message().c_str());
     // The charts stop at the model's context.
-    const auto tokens = lengthGrid(s.lengths.minTokens, std::min(s.lengths.maxTokens, e->model.contextLimit),
-                                   s.lengths.points, s.lengths.log);
+    const auto tokens =
+        lengthGrid(s.lengths.minTokens, std::min(s.lengths.maxTokens, e->model.contextLimit),
+                   s.lengths.points, s.lengths.log);
     CurveSet c = computeCurves(e->cost, e->tiers, tokens, s.cachedFraction);
     return {std::move(*e), std::move(c)};
 }
@@ -100,9 +101,9 @@ template <class W> ChartView* chartOf(const W& w, const QString& key) {
 }
 template <class W> std::vector<ChartView*> chartsOf(const W& w) {
     std::vector<ChartView*> charts;
-    for (const QString& key : {QStringLiteral("breakeven"), QStringLiteral("fraction"),
-                               QStringLiteral("ttft"), QStringLiteral("models"),
-                               QStringLiteral("frontier")})
+    for (const QString& key :
+         {QStringLiteral("breakeven"), QStringLiteral("fraction"), QStringLiteral("ttft"),
+          QStringLiteral("models"), QStringLiteral("frontier")})
         charts.push_back(chartOf(w, key));
     return charts;
 }

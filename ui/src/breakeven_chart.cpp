@@ -20,7 +20,8 @@ void BreakevenChart::refill() {
     const double inf = std::numeric_limits<double>::infinity();
     setAxes(r.scenario.lengths.log, tr("Prompt length N (tokens)"),
             tr("Break-even bandwidth B* (GB/s)"), true);
-    setTitles(tr("Break-even bandwidth for a fully cached prompt"), describeScenario(r), nominalNote(r));
+    setTitles(tr("Break-even bandwidth for a fully cached prompt"), describeScenario(r),
+              nominalNote(r));
     beginRefill();
 
     double lo = inf, hi = 0;
@@ -43,7 +44,8 @@ void BreakevenChart::refill() {
     for (size_t t = 0; t < c.tiers.size(); ++t) {
         const auto& tc = c.tiers[t];
         const QColor col = tierColor(r, t);
-        // B* is in useful bytes per second: the tier's line is its effective rate, B / amplification.
+        // B* is in useful bytes per second: the tier's line is its effective rate, B /
+        // amplification.
         const double b = tc.tier.effectiveBandwidthBps() * GB;
         const QString g = QStringLiteral("tier/%1/").arg(t);
         const QString name = QString::fromStdString(tc.tier.name);
@@ -65,7 +67,8 @@ void BreakevenChart::refill() {
         auto withFixed = toPoints(c.tokens, tc.breakevenBandwidth, GB);
         const bool nominal = t < r.nominalFixedCost.size() && r.nominalFixedCost[t];
         line(g + "bstar",
-             (nominal ? tr("%1: B* with %2 ms fixed cost (nominal)") : tr("%1: B* with %2 ms fixed cost"))
+             (nominal ? tr("%1: B* with %2 ms fixed cost (nominal)")
+                      : tr("%1: B* with %2 ms fixed cost"))
                  .arg(name)
                  .arg(tc.tier.tFixedS * 1e3),
              col, 1.5, Qt::DotLine, false)
@@ -97,12 +100,14 @@ void BreakevenChart::refill() {
     for (size_t n = 0; n < m_implied.size(); ++n) {
         const auto& o = m_implied[n];
         for (const auto& t : o.implied.tiers) {
-            const QString g = QStringLiteral("implied/%1/%2-").arg(n).arg(QString::fromStdString(t.tier));
+            const QString g =
+                QStringLiteral("implied/%1/%2-").arg(n).arg(QString::fromStdString(t.tier));
             const QColor col = impliedTierColor(o, t.tier);
             const QString tier = impliedTierText(t.tier);
             QList<QPointF> knots, golden;
             for (const auto& p : t.points)
-                if (p.breakevenBps) (p.golden ? golden : knots).append(QPointF(p.tokens, *p.breakevenBps * GB));
+                if (p.breakevenBps)
+                    (p.golden ? golden : knots).append(QPointF(p.tokens, *p.breakevenBps * GB));
             auto* l = line(g + "bstar",
                            tr("%1: measured B* from %2 (t_fixed %3 ms, %4)")
                                .arg(o.file, tier)
@@ -112,8 +117,8 @@ void BreakevenChart::refill() {
             l->setPointsVisible(true);
             l->replace(knots);
             extend(knots);
-            scatter(g + "golden", tr("%1: B* from %2 at its golden points").arg(o.file, tier), col, 10,
-                    !golden.isEmpty())
+            scatter(g + "golden", tr("%1: B* from %2 at its golden points").arg(o.file, tier), col,
+                    10, !golden.isEmpty())
                 ->replace(golden);
             extend(golden);
             QList<QPointF> level, mark;
@@ -125,30 +130,42 @@ void BreakevenChart::refill() {
                 if (t.pStarTokens > 0) mark.append(QPointF(t.pStarTokens, b));
             }
             line(g + "level",
-                 tr("%1: %2 at %3 GB/s, as its load curve implies").arg(o.file, tier).arg(t.bandwidthBps.value_or(0) * GB, 0, 'g', 4),
+                 tr("%1: %2 at %3 GB/s, as its load curve implies")
+                     .arg(o.file, tier)
+                     .arg(t.bandwidthBps.value_or(0) * GB, 0, 'g', 4),
                  col, 1.5, Qt::DashDotLine, bool(t.bandwidthBps))
                 ->replace(level);
             const QString pText =
                 t.pStarTokens <= 0 ? tr("%1: p* %2 = 0 (every prefix pays)").arg(o.file, tier)
                 : t.paysWithinKnots
                     ? tr("%1: p* %2 = %3").arg(o.file, tier, tokensText(t.pStarTokens))
-                    : tr("%1: p* %2 = %3 (never within its curves)").arg(o.file, tier, tokensText(t.pStarTokens));
+                    : tr("%1: p* %2 = %3 (never within its curves)")
+                          .arg(o.file, tier, tokensText(t.pStarTokens));
             scatter(g + "pstar", pText, col, 12, false)->replace(mark);
-            if (!mark.isEmpty()) label(g + "pstar-label", pText, mark.front(), col, Qt::AlignRight | Qt::AlignBottom);
+            if (!mark.isEmpty())
+                label(g + "pstar-label", pText, mark.front(), col,
+                      Qt::AlignRight | Qt::AlignBottom);
         }
     }
     // Published B* at its N, and published p* where the tier's B* curve should cross its line.
     QList<PublishedMarker> published;
     for (const auto& row : r.published) {
         const auto& p = row.point;
-        const QString text = QString::fromStdString(p.describe()) +
-                             (row.model ? tr("; model %1").arg(QString::fromStdString(formatPublishedValue(p.quantity, *row.model)))
-                                        : QString());
+        const QString text =
+            QString::fromStdString(p.describe()) +
+            (row.model
+                 ? tr("; model %1")
+                       .arg(QString::fromStdString(formatPublishedValue(p.quantity, *row.model)))
+                 : QString());
         if (p.quantity == PublishedQuantity::BreakevenBandwidth) {
-            published.append(PublishedMarker{QPointF(*p.tokens, p.value * GB), tr("B* %1").arg(text)});
+            published.append(
+                PublishedMarker{QPointF(*p.tokens, p.value * GB), tr("B* %1").arg(text)});
         } else if (p.quantity == PublishedQuantity::BreakevenPrefix) {
             const int t = tierIndexFor(r.eval->tiers, p.tier);
-            if (t >= 0) published.append(PublishedMarker{QPointF(p.value, r.eval->tiers[size_t(t)].bandwidthBps * GB), tr("p* (%1): %2").arg(QString::fromStdString(p.tier), text)});
+            if (t >= 0)
+                published.append(
+                    PublishedMarker{QPointF(p.value, r.eval->tiers[size_t(t)].bandwidthBps * GB),
+                                    tr("p* (%1): %2").arg(QString::fromStdString(p.tier), text)});
         }
     }
     publishedMarkers(tr("Published: %1").arg(r.publishedName), published);
@@ -173,7 +190,8 @@ void BreakevenChart::setProvisional(const Provisional& p) {
 }
 
 void BreakevenChart::clearProvisional(int run) {
-    const auto n = std::erase_if(m_provisional, [run](const Provisional& q) { return q.run == run; });
+    const auto n =
+        std::erase_if(m_provisional, [run](const Provisional& q) { return q.run == run; });
     if (n && m_current) refill();
 }
 
@@ -240,13 +258,16 @@ QString BreakevenChart::hoverText(QPointF v) const {
             // The file's own point nearest the cursor's length.
             const ImpliedPoint* near = nullptr;
             for (const auto& p : t.points)
-                if (!p.golden && (!near || std::abs(p.tokens - v.x()) < std::abs(near->tokens - v.x())))
+                if (!p.golden &&
+                    (!near || std::abs(p.tokens - v.x()) < std::abs(near->tokens - v.x())))
                     near = &p;
-            s += tr("\n%1, %2: p* %3").arg(o.file, impliedTierText(t.tier), tokensText(t.pStarTokens));
+            s += tr("\n%1, %2: p* %3")
+                     .arg(o.file, impliedTierText(t.tier), tokensText(t.pStarTokens));
             if (near)
                 s += tr("; at %1 tokens f %2, g %3, B* %4")
                          .arg(tokensText(near->tokens), millisText(near->fS), millisText(near->gS),
-                              near->breakevenBps ? bandwidthText(*near->breakevenBps) : tr("none (f ≤ t_fixed)"));
+                              near->breakevenBps ? bandwidthText(*near->breakevenBps)
+                                                 : tr("none (f ≤ t_fixed)"));
         }
     s += publishedHover(v);
     s += tr("\ncursor: %1 GB/s").arg(v.y(), 0, 'g', 4);

@@ -116,9 +116,11 @@ Status exportChart(const ChartView& chart, const QString& path, QSize size, int 
             p.end();
         } else {
             QPdfWriter pdf(&out);
-            // One page of `size` points: at 72 dpi a painter unit is a point, so the scene maps 1:1.
+            // One page of `size` points: at 72 dpi a painter unit is a point, so the scene maps
+            // 1:1.
             pdf.setResolution(72);
-            pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
+            pdf.setPageSize(
+                QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
             pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
             pdf.setTitle(chart.plainTitle());
             pdf.setCreator(QStringLiteral("kvbe"));
@@ -127,7 +129,8 @@ Status exportChart(const ChartView& chart, const QString& path, QSize size, int 
             p.end();
         }
     }
-    if (!out.commit()) return fail(QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+    if (!out.commit())
+        return fail(QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
     return Ok{};
 }
 
@@ -148,7 +151,8 @@ namespace {
 
 Status checkFormat(const QString& path) {
     if (exportFormatFor(path)) return Ok{};
-    return fail(QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
+    return fail(
+        QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
 }
 
 // The scenario's curves, computed now (a headless export has no frame timer to wait for).
@@ -180,21 +184,23 @@ Status exportScenarioChart(const Presets& presets, const Scenario& scenario,
     return exportChart(*chart, path, size);
 }
 
-Status exportWorkloadChart(const Presets& presets, const Scenario& scenario, const QString& chartKey,
-                           const QString& tracePath, const QString& path, QSize size, ChartStyle style) {
+Status exportWorkloadChart(const Presets& presets, const Scenario& scenario,
+                           const QString& chartKey, const QString& tracePath, const QString& path,
+                           QSize size, ChartStyle style) {
     auto chart = createChart(chartKey);
     auto* wc = qobject_cast<WorkloadChart*>(chart.get());
     if (!wc)
-        return fail(QStringLiteral("--trace draws the workload charts; --chart '%1' is not one of %2")
-                        .arg(chartKey, workloadChartKeys().join(QStringLiteral(", "))));
+        return fail(
+            QStringLiteral("--trace draws the workload charts; --chart '%1' is not one of %2")
+                .arg(chartKey, workloadChartKeys().join(QStringLiteral(", "))));
     if (auto st = checkFormat(path); !st) return st;
     Explorer explorer(presets);
     if (auto st = evaluate(explorer, scenario); !st) return st;
     auto trace = loadTrace(tracePath.toStdString(), {});
     if (!trace) return trace.error();
     auto w = std::make_shared<WorkloadResult>(
-        computeWorkload(std::make_shared<const Trace>(std::move(*trace)), tracePath, explorer.result()->eval,
-                        presets, WorkloadSettings{}));
+        computeWorkload(std::make_shared<const Trace>(std::move(*trace)), tracePath,
+                        explorer.result()->eval, presets, WorkloadSettings{}));
     if (!w->error.isEmpty()) return fail(w->error);
     chart->setChartStyle(style);
     chart->setResults(explorer.result(), {});

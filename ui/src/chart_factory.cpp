@@ -25,9 +25,11 @@ std::unique_ptr<ChartView> createChart(const QString& key, QWidget* parent) {
     if (key == QLatin1String("ttft")) return std::make_unique<TtftChart>(parent);
     if (key == QLatin1String("models")) return std::make_unique<ModelSizeChart>(parent);
     if (key == QLatin1String("frontier")) return std::make_unique<FrontierChart>(parent);
-    if (key == QLatin1String("workload-lengths")) return std::make_unique<PromptLengthChart>(parent);
+    if (key == QLatin1String("workload-lengths"))
+        return std::make_unique<PromptLengthChart>(parent);
     if (key == QLatin1String("workload-capacity")) return std::make_unique<CapacityChart>(parent);
-    if (key == QLatin1String("workload-ttft")) return std::make_unique<TtftDistributionChart>(parent);
+    if (key == QLatin1String("workload-ttft"))
+        return std::make_unique<TtftDistributionChart>(parent);
     return nullptr;
 }
 

@@ -17,7 +17,8 @@ void ChartView::publishedMarkers(const QString& name, const QList<PublishedMarke
     pen.setWidthF(1.6 * penScale());
     s->setPen(pen);
     QList<QPointF> pts;
-    for (const auto& p : points) pts.append(p.value);
+    for (const auto& p : points)
+        pts.append(p.value);
     s->replace(pts);
     m_published = points;
 }
@@ -35,10 +36,13 @@ QString ChartView::publishedHover(QPointF cursorValue) const {
 
 QString ChartView::nominalNote(const ScenarioResult& r) {
     bool any = false;
-    for (bool n : r.nominalFixedCost) any = any || n;
+    for (bool n : r.nominalFixedCost)
+        any = any || n;
     if (!any) return {};
-    return tr("A nominal t_fixed is a preset estimate, not measured or fitted: it leaves out the per-hit overhead "
-              "that dominates short prompts (File ▸ Built-in scenarios has one fitted to the study).");
+    return tr(
+        "A nominal t_fixed is a preset estimate, not measured or fitted: it leaves out the per-hit "
+        "overhead "
+        "that dominates short prompts (File ▸ Built-in scenarios has one fitted to the study).");
 }
 
 } // namespace kvbe

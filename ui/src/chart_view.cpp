@@ -188,7 +188,8 @@ void ChartView::setTitles(const QString& headline, const QString& detail, const 
     QString title = QStringLiteral("%1<br><span style=\"font-weight:normal\">%2</span>")
                         .arg(headline.toHtmlEscaped(), detail.toHtmlEscaped());
     if (!note.isEmpty())
-        title += QStringLiteral("<br><span style=\"font-weight:normal; font-size:small\">%1</span>").arg(note.toHtmlEscaped());
+        title += QStringLiteral("<br><span style=\"font-weight:normal; font-size:small\">%1</span>")
+                     .arg(note.toHtmlEscaped());
     chart()->setTitle(title);
 }
 

@@ -72,7 +72,8 @@ void Explorer::edit(const Scenario& s, const QString& text, int mergeKey) {
     // scenario once the inputs it names change: the label then comes from the inputs, until
     // they are what the name was given for again.
     if (!m_nameGiven && !sameDescribedInputs(s, m_scenario))
-        after.scenario.name = sameDescribedInputs(s, m_nameBasis) ? m_nameBasis.name : std::string();
+        after.scenario.name =
+            sameDescribedInputs(s, m_nameBasis) ? m_nameBasis.name : std::string();
     State before{m_scenario, m_nameGiven};
     if (after == before) return;
     m_undo.push(new ScenarioCommand(this, std::move(before), std::move(after), text, mergeKey));
@@ -85,10 +86,9 @@ void Explorer::rename(const QString& name) {
     if (n.empty()) m_nameBasis.name.clear(); // cleared on purpose: no name comes back
     State before{m_scenario, m_nameGiven};
     if (after == before) return;
-    m_undo.push(new ScenarioCommand(this, std::move(before), std::move(after),
-                                    n.empty() ? tr("Clear the scenario's name")
-                                              : tr("Name the scenario"),
-                                    -1));
+    m_undo.push(new ScenarioCommand(
+        this, std::move(before), std::move(after),
+        n.empty() ? tr("Clear the scenario's name") : tr("Name the scenario"), -1));
 }
 
 QString Explorer::labelFor(const Scenario& s) {

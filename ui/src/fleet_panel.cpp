@@ -100,8 +100,8 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     m_warningList->setObjectName(QStringLiteral("fleetWarnings"));
     m_warningList->setWordWrap(true);
     m_warningList->setMaximumHeight(6 * (fontMetrics().height() + 4));
-    m_warningList->setStyleSheet(
-        QStringLiteral("QListWidget { background: #fff3cd; color: #664d03; border: 1px solid #ffda6a; }"));
+    m_warningList->setStyleSheet(QStringLiteral(
+        "QListWidget { background: #fff3cd; color: #664d03; border: 1px solid #ffda6a; }"));
     m_warningList->hide();
     connect(m_warningToggle, &QToolButton::toggled, this, [this](bool open) {
         m_warningList->setVisible(open);
@@ -260,7 +260,8 @@ void FleetPanel::updateMismatches() {
         auto* item = new QListWidgetItem(QStringLiteral("⚠ ") + l, m_warningList);
         item->setToolTip(l);
     }
-    m_warningToggle->setText(lines.size() == 1 ? tr("1 warning") : tr("%1 warnings").arg(lines.size()));
+    m_warningToggle->setText(lines.size() == 1 ? tr("1 warning")
+                                               : tr("%1 warnings").arg(lines.size()));
     m_warning->setVisible(!lines.isEmpty());
 }
 
@@ -274,8 +275,10 @@ Result<Evaluation> FleetPanel::fitBasis(const Calibration& c, QString& said) {
     if (!c.model.empty() && !sameModelId(c.model, scenarioModel)) {
         auto spec = m_explorer->modelFor(c.model);
         if (!spec)
-            return Error{file + " was measured with model '" + c.model + "', which kvbe cannot read (" +
-                         spec.message() + "). Open that model's config.json as the scenario's model, then fit again."};
+            return Error{
+                file + " was measured with model '" + c.model + "', which kvbe cannot read (" +
+                spec.message() +
+                "). Open that model's config.json as the scenario's model, then fit again."};
         s.model = c.model;
         s.paramsOverride.reset();
         s.tensorParallel = 1;
@@ -409,13 +412,16 @@ QStringList FleetPanel::adoptChanges(const Scenario& from, const Scenario& to) {
                           QString::number(to.utilisation * 100, 'g', 3));
     if (from.rampHalfTokens != to.rampHalfTokens)
         lines << tr("ramp n_half: %1 → %2")
-                     .arg(from.rampHalfTokens ? tr("%1 tokens").arg(num(*from.rampHalfTokens)) : tr("none"),
-                          to.rampHalfTokens ? tr("%1 tokens").arg(num(*to.rampHalfTokens)) : tr("none"));
+                     .arg(from.rampHalfTokens ? tr("%1 tokens").arg(num(*from.rampHalfTokens))
+                                              : tr("none"),
+                          to.rampHalfTokens ? tr("%1 tokens").arg(num(*to.rampHalfTokens))
+                                            : tr("none"));
     for (size_t i = 0; i < from.tiers.size() && i < to.tiers.size(); ++i) {
         const auto &a = from.tiers[i], &b = to.tiers[i];
         const QString name = QString::fromStdString(a.name);
         if (a.bandwidthGBps != b.bandwidthGBps)
-            lines << tr("%1 bandwidth: %2 GB/s → %3 GB/s").arg(name, num(a.bandwidthGBps), num(b.bandwidthGBps));
+            lines << tr("%1 bandwidth: %2 GB/s → %3 GB/s")
+                         .arg(name, num(a.bandwidthGBps), num(b.bandwidthGBps));
         if (a.tFixedMs != b.tFixedMs)
             lines << tr("%1 t_fixed: %2 ms → %3 ms").arg(name, num(a.tFixedMs), num(b.tFixedMs));
         if (a.staging != b.staging)
@@ -423,7 +429,8 @@ QStringList FleetPanel::adoptChanges(const Scenario& from, const Scenario& to) {
                          .arg(name, QString::fromStdString(std::string(toString(a.staging))),
                               QString::fromStdString(std::string(toString(b.staging))));
         if (a.amplification != b.amplification)
-            lines << tr("%1 amplification: %2 → %3").arg(name, num(a.amplification), num(b.amplification));
+            lines << tr("%1 amplification: %2 → %3")
+                         .arg(name, num(a.amplification), num(b.amplification));
         if (a.measured != b.measured)
             lines << tr("%1: its %2 measured transfers are replaced by the fitted values")
                          .arg(name)
@@ -444,7 +451,8 @@ Status FleetPanel::adoptFitted() {
     Question q;
     q.title = tr("Adopt fitted values");
     q.text = tr("Adopt the values fitted to %1 into the scenario?")
-                 .arg(QFileInfo(QString::fromStdString(m_model.at(m_fitRow).calibration.source)).fileName());
+                 .arg(QFileInfo(QString::fromStdString(m_model.at(m_fitRow).calibration.source))
+                          .fileName());
     QStringList details = changes;
     if (!m_fit->unreliable.empty()) {
         details << QString() << tr("This fit is unreliable:");
@@ -455,7 +463,8 @@ Status FleetPanel::adoptFitted() {
     if (r && !sameModelId(m_fitModel, r->model().id))
         details << QString()
                 << tr("The fit is of %1; the scenario uses %2, whose utilisation may differ.")
-                       .arg(QString::fromStdString(m_fitModel), QString::fromStdString(r->model().id));
+                       .arg(QString::fromStdString(m_fitModel),
+                            QString::fromStdString(r->model().id));
     details << QString() << tr("Edit > Undo takes it back.");
     q.details = details.join(QLatin1Char('\n'));
     q.buttons = QMessageBox::Yes | QMessageBox::No;
@@ -510,15 +519,19 @@ std::vector<TtftChart::Overlay> FleetPanel::overlays() const {
             std::vector<QPointF> pts;
             for (const auto& [m, sec] : k.knots)
                 if (m > 0) pts.emplace_back(m, sec);
-            out.push_back({QStringLiteral("overlay/%1/%2").arg(i).arg(QString::fromStdString(name)),
-                           tr("%1: %2 (%3)").arg(who, QString::fromStdString(name),
-                                                 name == "g_ssd" ? tr("load from the SSD") : tr("load from host memory")),
-                           std::move(pts), name == "g_ssd" ? color.darker(140) : color.lighter(140), true});
+            out.push_back(
+                {QStringLiteral("overlay/%1/%2").arg(i).arg(QString::fromStdString(name)),
+                 tr("%1: %2 (%3)")
+                     .arg(who, QString::fromStdString(name),
+                          name == "g_ssd" ? tr("load from the SSD") : tr("load from host memory")),
+                 std::move(pts), name == "g_ssd" ? color.darker(140) : color.lighter(140), true});
         }
         // Measured hits and golden points, drawn as points, not only used in the fit.
         if (!ic.hitPoints.empty())
             out.push_back({QStringLiteral("overlay/%1/hits").arg(i),
-                           tr("%1: measured hits and golden points (%2)").arg(who).arg(c.hits.size() + c.golden.size()),
+                           tr("%1: measured hits and golden points (%2)")
+                               .arg(who)
+                               .arg(c.hits.size() + c.golden.size()),
                            ic.hitPoints, color, false});
     }
     const auto& r = m_explorer->result();
@@ -552,7 +565,8 @@ std::vector<ImpliedOverlay> FleetPanel::implied() const {
         const Calibration& c = m_model.at(i).calibration;
         if (c.format != "py-kvcache-v2") continue;
         auto implied = pyKvcacheImplied(c, modelKv);
-        if (!implied) continue; // no KV bytes to measure B* with: the TTFT chart still has its curves
+        if (!implied)
+            continue; // no KV bytes to measure B* with: the TTFT chart still has its curves
         out.push_back({QFileInfo(QString::fromStdString(c.source)).fileName(),
                        kNodeColors[out.size() % std::size(kNodeColors)], std::move(*implied)});
     }

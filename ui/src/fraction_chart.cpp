@@ -30,7 +30,8 @@ void FractionChart::refill() {
     m_yPercent = true;
     setAxes(r.scenario.lengths.log, tr("Prompt length N (tokens)"),
             tr("Minimum cached fraction f* (% of the prompt)"), false);
-    setTitles(tr("Smallest cached share for a hit to pay off"), describeScenario(r), nominalNote(r));
+    setTitles(tr("Smallest cached share for a hit to pay off"), describeScenario(r),
+              nominalNote(r));
     beginRefill();
     const double xMin = c.tokens.front(), xMax = c.tokens.back();
 
@@ -71,15 +72,18 @@ void FractionChart::refill() {
     for (size_t n = 0; n < m_implied.size(); ++n) {
         const auto& o = m_implied[n];
         for (const auto& t : o.implied.tiers) {
-            const QString g = QStringLiteral("implied/%1/%2-").arg(n).arg(QString::fromStdString(t.tier));
+            const QString g =
+                QStringLiteral("implied/%1/%2-").arg(n).arg(QString::fromStdString(t.tier));
             const QColor col = impliedTierColor(o, t.tier);
-            const QString text = tr("%1: p* %2 = %3%4")
-                                     .arg(o.file, impliedTierText(t.tier), tokensText(t.pStarTokens),
-                                          t.paysWithinKnots ? QString() : tr(" (never within its curves)"));
+            const QString text =
+                tr("%1: p* %2 = %3%4")
+                    .arg(o.file, impliedTierText(t.tier), tokensText(t.pStarTokens),
+                         t.paysWithinKnots ? QString() : tr(" (never within its curves)"));
             QList<QPointF> mark;
             if (t.pStarTokens > 0 || !r.scenario.lengths.log) {
                 mark.append(QPointF(t.pStarTokens, 100.0));
-                label(g + "pstar-label", text, mark.front(), col, pStarSide(t.pStarTokens, xMin, xMax, r.scenario.lengths.log));
+                label(g + "pstar-label", text, mark.front(), col,
+                      pStarSide(t.pStarTokens, xMin, xMax, r.scenario.lengths.log));
             }
             scatter(g + "pstar", text, col, 11)->replace(mark);
         }
@@ -88,13 +92,20 @@ void FractionChart::refill() {
     QList<PublishedMarker> published;
     for (const auto& row : r.published) {
         const auto& p = row.point;
-        const QString text = QString::fromStdString(p.describe()) +
-                             (row.model ? tr("; model %1").arg(QString::fromStdString(formatPublishedValue(p.quantity, *row.model)))
-                                        : QString());
+        const QString text =
+            QString::fromStdString(p.describe()) +
+            (row.model
+                 ? tr("; model %1")
+                       .arg(QString::fromStdString(formatPublishedValue(p.quantity, *row.model)))
+                 : QString());
         if (p.quantity == PublishedQuantity::MinCachedFraction)
-            published.append(PublishedMarker{QPointF(*p.tokens, 100 * p.value), tr("f* (%1): %2").arg(QString::fromStdString(p.tier), text)});
+            published.append(
+                PublishedMarker{QPointF(*p.tokens, 100 * p.value),
+                                tr("f* (%1): %2").arg(QString::fromStdString(p.tier), text)});
         else if (p.quantity == PublishedQuantity::BreakevenPrefix)
-            published.append(PublishedMarker{QPointF(p.value, 100.0), tr("p* (%1): %2").arg(QString::fromStdString(p.tier), text)});
+            published.append(
+                PublishedMarker{QPointF(p.value, 100.0),
+                                tr("p* (%1): %2").arg(QString::fromStdString(p.tier), text)});
     }
     publishedMarkers(tr("Published: %1").arg(r.publishedName), published);
     endRefill();

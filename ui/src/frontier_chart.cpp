@@ -2,9 +2,9 @@
 
 #include <QComboBox>
 #include <QGraphicsPixmapItem>
+#include <QGraphicsRectItem>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QGraphicsRectItem>
 #include <QLineSeries>
 #include <QPen>
 

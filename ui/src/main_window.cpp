@@ -262,9 +262,11 @@ void MainWindow::buildActions() {
     auto* publishedAct = view->addAction(tr("Pu&blished figures"));
     publishedAct->setCheckable(true);
     publishedAct->setChecked(true);
-    publishedAct->setToolTip(tr("Markers for the study's published figures, where the scenario's model and GPU match"));
+    publishedAct->setToolTip(
+        tr("Markers for the study's published figures, where the scenario's model and GPU match"));
     connect(publishedAct, &QAction::toggled, this, [this](bool on) {
-        for (auto* c : m_charts) c->setSeriesHidden(kPublishedKey, !on);
+        for (auto* c : m_charts)
+            c->setSeriesHidden(kPublishedKey, !on);
     });
     m_logYAction = view->addAction(tr("&Log value axis"));
     m_logYAction->setCheckable(true);
@@ -363,10 +365,11 @@ bool MainWindow::maybeKeepChanges(const QString& doing) {
     if (!hasUnsavedChanges()) return true;
     Question q;
     q.title = tr("Unsaved changes");
-    q.text = m_file.isEmpty()
-                 ? tr("The scenario has changes that are not saved. Save them before %1?").arg(doing)
-                 : tr("%1 has changes that are not saved. Save them before %2?")
-                       .arg(QFileInfo(m_file).fileName(), doing);
+    q.text =
+        m_file.isEmpty()
+            ? tr("The scenario has changes that are not saved. Save them before %1?").arg(doing)
+            : tr("%1 has changes that are not saved. Save them before %2?")
+                  .arg(QFileInfo(m_file).fileName(), doing);
     q.buttons = QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel;
     q.defaultButton = QMessageBox::Save;
     q.unattended = QMessageBox::Cancel;
@@ -608,8 +611,9 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
     for (const auto& u : urls) {
         const QString p = u.toLocalFile();
         if (!u.isLocalFile() ||
-            !(WorkloadView::looksLikeTrace(p) || p.endsWith(QLatin1String(".json")) || p.endsWith(QLatin1String(".jsonl")) ||
-              p.endsWith(QLatin1String(".csv")) || QFileInfo(p).isDir()))
+            !(WorkloadView::looksLikeTrace(p) || p.endsWith(QLatin1String(".json")) ||
+              p.endsWith(QLatin1String(".jsonl")) || p.endsWith(QLatin1String(".csv")) ||
+              QFileInfo(p).isDir()))
             return;
     }
     e->acceptProposedAction();
@@ -628,7 +632,8 @@ void MainWindow::dropEvent(QDropEvent* e) {
 void MainWindow::restoreSettings() {
     QSettings st;
     // A saved layout, where it still fits a screen; otherwise the one for this screen.
-    const bool restored = restoreGeometry(st.value(QStringLiteral("window/geometry")).toByteArray());
+    const bool restored =
+        restoreGeometry(st.value(QStringLiteral("window/geometry")).toByteArray());
     const QScreen* screen = QGuiApplication::screenAt(geometry().center());
     if (!screen) screen = QGuiApplication::primaryScreen();
     const QRect available = screen ? screen->availableGeometry() : QRect();
@@ -707,7 +712,8 @@ void MainWindow::closeEvent(QCloseEvent* e) {
         q.details = tr("Without saving, the file stays as it is; the window brings these changes "
                        "back next time, marked unsaved.");
         const auto answer = ask(q);
-        if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && (save(false), hasUnsavedChanges()))) {
+        if (answer == QMessageBox::Cancel ||
+            (answer == QMessageBox::Save && (save(false), hasUnsavedChanges()))) {
             e->ignore();
             return;
         }

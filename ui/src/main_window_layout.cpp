@@ -74,13 +74,14 @@ void MainWindow::setBottomDocksCollapsed(bool collapsed) {
         d->widget()->setVisible(!collapsed);
         QWidget* title = d->titleBarWidget();
         d->setMaximumHeight(collapsed && title ? title->sizeHint().height() : QWIDGETSIZE_MAX);
-        if (auto* t = title ? title->findChild<QToolButton*>(d->objectName() +
-                                                             QStringLiteral("Toggle"))
-                            : nullptr) {
+        if (auto* t =
+                title ? title->findChild<QToolButton*>(d->objectName() + QStringLiteral("Toggle"))
+                      : nullptr) {
             const QSignalBlocker block(t);
             t->setChecked(!collapsed);
             t->setArrowType(collapsed ? Qt::RightArrow : Qt::DownArrow);
-            t->setToolTip(collapsed ? tr("Show the dock's contents") : tr("Fold the dock to its tab"));
+            t->setToolTip(collapsed ? tr("Show the dock's contents")
+                                    : tr("Fold the dock to its tab"));
         }
     }
     // Unfolded: about a third of the height, the chart keeps the rest.
@@ -112,9 +113,9 @@ void MainWindow::placeOnScreen(const QRect& available) {
     const QSize size = small ? room
                              : QSize(std::min(room.width() * 9 / 10, 1800),
                                      std::min(room.height() * 9 / 10, 1150));
-    const QPoint topLeft = available.topLeft() + QPoint(frame.left(), frame.top()) +
-                           QPoint((room.width() - size.width()) / 2,
-                                  (room.height() - size.height()) / 2);
+    const QPoint topLeft =
+        available.topLeft() + QPoint(frame.left(), frame.top()) +
+        QPoint((room.width() - size.width()) / 2, (room.height() - size.height()) / 2);
     setWindowState(windowState() & ~(Qt::WindowMaximized | Qt::WindowFullScreen));
     setGeometry(QRect(topLeft, size));
 }

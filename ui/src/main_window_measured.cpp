@@ -66,7 +66,8 @@ void MainWindow::buildMeasured() {
             [this](int run, double gbps, const QString& setting) {
                 auto& r = m_liveRuns[run];
                 if (!r.inScenario) return;
-                r.why = tr("You chose %1 (%2 GB/s) for the tier.").arg(setting).arg(gbps, 0, 'f', 2);
+                r.why =
+                    tr("You chose %1 (%2 GB/s) for the tier.").arg(setting).arg(gbps, 0, 'f', 2);
                 m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
                                                  r.name.toStdString(), r.probe, gbps, run),
                                 tr("Tier %1 from %2").arg(r.name, setting));
@@ -195,12 +196,12 @@ void MainWindow::applyBandwidth(int run, const QString&, double gbps) {
 void MainWindow::showProvisional(int run) {
     const auto& r = m_liveRuns[run];
     m_breakeven->setProvisional({run,
-                          tr("%1 #%2: running, %3 % · %4 GB/s so far (provisional)")
-                              .arg(r.probe)
-                              .arg(run + 1)
-                              .arg(int(r.fraction * 100))
-                              .arg(r.best, 0, 'g', 4),
-                          r.best});
+                                 tr("%1 #%2: running, %3 % · %4 GB/s so far (provisional)")
+                                     .arg(r.probe)
+                                     .arg(run + 1)
+                                     .arg(int(r.fraction * 100))
+                                     .arg(r.best, 0, 'g', 4),
+                                 r.best});
 }
 
 void MainWindow::finishRun(int run, ProbeRunner::Outcome outcome) {
@@ -217,8 +218,9 @@ void MainWindow::finishRun(int run, ProbeRunner::Outcome outcome) {
                 .arg(r.best, 0, 'f', 2));
         return;
     }
-    m_probePanel->offerKeep(
-        run, tr("partial result (best %1 GB/s at %2 %) not used").arg(r.best, 0, 'g', 4).arg(int(r.fraction * 100)));
+    m_probePanel->offerKeep(run, tr("partial result (best %1 GB/s at %2 %) not used")
+                                     .arg(r.best, 0, 'g', 4)
+                                     .arg(int(r.fraction * 100)));
     r.name = tr("%1 #%2, %3 at %4 %")
                  .arg(r.probe)
                  .arg(run + 1)
@@ -229,8 +231,8 @@ void MainWindow::finishRun(int run, ProbeRunner::Outcome outcome) {
 void MainWindow::addMeasuredTier(int run, const QString& name) {
     auto& r = m_liveRuns[run];
     r.inScenario = true;
-    m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(), name.toStdString(),
-                                     r.probe, r.best, run),
+    m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
+                                     name.toStdString(), r.probe, r.best, run),
                     tr("Measured tier %1").arg(name));
 }
 
@@ -252,7 +254,8 @@ void MainWindow::sniffAndOpen(const QStringList& paths) {
         // A request trace goes to the Workload tab, told by its first line (or .gz, .zst).
         if (WorkloadView::looksLikeTrace(path)) {
             if (!openTrace(path))
-                reportError(tr("A trace is still being read; drop the file again when it has finished"));
+                reportError(
+                    tr("A trace is still being read; drop the file again when it has finished"));
             return;
         }
         if (path.endsWith(QLatin1String(".jsonl"))) {

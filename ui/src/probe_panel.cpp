@@ -5,12 +5,12 @@
 #include <QFormLayout>
 #include <QFrame>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QHeaderView>
 #include <QSpinBox>
 #include <QTableWidget>
 
@@ -24,7 +24,16 @@ bool isDrive(const QString& p) {
     return p.startsWith(QLatin1String("nvme-"));
 }
 constexpr int kGbpsRole = Qt::UserRole + 1;
-enum Column { TierColumn, SizeColumn, QdColumn, GbpsColumn, IopsColumn, P50Column, P99Column, Columns };
+enum Column {
+    TierColumn,
+    SizeColumn,
+    QdColumn,
+    GbpsColumn,
+    IopsColumn,
+    P50Column,
+    P99Column,
+    Columns
+};
 QString micros(const nlohmann::ordered_json& meta, const char* key) {
     const auto it = meta.find(key);
     if (it == meta.end() || !it->is_number()) return QString();
@@ -74,10 +83,12 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
     m_sizes = edit(tr("64KiB to 1GiB by 4×, and the KV block"), tr("Copy sizes"));
     m_model = edit(tr("the scenario's model"), tr("Preset id, config.json or model folder"));
     m_lengths = edit(tr("1k,8k,32k,80k"), tr("Prompt lengths in tokens"));
-    m_endpoint = edit(tr("http://127.0.0.1:8000/v1"), tr("The server's OpenAI-compatible base URL (vLLM, SGLang)"));
+    m_endpoint = edit(tr("http://127.0.0.1:8000/v1"),
+                      tr("The server's OpenAI-compatible base URL (vLLM, SGLang)"));
     m_servedModel = edit(tr("as in /v1/models"), tr("The model name the server serves"));
     m_fractions = edit(tr("0.1,0.5,0.9,1"), tr("Cached fractions of each prompt"));
-    m_outFolder = edit(tr("no files"), tr("Folder for the calibration, pareto CSV and py-kvcache files"));
+    m_outFolder =
+        edit(tr("no files"), tr("Folder for the calibration, pareto CSV and py-kvcache files"));
     m_device = new QSpinBox(formBox);
     m_device->setRange(0, 63);
     m_device->setToolTip(tr("CUDA device index"));
@@ -116,7 +127,7 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
 }
 
 QStringList ProbePanel::probeNames() {
-    return {QStringLiteral("nvme-read"), QStringLiteral("nvme-write"),
+    return {QStringLiteral("nvme-read"),   QStringLiteral("nvme-write"),
             QStringLiteral("host-memcpy"), QStringLiteral("gpu-copy"),
             QStringLiteral("gpu-prefill"), QStringLiteral("serving")};
 }
@@ -266,8 +277,8 @@ ProbeRunner* ProbePanel::run() {
     // The run's table, as the CLI prints it: filled as the points arrive.
     auto* results = new QTableWidget(0, Columns, row);
     results->setObjectName(QStringLiteral("runResults%1").arg(m_runs.size()));
-    results->setHorizontalHeaderLabels({tr("Tier"), tr("Block / size"), tr("QD"), tr("GB/s"),
-                                        tr("IOPS"), tr("p50"), tr("p99")});
+    results->setHorizontalHeaderLabels(
+        {tr("Tier"), tr("Block / size"), tr("QD"), tr("GB/s"), tr("IOPS"), tr("p50"), tr("p99")});
     results->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     results->verticalHeader()->hide();
     results->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
@@ -376,7 +387,8 @@ void ProbePanel::markTierRow(int i, double gbps, const QString& why) {
     auto* t = run.results;
     bool marked = false;
     for (int r = 0; r < t->rowCount(); ++r) {
-        const bool is = !marked && gbps > 0 && t->item(r, GbpsColumn)->data(kGbpsRole).toDouble() == gbps;
+        const bool is =
+            !marked && gbps > 0 && t->item(r, GbpsColumn)->data(kGbpsRole).toDouble() == gbps;
         marked = marked || is;
         t->item(r, TierColumn)->setText(is ? tr("✓ tier") : QString());
         for (int c = 0; c < Columns; ++c) {

@@ -15,8 +15,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
-#include <QPushButton>
 #include <QPainter>
+#include <QPushButton>
 #include <QSlider>
 #include <QTableView>
 #include <QToolButton>
@@ -201,18 +201,28 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     outer->addStretch();
 
     // The names the controls are found by (tests, style sheets, accessibility tools).
-    const std::pair<QObject*, const char*> names[] = {
-        {m_name, "name"},           {m_model, "model"},
-        {m_modelInfo, "modelInfo"}, {m_kvDtype, "kvDtype"},
-        {m_stateDtype, "stateDtype"}, {m_gpu, "gpu"},
-        {m_peak, "peak"},           {m_computeDtype, "computeDtype"},
-        {m_util, "utilisation"},    {m_flopModel, "flopModel"},
-        {m_tp, "tensorParallel"},   {m_sharedPath, "sharedPath"},
-        {m_tiers, "tierModel"},     {m_tierView, "tierView"},
-        {m_fraction, "fraction"},   {m_minTokens, "minTokens"},
-        {m_maxTokens, "maxTokens"}, {m_logLengths, "logLengths"},
-        {m_sweepTokens, "sweepTokens"}, {m_message, "message"}};
-    for (const auto& [object, name] : names) object->setObjectName(QLatin1String(name));
+    const std::pair<QObject*, const char*> names[] = {{m_name, "name"},
+                                                      {m_model, "model"},
+                                                      {m_modelInfo, "modelInfo"},
+                                                      {m_kvDtype, "kvDtype"},
+                                                      {m_stateDtype, "stateDtype"},
+                                                      {m_gpu, "gpu"},
+                                                      {m_peak, "peak"},
+                                                      {m_computeDtype, "computeDtype"},
+                                                      {m_util, "utilisation"},
+                                                      {m_flopModel, "flopModel"},
+                                                      {m_tp, "tensorParallel"},
+                                                      {m_sharedPath, "sharedPath"},
+                                                      {m_tiers, "tierModel"},
+                                                      {m_tierView, "tierView"},
+                                                      {m_fraction, "fraction"},
+                                                      {m_minTokens, "minTokens"},
+                                                      {m_maxTokens, "maxTokens"},
+                                                      {m_logLengths, "logLengths"},
+                                                      {m_sweepTokens, "sweepTokens"},
+                                                      {m_message, "message"}};
+    for (const auto& [object, name] : names)
+        object->setObjectName(QLatin1String(name));
 
     fillModels();
 
@@ -248,8 +258,10 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
         });
         showScenario();
     });
-    connect(m_peak, &NumberField::valueEdited, this,
-            [this](double v) { edit(tr("Peak"), [&](Scenario& s) { s.peakTflops = v; }, kMergePeak); });
+    connect(m_peak, &NumberField::valueEdited, this, [this](double v) {
+        edit(
+            tr("Peak"), [&](Scenario& s) { s.peakTflops = v; }, kMergePeak);
+    });
     connect(m_computeDtype, &QComboBox::activated, this, [this] {
         const QString d = m_computeDtype->currentData().toString();
         edit(tr("Compute dtype"), [&](Scenario& s) { s.computeDtype = d.toStdString(); });
@@ -257,7 +269,8 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     });
     connect(m_util, &QSlider::valueChanged, this, [this](int v) {
         m_utilLabel->setText(QStringLiteral("%1 %").arg(v));
-        edit(tr("Utilisation"), [&](Scenario& s) { s.utilisation = v / 100.0; }, kMergeUtil);
+        edit(
+            tr("Utilisation"), [&](Scenario& s) { s.utilisation = v / 100.0; }, kMergeUtil);
     });
     connect(m_flopModel, &QComboBox::activated, this, [this] {
         const auto m = parseFlopModel(m_flopModel->currentData().toString().toStdString());
@@ -268,8 +281,9 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
         const int v = m_tp->itemData(i).toInt();
         if (v >= 1) edit(tr("Tensor parallel"), [&](Scenario& s) { s.tensorParallel = v; });
     });
-    connect(m_sharedPath, &QCheckBox::toggled, this,
-            [this](bool on) { edit(tr("Shared storage path"), [&](Scenario& s) { s.sharedPath = on; }); });
+    connect(m_sharedPath, &QCheckBox::toggled, this, [this](bool on) {
+        edit(tr("Shared storage path"), [&](Scenario& s) { s.sharedPath = on; });
+    });
     connect(m_tiers, &TierTableModel::tiersEdited, this, [this] {
         showMessage(QString());
         edit(tr("Tiers"), [&](Scenario& s) { s.tiers = m_tiers->tiers(); });
@@ -285,7 +299,9 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     connect(colour, &QPushButton::clicked, this, &ScenarioPanel::pickTierColour);
     connect(m_fraction, &QSlider::valueChanged, this, [this](int v) {
         m_fractionLabel->setText(QStringLiteral("%1 %").arg(v));
-        edit(tr("Cached fraction"), [&](Scenario& s) { s.cachedFraction = v / 100.0; }, kMergeFraction);
+        edit(
+            tr("Cached fraction"), [&](Scenario& s) { s.cachedFraction = v / 100.0; },
+            kMergeFraction);
     });
     auto lengths = [this] {
         const auto lo = m_minTokens->value(), hi = m_maxTokens->value();
@@ -297,17 +313,22 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
             return;
         }
         showMessage(QString());
-        edit(tr("Prompt lengths"), [&](Scenario& s) {
-            s.lengths.minTokens = *lo;
-            s.lengths.maxTokens = *hi;
-        }, kMergeLengths);
+        edit(
+            tr("Prompt lengths"),
+            [&](Scenario& s) {
+                s.lengths.minTokens = *lo;
+                s.lengths.maxTokens = *hi;
+            },
+            kMergeLengths);
     };
     connect(m_minTokens, &NumberField::valueEdited, this, lengths);
     connect(m_maxTokens, &NumberField::valueEdited, this, lengths);
     connect(m_logLengths, &QCheckBox::toggled, this,
             [this](bool on) { edit(tr("Length axis"), [&](Scenario& s) { s.lengths.log = on; }); });
-    connect(m_sweepTokens, &NumberField::valueEdited, this,
-            [this](double v) { edit(tr("Model-size N"), [&](Scenario& s) { s.sweepTokens = v; }, kMergeSweep); });
+    connect(m_sweepTokens, &NumberField::valueEdited, this, [this](double v) {
+        edit(
+            tr("Model-size N"), [&](Scenario& s) { s.sweepTokens = v; }, kMergeSweep);
+    });
 
     connect(m_explorer, &Explorer::scenarioChanged, this, [this] {
         if (!m_applying) showScenario();
@@ -470,7 +491,8 @@ void ScenarioPanel::showScenario() {
     m_gpu->setCurrentIndex(m_gpu->findData(QString::fromStdString(s.gpu)));
     // The peak is core's choice (the one evaluate computes at), or core's sentence for none.
     if (auto peak = scenarioPeakFlops(s, m_explorer->presets().findGpu(s.gpu))) {
-        if (!m_peak->isValid() || m_peak->value() != *peak / 1e12) m_peak->setValue(*peak / 1e12, 5);
+        if (!m_peak->isValid() || m_peak->value() != *peak / 1e12)
+            m_peak->setValue(*peak / 1e12, 5);
     } else {
         m_peak->showProblem(QString::fromStdString(peak.message()));
     }
@@ -493,7 +515,8 @@ void ScenarioPanel::showScenario() {
 }
 
 QString ScenarioPanel::currentLabelName() const {
-    return m_explorer->nameGiven() ? QString::fromStdString(m_explorer->scenario().name) : QString();
+    return m_explorer->nameGiven() ? QString::fromStdString(m_explorer->scenario().name)
+                                   : QString();
 }
 
 void ScenarioPanel::updateName() {
@@ -503,8 +526,7 @@ void ScenarioPanel::updateName() {
     const QString text = m_explorer->nameGiven() ? QString::fromStdString(s.name) : QString();
     if (m_name->text() != text && !m_name->hasFocus()) m_name->setText(text);
     const auto& r = m_explorer->result();
-    m_name->setPlaceholderText(r && r->scenario == s ? r->label
-                                                     : QString::fromStdString(s.name));
+    m_name->setPlaceholderText(r && r->scenario == s ? r->label : QString::fromStdString(s.name));
 }
 
 void ScenarioPanel::fillTensorParallel(const Scenario& s) {
@@ -537,13 +559,12 @@ void ScenarioPanel::updateSummary() {
             .arg(m.kvHeads)
             .arg(QString::number(m.paramsTotal / 1e9, 'f', 2) + QStringLiteral("B"))
             .arg(QString::fromStdString(formatBytes(cost.kvBytesPerToken()))) +
-        (m.isHybrid()
-             ? tr("\n%1 · state %2 per cached prefix (%3)")
-                   .arg(QString::fromStdString(m.layerMix()),
-                        QString::fromStdString(formatBytes(cost.stateBytes())),
-                        QString::fromStdString(std::string(toString(
-                            cost.inputs().stateDtype.value_or(m.stateDtypeDefault)))))
-             : QString()));
+        (m.isHybrid() ? tr("\n%1 · state %2 per cached prefix (%3)")
+                            .arg(QString::fromStdString(m.layerMix()),
+                                 QString::fromStdString(formatBytes(cost.stateBytes())),
+                                 QString::fromStdString(std::string(toString(
+                                     cost.inputs().stateDtype.value_or(m.stateDtypeDefault)))))
+                      : QString()));
 }
 
 } // namespace kvbe

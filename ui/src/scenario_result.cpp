@@ -20,8 +20,9 @@ Result<ScenarioResult> computeScenarioResult(const Scenario& s, const Presets& p
     const auto& L = s.lengths;
     const double context = model.contextLimit;
     if (L.minTokens >= context)
-        return Error{"the shortest prompt, " + formatTokens(L.minTokens) + " tokens, is past the context of " +
-                     model.id + " (" + formatTokens(context) + " tokens): lower the shortest prompt"};
+        return Error{"the shortest prompt, " + formatTokens(L.minTokens) +
+                     " tokens, is past the context of " + model.id + " (" + formatTokens(context) +
+                     " tokens): lower the shortest prompt"};
     const double maxTokens = std::min(L.maxTokens, context);
     r.endsAtContext = maxTokens < L.maxTokens;
     const auto tokens = lengthGrid(L.minTokens, maxTokens, L.points, L.log);
@@ -47,16 +48,17 @@ Result<ScenarioResult> computeScenarioResult(const Scenario& s, const Presets& p
             break;
         }
     }
-    for (const auto& t : s.tiers) r.nominalFixedCost.push_back(hasNominalFixedCost(t, presets));
+    for (const auto& t : s.tiers)
+        r.nominalFixedCost.push_back(hasNominalFixedCost(t, presets));
     r.eval = std::move(e);
     return r;
 }
 
 QString describeInputs(const Scenario& s, const Evaluation& e) {
     const QString model = QString::fromStdString(e.model.id).section(QLatin1Char('/'), -1);
-    const QString gpu =
-        e.gpu ? QString::fromStdString(e.gpu->name).remove(QStringLiteral("NVIDIA "))
-              : QStringLiteral("a %1 TFLOP/s GPU").arg(e.peakFlops / 1e12, 0, 'f', 0);
+    const QString gpu = e.gpu
+                            ? QString::fromStdString(e.gpu->name).remove(QStringLiteral("NVIDIA "))
+                            : QStringLiteral("a %1 TFLOP/s GPU").arg(e.peakFlops / 1e12, 0, 'f', 0);
     QString text =
         QStringLiteral("%1 on %2, u = %3 %, %4 KV")
             .arg(model, gpu)

@@ -69,8 +69,10 @@ QVariant TierTableModel::data(const QModelIndex& index, int role) const {
         case FixedCost:
             if (isNominal(index.row()))
                 return tr("Fixed cost of one hit in ms: lookup, scheduling, first copy.\n"
-                          "Nominal: a preset estimate, not measured or fitted; it leaves out the per-hit overhead "
-                          "that dominates short prompts. File ▸ Built-in scenarios has one fitted to the study.");
+                          "Nominal: a preset estimate, not measured or fitted; it leaves out the "
+                          "per-hit overhead "
+                          "that dominates short prompts. File ▸ Built-in scenarios has one fitted "
+                          "to the study.");
             return tr("Fixed cost of one hit in ms: lookup, scheduling, first copy");
         case StagingColumn:
             return tr("none, serial or pipelined: how loads pass through host DRAM");
@@ -189,7 +191,8 @@ Qt::ItemFlags TierTableModel::flags(const QModelIndex& index) const {
 }
 
 bool TierTableModel::isNominal(int row) const {
-    return m_presets && row >= 0 && row < int(m_tiers.size()) && hasNominalFixedCost(m_tiers[size_t(row)], *m_presets);
+    return m_presets && row >= 0 && row < int(m_tiers.size()) &&
+           hasNominalFixedCost(m_tiers[size_t(row)], *m_presets);
 }
 
 void TierTableModel::setTiers(const std::vector<TierConfig>& tiers) {

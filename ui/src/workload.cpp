@@ -27,7 +27,8 @@ QString percent(double share) {
 // "−25.5 %" or "+3.0 %": a change with its sign, the minus a real one.
 QString signedPercent(double change) {
     const QString digits = QString::number(std::abs(change) * 100, 'f', 1);
-    return (change < 0 ? QStringLiteral("\u2212") : QStringLiteral("+")) + digits + QStringLiteral(" %");
+    return (change < 0 ? QStringLiteral("\u2212") : QStringLiteral("+")) + digits +
+           QStringLiteral(" %");
 }
 
 QString listText(const QStringList& items) {
@@ -50,7 +51,8 @@ std::vector<double> workloadSweepTokens() {
 
 QString capacityText(double bytes) {
     if (!std::isfinite(bytes)) return QStringLiteral("unlimited");
-    // Binary units throughout (the sliders move in doublings of GiB): "512 GiB", "22.6 GiB", "8 TiB".
+    // Binary units throughout (the sliders move in doublings of GiB): "512 GiB", "22.6 GiB", "8
+    // TiB".
     if (bytes >= kTiB) return QString::number(bytes / kTiB, 'g', 3) + QStringLiteral(" TiB");
     return QString::number(bytes / kGiB, 'g', 3) + QStringLiteral(" GiB");
 }
@@ -58,7 +60,8 @@ QString capacityText(double bytes) {
 double shareAtOrAbove(const Trace& trace, double tokens) {
     if (trace.size() == 0) return 0;
     std::size_t k = 0;
-    for (auto n : trace.inputTokens) k += double(n) >= tokens;
+    for (auto n : trace.inputTokens)
+        k += double(n) >= tokens;
     return double(k) / double(trace.size());
 }
 
@@ -140,8 +143,9 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
 
     // The sweep varies one tier with the others as set; a tier left out joins it at its place.
     if (c.policy != EvictionPolicy::Lru || c.placement != Placement::WriteThrough) {
-        w.sweepNote = QStringLiteral("The one-pass capacity sweep needs LRU with write-through "
-                                     "(inclusion holds only there): choose those to see the curve.");
+        w.sweepNote =
+            QStringLiteral("The one-pass capacity sweep needs LRU with write-through "
+                           "(inclusion holds only there): choose those to see the curve.");
     } else {
         ReplayConfig sc = c;
         sc.writeQueue = false; // the sweep assumes writes keep up
@@ -151,7 +155,8 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
         if (want > 0) {
             const int scenarioIndex = want - 1;
             std::size_t pos = 0;
-            while (pos < w.configTierOf.size() && w.configTierOf[pos] < scenarioIndex) ++pos;
+            while (pos < w.configTierOf.size() && w.configTierOf[pos] < scenarioIndex)
+                ++pos;
             if (pos == w.configTierOf.size() || w.configTierOf[pos] != scenarioIndex) {
                 SimTier t = sim[std::size_t(scenarioIndex)];
                 t.capacityBytes = 0;
@@ -181,9 +186,14 @@ QString workloadSummary(const WorkloadResult& w) {
                 above << QStringLiteral("%1 above %2's p* (%3 tokens)")
                              .arg(percent(t.shareAtOrAbove), t.name)
                              .arg(std::round(*t.pStar), 0, 'f', 0);
-        QString s = QStringLiteral("This %1 trace has no block ids, so it gives lengths and arrivals only: no hit ratios.")
-                        .arg(QString::fromStdString(std::string(toString(w.trace->summary.format))));
-        if (!above.isEmpty()) s += QStringLiteral(" Of its %1 requests, %2.").arg(w.trace->size()).arg(listText(above));
+        QString s =
+            QStringLiteral("This %1 trace has no block ids, so it gives lengths and arrivals only: "
+                           "no hit ratios.")
+                .arg(QString::fromStdString(std::string(toString(w.trace->summary.format))));
+        if (!above.isEmpty())
+            s += QStringLiteral(" Of its %1 requests, %2.")
+                     .arg(w.trace->size())
+                     .arg(listText(above));
         return s;
     }
     const ReplayResult& r = *w.replay;
@@ -194,25 +204,30 @@ QString workloadSummary(const WorkloadResult& w) {
     const QString admission = QString::fromStdString(std::string(toString(w.settings.admission)));
     const RuleResult* rule = r.rule(toString(w.settings.admission));
     const RuleResult* gpu = r.rule("gpu-only");
-    if (!rule || !gpu) return QStringLiteral("The replay gave no result for %1 admission.").arg(admission);
+    if (!rule || !gpu)
+        return QStringLiteral("The replay gave no result for %1 admission.").arg(admission);
     const double change = gpu->ttft.mean > 0 ? rule->ttft.mean / gpu->ttft.mean - 1 : 0;
-    QString s = tiers.isEmpty()
-                    ? QStringLiteral("With the GPU's %1 alone").arg(capacityText(c.gpuCapacityBytes))
-                    : QStringLiteral("With %1").arg(listText(tiers));
-    s += QStringLiteral(", %1 of requests are faster than GPU-only caching, mean TTFT %2 (%3 \u2192 %4 ms, %5 admission)")
+    QString s =
+        tiers.isEmpty()
+            ? QStringLiteral("With the GPU's %1 alone").arg(capacityText(c.gpuCapacityBytes))
+            : QStringLiteral("With %1").arg(listText(tiers));
+    s += QStringLiteral(", %1 of requests are faster than GPU-only caching, mean TTFT %2 (%3 "
+                        "\u2192 %4 ms, %5 admission)")
              .arg(percent(rule->gainShare), signedPercent(change))
              .arg(gpu->ttft.mean * 1e3, 0, 'f', 1)
              .arg(rule->ttft.mean * 1e3, 0, 'f', 1)
              .arg(admission);
     // As kvbe-cli trace replay's sentence: the prefill GPU time the tiers save beyond GPU-only.
-    s += QStringLiteral(", %1 GPU prefill seconds saved").arg(rule->gpuSecondsSaved - gpu->gpuSecondsSaved, 0, 'f', 1);
+    s += QStringLiteral(", %1 GPU prefill seconds saved")
+             .arg(rule->gpuSecondsSaved - gpu->gpuSecondsSaved, 0, 'f', 1);
     if (!c.tiers.empty() && r.tiers.size() == c.tiers.size() + 1) {
         const TierReport& last = r.tiers.back();
         s += QStringLiteral("; %1 needs %2 of writes (p99 minute)")
                  .arg(QString::fromStdString(last.name),
                       QString::fromStdString(formatBandwidth(last.writeRateP99)));
         if (last.writeBps > 0 && last.writeRateP99 > last.writeBps)
-            s += QStringLiteral(", above its %1").arg(QString::fromStdString(formatBandwidth(last.writeBps)));
+            s += QStringLiteral(", above its %1")
+                     .arg(QString::fromStdString(formatBandwidth(last.writeBps)));
     }
     return s + QLatin1Char('.');
 }

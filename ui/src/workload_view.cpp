@@ -41,8 +41,9 @@ double stepBytes(int step) {
 int bytesStep(double bytes) {
     if (!(bytes > 0)) return 0;
     if (!std::isfinite(bytes)) return kMaxStep;
-    return std::clamp(int(std::lround(std::log2(bytes / kGiB) * kStepsPerDoubling)) + kStepsPerDoubling, 1,
-                      kMaxStep);
+    return std::clamp(int(std::lround(std::log2(bytes / kGiB) * kStepsPerDoubling)) +
+                          kStepsPerDoubling,
+                      1, kMaxStep);
 }
 
 // The head of a file, for telling a trace from the other files dropped on the window.
@@ -62,15 +63,18 @@ bool WorkloadView::looksLikeTrace(const QString& path) {
     if (!fi.isFile()) return false;
     const QString suffix = fi.suffix().toLower();
     if (suffix == QLatin1String("gz") || suffix == QLatin1String("zst")) return true;
-    if (suffix != QLatin1String("jsonl") && suffix != QLatin1String("csv") && suffix != QLatin1String("json"))
+    if (suffix != QLatin1String("jsonl") && suffix != QLatin1String("csv") &&
+        suffix != QLatin1String("json"))
         return false;
     const QByteArray line = firstLine(path);
-    return !line.isEmpty() && detectTraceFormat(std::string_view(line.constData(), std::size_t(line.size())),
-                                                path.toStdString())
-                                  .ok();
+    return !line.isEmpty() &&
+           detectTraceFormat(std::string_view(line.constData(), std::size_t(line.size())),
+                             path.toStdString())
+               .ok();
 }
 
-WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent) : QWidget(parent), m_explorer(explorer) {
+WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
+    : QWidget(parent), m_explorer(explorer) {
     setObjectName(QStringLiteral("workloadView"));
     auto* v = new QVBoxLayout(this);
     v->setContentsMargins(6, 6, 6, 0);
@@ -80,7 +84,8 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent) : QWidget(parent
     auto* top = new QHBoxLayout;
     auto* open = new QPushButton(tr("Open trace…"), this);
     open->setObjectName(QStringLiteral("workloadOpen"));
-    open->setToolTip(tr("Mooncake or Bailian JSON Lines, Azure or kvbe CSV, also .gz and .zst; or drop the file on the window"));
+    open->setToolTip(tr("Mooncake or Bailian JSON Lines, Azure or kvbe CSV, also .gz and .zst; or "
+                        "drop the file on the window"));
     connect(open, &QPushButton::clicked, this, &WorkloadView::chooseTraceFile);
     m_fileLabel = new QLabel(tr("No trace open"), this);
     m_fileLabel->setObjectName(QStringLiteral("workloadFile"));
@@ -116,7 +121,8 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent) : QWidget(parent
     m_error->setVisible(false);
     v->addWidget(m_error);
 
-    m_summary = new QLabel(tr("Open a request trace to see what offload does for its traffic."), this);
+    m_summary =
+        new QLabel(tr("Open a request trace to see what offload does for its traffic."), this);
     m_summary->setObjectName(QStringLiteral("workloadSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -157,11 +163,13 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent) : QWidget(parent
         if (m_trace)
             requestReplay();
         else
-            for (auto* c : m_charts) c->setResults(r, {});
+            for (auto* c : m_charts)
+                c->setResults(r, {});
     });
     syncTierRows();
     if (const auto& r = m_explorer->result())
-        for (auto* c : m_charts) c->setResults(r, {});
+        for (auto* c : m_charts)
+            c->setResults(r, {});
 }
 
 WorkloadView::~WorkloadView() {
@@ -183,8 +191,8 @@ void WorkloadView::buildControls(QGridLayout* grid) {
     grid->addLayout(m_tierGrid, 0, 0, 4, 1);
     grid->setColumnStretch(0, 3);
 
-    auto addCombo = [&](int row, int col, const QString& label, const char* name, const QStringList& items,
-                        const QString& tip) {
+    auto addCombo = [&](int row, int col, const QString& label, const char* name,
+                        const QStringList& items, const QString& tip) {
         auto* l = new QLabel(label, this);
         auto* c = new QComboBox(this);
         c->setObjectName(QString::fromLatin1(name));
@@ -195,34 +203,40 @@ void WorkloadView::buildControls(QGridLayout* grid) {
         grid->addWidget(c, row, col + 1);
         return c;
     };
-    m_admission = addCombo(0, 1, tr("Admission"), "workloadAdmission", {"always", "breakeven", "optimal"},
-                           tr("always: load every hit; breakeven: only above the tier's p*; optimal: the "
-                              "fastest cut per request. The summary and the thick TTFT curve use it."));
+    m_admission =
+        addCombo(0, 1, tr("Admission"), "workloadAdmission", {"always", "breakeven", "optimal"},
+                 tr("always: load every hit; breakeven: only above the tier's p*; optimal: the "
+                    "fastest cut per request. The summary and the thick TTFT curve use it."));
     m_admission->setCurrentText(QStringLiteral("optimal"));
     m_policy = addCombo(1, 1, tr("Eviction"), "workloadPolicy", {"lru", "s3fifo"},
                         tr("LRU, or S3-FIFO (frequency-aware); the capacity sweep needs LRU"));
-    m_placement = addCombo(2, 1, tr("Placement"), "workloadPlacement", {"write-through", "cascade"},
-                           tr("write-through: every tier stores every block; cascade: blocks move down "
-                              "one tier when evicted. The capacity sweep needs write-through"));
-    m_sweepTier = addCombo(3, 1, tr("Sweep"), "workloadSweepTier", {}, tr("The tier the capacity chart varies"));
+    m_placement =
+        addCombo(2, 1, tr("Placement"), "workloadPlacement", {"write-through", "cascade"},
+                 tr("write-through: every tier stores every block; cascade: blocks move down "
+                    "one tier when evicted. The capacity sweep needs write-through"));
+    m_sweepTier = addCombo(3, 1, tr("Sweep"), "workloadSweepTier", {},
+                           tr("The tier the capacity chart varies"));
 
     auto* l = new QLabel(tr("Prefill servers"), this);
     m_instances = new QSpinBox(this);
     m_instances->setObjectName(QStringLiteral("workloadInstances"));
     m_instances->setRange(0, 1024);
     m_instances->setSpecialValueText(tr("no queueing"));
-    m_instances->setToolTip(tr("Servers fed first come first served; a load may start while its request waits"));
+    m_instances->setToolTip(
+        tr("Servers fed first come first served; a load may start while its request waits"));
     grid->addWidget(l, 0, 3);
     grid->addWidget(m_instances, 0, 4);
     m_writeQueue = new QCheckBox(tr("Write queues"), this);
     m_writeQueue->setObjectName(QStringLiteral("workloadWriteQueue"));
-    m_writeQueue->setToolTip(tr("Model each tier's write bandwidth: a block is readable once written, "
-                                "and a full queue drops its oldest writes"));
+    m_writeQueue->setToolTip(
+        tr("Model each tier's write bandwidth: a block is readable once written, "
+           "and a full queue drops its oldest writes"));
     grid->addWidget(m_writeQueue, 1, 3);
     m_sharedLink = new QCheckBox(tr("Shared links"), this);
     m_sharedLink->setObjectName(QStringLiteral("workloadSharedLink"));
-    m_sharedLink->setToolTip(tr("Each tier's reads and writes share one link: loads go first and delay "
-                                "the queued writes (with write queues)"));
+    m_sharedLink->setToolTip(
+        tr("Each tier's reads and writes share one link: loads go first and delay "
+           "the queued writes (with write queues)"));
     grid->addWidget(m_sharedLink, 1, 4);
     m_timing = new QLabel(this);
     m_timing->setObjectName(QStringLiteral("workloadTiming"));
@@ -272,7 +286,8 @@ void WorkloadView::syncTierRows() {
     const auto& r = m_explorer->result();
     if (!r) return;
     QStringList names{tr("GPU (HBM for KV)")};
-    for (const auto& t : scenarioSimTiers(*r->eval, m_explorer->presets())) names << QString::fromStdString(t.name);
+    for (const auto& t : scenarioSimTiers(*r->eval, m_explorer->presets()))
+        names << QString::fromStdString(t.name);
     if (names == m_tierNames) {
         for (std::size_t i = 0; i < m_rows.size(); ++i) {
             double bytes = 0;
@@ -280,8 +295,9 @@ void WorkloadView::syncTierRows() {
                 auto g = defaultGpuCacheBytes(*r->eval);
                 bytes = m_settings.gpuCacheBytes.value_or(g ? *g : 0.0);
             } else {
-                bytes = i - 1 < m_settings.tierCapacityBytes.size() ? m_settings.tierCapacityBytes[i - 1]
-                                                                    : defaultTierCapacity(i - 1);
+                bytes = i - 1 < m_settings.tierCapacityBytes.size()
+                            ? m_settings.tierCapacityBytes[i - 1]
+                            : defaultTierCapacity(i - 1);
             }
             m_rows[i].value->setText(tierValueText(bytes));
         }
@@ -306,15 +322,18 @@ void WorkloadView::syncTierRows() {
         row.slider->setObjectName(QStringLiteral("workloadTier%1").arg(i));
         row.slider->setRange(i == 0 ? 1 : 0, kMaxStep);
         row.slider->setPageStep(kStepsPerDoubling);
-        row.slider->setToolTip(i == 0 ? tr("HBM left for KV; the scenario's default is 90 % of HBM less the weights")
-                                      : tr("Capacity of %1; all the way left leaves it out").arg(names[i]));
+        row.slider->setToolTip(
+            i == 0 ? tr("HBM left for KV; the scenario's default is 90 % of HBM less the weights")
+                   : tr("Capacity of %1; all the way left leaves it out").arg(names[i]));
         row.value = new QLabel(this);
         row.value->setObjectName(QStringLiteral("workloadTier%1Value").arg(i));
-        row.value->setMinimumWidth(row.value->fontMetrics().horizontalAdvance(QStringLiteral("999.99 GB (99,999,999 tokens)")));
+        row.value->setMinimumWidth(row.value->fontMetrics().horizontalAdvance(
+            QStringLiteral("999.99 GB (99,999,999 tokens)")));
         m_tierGrid->addWidget(row.name, i, 0);
         m_tierGrid->addWidget(row.slider, i, 1);
         m_tierGrid->addWidget(row.value, i, 2);
-        connect(row.slider, &QSlider::valueChanged, this, [this, i](int step) { onCapacityMoved(i, step); });
+        connect(row.slider, &QSlider::valueChanged, this,
+                [this, i](int step) { onCapacityMoved(i, step); });
         // Replays too slow to follow the slider run when it is let go.
         connect(row.slider, &QSlider::sliderReleased, this, [this] {
             if (!live()) requestReplay();
@@ -326,7 +345,8 @@ void WorkloadView::syncTierRows() {
         const int keep = m_settings.sweepTier;
         m_sweepTier->clear();
         m_sweepTier->addItem(tr("GPU"));
-        for (int i = 1; i < names.size(); ++i) m_sweepTier->addItem(names[i]);
+        for (int i = 1; i < names.size(); ++i)
+            m_sweepTier->addItem(names[i]);
         m_settings.sweepTier = std::clamp(keep, 0, int(names.size()) - 1);
         m_sweepTier->setCurrentIndex(m_settings.sweepTier);
     }
@@ -343,17 +363,21 @@ void WorkloadView::syncControls() {
                 if (auto d = defaultGpuCacheBytes(*r->eval)) g = *d;
             bytes = m_settings.gpuCacheBytes ? *m_settings.gpuCacheBytes : g.value_or(0);
         } else {
-            bytes = i - 1 < m_settings.tierCapacityBytes.size() ? m_settings.tierCapacityBytes[i - 1] : 0;
+            bytes = i - 1 < m_settings.tierCapacityBytes.size()
+                        ? m_settings.tierCapacityBytes[i - 1]
+                        : 0;
         }
         const QSignalBlocker block(m_rows[i].slider);
         m_rows[i].slider->setValue(bytesStep(bytes));
         m_rows[i].value->setText(tierValueText(bytes));
     }
-    const QSignalBlocker b1(m_policy), b2(m_placement), b3(m_admission), b4(m_instances), b5(m_writeQueue),
-        b6(m_sweepTier), b7(m_sharedLink);
+    const QSignalBlocker b1(m_policy), b2(m_placement), b3(m_admission), b4(m_instances),
+        b5(m_writeQueue), b6(m_sweepTier), b7(m_sharedLink);
     m_policy->setCurrentText(QString::fromStdString(std::string(toString(m_settings.policy))));
-    m_placement->setCurrentText(QString::fromStdString(std::string(toString(m_settings.placement))));
-    m_admission->setCurrentText(QString::fromStdString(std::string(toString(m_settings.admission))));
+    m_placement->setCurrentText(
+        QString::fromStdString(std::string(toString(m_settings.placement))));
+    m_admission->setCurrentText(
+        QString::fromStdString(std::string(toString(m_settings.admission))));
     m_instances->setValue(m_settings.instances);
     m_writeQueue->setChecked(m_settings.writeQueue);
     m_sharedLink->setChecked(m_settings.sharedLinks);
@@ -374,7 +398,8 @@ void WorkloadView::onCapacityMoved(int row, int step) {
 
 void WorkloadView::setSettings(const WorkloadSettings& s) {
     m_settings = s;
-    m_settings.tierCapacityBytes.resize(std::size_t(std::max<qsizetype>(0, m_tierNames.size() - 1)), 0);
+    m_settings.tierCapacityBytes.resize(std::size_t(std::max<qsizetype>(0, m_tierNames.size() - 1)),
+                                        0);
     for (std::size_t i = s.tierCapacityBytes.size(); i < m_settings.tierCapacityBytes.size(); ++i)
         m_settings.tierCapacityBytes[i] = defaultTierCapacity(i);
     syncControls();
@@ -384,9 +409,9 @@ void WorkloadView::setSettings(const WorkloadSettings& s) {
 // ---- reading a trace
 
 void WorkloadView::chooseTraceFile() {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open a request trace"), QString(),
-        tr("Traces (*.jsonl *.csv *.gz *.zst *.json);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open a request trace"), QString(),
+                                     tr("Traces (*.jsonl *.csv *.gz *.zst *.json);;All files (*)"));
     if (!path.isEmpty()) openTrace(path);
 }
 
@@ -442,10 +467,16 @@ bool WorkloadView::openTrace(const QString& path) {
         m_file = path;
         m_result.reset();
         const auto& s = m_trace->summary;
-        QString text = tr("%1: %2 requests, %3").arg(QFileInfo(path).fileName()).arg(m_trace->size())
+        QString text = tr("%1: %2 requests, %3")
+                           .arg(QFileInfo(path).fileName())
+                           .arg(m_trace->size())
                            .arg(QString::fromStdString(std::string(toString(s.format))));
-        if (s.hasBlocks()) text += tr(", %1-token blocks, %2 distinct").arg(s.blockTokens).arg(m_trace->distinctBlocks);
-        else text += tr(", no block ids (lengths and arrivals only)");
+        if (s.hasBlocks())
+            text += tr(", %1-token blocks, %2 distinct")
+                        .arg(s.blockTokens)
+                        .arg(m_trace->distinctBlocks);
+        else
+            text += tr(", no block ids (lengths and arrivals only)");
         if (s.skippedLines) text += tr(", %1 bad lines skipped").arg(s.skippedLines);
         m_fileLabel->setText(text);
         m_fileLabel->setToolTip(path);
@@ -507,17 +538,20 @@ void WorkloadView::apply(WorkloadPtr w) {
     m_result = std::move(w);
     m_lastSeconds = m_result->replaySeconds + m_result->sweepSeconds;
     m_summary->setText(m_result->summary);
-    if (!m_result->error.isEmpty()) showError(m_result->error);
-    else m_error->setVisible(false);
+    if (!m_result->error.isEmpty())
+        showError(m_result->error);
+    else
+        m_error->setVisible(false);
     if (m_result->replay)
-        m_timing->setText(tr("Replay %1 ms + sweep %2 ms (%3 M lookups/s): %4")
-                              .arg(m_result->replaySeconds * 1e3, 0, 'f', 0)
-                              .arg(m_result->sweepSeconds * 1e3, 0, 'f', 0)
-                              .arg(m_result->replaySeconds > 0
-                                       ? double(m_result->replay->lookups) / m_result->replaySeconds / 1e6
-                                       : 0.0,
-                                   0, 'f', 1)
-                              .arg(live() ? tr("sliders re-run live") : tr("sliders re-run on release")));
+        m_timing->setText(
+            tr("Replay %1 ms + sweep %2 ms (%3 M lookups/s): %4")
+                .arg(m_result->replaySeconds * 1e3, 0, 'f', 0)
+                .arg(m_result->sweepSeconds * 1e3, 0, 'f', 0)
+                .arg(m_result->replaySeconds > 0
+                         ? double(m_result->replay->lookups) / m_result->replaySeconds / 1e6
+                         : 0.0,
+                     0, 'f', 1)
+                .arg(live() ? tr("sliders re-run live") : tr("sliders re-run on release")));
     else
         m_timing->clear();
     const auto& r = m_explorer->result();

@@ -1,5 +1,6 @@
 // Measurements of one node, from our own calibration files or imported from other tools, and
-// the py-kvcache break-even file a serving stack gates loads with. Format: docs/calibration-format.md.
+// the py-kvcache break-even file a serving stack gates loads with. Format:
+// docs/calibration-format.md.
 #pragma once
 
 #include "kvbe/model_spec.h"
@@ -18,15 +19,15 @@ inline constexpr int kCalibrationVersion = 1;
 
 struct PrefillSample {
     double tokens = 0;
-    double seconds = 0;  // cold TTFT or prefill time
+    double seconds = 0; // cold TTFT or prefill time
     bool operator==(const PrefillSample&) const = default;
 };
 
 struct HitSample {
-    double tokens = 0;   // N
-    double prefix = 0;   // p, the cached part
+    double tokens = 0; // N
+    double prefix = 0; // p, the cached part
     std::string tier;
-    double seconds = 0;  // TTFT with the prefix loaded from the tier
+    double seconds = 0; // TTFT with the prefix loaded from the tier
     bool operator==(const HitSample&) const = default;
 };
 
@@ -38,8 +39,8 @@ struct TransferSample {
 
 struct TierMeasurement {
     std::string name;
-    std::vector<TransferSample> reads;   // (bytes, seconds) per load
-    std::optional<double> readBps;       // a measured bandwidth without per-size samples (fio)
+    std::vector<TransferSample> reads; // (bytes, seconds) per load
+    std::optional<double> readBps;     // a measured bandwidth without per-size samples (fio)
     std::optional<double> writeBps;
     bool operator==(const TierMeasurement&) const = default;
 };
@@ -72,41 +73,42 @@ struct FittedTier {
 struct FittedParameters {
     std::optional<double> utilisation;
     std::optional<double> rampHalfTokens;
-    double overheadS = 0;  // scheduling cost both paths share (not part of the cost model)
+    double overheadS = 0; // scheduling cost both paths share (not part of the cost model)
     std::map<std::string, FittedTier> tiers;
     double rmsRelativeResidual = 0;
     bool operator==(const FittedParameters&) const = default;
 };
 
 struct Calibration {
-    std::string source;     // file it was read from
-    std::string format;     // kvbe, py-kvcache-v1, py-kvcache-v2, pareto-csv, fio, nvbandwidth
+    std::string source; // file it was read from
+    std::string format; // kvbe, py-kvcache-v1, py-kvcache-v2, pareto-csv, fio, nvbandwidth
     std::string host;
-    std::string date;       // ISO 8601
+    std::string date; // ISO 8601
     std::string gpuName;
     std::map<std::string, double> gpuClocksMHz;
-    std::string model;      // model id as the file names it
-    std::optional<KvDtype> kvDtype;  // none: not given, or "auto" for a model kvbe does not know
-    std::string kvDtypeText;         // as the file wrote it ("auto", "fp8_e4m3", ...); "" when absent
+    std::string model;              // model id as the file names it
+    std::optional<KvDtype> kvDtype; // none: not given, or "auto" for a model kvbe does not know
+    std::string kvDtypeText; // as the file wrote it ("auto", "fp8_e4m3", ...); "" when absent
     std::optional<double> kvBytesPerToken;
-    std::string ssdModel;            // py-kvcache v2 ssd_model
-    std::map<std::string, CurveKnots> curves;       // py-kvcache v2: f, g_ssd, g_mem
-    std::vector<GoldenPoint> golden;                 // py-kvcache v2
-    std::map<std::string, std::string> provenance;  // py-kvcache v2, free-form; values as text
+    std::string ssdModel;                          // py-kvcache v2 ssd_model
+    std::map<std::string, CurveKnots> curves;      // py-kvcache v2: f, g_ssd, g_mem
+    std::vector<GoldenPoint> golden;               // py-kvcache v2
+    std::map<std::string, std::string> provenance; // py-kvcache v2, free-form; values as text
     std::vector<PrefillSample> prefill;
     std::vector<HitSample> hits;
     std::vector<TierMeasurement> tiers;
     std::optional<FittedParameters> fitted;
-    std::map<std::string, double> breakevenPrefix;  // p* per tier, tokens
-    std::optional<double> safetyMarginTokens;       // py-kvcache
-    std::vector<std::string> warnings;              // what the reader had to assume or drop
+    std::map<std::string, double> breakevenPrefix; // p* per tier, tokens
+    std::optional<double> safetyMarginTokens;      // py-kvcache
+    std::vector<std::string> warnings;             // what the reader had to assume or drop
 
     bool operator==(const Calibration& o) const {
-        return host == o.host && date == o.date && gpuName == o.gpuName && gpuClocksMHz == o.gpuClocksMHz &&
-               model == o.model && kvDtype == o.kvDtype && kvBytesPerToken == o.kvBytesPerToken &&
-               prefill == o.prefill && hits == o.hits && tiers == o.tiers && fitted == o.fitted &&
-               breakevenPrefix == o.breakevenPrefix && safetyMarginTokens == o.safetyMarginTokens &&
-               curves == o.curves && golden == o.golden;
+        return host == o.host && date == o.date && gpuName == o.gpuName &&
+               gpuClocksMHz == o.gpuClocksMHz && model == o.model && kvDtype == o.kvDtype &&
+               kvBytesPerToken == o.kvBytesPerToken && prefill == o.prefill && hits == o.hits &&
+               tiers == o.tiers && fitted == o.fitted && breakevenPrefix == o.breakevenPrefix &&
+               safetyMarginTokens == o.safetyMarginTokens && curves == o.curves &&
+               golden == o.golden;
     }
 };
 
@@ -124,7 +126,8 @@ std::string calibrationToJson(const Calibration& c);
 Status saveCalibration(const std::filesystem::path& path, const Calibration& c);
 
 // Warnings when a calibration was made for another model or KV dtype than the scenario's.
-std::vector<std::string> mismatchWarnings(const Calibration& c, const ModelSpec& model, KvDtype kvDtype);
+std::vector<std::string> mismatchWarnings(const Calibration& c, const ModelSpec& model,
+                                          KvDtype kvDtype);
 
 // py-kvcache's gate for a calibration read from its files: the thresholds with the safety margin
 // folded in where a gate is on (threshold + margin if the threshold is non-zero, else 0 = off).
@@ -144,14 +147,14 @@ double interpolateKnots(const CurveKnots& c, double tokens);
 // The py-kvcache v1 break-even file.
 struct PyKvcacheThresholds {
     std::string modelName;
-    std::string kvDtype = "auto";      // vLLM's kv_cache_dtype string, as the serving stack compares it
-    std::optional<double> ssdTokens;   // none: never pays within the context
+    std::string kvDtype = "auto"; // vLLM's kv_cache_dtype string, as the serving stack compares it
+    std::optional<double> ssdTokens; // none: never pays within the context
     std::optional<double> memTokens;
     double safetyMarginTokens = 0;
     // A tier that never pays gets a threshold one block past this, so the gate never loads from it
     // (py-kvcache reads a missing or 0 threshold as "gate off": always load).
     double contextTokens = 0;
-    bool writeSsd = true;  // false: leave the field out (gate off), where no tier stands for it
+    bool writeSsd = true; // false: leave the field out (gate off), where no tier stands for it
     bool writeMem = true;
 };
 std::string pyKvcacheV1Json(const PyKvcacheThresholds& t);
@@ -160,7 +163,7 @@ long long pyKvcacheThresholdTokens(std::optional<double> tokens, double contextT
 
 // The py-kvcache v2 curves file: v1's fields plus the curves, golden points and provenance.
 struct PyKvcacheV2 {
-    PyKvcacheThresholds thresholds;  // computed from the curves by pyKvcacheRuleThreshold
+    PyKvcacheThresholds thresholds; // computed from the curves by pyKvcacheRuleThreshold
     double kvBytesPerToken = 0;
     std::string gpuModel, ssdModel;
     CurveKnots f, gSsd, gMem;

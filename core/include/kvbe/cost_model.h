@@ -51,7 +51,7 @@ struct CostInputs {
     double utilisation = 0.5;             // u, or u_max with a ramp
     std::optional<double> rampHalfTokens; // n_half of u(n) = u_max · n / (n + n_half)
     int tensorParallel = 1;
-    bool sharedPath = false;              // the t GPUs share one storage path (each sees B/t)
+    bool sharedPath = false; // the t GPUs share one storage path (each sees B/t)
     std::optional<PrefillTable> measuredPrefill; // replaces the analytic recompute time
 };
 
@@ -64,7 +64,7 @@ std::optional<std::string> tensorParallelProblem(const ModelSpec& model, int t);
 std::vector<int> validTensorParallelSizes(const ModelSpec& model, int maxT = 1024);
 
 class CostModel {
-public:
+  public:
     // Checks every input and names the one that is wrong.
     static Result<CostModel> create(CostInputs inputs);
 
@@ -86,7 +86,8 @@ public:
     double stateBytes() const {
         return m_in.model.stateBytes(m_in.stateDtype.value_or(m_in.model.stateDtypeDefault));
     }
-    // Bytes one storage path moves for a p-token prefix: KV and state, per GPU as the TP layout says.
+    // Bytes one storage path moves for a p-token prefix: KV and state, per GPU as the TP layout
+    // says.
     double loadBytes(double p) const;
     // Time to load a p-token prefix from a tier, per GPU.
     double tLoad(const TierPath& tier, double p) const;
@@ -108,12 +109,12 @@ public:
     // The direct solve of t_hit(N, p) ≤ t_miss(N) for p in [0, N], as a fraction.
     std::optional<double> minCachedFractionDirect(const TierPath& tier, double n) const;
 
-private:
+  private:
     explicit CostModel(CostInputs in) : m_in(std::move(in)) {}
     double coldTime(double n) const; // analytic with ramp, or measured
     double perPathBytesFactor() const;
 
-public:
+  public:
     // The fraction of the KV bytes one GPU holds under tensor parallelism.
     double kvSharePerGpu() const;
     // Bytes that cross one storage path per byte of KV (kvSharePerGpu, times t if shared).
@@ -121,8 +122,7 @@ public:
     // The same for the state: Mamba and linear-attention heads split evenly over t GPUs.
     double stateBytesPerPathFactor() const;
 
-private:
-
+  private:
     CostInputs m_in;
     double m_simpleP = 0;
     double m_effectiveFlops = 0; // peak · u · t

@@ -17,11 +17,11 @@ std::vector<double> lengthGrid(double minTokens, double maxTokens, int points, b
 
 struct TierCurves {
     TierPath tier;
-    std::optional<double> breakevenPrefix;                  // p*_T
-    std::vector<std::optional<double>> breakevenBandwidth;  // B*(N) with this tier's t_fixed
-    std::vector<double> tHit;                               // at the chosen cached fraction
+    std::optional<double> breakevenPrefix;                 // p*_T
+    std::vector<std::optional<double>> breakevenBandwidth; // B*(N) with this tier's t_fixed
+    std::vector<double> tHit;                              // at the chosen cached fraction
     std::vector<double> speedup;
-    std::vector<std::optional<double>> minFraction;         // f*_T(N)
+    std::vector<std::optional<double>> minFraction; // f*_T(N)
 };
 
 struct CurveSet {
@@ -29,7 +29,7 @@ struct CurveSet {
     double cachedFraction = 0;
     std::vector<double> kvBytes;
     std::vector<double> tMiss;
-    std::vector<std::optional<double>> breakevenBandwidth;  // B*(N), no fixed cost
+    std::vector<std::optional<double>> breakevenBandwidth; // B*(N), no fixed cost
     std::vector<TierCurves> tiers;
 };
 
@@ -45,7 +45,8 @@ struct FrontierGrid {
     double at(size_t i, size_t j) const { return speedup[j * tokens.size() + i]; }
 };
 FrontierGrid computeFrontier(const CostModel& cost, const TierPath& tier,
-                             const std::vector<double>& tokens, const std::vector<double>& fractions);
+                             const std::vector<double>& tokens,
+                             const std::vector<double>& fractions);
 
 struct SweepPoint {
     std::string id;
@@ -53,9 +54,9 @@ struct SweepPoint {
     double paramsActive = 0;
     double kvBytesPerToken = 0;
     std::optional<double> breakevenBandwidth; // B*(N) at the sweep length, no fixed cost
-    bool hybrid = false;      // attention in some layers only (or shared / sparse KV)
-    double stateBytes = 0;    // per cached prefix, hybrids
-    std::string layerMix;     // "52 layers: 23 Mamba-2, 23 MoE, 6 attention"
+    bool hybrid = false;   // attention in some layers only (or shared / sparse KV)
+    double stateBytes = 0; // per cached prefix, hybrids
+    std::string layerMix;  // "52 layers: 23 Mamba-2, 23 MoE, 6 attention"
 };
 // B*(N) at one length for each model, with the scenario's GPU, utilisation, FLOP model and
 // KV dtype (or each model's own when the scenario leaves it to the model).

@@ -19,12 +19,12 @@ namespace kvbe {
 // term), so by default only the overhead is fitted. Fit the ramp from prefill timings that have
 // no scheduling overhead in them (the GPU probe's), with fitOverhead off.
 struct FitOptions {
-    bool fitRamp = false;      // n_half of u(n) = u · n / (n + n_half), given at least 4 lengths
-    bool fitOverhead = true;   // a constant both paths share (scheduling, tokenisation)
+    bool fitRamp = false;    // n_half of u(n) = u · n / (n + n_half), given at least 4 lengths
+    bool fitOverhead = true; // a constant both paths share (scheduling, tokenisation)
 };
 
 struct FitResidual {
-    std::string series;  // "recompute" or the tier's name
+    std::string series; // "recompute" or the tier's name
     double tokens = 0;
     double prefix = 0;
     double measuredS = 0;
@@ -43,7 +43,7 @@ struct FitResult {
     FittedParameters params;
     std::vector<FitResidual> residuals;
     std::map<std::string, std::optional<double>> breakevenPrefix; // p* per tier with fitted values
-    std::vector<std::string> notes;                               // what could not be fitted, and why
+    std::vector<std::string> notes; // what could not be fitted, and why
     // Why the fit should not be trusted (a parameter at its bound, residuals above
     // kReliableRmsResidual), one sentence each; empty for a fit that describes its data.
     std::vector<std::string> unreliable;
@@ -54,7 +54,8 @@ struct FitResult {
 // `base` gives the model, FLOP model, GPU peak and TP (its utilisation is the starting point);
 // `nominalTiers` the bandwidth and fixed cost to fall back on for tiers named in the hits.
 Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base,
-                                 const std::vector<TierPath>& nominalTiers, const FitOptions& options = {});
+                                 const std::vector<TierPath>& nominalTiers,
+                                 const FitOptions& options = {});
 
 // What a py-kvcache v2 file's own curves imply, with no model: at each measured length p (the
 // knots of f and g_T within the range both cover, p > 0, each curve read linearly between its
@@ -71,26 +72,27 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base,
 struct ImpliedPoint {
     double tokens = 0;
     bool golden = false;
-    double fS = 0;                        // recompute
-    double gS = 0;                        // hit from the tier
-    std::optional<double> breakevenBps;   // B*_T(p)
+    double fS = 0;                      // recompute
+    double gS = 0;                      // hit from the tier
+    std::optional<double> breakevenBps; // B*_T(p)
 };
 struct ImpliedTier {
-    std::string tier;                     // "ssd" or "mem"
-    std::string curve;                    // "g_ssd" or "g_mem"
+    std::string tier;  // "ssd" or "mem"
+    std::string curve; // "g_ssd" or "g_mem"
     double tFixedS = 0;
-    bool tFixedFitted = false;            // false: the curve's floor
-    std::optional<double> bandwidthBps;   // effective, fitted from the knots
-    std::vector<ImpliedPoint> points;     // knot lengths ascending, then the golden points
-    double pStarTokens = 0;               // py-kvcache's rule; 0: always pays (gate off)
-    bool paysWithinKnots = true;          // false: f <= g at the last measured length
+    bool tFixedFitted = false;          // false: the curve's floor
+    std::optional<double> bandwidthBps; // effective, fitted from the knots
+    std::vector<ImpliedPoint> points;   // knot lengths ascending, then the golden points
+    double pStarTokens = 0;             // py-kvcache's rule; 0: always pays (gate off)
+    bool paysWithinKnots = true;        // false: f <= g at the last measured length
 };
 struct PyKvcacheImplied {
     double kvBytesPerToken = 0;
-    std::vector<ImpliedTier> tiers;       // ssd, then mem
+    std::vector<ImpliedTier> tiers; // ssd, then mem
 };
-Result<PyKvcacheImplied> pyKvcacheImplied(const Calibration& c,
-                                          std::optional<double> fallbackKvBytesPerToken = std::nullopt);
+Result<PyKvcacheImplied>
+pyKvcacheImplied(const Calibration& c,
+                 std::optional<double> fallbackKvBytesPerToken = std::nullopt);
 
 // The scenario with the fitted utilisation, ramp and per-tier values adopted. Tiers are matched
 // by name (case-insensitive); py-kvcache's "ssd" and "mem" match the first NVMe and DRAM tier.

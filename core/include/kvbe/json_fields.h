@@ -22,27 +22,37 @@ struct FieldError {
 enum class FieldNaming { Quoted, Bare };
 
 class FieldReader {
-public:
-    FieldReader(const nlohmann::json& j, std::string source, FieldNaming naming = FieldNaming::Quoted)
+  public:
+    FieldReader(const nlohmann::json& j, std::string source,
+                FieldNaming naming = FieldNaming::Quoted)
         : m_j(j), m_source(std::move(source)), m_naming(naming) {}
 
     const nlohmann::json& root() const { return m_j; }
     const std::string& source() const { return m_source; }
 
-    [[noreturn]] void fail(const std::string& field, const std::string& expected, const nlohmann::json* got) const;
-    [[noreturn]] void failWith(const std::string& sentence) const { throw FieldError{m_source + ": " + sentence}; }
+    [[noreturn]] void fail(const std::string& field, const std::string& expected,
+                           const nlohmann::json* got) const;
+    [[noreturn]] void failWith(const std::string& sentence) const {
+        throw FieldError{m_source + ": " + sentence};
+    }
 
-    std::optional<double> number(const nlohmann::json& obj, const std::string& key, const std::string& path,
-                                 double min, double max, const std::string& expected) const;
-    std::optional<std::string> string(const nlohmann::json& obj, const std::string& key, const std::string& path) const;
-    std::optional<bool> boolean(const nlohmann::json& obj, const std::string& key, const std::string& path) const;
+    std::optional<double> number(const nlohmann::json& obj, const std::string& key,
+                                 const std::string& path, double min, double max,
+                                 const std::string& expected) const;
+    std::optional<std::string> string(const nlohmann::json& obj, const std::string& key,
+                                      const std::string& path) const;
+    std::optional<bool> boolean(const nlohmann::json& obj, const std::string& key,
+                                const std::string& path) const;
     // [[x, y], ...] with positive finite numbers.
     std::vector<std::pair<double, double>> pairs(const nlohmann::json& obj, const std::string& key,
-                                                 const std::string& path, const std::string& what) const;
-    const nlohmann::json& object(const nlohmann::json& obj, const std::string& key, const std::string& path) const;
-    const nlohmann::json& array(const nlohmann::json& obj, const std::string& key, const std::string& path) const;
+                                                 const std::string& path,
+                                                 const std::string& what) const;
+    const nlohmann::json& object(const nlohmann::json& obj, const std::string& key,
+                                 const std::string& path) const;
+    const nlohmann::json& array(const nlohmann::json& obj, const std::string& key,
+                                const std::string& path) const;
 
-private:
+  private:
     const nlohmann::json& m_j;
     std::string m_source;
     FieldNaming m_naming;

@@ -29,11 +29,11 @@ enum class AttnKind {
 // Layers that share an attention shape, so the cost model sums over a few groups, not L layers.
 struct AttentionGroup {
     AttnKind kind = AttnKind::Full;
-    double window = 0;           // tokens; 0 for Full
-    int layers = 0;              // how many decoder layers have this shape
-    double kvElemsPerToken = 0;  // cached elements per token and layer (2·Hkv·d, or the MLA latent);
-                                 // 0 for a layer that reads another layer's KV (Gemma 3n)
-    double flopsPerPair = 0;     // 2·Hq·(d_qk + d_v) per (query, key) pair and layer
+    double window = 0;          // tokens; 0 for Full
+    int layers = 0;             // how many decoder layers have this shape
+    double kvElemsPerToken = 0; // cached elements per token and layer (2·Hkv·d, or the MLA latent);
+                                // 0 for a layer that reads another layer's KV (Gemma 3n)
+    double flopsPerPair = 0; // 2·Hq·(d_qk + d_v) per (query, key) pair and layer
     // Cached bytes per token and layer whose dtype is fixed by the model, not by the KV dtype
     // setting: DeepSeek-V3.2's indexer keys (index_head_dim FP8 values and one FP32 scale per 128).
     double kvFixedBytesPerToken = 0;
@@ -46,17 +46,17 @@ double attentionPairs(AttnKind kind, double window, double nNew, double nPast);
 double cachedTokens(AttnKind kind, double window, double p);
 
 struct ModelSpec {
-    std::string id;         // Hugging Face id ("meta-llama/Llama-3.2-3B") or the file's name
-    std::string source;     // where it was read from
-    std::string modelType;  // config model_type (text part)
+    std::string id;        // Hugging Face id ("meta-llama/Llama-3.2-3B") or the file's name
+    std::string source;    // where it was read from
+    std::string modelType; // config model_type (text part)
 
     int layers = 0;
     int hidden = 0;
     int qHeads = 0;
     int kvHeads = 0;
-    int headDim = 0;        // d: head_dim, or hidden / heads
-    double dQk = 0;         // query/key head dim used by attention (MLA: nope + rope)
-    double dV = 0;          // value head dim
+    int headDim = 0; // d: head_dim, or hidden / heads
+    double dQk = 0;  // query/key head dim used by attention (MLA: nope + rope)
+    double dV = 0;   // value head dim
     double vocab = 0;
     double intermediate = 0;
     bool tiedEmbeddings = false;
@@ -67,12 +67,12 @@ struct ModelSpec {
     int qkRopeHeadDim = 0;
 
     // Mixture of experts.
-    int experts = 0;         // routed experts per MoE layer (0: dense)
+    int experts = 0; // routed experts per MoE layer (0: dense)
     int expertsPerToken = 0;
     int sharedExperts = 0;
     int moeLayers = 0;
 
-    double contextLimit = 0; // max_position_embeddings
+    double contextLimit = 0;             // max_position_embeddings
     KvDtype weightDtype = KvDtype::BF16; // torch_dtype / dtype: the KV dtype unless overridden
 
     double paramsTotal = 0;  // every weight; lm_head counted again when untied
@@ -98,7 +98,8 @@ struct ModelSpec {
     // The recurrent state's dtype when the scenario does not set one: the config's
     // mamba_ssm_cache_dtype / mamba_ssm_dtype where it names one, else the model's dtype.
     KvDtype stateDtypeDefault = KvDtype::BF16;
-    // FLOPs per token of the recurrences (linear attention, Mamba), beyond 2·P_mm, summed over layers.
+    // FLOPs per token of the recurrences (linear attention, Mamba), beyond 2·P_mm, summed over
+    // layers.
     double recurrentFlopsPerToken = 0;
 
     // A state per prefix, or layers without a KV cache of their own: the charts mark these.

@@ -15,13 +15,13 @@
 namespace kvbe {
 
 struct ModelPreset {
-    std::string id;       // "meta-llama/Llama-3.2-3B"
-    std::string file;     // "models/meta-llama__Llama-3.2-3B.json"
+    std::string id;   // "meta-llama/Llama-3.2-3B"
+    std::string file; // "models/meta-llama__Llama-3.2-3B.json"
     ModelSpec spec;
 };
 
 class Presets {
-public:
+  public:
     // Parses the embedded resources. Fails only if a shipped file is broken (a build error).
     static Result<Presets> loadBuiltin();
 
@@ -31,19 +31,23 @@ public:
     std::string_view defaultScenarioText() const { return m_defaultScenario; }
     // The other scenarios of resources/scenarios/ and the references of resources/published/,
     // as (path relative to resources/, text), in path order.
-    const std::vector<std::pair<std::string, std::string>>& scenarioTexts() const { return m_scenarios; }
-    const std::vector<std::pair<std::string, std::string>>& publishedTexts() const { return m_published; }
+    const std::vector<std::pair<std::string, std::string>>& scenarioTexts() const {
+        return m_scenarios;
+    }
+    const std::vector<std::pair<std::string, std::string>>& publishedTexts() const {
+        return m_published;
+    }
 
     // Case-insensitive id match; also accepts "org__name" and the name without the org.
     const ModelPreset* findModel(std::string_view id) const;
     const GpuSpec* findGpu(std::string_view key) const;
     const TierSpec* findTier(std::string_view key) const;
 
-    std::string gpuKeys() const;   // "a100-80gb-sxm, b200, ..." for messages
+    std::string gpuKeys() const; // "a100-80gb-sxm, b200, ..." for messages
     std::string tierKeys() const;
     std::string modelIds() const;
 
-private:
+  private:
     std::vector<ModelPreset> m_models;
     std::map<std::string, GpuSpec> m_gpus;
     std::map<std::string, TierSpec> m_tiers;
@@ -53,8 +57,10 @@ private:
 };
 
 // Reads GPU and tier preset files (the format of resources/gpus.json and tiers.json).
-Result<std::map<std::string, GpuSpec>> parseGpuPresets(std::string_view json, const std::string& source);
-Result<std::map<std::string, TierSpec>> parseTierPresets(std::string_view json, const std::string& source);
+Result<std::map<std::string, GpuSpec>> parseGpuPresets(std::string_view json,
+                                                       const std::string& source);
+Result<std::map<std::string, TierSpec>> parseTierPresets(std::string_view json,
+                                                         const std::string& source);
 
 // Resolves what a user typed after --model: an existing file or folder, a preset id, or an id
 // in the local Hugging Face cache, in that order.

@@ -61,8 +61,8 @@ inline constexpr std::string_view kBufferedSuffix = "_buffered"; // drive series
 inline constexpr std::string_view kHostMemcpy = "memcpy_GBps";   // host-memcpy, x = threads
 inline constexpr std::string_view kHostToGpuPinned = "h2d_pinned_GBps"; // gpu-copy, x = bytes
 inline constexpr std::string_view kHostToGpuPageable = "h2d_pageable_GBps";
-inline constexpr std::string_view kGemm = "gemm_TFLOPs";       // gpu-gemm-peak, x = n of n³
-inline constexpr std::string_view kPrefill = "t_prefill_s";    // gpu-prefill, x = tokens
+inline constexpr std::string_view kGemm = "gemm_TFLOPs";    // gpu-gemm-peak, x = n of n³
+inline constexpr std::string_view kPrefill = "t_prefill_s"; // gpu-prefill, x = tokens
 inline constexpr std::string_view kPrefillFlops = "prefill_TFLOPs";
 inline constexpr std::string_view kUtilVsPreset = "util_vs_preset";
 inline constexpr std::string_view kUtilVsGemmPeak = "util_vs_gemm_peak";
@@ -78,12 +78,12 @@ std::string copySeries(CopyDirection direction, bool pinned);
 
 // What a series measures, by one rule (seriesRole), for the CLI's calibrate and the window alike.
 enum class SeriesRole {
-    Other,       // writes, GPU-to-host copies, GEMM and utilisation figures
-    DriveRead,   // a read from the drive: read_GBps, read_GBps_buffered
-    HostLink,    // a host-to-GPU copy from pinned memory, the path an offload engine loads by
-    HostMemory,  // a host memory copy: memcpy_GBps
-    Prefill,     // a cold prefill's kernel time on the GPU, no scheduling overhead
-    ColdTtft,    // a served cold TTFT, with the server's scheduling overhead
+    Other,      // writes, GPU-to-host copies, GEMM and utilisation figures
+    DriveRead,  // a read from the drive: read_GBps, read_GBps_buffered
+    HostLink,   // a host-to-GPU copy from pinned memory, the path an offload engine loads by
+    HostMemory, // a host memory copy: memcpy_GBps
+    Prefill,    // a cold prefill's kernel time on the GPU, no scheduling overhead
+    ColdTtft,   // a served cold TTFT, with the server's scheduling overhead
 };
 SeriesRole seriesRole(std::string_view series);
 // Whether the series measures what a tier load is (drive read, host link, host memory).

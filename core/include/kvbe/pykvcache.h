@@ -20,8 +20,10 @@ struct PyKvcacheExport {
 // The SSD tier is the one named `ssdTier`, else the first whose preset kind or name says NVMe,
 // SSD or disk; the memory tier likewise with DRAM, mem or CPU.
 Result<PyKvcacheExport> pyKvcacheFromScenario(const Evaluation& e, const Presets& presets,
-                                              const std::string& ssdTier = "", const std::string& memTier = "");
-Result<PyKvcacheExport> pyKvcacheFromCalibration(const Calibration& c, const std::string& ssdTier = "",
+                                              const std::string& ssdTier = "",
+                                              const std::string& memTier = "");
+Result<PyKvcacheExport> pyKvcacheFromCalibration(const Calibration& c,
+                                                 const std::string& ssdTier = "",
                                                  const std::string& memTier = "");
 
 // The v2 curves of a scenario (with a fit adopted, for a fitted calibration): f = cold prefill of
@@ -34,6 +36,7 @@ struct PyKvcacheV2Export {
     std::string ssdTier, memTier;
 };
 Result<PyKvcacheV2Export> pyKvcacheV2FromScenario(const Evaluation& e, const Presets& presets,
-                                                  const std::string& ssdTier = "", const std::string& memTier = "");
+                                                  const std::string& ssdTier = "",
+                                                  const std::string& memTier = "");
 
 } // namespace kvbe

@@ -32,7 +32,8 @@ struct CalcReport {
     std::vector<CalcRow> rows;
 };
 
-CalcReport makeCalcReport(const Evaluation& eval, const std::vector<double>& lengths, double fraction);
+CalcReport makeCalcReport(const Evaluation& eval, const std::vector<double>& lengths,
+                          double fraction);
 
 nlohmann::json calcJson(const CalcReport& r);
 std::string calcCsv(const CalcReport& r);

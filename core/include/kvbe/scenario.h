@@ -19,11 +19,11 @@ inline constexpr int kScenarioVersion = 1;
 
 struct TierConfig {
     std::string name;
-    std::string preset;          // tier preset key it came from, if any
-    double bandwidthGBps = 0;    // read bandwidth of the tier itself (GB/s, 1e9)
+    std::string preset;       // tier preset key it came from, if any
+    double bandwidthGBps = 0; // read bandwidth of the tier itself (GB/s, 1e9)
     double tFixedMs = 0;
     Staging staging = Staging::None;
-    std::string color;           // "#rrggbb", for the charts
+    std::string color; // "#rrggbb", for the charts
     // Measured transfers (bytes, seconds); when present they replace bandwidth and t_fixed.
     std::vector<std::pair<double, double>> measured;
     // Bytes moved per useful byte of KV (≥ 1; 1: none). The load sees bandwidth / amplification.
@@ -45,19 +45,19 @@ struct Scenario {
     std::string name;
     std::string model = "meta-llama/Llama-3.2-3B"; // preset id, file or folder
     std::optional<double> paramsOverride;
-    std::string gpu = "h100-sxm";                  // preset key; empty for a custom GPU
-    std::optional<double> peakTflops;              // overrides the preset's dense peak
-    std::string computeDtype = "bf16";             // bf16 or fp8: which preset peak applies
+    std::string gpu = "h100-sxm";      // preset key; empty for a custom GPU
+    std::optional<double> peakTflops;  // overrides the preset's dense peak
+    std::string computeDtype = "bf16"; // bf16 or fp8: which preset peak applies
     double utilisation = 0.5;
     std::optional<double> rampHalfTokens;
     FlopModel flopModel = FlopModel::Simple;
-    std::optional<KvDtype> kvDtype;                // default: the model's torch_dtype
+    std::optional<KvDtype> kvDtype; // default: the model's torch_dtype
     // Hybrid models' recurrent state dtype; default: the config's mamba_ssm_cache_dtype, else
     // the model's dtype (docs/cost-model.md, "Hybrid and sparse models").
     std::optional<KvDtype> stateDtype;
     int tensorParallel = 1;
     bool sharedPath = false;
-    std::optional<double> hostLinkGBps;            // staging link; default: the GPU preset's
+    std::optional<double> hostLinkGBps; // staging link; default: the GPU preset's
     std::vector<std::pair<double, double>> measuredPrefill; // (tokens, seconds); empty: analytic
     std::vector<TierConfig> tiers;
     double cachedFraction = 0.5;

@@ -23,12 +23,12 @@ std::optional<TraceFormat> parseTraceFormat(std::string_view text);
 // One request as a reader delivers it. blockIds are *prefix* ids: Bailian's content hashes are
 // already chained (prefix id j = mix(prefix id j-1, content id j)); empty for Azure and CSV.
 struct TraceRecord {
-    double arrivalS = 0;                 // seconds, as the file gives them (scaled by the unit)
+    double arrivalS = 0; // seconds, as the file gives them (scaled by the unit)
     std::uint32_t inputTokens = 0;
     std::uint32_t outputTokens = 0;
     std::optional<std::uint32_t> cachedTokens; // our CSV's optional column
     std::span<const std::uint64_t> blockIds;
-    std::uint64_t line = 0;              // 1-based line in the file
+    std::uint64_t line = 0; // 1-based line in the file
 };
 
 struct TraceReadOptions {
@@ -42,7 +42,7 @@ struct TraceReadOptions {
 
 struct TraceReadSummary {
     TraceFormat format = TraceFormat::Auto;
-    std::uint32_t blockTokens = 0;   // 0 where the format has no blocks
+    std::uint32_t blockTokens = 0; // 0 where the format has no blocks
     double secondsPerUnit = 1;
     std::uint64_t requests = 0;
     std::uint64_t skippedLines = 0;
@@ -58,7 +58,8 @@ Result<TraceFormat> detectTraceFormat(std::string_view firstLine, const std::str
 // Streams the file once; memory does not grow with its size. A bad line fails the read with
 // "FILE:LINE: field 'F': expected ..." unless skipBad is set. Cancelling returns a summary with
 // cancelled = true.
-Result<TraceReadSummary> readTrace(const std::filesystem::path& path, const TraceReadOptions& options,
+Result<TraceReadSummary> readTrace(const std::filesystem::path& path,
+                                   const TraceReadOptions& options,
                                    const std::function<void(const TraceRecord&)>& sink);
 // The same over text in memory (tests and fuzzing); source names it in messages.
 Result<TraceReadSummary> readTraceText(std::string_view text, const std::string& source,
@@ -69,7 +70,7 @@ Result<TraceReadSummary> readTraceText(std::string_view text, const std::string&
 // first appearance, so the cache simulator indexes arrays instead of hashing.
 struct Trace {
     TraceReadSummary summary;
-    std::vector<double> arrivalS;           // relative to the first request
+    std::vector<double> arrivalS; // relative to the first request
     std::vector<std::uint32_t> inputTokens;
     std::vector<std::uint32_t> outputTokens;
     std::vector<std::uint64_t> blockOffset; // request i's blocks: blocks[blockOffset[i] … [i+1])

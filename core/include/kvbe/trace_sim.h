@@ -44,9 +44,10 @@ inline constexpr double kDefaultWriteBufferBytes = 8.0 * 1024 * 1024 * 1024;
 struct SimTier {
     std::string name;
     double capacityBytes = kUnlimited;
-    TierPath path;                  // read bandwidth and t_fixed as the cost model sees them
-    double writeBps = 0;            // 0: unknown (write needs are reported, not compared, and not queued)
-    double writeBufferBytes = kDefaultWriteBufferBytes; // the write queue's bound (ReplayConfig::writeQueue)
+    TierPath path;       // read bandwidth and t_fixed as the cost model sees them
+    double writeBps = 0; // 0: unknown (write needs are reported, not compared, and not queued)
+    double writeBufferBytes =
+        kDefaultWriteBufferBytes; // the write queue's bound (ReplayConfig::writeQueue)
     // Reads and writes share one link (one connector, one PCIe path): with the write queue on, a
     // load from the tier holds the link for its transfer time (tLoad less t_fixed) and the tier's
     // writes wait meanwhile (reads first: they are on the request's critical path; the writes get
@@ -72,9 +73,9 @@ struct ReplayConfig {
 };
 
 struct HitRatios {
-    double tokenWeighted = 0;  // Σ tokens from the tier / Σ N
-    double blockWeighted = 0;  // Σ blocks from the tier / Σ m
-    double perRequest = 0;     // mean over requests of tokens from the tier / N
+    double tokenWeighted = 0; // Σ tokens from the tier / Σ N
+    double blockWeighted = 0; // Σ blocks from the tier / Σ m
+    double perRequest = 0;    // mean over requests of tokens from the tier / N
 };
 
 struct TtftStats {
@@ -83,36 +84,37 @@ struct TtftStats {
 };
 
 struct RuleResult {
-    std::string name;             // none, gpu-only, always, breakeven, optimal
+    std::string name; // none, gpu-only, always, breakeven, optimal
     TtftStats ttft;
-    double gainShare = 0;         // share of requests faster than under GPU-only caching
-    double lossShare = 0;         // share slower than GPU-only caching
-    double gpuSecondsSaved = 0;   // Σ recompute time avoided against no caching
+    double gainShare = 0;               // share of requests faster than under GPU-only caching
+    double lossShare = 0;               // share slower than GPU-only caching
+    double gpuSecondsSaved = 0;         // Σ recompute time avoided against no caching
     std::uint64_t declinedRequests = 0; // requests that loaded less than their hit run
     std::uint64_t declinedBlocks = 0;
-    double declinedLoadS = 0;     // what the declined loads would have taken
-    double declinedNetS = 0;      // Σ (t_always − t_rule) over those requests: the time declining saved
+    double declinedLoadS = 0; // what the declined loads would have taken
+    double declinedNetS = 0; // Σ (t_always − t_rule) over those requests: the time declining saved
     // With instances > 0 (ttft above is then wait + service):
-    double meanWaitS = 0;         // mean time from arrival to a free server
-    double hiddenLoadS = 0;       // Σ load time hidden by the wait (the preload gain)
+    double meanWaitS = 0;   // mean time from arrival to a free server
+    double hiddenLoadS = 0; // Σ load time hidden by the wait (the preload gain)
 };
 
 struct TierReport {
     std::string name;
     double capacityBytes = kUnlimited;
-    std::uint64_t capacityBlocks = 0;   // UINT64_MAX when unlimited
-    std::optional<double> pStarTokens;  // break-even prefix of the tier (none for the GPU)
-    HitRatios hits;                     // blocks found in this tier (the fastest holding them)
+    std::uint64_t capacityBlocks = 0;  // UINT64_MAX when unlimited
+    std::optional<double> pStarTokens; // break-even prefix of the tier (none for the GPU)
+    HitRatios hits;                    // blocks found in this tier (the fastest holding them)
     std::uint64_t blocksWritten = 0;
     double bytesWritten = 0;
-    double writeBps = 0;                // the tier's write bandwidth (0: unknown)
+    double writeBps = 0; // the tier's write bandwidth (0: unknown)
     double writeRateP50 = 0, writeRateP99 = 0, writeRateMax = 0; // over 1-minute windows, bytes/s
     std::uint64_t windowsOverWriteBw = 0;
     // The write queue (ReplayConfig::writeQueue, tiers with a write bandwidth):
-    std::uint64_t writesDropped = 0;    // queued writes dropped from a full queue: never stored
-    std::uint64_t lookupsLate = 0;      // lookups that found this tier the fastest holder, write still queued
-    std::uint64_t lookupsDropped = 0;   // ... and its copy dropped (never written)
-    double maxBacklogS = 0;             // the longest the queue got, in seconds of writing
+    std::uint64_t writesDropped = 0; // queued writes dropped from a full queue: never stored
+    std::uint64_t lookupsLate =
+        0; // lookups that found this tier the fastest holder, write still queued
+    std::uint64_t lookupsDropped = 0; // ... and its copy dropped (never written)
+    double maxBacklogS = 0;           // the longest the queue got, in seconds of writing
 };
 
 struct ReplayResult {
@@ -120,8 +122,8 @@ struct ReplayResult {
     std::uint64_t tokens = 0;
     std::uint64_t blocks = 0;
     std::uint64_t distinctBlocks = 0;
-    std::uint64_t lookups = 0;     // block lookups performed
-    std::uint64_t windows = 0;     // 1-minute windows of trace time
+    std::uint64_t lookups = 0; // block lookups performed
+    std::uint64_t windows = 0; // 1-minute windows of trace time
     double durationS = 0;
     HitRatios anyTier;             // the whole hit run, wherever it is
     std::vector<TierReport> tiers; // GPU first
@@ -140,8 +142,8 @@ struct RequestTimes {
     std::vector<std::uint32_t> hitBlocks; // the hit run, any tier
 };
 
-Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost, const ReplayConfig& config,
-                                 RequestTimes* perRequest = nullptr,
+Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
+                                 const ReplayConfig& config, RequestTimes* perRequest = nullptr,
                                  const std::function<bool(double)>& progress = {});
 
 // One pass for every capacity of one tier (LRU, write-through: inclusion holds, so stack
@@ -153,7 +155,7 @@ struct CapacityPoint {
     HitRatios anyTier;
     std::vector<HitRatios> tiers; // GPU first
     double meanTtftNone = 0, meanTtftGpuOnly = 0, meanTtftAlways = 0;
-    double ttftSavedVsNone = 0;   // 1 − mean(always) / mean(none)
+    double ttftSavedVsNone = 0; // 1 − mean(always) / mean(none)
     double ttftSavedVsGpuOnly = 0;
 };
 
@@ -164,8 +166,9 @@ struct SweepResult {
 };
 
 // capacitiesTokens ascending. Fails for cascade placement or S3-FIFO (replay per point there).
-Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost, const ReplayConfig& config,
-                                  std::size_t varyTier, const std::vector<double>& capacitiesTokens,
+Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost,
+                                  const ReplayConfig& config, std::size_t varyTier,
+                                  const std::vector<double>& capacitiesTokens,
                                   const std::function<bool(double)>& progress = {});
 
 // n points from lo to hi, equally spaced in log.

@@ -23,9 +23,9 @@ Result<std::vector<double>> parseByteList(std::string_view text);
 // "5s", "500ms", "2m", "250us".
 Result<double> parseSeconds(std::string_view text);
 
-std::string formatTokens(double tokens);     // 8192 -> "8,192"
+std::string formatTokens(double tokens);            // 8192 -> "8,192"
 std::string formatBandwidth(double bytesPerSecond); // "7.24 GB/s"
-std::string formatSeconds(double seconds);   // "12.2 s", "129.7 ms", "85 µs"
-std::string formatBytes(double bytes);       // "939.5 MB", up to PB and EB
+std::string formatSeconds(double seconds);          // "12.2 s", "129.7 ms", "85 µs"
+std::string formatBytes(double bytes);              // "939.5 MB", up to PB and EB
 
 } // namespace kvbe

@@ -71,13 +71,16 @@ probes::ProbeOutcome GemmPeakProbe::run(const probes::ProbeOptions&, probes::Pro
         sink.point(p);
         const auto [mn, mx] = std::minmax_element(t->tflops.begin(), t->tflops.end());
         table.rows.push_back(
-            {std::to_string(n), fixedDecimals(t->medianTflops, 1), fixedDecimals(*mn, 1), fixedDecimals(*mx, 1),
-             preset ? fixedDecimals(100 * t->medianTflops * 1e12 / preset->bf16Flops, 1) + " %" : "-"});
+            {std::to_string(n), fixedDecimals(t->medianTflops, 1), fixedDecimals(*mn, 1),
+             fixedDecimals(*mx, 1),
+             preset ? fixedDecimals(100 * t->medianTflops * 1e12 / preset->bf16Flops, 1) + " %"
+                    : "-"});
         rows.push_back({{"size", n}, {"tflops", t->medianTflops}, {"samples", t->tflops}});
     }
     if (preset)
         table.footnotes.push_back("data sheet: " + preset->name + ", " +
-                                  fixedDecimals(preset->bf16Flops / 1e12, 1) + " TFLOP/s dense BF16");
+                                  fixedDecimals(preset->bf16Flops / 1e12, 1) +
+                                  " TFLOP/s dense BF16");
     else
         table.footnotes.push_back("no preset matches '" + dev->name +
                                   "', so there is no data-sheet peak to compare with");

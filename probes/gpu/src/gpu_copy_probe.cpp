@@ -200,7 +200,8 @@ probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions& options,
         if (!kv) return reportFailure(sink, ProbeExit::BadInput, kv.message());
         kvBlock = *kv;
         if (kvBlock <= kMaxCopyBytes) s.sizes.push_back(kvBlock);
-        if (auto st = validate(s); !st) return reportFailure(sink, ProbeExit::BadInput, st.message());
+        if (auto st = validate(s); !st)
+            return reportFailure(sink, ProbeExit::BadInput, st.message());
     }
     auto dev = openDevice(s.device);
     if (!dev) return reportFailure(sink, ProbeExit::CannotRun, dev.message());

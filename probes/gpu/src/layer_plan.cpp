@@ -153,8 +153,10 @@ Result<PlanExtras> readPlanExtras(const ModelSpec& m) {
 
 Result<LayerPlan> buildLayerPlan(const ModelSpec& m, const PlanExtras& e) {
     if (m.isHybrid() || m.hasSparseAttention())
-        return Error{m.id + ": the prefill probe builds dense attention and MLP layers only; this "
-                            "model has " + m.layerMix() + ", which it cannot run yet"};
+        return Error{m.id +
+                     ": the prefill probe builds dense attention and MLP layers only; this "
+                     "model has " +
+                     m.layerMix() + ", which it cannot run yet"};
     if (m.layers <= 0 || m.hidden <= 0 || m.qHeads <= 0 || m.kvHeads <= 0)
         return Error{m.id + ": the model has no layers, width or heads to build a layer from"};
     LayerPlan plan;

@@ -63,22 +63,25 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
     if (!presets) return reportFailure(sink, ProbeExit::Failed, presets.message());
     auto model = resolveModel(s.model, *presets);
     if (!model)
-        return reportFailure(sink, ProbeExit::BadInput, "--model " + s.model + ": " + model.message());
+        return reportFailure(sink, ProbeExit::BadInput,
+                             "--model " + s.model + ": " + model.message());
     auto plan = buildLayerPlan(*model);
     if (!plan)
-        return reportFailure(sink, ProbeExit::BadInput, "--model " + s.model + ": " + plan.message());
+        return reportFailure(sink, ProbeExit::BadInput,
+                             "--model " + s.model + ": " + plan.message());
     for (const auto& b : plan->blocks)
         for (const auto& a : b.attention)
             if (!attentionSupports(a.dQk, a.dV))
-                return reportFailure(sink, ProbeExit::CannotRun,
-                                model->id + " has attention head dims " + std::to_string(a.dQk) +
-                                    "/" + std::to_string(a.dV) +
-                                    ", which the attention kernel is not built for (64, 128, 256, "
-                                    "MLA 192/128)");
+                return reportFailure(
+                    sink, ProbeExit::CannotRun,
+                    model->id + " has attention head dims " + std::to_string(a.dQk) + "/" +
+                        std::to_string(a.dV) +
+                        ", which the attention kernel is not built for (64, 128, 256, "
+                        "MLA 192/128)");
     if (!s.gpuPreset.empty() && !presets->findGpu(s.gpuPreset))
         return reportFailure(sink, ProbeExit::BadInput,
-                        "--gpu-preset " + s.gpuPreset +
-                            " is not a preset; presets: " + presets->gpuKeys());
+                             "--gpu-preset " + s.gpuPreset +
+                                 " is not a preset; presets: " + presets->gpuKeys());
 
     auto dev = openDevice(s.device);
     if (!dev) return reportFailure(sink, ProbeExit::CannotRun, dev.message());
@@ -102,11 +105,12 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
                 ? "; lengths up to " + std::to_string(fits) + " tokens fit"
                 : "; even its shortest length does not fit, so free GPU memory or use a larger GPU";
         return reportFailure(sink, ProbeExit::CannotRun,
-                        model->id + " at " + std::to_string(longest) + " tokens needs " +
-                            gb(need.totalBytes() + kHeadroomBytes) +
-                            " of GPU memory (one layer of weights and the lm_head " +
-                            gb(need.weightBytes) + ", activations " + gb(need.activationBytes) +
-                            ") but only " + gb(freeBytes) + " is free" + advice);
+                             model->id + " at " + std::to_string(longest) + " tokens needs " +
+                                 gb(need.totalBytes() + kHeadroomBytes) +
+                                 " of GPU memory (one layer of weights and the lm_head " +
+                                 gb(need.weightBytes) + ", activations " +
+                                 gb(need.activationBytes) + ") but only " + gb(freeBytes) +
+                                 " is free" + advice);
     }
 
     CostInputs ci;
@@ -172,7 +176,8 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
             auto t = (*runner)->timeBlock(bi, n, s.samples);
             if (!t)
                 return reportFailure(sink, ProbeExit::Failed,
-                                b.name + " at " + std::to_string(n) + " tokens: " + t.message());
+                                     b.name + " at " + std::to_string(n) +
+                                         " tokens: " + t.message());
             total += b.layers * t->seconds;
             if (b.kind == BlockKind::Attention) attention += b.layers * t->seconds;
             const double f = b.flops(n);
@@ -221,14 +226,17 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
         table.rows.push_back(
             {std::to_string(n), formatSeconds(total), fixedDecimals(tflops, 1),
              preset ? fixedDecimals(100 * tflops * 1e12 / preset->bf16Flops, 1) + " %" : "-",
-             fixedDecimals(100 * tflops / gemmPeak, 1) + " %", fixedDecimals(100 * attention / total, 1) + " %"});
+             fixedDecimals(100 * tflops / gemmPeak, 1) + " %",
+             fixedDecimals(100 * attention / total, 1) + " %"});
     }
     table.footnotes.push_back("FLOPs: the detailed count (2·P_mm·N + 2·h·vocab + attention pairs), "
                               "as in docs/cost-model.md");
-    table.footnotes.push_back("GEMM peak " + fixedDecimals(gemmPeak, 1) + " TFLOP/s, " + gemmPeakSource);
+    table.footnotes.push_back("GEMM peak " + fixedDecimals(gemmPeak, 1) + " TFLOP/s, " +
+                              gemmPeakSource);
     if (preset)
         table.footnotes.push_back("data sheet: " + preset->name + ", " +
-                                  fixedDecimals(preset->bf16Flops / 1e12, 1) + " TFLOP/s dense BF16");
+                                  fixedDecimals(preset->bf16Flops / 1e12, 1) +
+                                  " TFLOP/s dense BF16");
     else
         table.footnotes.push_back("no GPU preset matches '" + dev->name +
                                   "': pass --gpu-preset for a data-sheet figure");

@@ -13,8 +13,8 @@
 
 namespace kvbe::gpu {
 
-using probes::reportFailure;
 using probes::fixedDecimals;
+using probes::reportFailure;
 
 using kvbe::median; // kvbe/statistics.h
 

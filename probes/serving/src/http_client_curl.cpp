@@ -44,7 +44,8 @@ size_t onHeader(char* data, size_t size, size_t n, void* user) {
     const size_t bytes = size * n;
     std::string_view line(data, bytes);
     constexpr std::string_view kRetry = "retry-after:";
-    if (line.size() > kRetry.size() && strncasecmp(line.data(), kRetry.data(), kRetry.size()) == 0) {
+    if (line.size() > kRetry.size() &&
+        strncasecmp(line.data(), kRetry.data(), kRetry.size()) == 0) {
         const std::string value(line.substr(kRetry.size()));
         char* end = nullptr;
         const double s = std::strtod(value.c_str(), &end);
@@ -54,7 +55,7 @@ size_t onHeader(char* data, size_t size, size_t n, void* user) {
 }
 
 class CurlClient : public HttpClient {
-public:
+  public:
     CurlClient() : m_multi(curl_multi_init()) {}
     ~CurlClient() override {
         if (m_multi) curl_multi_cleanup(m_multi);
@@ -72,7 +73,8 @@ public:
             return response;
         }
         curl_slist* headers = nullptr;
-        for (const auto& h : request.headers) headers = curl_slist_append(headers, h.c_str());
+        for (const auto& h : request.headers)
+            headers = curl_slist_append(headers, h.c_str());
         curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
         curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
@@ -89,7 +91,8 @@ public:
         if (request.method == "POST") {
             curl_easy_setopt(easy, CURLOPT_POST, 1L);
             curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body.data());
-            curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+            curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                             static_cast<curl_off_t>(request.body.size()));
         }
         curl_multi_add_handle(m_multi, easy);
         CURLcode result = CURLE_OK;
@@ -129,13 +132,14 @@ public:
             } else {
                 response.transportError = curl_easy_strerror(result);
                 response.timedOut = result == CURLE_OPERATION_TIMEDOUT;
-                response.connectFailed = result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST;
+                response.connectFailed =
+                    result == CURLE_COULDNT_CONNECT || result == CURLE_COULDNT_RESOLVE_HOST;
             }
         }
         return response;
     }
 
-private:
+  private:
     CURLM* m_multi = nullptr;
 };
 

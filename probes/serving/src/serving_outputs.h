@@ -37,7 +37,6 @@ struct SweepData {
     std::vector<std::string> notes;
 };
 
-
 // Points, fit, tables, files and the result line; the outcome of the whole probe.
 probes::ProbeOutcome finishSweep(const SweepData& data, probes::ProbeSink& sink);
 

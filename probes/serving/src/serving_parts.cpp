@@ -12,8 +12,10 @@ namespace kvbe::serving::detail {
 namespace {
 
 std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
     return s;
 }
 
@@ -36,9 +38,16 @@ template <class F> void eachSample(std::string_view text, F f) {
             bool quoted = false;
             size_t close = std::string_view::npos;
             for (size_t i = 1; i < rest.size(); ++i) {
-                if (rest[i] == '\\' && quoted) { ++i; continue; }
-                if (rest[i] == '"') quoted = !quoted;
-                else if (rest[i] == '}' && !quoted) { close = i; break; }
+                if (rest[i] == '\\' && quoted) {
+                    ++i;
+                    continue;
+                }
+                if (rest[i] == '"')
+                    quoted = !quoted;
+                else if (rest[i] == '}' && !quoted) {
+                    close = i;
+                    break;
+                }
             }
             if (close == std::string_view::npos) continue;
             labels = rest.substr(1, close - 1);
@@ -89,7 +98,8 @@ std::map<std::string, std::string> parseLabels(std::string_view labels) {
 
 } // namespace
 
-std::optional<std::map<std::string, std::string>> promLabels(std::string_view text, std::string_view name) {
+std::optional<std::map<std::string, std::string>> promLabels(std::string_view text,
+                                                             std::string_view name) {
     std::optional<std::map<std::string, std::string>> out;
     eachSample(text, [&](std::string_view n, std::string_view labels, double) {
         if (!out && n == name) out = parseLabels(labels);
@@ -161,7 +171,8 @@ void CompletionStream::line(std::string_view l) {
         const auto& c = j["choices"][0];
         // The first token is the first choice with text, or any finish (a token that decodes
         // to nothing still ends prefill).
-        if ((c.contains("text") && c["text"].is_string() && !c["text"].get<std::string>().empty()) ||
+        if ((c.contains("text") && c["text"].is_string() &&
+             !c["text"].get<std::string>().empty()) ||
             (c.contains("finish_reason") && !c["finish_reason"].is_null()))
             m_firstToken = true;
     }
@@ -177,8 +188,10 @@ std::string errorMessage(std::string_view body) {
             j["error"]["message"].is_string())
             return j["error"]["message"].get<std::string>();
         if (j.contains("error") && j["error"].is_string()) return j["error"].get<std::string>();
-        if (j.contains("message") && j["message"].is_string()) return j["message"].get<std::string>();
-        if (j.contains("detail")) return j["detail"].is_string() ? j["detail"].get<std::string>() : j["detail"].dump();
+        if (j.contains("message") && j["message"].is_string())
+            return j["message"].get<std::string>();
+        if (j.contains("detail"))
+            return j["detail"].is_string() ? j["detail"].get<std::string>() : j["detail"].dump();
     }
     std::string s(trim(body));
     if (s.size() > 300) s = s.substr(0, 300) + "…";
@@ -212,21 +225,23 @@ std::string csvField(const std::string& s) {
 } // namespace
 
 std::string paretoCsv(const std::vector<CsvRow>& rows) {
-    std::string out = "curve,server_config,doc_size,prefix_len,prefix_frac,concurrency,n_queries,n_successful,"
-                      "ttft_mean_s,ttft_median_s,ttft_p05_s,ttft_p95_s,ttft_p99_s,gpu_transfer_csv,error\n";
+    std::string out =
+        "curve,server_config,doc_size,prefix_len,prefix_frac,concurrency,n_queries,n_successful,"
+        "ttft_mean_s,ttft_median_s,ttft_p05_s,ttft_p95_s,ttft_p99_s,gpu_transfer_csv,error\n";
     for (const auto& r : rows) {
-        out += r.curve + "," + csvField(r.serverConfig) + "," + num(r.docSize) + "," + num(r.prefixLen) + "," +
-               num(r.prefixFrac) + "," + std::to_string(r.concurrency) + "," + std::to_string(r.queries) + "," +
-               std::to_string(r.successful) + ",";
+        out += r.curve + "," + csvField(r.serverConfig) + "," + num(r.docSize) + "," +
+               num(r.prefixLen) + "," + num(r.prefixFrac) + "," + std::to_string(r.concurrency) +
+               "," + std::to_string(r.queries) + "," + std::to_string(r.successful) + ",";
         if (r.ttfts.empty() || !r.error.empty()) {
             out += ",,,,,," + csvField(r.error) + "\n";
             continue;
         }
         double sum = 0;
-        for (double t : r.ttfts) sum += t;
-        out += num(sum / static_cast<double>(r.ttfts.size())) + "," + num(quantile(r.ttfts, 0.5)) + "," +
-               num(quantile(r.ttfts, 0.05)) + "," + num(quantile(r.ttfts, 0.95)) + "," + num(quantile(r.ttfts, 0.99)) +
-               ",,\n";
+        for (double t : r.ttfts)
+            sum += t;
+        out += num(sum / static_cast<double>(r.ttfts.size())) + "," + num(quantile(r.ttfts, 0.5)) +
+               "," + num(quantile(r.ttfts, 0.05)) + "," + num(quantile(r.ttfts, 0.95)) + "," +
+               num(quantile(r.ttfts, 0.99)) + ",,\n";
     }
     return out;
 }

@@ -14,7 +14,8 @@ namespace kvbe::serving::detail {
 // text has no sample of that name.
 std::optional<double> promSum(std::string_view text, std::string_view name);
 // The labels of the first series of `name` ("vllm:cache_config_info"), none when absent.
-std::optional<std::map<std::string, std::string>> promLabels(std::string_view text, std::string_view name);
+std::optional<std::map<std::string, std::string>> promLabels(std::string_view text,
+                                                             std::string_view name);
 
 // A server's prefix-cache hit counters in /metrics, in tokens, by the names each server uses:
 // - vLLM: vllm:prefix_cache_hits_total (GPU) and vllm:external_prefix_cache_hits_total (a KV
@@ -32,7 +33,7 @@ HitCounters hitCounters(std::string_view metricsText);
 // Reads a streamed /v1/completions body: `data: {json}` lines, `data: [DONE]`, or an error
 // object (vLLM sends {"error": {...}} or {"object":"error","message":...} inside the stream).
 class CompletionStream {
-public:
+  public:
     // Returns false once the stream has ended ([DONE] or an error).
     bool feed(std::string_view chunk);
     bool firstToken() const { return m_firstToken; }
@@ -41,7 +42,7 @@ public:
     std::optional<double> promptTokens() const { return m_promptTokens; }
     size_t bytes() const { return m_bytes; }
 
-private:
+  private:
     void line(std::string_view l);
     std::string m_pending;
     bool m_firstToken = false, m_done = false;

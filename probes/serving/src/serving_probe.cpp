@@ -41,7 +41,9 @@ struct Sent {
     bool ok() const { return exit == ProbeExit::Ok && !skipLength; }
 };
 
-std::string fmt(double v, int decimals) { return probes::fixedDecimals(v, decimals); }
+std::string fmt(double v, int decimals) {
+    return probes::fixedDecimals(v, decimals);
+}
 
 std::string tokensText(std::int64_t n) {
     if (n >= 1024 && n % 1024 == 0) return std::to_string(n / 1024) + "k";
@@ -49,28 +51,31 @@ std::string tokensText(std::int64_t n) {
 }
 
 class Sweep {
-public:
+  public:
     Sweep(const ServingSettings& s, probes::ProbeSink& sink, HttpClient& http)
         : m_s(s), m_sink(sink), m_http(http), m_rng(std::random_device{}()) {
         m_root = s.endpoint;
-        while (!m_root.empty() && m_root.back() == '/') m_root.pop_back();
+        while (!m_root.empty() && m_root.back() == '/')
+            m_root.pop_back();
         m_completions = m_root + "/completions";
         // The server's own routes (/metrics, /reset_prefix_cache) live above /v1.
-        if (m_root.size() >= 3 && m_root.compare(m_root.size() - 3, 3, "/v1") == 0) m_root.resize(m_root.size() - 3);
+        if (m_root.size() >= 3 && m_root.compare(m_root.size() - 3, 3, "/v1") == 0)
+            m_root.resize(m_root.size() - 3);
         const double vocab = s.costInputs.model.vocab;
-        // Ordinary ids only: the first thousand and the top of large vocabularies hold special tokens.
+        // Ordinary ids only: the first thousand and the top of large vocabularies hold special
+        // tokens.
         m_idHi = vocab > 2000 ? static_cast<int>(std::min(vocab - 1, 32000.0)) : 30000;
         m_headers = {"Content-Type: application/json", "Accept: text/event-stream"};
     }
 
     ProbeOutcome run();
 
-private:
+  private:
     struct Cell {
         std::int64_t tokens = 0;
         double fraction = 0;
-        std::int64_t prefix = 0;   // block-aligned prefix asked for
-        std::string tier;          // "" for cold
+        std::int64_t prefix = 0; // block-aligned prefix asked for
+        std::string tier;        // "" for cold
         std::vector<double> ttft;
         std::vector<double> counted; // hit tokens the server counted per accepted sample
         int queries = 0, rejected = 0;
@@ -81,7 +86,8 @@ private:
     std::vector<int> fresh(std::int64_t n) {
         std::uniform_int_distribution<int> d(1000, m_idHi - 1);
         std::vector<int> ids(static_cast<size_t>(n));
-        for (auto& i : ids) i = d(m_rng);
+        for (auto& i : ids)
+            i = d(m_rng);
         return ids;
     }
     Sent send(const std::vector<int>& ids);
@@ -93,7 +99,8 @@ private:
     std::optional<std::int64_t> tokenCount(const std::string& text, bool special, std::string& why);
     std::string promptText(const std::vector<int>& ids) const {
         std::string text;
-        for (int id : ids) text += m_words[static_cast<size_t>(id) % m_words.size()];
+        for (int id : ids)
+            text += m_words[static_cast<size_t>(id) % m_words.size()];
         return text;
     }
     Sent post(const std::string& path, bool& notFound);
@@ -108,7 +115,9 @@ private:
     Counters counters();
     Sent resetGpuCache();
     Sent measure(Cell& cell);
-    ProbeOutcome fail(ProbeExit e, const std::string& m) { return probes::reportFailure(m_sink, e, m); }
+    ProbeOutcome fail(ProbeExit e, const std::string& m) {
+        return probes::reportFailure(m_sink, e, m);
+    }
     ProbeOutcome failSent(const Sent& s) {
         if (s.exit == ProbeExit::Stopped) return fail(ProbeExit::Stopped, probes::stopMessage());
         return fail(s.exit, s.message);
@@ -135,22 +144,28 @@ private:
     std::int64_t m_specialTokens = 0; // what the server adds to a text prompt (a BOS)
 };
 
-std::optional<std::int64_t> Sweep::tokenCount(const std::string& text, bool special, std::string& why) {
+std::optional<std::int64_t> Sweep::tokenCount(const std::string& text, bool special,
+                                              std::string& why) {
     HttpRequest req;
     req.method = "POST";
     req.url = m_root + "/tokenize";
     req.headers = m_headers;
-    req.body = nlohmann::json{{"model", m_s.model}, {"prompt", text}, {"add_special_tokens", special}}.dump();
+    req.body =
+        nlohmann::json{{"model", m_s.model}, {"prompt", text}, {"add_special_tokens", special}}
+            .dump();
     req.timeoutS = std::min(30.0, m_s.timeoutS);
     const HttpResponse r = m_http.send(req, [this] { return stopping(); });
     if (r.status != 200) {
-        why = "POST " + req.url + " answered " + (r.status ? std::to_string(r.status) + ": " + detail::errorMessage(r.body)
-                                                           : r.transportError);
+        why = "POST " + req.url + " answered " +
+              (r.status ? std::to_string(r.status) + ": " + detail::errorMessage(r.body)
+                        : r.transportError);
         return std::nullopt;
     }
     const auto j = nlohmann::json::parse(r.body, nullptr, false);
-    if (j.is_object() && j.contains("count") && j["count"].is_number_integer()) return j["count"].get<std::int64_t>();
-    if (j.is_object() && j.contains("tokens") && j["tokens"].is_array()) return static_cast<std::int64_t>(j["tokens"].size());
+    if (j.is_object() && j.contains("count") && j["count"].is_number_integer())
+        return j["count"].get<std::int64_t>();
+    if (j.is_object() && j.contains("tokens") && j["tokens"].is_array())
+        return static_cast<std::int64_t>(j["tokens"].size());
     why = "POST " + req.url + " answered without \"count\" or \"tokens\"";
     return std::nullopt;
 }
@@ -159,38 +174,47 @@ Sent Sweep::useTextPrompts(const std::string& refusal) {
     // Common English words; those the tokenizer keeps whole (with their leading space) make
     // prompts whose token count is their word count.
     static const char* const kWords[] = {
-        "the", "of", "and", "to", "in", "is", "was", "for", "that", "on", "as", "with", "by", "at", "from",
-        "his", "an", "were", "are", "which", "this", "be", "or", "had", "not", "but", "one", "their", "its",
-        "new", "after", "who", "they", "have", "her", "she", "two", "been", "other", "when", "there", "all",
-        "into", "time", "may", "years", "more", "most", "only", "over", "city", "some", "world", "would",
-        "where", "later", "up", "such", "used", "many", "can", "state", "about", "out", "known", "then",
-        "made", "also", "people", "year", "part", "until", "family", "no", "these", "between", "high", "him",
-        "three", "under", "team", "through", "both", "film", "while", "being", "well", "second", "south",
-        "north", "since", "group", "could", "first", "game", "house", "water", "music", "book", "day"};
+        "the",     "of",    "and",   "to",      "in",    "is",     "was",    "for",   "that",
+        "on",      "as",    "with",  "by",      "at",    "from",   "his",    "an",    "were",
+        "are",     "which", "this",  "be",      "or",    "had",    "not",    "but",   "one",
+        "their",   "its",   "new",   "after",   "who",   "they",   "have",   "her",   "she",
+        "two",     "been",  "other", "when",    "there", "all",    "into",   "time",  "may",
+        "years",   "more",  "most",  "only",    "over",  "city",   "some",   "world", "would",
+        "where",   "later", "up",    "such",    "used",  "many",   "can",    "state", "about",
+        "out",     "known", "then",  "made",    "also",  "people", "year",   "part",  "until",
+        "family",  "no",    "these", "between", "high",  "him",    "three",  "under", "team",
+        "through", "both",  "film",  "while",   "being", "well",   "second", "south", "north",
+        "since",   "group", "could", "first",   "game",  "house",  "water",  "music", "book",
+        "day"};
     const std::string refused = m_completions + " refused token-id prompts (" + refusal + ")";
     std::string why;
     for (const char* w : kWords) {
         const std::string word = std::string(" ") + w;
         const auto n = tokenCount(word, false, why);
-        if (!n) return {ProbeExit::CannotRun, refused + " and its tokenizer cannot be asked: " + why};
+        if (!n)
+            return {ProbeExit::CannotRun, refused + " and its tokenizer cannot be asked: " + why};
         if (*n == 1) m_words.push_back(word);
     }
     if (m_words.size() < 16)
-        return {ProbeExit::CannotRun, refused + ", and its tokenizer keeps only " + std::to_string(m_words.size()) +
-                                          " of " + std::to_string(std::size(kWords)) +
-                                          " common words whole, too few to make prompts of known length"};
+        return {ProbeExit::CannotRun,
+                refused + ", and its tokenizer keeps only " + std::to_string(m_words.size()) +
+                    " of " + std::to_string(std::size(kWords)) +
+                    " common words whole, too few to make prompts of known length"};
     const auto withSpecial = tokenCount(m_words.front(), true, why);
-    if (!withSpecial) return {ProbeExit::CannotRun, refused + " and its tokenizer cannot be asked: " + why};
+    if (!withSpecial)
+        return {ProbeExit::CannotRun, refused + " and its tokenizer cannot be asked: " + why};
     m_specialTokens = *withSpecial - 1;
     m_textPrompts = true;
     return {};
 }
 
 Sent Sweep::send(const std::vector<int>& ids) {
-    nlohmann::json body = {{"model", m_s.model}, {"prompt", ids},   {"max_tokens", 1},
-                           {"stream", true},     {"temperature", 0}, {"stream_options", {{"include_usage", true}}}};
+    nlohmann::json body = {{"model", m_s.model}, {"prompt", ids},
+                           {"max_tokens", 1},    {"stream", true},
+                           {"temperature", 0},   {"stream_options", {{"include_usage", true}}}};
     const std::string what = std::to_string(ids.size()) + "-token prompt";
-    const auto expected = static_cast<double>(ids.size()) + (m_textPrompts ? static_cast<double>(m_specialTokens) : 0.0);
+    const auto expected = static_cast<double>(ids.size()) +
+                          (m_textPrompts ? static_cast<double>(m_specialTokens) : 0.0);
     if (m_textPrompts) {
         // Not timed: the prompt's length as the server's tokenizer counts it, before it is sent.
         const std::string prompt = promptText(ids);
@@ -198,8 +222,10 @@ Sent Sweep::send(const std::vector<int>& ids) {
         const auto n = tokenCount(prompt, true, why);
         if (!n) return {ProbeExit::Failed, why};
         if (static_cast<double>(*n) != expected)
-            return {ProbeExit::CannotRun, "POST " + m_root + "/tokenize counts " + std::to_string(*n) + " tokens for a text " + what +
-                                              " (" + fmt(expected, 0) + " expected): its prompt lengths cannot be held exact"};
+            return {ProbeExit::CannotRun,
+                    "POST " + m_root + "/tokenize counts " + std::to_string(*n) +
+                        " tokens for a text " + what + " (" + fmt(expected, 0) +
+                        " expected): its prompt lengths cannot be held exact"};
         body["prompt"] = prompt;
     }
     const std::string text = body.dump();
@@ -225,22 +251,27 @@ Sent Sweep::send(const std::vector<int>& ids) {
         Sent s;
         if (r.stopped) return {ProbeExit::Stopped, probes::stopMessage()};
         if (r.connectFailed)
-            return {ProbeExit::CannotRun, "cannot reach " + m_completions + ": " + r.transportError +
-                                              "; is the server running and listening there (--endpoint)?"};
+            return {ProbeExit::CannotRun,
+                    "cannot reach " + m_completions + ": " + r.transportError +
+                        "; is the server running and listening there (--endpoint)?"};
         if (r.timedOut)
-            return {ProbeExit::Failed, m_completions + " did not finish a " + what + " within " + fmt(m_s.timeoutS, 1) +
-                                           " s (--timeout)" + (first ? ", though its first token came" : ", no first token came")};
+            return {ProbeExit::Failed,
+                    m_completions + " did not finish a " + what + " within " +
+                        fmt(m_s.timeoutS, 1) + " s (--timeout)" +
+                        (first ? ", though its first token came" : ", no first token came")};
         if (r.status == 429 || r.status == 503) {
             const std::string msg = detail::errorMessage(raw);
             if (attempt >= m_s.maxTries)
-                return {ProbeExit::Failed, m_completions + " answered " + std::to_string(r.status) + " (" +
-                                               (r.status == 429 ? "too many requests" : "service unavailable") + ") " +
-                                               std::to_string(attempt) + " times in a row for a " + what +
-                                               "; gave up after waiting " + fmt(waited, 1) + " s: " + msg};
+                return {ProbeExit::Failed,
+                        m_completions + " answered " + std::to_string(r.status) + " (" +
+                            (r.status == 429 ? "too many requests" : "service unavailable") + ") " +
+                            std::to_string(attempt) + " times in a row for a " + what +
+                            "; gave up after waiting " + fmt(waited, 1) + " s: " + msg};
             const double w = r.retryAfterS >= 0 ? std::max(r.retryAfterS, m_s.retryWaitS) : wait;
             ++m_retries;
-            m_sink.note("the server answered " + std::to_string(r.status) + " (" + msg + "); waiting " + fmt(w, 2) +
-                        " s before try " + std::to_string(attempt + 1) + " of " + std::to_string(m_s.maxTries));
+            m_sink.note("the server answered " + std::to_string(r.status) + " (" + msg +
+                        "); waiting " + fmt(w, 2) + " s before try " + std::to_string(attempt + 1) +
+                        " of " + std::to_string(m_s.maxTries));
             if (!sleepFor(w)) return {ProbeExit::Stopped, probes::stopMessage()};
             waited += w;
             wait *= 2;
@@ -248,24 +279,29 @@ Sent Sweep::send(const std::vector<int>& ids) {
         }
         if (r.status == 401 || r.status == 403)
             return {ProbeExit::CannotRun,
-                    m_completions + " refused the request (" + std::to_string(r.status) + "): " + detail::errorMessage(raw) +
+                    m_completions + " refused the request (" + std::to_string(r.status) +
+                        "): " + detail::errorMessage(raw) +
                         (m_s.apiKeyEnv.empty() ? "; pass the key's variable with --api-key-env VAR"
                                                : "; check the key in $" + m_s.apiKeyEnv)};
         if (r.status == 404)
-            return {ProbeExit::BadInput, m_completions + " answered 404: " + detail::errorMessage(raw) +
-                                             "; check --model '" + m_s.model + "' and --endpoint (the OpenAI base URL, ending in /v1)"};
+            return {ProbeExit::BadInput,
+                    m_completions + " answered 404: " + detail::errorMessage(raw) +
+                        "; check --model '" + m_s.model +
+                        "' and --endpoint (the OpenAI base URL, ending in /v1)"};
         if (r.status >= 400 && r.status < 500 && !m_textPrompts && !m_idsAccepted && !m_triedText) {
             // The first id prompt refused: perhaps the server takes text only. Tried once.
             m_triedText = true;
             const std::string refusal = detail::errorMessage(raw);
             const Sent textTry = useTextPrompts(refusal);
-            if (textTry.exit != ProbeExit::Ok) m_sink.note("text prompts instead: " + textTry.message);
+            if (textTry.exit != ProbeExit::Ok)
+                m_sink.note("text prompts instead: " + textTry.message);
             if (textTry.exit == ProbeExit::Ok) {
                 Sent asText = send(ids);
                 if (asText.ok() || !asText.skipLength) {
                     if (asText.ok())
-                        note(m_completions + " refused token-id prompts (" + refusal + "); prompts are text made of " +
-                             std::to_string(m_words.size()) + " words its tokenizer keeps whole, each prompt's length " +
+                        note(m_completions + " refused token-id prompts (" + refusal +
+                             "); prompts are text made of " + std::to_string(m_words.size()) +
+                             " words its tokenizer keeps whole, each prompt's length " +
                              "checked with POST " + m_root + "/tokenize");
                     return asText;
                 }
@@ -282,21 +318,27 @@ Sent Sweep::send(const std::vector<int>& ids) {
             return s;
         }
         if (r.status != 200)
-            return {ProbeExit::Failed, m_completions + " answered " + std::to_string(r.status) + " for a " + what + ": " +
-                                           detail::errorMessage(raw)};
+            return {ProbeExit::Failed, m_completions + " answered " + std::to_string(r.status) +
+                                           " for a " + what + ": " + detail::errorMessage(raw)};
         if (!stream.error().empty())
-            return {ProbeExit::Failed, "the stream from " + m_completions + " reported an error for a " + what + ": " + stream.error()};
+            return {ProbeExit::Failed, "the stream from " + m_completions +
+                                           " reported an error for a " + what + ": " +
+                                           stream.error()};
         if (!stream.done())
-            return {ProbeExit::Failed, "the stream from " + m_completions + " stopped half-way for a " + what + " (" +
-                                           std::to_string(stream.bytes()) + " bytes, " +
-                                           (first ? "after the first token" : "before the first token") + ", no [DONE]" +
-                                           (r.transportError.empty() ? "" : "; " + r.transportError) + ")"};
+            return {ProbeExit::Failed,
+                    "the stream from " + m_completions + " stopped half-way for a " + what + " (" +
+                        std::to_string(stream.bytes()) + " bytes, " +
+                        (first ? "after the first token" : "before the first token") +
+                        ", no [DONE]" + (r.transportError.empty() ? "" : "; " + r.transportError) +
+                        ")"};
         if (!first)
-            return {ProbeExit::Failed, "the stream from " + m_completions + " ended without a token for a " + what};
+            return {ProbeExit::Failed,
+                    "the stream from " + m_completions + " ended without a token for a " + what};
         if (stream.promptTokens() && *stream.promptTokens() != expected)
-            return {ProbeExit::Failed, m_completions + " counted " + fmt(*stream.promptTokens(), 0) + " prompt tokens for a " +
-                                           what + " (usage.prompt_tokens): the " + (m_textPrompts ? "text" : "ids") +
-                                           " were not taken as they were sent"};
+            return {ProbeExit::Failed,
+                    m_completions + " counted " + fmt(*stream.promptTokens(), 0) +
+                        " prompt tokens for a " + what + " (usage.prompt_tokens): the " +
+                        (m_textPrompts ? "text" : "ids") + " were not taken as they were sent"};
         if (!m_textPrompts) m_idsAccepted = true;
         s.ttftS = std::chrono::duration<double>(*first - t0).count();
         return s;
@@ -312,9 +354,11 @@ Sent Sweep::post(const std::string& path, bool& notFound) {
     const HttpResponse r = m_http.send(req, [this] { return stopping(); });
     notFound = r.status == 404 || r.status == 405;
     if (r.stopped) return {ProbeExit::Stopped, probes::stopMessage()};
-    if (!r.transportError.empty()) return {ProbeExit::Failed, "POST " + req.url + ": " + r.transportError};
+    if (!r.transportError.empty())
+        return {ProbeExit::Failed, "POST " + req.url + ": " + r.transportError};
     if (r.status != 200 && !notFound)
-        return {ProbeExit::Failed, "POST " + req.url + " answered " + std::to_string(r.status) + ": " + detail::errorMessage(r.body)};
+        return {ProbeExit::Failed, "POST " + req.url + " answered " + std::to_string(r.status) +
+                                       ": " + detail::errorMessage(r.body)};
     return {};
 }
 
@@ -335,35 +379,48 @@ Counters Sweep::counters() {
 
 Sent Sweep::resetGpuCache() {
     std::vector<std::string> routes;
-    if (!m_resetPath.empty()) routes = {m_resetPath};
-    else if (m_s.reset == "vllm") routes = {"/reset_prefix_cache"};
-    else if (m_s.reset == "sglang") routes = {"/flush_cache"};
-    else if (m_s.reset == "auto") routes = {"/reset_prefix_cache", "/flush_cache"};
+    if (!m_resetPath.empty())
+        routes = {m_resetPath};
+    else if (m_s.reset == "vllm")
+        routes = {"/reset_prefix_cache"};
+    else if (m_s.reset == "sglang")
+        routes = {"/flush_cache"};
+    else if (m_s.reset == "auto")
+        routes = {"/reset_prefix_cache", "/flush_cache"};
     for (const auto& route : routes) {
         bool notFound = false;
         Sent s = post(route, notFound);
         if (!s.ok()) return s;
         if (!notFound) {
-            if (m_resetPath.empty()) note("the GPU prefix cache is cleared with POST " + m_root + route);
+            if (m_resetPath.empty())
+                note("the GPU prefix cache is cleared with POST " + m_root + route);
             m_resetPath = route;
             return {};
         }
     }
     if (m_s.reset != "auto" && m_s.reset != "filler")
-        return {ProbeExit::CannotRun, "POST " + m_root + routes.front() + " is not there (404): the server has no such reset endpoint; try --reset auto or filler"};
+        return {ProbeExit::CannotRun, "POST " + m_root + routes.front() +
+                                          " is not there (404): the server has no such reset "
+                                          "endpoint; try --reset auto or filler"};
     // No reset endpoint: evict with filler traffic, sized from the KV capacity the server reports.
     if (!m_capacityTokens)
         return {ProbeExit::CannotRun, "cannot clear the GPU prefix cache: " + m_root +
-                                          " has no reset endpoint (POST /reset_prefix_cache and /flush_cache answered 404) and its /metrics "
-                                          "reports no KV capacity (vllm:cache_config_info num_gpu_blocks, block_size) to size filler traffic"};
+                                          " has no reset endpoint (POST /reset_prefix_cache and "
+                                          "/flush_cache answered 404) and its /metrics "
+                                          "reports no KV capacity (vllm:cache_config_info "
+                                          "num_gpu_blocks, block_size) to size filler traffic"};
     const std::int64_t longest = m_s.lengths.back();
-    const auto count = static_cast<int>(std::ceil(1.25 * *m_capacityTokens / static_cast<double>(longest)));
+    const auto count =
+        static_cast<int>(std::ceil(1.25 * *m_capacityTokens / static_cast<double>(longest)));
     if (count > 2000)
-        return {ProbeExit::CannotRun, "evicting " + fmt(*m_capacityTokens, 0) + " tokens of GPU prefix cache would take " +
-                                          std::to_string(count) + " filler requests; give the server a reset endpoint"};
+        return {ProbeExit::CannotRun, "evicting " + fmt(*m_capacityTokens, 0) +
+                                          " tokens of GPU prefix cache would take " +
+                                          std::to_string(count) +
+                                          " filler requests; give the server a reset endpoint"};
     if (m_resetPath.empty()) {
-        note("no reset endpoint: the GPU prefix cache is evicted with " + std::to_string(count) + " filler prompts of " +
-             std::to_string(longest) + " tokens (KV capacity " + fmt(*m_capacityTokens, 0) + " tokens)");
+        note("no reset endpoint: the GPU prefix cache is evicted with " + std::to_string(count) +
+             " filler prompts of " + std::to_string(longest) + " tokens (KV capacity " +
+             fmt(*m_capacityTokens, 0) + " tokens)");
         m_resetPath = "filler";
     }
     for (int i = 0; i < count; ++i) {
@@ -393,27 +450,32 @@ Sent Sweep::measure(Cell& cell) {
     ++cell.queries;
     const std::int64_t reachable = std::min(p, (n - 1) / m_s.blockSize * m_s.blockSize);
     const double gpuHit = before.hits && after.hits ? *after.hits - *before.hits : std::nan("");
-    const double extHit = before.extHits && after.extHits ? *after.extHits - *before.extHits : std::nan("");
+    const double extHit =
+        before.extHits && after.extHits ? *after.extHits - *before.extHits : std::nan("");
     auto reject = [&](const std::string& why) {
         ++cell.rejected;
         cell.rejectReason = why;
         m_sink.note(why);
         return Sent{};
     };
-    const std::string at = "N=" + std::to_string(n) + (cell.tier.empty() ? "" : ", p=" + std::to_string(p));
+    const std::string at =
+        "N=" + std::to_string(n) + (cell.tier.empty() ? "" : ", p=" + std::to_string(p));
     if (cell.tier.empty()) {
         const double hit = (std::isnan(gpuHit) ? 0 : gpuHit) + (std::isnan(extHit) ? 0 : extHit);
         if (hit > m_s.blockSize)
-            return reject("cold prompt " + at + ": the server counted " + fmt(hit, 0) +
-                          " cached tokens, so it was not cold; left out (other traffic on the server?)");
+            return reject(
+                "cold prompt " + at + ": the server counted " + fmt(hit, 0) +
+                " cached tokens, so it was not cold; left out (other traffic on the server?)");
         cell.ttft.push_back(s.ttftS);
         cell.counted.push_back(0);
         return s;
     }
     const double counted = cell.tier == "gpu" ? gpuHit : extHit;
     if (cell.tier != "gpu" && !std::isnan(gpuHit) && gpuHit > m_s.blockSize)
-        return {ProbeExit::Failed, "after clearing the GPU prefix cache (" + m_resetPath + ") the server still counted " +
-                                       fmt(gpuHit, 0) + " GPU prefix-cache hit tokens for " + at + ": the reset did not clear it"};
+        return {ProbeExit::Failed, "after clearing the GPU prefix cache (" + m_resetPath +
+                                       ") the server still counted " + fmt(gpuHit, 0) +
+                                       " GPU prefix-cache hit tokens for " + at +
+                                       ": the reset did not clear it"};
     if (std::isnan(counted)) {
         // Unverified: the server exposes no counter for this tier. Used, and said once.
         cell.ttft.push_back(s.ttftS);
@@ -421,9 +483,10 @@ Sent Sweep::measure(Cell& cell) {
         return s;
     }
     if (counted < static_cast<double>(reachable - m_s.blockSize))
-        return reject(cell.tier + " hit " + at + ": the server counted " + fmt(counted, 0) + " of " +
-                      std::to_string(reachable) + " prefix tokens as " + (cell.tier == "gpu" ? "GPU prefix-cache" : "offload (external)") +
-                      " hits (" + fmt(s.ttftS * 1e3, 2) + " ms), so it is reported as not a hit and left out");
+        return reject(cell.tier + " hit " + at + ": the server counted " + fmt(counted, 0) +
+                      " of " + std::to_string(reachable) + " prefix tokens as " +
+                      (cell.tier == "gpu" ? "GPU prefix-cache" : "offload (external)") + " hits (" +
+                      fmt(s.ttftS * 1e3, 2) + " ms), so it is reported as not a hit and left out");
     cell.ttft.push_back(s.ttftS);
     cell.counted.push_back(counted);
     return s;
@@ -431,17 +494,25 @@ Sent Sweep::measure(Cell& cell) {
 
 ProbeOutcome Sweep::run() {
     const auto& s = m_s;
-    nlohmann::ordered_json params = {{"endpoint", s.endpoint},   {"model", s.model},           {"lengths", s.lengths},
-                                     {"fractions", s.fractions}, {"repeats", s.repeats},       {"concurrency", s.concurrency},
-                                     {"tiers", nlohmann::ordered_json::array()}, {"offload_tier", s.offloadTier},
-                                     {"reset", s.reset},         {"block_size", s.blockSize},  {"timeout_s", s.timeoutS}};
+    nlohmann::ordered_json params = {{"endpoint", s.endpoint},
+                                     {"model", s.model},
+                                     {"lengths", s.lengths},
+                                     {"fractions", s.fractions},
+                                     {"repeats", s.repeats},
+                                     {"concurrency", s.concurrency},
+                                     {"tiers", nlohmann::ordered_json::array()},
+                                     {"offload_tier", s.offloadTier},
+                                     {"reset", s.reset},
+                                     {"block_size", s.blockSize},
+                                     {"timeout_s", s.timeoutS}};
     if (s.tierGpu) params["tiers"].push_back("gpu");
     if (s.tierOffload) params["tiers"].push_back("offload");
     m_sink.begin("serving", params);
     if (const char* env = s.apiKeyEnv.empty() ? nullptr : std::getenv(s.apiKeyEnv.c_str())) {
         if (*env) m_headers.push_back(std::string("Authorization: Bearer ") + env);
     } else if (!s.apiKeyEnv.empty()) {
-        return fail(ProbeExit::BadInput, "--api-key-env " + s.apiKeyEnv + ": the variable is not set");
+        return fail(ProbeExit::BadInput,
+                    "--api-key-env " + s.apiKeyEnv + ": the variable is not set");
     }
 
     // /metrics: counters to verify hits with, and the KV capacity for filler eviction.
@@ -453,27 +524,32 @@ ProbeOutcome Sweep::run() {
         const HttpResponse r = m_http.send(req, [this] { return stopping(); });
         if (r.stopped) return fail(ProbeExit::Stopped, probes::stopMessage());
         if (r.connectFailed)
-            return fail(ProbeExit::CannotRun, "cannot reach " + m_root + "/metrics: " + r.transportError +
-                                                  "; is the server running and listening there (--endpoint)?");
+            return fail(ProbeExit::CannotRun,
+                        "cannot reach " + m_root + "/metrics: " + r.transportError +
+                            "; is the server running and listening there (--endpoint)?");
         if (r.status == 200) {
             m_haveMetrics = true;
             const auto hc = detail::hitCounters(r.body);
             m_haveHitCounter = hc.gpu.has_value();
             m_haveExtCounter = hc.offload.has_value();
-            if (m_haveHitCounter) note("hits are verified against " + hc.server + "'s /metrics counters");
+            if (m_haveHitCounter)
+                note("hits are verified against " + hc.server + "'s /metrics counters");
             if (auto info = detail::promLabels(r.body, "vllm:cache_config_info")) {
                 const auto blocks = info->find("num_gpu_blocks"), block = info->find("block_size");
                 if (blocks != info->end() && block != info->end())
-                    m_capacityTokens = std::atof(blocks->second.c_str()) * std::atof(block->second.c_str());
+                    m_capacityTokens =
+                        std::atof(blocks->second.c_str()) * std::atof(block->second.c_str());
             }
         }
         if (!m_haveHitCounter)
             note("hits are not verified: " + m_root + "/metrics " +
-                 (m_haveMetrics ? "has neither vllm:prefix_cache_hits_total nor sglang:cached_tokens_total"
-                                : "answered " + std::to_string(r.status)));
+                 (m_haveMetrics
+                      ? "has neither vllm:prefix_cache_hits_total nor sglang:cached_tokens_total"
+                      : "answered " + std::to_string(r.status)));
         else if (s.tierOffload && !m_haveExtCounter)
             note("offload hits are not verified: " + m_root +
-                 "/metrics has no vllm:external_prefix_cache_hits_total nor sglang:cached_tokens_total by cache_source");
+                 "/metrics has no vllm:external_prefix_cache_hits_total nor "
+                 "sglang:cached_tokens_total by cache_source");
     }
 
     std::vector<std::int64_t> lengths = s.lengths;
@@ -490,7 +566,9 @@ ProbeOutcome Sweep::run() {
         };
         cells.push_back(cell(n, 0, 0, ""));
         for (double f : s.fractions) {
-            const std::int64_t p = static_cast<std::int64_t>(std::floor(f * static_cast<double>(n) / s.blockSize)) * s.blockSize;
+            const std::int64_t p =
+                static_cast<std::int64_t>(std::floor(f * static_cast<double>(n) / s.blockSize)) *
+                s.blockSize;
             if (p < s.blockSize) {
                 skippedFractions.emplace_back(n, f);
                 continue;
@@ -500,8 +578,8 @@ ProbeOutcome Sweep::run() {
         }
     }
     for (const auto& [n, f] : skippedFractions)
-        note("fraction " + fmt(f, 2) + " of " + std::to_string(n) + " tokens is less than one " + std::to_string(s.blockSize) +
-             "-token block; skipped");
+        note("fraction " + fmt(f, 2) + " of " + std::to_string(n) + " tokens is less than one " +
+             std::to_string(s.blockSize) + "-token block; skipped");
     std::map<std::int64_t, std::string> skippedLengths;
     const int perRepeat = static_cast<int>(cells.size());
     const int drift = 3;
@@ -552,8 +630,11 @@ ProbeOutcome Sweep::run() {
                 } else if (!m.ok()) {
                     return failSent(m);
                 }
-                progress("repeat " + std::to_string(r + 1) + "/" + std::to_string(s.repeats) + ", " + tokensText(n) +
-                         (cell.tier.empty() ? " cold" : " " + cell.tier + " hit, " + fmt(cell.fraction * 100, 0) + " % cached"));
+                progress("repeat " + std::to_string(r + 1) + "/" + std::to_string(s.repeats) +
+                         ", " + tokensText(n) +
+                         (cell.tier.empty() ? " cold"
+                                            : " " + cell.tier + " hit, " +
+                                                  fmt(cell.fraction * 100, 0) + " % cached"));
             }
         }
     }
@@ -561,12 +642,14 @@ ProbeOutcome Sweep::run() {
     const double startMed = detail::quantile(refStart, 0.5), endMed = detail::quantile(refEnd, 0.5);
     const double driftRel = (endMed - startMed) / startMed;
     if (std::abs(driftRel) > s.driftLimit)
-        note("warning: TTFT drifted during the run: the " + std::to_string(refN) + "-token cold point took " +
-             fmt(startMed * 1e3, 2) + " ms at the start and " + fmt(endMed * 1e3, 2) + " ms at the end (" +
-             (driftRel > 0 ? "+" : "") + fmt(driftRel * 100, 1) + " %, over " + fmt(s.driftLimit * 100, 0) +
+        note("warning: TTFT drifted during the run: the " + std::to_string(refN) +
+             "-token cold point took " + fmt(startMed * 1e3, 2) + " ms at the start and " +
+             fmt(endMed * 1e3, 2) + " ms at the end (" + (driftRel > 0 ? "+" : "") +
+             fmt(driftRel * 100, 1) + " %, over " + fmt(s.driftLimit * 100, 0) +
              " %): other load on the server or thermal throttling; the fit is suspect");
     if (skippedLengths.size() == lengths.size())
-        return fail(ProbeExit::Failed, "every length was refused by the server; the first: " + skippedLengths.begin()->second);
+        return fail(ProbeExit::Failed, "every length was refused by the server; the first: " +
+                                           skippedLengths.begin()->second);
 
     SweepData data;
     data.settings = &s;
@@ -577,7 +660,8 @@ ProbeOutcome Sweep::run() {
     data.verified = m_haveHitCounter;
     data.offloadVerified = m_haveExtCounter;
     data.notes = m_notes;
-    for (const auto& [n, why] : skippedLengths) data.skippedLengths[n] = why;
+    for (const auto& [n, why] : skippedLengths)
+        data.skippedLengths[n] = why;
     for (const auto& c : cells) {
         if (skippedLengths.count(c.tokens)) continue;
         MeasuredCell m;
@@ -598,7 +682,8 @@ ProbeOutcome Sweep::run() {
 } // namespace
 
 std::string ServingProbe::description() const {
-    return "End-to-end TTFT against an OpenAI-compatible server (vLLM, SGLang): cold, GPU-hit and offload-hit prompts, fitted";
+    return "End-to-end TTFT against an OpenAI-compatible server (vLLM, SGLang): cold, GPU-hit and "
+           "offload-hit prompts, fitted";
 }
 
 Status ServingProbe::available() const {

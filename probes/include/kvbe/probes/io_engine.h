@@ -86,6 +86,6 @@ IoStats summarize(const IoMeasurement& m);
 // own keys so far. The drive and host-memory probes build their points with it.
 void setWindowedRate(ProbePoint& point, const IoStats& stats, int windows, double windowSeconds);
 double percentile(std::vector<float> values, double p); // p in [0, 100], nearest rank
-using kvbe::median; // kvbe/statistics.h
+using kvbe::median;                                     // kvbe/statistics.h
 
 } // namespace kvbe::probes

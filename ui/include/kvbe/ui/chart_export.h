@@ -38,8 +38,8 @@ Status exportScenarioChart(const Presets& presets, const Scenario& scenario,
 // What `kvbe --export OUT --chart workload-… --trace FILE` does: read the trace, replay it through
 // the scenario's tiers with the Workload view's default settings (or `settings`), draw one of the
 // workload charts, write it.
-Status exportWorkloadChart(const Presets& presets, const Scenario& scenario, const QString& chartKey,
-                           const QString& tracePath, const QString& path, QSize size,
-                           ChartStyle style = {});
+Status exportWorkloadChart(const Presets& presets, const Scenario& scenario,
+                           const QString& chartKey, const QString& tracePath, const QString& path,
+                           QSize size, ChartStyle style = {});
 
 } // namespace kvbe

@@ -10,7 +10,8 @@
 namespace kvbe {
 
 QStringList chartKeys(); // breakeven, fraction, ttft, models, frontier
-// The Workload view's charts (they need a trace): workload-lengths, workload-capacity, workload-ttft.
+// The Workload view's charts (they need a trace): workload-lengths, workload-capacity,
+// workload-ttft.
 QStringList workloadChartKeys();
 // A new chart of the given kind (either list); null for an unknown key.
 std::unique_ptr<ChartView> createChart(const QString& key, QWidget* parent = nullptr);

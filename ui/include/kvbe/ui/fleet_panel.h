@@ -41,7 +41,9 @@ class FleetPanel : public QWidget {
     QProgressBar* progressBar() const { return m_progress; }
 
     // Questions (adopt these values?) go through this; the window passes its own.
-    void setAsk(std::function<QMessageBox::StandardButton(const Question&)> ask) { m_ask = std::move(ask); }
+    void setAsk(std::function<QMessageBox::StandardButton(const Question&)> ask) {
+        m_ask = std::move(ask);
+    }
 
     // Files or folders; read on a worker thread. False while another import runs.
     bool importPaths(const QStringList& paths);
@@ -98,8 +100,8 @@ class FleetPanel : public QWidget {
     QStringList m_errors;
     std::optional<FitResult> m_fit;
     int m_fitRow = -1;
-    QString m_fitAgainst;     // the sentence naming the model the fit was made with
-    std::string m_fitModel;   // that model's id
+    QString m_fitAgainst;   // the sentence naming the model the fit was made with
+    std::string m_fitModel; // that model's id
     // The cost model with the fitted utilisation, and the fitted tiers: drawn at the scenario's
     // current lengths and cached fraction, so they follow the sliders.
     std::optional<CostModel> m_fitCost;

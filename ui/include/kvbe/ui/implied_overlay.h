@@ -11,7 +11,7 @@
 namespace kvbe {
 
 struct ImpliedOverlay {
-    QString file;  // the file's name, in every series name and label
+    QString file; // the file's name, in every series name and label
     QColor color;
     PyKvcacheImplied implied;
 };

@@ -157,7 +157,7 @@ class MainWindow : public QMainWindow {
         QString why; // the sentence under its results table
     };
     std::map<int, LiveRun> m_liveRuns;
-    std::vector<QPointF> m_streamedPrefill;                    // (tokens, seconds)
+    std::vector<QPointF> m_streamedPrefill; // (tokens, seconds)
     QString m_file;
     Scenario m_saved; // the baseline of the unsaved marker
     AskFn m_ask;
@@ -165,7 +165,7 @@ class MainWindow : public QMainWindow {
     QAction* m_redoAction = nullptr;
     ChartStyle m_style;
     bool m_bottomCollapsed = false;
-    QRect m_fittedTo; // the available geometry fitToScreen was given
+    QRect m_fittedTo;             // the available geometry fitToScreen was given
     bool m_layoutSettled = false; // after the first show: dock visibility changes are the user's
     // Rows of chart-specific controls (ChartView::createControls), hidden in presentation mode.
     std::vector<QWidget*> m_chartControls;

@@ -42,8 +42,8 @@ inline constexpr int kFrontierTokens = 160;
 inline constexpr int kFrontierFractions = 101;
 
 // Runs core for a scenario whose model is already read. Lengths past the model's context are
-// left out: the curves end at the context limit (endsAtContext says so). `sweepModels` are the models of the
-// model-size chart (presets first, then models the user loaded).
+// left out: the curves end at the context limit (endsAtContext says so). `sweepModels` are the
+// models of the model-size chart (presets first, then models the user loaded).
 Result<ScenarioResult> computeScenarioResult(const Scenario& s, const Presets& presets,
                                              const ModelSpec& model,
                                              const std::vector<ModelSpec>& sweepModels);

@@ -1,5 +1,6 @@
 // The scenario's tiers as an editable table: name, read bandwidth (GB/s), amplification (bytes
-// moved per useful byte), write bandwidth (GB/s, for sizing), fixed cost (ms), staging and colour. Edits that make no sense are refused with a sentence (rejected()).
+// moved per useful byte), write bandwidth (GB/s, for sizing), fixed cost (ms), staging and colour.
+// Edits that make no sense are refused with a sentence (rejected()).
 #pragma once
 
 #include "kvbe/presets.h"
@@ -12,7 +13,16 @@ namespace kvbe {
 class TierTableModel : public QAbstractTableModel {
     Q_OBJECT
   public:
-    enum Column { Name, Bandwidth, Amplification, WriteBandwidth, FixedCost, StagingColumn, Colour, ColumnCount };
+    enum Column {
+        Name,
+        Bandwidth,
+        Amplification,
+        WriteBandwidth,
+        FixedCost,
+        StagingColumn,
+        Colour,
+        ColumnCount
+    };
     using QAbstractTableModel::QAbstractTableModel;
 
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -25,8 +25,10 @@ struct WorkloadSettings {
     EvictionPolicy policy = EvictionPolicy::Lru;
     Placement placement = Placement::WriteThrough;
     Admission admission = Admission::Optimal;
-    bool writeQueue = true; // as kvbe-cli trace replay: blocks readable once written (--no-write-queue)
-    bool sharedLinks = false; // every offload tier's reads and writes share one link (needs writeQueue)
+    bool writeQueue =
+        true; // as kvbe-cli trace replay: blocks readable once written (--no-write-queue)
+    bool sharedLinks =
+        false; // every offload tier's reads and writes share one link (needs writeQueue)
     int instances = 0;
     // The tier whose capacity the capacity chart varies: 0 the GPU, k the scenario's tier k-1.
     int sweepTier = 1;
@@ -41,9 +43,9 @@ double defaultTierCapacity(std::size_t scenarioTier);
 std::vector<double> workloadSweepTokens();
 
 struct WorkloadTier {
-    QString name;                 // the preset's name, as the replay reports it
-    std::optional<double> pStar;  // break-even prefix, tokens (none: never pays)
-    double shareAtOrAbove = 0;    // share of requests whose prompt is at least p*
+    QString name;                // the preset's name, as the replay reports it
+    std::optional<double> pStar; // break-even prefix, tokens (none: never pays)
+    double shareAtOrAbove = 0;   // share of requests whose prompt is at least p*
 };
 
 struct WorkloadResult {
@@ -53,18 +55,18 @@ struct WorkloadResult {
     std::shared_ptr<const Evaluation> eval;
     std::vector<WorkloadTier> scenarioTiers; // every tier of the scenario, for the histogram
     ReplayConfig config;
-    std::vector<int> configTierOf;           // replay tier k (1…) → scenario tier index
-    std::optional<ReplayResult> replay;      // none for traces without block ids
+    std::vector<int> configTierOf;      // replay tier k (1…) → scenario tier index
+    std::optional<ReplayResult> replay; // none for traces without block ids
     RequestTimes times;
     // Every request's TTFT per rule (none, gpu-only, always, breakeven, optimal), ascending: with
     // prefill servers the queued times (wait + prefill). Sorted on the worker, for the chart.
     std::vector<std::pair<std::string, std::vector<double>>> ttftSorted;
     std::optional<SweepResult> sweep;
-    std::size_t sweepVary = 0;               // the sweep's varied tier: 0 GPU, k its k-th offload tier
-    QString sweepNote;                       // why there is no sweep, if there is none
+    std::size_t sweepVary = 0; // the sweep's varied tier: 0 GPU, k its k-th offload tier
+    QString sweepNote;         // why there is no sweep, if there is none
     double replaySeconds = 0, sweepSeconds = 0;
-    QString summary;                         // the one-sentence answer
-    QString error;                           // the replay could not run: why
+    QString summary; // the one-sentence answer
+    QString error;   // the replay could not run: why
 };
 using WorkloadPtr = std::shared_ptr<const WorkloadResult>;
 

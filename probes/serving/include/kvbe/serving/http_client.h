@@ -28,14 +28,14 @@ struct HttpResponse {
     std::string transportError; // why the exchange did not complete ("" when it did)
     bool connectFailed = false; // nothing listens there, or the name does not resolve
     bool timedOut = false;
-    bool stopped = false;       // the stop check said stop; the connection was closed
+    bool stopped = false; // the stop check said stop; the connection was closed
     bool endedByReader = false;
-    std::string body;           // when the request had no onBody
-    double retryAfterS = -1;    // the Retry-After header in seconds, -1 when absent
+    std::string body;        // when the request had no onBody
+    double retryAfterS = -1; // the Retry-After header in seconds, -1 when absent
 };
 
 class HttpClient {
-public:
+  public:
     virtual ~HttpClient() = default;
     // `stop` is polled while waiting (every 10 ms at most); nullptr: never stop.
     virtual HttpResponse send(const HttpRequest& request, const std::function<bool()>& stop) = 0;

@@ -16,24 +16,24 @@
 namespace kvbe::serving {
 
 struct ServingSettings {
-    std::string endpoint;          // OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1
-    std::string model;             // served model name, as the server knows it
+    std::string endpoint; // OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1
+    std::string model;    // served model name, as the server knows it
     std::vector<std::int64_t> lengths{1024, 4096, 8192, 16384, 32768, 65536};
     std::vector<double> fractions{0.1, 0.5, 0.9, 1.0};
     int repeats = 3;
-    bool tierGpu = true;           // --tiers gpu
-    bool tierOffload = true;       // --tiers offload
+    bool tierGpu = true;     // --tiers gpu
+    bool tierOffload = true; // --tiers offload
     int concurrency = 1;
-    std::string apiKeyEnv;         // name of the environment variable holding the API key
-    double timeoutS = 120;         // per request
-    std::string outDir;            // where the four files go ("" = none written)
+    std::string apiKeyEnv;            // name of the environment variable holding the API key
+    double timeoutS = 120;            // per request
+    std::string outDir;               // where the four files go ("" = none written)
     std::string offloadTier = "dram"; // the offload tier's name in the outputs: dram or nvme
-    std::string reset = "auto";    // auto, vllm, sglang, filler
-    int blockSize = 16;            // prefix-cache block in tokens (vLLM's default)
-    double retryWaitS = 1;         // first wait after a 429/503, doubled each try
+    std::string reset = "auto";       // auto, vllm, sglang, filler
+    int blockSize = 16;               // prefix-cache block in tokens (vLLM's default)
+    double retryWaitS = 1;            // first wait after a 429/503, doubled each try
     int maxTries = 5;
-    int warmup = 2;                // cold requests sent first and not measured
-    double driftLimit = 0.10;      // warn above this relative change of the reference point
+    int warmup = 2;           // cold requests sent first and not measured
+    double driftLimit = 0.10; // warn above this relative change of the reference point
     // What the fit takes of each cell's samples: the median (default), or the fastest, for a
     // server whose noise is one-sided (a loopback stand-in on a busy machine: nothing makes a
     // request faster than its time model, everything else makes it slower).
@@ -41,19 +41,19 @@ struct ServingSettings {
     // The fit: model geometry and GPU peak (the scenario's, with --config/--gpu/--peak-tflops).
     CostInputs costInputs;
     std::vector<TierPath> nominalTiers;
-    std::string modelRef;          // what the calibration names as its model
-    std::string gpuName;           // free-form, into the calibration and py-kvcache v2
+    std::string modelRef; // what the calibration names as its model
+    std::string gpuName;  // free-form, into the calibration and py-kvcache v2
 };
 
 class ServingProbe : public probes::Probe {
-public:
+  public:
     explicit ServingProbe(ServingSettings settings) : m_s(std::move(settings)) {}
     std::string key() const override { return "serving"; }
     std::string description() const override;
     Status available() const override;
     probes::ProbeOutcome run(const probes::ProbeOptions& options, probes::ProbeSink& sink) override;
 
-private:
+  private:
     ServingSettings m_s;
 };
 
