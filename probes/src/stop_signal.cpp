@@ -1,5 +1,7 @@
 #include "kvbe/probes/stop_signal.h"
 
+#include "kvbe/probe_protocol.h"
+
 #include <atomic>
 #include <csignal>
 #include <cstring>
@@ -17,7 +19,7 @@ void onSignal(int sig) {
     if (g_signal.exchange(sig) != 0) {
         // Second signal: the user means it.
         if (g_haveScratchPath.load()) unlink(g_scratchPath);
-        _exit(130);
+        _exit(exitCode(ProbeExit::Stopped));
     }
     if (g_haveScratchPath.load()) unlink(g_scratchPath);
 }

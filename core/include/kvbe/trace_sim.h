@@ -46,8 +46,8 @@ struct SimTier {
     double capacityBytes = kUnlimited;
     TierPath path;       // read bandwidth and t_fixed as the cost model sees them
     double writeBps = 0; // 0: unknown (write needs are reported, not compared, and not queued)
-    double writeBufferBytes =
-        kDefaultWriteBufferBytes; // the write queue's bound (ReplayConfig::writeQueue)
+    // The write queue's bound (ReplayConfig::writeQueue).
+    double writeBufferBytes = kDefaultWriteBufferBytes;
     // Reads and writes share one link (one connector, one PCIe path): with the write queue on, a
     // load from the tier holds the link for its transfer time (tLoad less t_fixed) and the tier's
     // writes wait meanwhile (reads first: they are on the request's critical path; the writes get
@@ -111,8 +111,8 @@ struct TierReport {
     std::uint64_t windowsOverWriteBw = 0;
     // The write queue (ReplayConfig::writeQueue, tiers with a write bandwidth):
     std::uint64_t writesDropped = 0; // queued writes dropped from a full queue: never stored
-    std::uint64_t lookupsLate =
-        0; // lookups that found this tier the fastest holder, write still queued
+    // Lookups that found this tier the fastest holder with its write still queued:
+    std::uint64_t lookupsLate = 0;
     std::uint64_t lookupsDropped = 0; // ... and its copy dropped (never written)
     double maxBacklogS = 0;           // the longest the queue got, in seconds of writing
 };

@@ -19,8 +19,8 @@ using probes::ProbeExit;
 
 namespace {
 
-constexpr double kHeadroomBytes =
-    512.0 * 1024 * 1024; // CUDA context growth, cuBLASLt, fragmentation
+// CUDA context growth, cuBLASLt, fragmentation.
+constexpr double kHeadroomBytes = 512.0 * 1024 * 1024;
 
 std::string gb(double bytes) {
     return fixedDecimals(bytes / 1e9, 1) + " GB";

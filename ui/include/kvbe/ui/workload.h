@@ -25,10 +25,10 @@ struct WorkloadSettings {
     EvictionPolicy policy = EvictionPolicy::Lru;
     Placement placement = Placement::WriteThrough;
     Admission admission = Admission::Optimal;
-    bool writeQueue =
-        true; // as kvbe-cli trace replay: blocks readable once written (--no-write-queue)
-    bool sharedLinks =
-        false; // every offload tier's reads and writes share one link (needs writeQueue)
+    // As kvbe-cli trace replay: blocks are readable once written (--no-write-queue).
+    bool writeQueue = true;
+    // Every offload tier's reads and writes share one link (needs writeQueue).
+    bool sharedLinks = false;
     int instances = 0;
     // The tier whose capacity the capacity chart varies: 0 the GPU, k the scenario's tier k-1.
     int sweepTier = 1;

@@ -82,8 +82,8 @@ class TtftDistributionChart : public WorkloadChart {
 
     struct Curve {
         QString rule;
-        const std::vector<double>* sorted =
-            nullptr; // every request's TTFT, ascending (in the workload)
+        // Every request's TTFT, ascending (in the workload).
+        const std::vector<double>* sorted = nullptr;
     };
     const std::vector<Curve>& curves() const { return m_curves; }
 

@@ -10,8 +10,8 @@ namespace kvbe::gpu {
 struct AttentionShape {
     int tokens = 0;
     int qHeads = 0;
-    int kvHeads =
-        0; // qHeads a multiple of kvHeads; query head h reads KV head h / (qHeads / kvHeads)
+    // qHeads is a multiple of kvHeads; query head h reads KV head h / (qHeads / kvHeads).
+    int kvHeads = 0;
     int dQk = 0;
     int dV = 0;
     int maskKind = 0; // MaskKind
