@@ -1,4 +1,4 @@
-// The trace module's speed and memory targets (issue 11), printed as ratios to the target:
+// The trace module's speed and memory targets (docs/trace.md), printed as ratios to the target:
 //   replay            >= 20 M block lookups per second on one core
 //   40-point sweep    <= 2x one replay
 //   JSONL reading     >= 100 MB/s

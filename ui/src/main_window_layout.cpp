@@ -1,4 +1,4 @@
-// MainWindow's layout (issue 12): the default layout for the screen it opens on, the Probes and
+// MainWindow's layout: the default layout for the screen it opens on, the Probes and
 // Fleet docks collapsed to their tabs until used, and presentation mode (the chart alone).
 #include "kvbe/ui/main_window.h"
 

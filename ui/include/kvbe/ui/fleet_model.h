@@ -2,7 +2,7 @@
 // p* per tier and fitted parameters; columns for tiers appear as files name them.
 #pragma once
 
-#include "kvbe/ui/calibration_import.h"
+#include "kvbe/ui/calibration_importer.h"
 
 #include <QAbstractTableModel>
 

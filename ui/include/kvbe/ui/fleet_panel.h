@@ -6,7 +6,7 @@
 
 #include "kvbe/fit.h"
 #include "kvbe/ui/ask.h"
-#include "kvbe/ui/calibration_import.h"
+#include "kvbe/ui/calibration_importer.h"
 #include "kvbe/ui/fleet_model.h"
 #include "kvbe/ui/implied_overlay.h"
 #include "kvbe/ui/ttft_chart.h"

@@ -1,4 +1,4 @@
-// The explorer's Workload view (issue 11): open a request trace (read off the UI thread, with
+// The explorer's Workload view: open a request trace (read off the UI thread, with
 // progress and Cancel), replay it through the scenario's tiers with the capacities, policy and
 // admission rule set here, and answer in one sentence and three charts. Replays run on a worker
 // thread, the latest request winning; they follow the scenario as the main window edits it.

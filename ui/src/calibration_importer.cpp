@@ -1,4 +1,4 @@
-#include "kvbe/ui/calibration_import.h"
+#include "kvbe/ui/calibration_importer.h"
 
 #include "kvbe/ui/scenario_result.h"
 
