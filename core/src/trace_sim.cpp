@@ -146,7 +146,6 @@ Status checkConfig(const Trace& trace, const ReplayConfig& c) {
 struct RequestCost {
     const CostModel& cost;
     const std::vector<SimTier>& tiers;
-    double n = 0;
 
     // tok[k]: tokens loaded from tier k (k = 0 is the GPU: free).
     double loadTime(const std::array<double, kMaxTiers>& tok) const {
@@ -157,56 +156,182 @@ struct RequestCost {
     }
 };
 
-} // namespace
+// The recompute time of a request of N tokens after its first j blocks are loaded, memoised:
+// the rules share their cut points.
+class Recompute {
+  public:
+    Recompute(const CostModel& cost, double blockTokens, double n)
+        : m_cost(cost), m_b(blockTokens), m_n(n) {}
+    double at(std::size_t j) {
+        for (std::size_t q = 0; q < m_count; ++q)
+            if (m_memo[q].first == j) return m_memo[q].second;
+        const double p = std::min(static_cast<double>(j) * m_b, m_n);
+        const double v = m_cost.tRecompute(m_n - p, p);
+        if (m_count < m_memo.size()) m_memo[m_count++] = {j, v};
+        return v;
+    }
 
-Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
-                                 const ReplayConfig& config, RequestTimes* per,
-                                 const std::function<bool(double)>& progress) {
-    if (auto ok = checkConfig(trace, config); !ok) return ok.error();
-    const std::size_t K = config.tiers.size() + 1;
-    const double B = trace.summary.blockTokens;
-    const std::uint32_t nb = trace.distinctBlocks;
+  private:
+    const CostModel& m_cost;
+    double m_b, m_n;
+    std::array<std::pair<std::size_t, double>, 8> m_memo;
+    std::size_t m_count = 0;
+};
 
-    ReplayResult res;
-    res.requests = trace.size();
-    res.distinctBlocks = nb;
+// One request's prefill time under each rule, and where each rule cut its hit run of h blocks.
+struct RuleTimes {
+    double none = 0, gpuOnly = 0, always = 0, breakeven = 0, optimal = 0;
+    std::size_t gpuJ = 0, beJ = 0, bestJ = 0;
+    std::array<double, kMaxTiers> allTok{}; // tokens per tier of the whole run (always)
+    std::array<double, kMaxTiers> beTok{};  // … of the run breakeven loads
+};
 
-    detail::BlockArray<std::uint8_t> resident(nb, 0);
-    // Write-through LRU (the common case) runs on one recency list for all tiers; the other
-    // policies and placements keep a cache per tier.
-    const bool inclusive = config.policy == EvictionPolicy::Lru &&
-                           config.placement == Placement::WriteThrough &&
-                           trace.blocks.size() < detail::InclusiveLru::kNever;
-    std::vector<std::uint64_t> caps(K);
-    res.tiers.resize(K);
-    for (std::size_t k = 0; k < K; ++k) {
-        const double bytes = k == 0 ? config.gpuCapacityBytes : config.tiers[k - 1].capacityBytes;
-        caps[k] = capacityBlocks(bytes, config.blockBytes);
-        auto& tr = res.tiers[k];
-        tr.name = k == 0 ? "gpu" : config.tiers[k - 1].name;
-        tr.capacityBytes = bytes;
-        tr.capacityBlocks = caps[k];
-        if (k > 0) {
-            tr.pStarTokens = cost.breakevenPrefix(config.tiers[k - 1].path);
-            tr.writeBps = config.tiers[k - 1].writeBps;
+// The admission rules on one hit run: tierOf[j] is the tier block j is read from, pStar[k] the
+// break-even prefix of tier k. Scans the run once; candidates for `optimal` are 0, every tier
+// boundary, the end of the run and the `breakeven` cut (within one tier t(j) is concave in j for
+// a convex recompute time, so its minimum sits at a segment end).
+RuleTimes ruleTimes(const RequestCost& rc, Recompute& re, const std::uint8_t* tierOf, std::size_t h,
+                    double B, double N, const std::array<double, kMaxTiers>& pStar) {
+    auto blockTokens = [&](std::size_t j) {
+        const double a = static_cast<double>(j) * B;
+        return std::min(a + B, N) - a;
+    };
+    auto timeAt = [&](std::size_t j, const std::array<double, kMaxTiers>& loaded) {
+        return rc.loadTime(loaded) + re.at(j);
+    };
+    RuleTimes r;
+    r.none = re.at(0);
+    auto& acc = r.allTok;
+    double best = r.none;
+    r.gpuOnly = r.none;
+    bool gpuRun = true;
+    double maxP = 0;
+    for (std::size_t j = 0; j <= h; ++j) {
+        // State: blocks 0 … j-1 loaded.
+        const double p = std::min(static_cast<double>(j) * B, N);
+        const bool boundary = j == h || (j > 0 && tierOf[j] != tierOf[j - 1]);
+        if (j > 0 && p >= maxP) {
+            r.beJ = j;
+            r.beTok = acc;
+        }
+        if (gpuRun && (j == h || tierOf[j] != 0)) {
+            gpuRun = false;
+            r.gpuJ = j;
+            if (j > 0) r.gpuOnly = timeAt(j, acc);
+        }
+        if (j > 0 && boundary) {
+            const double t = timeAt(j, acc);
+            if (t < best) {
+                best = t;
+                r.bestJ = j;
+            }
+        }
+        if (j < h) {
+            acc[tierOf[j]] += blockTokens(j);
+            if (tierOf[j] != 0) maxP = std::max(maxP, pStar[tierOf[j]]);
         }
     }
-    std::optional<detail::InclusiveLru> lru;
-    std::optional<detail::TierLinks> links;
-    std::vector<TierCache> caches;
-    if (inclusive) {
-        lru.emplace(nb, caps, resident.data(), trace.blocks.data(), trace.blocks.size());
-    } else {
-        links.emplace(nb, K);
-        caches.reserve(K);
-        for (std::size_t k = 0; k < K; ++k)
-            caches.emplace_back(nb, caps[k], config.policy, resident.data(), static_cast<int>(k),
-                                links->base(k), links->stride());
+    r.always = h > 0 ? timeAt(h, acc) : r.none;
+    r.breakeven = r.beJ > 0 ? timeAt(r.beJ, r.beTok) : r.none;
+    if (r.breakeven < best) {
+        best = r.breakeven;
+        r.bestJ = r.beJ;
+    }
+    r.optimal = best;
+    return r;
+}
+
+// The write queues: one per offload tier with a write bandwidth (ReplayConfig::writeQueue).
+// Writes wait for their request's prefill to end, then join their tier's queue in the order they
+// were issued and drain at the tier's write bandwidth in trace time. A block is readable from a
+// tier once its write has completed; a full queue drops its oldest pending write.
+class WriteQueues {
+  public:
+    WriteQueues(const ReplayConfig& config, const std::vector<std::uint64_t>& caps,
+                std::uint32_t blocks, const std::uint8_t* resident, std::vector<TierReport>& report)
+        : m_resident(resident), m_report(report), m_tiers(caps.size()) {
+        if (config.writeQueue) {
+            for (std::size_t k = 1; k < m_tiers; ++k) {
+                const auto& t = config.tiers[k - 1];
+                if (!(t.writeBps > 0) || caps[k] == 0) continue;
+                auto& wq = m_q[k];
+                wq.on = m_any = true;
+                wq.shared = t.sharedLink;
+                m_anyShared = m_anyShared || t.sharedLink;
+                wq.tau = config.blockBytes / t.writeBps;
+                const double b = std::floor(t.writeBufferBytes / config.blockBytes);
+                wq.bound = b >= 1 ? (b < 1e18 ? static_cast<std::uint64_t>(b) : kNoLimit) : 1;
+            }
+        }
+        m_pending = detail::BlockArray<std::uint8_t>(m_any ? blocks : 0, 0);
+        m_dropped = detail::BlockArray<std::uint8_t>(m_any ? blocks : 0, 0);
     }
 
-    // The write queues: one per offload tier with a write bandwidth. pending: a write of the block
-    // to the tier is queued; dropped: the tier holds the block's place but its write was dropped.
-    struct WriteQueue {
+    bool any() const { return m_any; }
+    bool anySharedLink() const { return m_anyShared; }
+    bool on(std::size_t k) const { return m_q[k].on; }
+    bool shared(std::size_t k) const { return m_q[k].shared; }
+    // Per block, a bit per tier: its write to the tier is queued (pending), or the tier holds the
+    // block's place but its write was dropped. Only when any().
+    std::uint8_t pending(std::uint32_t id) const { return m_pending[id]; }
+    std::uint8_t dropped(std::uint32_t id) const { return m_dropped[id]; }
+    std::uint64_t stateBytes() const { return m_pending.bytes() + m_dropped.bytes(); }
+
+    // Issues the batches due by t and completes the writes done by t.
+    void drain(double t) {
+        while (!m_events.empty() && m_events.top().t <= t) {
+            const BatchEvent e = m_events.top();
+            m_events.pop();
+            Batch& b = m_batches[static_cast<std::size_t>(e.batch - m_batchesBase)];
+            for (std::uint64_t w = b.begin; w < b.end; ++w) {
+                const Write& wr = m_writes[static_cast<std::size_t>(w - m_writesBase)];
+                issue(wr.tier, wr.id, e.t);
+            }
+            b.done = true;
+            while (!m_batches.empty() && m_batches.front().done) {
+                const std::uint64_t count = m_batches.front().end - m_batches.front().begin;
+                m_writes.erase(m_writes.begin(),
+                               m_writes.begin() + static_cast<std::ptrdiff_t>(count));
+                m_writesBase += count;
+                m_batches.pop_front();
+                ++m_batchesBase;
+            }
+        }
+        for (std::size_t k = 1; k < m_tiers; ++k)
+            if (m_q[k].on) drainTier(k, t);
+    }
+
+    // A load of `busy` seconds from a tier whose reads and writes share one link, at time t (the
+    // queue already drained to t): reads go first, so the write in progress and every write
+    // behind it finish `busy` later, and a write issued meanwhile starts when the reads end.
+    void occupyLink(std::size_t k, double t, double busy) {
+        auto& wq = m_q[k];
+        wq.linkFreeAt = std::max(wq.linkFreeAt, t) + busy;
+        if (!wq.q.empty()) wq.headDone += busy;
+    }
+
+    // Block id is stored in tier k by the current request: it is not readable there until its
+    // write, issued when the request's prefill ends, has gone through the queue.
+    void enqueue(std::size_t k, std::uint32_t id) {
+        const auto bit = static_cast<std::uint8_t>(1u << k);
+        m_dropped[id] &= static_cast<std::uint8_t>(~bit);
+        if (m_pending[id] & bit) return; // its earlier write is still to come: that one stores it
+        m_pending[id] |= bit;
+        m_writes.push_back(Write{id, static_cast<std::uint32_t>(k)});
+    }
+
+    // After a request's updates: its writes become one batch, issued at issueAt (when its
+    // prefill ends).
+    void closeBatch(double issueAt) {
+        const std::uint64_t end = m_writesBase + m_writes.size();
+        const std::uint64_t begin = m_batches.empty() ? m_writesBase : m_batches.back().end;
+        if (end == begin) return;
+        m_batches.push_back(Batch{begin, end, false});
+        m_events.push(BatchEvent{issueAt, m_batchesBase + m_batches.size() - 1});
+    }
+
+  private:
+    struct Queue {
         bool on = false;
         double tau = 0;          // seconds to write one block
         std::uint64_t bound = 0; // queued blocks before the oldest is dropped
@@ -215,37 +340,8 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
         bool shared = false;   // reads take the same link (SimTier::sharedLink)
         double linkFreeAt = 0; // shared: when the reads issued so far have finished
     };
-    std::array<WriteQueue, kMaxTiers> queues;
-    bool anyQueue = false;
-    bool anySharedLink = false;
-    if (config.writeQueue) {
-        for (std::size_t k = 1; k < K; ++k) {
-            const auto& t = config.tiers[k - 1];
-            if (!(t.writeBps > 0) || caps[k] == 0) continue;
-            auto& wq = queues[k];
-            wq.on = anyQueue = true;
-            wq.shared = t.sharedLink;
-            anySharedLink = anySharedLink || t.sharedLink;
-            wq.tau = config.blockBytes / t.writeBps;
-            const double b = std::floor(t.writeBufferBytes / config.blockBytes);
-            wq.bound = b >= 1 ? (b < 1e18 ? static_cast<std::uint64_t>(b) : kNoLimit) : 1;
-        }
-    }
-    detail::BlockArray<std::uint8_t> pending(anyQueue ? nb : 0, 0), dropped(anyQueue ? nb : 0, 0);
-    double now = 0;
-    double issueDelay = 0; // the current request's prefill time: its blocks are written after it
-    auto drainTier = [&](std::size_t k, double t) {
-        auto& wq = queues[k];
-        const auto bit = static_cast<std::uint8_t>(1u << k);
-        while (!wq.q.empty() && wq.headDone <= t) {
-            pending[wq.q.front()] &= static_cast<std::uint8_t>(~bit);
-            wq.q.pop_front();
-            if (!wq.q.empty()) wq.headDone += wq.tau;
-        }
-    };
-    // Writes wait for their request's prefill to end, then join their tier's queue in the order
-    // they were issued. A request's writes are one batch (one issue time): the writes sit in a
-    // FIFO in request order, and a heap orders the batches by issue time.
+    // A request's writes are one batch (one issue time): the writes sit in a FIFO in request
+    // order, and a heap orders the batches by issue time.
     struct Write {
         std::uint32_t id;
         std::uint32_t tier;
@@ -259,12 +355,19 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
         std::uint64_t batch; // absolute index into the batches (also the tie-break: trace order)
         bool operator>(const BatchEvent& o) const { return t != o.t ? t > o.t : batch > o.batch; }
     };
-    std::deque<Write> writes;
-    std::deque<Batch> batches;
-    std::uint64_t writesBase = 0, batchesBase = 0;
-    std::priority_queue<BatchEvent, std::vector<BatchEvent>, std::greater<>> events;
-    auto issue = [&](std::size_t k, std::uint32_t id, double t) {
-        auto& wq = queues[k];
+
+    void drainTier(std::size_t k, double t) {
+        auto& wq = m_q[k];
+        const auto bit = static_cast<std::uint8_t>(1u << k);
+        while (!wq.q.empty() && wq.headDone <= t) {
+            m_pending[wq.q.front()] &= static_cast<std::uint8_t>(~bit);
+            wq.q.pop_front();
+            if (!wq.q.empty()) wq.headDone += wq.tau;
+        }
+    }
+
+    void issue(std::size_t k, std::uint32_t id, double t) {
+        auto& wq = m_q[k];
         const auto bit = static_cast<std::uint8_t>(1u << k);
         drainTier(k, t);
         // On a shared link a write starts once the reads before it have finished.
@@ -275,436 +378,433 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
             // A full queue drops its oldest pending write; the next one starts now.
             const std::uint32_t old = wq.q.front();
             wq.q.pop_front();
-            pending[old] &= static_cast<std::uint8_t>(~bit);
-            if (resident[old] & bit) dropped[old] |= bit;
-            ++res.tiers[k].writesDropped;
+            m_pending[old] &= static_cast<std::uint8_t>(~bit);
+            if (m_resident[old] & bit) m_dropped[old] |= bit;
+            ++m_report[k].writesDropped;
             wq.headDone = start + wq.tau;
         }
         const double backlog = wq.headDone - t + static_cast<double>(wq.q.size() - 1) * wq.tau;
-        res.tiers[k].maxBacklogS = std::max(res.tiers[k].maxBacklogS, backlog);
-    };
-    auto drain = [&](double t) {
-        while (!events.empty() && events.top().t <= t) {
-            const BatchEvent e = events.top();
-            events.pop();
-            Batch& b = batches[static_cast<std::size_t>(e.batch - batchesBase)];
-            for (std::uint64_t w = b.begin; w < b.end; ++w) {
-                const Write& wr = writes[static_cast<std::size_t>(w - writesBase)];
-                issue(wr.tier, wr.id, e.t);
-            }
-            b.done = true;
-            while (!batches.empty() && batches.front().done) {
-                const std::uint64_t count = batches.front().end - batches.front().begin;
-                writes.erase(writes.begin(), writes.begin() + static_cast<std::ptrdiff_t>(count));
-                writesBase += count;
-                batches.pop_front();
-                ++batchesBase;
-            }
-        }
-        for (std::size_t k = 1; k < K; ++k)
-            if (queues[k].on) drainTier(k, t);
-    };
-    // A load of `busy` seconds from a tier whose reads and writes share one link, at time t (the
-    // queue already drained to t): reads go first, so the write in progress and every write
-    // behind it finish `busy` later, and a write issued meanwhile starts when the reads end.
-    auto occupyLink = [&](std::size_t k, double t, double busy) {
-        auto& wq = queues[k];
-        wq.linkFreeAt = std::max(wq.linkFreeAt, t) + busy;
-        if (!wq.q.empty()) wq.headDone += busy;
-    };
-    // Block id is stored in tier k by the current request: it is not readable there until its
-    // write, issued when the request's prefill ends, has gone through the queue.
-    auto enqueue = [&](std::size_t k, std::uint32_t id) {
-        const auto bit = static_cast<std::uint8_t>(1u << k);
-        dropped[id] &= static_cast<std::uint8_t>(~bit);
-        if (pending[id] & bit) return; // its earlier write is still to come: that one stores it
-        pending[id] |= bit;
-        writes.push_back(Write{id, static_cast<std::uint32_t>(k)});
-    };
-    // After a request's updates: its writes become one batch, issued when its prefill ends.
-    auto closeBatch = [&]() {
-        const std::uint64_t end = writesBase + writes.size();
-        const std::uint64_t begin = batches.empty() ? writesBase : batches.back().end;
-        if (end == begin) return;
-        batches.push_back(Batch{begin, end, false});
-        events.push(BatchEvent{now + issueDelay, batchesBase + batches.size() - 1});
-    };
-    std::array<double, kMaxTiers> pStar{};
-    for (std::size_t k = 1; k < K; ++k)
-        pStar[k] = res.tiers[k].pStarTokens ? *res.tiers[k].pStarTokens : kUnlimited;
-
-    double maxArrival = 0;
-    for (double a : trace.arrivalS)
-        maxArrival = std::max(maxArrival, a);
-    res.durationS = maxArrival;
-    res.windows = windowOf(maxArrival) + 1;
-    // Bytes written per window, as (window, bytes) runs in the order written: only the windows
-    // with writes take memory.
-    std::vector<std::vector<std::pair<std::uint64_t, double>>> windowBytes(K);
-
-    const std::size_t n = trace.size();
-    // Prefill times per rule (none, gpu-only, always, breakeven, optimal), and with instances the
-    // load part of the last three (the part a wait can hide).
-    detail::BlockArray<double> times(5 * n);
-    double* const tNone = times.data();
-    double* const tGpu = tNone + n;
-    double* const tAlways = tGpu + n;
-    double* const tBe = tAlways + n;
-    double* const tOpt = tBe + n;
-    const bool queueing = config.instances > 0;
-    detail::BlockArray<double> loads(queueing ? 3 * n : 0);
-    std::array<double, kMaxTiers> hitTok{}, hitBlk{}, hitReq{};
-    double anyTok = 0, anyBlk = 0, anyReq = 0;
-    std::array<RuleResult, 5> rules;
-    const char* names[5] = {"none", "gpu-only", "always", "breakeven", "optimal"};
-    for (int r = 0; r < 5; ++r)
-        rules[static_cast<std::size_t>(r)].name = names[r];
-
-    std::vector<std::uint8_t> tierOf;
-    if (per) {
-        per->hitBlocks.clear();
-        per->hitBlocks.reserve(n);
+        m_report[k].maxBacklogS = std::max(m_report[k].maxBacklogS, backlog);
     }
-    RequestCost rc{cost, config.tiers, 0};
-    std::uint64_t window = 0;
-    // Cascade: a block evicted from tier k moves to k+1 (and is written there).
-    std::size_t evictLevel = 0;
-    std::function<void(std::uint32_t)> demote; // set below; recursion through the levels
-    auto writeTo = [&](std::size_t k) {
-        if (k == 0 || caps[k] == 0) return; // a tier of size 0 stores nothing
-        ++res.tiers[k].blocksWritten;
-        auto& wb = windowBytes[k];
-        if (wb.empty() || wb.back().first != window) wb.emplace_back(window, 0.0);
-        wb.back().second += config.blockBytes;
-    };
-    demote = [&](std::uint32_t id) {
-        const std::size_t next = evictLevel + 1;
-        if (next >= K) return;
-        if (caches[next].holds(id)) {
-            caches[next].touch(id);
-            if (anyQueue && (dropped[id] & (1u << next))) {
-                writeTo(next);
-                if (queues[next].on) enqueue(next, id);
+
+    const std::uint8_t* m_resident;
+    std::vector<TierReport>& m_report;
+    std::size_t m_tiers;
+    std::array<Queue, kMaxTiers> m_q;
+    bool m_any = false, m_anyShared = false;
+    detail::BlockArray<std::uint8_t> m_pending, m_dropped;
+    std::deque<Write> m_writes;
+    std::deque<Batch> m_batches;
+    std::uint64_t m_writesBase = 0, m_batchesBase = 0;
+    std::priority_queue<BatchEvent, std::vector<BatchEvent>, std::greater<>> m_events;
+};
+
+// Rules in the order of ReplayResult::rules.
+enum Rule : std::size_t { None, GpuOnly, Always, Breakeven, Optimal, kRules };
+
+// One replay: the tiers' state, the per-request times under each rule and the counters of the
+// report. run() walks the trace once (look up, admit, update per request); finish() summarises.
+class Replay {
+  public:
+    Replay(const Trace& trace, const CostModel& cost, const ReplayConfig& config, RequestTimes* per)
+        : m_trace(trace), m_cost(cost), m_config(config), m_per(per), m_k(config.tiers.size() + 1),
+          m_b(trace.summary.blockTokens), m_n(trace.size()),
+          m_resident(trace.distinctBlocks, 0), m_rc{cost, config.tiers} {
+        setUpTiers();
+        m_queues.emplace(config, m_caps, trace.distinctBlocks, m_resident.data(), m_res.tiers);
+        // Prefill times per rule (none, gpu-only, always, breakeven, optimal), and with instances
+        // the load part of the last three (the part a wait can hide).
+        m_times = detail::BlockArray<double>(kRules * m_n);
+        if (config.instances > 0) m_loads = detail::BlockArray<double>(3 * m_n);
+        m_windowBytes.resize(m_k);
+        const char* names[kRules] = {"none", "gpu-only", "always", "breakeven", "optimal"};
+        for (std::size_t r = 0; r < kRules; ++r)
+            m_rules[r].name = names[r];
+        if (per) {
+            per->hitBlocks.clear();
+            per->hitBlocks.reserve(m_n);
+        }
+    }
+
+    // False when progress asked to stop.
+    bool run(const std::function<bool(double)>& progress) {
+        for (std::size_t i = 0; i < m_n; ++i) {
+            if (progress && (i & 4095u) == 0 &&
+                !progress(static_cast<double>(i) / static_cast<double>(m_n)))
+                return false;
+            request(i);
+        }
+        if (progress) progress(1.0);
+        return true;
+    }
+
+    ReplayResult finish() {
+        summariseTiers();
+        double* const t = m_times.data();
+        if (m_per) {
+            m_per->none.assign(column(None), column(None) + m_n);
+            m_per->gpuOnly.assign(column(GpuOnly), column(GpuOnly) + m_n);
+            m_per->always.assign(column(Always), column(Always) + m_n);
+            m_per->breakeven.assign(column(Breakeven), column(Breakeven) + m_n);
+            m_per->optimal.assign(column(Optimal), column(Optimal) + m_n);
+        }
+        if (m_config.instances > 0) queueOnInstances();
+        compareWithGpuOnly();
+        // The GPU-only column is compared against last, as the quantiles reorder each column.
+        for (std::size_t r : {None, Always, Breakeven, Optimal, GpuOnly})
+            m_rules[r].ttft = stats(t + r * m_n, t + (r + 1) * m_n);
+        m_res.rules.assign(m_rules.begin(), m_rules.end());
+        return std::move(m_res);
+    }
+
+    ReplayResult cancelled() {
+        m_res.cancelled = true;
+        return std::move(m_res);
+    }
+
+  private:
+    double* column(std::size_t rule) { return m_times.data() + rule * m_n; }
+
+    // Capacities in blocks, the report's tier rows, and the caches: write-through LRU (the
+    // common case) runs on one recency list for all tiers; the other policies and placements
+    // keep a cache per tier.
+    void setUpTiers() {
+        m_res.requests = m_trace.size();
+        m_res.distinctBlocks = m_trace.distinctBlocks;
+        m_caps.resize(m_k);
+        m_res.tiers.resize(m_k);
+        for (std::size_t k = 0; k < m_k; ++k) {
+            const double bytes =
+                k == 0 ? m_config.gpuCapacityBytes : m_config.tiers[k - 1].capacityBytes;
+            m_caps[k] = capacityBlocks(bytes, m_config.blockBytes);
+            auto& tr = m_res.tiers[k];
+            tr.name = k == 0 ? "gpu" : m_config.tiers[k - 1].name;
+            tr.capacityBytes = bytes;
+            tr.capacityBlocks = m_caps[k];
+            if (k > 0) {
+                tr.pStarTokens = m_cost.breakevenPrefix(m_config.tiers[k - 1].path);
+                tr.writeBps = m_config.tiers[k - 1].writeBps;
+                m_pStar[k] = tr.pStarTokens ? *tr.pStarTokens : kUnlimited;
             }
-            return;
         }
-        const std::size_t saved = evictLevel;
-        evictLevel = next;
-        writeTo(next);
-        caches[next].insert(id, demote);
-        if (queues[next].on && caches[next].holds(id)) enqueue(next, id);
-        evictLevel = saved;
-    };
-    auto dropEvicted = [](std::uint32_t) {};
+        const std::uint32_t nb = m_trace.distinctBlocks;
+        m_inclusive = m_config.policy == EvictionPolicy::Lru &&
+                      m_config.placement == Placement::WriteThrough &&
+                      m_trace.blocks.size() < detail::InclusiveLru::kNever;
+        if (m_inclusive) {
+            m_lru.emplace(nb, m_caps, m_resident.data(), m_trace.blocks.data(),
+                          m_trace.blocks.size());
+        } else {
+            m_links.emplace(nb, m_k);
+            m_caches.reserve(m_k);
+            for (std::size_t k = 0; k < m_k; ++k)
+                m_caches.emplace_back(nb, m_caps[k], m_config.policy, m_resident.data(),
+                                      static_cast<int>(k), m_links->base(k), m_links->stride());
+        }
+        double maxArrival = 0;
+        for (double a : m_trace.arrivalS)
+            maxArrival = std::max(maxArrival, a);
+        m_res.durationS = maxArrival;
+        m_res.windows = windowOf(maxArrival) + 1;
+    }
 
-    for (std::size_t i = 0; i < n; ++i) {
-        if (progress && (i & 4095u) == 0 &&
-            !progress(static_cast<double>(i) / static_cast<double>(n))) {
-            res.cancelled = true;
-            return res;
-        }
-        const auto ids = trace.blocksOf(i);
+    void request(std::size_t i) {
+        const auto ids = m_trace.blocksOf(i);
         const std::size_t m = ids.size();
-        const double N = trace.inputTokens[i];
-        window = windowOf(trace.arrivalS[i]);
-        now = trace.arrivalS[i];
-        if (anyQueue) drain(now);
-        res.tokens += trace.inputTokens[i];
-        res.blocks += m;
-        if (tierOf.size() < m) tierOf.resize(m);
+        m_window = windowOf(m_trace.arrivalS[i]);
+        const double now = m_trace.arrivalS[i];
+        if (m_queues->any()) m_queues->drain(now);
+        m_res.tokens += m_trace.inputTokens[i];
+        m_res.blocks += m;
+        if (m_tierOf.size() < m) m_tierOf.resize(m);
 
+        const std::size_t h = lookUp(ids);
+        const auto tok = countHits(i, h);
+        // Shared links: the request's loads (its whole hit run, as `always` loads it: the cache
+        // evolves as under `always`) hold each tier's link from its arrival.
+        if (m_queues->anySharedLink())
+            for (std::size_t k = 1; k < m_k; ++k)
+                if (m_queues->shared(k) && tok[k] > 0) {
+                    const TierPath& path = m_config.tiers[k - 1].path;
+                    m_queues->occupyLink(k, now,
+                                         std::max(0.0, m_cost.tLoad(path, tok[k]) - path.tFixedS));
+                }
+        const double issueDelay = admit(i, h);
+        update(i, ids);
+        if (m_queues->any()) m_queues->closeBatch(now + issueDelay);
+    }
+
+    // The hit run and, for each of its blocks, the fastest tier holding it (and, with write
+    // queues, holding it readable: its write has completed and was not dropped).
+    std::size_t lookUp(std::span<const std::uint32_t> ids) {
+        const std::size_t m = ids.size();
         // The request's blocks are known up front: start fetching their links (all tiers share
-        // the lines) so the misses overlap instead of following one another in the update below.
-        if (inclusive)
+        // the lines) so the misses overlap instead of following one another in the update.
+        if (m_inclusive)
             for (std::size_t j = 0; j < m; ++j)
-                lru->prefetch(ids[j]);
+                m_lru->prefetch(ids[j]);
         else
             for (std::size_t j = 0; j < m; ++j)
-                __builtin_prefetch(links->of(ids[j]), 1), __builtin_prefetch(&resident[ids[j]], 1);
+                __builtin_prefetch(m_links->of(ids[j]), 1),
+                    __builtin_prefetch(&m_resident[ids[j]], 1);
 
-        // Lookup: the hit run and, for each of its blocks, the fastest tier holding it (and, with
-        // write queues, holding it readable: its write has completed and was not dropped).
         std::size_t h = 0;
-        if (!anyQueue) {
+        if (!m_queues->any()) {
             while (h < m) {
-                const std::uint8_t mask = resident[ids[h]];
+                const std::uint8_t mask = m_resident[ids[h]];
                 if (!mask) break;
-                tierOf[h] = static_cast<std::uint8_t>(__builtin_ctz(mask));
+                m_tierOf[h] = static_cast<std::uint8_t>(__builtin_ctz(mask));
                 ++h;
             }
         } else {
             while (h < m) {
                 const std::uint32_t id = ids[h];
-                const std::uint8_t held = resident[id];
+                const std::uint8_t held = m_resident[id];
+                const std::uint8_t pending = m_queues->pending(id);
                 const std::uint8_t mask =
-                    static_cast<std::uint8_t>(held & ~(pending[id] | dropped[id]));
+                    static_cast<std::uint8_t>(held & ~(pending | m_queues->dropped(id)));
                 if (held && (held & -held) != (mask & -mask)) {
                     // The fastest tier holding it cannot serve it yet (or ever).
                     const auto f = static_cast<std::size_t>(__builtin_ctz(held));
-                    if (pending[id] & (1u << f))
-                        ++res.tiers[f].lookupsLate;
+                    if (pending & (1u << f))
+                        ++m_res.tiers[f].lookupsLate;
                     else
-                        ++res.tiers[f].lookupsDropped;
+                        ++m_res.tiers[f].lookupsDropped;
                 }
                 if (!mask) break;
-                tierOf[h] = static_cast<std::uint8_t>(__builtin_ctz(mask));
+                m_tierOf[h] = static_cast<std::uint8_t>(__builtin_ctz(mask));
                 ++h;
             }
         }
-        res.lookups += h < m ? h + 1 : h;
+        m_res.lookups += h < m ? h + 1 : h;
+        return h;
+    }
 
-        auto blockTokens = [&](std::size_t j) {
-            const double a = static_cast<double>(j) * B;
-            return std::min(a + B, N) - a;
-        };
+    double blockTokens(std::size_t j, double n) const {
+        const double a = static_cast<double>(j) * m_b;
+        return std::min(a + m_b, n) - a;
+    }
 
-        // Hit ratios.
+    // The hit ratios' sums; returns the run's tokens per tier.
+    std::array<double, kMaxTiers> countHits(std::size_t i, std::size_t h) {
+        const double N = m_trace.inputTokens[i];
         std::array<double, kMaxTiers> tok{};
         for (std::size_t j = 0; j < h; ++j) {
-            const double bt = blockTokens(j);
-            tok[tierOf[j]] += bt;
-            hitBlk[tierOf[j]] += 1;
+            tok[m_tierOf[j]] += blockTokens(j, N);
+            m_hitBlk[m_tierOf[j]] += 1;
         }
         double runTok = 0;
-        for (std::size_t k = 0; k < K; ++k) {
-            hitTok[k] += tok[k];
-            hitReq[k] += tok[k] / N;
+        for (std::size_t k = 0; k < m_k; ++k) {
+            m_hitTok[k] += tok[k];
+            m_hitReq[k] += tok[k] / N;
             runTok += tok[k];
         }
-        anyTok += runTok;
-        anyBlk += static_cast<double>(h);
-        anyReq += runTok / N;
-        // Shared links: the request's loads (its whole hit run, as `always` loads it: the cache
-        // evolves as under `always`) hold each tier's link from its arrival.
-        if (anySharedLink)
-            for (std::size_t k = 1; k < K; ++k)
-                if (queues[k].shared && tok[k] > 0) {
-                    const TierPath& path = config.tiers[k - 1].path;
-                    occupyLink(k, now, std::max(0.0, cost.tLoad(path, tok[k]) - path.tFixedS));
-                }
+        m_anyTok += runTok;
+        m_anyBlk += static_cast<double>(h);
+        m_anyReq += runTok / N;
+        return tok;
+    }
 
-        // Admission rules. Scan the run once; candidates for `optimal` are 0, every tier
-        // boundary, the end of the run and the `breakeven` cut (within one tier t(j) is concave
-        // in j for a convex recompute time, so its minimum sits at a segment end).
-        rc.n = N;
-        // Recompute time after j loaded blocks, memoised: the rules share their cut points.
-        std::array<std::pair<std::size_t, double>, 8> memo;
-        std::size_t memoN = 0;
-        auto reAt = [&](std::size_t j) {
-            for (std::size_t q = 0; q < memoN; ++q)
-                if (memo[q].first == j) return memo[q].second;
-            const double p = std::min(static_cast<double>(j) * B, N);
-            const double v = cost.tRecompute(N - p, p);
-            if (memoN < memo.size()) memo[memoN++] = {j, v};
-            return v;
-        };
-        auto timeAt = [&](std::size_t j, const std::array<double, kMaxTiers>& loaded) {
-            return rc.loadTime(loaded) + reAt(j);
-        };
-        const double none = reAt(0);
-        std::array<double, kMaxTiers> acc{};
-        double best = none, gpuOnly = none;
-        std::size_t bestJ = 0, gpuJ = 0, beJ = 0;
-        bool gpuRun = true;
-        double maxP = 0;
-        std::array<double, kMaxTiers> beTok{};
-        for (std::size_t j = 0; j <= h; ++j) {
-            // State: blocks 0 … j-1 loaded.
-            const double p = std::min(static_cast<double>(j) * B, N);
-            const bool boundary = j == h || (j > 0 && tierOf[j] != tierOf[j - 1]);
-            if (j > 0 && p >= maxP) {
-                beJ = j;
-                beTok = acc;
-            }
-            if (gpuRun && (j == h || tierOf[j] != 0)) {
-                gpuRun = false;
-                gpuJ = j;
-                if (j > 0) gpuOnly = timeAt(j, acc);
-            }
-            if (j > 0 && boundary) {
-                const double t = timeAt(j, acc);
-                if (t < best) {
-                    best = t;
-                    bestJ = j;
-                }
-            }
-            if (j < h) {
-                acc[tierOf[j]] += blockTokens(j);
-                if (tierOf[j] != 0) maxP = std::max(maxP, pStar[tierOf[j]]);
-            }
-        }
-        const double always = h > 0 ? timeAt(h, acc) : none;
-        const double breakeven = beJ > 0 ? timeAt(beJ, beTok) : none;
-        if (breakeven < best) {
-            best = breakeven;
-            bestJ = beJ;
-        }
-        const double optimal = best;
-
-        tNone[i] = none;
-        tGpu[i] = gpuOnly;
-        tAlways[i] = always;
-        tBe[i] = breakeven;
-        tOpt[i] = optimal;
-        issueDelay = always;
-        if (queueing) {
+    // The rules' times for request i, what they declined and the GPU time they saved; returns
+    // the request's prefill time under `always` (its writes are issued when it ends).
+    double admit(std::size_t i, std::size_t h) {
+        const double N = m_trace.inputTokens[i];
+        Recompute re(m_cost, m_b, N);
+        const RuleTimes rt = ruleTimes(m_rc, re, m_tierOf.data(), h, m_b, N, m_pStar);
+        column(None)[i] = rt.none;
+        column(GpuOnly)[i] = rt.gpuOnly;
+        column(Always)[i] = rt.always;
+        column(Breakeven)[i] = rt.breakeven;
+        column(Optimal)[i] = rt.optimal;
+        if (m_config.instances > 0) {
             // t(j) = loads + recompute after j blocks: the load part is what a wait can hide.
-            loads[i] = h > 0 ? std::max(0.0, always - reAt(h)) : 0;
-            loads[n + i] = std::max(0.0, breakeven - reAt(beJ));
-            loads[2 * n + i] = std::max(0.0, optimal - reAt(bestJ));
+            m_loads[i] = h > 0 ? std::max(0.0, rt.always - re.at(h)) : 0;
+            m_loads[m_n + i] = std::max(0.0, rt.breakeven - re.at(rt.beJ));
+            m_loads[2 * m_n + i] = std::max(0.0, rt.optimal - re.at(rt.bestJ));
         }
-        if (per) per->hitBlocks.push_back(static_cast<std::uint32_t>(h));
+        if (m_per) m_per->hitBlocks.push_back(static_cast<std::uint32_t>(h));
 
-        const double loadAll = rc.loadTime(acc);
+        const double loadAll = m_rc.loadTime(rt.allTok);
         auto declined = [&](RuleResult& r, std::size_t j, double t,
                             const std::array<double, kMaxTiers>& loaded) {
             if (j >= h) return;
             ++r.declinedRequests;
             r.declinedBlocks += h - j;
-            r.declinedLoadS += loadAll - rc.loadTime(loaded);
-            r.declinedNetS += always - t;
+            r.declinedLoadS += loadAll - m_rc.loadTime(loaded);
+            r.declinedNetS += rt.always - t;
         };
-        declined(rules[3], beJ, breakeven, beTok);
-        if (bestJ < h) {
+        declined(m_rules[Breakeven], rt.beJ, rt.breakeven, rt.beTok);
+        if (rt.bestJ < h) {
             std::array<double, kMaxTiers> optTok{};
-            for (std::size_t j = 0; j < bestJ; ++j)
-                optTok[tierOf[j]] += blockTokens(j);
-            declined(rules[4], bestJ, optimal, optTok);
+            for (std::size_t j = 0; j < rt.bestJ; ++j)
+                optTok[m_tierOf[j]] += blockTokens(j, N);
+            declined(m_rules[Optimal], rt.bestJ, rt.optimal, optTok);
         }
         // GPU seconds saved: the recompute each rule avoided against no caching.
-        auto recomputeSaved = [&](std::size_t j) { return none - reAt(j); };
         if (h > 0) {
-            rules[1].gpuSecondsSaved += recomputeSaved(gpuJ);
-            rules[2].gpuSecondsSaved += recomputeSaved(h);
-            rules[3].gpuSecondsSaved += recomputeSaved(beJ);
-            rules[4].gpuSecondsSaved += recomputeSaved(bestJ);
+            m_rules[GpuOnly].gpuSecondsSaved += rt.none - re.at(rt.gpuJ);
+            m_rules[Always].gpuSecondsSaved += rt.none - re.at(h);
+            m_rules[Breakeven].gpuSecondsSaved += rt.none - re.at(rt.beJ);
+            m_rules[Optimal].gpuSecondsSaved += rt.none - re.at(rt.bestJ);
         }
+        return rt.always;
+    }
 
-        // Update the tiers: touch order 1 … m, so the deepest block is the most recent.
-        // A tier holding a block whose write was dropped writes it again.
-        if (inclusive) {
+    // Update the tiers: touch order 1 … m, so the deepest block is the most recent. A tier
+    // holding a block whose write was dropped writes it again.
+    void update(std::size_t i, std::span<const std::uint32_t> ids) {
+        const std::size_t m = ids.size();
+        auto& wq = *m_queues;
+        if (m_inclusive) {
             for (std::size_t j = 0; j < m; ++j) {
                 const std::uint32_t id = ids[j];
                 std::uint8_t written =
-                    lru->access(id, static_cast<std::uint32_t>(trace.blockOffset[i] + j));
-                if (anyQueue) written |= static_cast<std::uint8_t>(dropped[id] & resident[id]);
+                    m_lru->access(id, static_cast<std::uint32_t>(m_trace.blockOffset[i] + j));
+                if (wq.any()) written |= static_cast<std::uint8_t>(wq.dropped(id) & m_resident[id]);
                 for (std::uint8_t w = static_cast<std::uint8_t>(written & ~1u); w;
                      w &= static_cast<std::uint8_t>(w - 1)) {
                     const auto k = static_cast<std::size_t>(__builtin_ctz(w));
                     writeTo(k);
-                    if (queues[k].on) enqueue(k, id);
+                    if (wq.on(k)) wq.enqueue(k, id);
                 }
             }
-        } else if (config.placement == Placement::WriteThrough) {
+        } else if (m_config.placement == Placement::WriteThrough) {
             for (std::size_t j = 0; j < m; ++j) {
                 const std::uint32_t id = ids[j];
-                const std::uint8_t mask = resident[id];
-                for (std::size_t k = 0; k < K; ++k) {
+                const std::uint8_t mask = m_resident[id];
+                for (std::size_t k = 0; k < m_k; ++k) {
                     if (mask & (1u << k)) {
-                        caches[k].touch(id);
-                        if (anyQueue && (dropped[id] & (1u << k))) {
+                        m_caches[k].touch(id);
+                        if (wq.any() && (wq.dropped(id) & (1u << k))) {
                             writeTo(k);
-                            if (queues[k].on) enqueue(k, id);
+                            if (wq.on(k)) wq.enqueue(k, id);
                         }
                     } else {
                         writeTo(k);
-                        caches[k].insert(id, dropEvicted);
-                        if (queues[k].on && caches[k].holds(id)) enqueue(k, id);
+                        m_caches[k].insert(id, [](std::uint32_t) {});
+                        if (wq.on(k) && m_caches[k].holds(id)) wq.enqueue(k, id);
                     }
                 }
             }
         } else {
             for (std::size_t j = 0; j < m; ++j) {
                 const std::uint32_t id = ids[j];
-                const std::uint8_t mask = resident[id];
+                const std::uint8_t mask = m_resident[id];
                 if (mask & 1u) {
-                    caches[0].touch(id);
+                    m_caches[0].touch(id);
                     continue;
                 }
-                if (mask) caches[static_cast<std::size_t>(__builtin_ctz(mask))].remove(id);
-                evictLevel = 0;
-                caches[0].insert(id, demote);
+                if (mask) m_caches[static_cast<std::size_t>(__builtin_ctz(mask))].remove(id);
+                m_evictLevel = 0;
+                m_caches[0].insert(id, [this](std::uint32_t e) { demote(e); });
             }
         }
-        if (anyQueue) closeBatch();
     }
-    if (progress) progress(1.0);
 
-    const double reqs = static_cast<double>(n);
-    auto ratios = [&](double t, double b, double r) {
-        HitRatios hr;
-        hr.tokenWeighted = res.tokens ? t / static_cast<double>(res.tokens) : 0;
-        hr.blockWeighted = res.blocks ? b / static_cast<double>(res.blocks) : 0;
-        hr.perRequest = n ? r / reqs : 0;
-        return hr;
-    };
-    res.anyTier = ratios(anyTok, anyBlk, anyReq);
-    for (std::size_t k = 0; k < K; ++k) {
-        auto& tr = res.tiers[k];
-        tr.hits = ratios(hitTok[k], hitBlk[k], hitReq[k]);
-        tr.bytesWritten = static_cast<double>(tr.blocksWritten) * config.blockBytes;
-        auto& wb = windowBytes[k];
-        std::sort(wb.begin(), wb.end(),
-                  [](const auto& a, const auto& b) { return a.first < b.first; });
-        std::vector<double> rates;
-        for (std::size_t w = 0; w < wb.size(); ++w) {
-            if (w > 0 && wb[w].first == wb[w - 1].first)
-                rates.back() += wb[w].second / 60.0;
-            else
-                rates.push_back(wb[w].second / 60.0);
+    // A block written to tier k in the current window.
+    void writeTo(std::size_t k) {
+        if (k == 0 || m_caps[k] == 0) return; // a tier of size 0 stores nothing
+        ++m_res.tiers[k].blocksWritten;
+        auto& wb = m_windowBytes[k];
+        if (wb.empty() || wb.back().first != m_window) wb.emplace_back(m_window, 0.0);
+        wb.back().second += m_config.blockBytes;
+    }
+
+    // Cascade: a block evicted from tier m_evictLevel moves to the next (and is written there);
+    // what that tier evicts moves on in turn.
+    void demote(std::uint32_t id) {
+        const std::size_t next = m_evictLevel + 1;
+        if (next >= m_k) return;
+        auto& wq = *m_queues;
+        if (m_caches[next].holds(id)) {
+            m_caches[next].touch(id);
+            if (wq.any() && (wq.dropped(id) & (1u << next))) {
+                writeTo(next);
+                if (wq.on(next)) wq.enqueue(next, id);
+            }
+            return;
         }
-        std::sort(rates.begin(), rates.end());
-        const std::uint64_t empty =
-            res.windows - std::min<std::uint64_t>(res.windows, rates.size());
-        tr.writeRateP50 = percentile(rates, empty, 0.5);
-        tr.writeRateP99 = percentile(rates, empty, 0.99);
-        tr.writeRateMax = rates.empty() ? 0 : rates.back();
-        if (tr.writeBps > 0)
-            tr.windowsOverWriteBw = static_cast<std::uint64_t>(
-                rates.end() - std::upper_bound(rates.begin(), rates.end(), tr.writeBps));
-        if (!inclusive) res.stateBytes += caches[k].stateBytes();
+        const std::size_t saved = m_evictLevel;
+        m_evictLevel = next;
+        writeTo(next);
+        m_caches[next].insert(id, [this](std::uint32_t e) { demote(e); });
+        if (wq.on(next) && m_caches[next].holds(id)) wq.enqueue(next, id);
+        m_evictLevel = saved;
     }
-    res.stateBytes += resident.bytes() + pending.bytes() + dropped.bytes() +
-                      (inclusive ? lru->stateBytes() : links->stateBytes());
 
-    if (per) {
-        per->none.assign(tNone, tNone + n);
-        per->gpuOnly.assign(tGpu, tGpu + n);
-        per->always.assign(tAlways, tAlways + n);
-        per->breakeven.assign(tBe, tBe + n);
-        per->optimal.assign(tOpt, tOpt + n);
+    // Hit ratios, bytes written and write rates over 1-minute windows per tier; state size.
+    void summariseTiers() {
+        const double reqs = static_cast<double>(m_n);
+        auto ratios = [&](double t, double b, double r) {
+            HitRatios hr;
+            hr.tokenWeighted = m_res.tokens ? t / static_cast<double>(m_res.tokens) : 0;
+            hr.blockWeighted = m_res.blocks ? b / static_cast<double>(m_res.blocks) : 0;
+            hr.perRequest = m_n ? r / reqs : 0;
+            return hr;
+        };
+        m_res.anyTier = ratios(m_anyTok, m_anyBlk, m_anyReq);
+        for (std::size_t k = 0; k < m_k; ++k) {
+            auto& tr = m_res.tiers[k];
+            tr.hits = ratios(m_hitTok[k], m_hitBlk[k], m_hitReq[k]);
+            tr.bytesWritten = static_cast<double>(tr.blocksWritten) * m_config.blockBytes;
+            auto& wb = m_windowBytes[k];
+            std::sort(wb.begin(), wb.end(),
+                      [](const auto& a, const auto& b) { return a.first < b.first; });
+            std::vector<double> rates;
+            for (std::size_t w = 0; w < wb.size(); ++w) {
+                if (w > 0 && wb[w].first == wb[w - 1].first)
+                    rates.back() += wb[w].second / 60.0;
+                else
+                    rates.push_back(wb[w].second / 60.0);
+            }
+            std::sort(rates.begin(), rates.end());
+            const std::uint64_t empty =
+                m_res.windows - std::min<std::uint64_t>(m_res.windows, rates.size());
+            tr.writeRateP50 = percentile(rates, empty, 0.5);
+            tr.writeRateP99 = percentile(rates, empty, 0.99);
+            tr.writeRateMax = rates.empty() ? 0 : rates.back();
+            if (tr.writeBps > 0)
+                tr.windowsOverWriteBw = static_cast<std::uint64_t>(
+                    rates.end() - std::upper_bound(rates.begin(), rates.end(), tr.writeBps));
+            if (!m_inclusive) m_res.stateBytes += m_caches[k].stateBytes();
+        }
+        m_res.stateBytes += m_resident.bytes() + m_queues->stateBytes() +
+                            (m_inclusive ? m_lru->stateBytes() : m_links->stateBytes());
     }
-    if (queueing) {
-        // n prefill servers, first come first served in arrival order (ties in trace order). A
-        // request's load starts at its arrival, so it overlaps the wait for a server:
-        //   wait = max(0, earliest free server − arrival)
-        //   service = max(0, load − wait) + recompute      (the server is held for this long)
-        //   TTFT = wait + service = max(wait, load) + recompute
-        std::vector<std::uint32_t> order(n);
-        for (std::size_t i = 0; i < n; ++i)
+
+    // n prefill servers, first come first served in arrival order (ties in trace order). A
+    // request's load starts at its arrival, so it overlaps the wait for a server:
+    //   wait = max(0, earliest free server − arrival)
+    //   service = max(0, load − wait) + recompute      (the server is held for this long)
+    //   TTFT = wait + service = max(wait, load) + recompute
+    // The columns become the TTFTs with queueing.
+    void queueOnInstances() {
+        const auto& arrival = m_trace.arrivalS;
+        std::vector<std::uint32_t> order(m_n);
+        for (std::size_t i = 0; i < m_n; ++i)
             order[i] = static_cast<std::uint32_t>(i);
-        if (!std::is_sorted(trace.arrivalS.begin(), trace.arrivalS.end()))
+        if (!std::is_sorted(arrival.begin(), arrival.end()))
             std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-                return trace.arrivalS[a] < trace.arrivalS[b];
+                return arrival[a] < arrival[b];
             });
-        std::vector<double> queued(n);
-        std::vector<double>* perQueued[5] = {nullptr, nullptr, nullptr, nullptr, nullptr};
-        if (per) {
-            perQueued[0] = &per->queuedNone;
-            perQueued[1] = &per->queuedGpuOnly;
-            perQueued[2] = &per->queuedAlways;
-            perQueued[3] = &per->queuedBreakeven;
-            perQueued[4] = &per->queuedOptimal;
+        std::vector<double> queued(m_n);
+        std::vector<double>* perQueued[kRules] = {};
+        if (m_per) {
+            perQueued[None] = &m_per->queuedNone;
+            perQueued[GpuOnly] = &m_per->queuedGpuOnly;
+            perQueued[Always] = &m_per->queuedAlways;
+            perQueued[Breakeven] = &m_per->queuedBreakeven;
+            perQueued[Optimal] = &m_per->queuedOptimal;
         }
-        for (std::size_t r = 0; r < 5; ++r) {
-            double* t = tNone + r * n;
-            const double* load = r >= 2 ? loads.data() + (r - 2) * n : nullptr;
+        for (std::size_t r = 0; r < kRules; ++r) {
+            double* t = column(r);
+            const double* load = r >= Always ? m_loads.data() + (r - Always) * m_n : nullptr;
             std::priority_queue<double, std::vector<double>, std::greater<>> free;
-            for (int s = 0; s < config.instances; ++s)
+            for (int s = 0; s < m_config.instances; ++s)
                 free.push(0.0);
             double waitSum = 0, hidden = 0;
             for (const std::uint32_t i : order) {
-                const double a = trace.arrivalS[i];
+                const double a = arrival[i];
                 const double start = std::max(a, free.top());
                 const double wait = start - a;
                 const double l = load ? std::min(load[i], t[i]) : 0;
@@ -717,29 +817,69 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
             }
             std::copy(queued.begin(), queued.end(), t);
             if (perQueued[r]) *perQueued[r] = queued;
-            rules[r].meanWaitS = n ? waitSum / static_cast<double>(n) : 0;
-            rules[r].hiddenLoadS = hidden;
+            m_rules[r].meanWaitS = m_n ? waitSum / static_cast<double>(m_n) : 0;
+            m_rules[r].hiddenLoadS = hidden;
         }
     }
+
     // Faster or slower than GPU-only caching (the TTFTs with queueing where it is modelled).
-    for (std::size_t r = 0; r < 5; ++r) {
-        const double* t = tNone + r * n;
-        std::uint64_t gain = 0, loss = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            const double g = tGpu[i];
-            if (t[i] < g * (1 - 1e-12))
-                ++gain;
-            else if (t[i] > g * (1 + 1e-12))
-                ++loss;
+    void compareWithGpuOnly() {
+        const double* g = column(GpuOnly);
+        for (std::size_t r = 0; r < kRules; ++r) {
+            const double* t = column(r);
+            std::uint64_t gain = 0, loss = 0;
+            for (std::size_t i = 0; i < m_n; ++i) {
+                if (t[i] < g[i] * (1 - 1e-12))
+                    ++gain;
+                else if (t[i] > g[i] * (1 + 1e-12))
+                    ++loss;
+            }
+            const double reqs = static_cast<double>(m_n);
+            m_rules[r].gainShare = m_n ? static_cast<double>(gain) / reqs : 0;
+            m_rules[r].lossShare = m_n ? static_cast<double>(loss) / reqs : 0;
         }
-        rules[r].gainShare = n ? static_cast<double>(gain) / reqs : 0;
-        rules[r].lossShare = n ? static_cast<double>(loss) / reqs : 0;
     }
-    // The GPU-only column is compared against last, as the quantiles reorder each column.
-    for (std::size_t r : {0, 2, 3, 4, 1})
-        rules[r].ttft = stats(tNone + r * n, tNone + (r + 1) * n);
-    res.rules.assign(rules.begin(), rules.end());
-    return res;
+
+    const Trace& m_trace;
+    const CostModel& m_cost;
+    const ReplayConfig& m_config;
+    RequestTimes* m_per;
+    const std::size_t m_k; // the GPU and the offload tiers
+    const double m_b;      // tokens per block
+    const std::size_t m_n; // requests
+
+    ReplayResult m_res;
+    std::vector<std::uint64_t> m_caps;
+    std::array<double, kMaxTiers> m_pStar{};
+    detail::BlockArray<std::uint8_t> m_resident; // a bit per tier holding the block
+    bool m_inclusive = false;
+    std::optional<detail::InclusiveLru> m_lru;
+    std::optional<detail::TierLinks> m_links;
+    std::vector<TierCache> m_caches;
+    std::optional<WriteQueues> m_queues;
+    RequestCost m_rc;
+
+    detail::BlockArray<double> m_times, m_loads;
+    std::array<RuleResult, kRules> m_rules;
+    std::array<double, kMaxTiers> m_hitTok{}, m_hitBlk{}, m_hitReq{};
+    double m_anyTok = 0, m_anyBlk = 0, m_anyReq = 0;
+    // Bytes written per window, as (window, bytes) runs in the order written: only the windows
+    // with writes take memory.
+    std::vector<std::vector<std::pair<std::uint64_t, double>>> m_windowBytes;
+    std::uint64_t m_window = 0;
+    std::vector<std::uint8_t> m_tierOf; // per block of the current hit run: the tier read
+    std::size_t m_evictLevel = 0;       // cascade: the tier evicting
+};
+
+} // namespace
+
+Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
+                                 const ReplayConfig& config, RequestTimes* per,
+                                 const std::function<bool(double)>& progress) {
+    if (auto ok = checkConfig(trace, config); !ok) return ok.error();
+    Replay replay(trace, cost, config, per);
+    if (!replay.run(progress)) return replay.cancelled();
+    return replay.finish();
 }
 
 } // namespace kvbe
