@@ -407,6 +407,225 @@ int runInspect(const TraceOptions& o) {
 
 // ------------------------------------------------------------------------------- replay
 
+// What a replay printed needs: the options, the trace, the scenario and the replay's result
+// (with, when writes fell behind, the same replay with writes that always keep up).
+struct ReplayOutput {
+    const TraceOptions& o;
+    const Trace& trace;
+    const Setup& setup;
+    const ReplayConfig& cfg;
+    Admission admission;
+    const ReplayResult& r;
+    const std::optional<ReplayResult>& unlimitedWrites;
+    bool queued; // some tier's writes went through a write queue
+};
+
+void printReplayJson(const ReplayOutput& x) {
+    nlohmann::json j = {{"kvbe_trace_replay", 1}, {"trace", traceJson(x.trace, x.o.file)}};
+    j["scenario"] = x.setup.eval.scenario.name;
+    j["config"] = {{"policy", std::string(toString(x.cfg.policy))},
+                   {"placement", std::string(toString(x.cfg.placement))},
+                   {"admission", std::string(toString(x.admission))},
+                   {"block_bytes", x.cfg.blockBytes},
+                   {"write_queue", x.cfg.writeQueue},
+                   {"instances", x.cfg.instances}};
+    j["requests"] = x.r.requests;
+    j["tokens"] = x.r.tokens;
+    j["blocks"] = x.r.blocks;
+    j["duration_s"] = x.r.durationS;
+    j["hits_any_tier"] = ratiosJson(x.r.anyTier);
+    j["hits_any_tier_if_writes_kept_up"] =
+        x.unlimitedWrites ? ratiosJson(x.unlimitedWrites->anyTier) : ratiosJson(x.r.anyTier);
+    nlohmann::json tiers = nlohmann::json::array();
+    for (std::size_t k = 0; k < x.r.tiers.size(); ++k) {
+        const auto& t = x.r.tiers[k];
+        const double buffer = k > 0 ? x.cfg.tiers[k - 1].writeBufferBytes : 0;
+        tiers.push_back(
+            {{"name", t.name},
+             {"capacity_bytes", std::isfinite(t.capacityBytes) ? nlohmann::json(t.capacityBytes)
+                                                               : nlohmann::json(nullptr)},
+             {"p_star_tokens",
+              t.pStarTokens ? nlohmann::json(*t.pStarTokens) : nlohmann::json(nullptr)},
+             {"hits", ratiosJson(t.hits)},
+             {"blocks_written", t.blocksWritten},
+             {"bytes_written", t.bytesWritten},
+             {"write_Bps",
+              {{"p50", t.writeRateP50}, {"p99", t.writeRateP99}, {"max", t.writeRateMax}}},
+             {"tier_write_Bps",
+              t.writeBps > 0 ? nlohmann::json(t.writeBps) : nlohmann::json(nullptr)},
+             {"windows_over_write_bandwidth", t.windowsOverWriteBw},
+             {"write_buffer_bytes", k > 0 ? nlohmann::json(buffer) : nlohmann::json(nullptr)},
+             {"shared_link", k > 0 && x.cfg.tiers[k - 1].sharedLink},
+             {"writes_dropped", t.writesDropped},
+             {"lookups_late", t.lookupsLate},
+             {"lookups_of_dropped_copies", t.lookupsDropped},
+             {"max_write_backlog_s", t.maxBacklogS}});
+    }
+    j["tiers"] = tiers;
+    j["windows"] = x.r.windows;
+    nlohmann::json rules = nlohmann::json::array();
+    for (const auto& ru : x.r.rules) {
+        rules.push_back({{"rule", ru.name},
+                         {"ttft_s",
+                          {{"mean", ru.ttft.mean},
+                           {"p50", ru.ttft.p50},
+                           {"p90", ru.ttft.p90},
+                           {"p99", ru.ttft.p99}}},
+                         {"share_faster_than_gpu_only", ru.gainShare},
+                         {"share_slower_than_gpu_only", ru.lossShare},
+                         {"gpu_prefill_s_saved", ru.gpuSecondsSaved},
+                         {"declined_requests", ru.declinedRequests},
+                         {"declined_blocks", ru.declinedBlocks},
+                         {"declined_load_s", ru.declinedLoadS},
+                         {"declined_net_s", ru.declinedNetS},
+                         {"mean_wait_s", ru.meanWaitS},
+                         {"hidden_load_s", ru.hiddenLoadS}});
+    }
+    j["rules"] = rules;
+    std::cout << dumpJson(j, 2) << "\n";
+}
+
+void printReplayCsv(const ReplayOutput& x) {
+    std::cout << "section,name,metric,value\n";
+    auto row = [](const std::string& a, const std::string& b, const std::string& c, double v) {
+        std::cout << a << "," << b << "," << c << "," << fixed(v, 9) << "\n";
+    };
+    row("trace", "all", "requests", double(x.r.requests));
+    row("trace", "all", "tokens", double(x.r.tokens));
+    row("trace", "all", "blocks", double(x.r.blocks));
+    row("hits", "any", "token_weighted", x.r.anyTier.tokenWeighted);
+    row("hits", "any", "block_weighted", x.r.anyTier.blockWeighted);
+    row("hits", "any", "per_request", x.r.anyTier.perRequest);
+    for (const auto& t : x.r.tiers) {
+        row("tier", t.name, "capacity_bytes",
+            std::isfinite(t.capacityBytes) ? t.capacityBytes : -1);
+        if (t.pStarTokens) row("tier", t.name, "p_star_tokens", *t.pStarTokens);
+        row("tier", t.name, "hits_token_weighted", t.hits.tokenWeighted);
+        row("tier", t.name, "hits_block_weighted", t.hits.blockWeighted);
+        row("tier", t.name, "hits_per_request", t.hits.perRequest);
+        row("tier", t.name, "bytes_written", t.bytesWritten);
+        row("tier", t.name, "write_Bps_p50", t.writeRateP50);
+        row("tier", t.name, "write_Bps_p99", t.writeRateP99);
+        row("tier", t.name, "writes_dropped", double(t.writesDropped));
+        row("tier", t.name, "lookups_late", double(t.lookupsLate));
+        row("tier", t.name, "lookups_of_dropped_copies", double(t.lookupsDropped));
+    }
+    for (const auto& ru : x.r.rules) {
+        row("rule", ru.name, "ttft_mean_s", ru.ttft.mean);
+        row("rule", ru.name, "ttft_p50_s", ru.ttft.p50);
+        row("rule", ru.name, "ttft_p90_s", ru.ttft.p90);
+        row("rule", ru.name, "ttft_p99_s", ru.ttft.p99);
+        row("rule", ru.name, "share_faster_than_gpu_only", ru.gainShare);
+        row("rule", ru.name, "gpu_prefill_s_saved", ru.gpuSecondsSaved);
+        row("rule", ru.name, "declined_requests", double(ru.declinedRequests));
+        row("rule", ru.name, "declined_load_s", ru.declinedLoadS);
+        if (x.cfg.instances > 0) {
+            row("rule", ru.name, "mean_wait_s", ru.meanWaitS);
+            row("rule", ru.name, "hidden_load_s", ru.hiddenLoadS);
+        }
+    }
+}
+
+// The one-sentence answer: the share of requests that gain against GPU-only caching, the TTFT
+// change, the GPU time saved and the write bandwidth each tier needs.
+void printReplaySentence(const ReplayOutput& x) {
+    const RuleResult& chosen = *x.r.rule(toString(x.admission));
+    const RuleResult& gpuOnly = *x.r.rule("gpu-only");
+    std::ostringstream s;
+    s << "\nWith ";
+    for (std::size_t k = 1; k < x.r.tiers.size(); ++k)
+        s << (k > 1 ? (k + 1 == x.r.tiers.size() ? " and " : ", ") : "")
+          << capacityText(x.r.tiers[k].capacityBytes) << " of " << x.r.tiers[k].name;
+    if (x.r.tiers.size() == 1) s << "the GPU alone";
+    s << " (" << toString(x.admission) << "), " << pct(chosen.gainShare)
+      << " of requests are faster than with GPU-only "
+      << "caching, mean TTFT " << (chosen.ttft.mean <= gpuOnly.ttft.mean ? "-" : "+")
+      << pct(std::abs(1 - chosen.ttft.mean / gpuOnly.ttft.mean)) << ", "
+      << fixed(chosen.gpuSecondsSaved - gpuOnly.gpuSecondsSaved, 1)
+      << " GPU prefill seconds saved beyond GPU-only";
+    for (std::size_t k = 1; k < x.r.tiers.size(); ++k)
+        s << "; " << x.r.tiers[k].name << " needs " << formatBandwidth(x.r.tiers[k].writeRateP99)
+          << " of writes (p99 minute)";
+    s << ".\n";
+    std::cout << s.str();
+}
+
+void printReplayTable(const ReplayOutput& x) {
+    std::cout << "trace     " << x.o.file << ": " << x.r.requests << " requests, "
+              << formatTokens(double(x.r.tokens)) << " tokens, " << x.r.blocks << " blocks of "
+              << x.trace.summary.blockTokens << " tokens (" << x.r.distinctBlocks << " distinct), "
+              << duration(x.r.durationS) << "\n";
+    std::cout << "scenario  " << x.setup.eval.scenario.name
+              << "; one block = " << formatBytes(x.cfg.blockBytes) << "; " << toString(x.cfg.policy)
+              << ", " << toString(x.cfg.placement) << "\n\n";
+    std::printf("%-12s %12s %10s  %-26s %12s %22s\n", "tier", "capacity", "p* tokens",
+                "hits: tok / blk / req", "written", "writes p50/p99 vs W");
+    for (const auto& t : x.r.tiers) {
+        const std::string hits = pct(t.hits.tokenWeighted) + " / " + pct(t.hits.blockWeighted) +
+                                 " / " + pct(t.hits.perRequest);
+        std::string writes = "-";
+        if (&t != &x.r.tiers.front())
+            writes = formatBandwidth(t.writeRateP50) + " / " + formatBandwidth(t.writeRateP99) +
+                     (t.writeBps > 0 ? " vs " + formatBandwidth(t.writeBps) : "");
+        std::printf("%-12s %12s %10s  %-26s %12s %22s\n", t.name.c_str(),
+                    capacityText(t.capacityBytes).c_str(),
+                    t.pStarTokens ? fixed(*t.pStarTokens, 0).c_str()
+                                  : (&t == &x.r.tiers.front() ? "-" : "never"),
+                    hits.c_str(),
+                    &t == &x.r.tiers.front() ? "-" : formatBytes(t.bytesWritten).c_str(),
+                    writes.c_str());
+    }
+    std::printf("%-12s %12s %10s  %-26s\n\n", "any tier", "", "",
+                (pct(x.r.anyTier.tokenWeighted) + " / " + pct(x.r.anyTier.blockWeighted) + " / " +
+                 pct(x.r.anyTier.perRequest))
+                    .c_str());
+    if (x.queued) {
+        std::printf("%-12s %14s %14s %16s %14s\n", "write queue", "writes dropped", "lookups late",
+                    "dropped copies", "max backlog");
+        for (std::size_t k = 1; k < x.r.tiers.size(); ++k) {
+            const auto& t = x.r.tiers[k];
+            if (!(t.writeBps > 0)) {
+                std::printf("%-12s %14s\n", t.name.c_str(),
+                            "(write bandwidth unknown: not x.queued)");
+                continue;
+            }
+            std::printf("%-12s %14llu %14llu %16llu %14s\n", t.name.c_str(),
+                        (unsigned long long)t.writesDropped, (unsigned long long)t.lookupsLate,
+                        (unsigned long long)t.lookupsDropped, formatSeconds(t.maxBacklogS).c_str());
+        }
+        if (x.unlimitedWrites)
+            std::cout << "hits lost to the write backlog: "
+                      << pct(x.unlimitedWrites->anyTier.tokenWeighted) << " -> "
+                      << pct(x.r.anyTier.tokenWeighted) << " token-weighted (buffer "
+                      << formatBytes(x.cfg.tiers.empty() ? 0 : x.cfg.tiers.front().writeBufferBytes)
+                      << " a tier)\n";
+        else
+            std::cout << "every write completed before its block was looked up again\n";
+        std::cout << "\n";
+    }
+    if (x.cfg.instances > 0)
+        std::cout << "TTFT below: " << x.cfg.instances << " prefill server"
+                  << (x.cfg.instances > 1 ? "s" : "")
+                  << ", first come first served; loads start at arrival and overlap the wait\n";
+    std::printf("%-10s %35s %14s %14s %12s %22s%s\n", "rule", "TTFT ms: mean / p50 / p90 / p99",
+                "faster vs GPU", "slower vs GPU", "GPU s saved", "declined: req / load s",
+                x.cfg.instances > 0 ? "   wait ms / hidden load s" : "");
+    for (const auto& ru : x.r.rules) {
+        const std::string t = ms(ru.ttft.mean) + " / " + ms(ru.ttft.p50) + " / " + ms(ru.ttft.p90) +
+                              " / " + ms(ru.ttft.p99);
+        const std::string d =
+            (ru.name == "breakeven" || ru.name == "optimal")
+                ? std::to_string(ru.declinedRequests) + " / " + fixed(ru.declinedLoadS, 3)
+                : "-";
+        const std::string q =
+            x.cfg.instances > 0 ? "   " + ms(ru.meanWaitS) + " / " + fixed(ru.hiddenLoadS, 2) : "";
+        std::printf("%-10s %35s %14s %14s %12s %22s%s\n", ru.name.c_str(), t.c_str(),
+                    pct(ru.gainShare).c_str(), pct(ru.lossShare).c_str(),
+                    fixed(ru.gpuSecondsSaved, 2).c_str(), d.c_str(), q.c_str());
+    }
+    printReplaySentence(x);
+}
+
 int runReplay(const TraceOptions& o) {
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
@@ -441,205 +660,14 @@ int runReplay(const TraceOptions& o) {
     bool queued = false;
     for (const auto& t : cfg->tiers)
         queued = queued || (cfg->writeQueue && t.writeBps > 0);
-    const RuleResult& chosen = *r->rule(toString(*admission));
-    const RuleResult& gpuOnly = *r->rule("gpu-only");
 
-    if (o.output == "json") {
-        nlohmann::json j = {{"kvbe_trace_replay", 1}, {"trace", traceJson(*trace, o.file)}};
-        j["scenario"] = setup->eval.scenario.name;
-        j["config"] = {{"policy", std::string(toString(cfg->policy))},
-                       {"placement", std::string(toString(cfg->placement))},
-                       {"admission", std::string(toString(*admission))},
-                       {"block_bytes", cfg->blockBytes},
-                       {"write_queue", cfg->writeQueue},
-                       {"instances", cfg->instances}};
-        j["requests"] = r->requests;
-        j["tokens"] = r->tokens;
-        j["blocks"] = r->blocks;
-        j["duration_s"] = r->durationS;
-        j["hits_any_tier"] = ratiosJson(r->anyTier);
-        j["hits_any_tier_if_writes_kept_up"] =
-            unlimitedWrites ? ratiosJson(unlimitedWrites->anyTier) : ratiosJson(r->anyTier);
-        nlohmann::json tiers = nlohmann::json::array();
-        for (std::size_t k = 0; k < r->tiers.size(); ++k) {
-            const auto& t = r->tiers[k];
-            const double buffer = k > 0 ? cfg->tiers[k - 1].writeBufferBytes : 0;
-            tiers.push_back(
-                {{"name", t.name},
-                 {"capacity_bytes", std::isfinite(t.capacityBytes) ? nlohmann::json(t.capacityBytes)
-                                                                   : nlohmann::json(nullptr)},
-                 {"p_star_tokens",
-                  t.pStarTokens ? nlohmann::json(*t.pStarTokens) : nlohmann::json(nullptr)},
-                 {"hits", ratiosJson(t.hits)},
-                 {"blocks_written", t.blocksWritten},
-                 {"bytes_written", t.bytesWritten},
-                 {"write_Bps",
-                  {{"p50", t.writeRateP50}, {"p99", t.writeRateP99}, {"max", t.writeRateMax}}},
-                 {"tier_write_Bps",
-                  t.writeBps > 0 ? nlohmann::json(t.writeBps) : nlohmann::json(nullptr)},
-                 {"windows_over_write_bandwidth", t.windowsOverWriteBw},
-                 {"write_buffer_bytes", k > 0 ? nlohmann::json(buffer) : nlohmann::json(nullptr)},
-                 {"shared_link", k > 0 && cfg->tiers[k - 1].sharedLink},
-                 {"writes_dropped", t.writesDropped},
-                 {"lookups_late", t.lookupsLate},
-                 {"lookups_of_dropped_copies", t.lookupsDropped},
-                 {"max_write_backlog_s", t.maxBacklogS}});
-        }
-        j["tiers"] = tiers;
-        j["windows"] = r->windows;
-        nlohmann::json rules = nlohmann::json::array();
-        for (const auto& ru : r->rules) {
-            rules.push_back({{"rule", ru.name},
-                             {"ttft_s",
-                              {{"mean", ru.ttft.mean},
-                               {"p50", ru.ttft.p50},
-                               {"p90", ru.ttft.p90},
-                               {"p99", ru.ttft.p99}}},
-                             {"share_faster_than_gpu_only", ru.gainShare},
-                             {"share_slower_than_gpu_only", ru.lossShare},
-                             {"gpu_prefill_s_saved", ru.gpuSecondsSaved},
-                             {"declined_requests", ru.declinedRequests},
-                             {"declined_blocks", ru.declinedBlocks},
-                             {"declined_load_s", ru.declinedLoadS},
-                             {"declined_net_s", ru.declinedNetS},
-                             {"mean_wait_s", ru.meanWaitS},
-                             {"hidden_load_s", ru.hiddenLoadS}});
-        }
-        j["rules"] = rules;
-        std::cout << dumpJson(j, 2) << "\n";
-        return kExitOk;
-    }
-    if (o.output == "csv") {
-        std::cout << "section,name,metric,value\n";
-        auto row = [](const std::string& a, const std::string& b, const std::string& c, double v) {
-            std::cout << a << "," << b << "," << c << "," << fixed(v, 9) << "\n";
-        };
-        row("trace", "all", "requests", double(r->requests));
-        row("trace", "all", "tokens", double(r->tokens));
-        row("trace", "all", "blocks", double(r->blocks));
-        row("hits", "any", "token_weighted", r->anyTier.tokenWeighted);
-        row("hits", "any", "block_weighted", r->anyTier.blockWeighted);
-        row("hits", "any", "per_request", r->anyTier.perRequest);
-        for (const auto& t : r->tiers) {
-            row("tier", t.name, "capacity_bytes",
-                std::isfinite(t.capacityBytes) ? t.capacityBytes : -1);
-            if (t.pStarTokens) row("tier", t.name, "p_star_tokens", *t.pStarTokens);
-            row("tier", t.name, "hits_token_weighted", t.hits.tokenWeighted);
-            row("tier", t.name, "hits_block_weighted", t.hits.blockWeighted);
-            row("tier", t.name, "hits_per_request", t.hits.perRequest);
-            row("tier", t.name, "bytes_written", t.bytesWritten);
-            row("tier", t.name, "write_Bps_p50", t.writeRateP50);
-            row("tier", t.name, "write_Bps_p99", t.writeRateP99);
-            row("tier", t.name, "writes_dropped", double(t.writesDropped));
-            row("tier", t.name, "lookups_late", double(t.lookupsLate));
-            row("tier", t.name, "lookups_of_dropped_copies", double(t.lookupsDropped));
-        }
-        for (const auto& ru : r->rules) {
-            row("rule", ru.name, "ttft_mean_s", ru.ttft.mean);
-            row("rule", ru.name, "ttft_p50_s", ru.ttft.p50);
-            row("rule", ru.name, "ttft_p90_s", ru.ttft.p90);
-            row("rule", ru.name, "ttft_p99_s", ru.ttft.p99);
-            row("rule", ru.name, "share_faster_than_gpu_only", ru.gainShare);
-            row("rule", ru.name, "gpu_prefill_s_saved", ru.gpuSecondsSaved);
-            row("rule", ru.name, "declined_requests", double(ru.declinedRequests));
-            row("rule", ru.name, "declined_load_s", ru.declinedLoadS);
-            if (cfg->instances > 0) {
-                row("rule", ru.name, "mean_wait_s", ru.meanWaitS);
-                row("rule", ru.name, "hidden_load_s", ru.hiddenLoadS);
-            }
-        }
-        return kExitOk;
-    }
-    std::cout << "trace     " << o.file << ": " << r->requests << " requests, "
-              << formatTokens(double(r->tokens)) << " tokens, " << r->blocks << " blocks of "
-              << trace->summary.blockTokens << " tokens (" << r->distinctBlocks << " distinct), "
-              << duration(r->durationS) << "\n";
-    std::cout << "scenario  " << setup->eval.scenario.name
-              << "; one block = " << formatBytes(cfg->blockBytes) << "; " << toString(cfg->policy)
-              << ", " << toString(cfg->placement) << "\n\n";
-    std::printf("%-12s %12s %10s  %-26s %12s %22s\n", "tier", "capacity", "p* tokens",
-                "hits: tok / blk / req", "written", "writes p50/p99 vs W");
-    for (const auto& t : r->tiers) {
-        const std::string hits = pct(t.hits.tokenWeighted) + " / " + pct(t.hits.blockWeighted) +
-                                 " / " + pct(t.hits.perRequest);
-        std::string writes = "-";
-        if (&t != &r->tiers.front())
-            writes = formatBandwidth(t.writeRateP50) + " / " + formatBandwidth(t.writeRateP99) +
-                     (t.writeBps > 0 ? " vs " + formatBandwidth(t.writeBps) : "");
-        std::printf("%-12s %12s %10s  %-26s %12s %22s\n", t.name.c_str(),
-                    capacityText(t.capacityBytes).c_str(),
-                    t.pStarTokens ? fixed(*t.pStarTokens, 0).c_str()
-                                  : (&t == &r->tiers.front() ? "-" : "never"),
-                    hits.c_str(),
-                    &t == &r->tiers.front() ? "-" : formatBytes(t.bytesWritten).c_str(),
-                    writes.c_str());
-    }
-    std::printf("%-12s %12s %10s  %-26s\n\n", "any tier", "", "",
-                (pct(r->anyTier.tokenWeighted) + " / " + pct(r->anyTier.blockWeighted) + " / " +
-                 pct(r->anyTier.perRequest))
-                    .c_str());
-    if (queued) {
-        std::printf("%-12s %14s %14s %16s %14s\n", "write queue", "writes dropped", "lookups late",
-                    "dropped copies", "max backlog");
-        for (std::size_t k = 1; k < r->tiers.size(); ++k) {
-            const auto& t = r->tiers[k];
-            if (!(t.writeBps > 0)) {
-                std::printf("%-12s %14s\n", t.name.c_str(),
-                            "(write bandwidth unknown: not queued)");
-                continue;
-            }
-            std::printf("%-12s %14llu %14llu %16llu %14s\n", t.name.c_str(),
-                        (unsigned long long)t.writesDropped, (unsigned long long)t.lookupsLate,
-                        (unsigned long long)t.lookupsDropped, formatSeconds(t.maxBacklogS).c_str());
-        }
-        if (unlimitedWrites)
-            std::cout << "hits lost to the write backlog: "
-                      << pct(unlimitedWrites->anyTier.tokenWeighted) << " -> "
-                      << pct(r->anyTier.tokenWeighted) << " token-weighted (buffer "
-                      << formatBytes(cfg->tiers.empty() ? 0 : cfg->tiers.front().writeBufferBytes)
-                      << " a tier)\n";
-        else
-            std::cout << "every write completed before its block was looked up again\n";
-        std::cout << "\n";
-    }
-    if (cfg->instances > 0)
-        std::cout << "TTFT below: " << cfg->instances << " prefill server"
-                  << (cfg->instances > 1 ? "s" : "")
-                  << ", first come first served; loads start at arrival and overlap the wait\n";
-    std::printf("%-10s %35s %14s %14s %12s %22s%s\n", "rule", "TTFT ms: mean / p50 / p90 / p99",
-                "faster vs GPU", "slower vs GPU", "GPU s saved", "declined: req / load s",
-                cfg->instances > 0 ? "   wait ms / hidden load s" : "");
-    for (const auto& ru : r->rules) {
-        const std::string t = ms(ru.ttft.mean) + " / " + ms(ru.ttft.p50) + " / " + ms(ru.ttft.p90) +
-                              " / " + ms(ru.ttft.p99);
-        const std::string d =
-            (ru.name == "breakeven" || ru.name == "optimal")
-                ? std::to_string(ru.declinedRequests) + " / " + fixed(ru.declinedLoadS, 3)
-                : "-";
-        const std::string q =
-            cfg->instances > 0 ? "   " + ms(ru.meanWaitS) + " / " + fixed(ru.hiddenLoadS, 2) : "";
-        std::printf("%-10s %35s %14s %14s %12s %22s%s\n", ru.name.c_str(), t.c_str(),
-                    pct(ru.gainShare).c_str(), pct(ru.lossShare).c_str(),
-                    fixed(ru.gpuSecondsSaved, 2).c_str(), d.c_str(), q.c_str());
-    }
-    // The one-sentence answer.
-    std::ostringstream s;
-    s << "\nWith ";
-    for (std::size_t k = 1; k < r->tiers.size(); ++k)
-        s << (k > 1 ? (k + 1 == r->tiers.size() ? " and " : ", ") : "")
-          << capacityText(r->tiers[k].capacityBytes) << " of " << r->tiers[k].name;
-    if (r->tiers.size() == 1) s << "the GPU alone";
-    s << " (" << toString(*admission) << "), " << pct(chosen.gainShare)
-      << " of requests are faster than with GPU-only "
-      << "caching, mean TTFT " << (chosen.ttft.mean <= gpuOnly.ttft.mean ? "-" : "+")
-      << pct(std::abs(1 - chosen.ttft.mean / gpuOnly.ttft.mean)) << ", "
-      << fixed(chosen.gpuSecondsSaved - gpuOnly.gpuSecondsSaved, 1)
-      << " GPU prefill seconds saved beyond GPU-only";
-    for (std::size_t k = 1; k < r->tiers.size(); ++k)
-        s << "; " << r->tiers[k].name << " needs " << formatBandwidth(r->tiers[k].writeRateP99)
-          << " of writes (p99 minute)";
-    s << ".\n";
-    std::cout << s.str();
+    const ReplayOutput out{o, *trace, *setup, *cfg, *admission, *r, unlimitedWrites, queued};
+    if (o.output == "json")
+        printReplayJson(out);
+    else if (o.output == "csv")
+        printReplayCsv(out);
+    else
+        printReplayTable(out);
     return kExitOk;
 }
 
