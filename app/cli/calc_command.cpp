@@ -26,11 +26,6 @@ struct CalcOptions {
     std::string format = "table";
 };
 
-int fail(const std::string& message) {
-    std::cerr << "kvbe-cli: " << message << "\n";
-    return kExitBadInput;
-}
-
 Result<double> parseNumber(const std::string& text, const std::string& flag,
                            const std::string& expected) {
     try {

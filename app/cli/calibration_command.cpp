@@ -21,11 +21,6 @@ namespace kvbe::cli {
 namespace {
 using nlohmann::json;
 
-int fail(const std::string& message) {
-    std::cerr << "kvbe-cli: " << message << "\n";
-    return kExitBadInput;
-}
-
 struct Context {
     Presets presets;
     Scenario scenario;

@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <iostream>
+#include <string>
 
 namespace kvbe::cli {
 
@@ -17,6 +19,13 @@ inline constexpr int kExitUsage = exitCode(ProbeExit::Usage);
 inline constexpr int kExitCannotRun = exitCode(ProbeExit::CannotRun);
 inline constexpr int kExitProbeFailed = exitCode(ProbeExit::Failed);
 inline constexpr int kExitInterrupted = exitCode(ProbeExit::Stopped);
+
+// Bad input: says why on stderr ("kvbe-cli: " and the sentence, which names the file or flag,
+// the field and what was expected) and returns kExitBadInput.
+inline int fail(const std::string& message) {
+    std::cerr << "kvbe-cli: " << message << "\n";
+    return kExitBadInput;
+}
 
 // A probe's --format: "table" for people, "jsonl" for the probe protocol's stream (the window
 // and scripts read it). Every probe subcommand has it.

@@ -16,11 +16,6 @@ namespace kvbe::cli {
 namespace {
 using nlohmann::json;
 
-int fail(const std::string& message) {
-    std::cerr << "kvbe-cli: " << message << "\n";
-    return kExitBadInput;
-}
-
 struct PublishedOptions {
     std::string reference, scenario, out, name = "Llama 3.2 3B on the study's H100 node, fitted",
                                           format = "table";

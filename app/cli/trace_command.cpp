@@ -40,11 +40,6 @@ struct TraceOptions {
     bool singleCache = false;
 };
 
-int fail(const std::string& message) {
-    std::cerr << "kvbe-cli: " << message << "\n";
-    return kExitBadInput;
-}
-
 std::string fixed(double v, int decimals) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
