@@ -38,7 +38,9 @@ QString header(MainWindow* w, int column) {
 // The table's column of a tier, by its title.
 int tierColumn(MainWindow* w, const QString& tier) {
     for (int c = 1; c < tableModelOf(w)->columnCount(); ++c)
-        if (header(w, c).startsWith(QStringLiteral("p* ") + tier + QLatin1Char('\n'))) return c;
+        if (header(w, c).replace(QLatin1Char('\n'), QLatin1Char(' ')) ==
+            QStringLiteral("p*, tokens ") + tier)
+            return c;
     return -1;
 }
 
@@ -126,8 +128,9 @@ class TestUiPinTable : public QObject {
 
         // Scenario, B* at 4k, 32k and 128k, p* of the default's three tiers.
         QCOMPARE(model->columnCount(), 7);
-        QCOMPARE(header(w.get(), 1), QStringLiteral("B* at 4k\nGB/s"));
-        QCOMPARE(header(w.get(), 3), QStringLiteral("B* at 128k\nGB/s"));
+        QCOMPARE(header(w.get(), 1), QStringLiteral("B*, GB/s\nat 4k"));
+        QCOMPARE(header(w.get(), 3), QStringLiteral("B*, GB/s\nat 128k"));
+        QCOMPARE(header(w.get(), 4), QStringLiteral("p*, tokens\nHost DRAM\n(PCIe 5.0)"));
         const double lengths[] = {4096, 32768, 131072};
         for (int j = 0; j < 3; ++j) {
             const double b3 = coreBstar(small, lengths[j]);
@@ -148,7 +151,12 @@ class TestUiPinTable : public QObject {
         QVERIFY2(current.endsWith(QStringLiteral(" GB/s")) && !current.contains('\n'),
                  qPrintable(current));
         const QString pinned = cell(w.get(), 1, 1).toString();
-        QVERIFY2(pinned.contains(QStringLiteral(" GB/s\n+")) && pinned.endsWith(QStringLiteral(" %)")),
+        const QStringList lines = pinned.split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 3);
+        QVERIFY2(lines[1].startsWith(QLatin1Char('+')) &&
+                     lines[1].endsWith(QStringLiteral(" GB/s")),
+                 qPrintable(pinned));
+        QVERIFY2(lines[2].startsWith(QLatin1Char('+')) && lines[2].endsWith(QStringLiteral(" %")),
                  qPrintable(pinned));
         // Unpinned, the row goes.
         explorerOf(w)->pins()->unpin(1);
@@ -229,7 +237,7 @@ class TestUiPinTable : public QObject {
         emit edit->editingFinished();
         QCOMPARE(view->lengths(), (std::vector<double>{8192, 65536}));
         QCOMPARE(edit->text(), QStringLiteral("8k, 64k"));
-        QCOMPARE(header(w.get(), 2), QStringLiteral("B* at 64k\nGB/s"));
+        QCOMPARE(header(w.get(), 2), QStringLiteral("B*, GB/s\nat 64k"));
         // 64k is past Mistral's 32k context: not computed, and said under the table.
         QCOMPARE(cell(w.get(), 0, 2).toString(), QStringLiteral("past context"));
         QCOMPARE(cell(w.get(), 0, 2, PinTableModel::StateRole).toInt(), int(State::PastContext));
@@ -245,9 +253,9 @@ class TestUiPinTable : public QObject {
 
         // Refused with a sentence; the table keeps its lengths.
         auto* message = child<QLabel>(w.get(), QStringLiteral("pinTableMessage"));
-        for (const QString& bad : {QStringLiteral("lots"), QStringLiteral(""),
-                                   QStringLiteral("0, 4k"),
-                                   QStringLiteral("1k,2k,3k,4k,5k,6k,7k,8k,9k")}) {
+        for (const QString& bad :
+             {QStringLiteral("lots"), QStringLiteral(""), QStringLiteral("0, 4k"),
+              QStringLiteral("1k,2k,3k,4k,5k,6k,7k,8k,9k")}) {
             QVERIFY2(!view->setLengthsText(bad), qPrintable(bad));
             QVERIFY2(message->text().startsWith(QStringLiteral("Prompt lengths:")),
                      qPrintable(message->text()));
@@ -301,9 +309,9 @@ class TestUiPinTable : public QObject {
             QVERIFY(sameValue(
                 pin[col(QStringLiteral("delta_breakeven_bandwidth_GBps") + at)].toDouble(),
                 b3 - b70));
-            QVERIFY(sameValue(
-                pin[col(QStringLiteral("delta_breakeven_bandwidth_pct") + at)].toDouble(),
-                (b3 - b70) / b70 * 100));
+            QVERIFY(
+                sameValue(pin[col(QStringLiteral("delta_breakeven_bandwidth_pct") + at)].toDouble(),
+                          (b3 - b70) / b70 * 100));
             QCOMPARE(cur[col(QStringLiteral("delta_breakeven_bandwidth_pct") + at)].toDouble(),
                      0.0);
         }

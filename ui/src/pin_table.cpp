@@ -31,9 +31,19 @@ Error fail(const QString& m) {
     return Error{m.toStdString()};
 }
 
-// Three significant digits (12.3, 7.03, 0.975), whole from 100 up: what the tier table shows.
+// Three significant digits, trailing zeros kept (12.3, 7.03, 4.70, 0.975), whole from 100 up:
+// a column of them reads alike.
 QString shortNumber(double v) {
-    return std::abs(v) >= 100 ? QString::number(v, 'f', 0) : QString::number(v, 'g', 3);
+    const double a = std::abs(v);
+    if (a >= 100) return QString::fromStdString(formatTokens(v));
+    if (a >= 10) return QString::number(v, 'f', 1);
+    if (a >= 1) return QString::number(v, 'f', 2);
+    return QString::number(v, 'g', 3);
+}
+
+QString tokenCountText(double v) {
+    return QString::fromStdString(formatTokens(v)) +
+           (std::abs(v) == 1 ? QObject::tr(" token") : QObject::tr(" tokens"));
 }
 
 QString signedText(double v, const QString& magnitude) {
@@ -73,7 +83,8 @@ Result<std::vector<double>> parseCompareLengths(const QString& text) {
                                 "128k (k = 1024)."));
     auto parsed = parseTokenList(list.toStdString());
     if (!parsed)
-        return fail(QObject::tr("Prompt lengths: %1.").arg(QString::fromStdString(parsed.message())));
+        return fail(
+            QObject::tr("Prompt lengths: %1.").arg(QString::fromStdString(parsed.message())));
     std::vector<double> out = *parsed;
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -184,8 +195,8 @@ PinComparison comparePins(const ResultPtr& current, const std::vector<ResultPtr>
             const auto p = i < r.curves.tiers.size()
                                ? r.curves.tiers[i].breakevenPrefix
                                : r.eval->cost.breakevenPrefix(r.eval->tiers[i]);
-            row.values[tierColumns[s][i]] = p ? CompareValue{State::Number, std::ceil(*p)}
-                                              : CompareValue{State::Never, 0};
+            row.values[tierColumns[s][i]] =
+                p ? CompareValue{State::Number, std::ceil(*p)} : CompareValue{State::Never, 0};
         }
         if (!past.isEmpty()) {
             const QString lengthsText =
@@ -198,8 +209,7 @@ PinComparison comparePins(const ResultPtr& current, const std::vector<ResultPtr>
                                        : QObject::tr("Pin %1 (%2)").arg(s).arg(row.label),
                                 lengthsText,
                                 past.size() == 1 ? QObject::tr("is") : QObject::tr("are"),
-                                row.model,
-                                QString::fromStdString(formatTokens(row.contextTokens)));
+                                row.model, QString::fromStdString(formatTokens(row.contextTokens)));
         }
         t.rows.push_back(std::move(row));
     }
@@ -207,8 +217,9 @@ PinComparison comparePins(const ResultPtr& current, const std::vector<ResultPtr>
 }
 
 QString columnTitle(const CompareColumn& c) {
-    return c.kind == CompareColumn::Kind::Bandwidth ? QObject::tr("B* at %1").arg(shortTokens(c.tokens))
-                                                    : QObject::tr("p* %1").arg(c.tier);
+    return c.kind == CompareColumn::Kind::Bandwidth
+               ? QObject::tr("B* at %1").arg(shortTokens(c.tokens))
+               : QObject::tr("p* %1").arg(c.tier);
 }
 
 QString columnUnit(const CompareColumn& c) {
@@ -222,7 +233,7 @@ QString valueText(const CompareValue& v, const CompareColumn& c) {
     case State::Number:
         return c.kind == CompareColumn::Kind::Bandwidth
                    ? shortNumber(v.value) + QStringLiteral(" GB/s")
-                   : QString::fromStdString(formatTokens(v.value)) + QObject::tr(" tokens");
+                   : tokenCountText(v.value);
     case State::Never:
         return QObject::tr("never");
     case State::NoTier:
@@ -239,23 +250,44 @@ QString deltaText(const PinComparison& t, size_t row, size_t column) {
     const auto d = t.delta(row, column);
     if (!d) return kDash;
     const auto& c = t.columns[column];
-    const QString magnitude =
-        c.kind == CompareColumn::Kind::Bandwidth
-            ? shortNumber(std::abs(*d)) + QStringLiteral(" GB/s")
-            : QString::fromStdString(formatTokens(std::abs(*d))) + QObject::tr(" tokens");
-    QString text = signedText(*d, magnitude);
-    if (const auto pct = t.deltaPercent(row, column)) {
-        const double shown = std::abs(*pct) < 0.05 ? 0 : *pct;
-        text += QStringLiteral(" (%1 %)").arg(
-            signedText(shown, QString::number(std::abs(shown), 'f', 1)));
+    return signedText(*d, c.kind == CompareColumn::Kind::Bandwidth
+                              ? shortNumber(std::abs(*d)) + QStringLiteral(" GB/s")
+                              : tokenCountText(std::abs(*d)));
+}
+
+QString deltaPercentText(const PinComparison& t, size_t row, size_t column) {
+    const auto pct = t.deltaPercent(row, column);
+    if (!pct) return {};
+    const double shown = std::abs(*pct) < 0.05 ? 0 : *pct;
+    return signedText(shown, shortNumber(std::abs(shown))) + QStringLiteral(" %");
+}
+
+QString deltaLine(const PinComparison& t, size_t row, size_t column) {
+    const QString pct = deltaPercentText(t, row, column);
+    return pct.isEmpty() ? deltaText(t, row, column)
+                         : QStringLiteral("%1 (%2)").arg(deltaText(t, row, column), pct);
+}
+
+QString columnHeader(const CompareColumn& c) {
+    if (c.kind == CompareColumn::Kind::Bandwidth)
+        return QObject::tr("B*, GB/s\nat %1").arg(shortTokens(c.tokens));
+    // A long tier name on two lines, split at the space nearest its middle.
+    QString name = c.tier;
+    if (name.size() > 12) {
+        int best = -1;
+        for (int i = 0; i < name.size(); ++i)
+            if (name[i] == QLatin1Char(' ') &&
+                (best < 0 || std::abs(i - name.size() / 2) < std::abs(best - name.size() / 2)))
+                best = i;
+        if (best > 0) name[best] = QLatin1Char('\n');
     }
-    return text;
+    return QObject::tr("p*, tokens\n%1").arg(name);
 }
 
 QString pinComparisonCsv(const PinComparison& t) {
     if (t.empty()) return {};
-    QStringList head{QStringLiteral("scenario"), QStringLiteral("current"),
-                     QStringLiteral("model"), QStringLiteral("context_tokens")};
+    QStringList head{QStringLiteral("scenario"), QStringLiteral("current"), QStringLiteral("model"),
+                     QStringLiteral("context_tokens")};
     for (const auto& c : t.columns) {
         if (c.kind == CompareColumn::Kind::Bandwidth) {
             const QString at = QStringLiteral("@%1").arg(csvNumber(c.tokens));
@@ -271,13 +303,14 @@ QString pinComparisonCsv(const PinComparison& t) {
     QString out = head.join(QLatin1Char(',')) + QLatin1Char('\n');
     for (size_t r = 0; r < t.rows.size(); ++r) {
         const auto& row = t.rows[r];
-        QStringList f{csvField(row.label), row.current ? QStringLiteral("true") : QStringLiteral("false"),
+        QStringList f{csvField(row.label),
+                      row.current ? QStringLiteral("true") : QStringLiteral("false"),
                       csvField(row.model), csvNumber(row.contextTokens)};
         for (size_t c = 0; c < t.columns.size(); ++c) {
             const auto& v = row.values[c];
-            f << (v.isNumber() ? csvNumber(v.value)
-                               : v.state == CompareValue::State::Never ? QStringLiteral("never")
-                                                                        : QString());
+            f << (v.isNumber()                            ? csvNumber(v.value)
+                  : v.state == CompareValue::State::Never ? QStringLiteral("never")
+                                                          : QString());
             const auto d = t.delta(r, c);
             const auto pct = t.deltaPercent(r, c);
             f << (d ? csvNumber(*d) : QString()) << (pct ? csvNumber(*pct) : QString());
@@ -333,7 +366,7 @@ TableLayout layoutTable(const PinComparison& t) {
                             bm.horizontalAdvance(columnUnit(t.columns[c])));
         for (size_t r = 0; r < t.rows.size(); ++r) {
             w = std::max(w, fm.horizontalAdvance(valueText(t.rows[r].values[c], t.columns[c])));
-            if (r > 0) w = std::max(w, sm.horizontalAdvance(deltaText(t, r, c)));
+            if (r > 0) w = std::max(w, sm.horizontalAdvance(deltaLine(t, r, c)));
         }
         L.colW.push_back(w + 2 * L.padX);
     }
@@ -342,8 +375,8 @@ TableLayout layoutTable(const PinComparison& t) {
         tableW += w;
     L.headingH = tm.height() + 6;
     const double textW = std::max(tableW, 600.0);
-    L.subtitleH = sm.boundingRect(QRectF(0, 0, textW, 1e6), Qt::TextWordWrap, L.subtitle).height() +
-                  12;
+    L.subtitleH =
+        sm.boundingRect(QRectF(0, 0, textW, 1e6), Qt::TextWordWrap, L.subtitle).height() + 12;
     for (const auto& row : t.rows) {
         const double labelH =
             fm.boundingRect(QRectF(0, 0, label, 1e6), Qt::TextWordWrap, row.label).height();
@@ -441,7 +474,7 @@ void paintPinTable(QPainter& p, const PinComparison& t, QSize size, bool dark) {
                 p.setPen(faint);
                 p.drawText(QRectF(cell.left(), cell.top() + fm.height() + L.lineGap, cell.width(),
                                   sm.height()),
-                           Qt::AlignRight | Qt::AlignTop, deltaText(t, r, c));
+                           Qt::AlignRight | Qt::AlignTop, deltaLine(t, r, c));
             }
             x += L.colW[c];
         }
@@ -454,8 +487,7 @@ void paintPinTable(QPainter& p, const PinComparison& t, QSize size, bool dark) {
         p.setFont(L.small);
         p.setPen(faint);
         for (const QString& n : L.notes) {
-            const QRectF box =
-                sm.boundingRect(QRectF(x0, y, textW, 1e6), Qt::TextWordWrap, n);
+            const QRectF box = sm.boundingRect(QRectF(x0, y, textW, 1e6), Qt::TextWordWrap, n);
             p.drawText(QRectF(x0, y, textW, box.height()),
                        Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, n);
             y += box.height() + 4;
@@ -464,15 +496,16 @@ void paintPinTable(QPainter& p, const PinComparison& t, QSize size, bool dark) {
     p.restore();
 }
 
-Status exportPinTable(const PinComparison& t, const QString& path, QSize size, int dpi,
-                      bool dark) {
+Status exportPinTable(const PinComparison& t, const QString& path, QSize size, int dpi, bool dark) {
     if (t.empty())
         return fail(QObject::tr("there is no table to export: the scenario has not been computed"));
     if (QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0)
         return exportText(path, pinComparisonCsv(t));
     return exportPainted(path, size, dpi, QObject::tr("Pinned scenarios compared"),
-                         QObject::tr("B* and p* of %n scenario(s) against the current one",
-                                     nullptr, int(t.rows.size())),
+                         QObject::tr("B* and p* of %1 against the current one")
+                             .arg(t.rows.size() == 2
+                                      ? QObject::tr("one pin")
+                                      : QObject::tr("%1 pins").arg(t.rows.size() - 1)),
                          [&](QPainter& p) { paintPinTable(p, t, size, dark); });
 }
 
@@ -495,8 +528,7 @@ QVariant PinTableModel::data(const QModelIndex& index, int role) const {
         if (role == Qt::DisplayRole) return row.label;
         if (role == Qt::ToolTipRole)
             return tr("%1\nModel %2, context %3 tokens")
-                .arg(row.label, row.model,
-                     QString::fromStdString(formatTokens(row.contextTokens)));
+                .arg(row.label, row.model, QString::fromStdString(formatTokens(row.contextTokens)));
         if (role == Qt::FontRole && row.current) {
             QFont f;
             f.setBold(true);
@@ -509,9 +541,14 @@ QVariant PinTableModel::data(const QModelIndex& index, int role) const {
     const auto& v = row.values[c];
     using State = CompareValue::State;
     switch (role) {
-    case Qt::DisplayRole:
-        return row.current ? valueText(v, col)
-                           : valueText(v, col) + QLatin1Char('\n') + deltaText(m_table, r, c);
+    case Qt::DisplayRole: {
+        // Narrow columns: the value, its difference, and the difference in %, a line each.
+        if (row.current) return valueText(v, col);
+        QString text = valueText(v, col) + QLatin1Char('\n') + deltaText(m_table, r, c);
+        if (const QString pct = deltaPercentText(m_table, r, c); !pct.isEmpty())
+            text += QLatin1Char('\n') + pct;
+        return text;
+    }
     case Qt::TextAlignmentRole:
         return int(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
@@ -562,7 +599,7 @@ QVariant PinTableModel::headerData(int section, Qt::Orientation o, int role) con
     const size_t c = size_t(section - 1);
     if (c >= m_table.columns.size()) return {};
     const auto& col = m_table.columns[c];
-    if (role == Qt::DisplayRole) return columnTitle(col) + QLatin1Char('\n') + columnUnit(col);
+    if (role == Qt::DisplayRole) return columnHeader(col);
     if (role == Qt::ToolTipRole)
         return col.kind == CompareColumn::Kind::Bandwidth
                    ? tr("Break-even bandwidth at %1 tokens, GB/s; under it, Δ against the "
@@ -601,9 +638,9 @@ PinTableView::PinTableView(Explorer* explorer, QWidget* parent)
     top->addWidget(lengthsLabel);
     top->addWidget(m_lengthsEdit, 1);
     top->addStretch(1);
-    for (const auto& [format, text] :
-         {std::pair{QStringLiteral("csv"), tr("Export CSV…")},
-          std::pair{QStringLiteral("png"), tr("PNG…")}, std::pair{QStringLiteral("svg"), tr("SVG…")}}) {
+    for (const auto& [format, text] : {std::pair{QStringLiteral("csv"), tr("Export CSV…")},
+                                       std::pair{QStringLiteral("png"), tr("PNG…")},
+                                       std::pair{QStringLiteral("svg"), tr("SVG…")}}) {
         auto* b = new QPushButton(text, this);
         b->setObjectName(QStringLiteral("pinTableExport") + format.toUpper());
         b->setToolTip(format == QLatin1String("csv")
@@ -630,6 +667,8 @@ PinTableView::PinTableView(Explorer* explorer, QWidget* parent)
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->setAlternatingRowColors(true);
+    // Room between the numbers: the columns are as wide as their widest line.
+    m_view->setStyleSheet(QStringLiteral("QTableView::item { padding: 2px 8px; }"));
     m_view->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_view->horizontalHeader()->setMinimumSectionSize(60);
     v->addWidget(m_view, 1);

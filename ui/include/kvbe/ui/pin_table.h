@@ -82,13 +82,18 @@ struct PinComparison {
 PinComparison comparePins(const ResultPtr& current, const std::vector<ResultPtr>& pins,
                           const std::vector<double>& lengths);
 
-// Column titles: "B* at 4k" and "p* NVMe (PCIe 5.0)"; the unit is "GB/s" or "tokens".
+// Column titles: "B* at 4k" and "p* NVMe (PCIe 5.0)"; the unit is "GB/s" or "tokens". The
+// window's header: "B*, GB/s\nat 4k", "p*, tokens\nNVMe\n(PCIe 5.0)" (long names on two lines).
 QString columnTitle(const CompareColumn& c);
 QString columnUnit(const CompareColumn& c);
+QString columnHeader(const CompareColumn& c);
 // A value with its unit ("12.3 GB/s", "8,192 tokens", "never", "—", "past context").
 QString valueText(const CompareValue& v, const CompareColumn& c);
-// "+4.10 GB/s (+25.3 %)"; "—" where there is no difference to show.
+// A row's difference from the current scenario: "+4.10 GB/s" ("—" where there is none),
+// "+25.3 %" (empty where there is none), and both on one line, "+4.10 GB/s (+25.3 %)".
 QString deltaText(const PinComparison& t, size_t row, size_t column);
+QString deltaPercentText(const PinComparison& t, size_t row, size_t column);
+QString deltaLine(const PinComparison& t, size_t row, size_t column);
 
 // One header row (units in the names), one row per scenario; raw numbers in the C locale, Δ
 // columns beside each value, "never" for a p* that never pays off, empty where there is no
@@ -104,8 +109,8 @@ Status exportPinTable(const PinComparison& t, const QString& path, QSize size, i
                       bool dark = false);
 
 // The comparison as a table model: the scenario's label, then one column per CompareColumn,
-// each cell the value and (pins) its Δ on a second line. UserRole gives the raw value,
-// DeltaRole and DeltaPercentRole the differences (invalid where there is none).
+// each cell the value and (pins) its Δ and Δ in % on the lines under it. UserRole gives the raw
+// value, DeltaRole and DeltaPercentRole the differences (invalid where there is none).
 class PinTableModel : public QAbstractTableModel {
     Q_OBJECT
   public:
