@@ -14,6 +14,7 @@
 #include <QPdfWriter>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QSettings>
 #include <QSvgGenerator>
 
 namespace kvbe {
@@ -82,56 +83,86 @@ QImage renderChartImage(const ChartView& chart, QSize size, int dpi) {
     return img;
 }
 
-Status exportChart(const ChartView& chart, const QString& path, QSize size, int dpi) {
+QDir exportFolder() {
+    return QDir(QSettings().value(QStringLiteral("export/folder"), QDir::currentPath()).toString());
+}
+
+void rememberExportFolder(const QString& path) {
+    QSettings().setValue(QStringLiteral("export/folder"), QFileInfo(path).absolutePath());
+}
+
+Status exportPainted(const QString& path, QSize size, int dpi, const QString& title,
+                     const QString& description, const std::function<void(QPainter&)>& paint) {
     const auto format = exportFormatFor(path);
     if (!format)
         return fail(
             QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
-    if (!chart.current())
-        return fail(
-            QStringLiteral("there is no chart to export: the scenario has not been computed"));
     // Written to a temporary beside the target and renamed over it on commit: a failed or
     // killed export leaves the old file as it was.
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly))
         return fail(QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+    QPainter p;
     if (*format == ExportFormat::Png) {
-        const QImage img = renderChartImage(chart, size, dpi);
+        QImage img(size, QImage::Format_ARGB32_Premultiplied);
+        const int dpm = int(dpi / 0.0254 + 0.5);
+        img.setDotsPerMeterX(dpm);
+        img.setDotsPerMeterY(dpm);
+        img.fill(Qt::white);
+        if (!p.begin(&img)) return fail(QStringLiteral("cannot write %1").arg(path));
+        paint(p);
+        p.end();
         QImageWriter w(&out, "png");
         if (!w.write(img))
             return fail(QStringLiteral("cannot write %1: %2").arg(path, w.errorString()));
+    } else if (*format == ExportFormat::Svg) {
+        QSvgGenerator svg;
+        svg.setOutputDevice(&out);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setResolution(dpi);
+        svg.setTitle(title);
+        svg.setDescription(description);
+        if (!p.begin(&svg)) return fail(QStringLiteral("cannot write %1").arg(path));
+        paint(p);
+        p.end();
     } else {
-        auto copy = layoutCopy(chart, size);
-        QPainter p;
-        if (*format == ExportFormat::Svg) {
-            QSvgGenerator svg;
-            svg.setOutputDevice(&out);
-            svg.setSize(size);
-            svg.setViewBox(QRect(QPoint(0, 0), size));
-            svg.setResolution(dpi);
-            svg.setTitle(chart.title());
-            svg.setDescription(chart.plainTitle());
-            if (!p.begin(&svg)) return fail(QStringLiteral("cannot write %1").arg(path));
-            paintChart(*copy, p, size);
-            p.end();
-        } else {
-            QPdfWriter pdf(&out);
-            // One page of `size` points: at 72 dpi a painter unit is a point, so the scene maps
-            // 1:1.
-            pdf.setResolution(72);
-            pdf.setPageSize(
-                QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
-            pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-            pdf.setTitle(chart.plainTitle());
-            pdf.setCreator(QStringLiteral("kvbe"));
-            if (!p.begin(&pdf)) return fail(QStringLiteral("cannot write %1").arg(path));
-            paintChart(*copy, p, size);
-            p.end();
-        }
+        QPdfWriter pdf(&out);
+        // One page of `size` points: at 72 dpi a painter unit is a point, so the scene maps 1:1.
+        pdf.setResolution(72);
+        pdf.setPageSize(
+            QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setTitle(description);
+        pdf.setCreator(QStringLiteral("kvbe"));
+        if (!p.begin(&pdf)) return fail(QStringLiteral("cannot write %1").arg(path));
+        paint(p);
+        p.end();
     }
     if (!out.commit())
         return fail(QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
     return Ok{};
+}
+
+Status exportText(const QString& path, const QString& text) {
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Text))
+        return fail(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    f.write(text.toUtf8());
+    if (!f.commit()) return fail(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    return Ok{};
+}
+
+Status exportChart(const ChartView& chart, const QString& path, QSize size, int dpi) {
+    if (!exportFormatFor(path))
+        return fail(
+            QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
+    if (!chart.current())
+        return fail(
+            QStringLiteral("there is no chart to export: the scenario has not been computed"));
+    auto copy = layoutCopy(chart, size);
+    return exportPainted(path, size, dpi, chart.title(), chart.plainTitle(),
+                         [&](QPainter& p) { paintChart(*copy, p, size); });
 }
 
 Status exportCsv(const ChartView& chart, const QString& path) {
@@ -139,12 +170,7 @@ Status exportCsv(const ChartView& chart, const QString& path) {
     if (text.isEmpty())
         return fail(
             QStringLiteral("there is no data to export: the scenario has not been computed"));
-    QSaveFile f(path);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Text))
-        return fail(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
-    f.write(text.toUtf8());
-    if (!f.commit()) return fail(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
-    return Ok{};
+    return exportText(path, text);
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include "kvbe/ui/frontier_chart.h"
 #include "kvbe/ui/measured_import.h"
 #include "kvbe/ui/model_size_chart.h"
+#include "kvbe/ui/pin_table.h"
 #include "kvbe/ui/scenario_panel.h"
 #include "kvbe/ui/ttft_chart.h"
 #include "kvbe/ui/workload_charts.h"
@@ -34,6 +35,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPainter>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
@@ -48,13 +50,6 @@ namespace kvbe {
 
 namespace {
 constexpr int kMaxRecent = 8;
-// The folder of the last export: every export dialog starts there.
-QDir exportFolder() {
-    return QDir(QSettings().value(QStringLiteral("export/folder"), QDir::currentPath()).toString());
-}
-void rememberExportFolder(const QString& path) {
-    QSettings().setValue(QStringLiteral("export/folder"), QFileInfo(path).absolutePath());
-}
 Error fail(const QString& m) {
     return Error{m.toStdString()};
 }
@@ -98,6 +93,11 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
     // After the charts: tab indices below m_charts.size() stay the charts'.
     m_workload = new WorkloadView(&m_explorer);
     m_tabs->addTab(m_workload, tr("Workload"));
+    // The pins side by side: B* at chosen lengths and p* per tier, with differences.
+    m_pinTable = new PinTableView(&m_explorer);
+    m_pinTable->setObjectName(QStringLiteral("pinTable"));
+    m_tabs->addTab(m_pinTable, tr("Pin table"));
+    connect(m_pinTable, &PinTableView::exportRequested, this, &MainWindow::exportPinTable);
     setCentralWidget(m_tabs);
     m_stale.assign(m_charts.size(), true);
 
@@ -125,14 +125,20 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
     auto* pinButtons = new QHBoxLayout;
     auto* pinButton = new QPushButton(tr("Pin current…"), pinPage);
     auto* unpinButton = new QPushButton(tr("Unpin"), pinPage);
+    auto* tableButton = new QPushButton(tr("Table"), pinPage);
+    tableButton->setObjectName(QStringLiteral("pinTableButton"));
+    tableButton->setToolTip(tr("The pins side by side: B* and p* with their differences"));
     pinButtons->addWidget(pinButton);
     pinButtons->addWidget(unpinButton);
+    pinButtons->addWidget(tableButton);
     pv->addLayout(pinButtons);
     m_pinDock = new QDockWidget(tr("Compare"), this);
     m_pinDock->setObjectName(QStringLiteral("compareDock"));
     m_pinDock->setWidget(pinPage);
     addDockWidget(Qt::LeftDockWidgetArea, m_pinDock);
     connect(pinButton, &QPushButton::clicked, this, &MainWindow::askPin);
+    connect(tableButton, &QPushButton::clicked, this,
+            [this] { m_tabs->setCurrentWidget(m_pinTable); });
     connect(unpinButton, &QPushButton::clicked, this, [this] {
         const auto idx = m_pinView->currentIndex();
         m_explorer.pins()->unpin(idx.isValid() ? idx.row() : m_explorer.pins()->rowCount() - 1);
@@ -286,6 +292,15 @@ void MainWindow::buildActions() {
     auto* pin = cmp->addAction(tr("&Pin current scenario…"), this, &MainWindow::askPin);
     pin->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
     cmp->addAction(tr("&Clear pins"), this, [this] { m_explorer.pins()->clear(); });
+    cmp->addSeparator();
+    cmp->addAction(tr("Pin &table"), this, [this] { m_tabs->setCurrentWidget(m_pinTable); })
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    cmp->addAction(tr("Export pin table as C&SV…"), this,
+                   [this] { exportPinTable(QStringLiteral("csv")); });
+    cmp->addAction(tr("Export pin table as P&NG…"), this,
+                   [this] { exportPinTable(QStringLiteral("png")); });
+    cmp->addAction(tr("Export pin table as S&VG…"), this,
+                   [this] { exportPinTable(QStringLiteral("svg")); });
 
     auto* bar = addToolBar(tr("Main"));
     bar->setObjectName(QStringLiteral("mainToolbar"));
@@ -537,38 +552,46 @@ void MainWindow::setDark(bool on) {
 
 // ---- export
 
+bool MainWindow::askPngSize(QSize& size, int& dpi) {
+    QDialog d(this);
+    d.setWindowTitle(tr("PNG size"));
+    auto* form = new QFormLayout(&d);
+    auto* w = new QSpinBox(&d);
+    auto* h = new QSpinBox(&d);
+    auto* r = new QSpinBox(&d);
+    w->setRange(16, 16384);
+    h->setRange(16, 16384);
+    r->setRange(36, 1200);
+    w->setValue(size.width());
+    h->setValue(size.height());
+    r->setValue(dpi);
+    w->setSuffix(tr(" px"));
+    h->setSuffix(tr(" px"));
+    r->setSuffix(tr(" dpi"));
+    form->addRow(tr("Width"), w);
+    form->addRow(tr("Height"), h);
+    form->addRow(tr("Resolution"), r);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &d);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &d, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &d, &QDialog::reject);
+    if (d.exec() != QDialog::Accepted) return false;
+    size = QSize(w->value(), h->value());
+    dpi = r->value();
+    return true;
+}
+
 void MainWindow::exportImage(const QString& format) {
+    // On the Pin table tab, Export acts on the table.
+    if (m_tabs->currentWidget() == m_pinTable) {
+        exportPinTable(format);
+        return;
+    }
     ChartView* c = currentChart();
     if (!c || !c->current()) return;
     QSize size(1600, 900);
     int dpi = 96;
-    if (format == QLatin1String("png")) {
-        QDialog d(this);
-        d.setWindowTitle(tr("PNG size"));
-        auto* form = new QFormLayout(&d);
-        auto* w = new QSpinBox(&d);
-        auto* h = new QSpinBox(&d);
-        auto* r = new QSpinBox(&d);
-        w->setRange(16, 16384);
-        h->setRange(16, 16384);
-        r->setRange(36, 1200);
-        w->setValue(size.width());
-        h->setValue(size.height());
-        r->setValue(dpi);
-        w->setSuffix(tr(" px"));
-        h->setSuffix(tr(" px"));
-        r->setSuffix(tr(" dpi"));
-        form->addRow(tr("Width"), w);
-        form->addRow(tr("Height"), h);
-        form->addRow(tr("Resolution"), r);
-        auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &d);
-        form->addRow(buttons);
-        connect(buttons, &QDialogButtonBox::accepted, &d, &QDialog::accept);
-        connect(buttons, &QDialogButtonBox::rejected, &d, &QDialog::reject);
-        if (d.exec() != QDialog::Accepted) return;
-        size = QSize(w->value(), h->value());
-        dpi = r->value();
-    }
+    if (format == QLatin1String("png") && !askPngSize(size, dpi)) return;
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export chart"), exportFolder().filePath(c->key() + QLatin1Char('.') + format),
         format.toUpper() + QStringLiteral(" (*.") + format + ')');
@@ -581,6 +604,10 @@ void MainWindow::exportImage(const QString& format) {
 }
 
 void MainWindow::exportCsv() {
+    if (m_tabs->currentWidget() == m_pinTable) {
+        exportPinTable(QStringLiteral("csv"));
+        return;
+    }
     ChartView* c = currentChart();
     if (!c || !c->current()) return;
     const QString path = QFileDialog::getSaveFileName(
@@ -594,7 +621,42 @@ void MainWindow::exportCsv() {
         statusBar()->showMessage(tr("Wrote %1").arg(path), 4000);
 }
 
+void MainWindow::exportPinTable(const QString& format) {
+    const PinComparison& t = m_pinTable->comparison();
+    if (t.empty()) {
+        reportError(tr("There is no pin table to export: the scenario has not been computed."));
+        return;
+    }
+    // A slide's size, like the charts'; the table is fitted into it.
+    QSize size(1600, 900);
+    int dpi = 96;
+    if (format == QLatin1String("png") && !askPngSize(size, dpi)) return;
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export the pin table"),
+                                     exportFolder().filePath(QStringLiteral("pin-table.") + format),
+                                     format.toUpper() + QStringLiteral(" (*.") + format + ')');
+    if (path.isEmpty()) return;
+    rememberExportFolder(path);
+    if (auto st = kvbe::exportPinTable(t, path, size, dpi, m_style.dark); !st)
+        reportError(QString::fromStdString(st.message()));
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 4000);
+}
+
 void MainWindow::copyToClipboard() {
+    if (m_tabs->currentWidget() == m_pinTable) {
+        const PinComparison& t = m_pinTable->comparison();
+        if (t.empty()) return;
+        const QSize size = pinTableNaturalSize(t).toSize();
+        QImage img(size, QImage::Format_ARGB32_Premultiplied);
+        QPainter p(&img);
+        paintPinTable(p, t, size, m_style.dark);
+        p.end();
+        QApplication::clipboard()->setImage(img);
+        statusBar()->showMessage(
+            tr("Copied the pin table (%1 × %2)").arg(size.width()).arg(size.height()), 4000);
+        return;
+    }
     ChartView* c = currentChart();
     if (!c || !c->current()) return;
     const QSize size = c->size().expandedTo(QSize(800, 450));

@@ -27,6 +27,7 @@ namespace kvbe {
 class BreakevenChart;
 class FleetPanel;
 class FractionChart;
+class PinTableView;
 class TtftChart;
 class ProbePanel;
 class ScenarioPanel;
@@ -39,7 +40,8 @@ class MainWindow : public QMainWindow {
     ~MainWindow() override;
 
     // Its parts have object names (explorer, scenarioPanel, chartTabs, <key>Chart, pinView,
-    // probePanel, fleetPanel, the docks, undo and redo): tests find them with findChild.
+    // pinTable, probePanel, fleetPanel, the docks, undo and redo): tests find them with
+    // findChild.
 
     // A scenario (.kvbe.json) or a model's config.json, told apart by their contents.
     Status openFile(const QString& path);
@@ -120,6 +122,10 @@ class MainWindow : public QMainWindow {
     void askPin();
     void exportImage(const QString& format);
     void exportCsv();
+    // The Pin table tab as CSV or an image ("csv", "png", "svg", "pdf"), asking for the file.
+    void exportPinTable(const QString& format);
+    // The PNG size dialog of the exports; false when cancelled.
+    bool askPngSize(QSize& size, int& dpi);
     void open();
     void save(bool as);
     void reportError(const QString& message);
@@ -147,6 +153,7 @@ class MainWindow : public QMainWindow {
     QDockWidget* m_probeDock = nullptr;
     QDockWidget* m_fleetDock = nullptr;
     WorkloadView* m_workload = nullptr;
+    PinTableView* m_pinTable = nullptr; // the Pin table tab, after Workload
     // Probe runs of this window: their best bandwidth so far, and whether it became a tier.
     struct LiveRun {
         QString probe;
