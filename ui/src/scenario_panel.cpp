@@ -61,31 +61,84 @@ QSlider* percentSlider(int min, int max, QWidget* parent) {
 
 ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     : QWidget(parent), m_explorer(explorer) {
-    auto* outer = new QVBoxLayout(this);
+    // The message line first: the boxes' refusals go to it (it is laid out under them).
+    m_message = new QLabel(this);
+    m_message->setObjectName(QStringLiteral("message"));
+    m_message->setWordWrap(true);
+    m_message->setStyleSheet(QStringLiteral("color: #c0392b;"));
+    m_message->setVisible(false);
 
+    auto* outer = new QVBoxLayout(this);
+    outer->addLayout(buildNameRow());
+    outer->addWidget(buildModelBox());
+    outer->addWidget(buildGpuBox());
+    outer->addWidget(buildTierBox());
+    outer->addWidget(buildPromptBox());
+    outer->addWidget(m_message);
+    outer->addStretch();
+
+    fillModels();
+    connectExplorer();
+    showScenario();
+}
+
+template <class F> void ScenarioPanel::edit(const QString& what, F&& change, int mergeKey) {
+    if (m_showing) return;
+    Scenario s = m_explorer->scenario();
+    change(s);
+    m_applying = true;
+    m_explorer->edit(s, what, mergeKey);
+    m_applying = false;
+    updateName();
+}
+
+QFormLayout* ScenarioPanel::buildNameRow() {
     auto* nameRow = new QFormLayout;
     m_name = new QLineEdit(this);
+    m_name->setObjectName(QStringLiteral("name"));
     m_name->setToolTip(tr("The label of this scenario in legends, pins and exports. Left empty, "
                           "it is described from its inputs and follows them"));
     m_name->setClearButtonEnabled(true);
     nameRow->addRow(tr("Name"), m_name);
-    outer->addLayout(nameRow);
+    connect(m_name, &QLineEdit::editingFinished, this, [this] {
+        if (m_showing || m_name->text().trimmed() == currentLabelName()) return;
+        m_applying = true;
+        m_explorer->rename(m_name->text());
+        m_applying = false;
+        updateName();
+    });
+    return nameRow;
+}
 
+QGroupBox* ScenarioPanel::buildModelBox() {
     auto* modelBox = new QGroupBox(tr("Model"), this);
     auto* mf = new QFormLayout(modelBox);
     m_model = new QComboBox(modelBox);
+    m_model->setObjectName(QStringLiteral("model"));
     m_model->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_model->setMinimumContentsLength(18);
     m_modelInfo = new QLabel(modelBox);
+    m_modelInfo->setObjectName(QStringLiteral("modelInfo"));
     m_modelInfo->setWordWrap(true);
     mf->addRow(tr("Model"), m_model);
     mf->addRow(m_modelInfo);
+    connect(m_model, &QComboBox::activated, this, &ScenarioPanel::onModelActivated);
+
     m_kvDtype = new QComboBox(modelBox);
+    m_kvDtype->setObjectName(QStringLiteral("kvDtype"));
     m_kvDtype->addItem(tr("model's own dtype"), QString());
     for (const char* d : kKvDtypes)
         m_kvDtype->addItem(QString::fromLatin1(d).toUpper(), QString::fromLatin1(d));
     mf->addRow(tr("KV dtype"), m_kvDtype);
+    connect(m_kvDtype, &QComboBox::activated, this, [this] {
+        const QString d = m_kvDtype->currentData().toString();
+        edit(tr("KV dtype"), [&](Scenario& s) {
+            s.kvDtype = d.isEmpty() ? std::nullopt : parseKvDtype(d.toStdString());
+        });
+    });
+
     m_stateDtype = new QComboBox(modelBox);
+    m_stateDtype->setObjectName(QStringLiteral("stateDtype"));
     m_stateDtype->addItem(tr("config's or model's"), QString());
     for (const char* d : {"fp32", "bf16", "fp16"})
         m_stateDtype->addItem(QString::fromLatin1(d).toUpper(), QString::fromLatin1(d));
@@ -94,158 +147,30 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
            "in (vLLM --mamba-ssm-cache-dtype). Default: the config's mamba_ssm_cache_dtype, "
            "else the model's dtype"));
     mf->addRow(tr("State dtype"), m_stateDtype);
-    outer->addWidget(modelBox);
-
-    auto* gpuBox = new QGroupBox(tr("GPU"), this);
-    auto* gf = new QFormLayout(gpuBox);
-    m_gpu = new QComboBox(gpuBox);
-    for (const auto& [key, g] : m_explorer->presets().gpus())
-        m_gpu->addItem(QString::fromStdString(g.name), QString::fromStdString(key));
-    m_gpu->addItem(tr("Custom (type the peak)"), QString());
-    gf->addRow(tr("GPU"), m_gpu);
-    m_peak = new NumberField(tr("TFLOP/s"),
-                             NumberField::decimal(tr("Peak"), 0.001, 1e6, tr("TFLOP/s")), gpuBox);
-    m_peak->setToolTip(tr("Dense peak of the compute dtype, without sparsity"));
-    gf->addRow(tr("Peak"), m_peak);
-    m_computeDtype = new QComboBox(gpuBox);
-    m_computeDtype->addItem(QStringLiteral("BF16"), QStringLiteral("bf16"));
-    m_computeDtype->addItem(QStringLiteral("FP8"), QStringLiteral("fp8"));
-    gf->addRow(tr("Compute dtype"), m_computeDtype);
-    auto* utilRow = new QHBoxLayout;
-    m_util = percentSlider(5, 100, gpuBox);
-    m_utilLabel = new QLabel(gpuBox);
-    m_utilLabel->setMinimumWidth(44);
-    utilRow->addWidget(m_util);
-    utilRow->addWidget(m_utilLabel);
-    gf->addRow(tr("Utilisation"), utilRow);
-    m_flopModel = new QComboBox(gpuBox);
-    m_flopModel->addItem(tr("simple (2·P·N + attention)"), QStringLiteral("simple"));
-    m_flopModel->addItem(tr("detailed (per layer)"), QStringLiteral("detailed"));
-    gf->addRow(tr("FLOP model"), m_flopModel);
-    auto* tpRow = new QHBoxLayout;
-    m_tp = new QComboBox(gpuBox);
-    m_tp->setToolTip(tr("Only the sizes the model can be split into: the query heads divide by "
-                        "the size, and so do the KV heads (or, past them, the size divides by "
-                        "the KV heads and each is replicated)"));
-    m_sharedPath = new QCheckBox(tr("share one storage path"), gpuBox);
-    m_sharedPath->setToolTip(tr("The GPUs share one path to storage, so each sees B / TP"));
-    tpRow->addWidget(m_tp);
-    tpRow->addWidget(m_sharedPath);
-    gf->addRow(tr("Tensor parallel"), tpRow);
-    outer->addWidget(gpuBox);
-
-    auto* tierBox = new QGroupBox(tr("Storage tiers"), this);
-    auto* tl = new QVBoxLayout(tierBox);
-    m_tiers = new TierTableModel(this);
-    m_tiers->setPresets(&m_explorer->presets());
-    m_tierView = new QTableView(tierBox);
-    // Tab leaves the table for the next control; arrows move between cells.
-    m_tierView->setTabKeyNavigation(false);
-    m_tierView->setModel(m_tiers);
-    m_tierView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_tierView->horizontalHeader()->setStretchLastSection(true);
-    m_tierView->verticalHeader()->setVisible(false);
-    m_tierView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_tierView->setMinimumHeight(110);
-    tl->addWidget(m_tierView);
-    auto* tierButtons = new QHBoxLayout;
-    auto* add = new QToolButton(tierBox);
-    add->setObjectName(QStringLiteral("addTier"));
-    add->setText(tr("Add tier"));
-    add->setPopupMode(QToolButton::InstantPopup);
-    auto* addMenu = new QMenu(add);
-    for (const auto& [key, t] : m_explorer->presets().tiers()) {
-        const QString k = QString::fromStdString(key);
-        addMenu->addAction(QString::fromStdString(t.name), this, [this, k] { addTier(k); });
-    }
-    addMenu->addSeparator();
-    addMenu->addAction(tr("Custom tier"), this, [this] { addTier(QString()); });
-    add->setMenu(addMenu);
-    auto* remove = new QPushButton(tr("Remove"), tierBox);
-    auto* colour = new QPushButton(tr("Colour…"), tierBox);
-    tierButtons->addWidget(add);
-    tierButtons->addWidget(remove);
-    tierButtons->addWidget(colour);
-    tierButtons->addStretch();
-    tl->addLayout(tierButtons);
-    outer->addWidget(tierBox);
-
-    auto* promptBox = new QGroupBox(tr("Prompts"), this);
-    auto* pf = new QFormLayout(promptBox);
-    auto* fracRow = new QHBoxLayout;
-    m_fraction = percentSlider(0, 100, promptBox);
-    m_fractionLabel = new QLabel(promptBox);
-    m_fractionLabel->setMinimumWidth(44);
-    fracRow->addWidget(m_fraction);
-    fracRow->addWidget(m_fractionLabel);
-    pf->addRow(tr("Cached fraction"), fracRow);
-    m_minTokens = new NumberField(tr("tokens"), NumberField::tokens(tr("Shortest prompt"), 1, 1e8),
-                                  promptBox);
-    m_maxTokens =
-        new NumberField(tr("tokens"), NumberField::tokens(tr("Longest prompt"), 2, 1e8), promptBox);
-    pf->addRow(tr("Shortest"), m_minTokens);
-    pf->addRow(tr("Longest"), m_maxTokens);
-    m_logLengths = new QCheckBox(tr("log scale"), promptBox);
-    pf->addRow(tr("Length axis"), m_logLengths);
-    m_sweepTokens = new NumberField(
-        tr("tokens"), NumberField::tokens(tr("Model-size length"), 1, 1e8), promptBox);
-    m_sweepTokens->setToolTip(tr("The prompt length of the model-size chart"));
-    pf->addRow(tr("Model-size N"), m_sweepTokens);
-    outer->addWidget(promptBox);
-
-    m_message = new QLabel(this);
-    m_message->setWordWrap(true);
-    m_message->setStyleSheet(QStringLiteral("color: #c0392b;"));
-    m_message->setVisible(false);
-    outer->addWidget(m_message);
-    outer->addStretch();
-
-    // The names the controls are found by (tests, style sheets, accessibility tools).
-    const std::pair<QObject*, const char*> names[] = {{m_name, "name"},
-                                                      {m_model, "model"},
-                                                      {m_modelInfo, "modelInfo"},
-                                                      {m_kvDtype, "kvDtype"},
-                                                      {m_stateDtype, "stateDtype"},
-                                                      {m_gpu, "gpu"},
-                                                      {m_peak, "peak"},
-                                                      {m_computeDtype, "computeDtype"},
-                                                      {m_util, "utilisation"},
-                                                      {m_flopModel, "flopModel"},
-                                                      {m_tp, "tensorParallel"},
-                                                      {m_sharedPath, "sharedPath"},
-                                                      {m_tiers, "tierModel"},
-                                                      {m_tierView, "tierView"},
-                                                      {m_fraction, "fraction"},
-                                                      {m_minTokens, "minTokens"},
-                                                      {m_maxTokens, "maxTokens"},
-                                                      {m_logLengths, "logLengths"},
-                                                      {m_sweepTokens, "sweepTokens"},
-                                                      {m_message, "message"}};
-    for (const auto& [object, name] : names)
-        object->setObjectName(QLatin1String(name));
-
-    fillModels();
-
-    connect(m_name, &QLineEdit::editingFinished, this, [this] {
-        if (m_showing || m_name->text().trimmed() == currentLabelName()) return;
-        m_applying = true;
-        m_explorer->rename(m_name->text());
-        m_applying = false;
-        updateName();
-    });
-    connect(m_model, &QComboBox::activated, this, &ScenarioPanel::onModelActivated);
-    connect(m_kvDtype, &QComboBox::activated, this, [this] {
-        const QString d = m_kvDtype->currentData().toString();
-        edit(tr("KV dtype"), [&](Scenario& s) {
-            s.kvDtype = d.isEmpty() ? std::nullopt : parseKvDtype(d.toStdString());
-        });
-    });
     connect(m_stateDtype, &QComboBox::activated, this, [this] {
         const QString d = m_stateDtype->currentData().toString();
         edit(tr("State dtype"), [&](Scenario& s) {
             s.stateDtype = d.isEmpty() ? std::nullopt : parseKvDtype(d.toStdString());
         });
     });
+    return modelBox;
+}
+
+QGroupBox* ScenarioPanel::buildGpuBox() {
+    auto* gpuBox = new QGroupBox(tr("GPU"), this);
+    auto* gf = new QFormLayout(gpuBox);
+    m_gpu = new QComboBox(gpuBox);
+    m_gpu->setObjectName(QStringLiteral("gpu"));
+    for (const auto& [key, g] : m_explorer->presets().gpus())
+        m_gpu->addItem(QString::fromStdString(g.name), QString::fromStdString(key));
+    m_gpu->addItem(tr("Custom (type the peak)"), QString());
+    gf->addRow(tr("GPU"), m_gpu);
+
+    m_peak = new NumberField(tr("TFLOP/s"),
+                             NumberField::decimal(tr("Peak"), 0.001, 1e6, tr("TFLOP/s")), gpuBox);
+    m_peak->setObjectName(QStringLiteral("peak"));
+    m_peak->setToolTip(tr("Dense peak of the compute dtype, without sparsity"));
+    gf->addRow(tr("Peak"), m_peak);
     connect(m_gpu, &QComboBox::activated, this, [this] {
         const QString key = m_gpu->currentData().toString();
         edit(tr("GPU"), [&](Scenario& s) {
@@ -262,20 +187,57 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
         edit(
             tr("Peak"), [&](Scenario& s) { s.peakTflops = v; }, kMergePeak);
     });
+    connect(m_peak->edit(), &QLineEdit::editingFinished, m_explorer, &Explorer::endMerge);
+
+    m_computeDtype = new QComboBox(gpuBox);
+    m_computeDtype->setObjectName(QStringLiteral("computeDtype"));
+    m_computeDtype->addItem(QStringLiteral("BF16"), QStringLiteral("bf16"));
+    m_computeDtype->addItem(QStringLiteral("FP8"), QStringLiteral("fp8"));
+    gf->addRow(tr("Compute dtype"), m_computeDtype);
     connect(m_computeDtype, &QComboBox::activated, this, [this] {
         const QString d = m_computeDtype->currentData().toString();
         edit(tr("Compute dtype"), [&](Scenario& s) { s.computeDtype = d.toStdString(); });
         showScenario();
     });
+
+    auto* utilRow = new QHBoxLayout;
+    m_util = percentSlider(5, 100, gpuBox);
+    m_util->setObjectName(QStringLiteral("utilisation"));
+    m_utilLabel = new QLabel(gpuBox);
+    m_utilLabel->setMinimumWidth(44);
+    utilRow->addWidget(m_util);
+    utilRow->addWidget(m_utilLabel);
+    gf->addRow(tr("Utilisation"), utilRow);
     connect(m_util, &QSlider::valueChanged, this, [this](int v) {
         m_utilLabel->setText(QStringLiteral("%1 %").arg(v));
         edit(
             tr("Utilisation"), [&](Scenario& s) { s.utilisation = v / 100.0; }, kMergeUtil);
     });
+    // A drag ends: the next change is a new undo step.
+    connect(m_util, &QSlider::sliderReleased, m_explorer, &Explorer::endMerge);
+
+    m_flopModel = new QComboBox(gpuBox);
+    m_flopModel->setObjectName(QStringLiteral("flopModel"));
+    m_flopModel->addItem(tr("simple (2·P·N + attention)"), QStringLiteral("simple"));
+    m_flopModel->addItem(tr("detailed (per layer)"), QStringLiteral("detailed"));
+    gf->addRow(tr("FLOP model"), m_flopModel);
     connect(m_flopModel, &QComboBox::activated, this, [this] {
         const auto m = parseFlopModel(m_flopModel->currentData().toString().toStdString());
         edit(tr("FLOP model"), [&](Scenario& s) { s.flopModel = m.value_or(FlopModel::Simple); });
     });
+
+    auto* tpRow = new QHBoxLayout;
+    m_tp = new QComboBox(gpuBox);
+    m_tp->setObjectName(QStringLiteral("tensorParallel"));
+    m_tp->setToolTip(tr("Only the sizes the model can be split into: the query heads divide by "
+                        "the size, and so do the KV heads (or, past them, the size divides by "
+                        "the KV heads and each is replicated)"));
+    m_sharedPath = new QCheckBox(tr("share one storage path"), gpuBox);
+    m_sharedPath->setObjectName(QStringLiteral("sharedPath"));
+    m_sharedPath->setToolTip(tr("The GPUs share one path to storage, so each sees B / TP"));
+    tpRow->addWidget(m_tp);
+    tpRow->addWidget(m_sharedPath);
+    gf->addRow(tr("Tensor parallel"), tpRow);
     connect(m_tp, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (i < 0) return;
         const int v = m_tp->itemData(i).toInt();
@@ -284,11 +246,46 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     connect(m_sharedPath, &QCheckBox::toggled, this, [this](bool on) {
         edit(tr("Shared storage path"), [&](Scenario& s) { s.sharedPath = on; });
     });
+    return gpuBox;
+}
+
+QGroupBox* ScenarioPanel::buildTierBox() {
+    auto* tierBox = new QGroupBox(tr("Storage tiers"), this);
+    auto* tl = new QVBoxLayout(tierBox);
+    m_tiers = new TierTableModel(this);
+    m_tiers->setObjectName(QStringLiteral("tierModel"));
+    m_tiers->setPresets(&m_explorer->presets());
+    m_tierView = new QTableView(tierBox);
+    m_tierView->setObjectName(QStringLiteral("tierView"));
+    // Tab leaves the table for the next control; arrows move between cells.
+    m_tierView->setTabKeyNavigation(false);
+    m_tierView->setModel(m_tiers);
+    m_tierView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_tierView->horizontalHeader()->setStretchLastSection(true);
+    m_tierView->verticalHeader()->setVisible(false);
+    m_tierView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tierView->setMinimumHeight(110);
+    tl->addWidget(m_tierView);
     connect(m_tiers, &TierTableModel::tiersEdited, this, [this] {
         showMessage(QString());
         edit(tr("Tiers"), [&](Scenario& s) { s.tiers = m_tiers->tiers(); });
     });
     connect(m_tiers, &TierTableModel::rejected, this, &ScenarioPanel::showMessage);
+
+    auto* tierButtons = new QHBoxLayout;
+    auto* add = new QToolButton(tierBox);
+    add->setObjectName(QStringLiteral("addTier"));
+    add->setText(tr("Add tier"));
+    add->setPopupMode(QToolButton::InstantPopup);
+    auto* addMenu = new QMenu(add);
+    for (const auto& [key, t] : m_explorer->presets().tiers()) {
+        const QString k = QString::fromStdString(key);
+        addMenu->addAction(QString::fromStdString(t.name), this, [this, k] { addTier(k); });
+    }
+    addMenu->addSeparator();
+    addMenu->addAction(tr("Custom tier"), this, [this] { addTier(QString()); });
+    add->setMenu(addMenu);
+    auto* remove = new QPushButton(tr("Remove"), tierBox);
     connect(remove, &QPushButton::clicked, this, [this] {
         const auto rows = m_tierView->selectionModel()->selectedRows();
         if (!rows.isEmpty())
@@ -296,13 +293,43 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
         else if (m_tiers->rowCount() > 0)
             m_tiers->removeTier(m_tiers->rowCount() - 1);
     });
+    auto* colour = new QPushButton(tr("Colour…"), tierBox);
     connect(colour, &QPushButton::clicked, this, &ScenarioPanel::pickTierColour);
+    tierButtons->addWidget(add);
+    tierButtons->addWidget(remove);
+    tierButtons->addWidget(colour);
+    tierButtons->addStretch();
+    tl->addLayout(tierButtons);
+    return tierBox;
+}
+
+QGroupBox* ScenarioPanel::buildPromptBox() {
+    auto* promptBox = new QGroupBox(tr("Prompts"), this);
+    auto* pf = new QFormLayout(promptBox);
+    auto* fracRow = new QHBoxLayout;
+    m_fraction = percentSlider(0, 100, promptBox);
+    m_fraction->setObjectName(QStringLiteral("fraction"));
+    m_fractionLabel = new QLabel(promptBox);
+    m_fractionLabel->setMinimumWidth(44);
+    fracRow->addWidget(m_fraction);
+    fracRow->addWidget(m_fractionLabel);
+    pf->addRow(tr("Cached fraction"), fracRow);
     connect(m_fraction, &QSlider::valueChanged, this, [this](int v) {
         m_fractionLabel->setText(QStringLiteral("%1 %").arg(v));
         edit(
             tr("Cached fraction"), [&](Scenario& s) { s.cachedFraction = v / 100.0; },
             kMergeFraction);
     });
+    connect(m_fraction, &QSlider::sliderReleased, m_explorer, &Explorer::endMerge);
+
+    m_minTokens = new NumberField(tr("tokens"), NumberField::tokens(tr("Shortest prompt"), 1, 1e8),
+                                  promptBox);
+    m_minTokens->setObjectName(QStringLiteral("minTokens"));
+    m_maxTokens =
+        new NumberField(tr("tokens"), NumberField::tokens(tr("Longest prompt"), 2, 1e8), promptBox);
+    m_maxTokens->setObjectName(QStringLiteral("maxTokens"));
+    pf->addRow(tr("Shortest"), m_minTokens);
+    pf->addRow(tr("Longest"), m_maxTokens);
     auto lengths = [this] {
         const auto lo = m_minTokens->value(), hi = m_maxTokens->value();
         if (!lo || !hi) return;
@@ -323,21 +350,32 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     };
     connect(m_minTokens, &NumberField::valueEdited, this, lengths);
     connect(m_maxTokens, &NumberField::valueEdited, this, lengths);
+
+    m_logLengths = new QCheckBox(tr("log scale"), promptBox);
+    m_logLengths->setObjectName(QStringLiteral("logLengths"));
+    pf->addRow(tr("Length axis"), m_logLengths);
     connect(m_logLengths, &QCheckBox::toggled, this,
             [this](bool on) { edit(tr("Length axis"), [&](Scenario& s) { s.lengths.log = on; }); });
+
+    m_sweepTokens = new NumberField(
+        tr("tokens"), NumberField::tokens(tr("Model-size length"), 1, 1e8), promptBox);
+    m_sweepTokens->setObjectName(QStringLiteral("sweepTokens"));
+    m_sweepTokens->setToolTip(tr("The prompt length of the model-size chart"));
+    pf->addRow(tr("Model-size N"), m_sweepTokens);
     connect(m_sweepTokens, &NumberField::valueEdited, this, [this](double v) {
         edit(
             tr("Model-size N"), [&](Scenario& s) { s.sweepTokens = v; }, kMergeSweep);
     });
+    // The typing in one field ends: the next change is a new undo step.
+    for (NumberField* f : {m_minTokens, m_maxTokens, m_sweepTokens})
+        connect(f->edit(), &QLineEdit::editingFinished, m_explorer, &Explorer::endMerge);
+    return promptBox;
+}
 
+void ScenarioPanel::connectExplorer() {
     connect(m_explorer, &Explorer::scenarioChanged, this, [this] {
         if (!m_applying) showScenario();
     });
-    // A drag, or the typing in one field, ends: the next change is a new undo step.
-    for (QSlider* sl : {m_util, m_fraction})
-        connect(sl, &QSlider::sliderReleased, m_explorer, &Explorer::endMerge);
-    for (NumberField* f : {m_peak, m_minTokens, m_maxTokens, m_sweepTokens})
-        connect(f->edit(), &QLineEdit::editingFinished, m_explorer, &Explorer::endMerge);
     connect(m_explorer, &Explorer::computed, this, [this] {
         if (m_message->property("evaluation").toBool()) showMessage(QString());
         updateName();
@@ -347,17 +385,6 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
         showMessage(msg);
         m_message->setProperty("evaluation", true);
     });
-    showScenario();
-}
-
-template <class F> void ScenarioPanel::edit(const QString& what, F&& change, int mergeKey) {
-    if (m_showing) return;
-    Scenario s = m_explorer->scenario();
-    change(s);
-    m_applying = true;
-    m_explorer->edit(s, what, mergeKey);
-    m_applying = false;
-    updateName();
 }
 
 void ScenarioPanel::fillModels() {

@@ -10,6 +10,8 @@
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QSlider;
@@ -29,15 +31,23 @@ class ScenarioPanel : public QWidget {
     // The model's config.json through a file dialog.
     void openModelConfig();
 
-    // Its controls have object names (scenario_panel.cpp lists them): tests find them with
-    // findChild. The tensor-parallel list offers only the sizes the model can be split into
-    // (data: the size). The name field holds a name the user gave; with none, it is empty and
+    // Its controls have object names (each builder in scenario_panel.cpp sets them): tests find
+    // them with findChild. The tensor-parallel list offers only the sizes the model can be split
+    // into (data: the size). The name field holds a name the user gave; with none, it is empty and
     // shows the label built from the inputs in grey (see updateName).
 
     // The latest refusal or evaluation error (what opening a model that fails reports).
     QString messageText() const;
 
   private:
+    // One builder per part of the panel: it makes the controls, names them and connects them.
+    QFormLayout* buildNameRow();
+    QGroupBox* buildModelBox();
+    QGroupBox* buildGpuBox();
+    QGroupBox* buildTierBox();
+    QGroupBox* buildPromptBox();
+    // The Explorer's signals: a new scenario, a result, a failure.
+    void connectExplorer();
     // A change of the scenario, undoable as `what`; mergeKey ≥ 0 merges a drag into one step.
     template <class F> void edit(const QString& what, F&& change, int mergeKey = -1);
     void updateName();
