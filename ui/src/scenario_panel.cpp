@@ -1,13 +1,16 @@
 #include "kvbe/ui/scenario_panel.h"
 
 #include "kvbe/config_reader.h"
+#include "kvbe/interpolation.h"
 #include "kvbe/ui/chart_view.h"
 #include "kvbe/units.h"
 
 #include <QCheckBox>
 #include <QColorDialog>
 #include <QComboBox>
+#include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -17,8 +20,11 @@
 #include <QMenu>
 #include <QPainter>
 #include <QPushButton>
+#include <QRegularExpression>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QTableView>
+#include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -31,7 +37,16 @@ namespace kvbe {
 namespace {
 constexpr int kOpenConfigRole = Qt::UserRole + 1;
 // Undo merge keys: a drag of a slider or the keystrokes of one field are one undo step.
-enum { kMergeUtil = 1, kMergeFraction, kMergePeak, kMergeLengths, kMergeSweep };
+enum {
+    kMergeUtil = 1,
+    kMergeFraction,
+    kMergePeak,
+    kMergeLengths,
+    kMergeSweep,
+    kMergeParams,
+    kMergeRamp,
+    kMergeHostLink
+};
 const char* const kKvDtypes[] = {"bf16", "fp16", "fp8", "int8", "fp32"};
 
 // A slider that shows keyboard focus (the style draws none): a frame in the highlight colour.
@@ -49,6 +64,14 @@ class FocusSlider : public QSlider {
         p.drawRoundedRect(QRectF(rect()).adjusted(1, 1, -1, -1), 3, 3);
     }
 };
+
+// A parameter count as people write it: "3.21B", "70.6B", "350M", "1.2T".
+QString paramCountText(double p, int digits = 6) {
+    if (p >= 1e12) return QString::number(p / 1e12, 'g', digits) + QLatin1Char('T');
+    if (p >= 1e9) return QString::number(p / 1e9, 'g', digits) + QLatin1Char('B');
+    if (p >= 1e6) return QString::number(p / 1e6, 'g', digits) + QLatin1Char('M');
+    return QString::number(p, 'g', digits);
+}
 
 QSlider* percentSlider(int min, int max, QWidget* parent) {
     auto* s = new FocusSlider(Qt::Horizontal, parent);
@@ -74,6 +97,7 @@ ScenarioPanel::ScenarioPanel(Explorer* explorer, QWidget* parent)
     outer->addWidget(buildGpuBox());
     outer->addWidget(buildTierBox());
     outer->addWidget(buildPromptBox());
+    outer->addWidget(buildAdvancedBox());
     outer->addWidget(m_message);
     outer->addStretch();
 
@@ -372,6 +396,310 @@ QGroupBox* ScenarioPanel::buildPromptBox() {
     return promptBox;
 }
 
+QWidget* ScenarioPanel::buildAdvancedBox() {
+    auto* section = new QWidget(this);
+    auto* sl = new QVBoxLayout(section);
+    sl->setContentsMargins(0, 0, 0, 0);
+    m_advancedToggle = new QToolButton(section);
+    m_advancedToggle->setObjectName(QStringLiteral("advancedToggle"));
+    m_advancedToggle->setText(tr("Advanced: P, ramp, host link, prefill table"));
+    m_advancedToggle->setToolTip(
+        tr("The parameter count of the FLOP model, the utilisation ramp, the host-link bandwidth "
+           "and a measured prefill table: each empty by default"));
+    m_advancedToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_advancedToggle->setArrowType(Qt::RightArrow);
+    m_advancedToggle->setAutoRaise(true);
+    m_advancedToggle->setCheckable(true);
+    sl->addWidget(m_advancedToggle);
+
+    auto* box = new QGroupBox(section); // the toggle above is its title
+    m_advanced = box;
+    m_advanced->setObjectName(QStringLiteral("advanced"));
+    m_advanced->setVisible(false);
+    sl->addWidget(box);
+    connect(m_advancedToggle, &QToolButton::toggled, this, [this](bool on) {
+        m_advancedToggle->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+        m_advanced->setVisible(on);
+    });
+    auto* af = new QFormLayout(box);
+
+    // Each field: a value is an edit (keystrokes merge into one undo step); empty text puts the
+    // default back; text that is no value is refused in the panel's message.
+    auto optionalField = [this](NumberField* f, const QString& what, int mergeKey, auto set) {
+        f->setEmptyAllowed(true);
+        f->setReportsInPlace(false);
+        connect(f, &NumberField::valueEdited, this, [this, what, mergeKey, set](double v) {
+            showMessage(QString());
+            edit(
+                what, [&](Scenario& s) { set(s, std::optional<double>(v)); }, mergeKey);
+        });
+        connect(f, &NumberField::cleared, this, [this, what, set] {
+            showMessage(QString());
+            edit(what, [&](Scenario& s) { set(s, std::nullopt); });
+        });
+        connect(f, &NumberField::refused, this, &ScenarioPanel::showMessage);
+        connect(f->edit(), &QLineEdit::editingFinished, m_explorer, &Explorer::endMerge);
+    };
+
+    m_params = new NumberField(
+        tr("parameters"),
+        [](const QString& text, QString* why) -> std::optional<double> {
+            auto v = parseParamCount(text.toStdString());
+            if (!v) {
+                *why = tr("Parameters: %1.").arg(QString::fromStdString(v.message()));
+                return std::nullopt;
+            }
+            return *v;
+        },
+        box);
+    m_params->setObjectName(QStringLiteral("paramsOverride"));
+    m_params->setToolTip(tr("P in the simple FLOP model's 2·P·N: 3.21e9, 70B. Empty: the "
+                            "model's own count (active parameters for a mixture of experts). "
+                            "The detailed FLOP model counts per layer and does not use it"));
+    af->addRow(tr("Parameters"), m_params);
+    optionalField(m_params, tr("Parameter count"), kMergeParams,
+                  [](Scenario& s, std::optional<double> v) { s.paramsOverride = v; });
+
+    m_ramp =
+        new NumberField(tr("tokens"), NumberField::tokens(tr("Utilisation ramp n½"), 1, 1e9), box);
+    m_ramp->setObjectName(QStringLiteral("rampHalfTokens"));
+    m_ramp->setPlaceholder(tr("off"));
+    m_ramp->setToolTip(tr("Short prompts keep the GPU less busy: u(N) = u · N / (N + n½), half "
+                          "the utilisation at N = n½ tokens. Empty: the same utilisation at "
+                          "every length"));
+    af->addRow(tr("Ramp n½"), m_ramp);
+    optionalField(m_ramp, tr("Utilisation ramp"), kMergeRamp,
+                  [](Scenario& s, std::optional<double> v) { s.rampHalfTokens = v; });
+
+    m_hostLink = new NumberField(
+        tr("GB/s"), NumberField::decimal(tr("Host link"), 0.001, 1e6, tr("GB/s")), box);
+    m_hostLink->setObjectName(QStringLiteral("hostLink"));
+    m_hostLink->setToolTip(
+        tr("The GPU's link to host memory that staged tiers load through (serial: 1/B = "
+           "1/B_tier + 1/B_link; pipelined: min(B_tier, B_link)). Empty: the GPU preset's"));
+    af->addRow(tr("Host link"), m_hostLink);
+    optionalField(m_hostLink, tr("Host link"), kMergeHostLink,
+                  [](Scenario& s, std::optional<double> v) { s.hostLinkGBps = v; });
+
+    m_prefillState = new QLabel(box);
+    m_prefillState->setObjectName(QStringLiteral("prefillState"));
+    m_prefillState->setWordWrap(true);
+    af->addRow(tr("Prefill"), m_prefillState);
+    m_prefill = new QTableWidget(0, 2, box);
+    m_prefill->setObjectName(QStringLiteral("prefillTable"));
+    m_prefill->setHorizontalHeaderLabels({tr("Tokens"), tr("Seconds")});
+    m_prefill->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_prefill->verticalHeader()->setVisible(false);
+    m_prefill->setTabKeyNavigation(false);
+    m_prefill->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_prefill->setToolTip(tr("Measured cold prefill times: tokens (8192 or 8k) and seconds "
+                             "(0.61 or 610ms), at least two lengths. The recompute time follows "
+                             "them (log-log interpolation) in place of the FLOP model"));
+    m_prefill->setMinimumHeight(90);
+    m_prefill->setMaximumHeight(150);
+    af->addRow(m_prefill);
+    connect(m_prefill, &QTableWidget::itemChanged, this, [this] {
+        if (!m_showing) applyPrefillTable();
+    });
+
+    auto* buttons = new QHBoxLayout;
+    auto* addRow = new QPushButton(tr("Add row"), box);
+    addRow->setObjectName(QStringLiteral("addPrefillRow"));
+    connect(addRow, &QPushButton::clicked, this, [this] {
+        const int row = m_prefill->rowCount();
+        m_prefill->insertRow(row);
+        m_prefill->setCurrentCell(row, 0);
+        m_prefill->editItem(m_prefill->item(row, 0));
+    });
+    auto* removeRow = new QPushButton(tr("Remove"), box);
+    removeRow->setObjectName(QStringLiteral("removePrefillRow"));
+    connect(removeRow, &QPushButton::clicked, this, [this] {
+        const auto rows = m_prefill->selectionModel()->selectedRows();
+        const int row = rows.isEmpty() ? m_prefill->rowCount() - 1 : rows.front().row();
+        if (row < 0) return;
+        m_prefill->removeRow(row);
+        applyPrefillTable();
+    });
+    auto* import = new QPushButton(tr("Import CSV…"), box);
+    import->setObjectName(QStringLiteral("importPrefill"));
+    import->setToolTip(tr("A CSV file of tokens and seconds, one length a line"));
+    connect(import, &QPushButton::clicked, this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Import a measured prefill table"), QString(),
+                                         tr("CSV (*.csv *.txt);;All files (*)"));
+        if (!path.isEmpty()) importPrefillTable(path);
+    });
+    auto* analytic = new QPushButton(tr("Analytic"), box);
+    analytic->setObjectName(QStringLiteral("analyticPrefill"));
+    analytic->setToolTip(tr("Drop the measured table: the recompute time comes from the FLOP "
+                            "model again"));
+    connect(analytic, &QPushButton::clicked, this, [this] {
+        showMessage(QString());
+        edit(tr("Analytic prefill"), [](Scenario& s) { s.measuredPrefill.clear(); });
+        showPrefillTable(m_explorer->scenario());
+    });
+    buttons->addWidget(addRow);
+    buttons->addWidget(removeRow);
+    buttons->addWidget(import);
+    buttons->addWidget(analytic);
+    buttons->addStretch();
+    af->addRow(buttons);
+    return section;
+}
+
+void ScenarioPanel::applyPrefillTable() {
+    std::vector<std::pair<double, double>> points;
+    auto cell = [this](int row, int column) {
+        const auto* item = m_prefill->item(row, column);
+        return item ? item->text().trimmed() : QString();
+    };
+    for (int row = 0; row < m_prefill->rowCount(); ++row) {
+        const QString tokens = cell(row, 0), seconds = cell(row, 1);
+        // A row being filled in waits for its other cell.
+        if (tokens.isEmpty() || seconds.isEmpty()) continue;
+        auto n = parseTokens(tokens.toStdString());
+        if (!n) {
+            showMessage(tr("Measured prefill, row %1, tokens: %2.")
+                            .arg(row + 1)
+                            .arg(QString::fromStdString(n.message())));
+            return;
+        }
+        auto t = parseSeconds(seconds.toStdString());
+        if (!t) {
+            showMessage(tr("Measured prefill, row %1, seconds: %2.")
+                            .arg(row + 1)
+                            .arg(QString::fromStdString(t.message())));
+            return;
+        }
+        points.emplace_back(*n, *t);
+    }
+    std::sort(points.begin(), points.end());
+    if (!points.empty()) {
+        if (auto table = PrefillTable::create(points, tr("Measured prefill").toStdString());
+            !table) {
+            showMessage(QString::fromStdString(table.message()) + QLatin1Char('.'));
+            return;
+        }
+    }
+    showMessage(QString());
+    edit(tr("Measured prefill"), [&](Scenario& s) { s.measuredPrefill = points; });
+    showPrefillState(m_explorer->scenario());
+}
+
+bool ScenarioPanel::importPrefillTable(const QString& path) {
+    const QString name = QFileInfo(path).fileName();
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) {
+        showMessage(tr("Measured prefill: cannot read %1 (%2).").arg(name, file.errorString()));
+        return false;
+    }
+    // A prefill table has tens of lengths; a file far past that is not one.
+    constexpr qint64 kMaxBytes = 4 << 20;
+    if (file.size() > kMaxBytes) {
+        showMessage(tr("Measured prefill: %1 is %2; expected a CSV of tokens and seconds, a few "
+                       "kilobytes.")
+                        .arg(name, QString::fromStdString(formatBytes(double(file.size())))));
+        return false;
+    }
+    std::vector<std::pair<double, double>> points;
+    int lineNo = 0;
+    bool first = true;
+    while (!file.atEnd()) {
+        ++lineNo;
+        const QString line = QString::fromUtf8(file.readLine()).trimmed();
+        if (line.isEmpty() || line.startsWith(QLatin1Char('#'))) continue;
+        QStringList cells = line.split(QRegularExpression(QStringLiteral("[,;\t]")));
+        for (QString& c : cells) {
+            c = c.trimmed();
+            if (c.size() >= 2 && c.startsWith(QLatin1Char('"')) && c.endsWith(QLatin1Char('"')))
+                c = c.mid(1, c.size() - 2).trimmed();
+        }
+        const bool header = first;
+        first = false;
+        if (cells.size() < 2) {
+            showMessage(tr("Measured prefill: %1, line %2: expected two columns, tokens and "
+                           "seconds (e.g. 8192,0.61).")
+                            .arg(name)
+                            .arg(lineNo));
+            return false;
+        }
+        auto n = parseTokens(cells[0].toStdString());
+        auto t = parseSeconds(cells[1].toStdString());
+        // A first line that is no numbers names the columns.
+        if (header && !n && !t) continue;
+        if (!n || !t) {
+            showMessage(tr("Measured prefill: %1, line %2, %3: %4.")
+                            .arg(name)
+                            .arg(lineNo)
+                            .arg(!n ? tr("tokens") : tr("seconds"))
+                            .arg(QString::fromStdString(!n ? n.message() : t.message())));
+            return false;
+        }
+        points.emplace_back(*n, *t);
+    }
+    std::sort(points.begin(), points.end());
+    if (auto table =
+            PrefillTable::create(points, tr("Measured prefill: %1").arg(name).toStdString());
+        !table) {
+        showMessage(QString::fromStdString(table.message()) + QLatin1Char('.'));
+        return false;
+    }
+    showMessage(QString());
+    edit(tr("Import measured prefill"), [&](Scenario& s) { s.measuredPrefill = points; });
+    showPrefillTable(m_explorer->scenario());
+    m_advancedToggle->setChecked(true);
+    return true;
+}
+
+void ScenarioPanel::showAdvanced(const Scenario& s) {
+    if (s.paramsOverride)
+        m_params->setValue(*s.paramsOverride, paramCountText(*s.paramsOverride));
+    else
+        m_params->clearValue();
+    if (s.rampHalfTokens)
+        m_ramp->setValue(*s.rampHalfTokens);
+    else
+        m_ramp->clearValue();
+    if (s.hostLinkGBps)
+        m_hostLink->setValue(*s.hostLinkGBps);
+    else
+        m_hostLink->clearValue();
+    // Without an override the default is the GPU preset's (shown once computed, updateSummary).
+    if (const auto* gpu = m_explorer->presets().findGpu(s.gpu))
+        m_hostLink->setPlaceholder(tr("%1: %2").arg(QString::fromStdString(gpu->name),
+                                                    QString::number(gpu->hostLinkBps / 1e9)));
+    showPrefillTable(s);
+    if (s.paramsOverride || s.rampHalfTokens || s.hostLinkGBps || !s.measuredPrefill.empty())
+        m_advancedToggle->setChecked(true);
+}
+
+void ScenarioPanel::showPrefillTable(const Scenario& s) {
+    {
+        const QSignalBlocker block(m_prefill);
+        m_prefill->setRowCount(int(s.measuredPrefill.size()));
+        for (size_t i = 0; i < s.measuredPrefill.size(); ++i) {
+            const auto [n, t] = s.measuredPrefill[i];
+            m_prefill->setItem(int(i), 0, new QTableWidgetItem(QString::number(n, 'g', 12)));
+            m_prefill->setItem(int(i), 1, new QTableWidgetItem(QString::number(t, 'g', 6)));
+        }
+    }
+    showPrefillState(s);
+}
+
+void ScenarioPanel::showPrefillState(const Scenario& s) {
+    if (s.measuredPrefill.empty()) {
+        m_prefillState->setText(tr("Analytic: the FLOP model at the peak and utilisation above."));
+        return;
+    }
+    const auto [lo, hi] = std::minmax_element(s.measuredPrefill.begin(), s.measuredPrefill.end());
+    m_prefillState->setText(
+        tr("Measured: %1 lengths from %2 to %3 tokens. Recompute follows the table; peak, "
+           "utilisation, ramp and P do not apply.")
+            .arg(s.measuredPrefill.size())
+            .arg(QString::fromStdString(formatTokens(lo->first)),
+                 QString::fromStdString(formatTokens(hi->first))));
+}
+
 void ScenarioPanel::connectExplorer() {
     connect(m_explorer, &Explorer::scenarioChanged, this, [this] {
         if (!m_applying) showScenario();
@@ -537,6 +865,7 @@ void ScenarioPanel::showScenario() {
     m_maxTokens->setValue(s.lengths.maxTokens);
     m_logLengths->setChecked(s.lengths.log);
     m_sweepTokens->setValue(s.sweepTokens);
+    showAdvanced(s);
     m_showing = false;
     updateName();
 }
@@ -579,6 +908,11 @@ void ScenarioPanel::updateSummary() {
     const ModelSpec& m = r->model();
     const auto& cost = r->eval->cost;
     m_stateDtype->setEnabled(m.isHybrid());
+    // The defaults the empty advanced fields stand for, as core computed with them.
+    if (!r->scenario.paramsOverride)
+        m_params->setPlaceholder(tr("model's: %1").arg(paramCountText(cost.simpleParams(), 3)));
+    if (!r->scenario.hostLinkGBps && !r->eval->gpu)
+        m_hostLink->setPlaceholder(tr("default: %1").arg(r->eval->hostLinkBps / 1e9));
     m_modelInfo->setText(
         tr("%1 layers, %2 query / %3 KV heads · %4 parameters · KV %5 per token")
             .arg(m.layers)
