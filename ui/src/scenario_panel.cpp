@@ -23,6 +23,7 @@
 #include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QSlider>
+#include <QStyle>
 #include <QTableView>
 #include <QTableWidget>
 #include <QToolButton>
@@ -284,8 +285,15 @@ QGroupBox* ScenarioPanel::buildTierBox() {
     // Tab leaves the table for the next control; arrows move between cells.
     m_tierView->setTabKeyNavigation(false);
     m_tierView->setModel(m_tiers);
-    m_tierView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_tierView->horizontalHeader()->setStretchLastSection(true);
+    // Every column in view at the panel's width (issue 12, defect 9): numbers, staging and
+    // colour as wide as their contents, the tier's name in the rest (elided; its tooltip holds
+    // it whole). fitTierColumns keeps the table that wide.
+    auto* header = m_tierView->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(TierTableModel::Name, QHeaderView::Stretch);
+    header->setStretchLastSection(false);
+    m_tierView->setWordWrap(false);
+    m_tierView->setTextElideMode(Qt::ElideMiddle); // "Host DRAM…e 5.0)": the generation stays
     m_tierView->verticalHeader()->setVisible(false);
     m_tierView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tierView->setMinimumHeight(110);
@@ -293,6 +301,7 @@ QGroupBox* ScenarioPanel::buildTierBox() {
     connect(m_tiers, &TierTableModel::tiersEdited, this, [this] {
         showMessage(QString());
         edit(tr("Tiers"), [&](Scenario& s) { s.tiers = m_tiers->tiers(); });
+        fitTierColumns();
     });
     connect(m_tiers, &TierTableModel::rejected, this, &ScenarioPanel::showMessage);
 
@@ -809,8 +818,29 @@ void ScenarioPanel::pickTierColour() {
         return;
     }
     const QModelIndex idx = m_tiers->index(rows.front().row(), TierTableModel::Colour);
-    const QColor c = QColorDialog::getColor(QColor(idx.data().toString()), this, tr("Tier colour"));
+    const QColor c =
+        QColorDialog::getColor(QColor(idx.data(Qt::EditRole).toString()), this, tr("Tier colour"));
     if (c.isValid()) m_tiers->setData(idx, c.name(), Qt::EditRole);
+}
+
+void ScenarioPanel::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    fitTierColumns(); // with the fonts and style the panel is shown in
+}
+
+void ScenarioPanel::fitTierColumns() {
+    // The columns' own widths, room for a short tier name ("NVMe (PCIe 5.0)") and for the
+    // scroll bar more tiers bring: the panel is at least this wide.
+    auto* header = m_tierView->horizontalHeader();
+    const QAbstractItemView* view = m_tierView; // QTableView hides sizeHintForColumn
+    int width = 2 * m_tierView->frameWidth() +
+                m_tierView->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, m_tierView);
+    for (int c = 0; c < m_tiers->columnCount(); ++c)
+        width +=
+            c == TierTableModel::Name
+                ? m_tierView->fontMetrics().horizontalAdvance(QStringLiteral("NVMe (PCIe 5.0)"))
+                : std::max(header->sectionSizeHint(c), view->sizeHintForColumn(c));
+    m_tierView->setMinimumWidth(width);
 }
 
 void ScenarioPanel::showMessage(const QString& text) {
@@ -859,6 +889,7 @@ void ScenarioPanel::showScenario() {
     fillTensorParallel(s);
     m_sharedPath->setChecked(s.sharedPath);
     m_tiers->setTiers(s.tiers);
+    fitTierColumns();
     m_fraction->setValue(int(std::lround(s.cachedFraction * 100)));
     m_fractionLabel->setText(QStringLiteral("%1 %").arg(m_fraction->value()));
     m_minTokens->setValue(s.lengths.minTokens);

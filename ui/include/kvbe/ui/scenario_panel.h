@@ -45,6 +45,9 @@ class ScenarioPanel : public QWidget {
     // The latest refusal or evaluation error (what opening a model that fails reports).
     QString messageText() const;
 
+  protected:
+    void showEvent(QShowEvent* e) override;
+
   private:
     // One builder per part of the panel: it makes the controls, names them and connects them.
     QFormLayout* buildNameRow();
@@ -65,6 +68,9 @@ class ScenarioPanel : public QWidget {
     void onModelActivated(int index);
     void addTier(const QString& presetKey);
     void pickTierColour();
+    // The tier table's minimum width: every column whole, the name column elided at most to a
+    // short name.
+    void fitTierColumns();
     void updateSummary();
     void fillTensorParallel(const Scenario& s);
     // The advanced fields; unfolds them when the scenario sets any.
