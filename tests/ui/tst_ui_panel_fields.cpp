@@ -99,8 +99,8 @@ class TestPanelFields : public QObject {
         QCOMPARE(explorerOf(w)->scenario().hostLinkGBps.value(), 5.0);
         // Pipelined through a 5 GB/s link: min(tier, link), as core stages it.
         const auto& staged = explorerOf(w)->result()->eval->tiers[1];
-        QCOMPARE(staged.bandwidthBps, stagedBandwidth(tiers[1].bandwidthGBps * 1e9, 5e9,
-                                                      Staging::Pipelined));
+        QCOMPARE(staged.bandwidthBps,
+                 stagedBandwidth(tiers[1].bandwidthGBps * 1e9, 5e9, Staging::Pipelined));
         QCOMPARE(staged.bandwidthBps, 5e9);
         const auto ref = reference(explorerOf(w)->scenario());
         const auto hit = chartOf(w, "ttft")->seriesByKey(QStringLiteral("tier/1/hit"))->points();
@@ -201,7 +201,8 @@ class TestPanelFields : public QObject {
         setCell(table, 0, 0, QStringLiteral("1k"));
         setCell(table, 0, 1, QStringLiteral("100ms"));
         // One row is no table yet: the message says what it takes, the model stays analytic.
-        QVERIFY2(p.messageText().contains(QStringLiteral("at least 2")), qPrintable(p.messageText()));
+        QVERIFY2(p.messageText().contains(QStringLiteral("at least 2")),
+                 qPrintable(p.messageText()));
         QVERIFY(explorerOf(w)->scenario().measuredPrefill.empty());
         setCell(table, 1, 0, QStringLiteral("32768"));
         setCell(table, 1, 1, QStringLiteral("4"));
