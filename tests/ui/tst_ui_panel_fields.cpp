@@ -149,6 +149,11 @@ class TestPanelFields : public QObject {
         typeInto(params, QStringLiteral("3.21e9"));
         QCOMPARE(explorerOf(w)->scenario().paramsOverride.value(), 3.21e9);
 
+        // A count no model has is refused too ("7" on the way to "70B").
+        typeInto(params, QStringLiteral("7"));
+        QVERIFY2(panelOf(w).messageText().contains(QStringLiteral("under a million")),
+                 qPrintable(panelOf(w).messageText()));
+        QCOMPARE(explorerOf(w)->scenario().paramsOverride.value(), 3.21e9);
         typeInto(params, QStringLiteral("70Q"));
         QVERIFY2(panelOf(w).messageText().startsWith(QStringLiteral("Parameters: ")) &&
                      panelOf(w).messageText().contains(QStringLiteral("B (×1e9)")),

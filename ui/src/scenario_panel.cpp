@@ -458,6 +458,13 @@ QWidget* ScenarioPanel::buildAdvancedBox() {
                 *why = tr("Parameters: %1.").arg(QString::fromStdString(v.message()));
                 return std::nullopt;
             }
+            // No model has fewer; "7" on the way to "70B" is not applied.
+            if (*v < 1e6) {
+                *why = tr("Parameters: %1 is under a million; expected a model's count, e.g. "
+                          "3.21e9 or 70B.")
+                           .arg(text.trimmed());
+                return std::nullopt;
+            }
             return *v;
         },
         box);
