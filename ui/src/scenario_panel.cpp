@@ -523,7 +523,13 @@ QWidget* ScenarioPanel::buildAdvancedBox() {
     addRow->setObjectName(QStringLiteral("addPrefillRow"));
     connect(addRow, &QPushButton::clicked, this, [this] {
         const int row = m_prefill->rowCount();
-        m_prefill->insertRow(row);
+        {
+            const QSignalBlocker block(m_prefill); // empty cells: nothing to apply yet
+            m_prefill->insertRow(row);
+            for (int column = 0; column < 2; ++column)
+                m_prefill->setItem(row, column, new QTableWidgetItem);
+        }
+        m_prefill->setFocus();
         m_prefill->setCurrentCell(row, 0);
         m_prefill->editItem(m_prefill->item(row, 0));
     });
