@@ -203,6 +203,9 @@ class TestPanelFields : public QObject {
         add->click();
         add->click();
         QCOMPARE(table->rowCount(), 2);
+        // Each new row has its cells, the first ready for typing.
+        QVERIFY(table->item(1, 0) && table->item(1, 1));
+        QCOMPARE(table->currentRow(), 1);
         setCell(table, 0, 0, QStringLiteral("1k"));
         setCell(table, 0, 1, QStringLiteral("100ms"));
         // One row is no table yet: the message says what it takes, the model stays analytic.
