@@ -51,25 +51,11 @@ Result<double> parseUtilisation(std::string text) {
     return u;
 }
 
-// --params 3.21e9 or 3.21B / 70B / 1.2T
-Result<double> parseParams(std::string text) {
-    double scale = 1;
-    if (!text.empty()) {
-        const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
-        if (c == 'B')
-            scale = 1e9;
-        else if (c == 'M')
-            scale = 1e6;
-        else if (c == 'T')
-            scale = 1e12;
-        if (scale != 1) text.pop_back();
-    }
-    auto v = parseNumber(text, "--params", "a positive parameter count, e.g. 3.21e9 or 70B");
-    if (!v) return v;
-    if (*v <= 0 || *v * scale > 1e16)
-        return Error{"--params " + text +
-                     ": expected a positive parameter count up to 1e16, e.g. 3.21e9 or 70B"};
-    return *v * scale;
+// --params 3.21e9 or 3.21B / 70B / 1.2T: core's parseParamCount, named by its flag.
+Result<double> parseParams(const std::string& text) {
+    auto p = parseParamCount(text);
+    if (!p) return Error{"--params " + p.message()};
+    return *p;
 }
 
 // An amplification factor as typed after '×' / 'x' or given to --amplification.

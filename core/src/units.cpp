@@ -130,6 +130,27 @@ Result<double> parseSeconds(std::string_view text) {
     return v;
 }
 
+Result<double> parseParamCount(std::string_view text) {
+    const auto s = trim(text);
+    const std::string expected = "expected a positive parameter count, e.g. 3.21e9 or 70B";
+    double v = 0;
+    std::string suffix;
+    if (!splitNumber(s, v, suffix))
+        return Error{"'" + std::string(s) + "' is not a parameter count; " + expected};
+    if (suffix == "b")
+        v *= 1e9;
+    else if (suffix == "m")
+        v *= 1e6;
+    else if (suffix == "t")
+        v *= 1e12;
+    else if (!suffix.empty())
+        return Error{"'" + std::string(s) + "' has an unknown unit '" + suffix +
+                     "'; expected a plain number, or M (×1e6), B (×1e9) or T (×1e12)"};
+    if (!(v >= 1) || v > kMaxParams)
+        return Error{"'" + std::string(s) + "' is out of range; " + expected + ", from 1 to 1e16"};
+    return v;
+}
+
 std::string formatTokens(double tokens) {
     // Past 2^53 a double is no count anyone typed; print it as a number instead of overflowing.
     if (!(std::abs(tokens) < 9.0e15)) {

@@ -69,6 +69,19 @@ class TestUnits : public QObject {
         QVERIFY(!parseSeconds("-1s").ok());
         QVERIFY(!parseSeconds("5 parsecs").ok());
     }
+    void paramCounts() {
+        QCOMPARE(*parseParamCount("3.21e9"), 3.21e9);
+        QCOMPARE(*parseParamCount("70B"), 70e9);
+        QCOMPARE(*parseParamCount(" 350m "), 350e6);
+        QCOMPARE(*parseParamCount("1.2T"), 1.2e12);
+        for (const char* bad : {"", "seventy", "70Q", "0", "-3B", "2e16"}) {
+            auto r = parseParamCount(bad);
+            QVERIFY2(!r.ok(), bad);
+            QVERIFY2(r.message().find("parameter count") != std::string::npos ||
+                         r.message().find("unknown unit") != std::string::npos,
+                     r.message().c_str());
+        }
+    }
     void utf8Validation_data() {
         QTest::addColumn<QByteArray>("text");
         QTest::addColumn<bool>("valid");

@@ -8,8 +8,10 @@
 #include <QAbstractButton>
 #include <QApplication>
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QListWidget>
 #include <QMenuBar>
+#include <QScrollBar>
 #include <QSlider>
 #include <QStatusBar>
 #include <QTabBar>
@@ -218,6 +220,44 @@ class TestLayout : public QObject {
                                 .arg(w->statusBar()->isHidden())
                                 .arg(w->isVisible())));
         QVERIFY(w->findChild<QToolBar*>(QStringLiteral("mainToolbar"))->isVisible());
+    }
+
+    // ---- 9. the tier table at the panel's width
+
+    void everyTierColumnIsInView() {
+        auto w = shownOnLaptop();
+        QVERIFY(w);
+        auto* table = w->findChild<QTableView*>(QStringLiteral("tierView"));
+        QVERIFY(table && table->isVisible());
+        auto* header = table->horizontalHeader();
+        const int viewport = table->viewport()->width();
+        for (int c = 0; c < header->count(); ++c) {
+            const QString name =
+                table->model()->headerData(c, Qt::Horizontal).toString().replace('\n', ' ');
+            const int left = header->sectionViewportPosition(c);
+            const int width = header->sectionSize(c);
+            qInfo("column %d \"%s\": %d..%d px of %d", c, qPrintable(name), left, left + width,
+                  viewport);
+            QVERIFY2(!header->isSectionHidden(c), qPrintable(name));
+            QVERIFY2(left >= 0 && left + width <= viewport,
+                     qPrintable(QStringLiteral("column \"%1\" spans %2 to %3 px of a %4 px view")
+                                    .arg(name)
+                                    .arg(left)
+                                    .arg(left + width)
+                                    .arg(viewport)));
+            // Wide enough for its header and cells; a long tier name may elide (its tooltip
+            // holds it whole), a short one may not.
+            const int needed =
+                c == TierTableModel::Name
+                    ? table->fontMetrics().horizontalAdvance(QStringLiteral("NVMe (PCIe 5.0)"))
+                    : std::max(header->sectionSizeHint(c),
+                               static_cast<QAbstractItemView*>(table)->sizeHintForColumn(c));
+            QVERIFY2(width >= needed, qPrintable(QStringLiteral("column \"%1\" is %2 px, needs %3")
+                                                     .arg(name)
+                                                     .arg(width)
+                                                     .arg(needed)));
+        }
+        QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
     }
 
     // ---- 8. keyboard

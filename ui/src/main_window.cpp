@@ -53,6 +53,25 @@ constexpr int kMaxRecent = 8;
 Error fail(const QString& m) {
     return Error{m.toStdString()};
 }
+
+// The scroll area around the scenario panel scrolls only vertically, so it is as wide as the
+// panel wants to be: set now, and again whenever the panel's layout asks for more room (the
+// style's fonts arrive when it is shown; a tier table row grows).
+class PanelWidthFollower : public QObject {
+  public:
+    PanelWidthFollower(QScrollArea* scroll, QWidget* panel) : QObject(scroll), m_scroll(scroll) {
+        panel->installEventFilter(this);
+        follow(panel);
+    }
+    bool eventFilter(QObject* watched, QEvent* e) override {
+        if (e->type() == QEvent::LayoutRequest) follow(static_cast<QWidget*>(watched));
+        return false;
+    }
+
+  private:
+    void follow(QWidget* panel) { m_scroll->setMinimumWidth(panel->sizeHint().width() + 24); }
+    QScrollArea* m_scroll;
+};
 } // namespace
 
 MainWindow::MainWindow(Presets presets, QWidget* parent)
@@ -107,7 +126,7 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
     scroll->setWidget(m_panel);
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(m_panel->sizeHint().width() + 24);
+    new PanelWidthFollower(scroll, m_panel);
     m_panelDock = new QDockWidget(tr("Scenario"), this);
     m_panelDock->setObjectName(QStringLiteral("scenarioDock"));
     m_panelDock->setWidget(scroll);

@@ -65,9 +65,13 @@ NumberField::Parser NumberField::tokens(const QString& what, double min, double 
 }
 
 void NumberField::setValue(double v, int precision) {
+    setValue(v, QString::number(v, 'g', precision));
+}
+
+void NumberField::setValue(double v, const QString& shown) {
     m_value = v;
     m_valid = true;
-    m_edit->setText(QString::number(v, 'g', precision));
+    m_edit->setText(shown);
     m_error->clear();
     m_error->setVisible(false);
     m_edit->setStyleSheet(QString());
@@ -82,6 +86,15 @@ void NumberField::showProblem(const QString& why) {
     m_edit->setStyleSheet(QStringLiteral("border: 1px solid #c0392b;"));
 }
 
+void NumberField::clearValue() {
+    m_value.reset();
+    m_valid = true;
+    m_edit->clear();
+    m_error->clear();
+    m_error->setVisible(false);
+    m_edit->setStyleSheet(QString());
+}
+
 void NumberField::setPlaceholder(const QString& text) {
     m_edit->setPlaceholderText(text);
 }
@@ -91,13 +104,21 @@ QString NumberField::errorText() const {
 }
 
 void NumberField::onEdited(const QString& text) {
+    if (m_emptyAllowed && text.trimmed().isEmpty()) {
+        clearValue();
+        emit cleared();
+        return;
+    }
     QString why;
     const auto v = m_parser(text, &why);
     m_valid = v.has_value();
     m_error->setText(why);
-    m_error->setVisible(!m_valid);
+    m_error->setVisible(!m_valid && m_reportsInPlace);
     m_edit->setStyleSheet(m_valid ? QString() : QStringLiteral("border: 1px solid #c0392b;"));
-    if (!m_valid) return;
+    if (!m_valid) {
+        emit refused(why);
+        return;
+    }
     m_value = v;
     emit valueEdited(*v);
 }

@@ -49,13 +49,16 @@ QVariant TierTableModel::data(const QModelIndex& index, int role) const {
         case StagingColumn:
             return QString::fromStdString(std::string(toString(t.staging)));
         case Colour:
-            return QString::fromStdString(t.color);
+            // The swatch shows the colour; the text is for editing (and the tooltip).
+            return role == Qt::EditRole ? QString::fromStdString(t.color) : QString();
         }
     }
     if (role == Qt::DecorationRole && index.column() == Colour && !t.color.empty())
         return QColor(QString::fromStdString(t.color));
     if (role == Qt::ToolTipRole) {
         switch (index.column()) {
+        case Name:
+            return QString::fromStdString(t.name); // the whole name, where the column elides it
         case Bandwidth:
             return tr("Read bandwidth of the tier itself, GB/s (1 GB = 1e9 bytes)");
         case Amplification:
@@ -77,7 +80,7 @@ QVariant TierTableModel::data(const QModelIndex& index, int role) const {
         case StagingColumn:
             return tr("none, serial or pipelined: how loads pass through host DRAM");
         case Colour:
-            return tr("The tier's colour in the charts, #rrggbb");
+            return tr("The tier's colour in the charts: %1").arg(QString::fromStdString(t.color));
         }
     }
     if (role == Qt::TextAlignmentRole &&
@@ -88,19 +91,40 @@ QVariant TierTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant TierTableModel::headerData(int section, Qt::Orientation o, int role) const {
+    if (o == Qt::Vertical) return role == Qt::DisplayRole ? QVariant(section + 1) : QVariant();
+    // Two lines, the unit under the name: every column fits the panel's width (issue 12,
+    // defect 9); the tooltip says what the column holds.
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case Name:
+            return tr("The tier's name, in legends and tooltips");
+        case Bandwidth:
+            return tr("Read bandwidth of the tier itself, GB/s (1 GB = 1e9 bytes)");
+        case Amplification:
+            return tr("Amplification: bytes moved per useful byte of KV, 1 or more");
+        case WriteBandwidth:
+            return tr("Write (offload) bandwidth, GB/s; not part of the load");
+        case FixedCost:
+            return tr("Fixed cost of one hit, ms");
+        case StagingColumn:
+            return tr("none, serial or pipelined: how loads pass through host DRAM");
+        case Colour:
+            return tr("The tier's colour in the charts");
+        }
+        return {};
+    }
     if (role != Qt::DisplayRole) return {};
-    if (o == Qt::Vertical) return section + 1;
     switch (section) {
     case Name:
         return tr("Tier");
     case Bandwidth:
-        return tr("Read (GB/s)");
+        return tr("Read\nGB/s");
     case Amplification:
-        return tr("Amplif. (×)");
+        return tr("Amplif.\n×");
     case WriteBandwidth:
-        return tr("Write (GB/s)");
+        return tr("Write\nGB/s");
     case FixedCost:
-        return tr("t_fixed (ms)");
+        return tr("t_fixed\nms");
     case StagingColumn:
         return tr("Staging");
     case Colour:

@@ -22,6 +22,10 @@ Result<double> parseBytes(std::string_view text);
 Result<std::vector<double>> parseByteList(std::string_view text);
 // "5s", "500ms", "2m", "250us".
 Result<double> parseSeconds(std::string_view text);
+// A parameter count P: "3.21e9", "70B" (1e9), "350M" (1e6), "1.2T" (1e12); positive, at most
+// kMaxParams.
+inline constexpr double kMaxParams = 1e16;
+Result<double> parseParamCount(std::string_view text);
 
 std::string formatTokens(double tokens);            // 8192 -> "8,192"
 std::string formatBandwidth(double bytesPerSecond); // "7.24 GB/s"

@@ -10,10 +10,14 @@
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QSlider;
 class QTableView;
+class QTableWidget;
+class QToolButton;
 
 namespace kvbe {
 
@@ -28,16 +32,33 @@ class ScenarioPanel : public QWidget {
     bool selectModel(const QString& ref);
     // The model's config.json through a file dialog.
     void openModelConfig();
+    // A measured prefill table from a CSV file: a (tokens, seconds) pair a line ("8k,0.61",
+    // "8192,610ms"; a header line is skipped). False, with the line and what was expected in the
+    // message, when the file does not make a table.
+    bool importPrefillTable(const QString& path);
 
-    // Its controls have object names (scenario_panel.cpp lists them): tests find them with
-    // findChild. The tensor-parallel list offers only the sizes the model can be split into
-    // (data: the size). The name field holds a name the user gave; with none, it is empty and
+    // Its controls have object names (each builder in scenario_panel.cpp sets them): tests find
+    // them with findChild. The tensor-parallel list offers only the sizes the model can be split
+    // into (data: the size). The name field holds a name the user gave; with none, it is empty and
     // shows the label built from the inputs in grey (see updateName).
 
     // The latest refusal or evaluation error (what opening a model that fails reports).
     QString messageText() const;
 
+  protected:
+    void showEvent(QShowEvent* e) override;
+
   private:
+    // One builder per part of the panel: it makes the controls, names them and connects them.
+    QFormLayout* buildNameRow();
+    QGroupBox* buildModelBox();
+    QGroupBox* buildGpuBox();
+    QGroupBox* buildTierBox();
+    QGroupBox* buildPromptBox();
+    // The fields few change (P, utilisation ramp, host link, measured prefill), folded away.
+    QWidget* buildAdvancedBox();
+    // The Explorer's signals: a new scenario, a result, a failure.
+    void connectExplorer();
     // A change of the scenario, undoable as `what`; mergeKey ≥ 0 merges a drag into one step.
     template <class F> void edit(const QString& what, F&& change, int mergeKey = -1);
     void updateName();
@@ -47,8 +68,17 @@ class ScenarioPanel : public QWidget {
     void onModelActivated(int index);
     void addTier(const QString& presetKey);
     void pickTierColour();
+    // The tier table's minimum width: every column whole, the name column elided at most to a
+    // short name.
+    void fitTierColumns();
     void updateSummary();
     void fillTensorParallel(const Scenario& s);
+    // The advanced fields; unfolds them when the scenario sets any.
+    void showAdvanced(const Scenario& s);
+    void showPrefillTable(const Scenario& s);
+    void showPrefillState(const Scenario& s);
+    // The table's rows as the scenario's measured prefill, or the refusal of the first bad cell.
+    void applyPrefillTable();
 
     Explorer* m_explorer;
     bool m_showing = false;
@@ -74,6 +104,13 @@ class ScenarioPanel : public QWidget {
     NumberField* m_maxTokens;
     QCheckBox* m_logLengths;
     NumberField* m_sweepTokens;
+    QToolButton* m_advancedToggle;
+    QWidget* m_advanced;
+    NumberField* m_params;   // P of the simple FLOP model; empty: the model's
+    NumberField* m_ramp;     // n_half of the utilisation ramp; empty: none
+    NumberField* m_hostLink; // GB/s; empty: the GPU preset's
+    QTableWidget* m_prefill; // (tokens, seconds) rows; empty: analytic
+    QLabel* m_prefillState;
     QLabel* m_message;
 };
 
