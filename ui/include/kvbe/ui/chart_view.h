@@ -21,6 +21,8 @@ class QXYSeries;
 
 namespace kvbe {
 
+class ChartLegend;
+
 struct ChartStyle {
     bool dark = false;
     bool presentation = false; // large fonts and lines, for a room
@@ -149,7 +151,11 @@ class ChartView : public QChartView {
     };
     void registerSeries(const QString& key, QAbstractSeries* s, bool inLegend, bool secondaryY);
     void attach(QAbstractSeries* s, bool secondaryY);
-    void connectMarkers();
+    // Shows or hides series and labels as the user chose; the legend follows.
+    void applyVisibility();
+    // The legend's entries from the series (those in it, hidden ones too, so that a click brings
+    // them back); the chart's margins make room for it.
+    void updateLegend();
     void applyRange(double xMin, double xMax, double yMin, double yMax);
     void applyFonts();
     void rebuildAxes();
@@ -180,6 +186,10 @@ class ChartView : public QChartView {
     bool m_homeSet = false;
     bool m_zoomed = false;
     ChartStyle m_style;
+
+    static constexpr int kMargin = 6; // around the chart, inside the view
+    ChartLegend* m_legend = nullptr;
+    QRectF m_legendArea; // the area it was last laid out in
 
     QGraphicsLineItem* m_crossV = nullptr;
     QGraphicsLineItem* m_crossH = nullptr;
