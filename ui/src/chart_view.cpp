@@ -249,8 +249,27 @@ void ChartView::rebuildAxes() {
         chart()->addAxis(m_y2, Qt::AlignRight);
     }
     attach(m_anchor, false);
-    for (auto* s : std::as_const(m_series))
-        attach(s, m_secondary.contains(s));
+    // The points drawn for the old axes stay until the refill that follows; those a log axis
+    // cannot place go now, or Qt Charts logs each while attaching.
+    const auto keepPlottable = [this](QXYSeries* xy, bool secondaryY) {
+        if (!xy) return;
+        const QList<QPointF> points = xy->points();
+        QList<QPointF> kept = points;
+        kept.removeIf([&](const QPointF& p) {
+            return (m_logX && !(p.x() > 0)) || (m_logY && !secondaryY && !(p.y() > 0));
+        });
+        if (kept.size() != points.size()) xy->replace(kept);
+    };
+    for (auto* s : std::as_const(m_series)) {
+        const bool secondaryY = m_secondary.contains(s);
+        if (auto* a = qobject_cast<QAreaSeries*>(s)) {
+            keepPlottable(a->upperSeries(), secondaryY);
+            keepPlottable(a->lowerSeries(), secondaryY);
+        } else {
+            keepPlottable(qobject_cast<QXYSeries*>(s), secondaryY);
+        }
+        attach(s, secondaryY);
+    }
     applyFonts();
     if (m_homeSet) applyRange(m_home[0], m_home[1], m_home[2], m_home[3]);
 }
@@ -271,6 +290,14 @@ void ChartView::setHomeRange(double xMin, double xMax, double yMin, double yMax)
     m_home[3] = yMax;
     m_homeSet = true;
     if (!m_zoomed) applyRange(xMin, xMax, yMin, yMax);
+}
+
+QList<QPointF> ChartView::plottable(QList<QPointF> points) const {
+    if (m_logX || m_logY)
+        points.removeIf([this](const QPointF& p) {
+            return (m_logX && !(p.x() > 0)) || (m_logY && !(p.y() > 0));
+        });
+    return points;
 }
 
 void ChartView::applyRange(double xMin, double xMax, double yMin, double yMax) {

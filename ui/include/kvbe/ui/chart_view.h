@@ -123,6 +123,9 @@ class ChartView : public QChartView {
     // The range that fits the data; applied unless the user has zoomed.
     void setHomeRange(double xMin, double xMax, double yMin, double yMax);
     bool logX() const { return m_logX; }
+    // The points a log axis can place: without those at or below zero on it (Qt Charts logs
+    // "Logarithms of zero and negative values are undefined." for each and draws nothing).
+    QList<QPointF> plottable(QList<QPointF> points) const;
     qreal penScale() const { return m_style.presentation ? 2.0 : 1.0; }
     QColor ghost(QColor c) const;
     QColor textColor() const;
