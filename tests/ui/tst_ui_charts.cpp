@@ -213,6 +213,57 @@ class TestCharts : public QObject {
         }
     }
 
+    // Many long names: rows under the plot would take over 30 % of the chart's height, so the
+    // entries stand in a list at the right, at most 38 % of the width, each name whole (wrapped).
+    // A few short ones stay in one row at the bottom.
+    void aCrowdedLegendBecomesAListAtTheRight() {
+        ChartLegend legend;
+        QFont font;
+        font.setPointSizeF(9);
+        std::vector<ChartLegend::Entry> entries;
+        for (int i = 0; i < 12; ++i) {
+            ChartLegend::Entry e;
+            e.key = QStringLiteral("pin/%1/bstar").arg(i);
+            e.name = QStringLiteral("pinned scenario number %1 with a long descriptive name: B* "
+                                    "with 1 ms fixed cost (nominal)")
+                         .arg(i + 1);
+            e.pen = QPen(Qt::black, 2);
+            entries.push_back(e);
+        }
+        QVERIFY(legend.setEntries(entries, font, Qt::black));
+        const QSizeF area(900, 560);
+        const auto layout = legend.arrange(area);
+        QCOMPARE(layout.place, ChartLegend::Place::Right);
+        QVERIFY2(layout.extent <= 0.38 * area.width() + 1,
+                 qPrintable(QString::number(layout.extent)));
+        legend.placeIn(QRectF(QPointF(0, 0), area));
+        QStringList shown;
+        for (QGraphicsItem* i : legend.childItems())
+            if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(i)) {
+                shown << oneLine(t->text());
+                const QRectF r = t->sceneBoundingRect();
+                QVERIFY2(r.left() >= area.width() - layout.extent - 1 &&
+                             r.right() <= area.width() + 1 && r.top() >= 0 &&
+                             r.bottom() <= area.height(),
+                         qPrintable(QStringLiteral("\"%1\" at %2,%3 %4×%5")
+                                        .arg(t->text())
+                                        .arg(r.x())
+                                        .arg(r.y())
+                                        .arg(r.width())
+                                        .arg(r.height())));
+            }
+        for (const auto& e : entries)
+            QVERIFY2(shown.contains(e.name), qPrintable(e.name));
+
+        entries.resize(3);
+        for (auto& e : entries)
+            e.name = e.name.left(24);
+        QVERIFY(legend.setEntries(entries, font, Qt::black));
+        const auto few = legend.arrange(area);
+        QCOMPARE(few.place, ChartLegend::Place::Bottom);
+        QVERIFY(few.extent < 40);
+    }
+
     // The exported slide (SVG, 1600×900 as the window's export, presentation style too) writes
     // every legend name whole.
     void exportedLegendsShowFullNames() {

@@ -448,7 +448,7 @@ void ChartView::applyVisibility() {
 void ChartView::updateLegend() {
     if (!m_legend) return;
     std::vector<ChartLegend::Entry> entries;
-    // In the order the series came: pins, then the scenario's.
+    // In the order the series were first drawn.
     for (QAbstractSeries* s : chart()->series()) {
         if (s == m_anchor || m_outOfLegend.contains(s->objectName())) continue;
         ChartLegend::Entry e;
