@@ -496,12 +496,16 @@ class TestUiControls : public QObject {
         QVERIFY(!c->seriesByKey("tier/0/level")->isVisible());
         QVERIFY(!c->areaByKey("tier/0/win")->isVisible());
         // Its legend entry stays, so a second click can bring it back.
-        const auto markers = c->chart()->legend()->markers(c->seriesByKey("tier/0/level"));
-        QCOMPARE(markers.size(), 1);
-        QVERIFY(markers.front()->isVisible());
-        emit markers.front()->clicked();
+        tabsOf(w)->setCurrentWidget(c);
+        QApplication::processEvents();
+        auto* legend = legendOf(c);
+        QVERIFY(legend);
+        const QRectF entry = legend->entryRect("tier/0/level");
+        QVERIFY(!entry.isEmpty());
+        const QPoint at = c->mapFromScene(entry.center());
+        QTest::mouseClick(c->viewport(), Qt::LeftButton, {}, at);
         QVERIFY(c->seriesByKey("tier/0/level")->isVisible());
-        emit markers.front()->clicked();
+        QTest::mouseClick(c->viewport(), Qt::LeftButton, {}, at);
         QVERIFY(!c->seriesByKey("tier/0/level")->isVisible());
         const QRectF home = c->visibleRange();
         c->zoomBy(2, QPointF(4096, 8));

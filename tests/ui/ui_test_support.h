@@ -4,6 +4,7 @@
 #include "kvbe/curves.h"
 #include "kvbe/presets.h"
 #include "kvbe/scenario.h"
+#include "kvbe/ui/chart_legend.h"
 #include "kvbe/ui/fleet_panel.h"
 #include "kvbe/ui/main_window.h"
 #include "kvbe/ui/probe_panel.h"
@@ -14,6 +15,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
+#include <QGraphicsScene>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
@@ -106,6 +108,13 @@ template <class W> std::vector<ChartView*> chartsOf(const W& w) {
           QStringLiteral("models"), QStringLiteral("frontier")})
         charts.push_back(chartOf(w, key));
     return charts;
+}
+// A chart's legend: the item named "chartLegend" in its scene (chart_legend.h).
+inline ChartLegend* legendOf(const ChartView* c) {
+    for (QGraphicsItem* i : c->scene()->items())
+        if (auto* l = dynamic_cast<ChartLegend*>(i); l && l->objectName() == "chartLegend")
+            return l;
+    return nullptr;
 }
 template <class W> QTabWidget* tabsOf(const W& w) {
     return child<QTabWidget>(&*w, QStringLiteral("chartTabs"));

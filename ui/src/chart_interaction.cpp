@@ -174,6 +174,7 @@ void ChartView::leaveEvent(QEvent* e) {
 
 void ChartView::resizeEvent(QResizeEvent* e) {
     QChartView::resizeEvent(e);
+    updateLegend();
     layoutOverlays();
 }
 

@@ -1,12 +1,13 @@
 #include "kvbe/ui/chart_view.h"
 
+#include "kvbe/ui/chart_legend.h"
 #include "kvbe/units.h"
 
 #include <QAreaSeries>
 #include <QGraphicsLineItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
-#include <QLegendMarker>
+#include <QLegend>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMouseEvent>
@@ -89,10 +90,10 @@ QAbstractAxis* makeAxis(bool log, const QString& title, const char* logFormat) {
 ChartView::ChartView(QWidget* parent) : QChartView(parent) {
     chart()->setAnimationOptions(QChart::NoAnimation);
     chart()->setBackgroundRoundness(0);
-    chart()->setMargins(QMargins(6, 6, 6, 6));
-    chart()->legend()->setAlignment(Qt::AlignBottom);
-    // A legend entry Qt shortens ("pyk…") names its series in full under the mouse.
-    chart()->legend()->setShowToolTips(true);
+    chart()->setMargins(QMargins(kMargin, kMargin, kMargin, kMargin));
+    // Qt's legend shortens names that do not fit ("hit from NV…"); ours wraps them
+    // (chart_legend.h).
+    chart()->legend()->setVisible(false);
     setRenderHint(QPainter::Antialiasing);
     setRubberBand(QChartView::NoRubberBand);
     setMouseTracking(true);
@@ -115,6 +116,12 @@ ChartView::ChartView(QWidget* parent) : QChartView(parent) {
         i->setZValue(100);
         i->setVisible(false);
     }
+    m_legend = new ChartLegend;
+    m_legend->setObjectName(QStringLiteral("chartLegend"));
+    m_legend->setZValue(15);
+    scene->addItem(m_legend);
+    connect(m_legend, &ChartLegend::clicked, this,
+            [this](const QString& key) { setSeriesHidden(key, !isSeriesHidden(key)); });
     connect(chart(), &QChart::plotAreaChanged, this, [this] { layoutOverlays(); });
     applyFonts();
 }
@@ -171,6 +178,7 @@ void ChartView::applyFonts() {
     m_tip->setFont(small);
     for (auto& l : m_labels)
         l.item->setFont(small);
+    updateLegend();
 }
 
 QColor ChartView::textColor() const {
@@ -241,8 +249,27 @@ void ChartView::rebuildAxes() {
         chart()->addAxis(m_y2, Qt::AlignRight);
     }
     attach(m_anchor, false);
-    for (auto* s : std::as_const(m_series))
-        attach(s, m_secondary.contains(s));
+    // The points drawn for the old axes stay until the refill that follows; those a log axis
+    // cannot place go now, or Qt Charts logs each while attaching.
+    const auto keepPlottable = [this](QXYSeries* xy, bool secondaryY) {
+        if (!xy) return;
+        const QList<QPointF> points = xy->points();
+        QList<QPointF> kept = points;
+        kept.removeIf([&](const QPointF& p) {
+            return (m_logX && !(p.x() > 0)) || (m_logY && !secondaryY && !(p.y() > 0));
+        });
+        if (kept.size() != points.size()) xy->replace(kept);
+    };
+    for (auto* s : std::as_const(m_series)) {
+        const bool secondaryY = m_secondary.contains(s);
+        if (auto* a = qobject_cast<QAreaSeries*>(s)) {
+            keepPlottable(a->upperSeries(), secondaryY);
+            keepPlottable(a->lowerSeries(), secondaryY);
+        } else {
+            keepPlottable(qobject_cast<QXYSeries*>(s), secondaryY);
+        }
+        attach(s, secondaryY);
+    }
     applyFonts();
     if (m_homeSet) applyRange(m_home[0], m_home[1], m_home[2], m_home[3]);
 }
@@ -263,6 +290,14 @@ void ChartView::setHomeRange(double xMin, double xMax, double yMin, double yMax)
     m_home[3] = yMax;
     m_homeSet = true;
     if (!m_zoomed) applyRange(xMin, xMax, yMin, yMax);
+}
+
+QList<QPointF> ChartView::plottable(QList<QPointF> points) const {
+    if (m_logX || m_logY)
+        points.removeIf([this](const QPointF& p) {
+            return (m_logX && !(p.x() > 0)) || (m_logY && !(p.y() > 0));
+        });
+    return points;
 }
 
 void ChartView::applyRange(double xMin, double xMax, double yMin, double yMax) {
@@ -395,36 +430,67 @@ void ChartView::endRefill() {
     }
     if (m_structureChanged) {
         m_structureChanged = false;
-        connectMarkers();
+        applyVisibility();
+    } else {
+        updateLegend(); // names change with the data ("chosen fraction, 40 %")
     }
     layoutOverlays();
 }
 
-void ChartView::connectMarkers() {
-    // Series first: hiding a series hides its marker, which is then shown again below.
+void ChartView::applyVisibility() {
     for (auto it = m_series.cbegin(); it != m_series.cend(); ++it)
         it.value()->setVisible(!isSeriesHidden(it.key()));
-    for (auto* m : chart()->legend()->markers()) {
-        QAbstractSeries* s = m->series();
-        const QString key = s->objectName();
-        if (s == m_anchor || m_outOfLegend.contains(key)) {
-            m->setVisible(false);
-            continue;
-        }
-        // Hiding a series hides its marker too; keep it so the user can click it back.
-        m->setVisible(true);
-        QColor c = textColor();
-        if (isSeriesHidden(key)) c.setAlphaF(0.35f);
-        m->setLabelBrush(c);
-        // Markers are rebuilt by Qt when series come and go; connect each new one once.
-        if (!m->property("kvbeConnected").toBool()) {
-            m->setProperty("kvbeConnected", true);
-            connect(m, &QLegendMarker::clicked, this,
-                    [this, key] { setSeriesHidden(key, !isSeriesHidden(key)); });
-        }
-    }
     for (auto it = m_labels.cbegin(); it != m_labels.cend(); ++it)
         if (isSeriesHidden(it.key())) it->item->setVisible(false);
+    updateLegend();
+}
+
+void ChartView::updateLegend() {
+    if (!m_legend) return;
+    std::vector<ChartLegend::Entry> entries;
+    // In the order the series were first drawn.
+    for (QAbstractSeries* s : chart()->series()) {
+        if (s == m_anchor || m_outOfLegend.contains(s->objectName())) continue;
+        ChartLegend::Entry e;
+        e.key = s->objectName();
+        e.name = s->name();
+        e.hidden = isSeriesHidden(e.key);
+        if (auto* sc = qobject_cast<QScatterSeries*>(s)) {
+            e.kind = ChartLegend::Entry::Kind::Scatter;
+            e.brush = sc->brush();
+            e.pen = QPen(sc->borderColor(), 1);
+            e.shape = sc->markerShape();
+            e.markerSize = sc->markerSize();
+        } else if (auto* xy = qobject_cast<QXYSeries*>(s)) {
+            e.pen = xy->pen();
+            e.points = xy->pointsVisible();
+        } else if (auto* a = qobject_cast<QAreaSeries*>(s)) {
+            e.kind = ChartLegend::Entry::Kind::Area;
+            e.brush = a->brush();
+        }
+        entries.push_back(std::move(e));
+    }
+    const bool changed =
+        m_legend->setEntries(std::move(entries), chart()->legend()->font(), textColor());
+    const QRectF area = chart()->geometry().adjusted(kMargin, kMargin, -kMargin, -kMargin);
+    if (!changed && area.size() == m_legendArea.size()) {
+        m_legend->placeIn(area);
+        return;
+    }
+    m_legendArea = area;
+    // The plot gives up the legend's room: the rows under it, or the list at its right.
+    QMargins margins(kMargin, kMargin, kMargin, kMargin);
+    if (!m_legend->isEmpty() && area.isValid()) {
+        const auto layout = m_legend->arrange(area.size());
+        const int room = int(std::ceil(layout.extent)) + kMargin;
+        if (layout.place == ChartLegend::Place::Bottom)
+            margins.setBottom(kMargin + room);
+        else
+            margins.setRight(kMargin + room);
+        m_legend->placeIn(area);
+    }
+    m_legend->setVisible(!m_legend->isEmpty());
+    if (chart()->margins() != margins) chart()->setMargins(margins);
 }
 
 void ChartView::setSeriesHidden(const QString& key, bool hidden) {
@@ -432,7 +498,7 @@ void ChartView::setSeriesHidden(const QString& key, bool hidden) {
         m_hidden.insert(seriesGroup(key));
     else
         m_hidden.remove(seriesGroup(key));
-    connectMarkers();
+    applyVisibility();
 }
 
 bool ChartView::isSeriesHidden(const QString& key) const {
@@ -468,7 +534,7 @@ void ChartView::copyStateFrom(const ChartView& other) {
         m_zoomed = true;
         applyRange(r.left(), r.right(), r.top(), r.bottom());
     }
-    connectMarkers();
+    applyVisibility();
 }
 
 namespace {

@@ -40,7 +40,8 @@ void FractionChart::refill() {
         for (size_t t = 0; t < pin.curves.tiers.size(); ++t)
             line(QStringLiteral("pin/%1/f%2").arg(k).arg(t), tr("%1 (pinned)").arg(pin.label),
                  ghost(tierColor(pin, t)), 2, Qt::DashLine, t == 0)
-                ->replace(toPoints(pin.curves.tokens, pin.curves.tiers[t].minFraction, 100));
+                ->replace(
+                    plottable(toPoints(pin.curves.tokens, pin.curves.tiers[t].minFraction, 100)));
     }
     const double f = r.scenario.cachedFraction;
     line(QStringLiteral("chosen"), tr("chosen fraction, %1 %").arg(f * 100, 0, 'f', 0),
@@ -55,7 +56,8 @@ void FractionChart::refill() {
         const QString g = QStringLiteral("tier/%1/").arg(t);
         const QString name = QString::fromStdString(tc.tier.name);
         line(g + "fstar", tr("%1 (%2)").arg(name, pStarText(tc.breakevenPrefix)), col, 2.5)
-            ->replace(toPoints(c.tokens, tc.minFraction, 100));
+            // f* = 0 (p* = 0: any hit pays) has no place on a log axis.
+            ->replace(plottable(toPoints(c.tokens, tc.minFraction, 100)));
         for (const auto& v : tc.minFraction)
             if (v && *v > 0) yLo = std::min(yLo, 100 * *v), yHi = std::max(yHi, 100 * *v);
         // f* = p*/N starts at (p*, 1): mark and name that point.

@@ -119,8 +119,7 @@ void PromptLengthChart::refill() {
         const double p = std::max(1.0, *tier.pStar);
         const QString key = QStringLiteral("tier/%1/pstar").arg(i);
         const QColor col = tierColor(*m_current, i);
-        // The legend carries the sentence; the plot a short form of it (legends elide on narrow
-        // windows).
+        // The legend carries the sentence; the plot a short form of it, next to its line.
         line(key,
              tr("%1 p* = %2 tokens: %3 % of requests at or above")
                  .arg(tier.name, QString::fromStdString(formatTokens(std::round(*tier.pStar))))

@@ -21,6 +21,8 @@ class QXYSeries;
 
 namespace kvbe {
 
+class ChartLegend;
+
 struct ChartStyle {
     bool dark = false;
     bool presentation = false; // large fonts and lines, for a room
@@ -121,6 +123,9 @@ class ChartView : public QChartView {
     // The range that fits the data; applied unless the user has zoomed.
     void setHomeRange(double xMin, double xMax, double yMin, double yMax);
     bool logX() const { return m_logX; }
+    // The points a log axis can place: without those at or below zero on it (Qt Charts logs
+    // "Logarithms of zero and negative values are undefined." for each and draws nothing).
+    QList<QPointF> plottable(QList<QPointF> points) const;
     qreal penScale() const { return m_style.presentation ? 2.0 : 1.0; }
     QColor ghost(QColor c) const;
     QColor textColor() const;
@@ -149,7 +154,11 @@ class ChartView : public QChartView {
     };
     void registerSeries(const QString& key, QAbstractSeries* s, bool inLegend, bool secondaryY);
     void attach(QAbstractSeries* s, bool secondaryY);
-    void connectMarkers();
+    // Shows or hides series and labels as the user chose; the legend follows.
+    void applyVisibility();
+    // The legend's entries from the series (those in it, hidden ones too, so that a click brings
+    // them back); the chart's margins make room for it.
+    void updateLegend();
     void applyRange(double xMin, double xMax, double yMin, double yMax);
     void applyFonts();
     void rebuildAxes();
@@ -180,6 +189,10 @@ class ChartView : public QChartView {
     bool m_homeSet = false;
     bool m_zoomed = false;
     ChartStyle m_style;
+
+    static constexpr int kMargin = 6; // around the chart, inside the view
+    ChartLegend* m_legend = nullptr;
+    QRectF m_legendArea; // the area it was last laid out in
 
     QGraphicsLineItem* m_crossV = nullptr;
     QGraphicsLineItem* m_crossH = nullptr;
