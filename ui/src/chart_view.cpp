@@ -197,7 +197,7 @@ void ChartView::setTitles(const QString& headline, const QString& detail, const 
                         .arg(headline.toHtmlEscaped(), detail.toHtmlEscaped());
     if (!note.isEmpty())
         title += QStringLiteral("<br><span style=\"font-weight:normal; font-size:small\">%1</span>")
-                     .arg(note.toHtmlEscaped());
+                     .arg(note.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
     chart()->setTitle(title);
 }
 
