@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLogValueAxis>
@@ -200,6 +201,21 @@ class TestCharts : public QObject {
                     QVERIFY2(shown.contains(name),
                              qPrintable(QStringLiteral("%1: \"%2\" is not shown whole; shown: %3")
                                             .arg(where, name, shown.join(QStringLiteral(" | ")))));
+                // The title's lines are whole too: the nominal-t_fixed note of the default
+                // scenario's preset tiers was elided at 1366 px ("dominates short prom…").
+                bool noteSeen = false;
+                for (QGraphicsItem* item : c->scene()->items()) {
+                    auto* t = qgraphicsitem_cast<QGraphicsTextItem*>(item);
+                    if (!t || !t->isVisible()) continue;
+                    const QString text = t->toPlainText();
+                    if (!text.contains(QLatin1String("nominal t_fixed"))) continue;
+                    noteSeen = true;
+                    QVERIFY2(!text.contains(QChar(0x2026)) &&
+                                 text.contains(QLatin1String("fitted to the study).")),
+                             qPrintable(where + ": the title is cut: " + oneLine(text)));
+                }
+                if (c->key() == QLatin1String("breakeven"))
+                    QVERIFY2(noteSeen, qPrintable(where + ": no nominal-t_fixed note"));
                 qInfo("%s: plot %.0f×%.0f px in a view of %.0f×%.0f px, %lld legend entries",
                       qPrintable(where), plot.width(), plot.height(), view.width(), view.height(),
                       qlonglong(shown.size()));
