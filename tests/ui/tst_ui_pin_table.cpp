@@ -45,11 +45,7 @@ int tierColumn(MainWindow* w, const QString& tier) {
 }
 
 void pickGpu(MainWindow* w, const QString& key) {
-    auto* gpu = panelOf(w).gpuBox();
-    const int i = gpu->findData(key);
-    QVERIFY(i >= 0);
-    gpu->setCurrentIndex(i);
-    emit gpu->activated(i);
+    panelOf(w).pickGpu(key);
     w->refreshNow();
 }
 

@@ -30,14 +30,6 @@ namespace {
 const QString kFixtures = QStringLiteral(KVBE_FIXTURES "/calibration");
 const QString k70b = QStringLiteral("meta-llama/Llama-3.3-70B-Instruct");
 
-void pickGpu(MainWindow* w, const QString& key) {
-    auto* gpu = panelOf(w).gpuBox();
-    const int i = gpu->findData(key);
-    QVERIFY(i >= 0);
-    gpu->setCurrentIndex(i);
-    emit gpu->activated(i);
-}
-
 // The GPU's preset name as labels shorten it ("H200 SXM 141GB").
 QString gpuLabel(const char* key) {
     return QString::fromStdString(presets().findGpu(key)->name).remove(QStringLiteral("NVIDIA "));
@@ -85,7 +77,7 @@ class TestTrust : public QObject {
     void pinAfterAModelChangeIsLabelledFromItsInputs() {
         auto w = makeWindow();
         QVERIFY(panelOf(w).selectModel(k70b));
-        pickGpu(w.get(), QStringLiteral("h200"));
+        panelOf(w).pickGpu(QStringLiteral("h200"));
         w->refreshNow();
         QVERIFY(w->pinCurrent(QString())); // the label the window proposes
         const QString label = explorerOf(w)->pins()->pins().front()->label;
@@ -268,7 +260,7 @@ class TestTrust : public QObject {
             panelOf(w).utilisationSlider()->setValue(v);
         emit panelOf(w).utilisationSlider()->sliderReleased();
         QVERIFY(panelOf(w).selectModel(k70b));
-        pickGpu(w.get(), QStringLiteral("h200"));
+        panelOf(w).pickGpu(QStringLiteral("h200"));
         undo->trigger();
         undo->trigger();
         QCOMPARE(explorerOf(w)->scenario().model, std::string("meta-llama/Llama-3.2-3B"));

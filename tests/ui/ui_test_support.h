@@ -166,6 +166,14 @@ struct PanelControls {
     QCheckBox* logLengthsBox() const { return get<QCheckBox>("logLengths"); }
     NumberField* sweepTokensField() const { return get<NumberField>("sweepTokens"); }
     QString messageText() const { return get<QLabel>("message")->text(); }
+    // Chooses a GPU preset as the user does (the combo box's activated signal).
+    void pickGpu(const QString& key) const {
+        QComboBox* box = gpuBox();
+        const int i = box->findData(key);
+        QVERIFY2(i >= 0, qPrintable(key));
+        box->setCurrentIndex(i);
+        emit box->activated(i);
+    }
     void showScenario() const { panel->showScenario(); }
     bool selectModel(const QString& ref) const { return panel->selectModel(ref); }
 };

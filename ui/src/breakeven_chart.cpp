@@ -151,12 +151,7 @@ void BreakevenChart::refill() {
     QList<PublishedMarker> published;
     for (const auto& row : r.published) {
         const auto& p = row.point;
-        const QString text =
-            QString::fromStdString(p.describe()) +
-            (row.model
-                 ? tr("; model %1")
-                       .arg(QString::fromStdString(formatPublishedValue(p.quantity, *row.model)))
-                 : QString());
+        const QString text = publishedText(row);
         if (p.quantity == PublishedQuantity::BreakevenBandwidth) {
             published.append(
                 PublishedMarker{QPointF(*p.tokens, p.value * GB), tr("B* %1").arg(text)});

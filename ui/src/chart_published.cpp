@@ -34,6 +34,15 @@ QString ChartView::publishedHover(QPointF cursorValue) const {
     return out;
 }
 
+QString ChartView::publishedText(const PublishedComparison& row) {
+    const auto& p = row.point;
+    QString text = QString::fromStdString(p.describe());
+    if (row.model)
+        text += tr("; model %1")
+                    .arg(QString::fromStdString(formatPublishedValue(p.quantity, *row.model)));
+    return text;
+}
+
 QString ChartView::nominalNote(const ScenarioResult& r) {
     bool any = false;
     for (bool n : r.nominalFixedCost)

@@ -94,12 +94,7 @@ void FractionChart::refill() {
     QList<PublishedMarker> published;
     for (const auto& row : r.published) {
         const auto& p = row.point;
-        const QString text =
-            QString::fromStdString(p.describe()) +
-            (row.model
-                 ? tr("; model %1")
-                       .arg(QString::fromStdString(formatPublishedValue(p.quantity, *row.model)))
-                 : QString());
+        const QString text = publishedText(row);
         if (p.quantity == PublishedQuantity::MinCachedFraction)
             published.append(
                 PublishedMarker{QPointF(*p.tokens, 100 * p.value),

@@ -113,6 +113,9 @@ class ChartView : public QChartView {
     };
     void publishedMarkers(const QString& name, const QList<PublishedMarker>& points);
     QString publishedHover(QPointF cursorValue) const;
+    // A published point's hover text: what it is and, where the scenario gives one, the model's
+    // value beside it.
+    static QString publishedText(const PublishedComparison& row);
     // The sentence the charts add where a tier's t_fixed is a preset's nominal value.
     static QString nominalNote(const ScenarioResult& r);
 
