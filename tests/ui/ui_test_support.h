@@ -15,6 +15,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QGraphicsScene>
 #include <QLabel>
 #include <QLineEdit>
@@ -37,8 +38,11 @@ namespace kvbe::test {
 // window start from the default scenario.
 inline void isolateSettings() {
     QStandardPaths::setTestModeEnabled(true);
+    // One store per suite: ctest -j runs suites side by side, and a shared one let a suite's
+    // saved scenario open in another suite's window (tst_ui_trust saw 35 % for 50 %).
     QCoreApplication::setOrganizationName(QStringLiteral("kvbe-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("kvbe-tests"));
+    QCoreApplication::setApplicationName(
+        QFileInfo(QCoreApplication::applicationFilePath()).completeBaseName());
     QSettings().clear();
 }
 
