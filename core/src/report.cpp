@@ -51,14 +51,6 @@ std::string attentionKind(const ModelSpec& m) {
     return m.hasWindows() ? "windowed" : "full";
 }
 
-std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s)
-        out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-}
-
 std::string opt(std::optional<double> v, const char* f = "%.6g") {
     return v && std::isfinite(*v) ? printf1(f, *v) : "";
 }
@@ -156,6 +148,14 @@ json calcJson(const CalcReport& r) {
         out["rows"].push_back(std::move(jr));
     }
     return out;
+}
+
+std::string csvField(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
 }
 
 std::string calcCsv(const CalcReport& r) {

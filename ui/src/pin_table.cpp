@@ -1,5 +1,6 @@
 #include "kvbe/ui/pin_table.h"
 
+#include "kvbe/report.h"
 #include "kvbe/ui/chart_export.h"
 #include "kvbe/ui/explorer.h"
 #include "kvbe/units.h"
@@ -53,11 +54,7 @@ QString signedText(double v, const QString& magnitude) {
 }
 
 QString csvField(const QString& s) {
-    if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) &&
-        !s.contains(QLatin1Char('\n')))
-        return s;
-    return QLatin1Char('"') + QString(s).replace(QLatin1Char('"'), QStringLiteral("\"\"")) +
-           QLatin1Char('"');
+    return QString::fromStdString(kvbe::csvField(s.toStdString()));
 }
 
 // A raw number for CSV: C locale, enough digits to read back the value.

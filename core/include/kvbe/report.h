@@ -36,6 +36,8 @@ CalcReport makeCalcReport(const Evaluation& eval, const std::vector<double>& len
                           double fraction);
 
 nlohmann::json calcJson(const CalcReport& r);
+// One CSV field (RFC 4180): quoted, with quotes doubled, where it holds a comma, quote or newline.
+std::string csvField(const std::string& s);
 std::string calcCsv(const CalcReport& r);
 std::string calcTable(const CalcReport& r);
 
