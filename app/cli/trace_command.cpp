@@ -474,7 +474,8 @@ void printReplayJson(const ReplayOutput& x) {
                          {"declined_load_s", ru.declinedLoadS},
                          {"declined_net_s", ru.declinedNetS},
                          {"mean_wait_s", ru.meanWaitS},
-                         {"hidden_load_s", ru.hiddenLoadS}});
+                         {"hidden_load_s", ru.hiddenLoadS},
+                         {"shared_load_s", ru.sharedLoadS}});
     }
     j["rules"] = rules;
     std::cout << dumpJson(j, 2) << "\n";
@@ -517,6 +518,7 @@ void printReplayCsv(const ReplayOutput& x) {
         if (x.cfg.instances > 0) {
             row("rule", ru.name, "mean_wait_s", ru.meanWaitS);
             row("rule", ru.name, "hidden_load_s", ru.hiddenLoadS);
+            row("rule", ru.name, "shared_load_s", ru.sharedLoadS);
         }
     }
 }
@@ -601,10 +603,11 @@ void printReplayTable(const ReplayOutput& x) {
     if (x.cfg.instances > 0)
         std::cout << "TTFT below: " << x.cfg.instances << " prefill server"
                   << (x.cfg.instances > 1 ? "s" : "")
-                  << ", first come first served; loads start at arrival and overlap the wait\n";
+                  << ", first come first served; loads start at arrival, overlap the wait and "
+                     "share each tier's bandwidth with the loads beside them\n";
     std::printf("%-10s %35s %14s %14s %12s %22s%s\n", "rule", "TTFT ms: mean / p50 / p90 / p99",
                 "faster vs GPU", "slower vs GPU", "GPU s saved", "declined: req / load s",
-                x.cfg.instances > 0 ? "   wait ms / hidden load s" : "");
+                x.cfg.instances > 0 ? "   wait ms / hidden / shared load s" : "");
     for (const auto& ru : x.r.rules) {
         const std::string t = ms(ru.ttft.mean) + " / " + ms(ru.ttft.p50) + " / " + ms(ru.ttft.p90) +
                               " / " + ms(ru.ttft.p99);
@@ -612,8 +615,10 @@ void printReplayTable(const ReplayOutput& x) {
             (ru.name == "breakeven" || ru.name == "optimal")
                 ? std::to_string(ru.declinedRequests) + " / " + fixed(ru.declinedLoadS, 3)
                 : "-";
-        const std::string q =
-            x.cfg.instances > 0 ? "   " + ms(ru.meanWaitS) + " / " + fixed(ru.hiddenLoadS, 2) : "";
+        const std::string q = x.cfg.instances > 0
+                                  ? "   " + ms(ru.meanWaitS) + " / " + fixed(ru.hiddenLoadS, 2) +
+                                        " / " + fixed(ru.sharedLoadS, 2)
+                                  : "";
         std::printf("%-10s %35s %14s %14s %12s %22s%s\n", ru.name.c_str(), t.c_str(),
                     pct(ru.gainShare).c_str(), pct(ru.lossShare).c_str(),
                     fixed(ru.gpuSecondsSaved, 2).c_str(), d.c_str(), q.c_str());

@@ -399,6 +399,103 @@ class WriteQueues {
     std::priority_queue<BatchEvent, std::vector<BatchEvent>, std::greater<>> m_events;
 };
 
+// The loads of one admission rule with prefill servers (ReplayConfig::instances): every request's
+// load starts at its arrival, and loads in flight at the same time share each tier's read
+// bandwidth, an equal share each, recomputed as transfers start and end (docs/workload-model.md,
+// "Time and queueing"). A request reads its tiers one after the other, fastest first, as
+// RequestCost::loadTime adds them: per tier t_fixed (a latency, shared with nobody), then its
+// bytes, which take `work` seconds at the tier's whole bandwidth.
+class SharedLoads {
+  public:
+    explicit SharedLoads(std::size_t requests) { m_start.reserve(requests + 1); }
+
+    // Request i's segments; requests are added in trace order.
+    void add(const RequestCost& rc, const std::array<double, kMaxTiers>& tok) {
+        m_start.push_back(static_cast<std::uint32_t>(m_segs.size()));
+        for (std::size_t k = 1; k <= rc.tiers.size(); ++k)
+            if (tok[k] > 0) {
+                const TierPath& path = rc.tiers[k - 1].path;
+                m_segs.push_back({static_cast<std::uint8_t>(k),
+                                  std::max(0.0, rc.cost.tLoad(path, tok[k]) - path.tFixedS)});
+            }
+    }
+
+    // When each request's load ends (its arrival when it loads nothing). Processor sharing per
+    // tier, kept in virtual time: a tier's clock v advances at 1/n per second while n transfers
+    // run, so a transfer joining at v0 with work w ends when v reaches v0 + w, whatever joins or
+    // leaves meanwhile.
+    std::vector<double> loadEnds(const std::vector<double>& arrival,
+                                 const std::vector<SimTier>& tiers) const {
+        const std::size_t n = m_start.size();
+        std::vector<double> end(arrival.begin(), arrival.begin() + static_cast<std::ptrdiff_t>(n));
+        struct Join {
+            double t;
+            std::uint32_t seg, req;
+            bool operator>(const Join& o) const { return t > o.t; }
+        };
+        struct Running {
+            double v;
+            std::uint32_t seg, req;
+            bool operator>(const Running& o) const { return v > o.v; }
+        };
+        struct Tier {
+            double v = 0, last = 0;
+            std::priority_queue<Running, std::vector<Running>, std::greater<>> run;
+            void advance(double t) {
+                if (!run.empty()) v += (t - last) / static_cast<double>(run.size());
+                last = t;
+            }
+            double nextEnd() const {
+                if (run.empty()) return kUnlimited;
+                return last + std::max(0.0, run.top().v - v) * static_cast<double>(run.size());
+            }
+        };
+        std::vector<Tier> link(tiers.size() + 1);
+        std::priority_queue<Join, std::vector<Join>, std::greater<>> joins;
+        auto fixed = [&](std::uint32_t seg) { return tiers[m_segs[seg].tier - 1].path.tFixedS; };
+        auto last = [&](std::uint32_t req) {
+            return req + 1 < n ? m_start[req + 1] : static_cast<std::uint32_t>(m_segs.size());
+        };
+        for (std::uint32_t i = 0; i < n; ++i)
+            if (m_start[i] < last(i)) joins.push({arrival[i] + fixed(m_start[i]), m_start[i], i});
+        for (;;) {
+            std::size_t k = 0;
+            double tEnd = kUnlimited;
+            for (std::size_t q = 1; q < link.size(); ++q)
+                if (const double e = link[q].nextEnd(); e < tEnd) {
+                    tEnd = e;
+                    k = q;
+                }
+            if (joins.empty() && k == 0) break;
+            if (!joins.empty() && joins.top().t <= tEnd) {
+                const Join j = joins.top();
+                joins.pop();
+                Tier& tier = link[m_segs[j.seg].tier];
+                tier.advance(j.t);
+                tier.run.push({tier.v + m_segs[j.seg].work, j.seg, j.req});
+                continue;
+            }
+            Tier& tier = link[k];
+            tier.advance(tEnd);
+            const Running done = tier.run.top();
+            tier.run.pop();
+            if (done.seg + 1 < last(done.req))
+                joins.push({tEnd + fixed(done.seg + 1), done.seg + 1, done.req});
+            else
+                end[done.req] = tEnd;
+        }
+        return end;
+    }
+
+  private:
+    struct Segment {
+        std::uint8_t tier; // 1 … the offload tiers
+        double work;       // seconds at the tier's whole bandwidth
+    };
+    std::vector<Segment> m_segs;
+    std::vector<std::uint32_t> m_start; // per request: its first segment
+};
+
 // Rules in the order of ReplayResult::rules.
 enum Rule : std::size_t { None, GpuOnly, Always, Breakeven, Optimal, kRules };
 
@@ -415,7 +512,10 @@ class Replay {
         // Prefill times per rule (none, gpu-only, always, breakeven, optimal), and with instances
         // the load part of the last three (the part a wait can hide).
         m_times = detail::BlockArray<double>(kRules * m_n);
-        if (config.instances > 0) m_loads = detail::BlockArray<double>(3 * m_n);
+        if (config.instances > 0) {
+            m_loads = detail::BlockArray<double>(3 * m_n);
+            m_shared.assign(3, SharedLoads(m_n));
+        }
         m_windowBytes.resize(m_k);
         const char* names[kRules] = {"none", "gpu-only", "always", "breakeven", "optimal"};
         for (std::size_t r = 0; r < kRules; ++r)
@@ -605,6 +705,14 @@ class Replay {
         return tok;
     }
 
+    // Tokens per tier of the first j blocks of the current hit run.
+    std::array<double, kMaxTiers> tokensUpTo(std::size_t j, double N) const {
+        std::array<double, kMaxTiers> tok{};
+        for (std::size_t q = 0; q < j; ++q)
+            tok[m_tierOf[q]] += blockTokens(q, N);
+        return tok;
+    }
+
     // The rules' times for request i, what they declined and the GPU time they saved; returns
     // the request's prefill time under `always` (its writes are issued when it ends).
     double admit(std::size_t i, std::size_t h) {
@@ -621,6 +729,9 @@ class Replay {
             m_loads[i] = h > 0 ? std::max(0.0, rt.always - re.at(h)) : 0;
             m_loads[m_n + i] = std::max(0.0, rt.breakeven - re.at(rt.beJ));
             m_loads[2 * m_n + i] = std::max(0.0, rt.optimal - re.at(rt.bestJ));
+            m_shared[0].add(m_rc, rt.allTok);
+            m_shared[1].add(m_rc, rt.beTok);
+            m_shared[2].add(m_rc, rt.bestJ < h ? tokensUpTo(rt.bestJ, N) : rt.allTok);
         }
         if (m_per) m_per->hitBlocks.push_back(static_cast<std::uint32_t>(h));
 
@@ -634,12 +745,7 @@ class Replay {
             r.declinedNetS += rt.always - t;
         };
         declined(m_rules[Breakeven], rt.beJ, rt.breakeven, rt.beTok);
-        if (rt.bestJ < h) {
-            std::array<double, kMaxTiers> optTok{};
-            for (std::size_t j = 0; j < rt.bestJ; ++j)
-                optTok[m_tierOf[j]] += blockTokens(j, N);
-            declined(m_rules[Optimal], rt.bestJ, rt.optimal, optTok);
-        }
+        if (rt.bestJ < h) declined(m_rules[Optimal], rt.bestJ, rt.optimal, tokensUpTo(rt.bestJ, N));
         // GPU seconds saved: the recompute each rule avoided against no caching.
         if (h > 0) {
             m_rules[GpuOnly].gpuSecondsSaved += rt.none - re.at(rt.gpuJ);
@@ -773,10 +879,12 @@ class Replay {
     }
 
     // n prefill servers, first come first served in arrival order (ties in trace order). A
-    // request's load starts at its arrival, so it overlaps the wait for a server:
-    //   wait = max(0, earliest free server − arrival)
-    //   service = max(0, load − wait) + recompute      (the server is held for this long)
-    //   TTFT = wait + service = max(wait, load) + recompute
+    // request's load starts at its arrival, so it overlaps the wait for a server, and it shares
+    // each tier's bandwidth with the loads in flight beside it (SharedLoads): it ends at e ≥
+    // arrival + load. With start the time a server takes the request:
+    //   wait = start − arrival,  start = max(arrival, earliest free server)
+    //   the server is held from start to max(start, e) + recompute
+    //   TTFT = max(start, e) + recompute − arrival       (= max(wait, load) + recompute alone)
     // The columns become the TTFTs with queueing.
     void queueOnInstances() {
         const auto& arrival = m_trace.arrivalS;
@@ -799,26 +907,30 @@ class Replay {
         for (std::size_t r = 0; r < kRules; ++r) {
             double* t = column(r);
             const double* load = r >= Always ? m_loads.data() + (r - Always) * m_n : nullptr;
+            const std::vector<double> loadEnd =
+                load ? m_shared[r - Always].loadEnds(arrival, m_config.tiers) : arrival;
             std::priority_queue<double, std::vector<double>, std::greater<>> free;
             for (int s = 0; s < m_config.instances; ++s)
                 free.push(0.0);
-            double waitSum = 0, hidden = 0;
+            double waitSum = 0, hidden = 0, shared = 0;
             for (const std::uint32_t i : order) {
                 const double a = arrival[i];
                 const double start = std::max(a, free.top());
-                const double wait = start - a;
-                const double l = load ? std::min(load[i], t[i]) : 0;
-                const double service = std::max(0.0, l - wait) + (t[i] - l);
+                const double alone = load ? std::min(load[i], t[i]) : 0;
+                const double l = std::max(alone, loadEnd[i] - a); // with the loads beside it
+                const double end = std::max(start - a, l) + (t[i] - alone);
                 free.pop();
-                free.push(start + service);
-                queued[i] = wait + service;
-                waitSum += wait;
-                hidden += std::min(l, wait);
+                free.push(a + end);
+                queued[i] = end;
+                waitSum += start - a;
+                hidden += std::min(l, start - a);
+                shared += l - alone;
             }
             std::copy(queued.begin(), queued.end(), t);
             if (perQueued[r]) *perQueued[r] = queued;
             m_rules[r].meanWaitS = m_n ? waitSum / static_cast<double>(m_n) : 0;
             m_rules[r].hiddenLoadS = hidden;
+            m_rules[r].sharedLoadS = shared;
         }
     }
 
@@ -857,6 +969,7 @@ class Replay {
     std::optional<detail::TierLinks> m_links;
     std::vector<TierCache> m_caches;
     std::optional<WriteQueues> m_queues;
+    std::vector<SharedLoads> m_shared; // with instances: always, breakeven, optimal
     RequestCost m_rc;
 
     detail::BlockArray<double> m_times, m_loads;

@@ -223,7 +223,8 @@ void WorkloadView::buildControls(QGridLayout* grid) {
     m_instances->setRange(0, 1024);
     m_instances->setSpecialValueText(tr("no queueing"));
     m_instances->setToolTip(
-        tr("Servers fed first come first served; a load may start while its request waits"));
+        tr("Servers fed first come first served; a load may start while its request waits, and "
+           "loads in flight together share each tier's bandwidth"));
     grid->addWidget(l, 0, 3);
     grid->addWidget(m_instances, 0, 4);
     m_writeQueue = new QCheckBox(tr("Write queues"), this);

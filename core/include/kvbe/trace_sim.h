@@ -68,7 +68,8 @@ struct ReplayConfig {
     // oldest pending write (that copy is never stored: it is not readable until written again).
     bool writeQueue = false;
     // Prefill servers fed first-come-first-served in arrival order (0: no queueing). A request's
-    // load starts at its arrival, so the part of it shorter than the wait is hidden.
+    // load starts at its arrival, so the part of it shorter than the wait is hidden, and loads in
+    // flight at the same time share each tier's read bandwidth equally.
     int instances = 0;
 };
 
@@ -96,6 +97,8 @@ struct RuleResult {
     // With instances > 0 (ttft above is then wait + service):
     double meanWaitS = 0;   // mean time from arrival to a free server
     double hiddenLoadS = 0; // Σ load time hidden by the wait (the preload gain)
+    // Σ load time added by sharing a tier's bandwidth with the loads in flight at the same time
+    double sharedLoadS = 0;
 };
 
 struct TierReport {
