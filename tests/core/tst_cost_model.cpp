@@ -483,7 +483,7 @@ class TestCostModel : public QObject {
         QVERIFY(lengthGrid(100, 50, 10, true).empty());
     }
 
-    // A cursor near 32k reads the curves at 32,768 (issue 12): the window's default grid (256 to
+    // A cursor near 32k reads the curves at 32,768: the window's default grid (256 to
     // 131,072 tokens, 512 points) and a coarse one hold every power of two in range, stay
     // increasing, and keep their ends and their size.
     void lengthGridHoldsPowersOfTwo() {

@@ -232,7 +232,7 @@ class TestPublished : public QObject {
         QVERIFY(matchingPoints(reference(), evaluated(other)).empty());
     }
 
-    // The shipped fitted scenario against the published figures, with the tolerances of issue 16:
+    // The shipped fitted scenario against the published figures, with the tolerances it promises:
     // B* within 10 % (with the SSD tier's t_fixed), SSD and DRAM p* within 15 %.
     void fittedScenarioMeetsPublished_data() {
         QTest::addColumn<QString>("id");

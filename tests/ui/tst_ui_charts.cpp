@@ -1,4 +1,4 @@
-// Issue 12, defect 7: charts with several series stay readable. Tier labels never overlap (close
+// Charts with several series stay readable. Tier labels never overlap (close
 // bandwidths are stacked, with a leader line to their level), legends keep full names, model
 // names on the Model size chart do not collide, and the minimum-cached-fraction chart takes its
 // range from the data with log ticks written as percentages.
@@ -146,7 +146,7 @@ class TestCharts : public QObject {
         }
     }
 
-    // Issue 12, defect 7: legends shortened names ("hit from NV…" twice, "p* = 4 t…"). Every entry
+    // Legends used to shorten names ("hit from NV…" twice, "p* = 4 t…"). Every entry
     // shows its series' whole name, inside the chart and off the plot, which keeps a useful
     // height, in the window at 1366×768 and 1920×1080 with two long-named pins.
     void legendsShowFullNames() {

@@ -1,4 +1,4 @@
-// Issue 12, defects 5, 6 and 8: the window on a laptop screen (1366×768: the chart keeps most of
+// The window on a laptop screen (1366×768: the chart keeps most of
 // the height, nothing falls off the bottom, the Probes and Fleet docks folded to their tabs until
 // used), presentation mode (the chart alone; Esc puts everything back) and the keyboard (Tab
 // leaves the tier table; the utilisation slider shows its focus).

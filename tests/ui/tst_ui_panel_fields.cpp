@@ -1,4 +1,4 @@
-// Issue 12, defect 10: the scenario fields that lived only in scenario files (parameter count,
+// The scenario fields that lived only in scenario files (parameter count,
 // utilisation ramp, host link, measured prefill table) in the panel's Advanced section. Each sets
 // the scenario, changes the result as core computes it, undoes, refuses bad text with a message
 // naming the field, and shows what a loaded scenario file holds.

@@ -1,4 +1,4 @@
-// The Pin table tab (issue 12): B* at chosen lengths and p* per tier for the current scenario and
+// The Pin table tab: B* at chosen lengths and p* per tier for the current scenario and
 // every pin, with differences against the current one; CSV and image exports. Every number is
 // held to core's, computed here for each scenario on its own.
 #include "ui_test_support.h"

@@ -1,4 +1,4 @@
-// Issue 12, defect 9: the smaller points. No "Logarithms of zero" on the console, the log-axis
+// The smaller points. No "Logarithms of zero" on the console, the log-axis
 // button says what the chart shows after a restart, the tier table writes bandwidths with a
 // sensible precision, a custom tier is pipelined like the NVMe presets, a stale error leaves the
 // status bar after a successful open, and export dialogs remember their folder.
@@ -58,7 +58,7 @@ class TestPolish : public QObject {
     }
     void init() { QSettings().clear(); }
 
-    // Issue 12, defect 9: the console logged "Logarithms of zero" 11 times. Every path that did,
+    // The console logged "Logarithms of zero" 11 times. Every path that did,
     // through the window: log and linear axes on each chart, with model and GPU changes, a tier
     // removed and added, pins, and the minimum-cached-fraction chart of a 70B model on a log
     // axis. No warning at all from the charts.

@@ -1,4 +1,4 @@
-// Issue 12, "the explorer you can trust with measured data": labels that say what a scenario is,
+// The explorer you can trust with measured data: labels that say what a scenario is,
 // an unsaved marker and questions before changes are lost, fits against the model a node was
 // measured with and flagged when unreliable, Adopt that asks and can be undone, and probe runs
 // that become data only when they finish.

@@ -1,4 +1,4 @@
-// MainWindow's measured side (issue 6): the Probes dock, whose streamed points land on the
+// MainWindow's measured side: the Probes dock, whose streamed points land on the
 // charts, and the Fleet dock of imported calibrations.
 #include "kvbe/ui/breakeven_chart.h"
 #include "kvbe/ui/fleet_panel.h"

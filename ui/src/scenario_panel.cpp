@@ -285,7 +285,7 @@ QGroupBox* ScenarioPanel::buildTierBox() {
     // Tab leaves the table for the next control; arrows move between cells.
     m_tierView->setTabKeyNavigation(false);
     m_tierView->setModel(m_tiers);
-    // Every column in view at the panel's width (issue 12, defect 9): numbers, staging and
+    // Every column in view at the panel's width: numbers, staging and
     // colour as wide as their contents, the tier's name in the rest (elided; its tooltip holds
     // it whole). fitTierColumns keeps the table that wide.
     auto* header = m_tierView->horizontalHeader();

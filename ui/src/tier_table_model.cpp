@@ -92,8 +92,8 @@ QVariant TierTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant TierTableModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o == Qt::Vertical) return role == Qt::DisplayRole ? QVariant(section + 1) : QVariant();
-    // Two lines, the unit under the name: every column fits the panel's width (issue 12,
-    // defect 9); the tooltip says what the column holds.
+    // Two lines, the unit under the name: every column fits the panel's width; the tooltip says
+    // what the column holds.
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case Name:

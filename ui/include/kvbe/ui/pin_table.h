@@ -1,4 +1,4 @@
-// The pinned scenarios side by side (issue 12): the break-even bandwidth B* at chosen prompt
+// The pinned scenarios side by side: the break-even bandwidth B* at chosen prompt
 // lengths and each tier's break-even prefix p*, for the current scenario and every pin, each
 // with its difference from the current scenario. A tab of the window, and CSV and an image
 // (PNG, SVG, PDF) for slides. The numbers are core's: B* from CostModel::breakevenBandwidth,
