@@ -431,25 +431,29 @@ QWidget* ScenarioPanel::buildAdvancedBox() {
         m_advanced->setVisible(on);
     });
     auto* af = new QFormLayout(box);
+    addAdvancedNumbers(box, af);
+    addPrefillTable(box, af);
+    return section;
+}
 
-    // Each field: a value is an edit (keystrokes merge into one undo step); empty text puts the
-    // default back; text that is no value is refused in the panel's message.
-    auto optionalField = [this](NumberField* f, const QString& what, int mergeKey, auto set) {
-        f->setEmptyAllowed(true);
-        f->setReportsInPlace(false);
-        connect(f, &NumberField::valueEdited, this, [this, what, mergeKey, set](double v) {
-            showMessage(QString());
-            edit(
-                what, [&](Scenario& s) { set(s, std::optional<double>(v)); }, mergeKey);
-        });
-        connect(f, &NumberField::cleared, this, [this, what, set] {
-            showMessage(QString());
-            edit(what, [&](Scenario& s) { set(s, std::nullopt); });
-        });
-        connect(f, &NumberField::refused, this, &ScenarioPanel::showMessage);
-        connect(f->edit(), &QLineEdit::editingFinished, m_explorer, &Explorer::endMerge);
-    };
+void ScenarioPanel::connectOptionalField(NumberField* f, const QString& what, int mergeKey,
+                                         OptionalSetter set) {
+    f->setEmptyAllowed(true);
+    f->setReportsInPlace(false);
+    connect(f, &NumberField::valueEdited, this, [this, what, mergeKey, set](double v) {
+        showMessage(QString());
+        edit(
+            what, [&](Scenario& s) { set(s, std::optional<double>(v)); }, mergeKey);
+    });
+    connect(f, &NumberField::cleared, this, [this, what, set] {
+        showMessage(QString());
+        edit(what, [&](Scenario& s) { set(s, std::nullopt); });
+    });
+    connect(f, &NumberField::refused, this, &ScenarioPanel::showMessage);
+    connect(f->edit(), &QLineEdit::editingFinished, m_explorer, &Explorer::endMerge);
+}
 
+void ScenarioPanel::addAdvancedNumbers(QWidget* box, QFormLayout* af) {
     m_params = new NumberField(
         tr("parameters"),
         [](const QString& text, QString* why) -> std::optional<double> {
@@ -473,8 +477,8 @@ QWidget* ScenarioPanel::buildAdvancedBox() {
                             "model's own count (active parameters for a mixture of experts). "
                             "The detailed FLOP model counts per layer and does not use it"));
     af->addRow(tr("Parameters"), m_params);
-    optionalField(m_params, tr("Parameter count"), kMergeParams,
-                  [](Scenario& s, std::optional<double> v) { s.paramsOverride = v; });
+    connectOptionalField(m_params, tr("Parameter count"), kMergeParams,
+                         [](Scenario& s, std::optional<double> v) { s.paramsOverride = v; });
 
     m_ramp =
         new NumberField(tr("tokens"), NumberField::tokens(tr("Utilisation ramp n½"), 1, 1e9), box);
@@ -484,8 +488,8 @@ QWidget* ScenarioPanel::buildAdvancedBox() {
                           "the utilisation at N = n½ tokens. Empty: the same utilisation at "
                           "every length"));
     af->addRow(tr("Ramp n½"), m_ramp);
-    optionalField(m_ramp, tr("Utilisation ramp"), kMergeRamp,
-                  [](Scenario& s, std::optional<double> v) { s.rampHalfTokens = v; });
+    connectOptionalField(m_ramp, tr("Utilisation ramp"), kMergeRamp,
+                         [](Scenario& s, std::optional<double> v) { s.rampHalfTokens = v; });
 
     m_hostLink = new NumberField(
         tr("GB/s"), NumberField::decimal(tr("Host link"), 0.001, 1e6, tr("GB/s")), box);
@@ -494,9 +498,11 @@ QWidget* ScenarioPanel::buildAdvancedBox() {
         tr("The GPU's link to host memory that staged tiers load through (serial: 1/B = "
            "1/B_tier + 1/B_link; pipelined: min(B_tier, B_link)). Empty: the GPU preset's"));
     af->addRow(tr("Host link"), m_hostLink);
-    optionalField(m_hostLink, tr("Host link"), kMergeHostLink,
-                  [](Scenario& s, std::optional<double> v) { s.hostLinkGBps = v; });
+    connectOptionalField(m_hostLink, tr("Host link"), kMergeHostLink,
+                         [](Scenario& s, std::optional<double> v) { s.hostLinkGBps = v; });
+}
 
+void ScenarioPanel::addPrefillTable(QWidget* box, QFormLayout* af) {
     m_prefillState = new QLabel(box);
     m_prefillState->setObjectName(QStringLiteral("prefillState"));
     m_prefillState->setWordWrap(true);
@@ -566,7 +572,6 @@ QWidget* ScenarioPanel::buildAdvancedBox() {
     buttons->addWidget(analytic);
     buttons->addStretch();
     af->addRow(buttons);
-    return section;
 }
 
 void ScenarioPanel::applyPrefillTable() {

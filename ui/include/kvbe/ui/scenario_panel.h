@@ -57,6 +57,14 @@ class ScenarioPanel : public QWidget {
     QGroupBox* buildPromptBox();
     // The fields few change (P, utilisation ramp, host link, measured prefill), folded away.
     QWidget* buildAdvancedBox();
+    // Its number fields (P, ramp, host link) and its prefill table with the table's buttons.
+    void addAdvancedNumbers(QWidget* box, QFormLayout* form);
+    void addPrefillTable(QWidget* box, QFormLayout* form);
+    // An advanced field: a value is an edit (keystrokes merge into one undo step), empty text
+    // puts the default back, text that is no value is refused in the panel's message.
+    using OptionalSetter = void (*)(Scenario&, std::optional<double>);
+    void connectOptionalField(NumberField* f, const QString& what, int mergeKey,
+                              OptionalSetter set);
     // The Explorer's signals: a new scenario, a result, a failure.
     void connectExplorer();
     // A change of the scenario, undoable as `what`; mergeKey ≥ 0 merges a drag into one step.
