@@ -164,10 +164,15 @@ void refuseUnknownLayoutKeys(const Fields& f, const std::string& type) {
     }
 }
 
-LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers) {
+namespace {
+
+// The layouts a config can give, each read by one function: none when the config does not use
+// that layout, a refusal when it uses it wrongly. readLayerLayout tries them in this order.
+
+// Nemotron-H's hybrid_override_pattern.
+std::optional<LayerLayout> nemotronPattern(const Fields& f, const std::string&, int layers) {
     LayerLayout out;
     const auto n = static_cast<size_t>(layers);
-
     if (f.has("hybrid_override_pattern")) {
         // Nemotron-H: one character per block. transformers' NemotronHConfig: M Mamba-2,
         // * attention, - MLP, E MoE.
@@ -210,7 +215,12 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
         }
         return out;
     }
+    return std::nullopt;
+}
 
+// layer_types or layers_block_type: one name per layer.
+std::optional<LayerLayout> layerTypeList(const Fields& f, const std::string& type, int layers) {
+    LayerLayout out;
     for (const char* key : {"layer_types", "layers_block_type"}) {
         if (!f.has(key)) continue;
         const json& a = arrayOf(f, key, layers, "layer types");
@@ -221,7 +231,12 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
         }
         return out;
     }
+    return std::nullopt;
+}
 
+// MiniMax's attn_type_list.
+std::optional<LayerLayout> miniMaxList(const Fields& f, const std::string& type, int layers) {
+    LayerLayout out;
     if (f.has("attn_type_list")) {
         // MiniMax-Text-01: 0 lightning (linear) attention, 1 softmax attention.
         const json& a = arrayOf(f, "attn_type_list", layers, "attention types");
@@ -244,7 +259,13 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
         }
         return out;
     }
+    return std::nullopt;
+}
 
+// Kimi-Linear's linear_attn_config.
+std::optional<LayerLayout> kimiLinearConfig(const Fields& f, const std::string& type, int layers) {
+    LayerLayout out;
+    const auto n = static_cast<size_t>(layers);
     if (f.has("linear_attn_config")) {
         // Kimi-Linear: kda_layers and full_attn_layers, numbered from 1.
         const json& c = *f.find("linear_attn_config");
@@ -268,7 +289,13 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
                               "the config is refused rather than read as full attention");
         return out;
     }
+    return std::nullopt;
+}
 
+// Types whose layout has a default when the config gives none.
+std::optional<LayerLayout> typeDefault(const Fields&, const std::string& type, int layers) {
+    LayerLayout out;
+    const auto n = static_cast<size_t>(layers);
     if (type == "granitemoehybrid") {
         // GraniteMoeHybridConfig.layers_block_type without layer_types: every layer Mamba.
         out.key = "layer_types (default: every layer Mamba)";
@@ -285,7 +312,13 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
         }
         return out;
     }
+    return std::nullopt;
+}
 
+// Qwen3-Next / Qwen3.5's full_attention_interval.
+std::optional<LayerLayout> qwenInterval(const Fields& f, const std::string& type, int layers) {
+    LayerLayout out;
+    const auto n = static_cast<size_t>(layers);
     if (isQwenLinear(type)) {
         // Qwen3-Next / Qwen3.5 without layer_types: every full_attention_interval-th layer is
         // full attention, the rest Gated DeltaNet (transformers' Qwen3NextConfig, default 4).
@@ -306,6 +339,12 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
                       "kvbe does not know the linear layers of model_type '" +
                       type + "'; the config is refused rather than read as full attention");
 
+    return std::nullopt;
+}
+
+// Jamba's periods and offsets.
+std::optional<LayerLayout> jambaPeriods(const Fields& f, const std::string& type, int layers) {
+    LayerLayout out;
     if (type == "jamba") {
         // Jamba: attention where i % attn_layer_period == attn_layer_offset, Mamba elsewhere;
         // MoE where i % expert_layer_period == expert_layer_offset (JambaConfig defaults 8/4, 2/1).
@@ -335,6 +374,13 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
                           "'; the config is refused rather than read as full "
                           "attention");
 
+    return std::nullopt;
+}
+
+// Falcon-H1: attention and Mamba-2 side by side.
+std::optional<LayerLayout> falconParallel(const Fields& f, const std::string& type, int layers) {
+    LayerLayout out;
+    const auto n = static_cast<size_t>(layers);
     if (type == "falcon_h1") {
         // Falcon-H1: attention and a Mamba-2 mixer side by side in every layer.
         if (const json* j = f.find("attn_layer_indices"); j && !j->is_null())
@@ -345,12 +391,21 @@ LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers
         out.layers.assign(n, LayerSlot{Mixer::Parallel, AttnKind::Full, Mlp::Dense});
         return out;
     }
+    return std::nullopt;
+}
 
+} // namespace
+
+LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers) {
+    using Reader = std::optional<LayerLayout> (*)(const Fields&, const std::string&, int);
+    for (Reader read : {nemotronPattern, layerTypeList, miniMaxList, kimiLinearConfig, typeDefault,
+                        qwenInterval, jambaPeriods, falconParallel})
+        if (auto layout = read(f, type, layers)) return std::move(*layout);
     if (type == "nemotron_h" || type == "minimax" || type == "kimi_linear" || type == "lfm2")
         refuse(f, "model_type '" + type +
                       "' needs a layer layout (hybrid_override_pattern, "
                       "layer_types, attn_type_list or linear_attn_config) and the config has none");
-    return out;
+    return {};
 }
 
 std::string mixerLabel(Mixer mixer) {
