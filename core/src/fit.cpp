@@ -98,213 +98,294 @@ Eigen::Vector2d solveHitLine(const std::vector<HitRow>& rows) {
     return aw.colPivHouseholderQr().solve(yw);
 }
 
+// The cost model at utilisation 1 with no ramp: the cold-prefill fit scales its times.
+Result<CostModel> unitCostModel(const CostInputs& base) {
+    CostInputs unit = base;
+    unit.utilisation = 1;
+    unit.rampHalfTokens.reset();
+    unit.measuredPrefill.reset();
+    return CostModel::create(unit);
+}
+
+// Fewer prompt lengths fit fewer parameters: the ramp needs 4, the overhead 3.
+PrefillProblem prefillProblem(const CostModel& unitModel, const std::vector<PrefillSample>& prefill,
+                              const FitOptions& options, std::vector<std::string>& notes) {
+    std::set<double> lengths;
+    for (const auto& s : prefill)
+        lengths.insert(s.tokens);
+    const bool ramp = options.fitRamp && lengths.size() >= 4;
+    const bool overhead = options.fitOverhead && lengths.size() >= 3;
+    if (options.fitRamp && !ramp)
+        notes.push_back("fewer than 4 prompt lengths: no utilisation ramp fitted");
+    if (options.fitOverhead && !overhead)
+        notes.push_back("fewer than 3 prompt lengths: no shared overhead fitted");
+    return {&unitModel, &prefill, ramp, overhead};
+}
+
+// Levenberg–Marquardt from the scenario's utilisation, n_half = 1024 and an overhead of 5 % of
+// the shortest prefill; none where Eigen finds the problem improper.
+std::optional<PrefillParams> solvePrefill(const PrefillProblem& problem, double utilisation) {
+    const auto& prefill = *problem.samples;
+    Eigen::VectorXd x(problem.inputs());
+    const double u0 = std::clamp(utilisation, 0.01, 0.99);
+    x[0] = std::log(u0 / (1 - u0));
+    int i = 1;
+    double minT = prefill[0].seconds;
+    for (const auto& s : prefill)
+        minT = std::min(minT, s.seconds);
+    if (problem.ramp) x[i++] = std::log(1024.0);
+    if (problem.overhead) x[i] = std::sqrt(0.05 * minT);
+    PrefillFunctor functor(problem);
+    Eigen::NumericalDiff<PrefillFunctor> numeric(functor);
+    Eigen::LevenbergMarquardt<Eigen::NumericalDiff<PrefillFunctor>> lm(numeric);
+    lm.setMaxfev(4000);
+    lm.setXtol(1e-12);
+    lm.setFtol(1e-12);
+    const auto status = lm.minimize(x);
+    if (status == Eigen::LevenbergMarquardtSpace::ImproperInputParameters) return std::nullopt;
+    return problem.decode(x);
+}
+
+// Cold prefill: utilisation, ramp and overhead, with their residuals. No measurements keep the
+// scenario's utilisation and ramp.
+Result<PrefillParams> fitPrefill(const Calibration& c, const CostInputs& base,
+                                 const CostModel& unitModel, const FitOptions& options,
+                                 FitResult& out) {
+    if (c.prefill.empty()) {
+        out.notes.push_back("no cold-prefill measurements: utilisation kept at " +
+                            std::to_string(base.utilisation));
+        return PrefillParams{base.utilisation, base.rampHalfTokens.value_or(0), 0};
+    }
+    const PrefillProblem problem = prefillProblem(unitModel, c.prefill, options, out.notes);
+    const auto fitted = solvePrefill(problem, base.utilisation);
+    if (!fitted) return Error{c.source + ": the prefill measurements cannot be fitted"};
+    for (const auto& s : c.prefill)
+        out.residuals.push_back(
+            {"recompute", s.tokens, 0, s.seconds, problem.predict(*fitted, s.tokens)});
+    return *fitted;
+}
+
+// The scenario's inputs with the fitted utilisation and ramp: the model the tier step fits under.
+CostInputs withPrefillFit(const CostInputs& base, const PrefillParams& fitted) {
+    CostInputs inputs = base;
+    inputs.utilisation = std::min(1.0, fitted.u);
+    inputs.rampHalfTokens = fitted.nHalf > 0 ? std::optional<double>(fitted.nHalf) : std::nullopt;
+    inputs.measuredPrefill.reset();
+    return inputs;
+}
+
+// Every tier named by a transfer sample or a hit.
+std::set<std::string> tierNames(const Calibration& c) {
+    std::set<std::string> names;
+    for (const auto& t : c.tiers)
+        names.insert(t.name);
+    for (const auto& h : c.hits)
+        names.insert(h.tier);
+    return names;
+}
+
+// What the tier step knows of one tier so far; unset values fall back on the nominal tier.
+struct TierEstimate {
+    std::optional<double> bandwidth;
+    std::optional<double> tFixed;
+    double amplification = 1;
+};
+
+// From the tier's transfer samples: a line through two or more reads, else the read rate given.
+TierEstimate fromTransfers(const Calibration& c, const std::string& name,
+                           std::vector<std::string>& notes) {
+    TierEstimate e;
+    for (const auto& t : c.tiers) {
+        if (t.name != name) continue;
+        if (t.reads.size() >= 2) {
+            std::vector<std::pair<double, double>> pts;
+            for (const auto& r : t.reads)
+                pts.emplace_back(r.bytes, r.seconds);
+            if (auto f = fitTransfer(pts, c.source + ": tier '" + name + "' reads")) {
+                e.bandwidth = f->bandwidthBps;
+                e.tFixed = f->tFixedS;
+            } else {
+                notes.push_back(f.message());
+            }
+        } else if (t.readBps) {
+            e.bandwidth = *t.readBps;
+        }
+    }
+    return e;
+}
+
+// Two or more prefix sizes: the hit line gives t_fixed, and the bandwidth where the transfers
+// gave none, or the amplification where the hits saw less than the probe measured. Returns
+// whether it solved for t_fixed.
+bool solveFromHitLine(const std::string& name, const std::vector<HitRow>& rows, TierEstimate& e,
+                      std::vector<std::string>& notes) {
+    const Eigen::Vector2d sol = solveHitLine(rows);
+    const bool grows = sol[1] > 0 && std::isfinite(sol[1]);
+    if (!e.bandwidth) {
+        if (grows) {
+            e.bandwidth = 1 / sol[1];
+            e.tFixed = sol[0];
+            return true;
+        }
+        notes.push_back("tier '" + name +
+                        "': hit times do not grow with the prefix; bandwidth not fitted");
+    } else if (grows && 1 / sol[1] < *e.bandwidth) {
+        // The hits saw a slower rate than the probe measured: bytes moved per useful byte,
+        // t_load = t_fixed + kvbytes · amplification / B_probe.
+        e.amplification = std::min(kMaxAmplification, *e.bandwidth * sol[1]);
+        e.tFixed = sol[0];
+        char buf[160];
+        std::snprintf(buf, sizeof buf,
+                      "hits saw %.3g GB/s of useful KV against the probe's %.3g GB/s: "
+                      "amplification %.3g",
+                      1e-9 / sol[1], *e.bandwidth * 1e-9, e.amplification);
+        notes.push_back("tier '" + name + "': " + buf);
+        return true;
+    }
+    return false;
+}
+
+// Where the hit line did not solve: t_fixed alone, the weighted mean of what the hits leave
+// over at the known bandwidth (the transfers', else the nominal tier's). Returns false where no
+// bandwidth is known.
+bool fixedCostAtBandwidth(const std::string& name, const std::vector<HitRow>& rows,
+                          const TierPath* nominal, TierEstimate& e,
+                          std::vector<std::string>& notes) {
+    if (!e.bandwidth && nominal) e.bandwidth = nominal->bandwidthBps;
+    if (!e.bandwidth) {
+        notes.push_back("tier '" + name + "': one prefix size and no bandwidth known; not fitted");
+        return false;
+    }
+    double rest = 0, weights = 0;
+    for (const auto& r : rows) {
+        rest += (r.y - r.bytes / *e.bandwidth) / r.tHit;
+        weights += 1 / r.tHit;
+    }
+    e.tFixed = rest / weights;
+    return true;
+}
+
+// Hits faster than the load alone: a fixed cost below 0 is not a cost; it is held at 0, and
+// said, since it decides p*.
+void holdFixedCostAtZero(const std::string& name, TierEstimate& e, FitResult& out) {
+    if (!e.tFixed || *e.tFixed >= 0) return;
+    out.fixedCostHeldAtZero[name] = *e.tFixed;
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "the hits were faster than the load alone predicts (they imply a "
+                  "fixed cost of %.3g ms); "
+                  "t_fixed held at 0",
+                  *e.tFixed * 1e3);
+    out.notes.push_back("tier '" + name + "': " + buf);
+    e.tFixed = 0.0;
+}
+
+// The hit step, linear in t_fixed and 1 / B. Returns false where the tier cannot be fitted.
+bool fitFromHits(const std::string& name, const std::vector<const HitSample*>& hits,
+                 const CostModel& model, double overhead, const TierPath* nominal, TierEstimate& e,
+                 FitResult& out) {
+    std::set<double> prefixes;
+    for (const auto* h : hits)
+        prefixes.insert(h->prefix);
+    // y = t_hit − overhead − t_re(N − p, p) = t_fixed + bytes(p) · (1 / B).
+    std::vector<HitRow> rows;
+    rows.reserve(hits.size());
+    for (const auto* h : hits)
+        rows.push_back({model.loadBytes(h->prefix), // KV, plus a hybrid's state snapshot
+                        h->seconds - overhead - model.tRecompute(h->tokens - h->prefix, h->prefix),
+                        h->seconds});
+    const bool solved = prefixes.size() >= 2 && solveFromHitLine(name, rows, e, out.notes);
+    if (!solved && !fixedCostAtBandwidth(name, rows, nominal, e, out.notes)) return false;
+    holdFixedCostAtZero(name, e, out);
+    return true;
+}
+
+// One tier: transfers, then hits, then the nominal tier for what they left unset; its fitted
+// values, hit residuals and p*.
+void fitTier(const Calibration& c, const std::string& name,
+             const std::vector<TierPath>& nominalTiers, const CostModel& model, double overhead,
+             FitResult& out) {
+    TierEstimate e = fromTransfers(c, name, out.notes);
+    std::vector<const HitSample*> hits;
+    for (const auto& h : c.hits)
+        if (h.tier == name && h.prefix > 0) hits.push_back(&h);
+    const TierPath* nominal = findTier(nominalTiers, name);
+    if (!hits.empty() && !fitFromHits(name, hits, model, overhead, nominal, e, out)) return;
+    if (!e.bandwidth) {
+        if (!nominal) {
+            out.notes.push_back("tier '" + name + "': no transfers or hits to fit");
+            return;
+        }
+        e.bandwidth = nominal->bandwidthBps;
+    }
+    if (!e.tFixed) e.tFixed = nominal ? nominal->tFixedS : 0.0;
+    out.params.tiers[name] = {*e.bandwidth, *e.tFixed, e.amplification};
+    const TierPath path{name, *e.bandwidth, *e.tFixed, e.amplification};
+    for (const auto* h : hits)
+        out.residuals.push_back({name, h->tokens, h->prefix, h->seconds,
+                                 overhead + model.tHit(path, h->tokens, h->prefix)});
+    out.breakevenPrefix[name] = model.breakevenPrefix(path);
+}
+
+double rmsRelative(const std::vector<FitResidual>& residuals) {
+    double sum = 0;
+    for (const auto& r : residuals)
+        sum += r.relative() * r.relative();
+    return residuals.empty() ? 0 : std::sqrt(sum / static_cast<double>(residuals.size()));
+}
+
+// Why the fit should not be trusted: a fitted utilisation at a bound of (0, 1), residuals above
+// kReliableRmsResidual.
+std::vector<std::string> unreliability(bool prefillFitted, double utilisation, double rmsResidual) {
+    std::vector<std::string> why;
+    char buf[240];
+    if (prefillFitted && utilisation >= kUtilisationBoundHigh) {
+        std::snprintf(buf, sizeof buf,
+                      "utilisation %.3f is at its bound (1): the measured prefills are faster than "
+                      "this model can run "
+                      "on this GPU; check the model and GPU the file was measured with",
+                      utilisation);
+        why.emplace_back(buf);
+    } else if (prefillFitted && utilisation <= kUtilisationBoundLow) {
+        std::snprintf(buf, sizeof buf,
+                      "utilisation %.3f is at its bound (0): the measured prefills are far slower "
+                      "than this model "
+                      "needs on this GPU; check the model and GPU the file was measured with",
+                      utilisation);
+        why.emplace_back(buf);
+    }
+    if (rmsResidual > kReliableRmsResidual) {
+        std::snprintf(
+            buf, sizeof buf,
+            "rms residual %.0f %% is above %.0f %%: the model does not describe these measurements",
+            rmsResidual * 100, kReliableRmsResidual * 100);
+        why.emplace_back(buf);
+    }
+    return why;
+}
+
 } // namespace
 
 Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base,
                                  const std::vector<TierPath>& nominalTiers,
                                  const FitOptions& options) {
     FitResult out;
-    CostInputs unit = base;
-    unit.utilisation = 1;
-    unit.rampHalfTokens.reset();
-    unit.measuredPrefill.reset();
-    auto unitModel = CostModel::create(unit);
+    auto unitModel = unitCostModel(base);
     if (!unitModel) return unitModel.error();
 
-    // Cold prefill: utilisation, ramp, overhead. Fewer points fit fewer parameters.
-    PrefillParams fitted{base.utilisation, base.rampHalfTokens.value_or(0), 0};
-    std::vector<PrefillSample> prefill = c.prefill;
-    if (prefill.empty()) {
-        out.notes.push_back("no cold-prefill measurements: utilisation kept at " +
-                            std::to_string(base.utilisation));
-    } else {
-        std::set<double> lengths;
-        for (const auto& s : prefill)
-            lengths.insert(s.tokens);
-        const bool ramp = options.fitRamp && lengths.size() >= 4;
-        const bool overhead = options.fitOverhead && lengths.size() >= 3;
-        if (options.fitRamp && !ramp)
-            out.notes.push_back("fewer than 4 prompt lengths: no utilisation ramp fitted");
-        if (options.fitOverhead && !overhead)
-            out.notes.push_back("fewer than 3 prompt lengths: no shared overhead fitted");
-        PrefillProblem problem{&*unitModel, &prefill, ramp, overhead};
-        Eigen::VectorXd x(problem.inputs());
-        const double u0 = std::clamp(base.utilisation, 0.01, 0.99);
-        x[0] = std::log(u0 / (1 - u0));
-        int i = 1;
-        double minT = prefill[0].seconds;
-        for (const auto& s : prefill)
-            minT = std::min(minT, s.seconds);
-        if (ramp) x[i++] = std::log(1024.0);
-        if (overhead) x[i] = std::sqrt(0.05 * minT);
-        PrefillFunctor functor(problem);
-        Eigen::NumericalDiff<PrefillFunctor> numeric(functor);
-        Eigen::LevenbergMarquardt<Eigen::NumericalDiff<PrefillFunctor>> lm(numeric);
-        lm.setMaxfev(4000);
-        lm.setXtol(1e-12);
-        lm.setFtol(1e-12);
-        const auto status = lm.minimize(x);
-        if (status == Eigen::LevenbergMarquardtSpace::ImproperInputParameters)
-            return Error{c.source + ": the prefill measurements cannot be fitted"};
-        fitted = problem.decode(x);
-        for (const auto& s : prefill)
-            out.residuals.push_back(
-                {"recompute", s.tokens, 0, s.seconds, problem.predict(fitted, s.tokens)});
-    }
-    out.params.utilisation = fitted.u;
-    if (fitted.nHalf > 0) out.params.rampHalfTokens = fitted.nHalf;
-    out.params.overheadS = fitted.overhead;
+    const auto fitted = fitPrefill(c, base, *unitModel, options, out);
+    if (!fitted) return fitted.error();
+    out.params.utilisation = fitted->u;
+    if (fitted->nHalf > 0) out.params.rampHalfTokens = fitted->nHalf;
+    out.params.overheadS = fitted->overhead;
 
-    CostInputs fittedInputs = base;
-    fittedInputs.utilisation = std::min(1.0, fitted.u);
-    fittedInputs.rampHalfTokens =
-        fitted.nHalf > 0 ? std::optional<double>(fitted.nHalf) : std::nullopt;
-    fittedInputs.measuredPrefill.reset();
-    auto model = CostModel::create(fittedInputs);
+    auto model = CostModel::create(withPrefillFit(base, *fitted));
     if (!model) return model.error();
+    for (const auto& name : tierNames(c))
+        fitTier(c, name, nominalTiers, *model, fitted->overhead, out);
 
-    // Tiers: from their transfer samples, then from hits (linear in t_fixed and 1/B).
-    std::set<std::string> names;
-    for (const auto& t : c.tiers)
-        names.insert(t.name);
-    for (const auto& h : c.hits)
-        names.insert(h.tier);
-    for (const auto& name : names) {
-        std::optional<double> bandwidth;
-        std::optional<double> tFixed;
-        double amplification = 1;
-        for (const auto& t : c.tiers) {
-            if (t.name != name) continue;
-            if (t.reads.size() >= 2) {
-                std::vector<std::pair<double, double>> pts;
-                for (const auto& r : t.reads)
-                    pts.emplace_back(r.bytes, r.seconds);
-                if (auto f = fitTransfer(pts, c.source + ": tier '" + name + "' reads")) {
-                    bandwidth = f->bandwidthBps;
-                    tFixed = f->tFixedS;
-                } else {
-                    out.notes.push_back(f.message());
-                }
-            } else if (t.readBps) {
-                bandwidth = *t.readBps;
-            }
-        }
-        std::vector<const HitSample*> hits;
-        for (const auto& h : c.hits)
-            if (h.tier == name && h.prefix > 0) hits.push_back(&h);
-        const TierPath* nominal = findTier(nominalTiers, name);
-        if (!hits.empty()) {
-            std::set<double> prefixes;
-            for (const auto* h : hits)
-                prefixes.insert(h->prefix);
-            // y = t_hit − overhead − t_re(N − p, p) = t_fixed + bytes(p) · (1 / B).
-            std::vector<HitRow> rows;
-            rows.reserve(hits.size());
-            for (const auto* h : hits)
-                rows.push_back({model->loadBytes(h->prefix), // KV, plus a hybrid's state snapshot
-                                h->seconds - fitted.overhead -
-                                    model->tRecompute(h->tokens - h->prefix, h->prefix),
-                                h->seconds});
-            bool solved = false;
-            if (prefixes.size() >= 2) {
-                const Eigen::Vector2d sol = solveHitLine(rows);
-                const bool grows = sol[1] > 0 && std::isfinite(sol[1]);
-                if (!bandwidth) {
-                    if (grows) {
-                        bandwidth = 1 / sol[1];
-                        tFixed = sol[0];
-                        solved = true;
-                    } else {
-                        out.notes.push_back(
-                            "tier '" + name +
-                            "': hit times do not grow with the prefix; bandwidth not fitted");
-                    }
-                } else if (grows && 1 / sol[1] < *bandwidth) {
-                    // The hits saw a slower rate than the probe measured: bytes moved per useful
-                    // byte, t_load = t_fixed + kvbytes · amplification / B_probe.
-                    amplification = std::min(kMaxAmplification, *bandwidth * sol[1]);
-                    tFixed = sol[0];
-                    solved = true;
-                    char buf[160];
-                    std::snprintf(buf, sizeof buf,
-                                  "hits saw %.3g GB/s of useful KV against the probe's %.3g GB/s: "
-                                  "amplification %.3g",
-                                  1e-9 / sol[1], *bandwidth * 1e-9, amplification);
-                    out.notes.push_back("tier '" + name + "': " + buf);
-                }
-            }
-            if (!solved) {
-                if (!bandwidth && nominal) bandwidth = nominal->bandwidthBps;
-                if (!bandwidth) {
-                    out.notes.push_back("tier '" + name +
-                                        "': one prefix size and no bandwidth known; not fitted");
-                    continue;
-                }
-                double rest = 0, weights = 0;
-                for (const auto& r : rows) {
-                    rest += (r.y - r.bytes / *bandwidth) / r.tHit;
-                    weights += 1 / r.tHit;
-                }
-                tFixed = rest / weights;
-            }
-            // Hits faster than the load alone: a fixed cost below 0 is not a cost; it is held at
-            // 0, and said, since it decides p*.
-            if (tFixed && *tFixed < 0) {
-                out.fixedCostHeldAtZero[name] = *tFixed;
-                char buf[200];
-                std::snprintf(buf, sizeof buf,
-                              "the hits were faster than the load alone predicts (they imply a "
-                              "fixed cost of %.3g ms); "
-                              "t_fixed held at 0",
-                              *tFixed * 1e3);
-                out.notes.push_back("tier '" + name + "': " + buf);
-                tFixed = 0.0;
-            }
-        }
-        if (!bandwidth) {
-            if (!nominal) {
-                out.notes.push_back("tier '" + name + "': no transfers or hits to fit");
-                continue;
-            }
-            bandwidth = nominal->bandwidthBps;
-        }
-        if (!tFixed) tFixed = nominal ? nominal->tFixedS : 0.0;
-        out.params.tiers[name] = {*bandwidth, *tFixed, amplification};
-        const TierPath path{name, *bandwidth, *tFixed, amplification};
-        for (const auto* h : hits)
-            out.residuals.push_back({name, h->tokens, h->prefix, h->seconds,
-                                     fitted.overhead + model->tHit(path, h->tokens, h->prefix)});
-        out.breakevenPrefix[name] = model->breakevenPrefix(path);
-    }
-
-    double sum = 0;
-    for (const auto& r : out.residuals)
-        sum += r.relative() * r.relative();
-    out.params.rmsRelativeResidual =
-        out.residuals.empty() ? 0 : std::sqrt(sum / static_cast<double>(out.residuals.size()));
-    char buf[240];
-    if (!prefill.empty() && fitted.u >= kUtilisationBoundHigh) {
-        std::snprintf(buf, sizeof buf,
-                      "utilisation %.3f is at its bound (1): the measured prefills are faster than "
-                      "this model can run "
-                      "on this GPU; check the model and GPU the file was measured with",
-                      fitted.u);
-        out.unreliable.emplace_back(buf);
-    } else if (!prefill.empty() && fitted.u <= kUtilisationBoundLow) {
-        std::snprintf(buf, sizeof buf,
-                      "utilisation %.3f is at its bound (0): the measured prefills are far slower "
-                      "than this model "
-                      "needs on this GPU; check the model and GPU the file was measured with",
-                      fitted.u);
-        out.unreliable.emplace_back(buf);
-    }
-    if (out.params.rmsRelativeResidual > kReliableRmsResidual) {
-        std::snprintf(
-            buf, sizeof buf,
-            "rms residual %.0f %% is above %.0f %%: the model does not describe these measurements",
-            out.params.rmsRelativeResidual * 100, kReliableRmsResidual * 100);
-        out.unreliable.emplace_back(buf);
-    }
+    out.params.rmsRelativeResidual = rmsRelative(out.residuals);
+    out.unreliable = unreliability(!c.prefill.empty(), fitted->u, out.params.rmsRelativeResidual);
     return out;
 }
 

@@ -1,6 +1,5 @@
 #include "kvbe/ui/breakeven_chart.h"
 
-#include "kvbe/report.h"
 #include "kvbe/units.h"
 
 #include <QAreaSeries>
@@ -270,10 +269,7 @@ QString BreakevenChart::hoverText(QPointF v) const {
 }
 
 QString BreakevenChart::csv() const {
-    if (!m_current) return {};
-    const auto& r = *m_current;
-    return QString::fromStdString(
-        calcCsv(makeCalcReport(*r.eval, r.curves.tokens, r.scenario.cachedFraction)));
+    return curvesCsv(m_current);
 }
 
 } // namespace kvbe

@@ -1,5 +1,6 @@
 #include "kvbe/ui/chart_view.h"
 
+#include "kvbe/report.h"
 #include "kvbe/units.h"
 
 #include <algorithm>
@@ -30,6 +31,12 @@ QString describeScenario(const ScenarioResult& r) {
         text += QStringLiteral(" · lengths end at the model's context, %1 tokens")
                     .arg(QString::fromStdString(formatTokens(e.model.contextLimit)));
     return text;
+}
+
+QString curvesCsv(const ResultPtr& r) {
+    if (!r) return {};
+    return QString::fromStdString(
+        calcCsv(makeCalcReport(*r->eval, r->curves.tokens, r->scenario.cachedFraction)));
 }
 
 size_t nearestIndex(const std::vector<double>& xs, double x) {

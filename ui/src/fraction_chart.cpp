@@ -1,7 +1,5 @@
 #include "kvbe/ui/fraction_chart.h"
 
-#include "kvbe/report.h"
-
 #include <QLineSeries>
 #include <QScatterSeries>
 
@@ -146,10 +144,7 @@ QString FractionChart::hoverText(QPointF v) const {
 }
 
 QString FractionChart::csv() const {
-    if (!m_current) return {};
-    const auto& r = *m_current;
-    return QString::fromStdString(
-        calcCsv(makeCalcReport(*r.eval, r.curves.tokens, r.scenario.cachedFraction)));
+    return curvesCsv(m_current);
 }
 
 } // namespace kvbe

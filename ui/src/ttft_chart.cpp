@@ -1,7 +1,5 @@
 #include "kvbe/ui/ttft_chart.h"
 
-#include "kvbe/report.h"
-
 #include <QLineSeries>
 #include <QPainter>
 #include <QScatterSeries>
@@ -174,10 +172,7 @@ QString TtftChart::hoverText(QPointF v) const {
 }
 
 QString TtftChart::csv() const {
-    if (!m_current) return {};
-    const auto& r = *m_current;
-    return QString::fromStdString(
-        calcCsv(makeCalcReport(*r.eval, r.curves.tokens, r.scenario.cachedFraction)));
+    return curvesCsv(m_current);
 }
 
 } // namespace kvbe

@@ -70,17 +70,13 @@ probes::ProbeOutcome GemmPeakProbe::run(const probes::ProbeOptions&, probes::Pro
         if (auto tel = nvml.query(dev->pciBusId)) p.meta["gpu"] = toJson(*tel);
         sink.point(p);
         const auto [mn, mx] = std::minmax_element(t->tflops.begin(), t->tflops.end());
-        table.rows.push_back(
-            {std::to_string(n), fixedDecimals(t->medianTflops, 1), fixedDecimals(*mn, 1),
-             fixedDecimals(*mx, 1),
-             preset ? fixedDecimals(100 * t->medianTflops * 1e12 / preset->bf16Flops, 1) + " %"
-                    : "-"});
+        table.rows.push_back({std::to_string(n), fixedDecimals(t->medianTflops, 1),
+                              fixedDecimals(*mn, 1), fixedDecimals(*mx, 1),
+                              percentOfDataSheet(preset, t->medianTflops)});
         rows.push_back({{"size", n}, {"tflops", t->medianTflops}, {"samples", t->tflops}});
     }
     if (preset)
-        table.footnotes.push_back("data sheet: " + preset->name + ", " +
-                                  fixedDecimals(preset->bf16Flops / 1e12, 1) +
-                                  " TFLOP/s dense BF16");
+        table.footnotes.push_back(dataSheetFootnote(*preset));
     else
         table.footnotes.push_back("no preset matches '" + dev->name +
                                   "', so there is no data-sheet peak to compare with");

@@ -223,20 +223,17 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
         emit(series::kPrefillFlops, tflops, "TFLOP/s");
         if (preset) emit(series::kUtilVsPreset, tflops * 1e12 / preset->bf16Flops, "fraction");
         emit(series::kUtilVsGemmPeak, tflops / gemmPeak, "fraction");
-        table.rows.push_back(
-            {std::to_string(n), formatSeconds(total), fixedDecimals(tflops, 1),
-             preset ? fixedDecimals(100 * tflops * 1e12 / preset->bf16Flops, 1) + " %" : "-",
-             fixedDecimals(100 * tflops / gemmPeak, 1) + " %",
-             fixedDecimals(100 * attention / total, 1) + " %"});
+        table.rows.push_back({std::to_string(n), formatSeconds(total), fixedDecimals(tflops, 1),
+                              percentOfDataSheet(preset, tflops),
+                              fixedDecimals(100 * tflops / gemmPeak, 1) + " %",
+                              fixedDecimals(100 * attention / total, 1) + " %"});
     }
     table.footnotes.push_back("FLOPs: the detailed count (2·P_mm·N + 2·h·vocab + attention pairs), "
                               "as in docs/cost-model.md");
     table.footnotes.push_back("GEMM peak " + fixedDecimals(gemmPeak, 1) + " TFLOP/s, " +
                               gemmPeakSource);
     if (preset)
-        table.footnotes.push_back("data sheet: " + preset->name + ", " +
-                                  fixedDecimals(preset->bf16Flops / 1e12, 1) +
-                                  " TFLOP/s dense BF16");
+        table.footnotes.push_back(dataSheetFootnote(*preset));
     else
         table.footnotes.push_back("no GPU preset matches '" + dev->name +
                                   "': pass --gpu-preset for a data-sheet figure");

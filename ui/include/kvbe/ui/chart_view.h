@@ -214,6 +214,9 @@ QColor tierColor(const ScenarioResult& r, size_t tierIndex);
 QColor tierPaletteColor(size_t tierIndex);
 inline const QString kPublishedKey = QStringLiteral("published/0/points");
 QString describeScenario(const ScenarioResult& r); // "Llama-3.2-3B on H100 SXM5 80GB, u = 50 %, …"
+// The scenario's curves as core's calc table in CSV (what `kvbe-cli calc --csv` writes): the data
+// of the charts drawn from them (TTFT, break-even, fraction). Empty with no scenario.
+QString curvesCsv(const ResultPtr& r);
 size_t nearestIndex(const std::vector<double>& sortedXs, double x);
 // Series points from core's vectors, skipping the points core left empty (no break-even).
 QList<QPointF> toPoints(const std::vector<double>& xs, const std::vector<std::optional<double>>& ys,
