@@ -45,6 +45,18 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
       m_ask([this](const Question& q) { return askWithMessageBox(this, q); }) {
     auto* v = new QVBoxLayout(this);
     v->setContentsMargins(4, 4, 4, 4);
+    v->addLayout(buildButtons());
+    v->addWidget(buildWarnings());
+    v->addWidget(buildTableAndFit(), 1);
+    connectImporter();
+    connect(m_explorer, &Explorer::computed, this, [this] {
+        updateMismatches();
+        if (m_fitCost) emit overlaysChanged(); // fitted curves follow the lengths and fraction
+    });
+    updateButtons();
+}
+
+QHBoxLayout* FleetPanel::buildButtons() {
     auto* buttons = new QHBoxLayout;
     auto* importFiles = new QPushButton(tr("Import files…"), this);
     auto* importFolder = new QPushButton(tr("Import folder…"), this);
@@ -82,8 +94,28 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     m_progress->setMaximumWidth(220);
     m_progress->hide();
     buttons->addWidget(m_progress);
-    v->addLayout(buttons);
 
+    connect(importFiles, &QPushButton::clicked, this, [this] {
+        const QStringList files =
+            QFileDialog::getOpenFileNames(this, tr("Calibration files"), QString(),
+                                          tr("Calibrations (*.json *.csv);;All files (*)"));
+        if (!files.isEmpty()) importPaths(files);
+    });
+    connect(importFolder, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder of node files"));
+        if (!dir.isEmpty()) importPaths({dir});
+    });
+    connect(m_fitButton, &QPushButton::clicked, this, [this] {
+        if (auto st = fitSelected(); !st) emit message(QString::fromStdString(st.message()));
+    });
+    connect(m_adoptButton, &QPushButton::clicked, this, [this] {
+        if (auto st = adoptFitted(); !st) emit message(QString::fromStdString(st.message()));
+    });
+    connect(clear, &QPushButton::clicked, this, &FleetPanel::clearAll);
+    return buttons;
+}
+
+QWidget* FleetPanel::buildWarnings() {
     // Warnings fold to one line, so that the table keeps the dock's height.
     m_warning = new QWidget(this);
     auto* wv = new QVBoxLayout(m_warning);
@@ -110,8 +142,10 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     wv->addWidget(m_warningToggle, 0, Qt::AlignLeft);
     wv->addWidget(m_warningList);
     m_warning->hide();
-    v->addWidget(m_warning);
+    return m_warning;
+}
 
+QSplitter* FleetPanel::buildTableAndFit() {
     auto* split = new QSplitter(Qt::Horizontal, this);
     m_table = new QTableView(split);
     m_table->setModel(&m_model);
@@ -149,37 +183,12 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     split->addWidget(fitBox);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    v->addWidget(split, 1);
-
-    connect(importFiles, &QPushButton::clicked, this, [this] {
-        const QStringList files =
-            QFileDialog::getOpenFileNames(this, tr("Calibration files"), QString(),
-                                          tr("Calibrations (*.json *.csv);;All files (*)"));
-        if (!files.isEmpty()) importPaths(files);
-    });
-    connect(importFolder, &QPushButton::clicked, this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder of node files"));
-        if (!dir.isEmpty()) importPaths({dir});
-    });
-    connect(m_fitButton, &QPushButton::clicked, this, [this] {
-        if (auto st = fitSelected(); !st) emit message(QString::fromStdString(st.message()));
-    });
-    connect(m_adoptButton, &QPushButton::clicked, this, [this] {
-        if (auto st = adoptFitted(); !st) emit message(QString::fromStdString(st.message()));
-    });
-    connect(clear, &QPushButton::clicked, this, [this] {
-        m_model.clear();
-        m_fit.reset();
-        m_fitRow = -1;
-        m_fitCost.reset();
-        m_fitTiers.clear();
-        m_residuals->setRowCount(0);
-        updateMismatches();
-        updateButtons();
-        emit overlaysChanged();
-    });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &FleetPanel::updateButtons);
+    return split;
+}
+
+void FleetPanel::connectImporter() {
     connect(&m_importer, &CalibrationImporter::progress, this,
             [this](int done, int total, const QString& file) {
                 // One big file shows a busy bar: its reader reports no fraction.
@@ -199,11 +208,18 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
             emit overlaysChanged();
             emit imported(n, int(errors.size()));
         });
-    connect(m_explorer, &Explorer::computed, this, [this] {
-        updateMismatches();
-        if (m_fitCost) emit overlaysChanged(); // fitted curves follow the lengths and fraction
-    });
+}
+
+void FleetPanel::clearAll() {
+    m_model.clear();
+    m_fit.reset();
+    m_fitRow = -1;
+    m_fitCost.reset();
+    m_fitTiers.clear();
+    m_residuals->setRowCount(0);
+    updateMismatches();
     updateButtons();
+    emit overlaysChanged();
 }
 
 bool FleetPanel::sameModelId(const std::string& a, const std::string& b) {

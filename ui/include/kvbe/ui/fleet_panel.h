@@ -15,11 +15,13 @@
 
 #include <optional>
 
+class QHBoxLayout;
 class QLabel;
 class QListWidget;
 class QToolButton;
 class QProgressBar;
 class QPushButton;
+class QSplitter;
 class QTableView;
 class QTableWidget;
 
@@ -72,6 +74,13 @@ class FleetPanel : public QWidget {
     void message(const QString& text);
 
   private:
+    // The parts of the panel, each made, named and connected by one builder.
+    QHBoxLayout* buildButtons();
+    QWidget* buildWarnings();
+    QSplitter* buildTableAndFit();
+    void connectImporter();
+    // Clear: every imported file, the fit and its residuals.
+    void clearAll();
     void updateMismatches();
     void updateButtons();
     void showFit();
