@@ -12,33 +12,69 @@
 
 namespace kvbe {
 
+namespace {
+
+constexpr double GB = 1e-9;
+
+} // namespace
+
+void BreakevenChart::YRange::add(double y) {
+    if (y > 0) lo = std::min(lo, y);
+    hi = std::max(hi, y);
+}
+
+void BreakevenChart::YRange::add(const QList<QPointF>& pts) {
+    for (const auto& p : pts)
+        add(p.y());
+}
+
 void BreakevenChart::refill() {
     const ScenarioResult& r = *m_current;
     const CurveSet& c = r.curves;
-    constexpr double GB = 1e-9;
-    const double inf = std::numeric_limits<double>::infinity();
     setAxes(r.scenario.lengths.log, tr("Prompt length N (tokens)"),
             tr("Break-even bandwidth B* (GB/s)"), true);
     setTitles(tr("Break-even bandwidth for a fully cached prompt"), describeScenario(r),
               nominalNote(r));
     beginRefill();
+    YRange range;
+    const double xMin = c.tokens.front(), xMax = c.tokens.back();
+    drawPins(range);
+    drawTiers(r, range);
+    drawProvisional(xMin, xMax, range);
+    auto pts = toPoints(c.tokens, c.breakevenBandwidth, GB);
+    line(QStringLiteral("bstar"), tr("B* (no fixed cost)"), textColor(), 3)->replace(pts);
+    range.add(pts);
+    const auto measured = measuredBreakeven();
+    if (!measured.isEmpty()) {
+        scatter(QStringLiteral("measured-bstar"),
+                tr("%1: measured B* (%2 points)").arg(m_prefillLabel).arg(measured.size()),
+                QColor("#ff006e"), 9)
+            ->replace(measured);
+        range.add(measured);
+    }
+    drawImplied(xMin, xMax, range);
+    drawPublished(r, range);
+    endRefill();
+    double lo = range.lo, hi = range.hi;
+    if (!(hi > 0)) hi = 1;
+    if (!std::isfinite(lo)) lo = hi / 100;
+    setHomeRange(xMin, xMax, logY() ? lo / 1.6 : 0, hi * (logY() ? 1.6 : 1.08));
+}
 
-    double lo = inf, hi = 0;
-    auto extend = [&](const QList<QPointF>& pts) {
-        for (const auto& p : pts) {
-            if (p.y() > 0) lo = std::min(lo, p.y());
-            hi = std::max(hi, p.y());
-        }
-    };
+void BreakevenChart::drawPins(YRange& range) {
     for (size_t k = 0; k < m_pins.size(); ++k) {
         const auto& pin = *m_pins[k];
         auto pts = toPoints(pin.curves.tokens, pin.curves.breakevenBandwidth, GB);
         line(QStringLiteral("pin/%1/bstar").arg(k), tr("%1 (pinned): B*").arg(pin.label),
              ghost(textColor()), 2, Qt::DashLine)
             ->replace(pts);
-        extend(pts);
+        range.add(pts);
     }
+}
 
+void BreakevenChart::drawTiers(const ScenarioResult& r, YRange& range) {
+    const CurveSet& c = r.curves;
+    const double inf = std::numeric_limits<double>::infinity();
     const double xMin = c.tokens.front(), xMax = c.tokens.back();
     for (size_t t = 0; t < c.tiers.size(); ++t) {
         const auto& tc = c.tiers[t];
@@ -74,28 +110,21 @@ void BreakevenChart::refill() {
             ->replace(withFixed);
         label(g + "label", tr("%1 · %2").arg(name, tierRateText(tc.tier)), QPointF(inf, b), col,
               Qt::AlignLeft | Qt::AlignTop);
-        lo = std::min(lo, b);
-        hi = std::max(hi, b);
+        range.add(b);
     }
+}
+
+void BreakevenChart::drawProvisional(double xMin, double xMax, YRange& range) {
     for (const auto& p : m_provisional) {
         line(QStringLiteral("running/%1").arg(p.run), p.label, QColor("#d00000"), 2, Qt::DashLine)
             ->replace(QList<QPointF>{{xMin, p.gbps}, {xMax, p.gbps}});
-        lo = std::min(lo, p.gbps);
-        hi = std::max(hi, p.gbps);
+        range.add(p.gbps);
     }
-    auto pts = toPoints(c.tokens, c.breakevenBandwidth, GB);
-    line(QStringLiteral("bstar"), tr("B* (no fixed cost)"), textColor(), 3)->replace(pts);
-    extend(pts);
-    const auto measured = measuredBreakeven();
-    if (!measured.isEmpty()) {
-        scatter(QStringLiteral("measured-bstar"),
-                tr("%1: measured B* (%2 points)").arg(m_prefillLabel).arg(measured.size()),
-                QColor("#ff006e"), 9)
-            ->replace(measured);
-        extend(measured);
-    }
-    // Imported py-kvcache v2 files: the B* their own curves imply, B*_T(p) = kvbytes(p) /
-    // (f(p) − t_fixed_T), and their p* where it meets the bandwidth the load curve implies.
+}
+
+// Imported py-kvcache v2 files: the B* their own curves imply, B*_T(p) = kvbytes(p) /
+// (f(p) − t_fixed_T), and their p* where it meets the bandwidth the load curve implies.
+void BreakevenChart::drawImplied(double xMin, double xMax, YRange& range) {
     for (size_t n = 0; n < m_implied.size(); ++n) {
         const auto& o = m_implied[n];
         for (const auto& t : o.implied.tiers) {
@@ -115,17 +144,16 @@ void BreakevenChart::refill() {
                            col, 2, Qt::DashLine);
             l->setPointsVisible(true);
             l->replace(knots);
-            extend(knots);
+            range.add(knots);
             scatter(g + "golden", tr("%1: B* from %2 at its golden points").arg(o.file, tier), col,
                     10, !golden.isEmpty())
                 ->replace(golden);
-            extend(golden);
+            range.add(golden);
             QList<QPointF> level, mark;
             if (t.bandwidthBps) {
                 const double b = *t.bandwidthBps * GB;
                 level = {{xMin, b}, {xMax, b}};
-                lo = std::min(lo, b);
-                hi = std::max(hi, b);
+                range.add(b);
                 if (t.pStarTokens > 0) mark.append(QPointF(t.pStarTokens, b));
             }
             line(g + "level",
@@ -146,7 +174,10 @@ void BreakevenChart::refill() {
                       Qt::AlignRight | Qt::AlignBottom);
         }
     }
-    // Published B* at its N, and published p* where the tier's B* curve should cross its line.
+}
+
+// Published B* at its N, and published p* where the tier's B* curve should cross its line.
+void BreakevenChart::drawPublished(const ScenarioResult& r, YRange& range) {
     QList<PublishedMarker> published;
     for (const auto& row : r.published) {
         const auto& p = row.point;
@@ -163,14 +194,8 @@ void BreakevenChart::refill() {
         }
     }
     publishedMarkers(tr("Published: %1").arg(r.publishedName), published);
-    for (const auto& p : published) {
-        lo = std::min(lo, p.value.y());
-        hi = std::max(hi, p.value.y());
-    }
-    endRefill();
-    if (!(hi > 0)) hi = 1;
-    if (!std::isfinite(lo)) lo = hi / 100;
-    setHomeRange(xMin, xMax, logY() ? lo / 1.6 : 0, hi * (logY() ? 1.6 : 1.08));
+    for (const auto& p : published)
+        range.add(p.value.y());
 }
 
 void BreakevenChart::setProvisional(const Provisional& p) {

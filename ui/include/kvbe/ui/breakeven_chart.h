@@ -5,6 +5,8 @@
 #include "kvbe/ui/chart_view.h"
 #include "kvbe/ui/implied_overlay.h"
 
+#include <limits>
+
 namespace kvbe {
 
 class BreakevenChart : public ChartView {
@@ -42,6 +44,19 @@ class BreakevenChart : public ChartView {
     void refill() override;
 
   private:
+    // The y values drawn, for the home range (lo: the smallest above 0, for a log axis).
+    struct YRange {
+        double lo = std::numeric_limits<double>::infinity(), hi = 0;
+        void add(double y);
+        void add(const QList<QPointF>& pts);
+    };
+    // The layers of refill(), back to front.
+    void drawPins(YRange& range);
+    void drawTiers(const ScenarioResult& r, YRange& range);
+    void drawProvisional(double xMin, double xMax, YRange& range);
+    void drawImplied(double xMin, double xMax, YRange& range);
+    void drawPublished(const ScenarioResult& r, YRange& range);
+
     std::vector<QPointF> m_prefill;
     QString m_prefillLabel;
     std::vector<ImpliedOverlay> m_implied;
