@@ -42,6 +42,16 @@ class Standin {
     QString m_url;
 };
 
+// The dock's serving form for the stand-in's model, fully cached prompts of these lengths.
+void fillServingForm(ProbePanel* panel, const QString& url, const QString& lengths) {
+    panel->setProbe(QStringLiteral("serving"));
+    panel->setEndpoint(url);
+    panel->setServedModel(QStringLiteral("standin/llama-3.2-3b"));
+    panel->setModel(QStringLiteral("meta-llama/Llama-3.2-3B"));
+    panel->setLengths(lengths);
+    panel->setFractions(QStringLiteral("1"));
+}
+
 } // namespace
 
 class TestUiServing : public QObject {
@@ -63,12 +73,7 @@ class TestUiServing : public QObject {
                     ->isAncestorOf(probePanelOf(w)));
         auto* panel = probePanelOf(w);
         QTemporaryDir out;
-        panel->setProbe(QStringLiteral("serving"));
-        panel->setEndpoint(server.url());
-        panel->setServedModel(QStringLiteral("standin/llama-3.2-3b"));
-        panel->setModel(QStringLiteral("meta-llama/Llama-3.2-3B"));
-        panel->setLengths(QStringLiteral("512,1k,2k"));
-        panel->setFractions(QStringLiteral("1"));
+        fillServingForm(panel, server.url(), QStringLiteral("512,1k,2k"));
         panel->setOutFolder(out.path());
         ProbeRunner* run = panel->run();
         QVERIFY(QTest::qWaitFor([run] { return !run->isRunning(); }, 240000));
@@ -97,12 +102,7 @@ class TestUiServing : public QObject {
         QVERIFY2(!server.url().isEmpty(), "the stand-in printed no URL");
         auto w = makeWindow();
         auto* panel = probePanelOf(w);
-        panel->setProbe(QStringLiteral("serving"));
-        panel->setEndpoint(server.url());
-        panel->setServedModel(QStringLiteral("standin/llama-3.2-3b"));
-        panel->setModel(QStringLiteral("meta-llama/Llama-3.2-3B"));
-        panel->setLengths(QStringLiteral("512,1k"));
-        panel->setFractions(QStringLiteral("1"));
+        fillServingForm(panel, server.url(), QStringLiteral("512,1k"));
         ProbeRunner* run = panel->run();
         auto* notes = child<QLabel>(panel, QStringLiteral("runNotes0"));
         QVERIFY(QTest::qWaitFor([run] { return !run->isRunning(); }, 240000));
