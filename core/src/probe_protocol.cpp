@@ -118,6 +118,10 @@ std::string probeLine(const ProbeProgress& p) {
     return dumpLine({{"type", "progress"}, {"fraction", p.fraction}, {"message", p.message}});
 }
 
+std::string probeLine(const ProbeNote& n) {
+    return dumpLine({{"type", "note"}, {"message", n.message}});
+}
+
 std::string probeLine(const ProbePoint& p) {
     return dumpLine({{"type", "point"},
                      {"series", p.series},
@@ -157,6 +161,8 @@ ProbeEvent::Payload payloadOf(ProbeEvent::Kind kind, const OJson& j) {
                            stringOr(j, "host"), stringOr(j, "started"), objectOr(j, "params")};
     case ProbeEvent::Kind::Progress:
         return ProbeProgress{j["fraction"].get<double>(), stringOr(j, "message")};
+    case ProbeEvent::Kind::Note:
+        return ProbeNote{j["message"].get<std::string>()};
     case ProbeEvent::Kind::Point:
         return ProbePoint{j["series"].get<std::string>(), j["x"].get<double>(),
                           j["y"].get<double>(), stringOr(j, "unit"), objectOr(j, "meta")};
@@ -191,6 +197,9 @@ Result<ProbeEvent> parseProbeLine(std::string_view line) {
         if (type == "progress") {
             e.kind = ProbeEvent::Kind::Progress;
             s = need("fraction", j.contains("fraction") && j["fraction"].is_number());
+        } else if (type == "note") {
+            e.kind = ProbeEvent::Kind::Note;
+            s = need("message", j.contains("message") && j["message"].is_string());
         } else if (type == "point") {
             e.kind = ProbeEvent::Kind::Point;
             s = need("series", j.contains("series") && j["series"].is_string());
@@ -219,11 +228,14 @@ Result<ProbeEvent> ProbeStreamReader::accept(std::string_view line) {
     if (m_sawEnd) return Error{where + "a line after the result or error line"};
     if (!m_sawHeader) {
         if (e->kind != ProbeEvent::Kind::Header)
-            return Error{where + "expected the header {\"kvbe_probe\":1,…} first"};
+            return Error{where + "expected the header {\"kvbe_probe\":" +
+                         std::to_string(kProbeProtocolVersion) + ",…} first"};
         const int version = e->header()->version;
         if (version > kProbeProtocolVersion || version < 1)
             return Error{where + "protocol version " + std::to_string(version) +
-                         "; this reader knows version " + std::to_string(kProbeProtocolVersion)};
+                         "; this reader knows versions 1 to " +
+                         std::to_string(kProbeProtocolVersion) +
+                         (version > kProbeProtocolVersion ? " (a newer kvbe-cli wrote it)" : "")};
         m_sawHeader = true;
     } else if (e->kind == ProbeEvent::Kind::Header) {
         return Error{where + "a second header"};

@@ -185,7 +185,7 @@ ExitResult<SettingResult> measureSetting(IoEngine& engine, const std::string& en
 
 // The table's footnotes: how the figures were taken.
 std::vector<std::string> tableFootnotes(const ProbeOptions& o, const NvmePlan& plan,
-                                        const std::string& op, const std::set<std::string>& notes) {
+                                        const std::string& op) {
     std::vector<std::string> f;
     f.push_back("GB/s = 1e9 bytes/s, median of " + std::to_string(kRepeats) + " windows of " +
                 formatSeconds(o.durationS / kRepeats) + " after " + formatSeconds(plan.warmupS) +
@@ -197,8 +197,6 @@ std::vector<std::string> tableFootnotes(const ProbeOptions& o, const NvmePlan& p
     if (plan.kvBlock)
         f.push_back("KV block: " + std::to_string(kKvBlockTokens) +
                     " tokens × KV bytes per token = " + formatBlock(plan.kvBlock));
-    for (const auto& n : notes)
-        f.push_back("note: " + n);
     return f;
 }
 
@@ -286,7 +284,10 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
             auto r = measureSetting(*engine->engine, engine->engine->name(), target, o, plan,
                                     m_write, bs, qd);
             if (!r) return reportFailure(sink, r.failure().exit, r.message());
-            notes.insert(r->notes.begin(), r->notes.end());
+            // Each note once, when it first happens (buffers not registered, and why): the window
+            // shows it while the run goes on, a table reader sees it before the table.
+            for (const auto& n : r->notes)
+                if (notes.insert(n).second) sink.note(n);
             sink.point(r->point);
             rows.push_back(r->row);
             if (r->point.y > best) {
@@ -299,7 +300,7 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     }
 
     // The summary: the table for people, the result line for the stream.
-    table.footnotes = tableFootnotes(o, plan, op, notes);
+    table.footnotes = tableFootnotes(o, plan, op);
     sink.table(table);
     nlohmann::ordered_json summary;
     summary["probe"] = key();

@@ -49,7 +49,12 @@ void JsonlSink::point(const ProbePoint& p) {
     writeLine(probeLine(p));
 }
 
-void JsonlSink::note(const std::string&) {}
+void JsonlSink::note(const std::string& line) {
+    std::lock_guard lock(m_mutex);
+    ensureHeader();
+    writeLine(probeLine(ProbeNote{line}));
+}
+
 void JsonlSink::table(const TextTable&) {}
 
 void JsonlSink::result(const nlohmann::ordered_json& summary) {

@@ -97,6 +97,23 @@ class ProbeCliTest : public QObject {
             if (drive) QVERIFY(p->meta["p99_us"].get<double>() >= p->meta["p50_us"].get<double>());
         }
         QCOMPARE(seen, points);
+        // Notes are lines of the stream, so the window shows them while the probe runs: the
+        // engine and why, and each of the summary's notes (buffers not registered, and why).
+        QStringList notes;
+        for (const auto& e : events)
+            if (const auto* n = e.note()) notes << QString::fromStdString(n->message);
+        if (drive) {
+            const auto& summary = events.back().result()->summary;
+            const QString engine =
+                QString::fromStdString("engine: " + summary["engine_reason"].get<std::string>());
+            QVERIFY2(notes.contains(engine), qPrintable(notes.join('\n')));
+            for (const auto& n : summary["notes"])
+                QVERIFY2(notes.contains(QString::fromStdString(n.get<std::string>())),
+                         qPrintable(notes.join('\n')));
+        } else {
+            QVERIFY2(!notes.isEmpty() && notes.front().startsWith("host-memcpy: two"),
+                     qPrintable(notes.join('\n')));
+        }
         QVERIFY(entries(dir->path()).isEmpty());
     }
 

@@ -37,22 +37,40 @@ class ProbeStreamTest : public QObject {
         sink.progress(0.5, "QD 32, 1 MiB blocks");
         ProbePoint p{"read_GBps", 1048576, 2.5, "GB/s", {{"queue_depth", 32}}};
         sink.point(p);
-        sink.note("ignored by the stream");
+        sink.note("engine: psync: io_uring unavailable (forbidden by seccomp)");
         sink.result({{"best", 2.5}});
         QString problem;
         const auto events = readAll(out.str(), &problem);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
-        QCOMPARE(events.size(), size_t(4));
+        QCOMPARE(events.size(), size_t(5));
         QCOMPARE(events.front().kind, ProbeEvent::Kind::Header);
         const auto* header = events.front().header();
-        QCOMPARE(header->version, 1);
+        QCOMPARE(header->version, kvbe::kProbeProtocolVersion);
         QCOMPARE(header->probe, std::string("nvme-read"));
         QCOMPARE(header->params["engine"].get<std::string>(), std::string("psync"));
         QVERIFY(!header->host.empty());
         QVERIFY(!header->started.empty());
         QCOMPARE(events[2].point()->x, 1048576.0);
         QCOMPARE(events[2].point()->meta["queue_depth"].get<int>(), 32);
+        // A note is a line of its own, where it happened: people see it while the probe runs.
+        QCOMPARE(events[3].kind, ProbeEvent::Kind::Note);
+        QCOMPARE(events[3].note()->message,
+                 std::string("engine: psync: io_uring unavailable (forbidden by seccomp)"));
         QCOMPARE(events.back().kind, ProbeEvent::Kind::Result);
+    }
+
+    void noteLineRoundTrips() {
+        const kvbe::ProbeNote note{"the server refused token-id prompts: \"ids\" → /tokenize"};
+        const std::string line = kvbe::probeLine(note);
+        QCOMPARE(QString::fromStdString(line),
+                 J("{'type':'note','message':'the server refused token-id prompts: "
+                   "\\'ids\\' → /tokenize'}"));
+        const auto e = parseProbeLine(line);
+        QVERIFY2(e.ok(), e.ok() ? "" : e.message().c_str());
+        QCOMPARE(e->kind, ProbeEvent::Kind::Note);
+        QVERIFY(e->note());
+        QVERIFY(!e->progress());
+        QCOMPARE(e->note()->message, note.message);
     }
 
     void errorBeforeBeginStillStartsWithAHeader() {
@@ -101,7 +119,14 @@ class ProbeStreamTest : public QObject {
         QTest::addColumn<QString>("expected");
         const QString header = J("{'kvbe_probe':1,'probe':'nvme-read','params':{}}\n");
         QTest::newRow("no header first") << (J("{'type':'progress','fraction':0.1}\n")) << "header";
-        QTest::newRow("newer version") << (J("{'kvbe_probe':2,'probe':'x'}\n")) << "version 2";
+        // A version newer than this reader is refused by name, not read as if it were known.
+        const int newer = kvbe::kProbeProtocolVersion + 1;
+        QTest::newRow("newer version")
+            << J("{'kvbe_probe':%1,'probe':'x'}\n").arg(newer)
+            << QStringLiteral("protocol version %1; this reader knows versions 1 to %2")
+                   .arg(newer)
+                   .arg(kvbe::kProbeProtocolVersion);
+        QTest::newRow("version 0") << J("{'kvbe_probe':0,'probe':'x'}\n") << "version 0";
         QTest::newRow("second header") << header + header << "second header";
         QTest::newRow("line after result") << header + J("{'type':'result','summary':{}}\n") +
                                                   J("{'type':'progress','fraction':1}\n")
@@ -109,6 +134,10 @@ class ProbeStreamTest : public QObject {
         QTest::newRow("unknown type") << header + J("{'type':'banana'}\n") << "unknown line type";
         QTest::newRow("point without y")
             << header + J("{'type':'point','series':'s','x':1}\n") << "\"y\"";
+        QTest::newRow("note without message")
+            << header + J("{'type':'note'}\n") << "a note line needs \"message\"";
+        QTest::newRow("note with a number for message")
+            << header + J("{'type':'note','message':3}\n") << "a note line needs \"message\"";
         QTest::newRow("not json") << header + "hello\n"
                                   << "not a JSON object";
     }
@@ -120,6 +149,23 @@ class ProbeStreamTest : public QObject {
         QVERIFY(!events.ok());
         QVERIFY2(QString::fromStdString(events.message()).contains(expected),
                  qPrintable(QString::fromStdString(events.message())));
+    }
+
+    // Streams written before notes were a line of their own (version 1) are still read.
+    void readerAcceptsVersionOneStreams() {
+        const QString v1 = J("{'kvbe_probe':1,'probe':'nvme-read','host':'h','started':'t',"
+                             "'params':{}}\n"
+                             "{'type':'progress','fraction':0.5,'message':'QD 1'}\n"
+                             "{'type':'point','series':'read_GBps','x':4096,'y':1.5,'unit':'GB/s',"
+                             "'meta':{}}\n"
+                             "{'type':'result','summary':{}}\n");
+        QString problem;
+        const auto events = readAll(v1.toStdString(), &problem);
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+        QCOMPARE(events.size(), size_t(4));
+        QCOMPARE(events[0].header()->version, 1);
+        QCOMPARE(events[2].point()->y, 1.5);
+        QCOMPARE(events[3].kind, ProbeEvent::Kind::Result);
     }
 
     void finishReportsCutOffAndUnfinishedStreams_data() {

@@ -241,6 +241,21 @@ class ServingProbeTest : public QObject {
         QVERIFY2(all.contains("refused token-id prompts"), all.constData());
         QVERIFY2(all.contains("/tokenize"), all.constData());
         QVERIFY2(!all.contains("left out"), all.constData());
+        // The window reads the JSONL stream: the fallback is a note line there, while it runs.
+        const auto jsonl = runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out",
+                                                         out.path(), "--format", "jsonl"});
+        QVERIFY2(jsonl.exitCode == 0, (jsonl.out + jsonl.err).constData());
+        kvbe::ProbeStreamReader reader;
+        const auto events = reader.feed(
+            std::string_view(jsonl.out.constData(), static_cast<size_t>(jsonl.out.size())));
+        QVERIFY2(events.ok(), events.ok() ? "" : events.message().c_str());
+        QVERIFY(reader.finish().ok());
+        QStringList notes;
+        for (const auto& e : *events)
+            if (const auto* n = e.note()) notes << QString::fromStdString(n->message);
+        QVERIFY2(notes.filter("refused token-id prompts").size() == 1,
+                 qPrintable(notes.join('\n')));
+        QVERIFY2(notes.filter("/tokenize").size() >= 1, qPrintable(notes.join('\n')));
 
         Standin ids({});
         const auto plain =

@@ -1,6 +1,6 @@
 // A stand-in for kvbe-cli in the runner's and the window's tests, selected with KVBE_CLI.
 // Called as `fake_probe probe <name> … --format jsonl`; KVBE_FAKE_PROBE picks what it does:
-//   stream (default)  canned lines for <name>, then exit 0
+//   stream (default)  canned lines for <name>, then exit 0 (a drive probe's with two notes)
 //   crash             header and a progress line, then abort()
 //   hang              header, then silence until killed
 //   stubborn          header, then silence, ignoring SIGTERM (only a kill stops it)
@@ -38,7 +38,7 @@ void onTerm(int) {
 }
 
 void header(const std::string& probe) {
-    line(R"({"kvbe_probe":1,"probe":")" + probe +
+    line(R"({"kvbe_probe":2,"probe":")" + probe +
          R"(","host":"fakehost","started":"2026-01-01T00:00:00Z","params":{}})");
 }
 
@@ -62,8 +62,12 @@ void driveStream(const std::string& probe) {
                                 {1048576, 32, 5.25, 6300, 9100},
                                 {4194304, 32, 6.5, 20600, 31000},
                                 {29360128, 32, 6.25, 150000, 210000}};
+    line(R"({"type":"note","message":"engine: psync: asked for with --engine psync"})");
     for (int i = 0; i < 4; ++i) {
         atPoint(i);
+        if (i == 1)
+            line(R"({"type":"note","message":"buffers not registered (Cannot allocate memory; )"
+                 R"(RLIMIT_MEMLOCK 8 MiB): plain reads and writes instead"})");
         line(R"({"type":"progress","fraction":)" + std::to_string(i / 4.0) +
              R"(,"message":"QD 32, block )" + std::to_string(int(points[i][0])) + R"("})");
         char buf[384];

@@ -185,6 +185,26 @@ class TestMeasured : public QObject {
         QVERIFY(panel->runStatus(2).startsWith(QStringLiteral("Stopped")));
         QCOMPARE(r->outcome(), ProbeRunner::Outcome::Stopped);
         QCOMPARE(panel->runCount(), 3);
+        // A failed run without notes shows none; a stopped one keeps the notes it had.
+        QVERIFY(child<QLabel>(w.get(), QStringLiteral("runNotes0"))->isHidden());
+        auto* stoppedNotes = child<QLabel>(w.get(), QStringLiteral("runNotes2"));
+        QVERIFY(!stoppedNotes->isHidden());
+        QVERIFY2(stoppedNotes->text().startsWith(
+                     QStringLiteral("• engine: psync: asked for with --engine psync")),
+                 qPrintable(stoppedNotes->text()));
+        // A run that fails after its second note shows both, in order, beside its failure.
+        qputenv("KVBE_FAKE_PROBE", "fail-after:2");
+        qunsetenv("KVBE_FAKE_PROBE_DELAY_MS");
+        QVERIFY(waitRun(panel->run()));
+        QCOMPARE(panel->runner(3)->outcome(), ProbeRunner::Outcome::Failed);
+        auto* failedNotes = child<QLabel>(w.get(), QStringLiteral("runNotes3"));
+        QVERIFY(!failedNotes->isHidden());
+        const QStringList lines = failedNotes->text().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(lines[0], QStringLiteral("• engine: psync: asked for with --engine psync"));
+        QVERIFY2(lines[1].startsWith(QStringLiteral("• buffers not registered")),
+                 qPrintable(lines[1]));
+        QCOMPARE(panel->runNotes(3), failedNotes->text());
     }
 
     void closingTheWindowLeavesNoProcess() {

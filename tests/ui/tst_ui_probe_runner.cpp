@@ -22,12 +22,15 @@ struct Run {
     std::unique_ptr<ProbeRunner> runner = std::make_unique<ProbeRunner>();
     std::vector<ProbePoint> points;
     std::vector<double> fractions;
+    QStringList notes;
     int headers = 0, results = 0, finishes = 0;
     Run() {
         QObject::connect(runner.get(), &ProbeRunner::point,
                          [this](const ProbePoint& p) { points.push_back(p); });
         QObject::connect(runner.get(), &ProbeRunner::progress,
                          [this](double f, const QString&) { fractions.push_back(f); });
+        QObject::connect(runner.get(), &ProbeRunner::note,
+                         [this](const QString& n) { notes << n; });
         QObject::connect(runner.get(), &ProbeRunner::header,
                          [this](const ProbeHeader&) { ++headers; });
         QObject::connect(runner.get(), &ProbeRunner::result,
@@ -75,6 +78,11 @@ class TestProbeRunner : public QObject {
         QCOMPARE(r.points[2].y, 6.5);
         QCOMPARE(r.fractions.size(), size_t(4));
         QCOMPARE(r.runner->fraction(), 1.0);
+        // The probe's notes, each as it came and all of them kept after the run.
+        QCOMPARE(r.notes.size(), 2);
+        QCOMPARE(r.notes.front(), QStringLiteral("engine: psync: asked for with --engine psync"));
+        QVERIFY(r.notes.back().startsWith(QStringLiteral("buffers not registered")));
+        QCOMPARE(r.runner->notes(), r.notes);
         QVERIFY(gone(r.runner->pid()));
     }
 
@@ -150,6 +158,9 @@ class TestProbeRunner : public QObject {
         QCOMPARE(r.runner->message(), QStringLiteral("Stopped"));
         QVERIFY(r.points.size() < 4);
         QCOMPARE(r.finishes, 1);
+        // A stopped run keeps the notes it had (the first comes before any point).
+        QVERIFY(!r.runner->notes().isEmpty());
+        QCOMPARE(r.runner->notes().front(), r.notes.front());
         QVERIFY(gone(r.runner->pid()));
     }
 

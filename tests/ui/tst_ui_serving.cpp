@@ -16,6 +16,44 @@
 using namespace kvbe;
 using namespace kvbe::test;
 
+namespace {
+
+// The stand-in server for one test; however the test ends, it does not outlive it.
+class Standin {
+  public:
+    explicit Standin(const QStringList& args) {
+        m_p.start(QStringLiteral(KVBE_STANDIN_PATH),
+                  args + QStringList{"--peak-tflops", "2000", "--lifetime", "120"});
+        if (!m_p.waitForStarted(10000)) return;
+        QTest::qWaitFor([&] { return m_p.canReadLine() || m_p.waitForReadyRead(50); }, 10000);
+        // It prints its OpenAI base URL, …/v1.
+        const QString line = QString::fromUtf8(m_p.readLine()).trimmed();
+        const auto at = line.indexOf(QStringLiteral("http://127.0.0.1:"));
+        if (at >= 0) m_url = line.mid(at);
+    }
+    ~Standin() {
+        m_p.kill();
+        m_p.waitForFinished(5000);
+    }
+    QString url() const { return m_url; }
+
+  private:
+    QProcess m_p;
+    QString m_url;
+};
+
+// The dock's serving form for the stand-in's model, fully cached prompts of these lengths.
+void fillServingForm(ProbePanel* panel, const QString& url, const QString& lengths) {
+    panel->setProbe(QStringLiteral("serving"));
+    panel->setEndpoint(url);
+    panel->setServedModel(QStringLiteral("standin/llama-3.2-3b"));
+    panel->setModel(QStringLiteral("meta-llama/Llama-3.2-3B"));
+    panel->setLengths(lengths);
+    panel->setFractions(QStringLiteral("1"));
+}
+
+} // namespace
+
 class TestUiServing : public QObject {
     Q_OBJECT
   private slots:
@@ -26,23 +64,8 @@ class TestUiServing : public QObject {
     void cleanup() { QTRY_VERIFY(QApplication::topLevelWidgets().isEmpty()); }
 
     void servingRunFromTheProbesDockLandsOnTheTtftChart() {
-        QProcess server;
-        // However the test ends, the stand-in does not outlive it.
-        struct Stop {
-            QProcess& p;
-            ~Stop() {
-                p.kill();
-                p.waitForFinished(5000);
-            }
-        } stop{server};
-        server.start(QStringLiteral(KVBE_STANDIN_PATH),
-                     {"--peak-tflops", "2000", "--lifetime", "120"});
-        QVERIFY(server.waitForStarted(10000));
-        QVERIFY(QTest::qWaitFor([&] { return server.canReadLine() || server.waitForReadyRead(50); },
-                                10000));
-        const QString line = QString::fromUtf8(server.readLine()).trimmed();
-        const auto at = line.indexOf(QStringLiteral("http://127.0.0.1:"));
-        QVERIFY2(at >= 0, qPrintable(line));
+        Standin server({});
+        QVERIFY2(!server.url().isEmpty(), "the stand-in printed no URL");
 
         auto w = makeWindow();
         QVERIFY(probePanelOf(w)->window() == w.get());
@@ -50,12 +73,7 @@ class TestUiServing : public QObject {
                     ->isAncestorOf(probePanelOf(w)));
         auto* panel = probePanelOf(w);
         QTemporaryDir out;
-        panel->setProbe(QStringLiteral("serving"));
-        panel->setEndpoint(line.mid(at)); // the stand-in prints its OpenAI base URL, …/v1
-        panel->setServedModel(QStringLiteral("standin/llama-3.2-3b"));
-        panel->setModel(QStringLiteral("meta-llama/Llama-3.2-3B"));
-        panel->setLengths(QStringLiteral("512,1k,2k"));
-        panel->setFractions(QStringLiteral("1"));
+        fillServingForm(panel, server.url(), QStringLiteral("512,1k,2k"));
         panel->setOutFolder(out.path());
         ProbeRunner* run = panel->run();
         QVERIFY(QTest::qWaitFor([run] { return !run->isRunning(); }, 240000));
@@ -75,6 +93,24 @@ class TestUiServing : public QObject {
         QCOMPARE(lengths, (std::set<double>{512, 1024, 2048}));
         QVERIFY2(points->name().startsWith(QStringLiteral("serving #1, measured")),
                  qPrintable(points->name()));
+    }
+
+    // A server that refuses token-id prompts: the probe falls back to text measured by
+    // /tokenize and says so, and the dock shows that note under the run, kept in its history.
+    void probeNotesShowInTheDock() {
+        Standin server({"--refuse-ids"});
+        QVERIFY2(!server.url().isEmpty(), "the stand-in printed no URL");
+        auto w = makeWindow();
+        auto* panel = probePanelOf(w);
+        fillServingForm(panel, server.url(), QStringLiteral("512,1k"));
+        ProbeRunner* run = panel->run();
+        auto* notes = child<QLabel>(panel, QStringLiteral("runNotes0"));
+        QVERIFY(QTest::qWaitFor([run] { return !run->isRunning(); }, 240000));
+        QVERIFY2(run->outcome() == ProbeRunner::Outcome::Succeeded, qPrintable(run->message()));
+        QVERIFY(!notes->isHidden());
+        QVERIFY2(notes->text().contains(QStringLiteral("refused token-id prompts")),
+                 qPrintable(notes->text()));
+        QVERIFY2(notes->text().contains(QStringLiteral("/tokenize")), qPrintable(notes->text()));
     }
 };
 

@@ -274,6 +274,14 @@ ProbeRunner* ProbePanel::run() {
     auto* status = new QLabel(tr("starting"), row);
     status->setWordWrap(true);
     status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // What the probe says a person must know (a fallback it took, a warning), one line each as
+    // it arrives; a failed or stopped run keeps them, since they often say why.
+    auto* notes = new QLabel(row);
+    notes->setObjectName(QStringLiteral("runNotes%1").arg(m_runs.size()));
+    notes->setTextFormat(Qt::PlainText);
+    notes->setWordWrap(true);
+    notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    notes->hide();
     // The run's table, as the CLI prints it: filled as the points arrive.
     auto* results = new QTableWidget(0, Columns, row);
     results->setObjectName(QStringLiteral("runResults%1").arg(m_runs.size()));
@@ -297,13 +305,14 @@ ProbeRunner* ProbePanel::run() {
     v->addWidget(title);
     v->addLayout(line);
     v->addWidget(status);
+    v->addWidget(notes);
     v->addWidget(results);
     v->addWidget(why);
     v->addWidget(useRow, 0, Qt::AlignLeft);
     m_history->insertWidget(0, row);
     if (m_runs.empty()) m_history->itemAt(1)->widget()->hide(); // the "runs appear here" hint
 
-    m_runs.push_back({runner, bar, status, cancel, keep, results, why, useRow});
+    m_runs.push_back({runner, bar, status, notes, cancel, keep, results, why, useRow});
     const int index = int(m_runs.size()) - 1;
     connect(runner, &ProbeRunner::point, row,
             [this, index](const ProbePoint& p) { addResultRow(m_runs[size_t(index)], p); });
@@ -326,6 +335,11 @@ ProbeRunner* ProbePanel::run() {
     connect(runner, &ProbeRunner::progress, row, [bar, status](double f, const QString& stage) {
         bar->setValue(int(f * 1000));
         status->setText(stage);
+    });
+    connect(runner, &ProbeRunner::note, row, [notes](const QString& message) {
+        const QString line = QStringLiteral("• ") + message;
+        notes->setText(notes->text().isEmpty() ? line : notes->text() + QLatin1Char('\n') + line);
+        notes->show();
     });
     connect(runner, &ProbeRunner::finished, row,
             [bar, status, cancel](ProbeRunner::Outcome o, const QString& message) {
@@ -404,6 +418,10 @@ void ProbePanel::markTierRow(int i, double gbps, const QString& why) {
 
 QString ProbePanel::runStatus(int i) const {
     return m_runs[size_t(i)].status->text();
+}
+
+QString ProbePanel::runNotes(int i) const {
+    return m_runs[size_t(i)].notes->text();
 }
 
 bool ProbePanel::anyRunning() const {

@@ -62,6 +62,7 @@ void ProbeRunner::start(const QStringList& args) {
     m_errorLine.clear();
     m_stderrTail.clear();
     m_protocolError.clear();
+    m_notes.clear();
     m_fraction = 0;
     m_stage = tr("starting");
     m_outcome = Outcome::Running;
@@ -109,6 +110,9 @@ void ProbeRunner::readOutput() {
             m_fraction = p->fraction;
             m_stage = QString::fromStdString(p->message);
             emit progress(m_fraction, m_stage);
+        } else if (const auto* n = e.note()) {
+            m_notes << QString::fromStdString(n->message);
+            emit note(m_notes.back());
         } else if (const auto* pt = e.point()) {
             emit point(*pt);
         } else if (const auto* r = e.result()) {

@@ -3,11 +3,16 @@
 // window or from a cluster job's file, the series names in it, the exit codes of the process
 // that writes it, and the one rule that turns its points into measurements.
 //
-//   {"kvbe_probe":1,"probe":"nvme-read","host":"…","started":"…","params":{…}}   first line
+//   {"kvbe_probe":2,"probe":"nvme-read","host":"…","started":"…","params":{…}}   first line
 //   {"type":"progress","fraction":0.42,"message":"QD 32, 1 MiB blocks"}
+//   {"type":"note","message":"engine: io_uring: available here; …"}
 //   {"type":"point","series":"read_GBps","x":1048576,"y":12.7,"unit":"GB/s","meta":{…}}
 //   {"type":"result","summary":{…}}                                              last line, or
 //   {"type":"error","message":"O_DIRECT is not supported on tmpfs: …"}           last line
+//
+// A note is a sentence a person must see while the probe runs (a fallback it took, a warning),
+// not a measurement. Version 2 added notes; a reader reads every version up to its own, so a
+// version 1 stream (no notes) still reads, and refuses a newer one by name.
 //
 // It lives in core, so the window reads streams without linking the probes; the probes' sinks
 // (kvbe/probes/stream.h) write their lines with the functions here.
@@ -25,7 +30,7 @@
 
 namespace kvbe {
 
-inline constexpr int kProbeProtocolVersion = 1;
+inline constexpr int kProbeProtocolVersion = 2;
 
 // ---- exit codes -------------------------------------------------------------------------------
 
@@ -104,6 +109,10 @@ struct ProbeProgress {
     std::string message;
 };
 
+struct ProbeNote {
+    std::string message; // a sentence for people: "… refused token-id prompts (…): …"
+};
+
 struct ProbePoint {
     std::string series; // series::kDriveRead, …
     double x = 0;       // what the series is over (block bytes, threads, tokens)
@@ -122,13 +131,15 @@ struct ProbeError {
 
 // One line of the stream, classified, with its typed payload.
 struct ProbeEvent {
-    enum class Kind { Header, Progress, Point, Result, Error };
-    using Payload = std::variant<ProbeHeader, ProbeProgress, ProbePoint, ProbeResult, ProbeError>;
+    enum class Kind { Header, Progress, Note, Point, Result, Error };
+    using Payload =
+        std::variant<ProbeHeader, ProbeProgress, ProbeNote, ProbePoint, ProbeResult, ProbeError>;
     Kind kind = Kind::Header;
     Payload payload;
 
     const ProbeHeader* header() const { return std::get_if<ProbeHeader>(&payload); }
     const ProbeProgress* progress() const { return std::get_if<ProbeProgress>(&payload); }
+    const ProbeNote* note() const { return std::get_if<ProbeNote>(&payload); }
     const ProbePoint* point() const { return std::get_if<ProbePoint>(&payload); }
     const ProbeResult* result() const { return std::get_if<ProbeResult>(&payload); }
     const ProbeError* error() const { return std::get_if<ProbeError>(&payload); }
@@ -140,6 +151,7 @@ struct ProbeEvent {
 // replaced rather than thrown on halfway through a run.
 std::string probeLine(const ProbeHeader& header);
 std::string probeLine(const ProbeProgress& progress);
+std::string probeLine(const ProbeNote& note);
 std::string probeLine(const ProbePoint& point);
 std::string probeLine(const ProbeResult& result);
 std::string probeLine(const ProbeError& error);

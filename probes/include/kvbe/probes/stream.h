@@ -32,7 +32,9 @@ class ProbeSink {
     virtual void begin(const std::string& probe, const nlohmann::ordered_json& params) = 0;
     virtual void progress(double fraction, const std::string& message) = 0;
     virtual void point(const ProbePoint& point) = 0;
-    virtual void note(const std::string& line) = 0; // for people; JSONL carries it in params
+    // A sentence a person must see while the probe runs (a fallback taken, a warning): a note
+    // line in JSONL, a line of its own before the table for people.
+    virtual void note(const std::string& line) = 0;
     virtual void table(const TextTable& table) = 0; // for people; JSONL has points and result
     virtual void result(const nlohmann::ordered_json& summary) = 0;
     virtual void error(const std::string& message) = 0;

@@ -53,6 +53,9 @@ class ProbePanel : public QWidget {
     int runCount() const { return int(m_runs.size()); }
     ProbeRunner* runner(int i) const { return m_runs[size_t(i)].runner; }
     QString runStatus(int i) const;
+    // The run's notes as they arrive, one per line under its status (objectName runNotes<i>);
+    // they stay whatever the run's outcome.
+    QString runNotes(int i) const;
     bool anyRunning() const;
     // A stopped or failed run with a partial result: its row says it was not used and offers
     // "Keep as a tier" (objectName keepRun<i>), which emits keepRequested.
@@ -76,6 +79,7 @@ class ProbePanel : public QWidget {
         ProbeRunner* runner = nullptr;
         QProgressBar* bar = nullptr;
         QLabel* status = nullptr;
+        QLabel* notes = nullptr;
         QPushButton* cancel = nullptr;
         QPushButton* keep = nullptr;
         QTableWidget* results = nullptr;

@@ -48,10 +48,13 @@ class ProbeRunner : public QObject {
     QStringList arguments() const { return m_args; }
     double fraction() const { return m_fraction; }
     QString stage() const { return m_stage; }
+    // The probe's notes so far (a fallback it took, a warning), kept after it ends.
+    QStringList notes() const { return m_notes; }
 
   signals:
     void header(const kvbe::ProbeHeader& header);
     void progress(double fraction, const QString& stage);
+    void note(const QString& message);
     void point(const kvbe::ProbePoint& point);
     void result(const kvbe::ProbeResult& result);
     void finished(kvbe::ProbeRunner::Outcome outcome, const QString& message);
@@ -81,6 +84,7 @@ class ProbeRunner : public QObject {
     QString m_protocolError; // a line the reader refused
     double m_fraction = 0;
     QString m_stage;
+    QStringList m_notes;
 };
 
 } // namespace kvbe
