@@ -337,8 +337,8 @@ ProbeRunner* ProbePanel::run() {
         status->setText(stage);
     });
     connect(runner, &ProbeRunner::note, row, [notes](const QString& message) {
-        const QString line = QStringLiteral("• ") + message;
-        notes->setText(notes->text().isEmpty() ? line : notes->text() + QLatin1Char('\n') + line);
+        const QString item = QStringLiteral("• ") + message;
+        notes->setText(notes->text().isEmpty() ? item : notes->text() + QLatin1Char('\n') + item);
         notes->show();
     });
     connect(runner, &ProbeRunner::finished, row,
