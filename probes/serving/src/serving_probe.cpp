@@ -115,6 +115,22 @@ class Sweep {
     Counters counters();
     Sent resetGpuCache();
     Sent measure(Cell& cell);
+    // The steps of run(): the header line and the API key; /metrics (the counters that verify
+    // hits, the KV capacity filler eviction needs); the cells to measure; the drift reference;
+    // every cell, repeats interleaved; the drift; what finishSweep summarises.
+    std::optional<ProbeOutcome> begin();
+    std::optional<ProbeOutcome> readMetrics();
+    std::vector<Cell> planCells();
+    std::optional<Sent> reference(std::int64_t refN, int count, std::vector<double>& out);
+    std::optional<Sent> measureAll(std::vector<Cell>& cells,
+                                   std::map<std::int64_t, std::string>& skippedLengths);
+    double checkDrift(std::int64_t refN, const std::vector<double>& refStart,
+                      const std::vector<double>& refEnd);
+    SweepData sweepData(const std::vector<Cell>& cells,
+                        const std::map<std::int64_t, std::string>& skippedLengths, double driftRel,
+                        std::int64_t refN) const;
+    // One more request done, for the progress line.
+    void step(const std::string& what);
     ProbeOutcome fail(ProbeExit e, const std::string& m) {
         return probes::reportFailure(m_sink, e, m);
     }
@@ -138,6 +154,7 @@ class Sweep {
     std::string m_resetPath; // the reset route that worked, "" before the first reset
     std::optional<double> m_capacityTokens;
     std::vector<std::string> m_notes;
+    int m_done = 0, m_total = 1; // requests sent, and to send
     int m_retries = 0;
     bool m_idsAccepted = false, m_triedText = false, m_textPrompts = false;
     std::vector<std::string> m_words; // text prompts: words of one token each, with their space
@@ -493,6 +510,37 @@ Sent Sweep::measure(Cell& cell) {
 }
 
 ProbeOutcome Sweep::run() {
+    if (auto failed = begin()) return *failed;
+    if (auto failed = readMetrics()) return *failed;
+    std::vector<Cell> cells = planCells();
+    const int drift = 3;
+    m_done = 0;
+    m_total = m_s.warmup + 2 * drift + static_cast<int>(cells.size()) * m_s.repeats;
+
+    // Warm-up (discarded), then the reference point measured at the start and again at the end.
+    const std::int64_t refN = m_s.lengths[m_s.lengths.size() / 2];
+    for (int i = 0; i < m_s.warmup; ++i) {
+        Sent w = send(fresh(m_s.lengths.front()));
+        if (w.skipLength) return fail(ProbeExit::Failed, w.message);
+        if (!w.ok()) return failSent(w);
+        step("warm-up " + std::to_string(i + 1) + " of " + std::to_string(m_s.warmup));
+    }
+    std::vector<double> refStart, refEnd;
+    if (auto bad = reference(refN, drift, refStart)) {
+        if (bad->skipLength) return fail(ProbeExit::Failed, bad->message);
+        return failSent(*bad);
+    }
+    std::map<std::int64_t, std::string> skippedLengths;
+    if (auto bad = measureAll(cells, skippedLengths)) return failSent(*bad);
+    if (auto bad = reference(refN, drift, refEnd)) return failSent(*bad);
+    const double driftRel = checkDrift(refN, refStart, refEnd);
+    if (skippedLengths.size() == m_s.lengths.size())
+        return fail(ProbeExit::Failed, "every length was refused by the server; the first: " +
+                                           skippedLengths.begin()->second);
+    return finishSweep(sweepData(cells, skippedLengths, driftRel, refN), m_sink);
+}
+
+std::optional<ProbeOutcome> Sweep::begin() {
     const auto& s = m_s;
     nlohmann::ordered_json params = {{"endpoint", s.endpoint},
                                      {"model", s.model},
@@ -514,56 +562,60 @@ ProbeOutcome Sweep::run() {
         return fail(ProbeExit::BadInput,
                     "--api-key-env " + s.apiKeyEnv + ": the variable is not set");
     }
+    return std::nullopt;
+}
 
-    // /metrics: counters to verify hits with, and the KV capacity for filler eviction.
-    {
-        HttpRequest req;
-        req.url = m_root + "/metrics";
-        req.headers = m_headers;
-        req.timeoutS = std::min(30.0, s.timeoutS);
-        const HttpResponse r = m_http.send(req, [this] { return stopping(); });
-        if (r.stopped) return fail(ProbeExit::Stopped, probes::stopMessage());
-        if (r.connectFailed)
-            return fail(ProbeExit::CannotRun,
-                        "cannot reach " + m_root + "/metrics: " + r.transportError +
-                            "; is the server running and listening there (--endpoint)?");
-        if (r.status == 200) {
-            m_haveMetrics = true;
-            const auto hc = detail::hitCounters(r.body);
-            m_haveHitCounter = hc.gpu.has_value();
-            m_haveExtCounter = hc.offload.has_value();
-            if (m_haveHitCounter)
-                note("hits are verified against " + hc.server + "'s /metrics counters");
-            if (auto info = detail::promLabels(r.body, "vllm:cache_config_info")) {
-                const auto blocks = info->find("num_gpu_blocks"), block = info->find("block_size");
-                if (blocks != info->end() && block != info->end())
-                    m_capacityTokens =
-                        std::atof(blocks->second.c_str()) * std::atof(block->second.c_str());
-            }
+std::optional<ProbeOutcome> Sweep::readMetrics() {
+    const auto& s = m_s;
+    HttpRequest req;
+    req.url = m_root + "/metrics";
+    req.headers = m_headers;
+    req.timeoutS = std::min(30.0, s.timeoutS);
+    const HttpResponse r = m_http.send(req, [this] { return stopping(); });
+    if (r.stopped) return fail(ProbeExit::Stopped, probes::stopMessage());
+    if (r.connectFailed)
+        return fail(ProbeExit::CannotRun,
+                    "cannot reach " + m_root + "/metrics: " + r.transportError +
+                        "; is the server running and listening there (--endpoint)?");
+    if (r.status == 200) {
+        m_haveMetrics = true;
+        const auto hc = detail::hitCounters(r.body);
+        m_haveHitCounter = hc.gpu.has_value();
+        m_haveExtCounter = hc.offload.has_value();
+        if (m_haveHitCounter)
+            note("hits are verified against " + hc.server + "'s /metrics counters");
+        if (auto info = detail::promLabels(r.body, "vllm:cache_config_info")) {
+            const auto blocks = info->find("num_gpu_blocks"), block = info->find("block_size");
+            if (blocks != info->end() && block != info->end())
+                m_capacityTokens =
+                    std::atof(blocks->second.c_str()) * std::atof(block->second.c_str());
         }
-        if (!m_haveHitCounter)
-            note("hits are not verified: " + m_root + "/metrics " +
-                 (m_haveMetrics
-                      ? "has neither vllm:prefix_cache_hits_total nor sglang:cached_tokens_total"
-                      : "answered " + std::to_string(r.status)));
-        else if (s.tierOffload && !m_haveExtCounter)
-            note("offload hits are not verified: " + m_root +
-                 "/metrics has no vllm:external_prefix_cache_hits_total nor "
-                 "sglang:cached_tokens_total by cache_source");
     }
+    if (!m_haveHitCounter)
+        note("hits are not verified: " + m_root + "/metrics " +
+             (m_haveMetrics
+                  ? "has neither vllm:prefix_cache_hits_total nor sglang:cached_tokens_total"
+                  : "answered " + std::to_string(r.status)));
+    else if (s.tierOffload && !m_haveExtCounter)
+        note("offload hits are not verified: " + m_root +
+             "/metrics has no vllm:external_prefix_cache_hits_total nor "
+             "sglang:cached_tokens_total by cache_source");
+    return std::nullopt;
+}
 
-    std::vector<std::int64_t> lengths = s.lengths;
+std::vector<Sweep::Cell> Sweep::planCells() {
+    const auto& s = m_s;
     std::vector<Cell> cells;
     std::vector<std::pair<std::int64_t, double>> skippedFractions;
-    for (auto n : lengths) {
-        auto cell = [](std::int64_t tokens, double f, std::int64_t p, std::string tier) {
-            Cell c;
-            c.tokens = tokens;
-            c.fraction = f;
-            c.prefix = p;
-            c.tier = std::move(tier);
-            return c;
-        };
+    auto cell = [](std::int64_t tokens, double f, std::int64_t p, std::string tier) {
+        Cell c;
+        c.tokens = tokens;
+        c.fraction = f;
+        c.prefix = p;
+        c.tier = std::move(tier);
+        return c;
+    };
+    for (auto n : s.lengths) {
         cells.push_back(cell(n, 0, 0, ""));
         for (double f : s.fractions) {
             const std::int64_t p =
@@ -580,39 +632,28 @@ ProbeOutcome Sweep::run() {
     for (const auto& [n, f] : skippedFractions)
         note("fraction " + fmt(f, 2) + " of " + std::to_string(n) + " tokens is less than one " +
              std::to_string(s.blockSize) + "-token block; skipped");
-    std::map<std::int64_t, std::string> skippedLengths;
-    const int perRepeat = static_cast<int>(cells.size());
-    const int drift = 3;
-    const int total = s.warmup + 2 * drift + perRepeat * s.repeats;
-    int done = 0;
-    auto progress = [&](const std::string& what) {
-        ++done;
-        m_sink.progress(std::min(1.0, static_cast<double>(done) / total), what);
-    };
+    return cells;
+}
 
-    // Warm-up (discarded), then the reference point measured at the start and again at the end.
-    const std::int64_t refN = lengths[lengths.size() / 2];
-    for (int i = 0; i < s.warmup; ++i) {
-        Sent w = send(fresh(lengths.front()));
-        if (w.skipLength) return fail(ProbeExit::Failed, w.message);
-        if (!w.ok()) return failSent(w);
-        progress("warm-up " + std::to_string(i + 1) + " of " + std::to_string(s.warmup));
-    }
-    auto reference = [&](std::vector<double>& out) -> std::optional<Sent> {
-        for (int i = 0; i < drift; ++i) {
-            Sent r = send(fresh(refN));
-            if (!r.ok()) return r;
-            out.push_back(r.ttftS);
-            progress("drift reference, " + tokensText(refN) + " tokens cold");
-        }
-        return std::nullopt;
-    };
-    std::vector<double> refStart, refEnd;
-    if (auto bad = reference(refStart)) {
-        if (bad->skipLength) return fail(ProbeExit::Failed, bad->message);
-        return failSent(*bad);
-    }
+void Sweep::step(const std::string& what) {
+    ++m_done;
+    m_sink.progress(std::min(1.0, static_cast<double>(m_done) / m_total), what);
+}
 
+std::optional<Sent> Sweep::reference(std::int64_t refN, int count, std::vector<double>& out) {
+    for (int i = 0; i < count; ++i) {
+        Sent r = send(fresh(refN));
+        if (!r.ok()) return r;
+        out.push_back(r.ttftS);
+        step("drift reference, " + tokensText(refN) + " tokens cold");
+    }
+    return std::nullopt;
+}
+
+std::optional<Sent> Sweep::measureAll(std::vector<Cell>& cells,
+                                      std::map<std::int64_t, std::string>& skippedLengths) {
+    const auto& s = m_s;
+    const auto& lengths = s.lengths;
     for (int r = 0; r < s.repeats; ++r) {
         // Interleaved: each repeat starts at another length, so a slow drift spreads over all.
         for (size_t k = 0; k < lengths.size(); ++k) {
@@ -620,7 +661,7 @@ ProbeOutcome Sweep::run() {
             for (auto& cell : cells) {
                 if (cell.tokens != n) continue;
                 if (skippedLengths.count(n)) {
-                    progress("skipped " + tokensText(n));
+                    step("skipped " + tokensText(n));
                     continue;
                 }
                 Sent m = measure(cell);
@@ -628,31 +669,37 @@ ProbeOutcome Sweep::run() {
                     skippedLengths[n] = m.message;
                     note("length " + std::to_string(n) + " skipped: " + m.message);
                 } else if (!m.ok()) {
-                    return failSent(m);
+                    return m;
                 }
-                progress("repeat " + std::to_string(r + 1) + "/" + std::to_string(s.repeats) +
-                         ", " + tokensText(n) +
-                         (cell.tier.empty() ? " cold"
-                                            : " " + cell.tier + " hit, " +
-                                                  fmt(cell.fraction * 100, 0) + " % cached"));
+                step("repeat " + std::to_string(r + 1) + "/" + std::to_string(s.repeats) + ", " +
+                     tokensText(n) +
+                     (cell.tier.empty() ? " cold"
+                                        : " " + cell.tier + " hit, " + fmt(cell.fraction * 100, 0) +
+                                              " % cached"));
             }
         }
     }
-    if (auto bad = reference(refEnd)) return failSent(*bad);
+    return std::nullopt;
+}
+
+double Sweep::checkDrift(std::int64_t refN, const std::vector<double>& refStart,
+                         const std::vector<double>& refEnd) {
     const double startMed = detail::quantile(refStart, 0.5), endMed = detail::quantile(refEnd, 0.5);
     const double driftRel = (endMed - startMed) / startMed;
-    if (std::abs(driftRel) > s.driftLimit)
+    if (std::abs(driftRel) > m_s.driftLimit)
         note("warning: TTFT drifted during the run: the " + std::to_string(refN) +
              "-token cold point took " + fmt(startMed * 1e3, 2) + " ms at the start and " +
              fmt(endMed * 1e3, 2) + " ms at the end (" + (driftRel > 0 ? "+" : "") +
-             fmt(driftRel * 100, 1) + " %, over " + fmt(s.driftLimit * 100, 0) +
+             fmt(driftRel * 100, 1) + " %, over " + fmt(m_s.driftLimit * 100, 0) +
              " %): other load on the server or thermal throttling; the fit is suspect");
-    if (skippedLengths.size() == lengths.size())
-        return fail(ProbeExit::Failed, "every length was refused by the server; the first: " +
-                                           skippedLengths.begin()->second);
+    return driftRel;
+}
 
+SweepData Sweep::sweepData(const std::vector<Cell>& cells,
+                           const std::map<std::int64_t, std::string>& skippedLengths,
+                           double driftRel, std::int64_t refN) const {
     SweepData data;
-    data.settings = &s;
+    data.settings = &m_s;
     data.driftRelative = driftRel;
     data.referenceTokens = static_cast<double>(refN);
     data.retries = m_retries;
@@ -676,7 +723,7 @@ ProbeOutcome Sweep::run() {
         m.rejectReason = c.rejectReason;
         data.cells.push_back(std::move(m));
     }
-    return finishSweep(data, m_sink);
+    return data;
 }
 
 } // namespace
