@@ -138,22 +138,8 @@ void measure(const char* label, const fs::path& file, const CostModel& cm, doubl
         SimTier{"dram", dramBlocks * cfg.blockBytes, TierPath{"dram", 55e9, 0.5e-3}, 55e9});
     cfg.tiers.push_back(
         SimTier{"nvme", nvmeBlocks * cfg.blockBytes, TierPath{"nvme", 13.5e9, 1e-3}, 10e9});
-    double replayS = 1e300;
-    ReplayResult res;
-    for (int rep = 0; rep < 3; ++rep) {
-        const auto t1 = CpuClock::now();
-        auto r = replayTrace(*trace, cm, cfg);
-        replayS = std::min(replayS, seconds(t1));
-        if (!r) {
-            std::fprintf(stderr, "%s\n", r.message().c_str());
-            std::exit(1);
-        }
-        res = *r;
-    }
-    // The same with the write queues modelled, then also with prefill servers whose loads share
-    // the tiers' bandwidth (not part of the target: the configuration the target names is the
-    // replay above).
-    auto bestOf3 = [&](const ReplayConfig& c) {
+    // Best of three runs' CPU time; the last run's result in *out.
+    auto bestOf3 = [&](const ReplayConfig& c, ReplayResult* out) {
         double best = 1e300;
         for (int rep = 0; rep < 3; ++rep) {
             const auto t1 = CpuClock::now();
@@ -163,15 +149,21 @@ void measure(const char* label, const fs::path& file, const CostModel& cm, doubl
                 std::fprintf(stderr, "%s\n", r.message().c_str());
                 std::exit(1);
             }
+            if (out) *out = std::move(*r);
         }
         return best;
     };
+    ReplayResult res;
+    const double replayS = bestOf3(cfg, &res);
+    // The same with the write queues modelled, then also with prefill servers whose loads share
+    // the tiers' bandwidth (not part of the target: the configuration the target names is the
+    // replay above).
     ReplayConfig queued = cfg;
     queued.writeQueue = true;
-    const double queuedS = bestOf3(queued);
+    const double queuedS = bestOf3(queued, nullptr);
     ReplayConfig servers = queued;
     servers.instances = 8;
-    const double serversS = bestOf3(servers);
+    const double serversS = bestOf3(servers, nullptr);
     const auto grid = logGrid(1e4, 1e9, 40);
     double sweepS = 1e300;
     for (int rep = 0; rep < 3; ++rep) {
