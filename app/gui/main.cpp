@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     const QCommandLineOption importOpt(
         QStringLiteral("import"),
         QStringLiteral("Import calibration files, or every file in a folder, into the Fleet view "
-                       "(repeatable)."),
+                       "of the window (repeatable; not with --export)."),
         QStringLiteral("PATH"));
     const QCommandLineOption traceOpt(
         QStringLiteral("trace"),
@@ -110,6 +110,12 @@ int main(int argc, char** argv) {
     if (!presets) return printError(QString::fromStdString(presets.message()));
 
     if (parser.isSet(exportOpt)) {
+        // The headless export draws the scenario (and a trace), not imported files: a picture
+        // without the overlays asked for would look complete and be wrong.
+        if (parser.isSet(importOpt))
+            return printError(QStringLiteral(
+                "--import is drawn in the window only, not by a headless --export; open the "
+                "window with --import and use Export > Chart as PNG/SVG"));
         const auto size = kvbe::parseExportSize(parser.value(sizeOpt));
         if (!size)
             return printError(

@@ -207,6 +207,10 @@ class TestUiExport : public QObject {
         QTest::newRow("unknown option") << QStringList{"--colour", "red"} << "colour";
         QTest::newRow("unwritable")
             << QStringList{"--export", "/nonexistent-dir/x.png"} << "cannot write";
+        // The imports would be missing from the picture: refused, not drawn without them.
+        QTest::newRow("imports in a headless export")
+            << QStringList{"--import", QStringLiteral(KVBE_FIXTURES "/calibration"), "--export", ok}
+            << "--import is drawn in the window only";
         QTest::newRow("window without a display")
             << QStringList{} << "no display to open the window on";
     }

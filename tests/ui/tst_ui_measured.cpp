@@ -3,6 +3,7 @@
 // adopt, the py-kvcache export, and a 50 MB import that leaves the UI thread free.
 #include "kvbe/fit.h"
 #include "kvbe/ui/breakeven_chart.h"
+#include "kvbe/ui/chart_legend.h"
 #include "kvbe/ui/fleet_panel.h"
 #include "kvbe/ui/fraction_chart.h"
 #include "kvbe/ui/probe_panel.h"
@@ -11,6 +12,7 @@
 #include "ui_test_support.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QMimeData>
@@ -328,6 +330,47 @@ class TestMeasured : public QObject {
         QCOMPARE(hits->count(), int(v2cal.hits.size() + v2cal.golden.size()));
         // The pareto file's hits are drawn as well.
         QVERIFY(ttft->seriesByKey(QStringLiteral("overlay/%1/hits").arg(pareto)));
+    }
+
+    // A folder of 14 files (three py-kvcache v2 files among them, two tiers each): each file's
+    // tier has one legend entry on the break-even chart, its B* line, whose name also gives the
+    // golden points and the level its load curve implies. Three entries per tier took ten legend
+    // rows and squeezed the plot.
+    void impliedCurvesTakeOneLegendEntryPerFileAndTier() {
+        auto w = makeWindow();
+        w->fitToScreen(QRect(0, 0, 1920, 1080));
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        auto* fleet = fleetPanelOf(w);
+        QVERIFY(w->importCalibrations({kFixtures}));
+        QVERIFY(waitImport(fleet));
+        w->refreshNow();
+        QApplication::processEvents();
+        auto* be = chartOf(w, QStringLiteral("breakeven"));
+        ChartLegend* legend = legendOf(be);
+        QVERIFY(legend);
+        int implied = 0, withLevel = 0;
+        for (const auto& e : legend->entries()) {
+            if (!e.key.startsWith(QLatin1String("implied/"))) continue;
+            ++implied;
+            QVERIFY2(e.key.endsWith(QLatin1String("-bstar")), qPrintable(e.key));
+            const QString levelKey = e.key.chopped(6) + QStringLiteral("-level");
+            if (auto* level = be->seriesByKey(levelKey); level && level->count() > 0) {
+                ++withLevel;
+                const QString gbps = QString::number(level->at(0).y(), 'g', 4);
+                QVERIFY2(e.name.contains(gbps + QStringLiteral(" GB/s from its load curve")),
+                         qPrintable(e.name + " / " + gbps));
+            }
+            if (auto* golden = be->seriesByKey(e.key.chopped(6) + QStringLiteral("-golden"));
+                golden && golden->count() > 0)
+                QVERIFY2(e.name.contains(QLatin1String("golden points")), qPrintable(e.name));
+        }
+        QCOMPARE(implied, 6); // three v2 files, SSD and host memory each
+        QCOMPARE(withLevel, 6);
+        const QRectF plot = be->chart()->plotArea();
+        const QRectF view = be->mapToScene(be->viewport()->rect()).boundingRect();
+        qInfo("plot %.0f x %.0f px in a view of %.0f x %.0f px, %zu legend entries", plot.width(),
+              plot.height(), view.width(), view.height(), legend->entries().size());
     }
 
     // A v2 file's curves imply B* and p*: on the break-even chart, B* at each knot and golden

@@ -136,17 +136,23 @@ void BreakevenChart::drawImplied(double xMin, double xMax, YRange& range) {
             for (const auto& p : t.points)
                 if (p.breakevenBps)
                     (p.golden ? golden : knots).append(QPointF(p.tokens, *p.breakevenBps * GB));
-            auto* l = line(g + "bstar",
-                           tr("%1: measured B* from %2 (t_fixed %3 ms, %4)")
+            // One legend entry for the file's tier: its B* line names its golden points and the
+            // level its load curve implies, drawn in the same colour (with 14 files imported,
+            // three entries each took half the chart's height).
+            QString name = tr("%1, %2: measured B* (t_fixed %3 ms, %4)")
                                .arg(o.file, tier)
                                .arg(t.tFixedS * 1e3, 0, 'g', 3)
-                               .arg(t.tFixedFitted ? tr("fitted to its knots") : tr("its floor")),
-                           col, 2, Qt::DashLine);
+                               .arg(t.tFixedFitted ? tr("fitted") : tr("its floor"));
+            if (!golden.isEmpty()) name += tr("; \u25CF golden points");
+            if (t.bandwidthBps)
+                name += tr("; -\u00B7- %1 GB/s from its load curve")
+                            .arg(*t.bandwidthBps * GB, 0, 'g', 4);
+            auto* l = line(g + "bstar", name, col, 2, Qt::DashLine);
             l->setPointsVisible(true);
             l->replace(knots);
             range.add(knots);
             scatter(g + "golden", tr("%1: B* from %2 at its golden points").arg(o.file, tier), col,
-                    10, !golden.isEmpty())
+                    10, false)
                 ->replace(golden);
             range.add(golden);
             QList<QPointF> level, mark;
@@ -160,7 +166,7 @@ void BreakevenChart::drawImplied(double xMin, double xMax, YRange& range) {
                  tr("%1: %2 at %3 GB/s, as its load curve implies")
                      .arg(o.file, tier)
                      .arg(t.bandwidthBps.value_or(0) * GB, 0, 'g', 4),
-                 col, 1.5, Qt::DashDotLine, bool(t.bandwidthBps))
+                 col, 1.5, Qt::DashDotLine, false)
                 ->replace(level);
             const QString pText =
                 t.pStarTokens <= 0 ? tr("%1: p* %2 = 0 (every prefix pays)").arg(o.file, tier)
