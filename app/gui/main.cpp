@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     const QCommandLineOption importOpt(
         QStringLiteral("import"),
         QStringLiteral("Import calibration files, or every file in a folder, into the Fleet view "
-                       "of the window (repeatable; not with --export)."),
+                       "(repeatable); with --export, drawn on the exported chart."),
         QStringLiteral("PATH"));
     const QCommandLineOption traceOpt(
         QStringLiteral("trace"),
@@ -110,12 +110,10 @@ int main(int argc, char** argv) {
     if (!presets) return printError(QString::fromStdString(presets.message()));
 
     if (parser.isSet(exportOpt)) {
-        // The headless export draws the scenario (and a trace), not imported files: a picture
-        // without the overlays asked for would look complete and be wrong.
-        if (parser.isSet(importOpt))
+        // A trace's charts draw no calibration files: refused rather than drawn without them.
+        if (parser.isSet(importOpt) && parser.isSet(traceOpt))
             return printError(QStringLiteral(
-                "--import is drawn in the window only, not by a headless --export; open the "
-                "window with --import and use Export > Chart as PNG/SVG"));
+                "--import draws on the scenario charts, not on the workload charts of --trace"));
         const auto size = kvbe::parseExportSize(parser.value(sizeOpt));
         if (!size)
             return printError(
@@ -135,13 +133,13 @@ int main(int argc, char** argv) {
         kvbe::ChartStyle style;
         style.dark = parser.isSet(darkOpt);
         style.presentation = parser.isSet(bigOpt);
-        const auto st =
-            parser.isSet(traceOpt)
-                ? kvbe::exportWorkloadChart(*presets, *scenario, parser.value(chartOpt),
-                                            parser.value(traceOpt), parser.value(exportOpt), *size,
-                                            style)
-                : kvbe::exportScenarioChart(*presets, *scenario, parser.value(chartOpt),
-                                            parser.value(exportOpt), *size, style, tier - 1);
+        const auto st = parser.isSet(traceOpt)
+                            ? kvbe::exportWorkloadChart(*presets, *scenario, parser.value(chartOpt),
+                                                        parser.value(traceOpt),
+                                                        parser.value(exportOpt), *size, style)
+                            : kvbe::exportScenarioChart(*presets, *scenario, parser.value(chartOpt),
+                                                        parser.value(exportOpt), *size, style,
+                                                        tier - 1, parser.values(importOpt));
         if (!st) return printError(QString::fromStdString(st.message()));
         return 0;
     }

@@ -191,6 +191,34 @@ class TestUiExport : public QObject {
         expectValidFile(out, QSize(800, 450));
     }
 
+    // kvbe --import with --export draws the files as the window does: a py-kvcache v2 file's
+    // implied B* on the break-even chart, a node's measured curves on the TTFT chart, named in
+    // the legend (the SVG's text). Before, the export silently left them out.
+    void headlessExportDrawsImports_data() {
+        QTest::addColumn<QString>("chart");
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("breakeven, v2 file") << "breakeven"
+                                            << "pykvcache-v2-implied.json"
+                                            << "pykvcache-v2-implied.json, SSD: measured B*";
+        QTest::newRow("ttft, node file") << "ttft"
+                                         << "kvbe-node17.json"
+                                         << "node17: measured";
+    }
+    void headlessExportDrawsImports() {
+        QFETCH(QString, chart);
+        QFETCH(QString, file);
+        QFETCH(QString, says);
+        const QString out = m_dir.filePath("imported-" + chart + ".svg");
+        const auto r = runKvbe({"--import", QStringLiteral(KVBE_FIXTURES "/calibration/") + file,
+                                "--chart", chart, "--export", out, "--size", "1600x900"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile svg(out);
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(svg.readAll());
+        QVERIFY2(text.contains(says.toHtmlEscaped()), qPrintable(says));
+    }
+
     void headlessExportFailsWithOneSentence_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("says");
@@ -207,10 +235,16 @@ class TestUiExport : public QObject {
         QTest::newRow("unknown option") << QStringList{"--colour", "red"} << "colour";
         QTest::newRow("unwritable")
             << QStringList{"--export", "/nonexistent-dir/x.png"} << "cannot write";
-        // The imports would be missing from the picture: refused, not drawn without them.
-        QTest::newRow("imports in a headless export")
-            << QStringList{"--import", QStringLiteral(KVBE_FIXTURES "/calibration"), "--export", ok}
-            << "--import is drawn in the window only";
+        // The workload charts draw no calibration files: refused, not drawn without them.
+        QTest::newRow("imports with a trace")
+            << QStringList{"--import", QStringLiteral(KVBE_FIXTURES "/calibration"),
+                           "--trace",  "t.jsonl",
+                           "--chart",  "workload-ttft",
+                           "--export", ok}
+            << "--import draws on the scenario charts";
+        QTest::newRow("unreadable import")
+            << QStringList{"--import", "/nonexistent-node.json", "--export", ok}
+            << "/nonexistent-node.json";
         QTest::newRow("window without a display")
             << QStringList{} << "no display to open the window on";
     }

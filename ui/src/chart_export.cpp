@@ -1,11 +1,16 @@
 #include "kvbe/ui/chart_export.h"
 
+#include "kvbe/ui/breakeven_chart.h"
 #include "kvbe/ui/chart_factory.h"
 #include "kvbe/ui/explorer.h"
+#include "kvbe/ui/fleet_panel.h"
+#include "kvbe/ui/fraction_chart.h"
 #include "kvbe/ui/frontier_chart.h"
+#include "kvbe/ui/ttft_chart.h"
 #include "kvbe/ui/workload_charts.h"
 
 #include <QApplication>
+#include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
 #include <QGraphicsScene>
@@ -194,7 +199,7 @@ Status evaluate(Explorer& explorer, const Scenario& scenario) {
 
 Status exportScenarioChart(const Presets& presets, const Scenario& scenario,
                            const QString& chartKey, const QString& path, QSize size,
-                           ChartStyle style, int frontierTier) {
+                           ChartStyle style, int frontierTier, const QStringList& imports) {
     auto chart = createChart(chartKey);
     if (!chart)
         return fail(QStringLiteral("unknown chart '%1'; expected one of %2")
@@ -205,6 +210,20 @@ Status exportScenarioChart(const Presets& presets, const Scenario& scenario,
     if (qobject_cast<WorkloadChart*>(chart.get()))
         return fail(QStringLiteral("the %1 chart needs a trace: add --trace FILE").arg(chartKey));
     if (auto* f = qobject_cast<FrontierChart*>(chart.get())) f->setTier(frontierTier);
+    // Imported files, read as the Fleet view reads them, drawn as the window draws them.
+    std::unique_ptr<FleetPanel> fleet;
+    if (!imports.isEmpty()) {
+        fleet = std::make_unique<FleetPanel>(&explorer);
+        QEventLoop loop;
+        QObject::connect(fleet.get(), &FleetPanel::imported, &loop, &QEventLoop::quit);
+        if (!fleet->importPaths(imports)) return fail(QStringLiteral("--import: nothing to read"));
+        loop.exec();
+        if (!fleet->importErrors().isEmpty())
+            return fail(QStringLiteral("--import: %1").arg(fleet->importErrors().front()));
+        if (auto* t = qobject_cast<TtftChart*>(chart.get())) t->setOverlays(fleet->overlays());
+        if (auto* b = qobject_cast<BreakevenChart*>(chart.get())) b->setImplied(fleet->implied());
+        if (auto* f = qobject_cast<FractionChart*>(chart.get())) f->setImplied(fleet->implied());
+    }
     chart->setChartStyle(style);
     chart->setResults(explorer.result(), {});
     return exportChart(*chart, path, size);

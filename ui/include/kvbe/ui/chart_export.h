@@ -47,10 +47,13 @@ Status exportChart(const ChartView& chart, const QString& path, QSize size, int 
 // Writes the chart's data as CSV.
 Status exportCsv(const ChartView& chart, const QString& path);
 
-// What `kvbe --export` does: compute the scenario with core, draw one chart, write it.
+// What `kvbe --export` does: compute the scenario with core, draw one chart, write it. With
+// `imports` (`kvbe --import`), the calibration files are read as the Fleet view reads them and
+// drawn on the chart as in the window; a file that cannot be read fails the export.
 Status exportScenarioChart(const Presets& presets, const Scenario& scenario,
                            const QString& chartKey, const QString& path, QSize size,
-                           ChartStyle style = {}, int frontierTier = 0);
+                           ChartStyle style = {}, int frontierTier = 0,
+                           const QStringList& imports = {});
 
 // What `kvbe --export OUT --chart workload-… --trace FILE` does: read the trace, replay it through
 // the scenario's tiers with the Workload view's default settings (or `settings`), draw one of the
