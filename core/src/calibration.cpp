@@ -21,17 +21,8 @@ namespace {
 
 constexpr double kMaxTokens = 1e9, kMaxSeconds = 1e6, kMaxBps = 1e14;
 
-Calibration parseOurs(const FieldReader& r) {
-    const json& j = r.root();
-    const auto& version = j["kvbe_calibration"];
-    if (!version.is_number_integer()) r.fail("kvbe_calibration", "the format version, 1", &version);
-    if (version.get<long long>() != kCalibrationVersion)
-        r.failWith("calibration format version " + std::to_string(version.get<long long>()) +
-                   "; this kvbe reads version " + std::to_string(kCalibrationVersion));
-    Calibration c;
-    c.format = "kvbe";
-    c.host = r.string(j, "host", "host").value_or("");
-    c.date = r.string(j, "date", "date").value_or("");
+// The file's sections, one reader each; every one is optional.
+void readGpu(const FieldReader& r, const json& j, Calibration& c) {
     if (j.contains("gpu") && !j["gpu"].is_null()) {
         const auto& g = r.object(j, "gpu", "gpu");
         c.gpuName = r.string(g, "name", "gpu.name").value_or("");
@@ -41,15 +32,9 @@ Calibration parseOurs(const FieldReader& r) {
                 c.gpuClocksMHz[k] = *r.number(clocks, k, "gpu.clocks_MHz." + k, 0, 1e5, "MHz");
         }
     }
-    c.model = r.string(j, "model", "model").value_or("");
-    if (auto kd = r.string(j, "kv_dtype", "kv_dtype")) {
-        c.kvDtype = parseKvDtype(*kd);
-        if (!c.kvDtype) r.fail("kv_dtype", "bf16, fp16, fp8, int8 or fp32", &j["kv_dtype"]);
-    }
-    c.kvBytesPerToken = r.number(j, "kv_bytes_per_token", "kv_bytes_per_token", 1e-3, 1e12,
-                                 "a positive number of bytes");
-    for (const auto& [n, t] : r.pairs(j, "prefill", "prefill", "tokens, seconds"))
-        c.prefill.push_back({n, t});
+}
+
+void readHits(const FieldReader& r, const json& j, Calibration& c) {
     if (j.contains("hits") && !j["hits"].is_null()) {
         const auto& hits = r.array(j, "hits", "hits");
         for (size_t i = 0; i < hits.size(); ++i) {
@@ -75,6 +60,9 @@ Calibration parseOurs(const FieldReader& r) {
             c.hits.push_back(h);
         }
     }
+}
+
+void readTiers(const FieldReader& r, const json& j, Calibration& c) {
     if (j.contains("tiers") && !j["tiers"].is_null()) {
         const auto& tiers = r.array(j, "tiers", "tiers");
         for (size_t i = 0; i < tiers.size(); ++i) {
@@ -93,6 +81,9 @@ Calibration parseOurs(const FieldReader& r) {
             c.tiers.push_back(std::move(t));
         }
     }
+}
+
+void readFitted(const FieldReader& r, const json& j, Calibration& c) {
     if (j.contains("fitted") && !j["fitted"].is_null()) {
         const auto& f = r.object(j, "fitted", "fitted");
         FittedParameters p;
@@ -123,16 +114,10 @@ Calibration parseOurs(const FieldReader& r) {
         }
         c.fitted = p;
     }
-    if (j.contains("breakeven_prefix_tokens") && !j["breakeven_prefix_tokens"].is_null()) {
-        const auto& b = r.object(j, "breakeven_prefix_tokens", "breakeven_prefix_tokens");
-        for (const auto& [name, v] : b.items()) {
-            if (v.is_null()) continue; // never pays within the context
-            c.breakevenPrefix[name] = *r.number(b, name, "breakeven_prefix_tokens." + name, 0,
-                                                kMaxTokens, "tokens, or null for never");
-        }
-    }
-    c.safetyMarginTokens = r.number(j, "safety_margin_tokens", "safety_margin_tokens", 0,
-                                    kMaxTokens, "tokens, 0 or more");
+}
+
+// py-kvcache v2's curves and golden points, as a v2 import keeps them.
+void readCurves(const FieldReader& r, const json& j, Calibration& c) {
     if (j.contains("curves") && !j["curves"].is_null()) {
         const auto& curves = r.object(j, "curves", "curves");
         for (const auto& [name, v] : curves.items()) {
@@ -158,6 +143,9 @@ Calibration parseOurs(const FieldReader& r) {
             c.curves[name] = std::move(k);
         }
     }
+}
+
+void readGolden(const FieldReader& r, const json& j, Calibration& c) {
     if (j.contains("golden") && !j["golden"].is_null()) {
         const auto& golden = r.array(j, "golden", "golden");
         for (size_t i = 0; i < golden.size(); ++i) {
@@ -173,6 +161,44 @@ Calibration parseOurs(const FieldReader& r) {
                                 need("g_ssd", kMaxSeconds), need("g_mem", kMaxSeconds)});
         }
     }
+}
+
+Calibration parseOurs(const FieldReader& r) {
+    const json& j = r.root();
+    const auto& version = j["kvbe_calibration"];
+    if (!version.is_number_integer()) r.fail("kvbe_calibration", "the format version, 1", &version);
+    if (version.get<long long>() != kCalibrationVersion)
+        r.failWith("calibration format version " + std::to_string(version.get<long long>()) +
+                   "; this kvbe reads version " + std::to_string(kCalibrationVersion));
+    Calibration c;
+    c.format = "kvbe";
+    c.host = r.string(j, "host", "host").value_or("");
+    c.date = r.string(j, "date", "date").value_or("");
+    readGpu(r, j, c);
+    c.model = r.string(j, "model", "model").value_or("");
+    if (auto kd = r.string(j, "kv_dtype", "kv_dtype")) {
+        c.kvDtype = parseKvDtype(*kd);
+        if (!c.kvDtype) r.fail("kv_dtype", "bf16, fp16, fp8, int8 or fp32", &j["kv_dtype"]);
+    }
+    c.kvBytesPerToken = r.number(j, "kv_bytes_per_token", "kv_bytes_per_token", 1e-3, 1e12,
+                                 "a positive number of bytes");
+    for (const auto& [n, t] : r.pairs(j, "prefill", "prefill", "tokens, seconds"))
+        c.prefill.push_back({n, t});
+    readHits(r, j, c);
+    readTiers(r, j, c);
+    readFitted(r, j, c);
+    if (j.contains("breakeven_prefix_tokens") && !j["breakeven_prefix_tokens"].is_null()) {
+        const auto& b = r.object(j, "breakeven_prefix_tokens", "breakeven_prefix_tokens");
+        for (const auto& [name, v] : b.items()) {
+            if (v.is_null()) continue; // never pays within the context
+            c.breakevenPrefix[name] = *r.number(b, name, "breakeven_prefix_tokens." + name, 0,
+                                                kMaxTokens, "tokens, or null for never");
+        }
+    }
+    c.safetyMarginTokens = r.number(j, "safety_margin_tokens", "safety_margin_tokens", 0,
+                                    kMaxTokens, "tokens, 0 or more");
+    readCurves(r, j, c);
+    readGolden(r, j, c);
     return c;
 }
 
