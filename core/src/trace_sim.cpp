@@ -182,8 +182,9 @@ class Recompute {
 struct RuleTimes {
     double none = 0, gpuOnly = 0, always = 0, breakeven = 0, optimal = 0;
     std::size_t gpuJ = 0, beJ = 0, bestJ = 0;
-    std::array<double, kMaxTiers> allTok{}; // tokens per tier of the whole run (always)
-    std::array<double, kMaxTiers> beTok{};  // … of the run breakeven loads
+    std::array<double, kMaxTiers> allTok{};  // tokens per tier of the whole run (always)
+    std::array<double, kMaxTiers> beTok{};   // … of the run breakeven loads
+    std::array<double, kMaxTiers> bestTok{}; // … of the run optimal loads
 };
 
 // The admission rules on one hit run: tierOf[j] is the tier block j is read from, pStar[k] the
@@ -224,6 +225,7 @@ RuleTimes ruleTimes(const RequestCost& rc, Recompute& re, const std::uint8_t* ti
             if (t < best) {
                 best = t;
                 r.bestJ = j;
+                r.bestTok = acc;
             }
         }
         if (j < h) {
@@ -236,6 +238,7 @@ RuleTimes ruleTimes(const RequestCost& rc, Recompute& re, const std::uint8_t* ti
     if (r.breakeven < best) {
         best = r.breakeven;
         r.bestJ = r.beJ;
+        r.bestTok = r.beTok;
     }
     r.optimal = best;
     return r;
@@ -407,8 +410,6 @@ class WriteQueues {
 // bytes, which take `work` seconds at the tier's whole bandwidth.
 class SharedLoads {
   public:
-    explicit SharedLoads(std::size_t requests) { m_start.reserve(requests + 1); }
-
     // Request i's segments; requests are added in trace order.
     void add(const RequestCost& rc, const std::array<double, kMaxTiers>& tok) {
         m_start.push_back(static_cast<std::uint32_t>(m_segs.size()));
@@ -514,7 +515,7 @@ class Replay {
         m_times = detail::BlockArray<double>(kRules * m_n);
         if (config.instances > 0) {
             m_loads = detail::BlockArray<double>(3 * m_n);
-            m_shared.assign(3, SharedLoads(m_n));
+            m_shared.resize(3);
         }
         m_windowBytes.resize(m_k);
         const char* names[kRules] = {"none", "gpu-only", "always", "breakeven", "optimal"};
@@ -705,14 +706,6 @@ class Replay {
         return tok;
     }
 
-    // Tokens per tier of the first j blocks of the current hit run.
-    std::array<double, kMaxTiers> tokensUpTo(std::size_t j, double N) const {
-        std::array<double, kMaxTiers> tok{};
-        for (std::size_t q = 0; q < j; ++q)
-            tok[m_tierOf[q]] += blockTokens(q, N);
-        return tok;
-    }
-
     // The rules' times for request i, what they declined and the GPU time they saved; returns
     // the request's prefill time under `always` (its writes are issued when it ends).
     double admit(std::size_t i, std::size_t h) {
@@ -731,7 +724,7 @@ class Replay {
             m_loads[2 * m_n + i] = std::max(0.0, rt.optimal - re.at(rt.bestJ));
             m_shared[0].add(m_rc, rt.allTok);
             m_shared[1].add(m_rc, rt.beTok);
-            m_shared[2].add(m_rc, rt.bestJ < h ? tokensUpTo(rt.bestJ, N) : rt.allTok);
+            m_shared[2].add(m_rc, rt.bestTok);
         }
         if (m_per) m_per->hitBlocks.push_back(static_cast<std::uint32_t>(h));
 
@@ -745,7 +738,7 @@ class Replay {
             r.declinedNetS += rt.always - t;
         };
         declined(m_rules[Breakeven], rt.beJ, rt.breakeven, rt.beTok);
-        if (rt.bestJ < h) declined(m_rules[Optimal], rt.bestJ, rt.optimal, tokensUpTo(rt.bestJ, N));
+        declined(m_rules[Optimal], rt.bestJ, rt.optimal, rt.bestTok);
         // GPU seconds saved: the recompute each rule avoided against no caching.
         if (h > 0) {
             m_rules[GpuOnly].gpuSecondsSaved += rt.none - re.at(rt.gpuJ);
@@ -908,7 +901,8 @@ class Replay {
             double* t = column(r);
             const double* load = r >= Always ? m_loads.data() + (r - Always) * m_n : nullptr;
             const std::vector<double> loadEnd =
-                load ? m_shared[r - Always].loadEnds(arrival, m_config.tiers) : arrival;
+                load ? m_shared[r - Always].loadEnds(arrival, m_config.tiers)
+                     : std::vector<double>();
             std::priority_queue<double, std::vector<double>, std::greater<>> free;
             for (int s = 0; s < m_config.instances; ++s)
                 free.push(0.0);
@@ -917,7 +911,7 @@ class Replay {
                 const double a = arrival[i];
                 const double start = std::max(a, free.top());
                 const double alone = load ? std::min(load[i], t[i]) : 0;
-                const double l = std::max(alone, loadEnd[i] - a); // with the loads beside it
+                const double l = load ? std::max(alone, loadEnd[i] - a) : 0; // loads beside it
                 const double end = std::max(start - a, l) + (t[i] - alone);
                 free.pop();
                 free.push(a + end);
