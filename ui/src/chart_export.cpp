@@ -1,12 +1,9 @@
 #include "kvbe/ui/chart_export.h"
 
-#include "kvbe/ui/breakeven_chart.h"
 #include "kvbe/ui/chart_factory.h"
 #include "kvbe/ui/explorer.h"
 #include "kvbe/ui/fleet_panel.h"
-#include "kvbe/ui/fraction_chart.h"
 #include "kvbe/ui/frontier_chart.h"
-#include "kvbe/ui/ttft_chart.h"
 #include "kvbe/ui/workload_charts.h"
 
 #include <QApplication>
@@ -220,9 +217,7 @@ Status exportScenarioChart(const Presets& presets, const Scenario& scenario,
         loop.exec();
         if (!fleet->importErrors().isEmpty())
             return fail(QStringLiteral("--import: %1").arg(fleet->importErrors().front()));
-        if (auto* t = qobject_cast<TtftChart*>(chart.get())) t->setOverlays(fleet->overlays());
-        if (auto* b = qobject_cast<BreakevenChart*>(chart.get())) b->setImplied(fleet->implied());
-        if (auto* f = qobject_cast<FractionChart*>(chart.get())) f->setImplied(fleet->implied());
+        fleet->drawOn({chart.get()});
     }
     chart->setChartStyle(style);
     chart->setResults(explorer.result(), {});

@@ -1,7 +1,9 @@
 #include "kvbe/ui/fleet_panel.h"
 
 #include "kvbe/pykvcache.h"
+#include "kvbe/ui/breakeven_chart.h"
 #include "kvbe/ui/explorer.h"
+#include "kvbe/ui/fraction_chart.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -570,6 +572,15 @@ std::vector<TtftChart::Overlay> FleetPanel::overlays() const {
                        std::move(hit), hitColors[t % std::size(hitColors)], true});
     }
     return out;
+}
+
+void FleetPanel::drawOn(std::initializer_list<ChartView*> charts) const {
+    const auto implied = this->implied();
+    for (ChartView* c : charts) {
+        if (auto* t = qobject_cast<TtftChart*>(c)) t->setOverlays(overlays());
+        if (auto* b = qobject_cast<BreakevenChart*>(c)) b->setImplied(implied);
+        if (auto* f = qobject_cast<FractionChart*>(c)) f->setImplied(implied);
+    }
 }
 
 std::vector<ImpliedOverlay> FleetPanel::implied() const {

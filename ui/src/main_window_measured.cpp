@@ -96,10 +96,7 @@ void MainWindow::buildMeasured() {
     m_probeDock->raise();
     resizeDocks({m_probeDock}, {320}, Qt::Vertical);
     connect(m_fleetPanel, &FleetPanel::overlaysChanged, this, [this] {
-        m_ttft->setOverlays(m_fleetPanel->overlays());
-        const auto implied = m_fleetPanel->implied();
-        m_breakeven->setImplied(implied);
-        m_fraction->setImplied(implied);
+        m_fleetPanel->drawOn({m_ttft, m_breakeven, m_fraction});
     });
     connect(m_fleetPanel, &FleetPanel::message, this,
             [this](const QString& m) { statusBar()->showMessage(m, 6000); });

@@ -67,6 +67,9 @@ class FleetPanel : public QWidget {
     // py-kvcache v2 file's curves imply (a file without kv_bytes_per_token takes the scenario
     // model's).
     std::vector<ImpliedOverlay> implied() const;
+    // Both onto the charts among `charts` that draw them (TTFT, break-even, minimum fraction):
+    // what the window does on every change, and a headless export with --import once.
+    void drawOn(std::initializer_list<ChartView*> charts) const;
 
   signals:
     void overlaysChanged();
