@@ -1,9 +1,9 @@
 // Recomputes every curve of the default scenario, as the explorer does on each slider move:
 // 512 prompt lengths × 6 tiers, a 200 × 100 frontier grid and a 20-model size sweep.
 // Target: at most 1 ms on one core. Prints the ratio to that budget.
-#include "kvbe/curves.h"
-#include "kvbe/presets.h"
-#include "kvbe/scenario.h"
+#include "kvbe/cost/curves.h"
+#include "kvbe/scenario/presets.h"
+#include "kvbe/scenario/scenario.h"
 
 #include <benchmark/benchmark.h>
 #include <chrono>

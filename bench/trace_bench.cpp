@@ -5,10 +5,10 @@
 //   simulator memory  <= 100 bytes per distinct block
 // A 1-million-request trace is generated at bench time (deterministic); the conversation trace
 // is measured too when it is found (argument 1, or ../shared/traces next to the source tree).
-#include "kvbe/cost_model.h"
-#include "kvbe/presets.h"
-#include "kvbe/trace.h"
-#include "kvbe/trace_sim.h"
+#include "kvbe/cost/cost_model.h"
+#include "kvbe/scenario/presets.h"
+#include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_sim.h"
 
 #include <cstdio>
 #include <cstdlib>

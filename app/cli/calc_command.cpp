@@ -1,12 +1,12 @@
 // kvbe-cli calc, models, gpus, tiers.
 #include "commands.h"
 
-#include "kvbe/json_text.h"
-#include "kvbe/presets.h"
-#include "kvbe/published.h"
-#include "kvbe/report.h"
-#include "kvbe/scenario.h"
-#include "kvbe/units.h"
+#include "kvbe/base/json_text.h"
+#include "kvbe/scenario/presets.h"
+#include "kvbe/calibration/published.h"
+#include "kvbe/cost/report.h"
+#include "kvbe/scenario/scenario.h"
+#include "kvbe/base/units.h"
 
 #include <cmath>
 #include <iostream>

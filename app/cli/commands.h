@@ -1,9 +1,9 @@
 // kvbe-cli subcommands. Each registers its options on a CLI11 app and, when run, returns the
 // process exit code: 0 success, 1 bad input (a sentence on stderr), 2 usage error; the list
-// with its sentences is exitCodeHelp() in kvbe/probe_protocol.h.
+// with its sentences is exitCodeHelp() in kvbe/probe/probe_protocol.h.
 #pragma once
 
-#include "kvbe/probe_protocol.h"
+#include "kvbe/probe/probe_protocol.h"
 
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -12,7 +12,7 @@
 
 namespace kvbe::cli {
 
-// The exit codes are the probe protocol's (kvbe/probe_protocol.h), one list for every command.
+// The exit codes are the probe protocol's (kvbe/probe/probe_protocol.h), one list for every command.
 inline constexpr int kExitOk = exitCode(ProbeExit::Ok);
 inline constexpr int kExitBadInput = exitCode(ProbeExit::BadInput);
 inline constexpr int kExitUsage = exitCode(ProbeExit::Usage);
@@ -39,7 +39,7 @@ void addCalibrateCommand(CLI::App& app, std::function<int()>& run);
 void addCalibrationCommands(CLI::App& app, std::function<int()>& run);
 // Adds `published compare|fit`: the study's published figures and the fit to them.
 void addPublishedCommands(CLI::App& app, std::function<int()>& run);
-// Adds `probe nvme-read|nvme-write|host-memcpy|list` (exit codes: kvbe/probe_protocol.h).
+// Adds `probe nvme-read|nvme-write|host-memcpy|list` (exit codes: kvbe/probe/probe_protocol.h).
 void addProbeCommands(CLI::App& app, std::function<int()>& run);
 // Adds `trace inspect|replay|sweep`: a request trace through a tiered prefix cache.
 void addTraceCommands(CLI::App& app, std::function<int()>& run);

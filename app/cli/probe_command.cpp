@@ -11,7 +11,7 @@
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
 #include "kvbe/serving/serving_probe.h"
-#include "kvbe/units.h"
+#include "kvbe/base/units.h"
 
 #include <charconv>
 #include <chrono>

@@ -2,11 +2,11 @@
 // fitted scenario that resources/scenarios/ ships, made again from them.
 #include "commands.h"
 
-#include "kvbe/json_text.h"
-#include "kvbe/presets.h"
-#include "kvbe/published.h"
-#include "kvbe/scenario.h"
-#include "kvbe/units.h"
+#include "kvbe/base/json_text.h"
+#include "kvbe/scenario/presets.h"
+#include "kvbe/calibration/published.h"
+#include "kvbe/scenario/scenario.h"
+#include "kvbe/base/units.h"
 
 #include <cmath>
 #include <iostream>

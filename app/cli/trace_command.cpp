@@ -1,13 +1,13 @@
 // kvbe-cli trace inspect|replay|sweep: a request trace through the scenario's tiered prefix cache.
 #include "commands.h"
 
-#include "kvbe/json_text.h"
-#include "kvbe/presets.h"
-#include "kvbe/scenario.h"
-#include "kvbe/trace.h"
-#include "kvbe/trace_setup.h"
-#include "kvbe/trace_sim.h"
-#include "kvbe/units.h"
+#include "kvbe/base/json_text.h"
+#include "kvbe/scenario/presets.h"
+#include "kvbe/scenario/scenario.h"
+#include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_setup.h"
+#include "kvbe/trace/trace_sim.h"
+#include "kvbe/base/units.h"
 
 #include <nlohmann/json.hpp>
 

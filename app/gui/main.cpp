@@ -1,9 +1,9 @@
 // kvbe: the desktop explorer, and headless chart export for scripts and the README.
-#include "kvbe/presets.h"
-#include "kvbe/scenario.h"
-#include "kvbe/ui/chart_export.h"
-#include "kvbe/ui/main_window.h"
-#include "kvbe/ui/workload_view.h"
+#include "kvbe/scenario/presets.h"
+#include "kvbe/scenario/scenario.h"
+#include "kvbe/ui/charts/chart_export.h"
+#include "kvbe/ui/window/main_window.h"
+#include "kvbe/ui/workload/workload_view.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

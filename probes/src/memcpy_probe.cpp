@@ -9,7 +9,7 @@
 #include "kvbe/probes/io_target.h"
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
-#include "kvbe/units.h"
+#include "kvbe/base/units.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,6 +1,6 @@
 #include "kvbe/probes/stop_signal.h"
 
-#include "kvbe/probe_protocol.h"
+#include "kvbe/probe/probe_protocol.h"
 
 #include <atomic>
 #include <csignal>

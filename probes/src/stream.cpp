@@ -1,8 +1,8 @@
 // The JSON Lines writer of the probe protocol; the lines themselves are core's
-// (kvbe/probe_protocol.h).
+// (kvbe/probe/probe_protocol.h).
 #include "kvbe/probes/stream.h"
 
-#include "kvbe/host_info.h"
+#include "kvbe/base/host_info.h"
 
 #include <ostream>
 

@@ -1,4 +1,4 @@
-// The people-facing sink: notes, a table (kvbe/text_table.h), errors as sentences.
+// The people-facing sink: notes, a table (kvbe/base/text_table.h), errors as sentences.
 #include "kvbe/probes/stream.h"
 
 #include <iomanip>

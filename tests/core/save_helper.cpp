@@ -1,6 +1,6 @@
 // Saves a large file with core's atomic write, slowly enough to be killed in the middle:
 // save_helper PATH MEGABYTES. Used by tst_atomic_save.
-#include "kvbe/json_text.h"
+#include "kvbe/base/json_text.h"
 
 #include <cstdlib>
 #include <iostream>

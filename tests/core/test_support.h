@@ -1,7 +1,7 @@
 // Helpers shared by the core tests.
 #pragma once
 
-#include "kvbe/presets.h"
+#include "kvbe/scenario/presets.h"
 
 #include <QFile>
 #include <QString>

@@ -1,5 +1,5 @@
 // Saving is atomic: a save killed half-way leaves the old file as it was.
-#include "kvbe/json_text.h"
+#include "kvbe/base/json_text.h"
 
 #include <QDir>
 #include <QElapsedTimer>

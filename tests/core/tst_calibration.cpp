@@ -1,7 +1,7 @@
 // Calibration files: our format, the formats of other tools, fitting, and the py-kvcache export.
-#include "kvbe/calibration.h"
-#include "kvbe/fit.h"
-#include "kvbe/pykvcache.h"
+#include "kvbe/calibration/calibration.h"
+#include "kvbe/calibration/fit.h"
+#include "kvbe/calibration/pykvcache.h"
 #include "pykvcache_format_check.h"
 #include "test_support.h"
 

@@ -1,7 +1,7 @@
 // The cost model against docs/cost-model.md: published figures, hand-computed FLOPs and times,
 // the closed form against the solver, additivity, windows, TP, staging, measured tables.
-#include "kvbe/cost_model.h"
-#include "kvbe/curves.h"
+#include "kvbe/cost/cost_model.h"
+#include "kvbe/cost/curves.h"
 #include "test_support.h"
 
 #include <algorithm>

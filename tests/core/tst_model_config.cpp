@@ -1,6 +1,6 @@
 // The config.json reader: the figures of shared/configs/README.md for every shipped config,
 // the traps those files contain, the ways a config can be addressed, and bad input.
-#include "kvbe/config_reader.h"
+#include "kvbe/model/config_reader.h"
 #include "test_support.h"
 
 #include <QDir>

@@ -1,7 +1,7 @@
 // The published reference (resources/published/) against the text it quotes, and the fitted
 // scenario (resources/scenarios/) against the published figures, with B* worked out again here.
-#include "kvbe/published.h"
-#include "kvbe/scenario.h"
+#include "kvbe/calibration/published.h"
+#include "kvbe/scenario/scenario.h"
 #include "test_support.h"
 
 #include <QFile>

@@ -1,5 +1,5 @@
 // Scenarios: the default one, exact JSON round trips, evaluation, and bad files.
-#include "kvbe/scenario.h"
+#include "kvbe/scenario/scenario.h"
 #include "test_support.h"
 
 #include <QDir>

@@ -1,9 +1,9 @@
 // Traces: the four readers, Bailian chaining, the tiered cache replay against hand counts and an
 // independent reference LRU, the one-pass capacity sweep against replays, and the admission rules.
-#include "kvbe/cost_model.h"
-#include "kvbe/trace.h"
-#include "kvbe/trace_setup.h"
-#include "kvbe/trace_sim.h"
+#include "kvbe/cost/cost_model.h"
+#include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_setup.h"
+#include "kvbe/trace/trace_sim.h"
 #include "test_support.h"
 
 #include <QFile>

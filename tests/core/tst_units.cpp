@@ -1,5 +1,5 @@
-#include "kvbe/json_text.h"
-#include "kvbe/units.h"
+#include "kvbe/base/json_text.h"
+#include "kvbe/base/units.h"
 
 #include <QTest>
 

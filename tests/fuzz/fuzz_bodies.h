@@ -2,12 +2,12 @@
 // fuzzers ever failed on (tests/fuzz/regressions/). A violated property aborts.
 #pragma once
 
-#include "kvbe/calibration.h"
-#include "kvbe/config_reader.h"
-#include "kvbe/cost_model.h"
-#include "kvbe/fit.h"
-#include "kvbe/probe_protocol.h"
-#include "kvbe/scenario.h"
+#include "kvbe/calibration/calibration.h"
+#include "kvbe/model/config_reader.h"
+#include "kvbe/cost/cost_model.h"
+#include "kvbe/calibration/fit.h"
+#include "kvbe/probe/probe_protocol.h"
+#include "kvbe/scenario/scenario.h"
 
 #include <cmath>
 #include <cstdint>

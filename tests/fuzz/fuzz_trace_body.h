@@ -2,10 +2,10 @@
 // (tests/core/tst_fuzz_regressions.cpp). A violated property aborts.
 #pragma once
 
-#include "kvbe/cost_model.h"
-#include "kvbe/presets.h"
-#include "kvbe/trace.h"
-#include "kvbe/trace_sim.h"
+#include "kvbe/cost/cost_model.h"
+#include "kvbe/scenario/presets.h"
+#include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_sim.h"
 
 #include <cstdint>
 #include <cstdlib>

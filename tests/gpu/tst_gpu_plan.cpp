@@ -4,13 +4,13 @@
 // Expected numbers are worked out here from the published configs, not taken from the code.
 #include "check.h"
 
-#include "kvbe/cost_model.h"
+#include "kvbe/cost/cost_model.h"
 #include "kvbe/gpu/attention_mask.h"
 #include "kvbe/gpu/gpu_options.h"
 #include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/gpu/layer_plan.h"
 #include "kvbe/gpu/reference_attention.h"
-#include "kvbe/presets.h"
+#include "kvbe/scenario/presets.h"
 
 #include <cstdio>
 #include <limits>

@@ -2,8 +2,8 @@
 // server): the sweep recovers the stand-in's time model (bandwidth, t_fixed, p* within 5 %), a
 // hit the stand-in did not count is caught, and each failure gives its sentence and exit code.
 // Truths come from the stand-in's settings and docs/cost-model.md's formula, not from the probe.
-#include "kvbe/calibration.h"
-#include "kvbe/probe_protocol.h"
+#include "kvbe/calibration/calibration.h"
+#include "kvbe/probe/probe_protocol.h"
 
 #include <QDir>
 #include <QFile>

@@ -2,9 +2,9 @@
 // bandwidths are stacked, with a leader line to their level), legends keep full names, model
 // names on the Model size chart do not collide, and the minimum-cached-fraction chart takes its
 // range from the data with log ticks written as percentages.
-#include "kvbe/ui/chart_export.h"
-#include "kvbe/ui/chart_legend.h"
-#include "kvbe/ui/scenario_panel.h"
+#include "kvbe/ui/charts/chart_export.h"
+#include "kvbe/ui/charts/chart_legend.h"
+#include "kvbe/ui/scenario/scenario_panel.h"
 #include "ui_test_support.h"
 
 #include <QApplication>

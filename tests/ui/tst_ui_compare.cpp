@@ -7,7 +7,7 @@
 #include <QComboBox>
 #include <QListView>
 
-#include "kvbe/ui/scenario_panel.h"
+#include "kvbe/ui/scenario/scenario_panel.h"
 
 using namespace kvbe;
 using namespace kvbe::test;

@@ -3,8 +3,8 @@
 // with exit code 1 and one sentence.
 #include "ui_test_support.h"
 
-#include "kvbe/ui/chart_export.h"
-#include "kvbe/ui/chart_factory.h"
+#include "kvbe/ui/charts/chart_export.h"
+#include "kvbe/ui/charts/chart_factory.h"
 
 #include <QApplication>
 #include <QClipboard>

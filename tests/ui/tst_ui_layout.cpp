@@ -2,7 +2,7 @@
 // the height, nothing falls off the bottom, the Probes and Fleet docks folded to their tabs until
 // used), presentation mode (the chart alone; Esc puts everything back) and the keyboard (Tab
 // leaves the tier table; the utilisation slider shows its focus).
-#include "kvbe/ui/fleet_panel.h"
+#include "kvbe/ui/fleet/fleet_panel.h"
 #include "ui_test_support.h"
 
 #include <QAbstractButton>

@@ -1,13 +1,13 @@
 // The window's measured side: probes run through the fake kvbe-cli with their points on the
 // charts, calibration import of every format into the Fleet view, mismatch warnings, fit and
 // adopt, the py-kvcache export, and a 50 MB import that leaves the UI thread free.
-#include "kvbe/fit.h"
-#include "kvbe/ui/breakeven_chart.h"
-#include "kvbe/ui/chart_legend.h"
-#include "kvbe/ui/fleet_panel.h"
-#include "kvbe/ui/fraction_chart.h"
-#include "kvbe/ui/probe_panel.h"
-#include "kvbe/ui/ttft_chart.h"
+#include "kvbe/calibration/fit.h"
+#include "kvbe/ui/charts/breakeven_chart.h"
+#include "kvbe/ui/charts/chart_legend.h"
+#include "kvbe/ui/fleet/fleet_panel.h"
+#include "kvbe/ui/charts/fraction_chart.h"
+#include "kvbe/ui/probes/probe_panel.h"
+#include "kvbe/ui/charts/ttft_chart.h"
 #include "ui_event_clock.h"
 #include "ui_test_support.h"
 

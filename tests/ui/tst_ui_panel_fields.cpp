@@ -4,9 +4,9 @@
 // naming the field, and shows what a loaded scenario file holds.
 #include "ui_test_support.h"
 
-#include "kvbe/interpolation.h"
-#include "kvbe/ui/number_field.h"
-#include "kvbe/ui/ttft_chart.h"
+#include "kvbe/base/interpolation.h"
+#include "kvbe/ui/scenario/number_field.h"
+#include "kvbe/ui/charts/ttft_chart.h"
 
 #include <QFile>
 #include <QPushButton>

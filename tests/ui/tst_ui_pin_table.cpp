@@ -10,8 +10,8 @@
 #include <QPushButton>
 #include <QTemporaryDir>
 
-#include "kvbe/ui/chart_export.h"
-#include "kvbe/ui/pin_table.h"
+#include "kvbe/ui/charts/chart_export.h"
+#include "kvbe/ui/compare/pin_table.h"
 
 #include <cmath>
 

@@ -2,7 +2,7 @@
 // button says what the chart shows after a restart, the tier table writes bandwidths with a
 // sensible precision, a custom tier is pipelined like the NVMe presets, a stale error leaves the
 // status bar after a successful open, and export dialogs remember their folder.
-#include "kvbe/ui/scenario_panel.h"
+#include "kvbe/ui/scenario/scenario_panel.h"
 #include "ui_test_support.h"
 
 #include <QAction>

@@ -1,6 +1,6 @@
 // ProbeRunner against the fake probe: each way a probe can end is reported as what it was, and
 // no process is left running afterwards.
-#include "kvbe/ui/probe_runner.h"
+#include "kvbe/ui/probes/probe_runner.h"
 
 #include <QSignalSpy>
 #include <QTest>

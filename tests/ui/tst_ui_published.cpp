@@ -2,9 +2,9 @@
 // markers with value and source on hover, the View toggle, and "nominal" on preset fixed costs.
 #include "ui_test_support.h"
 
-#include "kvbe/published.h"
-#include "kvbe/ui/scenario_panel.h"
-#include "kvbe/ui/tier_table_model.h"
+#include "kvbe/calibration/published.h"
+#include "kvbe/ui/scenario/scenario_panel.h"
+#include "kvbe/ui/scenario/tier_table_model.h"
 
 #include <QAction>
 #include <QApplication>

@@ -3,7 +3,7 @@
 // chart as the run's measured points.
 #include "ui_test_support.h"
 
-#include "kvbe/ui/ttft_chart.h"
+#include "kvbe/ui/charts/ttft_chart.h"
 
 #include <QApplication>
 #include <QDockWidget>

@@ -2,10 +2,10 @@
 // an unsaved marker and questions before changes are lost, fits against the model a node was
 // measured with and flagged when unreliable, Adopt that asks and can be undone, and probe runs
 // that become data only when they finish.
-#include "kvbe/fit.h"
-#include "kvbe/ui/fleet_panel.h"
-#include "kvbe/ui/probe_panel.h"
-#include "kvbe/ui/scenario_panel.h"
+#include "kvbe/calibration/fit.h"
+#include "kvbe/ui/fleet/fleet_panel.h"
+#include "kvbe/ui/probes/probe_panel.h"
+#include "kvbe/ui/scenario/scenario_panel.h"
 #include "ui_test_support.h"
 
 #include <QAction>

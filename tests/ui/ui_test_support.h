@@ -1,16 +1,16 @@
 // Shared by the explorer's tests: a clean settings store, presets, and the window under test.
 #pragma once
 
-#include "kvbe/curves.h"
-#include "kvbe/presets.h"
-#include "kvbe/scenario.h"
-#include "kvbe/ui/chart_legend.h"
-#include "kvbe/ui/fleet_panel.h"
-#include "kvbe/ui/main_window.h"
-#include "kvbe/ui/probe_panel.h"
-#include "kvbe/ui/scenario_panel.h"
-#include "kvbe/ui/workload_charts.h"
-#include "kvbe/ui/workload_view.h"
+#include "kvbe/cost/curves.h"
+#include "kvbe/scenario/presets.h"
+#include "kvbe/scenario/scenario.h"
+#include "kvbe/ui/charts/chart_legend.h"
+#include "kvbe/ui/fleet/fleet_panel.h"
+#include "kvbe/ui/window/main_window.h"
+#include "kvbe/ui/probes/probe_panel.h"
+#include "kvbe/ui/scenario/scenario_panel.h"
+#include "kvbe/ui/workload/workload_charts.h"
+#include "kvbe/ui/workload/workload_view.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -144,7 +144,7 @@ template <class W> FleetPanel* fleetPanelOf(const W& w) {
     return child<FleetPanel>(&*w, QStringLiteral("fleetPanel"));
 }
 
-// The scenario panel's controls by object name (ui/src/scenario_panel.cpp names them).
+// The scenario panel's controls by object name (ui/src/scenario/scenario_panel.cpp names them).
 struct PanelControls {
     ScenarioPanel* panel;
     template <class T> T* get(const char* name) const {

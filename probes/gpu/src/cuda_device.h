@@ -3,7 +3,7 @@
 #pragma once
 
 #include "kvbe/gpu/nvml_info.h"
-#include "kvbe/result.h"
+#include "kvbe/base/result.h"
 
 #include <cstdint>
 #include <cuda_runtime.h>

@@ -3,7 +3,7 @@
 // registers, online softmax). Full, sliding and chunked masks as in attention_mask.h.
 #pragma once
 
-#include "kvbe/result.h"
+#include "kvbe/base/result.h"
 
 #include <cstdint>
 #include <cuda_runtime.h>

@@ -5,7 +5,7 @@
 #include "gemm_timing.h"
 #include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/gpu/layer_plan.h"
-#include "kvbe/presets.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/probes/stop_signal.h"
 #include "probe_util.h"
 

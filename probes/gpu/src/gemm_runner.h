@@ -4,7 +4,7 @@
 // Cᵀ = W · Aᵀ, the layout cuBLASLt is fastest at.
 #pragma once
 
-#include "kvbe/result.h"
+#include "kvbe/base/result.h"
 
 #include <cstdint>
 #include <cuda_runtime.h>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "gemm_runner.h"
-#include "kvbe/result.h"
+#include "kvbe/base/result.h"
 
 #include <vector>
 

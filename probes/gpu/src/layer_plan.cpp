@@ -1,6 +1,6 @@
 #include "kvbe/gpu/layer_plan.h"
 
-#include "kvbe/json_text.h"
+#include "kvbe/base/json_text.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,11 +1,11 @@
 // What the CUDA probes share: reporting a failure and fixed decimals (probe.h), the median
-// (kvbe/statistics.h), and how a measured rate is set beside the GPU preset's data-sheet peak.
+// (kvbe/base/statistics.h), and how a measured rate is set beside the GPU preset's data-sheet peak.
 #pragma once
 
-#include "kvbe/hardware.h"
+#include "kvbe/scenario/hardware.h"
 #include "kvbe/probes/probe.h"
 #include "kvbe/probes/stream.h"
-#include "kvbe/statistics.h"
+#include "kvbe/base/statistics.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -17,7 +17,7 @@ namespace kvbe::gpu {
 using probes::fixedDecimals;
 using probes::reportFailure;
 
-using kvbe::median; // kvbe/statistics.h
+using kvbe::median; // kvbe/base/statistics.h
 
 // A table cell: the measured rate as a per cent of the preset's dense BF16 peak; "-" without one.
 inline std::string percentOfDataSheet(const GpuSpec* preset, double tflops) {

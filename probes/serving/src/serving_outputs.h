@@ -2,7 +2,7 @@
 // tables for people, and the four files (pareto-measure CSV, calibration, py-kvcache v1 and v2).
 #pragma once
 
-#include "kvbe/calibration.h"
+#include "kvbe/calibration/calibration.h"
 #include "kvbe/probes/probe.h"
 #include "kvbe/probes/stream.h"
 #include "kvbe/serving/serving_probe.h"

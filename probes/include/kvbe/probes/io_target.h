@@ -4,7 +4,7 @@
 #pragma once
 
 #include "kvbe/probes/probe.h"
-#include "kvbe/result.h"
+#include "kvbe/base/result.h"
 
 #include <cstdint>
 #include <functional>

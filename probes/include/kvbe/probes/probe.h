@@ -2,8 +2,8 @@
 // small class: a key ("nvme-read"), a one-line description, available() and run(options, sink).
 #pragma once
 
-#include "kvbe/probe_protocol.h"
-#include "kvbe/result.h"
+#include "kvbe/probe/probe_protocol.h"
+#include "kvbe/base/result.h"
 
 #include <cstdint>
 #include <memory>
@@ -18,7 +18,7 @@ namespace kvbe::probes {
 
 class ProbeSink;
 
-// Exit codes, their sentences and the rest of the protocol: kvbe/probe_protocol.h.
+// Exit codes, their sentences and the rest of the protocol: kvbe/probe/probe_protocol.h.
 using kvbe::exitCodeHelp;
 using kvbe::exitCodeMeaning;
 using kvbe::ProbeExit;

@@ -1,10 +1,10 @@
 // The writers (sinks) of the probe protocol. The protocol itself, the lines, series names, exit
-// codes and the reader, lives in core: kvbe/probe_protocol.h. Both are Qt-free.
+// codes and the reader, lives in core: kvbe/probe/probe_protocol.h. Both are Qt-free.
 #pragma once
 
-#include "kvbe/probe_protocol.h"
-#include "kvbe/result.h"
-#include "kvbe/text_table.h"
+#include "kvbe/probe/probe_protocol.h"
+#include "kvbe/base/result.h"
+#include "kvbe/base/text_table.h"
 
 #include <iosfwd>
 #include <mutex>
@@ -20,7 +20,7 @@ using kvbe::parseProbeLine;
 using kvbe::ProbeEvent;
 using kvbe::ProbePoint;
 using kvbe::ProbeStreamReader;
-// A table for people (kvbe/text_table.h); the JSON stream carries the same numbers in points
+// A table for people (kvbe/base/text_table.h); the JSON stream carries the same numbers in points
 // and the result.
 using kvbe::renderTable;
 using kvbe::TextTable;

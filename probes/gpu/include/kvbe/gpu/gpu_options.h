@@ -1,7 +1,7 @@
 // What a user can ask of the GPU probes, and the checks that run before any GPU is touched.
 #pragma once
 
-#include "kvbe/result.h"
+#include "kvbe/base/result.h"
 
 #include <cstdint>
 #include <optional>

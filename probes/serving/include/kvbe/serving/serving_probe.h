@@ -5,7 +5,7 @@
 // calibration file, a pareto-measure CSV and the py-kvcache thresholds (v1 and v2).
 #pragma once
 
-#include "kvbe/cost_model.h"
+#include "kvbe/cost/cost_model.h"
 #include "kvbe/probes/probe.h"
 #include "kvbe/serving/http_client.h"
 

@@ -1,0 +1,32 @@
+// What a scenario gives a trace replay (docs/workload-model.md, "Tiers and capacity"): the bytes
+// one cached block takes, the HBM left for KV on the GPU, and the scenario's offload tiers as the
+// simulator sees them. The CLI (`kvbe-cli trace`) and the explorer's Workload view share these.
+#pragma once
+
+#include "kvbe/scenario/presets.h"
+#include "kvbe/base/result.h"
+#include "kvbe/scenario/scenario.h"
+#include "kvbe/trace/trace_sim.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace kvbe {
+
+// Bytes one B-token block takes in a tier: B · kv_bytes_per_token plus, for hybrid models, one
+// state snapshot (the serving stack keeps the recurrent state at block boundaries, so every
+// stored block carries one): C_T / blockBytes blocks fit in a tier of C_T bytes, and every block
+// written costs blockBytes of write bandwidth.
+double traceBlockBytes(const CostModel& cost, std::uint32_t blockTokens);
+
+// The GPU's HBM left for KV as vLLM's default leaves it: 90 % of the memory on each of the
+// tensor-parallel GPUs, less the weights in their dtype. Fails with a sentence where the GPU is
+// not a preset (its memory is unknown) or the weights do not fit.
+Result<double> defaultGpuCacheBytes(const Evaluation& e);
+
+// The scenario's tiers, fastest first as the scenario lists them, with unlimited capacity: the
+// preset's name where the tier has one (its own name otherwise), the read path as the cost model
+// sees it, and the preset's write bandwidth (0 where unknown).
+std::vector<SimTier> scenarioSimTiers(const Evaluation& e, const Presets& presets);
+
+} // namespace kvbe

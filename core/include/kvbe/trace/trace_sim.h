@@ -1,0 +1,180 @@
+// A trace replayed through a tiered prefix cache (docs/workload-model.md): hits per tier, the
+// load-or-recompute admission rules, TTFT, GPU time saved and the writes each tier takes.
+#pragma once
+
+#include "kvbe/cost/cost_model.h"
+#include "kvbe/base/result.h"
+#include "kvbe/trace/trace.h"
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kvbe {
+
+// LRU: the least recently touched block goes. S3-FIFO (Yang et al., SOSP'23): a small FIFO
+// (10 % of the tier) for new blocks, a main FIFO with 2-bit frequency counters and reinsertion,
+// and a ghost FIFO of recently evicted ids that sends a returning block straight to main.
+// Both evict plain blocks, not leaves first: a parent can go before its child, which leaves the
+// child unreachable (a hit needs the whole run of leading blocks).
+enum class EvictionPolicy { Lru, S3Fifo };
+// WriteThrough: every block a request uses is made resident in every tier (computed blocks
+// are stored everywhere, and a block loaded from a slower tier is written to the faster ones
+// it is missing from: an inclusive hierarchy). Cascade: a block enters the GPU and moves down
+// one tier when evicted from the one above; a hit moves it back up to the GPU (exclusive).
+enum class Placement { WriteThrough, Cascade };
+enum class Admission { Always, Breakeven, Optimal };
+
+std::string_view toString(EvictionPolicy p);
+std::string_view toString(Placement p);
+std::string_view toString(Admission a);
+std::optional<EvictionPolicy> parseEvictionPolicy(std::string_view s);
+std::optional<Placement> parsePlacement(std::string_view s);
+std::optional<Admission> parseAdmission(std::string_view s);
+
+inline constexpr double kUnlimited = std::numeric_limits<double>::infinity();
+// The bytes of writes a tier may have queued before the oldest pending ones are dropped: a
+// pinned staging buffer of a few GiB, as offload connectors keep (LMCache's CPU buffer defaults
+// to 5 GB). `kvbe-cli trace replay --write-buffer` sets it.
+inline constexpr double kDefaultWriteBufferBytes = 8.0 * 1024 * 1024 * 1024;
+
+struct SimTier {
+    std::string name;
+    double capacityBytes = kUnlimited;
+    TierPath path;       // read bandwidth and t_fixed as the cost model sees them
+    double writeBps = 0; // 0: unknown (write needs are reported, not compared, and not queued)
+    // The write queue's bound (ReplayConfig::writeQueue).
+    double writeBufferBytes = kDefaultWriteBufferBytes;
+    // Reads and writes share one link (one connector, one PCIe path): with the write queue on, a
+    // load from the tier holds the link for its transfer time (tLoad less t_fixed) and the tier's
+    // writes wait meanwhile (reads first: they are on the request's critical path; the writes get
+    // the link's time that is left). Off: separate read and write paths, as before.
+    bool sharedLink = false;
+};
+
+struct ReplayConfig {
+    double gpuCapacityBytes = kUnlimited; // HBM left for KV
+    std::vector<SimTier> tiers;           // offload tiers, fastest first
+    EvictionPolicy policy = EvictionPolicy::Lru;
+    Placement placement = Placement::WriteThrough;
+    // Bytes one block takes in every tier: B · kv_bytes_per_token (plus any state snapshot).
+    double blockBytes = 0;
+    // Model each offload tier's write queue (tiers with writeBps > 0): writes are queued at the
+    // request's arrival and drained at writeBps in trace time; a block is readable from the tier
+    // only once its write has completed, and a queue longer than writeBufferBytes drops its
+    // oldest pending write (that copy is never stored: it is not readable until written again).
+    bool writeQueue = false;
+    // Prefill servers fed first-come-first-served in arrival order (0: no queueing). A request's
+    // load starts at its arrival, so the part of it shorter than the wait is hidden, and loads in
+    // flight at the same time share each tier's read bandwidth equally.
+    int instances = 0;
+};
+
+struct HitRatios {
+    double tokenWeighted = 0; // Σ tokens from the tier / Σ N
+    double blockWeighted = 0; // Σ blocks from the tier / Σ m
+    double perRequest = 0;    // mean over requests of tokens from the tier / N
+};
+
+struct TtftStats {
+    double mean = 0, p50 = 0, p90 = 0, p99 = 0;
+    double totalS = 0;
+};
+
+struct RuleResult {
+    std::string name; // none, gpu-only, always, breakeven, optimal
+    TtftStats ttft;
+    double gainShare = 0;               // share of requests faster than under GPU-only caching
+    double lossShare = 0;               // share slower than GPU-only caching
+    double gpuSecondsSaved = 0;         // Σ recompute time avoided against no caching
+    std::uint64_t declinedRequests = 0; // requests that loaded less than their hit run
+    std::uint64_t declinedBlocks = 0;
+    double declinedLoadS = 0; // what the declined loads would have taken
+    double declinedNetS = 0; // Σ (t_always − t_rule) over those requests: the time declining saved
+    // With instances > 0 (ttft above is then wait + service):
+    double meanWaitS = 0;   // mean time from arrival to a free server
+    double hiddenLoadS = 0; // Σ load time hidden by the wait (the preload gain)
+    // Σ load time added by sharing a tier's bandwidth with the loads in flight at the same time
+    double sharedLoadS = 0;
+};
+
+struct TierReport {
+    std::string name;
+    double capacityBytes = kUnlimited;
+    std::uint64_t capacityBlocks = 0;  // UINT64_MAX when unlimited
+    std::optional<double> pStarTokens; // break-even prefix of the tier (none for the GPU)
+    HitRatios hits;                    // blocks found in this tier (the fastest holding them)
+    std::uint64_t blocksWritten = 0;
+    double bytesWritten = 0;
+    double writeBps = 0; // the tier's write bandwidth (0: unknown)
+    double writeRateP50 = 0, writeRateP99 = 0, writeRateMax = 0; // over 1-minute windows, bytes/s
+    std::uint64_t windowsOverWriteBw = 0;
+    // The write queue (ReplayConfig::writeQueue, tiers with a write bandwidth):
+    std::uint64_t writesDropped = 0; // queued writes dropped from a full queue: never stored
+    // Lookups that found this tier the fastest holder with its write still queued:
+    std::uint64_t lookupsLate = 0;
+    std::uint64_t lookupsDropped = 0; // ... and its copy dropped (never written)
+    double maxBacklogS = 0;           // the longest the queue got, in seconds of writing
+};
+
+struct ReplayResult {
+    std::uint64_t requests = 0;
+    std::uint64_t tokens = 0;
+    std::uint64_t blocks = 0;
+    std::uint64_t distinctBlocks = 0;
+    std::uint64_t lookups = 0; // block lookups performed
+    std::uint64_t windows = 0; // 1-minute windows of trace time
+    double durationS = 0;
+    HitRatios anyTier;             // the whole hit run, wherever it is
+    std::vector<TierReport> tiers; // GPU first
+    std::vector<RuleResult> rules; // none, gpu-only, always, breakeven, optimal
+    std::uint64_t stateBytes = 0;  // the simulator's cache state
+    bool cancelled = false;
+
+    const RuleResult* rule(std::string_view name) const;
+};
+
+// Per-request times, for tests and charts (filled when asked for): the prefill time under each
+// rule without queueing, and with ReplayConfig::instances > 0 the TTFT with queueing.
+struct RequestTimes {
+    std::vector<double> none, gpuOnly, always, breakeven, optimal;
+    std::vector<double> queuedNone, queuedGpuOnly, queuedAlways, queuedBreakeven, queuedOptimal;
+    std::vector<std::uint32_t> hitBlocks; // the hit run, any tier
+};
+
+Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
+                                 const ReplayConfig& config, RequestTimes* perRequest = nullptr,
+                                 const std::function<bool(double)>& progress = {});
+
+// One pass for every capacity of one tier (LRU, write-through: inclusion holds, so stack
+// distances give every capacity's hit run at once). varyTier 0 is the GPU, 1… the offload tiers;
+// the other tiers keep their capacities. With no offload tiers this is the single-cache curve.
+struct CapacityPoint {
+    double capacityTokens = 0;
+    double capacityBytes = 0;
+    HitRatios anyTier;
+    std::vector<HitRatios> tiers; // GPU first
+    double meanTtftNone = 0, meanTtftGpuOnly = 0, meanTtftAlways = 0;
+    double ttftSavedVsNone = 0; // 1 − mean(always) / mean(none)
+    double ttftSavedVsGpuOnly = 0;
+};
+
+struct SweepResult {
+    std::string tierName;
+    std::vector<CapacityPoint> points;
+    std::uint64_t accesses = 0;
+};
+
+// capacitiesTokens ascending. Fails for cascade placement or S3-FIFO (replay per point there).
+Result<SweepResult> sweepCapacity(const Trace& trace, const CostModel& cost,
+                                  const ReplayConfig& config, std::size_t varyTier,
+                                  const std::vector<double>& capacitiesTokens,
+                                  const std::function<bool(double)>& progress = {});
+
+// n points from lo to hi, equally spaced in log.
+std::vector<double> logGrid(double lo, double hi, int n);
+
+} // namespace kvbe

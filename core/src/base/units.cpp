@@ -1,0 +1,201 @@
+#include "kvbe/base/units.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace kvbe {
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+        s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+        s.remove_suffix(1);
+    return s;
+}
+
+// Splits "1.5GiB" into 1.5 and "GiB". Returns false when no number leads the text.
+bool splitNumber(std::string_view s, double& value, std::string& suffix) {
+    const char* begin = s.data();
+    const char* end = s.data() + s.size();
+    auto [ptr, ec] = std::from_chars(begin, end, value);
+    if (ec != std::errc() || !std::isfinite(value)) return false;
+    suffix = std::string(trim(std::string_view(ptr, static_cast<size_t>(end - ptr))));
+    for (auto& c : suffix)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return true;
+}
+
+template <class F> Result<std::vector<double>> parseList(std::string_view text, F parseOne) {
+    std::vector<double> out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t comma = text.find(',', start);
+        if (comma == std::string_view::npos) comma = text.size();
+        auto item = parseOne(text.substr(start, comma - start));
+        if (!item) return item.error();
+        out.push_back(*item);
+        start = comma + 1;
+    }
+    return out;
+}
+
+} // namespace
+
+Result<double> parseTokens(std::string_view text) {
+    const auto s = trim(text);
+    double v = 0;
+    std::string suffix;
+    if (!splitNumber(s, v, suffix))
+        return Error{"'" + std::string(s) + "' is not a token count; expected e.g. 8192 or 8k"};
+    if (suffix == "k")
+        v *= 1024;
+    else if (suffix == "m")
+        v *= 1024.0 * 1024.0;
+    else if (!suffix.empty() && suffix != "tokens" && suffix != "tok")
+        return Error{"'" + std::string(s) + "' has an unknown unit '" + suffix +
+                     "'; expected a plain number, or k (×1024) or m (×1024²)"};
+    if (v < 1) return Error{"'" + std::string(s) + "' is not a positive token count"};
+    // Past 2^53 a double no longer holds every whole number, so no count there is exact.
+    if (v > kMaxExactTokens)
+        return Error{"'" + std::string(s) +
+                     "' is beyond 2^53 (9,007,199,254,740,992) tokens, "
+                     "past any prompt and past what a double counts exactly"};
+    return std::round(v);
+}
+
+Result<std::vector<double>> parseTokenList(std::string_view text) {
+    return parseList(text, parseTokens);
+}
+
+Result<double> parseBytes(std::string_view text) {
+    const auto s = trim(text);
+    double v = 0;
+    std::string suffix;
+    if (!splitNumber(s, v, suffix))
+        return Error{"'" + std::string(s) + "' is not a size; expected e.g. 1MiB or 4GiB"};
+    struct Unit {
+        const char* name;
+        double factor;
+    };
+    static constexpr Unit units[] = {{"", 1},
+                                     {"b", 1},
+                                     {"k", 1024},
+                                     {"kib", 1024},
+                                     {"m", 1048576.0},
+                                     {"mib", 1048576.0},
+                                     {"g", 1073741824.0},
+                                     {"gib", 1073741824.0},
+                                     {"t", 1099511627776.0},
+                                     {"tib", 1099511627776.0},
+                                     {"kb", 1e3},
+                                     {"mb", 1e6},
+                                     {"gb", 1e9},
+                                     {"tb", 1e12}};
+    for (const auto& u : units) {
+        if (suffix == u.name) {
+            v *= u.factor;
+            if (v <= 0) return Error{"'" + std::string(s) + "' is not a positive size"};
+            return v;
+        }
+    }
+    return Error{"'" + std::string(s) + "' has an unknown unit '" + suffix +
+                 "'; expected B, KiB, MiB, GiB, TiB (or KB, MB, GB, TB for powers of 1000)"};
+}
+
+Result<std::vector<double>> parseByteList(std::string_view text) {
+    return parseList(text, parseBytes);
+}
+
+Result<double> parseSeconds(std::string_view text) {
+    const auto s = trim(text);
+    double v = 0;
+    std::string suffix;
+    if (!splitNumber(s, v, suffix))
+        return Error{"'" + std::string(s) + "' is not a duration; expected e.g. 5s or 500ms"};
+    if (suffix.empty() || suffix == "s") {
+    } else if (suffix == "ms")
+        v *= 1e-3;
+    else if (suffix == "us" || suffix == "µs")
+        v *= 1e-6;
+    else if (suffix == "m" || suffix == "min")
+        v *= 60;
+    else
+        return Error{"'" + std::string(s) + "' has an unknown unit '" + suffix +
+                     "'; expected s, ms, us or min"};
+    if (v <= 0) return Error{"'" + std::string(s) + "' is not a positive duration"};
+    return v;
+}
+
+Result<double> parseParamCount(std::string_view text) {
+    const auto s = trim(text);
+    const std::string expected = "expected a positive parameter count, e.g. 3.21e9 or 70B";
+    double v = 0;
+    std::string suffix;
+    if (!splitNumber(s, v, suffix))
+        return Error{"'" + std::string(s) + "' is not a parameter count; " + expected};
+    if (suffix == "b")
+        v *= 1e9;
+    else if (suffix == "m")
+        v *= 1e6;
+    else if (suffix == "t")
+        v *= 1e12;
+    else if (!suffix.empty())
+        return Error{"'" + std::string(s) + "' has an unknown unit '" + suffix +
+                     "'; expected a plain number, or M (×1e6), B (×1e9) or T (×1e12)"};
+    if (!(v >= 1) || v > kMaxParams)
+        return Error{"'" + std::string(s) + "' is out of range; " + expected + ", from 1 to 1e16"};
+    return v;
+}
+
+std::string formatTokens(double tokens) {
+    // Past 2^53 a double is no count anyone typed; print it as a number instead of overflowing.
+    if (!(std::abs(tokens) < 9.0e15)) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.4g", tokens);
+        return buf;
+    }
+    auto n = static_cast<long long>(std::llround(tokens));
+    std::string digits = std::to_string(n < 0 ? -n : n);
+    std::string out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return n < 0 ? "-" + out : out;
+}
+
+static std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+std::string formatBandwidth(double bps) {
+    const double gb = bps / 1e9;
+    if (gb >= 100) return fmt("%.0f GB/s", gb);
+    if (gb >= 10) return fmt("%.1f GB/s", gb);
+    if (gb >= 0.01 || bps <= 0) return fmt("%.2f GB/s", gb);
+    return fmt("%.3g MB/s", bps / 1e6); // what a prompt far past any context needs
+}
+
+std::string formatSeconds(double s) {
+    if (s >= 1) return fmt("%.3g s", s);
+    if (s >= 1e-3) return fmt("%.3g ms", s * 1e3);
+    return fmt("%.3g µs", s * 1e6);
+}
+
+std::string formatBytes(double b) {
+    if (b >= 1e18) return fmt("%.3g EB", b / 1e18);
+    if (b >= 1e15) return fmt("%.2f PB", b / 1e15);
+    if (b >= 1e12) return fmt("%.2f TB", b / 1e12);
+    if (b >= 1e9) return fmt("%.2f GB", b / 1e9);
+    if (b >= 1e6) return fmt("%.1f MB", b / 1e6);
+    if (b >= 1e3) return fmt("%.1f kB", b / 1e3);
+    return fmt("%.0f B", b);
+}
+
+} // namespace kvbe

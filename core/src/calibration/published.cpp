@@ -1,0 +1,600 @@
+#include "kvbe/calibration/published.h"
+
+#include "kvbe/calibration/fit.h"
+#include "kvbe/base/json_fields.h"
+#include "kvbe/base/json_text.h"
+#include "kvbe/scenario/presets.h"
+#include "kvbe/scenario/scenario.h"
+#include "kvbe/base/text_table.h"
+#include "kvbe/base/units.h"
+
+#include <Eigen/Dense>
+#include <unsupported/Eigen/LevenbergMarquardt>
+#include <unsupported/Eigen/NumericalDiff>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace kvbe {
+using nlohmann::json;
+
+namespace {
+
+std::string lower(std::string s) {
+    for (auto& c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::string afterSlash(const std::string& s) {
+    const auto pos = s.find('/');
+    return pos == std::string::npos ? s : s.substr(pos + 1);
+}
+
+std::optional<PublishedQuantity> parseQuantity(const std::string& s) {
+    if (s == "breakeven_bandwidth") return PublishedQuantity::BreakevenBandwidth;
+    if (s == "breakeven_prefix") return PublishedQuantity::BreakevenPrefix;
+    if (s == "min_cached_fraction") return PublishedQuantity::MinCachedFraction;
+    if (s == "bandwidth") return PublishedQuantity::Bandwidth;
+    return std::nullopt;
+}
+
+// The unit each quantity is published in, and its factor to SI.
+struct UnitRule {
+    const char* unit;
+    double toSi;
+};
+UnitRule unitFor(PublishedQuantity q) {
+    switch (q) {
+    case PublishedQuantity::BreakevenBandwidth:
+    case PublishedQuantity::Bandwidth:
+        return {"GB/s", 1e9};
+    case PublishedQuantity::BreakevenPrefix:
+        return {"tokens", 1};
+    case PublishedQuantity::MinCachedFraction:
+        return {"%", 0.01};
+    }
+    return {"", 1};
+}
+
+PublishedReference parse(const FieldReader& r) {
+    const json& j = r.root();
+    if (!j.is_object()) r.fail("(top level)", "a published-reference object", &j);
+    if (!j.contains("kvbe_published")) r.fail("kvbe_published", "the format version, 1", nullptr);
+    if (!j["kvbe_published"].is_number_integer() ||
+        j["kvbe_published"].get<long long>() != kPublishedVersion)
+        r.fail("kvbe_published", "the format version, 1", &j["kvbe_published"]);
+    PublishedReference ref;
+    ref.file = r.source();
+    ref.name = r.string(j, "name", "name").value_or("");
+    if (ref.name.empty()) r.fail("name", "a name for the reference", nullptr);
+    ref.study = r.string(j, "study", "study").value_or("");
+    ref.node = r.string(j, "node", "node").value_or("");
+    ref.note = r.string(j, "note", "note").value_or("");
+    if (auto k = r.number(j, "tokens_per_k", "tokens_per_k", -1e300, 1e300, "1000 or 1024")) {
+        if (*k != 1000 && *k != 1024) r.fail("tokens_per_k", "1000 or 1024", &j["tokens_per_k"]);
+        ref.tokensPerK = *k;
+    }
+    const auto& pts = r.array(j, "points", "points");
+    std::set<std::string> ids;
+    for (size_t i = 0; i < pts.size(); ++i) {
+        const auto& o = pts[i];
+        const std::string at = "points[" + std::to_string(i) + "]";
+        if (!o.is_object()) r.fail(at, "a point object", &o);
+        PublishedPoint p;
+        p.id = r.string(o, "id", at + ".id").value_or("");
+        if (p.id.empty()) r.fail(at + ".id", "a short unique id", nullptr);
+        if (!ids.insert(p.id).second)
+            r.failWith("field '" + at + ".id' is \"" + p.id +
+                       "\", which an earlier point already uses; expected a unique id");
+        const auto q = r.string(o, "quantity", at + ".quantity");
+        if (!q)
+            r.fail(at + ".quantity",
+                   "breakeven_bandwidth, breakeven_prefix, min_cached_fraction or bandwidth",
+                   nullptr);
+        const auto qv = parseQuantity(*q);
+        if (!qv)
+            r.fail(at + ".quantity",
+                   "breakeven_bandwidth, breakeven_prefix, min_cached_fraction or bandwidth",
+                   &o["quantity"]);
+        p.quantity = *qv;
+        p.model = r.string(o, "model", at + ".model").value_or("");
+        if (p.model.empty() && p.quantity != PublishedQuantity::Bandwidth)
+            r.fail(at + ".model", "the model id the figure was measured with", nullptr);
+        p.gpu = lower(r.string(o, "gpu", at + ".gpu").value_or(""));
+        if (auto kd = r.string(o, "kv_dtype", at + ".kv_dtype")) {
+            p.kvDtype = parseKvDtype(*kd);
+            if (!p.kvDtype)
+                r.fail(at + ".kv_dtype", "bf16, fp16, fp8, int8 or fp32", &o["kv_dtype"]);
+        }
+        p.tier = lower(r.string(o, "tier", at + ".tier").value_or(""));
+        if (p.tier.empty() && p.quantity != PublishedQuantity::BreakevenBandwidth)
+            r.fail(at + ".tier", "the tier the figure is for (\"ssd\", \"mem\", ...)", nullptr);
+        p.path = r.string(o, "path", at + ".path").value_or("");
+        p.tokens = r.number(o, "tokens", at + ".tokens", 1, 1e9, "a prompt length in tokens");
+        p.tokensLabel = r.string(o, "tokens_label", at + ".tokens_label").value_or("");
+        if ((p.quantity == PublishedQuantity::BreakevenBandwidth ||
+             p.quantity == PublishedQuantity::MinCachedFraction) &&
+            !p.tokens)
+            r.fail(at + ".tokens", "the prompt length the figure is at", nullptr);
+        const auto rule = unitFor(p.quantity);
+        p.unit = r.string(o, "unit", at + ".unit").value_or("");
+        if (p.unit != rule.unit)
+            r.fail(at + ".unit", std::string("\"") + rule.unit + "\" for " + *q,
+                   o.contains("unit") ? &o["unit"] : nullptr);
+        const std::string positive = "a positive number of " + p.unit;
+        const auto v = r.number(o, "value", at + ".value", 1e-12, 1e12, positive);
+        const auto lo = r.number(o, "min", at + ".min", 1e-12, 1e12, positive);
+        const auto hi = r.number(o, "max", at + ".max", 1e-12, 1e12, positive);
+        if (v && (lo || hi))
+            r.failWith("point '" + p.id +
+                       "' has both value and min/max; expected one or the other");
+        if (!v && !(lo && hi))
+            r.fail(at + ".value", "a value, or min and max for a range", nullptr);
+        if (lo && hi && *lo > *hi)
+            r.failWith("field '" + at + ".min' is more than its max; expected min <= max");
+        if (p.quantity == PublishedQuantity::MinCachedFraction &&
+            (v.value_or(0) > 100 || hi.value_or(0) > 100))
+            r.fail(at + ".value", "a percentage up to 100", &o[v ? "value" : "max"]);
+        if (v) {
+            p.value = *v * rule.toSi;
+        } else {
+            p.low = *lo * rule.toSi;
+            p.high = *hi * rule.toSi;
+            p.value = 0.5 * (*p.low + *p.high);
+        }
+        p.text = r.string(o, "text", at + ".text").value_or("");
+        p.source = r.string(o, "source", at + ".source").value_or("");
+        p.quotedIn = r.string(o, "quoted_in", at + ".quoted_in").value_or("");
+        p.quote = r.string(o, "quote", at + ".quote").value_or("");
+        if (p.text.empty()) r.fail(at + ".text", "the value as the source prints it", nullptr);
+        if (p.source.empty()) r.fail(at + ".source", "where the figure was published", nullptr);
+        if (p.quote.empty())
+            r.fail(at + ".quote", "the sentence the figure is quoted from", nullptr);
+        ref.points.push_back(std::move(p));
+    }
+    if (ref.points.empty()) r.fail("points", "at least one point", &pts);
+    return ref;
+}
+
+double penalty() {
+    return 10.0;
+} // a residual for "the model gives no figure here"
+
+} // namespace
+
+std::string_view toString(PublishedQuantity q) {
+    switch (q) {
+    case PublishedQuantity::BreakevenBandwidth:
+        return "breakeven_bandwidth";
+    case PublishedQuantity::BreakevenPrefix:
+        return "breakeven_prefix";
+    case PublishedQuantity::MinCachedFraction:
+        return "min_cached_fraction";
+    case PublishedQuantity::Bandwidth:
+        return "bandwidth";
+    }
+    return "";
+}
+
+std::string PublishedPoint::describe() const {
+    std::string s = text;
+    if (!path.empty()) s = path + ": " + s;
+    return s + " (" + source + ")";
+}
+
+bool looksLikePublishedReference(std::string_view text) {
+    return text.find("\"kvbe_published\"") != std::string_view::npos;
+}
+
+Result<PublishedReference> parsePublishedReference(std::string_view text,
+                                                   const std::string& source) {
+    auto j = parseJsonText(text, source);
+    if (!j) return j.error();
+    try {
+        return parse(FieldReader(*j, source));
+    } catch (const FieldError& e) {
+        return Error{e.message};
+    } catch (const json::exception& e) {
+        return Error{source + ": unexpected content (" + std::string(e.what()) + ")"};
+    }
+}
+
+Result<PublishedReference> readPublishedReference(const std::filesystem::path& path) {
+    auto text = readTextFile(path, kMaxJsonFileBytes);
+    if (!text) return text.error();
+    return parsePublishedReference(*text, path.string());
+}
+
+Result<std::vector<PublishedReference>> builtinPublishedReferences(const Presets& presets) {
+    std::vector<PublishedReference> out;
+    for (const auto& [path, text] : presets.publishedTexts()) {
+        auto r = parsePublishedReference(text, "resources/" + path);
+        if (!r) return r.error();
+        out.push_back(std::move(*r));
+    }
+    return out;
+}
+
+bool modelMatches(const PublishedPoint& p, const std::string& scenarioModel,
+                  const std::string& modelId) {
+    if (p.model.empty()) return true;
+    const auto want = lower(p.model);
+    for (const auto& have : {lower(scenarioModel), lower(modelId)}) {
+        if (have.empty()) continue;
+        if (have == want || afterSlash(have) == afterSlash(want)) return true;
+        // "org__name" spellings of preset files
+        std::string underscored = want;
+        if (auto pos = underscored.find('/'); pos != std::string::npos)
+            underscored.replace(pos, 1, "__");
+        if (have == underscored) return true;
+    }
+    return false;
+}
+
+std::vector<PublishedPoint> matchingPoints(const PublishedReference& ref, const Evaluation& e) {
+    std::vector<PublishedPoint> out;
+    const std::string gpu = lower(e.scenario.gpu);
+    bool anyModel = false;
+    for (const auto& p : ref.points) {
+        if (!modelMatches(p, e.scenario.model, e.model.id)) continue;
+        if (!p.gpu.empty() && (gpu.empty() || gpu.rfind(p.gpu, 0) != 0)) continue;
+        if (p.kvDtype && *p.kvDtype != e.cost.inputs().kvDtype) continue;
+        anyModel = anyModel || !p.model.empty();
+        out.push_back(p);
+    }
+    // The node's hardware figures belong with its model figures, not with any model on that GPU.
+    if (!anyModel) out.clear();
+    return out;
+}
+
+int tierIndexFor(const std::vector<TierPath>& tiers, const std::string& publishedTier) {
+    const auto want = lower(publishedTier);
+    for (size_t i = 0; i < tiers.size(); ++i)
+        if (lower(tiers[i].name) == want) return static_cast<int>(i);
+    auto firstWith = [&](std::initializer_list<const char*> keys) {
+        for (size_t i = 0; i < tiers.size(); ++i) {
+            const auto n = lower(tiers[i].name);
+            for (const char* k : keys)
+                if (n.find(k) != std::string::npos) return static_cast<int>(i);
+        }
+        return -1;
+    };
+    if (want == "ssd" || want == "nvme" || want == "disk")
+        return firstWith({"nvme", "ssd", "disk"});
+    if (want == "mem" || want == "dram" || want == "cpu") return firstWith({"dram", "mem"});
+    return -1;
+}
+
+namespace {
+
+// The model's figure at a point, given the cost model and tier paths; none where it has none.
+std::optional<double> modelFigure(const PublishedPoint& p, const CostModel& cost,
+                                  const std::vector<TierPath>& tiers, std::string* tierName) {
+    const int idx = tierIndexFor(tiers, p.tier);
+    if (tierName) *tierName = idx >= 0 ? tiers[static_cast<size_t>(idx)].name : std::string();
+    const TierPath* tier = idx >= 0 ? &tiers[static_cast<size_t>(idx)] : nullptr;
+    auto pStar = [&]() -> std::optional<double> {
+        if (auto c = cost.breakevenPrefixClosedForm(*tier)) return c;
+        return cost.breakevenPrefix(*tier);
+    };
+    switch (p.quantity) {
+    case PublishedQuantity::BreakevenBandwidth:
+        return cost.breakevenBandwidth(*p.tokens, tier ? tier->tFixedS : 0.0);
+    case PublishedQuantity::BreakevenPrefix:
+        if (!tier) return std::nullopt;
+        return pStar();
+    case PublishedQuantity::MinCachedFraction:
+        if (!tier) return std::nullopt;
+        return cost.minCachedFraction(*tier, *p.tokens, pStar());
+    case PublishedQuantity::Bandwidth:
+        if (!tier) return std::nullopt;
+        return tier->bandwidthBps;
+    }
+    return std::nullopt;
+}
+
+// Which points a fit can use, and why not the others.
+bool fittable(const PublishedPoint& p, const std::vector<TierPath>& tiers, std::string* why) {
+    if (tierIndexFor(tiers, p.tier) < 0) {
+        *why =
+            "'" + p.id + "' (" + p.text + "): no tier of the scenario stands for '" + p.tier + "'";
+        if (p.tier == "fio")
+            *why += "; fio measures the drive alone, an upper bound on what a hit sees";
+        return false;
+    }
+    if (p.quantity == PublishedQuantity::Bandwidth && p.tokens && !p.low) {
+        *why = "'" + p.id + "' (" + p.text +
+               "): a rate at one short length, before the path reaches its "
+               "streaming bandwidth; the model puts that start-up into t_fixed";
+        return false;
+    }
+    return true;
+}
+
+struct PublishedProblem {
+    CostInputs base;
+    std::vector<TierPath> tiers; // the scenario's, as evaluated
+    std::vector<int> fittedTier; // tier indices with their own (t_fixed, bandwidth) parameters
+    std::vector<const PublishedPoint*> points;
+
+    int inputs() const { return 1 + 2 * static_cast<int>(fittedTier.size()); }
+
+    struct Decoded {
+        double u = 0.5;
+        std::vector<TierPath> tiers;
+    };
+    Decoded decode(const Eigen::VectorXd& x) const {
+        Decoded d;
+        d.u = 1 / (1 + std::exp(-x[0]));
+        d.tiers = tiers;
+        for (size_t k = 0; k < fittedTier.size(); ++k) {
+            auto& t = d.tiers[static_cast<size_t>(fittedTier[k])];
+            const auto i = static_cast<Eigen::Index>(1 + 2 * k);
+            t.tFixedS = x[i] * x[i];
+            t.bandwidthBps = std::exp(std::clamp(x[i + 1], 0.0, 40.0));
+        }
+        return d;
+    }
+    std::optional<CostModel> model(double u) const {
+        CostInputs in = base;
+        in.utilisation = std::min(1.0, u);
+        auto m = CostModel::create(in);
+        if (!m) return std::nullopt;
+        return *m;
+    }
+};
+
+struct PublishedFunctor : Eigen::DenseFunctor<double> {
+    const PublishedProblem& problem;
+    explicit PublishedFunctor(const PublishedProblem& pr)
+        : Eigen::DenseFunctor<double>(pr.inputs(), static_cast<int>(pr.points.size())),
+          problem(pr) {}
+    int operator()(const InputType& x, ValueType& f) const {
+        const auto d = problem.decode(x);
+        const auto m = problem.model(d.u);
+        for (size_t i = 0; i < problem.points.size(); ++i) {
+            const auto& p = *problem.points[i];
+            const auto v = m ? modelFigure(p, *m, d.tiers, nullptr) : std::nullopt;
+            f[static_cast<Eigen::Index>(i)] = v ? (*v - p.value) / p.value : penalty();
+        }
+        return 0;
+    }
+};
+
+} // namespace
+
+std::vector<PublishedComparison> comparePublished(const std::vector<PublishedPoint>& points,
+                                                  const Evaluation& e) {
+    std::vector<PublishedComparison> out;
+    for (const auto& p : points) {
+        PublishedComparison c{p, {}, {}};
+        c.model = modelFigure(p, e.cost, e.tiers, &c.modelTier);
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+Result<PublishedFit> fitPublished(const std::vector<PublishedPoint>& points,
+                                  const Evaluation& base) {
+    PublishedFit out;
+    if (!base.cost.analytic())
+        return Error{"the scenario uses measured prefill times; a fit to published figures needs "
+                     "the analytic model"};
+    PublishedProblem problem{base.cost.inputs(), base.tiers, {}, {}};
+    std::set<int> tierSet;
+    for (const auto& p : points) {
+        std::string why;
+        if (!fittable(p, base.tiers, &why)) {
+            out.notes.push_back("left out " + why);
+            continue;
+        }
+        problem.points.push_back(&p);
+        tierSet.insert(tierIndexFor(base.tiers, p.tier));
+    }
+    problem.fittedTier.assign(tierSet.begin(), tierSet.end());
+    if (static_cast<int>(problem.points.size()) < problem.inputs())
+        return Error{"only " + std::to_string(problem.points.size()) +
+                     " published points fit this scenario's model and GPU, for " +
+                     std::to_string(problem.inputs()) +
+                     " parameters; expected at least as many points as parameters"};
+
+    Eigen::VectorXd x(problem.inputs());
+    const double u0 = std::clamp(base.cost.inputs().utilisation, 0.01, 0.99);
+    x[0] = std::log(u0 / (1 - u0));
+    for (size_t k = 0; k < problem.fittedTier.size(); ++k) {
+        const auto& t = base.tiers[static_cast<size_t>(problem.fittedTier[k])];
+        const auto i = static_cast<Eigen::Index>(1 + 2 * k);
+        x[i] = std::sqrt(std::max(t.tFixedS, 1e-4));
+        x[i + 1] = std::log(t.bandwidthBps);
+    }
+    PublishedFunctor functor(problem);
+    Eigen::NumericalDiff<PublishedFunctor, Eigen::Central> numeric(functor);
+    Eigen::LevenbergMarquardt<Eigen::NumericalDiff<PublishedFunctor, Eigen::Central>> lm(numeric);
+    lm.setMaxfev(20000);
+    lm.setXtol(1e-14);
+    lm.setFtol(1e-14);
+    const auto status = lm.minimize(x);
+    if (status == Eigen::LevenbergMarquardtSpace::ImproperInputParameters)
+        return Error{"the published points cannot be fitted with this scenario"};
+
+    const auto d = problem.decode(x);
+    auto model = problem.model(d.u);
+    if (!model)
+        return Error{"the fitted utilisation " + std::to_string(d.u) + " is not a valid input"};
+    out.params.utilisation = std::min(1.0, d.u);
+    out.params.overheadS = 0;
+    out.notes.push_back("shared overhead not fitted: it cancels out of every break-even figure");
+    double sum = 0;
+    for (const auto* p : problem.points) {
+        PublishedComparison c{*p, {}, {}};
+        c.model = modelFigure(*p, *model, d.tiers, &c.modelTier);
+        const double r = c.relative().value_or(penalty());
+        sum += r * r;
+        out.residuals.push_back(std::move(c));
+    }
+    out.params.rmsRelativeResidual = std::sqrt(sum / static_cast<double>(problem.points.size()));
+    for (int idx : problem.fittedTier) {
+        const auto& t = d.tiers[static_cast<size_t>(idx)];
+        // Keyed by the published tier name, so adoptFit matches "ssd"/"mem" to the scenario's
+        // tiers.
+        std::string key = t.name;
+        for (const auto* p : problem.points)
+            if (tierIndexFor(base.tiers, p->tier) == idx) key = p->tier;
+        out.params.tiers[key] = {t.bandwidthBps, t.tFixedS};
+    }
+    return out;
+}
+
+Scenario fittedScenario(const Scenario& base, const PublishedFit& fit, const std::string& name) {
+    Scenario s = adoptFit(base, fit.params);
+    s.name = name;
+    std::vector<TierPath> paths;
+    for (const auto& t : base.tiers)
+        paths.push_back({t.name, t.bandwidthGBps * 1e9, t.tFixedMs * 1e-3});
+    std::set<int> keep;
+    for (const auto& [key, tier] : fit.params.tiers)
+        keep.insert(tierIndexFor(paths, key));
+    std::vector<TierConfig> tiers;
+    for (size_t i = 0; i < s.tiers.size(); ++i) {
+        if (!keep.count(static_cast<int>(i))) continue;
+        auto t = s.tiers[i];
+        t.preset.clear(); // no longer the preset's values
+        t.name += ", fitted";
+        tiers.push_back(std::move(t));
+    }
+    s.tiers = std::move(tiers);
+    return s;
+}
+
+std::string fittedScenarioJson(const Scenario& s, const PublishedFit& fit,
+                               const PublishedReference& ref, const std::string& command) {
+    auto j = json::parse(scenarioToJson(s));
+    json used = json::array();
+    json residuals = json::array();
+    for (const auto& r : fit.residuals) {
+        used.push_back(r.point.id);
+        residuals.push_back(
+            {{"id", r.point.id},
+             {"published", r.point.text},
+             {"model", r.model ? json(*r.model) : json(nullptr)},
+             {"relative",
+              r.relative() ? json(std::round(*r.relative() * 10000) / 10000) : json(nullptr)}});
+    }
+    json tiers = json::object();
+    for (const auto& [key, t] : fit.params.tiers)
+        tiers[key] = {{"bandwidth_GBps", t.bandwidthBps / 1e9}, {"t_fixed_ms", t.tFixedS * 1e3}};
+    j["provenance"] = {
+        {"made_by", command},
+        {"method",
+         "utilisation, and t_fixed and bandwidth of each tier, fitted by kvbe's fitPublished "
+         "(core/src/calibration/published.cpp: Levenberg-Marquardt on relative residuals, every point weighted "
+         "the same) "
+         "to the published points of " +
+             ref.name +
+             "; B* uses the t_fixed of the tier the point names; "
+             "fit.h's adoptFit writes the values into the scenario. Not tuned by hand."},
+        {"reference", ref.file},
+        {"points_used", used},
+        {"notes", fit.notes},
+        {"fitted",
+         {{"utilisation", fit.params.utilisation.value_or(0)},
+          {"tiers", tiers},
+          {"rms_relative_residual", fit.params.rmsRelativeResidual}}},
+        {"residuals", residuals}};
+    return dumpJson(j, 2) + "\n";
+}
+
+std::string formatPublishedValue(PublishedQuantity q, double si) {
+    char buf[64];
+    switch (q) {
+    case PublishedQuantity::BreakevenBandwidth:
+    case PublishedQuantity::Bandwidth:
+        return formatBandwidth(si);
+    case PublishedQuantity::BreakevenPrefix:
+        return formatTokens(std::round(si)) + " tokens";
+    case PublishedQuantity::MinCachedFraction:
+        std::snprintf(buf, sizeof buf, "%.1f %%", si * 100);
+        return buf;
+    }
+    return {};
+}
+
+std::string publishedComparisonTable(const std::string& title,
+                                     const std::vector<PublishedComparison>& rows) {
+    const auto pad = [](std::string s, size_t w) { return padRight(std::move(s), w); };
+    std::string out = title + "\n";
+    out += "  " + pad("figure", 22) + pad("at", 14) + pad("published", 22) + pad("model", 14) +
+           pad("diff", 9) + "model tier\n";
+    for (const auto& r : rows) {
+        const auto& p = r.point;
+        std::string figure;
+        switch (p.quantity) {
+        case PublishedQuantity::BreakevenBandwidth:
+            figure = "B*";
+            break;
+        case PublishedQuantity::BreakevenPrefix:
+            figure = "p* " + p.tier;
+            break;
+        case PublishedQuantity::MinCachedFraction:
+            figure = "f* " + p.tier;
+            break;
+        case PublishedQuantity::Bandwidth:
+            figure = p.path.empty() ? "bandwidth " + p.tier : p.path;
+            break;
+        }
+        std::string published = p.low ? formatPublishedValue(p.quantity, *p.low) + " to " +
+                                            formatPublishedValue(p.quantity, *p.high)
+                                      : formatPublishedValue(p.quantity, p.value);
+        if (p.low && p.quantity == PublishedQuantity::Bandwidth) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%g to %g GB/s", *p.low / 1e9, *p.high / 1e9);
+            published = buf;
+        }
+        const std::string at =
+            p.tokensLabel.empty() ? (p.tokens ? formatTokens(*p.tokens) : "") : p.tokensLabel;
+        std::string diff = "-";
+        if (auto rel = r.relative()) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%+.1f %%", *rel * 100);
+            diff = buf;
+        }
+        out +=
+            "  " + pad(figure, 22) + pad(at, 14) + pad(published, 22) +
+            pad(r.model ? formatPublishedValue(p.quantity, *r.model) : std::string("none"), 14) +
+            pad(diff, 9) +
+            (r.modelTier.empty() ? std::string(p.quantity == PublishedQuantity::BreakevenBandwidth
+                                                   ? "(no fixed cost)"
+                                                   : "(no such tier)")
+                                 : r.modelTier) +
+            "\n";
+    }
+    out += "  (published: as quoted in the reference file, each value with its source; diff = "
+           "model / published - 1)\n";
+    return out;
+}
+
+Result<std::vector<NamedScenario>> builtinScenarios(const Presets& presets) {
+    std::vector<NamedScenario> out;
+    auto d = defaultScenario(presets);
+    if (!d) return d.error();
+    out.push_back({d->name, "scenarios/default.kvbe.json", *d});
+    for (const auto& [path, text] : presets.scenarioTexts()) {
+        auto s = scenarioFromJson(text, "resources/" + path, presets);
+        if (!s) return s.error();
+        out.push_back({s->name.empty() ? path : s->name, path, std::move(*s)});
+    }
+    return out;
+}
+
+bool hasNominalFixedCost(const TierConfig& t, const Presets& presets) {
+    if (t.preset.empty() || !t.measured.empty()) return false;
+    const auto* spec = presets.findTier(t.preset);
+    return spec && std::abs(spec->tFixedS * 1e3 - t.tFixedMs) <= 1e-9 * std::max(1.0, t.tFixedMs);
+}
+
+} // namespace kvbe

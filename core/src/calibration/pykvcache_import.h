@@ -1,0 +1,13 @@
+// The reader of py-kvcache's break-even files, v1 and v2 (pykvcache_import.cpp), behind
+// parseCalibration(). Internal to core.
+#pragma once
+
+#include "kvbe/calibration/calibration.h"
+#include "kvbe/base/json_fields.h"
+
+namespace kvbe::detail {
+
+bool looksLikePyKvcache(const nlohmann::json& j); // any field py-kvcache's reader knows
+Calibration parsePyKvcache(const FieldReader& r); // v1 and v2 break-even files
+
+} // namespace kvbe::detail

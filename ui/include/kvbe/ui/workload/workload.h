@@ -1,0 +1,91 @@
+// The numbers behind the explorer's Workload view: a trace replayed through the scenario's tiers
+// (core's replayTrace and sweepCapacity, docs/workload-model.md), the settings the view's controls
+// give, and the one-sentence answer. Qt types only for text; everything is computed by core.
+#pragma once
+
+#include "kvbe/scenario/presets.h"
+#include "kvbe/scenario/scenario.h"
+#include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_sim.h"
+
+#include <QString>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace kvbe {
+
+// What the view's controls set. Capacities are per scenario tier, in bytes; 0 leaves the tier out
+// of the replay. A missing entry takes defaultTierCapacity().
+struct WorkloadSettings {
+    std::optional<double> gpuCacheBytes; // default: 90 % of HBM less the weights (trace_setup.h)
+    std::vector<double> tierCapacityBytes;
+    EvictionPolicy policy = EvictionPolicy::Lru;
+    Placement placement = Placement::WriteThrough;
+    Admission admission = Admission::Optimal;
+    // As kvbe-cli trace replay: blocks are readable once written (--no-write-queue).
+    bool writeQueue = true;
+    // Every offload tier's reads and writes share one link (needs writeQueue).
+    bool sharedLinks = false;
+    int instances = 0;
+    // The tier whose capacity the capacity chart varies: 0 the GPU, k the scenario's tier k-1.
+    int sweepTier = 1;
+    bool operator==(const WorkloadSettings&) const = default;
+};
+
+// 512 GiB for the scenario's first tier, 8 TiB for the second, the others left out: a DRAM tier
+// and an NVMe tier, the question the view opens with.
+double defaultTierCapacity(std::size_t scenarioTier);
+
+// The capacity chart's grid: 40 points from 10^4 to 10^9 tokens (the issue's range).
+std::vector<double> workloadSweepTokens();
+
+struct WorkloadTier {
+    QString name;                // the preset's name, as the replay reports it
+    std::optional<double> pStar; // break-even prefix, tokens (none: never pays)
+    double shareAtOrAbove = 0;   // share of requests whose prompt is at least p*
+};
+
+struct WorkloadResult {
+    std::shared_ptr<const Trace> trace;
+    QString file;
+    WorkloadSettings settings;
+    std::shared_ptr<const Evaluation> eval;
+    std::vector<WorkloadTier> scenarioTiers; // every tier of the scenario, for the histogram
+    ReplayConfig config;
+    std::vector<int> configTierOf;      // replay tier k (1…) → scenario tier index
+    std::optional<ReplayResult> replay; // none for traces without block ids
+    RequestTimes times;
+    // Every request's TTFT per rule (none, gpu-only, always, breakeven, optimal), ascending: with
+    // prefill servers the queued times (wait + prefill). Sorted on the worker, for the chart.
+    std::vector<std::pair<std::string, std::vector<double>>> ttftSorted;
+    std::optional<SweepResult> sweep;
+    std::size_t sweepVary = 0; // the sweep's varied tier: 0 GPU, k its k-th offload tier
+    QString sweepNote;         // why there is no sweep, if there is none
+    double replaySeconds = 0, sweepSeconds = 0;
+    QString summary; // the one-sentence answer
+    QString error;   // the replay could not run: why
+};
+using WorkloadPtr = std::shared_ptr<const WorkloadResult>;
+
+// Share of requests whose prompt is at least `tokens` long, counted over the trace.
+double shareAtOrAbove(const Trace& trace, double tokens);
+
+// Replays the trace under the settings, sweeps the chosen tier's capacity and writes the summary.
+// `cancel`, when set, stops the work early (the result then has cancelled replay and no sweep).
+WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString& file,
+                               std::shared_ptr<const Evaluation> eval, const Presets& presets,
+                               const WorkloadSettings& settings,
+                               const std::atomic<bool>* cancel = nullptr);
+
+// The answer in one sentence, from a replay: "With 512 GiB dram-pcie5 and 8 TiB nvme-gen5,
+// 38.1 % of requests are faster than GPU-only caching, mean TTFT −25.5 % (285.8 → 212.9 ms,
+// optimal admission); nvme-gen5 needs 4.20 GB/s of writes (p99 minute)."
+QString workloadSummary(const WorkloadResult& w);
+
+// Capacity text for people, in binary units to three digits: "512 GiB", "61.1 GiB", "8 TiB".
+QString capacityText(double bytes);
+
+} // namespace kvbe

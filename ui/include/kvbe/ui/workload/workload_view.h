@@ -1,0 +1,127 @@
+// The explorer's Workload view: open a request trace (read off the UI thread, with
+// progress and Cancel), replay it through the scenario's tiers with the capacities, policy and
+// admission rule set here, and answer in one sentence and three charts. Replays run on a worker
+// thread, the latest request winning; they follow the scenario as the main window edits it.
+#pragma once
+
+#include "kvbe/ui/scenario/explorer.h"
+#include "kvbe/ui/workload/workload.h"
+
+#include <QPointer>
+#include <QStringList>
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QGridLayout;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class QTabWidget;
+class QThread;
+class QTimer;
+
+namespace kvbe {
+
+class WorkloadChart;
+
+class WorkloadView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit WorkloadView(Explorer* explorer, QWidget* parent = nullptr);
+    ~WorkloadView() override;
+
+    // A file the view can read, by its name (.gz, .zst) or its first line (a trace format).
+    static bool looksLikeTrace(const QString& path);
+
+    // Starts reading a trace on a worker thread; false while another read runs. The trace shown
+    // until then stays until the new one has been read whole.
+    bool openTrace(const QString& path);
+    // Asks for a file, then openTrace().
+    void chooseTraceFile();
+    // Stops a running read: nothing of it is kept.
+    void cancelLoad();
+    bool loading() const { return m_loadThread != nullptr; }
+    bool replaying() const { return m_replayThread != nullptr; }
+
+    const WorkloadPtr& result() const { return m_result; }
+    const QString& traceFile() const { return m_file; }
+    std::shared_ptr<const Trace> trace() const { return m_trace; }
+    WorkloadSettings settings() const { return m_settings; }
+    // Sets the controls and replays.
+    void setSettings(const WorkloadSettings& s);
+    std::vector<WorkloadChart*> charts() const { return m_charts; }
+    // The chart on the view's visible tab (the window's Export menu and clipboard act on it).
+    WorkloadChart* visibleChart() const;
+    // Replays of this long or shorter follow a slider as it moves; longer ones on release.
+    static constexpr double kLiveSeconds = 0.1;
+    bool live() const { return m_lastSeconds <= kLiveSeconds; }
+
+  signals:
+    void traceLoaded(const QString& path);
+    void loadFailed(const QString& message);
+    void loadCancelled();
+    // A replay's result is shown (summary and charts).
+    void replayed();
+
+  private:
+    void buildControls(QGridLayout* grid);
+    void syncTierRows();
+    void syncControls();
+    void requestReplay();
+    void startReplay();
+    void apply(WorkloadPtr w);
+    void showError(const QString& message);
+    void onCapacityMoved(int row, int step);
+    void exportVisible(bool csv);
+    QString tierValueText(double bytes) const;
+
+    Explorer* m_explorer;
+    std::vector<WorkloadChart*> m_charts;
+    QTabWidget* m_chartTabs = nullptr;
+    QLabel* m_fileLabel = nullptr;
+    QLabel* m_error = nullptr;
+    QLabel* m_summary = nullptr;
+    QLabel* m_timing = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QGridLayout* m_tierGrid = nullptr;
+    struct TierRow {
+        QLabel* name = nullptr;
+        QSlider* slider = nullptr;
+        QLabel* value = nullptr;
+    };
+    std::vector<TierRow> m_rows; // row 0: the GPU, row k: the scenario's tier k-1
+    QStringList m_tierNames;
+    QComboBox* m_policy = nullptr;
+    QComboBox* m_placement = nullptr;
+    QComboBox* m_admission = nullptr;
+    QComboBox* m_sweepTier = nullptr;
+    QSpinBox* m_instances = nullptr;
+    QCheckBox* m_writeQueue = nullptr;
+    QCheckBox* m_sharedLink = nullptr;
+
+    WorkloadSettings m_settings;
+    std::shared_ptr<const Trace> m_trace;
+    QString m_file;
+    WorkloadPtr m_result;
+
+    QThread* m_loadThread = nullptr;
+    std::shared_ptr<std::atomic<bool>> m_loadCancel;
+    std::shared_ptr<std::atomic<double>> m_loadFraction;
+    QTimer* m_progressTimer = nullptr;
+
+    QThread* m_replayThread = nullptr;
+    std::shared_ptr<std::atomic<bool>> m_replayCancel;
+    bool m_replayPending = false;
+    quint64 m_generation = 0;
+    double m_lastSeconds = 0; // the last replay and sweep, on the worker
+};
+
+} // namespace kvbe

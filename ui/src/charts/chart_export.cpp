@@ -1,0 +1,251 @@
+#include "kvbe/ui/charts/chart_export.h"
+
+#include "kvbe/ui/charts/chart_factory.h"
+#include "kvbe/ui/scenario/explorer.h"
+#include "kvbe/ui/fleet/fleet_panel.h"
+#include "kvbe/ui/charts/frontier_chart.h"
+#include "kvbe/ui/workload/workload_charts.h"
+
+#include <QApplication>
+#include <QEventLoop>
+#include <QFile>
+#include <QFileInfo>
+#include <QGraphicsScene>
+#include <QImageWriter>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QSettings>
+#include <QSvgGenerator>
+
+namespace kvbe {
+
+namespace {
+
+// A hidden copy of the chart laid out at `size`. WA_DontShowOnScreen gives it real resize and
+// layout events without a window appearing, on a display or offscreen.
+std::unique_ptr<ChartView> layoutCopy(const ChartView& source, QSize size) {
+    auto copy = createChart(source.key());
+    copy->setAttribute(Qt::WA_DontShowOnScreen);
+    copy->setMinimumSize(1, 1);
+    copy->resize(size);
+    copy->show();
+    QApplication::processEvents();
+    copy->copyStateFrom(source);
+    // The chart lays itself out in posted events; labels and the frontier image follow it.
+    QApplication::processEvents();
+    copy->copyStateFrom(source);
+    QApplication::processEvents();
+    return copy;
+}
+
+void paintChart(ChartView& view, QPainter& p, QSize size) {
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setRenderHint(QPainter::TextAntialiasing);
+    p.setRenderHint(QPainter::SmoothPixmapTransform);
+    p.fillRect(QRect(QPoint(0, 0), size), view.chart()->backgroundBrush());
+    view.scene()->render(&p, QRectF(QPointF(0, 0), size), QRectF(QPointF(0, 0), size));
+}
+
+Error fail(const QString& message) {
+    return Error{message.toStdString()};
+}
+
+} // namespace
+
+std::optional<ExportFormat> exportFormatFor(const QString& path) {
+    const QString ext = QFileInfo(path).suffix().toLower();
+    if (ext == QLatin1String("png")) return ExportFormat::Png;
+    if (ext == QLatin1String("svg")) return ExportFormat::Svg;
+    if (ext == QLatin1String("pdf")) return ExportFormat::Pdf;
+    return std::nullopt;
+}
+
+std::optional<QSize> parseExportSize(const QString& text) {
+    static const QRegularExpression re(
+        QStringLiteral("^\\s*(\\d{1,5})\\s*[xX×]\\s*(\\d{1,5})\\s*$"));
+    const auto m = re.match(text);
+    if (!m.hasMatch()) return std::nullopt;
+    const int w = m.captured(1).toInt(), h = m.captured(2).toInt();
+    if (w < 16 || h < 16 || w > 16384 || h > 16384) return std::nullopt;
+    return QSize(w, h);
+}
+
+QImage renderChartImage(const ChartView& chart, QSize size, int dpi) {
+    auto copy = layoutCopy(chart, size);
+    QImage img(size, QImage::Format_ARGB32_Premultiplied);
+    const int dpm = int(dpi / 0.0254 + 0.5);
+    img.setDotsPerMeterX(dpm);
+    img.setDotsPerMeterY(dpm);
+    img.fill(Qt::white);
+    QPainter p(&img);
+    paintChart(*copy, p, size);
+    p.end();
+    return img;
+}
+
+QDir exportFolder() {
+    return QDir(QSettings().value(QStringLiteral("export/folder"), QDir::currentPath()).toString());
+}
+
+void rememberExportFolder(const QString& path) {
+    QSettings().setValue(QStringLiteral("export/folder"), QFileInfo(path).absolutePath());
+}
+
+Status exportPainted(const QString& path, QSize size, int dpi, const QString& title,
+                     const QString& description, const std::function<void(QPainter&)>& paint) {
+    const auto format = exportFormatFor(path);
+    if (!format)
+        return fail(
+            QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
+    // Written to a temporary beside the target and renamed over it on commit: a failed or
+    // killed export leaves the old file as it was.
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly))
+        return fail(QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+    QPainter p;
+    if (*format == ExportFormat::Png) {
+        QImage img(size, QImage::Format_ARGB32_Premultiplied);
+        const int dpm = int(dpi / 0.0254 + 0.5);
+        img.setDotsPerMeterX(dpm);
+        img.setDotsPerMeterY(dpm);
+        img.fill(Qt::white);
+        if (!p.begin(&img)) return fail(QStringLiteral("cannot write %1").arg(path));
+        paint(p);
+        p.end();
+        QImageWriter w(&out, "png");
+        if (!w.write(img))
+            return fail(QStringLiteral("cannot write %1: %2").arg(path, w.errorString()));
+    } else if (*format == ExportFormat::Svg) {
+        QSvgGenerator svg;
+        svg.setOutputDevice(&out);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setResolution(dpi);
+        svg.setTitle(title);
+        svg.setDescription(description);
+        if (!p.begin(&svg)) return fail(QStringLiteral("cannot write %1").arg(path));
+        paint(p);
+        p.end();
+    } else {
+        QPdfWriter pdf(&out);
+        // One page of `size` points: at 72 dpi a painter unit is a point, so the scene maps 1:1.
+        pdf.setResolution(72);
+        pdf.setPageSize(
+            QPageSize(QSizeF(size), QPageSize::Point, QString(), QPageSize::ExactMatch));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setTitle(description);
+        pdf.setCreator(QStringLiteral("kvbe"));
+        if (!p.begin(&pdf)) return fail(QStringLiteral("cannot write %1").arg(path));
+        paint(p);
+        p.end();
+    }
+    if (!out.commit())
+        return fail(QStringLiteral("cannot write %1: %2").arg(path, out.errorString()));
+    return Ok{};
+}
+
+Status exportText(const QString& path, const QString& text) {
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Text))
+        return fail(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    f.write(text.toUtf8());
+    if (!f.commit()) return fail(QStringLiteral("cannot write %1: %2").arg(path, f.errorString()));
+    return Ok{};
+}
+
+Status exportChart(const ChartView& chart, const QString& path, QSize size, int dpi) {
+    if (!exportFormatFor(path))
+        return fail(
+            QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
+    if (!chart.current())
+        return fail(
+            QStringLiteral("there is no chart to export: the scenario has not been computed"));
+    auto copy = layoutCopy(chart, size);
+    return exportPainted(path, size, dpi, chart.title(), chart.plainTitle(),
+                         [&](QPainter& p) { paintChart(*copy, p, size); });
+}
+
+Status exportCsv(const ChartView& chart, const QString& path) {
+    const QString text = chart.csv();
+    if (text.isEmpty())
+        return fail(
+            QStringLiteral("there is no data to export: the scenario has not been computed"));
+    return exportText(path, text);
+}
+
+namespace {
+
+Status checkFormat(const QString& path) {
+    if (exportFormatFor(path)) return Ok{};
+    return fail(
+        QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
+}
+
+// The scenario's curves, computed now (a headless export has no frame timer to wait for).
+Status evaluate(Explorer& explorer, const Scenario& scenario) {
+    if (auto r = explorer.loadModel(scenario.model); !r) return r.error();
+    explorer.setScenario(scenario);
+    explorer.recomputeNow();
+    if (!explorer.result()) return fail(explorer.lastError());
+    return Ok{};
+}
+
+} // namespace
+
+Status exportScenarioChart(const Presets& presets, const Scenario& scenario,
+                           const QString& chartKey, const QString& path, QSize size,
+                           ChartStyle style, int frontierTier, const QStringList& imports) {
+    auto chart = createChart(chartKey);
+    if (!chart)
+        return fail(QStringLiteral("unknown chart '%1'; expected one of %2")
+                        .arg(chartKey, chartKeys().join(QStringLiteral(", "))));
+    if (auto st = checkFormat(path); !st) return st;
+    Explorer explorer(presets);
+    if (auto st = evaluate(explorer, scenario); !st) return st;
+    if (qobject_cast<WorkloadChart*>(chart.get()))
+        return fail(QStringLiteral("the %1 chart needs a trace: add --trace FILE").arg(chartKey));
+    if (auto* f = qobject_cast<FrontierChart*>(chart.get())) f->setTier(frontierTier);
+    // Imported files, read as the Fleet view reads them, drawn as the window draws them.
+    std::unique_ptr<FleetPanel> fleet;
+    if (!imports.isEmpty()) {
+        fleet = std::make_unique<FleetPanel>(&explorer);
+        QEventLoop loop;
+        QObject::connect(fleet.get(), &FleetPanel::imported, &loop, &QEventLoop::quit);
+        if (!fleet->importPaths(imports)) return fail(QStringLiteral("--import: nothing to read"));
+        loop.exec();
+        if (!fleet->importErrors().isEmpty())
+            return fail(QStringLiteral("--import: %1").arg(fleet->importErrors().front()));
+        fleet->drawOn({chart.get()});
+    }
+    chart->setChartStyle(style);
+    chart->setResults(explorer.result(), {});
+    return exportChart(*chart, path, size);
+}
+
+Status exportWorkloadChart(const Presets& presets, const Scenario& scenario,
+                           const QString& chartKey, const QString& tracePath, const QString& path,
+                           QSize size, ChartStyle style) {
+    auto chart = createChart(chartKey);
+    auto* wc = qobject_cast<WorkloadChart*>(chart.get());
+    if (!wc)
+        return fail(
+            QStringLiteral("--trace draws the workload charts; --chart '%1' is not one of %2")
+                .arg(chartKey, workloadChartKeys().join(QStringLiteral(", "))));
+    if (auto st = checkFormat(path); !st) return st;
+    Explorer explorer(presets);
+    if (auto st = evaluate(explorer, scenario); !st) return st;
+    auto trace = loadTrace(tracePath.toStdString(), {});
+    if (!trace) return trace.error();
+    auto w = std::make_shared<WorkloadResult>(
+        computeWorkload(std::make_shared<const Trace>(std::move(*trace)), tracePath,
+                        explorer.result()->eval, presets, WorkloadSettings{}));
+    if (!w->error.isEmpty()) return fail(w->error);
+    chart->setChartStyle(style);
+    chart->setResults(explorer.result(), {});
+    wc->setWorkload(w);
+    return exportChart(*chart, path, size);
+}
+
+} // namespace kvbe

@@ -1,0 +1,107 @@
+#include "kvbe/ui/fleet/calibration_importer.h"
+
+#include "kvbe/ui/scenario/scenario_result.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QThread>
+
+#include <algorithm>
+
+namespace kvbe {
+
+namespace {
+constexpr int kCurveColumns = 500;
+
+std::vector<QPointF> thinPrefill(const std::vector<PrefillSample>& samples) {
+    std::vector<QPointF> pts;
+    pts.reserve(samples.size());
+    for (const auto& s : samples)
+        if (s.tokens > 0 && s.seconds > 0) pts.emplace_back(s.tokens, s.seconds);
+    std::sort(pts.begin(), pts.end(),
+              [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); });
+    if (pts.size() <= 2 * kCurveColumns) return pts;
+    return decimateToColumns(pts, kCurveColumns, pts.front().x(), pts.back().x(), true);
+}
+
+// Measured hits (the TTFT of the whole prompt) and golden points (their recompute time f).
+std::vector<QPointF> hitPoints(const Calibration& c) {
+    constexpr size_t kMaxPoints = 4000;
+    std::vector<QPointF> pts;
+    const size_t total = c.hits.size() + c.golden.size();
+    const size_t stride = total > kMaxPoints ? (total + kMaxPoints - 1) / kMaxPoints : 1;
+    for (size_t i = 0; i < c.hits.size(); i += stride)
+        pts.emplace_back(c.hits[i].tokens, c.hits[i].seconds);
+    for (const auto& g : c.golden)
+        if (g.tokens > 0 && g.f > 0) pts.emplace_back(g.tokens, g.f);
+    return pts;
+}
+} // namespace
+
+CalibrationImporter::CalibrationImporter(QObject* parent) : QObject(parent) {}
+
+CalibrationImporter::~CalibrationImporter() {
+    if (!m_thread) return;
+    m_stop = true;
+    m_thread->wait();
+    delete m_thread;
+}
+
+QStringList CalibrationImporter::expand(const QStringList& paths) {
+    QStringList files;
+    for (const QString& p : paths) {
+        const QFileInfo fi(p);
+        if (fi.isDir()) {
+            QStringList inside;
+            for (const QFileInfo& f :
+                 QDir(p).entryInfoList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name))
+                inside << f.filePath();
+            files << inside;
+        } else {
+            files << p;
+        }
+    }
+    return files;
+}
+
+bool CalibrationImporter::looksLikeCalibration(const QString& path) {
+    const QFileInfo fi(path);
+    if (fi.isDir()) return true;
+    const QString suffix = fi.suffix().toLower();
+    return suffix == QLatin1String("csv") || suffix == QLatin1String("json");
+}
+
+bool CalibrationImporter::start(const QStringList& paths) {
+    if (m_thread) return false;
+    m_stop = false;
+    const QStringList files = expand(paths);
+    auto out = std::make_shared<std::vector<ImportedCalibration>>();
+    auto errors = std::make_shared<QStringList>();
+    m_thread = QThread::create([this, files, out, errors] {
+        for (int i = 0; i < files.size() && !m_stop; ++i) {
+            QMetaObject::invokeMethod(
+                this, [this, i, n = int(files.size()), f = files[i]] { emit progress(i, n, f); },
+                Qt::QueuedConnection);
+            auto c = readCalibration(files[i].toStdString());
+            if (!c) {
+                *errors << QString::fromStdString(c.message());
+                continue;
+            }
+            ImportedCalibration ic;
+            ic.prefillCurve = thinPrefill(c->prefill);
+            ic.hitPoints = hitPoints(*c);
+            ic.calibration = std::move(*c);
+            out->push_back(std::move(ic));
+        }
+    });
+    connect(m_thread, &QThread::finished, this, [this, out, errors, n = int(files.size())] {
+        m_thread->deleteLater();
+        m_thread = nullptr;
+        emit progress(n, n, QString());
+        emit finished(out, *errors);
+    });
+    m_thread->start();
+    return true;
+}
+
+} // namespace kvbe

@@ -1,0 +1,280 @@
+// MainWindow's measured side: the Probes dock, whose streamed points land on the
+// charts, and the Fleet dock of imported calibrations.
+#include "kvbe/ui/charts/breakeven_chart.h"
+#include "kvbe/ui/fleet/fleet_panel.h"
+#include "kvbe/ui/charts/fraction_chart.h"
+#include "kvbe/ui/window/main_window.h"
+#include "kvbe/ui/probes/probe_panel.h"
+#include "kvbe/ui/charts/ttft_chart.h"
+#include "kvbe/ui/workload/workload_view.h"
+
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QStatusBar>
+#include <QTabWidget>
+
+#include <algorithm>
+#include <iterator>
+
+namespace kvbe {
+
+namespace {
+
+// The scenario with a measured tier added or updated. It borrows staging and t_fixed from the
+// first nominal tier of the same kind: the probe measured bandwidth, not the fixed cost.
+Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::string& name,
+                          const QString& probe, double gbps, int run) {
+    Scenario out = s;
+    for (auto& t : out.tiers)
+        if (t.name == name) {
+            t.bandwidthGBps = gbps;
+            return out;
+        }
+    const std::string kind = probe.startsWith(QLatin1String("nvme-")) ? "nvme" : "dram";
+    TierConfig t;
+    t.name = name;
+    t.bandwidthGBps = gbps;
+    // Measured tiers in reds, so they stand apart from the nominal ones.
+    static const char* const reds[] = {"#d00000", "#e85d04", "#9d0208", "#f48c06", "#6a040f"};
+    t.color = reds[size_t(run) % std::size(reds)];
+    for (const auto& nominal : s.tiers) {
+        const auto* preset = nominal.preset.empty() ? nullptr : presets.findTier(nominal.preset);
+        if (preset && preset->kind == kind && nominal.measured.empty()) {
+            t.staging = nominal.staging;
+            t.tFixedMs = nominal.tFixedMs;
+            break;
+        }
+    }
+    out.tiers.push_back(t);
+    return out;
+}
+
+} // namespace
+
+void MainWindow::buildMeasured() {
+    m_probePanel = new ProbePanel;
+    m_probePanel->setObjectName(QStringLiteral("probePanel"));
+    m_probeDock = new QDockWidget(tr("Probes"), this);
+    m_probeDock->setObjectName(QStringLiteral("probeDock"));
+    m_probeDock->setWidget(m_probePanel);
+    addDockWidget(Qt::BottomDockWidgetArea, m_probeDock);
+    connect(m_probePanel, &ProbePanel::runStarted, this, &MainWindow::connectRun);
+    connect(m_probePanel, &ProbePanel::tierRowChosen, this,
+            [this](int run, double gbps, const QString& setting) {
+                auto& r = m_liveRuns[run];
+                if (!r.inScenario) return;
+                r.why =
+                    tr("You chose %1 (%2 GB/s) for the tier.").arg(setting).arg(gbps, 0, 'f', 2);
+                m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
+                                                 r.name.toStdString(), r.probe, gbps, run),
+                                tr("Tier %1 from %2").arg(r.name, setting));
+                m_probePanel->markTierRow(run, gbps, r.why);
+            });
+    // The marked row follows the scenario's tier through undo and redo.
+    connect(&m_explorer, &Explorer::scenarioChanged, this, [this] {
+        for (const auto& [run, r] : m_liveRuns) {
+            if (!r.inScenario) continue;
+            double gbps = 0;
+            for (const auto& t : m_explorer.scenario().tiers)
+                if (QString::fromStdString(t.name) == r.name) gbps = t.bandwidthGBps;
+            m_probePanel->markTierRow(run, gbps);
+        }
+    });
+    connect(m_probePanel, &ProbePanel::keepRequested, this,
+            [this](int run) { addMeasuredTier(run, m_liveRuns[run].name); });
+
+    m_fleetPanel = new FleetPanel(&m_explorer);
+    m_fleetPanel->setObjectName(QStringLiteral("fleetPanel"));
+    m_fleetDock = new QDockWidget(tr("Fleet"), this);
+    m_fleetDock->setObjectName(QStringLiteral("fleetDock"));
+    m_fleetDock->setWidget(m_fleetPanel);
+    addDockWidget(Qt::BottomDockWidgetArea, m_fleetDock);
+    tabifyDockWidget(m_probeDock, m_fleetDock);
+    m_probeDock->raise();
+    resizeDocks({m_probeDock}, {320}, Qt::Vertical);
+    connect(m_fleetPanel, &FleetPanel::overlaysChanged, this, [this] {
+        m_fleetPanel->drawOn({m_ttft, m_breakeven, m_fraction});
+    });
+    connect(m_fleetPanel, &FleetPanel::message, this,
+            [this](const QString& m) { statusBar()->showMessage(m, 6000); });
+    connect(m_fleetPanel, &FleetPanel::imported, this, [this](int files, int errors) {
+        statusBar()->showMessage(
+            errors
+                ? tr("Imported %1 calibration files; %2 could not be read").arg(files).arg(errors)
+                : tr("Imported %1 calibration files").arg(files),
+            6000);
+        m_fleetDock->raise();
+    });
+    connect(&m_explorer, &Explorer::scenarioChanged, this, [this] {
+        m_probePanel->setDefaultModel(QString::fromStdString(m_explorer.scenario().model));
+    });
+    m_probePanel->setDefaultModel(QString::fromStdString(m_explorer.scenario().model));
+
+    auto* importCal = new QAction(tr("Import &calibration files…"), this);
+    connect(importCal, &QAction::triggered, this, [this] {
+        const QStringList files =
+            QFileDialog::getOpenFileNames(this, tr("Calibration files"), QString(),
+                                          tr("Calibrations (*.json *.csv);;All files (*)"));
+        if (!files.isEmpty()) importCalibrations(files);
+    });
+    auto* importDir = new QAction(tr("Import a &folder of calibration files…"), this);
+    connect(importDir, &QAction::triggered, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder of node files"));
+        if (!dir.isEmpty()) importCalibrations({dir});
+    });
+    auto* exportPy = new QAction(tr("Export py-kvcache &thresholds of the scenario…"), this);
+    connect(exportPy, &QAction::triggered, this, [this] {
+        const QString p =
+            QFileDialog::getSaveFileName(this, tr("py-kvcache break-even file"),
+                                         QStringLiteral("breakeven.json"), tr("JSON (*.json)"));
+        if (p.isEmpty()) return;
+        if (auto st = m_fleetPanel->exportPyKvcache(p, false); !st)
+            reportError(QString::fromStdString(st.message()));
+    });
+    // Before "Save scenario": the import entries sit with the other imports.
+    m_fileMenu->insertActions(m_saveAction, {importCal, importDir, exportPy});
+    m_viewMenu->addAction(m_probeDock->toggleViewAction());
+    m_viewMenu->addAction(m_fleetDock->toggleViewAction());
+}
+
+bool MainWindow::importCalibrations(const QStringList& paths) {
+    m_fleetDock->show();
+    m_fleetDock->raise();
+    setBottomDocksCollapsed(false); // an import is using the dock
+    return m_fleetPanel->importPaths(paths);
+}
+
+QString MainWindow::measuredTierName(int run) const {
+    const auto it = m_liveRuns.find(run);
+    return it == m_liveRuns.end() || !it->second.inScenario ? QString() : it->second.name;
+}
+
+// A run's bandwidth is data only once the run has finished: until then it is drawn as
+// provisional (dashed, "running"); a stopped or failed run's partial best joins the scenario
+// only when the user keeps it.
+void MainWindow::connectRun(int index, ProbeRunner* runner, const QString& probe) {
+    LiveRun live;
+    live.probe = probe;
+    live.name = tr("%1 #%2, measured").arg(probe).arg(index + 1);
+    m_liveRuns[index] = live;
+    connect(runner, &ProbeRunner::point, this, [this, index, probe](const ProbePoint& p) {
+        // What a point measures is core's rule (seriesRole), the one kvbe-cli calibrate uses:
+        // a tier load is a drive read, a host-to-GPU copy from pinned memory or a host memcpy.
+        const SeriesRole role = seriesRole(p.series);
+        if (isTierLoad(role) && p.y > 0) applyBandwidth(index, probe, p.y);
+        // Cold prefills: the GPU probe's kernel times, or the serving probe's cold TTFTs (which
+        // carry the server's scheduling overhead; the fit of its own files takes that out).
+        if ((role == SeriesRole::Prefill || role == SeriesRole::ColdTtft) && p.x > 0 && p.y > 0)
+            applyPrefill(index, probe, p.x, p.y);
+    });
+    connect(runner, &ProbeRunner::progress, this, [this, index](double f, const QString&) {
+        auto& run = m_liveRuns[index];
+        run.fraction = f;
+        if (run.best > 0) showProvisional(index);
+    });
+    connect(runner, &ProbeRunner::finished, this,
+            [this, index, probe](ProbeRunner::Outcome o, const QString& message) {
+                statusBar()->showMessage(tr("%1: %2").arg(probe, message), 8000);
+                finishRun(index, o);
+            });
+}
+
+void MainWindow::applyBandwidth(int run, const QString&, double gbps) {
+    auto& r = m_liveRuns[run];
+    // The best rate so far: the block size and queue depth a cache loader would choose.
+    if (gbps <= r.best) return;
+    r.best = gbps;
+    showProvisional(run);
+}
+
+void MainWindow::showProvisional(int run) {
+    const auto& r = m_liveRuns[run];
+    m_breakeven->setProvisional({run,
+                                 tr("%1 #%2: running, %3 % · %4 GB/s so far (provisional)")
+                                     .arg(r.probe)
+                                     .arg(run + 1)
+                                     .arg(int(r.fraction * 100))
+                                     .arg(r.best, 0, 'g', 4),
+                                 r.best});
+}
+
+void MainWindow::finishRun(int run, ProbeRunner::Outcome outcome) {
+    auto& r = m_liveRuns[run];
+    m_breakeven->clearProvisional(run);
+    if (!(r.best > 0)) return;
+    if (outcome == ProbeRunner::Outcome::Succeeded) {
+        addMeasuredTier(run, r.name);
+        m_probePanel->markTierRow(
+            run, r.best,
+            tr("The tier takes the marked row, %1 GB/s: the highest sustained rate of the run (the "
+               "median over its measured windows), the setting a cache loader would choose. Select "
+               "another row to use its rate instead.")
+                .arg(r.best, 0, 'f', 2));
+        return;
+    }
+    m_probePanel->offerKeep(run, tr("partial result (best %1 GB/s at %2 %) not used")
+                                     .arg(r.best, 0, 'g', 4)
+                                     .arg(int(r.fraction * 100)));
+    r.name = tr("%1 #%2, %3 at %4 %")
+                 .arg(r.probe)
+                 .arg(run + 1)
+                 .arg(outcome == ProbeRunner::Outcome::Stopped ? tr("stopped") : tr("failed"))
+                 .arg(int(r.fraction * 100));
+}
+
+void MainWindow::addMeasuredTier(int run, const QString& name) {
+    auto& r = m_liveRuns[run];
+    r.inScenario = true;
+    m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
+                                     name.toStdString(), r.probe, r.best, run),
+                    tr("Measured tier %1").arg(name));
+}
+
+void MainWindow::applyPrefill(int run, const QString& probe, double tokens, double seconds) {
+    m_streamedPrefill.emplace_back(tokens, seconds);
+    const QString label = tr("%1 #%2, measured").arg(probe).arg(run + 1);
+    m_ttft->setMeasured(m_streamedPrefill, label);
+    m_breakeven->setMeasuredPrefill(m_streamedPrefill, label);
+}
+
+bool MainWindow::openTrace(const QString& path) {
+    m_tabs->setCurrentWidget(m_workload);
+    return m_workload->openTrace(path);
+}
+
+void MainWindow::sniffAndOpen(const QStringList& paths) {
+    if (paths.size() == 1) {
+        const QString& path = paths.front();
+        // A request trace goes to the Workload tab, told by its first line (or .gz, .zst).
+        if (WorkloadView::looksLikeTrace(path)) {
+            if (!openTrace(path))
+                reportError(
+                    tr("A trace is still being read; drop the file again when it has finished"));
+            return;
+        }
+        if (path.endsWith(QLatin1String(".jsonl"))) {
+            if (auto st = importMeasured(path); !st)
+                reportError(QString::fromStdString(st.message()));
+            return;
+        }
+        if (path.endsWith(QLatin1String(".json"))) {
+            // A scenario or a model's config.json opens; any other JSON is a calibration. The
+            // head is enough to tell, and a 50 MB node file is not read on this thread.
+            QFile f(path);
+            const QByteArray head = f.open(QIODevice::ReadOnly) ? f.read(4096) : QByteArray();
+            if (head.contains("\"kvbe_scenario\"") || head.contains("\"architectures\"") ||
+                head.contains("\"model_type\"")) {
+                if (auto st = openFile(path); !st)
+                    reportError(QString::fromStdString(st.message()));
+                return;
+            }
+        }
+    }
+    if (!importCalibrations(paths))
+        reportError(tr("An import is still running; drop the files again when it has finished"));
+}
+
+} // namespace kvbe

@@ -1,0 +1,235 @@
+#include "kvbe/ui/workload/workload.h"
+
+#include "kvbe/trace/trace_setup.h"
+#include "kvbe/base/units.h"
+
+#include <QStringList>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace kvbe {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+constexpr double kTiB = kGiB * 1024;
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+QString percent(double share) {
+    return QString::number(share * 100, 'f', 1) + QStringLiteral(" %");
+}
+
+// "−25.5 %" or "+3.0 %": a change with its sign, the minus a real one.
+QString signedPercent(double change) {
+    const QString digits = QString::number(std::abs(change) * 100, 'f', 1);
+    return (change < 0 ? QStringLiteral("\u2212") : QStringLiteral("+")) + digits +
+           QStringLiteral(" %");
+}
+
+QString listText(const QStringList& items) {
+    if (items.size() <= 1) return items.join(QString());
+    return items.mid(0, items.size() - 1).join(QStringLiteral(", ")) + QStringLiteral(" and ") +
+           items.back();
+}
+
+} // namespace
+
+double defaultTierCapacity(std::size_t scenarioTier) {
+    if (scenarioTier == 0) return 512 * kGiB;
+    if (scenarioTier == 1) return 8 * kTiB;
+    return 0;
+}
+
+std::vector<double> workloadSweepTokens() {
+    return logGrid(1e4, 1e9, 40);
+}
+
+QString capacityText(double bytes) {
+    if (!std::isfinite(bytes)) return QStringLiteral("unlimited");
+    // Binary units throughout (the sliders move in doublings of GiB): "512 GiB", "22.6 GiB", "8
+    // TiB".
+    if (bytes >= kTiB) return QString::number(bytes / kTiB, 'g', 3) + QStringLiteral(" TiB");
+    return QString::number(bytes / kGiB, 'g', 3) + QStringLiteral(" GiB");
+}
+
+double shareAtOrAbove(const Trace& trace, double tokens) {
+    if (trace.size() == 0) return 0;
+    std::size_t k = 0;
+    for (auto n : trace.inputTokens)
+        k += double(n) >= tokens;
+    return double(k) / double(trace.size());
+}
+
+WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString& file,
+                               std::shared_ptr<const Evaluation> eval, const Presets& presets,
+                               const WorkloadSettings& settings, const std::atomic<bool>* cancel) {
+    WorkloadResult w;
+    w.trace = trace;
+    w.file = file;
+    w.settings = settings;
+    w.eval = eval;
+    const Evaluation& e = *eval;
+    const auto sim = scenarioSimTiers(e, presets);
+    for (std::size_t i = 0; i < sim.size(); ++i) {
+        WorkloadTier t;
+        t.name = QString::fromStdString(sim[i].name);
+        t.pStar = e.cost.breakevenPrefix(sim[i].path);
+        if (t.pStar) t.shareAtOrAbove = shareAtOrAbove(*trace, *t.pStar);
+        w.scenarioTiers.push_back(t);
+    }
+    if (!trace->summary.hasBlocks()) {
+        w.summary = workloadSummary(w);
+        return w;
+    }
+
+    ReplayConfig& c = w.config;
+    c.blockBytes = traceBlockBytes(e.cost, trace->summary.blockTokens);
+    c.policy = settings.policy;
+    c.placement = settings.placement;
+    c.writeQueue = settings.writeQueue;
+    c.instances = settings.instances;
+    if (settings.gpuCacheBytes) {
+        c.gpuCapacityBytes = *settings.gpuCacheBytes;
+    } else if (auto g = defaultGpuCacheBytes(e)) {
+        c.gpuCapacityBytes = *g;
+    } else {
+        w.error = QStringLiteral("GPU cache: %1").arg(QString::fromStdString(g.message()));
+        w.summary = w.error;
+        return w;
+    }
+    for (std::size_t i = 0; i < sim.size(); ++i) {
+        const double cap = i < settings.tierCapacityBytes.size() ? settings.tierCapacityBytes[i]
+                                                                 : defaultTierCapacity(i);
+        if (!(cap > 0)) continue;
+        SimTier t = sim[i];
+        t.capacityBytes = cap;
+        t.sharedLink = settings.sharedLinks;
+        c.tiers.push_back(t);
+        w.configTierOf.push_back(int(i));
+    }
+    const auto go = [cancel](double) { return !(cancel && cancel->load()); };
+
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = replayTrace(*trace, e.cost, c, &w.times, go);
+    w.replaySeconds = secondsSince(t0);
+    if (!r) {
+        w.error = QString::fromStdString(r.message());
+        w.summary = w.error;
+        return w;
+    }
+    w.replay = std::move(*r);
+    if (w.replay->cancelled) return w;
+    {
+        const RequestTimes& rt = w.times;
+        const bool queued = c.instances > 0 && !rt.queuedNone.empty();
+        const std::pair<const char*, const std::vector<double>*> rules[] = {
+            {"none", queued ? &rt.queuedNone : &rt.none},
+            {"gpu-only", queued ? &rt.queuedGpuOnly : &rt.gpuOnly},
+            {"always", queued ? &rt.queuedAlways : &rt.always},
+            {"breakeven", queued ? &rt.queuedBreakeven : &rt.breakeven},
+            {"optimal", queued ? &rt.queuedOptimal : &rt.optimal}};
+        for (const auto& [name, v] : rules) {
+            if (v->empty()) continue;
+            std::vector<double> sorted = *v;
+            std::sort(sorted.begin(), sorted.end());
+            w.ttftSorted.emplace_back(name, std::move(sorted));
+        }
+    }
+
+    // The sweep varies one tier with the others as set; a tier left out joins it at its place.
+    if (c.policy != EvictionPolicy::Lru || c.placement != Placement::WriteThrough) {
+        w.sweepNote =
+            QStringLiteral("The one-pass capacity sweep needs LRU with write-through "
+                           "(inclusion holds only there): choose those to see the curve.");
+    } else {
+        ReplayConfig sc = c;
+        sc.writeQueue = false; // the sweep assumes writes keep up
+        sc.instances = 0;
+        std::size_t vary = 0;
+        const int want = std::clamp(settings.sweepTier, 0, int(sim.size()));
+        if (want > 0) {
+            const int scenarioIndex = want - 1;
+            std::size_t pos = 0;
+            while (pos < w.configTierOf.size() && w.configTierOf[pos] < scenarioIndex)
+                ++pos;
+            if (pos == w.configTierOf.size() || w.configTierOf[pos] != scenarioIndex) {
+                SimTier t = sim[std::size_t(scenarioIndex)];
+                t.capacityBytes = 0;
+                sc.tiers.insert(sc.tiers.begin() + std::ptrdiff_t(pos), t);
+            }
+            vary = pos + 1;
+        }
+        const auto t1 = std::chrono::steady_clock::now();
+        auto s = sweepCapacity(*trace, e.cost, sc, vary, workloadSweepTokens(), go);
+        w.sweepSeconds = secondsSince(t1);
+        w.sweepVary = vary;
+        if (s)
+            w.sweep = std::move(*s);
+        else if (!(cancel && cancel->load()))
+            w.sweepNote = QString::fromStdString(s.message());
+    }
+    w.summary = workloadSummary(w);
+    return w;
+}
+
+QString workloadSummary(const WorkloadResult& w) {
+    if (!w.error.isEmpty()) return w.error;
+    if (!w.replay) {
+        QStringList above;
+        for (const auto& t : w.scenarioTiers)
+            if (t.pStar)
+                above << QStringLiteral("%1 above %2's p* (%3 tokens)")
+                             .arg(percent(t.shareAtOrAbove), t.name)
+                             .arg(std::round(*t.pStar), 0, 'f', 0);
+        QString s =
+            QStringLiteral("This %1 trace has no block ids, so it gives lengths and arrivals only: "
+                           "no hit ratios.")
+                .arg(QString::fromStdString(std::string(toString(w.trace->summary.format))));
+        if (!above.isEmpty())
+            s += QStringLiteral(" Of its %1 requests, %2.")
+                     .arg(w.trace->size())
+                     .arg(listText(above));
+        return s;
+    }
+    const ReplayResult& r = *w.replay;
+    const ReplayConfig& c = w.config;
+    QStringList tiers;
+    for (const auto& t : c.tiers)
+        tiers << capacityText(t.capacityBytes) + QLatin1Char(' ') + QString::fromStdString(t.name);
+    const QString admission = QString::fromStdString(std::string(toString(w.settings.admission)));
+    const RuleResult* rule = r.rule(toString(w.settings.admission));
+    const RuleResult* gpu = r.rule("gpu-only");
+    if (!rule || !gpu)
+        return QStringLiteral("The replay gave no result for %1 admission.").arg(admission);
+    const double change = gpu->ttft.mean > 0 ? rule->ttft.mean / gpu->ttft.mean - 1 : 0;
+    QString s =
+        tiers.isEmpty()
+            ? QStringLiteral("With the GPU's %1 alone").arg(capacityText(c.gpuCapacityBytes))
+            : QStringLiteral("With %1").arg(listText(tiers));
+    s += QStringLiteral(", %1 of requests are faster than GPU-only caching, mean TTFT %2 (%3 "
+                        "\u2192 %4 ms, %5 admission)")
+             .arg(percent(rule->gainShare), signedPercent(change))
+             .arg(gpu->ttft.mean * 1e3, 0, 'f', 1)
+             .arg(rule->ttft.mean * 1e3, 0, 'f', 1)
+             .arg(admission);
+    // As kvbe-cli trace replay's sentence: the prefill GPU time the tiers save beyond GPU-only.
+    s += QStringLiteral(", %1 GPU prefill seconds saved")
+             .arg(rule->gpuSecondsSaved - gpu->gpuSecondsSaved, 0, 'f', 1);
+    if (!c.tiers.empty() && r.tiers.size() == c.tiers.size() + 1) {
+        const TierReport& last = r.tiers.back();
+        s += QStringLiteral("; %1 needs %2 of writes (p99 minute)")
+                 .arg(QString::fromStdString(last.name),
+                      QString::fromStdString(formatBandwidth(last.writeRateP99)));
+        if (last.writeBps > 0 && last.writeRateP99 > last.writeBps)
+            s += QStringLiteral(", above its %1")
+                     .arg(QString::fromStdString(formatBandwidth(last.writeBps)));
+    }
+    return s + QLatin1Char('.');
+}
+
+} // namespace kvbe
