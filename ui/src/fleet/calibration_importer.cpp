@@ -71,6 +71,16 @@ bool CalibrationImporter::looksLikeCalibration(const QString& path) {
     return suffix == QLatin1String("csv") || suffix == QLatin1String("json");
 }
 
+Result<ImportedCalibration> CalibrationImporter::read(const QString& path) {
+    auto c = readCalibration(path.toStdString());
+    if (!c) return c.error();
+    ImportedCalibration ic;
+    ic.prefillCurve = thinPrefill(c->prefill);
+    ic.hitPoints = hitPoints(*c);
+    ic.calibration = std::move(*c);
+    return ic;
+}
+
 bool CalibrationImporter::start(const QStringList& paths) {
     if (m_thread) return false;
     m_stop = false;
@@ -82,16 +92,10 @@ bool CalibrationImporter::start(const QStringList& paths) {
             QMetaObject::invokeMethod(
                 this, [this, i, n = int(files.size()), f = files[i]] { emit progress(i, n, f); },
                 Qt::QueuedConnection);
-            auto c = readCalibration(files[i].toStdString());
-            if (!c) {
-                *errors << QString::fromStdString(c.message());
-                continue;
-            }
-            ImportedCalibration ic;
-            ic.prefillCurve = thinPrefill(c->prefill);
-            ic.hitPoints = hitPoints(*c);
-            ic.calibration = std::move(*c);
-            out->push_back(std::move(ic));
+            if (auto ic = read(files[i]))
+                out->push_back(std::move(*ic));
+            else
+                *errors << QString::fromStdString(ic.message());
         }
     });
     connect(m_thread, &QThread::finished, this, [this, out, errors, n = int(files.size())] {

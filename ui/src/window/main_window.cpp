@@ -4,15 +4,14 @@
 
 #include "kvbe/base/json_text.h"
 #include "kvbe/ui/charts/breakeven_chart.h"
+#include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
-#include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/charts/fraction_chart.h"
-#include "kvbe/ui/charts/frontier_chart.h"
-#include "kvbe/ui/fleet/measured_import.h"
-#include "kvbe/ui/charts/model_size_chart.h"
-#include "kvbe/ui/compare/pin_table.h"
-#include "kvbe/ui/scenario/scenario_panel.h"
 #include "kvbe/ui/charts/ttft_chart.h"
+#include "kvbe/ui/compare/pin_table.h"
+#include "kvbe/ui/fleet/fleet_panel.h"
+#include "kvbe/ui/fleet/measured_import.h"
+#include "kvbe/ui/scenario/scenario_panel.h"
 #include "kvbe/ui/workload/workload_charts.h"
 #include "kvbe/ui/workload/workload_view.h"
 
@@ -72,6 +71,12 @@ class PanelWidthFollower : public QObject {
     void follow(QWidget* panel) { m_scroll->setMinimumWidth(panel->sizeHint().width() + 24); }
     QScrollArea* m_scroll;
 };
+
+template <class T> T* chartOf(const std::vector<ChartView*>& charts) {
+    for (ChartView* c : charts)
+        if (auto* t = qobject_cast<T*>(c)) return t;
+    return nullptr;
+}
 } // namespace
 
 MainWindow::MainWindow(Presets presets, QWidget* parent)
@@ -85,12 +90,11 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("chartTabs"));
     m_tabs->setDocumentMode(true);
-    // The tabs, in chartKeys() order; the window talks to each chart through its own type.
-    m_breakeven = new BreakevenChart;
-    m_fraction = new FractionChart;
-    m_ttft = new TtftChart;
-    m_charts = {m_breakeven, m_fraction, m_ttft, new ModelSizeChart, new FrontierChart};
-    for (ChartView* c : m_charts) {
+    // The scenario charts of the chart table, in its order; the window talks to the charts that
+    // probe runs draw on through their own types.
+    for (const QString& key : chartKeys(ChartSource::Scenario)) {
+        ChartView* c = createChart(key).release();
+        m_charts.push_back(c);
         c->setObjectName(c->key() + QStringLiteral("Chart"));
         connect(c, &ChartView::hovered, this, [this](const QString& text) {
             statusBar()->showMessage(
@@ -109,6 +113,9 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
             m_tabs->addTab(c, c->title());
         }
     }
+    m_breakeven = chartOf<BreakevenChart>(m_charts);
+    m_fraction = chartOf<FractionChart>(m_charts);
+    m_ttft = chartOf<TtftChart>(m_charts);
     // After the charts: tab indices below m_charts.size() stay the charts'.
     m_workload = new WorkloadView(&m_explorer);
     m_tabs->addTab(m_workload, tr("Workload"));
@@ -342,7 +349,7 @@ void MainWindow::refreshCharts(bool all) {
     const auto& pins = m_explorer.pins()->pins();
     const ChartView* visible = currentChart();
     for (size_t i = 0; i < m_charts.size(); ++i) {
-        // Hidden tabs wait: refilling five charts per frame would spend four on nothing seen.
+        // Hidden tabs wait: refilling every chart per frame would spend most on nothing seen.
         if (!all && m_charts[i] != visible) {
             m_stale[i] = true;
             continue;

@@ -1,11 +1,12 @@
 // MainWindow's measured side: the Probes dock, whose streamed points land on the
 // charts, and the Fleet dock of imported calibrations.
 #include "kvbe/ui/charts/breakeven_chart.h"
-#include "kvbe/ui/fleet/fleet_panel.h"
+#include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/fraction_chart.h"
-#include "kvbe/ui/window/main_window.h"
-#include "kvbe/ui/probes/probe_panel.h"
 #include "kvbe/ui/charts/ttft_chart.h"
+#include "kvbe/ui/fleet/fleet_panel.h"
+#include "kvbe/ui/probes/probe_panel.h"
+#include "kvbe/ui/window/main_window.h"
 #include "kvbe/ui/workload/workload_view.h"
 
 #include <QDockWidget>
@@ -95,9 +96,8 @@ void MainWindow::buildMeasured() {
     tabifyDockWidget(m_probeDock, m_fleetDock);
     m_probeDock->raise();
     resizeDocks({m_probeDock}, {320}, Qt::Vertical);
-    connect(m_fleetPanel, &FleetPanel::overlaysChanged, this, [this] {
-        m_fleetPanel->drawOn({m_ttft, m_breakeven, m_fraction});
-    });
+    connect(m_fleetPanel, &FleetPanel::overlaysChanged, this,
+            [this] { drawImports(m_fleetPanel->drawing(), m_charts); });
     connect(m_fleetPanel, &FleetPanel::message, this,
             [this](const QString& m) { statusBar()->showMessage(m, 6000); });
     connect(m_fleetPanel, &FleetPanel::imported, this, [this](int files, int errors) {

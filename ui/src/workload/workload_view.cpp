@@ -1,9 +1,10 @@
 #include "kvbe/ui/workload/workload_view.h"
 
+#include "kvbe/base/units.h"
 #include "kvbe/trace/trace_setup.h"
+#include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/workload/workload_charts.h"
-#include "kvbe/base/units.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -141,9 +142,11 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
     m_chartTabs = new QTabWidget(this);
     m_chartTabs->setObjectName(QStringLiteral("workloadCharts"));
     m_chartTabs->setDocumentMode(true);
-    m_charts = {new PromptLengthChart, new CapacityChart, new TtftDistributionChart};
-    for (auto* c : m_charts) {
-        c->setObjectName(c->key());
+    // The trace charts of the chart table, in its order.
+    for (const QString& key : chartKeys(ChartSource::Trace)) {
+        auto* c = qobject_cast<WorkloadChart*>(createChart(key).release());
+        m_charts.push_back(c);
+        c->setObjectName(key);
         m_chartTabs->addTab(c, c->title());
     }
     v->addWidget(m_chartTabs, 1);

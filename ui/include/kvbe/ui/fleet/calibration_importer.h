@@ -37,6 +37,9 @@ class CalibrationImporter : public QObject {
     // .csv and .json files: what a drop may hold.
     static bool looksLikeCalibration(const QString& path);
 
+    // One file, read and prepared for drawing on this thread (what the worker does for each).
+    static Result<ImportedCalibration> read(const QString& path);
+
     bool isRunning() const { return m_thread != nullptr; }
     // Starts reading; false while a previous import runs.
     bool start(const QStringList& paths);

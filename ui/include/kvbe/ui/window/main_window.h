@@ -1,11 +1,11 @@
-// The explorer's window: the scenario panel, the five charts in tabs, the pinned scenarios,
+// The explorer's window: the scenario panel, the scenario charts in tabs, the pinned scenarios,
 // files (open, save, recent, drag and drop), export and presentation mode.
 #pragma once
 
 #include "kvbe/scenario/presets.h"
-#include "kvbe/ui/window/ask.h"
 #include "kvbe/ui/charts/chart_view.h"
 #include "kvbe/ui/scenario/explorer.h"
+#include "kvbe/ui/window/ask.h"
 
 #include <QMainWindow>
 #include <QPointF>
@@ -135,7 +135,7 @@ class MainWindow : public QMainWindow {
     QDockWidget* m_panelDock = nullptr;
     QDockWidget* m_pinDock = nullptr;
     QTabWidget* m_tabs = nullptr;
-    std::vector<ChartView*> m_charts; // the tabs' charts, in chartKeys() order
+    std::vector<ChartView*> m_charts; // the tabs' charts, the chart table's scenario charts
     BreakevenChart* m_breakeven = nullptr;
     FractionChart* m_fraction = nullptr;
     TtftChart* m_ttft = nullptr;
