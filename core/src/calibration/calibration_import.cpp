@@ -247,14 +247,6 @@ std::vector<std::vector<std::string>> csvRows(std::string_view text,
 
 } // namespace
 
-bool looksLikeParetoCsv(std::string_view text) {
-    const auto nl = text.find('\n');
-    const auto header = text.substr(0, nl);
-    return header.find("curve") != std::string_view::npos &&
-           header.find("ttft_") != std::string_view::npos &&
-           header.find(',') != std::string_view::npos;
-}
-
 Result<Calibration> parseParetoCsv(std::string_view text, const std::string& source) {
     std::vector<size_t> lines;
     const auto rows = csvRows(text, lines);

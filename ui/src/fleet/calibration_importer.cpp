@@ -1,9 +1,8 @@
 #include "kvbe/ui/fleet/calibration_importer.h"
 
+#include "kvbe/files/file_kind.h"
 #include "kvbe/ui/scenario/scenario_result.h"
 
-#include <QDir>
-#include <QFileInfo>
 #include <QThread>
 
 #include <algorithm>
@@ -47,28 +46,17 @@ CalibrationImporter::~CalibrationImporter() {
     delete m_thread;
 }
 
-QStringList CalibrationImporter::expand(const QStringList& paths) {
-    QStringList files;
-    for (const QString& p : paths) {
-        const QFileInfo fi(p);
-        if (fi.isDir()) {
-            QStringList inside;
-            for (const QFileInfo& f :
-                 QDir(p).entryInfoList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name))
-                inside << f.filePath();
-            files << inside;
-        } else {
-            files << p;
-        }
-    }
-    return files;
-}
-
-bool CalibrationImporter::looksLikeCalibration(const QString& path) {
-    const QFileInfo fi(path);
-    if (fi.isDir()) return true;
-    const QString suffix = fi.suffix().toLower();
-    return suffix == QLatin1String("csv") || suffix == QLatin1String("json");
+CalibrationImporter::Files CalibrationImporter::expand(const QStringList& paths) {
+    std::vector<std::filesystem::path> in;
+    for (const QString& p : paths)
+        in.emplace_back(p.toStdString());
+    const auto list = filesToRead(in, FileKind::Calibration);
+    Files out;
+    for (const auto& f : list.files)
+        out.files << QString::fromStdString(f.string());
+    for (const auto& e : list.errors)
+        out.errors << QString::fromStdString(e);
+    return out;
 }
 
 Result<ImportedCalibration> CalibrationImporter::read(const QString& path) {
@@ -84,9 +72,11 @@ Result<ImportedCalibration> CalibrationImporter::read(const QString& path) {
 bool CalibrationImporter::start(const QStringList& paths) {
     if (m_thread) return false;
     m_stop = false;
-    const QStringList files = expand(paths);
+    const Files list = expand(paths);
+    const QStringList files = list.files;
     auto out = std::make_shared<std::vector<ImportedCalibration>>();
-    auto errors = std::make_shared<QStringList>();
+    // A folder without calibration files says so, among the files that could not be read.
+    auto errors = std::make_shared<QStringList>(list.errors);
     m_thread = QThread::create([this, files, out, errors] {
         for (int i = 0; i < files.size() && !m_stop; ++i) {
             QMetaObject::invokeMethod(

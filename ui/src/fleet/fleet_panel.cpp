@@ -3,6 +3,7 @@
 #include "kvbe/calibration/pykvcache.h"
 #include "kvbe/ui/fleet/fleet_drawing.h"
 #include "kvbe/ui/scenario/explorer.h"
+#include "kvbe/ui/window/file_dialogs.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -93,9 +94,8 @@ QHBoxLayout* FleetPanel::buildButtons() {
     buttons->addWidget(m_progress);
 
     connect(importFiles, &QPushButton::clicked, this, [this] {
-        const QStringList files =
-            QFileDialog::getOpenFileNames(this, tr("Calibration files"), QString(),
-                                          tr("Calibrations (*.json *.csv);;All files (*)"));
+        const QStringList files = QFileDialog::getOpenFileNames(
+            this, tr("Calibration files"), QString(), fileDialogFilter({FileKind::Calibration}));
         if (!files.isEmpty()) importPaths(files);
     });
     connect(importFolder, &QPushButton::clicked, this, [this] {

@@ -1,9 +1,10 @@
 #include "kvbe/ui/scenario/scenario_panel.h"
 
-#include "kvbe/model/config_reader.h"
 #include "kvbe/base/interpolation.h"
-#include "kvbe/ui/charts/chart_view.h"
 #include "kvbe/base/units.h"
+#include "kvbe/model/config_reader.h"
+#include "kvbe/ui/charts/chart_view.h"
+#include "kvbe/ui/window/file_dialogs.h"
 
 #include <QCheckBox>
 #include <QColorDialog>
@@ -554,7 +555,7 @@ void ScenarioPanel::addPrefillTable(QWidget* box, QFormLayout* af) {
     connect(import, &QPushButton::clicked, this, [this] {
         const QString path =
             QFileDialog::getOpenFileName(this, tr("Import a measured prefill table"), QString(),
-                                         tr("CSV (*.csv *.txt);;All files (*)"));
+                                         fileDialogFilter({FileKind::PrefillTable}));
         if (!path.isEmpty()) importPrefillTable(path);
     });
     auto* analytic = new QPushButton(tr("Analytic"), box);
@@ -798,7 +799,7 @@ bool ScenarioPanel::selectModel(const QString& ref) {
 void ScenarioPanel::openModelConfig() {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open a model's config.json"), QString(),
-                                     tr("Model config (*.json);;All files (*)"));
+                                     fileDialogFilter({FileKind::ModelConfig}));
     if (!path.isEmpty())
         selectModel(path);
     else

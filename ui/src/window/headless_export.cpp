@@ -74,8 +74,10 @@ Status evaluate(Explorer& explorer, const Scenario& scenario) {
 // The imported files, read one by one as the Fleet view's importer reads them; the first that
 // cannot be read fails the export.
 Result<std::vector<ImportedCalibration>> readImports(const QStringList& paths) {
+    const auto list = CalibrationImporter::expand(paths);
+    if (!list.errors.isEmpty()) return Error{"--import: " + list.errors.front().toStdString()};
     std::vector<ImportedCalibration> files;
-    for (const QString& f : CalibrationImporter::expand(paths)) {
+    for (const QString& f : list.files) {
         auto one = CalibrationImporter::read(f);
         if (!one) return Error{"--import: " + one.message()};
         files.push_back(std::move(*one));

@@ -12,6 +12,7 @@
 #include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/fleet/measured_import.h"
 #include "kvbe/ui/scenario/scenario_panel.h"
+#include "kvbe/ui/window/file_dialogs.h"
 #include "kvbe/ui/workload/workload_charts.h"
 #include "kvbe/ui/workload/workload_view.h"
 
@@ -219,7 +220,7 @@ void MainWindow::buildActions() {
     file->addAction(tr("&Import measured prefill times…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Measured prefill times (kvbe-cli probe prefill)"), QString(),
-            tr("Probe output (*.jsonl *.json);;All files (*)"));
+            fileDialogFilter({FileKind::ProbeStream}));
         if (path.isEmpty()) return;
         if (auto st = importMeasured(path); !st) reportError(QString::fromStdString(st.message()));
     });
@@ -462,21 +463,42 @@ QString MainWindow::proposedPinLabel() const {
 }
 
 Status MainWindow::openFile(const QString& path) {
-    auto json = readJsonFile(path.toStdString());
-    if (!json) return json.error();
-    if (json->is_object() && json->contains("kvbe_scenario")) {
+    return openAs(path, classifyFile(path.toStdString()));
+}
+
+Status MainWindow::openAs(const QString& path, const FileClass& kind) {
+    switch (kind.kind) {
+    case FileKind::Scenario: {
         auto s = loadScenario(path.toStdString(), m_explorer.presets());
         if (!s) return s.error();
         if (auto m = m_explorer.loadModel(s->model); !m) return m.error();
         startOver(*s, path);
-        addRecent(path);
-        // Replaces whatever the status bar said before (an earlier error).
-        statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 4000);
-        return Ok{};
+        break;
     }
-    // Anything else is taken for a model's config.json.
-    if (!m_panel->selectModel(path)) return fail(m_panel->messageText());
+    case FileKind::ModelConfig:
+        if (!m_panel->selectModel(path)) return fail(m_panel->messageText());
+        break;
+    case FileKind::Calibration:
+        if (!importCalibrations({path}))
+            return fail(tr("An import is still running; open the file again when it has finished"));
+        return Ok{};
+    case FileKind::Trace:
+        if (!openTrace(path))
+            return fail(
+                tr("A trace is still being read; open the file again when it has finished"));
+        return Ok{};
+    case FileKind::ProbeStream:
+        return importMeasured(path);
+    case FileKind::PublishedReference:
+        return fail(tr("%1 holds published figures; the window draws the ones kvbe ships "
+                       "(View > Published figures)")
+                        .arg(QFileInfo(path).fileName()));
+    case FileKind::PrefillTable:
+    case FileKind::Unknown:
+        return Error{kind.reason};
+    }
     addRecent(path);
+    // Replaces whatever the status bar said before (an earlier error).
     statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 4000);
     return Ok{};
 }
@@ -498,7 +520,7 @@ void MainWindow::open() {
     if (!maybeKeepChanges(tr("opening another scenario"))) return;
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open a scenario or a model's config.json"), QString(),
-        tr("Scenarios and configs (*.kvbe.json *.json);;All files (*)"));
+        fileDialogFilter({FileKind::Scenario, FileKind::ModelConfig}));
     if (path.isEmpty()) return;
     if (auto st = openFile(path); !st) reportError(QString::fromStdString(st.message()));
 }
@@ -696,14 +718,8 @@ void MainWindow::copyToClipboard() {
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
     const auto urls = e->mimeData()->urls();
     if (urls.isEmpty()) return;
-    for (const auto& u : urls) {
-        const QString p = u.toLocalFile();
-        if (!u.isLocalFile() ||
-            !(WorkloadView::looksLikeTrace(p) || p.endsWith(QLatin1String(".json")) ||
-              p.endsWith(QLatin1String(".jsonl")) || p.endsWith(QLatin1String(".csv")) ||
-              QFileInfo(p).isDir()))
-            return;
-    }
+    for (const auto& u : urls)
+        if (!u.isLocalFile() || !mayDrop(u.toLocalFile())) return;
     e->acceptProposedAction();
 }
 

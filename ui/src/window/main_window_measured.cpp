@@ -6,6 +6,7 @@
 #include "kvbe/ui/charts/ttft_chart.h"
 #include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/probes/probe_panel.h"
+#include "kvbe/ui/window/file_dialogs.h"
 #include "kvbe/ui/window/main_window.h"
 #include "kvbe/ui/workload/workload_view.h"
 
@@ -115,9 +116,8 @@ void MainWindow::buildMeasured() {
 
     auto* importCal = new QAction(tr("Import &calibration files…"), this);
     connect(importCal, &QAction::triggered, this, [this] {
-        const QStringList files =
-            QFileDialog::getOpenFileNames(this, tr("Calibration files"), QString(),
-                                          tr("Calibrations (*.json *.csv);;All files (*)"));
+        const QStringList files = QFileDialog::getOpenFileNames(
+            this, tr("Calibration files"), QString(), fileDialogFilter({FileKind::Calibration}));
         if (!files.isEmpty()) importCalibrations(files);
     });
     auto* importDir = new QAction(tr("Import a &folder of calibration files…"), this);
@@ -246,34 +246,18 @@ bool MainWindow::openTrace(const QString& path) {
 }
 
 void MainWindow::sniffAndOpen(const QStringList& paths) {
-    if (paths.size() == 1) {
-        const QString& path = paths.front();
-        // A request trace goes to the Workload tab, told by its first line (or .gz, .zst).
-        if (WorkloadView::looksLikeTrace(path)) {
-            if (!openTrace(path))
-                reportError(
-                    tr("A trace is still being read; drop the file again when it has finished"));
-            return;
-        }
-        if (path.endsWith(QLatin1String(".jsonl"))) {
-            if (auto st = importMeasured(path); !st)
-                reportError(QString::fromStdString(st.message()));
-            return;
-        }
-        if (path.endsWith(QLatin1String(".json"))) {
-            // A scenario or a model's config.json opens; any other JSON is a calibration. The
-            // head is enough to tell, and a 50 MB node file is not read on this thread.
-            QFile f(path);
-            const QByteArray head = f.open(QIODevice::ReadOnly) ? f.read(4096) : QByteArray();
-            if (head.contains("\"kvbe_scenario\"") || head.contains("\"architectures\"") ||
-                head.contains("\"model_type\"")) {
-                if (auto st = openFile(path); !st)
-                    reportError(QString::fromStdString(st.message()));
-                return;
-            }
-        }
+    // Calibration files and folders go to the Fleet view together; every other file opens as
+    // what it is (classifyFile: a scenario, a config.json, a trace, a probe's output).
+    QStringList imports;
+    for (const QString& path : paths) {
+        const FileClass kind = QFileInfo(path).isDir() ? FileClass{FileKind::Calibration, "", ""}
+                                                       : classifyFile(path.toStdString());
+        if (kind.kind == FileKind::Calibration)
+            imports << path;
+        else if (auto st = openAs(path, kind); !st)
+            reportError(QString::fromStdString(st.message()));
     }
-    if (!importCalibrations(paths))
+    if (!imports.isEmpty() && !importCalibrations(imports))
         reportError(tr("An import is still running; drop the files again when it has finished"));
 }
 

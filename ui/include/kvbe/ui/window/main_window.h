@@ -2,6 +2,7 @@
 // files (open, save, recent, drag and drop), export and presentation mode.
 #pragma once
 
+#include "kvbe/files/file_kind.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/ui/charts/chart_view.h"
 #include "kvbe/ui/scenario/explorer.h"
@@ -43,7 +44,9 @@ class MainWindow : public QMainWindow {
     // pinTable, probePanel, fleetPanel, the docks, undo and redo): tests find them with
     // findChild.
 
-    // A scenario (.kvbe.json) or a model's config.json, told apart by their contents.
+    // Any file kvbe reads, as what its content says it is (classifyFile): a scenario or a model's
+    // config.json opens, a calibration file goes to the Fleet view, a trace to the Workload
+    // view, a probe's output of prefill times onto the TTFT chart.
     Status openFile(const QString& path);
     Status saveScenario(const QString& path);
     // Measured cold-prefill times (probe JSON Lines) overlaid on the TTFT chart.
@@ -106,7 +109,9 @@ class MainWindow : public QMainWindow {
     void finishRun(int run, ProbeRunner::Outcome outcome);
     void addMeasuredTier(int run, const QString& name);
     void applyPrefill(int run, const QString& probe, double tokens, double seconds);
+    // Dropped files and folders: calibrations and folders imported together, the rest opened.
     void sniffAndOpen(const QStringList& paths);
+    Status openAs(const QString& path, const FileClass& kind);
     void refreshCharts(bool all);
     void restoreSettings();
     void saveSettings() const;
