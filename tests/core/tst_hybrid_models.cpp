@@ -2,9 +2,9 @@
 // attention layers, the per-prefix state, parameters per layer kind and the layer mix, each
 // computed here by hand from the layer pattern and the config's shapes, not through the reader;
 // unknown layouts refused; the state in t_load, B* and p*.
-#include "kvbe/model/config_reader.h"
-#include "kvbe/cost/cost_model.h"
 #include "kvbe/base/json_text.h"
+#include "kvbe/cost/cost_model.h"
+#include "kvbe/model/config_reader.h"
 #include "kvbe/scenario/scenario.h"
 #include "test_support.h"
 

@@ -3,13 +3,13 @@
 // files, the controls and the scenario re-running the replay, and the charts' export.
 #include "ui_test_support.h"
 
+#include "kvbe/base/units.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_sim.h"
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/scenario/scenario_panel.h"
 #include "kvbe/ui/workload/workload_charts.h"
 #include "kvbe/ui/workload/workload_view.h"
-#include "kvbe/base/units.h"
 
 #include <QApplication>
 #include <QCheckBox>

@@ -3,10 +3,10 @@
 #include "kvbe/calibration/calibration.h"
 
 #include "calibration_import.h"
-#include "kvbe/cost/cost_model.h"
 #include "kvbe/base/json_fields.h"
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/units.h"
+#include "kvbe/cost/cost_model.h"
 #include "pykvcache_import.h"
 
 #include <algorithm>

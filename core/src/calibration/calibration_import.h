@@ -2,8 +2,8 @@
 // Internal to core; py-kvcache's files have their own reader, pykvcache_import.h.
 #pragma once
 
-#include "kvbe/calibration/calibration.h"
 #include "kvbe/base/json_fields.h"
+#include "kvbe/calibration/calibration.h"
 
 #include <string>
 #include <string_view>

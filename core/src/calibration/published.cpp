@@ -1,12 +1,12 @@
 #include "kvbe/calibration/published.h"
 
-#include "kvbe/calibration/fit.h"
 #include "kvbe/base/json_fields.h"
 #include "kvbe/base/json_text.h"
-#include "kvbe/scenario/presets.h"
-#include "kvbe/scenario/scenario.h"
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
+#include "kvbe/calibration/fit.h"
+#include "kvbe/scenario/presets.h"
+#include "kvbe/scenario/scenario.h"
 
 #include <Eigen/Dense>
 #include <unsupported/Eigen/LevenbergMarquardt>
@@ -492,7 +492,8 @@ std::string fittedScenarioJson(const Scenario& s, const PublishedFit& fit,
         {"made_by", command},
         {"method",
          "utilisation, and t_fixed and bandwidth of each tier, fitted by kvbe's fitPublished "
-         "(core/src/calibration/published.cpp: Levenberg-Marquardt on relative residuals, every point weighted "
+         "(core/src/calibration/published.cpp: Levenberg-Marquardt on relative residuals, every "
+         "point weighted "
          "the same) "
          "to the published points of " +
              ref.name +

@@ -2,8 +2,8 @@
 // parseCalibration(). Internal to core.
 #pragma once
 
-#include "kvbe/calibration/calibration.h"
 #include "kvbe/base/json_fields.h"
+#include "kvbe/calibration/calibration.h"
 
 namespace kvbe::detail {
 

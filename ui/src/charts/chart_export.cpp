@@ -1,9 +1,9 @@
 #include "kvbe/ui/charts/chart_export.h"
 
 #include "kvbe/ui/charts/chart_factory.h"
-#include "kvbe/ui/scenario/explorer.h"
-#include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/charts/frontier_chart.h"
+#include "kvbe/ui/fleet/fleet_panel.h"
+#include "kvbe/ui/scenario/explorer.h"
 #include "kvbe/ui/workload/workload_charts.h"
 
 #include <QApplication>

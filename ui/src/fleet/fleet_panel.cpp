@@ -2,8 +2,8 @@
 
 #include "kvbe/calibration/pykvcache.h"
 #include "kvbe/ui/charts/breakeven_chart.h"
-#include "kvbe/ui/scenario/explorer.h"
 #include "kvbe/ui/charts/fraction_chart.h"
+#include "kvbe/ui/scenario/explorer.h"
 
 #include <QFileDialog>
 #include <QFileInfo>

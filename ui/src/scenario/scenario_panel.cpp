@@ -1,9 +1,9 @@
 #include "kvbe/ui/scenario/scenario_panel.h"
 
-#include "kvbe/model/config_reader.h"
 #include "kvbe/base/interpolation.h"
-#include "kvbe/ui/charts/chart_view.h"
 #include "kvbe/base/units.h"
+#include "kvbe/model/config_reader.h"
+#include "kvbe/ui/charts/chart_view.h"
 
 #include <QCheckBox>
 #include <QColorDialog>

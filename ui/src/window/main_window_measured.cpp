@@ -1,11 +1,11 @@
 // MainWindow's measured side: the Probes dock, whose streamed points land on the
 // charts, and the Fleet dock of imported calibrations.
 #include "kvbe/ui/charts/breakeven_chart.h"
-#include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/charts/fraction_chart.h"
-#include "kvbe/ui/window/main_window.h"
-#include "kvbe/ui/probes/probe_panel.h"
 #include "kvbe/ui/charts/ttft_chart.h"
+#include "kvbe/ui/fleet/fleet_panel.h"
+#include "kvbe/ui/probes/probe_panel.h"
+#include "kvbe/ui/window/main_window.h"
 #include "kvbe/ui/workload/workload_view.h"
 
 #include <QDockWidget>

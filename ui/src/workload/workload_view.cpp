@@ -1,9 +1,9 @@
 #include "kvbe/ui/workload/workload_view.h"
 
+#include "kvbe/base/units.h"
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/workload/workload_charts.h"
-#include "kvbe/base/units.h"
 
 #include <QCheckBox>
 #include <QComboBox>

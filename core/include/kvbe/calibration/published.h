@@ -4,9 +4,9 @@
 // utilisation and the tiers' t_fixed and bandwidth to them.
 #pragma once
 
+#include "kvbe/base/result.h"
 #include "kvbe/calibration/calibration.h"
 #include "kvbe/cost/cost_model.h"
-#include "kvbe/base/result.h"
 #include "kvbe/scenario/scenario.h"
 
 #include <filesystem>

@@ -1,8 +1,8 @@
 // Reads a Hugging Face config.json into a ModelSpec.
 #pragma once
 
-#include "kvbe/model/model_spec.h"
 #include "kvbe/base/result.h"
+#include "kvbe/model/model_spec.h"
 
 #include <filesystem>
 #include <optional>

@@ -2,9 +2,9 @@
 // default scenario. Loaded once by whoever needs them and passed around as a value.
 #pragma once
 
-#include "kvbe/scenario/hardware.h"
-#include "kvbe/model/model_spec.h"
 #include "kvbe/base/result.h"
+#include "kvbe/model/model_spec.h"
+#include "kvbe/scenario/hardware.h"
 
 #include <map>
 #include <string>

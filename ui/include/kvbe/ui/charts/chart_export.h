@@ -3,8 +3,8 @@
 // screen (same zoom, hidden series, theme) but is laid out for its own size.
 #pragma once
 
-#include "kvbe/scenario/presets.h"
 #include "kvbe/base/result.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/ui/charts/chart_view.h"
 

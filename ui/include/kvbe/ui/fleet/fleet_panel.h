@@ -5,11 +5,11 @@
 #pragma once
 
 #include "kvbe/calibration/fit.h"
-#include "kvbe/ui/window/ask.h"
-#include "kvbe/ui/fleet/calibration_importer.h"
-#include "kvbe/ui/fleet/fleet_model.h"
 #include "kvbe/ui/charts/implied_overlay.h"
 #include "kvbe/ui/charts/ttft_chart.h"
+#include "kvbe/ui/fleet/calibration_importer.h"
+#include "kvbe/ui/fleet/fleet_model.h"
+#include "kvbe/ui/window/ask.h"
 
 #include <QWidget>
 

@@ -3,9 +3,9 @@
 #pragma once
 
 #include "kvbe/scenario/presets.h"
-#include "kvbe/ui/window/ask.h"
 #include "kvbe/ui/charts/chart_view.h"
 #include "kvbe/ui/scenario/explorer.h"
+#include "kvbe/ui/window/ask.h"
 
 #include <QMainWindow>
 #include <QPointF>
