@@ -2,6 +2,7 @@
 
 #include "config_fields.h"
 #include "hybrid_layers.h"
+#include "kvbe/base/embedded.h"
 #include "kvbe/base/json_text.h"
 
 #include <algorithm>
@@ -42,235 +43,78 @@ struct ArchDefaults {
     std::optional<int> kvShared; // Gemma 3n: num_kv_shared_layers
 };
 
-// The defaults of each architecture's config class, by model_type.
-struct ArchEntry {
-    std::vector<std::string_view> types;
-    ArchDefaults defaults;
-};
-
-const std::vector<ArchEntry>& archDefaultsTable() {
-    static const std::vector<ArchEntry> table = {
-        {{"gemma3_text", "gemma3"},
-         [] {
-             ArchDefaults d;
-             d.heads = 8;
-             d.kvHeads = 4;
-             d.headDim = 256;
-             d.vocab = 262208;
-             d.intermediate = 9216;
-             d.maxPositions = 131072;
-             d.slidingWindow = 4096;
-             d.slidingPattern = 6;
-             d.tied = true;
-             d.normsPerLayer = 4;
-             d.qkNorm = true;
-             return d;
-         }()},
-        {{"gemma2"},
-         [] {
-             ArchDefaults d;
-             d.heads = 8;
-             d.kvHeads = 4;
-             d.headDim = 256;
-             d.vocab = 256000;
-             d.intermediate = 9216;
-             d.maxPositions = 8192;
-             d.slidingWindow = 4096;
-             d.slidingPattern = 2;
-             d.tied = true;
-             d.normsPerLayer = 4;
-             return d;
-         }()},
-        {{"gemma"},
-         [] {
-             ArchDefaults d;
-             d.heads = 16;
-             d.kvHeads = 16;
-             d.headDim = 256;
-             d.vocab = 256000;
-             d.maxPositions = 8192;
-             d.tied = true;
-             return d;
-         }()},
-        {{"llama"},
-         [] {
-             ArchDefaults d;
-             d.vocab = 32000;
-             d.intermediate = 11008;
-             d.maxPositions = 2048;
-             return d;
-         }()},
-        {{"mistral"},
-         [] {
-             ArchDefaults d;
-             d.vocab = 32000;
-             d.intermediate = 14336;
-             d.maxPositions = 131072;
-             d.slidingWindow = 4096;
-             return d;
-         }()},
-        {{"mixtral"},
-         [] {
-             ArchDefaults d;
-             d.vocab = 32000;
-             d.intermediate = 14336;
-             d.maxPositions = 131072;
-             return d;
-         }()},
-        {{"qwen2", "qwen2_moe"},
-         [] {
-             ArchDefaults d;
-             d.vocab = 151936;
-             d.maxPositions = 32768;
-             d.qkvBias = true;
-             return d;
-         }()},
-        {{"qwen3", "qwen3_moe"},
-         [] {
-             ArchDefaults d;
-             d.headDim = 128;
-             d.vocab = 151936;
-             d.maxPositions = 32768;
-             d.qkNorm = true;
-             return d;
-         }()},
-        {{"phi3"},
-         [] {
-             ArchDefaults d;
-             d.vocab = 32064;
-             d.maxPositions = 4096;
-             return d;
-         }()},
-        // transformers' Qwen3NextConfig (the 80B-A3B's shapes).
-        {{"qwen3_next"},
-         [] {
-             ArchDefaults d;
-             d.heads = 16;
-             d.kvHeads = 2;
-             d.headDim = 256;
-             d.vocab = 151936;
-             d.intermediate = 5632;
-             d.maxPositions = 32768;
-             d.qkNorm = true;
-             d.experts = 512;
-             d.topK = 10;
-             d.moeWidth = 512;
-             d.sharedWidth = 512;
-             return d;
-         }()},
-        // Qwen3_5TextConfig: dense MLPs.
-        {{"qwen3_5_text", "qwen3_5"},
-         [] {
-             ArchDefaults d;
-             d.heads = 16;
-             d.kvHeads = 4;
-             d.headDim = 256;
-             d.vocab = 248320;
-             d.intermediate = 12288;
-             d.maxPositions = 32768;
-             d.qkNorm = true;
-             return d;
-         }()},
-        // Qwen3_5MoeTextConfig (the 35B-A3B's shapes).
-        {{"qwen3_5_moe_text", "qwen3_5_moe"},
-         [] {
-             ArchDefaults d;
-             d.heads = 16;
-             d.kvHeads = 2;
-             d.headDim = 256;
-             d.vocab = 248320;
-             d.maxPositions = 32768;
-             d.qkNorm = true;
-             d.experts = 256;
-             d.topK = 8;
-             d.moeWidth = 512;
-             d.sharedWidth = 512;
-             return d;
-         }()},
-        // GraniteMoeHybridConfig; num_key_value_heads defaults to num_attention_heads.
-        {{"granitemoehybrid"},
-         [] {
-             ArchDefaults d;
-             d.heads = 32;
-             d.vocab = 32000;
-             d.intermediate = 11008;
-             d.maxPositions = 2048;
-             d.experts = 8;
-             d.topK = 2;
-             d.sharedWidth = 1024;
-             return d;
-         }()},
-        // FalconH1Config; head_dim falls back to hidden / heads in FalconH1Attention.
-        {{"falcon_h1"},
-         [] {
-             ArchDefaults d;
-             d.heads = 32;
-             d.kvHeads = 8;
-             d.vocab = 128000;
-             d.intermediate = 14336;
-             d.maxPositions = 8192;
-             return d;
-         }()},
-        // Gemma3nTextConfig (the E4B's shapes): four norms per layer, q/k norms (v_norm has no
-        // weight), tied embeddings, the last 15 layers reading earlier layers' KV.
-        {{"gemma3n_text"},
-         [] {
-             ArchDefaults d;
-             d.heads = 8;
-             d.kvHeads = 2;
-             d.headDim = 256;
-             d.vocab = 262400;
-             d.intermediate = 16384;
-             d.maxPositions = 32768;
-             d.slidingWindow = 512;
-             d.tied = true;
-             d.normsPerLayer = 4;
-             d.qkNorm = true;
-             d.kvShared = 15;
-             return d;
-         }()},
-        // One norm per block: each block is a mixer or an MLP.
-        {{"nemotron_h"},
-         [] {
-             ArchDefaults d;
-             d.normsPerLayer = 1;
-             return d;
-         }()},
-        {{"deepseek_v3", "deepseek_v2", "deepseek_v32"},
-         [] {
-             ArchDefaults d;
-             d.vocab = 129280;
-             d.maxPositions = 4096;
-             return d;
-         }()},
-        {{"gpt_oss"},
-         [] {
-             ArchDefaults d;
-             d.headDim = 64;
-             d.vocab = 201088;
-             d.maxPositions = 131072;
-             d.slidingWindow = 128;
-             d.attentionSinks = true;
-             d.expertBiases = true;
-             d.routerBias = true;
-             return d;
-         }()},
-        {{"llama4_text", "llama4"},
-         [] {
-             ArchDefaults d;
-             d.headDim = 128;
-             d.vocab = 202048;
-             d.maxPositions = 4096 * 32;
-             return d;
-         }()},
-    };
-    return table;
+// The defaults of each architecture's config class, by model_type: resources/model-defaults.json,
+// read once. A broken shipped file is a build error, so it fails loudly at first use.
+std::vector<std::pair<std::vector<std::string>, ArchDefaults>> readArchDefaults() {
+    const std::string source = "resources/model-defaults.json";
+    auto text = embeddedText("model-defaults.json");
+    if (!text) throw ConfigError{source + ": not embedded in this build"};
+    auto parsed = parseJsonText(*text, source);
+    if (!parsed) throw ConfigError{parsed.message()};
+    const json& top = *parsed;
+    const FieldReader r(top, source);
+    std::vector<std::pair<std::vector<std::string>, ArchDefaults>> out;
+    const auto& list = r.array(top, "architectures", "architectures");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const json& e = list[i];
+        const std::string at = "architectures[" + std::to_string(i) + "]";
+        std::vector<std::string> types;
+        const auto& names = r.array(e, "model_types", at + ".model_types");
+        for (std::size_t k = 0; k < names.size(); ++k) {
+            if (!names[k].is_string())
+                r.fail(at + ".model_types[" + std::to_string(k) + "]", "a string", &names[k]);
+            types.push_back(names[k].get<std::string>());
+        }
+        ArchDefaults d;
+        const json empty = json::object();
+        const json& c = e.contains("config_defaults")
+                            ? r.object(e, "config_defaults", at + ".config_defaults")
+                            : empty;
+        const std::string cp = at + ".config_defaults.";
+        auto count = [&](const char* key) -> std::optional<double> {
+            return r.number(c, key, cp + key, 1, kMaxDim, "a positive whole number");
+        };
+        auto intCount = [&](const char* key) -> std::optional<int> {
+            if (auto v = count(key)) return static_cast<int>(*v);
+            return std::nullopt;
+        };
+        d.heads = intCount("num_attention_heads");
+        d.kvHeads = intCount("num_key_value_heads");
+        d.headDim = intCount("head_dim");
+        d.vocab = count("vocab_size");
+        d.intermediate = count("intermediate_size");
+        d.maxPositions = count("max_position_embeddings");
+        d.slidingWindow = count("sliding_window");
+        d.slidingPattern = intCount("sliding_window_pattern");
+        d.tied = r.boolean(c, "tie_word_embeddings", cp + "tie_word_embeddings").value_or(false);
+        d.experts = intCount("num_experts");
+        d.topK = intCount("num_experts_per_tok");
+        d.moeWidth = count("moe_intermediate_size");
+        d.sharedWidth = count("shared_expert_intermediate_size");
+        d.kvShared = intCount("num_kv_shared_layers");
+        const json& st =
+            e.contains("structure") ? r.object(e, "structure", at + ".structure") : empty;
+        const std::string sp = at + ".structure.";
+        d.normsPerLayer = static_cast<int>(
+            r.number(st, "norms_per_layer", sp + "norms_per_layer", 1, 16, "1 to 16").value_or(2));
+        auto flag = [&](const char* key) {
+            return r.boolean(st, key, sp + key).value_or(false);
+        };
+        d.qkNorm = flag("qk_norm");
+        d.qkvBias = flag("qkv_bias");
+        d.attentionSinks = flag("attention_sinks");
+        d.expertBiases = flag("expert_biases");
+        d.routerBias = flag("router_bias");
+        out.emplace_back(std::move(types), d);
+    }
+    return out;
 }
 
 ArchDefaults defaultsFor(const std::string& type) {
-    for (const auto& entry : archDefaultsTable())
-        for (std::string_view t : entry.types)
-            if (t == type) return entry.defaults;
+    static const auto table = readArchDefaults();
+    for (const auto& [types, defaults] : table)
+        for (const auto& t : types)
+            if (t == type) return defaults;
     return {};
 }
 
