@@ -1,8 +1,6 @@
 #include "kvbe/model/config_reader.h"
 
-#include "config_fields.h"
-#include "hybrid_layers.h"
-#include "kvbe/base/embedded.h"
+#include "config_parts.h"
 #include "kvbe/base/json_text.h"
 
 #include <algorithm>
@@ -17,111 +15,26 @@ namespace kvbe {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+namespace detail {
+bool hasAttention(const LayerSlot& s) {
+    return s.mixer == Mixer::Attention || s.mixer == Mixer::Parallel;
+}
+} // namespace detail
+
 namespace {
+using detail::AttentionLayout;
+using detail::ArchDefaults;
 using detail::ConfigError;
 using detail::Fields;
 using detail::kMaxDim;
-
-// Defaults of the Hugging Face config classes, for fields a published config may leave out.
-// num_hidden_layers and hidden_size are never defaulted: a config without them is not a
-// model description, and a default-sized model would draw a silently wrong chart.
-struct ArchDefaults {
-    std::optional<int> heads, kvHeads, headDim;
-    std::optional<double> vocab, intermediate, maxPositions, slidingWindow;
-    std::optional<int> slidingPattern; // every n-th layer is global (Gemma)
-    bool tied = false;
-    int normsPerLayer = 2;
-    bool qkNorm = false;
-    bool qkvBias = false;
-    bool attentionSinks = false;
-    bool expertBiases = false;
-    bool routerBias = false;
-    // MoE shapes for architectures whose config classes default them (Qwen3-Next, Qwen3.5 MoE,
-    // granite-4.0-h).
-    std::optional<int> experts, topK;
-    std::optional<double> moeWidth, sharedWidth;
-    std::optional<int> kvShared; // Gemma 3n: num_kv_shared_layers
-};
-
-// The defaults of each architecture's config class, by model_type: resources/model-defaults.json,
-// read once. A broken shipped file is a build error, so it fails loudly at first use.
-std::vector<std::pair<std::vector<std::string>, ArchDefaults>> readArchDefaults() {
-    const std::string source = "resources/model-defaults.json";
-    auto text = embeddedText("model-defaults.json");
-    if (!text) throw ConfigError{source + ": not embedded in this build"};
-    auto parsed = parseJsonText(*text, source);
-    if (!parsed) throw ConfigError{parsed.message()};
-    const json& top = *parsed;
-    const FieldReader r(top, source);
-    std::vector<std::pair<std::vector<std::string>, ArchDefaults>> out;
-    const auto& list = r.array(top, "architectures", "architectures");
-    for (std::size_t i = 0; i < list.size(); ++i) {
-        const json& e = list[i];
-        const std::string at = "architectures[" + std::to_string(i) + "]";
-        std::vector<std::string> types;
-        const auto& names = r.array(e, "model_types", at + ".model_types");
-        for (std::size_t k = 0; k < names.size(); ++k) {
-            if (!names[k].is_string())
-                r.fail(at + ".model_types[" + std::to_string(k) + "]", "a string", &names[k]);
-            types.push_back(names[k].get<std::string>());
-        }
-        ArchDefaults d;
-        const json empty = json::object();
-        const json& c = e.contains("config_defaults")
-                            ? r.object(e, "config_defaults", at + ".config_defaults")
-                            : empty;
-        const std::string cp = at + ".config_defaults.";
-        auto count = [&](const char* key) -> std::optional<double> {
-            return r.number(c, key, cp + key, 1, kMaxDim, "a positive whole number");
-        };
-        auto intCount = [&](const char* key) -> std::optional<int> {
-            if (auto v = count(key)) return static_cast<int>(*v);
-            return std::nullopt;
-        };
-        d.heads = intCount("num_attention_heads");
-        d.kvHeads = intCount("num_key_value_heads");
-        d.headDim = intCount("head_dim");
-        d.vocab = count("vocab_size");
-        d.intermediate = count("intermediate_size");
-        d.maxPositions = count("max_position_embeddings");
-        d.slidingWindow = count("sliding_window");
-        d.slidingPattern = intCount("sliding_window_pattern");
-        d.tied = r.boolean(c, "tie_word_embeddings", cp + "tie_word_embeddings").value_or(false);
-        d.experts = intCount("num_experts");
-        d.topK = intCount("num_experts_per_tok");
-        d.moeWidth = count("moe_intermediate_size");
-        d.sharedWidth = count("shared_expert_intermediate_size");
-        d.kvShared = intCount("num_kv_shared_layers");
-        const json& st =
-            e.contains("structure") ? r.object(e, "structure", at + ".structure") : empty;
-        const std::string sp = at + ".structure.";
-        d.normsPerLayer = static_cast<int>(
-            r.number(st, "norms_per_layer", sp + "norms_per_layer", 1, 16, "1 to 16").value_or(2));
-        auto flag = [&](const char* key) {
-            return r.boolean(st, key, sp + key).value_or(false);
-        };
-        d.qkNorm = flag("qk_norm");
-        d.qkvBias = flag("qkv_bias");
-        d.attentionSinks = flag("attention_sinks");
-        d.expertBiases = flag("expert_biases");
-        d.routerBias = flag("router_bias");
-        out.emplace_back(std::move(types), d);
-    }
-    return out;
-}
-
-ArchDefaults defaultsFor(const std::string& type) {
-    static const auto table = readArchDefaults();
-    for (const auto& [types, defaults] : table)
-        for (const auto& t : types)
-            if (t == type) return defaults;
-    return {};
-}
-
-// Whether a layer computes attention pairs (attention alone, or beside Mamba in the same layer).
-bool hasAttention(const detail::LayerSlot& s) {
-    return s.mixer == detail::Mixer::Attention || s.mixer == detail::Mixer::Parallel;
-}
+using detail::MlaDims;
+using detail::AttentionParams;
+using detail::MoeShape;
+using detail::attentionParams;
+using detail::countParameters;
+using detail::defaultsFor;
+using detail::hasAttention;
+using detail::readMoe;
 
 // Files that are JSON but no model config: a scenario, a tokenizer, something else.
 void refuseOtherFiles(const json& top, const std::string& source) {
@@ -203,10 +116,6 @@ void readGeometry(const Fields& f, const ArchDefaults& def, ModelSpec& m) {
 }
 
 // ---- Multi-head latent attention ----------------------------------------------------------------
-struct MlaDims {
-    int qkNope = 0, qkRope = 0, vHead = 0, qLora = 0;
-};
-
 MlaDims readMla(const Fields& f, bool mla, ModelSpec& m) {
     const std::string& source = f.source();
     MlaDims dims;
@@ -239,18 +148,6 @@ MlaDims readMla(const Fields& f, bool mla, ModelSpec& m) {
     }
     return dims;
 }
-
-// What the attention layers are: which layers, of which kind, over which window, with which
-// sparse indexer, and how many at the end reuse earlier layers' KV.
-struct AttentionLayout {
-    bool explicitLayout = false; // the config lists each layer's kind
-    std::vector<detail::LayerSlot> slots;
-    std::vector<AttnKind> kinds;
-    double window = 0;
-    std::optional<int> indexTopK;
-    double indexerBytes = 0, indexerFlopsPerPair = 0, indexHeadDim = 0, indexHeads = 0;
-    int kvShared = 0;
-};
 
 // ---- Layer layout: attention, Mamba, linear attention, ... per layer ----------------------------
 AttentionLayout readLayout(const Fields& f, const std::string& type, ModelSpec& m) {
@@ -451,275 +348,6 @@ void groupAttention(bool mla, const MlaDims& dims, const AttentionLayout& a, Mod
                           " layers reuse earlier layers' KV");
 }
 
-// ---- Parameters: attention projections
-// -----------------------------------------------------------
-struct AttentionParams {
-    double proj = 0;  // matmul weights
-    double extra = 0; // norms, biases, sinks
-};
-
-AttentionParams attentionParams(const Fields& f, const std::string& type, const ArchDefaults& def,
-                                bool mla, const MlaDims& dims, const AttentionLayout& a,
-                                const ModelSpec& m) {
-    const auto& indexTopK = a.indexTopK;
-    const double indexHeads = a.indexHeads, indexHeadDim = a.indexHeadDim;
-    const int qkNope = dims.qkNope, qkRope = dims.qkRope, vHead = dims.vHead, qLora = dims.qLora;
-    const double h = m.hidden, Hq = m.qHeads, Hkv = m.kvHeads, d = m.headDim;
-    AttentionParams p;
-    double& attnProj = p.proj;
-    double& attnExtra = p.extra;
-    if (mla) {
-        const double qProj =
-            qLora > 0 ? h * qLora + qLora * Hq * (qkNope + qkRope) : h * Hq * (qkNope + qkRope);
-        attnProj = qProj + h * (m.kvLoraRank + qkRope) + m.kvLoraRank * Hq * (qkNope + vHead) +
-                   Hq * vHead * h;
-        attnExtra = (qLora > 0 ? qLora : 0) + m.kvLoraRank; // the two latent norms
-        if (indexTopK) {
-            // DeepSeek-V3.2's indexer: wq_b from the query latent, wk, weights_proj, k_norm
-            // (a LayerNorm: weight and bias).
-            attnProj += (qLora > 0 ? qLora : h) * indexHeads * indexHeadDim + h * indexHeadDim +
-                        h * indexHeads;
-            attnExtra += 2 * indexHeadDim;
-        }
-    } else {
-        attnProj = h * Hq * d + 2 * h * Hkv * d + Hq * d * h;
-        // Gated attention (Qwen3-Next and Qwen3.5 unless attn_output_gate is false): q_proj also
-        // produces the output gate, Hq·d more columns
-        // (transformers always gates them; vLLM reads attn_output_gate, default true).
-        if (f.boolean("attn_output_gate").value_or(detail::isQwenLinear(type)))
-            attnProj += h * Hq * d;
-        const bool attnBias = f.boolean("attention_bias").value_or(false);
-        if (attnBias)
-            attnExtra += Hq * d + 2 * Hkv * d + h;
-        else if (def.qkvBias)
-            attnExtra += Hq * d + 2 * Hkv * d;
-        if (def.qkNorm) attnExtra += 2 * d;
-        if (def.attentionSinks) attnExtra += Hq;
-    }
-    return p;
-}
-
-// ---- MoE geometry
-// --------------------------------------------------------------------------------
-struct MoeShape {
-    int experts = 0, topK = 0, shared = 0;
-    double expertWidth = 0, sharedWidth = 0, denseWidth = 0;
-    std::vector<bool> moeLayer; // per layer: routed experts (where the layout does not say)
-};
-
-MoeShape readMoe(const Fields& f, const std::string& type, const ArchDefaults& def, ModelSpec& m) {
-    const std::string& source = f.source();
-    MoeShape s;
-    int& experts = s.experts;
-    int& topK = s.topK;
-    int& shared = s.shared;
-    double& expertWidth = s.expertWidth;
-    double& sharedWidth = s.sharedWidth;
-    double& denseWidth = s.denseWidth;
-    auto& moeLayer = s.moeLayer;
-    // MoE geometry.
-    const char* expertKeys[] = {"num_local_experts", "num_experts", "n_routed_experts"};
-    bool expertKey = false;
-    for (const char* k : expertKeys)
-        if (auto v = f.integer(k, "a non-negative integer (routed experts)", 0, 1 << 20)) {
-            experts = std::max(experts, *v);
-            expertKey = true;
-        }
-    if (!expertKey && def.experts) {
-        experts = *def.experts;
-        m.notes.push_back("routed experts: architecture default " + std::to_string(experts));
-    }
-    if (experts > 0) {
-        auto k =
-            f.integer("num_experts_per_tok", "a positive integer (experts per token)", 1, 1 << 20);
-        if (!k)
-            k = f.integer("experts_per_token", "a positive integer (experts per token)", 1,
-                          1 << 20);
-        if (!k) k = def.topK;
-        if (!k) f.missing("num_experts_per_tok", "a positive integer (experts per token)");
-        if (*k > experts)
-            throw ConfigError{source + ": num_experts_per_tok " + std::to_string(*k) +
-                              " is more than the " + std::to_string(experts) + " experts"};
-        topK = *k;
-    }
-    expertWidth = def.moeWidth.value_or(m.intermediate);
-    if (auto v = f.number("moe_intermediate_size", "a positive integer", 1, 1e8)) expertWidth = *v;
-    shared = f.integer("n_shared_experts", "a non-negative integer", 0, 1 << 20).value_or(0);
-    sharedWidth = expertWidth;
-    auto sharedExpert =
-        f.number("shared_expert_intermediate_size", "a non-negative integer", 0, 1e8);
-    if (!sharedExpert && type != "granitemoehybrid") sharedExpert = def.sharedWidth;
-    if (sharedExpert) {
-        shared = *sharedExpert > 0 ? 1 : 0;
-        sharedWidth = *sharedExpert;
-    }
-    if (auto v =
-            f.number("moe_shared_expert_intermediate_size", "a non-negative integer", 0, 1e8)) {
-        shared = std::max(shared, *v > 0 ? 1 : 0); // Nemotron-H
-        sharedWidth = *v;
-    }
-    denseWidth = m.intermediate;
-    if (type == "granitemoehybrid") {
-        // GraniteMoeHybrid: every layer has a shared MLP of shared_intermediate_size beside its
-        // experts (of intermediate_size); without experts that MLP is the layer's whole MLP.
-        const double w = f.number("shared_intermediate_size", "a positive integer", 1, 1e8)
-                             .value_or(def.sharedWidth.value_or(m.intermediate));
-        if (experts > 0) {
-            shared = 1;
-            sharedWidth = w;
-        } else {
-            denseWidth = w;
-        }
-    }
-    if (type == "llama4_text" && experts > 0) {
-        shared = 1; // Llama 4 MoE layers add one shared expert of intermediate_size
-        sharedWidth = m.intermediate;
-        expertWidth = m.intermediate;
-        denseWidth = f.number("intermediate_size_mlp", "a positive integer", 1, 1e8)
-                         .value_or(m.intermediate);
-    }
-
-    moeLayer.assign(static_cast<size_t>(m.layers), experts > 0);
-    if (experts > 0) {
-        const int firstDense =
-            f.integer("first_k_dense_replace", "a non-negative integer", 0, 100000).value_or(0);
-        int step = f.integer("moe_layer_freq", "a positive integer", 1, 100000).value_or(1);
-        if (auto v = f.integer("decoder_sparse_step", "a positive integer", 1, 100000)) step = *v;
-        if (auto v = f.integer("interleave_moe_layer_step", "a positive integer", 1, 100000))
-            step = *v;
-        std::set<int> mlpOnly;
-        if (const json* j = f.find("mlp_only_layers"); j && j->is_array())
-            for (const auto& v : *j)
-                if (v.is_number_integer()) mlpOnly.insert(v.get<int>());
-        for (int i = 0; i < m.layers; ++i) {
-            bool moe = i >= firstDense && ((i - firstDense + 1) % step == 0 || step == 1);
-            if (type == "llama4_text") moe = (i + 1) % step == 0; // moe_layers default
-            if (type.rfind("qwen", 0) == 0) moe = !mlpOnly.count(i) && (i + 1) % step == 0;
-            if (type.rfind("deepseek", 0) == 0) moe = i >= firstDense && i % step == 0;
-            moeLayer[static_cast<size_t>(i)] = moe;
-        }
-    }
-    return s;
-}
-
-// ---- Parameter counts, layer by layer
-// --------------------------------------------------------------
-void countParameters(const Fields& f, const std::string& type, const ArchDefaults& def, bool mla,
-                     const AttentionLayout& a, const AttentionParams& attn,
-                     const MoeShape& moeShape, ModelSpec& m) {
-    const auto L = static_cast<size_t>(m.layers);
-    const auto& slots = a.slots;
-    const auto& kinds = a.kinds;
-    const int kvShared = a.kvShared;
-    const double h = m.hidden;
-    const double attnProj = attn.proj, attnExtra = attn.extra;
-    const double norms = def.normsPerLayer * h;
-    const int experts = moeShape.experts, topK = moeShape.topK, shared = moeShape.shared;
-    const double expertWidth = moeShape.expertWidth, sharedWidth = moeShape.sharedWidth,
-                 denseWidth = moeShape.denseWidth;
-    const auto& moeLayer = moeShape.moeLayer;
-    // Nemotron-H's MLPs and experts are not gated (relu2: up and down projections only).
-    const double mats = type == "nemotron_h" ? 2 : 3;
-    const double expertParams =
-        mats * h * expertWidth + (def.expertBiases ? 2 * expertWidth + h : 0);
-    const bool routerBias =
-        def.routerBias || type.rfind("deepseek", 0) == 0 || type == "nemotron_h";
-    const double router = experts * h + (routerBias ? experts : 0);
-    const bool sharedGate = type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next" ||
-                            type == "qwen3_5_moe_text" || type == "qwen3_5_moe";
-    // Per-layer dense widths (Gemma 3n lists intermediate_size per layer).
-    std::vector<double> widths(L, denseWidth);
-    if (const json* j = f.find("intermediate_size"); j && j->is_array()) {
-        if (j->size() != L) f.fail("intermediate_size", "a number or one width per layer", *j);
-        for (size_t i = 0; i < L; ++i) {
-            if (!(*j)[i].is_number() || (*j)[i].get<double>() < 0 || (*j)[i].get<double>() > 1e8)
-                f.fail("intermediate_size", "a number or one width per layer", *j);
-            widths[i] = (*j)[i].get<double>();
-        }
-    }
-
-    std::map<detail::Mixer, detail::MixerFigures> figures;
-    double total = 0, active = 0, matmul = 0;
-    int moeCount = 0;
-    for (size_t i = 0; i < L; ++i) {
-        const auto& slot = slots[i];
-        double layerTotal = norms;
-        double layerMm = 0;
-        std::string mixerName;
-        if (hasAttention(slot)) {
-            layerTotal += attnProj + attnExtra;
-            layerMm += attnProj;
-            if (mla)
-                mixerName = kinds[i] == AttnKind::Sparse ? "sparse MLA" : "MLA";
-            else if (kinds[i] == AttnKind::Sliding)
-                mixerName = "sliding attention";
-            else if (kinds[i] == AttnKind::Chunked)
-                mixerName = "chunked attention";
-            else
-                mixerName = "attention";
-            if (static_cast<int>(i) >= m.layers - kvShared) mixerName += " (shared KV)";
-        }
-        if (slot.mixer != detail::Mixer::Attention && slot.mixer != detail::Mixer::None) {
-            auto it = figures.find(slot.mixer);
-            if (it == figures.end())
-                it = figures
-                         .emplace(slot.mixer, detail::mixerFigures(f, type, slot.mixer, m.hidden,
-                                                                   m.qHeads, m.headDim))
-                         .first;
-            const auto& fig = it->second;
-            layerTotal += fig.params;
-            layerMm += fig.matmul;
-            m.stateSsmElems += fig.ssmElems;
-            m.stateConvElems += fig.convElems;
-            m.recurrentFlopsPerToken += fig.flopsPerToken;
-            mixerName = detail::mixerLabel(slot.mixer);
-        }
-        double layerActive = layerTotal;
-        const bool moe = slot.mlp == detail::Mlp::Default ? moeLayer[i] && experts > 0
-                                                          : slot.mlp == detail::Mlp::Moe;
-        if (slot.mlp == detail::Mlp::Moe && experts == 0)
-            f.missing("n_routed_experts", "the routed experts of the MoE layers");
-        std::string mlpName;
-        if (slot.mlp == detail::Mlp::None) {
-            // a Nemotron-H mixer block: no MLP
-        } else if (moe) {
-            ++moeCount;
-            mlpName = "MoE";
-            const double sharedP = shared * mats * h * sharedWidth + (sharedGate && shared ? h : 0);
-            layerTotal += experts * expertParams + sharedP + router;
-            layerActive += topK * expertParams + sharedP + router;
-            layerMm +=
-                topK * mats * h * expertWidth + shared * mats * h * sharedWidth + experts * h;
-        } else {
-            mlpName = mixerName.empty() ? "MLP" : "dense";
-            layerTotal += mats * h * widths[i];
-            layerActive += mats * h * widths[i];
-            layerMm += mats * h * widths[i];
-        }
-        total += layerTotal;
-        active += layerActive;
-        matmul += layerMm;
-        m.layerMixers.push_back(mixerName);
-        m.layerMlps.push_back(mlpName);
-    }
-    if (figures.count(detail::Mixer::Kda))
-        m.notes.push_back("KDA layers: the q, k, v, o projections and convolutions are counted, "
-                          "not the gate projections");
-    if (type == "gemma3n_text")
-        m.notes.push_back("Gemma 3n: per-layer embeddings, AltUp and LAuReL weights are not "
-                          "counted in the parameters");
-    const double embed = m.vocab * h;
-    const double lmHead = m.tiedEmbeddings ? 0 : m.vocab * h;
-    m.paramsTotal = total + embed + lmHead + h;
-    m.paramsActive = active + embed + lmHead + h;
-    m.paramsMatmul = matmul;
-    m.lmHeadParams = m.vocab * h;
-    m.experts = experts;
-    m.expertsPerToken = topK;
-    m.sharedExperts = shared;
-    m.moeLayers = moeCount;
-}
-
 // The recurrent state's dtype as the serving stack keeps it: the config's own
 // mamba_ssm_cache_dtype / mamba_ssm_dtype where it names one, else the model's dtype
 // (vLLM's --mamba-ssm-cache-dtype auto).
@@ -791,46 +419,6 @@ Result<ModelSpec> parseModelConfig(std::string_view text, const std::string& sou
     }
 }
 
-std::optional<std::string> hfIdFromCachePath(const fs::path& path) {
-    for (fs::path p = path; !p.empty() && p != p.root_path(); p = p.parent_path()) {
-        const auto name = p.filename().string();
-        if (name.rfind("models--", 0) == 0) {
-            std::string rest = name.substr(8);
-            if (auto pos = rest.find("--"); pos != std::string::npos)
-                return rest.substr(0, pos) + "/" + rest.substr(pos + 2);
-            return rest;
-        }
-    }
-    return std::nullopt;
-}
-
-namespace {
-// Inside a models--org--name folder: the snapshot refs/main points at, else the newest.
-std::optional<fs::path> snapshotConfig(const fs::path& entry) {
-    std::error_code ec;
-    const auto snapshots = entry / "snapshots";
-    if (!fs::is_directory(snapshots, ec)) return std::nullopt;
-    if (auto ref = readTextFile(entry / "refs" / "main", 4096)) {
-        std::string rev = *ref;
-        rev.erase(rev.find_last_not_of(" \r\n\t") + 1);
-        const auto cfg = snapshots / rev / "config.json";
-        if (!rev.empty() && fs::exists(cfg, ec)) return cfg;
-    }
-    std::optional<fs::path> best;
-    fs::file_time_type bestTime{};
-    for (const auto& e : fs::directory_iterator(snapshots, ec)) {
-        const auto cfg = e.path() / "config.json";
-        if (!fs::exists(cfg, ec)) continue;
-        const auto t = fs::last_write_time(e.path(), ec);
-        if (!best || t > bestTime) {
-            best = cfg;
-            bestTime = t;
-        }
-    }
-    return best;
-}
-} // namespace
-
 Result<ModelSpec> readModelConfig(const fs::path& path) {
     std::error_code ec;
     fs::path file = path;
@@ -846,45 +434,6 @@ Result<ModelSpec> readModelConfig(const fs::path& path) {
     auto text = readTextFile(file, kMaxJsonFileBytes);
     if (!text) return text.error();
     return parseModelConfig(*text, file.string(), readableId(file));
-}
-
-std::vector<fs::path> hfCacheRoots() {
-    std::vector<fs::path> roots;
-    auto add = [&](const fs::path& p) {
-        std::error_code ec;
-        if (fs::is_directory(p, ec) && std::find(roots.begin(), roots.end(), p) == roots.end())
-            roots.push_back(p);
-    };
-    if (const char* v = std::getenv("HF_HUB_CACHE")) add(v);
-    if (const char* v = std::getenv("HUGGINGFACE_HUB_CACHE")) add(v);
-    if (const char* v = std::getenv("HF_HOME")) add(fs::path(v) / "hub");
-    if (const char* home = std::getenv("HOME"))
-        add(fs::path(home) / ".cache" / "huggingface" / "hub");
-    return roots;
-}
-
-std::optional<fs::path> findInHfCache(const std::string& id) {
-    const auto slash = id.find('/');
-    if (slash == std::string::npos) return std::nullopt;
-    const std::string folder = "models--" + id.substr(0, slash) + "--" + id.substr(slash + 1);
-    for (const auto& root : hfCacheRoots())
-        if (auto cfg = snapshotConfig(root / folder)) return cfg;
-    return std::nullopt;
-}
-
-std::vector<std::pair<std::string, fs::path>> listHfCache() {
-    std::vector<std::pair<std::string, fs::path>> out;
-    for (const auto& root : hfCacheRoots()) {
-        std::error_code ec;
-        for (const auto& e : fs::directory_iterator(root, ec)) {
-            const auto name = e.path().filename().string();
-            if (name.rfind("models--", 0) != 0) continue;
-            if (auto cfg = snapshotConfig(e.path()))
-                out.emplace_back(*hfIdFromCachePath(e.path()), *cfg);
-        }
-    }
-    std::sort(out.begin(), out.end());
-    return out;
 }
 
 } // namespace kvbe
