@@ -211,7 +211,7 @@ void MainWindow::buildActions() {
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("&Import measured prefill times…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
-            this, tr("Measured prefill times (kvbe-cli probe prefill)"), QString(),
+            this, tr("Measured prefill times (kvbe-cli probe gpu-prefill)"), QString(),
             tr("Probe output (*.jsonl *.json);;All files (*)"));
         if (path.isEmpty()) return;
         if (auto st = importMeasured(path); !st) reportError(QString::fromStdString(st.message()));
