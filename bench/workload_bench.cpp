@@ -4,8 +4,8 @@
 // against the view's live budget (WorkloadView::kLiveSeconds): under it, sliders re-run as they
 // move; over it, on release.
 #include "bench_qt.h"
-#include "kvbe/scenario/presets.h"
 #include "kvbe/base/statistics.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/ui/window/main_window.h"
 #include "kvbe/ui/workload/workload_view.h"
 

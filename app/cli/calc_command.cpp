@@ -2,11 +2,11 @@
 #include "commands.h"
 
 #include "kvbe/base/json_text.h"
-#include "kvbe/scenario/presets.h"
+#include "kvbe/base/units.h"
 #include "kvbe/calibration/published.h"
 #include "kvbe/cost/report.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
-#include "kvbe/base/units.h"
 
 #include <cmath>
 #include <iostream>

@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "probe_watchdog.h"
 
+#include "kvbe/base/units.h"
 #include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/probes/io_engine.h"
 #include "kvbe/probes/memcpy_probe.h"
@@ -11,7 +12,6 @@
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
 #include "kvbe/serving/serving_probe.h"
-#include "kvbe/base/units.h"
 
 #include <charconv>
 #include <chrono>

@@ -4,11 +4,11 @@
 #include "commands.h"
 #include "probe_watchdog.h"
 
-#include "kvbe/scenario/presets.h"
+#include "kvbe/base/units.h"
 #include "kvbe/probes/stream.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/serving/serving_probe.h"
-#include "kvbe/base/units.h"
 
 #include <charconv>
 #include <cmath>

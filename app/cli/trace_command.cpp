@@ -2,12 +2,12 @@
 #include "commands.h"
 
 #include "kvbe/base/json_text.h"
+#include "kvbe/base/units.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/trace/trace_sim.h"
-#include "kvbe/base/units.h"
 
 #include <nlohmann/json.hpp>
 

@@ -3,13 +3,13 @@
 #include "kvbe/probes/memcpy_probe.h"
 
 #include "io_common.h"
+#include "kvbe/base/units.h"
 #include "kvbe/probes/buffer_arena.h"
 #include "kvbe/probes/data_pattern.h"
 #include "kvbe/probes/errno_text.h"
 #include "kvbe/probes/io_target.h"
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
-#include "kvbe/base/units.h"
 
 #include <algorithm>
 #include <cstdio>

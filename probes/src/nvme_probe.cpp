@@ -1,13 +1,13 @@
 // nvme-read / nvme-write: validate, open the target, lay out the scratch file, sweep.
 #include "kvbe/probes/nvme_probe.h"
 
-#include "kvbe/scenario/presets.h"
+#include "kvbe/base/units.h"
 #include "kvbe/probes/io_engine.h"
 #include "kvbe/probes/io_target.h"
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
-#include "kvbe/base/units.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -94,7 +94,8 @@ std::vector<TraceRecord> readAll(const std::string& text, TraceReadOptions opt =
     return out;
 }
 
-// A plain ordered-dictionary LRU (std::list + hash map): the reference the issue asks for.
+// A plain ordered-dictionary LRU (std::list + hash map): an independent reference for the
+// simulator's LRU.
 double referenceLruTokenHits(const std::vector<RealRequest>& reqs, std::size_t capacity, double B,
                              double* blockHits = nullptr) {
     std::list<qint64> order; // front: most recent

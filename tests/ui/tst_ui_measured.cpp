@@ -4,10 +4,10 @@
 #include "kvbe/calibration/fit.h"
 #include "kvbe/ui/charts/breakeven_chart.h"
 #include "kvbe/ui/charts/chart_legend.h"
-#include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/charts/fraction_chart.h"
-#include "kvbe/ui/probes/probe_panel.h"
 #include "kvbe/ui/charts/ttft_chart.h"
+#include "kvbe/ui/fleet/fleet_panel.h"
+#include "kvbe/ui/probes/probe_panel.h"
 #include "ui_event_clock.h"
 #include "ui_test_support.h"
 

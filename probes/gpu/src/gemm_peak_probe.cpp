@@ -5,8 +5,8 @@
 #include "gemm_timing.h"
 #include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/gpu/layer_plan.h"
-#include "kvbe/scenario/presets.h"
 #include "kvbe/probes/stop_signal.h"
+#include "kvbe/scenario/presets.h"
 #include "probe_util.h"
 
 namespace kvbe::gpu {

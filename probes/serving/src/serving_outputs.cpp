@@ -1,8 +1,8 @@
 #include "serving_outputs.h"
 
-#include "kvbe/calibration/fit.h"
 #include "kvbe/base/host_info.h"
 #include "kvbe/base/json_text.h"
+#include "kvbe/calibration/fit.h"
 #include "serving_parts.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #include "kvbe/ui/charts/chart_view.h"
 
-#include "kvbe/ui/charts/chart_legend.h"
 #include "kvbe/base/units.h"
+#include "kvbe/ui/charts/chart_legend.h"
 
 #include <QAreaSeries>
 #include <QGraphicsLineItem>

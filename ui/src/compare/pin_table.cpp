@@ -1,9 +1,9 @@
 #include "kvbe/ui/compare/pin_table.h"
 
+#include "kvbe/base/units.h"
 #include "kvbe/cost/report.h"
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/scenario/explorer.h"
-#include "kvbe/base/units.h"
 
 #include <QFileInfo>
 #include <QFontMetricsF>

@@ -219,7 +219,7 @@ void MainWindow::buildActions() {
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("&Import measured prefill times…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
-            this, tr("Measured prefill times (kvbe-cli probe prefill)"), QString(),
+            this, tr("Measured prefill times (kvbe-cli probe gpu-prefill)"), QString(),
             fileDialogFilter({FileKind::ProbeStream}));
         if (path.isEmpty()) return;
         if (auto st = importMeasured(path); !st) reportError(QString::fromStdString(st.message()));

@@ -1,7 +1,7 @@
 #include "kvbe/ui/workload/workload.h"
 
-#include "kvbe/trace/trace_setup.h"
 #include "kvbe/base/units.h"
+#include "kvbe/trace/trace_setup.h"
 
 #include <QStringList>
 

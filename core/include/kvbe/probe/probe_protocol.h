@@ -18,8 +18,8 @@
 // (kvbe/probes/stream.h) write their lines with the functions here.
 #pragma once
 
-#include "kvbe/calibration/calibration.h"
 #include "kvbe/base/result.h"
+#include "kvbe/calibration/calibration.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -3,8 +3,8 @@
 // simulator sees them. The CLI (`kvbe-cli trace`) and the explorer's Workload view share these.
 #pragma once
 
-#include "kvbe/scenario/presets.h"
 #include "kvbe/base/result.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace_sim.h"
 

@@ -4,10 +4,10 @@
 // completions count in the window they finish in.
 #pragma once
 
-#include "kvbe/probe/probe_protocol.h"
-#include "kvbe/probes/io_target.h"
 #include "kvbe/base/result.h"
 #include "kvbe/base/statistics.h"
+#include "kvbe/probe/probe_protocol.h"
+#include "kvbe/probes/io_target.h"
 
 #include <cstdint>
 #include <memory>

@@ -2,8 +2,8 @@
 // small class: a key ("nvme-read"), a one-line description, available() and run(options, sink).
 #pragma once
 
-#include "kvbe/probe/probe_protocol.h"
 #include "kvbe/base/result.h"
+#include "kvbe/probe/probe_protocol.h"
 
 #include <cstdint>
 #include <memory>

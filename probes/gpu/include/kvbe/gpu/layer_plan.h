@@ -10,9 +10,9 @@
 // after the other, as they do in a single-stream prefill.
 #pragma once
 
+#include "kvbe/base/result.h"
 #include "kvbe/model/model_spec.h"
 #include "kvbe/scenario/presets.h"
-#include "kvbe/base/result.h"
 
 #include <cstdint>
 #include <string>

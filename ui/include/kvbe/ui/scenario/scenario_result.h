@@ -2,8 +2,8 @@
 // scenario and every pinned scenario are one of these; a chart only reads them.
 #pragma once
 
-#include "kvbe/cost/curves.h"
 #include "kvbe/calibration/published.h"
+#include "kvbe/cost/curves.h"
 #include "kvbe/scenario/scenario.h"
 
 #include <QPointF>
