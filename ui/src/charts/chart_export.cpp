@@ -1,6 +1,7 @@
 #include "kvbe/ui/charts/chart_export.h"
 
 #include "kvbe/ui/charts/chart_catalog.h"
+#include "kvbe/ui/qt_error.h"
 
 #include <QApplication>
 #include <QFile>
@@ -41,10 +42,6 @@ void paintChart(ChartView& view, QPainter& p, QSize size) {
     p.setRenderHint(QPainter::SmoothPixmapTransform);
     p.fillRect(QRect(QPoint(0, 0), size), view.chart()->backgroundBrush());
     view.scene()->render(&p, QRectF(QPointF(0, 0), size), QRectF(QPointF(0, 0), size));
-}
-
-Error fail(const QString& message) {
-    return Error{message.toStdString()};
 }
 
 } // namespace

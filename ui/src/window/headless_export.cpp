@@ -3,6 +3,7 @@
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/fleet/fleet_drawing.h"
+#include "kvbe/ui/qt_error.h"
 #include "kvbe/ui/scenario/explorer.h"
 #include "kvbe/ui/workload/workload_charts.h"
 
@@ -36,29 +37,23 @@ Status checkRequest(const ChartKind& kind, const HeadlessExport& q, const Scenar
     if (auto st = checkExportFormat(q.path); !st) return st;
     const bool traceChart = kind.source == ChartSource::Trace;
     if (traceChart && q.trace.isEmpty())
-        return Error{QStringLiteral("the %1 chart needs a trace: add --trace FILE")
-                         .arg(kind.key)
-                         .toStdString()};
+        return fail(QStringLiteral("the %1 chart needs a trace: add --trace FILE").arg(kind.key));
     if (!traceChart && !q.trace.isEmpty())
-        return Error{QStringLiteral("--trace draws the workload charts; --chart '%1' is not one "
-                                    "of %2")
-                         .arg(kind.key, chartKeys(ChartSource::Trace).join(QStringLiteral(", ")))
-                         .toStdString()};
+        return fail(QStringLiteral("--trace draws the workload charts; --chart '%1' is not one "
+                                   "of %2")
+                        .arg(kind.key, chartKeys(ChartSource::Trace).join(QStringLiteral(", "))));
     if (!q.imports.isEmpty() && !kind.drawImports)
-        return Error{(traceChart ? QStringLiteral("--import draws on the scenario charts, not on "
-                                                  "the workload charts of --trace")
-                                 : QStringLiteral("--import draws on the %1 charts, not on %2")
-                                       .arg(orList(keysWhere(drawsImports)), kind.key))
-                         .toStdString()};
+        return fail((traceChart ? QStringLiteral("--import draws on the scenario charts, not on "
+                                                 "the workload charts of --trace")
+                                : QStringLiteral("--import draws on the %1 charts, not on %2")
+                                      .arg(orList(keysWhere(drawsImports)), kind.key)));
     if (q.tier && !kind.setTier)
-        return Error{QStringLiteral("--tier picks the tier of the %1 chart; %2 draws every tier")
-                         .arg(orList(keysWhere(takesTier)), kind.key)
-                         .toStdString()};
+        return fail(QStringLiteral("--tier picks the tier of the %1 chart; %2 draws every tier")
+                        .arg(orList(keysWhere(takesTier)), kind.key));
     if (q.tier && *q.tier >= int(scenario.tiers.size()))
-        return Error{QStringLiteral("--tier %1: the scenario has %2 tiers")
-                         .arg(*q.tier + 1)
-                         .arg(scenario.tiers.size())
-                         .toStdString()};
+        return fail(QStringLiteral("--tier %1: the scenario has %2 tiers")
+                        .arg(*q.tier + 1)
+                        .arg(scenario.tiers.size()));
     return Ok{};
 }
 
@@ -67,7 +62,7 @@ Status evaluate(Explorer& explorer, const Scenario& scenario) {
     if (auto r = explorer.loadModel(scenario.model); !r) return r.error();
     explorer.setScenario(scenario);
     explorer.recomputeNow();
-    if (!explorer.result()) return Error{explorer.lastError().toStdString()};
+    if (!explorer.result()) return fail(explorer.lastError());
     return Ok{};
 }
 
@@ -75,7 +70,7 @@ Status evaluate(Explorer& explorer, const Scenario& scenario) {
 // cannot be read fails the export.
 Result<std::vector<ImportedCalibration>> readImports(const QStringList& paths) {
     const auto list = CalibrationImporter::expand(paths);
-    if (!list.errors.isEmpty()) return Error{"--import: " + list.errors.front().toStdString()};
+    if (!list.errors.isEmpty()) return fail(QStringLiteral("--import: ") + list.errors.front());
     std::vector<ImportedCalibration> files;
     for (const QString& f : list.files) {
         auto one = CalibrationImporter::read(f);
@@ -92,7 +87,7 @@ Result<WorkloadPtr> replayTrace(const QString& path, const Explorer& explorer) {
     auto w = std::make_shared<WorkloadResult>(
         computeWorkload(std::make_shared<const Trace>(std::move(*trace)), path,
                         explorer.result()->eval, explorer.presets(), WorkloadSettings{}));
-    if (!w->error.isEmpty()) return Error{w->error.toStdString()};
+    if (!w->error.isEmpty()) return fail(w->error);
     return WorkloadPtr(std::move(w));
 }
 
@@ -101,11 +96,10 @@ Result<WorkloadPtr> replayTrace(const QString& path, const Explorer& explorer) {
 Status exportHeadless(const Presets& presets, const Scenario& scenario, const HeadlessExport& q) {
     const ChartKind* kind = findChartKind(q.chart);
     if (!kind)
-        return Error{QStringLiteral("unknown chart '%1'; expected one of %2")
-                         .arg(q.chart, keysWhere([](const ChartKind&) {
-                                           return true;
-                                       }).join(QStringLiteral(", ")))
-                         .toStdString()};
+        return fail(QStringLiteral("unknown chart '%1'; expected one of %2")
+                        .arg(q.chart, keysWhere([](const ChartKind&) {
+                                          return true;
+                                      }).join(QStringLiteral(", "))));
     if (auto st = checkRequest(*kind, q, scenario); !st) return st;
     Explorer explorer(presets);
     if (auto st = evaluate(explorer, scenario); !st) return st;

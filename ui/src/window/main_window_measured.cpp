@@ -11,9 +11,7 @@
 #include "kvbe/ui/workload/workload_view.h"
 
 #include <QDockWidget>
-#include <QFile>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QMenu>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -243,22 +241,6 @@ void MainWindow::applyPrefill(int run, const QString& probe, double tokens, doub
 bool MainWindow::openTrace(const QString& path) {
     m_tabs->setCurrentWidget(m_workload);
     return m_workload->openTrace(path);
-}
-
-void MainWindow::sniffAndOpen(const QStringList& paths) {
-    // Calibration files and folders go to the Fleet view together; every other file opens as
-    // what it is (classifyFile: a scenario, a config.json, a trace, a probe's output).
-    QStringList imports;
-    for (const QString& path : paths) {
-        const FileClass kind = QFileInfo(path).isDir() ? FileClass{FileKind::Calibration, "", ""}
-                                                       : classifyFile(path.toStdString());
-        if (kind.kind == FileKind::Calibration)
-            imports << path;
-        else if (auto st = openAs(path, kind); !st)
-            reportError(QString::fromStdString(st.message()));
-    }
-    if (!imports.isEmpty() && !importCalibrations(imports))
-        reportError(tr("An import is still running; drop the files again when it has finished"));
 }
 
 } // namespace kvbe

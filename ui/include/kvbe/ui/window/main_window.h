@@ -109,10 +109,16 @@ class MainWindow : public QMainWindow {
     void finishRun(int run, ProbeRunner::Outcome outcome);
     void addMeasuredTier(int run, const QString& name);
     void applyPrefill(int run, const QString& probe, double tokens, double seconds);
+    void refreshCharts(bool all);
+    void askPin();
+    void reportError(const QString& message);
+    // main_window_files.cpp: the scenario's file, opening files by what they are, recent files,
+    // drops, and the session kept between runs.
     // Dropped files and folders: calibrations and folders imported together, the rest opened.
     void sniffAndOpen(const QStringList& paths);
     Status openAs(const QString& path, const FileClass& kind);
-    void refreshCharts(bool all);
+    void open();
+    void save(bool as);
     void restoreSettings();
     void saveSettings() const;
     void addRecent(const QString& path);
@@ -124,16 +130,13 @@ class MainWindow : public QMainWindow {
     void startOver(const Scenario& s, const QString& file);
     // Whether a scenario's name is a user's: not a description of its inputs, not a built-in's.
     bool isUserName(const Scenario& s);
-    void askPin();
+    // main_window_export.cpp: the visible chart or the pin table to a file or the clipboard.
     void exportImage(const QString& format);
     void exportCsv();
     // The Pin table tab as CSV or an image ("csv", "png", "svg", "pdf"), asking for the file.
     void exportPinTable(const QString& format);
     // The PNG size dialog of the exports; false when cancelled.
     bool askPngSize(QSize& size, int& dpi);
-    void open();
-    void save(bool as);
-    void reportError(const QString& message);
 
     Explorer m_explorer;
     ScenarioPanel* m_panel = nullptr;
