@@ -728,11 +728,6 @@ SweepData Sweep::sweepData(const std::vector<Cell>& cells,
 
 } // namespace
 
-std::string ServingProbe::description() const {
-    return "End-to-end TTFT against an OpenAI-compatible server (vLLM, SGLang): cold, GPU-hit and "
-           "offload-hit prompts, fitted";
-}
-
 Status ServingProbe::available() const {
     std::string why;
     if (!makeHttpClient(why)) return Error{why};
