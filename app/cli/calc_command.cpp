@@ -2,11 +2,11 @@
 #include "commands.h"
 
 #include "kvbe/base/json_text.h"
-#include "kvbe/scenario/presets.h"
+#include "kvbe/base/units.h"
 #include "kvbe/calibration/published.h"
 #include "kvbe/cost/report.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
-#include "kvbe/base/units.h"
 
 #include <cmath>
 #include <iostream>
@@ -256,10 +256,7 @@ int runCalc(const CalcOptions& o) {
     // whose rows are one length each).
     auto refs = builtinPublishedReferences(*presets);
     if (!refs) return fail(refs.message());
-    std::vector<std::pair<const PublishedReference*, std::vector<PublishedComparison>>> published;
-    for (const auto& ref : *refs)
-        if (auto rows = comparePublished(matchingPoints(ref, *eval), *eval); !rows.empty())
-            published.emplace_back(&ref, std::move(rows));
+    const auto published = publishedMatches(*refs, *eval);
     if (o.format == "json") {
         auto j = calcJson(report);
         j["published"] = nlohmann::json::array();
