@@ -28,10 +28,6 @@ inline int fail(const std::string& message) {
     return kExitBadInput;
 }
 
-// A probe's --format: "table" for people, "jsonl" for the probe protocol's stream (the window
-// and scripts read it). Every probe subcommand has it.
-CLI::Option* addProbeFormatOption(CLI::App* probe, std::string& format);
-
 // Adds `calc`, `models`, `gpus` and `tiers`; `run` is set to the chosen command's action.
 void addCalcCommands(CLI::App& app, std::function<int()>& run);
 // Adds `calibrate`: runs the probes headless and writes one calibration file.
@@ -40,13 +36,10 @@ void addCalibrateCommand(CLI::App& app, std::function<int()>& run);
 void addCalibrationCommands(CLI::App& app, std::function<int()>& run);
 // Adds `published compare|fit`: the study's published figures and the fit to them.
 void addPublishedCommands(CLI::App& app, std::function<int()>& run);
-// Adds `probe nvme-read|nvme-write|host-memcpy|list` (exit codes: kvbe/probe/probe_protocol.h).
+// Adds `probe <key>` for every registered probe, built from the probe catalog, and `probe list`
+// (exit codes: kvbe/probe/probe_protocol.h).
 void addProbeCommands(CLI::App& app, std::function<int()>& run);
 // Adds `trace inspect|replay|sweep`: a request trace through a tiered prefix cache.
 void addTraceCommands(CLI::App& app, std::function<int()>& run);
-// Adds `probe gpu-copy|gpu-gemm-peak|gpu-prefill` to the probe command (gpu_probe_command.cpp).
-void addGpuProbeCommands(CLI::App& probe, std::function<int()>& run);
-// Adds `probe serving` to the probe command (serving_command.cpp).
-void addServingProbeCommand(CLI::App& probe, std::function<int()>& run);
 
 } // namespace kvbe::cli

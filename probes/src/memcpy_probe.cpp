@@ -54,8 +54,20 @@ std::vector<int> defaultMemcpyThreads() {
     return cores > 1 ? std::vector<int>{1, cores} : std::vector<int>{1};
 }
 
-std::string MemcpyProbe::description() const {
-    return "Host memory copy bandwidth, one thread and every core (the host side of a DRAM tier)";
+Result<ProbeOptions> MemcpyProbe::configure(const ProbeArgs& a) {
+    ProbeOptions o;
+    auto d = parseSeconds(a.text("--duration"));
+    if (!d) return Error{"--duration " + d.message()};
+    o.durationS = *d;
+    auto b = wholeBytes(a.text("--buffer-size"), "--buffer-size");
+    if (!b) return b.error();
+    o.bufferBytes = *b;
+    if (const std::string threads = a.text("--threads"); !threads.empty()) {
+        auto list = intList(threads, "--threads", "thread counts from 1 to 1024, e.g. 1,8");
+        if (!list) return list.error();
+        o.threads = *list;
+    }
+    return o;
 }
 
 ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {

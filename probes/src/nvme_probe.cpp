@@ -10,6 +10,7 @@
 #include "kvbe/scenario/scenario.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -226,10 +227,39 @@ Result<std::uint64_t> kvBlockBytes(const std::string& modelRef) {
     return (bytes + 4095) / 4096 * 4096;
 }
 
-std::string NvmeProbe::description() const {
-    return m_write ? "Write bandwidth, IOPS and latency of a drive, into a scratch file (O_DIRECT)"
-                   : "Read bandwidth, IOPS and latency of a drive over block sizes × queue depths "
-                     "(O_DIRECT)";
+Result<ProbeOptions> NvmeProbe::configure(const ProbeArgs& a) {
+    ProbeOptions o;
+    o.dir = a.text("--dir");
+    o.file = a.text("--file");
+    o.device = a.text("--device");
+    o.engine = a.text("--engine");
+    o.buffered = a.on("--buffered");
+    o.sequential = a.text("--pattern") == "sequential";
+    o.model = a.text("--model");
+    if (const std::string size = a.text("--file-size"); !size.empty()) {
+        auto v = wholeBytes(size, "--file-size");
+        if (!v) return v.error();
+        o.fileSize = *v;
+    }
+    if (const std::string sizes = a.text("--block-sizes"); !sizes.empty()) {
+        auto list = parseByteList(sizes);
+        if (!list) return Error{"--block-sizes " + list.message()};
+        for (double b : *list) {
+            if (b != std::floor(b))
+                return Error{"--block-sizes: " + std::to_string(b) +
+                             " is not a whole number of bytes"};
+            o.blockSizes.push_back(static_cast<std::uint64_t>(b));
+        }
+    }
+    if (const std::string depths = a.text("--queue-depths"); !depths.empty()) {
+        auto list = intList(depths, "--queue-depths", "queue depths from 1 to 1024, e.g. 1,32");
+        if (!list) return list.error();
+        o.queueDepths = *list;
+    }
+    auto d = parseSeconds(a.text("--duration"));
+    if (!d) return Error{"--duration " + d.message()};
+    o.durationS = *d;
+    return o;
 }
 
 Status NvmeProbe::available() const {

@@ -1,14 +1,53 @@
-// The probe registry and block-size formatting.
+// What every probe shares: its catalog entry, failure reporting, the option values of the drive
+// and host probes, and block-size formatting.
 #include "kvbe/probes/probe.h"
 
+#include "kvbe/base/units.h"
 #include "kvbe/probes/stream.h"
 
-#include "kvbe/probes/memcpy_probe.h"
-#include "kvbe/probes/nvme_probe.h"
-
+#include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 namespace kvbe::probes {
+
+const ProbeDescription& Probe::catalogEntry() const {
+    const ProbeDescription* d = findProbe(key());
+    // A probe missing from the catalog is a programming error the CLI tests catch.
+    if (!d) throw std::logic_error("probe " + key() + " is not in the probe catalog");
+    return *d;
+}
+
+std::string Probe::description() const {
+    return std::string(catalogEntry().description);
+}
+
+Result<std::uint64_t> wholeBytes(const std::string& text, const std::string& flag) {
+    auto v = parseBytes(text);
+    if (!v) return Error{flag + " " + v.message()};
+    if (*v != std::floor(*v) || *v < 1)
+        return Error{flag + " " + text + ": expected a whole number of bytes, e.g. 1MiB"};
+    return static_cast<std::uint64_t>(*v);
+}
+
+Result<std::vector<int>> intList(const std::string& text, const std::string& flag,
+                                 const std::string& expected) {
+    std::vector<int> out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t comma = text.find(',', start);
+        if (comma == std::string::npos) comma = text.size();
+        const std::string item = text.substr(start, comma - start);
+        int v = 0;
+        auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+        if (item.empty() || ec != std::errc() || ptr != item.data() + item.size())
+            return Error{flag + " '" + item + "': expected " + expected};
+        out.push_back(v);
+        start = comma + 1;
+    }
+    return out;
+}
 
 ProbeOutcome reportFailure(ProbeSink& sink, ProbeExit exit, const std::string& message) {
     sink.error(message);
@@ -39,20 +78,6 @@ std::string formatBlock(std::uint64_t bytes) {
         return text;
     }
     return std::to_string(bytes) + " B";
-}
-
-std::vector<std::unique_ptr<Probe>> makeProbes() {
-    std::vector<std::unique_ptr<Probe>> probes;
-    probes.push_back(std::make_unique<NvmeProbe>(false));
-    probes.push_back(std::make_unique<NvmeProbe>(true));
-    probes.push_back(std::make_unique<MemcpyProbe>());
-    return probes;
-}
-
-std::unique_ptr<Probe> makeProbe(std::string_view key) {
-    for (auto& p : makeProbes())
-        if (p->key() == key) return std::move(p);
-    return nullptr;
 }
 
 } // namespace kvbe::probes

@@ -92,6 +92,18 @@ struct PublishedComparison {
 std::vector<PublishedComparison> comparePublished(const std::vector<PublishedPoint>& points,
                                                   const Evaluation& e);
 
+// The published figures that describe a scenario, from every reference that has any: for each
+// reference, in the order given, its matching points (matchingPoints) beside the model's
+// figures (comparePublished); a reference with no matching point is left out. `kvbe-cli calc`,
+// `published compare` and the window show all of them; `published fit` fits to the one with the
+// most points.
+struct PublishedMatch {
+    const PublishedReference* reference = nullptr; // one of the references given
+    std::vector<PublishedComparison> rows;
+};
+std::vector<PublishedMatch> publishedMatches(const std::vector<PublishedReference>& refs,
+                                             const Evaluation& e);
+
 // The model's figure and the published one side by side, one line each, for `kvbe-cli calc`.
 std::string publishedComparisonTable(const std::string& title,
                                      const std::vector<PublishedComparison>& rows);
