@@ -1,5 +1,6 @@
 #include "kvbe/ui/scenario/advanced_box.h"
 
+#include "kvbe/base/csv.h"
 #include "kvbe/base/interpolation.h"
 #include "kvbe/base/units.h"
 #include "kvbe/ui/window/file_dialogs.h"
@@ -14,7 +15,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QTableWidget>
 #include <QToolButton>
@@ -254,25 +254,25 @@ bool AdvancedBox::importPrefillTable(const QString& path) {
         return false;
     }
     std::vector<std::pair<double, double>> points;
-    int lineNo = 0;
     bool first = true;
-    while (!file.atEnd()) {
-        ++lineNo;
-        const QString line = QString::fromUtf8(file.readLine()).trimmed();
-        if (line.isEmpty() || line.startsWith(QLatin1Char('#'))) continue;
-        QStringList cells = line.split(QRegularExpression(QStringLiteral("[,;\t]")));
-        for (QString& c : cells) {
-            c = c.trimmed();
+    // Commas, semicolons or tabs between the columns (core's CSV reader).
+    for (const CsvRow& row : readCsv(file.readAll().toStdString(), ",;\t")) {
+        QStringList cells;
+        for (const std::string& cell : row.cells) {
+            QString c = QString::fromStdString(cell).trimmed();
             if (c.size() >= 2 && c.startsWith(QLatin1Char('"')) && c.endsWith(QLatin1Char('"')))
                 c = c.mid(1, c.size() - 2).trimmed();
+            cells << c;
         }
+        if ((cells.size() == 1 && cells.front().isEmpty()) || cells.front().startsWith('#'))
+            continue;
         const bool header = first;
         first = false;
         if (cells.size() < 2) {
             showMessage(tr("Measured prefill: %1, line %2: expected two columns, tokens and "
                            "seconds (e.g. 8192,0.61).")
                             .arg(name)
-                            .arg(lineNo));
+                            .arg(row.line));
             return false;
         }
         auto n = parseTokens(cells[0].toStdString());
@@ -282,7 +282,7 @@ bool AdvancedBox::importPrefillTable(const QString& path) {
         if (!n || !t) {
             showMessage(tr("Measured prefill: %1, line %2, %3: %4.")
                             .arg(name)
-                            .arg(lineNo)
+                            .arg(row.line)
                             .arg(!n ? tr("tokens") : tr("seconds"))
                             .arg(QString::fromStdString(!n ? n.message() : t.message())));
             return false;
