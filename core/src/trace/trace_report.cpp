@@ -349,7 +349,7 @@ std::string traceReplayTable(const TraceReplayReport& x) {
             const auto& t = r.tiers[k];
             if (!(t.writeBps > 0)) {
                 appendf(out, "%-12s %14s\n", t.name.c_str(),
-                        "(write bandwidth unknown: not x.queued)");
+                        "(write bandwidth unknown: not queued)");
                 continue;
             }
             appendf(out, "%-12s %14llu %14llu %16llu %14s\n", t.name.c_str(),
