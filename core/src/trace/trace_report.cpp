@@ -91,12 +91,12 @@ Result<TraceInspectReport> makeTraceInspectReport(const Trace& t, const std::str
     for (double a : t.arrivalS)
         r.durationS = std::max(r.durationS, a);
     const double n = double(t.size());
-    r.inputMean = n ? sumIn / n : 0;
+    r.inputMean = n > 0 ? sumIn / n : 0;
     r.inputP50 = pctile(in, 0.5);
     r.inputP90 = pctile(in, 0.9);
     r.inputP99 = pctile(in, 0.99);
     r.inputMax = in.empty() ? 0 : *std::max_element(in.begin(), in.end());
-    r.outputMean = n ? sumOut / n : 0;
+    r.outputMean = n > 0 ? sumOut / n : 0;
     if (t.summary.hasBlocks()) {
         ReplayConfig c;
         c.blockBytes = 1;
