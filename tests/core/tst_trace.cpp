@@ -29,12 +29,12 @@ struct RealRequest {
     std::vector<qint64> ids;
 };
 
+// The Mooncake conversation trace (tests/fixtures/traces/README.md: where it comes from).
 QString realTracePath() {
-    const QByteArray env = qgetenv("KVBE_TRACES_DIR");
-    const QString dir = env.isEmpty() ? QStringLiteral(KVBE_SOURCE_DIR "/../shared/traces")
-                                      : QString::fromUtf8(env);
-    return dir + "/mooncake-conversation.jsonl";
+    return QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl");
 }
+constexpr const char* kNoRealTrace =
+    "tests/fixtures/traces/mooncake-conversation.jsonl is missing or unreadable";
 
 // The conversation trace parsed with Qt's JSON reader: independent of the production parser.
 const std::vector<RealRequest>& realTrace() {
@@ -646,8 +646,7 @@ class TestTrace : public QObject {
         QFETCH(qint64, dram);
         QFETCH(qint64, nvme);
         const auto& reqs = realTrace();
-        if (reqs.empty())
-            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        QVERIFY2(!reqs.empty(), kNoRealTrace);
         auto cap = [](qint64 v) {
             return v < 0 ? std::numeric_limits<std::size_t>::max() : std::size_t(v);
         };
@@ -930,8 +929,7 @@ class TestTrace : public QObject {
 
     void conversationTraceUnlimitedHitsEqualAnIndependentCount() {
         const auto& reqs = realTrace();
-        if (reqs.empty())
-            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        QVERIFY2(!reqs.empty(), kNoRealTrace);
         QCOMPARE(reqs.size(), size_t(12031));
         // Independent count: a block hits when every block before it in the request has been
         // seen in an earlier request (ids already name prefixes).
@@ -977,8 +975,7 @@ class TestTrace : public QObject {
         QFETCH(int, capacity);
         QFETCH(double, published);
         const auto& reqs = realTrace();
-        if (reqs.empty())
-            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        QVERIFY2(!reqs.empty(), kNoRealTrace);
         double refBlocks = 0, tok = 0, blk = 0;
         const double refTok = referenceLruTokenHits(reqs, std::size_t(capacity), 512, &refBlocks);
         for (const auto& r : reqs) {
@@ -1011,8 +1008,7 @@ class TestTrace : public QObject {
     void sweepEqualsReplaysAtEveryGridPoint() {
         QFETCH(int, varyTier);
         auto trace = loadTrace(realTracePath().toStdString(), {});
-        if (!trace.ok())
-            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        QVERIFY2(trace.ok(), trace.ok() ? "" : trace.message().c_str());
         const CostModel cm = llama3b();
         ReplayConfig cfg;
         cfg.blockBytes = 512; // capacities below in tokens
@@ -1065,8 +1061,7 @@ class TestTrace : public QObject {
         QFETCH(int, placement);
         QFETCH(int, policy);
         auto trace = loadTrace(realTracePath().toStdString(), {});
-        if (!trace.ok())
-            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        QVERIFY2(trace.ok(), trace.ok() ? "" : trace.message().c_str());
         const CostModel cm = llama3b();
         ReplayConfig cfg;
         cfg.blockBytes = cm.kvBytesPerToken() * 512;
