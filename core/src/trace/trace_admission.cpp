@@ -1,5 +1,7 @@
 #include "trace_admission.h"
 
+#include "kvbe/base/statistics.h"
+
 #include <span>
 
 namespace kvbe::detail {
@@ -68,17 +70,16 @@ TtftStats ttftStats(double* b, double* e) {
     // over the data instead of 3).
     std::size_t from = 0;
     auto select = [&](double q) {
-        const double pos = q * static_cast<double>(v.size() - 1);
-        const auto i = static_cast<std::size_t>(pos);
-        const double f = pos - static_cast<double>(i);
+        const QuantileRank r = quantileRank(v.size(), q);
+        const auto i = static_cast<std::size_t>(r.index);
         std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from),
                          v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
         from = i;
         const double lo = v[i];
-        if (i + 1 >= v.size() || f == 0) return lo;
+        if (r.fraction == 0) return lo;
         const double hi =
             *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(i) + 1, v.end());
-        return lo * (1 - f) + hi * f;
+        return quantileBetween(lo, hi, r.fraction);
     };
     s.p50 = select(0.50);
     s.p90 = select(0.90);

@@ -1,5 +1,6 @@
 #include "kvbe/trace/trace_report.h"
 
+#include "kvbe/base/statistics.h"
 #include "kvbe/base/units.h"
 
 #include <algorithm>
@@ -63,15 +64,6 @@ json traceJson(const Trace& t, const std::string& file) {
             {"distinct_blocks", t.distinctBlocks}};
 }
 
-double pctile(std::vector<double> v, double q) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const double pos = q * double(v.size() - 1);
-    const auto i = static_cast<std::size_t>(pos);
-    const double f = pos - double(i);
-    return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
-}
-
 } // namespace
 
 // ------------------------------------------------------------------------------- inspect
@@ -92,9 +84,11 @@ Result<TraceInspectReport> makeTraceInspectReport(const Trace& t, const std::str
         r.durationS = std::max(r.durationS, a);
     const double n = double(t.size());
     r.inputMean = n > 0 ? sumIn / n : 0;
-    r.inputP50 = pctile(in, 0.5);
-    r.inputP90 = pctile(in, 0.9);
-    r.inputP99 = pctile(in, 0.99);
+    std::vector<double> sorted = in;
+    std::sort(sorted.begin(), sorted.end());
+    r.inputP50 = quantileOfSorted(sorted, 0.5);
+    r.inputP90 = quantileOfSorted(sorted, 0.9);
+    r.inputP99 = quantileOfSorted(sorted, 0.99);
     r.inputMax = in.empty() ? 0 : *std::max_element(in.begin(), in.end());
     r.outputMean = n > 0 ? sumOut / n : 0;
     if (t.summary.hasBlocks()) {

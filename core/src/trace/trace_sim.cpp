@@ -4,6 +4,8 @@
 // servers, the queueing (trace_loads.h). The caches themselves are in trace_cache.h.
 #include "kvbe/trace/trace_sim.h"
 
+#include "kvbe/base/statistics.h"
+
 #include "trace_admission.h"
 #include "trace_cache.h"
 #include "trace_loads.h"
@@ -79,19 +81,17 @@ std::uint64_t capacityBlocks(double bytes, double blockBytes) {
     return static_cast<std::uint64_t>(std::floor(bytes / blockBytes * (1 + 1e-12)));
 }
 
-// Linear interpolation between order statistics (numpy's default).
-// Over `zeros` zeros followed by `sorted` (ascending, all above zero): the empty windows are
-// counted without being stored, so a trace spanning years costs nothing extra.
-double percentile(const std::vector<double>& sorted, std::uint64_t zeros, double q) {
+// The q-quantile (kvbe/base/statistics.h) of `zeros` zeros followed by `sorted` (ascending, all
+// above zero): the empty windows are counted without being stored, so a trace spanning years
+// costs nothing extra.
+double quantileAfterZeros(const std::vector<double>& sorted, std::uint64_t zeros, double q) {
     const std::uint64_t n = zeros + sorted.size();
     if (n == 0) return 0;
     auto at = [&](std::uint64_t i) {
         return i < zeros ? 0.0 : sorted[static_cast<std::size_t>(i - zeros)];
     };
-    const double pos = q * static_cast<double>(n - 1);
-    const auto i = std::min<std::uint64_t>(static_cast<std::uint64_t>(pos), n - 1);
-    const double f = pos - static_cast<double>(i);
-    return i + 1 < n ? at(i) * (1 - f) + at(i + 1) * f : at(i);
+    const QuantileRank r = quantileRank(n, q);
+    return quantileBetween(at(r.index), r.fraction == 0 ? 0.0 : at(r.index + 1), r.fraction);
 }
 
 // The 1-minute window of a trace time (clamped: a fuzzed timestamp can be 1e300 s).
@@ -481,8 +481,8 @@ class Replay {
             std::sort(rates.begin(), rates.end());
             const std::uint64_t empty =
                 m_res.windows - std::min<std::uint64_t>(m_res.windows, rates.size());
-            tr.writeRateP50 = percentile(rates, empty, 0.5);
-            tr.writeRateP99 = percentile(rates, empty, 0.99);
+            tr.writeRateP50 = quantileAfterZeros(rates, empty, 0.5);
+            tr.writeRateP99 = quantileAfterZeros(rates, empty, 0.99);
             tr.writeRateMax = rates.empty() ? 0 : rates.back();
             if (tr.writeBps > 0)
                 tr.windowsOverWriteBw = static_cast<std::uint64_t>(
