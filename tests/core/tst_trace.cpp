@@ -503,8 +503,9 @@ class TestTrace : public QObject {
         }
     }
 
-    // A hybrid model's block carries one state snapshot (workload-model.md: capacity in blocks is
-    // C_T / (B · kv_bytes_per_token + state_bytes_per_block), and writes include the state).
+    // A hybrid model's block carries one state snapshot (docs/workload-model.md, "Tiers and
+    // capacity": capacity in blocks is C_T / (B · kv_bytes_per_token + state_bytes), and writes
+    // include the state).
     // Nemotron 3 Nano 30B-A3B by hand from its config: 6 attention layers × 2 (K, V) × 2 KV heads
     // × head_dim 128 × 2 B (BF16) per token; state per snapshot: 23 Mamba-2 layers × (64 heads ×
     // head_dim 64 × d_state 128) SSM elements in FP32 (mamba_ssm_cache_dtype) + 23 × conv (64·64 +
@@ -958,7 +959,7 @@ class TestTrace : public QObject {
         QCOMPARE(r->anyTier.tokenWeighted, hitTok / tok);
         QCOMPARE(r->anyTier.blockWeighted, hitBlk / blk);
         QVERIFY(std::abs(r->anyTier.perRequest - perReq / double(reqs.size())) < 1e-12);
-        // docs/workload-model.md's reference figures.
+        // docs/workload-model.md, "Reference figures".
         QVERIFY(std::abs(r->anyTier.tokenWeighted - 0.3736) < 5e-5);
         QVERIFY(std::abs(r->anyTier.blockWeighted - 0.3664) < 5e-5);
         QVERIFY(std::abs(tok / double(reqs.size()) - 12035) < 1);
