@@ -24,8 +24,9 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     kvbe::bench::isolateBenchSettings();
     const QString trace =
-        argc > 1 ? QString::fromLocal8Bit(argv[1])
-                 : QStringLiteral(KVBE_SOURCE_DIR "/../shared/traces/mooncake-conversation.jsonl");
+        argc > 1
+            ? QString::fromLocal8Bit(argv[1])
+            : QStringLiteral(KVBE_SOURCE_DIR "/tests/fixtures/traces/mooncake-conversation.jsonl");
     auto presets = kvbe::Presets::loadBuiltin();
     if (!presets) return 1;
     kvbe::MainWindow w(*presets);

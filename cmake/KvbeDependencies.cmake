@@ -27,6 +27,22 @@ kvbe_header_only(Eigen3::Eigen ${KVBE_THIRD_PARTY}/eigen3 Eigen/Dense libeigen3-
 
 find_package(Threads REQUIRED)
 
+# simdjson: the trace reader's JSON Lines parser (core). Debian's libsimdjson-dev (a shared library
+# with a CMake config), or simdjson.h and simdjson.cpp (the single-header release) under
+# third_party/simdjson/, built here as a static library.
+find_package(simdjson CONFIG QUIET)
+if(NOT TARGET simdjson::simdjson)
+  if(NOT EXISTS ${KVBE_THIRD_PARTY}/simdjson/simdjson.cpp)
+    message(FATAL_ERROR "simdjson not found: install libsimdjson-dev, or put simdjson.h and "
+                        "simdjson.cpp (its single-header release) under ${KVBE_THIRD_PARTY}/simdjson")
+  endif()
+  add_library(kvbe_simdjson STATIC ${KVBE_THIRD_PARTY}/simdjson/simdjson.cpp)
+  target_include_directories(kvbe_simdjson SYSTEM PUBLIC ${KVBE_THIRD_PARTY}/simdjson)
+  set_target_properties(kvbe_simdjson PROPERTIES POSITION_INDEPENDENT_CODE ON AUTOMOC OFF)
+  add_library(simdjson::simdjson ALIAS kvbe_simdjson)
+  message(STATUS "simdjson::simdjson: using ${KVBE_THIRD_PARTY}/simdjson/simdjson.cpp")
+endif()
+
 # Qt: the GUI needs Widgets, Charts and Svg; the tests need only Core and Test.
 # The Debian 12 package that holds each component's CMake files (scripts/install-deps installs them).
 set(KVBE_QT_PACKAGE_Core qt6-base-dev)

@@ -38,11 +38,9 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
+// The Mooncake conversation trace (tests/fixtures/traces/README.md: where it comes from).
 QString realTracePath() {
-    const QByteArray env = qgetenv("KVBE_TRACES_DIR");
-    const QString dir = env.isEmpty() ? QStringLiteral(KVBE_SOURCE_DIR "/../shared/traces")
-                                      : QString::fromUtf8(env);
-    return dir + "/mooncake-conversation.jsonl";
+    return QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl");
 }
 QString handTracePath() {
     return QStringLiteral(KVBE_FIXTURES "/traces/hand.jsonl");
@@ -128,8 +126,7 @@ class TestUiWorkload : public QObject {
 
     // The real trace, read on a worker; the summary's numbers are core's replay's, set up here.
     void realTraceSummaryEqualsCoreReplay() {
-        if (!QFile::exists(realTracePath()))
-            QSKIP("the conversation trace is not in ../shared/traces");
+        QVERIFY2(QFile::exists(realTracePath()), qPrintable(realTracePath() + " is missing"));
         auto w = makeWindow();
         auto* v = viewOf(*w);
         QSignalSpy loaded(v, &WorkloadView::traceLoaded);
@@ -205,8 +202,7 @@ class TestUiWorkload : public QObject {
 
     // Each tier's p* line says the share of requests at or above it: counted here from the file.
     void histogramShareAbovePStarEqualsACount() {
-        if (!QFile::exists(realTracePath()))
-            QSKIP("the conversation trace is not in ../shared/traces");
+        QVERIFY2(QFile::exists(realTracePath()), qPrintable(realTracePath() + " is missing"));
         auto w = makeWindow();
         auto* v = viewOf(*w);
         QVERIFY(v->openTrace(realTracePath()));
@@ -293,9 +289,7 @@ class TestUiWorkload : public QObject {
         QCOMPARE(v->trace()->size(), std::size_t(4));
         const auto before = v->result();
         QVERIFY(before);
-        const QString other = QFile::exists(realTracePath())
-                                  ? realTracePath()
-                                  : QStringLiteral(KVBE_FIXTURES "/traces/bailian-chain.jsonl");
+        const QString other = realTracePath();
         QVERIFY(v->openTrace(other));
         QVERIFY(!v->openTrace(other)); // one read at a time
         v->findChild<QPushButton*>("workloadCancel")->click();
@@ -361,7 +355,7 @@ class TestUiWorkload : public QObject {
     void chartsExport() {
         auto w = makeWindow();
         auto* v = viewOf(*w);
-        const QString trace = QFile::exists(realTracePath()) ? realTracePath() : handTracePath();
+        const QString trace = realTracePath();
         QVERIFY(v->openTrace(trace));
         QVERIFY(settle(*w));
         QTemporaryDir dir;

@@ -200,15 +200,6 @@ std::string errorMessage(std::string_view body) {
     return s.empty() ? "(no message in the body)" : s;
 }
 
-double quantile(std::vector<double> v, double q) {
-    if (v.empty()) return std::nan("");
-    std::sort(v.begin(), v.end());
-    const double pos = q * static_cast<double>(v.size() - 1);
-    const auto lo = static_cast<size_t>(std::floor(pos));
-    const size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
-}
-
 namespace {
 std::string num(double v) {
     char buf[64];
