@@ -37,16 +37,24 @@ bool settled(MainWindow& w) {
         120000);
 }
 
-// Sizes the window to the screen's available area, as a person maximising it would, and says
-// what does not fit: a minimum size past the screen, a window that would not shrink to it, or a
-// status bar below the window's bottom edge.
-QString misfit(MainWindow& w, QSize screen, const QString& after) {
+// Says what does not fit after an action: a window that grew past the size it was given for the
+// screen (its right edge and status bar off the screen), then, sized to the screen's available
+// area as a person maximising it would, a minimum size past the screen, a window that would not
+// shrink to it, or a status bar below the window's bottom edge.
+QString misfit(MainWindow& w, QSize screen, QSize fitted, const QString& after) {
+    QStringList grew;
+    if (w.width() > fitted.width() || w.height() > fitted.height())
+        grew << QStringLiteral("grew to %1×%2 from %3×%4")
+                    .arg(w.width())
+                    .arg(w.height())
+                    .arg(fitted.width())
+                    .arg(fitted.height());
     const QSize room(screen.width(), screen.height() - kTitleBar);
     w.resize(room);
     QApplication::processEvents();
     QApplication::processEvents();
     const QSize min = w.minimumSize().expandedTo(w.minimumSizeHint());
-    QStringList out;
+    QStringList out = grew;
     if (min.width() > room.width() || min.height() > room.height())
         out << QStringLiteral("minimum %1×%2 > %3×%4")
                    .arg(min.width())
@@ -61,8 +69,10 @@ QString misfit(MainWindow& w, QSize screen, const QString& after) {
                    .arg(room.height());
     const QRect bar(w.statusBar()->mapTo(&w, QPoint(0, 0)), w.statusBar()->size());
     if (!w.rect().contains(bar))
-        out << QStringLiteral("status bar at %1..%2 of %3").arg(bar.top()).arg(bar.bottom()).arg(
-                   w.height());
+        out << QStringLiteral("status bar at %1..%2 of %3")
+                   .arg(bar.top())
+                   .arg(bar.bottom())
+                   .arg(w.height());
     if (out.isEmpty()) return {};
     return after + QStringLiteral(": ") + out.join(QStringLiteral("; "));
 }
@@ -94,10 +104,18 @@ class TestUiScreens : public QObject {
         w->show();
         QVERIFY(QTest::qWaitForWindowExposed(w.get()));
         w->refreshNow();
+        QApplication::processEvents();
+        const QRect fitted = w->geometry();
         QStringList misfits;
         auto check = [&](const QString& after) {
             QVERIFY(settled(*w));
-            if (const QString m = misfit(*w, screen, after); !m.isEmpty()) misfits << m;
+            if (const QString m = misfit(*w, screen, fitted.size(), after); !m.isEmpty()) {
+                qWarning("%s", qPrintable(m));
+                misfits << m;
+            }
+            // Back to the size it was given, as the next action finds it.
+            w->setGeometry(fitted);
+            QApplication::processEvents();
         };
         check(QStringLiteral("opening"));
 
@@ -132,7 +150,9 @@ class TestUiScreens : public QObject {
             tabs->setCurrentIndex(i);
             check(QStringLiteral("the %1 tab").arg(tabs->tabText(i)));
         }
-        QVERIFY2(misfits.isEmpty(), qPrintable(misfits.join(QStringLiteral("\n"))));
+        QVERIFY2(misfits.isEmpty(), qPrintable(QStringLiteral("%1 misfits, the first: %2")
+                                                   .arg(misfits.size())
+                                                   .arg(misfits.value(0))));
     }
 
     // The capacity sliders keep a usable length (a thumb and room to drag it), at every size.
@@ -153,9 +173,9 @@ class TestUiScreens : public QObject {
         const int usable = 120;
         for (QSlider* s : sliders) {
             QVERIFY2(s->isVisible(), qPrintable(s->objectName()));
-            QVERIFY2(s->width() >= usable, qPrintable(QStringLiteral("%1 is %2 px long")
-                                                          .arg(s->objectName())
-                                                          .arg(s->width())));
+            QVERIFY2(s->width() >= usable,
+                     qPrintable(
+                         QStringLiteral("%1 is %2 px long").arg(s->objectName()).arg(s->width())));
         }
     }
 };

@@ -5,7 +5,6 @@
 #include "kvbe/ui/probes/probe_form.h"
 
 #include <QComboBox>
-#include <QFormLayout>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -48,7 +47,8 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
     auto* formBox = new QWidget(this);
     auto* column = new QVBoxLayout(formBox);
     column->setContentsMargins(0, 0, 0, 0);
-    auto* pick = new QFormLayout;
+    // The probe and Run on the top line: Run stays in sight however short the dock is.
+    auto* pick = new QHBoxLayout;
     pick->setContentsMargins(0, 0, 0, 0);
     m_probe = new QComboBox(formBox);
     m_probe->setObjectName(QStringLiteral("probeChoice"));
@@ -61,17 +61,20 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
         form->setObjectName(QStringLiteral("probeForm ") + key);
         m_forms->addWidget(form);
     }
-    pick->addRow(tr("Probe:"), m_probe);
+    auto* pickLabel = new QLabel(tr("Probe:"), formBox);
+    pickLabel->setBuddy(m_probe);
     m_about = new QLabel(formBox);
     m_about->setObjectName(QStringLiteral("probeAbout"));
     m_about->setWordWrap(true);
     m_about->setEnabled(false);
     auto* runButton = new QPushButton(tr("Run"), formBox);
     runButton->setObjectName(QStringLiteral("runProbe"));
+    pick->addWidget(pickLabel);
+    pick->addWidget(m_probe, 1);
+    pick->addWidget(runButton);
     column->addLayout(pick);
     column->addWidget(m_about);
     column->addWidget(m_forms);
-    column->addWidget(runButton, 0, Qt::AlignRight);
     column->addStretch();
     connect(runButton, &QPushButton::clicked, this, [this] { run(); });
     connect(m_probe, &QComboBox::currentIndexChanged, this, &ProbePanel::showProbe);

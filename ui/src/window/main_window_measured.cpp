@@ -13,6 +13,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QMenu>
+#include <QScrollArea>
 #include <QStatusBar>
 #include <QTabWidget>
 
@@ -52,6 +53,17 @@ Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::
     return out;
 }
 
+// A dock's contents in a scroll area: a dock shorter than its contents scrolls them, and never
+// makes the window taller than the screen.
+QScrollArea* scrolling(QWidget* contents) {
+    auto* scroll = new QScrollArea;
+    scroll->setObjectName(contents->objectName() + QStringLiteral("Scroll"));
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    scroll->setWidget(contents);
+    return scroll;
+}
+
 } // namespace
 
 void MainWindow::buildMeasured() {
@@ -59,7 +71,7 @@ void MainWindow::buildMeasured() {
     m_probePanel->setObjectName(QStringLiteral("probePanel"));
     m_probeDock = new QDockWidget(tr("Probes"), this);
     m_probeDock->setObjectName(QStringLiteral("probeDock"));
-    m_probeDock->setWidget(m_probePanel);
+    m_probeDock->setWidget(scrolling(m_probePanel));
     addDockWidget(Qt::BottomDockWidgetArea, m_probeDock);
     connect(m_probePanel, &ProbePanel::runStarted, this, &MainWindow::connectRun);
     connect(m_probePanel, &ProbePanel::tierRowChosen, this,
@@ -90,7 +102,7 @@ void MainWindow::buildMeasured() {
     m_fleetPanel->setObjectName(QStringLiteral("fleetPanel"));
     m_fleetDock = new QDockWidget(tr("Fleet"), this);
     m_fleetDock->setObjectName(QStringLiteral("fleetDock"));
-    m_fleetDock->setWidget(m_fleetPanel);
+    m_fleetDock->setWidget(scrolling(m_fleetPanel));
     addDockWidget(Qt::BottomDockWidgetArea, m_fleetDock);
     tabifyDockWidget(m_probeDock, m_fleetDock);
     m_probeDock->raise();

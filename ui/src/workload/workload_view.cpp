@@ -4,6 +4,7 @@
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
+#include "kvbe/ui/window/wrap_box.h"
 #include "kvbe/ui/workload/workload_charts.h"
 
 #include <QCheckBox>
@@ -34,6 +35,7 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 // 1 GiB, 40 is 512 GiB, 56 is 8 TiB and 68 is 64 TiB; step 0 leaves an offload tier out.
 constexpr int kStepsPerDoubling = 4;
 constexpr int kMaxStep = 68;
+constexpr int kSliderMinimum = 140;
 
 double stepBytes(int step) {
     return std::exp2(double(step - kStepsPerDoubling) / kStepsPerDoubling) * kGiB;
@@ -65,6 +67,8 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
     m_fileLabel = new QLabel(tr("No trace open"), this);
     m_fileLabel->setObjectName(QStringLiteral("workloadFile"));
     m_fileLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A long file name and description wrap rather than widen the window.
+    m_fileLabel->setWordWrap(true);
     m_progress = new QProgressBar(this);
     m_progress->setObjectName(QStringLiteral("workloadProgress"));
     m_progress->setRange(0, 1000);
@@ -107,11 +111,7 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
     m_summary->setFont(f);
     v->addWidget(m_summary);
 
-    auto* grid = new QGridLayout;
-    grid->setHorizontalSpacing(8);
-    grid->setVerticalSpacing(2);
-    buildControls(grid);
-    v->addLayout(grid);
+    v->addWidget(buildControls());
 
     m_chartTabs = new QTabWidget(this);
     m_chartTabs->setObjectName(QStringLiteral("workloadCharts"));
@@ -160,39 +160,45 @@ WorkloadView::~WorkloadView() {
         }
 }
 
-void WorkloadView::buildControls(QGridLayout* grid) {
-    // Left: one capacity row per tier (filled by syncTierRows). Right: the replay's rules.
-    m_tierGrid = new QGridLayout;
+QWidget* WorkloadView::buildControls() {
+    // Left: one capacity row per tier (filled by syncTierRows). Right, or under them where the
+    // tab is narrow: the replay's rules (layRules).
+    auto* tiers = new QWidget(this);
+    m_tierGrid = new QGridLayout(tiers);
+    m_tierGrid->setContentsMargins(0, 0, 0, 0);
+    m_tierGrid->setHorizontalSpacing(8);
     m_tierGrid->setVerticalSpacing(2);
     m_tierGrid->setColumnStretch(1, 1);
-    grid->addLayout(m_tierGrid, 0, 0, 4, 1);
-    grid->setColumnStretch(0, 3);
+    auto* rules = new QWidget(this);
+    m_rulesGrid = new QGridLayout(rules);
+    m_rulesGrid->setContentsMargins(0, 0, 0, 0);
+    m_rulesGrid->setHorizontalSpacing(8);
+    m_rulesGrid->setVerticalSpacing(2);
 
-    auto addCombo = [&](int row, int col, const QString& label, const char* name,
-                        const QStringList& items, const QString& tip) {
+    auto addCombo = [&](const QString& label, const char* name, const QStringList& items,
+                        const QString& tip) {
         auto* l = new QLabel(label, this);
         auto* c = new QComboBox(this);
         c->setObjectName(QString::fromLatin1(name));
         c->addItems(items);
         c->setToolTip(tip);
         l->setBuddy(c);
-        grid->addWidget(l, row, col);
-        grid->addWidget(c, row, col + 1);
+        m_ruleCells.push_back({l, c});
         return c;
     };
     m_admission =
-        addCombo(0, 1, tr("Admission"), "workloadAdmission", {"always", "breakeven", "optimal"},
+        addCombo(tr("Admission"), "workloadAdmission", {"always", "breakeven", "optimal"},
                  tr("always: load every hit; breakeven: only above the tier's p*; optimal: the "
                     "fastest cut per request. The summary and the thick TTFT curve use it."));
     m_admission->setCurrentText(QStringLiteral("optimal"));
-    m_policy = addCombo(1, 1, tr("Eviction"), "workloadPolicy", {"lru", "s3fifo"},
+    m_policy = addCombo(tr("Eviction"), "workloadPolicy", {"lru", "s3fifo"},
                         tr("LRU, or S3-FIFO (frequency-aware); the capacity sweep needs LRU"));
     m_placement =
-        addCombo(2, 1, tr("Placement"), "workloadPlacement", {"write-through", "cascade"},
+        addCombo(tr("Placement"), "workloadPlacement", {"write-through", "cascade"},
                  tr("write-through: every tier stores every block; cascade: blocks move down "
                     "one tier when evicted. The capacity sweep needs write-through"));
-    m_sweepTier = addCombo(3, 1, tr("Sweep"), "workloadSweepTier", {},
-                           tr("The tier the capacity chart varies"));
+    m_sweepTier =
+        addCombo(tr("Sweep"), "workloadSweepTier", {}, tr("The tier the capacity chart varies"));
 
     auto* l = new QLabel(tr("Prefill servers"), this);
     m_instances = new QSpinBox(this);
@@ -202,29 +208,26 @@ void WorkloadView::buildControls(QGridLayout* grid) {
     m_instances->setToolTip(
         tr("Servers fed first come first served; a load may start while its request waits, and "
            "loads in flight together share each tier's bandwidth"));
-    grid->addWidget(l, 0, 3);
-    grid->addWidget(m_instances, 0, 4);
+    l->setBuddy(m_instances);
+    m_ruleCells.push_back({l, m_instances});
     m_writeQueue = new QCheckBox(tr("Write queues"), this);
     m_writeQueue->setObjectName(QStringLiteral("workloadWriteQueue"));
     m_writeQueue->setToolTip(
         tr("Model each tier's write bandwidth: a block is readable once written, "
            "and a full queue drops its oldest writes"));
-    grid->addWidget(m_writeQueue, 1, 3);
     m_sharedLink = new QCheckBox(tr("Shared links"), this);
     m_sharedLink->setObjectName(QStringLiteral("workloadSharedLink"));
     m_sharedLink->setToolTip(
         tr("Each tier's reads and writes share one link: loads go first and delay "
            "the queued writes (with write queues)"));
-    grid->addWidget(m_sharedLink, 1, 4);
+    m_ruleCells.push_back({m_writeQueue, m_sharedLink});
     m_timing = new QLabel(this);
     m_timing->setObjectName(QStringLiteral("workloadTiming"));
     m_timing->setWordWrap(true);
     QFont small = m_timing->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     m_timing->setFont(small);
-    grid->addWidget(m_timing, 2, 3, 2, 2);
-    grid->setColumnStretch(2, 1);
-    grid->setColumnStretch(4, 1);
+    layRules(true);
 
     auto changed = [this] {
         m_settings.policy = *parseEvictionPolicy(m_policy->currentText().toStdString());
@@ -243,6 +246,35 @@ void WorkloadView::buildControls(QGridLayout* grid) {
     connect(m_writeQueue, &QCheckBox::toggled, this, changed);
     connect(m_sharedLink, &QCheckBox::toggled, this, changed);
     m_sharedLink->setEnabled(false);
+    auto* box = new WrapBox(tiers, rules, this);
+    box->setObjectName(QStringLiteral("workloadControls"));
+    connect(box, &WrapBox::sideBySideChanged, this, &WorkloadView::layRules);
+    return box;
+}
+
+void WorkloadView::layRules(bool besideTiers) {
+    for (const auto& [label, field] : m_ruleCells) {
+        m_rulesGrid->removeWidget(label);
+        m_rulesGrid->removeWidget(field);
+    }
+    m_rulesGrid->removeWidget(m_timing);
+    for (int c = 0; c < m_rulesGrid->columnCount(); ++c)
+        m_rulesGrid->setColumnStretch(c, 0);
+    // Beside the tiers a column of four rows with the servers and queues at its right; under
+    // them, where the tab is narrow, rows of three, so that the chart keeps the height.
+    const int perRow = besideTiers ? 4 : 3;
+    const int cells = int(m_ruleCells.size());
+    for (int i = 0; i < cells; ++i) {
+        const int row = besideTiers ? (i < perRow ? i : i - perRow) : i / perRow;
+        const int col = besideTiers ? (i < perRow ? 0 : 2) : 2 * (i % perRow);
+        m_rulesGrid->addWidget(m_ruleCells[std::size_t(i)].first, row, col);
+        m_rulesGrid->addWidget(m_ruleCells[std::size_t(i)].second, row, col + 1);
+        m_rulesGrid->setColumnStretch(col + 1, 1);
+    }
+    if (besideTiers)
+        m_rulesGrid->addWidget(m_timing, cells - perRow, 2, 2 * perRow - cells, 2);
+    else
+        m_rulesGrid->addWidget(m_timing, (cells + perRow - 1) / perRow, 0, 1, 2 * perRow);
 }
 
 QString WorkloadView::tierValueText(double bytes) const {
@@ -300,13 +332,15 @@ void WorkloadView::syncTierRows() {
         row.slider->setObjectName(QStringLiteral("workloadTier%1").arg(i));
         row.slider->setRange(i == 0 ? 1 : 0, kMaxStep);
         row.slider->setPageStep(kStepsPerDoubling);
+        // Long enough to drag: some 35 positions of 4 px over the 68 steps.
+        row.slider->setMinimumWidth(kSliderMinimum);
         row.slider->setToolTip(
             i == 0 ? tr("HBM left for KV; the scenario's default is 90 % of HBM less the weights")
                    : tr("Capacity of %1; all the way left leaves it out").arg(names[i]));
         row.value = new QLabel(this);
         row.value->setObjectName(QStringLiteral("workloadTier%1Value").arg(i));
         row.value->setMinimumWidth(row.value->fontMetrics().horizontalAdvance(
-            QStringLiteral("999.99 GB (99,999,999 tokens)")));
+            QStringLiteral("999 GiB (99,999,999 tokens)")));
         m_tierGrid->addWidget(row.name, i, 0);
         m_tierGrid->addWidget(row.slider, i, 1);
         m_tierGrid->addWidget(row.value, i, 2);

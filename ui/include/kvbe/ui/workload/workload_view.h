@@ -68,7 +68,9 @@ class WorkloadView : public QWidget {
     void replayed();
 
   private:
-    void buildControls(QGridLayout* grid);
+    // The capacity rows and the replay's rules, side by side where the tab is wide enough.
+    QWidget* buildControls();
+    void layRules(bool besideTiers);
     void syncTierRows();
     void syncControls();
     void requestReplay();
@@ -96,6 +98,8 @@ class WorkloadView : public QWidget {
     };
     std::vector<TierRow> m_rows; // row 0: the GPU, row k: the scenario's tier k-1
     QStringList m_tierNames;
+    QGridLayout* m_rulesGrid = nullptr;
+    std::vector<std::pair<QWidget*, QWidget*>> m_ruleCells; // a label and its field, in order
     QComboBox* m_policy = nullptr;
     QComboBox* m_placement = nullptr;
     QComboBox* m_admission = nullptr;
