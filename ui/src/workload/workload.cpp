@@ -45,6 +45,13 @@ double defaultTierCapacity(std::size_t scenarioTier) {
     return 0;
 }
 
+std::vector<SimTier> workloadSimTiers(const Evaluation& e, const Presets& presets) {
+    auto sim = scenarioSimTiers(e, presets);
+    for (std::size_t i = 0; i < sim.size() && i < e.tiers.size(); ++i)
+        sim[i].name = e.tiers[i].name;
+    return sim;
+}
+
 std::vector<double> workloadSweepTokens() {
     return logGrid(1e4, 1e9, 40);
 }
@@ -74,7 +81,7 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
     w.settings = settings;
     w.eval = eval;
     const Evaluation& e = *eval;
-    const auto sim = scenarioSimTiers(e, presets);
+    const auto sim = workloadSimTiers(e, presets);
     for (std::size_t i = 0; i < sim.size(); ++i) {
         WorkloadTier t;
         t.name = QString::fromStdString(sim[i].name);

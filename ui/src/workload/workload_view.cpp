@@ -296,7 +296,7 @@ void WorkloadView::syncTierRows() {
     const auto& r = m_explorer->result();
     if (!r) return;
     QStringList names{tr("GPU (HBM for KV)")};
-    for (const auto& t : scenarioSimTiers(*r->eval, m_explorer->presets()))
+    for (const auto& t : workloadSimTiers(*r->eval, m_explorer->presets()))
         names << QString::fromStdString(t.name);
     if (names == m_tierNames) {
         for (std::size_t i = 0; i < m_rows.size(); ++i) {

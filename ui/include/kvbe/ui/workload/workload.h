@@ -39,6 +39,10 @@ struct WorkloadSettings {
 // and an NVMe tier, the question the view opens with.
 double defaultTierCapacity(std::size_t scenarioTier);
 
+// The scenario's tiers as the replay takes them (core's scenarioSimTiers), named as the charts
+// and the scenario panel name them ("Host DRAM (PCIe 5.0)"), not by their preset's key.
+std::vector<SimTier> workloadSimTiers(const Evaluation& e, const Presets& presets);
+
 // The capacity chart's grid: 40 points from 10^4 to 10^9 tokens (from a few blocks to more than any
 // trace needs).
 std::vector<double> workloadSweepTokens();
