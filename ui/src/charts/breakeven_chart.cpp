@@ -176,8 +176,8 @@ void BreakevenChart::drawImplied(double xMin, double xMax, YRange& range) {
                           .arg(o.file, tier, tokensText(t.pStarTokens));
             scatter(g + "pstar", pText, col, 12, false)->replace(mark);
             if (!mark.isEmpty())
-                label(g + "pstar-label", pText, mark.front(), col,
-                      Qt::AlignRight | Qt::AlignBottom);
+                label(g + "pstar-label", pText, mark.front(), col, Qt::AlignRight | Qt::AlignBottom,
+                      tr("p* %1 = %2").arg(tier, tokensText(t.pStarTokens)));
         }
     }
 }

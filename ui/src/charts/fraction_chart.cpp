@@ -83,7 +83,8 @@ void FractionChart::refill() {
             if (t.pStarTokens > 0 || !r.scenario.lengths.log) {
                 mark.append(QPointF(t.pStarTokens, 100.0));
                 label(g + "pstar-label", text, mark.front(), col,
-                      pStarSide(t.pStarTokens, xMin, xMax, r.scenario.lengths.log));
+                      pStarSide(t.pStarTokens, xMin, xMax, r.scenario.lengths.log),
+                      tr("p* %1 = %2").arg(impliedTierText(t.tier), tokensText(t.pStarTokens)));
             }
             scatter(g + "pstar", text, col, 11)->replace(mark);
         }

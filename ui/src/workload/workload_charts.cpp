@@ -132,7 +132,8 @@ void PromptLengthChart::refill() {
                   .arg(QString::fromStdString(formatTokens(std::round(*tier.pStar))))
                   .arg(tier.shareAtOrAbove * 100, 0, 'f', 1),
               QPointF(p, ymax * (0.98 - 0.25 * double(i % 3))), col,
-              Qt::AlignRight | Qt::AlignBottom);
+              Qt::AlignRight | Qt::AlignBottom,
+              tr("p* %1").arg(QString::fromStdString(formatTokens(std::round(*tier.pStar)))));
     }
     endRefill();
     setHomeRange(xlo, xhi, 0, ymax);
@@ -212,8 +213,7 @@ void CapacityChart::refill() {
     setSecondaryAxis(tr("Mean TTFT saved vs GPU-only (%)"), std::floor(savedLo / 10) * 10,
                      std::ceil(savedHi * 1.1 / 10) * 10);
     setTitles(
-        tr("Hit ratio and TTFT saved against the capacity of %1").arg(tier),
-        describeScenario(*m_current),
+        tr("%1 capacity: hit ratio and TTFT saved").arg(tier), describeScenario(*m_current),
         tr("%1; one-pass LRU sweep, the other tiers as set, writes keeping up").arg(fileNameOf(w)));
     beginRefill();
     const QColor tierCol = w.sweepVary > 0 && w.settings.sweepTier > 0

@@ -10,6 +10,8 @@
 #include <QPointer>
 #include <QSet>
 
+#include <array>
+
 class QAreaSeries;
 class QGraphicsLineItem;
 class QGraphicsRectItem;
@@ -100,9 +102,10 @@ class ChartView : public QChartView {
                             bool inLegend = true);
     QAreaSeries* area(const QString& key, const QString& name, QColor color, bool inLegend = false);
     // A text pinned to a data point; hidden when the point leaves the plot. With no alignment
-    // it takes a free place around the point.
+    // it takes a free place around the point. Where it would cover another label or the legend
+    // it moves, then shows `brief` where given, else hides (the legend and hover name it).
     void label(const QString& key, const QString& text, QPointF value, QColor color,
-               Qt::Alignment align = Qt::AlignRight | Qt::AlignTop);
+               Qt::Alignment align = Qt::AlignRight | Qt::AlignTop, const QString& brief = {});
 
     // Published figures (resources/published/): one scatter per chart in a style of their own
     // (amber diamonds with a dark rim, not a tier's colour, not a measured point's disc), under
@@ -153,6 +156,7 @@ class ChartView : public QChartView {
     struct Label {
         QGraphicsSimpleTextItem* item = nullptr;
         QGraphicsLineItem* leader = nullptr; // to its point, where the label had to move away
+        QString text, brief;                 // its whole text, and a short form for little room
         QPointF value;
         Qt::Alignment align;
     };
@@ -165,11 +169,19 @@ class ChartView : public QChartView {
     void updateLegend();
     void applyRange(double xMin, double xMax, double yMin, double yMax);
     void applyFonts();
+    // The title for the chart's size now (setTitles), and the room a title takes.
+    void applyTitle();
+    QSizeF titleSize(const QString& html) const;
+    qreal axisRoom() const; // the height the x axis takes under the plot
     void rebuildAxes();
+    // Axis titles shortened to the plot's size, log axes' label bases to their length.
+    void fitAxes();
     void updateCrosshair(QPointF pos);
     void hideCrosshair();
 
     QString m_plainTitle;
+    std::array<QString, 3> m_titleParts; // headline, detail, note
+    static constexpr qreal kMaxTitleShare = 0.25;
     QList<PublishedMarker> m_published;
     QHash<QString, QAbstractSeries*> m_series;
     QSet<QAbstractSeries*> m_secondary;
@@ -196,7 +208,8 @@ class ChartView : public QChartView {
 
     static constexpr int kMargin = 6; // around the chart, inside the view
     ChartLegend* m_legend = nullptr;
-    QRectF m_legendArea; // the area it was last laid out in
+    QRectF m_legendArea;      // the area it was last laid out in
+    qreal m_legendBudget = 0; // and the height its rows could take
 
     QGraphicsLineItem* m_crossV = nullptr;
     QGraphicsLineItem* m_crossH = nullptr;
