@@ -105,8 +105,12 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
     } else if (auto g = defaultGpuCacheBytes(e)) {
         c.gpuCapacityBytes = *g;
     } else {
-        w.error = QStringLiteral("GPU cache: %1").arg(QString::fromStdString(g.message()));
-        w.summary = w.error;
+        w.gpuCacheMissing = true;
+        for (const auto& f : tensorParallelFits(e))
+            if (f.gpus > e.scenario.tensorParallel) w.tensorParallelFits.push_back(f);
+        w.summary = gpuCacheAdvice(e, w.tensorParallelFits);
+        w.sweepNote = QStringLiteral("No HBM is left for KV on the GPU: see the sentence above the "
+                                     "charts.");
         return w;
     }
     for (std::size_t i = 0; i < sim.size(); ++i) {
@@ -182,6 +186,35 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
     }
     w.summary = workloadSummary(w);
     return w;
+}
+
+QString gpuCacheAdvice(const Evaluation& e, const std::vector<TensorParallelFit>& fits) {
+    const QString slider =
+        QStringLiteral("drag the GPU slider to the HBM you expect to leave for KV");
+    if (!e.gpu)
+        return QStringLiteral("The scenario's GPU is not a preset, so its memory is unknown: %1.")
+            .arg(slider);
+    const double weights = e.model.paramsTotal * bytesPerElement(e.model.weightDtype);
+    const int tp = e.scenario.tensorParallel;
+    QString s =
+        QStringLiteral("%1's weights (%2) do not fit in 90 % of %3 (%4), so no HBM is "
+                       "left for KV.")
+            .arg(QString::fromStdString(e.model.id), QString::fromStdString(formatBytes(weights)),
+                 tp == 1
+                     ? QStringLiteral("one %1").arg(QString::fromStdString(e.gpu->name))
+                     : QStringLiteral("%1 × %2").arg(tp).arg(QString::fromStdString(e.gpu->name)),
+                 QString::fromStdString(formatBytes(0.9 * e.gpu->memoryBytes * tp)));
+    QStringList sizes;
+    for (const auto& f : fits)
+        sizes << QStringLiteral("%1 GPUs leave %2")
+                     .arg(f.gpus)
+                     .arg(QString::fromStdString(formatBytes(f.kvBytes)));
+    if (sizes.isEmpty())
+        return s +
+               QStringLiteral(" No tensor-parallel size up to 8 GPUs holds them: %1.").arg(slider);
+    return s + QStringLiteral(" With tensor parallel, %1 for KV: set it in the scenario panel "
+                              "(GPU ▸ Tensor parallel) or below, or %2.")
+                   .arg(listText(sizes), slider);
 }
 
 QString workloadSummary(const WorkloadResult& w) {

@@ -110,6 +110,19 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
     f.setBold(true);
     m_summary->setFont(f);
     v->addWidget(m_summary);
+    m_gpuAdvice = new QLabel(this);
+    m_gpuAdvice->setObjectName(QStringLiteral("workloadGpuAdvice"));
+    m_gpuAdvice->setTextFormat(Qt::RichText);
+    m_gpuAdvice->setWordWrap(true);
+    m_gpuAdvice->setVisible(false);
+    connect(m_gpuAdvice, &QLabel::linkActivated, this, [this](const QString& link) {
+        const int gpus = link.section(QLatin1Char(':'), 1).toInt();
+        if (!link.startsWith(QLatin1String("tp:")) || gpus < 1) return;
+        Scenario s = m_explorer->scenario();
+        s.tensorParallel = gpus;
+        m_explorer->edit(s, tr("Tensor parallel %1").arg(gpus));
+    });
+    v->addWidget(m_gpuAdvice);
 
     v->addWidget(buildControls());
 
@@ -299,18 +312,8 @@ void WorkloadView::syncTierRows() {
     for (const auto& t : workloadSimTiers(*r->eval, m_explorer->presets()))
         names << QString::fromStdString(t.name);
     if (names == m_tierNames) {
-        for (std::size_t i = 0; i < m_rows.size(); ++i) {
-            double bytes = 0;
-            if (i == 0) {
-                auto g = defaultGpuCacheBytes(*r->eval);
-                bytes = m_settings.gpuCacheBytes.value_or(g ? *g : 0.0);
-            } else {
-                bytes = i - 1 < m_settings.tierCapacityBytes.size()
-                            ? m_settings.tierCapacityBytes[i - 1]
-                            : defaultTierCapacity(i - 1);
-            }
-            m_rows[i].value->setText(tierValueText(bytes));
-        }
+        for (std::size_t i = 0; i < m_rows.size(); ++i)
+            m_rows[i].value->setText(rowText(i));
         return;
     }
     m_tierNames = names;
@@ -365,23 +368,29 @@ void WorkloadView::syncTierRows() {
     syncControls();
 }
 
+// The capacity a row shows: the one set, else the default; none for a GPU whose weights leave no
+// HBM for KV (or whose memory is unknown) until the slider gives one.
+std::optional<double> WorkloadView::rowBytes(std::size_t row) const {
+    if (row == 0) {
+        if (m_settings.gpuCacheBytes) return *m_settings.gpuCacheBytes;
+        if (const auto& r = m_explorer->result())
+            if (auto d = defaultGpuCacheBytes(*r->eval)) return *d;
+        return std::nullopt;
+    }
+    return row - 1 < m_settings.tierCapacityBytes.size() ? m_settings.tierCapacityBytes[row - 1]
+                                                         : defaultTierCapacity(row - 1);
+}
+
+QString WorkloadView::rowText(std::size_t row) const {
+    const auto bytes = rowBytes(row);
+    return bytes ? tierValueText(*bytes) : tr("not set: drag to give the HBM for KV");
+}
+
 void WorkloadView::syncControls() {
-    const auto& r = m_explorer->result();
     for (std::size_t i = 0; i < m_rows.size(); ++i) {
-        double bytes = 0;
-        if (i == 0) {
-            std::optional<double> g;
-            if (r)
-                if (auto d = defaultGpuCacheBytes(*r->eval)) g = *d;
-            bytes = m_settings.gpuCacheBytes ? *m_settings.gpuCacheBytes : g.value_or(0);
-        } else {
-            bytes = i - 1 < m_settings.tierCapacityBytes.size()
-                        ? m_settings.tierCapacityBytes[i - 1]
-                        : 0;
-        }
         const QSignalBlocker block(m_rows[i].slider);
-        m_rows[i].slider->setValue(bytesStep(bytes));
-        m_rows[i].value->setText(tierValueText(bytes));
+        m_rows[i].slider->setValue(bytesStep(rowBytes(i).value_or(0)));
+        m_rows[i].value->setText(rowText(i));
     }
     const QSignalBlocker b1(m_policy), b2(m_placement), b3(m_admission), b4(m_instances),
         b5(m_writeQueue), b6(m_sweepTier), b7(m_sharedLink);
@@ -488,10 +497,15 @@ void WorkloadView::apply(WorkloadPtr w) {
             c->setWorkload(m_result);
     }
     for (std::size_t i = 0; i < m_rows.size(); ++i)
-        m_rows[i].value->setText(tierValueText(i == 0 ? m_result->config.gpuCapacityBytes
-                                                      : (i - 1 < m_settings.tierCapacityBytes.size()
-                                                             ? m_settings.tierCapacityBytes[i - 1]
-                                                             : 0.0)));
+        m_rows[i].value->setText(rowText(i));
+    // Where the weights fill the GPU: the tensor-parallel sizes that hold them, a click away.
+    QStringList sizes;
+    for (const auto& f : m_result->tensorParallelFits)
+        sizes << QStringLiteral("<a href=\"tp:%1\">%1 GPUs</a> (%2 for KV)")
+                     .arg(f.gpus)
+                     .arg(QString::fromStdString(formatBytes(f.kvBytes)));
+    m_gpuAdvice->setText(tr("Tensor parallel: %1").arg(sizes.join(QStringLiteral(" · "))));
+    m_gpuAdvice->setVisible(m_result->gpuCacheMissing && !sizes.isEmpty());
     emit replayed();
 }
 

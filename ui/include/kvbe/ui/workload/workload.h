@@ -6,6 +6,7 @@
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_setup.h"
 #include "kvbe/trace/trace_sim.h"
 
 #include <QString>
@@ -72,6 +73,11 @@ struct WorkloadResult {
     double replaySeconds = 0, sweepSeconds = 0;
     QString summary; // the one-sentence answer
     QString error;   // the replay could not run: why
+    // No HBM is left for KV by default (the weights fill the GPU, or its memory is unknown) and
+    // none is set: the summary says what to do, and these tensor-parallel sizes would hold the
+    // weights.
+    bool gpuCacheMissing = false;
+    std::vector<TensorParallelFit> tensorParallelFits;
 };
 using WorkloadPtr = std::shared_ptr<const WorkloadResult>;
 
@@ -89,6 +95,10 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
 // 38.1 % of requests are faster than GPU-only caching, mean TTFT −25.5 % (285.8 → 212.9 ms,
 // optimal admission); nvme-gen5 needs 4.20 GB/s of writes (p99 minute)."
 QString workloadSummary(const WorkloadResult& w);
+
+// What to do where the GPU leaves no HBM for KV, in the window's words: the tensor-parallel sizes
+// that hold the weights, with the KV room each leaves, or the GPU slider.
+QString gpuCacheAdvice(const Evaluation& e, const std::vector<TensorParallelFit>& fits);
 
 // Capacity text for people, in binary units to three digits: "512 GiB", "61.1 GiB", "8 TiB".
 QString capacityText(double bytes);

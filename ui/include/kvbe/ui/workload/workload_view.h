@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QCheckBox;
@@ -80,6 +81,8 @@ class WorkloadView : public QWidget {
     void onCapacityMoved(int row, int step);
     void exportVisible(bool csv);
     QString tierValueText(double bytes) const;
+    std::optional<double> rowBytes(std::size_t row) const;
+    QString rowText(std::size_t row) const;
 
     Explorer* m_explorer;
     std::vector<WorkloadChart*> m_charts;
@@ -87,6 +90,7 @@ class WorkloadView : public QWidget {
     QLabel* m_fileLabel = nullptr;
     QLabel* m_error = nullptr;
     QLabel* m_summary = nullptr;
+    QLabel* m_gpuAdvice = nullptr; // links to the tensor-parallel sizes that hold the weights
     QLabel* m_timing = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
