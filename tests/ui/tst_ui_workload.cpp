@@ -2,6 +2,7 @@
 // replay computed here, the histogram's share above p* against a count made here, Cancel and bad
 // files, the controls and the scenario re-running the replay, and the charts' export.
 #include "ui_test_support.h"
+#include "workload_reference.h"
 
 #include "kvbe/base/units.h"
 #include "kvbe/files/file_kind.h"
@@ -72,33 +73,6 @@ std::vector<double> realInputLengths() {
         out.push_back(QJsonDocument::fromJson(line).object().value("input_length").toDouble());
     }
     return out;
-}
-
-// The replay the view should have run, set up here from the scenario: blocks of B · KV bytes per
-// token (+ state), the GPU's 90 % of HBM less the weights, and the scenario's first two tiers at
-// the given capacities with their presets' write bandwidths, drained through write queues (the
-// default, as in kvbe-cli trace replay).
-ReplayResult referenceReplay(const Trace& t, const Evaluation& e, double tier0Bytes,
-                             double tier1Bytes) {
-    ReplayConfig c;
-    c.writeQueue = true;
-    c.blockBytes = e.cost.kvBytesPerToken() * t.summary.blockTokens + e.cost.stateBytes();
-    const auto& m = e.model;
-    c.gpuCapacityBytes = 0.9 * e.gpu->memoryBytes * e.scenario.tensorParallel -
-                         m.paramsTotal * bytesPerElement(m.weightDtype);
-    const double caps[] = {tier0Bytes, tier1Bytes};
-    for (std::size_t i = 0; i < 2 && i < e.tiers.size(); ++i) {
-        if (!(caps[i] > 0)) continue;
-        SimTier st;
-        st.name = e.scenario.tiers[i].preset;
-        st.capacityBytes = caps[i];
-        st.path = e.tiers[i];
-        st.writeBps = presets().findTier(e.scenario.tiers[i].preset)->writeBps;
-        c.tiers.push_back(st);
-    }
-    auto r = replayTrace(t, e.cost, c);
-    if (!r) qFatal("reference replay: %s", r.message().c_str());
-    return *r;
 }
 
 QString pct(double share) {

@@ -3,6 +3,7 @@
 // in the window's words; and where the replay and the one-pass capacity curve differ (the write
 // queue drops hits the curve assumes), both figures are shown and told apart.
 #include "ui_test_support.h"
+#include "workload_reference.h"
 
 #include <QApplication>
 #include <QLabel>
@@ -89,6 +90,58 @@ class TestUiWorkloadAnswers : public QObject {
         QCOMPARE(v->result()->config.gpuCapacityBytes, 16.0 * 1024 * 1024 * 1024);
         QVERIFY2(text(v, "workloadTier0Value").startsWith(QLatin1String("16 GiB")),
                  qPrintable(text(v, "workloadTier0Value")));
+    }
+
+    // The conversation trace with 512 GiB of DRAM and 8 TiB of NVMe, write queues on (the
+    // default): the queues drop writes, so the replay finds fewer hits than the one-pass curve,
+    // which assumes writes keep up. The sentence gives both hit ratios (core's replay with and
+    // without the queue, set up here); the curve says "if writes keep up"; the replay's own hit
+    // ratio is a point at the capacity set, labelled with the points the backlog cost.
+    void theReplayAndTheCurveAreToldApart() {
+        auto w = makeWindow();
+        w->show();
+        auto* v = viewOf(*w);
+        QVERIFY(w->openTrace(QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl")));
+        QVERIFY(settle(*w));
+        QVERIFY(v->result() && v->result()->replay);
+        auto t = loadTrace(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl", {});
+        QVERIFY(t.ok());
+        const auto ref = reference(explorerOf(w)->scenario());
+        const double GiB = 1024.0 * 1024 * 1024;
+        const ReplayResult queued = referenceReplay(*t, ref.eval, 512 * GiB, 8192 * GiB, true);
+        const ReplayResult keptUp = referenceReplay(*t, ref.eval, 512 * GiB, 8192 * GiB, false);
+        const double hits = queued.anyTier.tokenWeighted * 100;
+        const double hitsKeptUp = keptUp.anyTier.tokenWeighted * 100;
+        qInfo("hits %.1f %% with the write queue, %.1f %% with writes that keep up", hits,
+              hitsKeptUp);
+        QVERIFY2(hitsKeptUp > hits + 0.5, "the fixture's writes no longer fall behind");
+
+        const QString summary = text(v, "workloadSummary");
+        const QString both =
+            QStringLiteral("%1 % of prompt tokens hit a cache, %2 % if writes kept up")
+                .arg(hits, 0, 'f', 1)
+                .arg(hitsKeptUp, 0, 'f', 1);
+        QVERIFY2(summary.contains(both), qPrintable(summary + QStringLiteral("\nwanted: ") + both));
+
+        auto* capacity =
+            qobject_cast<WorkloadChart*>(child<QWidget>(v, QStringLiteral("workload-capacity")));
+        QVERIFY(capacity);
+        QVERIFY2(capacity->seriesByKey(QStringLiteral("hits/any"))
+                     ->name()
+                     .endsWith(QLatin1String("if writes keep up")),
+                 qPrintable(capacity->seriesByKey(QStringLiteral("hits/any"))->name()));
+        QVERIFY(capacity->seriesByKey(QStringLiteral("saved"))
+                    ->name()
+                    .endsWith(QLatin1String("if writes keep up")));
+        auto* point = capacity->seriesByKey(QStringLiteral("replay/0/hits"));
+        QVERIFY(point);
+        QCOMPARE(point->count(), 1);
+        QCOMPARE(point->at(0).x(), 512.0);
+        QVERIFY(std::abs(point->at(0).y() - hits) < 1e-9);
+        const QString label = capacity->labelText(QStringLiteral("replay/0/label"));
+        QVERIFY2(label.contains(QStringLiteral("%1 points lost to the write backlog")
+                                    .arg(hitsKeptUp - hits, 0, 'f', 1)),
+                 qPrintable(label));
     }
 };
 

@@ -244,12 +244,12 @@ QLineSeries* ChartView::line(const QString& key, const QString& name, QColor col
 }
 
 QScatterSeries* ChartView::scatter(const QString& key, const QString& name, QColor color,
-                                   qreal size, bool inLegend) {
+                                   qreal size, bool inLegend, bool secondaryY) {
     m_touched.insert(key);
     auto* s = qobject_cast<QScatterSeries*>(m_series.value(key));
     if (!s) {
         s = new QScatterSeries;
-        registerSeries(key, s, inLegend, false);
+        registerSeries(key, s, inLegend, secondaryY);
     }
     s->setName(name);
     s->setMarkerSize(size * penScale());

@@ -135,6 +135,17 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
     }
     w.replay = std::move(*r);
     if (w.replay->cancelled) return w;
+    bool backlog = false;
+    for (const auto& t : w.replay->tiers)
+        backlog = backlog || t.writesDropped || t.lookupsLate || t.lookupsDropped;
+    if (backlog) {
+        ReplayConfig free = c;
+        free.writeQueue = false;
+        free.instances = 0;
+        auto f = replayTrace(*trace, e.cost, free, nullptr, go);
+        if (f && !f->cancelled) w.writesKeptUp = std::move(*f);
+        w.replaySeconds = secondsSince(t0);
+    }
     {
         const RequestTimes& rt = w.times;
         const bool queued = c.instances > 0 && !rt.queuedNone.empty();
@@ -260,6 +271,19 @@ QString workloadSummary(const WorkloadResult& w) {
     // As kvbe-cli trace replay's sentence: the prefill GPU time the tiers save beyond GPU-only.
     s += QStringLiteral(", %1 GPU prefill seconds saved")
              .arg(rule->gpuSecondsSaved - gpu->gpuSecondsSaved, 0, 'f', 1);
+    // The write backlog: what it cost against writes that keep up, which the capacity chart's
+    // one-pass curve assumes.
+    if (w.writesKeptUp) {
+        const RuleResult* keptRule = w.writesKeptUp->rule(toString(w.settings.admission));
+        const RuleResult* keptGpu = w.writesKeptUp->rule("gpu-only");
+        s += QStringLiteral("; writes falling behind cost hits: %1 of prompt tokens hit a cache, "
+                            "%2 if writes kept up")
+                 .arg(percent(r.anyTier.tokenWeighted),
+                      percent(w.writesKeptUp->anyTier.tokenWeighted));
+        if (keptRule && keptGpu && keptGpu->ttft.mean > 0)
+            s += QStringLiteral(" (mean TTFT %1, as the capacity chart's curve assumes)")
+                     .arg(signedPercent(keptRule->ttft.mean / keptGpu->ttft.mean - 1));
+    }
     if (!c.tiers.empty() && r.tiers.size() == c.tiers.size() + 1) {
         const TierReport& last = r.tiers.back();
         s += QStringLiteral("; %1 needs %2 of writes (p99 minute)")

@@ -99,7 +99,7 @@ class ChartView : public QChartView {
                       Qt::PenStyle style = Qt::SolidLine, bool inLegend = true,
                       bool secondaryY = false);
     QScatterSeries* scatter(const QString& key, const QString& name, QColor color, qreal size,
-                            bool inLegend = true);
+                            bool inLegend = true, bool secondaryY = false);
     QAreaSeries* area(const QString& key, const QString& name, QColor color, bool inLegend = false);
     // A text pinned to a data point; hidden when the point leaves the plot. With no alignment
     // it takes a free place around the point. Where it would cover another label or the legend

@@ -63,6 +63,10 @@ struct WorkloadResult {
     ReplayConfig config;
     std::vector<int> configTierOf;      // replay tier k (1…) → scenario tier index
     std::optional<ReplayResult> replay; // none for traces without block ids
+    // Where the write queue dropped or delayed hits: the same replay with writes that keep up and
+    // no prefill queue, as the one-pass capacity curve assumes (kvbe-cli trace replay's "hits
+    // lost to the write backlog").
+    std::optional<ReplayResult> writesKeptUp;
     RequestTimes times;
     // Every request's TTFT per rule (none, gpu-only, always, breakeven, optimal), ascending: with
     // prefill servers the queued times (wait + prefill). Sorted on the worker, for the chart.
