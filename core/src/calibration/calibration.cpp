@@ -351,20 +351,24 @@ Status saveCalibration(const fs::path& path, const Calibration& c) {
     return writeFileAtomically(path, calibrationToJson(c));
 }
 
-std::vector<std::string> mismatchWarnings(const Calibration& c, const ModelSpec& model,
-                                          KvDtype kvDtype) {
-    std::vector<std::string> out;
+bool sameModelId(const std::string& a, const std::string& b) {
     auto shortName = [](const std::string& id) {
         const auto slash = id.rfind('/');
         return lowerAscii(slash == std::string::npos ? id : id.substr(slash + 1));
     };
-    if (!c.model.empty() && shortName(c.model) != shortName(model.id))
+    return shortName(a) == shortName(b);
+}
+
+std::vector<std::string> mismatchWarnings(const Calibration& c, const ModelSpec& model,
+                                          KvDtype kvDtype) {
+    std::vector<std::string> out;
+    if (!c.model.empty() && !sameModelId(c.model, model.id))
         out.push_back(c.source + ": measured with model '" + c.model + "', the scenario uses '" +
                       model.id + "'");
     // "auto" is the model's own dtype: the scenario's model's, where the file names no other model.
     std::optional<KvDtype> fileDtype = c.kvDtype;
     if (!fileDtype && c.kvDtypeText == "auto" &&
-        (c.model.empty() || shortName(c.model) == shortName(model.id)))
+        (c.model.empty() || sameModelId(c.model, model.id)))
         fileDtype = model.weightDtype;
     if (fileDtype && *fileDtype != kvDtype &&
         bytesPerElement(*fileDtype) != bytesPerElement(kvDtype))

@@ -1,6 +1,7 @@
 #include "kvbe/ui/charts/chart_view.h"
 
 #include "kvbe/base/units.h"
+#include "kvbe/calibration/calibration.h"
 #include "kvbe/ui/charts/chart_legend.h"
 
 #include <QAreaSeries>
@@ -127,6 +128,22 @@ QColor ChartView::textColor() const {
 
 QColor ChartView::ghost(QColor c) const {
     c.setAlphaF(0.45f);
+    return c;
+}
+
+bool ChartView::ofAnotherModel(const QString& model) const {
+    return m_current && !model.isEmpty() &&
+           !sameModelId(model.toStdString(), m_current->model().id);
+}
+
+QString ChartView::markedWithModel(const QString& name, const QString& model) const {
+    return ofAnotherModel(model)
+               ? tr("%1 [another model: %2]").arg(name, model.section(QLatin1Char('/'), -1))
+               : name;
+}
+
+QColor ChartView::dimmed(QColor c) const {
+    c.setAlphaF(0.3f);
     return c;
 }
 

@@ -25,19 +25,6 @@
 
 namespace kvbe {
 
-namespace {
-
-// Model ids name the same model when their last parts match, case aside ("Llama-3.2-3B").
-bool sameModelIdImpl(const std::string& a, const std::string& b) {
-    auto last = [](const std::string& id) {
-        const QString s = QString::fromStdString(id);
-        return s.section(QLatin1Char('/'), -1).toLower();
-    };
-    return last(a) == last(b);
-}
-
-} // namespace
-
 FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     : QWidget(parent), m_explorer(explorer),
       m_ask([this](const Question& q) { return askWithMessageBox(this, q); }) {
@@ -217,10 +204,6 @@ void FleetPanel::clearAll() {
     updateMismatches();
     updateButtons();
     emit overlaysChanged();
-}
-
-bool FleetPanel::sameModelId(const std::string& a, const std::string& b) {
-    return sameModelIdImpl(a, b);
 }
 
 bool FleetPanel::importPaths(const QStringList& paths) {
@@ -515,7 +498,7 @@ Status FleetPanel::exportPyKvcache(const QString& path, bool fromCalibration) {
 
 ImportDrawing FleetPanel::drawing() const {
     if (!m_fitCost) return fleetDrawing(m_model.rows(), m_explorer->result());
-    const FleetFitCurves fit{*m_fitCost, m_fitTiers, m_fit->params.overheadS};
+    const FleetFitCurves fit{*m_fitCost, m_fitTiers, m_fit->params.overheadS, m_fitModel};
     return fleetDrawing(m_model.rows(), m_explorer->result(), &fit);
 }
 

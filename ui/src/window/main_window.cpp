@@ -296,6 +296,19 @@ void MainWindow::buildActions() {
         for (auto* c : m_charts)
             c->setSeriesHidden(kPublishedKey, !on);
     });
+    // Fleet files and probe runs of another model than the scenario's: dimmed and marked with
+    // their model, or left out.
+    auto* otherModels = view->addAction(tr("Measurements of &other models"));
+    otherModels->setObjectName(QStringLiteral("otherModels"));
+    otherModels->setCheckable(true);
+    otherModels->setChecked(true);
+    otherModels->setToolTip(tr("Imported files and probe runs measured with another model than the "
+                               "scenario's: drawn dimmed, marked with their model"));
+    connect(otherModels, &QAction::toggled, this, [this](bool on) {
+        m_style.otherModels = on;
+        for (auto* c : m_charts)
+            c->setChartStyle(m_style);
+    });
     m_logYAction = view->addAction(tr("&Log value axis"));
     m_logYAction->setCheckable(true);
     m_logYAction->setChecked(true);

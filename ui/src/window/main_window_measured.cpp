@@ -168,6 +168,10 @@ QString MainWindow::measuredTierName(int run) const {
 void MainWindow::connectRun(int index, ProbeRunner* runner, const QString& probe) {
     LiveRun live;
     live.probe = probe;
+    // The form's arguments, as the run was just started with them.
+    const QStringList args = m_probePanel->arguments();
+    if (const qsizetype m = args.indexOf(QStringLiteral("--model")); m >= 0 && m + 1 < args.size())
+        live.model = args[m + 1];
     live.name = tr("%1 #%2, measured").arg(probe).arg(index + 1);
     m_liveRuns[index] = live;
     connect(runner, &ProbeRunner::point, this, [this, index, probe](const ProbePoint& p) {
@@ -244,10 +248,15 @@ void MainWindow::addMeasuredTier(int run, const QString& name) {
 }
 
 void MainWindow::applyPrefill(int run, const QString& probe, double tokens, double seconds) {
+    // The model the probe ran: its points are that model's, and a run of another model starts
+    // the measured points afresh.
+    const QString model = m_liveRuns[run].model;
+    if (model != m_streamedModel) m_streamedPrefill.clear();
+    m_streamedModel = model;
     m_streamedPrefill.emplace_back(tokens, seconds);
     const QString label = tr("%1 #%2, measured").arg(probe).arg(run + 1);
-    m_ttft->setMeasured(m_streamedPrefill, label);
-    m_breakeven->setMeasuredPrefill(m_streamedPrefill, label);
+    m_ttft->setMeasured(m_streamedPrefill, label, model);
+    m_breakeven->setMeasuredPrefill(m_streamedPrefill, label, model);
 }
 
 bool MainWindow::openTrace(const QString& path) {

@@ -125,6 +125,10 @@ CalibrationSet readCalibrations(const std::vector<std::filesystem::path>& paths)
 std::string calibrationToJson(const Calibration& c);
 Status saveCalibration(const std::filesystem::path& path, const Calibration& c);
 
+// Whether two model ids name the same model: the same last part, case aside
+// ("meta-llama/Llama-3.2-3B" and "llama-3.2-3b"; not "Llama-3.2-3B-Instruct").
+bool sameModelId(const std::string& a, const std::string& b);
+
 // Warnings when a calibration was made for another model or KV dtype than the scenario's.
 std::vector<std::string> mismatchWarnings(const Calibration& c, const ModelSpec& model,
                                           KvDtype kvDtype);

@@ -28,6 +28,9 @@ class ChartLegend;
 struct ChartStyle {
     bool dark = false;
     bool presentation = false; // large fonts and lines, for a room
+    // Measurements made with another model than the scenario's (imported files, probe runs):
+    // drawn dimmed and marked with their model, or left out.
+    bool otherModels = true;
     bool operator==(const ChartStyle&) const = default;
 };
 
@@ -135,6 +138,11 @@ class ChartView : public QChartView {
     QList<QPointF> plottable(QList<QPointF> points) const;
     qreal penScale() const { return m_style.presentation ? 2.0 : 1.0; }
     QColor ghost(QColor c) const;
+    // Measurements of another model: whether `model` (empty: not said) is another than the
+    // scenario's, their series' name marked with it, and their colour dimmed.
+    bool ofAnotherModel(const QString& model) const;
+    QString markedWithModel(const QString& name, const QString& model) const;
+    QColor dimmed(QColor c) const;
     QColor textColor() const;
     QPointF toPixel(QPointF value) const;
 

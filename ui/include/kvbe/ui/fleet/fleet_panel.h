@@ -85,7 +85,6 @@ class FleetPanel : public QWidget {
     Result<Evaluation> fitBasis(const Calibration& c, QString& said);
     // "utilisation: 50 % → 44.6 %", per changed field.
     static QStringList adoptChanges(const Scenario& from, const Scenario& to);
-    static bool sameModelId(const std::string& a, const std::string& b);
     void askExport();
 
     Explorer* m_explorer;

@@ -169,10 +169,12 @@ class MainWindow : public QMainWindow {
         double best = 0;
         double fraction = 0;
         bool inScenario = false;
-        QString why; // the sentence under its results table
+        QString why;   // the sentence under its results table
+        QString model; // the model it ran (--model), where it names one
     };
     std::map<int, LiveRun> m_liveRuns;
     std::vector<QPointF> m_streamedPrefill; // (tokens, seconds)
+    QString m_streamedModel;                // the model they were measured with
     QString m_file;
     Scenario m_saved; // the baseline of the unsaved marker
     AskFn m_ask;
