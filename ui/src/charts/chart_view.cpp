@@ -78,6 +78,7 @@ void ChartView::setResults(ResultPtr current, std::vector<ResultPtr> pins) {
 void ChartView::setChartStyle(ChartStyle style) {
     if (style == m_style) return;
     m_style = style;
+    hideCrosshair(); // its font and colours change with the style
     // setTheme resets fonts, colours and pens; everything is re-applied after it.
     chart()->setTheme(style.dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     chart()->setBackgroundRoundness(0);

@@ -92,10 +92,7 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
         ChartView* c = createChart(key).release();
         m_charts.push_back(c);
         c->setObjectName(c->key() + QStringLiteral("Chart"));
-        connect(c, &ChartView::hovered, this, [this](const QString& text) {
-            statusBar()->showMessage(
-                QString(text).replace(QLatin1Char('\n'), QStringLiteral(" · ")), 4000);
-        });
+        connect(c, &ChartView::hovered, this, [this](const QString& text) { showHover(text); });
         auto* page = new QWidget;
         if (QWidget* controls = c->createControls(page)) {
             auto* v = new QVBoxLayout(page);
@@ -423,6 +420,26 @@ void MainWindow::askPin() {
         QInputDialog::getText(this, tr("Pin scenario"), tr("Label for the overlay:"),
                               QLineEdit::Normal, proposedPinLabel(), &ok);
     if (ok) pinCurrent(label);
+}
+
+// The hover box's first lines in the status bar, as many whole lines as fit its width; gone when
+// the mouse leaves the plot (an empty text), so no stale values stay behind.
+void MainWindow::showHover(const QString& text) {
+    if (text.isEmpty()) {
+        if (statusBar()->currentMessage() == m_hoverMessage) statusBar()->clearMessage();
+        m_hoverMessage.clear();
+        return;
+    }
+    const QFontMetrics fm(statusBar()->font());
+    const int room = statusBar()->width() - 24;
+    QString shown;
+    for (const QString& line : text.split(QLatin1Char('\n'))) {
+        const QString next = shown.isEmpty() ? line : shown + QStringLiteral(" · ") + line;
+        if (!shown.isEmpty() && fm.horizontalAdvance(next) > room) break;
+        shown = next;
+    }
+    m_hoverMessage = shown;
+    statusBar()->showMessage(shown);
 }
 
 void MainWindow::setDark(bool on) {

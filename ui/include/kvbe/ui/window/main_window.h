@@ -112,6 +112,7 @@ class MainWindow : public QMainWindow {
     void refreshCharts(bool all);
     void askPin();
     void reportError(const QString& message);
+    void showHover(const QString& text);
     // main_window_files.cpp: the scenario's file, opening files by what they are, recent files,
     // drops, and the session kept between runs.
     // Dropped files and folders: calibrations and folders imported together, the rest opened.
@@ -176,7 +177,8 @@ class MainWindow : public QMainWindow {
     std::vector<QPointF> m_streamedPrefill; // (tokens, seconds)
     QString m_streamedModel;                // the model they were measured with
     QString m_file;
-    Scenario m_saved; // the baseline of the unsaved marker
+    QString m_hoverMessage; // what the status bar shows of a chart's hover, while it does
+    Scenario m_saved;       // the baseline of the unsaved marker
     AskFn m_ask;
     QAction* m_undoAction = nullptr;
     QAction* m_redoAction = nullptr;
