@@ -171,6 +171,17 @@ class ServingProbeTest : public QObject {
         QVERIFY2(within(gpu["breakeven_prefix_tokens"].get<double>(),
                         truePStar(INFINITY, kGpuTFixed), kRecoveryTolerance),
                  got.constData());
+        // Each fitted sample beside its measurement (the Probes dock shows them): the four cold
+        // lengths as "recompute", the DRAM hits under the tier's name.
+        int recompute = 0, hits = 0;
+        for (const auto& res : r["residuals"]) {
+            recompute += res["series"] == "recompute";
+            hits += res["series"] == "dram";
+            QVERIFY2(res["measured_s"].get<double>() > 0 && res["fitted_s"].get<double>() > 0,
+                     got.constData());
+        }
+        QCOMPARE(recompute, 4);
+        QVERIFY2(hits > 0, got.constData());
 
         // The four files, each readable by what reads it.
         const QDir dir(out.path());
