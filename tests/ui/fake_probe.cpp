@@ -8,6 +8,7 @@
 //   garbage           a line that is not JSON
 //   hang-after:N      the first N points of the stream, then silence until stopped
 //   fail-after:N      the first N points of the stream, then an error line and exit code 4
+// The serving probe's stream is its TTFT points and a result with a fit.
 // The header's params hold the command line ("argv": every argument after the program's name).
 // KVBE_FAKE_PROBE_DELAY_MS sleeps between lines; SIGTERM ends a run like the real CLI does:
 // an error line and exit code 130.
@@ -135,6 +136,23 @@ void prefillStream() {
     line(R"({"type":"result","summary":{}})");
 }
 
+// The serving probe's stream: cold and hit TTFT medians, then the fit in the result.
+void servingStream() {
+    line(
+        R"({"type":"point","series":"ttft_cold_s","x":1024,"y":0.045,"unit":"s","meta":{"p05_s":0.043,"p95_s":0.05,"samples":5,"not_hits":0}})");
+    line(
+        R"({"type":"point","series":"ttft_cold_s","x":8192,"y":0.31,"unit":"s","meta":{"p05_s":0.3,"p95_s":0.33,"samples":5,"not_hits":0}})");
+    line(
+        R"({"type":"point","series":"ttft_hit_s","x":8192,"y":0.09,"unit":"s","meta":{"p05_s":0.085,"p95_s":0.1,"samples":5,"not_hits":0,"tier":"nvme","prefix":4096,"fraction":0.5}})");
+    line(
+        R"({"type":"result","summary":{"fitted_to":"median","utilisation":0.4461234,"overhead_s":0.0147812,"rms_relative_residual":0.0431,)"
+        R"("tiers":{"gpu":{"t_fixed_s":0.0031,"breakeven_prefix_tokens":96.4},)"
+        R"("nvme":{"bandwidth_Bps":12534567890.5,"t_fixed_s":0.000224,"breakeven_prefix_tokens":1234.6}},)"
+        R"("residuals":[{"series":"recompute","tokens":1024,"prefix":0,"measured_s":0.045,"fitted_s":0.047},)"
+        R"({"series":"recompute","tokens":8192,"prefix":0,"measured_s":0.31,"fitted_s":0.3},)"
+        R"({"series":"nvme","tokens":8192,"prefix":4096,"measured_s":0.09,"fitted_s":0.093}]}})");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -169,6 +187,8 @@ int main(int argc, char** argv) {
     }
     if (probe == "gpu-prefill")
         prefillStream();
+    else if (probe == "serving")
+        servingStream();
     else if (probe == "gpu-copy" || probe == "host-memcpy")
         copyStream(probe);
     else

@@ -3,6 +3,7 @@
 #include "kvbe/base/units.h"
 #include "kvbe/probe/probe_catalog.h"
 #include "kvbe/ui/probes/probe_form.h"
+#include "kvbe/ui/probes/ttft_fit_view.h"
 
 #include <QComboBox>
 #include <QFrame>
@@ -12,8 +13,10 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QStackedWidget>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace kvbe {
@@ -81,7 +84,9 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
     outer->addWidget(formBox);
 
     auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("probeHistory"));
     scroll->setWidgetResizable(true);
+    m_historyScroll = scroll;
     auto* historyBox = new QWidget(scroll);
     m_history = new QVBoxLayout(historyBox);
     m_history->setContentsMargins(2, 2, 2, 2);
@@ -130,6 +135,11 @@ bool ProbePanel::setOption(const QString& flag, const QString& value) {
 void ProbePanel::setDefaultModel(const QString& model) {
     for (int i = 0; i < m_forms->count(); ++i)
         static_cast<ProbeForm*>(m_forms->widget(i))->setDefaultModel(model);
+}
+
+void ProbePanel::setDefaultGpu(const QString& gpu) {
+    for (int i = 0; i < m_forms->count(); ++i)
+        static_cast<ProbeForm*>(m_forms->widget(i))->setDefaultGpu(gpu);
 }
 
 QStringList ProbePanel::arguments() const {
@@ -197,16 +207,25 @@ ProbeRunner* ProbePanel::run() {
     v->addLayout(line);
     v->addWidget(status);
     v->addWidget(notes);
+    // A serving run's TTFTs and the values fitted to them.
+    auto* ttft = new TtftFitView(int(m_runs.size()), row);
     v->addWidget(results);
+    v->addWidget(ttft);
     v->addWidget(why);
     v->addWidget(useRow, 0, Qt::AlignLeft);
     m_history->insertWidget(0, row);
+    // The newest run is at the top: show it, wherever the list was scrolled to.
+    QTimer::singleShot(0, m_historyScroll, [scroll = m_historyScroll] {
+        scroll->verticalScrollBar()->setValue(scroll->verticalScrollBar()->minimum());
+    });
     if (m_runs.empty()) m_history->itemAt(1)->widget()->hide(); // the "runs appear here" hint
 
     m_runs.push_back({runner, bar, status, notes, cancel, keep, results, why, useRow});
     const int index = int(m_runs.size()) - 1;
-    connect(runner, &ProbeRunner::point, row,
-            [this, index](const ProbePoint& p) { addResultRow(m_runs[size_t(index)], p); });
+    connect(runner, &ProbeRunner::point, row, [this, index, ttft](const ProbePoint& p) {
+        if (!ttft->addPoint(p)) addResultRow(m_runs[size_t(index)], p);
+    });
+    connect(runner, &ProbeRunner::result, ttft, &TtftFitView::showResult);
     connect(useRow, &QPushButton::clicked, this, [this, index, results] {
         const auto rows = results->selectionModel()->selectedRows();
         if (rows.isEmpty()) return;

@@ -119,10 +119,15 @@ void MainWindow::buildMeasured() {
             6000);
         m_fleetDock->raise();
     });
-    connect(&m_explorer, &Explorer::scenarioChanged, this, [this] {
+    const auto scenarioDefaults = [this] {
         m_probePanel->setDefaultModel(QString::fromStdString(m_explorer.scenario().model));
-    });
-    m_probePanel->setDefaultModel(QString::fromStdString(m_explorer.scenario().model));
+        // A GPU preset only: the probe knows no other.
+        const std::string& gpu = m_explorer.scenario().gpu;
+        m_probePanel->setDefaultGpu(m_explorer.presets().findGpu(gpu) ? QString::fromStdString(gpu)
+                                                                      : QString());
+    };
+    connect(&m_explorer, &Explorer::scenarioChanged, this, scenarioDefaults);
+    scenarioDefaults();
 
     auto* importCal = new QAction(tr("Import &calibration files…"), this);
     connect(importCal, &QAction::triggered, this, [this] {
