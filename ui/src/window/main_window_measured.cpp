@@ -19,19 +19,23 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 
 namespace kvbe {
 
 namespace {
 
-// The scenario with a measured tier added or updated. It borrows staging and t_fixed from the
-// first nominal tier of the same kind: the probe measured bandwidth, not the fixed cost.
+// The scenario with a measured tier added or updated. Its t_fixed is the probe's latency of one
+// read at queue depth 1, where it measured one (`tFixedMs`); else it borrows staging and t_fixed
+// from the first nominal tier of the same kind.
 Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::string& name,
-                          const QString& probe, double gbps, int run) {
+                          const QString& probe, double gbps, int run,
+                          std::optional<double> tFixedMs) {
     Scenario out = s;
     for (auto& t : out.tiers)
         if (t.name == name) {
             t.bandwidthGBps = gbps;
+            if (tFixedMs) t.tFixedMs = *tFixedMs;
             return out;
         }
     const std::string kind = probe.startsWith(QLatin1String("nvme-")) ? "nvme" : "dram";
@@ -49,6 +53,7 @@ Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::
             break;
         }
     }
+    if (tFixedMs) t.tFixedMs = *tFixedMs;
     out.tiers.push_back(t);
     return out;
 }
@@ -74,17 +79,17 @@ void MainWindow::buildMeasured() {
     m_probeDock->setWidget(scrolling(m_probePanel));
     addDockWidget(Qt::BottomDockWidgetArea, m_probeDock);
     connect(m_probePanel, &ProbePanel::runStarted, this, &MainWindow::connectRun);
-    connect(m_probePanel, &ProbePanel::tierRowChosen, this,
-            [this](int run, double gbps, const QString& setting) {
-                auto& r = m_liveRuns[run];
-                if (!r.inScenario) return;
-                r.why =
-                    tr("You chose %1 (%2 GB/s) for the tier.").arg(setting).arg(gbps, 0, 'f', 2);
-                m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
-                                                 r.name.toStdString(), r.probe, gbps, run),
-                                tr("Tier %1 from %2").arg(r.name, setting));
-                m_probePanel->markTierRow(run, gbps, r.why);
-            });
+    connect(
+        m_probePanel, &ProbePanel::tierRowChosen, this,
+        [this](int run, double gbps, const QString& setting) {
+            auto& r = m_liveRuns[run];
+            if (!r.inScenario) return;
+            r.why = tr("You chose %1 (%2 GB/s) for the tier.").arg(setting).arg(gbps, 0, 'f', 2);
+            m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
+                                             r.name.toStdString(), r.probe, gbps, run, r.latencyMs),
+                            tr("Tier %1 from %2").arg(r.name, setting));
+            m_probePanel->markTierRow(run, gbps, r.why);
+        });
     // The marked row follows the scenario's tier through undo and redo.
     connect(&m_explorer, &Explorer::scenarioChanged, this, [this] {
         for (const auto& [run, r] : m_liveRuns) {
@@ -184,6 +189,12 @@ void MainWindow::connectRun(int index, ProbeRunner* runner, const QString& probe
         // a tier load is a drive read, a host-to-GPU copy from pinned memory or a host memcpy.
         const SeriesRole role = seriesRole(p.series);
         if (isTierLoad(role) && p.y > 0) applyBandwidth(index, probe, p.y);
+        // One read at queue depth 1 is the tier's fixed cost per hit: the fastest such median.
+        if (isTierLoad(role) && p.meta.value("queue_depth", 0.0) == 1.0)
+            if (const double us = p.meta.value("p50_us", 0.0); us > 0) {
+                auto& run = m_liveRuns[index];
+                run.latencyMs = std::min(run.latencyMs.value_or(us / 1e3), us / 1e3);
+            }
         // Cold prefills: the GPU probe's kernel times, or the serving probe's cold TTFTs (which
         // carry the server's scheduling overhead; the fit of its own files takes that out).
         if ((role == SeriesRole::Prefill || role == SeriesRole::ColdTtft) && p.x > 0 && p.y > 0)
@@ -248,7 +259,7 @@ void MainWindow::addMeasuredTier(int run, const QString& name) {
     auto& r = m_liveRuns[run];
     r.inScenario = true;
     m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
-                                     name.toStdString(), r.probe, r.best, run),
+                                     name.toStdString(), r.probe, r.best, run, r.latencyMs),
                     tr("Measured tier %1").arg(name));
 }
 

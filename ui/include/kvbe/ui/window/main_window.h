@@ -12,6 +12,7 @@
 #include <QPointF>
 
 #include <map>
+#include <optional>
 #include <vector>
 
 class QAction;
@@ -168,6 +169,7 @@ class MainWindow : public QMainWindow {
         QString probe;
         QString name; // the tier it becomes
         double best = 0;
+        std::optional<double> latencyMs; // a read's median at queue depth 1: its t_fixed
         double fraction = 0;
         bool inScenario = false;
         QString why;   // the sentence under its results table
