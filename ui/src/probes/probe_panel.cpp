@@ -19,6 +19,9 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <cmath>
+#include <utility>
+
 namespace kvbe {
 
 namespace {
@@ -33,6 +36,15 @@ enum Column {
     P99Column,
     Columns
 };
+// A block size as it was asked for: "4 MiB" for 4 MiB (not "4.19 MB"), decimal units otherwise.
+QString blockText(double bytes) {
+    for (const auto& [unit, name] : {std::pair{1024.0 * 1024 * 1024, "GiB"},
+                                     std::pair{1024.0 * 1024, "MiB"}, std::pair{1024.0, "KiB"}})
+        if (bytes >= unit && std::fmod(bytes, unit) == 0)
+            return QStringLiteral("%1 %2").arg(bytes / unit).arg(QLatin1String(name));
+    return QString::fromStdString(formatBytes(bytes));
+}
+
 QString micros(const nlohmann::ordered_json& meta, const char* key) {
     const auto it = meta.find(key);
     if (it == meta.end() || !it->is_number()) return QString();
@@ -289,8 +301,7 @@ void ProbePanel::addResultRow(Run& run, const ProbePoint& p) {
     const double iops = meta.value("iops", 0.0);
     const QStringList cells{
         QString(),
-        QString::fromStdString(formatBytes(bytes)) +
-            (meta.value("kv_block", false) ? tr(" (KV block)") : QString()),
+        blockText(bytes) + (meta.value("kv_block", false) ? tr(" (KV block)") : QString()),
         meta.contains("queue_depth") ? QString::number(meta.value("queue_depth", 0)) : QString(),
         QString::number(gbps, 'f', 2),
         iops > 0 ? QString::number(iops, 'f', 0) : QString(),
