@@ -46,6 +46,8 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace kvbe {
 
 namespace {
@@ -415,11 +417,18 @@ bool MainWindow::pinCurrent(const QString& label) {
 void MainWindow::askPin() {
     const auto& r = m_explorer.result();
     if (!r) return;
-    bool ok = false;
-    const QString label =
-        QInputDialog::getText(this, tr("Pin scenario"), tr("Label for the overlay:"),
-                              QLineEdit::Normal, proposedPinLabel(), &ok);
-    if (ok) pinCurrent(label);
+    // Wide enough for the proposed label (a scenario's description runs long), within the
+    // screen.
+    QInputDialog dialog(this);
+    dialog.setObjectName(QStringLiteral("pinLabelDialog"));
+    dialog.setWindowTitle(tr("Pin scenario"));
+    dialog.setLabelText(tr("Label for the overlay:"));
+    dialog.setTextValue(proposedPinLabel());
+    const int text = dialog.fontMetrics().horizontalAdvance(dialog.textValue()) + 80;
+    const int most = screen() ? screen()->availableGeometry().width() * 9 / 10 : 1200;
+    dialog.resize(std::min(most, std::max(dialog.sizeHint().width(), text)),
+                  dialog.sizeHint().height());
+    if (dialog.exec() == QDialog::Accepted) pinCurrent(dialog.textValue());
 }
 
 // The hover box's first lines in the status bar, as many whole lines as fit its width; gone when
