@@ -163,7 +163,11 @@ ChartLegend::Layout ChartLegend::arrange(QSizeF area, qreal rowsBudget) {
     } else {
         m_size = flowRows(area.width());
         m_layout = Layout{Place::Bottom, m_size.height()};
-        if (m_size.height() > rowsBudget) {
+        // A list at the right stays there while it fits and the rows would take more than half
+        // their budget: names that change as a probe runs ("running, 42 % · 6.1 GB/s") made the
+        // legend jump between the bottom and the right.
+        const bool stayRight = m_lastPlace == Place::Right && m_size.height() > rowsBudget * 0.5;
+        if (m_size.height() > rowsBudget || stayRight) {
             qreal widest = 0;
             for (const Entry& e : m_entries)
                 widest = std::max(widest, naturalWidth(e));
@@ -195,6 +199,7 @@ ChartLegend::Layout ChartLegend::arrange(QSizeF area, qreal rowsBudget) {
     const Metrics m(m_font);
     for (const Slot& s : m_slots)
         s.text->setPos(s.swatch.right() + m.gap, s.rect.top());
+    m_lastPlace = m_layout.place;
     setToolTip(cut.isEmpty() ? tr("Click an entry to hide or show its series.")
                              : tr("Click an entry to hide or show its series. Cut for room: %1")
                                    .arg(cut.join(QStringLiteral("; "))));

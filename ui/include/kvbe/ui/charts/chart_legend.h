@@ -91,7 +91,8 @@ class ChartLegend : public QGraphicsObject {
     QFont m_font;
     QColor m_textColor;
     Layout m_layout;
-    QSizeF m_size; // of the arranged entries
+    QSizeF m_size;                     // of the arranged entries
+    Place m_lastPlace = Place::Bottom; // where the last arrange put it
     QRectF m_bounds;
 };
 
