@@ -13,6 +13,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QRubberBand>
 #include <QScatterSeries>
 #include <QTextDocument>
@@ -24,6 +25,46 @@
 #include <optional>
 
 namespace kvbe {
+
+namespace {
+
+// A label pinned to a data point, on a backdrop of the chart's background: gridlines and curves
+// do not cross its text.
+class LabelItem : public QGraphicsSimpleTextItem {
+  public:
+    QColor backdrop;
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w) override {
+        p->setPen(Qt::NoPen);
+        p->setBrush(backdrop);
+        p->drawRect(boundingRect());
+        QGraphicsSimpleTextItem::paint(p, o, w);
+    }
+};
+
+// WCAG's relative luminance and contrast ratio.
+double luminance(const QColor& c) {
+    const auto lin = [](double v) {
+        return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+}
+double contrast(const QColor& a, const QColor& b) {
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+} // namespace
+
+// A label's colour made readable on the background (contrast 4.5 : 1 at least): lighter on the
+// dark theme, darker on the light one; its hue stays.
+QColor readableOn(QColor c, const QColor& background) {
+    c.setAlpha(255);
+    const bool dark = luminance(background) < 0.5;
+    // 5.5 rather than 4.5: the themes' gradients vary around the mean taken here.
+    for (int i = 0; i < 12 && contrast(c, background) < 5.5; ++i)
+        c = dark ? c.lighter(120) : c.darker(120);
+    return c;
+}
 
 ChartView::ChartView(QWidget* parent) : QChartView(parent) {
     chart()->setAnimationOptions(QChart::NoAnimation);
@@ -121,6 +162,19 @@ void ChartView::applyFonts() {
     for (auto& l : m_labels)
         l.item->setFont(small);
     updateLegend();
+}
+
+// The chart's background as one colour: the themes paint a gradient, whose stops are averaged
+// (its brush's own colour is black).
+QColor ChartView::backgroundColor() const {
+    const QBrush b = chart()->backgroundBrush();
+    const QGradient* g = b.gradient();
+    if (!g || g->stops().isEmpty()) return b.color();
+    double r = 0, gr = 0, bl = 0;
+    for (const auto& stop : g->stops())
+        r += stop.second.redF(), gr += stop.second.greenF(), bl += stop.second.blueF();
+    const double n = double(g->stops().size());
+    return QColor::fromRgbF(float(r / n), float(gr / n), float(bl / n));
 }
 
 QColor ChartView::textColor() const {
@@ -298,7 +352,7 @@ void ChartView::label(const QString& key, const QString& text, QPointF value, QC
     auto it = m_labels.find(key);
     if (it == m_labels.end()) {
         Label l;
-        l.item = new QGraphicsSimpleTextItem;
+        l.item = new LabelItem;
         l.item->setZValue(20);
         chart()->scene()->addItem(l.item);
         QFont f = font();
@@ -309,7 +363,11 @@ void ChartView::label(const QString& key, const QString& text, QPointF value, QC
     it->item->setText(text);
     it->text = text;
     it->brief = brief;
-    it->item->setBrush(color);
+    const QColor background = backgroundColor();
+    it->item->setBrush(readableOn(color, background));
+    QColor backdrop = background;
+    backdrop.setAlphaF(0.8f);
+    static_cast<LabelItem*>(it->item)->backdrop = backdrop;
     it->value = value;
     it->align = align;
 }

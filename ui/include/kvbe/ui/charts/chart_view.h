@@ -144,6 +144,7 @@ class ChartView : public QChartView {
     QString markedWithModel(const QString& name, const QString& model) const;
     QColor dimmed(QColor c) const;
     QColor textColor() const;
+    QColor backgroundColor() const;
     QPointF toPixel(QPointF value) const;
 
     void mouseMoveEvent(QMouseEvent* e) override;
@@ -230,6 +231,8 @@ class ChartView : public QChartView {
 };
 
 QString seriesGroup(const QString& key);
+// A text colour of the same hue with a contrast of 4.5 : 1 at least on `background`.
+QColor readableOn(QColor c, const QColor& background);
 QColor tierColor(const ScenarioResult& r, size_t tierIndex);
 // The tier palette: the colour of the i-th tier, for tiers without a colour of their own and
 // for a tier the scenario panel adds.
