@@ -111,7 +111,7 @@ void BreakevenChart::drawTiers(const ScenarioResult& r, YRange& range) {
                       : tr("%1: B* with %2 ms fixed cost"))
                  .arg(name)
                  .arg(tc.tier.tFixedS * 1e3),
-             col, 1.5, Qt::DotLine, false)
+             col, 1.5, Qt::DotLine)
             ->replace(withFixed);
         label(g + "label", tr("%1 · %2").arg(name, tierRateText(tc.tier)), QPointF(inf, b), col,
               Qt::AlignLeft | Qt::AlignTop);

@@ -57,7 +57,8 @@ void TtftChart::refill() {
         const QString name = QString::fromStdString(tc.tier.name);
         line(g + "hit", tr("hit from %1").arg(name), col, 2.5)
             ->replace(toPoints(c.tokens, tc.tHit, ms));
-        line(g + "speedup", tr("%1 speedup").arg(name), col, 1.5, Qt::DotLine, false, true)
+        line(g + "speedup", tr("%1 speedup (right axis)").arg(name), col, 1.5, Qt::DotLine, true,
+             true)
             ->replace(toPoints(c.tokens, tc.speedup, 1));
         extend(tc.tHit);
     }
