@@ -37,6 +37,9 @@ QString listText(const QStringList& items) {
            items.back();
 }
 
+QString contextWarning(const WorkloadResult& w);
+QString workloadAnswer(const WorkloadResult& w);
+
 } // namespace
 
 double defaultTierCapacity(std::size_t scenarioTier) {
@@ -81,6 +84,8 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
     w.settings = settings;
     w.eval = eval;
     const Evaluation& e = *eval;
+    for (auto n : trace->inputTokens)
+        w.pastContext += double(n) > e.model.contextLimit;
     const auto sim = workloadSimTiers(e, presets);
     for (std::size_t i = 0; i < sim.size(); ++i) {
         WorkloadTier t;
@@ -108,7 +113,7 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
         w.gpuCacheMissing = true;
         for (const auto& f : tensorParallelFits(e))
             if (f.gpus > e.scenario.tensorParallel) w.tensorParallelFits.push_back(f);
-        w.summary = gpuCacheAdvice(e, w.tensorParallelFits);
+        w.summary = gpuCacheAdvice(e, w.tensorParallelFits) + contextWarning(w);
         w.sweepNote = QStringLiteral("No HBM is left for KV on the GPU: see the sentence above the "
                                      "charts.");
         return w;
@@ -228,7 +233,29 @@ QString gpuCacheAdvice(const Evaluation& e, const std::vector<TensorParallelFit>
                    .arg(listText(sizes), slider);
 }
 
+namespace {
+
+// The warning for prompts past the model's context, to follow the answer; empty when none is.
+QString contextWarning(const WorkloadResult& w) {
+    if (!w.pastContext || !w.trace || !w.eval) return {};
+    return QStringLiteral(" %1 of the trace's %2 requests (%3) are longer than %4's context of %5 "
+                          "tokens: a server would refuse them; the replay takes them as they are.")
+        .arg(w.pastContext)
+        .arg(w.trace->size())
+        .arg(percent(double(w.pastContext) / double(w.trace->size())),
+             QString::fromStdString(w.eval->model.id),
+             QString::fromStdString(formatTokens(w.eval->model.contextLimit)));
+}
+
+} // namespace
+
 QString workloadSummary(const WorkloadResult& w) {
+    return workloadAnswer(w) + contextWarning(w);
+}
+
+namespace {
+
+QString workloadAnswer(const WorkloadResult& w) {
     if (!w.error.isEmpty()) return w.error;
     if (!w.replay) {
         QStringList above;
@@ -295,5 +322,7 @@ QString workloadSummary(const WorkloadResult& w) {
     }
     return s + QLatin1Char('.');
 }
+
+} // namespace
 
 } // namespace kvbe

@@ -75,6 +75,9 @@ struct WorkloadResult {
     std::size_t sweepVary = 0; // the sweep's varied tier: 0 GPU, k its k-th offload tier
     QString sweepNote;         // why there is no sweep, if there is none
     double replaySeconds = 0, sweepSeconds = 0;
+    // Requests whose prompt is longer than the model's context: replayed as they are, but a
+    // server would refuse them.
+    std::size_t pastContext = 0;
     QString summary; // the one-sentence answer
     QString error;   // the replay could not run: why
     // No HBM is left for KV by default (the weights fill the GPU, or its memory is unknown) and
