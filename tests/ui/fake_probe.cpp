@@ -81,6 +81,16 @@ void driveStream(const std::string& probe) {
                                 {4194304, 32, 6.5, 20600, 31000},
                                 {29360128, 32, 6.25, 150000, 210000}};
     line(R"({"type":"note","message":"engine: psync: asked for with --engine psync"})");
+    // KVBE_FAKE_PROBE_QD1_US: first one 4 KiB read at queue depth 1, with that median latency.
+    if (const char* qd1 = std::getenv("KVBE_FAKE_PROBE_QD1_US")) {
+        char buf[384];
+        std::snprintf(
+            buf, sizeof buf,
+            R"({"type":"point","series":"%s","x":4096,"y":0.018,"unit":"GB/s",)"
+            R"("meta":{"block_bytes":4096,"queue_depth":1,"iops":4400,"p50_us":%s,"p99_us":400}})",
+            series.c_str(), qd1);
+        line(buf);
+    }
     for (int i = 0; i < 4; ++i) {
         atPoint(i);
         if (i == 1)
