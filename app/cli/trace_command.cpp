@@ -157,7 +157,7 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
         SimTier st;
         st.name = tc.preset.empty() ? tc.name : tc.preset;
         st.capacityBytes = capacity;
-        st.path = s.eval.tiers[i];
+        st.path = s.eval.cost.resolved(s.eval.tiers[i]); // the fixed cost on this model
         st.writeBps = s.writeBps[i];
         c.tiers.push_back(st);
     }

@@ -30,7 +30,7 @@ std::vector<SimTier> scenarioSimTiers(const Evaluation& e, const Presets& preset
         const TierSpec* spec = tc.preset.empty() ? nullptr : presets.findTier(tc.preset);
         SimTier st;
         st.name = tc.preset.empty() ? tc.name : tc.preset;
-        st.path = e.tiers[i];
+        st.path = e.cost.resolved(e.tiers[i]); // the fixed cost on this model
         st.writeBps = spec ? spec->writeBps : 0.0;
         out.push_back(st);
     }
