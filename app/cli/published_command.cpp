@@ -122,9 +122,7 @@ int runFit(const PublishedOptions& o, const std::string& commandLine) {
         other.model = id;
         auto oe = evaluate(other, *presets);
         if (!oe) return fail("--also-model " + id + ": " + oe.message());
-        std::vector<PublishedPoint> theirs;
-        for (const auto& p : matchingPoints(*ref, *oe))
-            if (!p.model.empty()) theirs.push_back(p);
+        auto theirs = matchingPoints(*ref, *oe); // the node's own figures are fitted once
         if (theirs.empty())
             return fail("--also-model " + id + ": " + ref->file +
                         " has no figure for that model on GPU '" + base->gpu + "'");

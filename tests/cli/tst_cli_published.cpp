@@ -121,9 +121,11 @@ class TestCliPublished : public QObject {
         QCOMPARE(mt.size(), st.size());
         for (qsizetype i = 0; i < mt.size(); ++i) {
             QCOMPARE(mt[i].toObject()["name"], st[i].toObject()["name"]);
-            for (const char* k : {"bandwidth_GBps", "t_fixed_ms"})
+            for (const char* k : {"bandwidth_GBps", "t_layer_us"})
                 QVERIFY(std::abs(mt[i].toObject()[k].toDouble() / st[i].toObject()[k].toDouble() -
                                  1) < 1e-6);
+            QCOMPARE(mt[i].toObject()["t_fixed_ms"].toDouble(), 0.0); // the per-layer form: t0 = 0
+            QCOMPARE(st[i].toObject()["t_fixed_ms"].toDouble(), 0.0);
         }
         QVERIFY(shipped["provenance"].toObject()["made_by"].toString().startsWith(
             "kvbe-cli published fit"));

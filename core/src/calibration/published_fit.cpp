@@ -122,12 +122,14 @@ Result<PublishedProblem> problemFor(const std::vector<PublishedModelPoints>& mod
     PublishedProblem problem;
     problem.tiers = base.tiers;
     std::set<int> tierSet, depths;
+    std::set<std::string> hardware; // the node's own figures (no model) count once
     for (const auto& m : models) {
         if (!m.eval.cost.analytic())
             return Error{"the scenario uses measured prefill times; a fit to published figures "
                          "needs the analytic model"};
         ModelPart part{m.eval.cost.inputs(), {}};
         for (const auto& p : m.points) {
+            if (p.model.empty() && !hardware.insert(p.id).second) continue;
             std::string why;
             if (!fittable(p, base.tiers, &why)) {
                 notes.push_back("left out " + why);

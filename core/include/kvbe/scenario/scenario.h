@@ -23,9 +23,6 @@ struct TierConfig {
     std::string preset;       // tier preset key it came from, if any
     double bandwidthGBps = 0; // read bandwidth of the tier itself (GB/s, 1e9)
     double tFixedMs = 0; // t0: the fixed cost per hit whatever the model
-    // The per-layer part: a hit costs t0 + layers · t_layer with the model's KV/state layers
-    // (docs/cost-model.md, "Fixed cost per layer"). 0: t_fixed_ms on every model.
-    double tLayerUs = 0;
     Staging staging = Staging::None;
     std::string color; // "#rrggbb", for the charts
     // Measured transfers (bytes, seconds); when present they replace bandwidth and t_fixed (and
@@ -34,6 +31,9 @@ struct TierConfig {
     // Bytes moved per useful byte of KV (≥ 1; 1: none). The load sees bandwidth / amplification.
     double amplification = 1;
     std::optional<double> writeGBps; // write (offload) bandwidth, shown for sizing; not in the load
+    // The per-layer part: a hit costs t0 + layers · t_layer with the model's KV/state layers
+    // (docs/cost-model.md, "Fixed cost per layer"). 0: t_fixed_ms on every model.
+    double tLayerUs = 0;
 
     bool operator==(const TierConfig&) const = default;
 };
