@@ -104,9 +104,9 @@ json fitJson(const FitResult& fit) {
     return j;
 }
 
-// One file's fit as a block of lines; `formNote` keeps the note on the fixed cost's form (a
-// fit across models states its own).
-void printFit(const FileFit& f, bool formNote) {
+// One file's fit as a block of lines; `ownForm` shows the fixed cost's form for this file alone
+// (a fit across models states its own).
+void printFit(const FileFit& f, bool ownForm) {
     const auto& p = f.fit.params;
     std::cout << "Fitted to " << f.c.source << " (" << f.c.format << ")";
     if (!p.fittedOn.empty())
@@ -126,7 +126,7 @@ void printFit(const FileFit& f, bool formNote) {
                       << " amplification = " << formatBandwidth(t.bandwidthBps / t.amplification)
                       << " effective";
         std::cout << ", t_fixed " << formatSeconds(t.tFixedS);
-        if (t.tLayerS > 0)
+        if (ownForm && t.tLayerS > 0)
             std::cout << " = " << formatSeconds(t.t0()) << " + " << t.layers << " layers × "
                       << formatSeconds(t.tLayerS);
         std::cout << ", break-even prefix "
@@ -137,7 +137,7 @@ void printFit(const FileFit& f, bool formNote) {
     std::cout << "  rms residual     " << std::round(p.rmsRelativeResidual * 1000) / 10
               << " % of the measured time\n";
     for (const auto& note : f.fit.notes)
-        if (formNote || note.rfind("fixed cost: ", 0) != 0)
+        if (ownForm || note.rfind("fixed cost: ", 0) != 0)
             std::cout << "  note: " << note << "\n";
     for (const auto& why : f.fit.unreliable)
         std::cout << "  unreliable: " << why << "\n";

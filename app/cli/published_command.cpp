@@ -167,9 +167,11 @@ int runFit(const PublishedOptions& o, const std::string& commandLine) {
     std::cout << "  utilisation      " << std::round(p.utilisation.value_or(0) * 10000) / 100
               << " % of " << (e->peakFlops / 1e12) << " TFLOP/s\n";
     for (const auto& [n, t] : p.tiers)
+        // t0 is printed as 0 where it fell to its bound (the optimiser leaves a rounding there).
         std::cout << "  tier " << n << ": " << formatBandwidth(t.bandwidthBps) << ", t_fixed "
-                  << formatSeconds(t.tFixedS) << " = " << formatSeconds(t.t0()) << " + "
-                  << t.layers << " layers × " << formatSeconds(t.tLayerS) << "\n";
+                  << formatSeconds(t.tFixedS) << " = "
+                  << formatSeconds(t.t0() < 1e-6 * t.tFixedS ? 0.0 : t.t0()) << " + " << t.layers
+                  << " layers × " << formatSeconds(t.tLayerS) << "\n";
     std::cout << "  fixed cost       " << fit->fixedCostWhy << "\n";
     std::cout << "  rms residual     " << std::round(p.rmsRelativeResidual * 1000) / 10 << " %\n";
     for (const auto& note : fit->notes)

@@ -165,6 +165,13 @@ class ServingProbeTest : public QObject {
                  got.constData());
         QVERIFY2(within(gpu["t_fixed_s"].get<double>(), kGpuTFixed, kRecoveryTolerance),
                  got.constData());
+        // One model: the offload tier's fixed cost is stated per layer, over Llama 3.2 3B's 28.
+        QCOMPARE(r["fixed_cost_form"].get<std::string>(), std::string("per layer"));
+        QCOMPARE(r["fixed_cost_why"].get<std::string>(), std::string(kvbe::kOneModelFixedCostForm));
+        QCOMPARE(dram["layers"].get<int>(), 28);
+        QVERIFY(within(dram["t_layer_s"].get<double>() * 28, dram["t_fixed_s"].get<double>(),
+                       1e-12));
+        QVERIFY2(run.out.contains("fit: fixed cost: fixed cost per layer"), run.out.constData());
         QVERIFY2(within(dram["breakeven_prefix_tokens"].get<double>(),
                         truePStar(kOffBps, kOffTFixed), kRecoveryTolerance),
                  got.constData());
@@ -177,6 +184,8 @@ class ServingProbeTest : public QObject {
         auto cal = kvbe::readCalibration(dir.filePath("calibration.json").toStdString());
         QVERIFY2(cal.ok(), cal.ok() ? "" : cal.message().c_str());
         QCOMPARE(cal->prefill.size(), size_t(4));
+        QCOMPARE(cal->fitted->tiers.at("dram").layers, 28);
+        QCOMPARE(cal->fitted->fittedOn.size(), size_t(1));
         QVERIFY(cal->breakevenPrefix.count("dram"));
         auto csv = kvbe::readCalibration(dir.filePath("serving.csv").toStdString());
         QVERIFY2(csv.ok(), csv.ok() ? "" : csv.message().c_str());

@@ -122,7 +122,7 @@ void readFitted(const FieldReader& r, const json& j, Calibration& c) {
                                "the whole number of KV/state layers t_fixed_s was fitted at",
                                v.contains("layers") ? &v["layers"] : nullptr);
                     tier.layers = static_cast<int>(*layers);
-                    if (tier.t0() < -1e-12 * std::max(1.0, tier.tFixedS))
+                    if (tier.tFixedS - tier.layers * tier.tLayerS < -1e-12)
                         r.failWith("field '" + at +
                                    "' has t_layer_s × layers above t_fixed_s; expected t_fixed_s "
                                    "= t0 + layers × t_layer_s with t0 ≥ 0");

@@ -7,6 +7,7 @@
 #include "kvbe/cost/fixed_cost.h"
 #include "kvbe/model/model_spec.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -72,7 +73,7 @@ struct FittedTier {
     // such layers a hit costs t0() + L · tLayerS. tLayerS 0: the same fixed cost on every model.
     double tLayerS = 0;
     int layers = 0;
-    double t0() const { return tFixedS - layers * tLayerS; }
+    double t0() const { return std::max(0.0, tFixedS - layers * tLayerS); } // rounding aside
     bool operator==(const FittedTier&) const = default;
 };
 
