@@ -77,9 +77,8 @@ json fitJson(const FitResult& fit) {
               {"overhead_s", p.overheadS},
               {"rms_relative_residual", p.rmsRelativeResidual},
               {"fitted_on", fittedOnJson(p.fittedOn)},
-              {"fixed_cost_form", fit.fixedCostForm
-                                      ? json(std::string(toString(*fit.fixedCostForm)))
-                                      : json(nullptr)},
+              {"fixed_cost_form",
+               fit.fixedCostForm ? json(std::string(toString(*fit.fixedCostForm))) : json(nullptr)},
               {"tiers", json::object()},
               {"residuals", json::array()},
               {"notes", fit.notes},
@@ -137,8 +136,7 @@ void printFit(const FileFit& f, bool ownForm) {
     std::cout << "  rms residual     " << std::round(p.rmsRelativeResidual * 1000) / 10
               << " % of the measured time\n";
     for (const auto& note : f.fit.notes)
-        if (ownForm || note.rfind("fixed cost: ", 0) != 0)
-            std::cout << "  note: " << note << "\n";
+        if (ownForm || note.rfind("fixed cost: ", 0) != 0) std::cout << "  note: " << note << "\n";
     for (const auto& why : f.fit.unreliable)
         std::cout << "  unreliable: " << why << "\n";
 }
@@ -196,7 +194,8 @@ int runAcrossModels(const CalibrationFitOptions& o, const CalibrationContext& ct
         std::cout << "  tier " << n << ": t0 " << formatSeconds(l.t0S) << ", t_layer "
                   << formatSeconds(l.tLayerS);
         for (const auto& f : fits)
-            std::cout << "; " << f.model.layers << " layers: " << formatSeconds(l.at(f.model.layers));
+            std::cout << "; " << f.model.layers
+                      << " layers: " << formatSeconds(l.at(f.model.layers));
         std::cout << "\n    " << l.why << "\n";
     }
     return kExitOk;

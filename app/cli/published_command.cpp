@@ -69,8 +69,8 @@ int runCompare(const PublishedOptions& o) {
                 {"reference", ref->file}, {"name", ref->name}, {"points", comparisonJson(rows)}};
             if (heldOut)
                 entry["held_out"] = {
-                    {"fitted_on", {{"model", heldOut->fittedOn.model},
-                                   {"layers", heldOut->fittedOn.layers}}},
+                    {"fitted_on",
+                     {{"model", heldOut->fittedOn.model}, {"layers", heldOut->fittedOn.layers}}},
                     {"model", heldOut->model},
                     {"layers", heldOut->layers},
                     {"scenario_form", heldOut->scenarioForm

@@ -39,8 +39,16 @@ const QByteArray kPareto =
 // One node measured with two models: TTFTs of the simple FLOP model at u = 0.45, a 4 ms shared
 // overhead and an SSD tier of 11 GB/s whose fixed cost is 2 ms + 0.1 ms per layer (4.8 ms for
 // Llama 3.2 3B's 28 layers, 5.6 ms for Qwen3 4B's 36).
-const QByteArray kLlamaNode = R"({"kvbe_calibration": 1, "model": "meta-llama/Llama-3.2-3B", "prefill": [[1024, 0.01919], [4096, 0.069623], [16384, 0.344313], [65536, 2.610404]], "hits": [{"tokens": 4096, "prefix": 2048.0, "tier": "ssd", "seconds": 0.064586}, {"tokens": 16384, "prefix": 8192.0, "tier": "ssd", "seconds": 0.290309}, {"tokens": 65536, "prefix": 32768.0, "tier": "ssd", "seconds": 2.068697}]})";
-const QByteArray kQwenNode = R"({"kvbe_calibration": 1, "model": "Qwen/Qwen3-4B-Instruct-2507", "prefill": [[1024, 0.023194], [4096, 0.089113], [16384, 0.477862], [65536, 4.03399]], "hits": [{"tokens": 4096, "prefix": 2048.0, "tier": "ssd", "seconds": 0.08239}, {"tokens": 16384, "prefix": 8192.0, "tier": "ssd", "seconds": 0.400815}, {"tokens": 65536, "prefix": 32768.0, "tier": "ssd", "seconds": 3.175367}]})";
+const QByteArray kLlamaNode = R"({"kvbe_calibration": 1, "model": "meta-llama/Llama-3.2-3B",
+    "prefill": [[1024, 0.01919], [4096, 0.069623], [16384, 0.344313], [65536, 2.610404]],
+    "hits": [{"tokens": 4096, "prefix": 2048, "tier": "ssd", "seconds": 0.064586},
+        {"tokens": 16384, "prefix": 8192, "tier": "ssd", "seconds": 0.290309},
+        {"tokens": 65536, "prefix": 32768, "tier": "ssd", "seconds": 2.068697}]})";
+const QByteArray kQwenNode = R"({"kvbe_calibration": 1, "model": "Qwen/Qwen3-4B-Instruct-2507",
+    "prefill": [[1024, 0.023194], [4096, 0.089113], [16384, 0.477862], [65536, 4.03399]],
+    "hits": [{"tokens": 4096, "prefix": 2048, "tier": "ssd", "seconds": 0.08239},
+        {"tokens": 16384, "prefix": 8192, "tier": "ssd", "seconds": 0.400815},
+        {"tokens": 65536, "prefix": 32768, "tier": "ssd", "seconds": 3.175367}]})";
 
 } // namespace
 
@@ -144,17 +152,20 @@ class TestCliCalibration : public QObject {
         QTemporaryDir tmp;
         write(tmp.filePath("llama.json"), kLlamaNode);
         write(tmp.filePath("qwen.json"), kQwenNode);
-        const auto r = cli({"calibration", "fit", tmp.filePath("llama.json"),
-                            tmp.filePath("qwen.json"), "--adopt", tmp.filePath("node.kvbe.json"),
-                            "--format", "json"});
+        const auto r =
+            cli({"calibration", "fit", tmp.filePath("llama.json"), tmp.filePath("qwen.json"),
+                 "--adopt", tmp.filePath("node.kvbe.json"), "--format", "json"});
         QCOMPARE(r.exitCode, 0);
         const auto o = QJsonDocument::fromJson(r.out).object();
         const auto models = o["models"].toArray();
         QCOMPARE(models.size(), 2);
         auto fixed = [&](int i) {
-            return models[i].toObject()["fit"].toObject()["tiers"].toObject()["ssd"].toObject()
-                ["t_fixed_s"]
-                    .toDouble();
+            return models[i]
+                .toObject()["fit"]
+                .toObject()["tiers"]
+                .toObject()["ssd"]
+                .toObject()["t_fixed_s"]
+                .toDouble();
         };
         const double f28 = fixed(0), f36 = fixed(1);
         const double tLayer = (f36 - f28) / (36 - 28), t0 = f28 - 28 * tLayer;
@@ -183,14 +194,16 @@ class TestCliCalibration : public QObject {
         const auto table =
             cli({"calibration", "fit", tmp.filePath("llama.json"), tmp.filePath("qwen.json")});
         QCOMPARE(table.exitCode, 0);
-        QVERIFY2(table.out.contains("Fixed cost across 2 models") &&
-                     table.out.contains("t0 and t_layer both fitted (least squares on [1, layers])"),
-                 table.out.constData());
+        QVERIFY2(
+            table.out.contains("Fixed cost across 2 models") &&
+                table.out.contains("t0 and t_layer both fitted (least squares on [1, layers])"),
+            table.out.constData());
         QVERIFY(!table.out.contains("one model cannot tell"));
         const auto refused = cli({"calibration", "fit", tmp.filePath("llama.json"),
                                   tmp.filePath("qwen.json"), "--out", tmp.filePath("x.json")});
         QCOMPARE(refused.exitCode, 1);
-        QVERIFY2(refused.err.contains("--out writes one calibration file"), refused.err.constData());
+        QVERIFY2(refused.err.contains("--out writes one calibration file"),
+                 refused.err.constData());
     }
 
     // Exported from a scenario, the thresholds are calc's break-even prefixes, and they read back.

@@ -126,7 +126,8 @@ class TestCliPublished : public QObject {
             QVERIFY2(table.out.contains(s), s);
         const auto r = cli({"published", "compare", "--scenario", moved, "--format", "json"});
         QCOMPARE(r.exitCode, 0);
-        const auto held = QJsonDocument::fromJson(r.out).array()[0].toObject()["held_out"].toObject();
+        const auto held =
+            QJsonDocument::fromJson(r.out).array()[0].toObject()["held_out"].toObject();
         QCOMPARE(held["layers"].toInt(), 36);
         QCOMPARE(held["fitted_on"].toObject()["layers"].toInt(), 28);
         for (const char* id : {"pstar-ssd-qwen-h100", "pstar-mem-qwen-h100"}) {

@@ -693,7 +693,8 @@ class TestCalibration : public QObject {
         const TierPath tier{"nvme", 11e9, 0.0056};
         for (double n : {4096.0, 16384.0, 65536.0})
             c.hits.push_back({n, n / 2, "nvme", model.tHit(tier, n, n / 2)});
-        c.tiers.push_back({"dram", {{1e6, 0.0005 + 1e6 / 50e9}, {1e9, 0.0005 + 1e9 / 50e9}}, {}, {}});
+        c.tiers.push_back(
+            {"dram", {{1e6, 0.0005 + 1e6 / 50e9}, {1e9, 0.0005 + 1e9 / 50e9}}, {}, {}});
         auto fit = fitCalibration(c, truth, {}, FitOptions{false, false});
         QVERIFY2(fit.ok(), fit.ok() ? "" : fit.message().c_str());
         QVERIFY(fit->fixedCostForm == FixedCostForm::PerLayer);
@@ -706,8 +707,7 @@ class TestCalibration : public QObject {
         const auto& dram = fit->params.tiers.at("dram");
         QCOMPARE(dram.tLayerS, 0.0);
         KVBE_COMPARE_REL(dram.tFixedS, 0.0005, 1e-6);
-        QCOMPARE(fit->params.fittedOn,
-                 (std::vector<FittedModel>{{"meta-llama/Llama-3.2-3B", 28}}));
+        QCOMPARE(fit->params.fittedOn, (std::vector<FittedModel>{{"meta-llama/Llama-3.2-3B", 28}}));
         bool said = false;
         for (const auto& n : fit->notes)
             said = said || n == std::string("fixed cost: ") + kOneModelFixedCostForm;
@@ -746,11 +746,10 @@ class TestCalibration : public QObject {
         QTest::newRow("three models") << QList<QPointF>{{28, 4.8}, {36, 5.6}, {40, 6.4}}
                                       << ym - sxy / sxx * xm << sxy / sxx << both;
         // Slope 0.2, intercept −2.8: t0 held at 0, t_layer = Σ L·t / Σ L².
-        QTest::newRow("negative t0")
-            << QList<QPointF>{{28, 2.8}, {36, 4.4}} << 0.0
-            << (28 * 2.8 + 36 * 4.4) / (28.0 * 28 + 36 * 36) << perLayer;
-        QTest::newRow("falls with depth") << QList<QPointF>{{28, 5.0}, {36, 4.0}} << 4.5 << 0.0
-                                          << int(FixedCostForm::Constant);
+        QTest::newRow("negative t0") << QList<QPointF>{{28, 2.8}, {36, 4.4}} << 0.0
+                                     << (28 * 2.8 + 36 * 4.4) / (28.0 * 28 + 36 * 36) << perLayer;
+        QTest::newRow("falls with depth")
+            << QList<QPointF>{{28, 5.0}, {36, 4.0}} << 4.5 << 0.0 << int(FixedCostForm::Constant);
     }
     void fixedCostLineByHand() {
         QFETCH(QList<QPointF>, samples);
@@ -773,8 +772,8 @@ class TestCalibration : public QObject {
     // layers), 5.6 ms on Qwen3 4B (36).
     void fitAcrossModelsSeparatesParts() {
         std::vector<ModelFit> fits;
-        for (const auto& [id, layers] :
-             {std::pair{"meta-llama/Llama-3.2-3B", 28}, std::pair{"Qwen/Qwen3-4B-Instruct-2507", 36}}) {
+        for (const auto& [id, layers] : {std::pair{"meta-llama/Llama-3.2-3B", 28},
+                                         std::pair{"Qwen/Qwen3-4B-Instruct-2507", 36}}) {
             CostInputs truth;
             truth.model = test::preset(id);
             truth.peakFlops = 989e12;
@@ -842,9 +841,11 @@ class TestCalibration : public QObject {
         QTest::newRow("no layers") << QByteArray(R"({"bandwidth_Bps": 1e10, "t_fixed_s": 0.005,
             "t_layer_s": 0.0001})") << "fitted.tiers.nvme.layers";
         QTest::newRow("more than t_fixed") << QByteArray(R"({"bandwidth_Bps": 1e10,
-            "t_fixed_s": 0.001, "t_layer_s": 0.0001, "layers": 28})") << "t0 ≥ 0";
+            "t_fixed_s": 0.001, "t_layer_s": 0.0001, "layers": 28})")
+                                           << "t0 ≥ 0";
         QTest::newRow("negative") << QByteArray(R"({"bandwidth_Bps": 1e10, "t_fixed_s": 0.005,
-            "t_layer_s": -1, "layers": 28})") << "fitted.tiers.nvme.t_layer_s";
+            "t_layer_s": -1, "layers": 28})")
+                                  << "fitted.tiers.nvme.t_layer_s";
     }
     void perLayerPartRefusedWhenInconsistent() {
         QFETCH(QByteArray, tier);

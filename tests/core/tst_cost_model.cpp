@@ -338,8 +338,8 @@ class TestCostModel : public QObject {
                          8192 * kvPerToken / (cm.tMiss(8192) - fixed), 1e-12);
         // A constant tier of the same fixed cost is the same tier on this model, p* included.
         const TierPath constant{"nvme", 12e9, fixed};
-        KVBE_COMPARE_REL(*cm.breakevenPrefixClosedForm(tier), *cm.breakevenPrefixClosedForm(constant),
-                         1e-12);
+        KVBE_COMPARE_REL(*cm.breakevenPrefixClosedForm(tier),
+                         *cm.breakevenPrefixClosedForm(constant), 1e-12);
         KVBE_COMPARE_REL(*cm.breakevenPrefix(tier), *cm.breakevenPrefix(constant), 1e-9);
         const TierPath resolved = cm.resolved(tier);
         QCOMPARE(resolved.tLayerS, 0.0);

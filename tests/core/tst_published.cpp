@@ -410,8 +410,8 @@ class TestPublished : public QObject {
             t.tFixedMs = 28 * t.tLayerUs * 1e-3;
             t.tLayerUs = 0;
         }
-        const auto c = comparePublished({h->constant[0].point, h->constant[1].point},
-                                        evaluated(constant));
+        const auto c =
+            comparePublished({h->constant[0].point, h->constant[1].point}, evaluated(constant));
         QVERIFY(test::near(*c[0].model, *h->constant[0].model, 1e-12));
         QVERIFY(test::near(*c[1].model, *h->constant[1].model, 1e-12));
         // On the model fitted on there is nothing held out.
@@ -428,8 +428,9 @@ class TestPublished : public QObject {
         Scenario q = *d;
         q.model = "Qwen/Qwen3-4B-Instruct-2507";
         const auto qwen = evaluated(q);
-        const auto fit = fitPublished(std::vector<PublishedModelPoints>{
-            {matchingPoints(reference(), llama), llama}, {matchingPoints(reference(), qwen), qwen}});
+        const auto fit = fitPublished(
+            std::vector<PublishedModelPoints>{{matchingPoints(reference(), llama), llama},
+                                              {matchingPoints(reference(), qwen), qwen}});
         QVERIFY2(fit.ok(), fit.ok() ? "" : fit.message().c_str());
         QVERIFY(fit->fixedCostForm == FixedCostForm::Both);
         QCOMPARE(fit->params.fittedOn.size(), size_t(2));

@@ -169,8 +169,8 @@ class ServingProbeTest : public QObject {
         QCOMPARE(r["fixed_cost_form"].get<std::string>(), std::string("per layer"));
         QCOMPARE(r["fixed_cost_why"].get<std::string>(), std::string(kvbe::kOneModelFixedCostForm));
         QCOMPARE(dram["layers"].get<int>(), 28);
-        QVERIFY(within(dram["t_layer_s"].get<double>() * 28, dram["t_fixed_s"].get<double>(),
-                       1e-12));
+        QVERIFY(
+            within(dram["t_layer_s"].get<double>() * 28, dram["t_fixed_s"].get<double>(), 1e-12));
         QVERIFY2(run.out.contains("fit: fixed cost: fixed cost per layer"), run.out.constData());
         QVERIFY2(within(dram["breakeven_prefix_tokens"].get<double>(),
                         truePStar(kOffBps, kOffTFixed), kRecoveryTolerance),

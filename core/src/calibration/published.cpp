@@ -254,8 +254,8 @@ int tierIndexFor(const std::vector<TierPath>& tiers, const std::string& publishe
 }
 
 std::optional<double> publishedModelFigure(const PublishedPoint& p, const CostModel& cost,
-                                          const std::vector<TierPath>& tiers,
-                                          std::string* tierName) {
+                                           const std::vector<TierPath>& tiers,
+                                           std::string* tierName) {
     const int idx = tierIndexFor(tiers, p.tier);
     if (tierName) *tierName = idx >= 0 ? tiers[static_cast<size_t>(idx)].name : std::string();
     const TierPath* tier = idx >= 0 ? &tiers[static_cast<size_t>(idx)] : nullptr;
@@ -265,7 +265,8 @@ std::optional<double> publishedModelFigure(const PublishedPoint& p, const CostMo
     };
     switch (p.quantity) {
     case PublishedQuantity::BreakevenBandwidth:
-        return tier ? cost.breakevenBandwidth(*p.tokens, *tier) : cost.breakevenBandwidth(*p.tokens);
+        return tier ? cost.breakevenBandwidth(*p.tokens, *tier)
+                    : cost.breakevenBandwidth(*p.tokens);
     case PublishedQuantity::BreakevenPrefix:
         if (!tier) return std::nullopt;
         return pStar();

@@ -99,8 +99,8 @@ struct PublishedFunctor : Eigen::DenseFunctor<double> {
         for (size_t m = 0; m < problem.models.size(); ++m) {
             const auto cost = problem.model(m, d.u);
             for (const auto* p : problem.models[m].points) {
-                const auto v = cost ? publishedModelFigure(*p, *cost, d.tiers, nullptr)
-                                    : std::nullopt;
+                const auto v =
+                    cost ? publishedModelFigure(*p, *cost, d.tiers, nullptr) : std::nullopt;
                 f[row++] = v ? (*v - p->value) / p->value : penalty();
             }
         }
@@ -194,8 +194,7 @@ Result<PublishedFit> fitPublished(const std::vector<PublishedModelPoints>& model
     for (size_t m = 0; m < problem.models.size(); ++m) {
         auto cost = problem.model(m, d.u);
         if (!cost)
-            return Error{"the fitted utilisation " + std::to_string(d.u) +
-                         " is not a valid input"};
+            return Error{"the fitted utilisation " + std::to_string(d.u) + " is not a valid input"};
         for (const auto* p : problem.models[m].points) {
             PublishedComparison c{*p, {}, {}};
             c.model = publishedModelFigure(*p, *cost, d.tiers, &c.modelTier);
@@ -214,8 +213,9 @@ Result<PublishedFit> fitPublished(const std::vector<PublishedModelPoints>& model
     if (problem.bothParts) {
         out.fixedCostForm = FixedCostForm::Both;
         out.fixedCostWhy = "t0 and t_layer fitted together to the points of " +
-                           std::to_string(out.params.fittedOn.size()) + " models on one node: " +
-                           modelsSentence(out.params.fittedOn) + ", with one utilisation";
+                           std::to_string(out.params.fittedOn.size()) +
+                           " models on one node: " + modelsSentence(out.params.fittedOn) +
+                           ", with one utilisation";
     } else {
         out.fixedCostForm = FixedCostForm::PerLayer;
         out.fixedCostWhy = kOneModelFixedCostForm;

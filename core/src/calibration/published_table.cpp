@@ -81,14 +81,14 @@ std::string publishedComparisonTable(const std::string& title,
            pad("diff", 9) + "model tier\n";
     for (const auto& r : rows) {
         const auto& p = r.point;
-        out += "  " + pad(figureLabel(p), 22) + pad(atText(p), 14) + pad(publishedText(p), 22) +
-               pad(modelText(r), 14) + pad(diffText(r), 9) +
-               (r.modelTier.empty()
-                    ? std::string(p.quantity == PublishedQuantity::BreakevenBandwidth
-                                      ? "(no fixed cost)"
-                                      : "(no such tier)")
-                    : r.modelTier) +
-               "\n";
+        out +=
+            "  " + pad(figureLabel(p), 22) + pad(atText(p), 14) + pad(publishedText(p), 22) +
+            pad(modelText(r), 14) + pad(diffText(r), 9) +
+            (r.modelTier.empty() ? std::string(p.quantity == PublishedQuantity::BreakevenBandwidth
+                                                   ? "(no fixed cost)"
+                                                   : "(no such tier)")
+                                 : r.modelTier) +
+            "\n";
     }
     out += "  (published: as quoted in the reference file, each value with its source; diff = "
            "model / published - 1)\n";
@@ -102,8 +102,8 @@ std::string heldOutTable(const HeldOutForms& h) {
                       h.model + " (" + layers +
                       "). Both forms of the fixed cost, each from what the tier cost on the model "
                       "fitted on:\n";
-    const std::string perLayer = "per layer (× " + layers + "/" +
-                                 std::to_string(h.fittedOn.layers) + ")";
+    const std::string perLayer =
+        "per layer (× " + layers + "/" + std::to_string(h.fittedOn.layers) + ")";
     out += "  " + pad("figure", 14) + pad("at", 8) + pad("published", 16) + pad(perLayer, 22) +
            pad("diff", 10) + pad("constant", 16) + "diff\n";
     for (size_t i = 0; i < h.perLayer.size() && i < h.constant.size(); ++i) {

@@ -127,7 +127,9 @@ Result<PyKvcacheV2Export> pyKvcacheV2FromScenario(const Evaluation& e, const Pre
     const double block = kPyKvcacheBlockTokens;
     const double context = std::max(block, std::floor(e.model.contextLimit / block) * block);
     auto f = [&](double m) { return cost.tMiss(m); };
-    auto g = [&](const TierPath& t, double m) { return m > 0 ? cost.tHit(t, m, m) : cost.tFixed(t); };
+    auto g = [&](const TierPath& t, double m) {
+        return m > 0 ? cost.tHit(t, m, m) : cost.tFixed(t);
+    };
 
     std::set<double> lengths{0, context};
     for (double m = block; m < context; m *= 2) {

@@ -336,9 +336,9 @@ nlohmann::ordered_json summary(const SweepData& d, const CellSummary& cells, con
             {"overhead_s", f.fit.params.overheadS},
             {"rms_relative_residual", f.fit.params.rmsRelativeResidual},
             {"tiers", tiers},
-            {"fixed_cost_form", f.fit.fixedCostForm
-                                    ? nlohmann::ordered_json(std::string(toString(*f.fit.fixedCostForm)))
-                                    : nlohmann::ordered_json(nullptr)},
+            {"fixed_cost_form", f.fit.fixedCostForm ? nlohmann::ordered_json(std::string(
+                                                          toString(*f.fit.fixedCostForm)))
+                                                    : nlohmann::ordered_json(nullptr)},
             {"fixed_cost_why", f.fit.fixedCostWhy},
             {"drift_relative", d.driftRelative},
             {"hits_verified", d.verified},

@@ -8,8 +8,8 @@
 #include "kvbe/scenario/scenario.h"
 
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 

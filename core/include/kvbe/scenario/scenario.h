@@ -22,7 +22,7 @@ struct TierConfig {
     std::string name;
     std::string preset;       // tier preset key it came from, if any
     double bandwidthGBps = 0; // read bandwidth of the tier itself (GB/s, 1e9)
-    double tFixedMs = 0; // t0: the fixed cost per hit whatever the model
+    double tFixedMs = 0;      // t0: the fixed cost per hit whatever the model
     Staging staging = Staging::None;
     std::string color; // "#rrggbb", for the charts
     // Measured transfers (bytes, seconds); when present they replace bandwidth and t_fixed (and
