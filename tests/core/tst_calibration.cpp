@@ -26,6 +26,15 @@ QString errorOf(const char* text, const char* source = "bad-file") {
     return c.ok() ? QString() : QString::fromStdString(c.message());
 }
 
+// The inputs synthetic measurements are made with: a preset at u of an H100's 989 TFLOP/s.
+CostInputs h100Inputs(const char* model, double u) {
+    CostInputs in;
+    in.model = test::preset(model);
+    in.peakFlops = 989e12;
+    in.utilisation = u;
+    return in;
+}
+
 const QString kFixtures = QStringLiteral(KVBE_SOURCE_DIR "/tests/fixtures/calibration/");
 
 Calibration fixture(const char* name) {
@@ -645,10 +654,7 @@ class TestCalibration : public QObject {
     // and its fixed cost within 0.5 ms.
     void fitRecoversUtilisationOverheadAndTier() {
         const double u = 0.42, overhead = 0.004, bw = 11e9, tFixed = 0.002;
-        CostInputs truth;
-        truth.model = test::preset("meta-llama/Llama-3.2-3B");
-        truth.peakFlops = 989e12;
-        truth.utilisation = u;
+        const CostInputs truth = h100Inputs("meta-llama/Llama-3.2-3B", u);
         const auto model = *CostModel::create(truth);
         std::mt19937 rng(20261129);
         std::normal_distribution<double> noise(0, 0.01);
@@ -682,10 +688,7 @@ class TestCalibration : public QObject {
     // keeps a constant fixed cost (a drive's latency is no per-layer cost). adoptFit carries the
     // form and the model fitted on into the scenario.
     void calibrationFitIsPerLayer() {
-        CostInputs truth;
-        truth.model = test::preset("meta-llama/Llama-3.2-3B");
-        truth.peakFlops = 989e12;
-        truth.utilisation = 0.42;
+        const CostInputs truth = h100Inputs("meta-llama/Llama-3.2-3B", 0.42);
         const auto model = *CostModel::create(truth);
         Calibration c;
         for (double n : {1024.0, 4096.0, 16384.0, 65536.0})
@@ -774,10 +777,7 @@ class TestCalibration : public QObject {
         std::vector<ModelFit> fits;
         for (const auto& [id, layers] : {std::pair{"meta-llama/Llama-3.2-3B", 28},
                                          std::pair{"Qwen/Qwen3-4B-Instruct-2507", 36}}) {
-            CostInputs truth;
-            truth.model = test::preset(id);
-            truth.peakFlops = 989e12;
-            truth.utilisation = 0.45;
+            const CostInputs truth = h100Inputs(id, 0.45);
             const auto model = *CostModel::create(truth);
             const TierPath tier{"nvme", 11e9, 0.002 + layers * 0.0001};
             Calibration c;
@@ -860,10 +860,7 @@ class TestCalibration : public QObject {
     // A v2 file's curves feed the fit: utilisation from f, and per tier t_fixed and bandwidth
     // from g_ssd and g_mem (hits whose whole prompt came from the tier).
     void fitFromPyKvcacheV2Curves() {
-        CostInputs truth;
-        truth.model = test::preset("meta-llama/Llama-3.2-3B");
-        truth.peakFlops = 989e12;
-        truth.utilisation = 0.42;
+        const CostInputs truth = h100Inputs("meta-llama/Llama-3.2-3B", 0.42);
         const auto model = *CostModel::create(truth);
         const TierPath ssd{"ssd", 11e9, 0.002}, mem{"mem", 50e9, 0.0005};
         QString f, gs, gm;
@@ -1002,10 +999,7 @@ class TestCalibration : public QObject {
     // as the probe leave it at 1. adoptFit carries it into the scenario.
     void fitRecoversAmplification() {
         const double u = 0.45, probeBw = 13.5e9, amp = 10.0 / 4.4, tFixed = 0.002;
-        CostInputs truth;
-        truth.model = test::preset("meta-llama/Llama-3.2-3B");
-        truth.peakFlops = 989e12;
-        truth.utilisation = u;
+        const CostInputs truth = h100Inputs("meta-llama/Llama-3.2-3B", u);
         const auto model = *CostModel::create(truth);
         std::mt19937 rng(18);
         std::normal_distribution<double> noise(0, 0.01);
@@ -1058,10 +1052,7 @@ class TestCalibration : public QObject {
     // utilisation within 3 % and n_half within 15 %.
     void fitRecoversRamp() {
         const double u = 0.6, nHalf = 2000;
-        CostInputs truth;
-        truth.model = test::preset("Qwen/Qwen3-8B");
-        truth.peakFlops = 989e12;
-        truth.utilisation = u;
+        CostInputs truth = h100Inputs("Qwen/Qwen3-8B", u);
         truth.rampHalfTokens = nHalf;
         const auto model = *CostModel::create(truth);
         std::mt19937 rng(7);
