@@ -322,8 +322,9 @@ Status checkRequest(const CapacityRequest& q) {
     return Ok{};
 }
 
-// The evaluated loads in order, once each, and where the statistic falls as the load rises.
-void findFalls(RuleLoadHeld& r) {
+// The evaluated loads in order, once each, where the statistic falls as the load rises, and
+// where the target holds again above the load found to fail.
+void findFalls(RuleLoadHeld& r, double target) {
     auto& e = r.evaluated;
     std::sort(e.begin(), e.end(),
               [](const LoadPoint& a, const LoadPoint& b) { return a.rateScale < b.rateScale; });
@@ -333,6 +334,8 @@ void findFalls(RuleLoadHeld& r) {
             e.end());
     for (std::size_t i = 1; i < e.size(); ++i)
         if (e[i].statistic < e[i - 1].statistic * (1 - 1e-9)) r.falls.emplace_back(e[i - 1], e[i]);
+    for (const auto& p : e)
+        if (r.failsAt > 0 && p.rateScale > r.failsAt && p.statistic <= target) r.holdsAgain = p;
 }
 
 } // namespace
@@ -428,7 +431,7 @@ Result<CapacityResult> traceCapacity(const Trace& trace, const CostModel& cost,
     for (std::size_t r = 0; r < held.size(); ++r) {
         for (std::size_t p = 0; p < res.curveRateScale.size(); ++p)
             held[r].evaluated.push_back({res.curveRateScale[p], res.curveStatistic[r][p]});
-        findFalls(held[r]);
+        findFalls(held[r], request.target.seconds);
         const RuleLoadHeld& g = held.front();
         using O = RuleLoadHeld::Outcome;
         if (held[r].outcome == O::Found && g.outcome == O::Found)

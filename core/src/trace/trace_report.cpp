@@ -176,7 +176,8 @@ json traceReplayJson(const TraceReplayReport& x) {
                    {"admission", std::string(toString(x.admission))},
                    {"block_bytes", cfg.blockBytes},
                    {"write_queue", cfg.writeQueue},
-                   {"instances", cfg.instances}};
+                   {"instances", cfg.instances},
+                   {"rate_scale", cfg.rateScale}};
     j["requests"] = r.requests;
     j["tokens"] = r.tokens;
     j["blocks"] = r.blocks;
@@ -314,7 +315,9 @@ std::string traceReplayTable(const TraceReplayReport& x) {
          << x.trace->summary.blockTokens << " tokens (" << r.distinctBlocks << " distinct), "
          << duration(r.durationS) << "\n";
     head << "scenario  " << x.scenario << "; one block = " << formatBytes(cfg.blockBytes) << "; "
-         << toString(cfg.policy) << ", " << toString(cfg.placement) << "\n\n";
+         << toString(cfg.policy) << ", " << toString(cfg.placement);
+    if (cfg.rateScale != 1) head << "; load x" << cfg.rateScale << " (arrival times divided by it)";
+    head << "\n\n";
     std::string out = head.str();
     appendf(out, "%-12s %12s %10s  %-26s %12s %22s\n", "tier", "capacity", "p* tokens",
             "hits: tok / blk / req", "written", "writes p50/p99 vs W");

@@ -102,6 +102,9 @@ struct RuleLoadHeld {
     // assumes it rises, and a fall says where that does not hold.
     std::vector<LoadPoint> evaluated;
     std::vector<std::pair<LoadPoint, LoadPoint>> falls;
+    // The highest load evaluated above failsAt where the target holds again: then the answer is
+    // the first load found where it stops holding, not the only one.
+    std::optional<LoadPoint> holdsAgain;
 };
 
 // The fewest servers one rule needs at the request's load.
