@@ -14,14 +14,9 @@
 
 namespace {
 
-using Run = kvbe::test::CliRun;
-Run cli(const QStringList& args) {
-    return kvbe::test::runCli(args);
-}
-QString fixture(const char* name) {
-    return QStringLiteral(KVBE_FIXTURES "/traces/") + name;
-}
-QJsonObject json(const Run& r) {
+using kvbe::test::runCli;
+const QString kTraces = QStringLiteral(KVBE_FIXTURES "/traces/");
+QJsonObject json(const kvbe::test::CliRun& r) {
     return QJsonDocument::fromJson(r.out).object();
 }
 bool close(double a, double b, double rel = 1e-9) {
@@ -51,12 +46,12 @@ QString writeFixedRate(const QTemporaryDir& dir, int n, int gapMs) {
 // The prefill time of one request of the fixed-rate trace: its TTFT without servers (every rule
 // recomputes everything).
 double servicePrefill(const QString& path) {
-    const auto r = cli({"trace", "replay", path, "--output", "json"});
+    const auto r = runCli({"trace", "replay", path, "--output", "json"});
     return json(r)["rules"].toArray()[1].toObject()["ttft_s"].toObject()["mean"].toDouble();
 }
 
 void expectBadInput(const QStringList& args, const QString& says) {
-    const auto r = cli(args);
+    const auto r = runCli(args);
     QVERIFY2(r.exitCode == 1, qPrintable(QString("exit %1: %2").arg(r.exitCode).arg(r.err)));
     const QString err = QString::fromUtf8(r.err).trimmed();
     QVERIFY2(err.contains(says), qPrintable(err));
@@ -78,8 +73,8 @@ class TestCliTraceCapacity : public QObject {
         const double s = servicePrefill(path);
         QVERIFY(s > 0.01 && s < 1);
         const double S = 1.25 / s; // a request every 0.8·s
-        const auto r = cli({"trace", "replay", path, "--instances", "1", "--rate-scale",
-                            QString::number(S, 'g', 17), "--output", "json"});
+        const auto r = runCli({"trace", "replay", path, "--instances", "1", "--rate-scale",
+                               QString::number(S, 'g', 17), "--output", "json"});
         QCOMPARE(r.exitCode, 0);
         const auto o = json(r);
         const double gap = 1.0 / S, rank = 0.99 * (N - 1);
@@ -91,8 +86,8 @@ class TestCliTraceCapacity : public QObject {
 
     // --duration-cap takes the requests arriving within the first 1.5 s of hand.jsonl: two.
     void replayDurationCapTakesAPrefix() {
-        const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--duration-cap", "1500ms",
-                            "--output", "json"});
+        const auto r = runCli({"trace", "replay", kTraces + "hand.jsonl", "--duration-cap",
+                               "1500ms", "--output", "json"});
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(json(r)["requests"].toInt(), 2);
     }
@@ -105,8 +100,8 @@ class TestCliTraceCapacity : public QObject {
         const QString path = writeFixedRate(dir, N, 1000);
         const double s = servicePrefill(path);
         const double X = std::round(3 * s * 1e3); // ms
-        const auto r = cli({"trace", "capacity", path, "--slo", QString("p99=%1ms").arg(X),
-                            "--instances", "1", "--output", "json"});
+        const auto r = runCli({"trace", "capacity", path, "--slo", QString("p99=%1ms").arg(X),
+                               "--instances", "1", "--output", "json"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const auto o = json(r);
         QCOMPARE(o["kvbe_trace_capacity"].toInt(), 1);
@@ -150,9 +145,9 @@ class TestCliTraceCapacity : public QObject {
             return t[i] + (rank - double(i)) * (t[i + 1] - t[i]);
         };
         QVERIFY(p90(2) > 1.5 * s && p90(3) <= 1.5 * s);
-        const auto r = cli({"trace", "capacity", path, "--slo",
-                            QString("p90=%1ms").arg(1.5 * s * 1e3, 0, 'f', 6), "--rate-scale",
-                            QString::number(S, 'g', 17), "--output", "json"});
+        const auto r = runCli({"trace", "capacity", path, "--slo",
+                               QString("p90=%1ms").arg(1.5 * s * 1e3, 0, 'f', 6), "--rate-scale",
+                               QString::number(S, 'g', 17), "--output", "json"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const auto need = json(r)["servers_needed"].toObject();
         QVERIFY(close(need["rate_scale"].toDouble(), S));
@@ -168,20 +163,21 @@ class TestCliTraceCapacity : public QObject {
     // The conversation trace with the default scenario: both searches' tables, what a TTFT
     // counts, that decode is not modelled, and the sentences; offload needs fewer servers.
     void conversationTraceTables() {
-        const QString trace = fixture("mooncake-conversation.jsonl");
-        const auto need = cli({"trace", "capacity", trace, "--slo", "p99=5s"});
+        const QString trace = kTraces + "mooncake-conversation.jsonl";
+        const auto need = runCli({"trace", "capacity", trace, "--slo", "p99=5s"});
         QVERIFY2(need.exitCode == 0, need.err.constData());
         QVERIFY(need.out.contains("the wait for a prefill server"));
         QVERIFY(need.out.contains("decode is not modelled"));
         QVERIFY2(need.out.contains("GPU-only caching needs 3 servers and optimal 2 servers"),
                  need.out.constData());
-        const auto held = cli({"trace", "capacity", trace, "--slo", "p99=5s", "--instances", "4"});
+        const auto held =
+            runCli({"trace", "capacity", trace, "--slo", "p99=5s", "--instances", "4"});
         QVERIFY2(held.exitCode == 0, held.err.constData());
         QVERIFY2(held.out.contains("On 4 servers GPU-only caching holds p99 ≤ 5 s up to S = "),
                  held.out.constData());
         QVERIFY(held.out.contains("offload carries"));
-        const auto csv = cli({"trace", "capacity", trace, "--slo", "p99=5s", "--duration-cap",
-                              "10min", "--output", "csv"});
+        const auto csv = runCli({"trace", "capacity", trace, "--slo", "p99=5s", "--duration-cap",
+                                 "10min", "--output", "csv"});
         QCOMPARE(csv.exitCode, 0);
         QVERIFY(csv.out.startsWith("rule,rate_scale,requests_per_s,servers,"));
         QCOMPARE(csv.out.count('\n'), 5);
@@ -190,7 +186,7 @@ class TestCliTraceCapacity : public QObject {
     void badInputIsOneSentence_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("says");
-        const QString hand = fixture("hand.jsonl");
+        const QString hand = kTraces + "hand.jsonl";
         const QStringList cap{"trace", "capacity", hand};
         QTest::newRow("SLO without a unit") << cap + QStringList{"--slo", "p99=2"} << "no unit";
         QTest::newRow("percentile 101") << cap + QStringList{"--slo", "p101=2s"} << "outside 0–100";
@@ -212,7 +208,7 @@ class TestCliTraceCapacity : public QObject {
         QTest::newRow("replay S = 0")
             << QStringList{"trace", "replay", hand, "--rate-scale", "0"} << "--rate-scale '0'";
         QTest::newRow("no block ids")
-            << QStringList{"trace", "capacity", fixture("azure.csv"), "--slo", "p99=2s"}
+            << QStringList{"trace", "capacity", kTraces + "azure.csv", "--slo", "p99=2s"}
             << "has no block ids";
     }
     void badInputIsOneSentence() {

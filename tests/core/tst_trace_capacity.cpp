@@ -14,19 +14,22 @@
 #include <cmath>
 
 using namespace kvbe;
-using kvbe::test::preset;
 
 namespace {
 
-CostModel llama3b() {
-    CostInputs in;
-    in.model = preset("meta-llama/Llama-3.2-3B");
-    in.kvDtype = KvDtype::BF16;
-    in.peakFlops = 989e12;
-    in.utilisation = 0.5;
-    auto cm = CostModel::create(in);
-    if (!cm) qFatal("%s", cm.message().c_str());
-    return *cm;
+// The default scenario's cost model (Llama 3.2 3B on an H100 SXM at u = 0.5) and its evaluation.
+const Evaluation& defaultEvaluation() {
+    static const Evaluation e = [] {
+        auto scenario = defaultScenario(kvbe::test::presets());
+        if (!scenario) qFatal("%s", scenario.message().c_str());
+        auto ev = evaluate(*scenario, kvbe::test::presets());
+        if (!ev) qFatal("%s", ev.message().c_str());
+        return *ev;
+    }();
+    return e;
+}
+CostModel defaultCost() {
+    return defaultEvaluation().cost;
 }
 
 // A trace built field by field (no reader): request i arrives at arrival[i] with `prefix` shared
@@ -200,7 +203,7 @@ class TestTraceCapacity : public QObject {
         QVERIFY2(
             QString::fromStdString(ok.message()).contains("burst.jsonl: every request arrives"),
             ok.message().c_str());
-        const CostModel cm = llama3b();
+        const CostModel cm = defaultCost();
         CapacityRequest q;
         auto r = traceCapacity(burst, cm, plainConfig(cm), q);
         QVERIFY(!r.ok());
@@ -219,7 +222,7 @@ class TestTraceCapacity : public QObject {
         QFETCH(double, rateScale);
         QFETCH(int, maxInstances);
         QFETCH(int, instances);
-        const CostModel cm = llama3b();
+        const CostModel cm = defaultCost();
         const Trace t = fixedRate(10, 1, 2);
         CapacityRequest q;
         q.rateScale = rateScale;
@@ -235,7 +238,7 @@ class TestTraceCapacity : public QObject {
     // The replay at rate scale S: request i arrives at i·T/S, so on one server it waits
     // i·(s − T/S) (D/D/1).
     void rateScaleDividesArrivalsInTheReplay() {
-        const CostModel cm = llama3b();
+        const CostModel cm = defaultCost();
         const std::size_t n = 50;
         const double T = 1.0;
         const Trace t = fixedRate(n, T, 8);
@@ -265,7 +268,7 @@ class TestTraceCapacity : public QObject {
     }
     void loadHeldOnOneServerIsTheClosedForm() {
         QFETCH(QString, slo);
-        const CostModel cm = llama3b();
+        const CostModel cm = defaultCost();
         const std::size_t N = 101;
         const double T = 1.0;
         const Trace t = fixedRate(N, T, 8);
@@ -317,7 +320,7 @@ class TestTraceCapacity : public QObject {
     void serversNeededIsTheClosedForm() {
         QFETCH(double, rateScale);
         QFETCH(QString, slo);
-        const CostModel cm = llama3b();
+        const CostModel cm = defaultCost();
         const std::size_t N = 200;
         const double T = 1.0, s = cm.tMiss(8 * 512);
         const Trace t = fixedRate(N, T, 8);
@@ -349,7 +352,7 @@ class TestTraceCapacity : public QObject {
     // When not even a server per request holds the target (the prefill alone is longer), no
     // number does: the answer names the bound and the statistic there.
     void noNumberOfServersHoldsATargetBelowThePrefill() {
-        const CostModel cm = llama3b();
+        const CostModel cm = defaultCost();
         const Trace t = fixedRate(20, 1.0, 8);
         const double s = cm.tMiss(8 * 512);
         LatencyTarget target;
@@ -369,7 +372,7 @@ class TestTraceCapacity : public QObject {
     // optimal's does not: optimal holds the target there and GPU-only does not. The first
     // request (which computes the prefix) arrives a minute before the rest.
     void offloadHoldsALoadGpuOnlyCannot() {
-        const CostModel cm = llama3b();
+        const CostModel cm = defaultCost();
         std::vector<double> arrival{0};
         for (int i = 0; i < 100; ++i)
             arrival.push_back(60 + i * 1.0);
@@ -438,7 +441,7 @@ class TestTraceCapacity : public QObject {
         auto t = loadTrace(realTracePath().toStdString(), {});
         if (!t) QSKIP("the conversation trace is missing");
         const Trace part = tracePrefix(*t, 900);
-        const CostModel cm = llama3b();
+        const CostModel cm = defaultCost();
         ReplayConfig c;
         c.blockBytes = cm.kvBytesPerToken() * 512;
         c.gpuCapacityBytes = 2000 * c.blockBytes;
@@ -476,16 +479,12 @@ class TestTraceCapacity : public QObject {
     void p99RisesWithTheLoadOnTheConversationTrace() {
         auto t = loadTrace(realTracePath().toStdString(), {});
         if (!t) QSKIP("the conversation trace is missing");
-        const Presets& presets = kvbe::test::presets();
-        auto scenario = defaultScenario(presets);
-        QVERIFY(scenario.ok());
-        auto e = evaluate(*scenario, presets);
-        QVERIFY(e.ok());
-        const CostModel& cm = e->cost;
+        const Evaluation& e = defaultEvaluation();
+        const CostModel& cm = e.cost;
         ReplayConfig c;
         c.blockBytes = traceBlockBytes(cm, 512);
-        c.gpuCapacityBytes = *defaultGpuCacheBytes(*e);
-        c.tiers = scenarioSimTiers(*e, presets);
+        c.gpuCapacityBytes = *defaultGpuCacheBytes(e);
+        c.tiers = scenarioSimTiers(e, kvbe::test::presets());
         c.writeQueue = false;
         c.instances = 4;
         std::vector<double> last(kCapacityRules.size(), 0);
@@ -541,7 +540,7 @@ class TestTraceCapacity : public QObject {
     }
 
     void progressCancels() {
-        const CostModel cm = llama3b();
+        const CostModel cm = defaultCost();
         const Trace t = fixedRate(2000, 1.0, 8);
         CapacityRequest q;
         q.instances = 1;

@@ -1,5 +1,6 @@
 #include "kvbe/trace/trace_capacity_report.h"
 
+#include "kvbe/base/csv.h"
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 
@@ -231,31 +232,30 @@ json traceCapacityJson(const TraceCapacityReport& x) {
 
 std::string traceCapacityCsv(const TraceCapacityReport& x) {
     const CapacityResult& r = *x.result;
-    auto opt = [](const std::optional<double>& v) { return v ? num("%.9g", *v) : std::string(); };
+    auto g = [](double v) { return num("%.9g", v); };
+    auto opt = [&](const std::optional<double>& v) { return v ? g(*v) : std::string(); };
     std::string out;
     if (r.serversSearched) {
-        out += "rule,rate_scale,requests_per_s,servers,statistic_s,statistic_one_fewer_s,"
-               "statistic_unlimited_s\n";
+        out += csvLine({"rule", "rate_scale", "requests_per_s", "servers", "statistic_s",
+                        "statistic_one_fewer_s", "statistic_unlimited_s"});
         for (const auto& s : r.servers)
-            out += s.rule + "," + num("%.9g", r.rateScale) + "," +
-                   num("%.9g", r.rateScale * r.requestsPerS) + "," +
-                   (s.servers ? std::to_string(*s.servers) : std::string()) + "," +
-                   num("%.9g", s.statistic) + "," + opt(s.statisticOneFewer) + "," +
-                   num("%.9g", s.statisticUnlimited) + "\n";
+            out += csvLine({s.rule, g(r.rateScale), g(r.rateScale * r.requestsPerS),
+                            s.servers ? std::to_string(*s.servers) : "", g(s.statistic),
+                            opt(s.statisticOneFewer), g(s.statisticUnlimited)});
     }
     if (r.instances > 0) {
         if (!out.empty()) out += "\n";
-        out += "rule,instances,outcome,rate_scale,requests_per_s,statistic_s,fails_at_rate_scale,"
-               "statistic_fails_s,vs_gpu_only,rises\n";
+        out +=
+            csvLine({"rule", "instances", "outcome", "rate_scale", "requests_per_s", "statistic_s",
+                     "fails_at_rate_scale", "statistic_fails_s", "vs_gpu_only", "rises"});
         for (const auto& h : r.loadHeld) {
             const bool found = h.rateScale > 0, fails = h.failsAt > 0;
-            out += h.rule + "," + std::to_string(r.instances) + "," + outcomeName(h.outcome) + "," +
-                   (found ? num("%.9g", h.rateScale) : "") + "," +
-                   (found ? num("%.9g", h.rateScale * r.requestsPerS) : "") + "," +
-                   (found ? num("%.9g", h.statistic) : "") + "," +
-                   (fails ? num("%.9g", h.failsAt) : "") + "," +
-                   (fails ? num("%.9g", h.statisticFails) : "") + "," + opt(h.vsGpuOnly) + "," +
-                   (h.falls.empty() ? "true" : "false") + "\n";
+            out +=
+                csvLine({h.rule, std::to_string(r.instances), outcomeName(h.outcome),
+                         found ? g(h.rateScale) : "", found ? g(h.rateScale * r.requestsPerS) : "",
+                         found ? g(h.statistic) : "", fails ? g(h.failsAt) : "",
+                         fails ? g(h.statisticFails) : "", opt(h.vsGpuOnly),
+                         h.falls.empty() ? "true" : "false"});
         }
     }
     return out;
