@@ -4,6 +4,7 @@
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/window/headless_export.h"
 #include "kvbe/ui/window/main_window.h"
+#include "kvbe/ui/workload/capacity_panel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -58,8 +59,10 @@ int main(int argc, char** argv) {
             "A request trace (Mooncake or Bailian JSONL, Azure or kvbe CSV, .gz, .zst) to "
             "open in the Workload view, or to draw with --export and a workload chart."),
         QStringLiteral("FILE"));
-    parser.addOptions(
-        {scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt, importOpt, traceOpt});
+    const QCommandLineOption sloOpt(QStringLiteral("slo"), kvbe::targetOptionHelp(),
+                                    QStringLiteral("TARGET"));
+    parser.addOptions({scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt,
+                       importOpt, traceOpt, sloOpt});
     parser.addPositionalArgument(QStringLiteral("file"),
                                  QStringLiteral("A scenario or a model's config.json to open."));
     // Parsed before QApplication exists: a mistyped option must fail with a sentence even where
@@ -123,6 +126,7 @@ int main(int argc, char** argv) {
         request.style.presentation = parser.isSet(bigOpt);
         request.imports = parser.values(importOpt);
         request.trace = parser.value(traceOpt);
+        request.target = parser.value(sloOpt);
         auto scenario = parser.isSet(scenarioOpt)
                             ? kvbe::loadScenario(parser.value(scenarioOpt).toStdString(), *presets)
                             : kvbe::defaultScenario(*presets);
@@ -141,6 +145,10 @@ int main(int argc, char** argv) {
             return printError(QString::fromStdString(st.message()));
     if (parser.isSet(importOpt)) window.importCalibrations(parser.values(importOpt));
     if (parser.isSet(traceOpt)) window.openTrace(parser.value(traceOpt));
+    // The Capacity tab's target field (a sentence there where it does not parse).
+    if (parser.isSet(sloOpt))
+        if (auto* capacity = window.findChild<kvbe::CapacityPanel*>())
+            capacity->setTargetText(parser.value(sloOpt));
     // The window sized itself for the screen (or kept the last session's layout where it fits).
     window.show();
     return app.exec();

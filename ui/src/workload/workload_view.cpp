@@ -5,6 +5,7 @@
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/window/file_dialogs.h"
+#include "kvbe/ui/workload/capacity_panel.h"
 #include "kvbe/ui/workload/workload_charts.h"
 
 #include <QCheckBox>
@@ -123,7 +124,13 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
         auto* c = qobject_cast<WorkloadChart*>(createChart(key).release());
         m_charts.push_back(c);
         c->setObjectName(key);
-        m_chartTabs->addTab(c, c->title());
+        // The Capacity chart's tab holds it with its target field and sentence.
+        if (auto* capacity = qobject_cast<SloCapacityChart*>(c)) {
+            m_capacity = new CapacityPanel(capacity, this);
+            m_chartTabs->addTab(m_capacity, c->title());
+        } else {
+            m_chartTabs->addTab(c, c->title());
+        }
     }
     v->addWidget(m_chartTabs, 1);
 
@@ -540,6 +547,7 @@ void WorkloadView::apply(WorkloadPtr w) {
         else
             c->setWorkload(m_result);
     }
+    if (m_capacity) m_capacity->setWorkload(m_result);
     for (std::size_t i = 0; i < m_rows.size(); ++i)
         m_rows[i].value->setText(tierValueText(i == 0 ? m_result->config.gpuCapacityBytes
                                                       : (i - 1 < m_settings.tierCapacityBytes.size()
@@ -549,7 +557,8 @@ void WorkloadView::apply(WorkloadPtr w) {
 }
 
 WorkloadChart* WorkloadView::visibleChart() const {
-    return qobject_cast<WorkloadChart*>(m_chartTabs->currentWidget());
+    const int i = m_chartTabs->currentIndex();
+    return i >= 0 && std::size_t(i) < m_charts.size() ? m_charts[std::size_t(i)] : nullptr;
 }
 
 void WorkloadView::exportVisible(bool csv) {
