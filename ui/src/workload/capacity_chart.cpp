@@ -162,14 +162,10 @@ void SloCapacityChart::refill() {
     const QString stat = qs(r ? r->target.statistic() : m_target.statistic());
     const QString file = QFileInfo(m_workload->file).fileName();
     const double rate = r ? r->requestsPerS : traceRequestRate(*m_workload->trace);
-    setAxes(
-        true,
-        tr("Load S: every arrival time divided by S (S = 1: the trace's %1 requests/s)")
-            .arg(rate, 0, 'f', 2),
-        c && c->instances > 0
-            ? tr("%1 TTFT on %2 servers (s): wait + load + recompute").arg(stat).arg(c->instances)
-            : tr("%1 TTFT (s): wait + load + recompute").arg(stat),
-        true);
+    setAxes(true,
+            tr("Load S: every arrival time divided by S (S = 1: the trace's %1 requests/s)")
+                .arg(rate, 0, 'f', 2),
+            tr("%1 TTFT (s)").arg(stat), true);
     setSecondaryAxis(QString(), 0, 1);
     if (!r) {
         setTitles(
@@ -195,9 +191,8 @@ void SloCapacityChart::refill() {
     QString servers;
     if (c->instances > 0)
         servers = c->instancesSet
-                      ? tr("%1 servers, as the view sets them").arg(c->instances)
-                      : tr("%1 servers, what GPU-only caching needs at the trace's rate")
-                            .arg(c->instances);
+                      ? tr("%1 servers, as set above").arg(c->instances)
+                      : tr("%1 servers: GPU-only caching's need at S = 1").arg(c->instances);
     setTitles(
         r->curveRateScale.empty()
             ? tr("%1: no number of servers holds it at the trace's rate").arg(qs(r->target.text()))
@@ -211,7 +206,7 @@ void SloCapacityChart::refill() {
             ? tr("%1; dotted: with a server per request (no wait), the prefill and the "
                  "loads alone; decode is not modelled")
                   .arg(file)
-            : tr("%1; %2; decode is not modelled").arg(file, servers));
+            : tr("%1; %2; TTFT = wait + load + recompute, no decode").arg(file, servers));
     beginRefill();
     line(QStringLiteral("target"), tr("target: %1").arg(qs(r->target.text())), textColor(), 1.5,
          Qt::DashLine)
