@@ -395,6 +395,12 @@ class TestUiCapacity : public QObject {
         QVERIFY(!panel->computing());
         QCOMPARE(panel->capacity(), before);
         QCOMPARE(panel->target().seconds, 5.0);
+        // A search with the last target (here for new tiers) keeps the sentence while the field
+        // holds the bad text.
+        child<QSlider>(viewOf(*w), "workloadTier1")->setValue(36);
+        QVERIFY(settle(*w));
+        QVERIFY(panel->capacity() != before);
+        QVERIFY2(error->isVisible() && error->text().contains(says), qPrintable(error->text()));
         // A good one clears it.
         QVERIFY(panel->setTargetText(QStringLiteral("p90=4s")));
         QVERIFY(!error->isVisible());

@@ -120,9 +120,11 @@ bool CapacityPanel::setTargetText(const QString& text) {
     if (m_field->text() != text) m_field->setText(text);
     auto t = parseLatencyTarget(text.trimmed().toStdString());
     if (!t) {
-        showError(tr("Latency target %1").arg(QString::fromStdString(t.message())));
+        m_targetError = tr("Latency target %1").arg(QString::fromStdString(t.message()));
+        showError(m_targetError);
         return false;
     }
+    m_targetError.clear();
     m_error->setVisible(false);
     m_target = *t;
     // An entry starts a search the user cancelled, even for the same target.
@@ -209,7 +211,11 @@ void CapacityPanel::apply(const std::shared_ptr<WorkloadCapacity>& c) {
         m_status->clear();
         showError(c->error);
     } else {
-        m_error->setVisible(false);
+        // A bad target's sentence stays while the field holds it.
+        if (m_targetError.isEmpty())
+            m_error->setVisible(false);
+        else
+            showError(m_targetError);
         QString s = c->serversSentence;
         if (!c->loadSentence.isEmpty()) s += QLatin1Char(' ') + c->loadSentence;
         m_sentence->setText(s);

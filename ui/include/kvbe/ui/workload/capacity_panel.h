@@ -79,6 +79,7 @@ class CapacityPanel : public QWidget {
 
     WorkloadPtr m_workload;
     LatencyTarget m_target;
+    QString m_targetError; // the field's text does not parse: why
     CapacityPtr m_capacity;
     std::optional<Key> m_searched;  // of the search shown or running
     std::optional<Key> m_cancelKey; // the user cancelled this one: not started again by itself
