@@ -220,11 +220,24 @@ void CapacityPanel::apply(const std::shared_ptr<WorkloadCapacity>& c) {
         if (!c->loadSentence.isEmpty()) s += QLatin1Char(' ') + c->loadSentence;
         m_sentence->setText(s);
         const CapacityResult& r = *c->result;
-        m_status->setText(tr("Searched in %1 s (%2 cache passes, %3 queueings); decode is not "
-                             "modelled")
-                              .arg(c->seconds, 0, 'f', 2)
-                              .arg(r.passes)
-                              .arg(r.evaluations));
+        QString status = tr("Searched in %1 s (%2 cache passes, %3 queueings); decode is not "
+                            "modelled")
+                             .arg(c->seconds, 0, 'f', 2)
+                             .arg(r.passes)
+                             .arg(r.evaluations);
+        // Bisection assumes the statistic rises with the load: say where it did not.
+        std::size_t falls = 0, loads = 0;
+        for (const auto& h : r.loadHeld) {
+            falls += h.falls.size();
+            loads += h.evaluated.size();
+        }
+        if (falls > 0)
+            status += tr("; %1 falls a little as the load rises at %2 of %3 loads evaluated, so a "
+                         "mark is the first load found where the target stops holding")
+                          .arg(QString::fromStdString(r.target.statistic()))
+                          .arg(falls)
+                          .arg(loads);
+        m_status->setText(status);
     }
     emit computed();
 }
