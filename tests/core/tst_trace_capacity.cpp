@@ -8,12 +8,15 @@
 #include "kvbe/trace/trace_capacity.h"
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/trace/trace_sim.h"
+#include "queueing_by_hand.h"
 #include "test_support.h"
 
 #include <algorithm>
 #include <cmath>
 
 using namespace kvbe;
+using kvbe::test::ddcTtfts;
+using kvbe::test::percentileByHand;
 
 namespace {
 
@@ -67,28 +70,6 @@ ReplayConfig plainConfig(const CostModel& cm) {
     c.blockBytes = cm.kvBytesPerToken() * 512;
     c.gpuCapacityBytes = 0;
     return c;
-}
-
-// The p-th percentile of values by linear interpolation between order statistics, worked out
-// here (the test's own copy of the rule).
-double percentileByHand(std::vector<double> v, double p) {
-    std::sort(v.begin(), v.end());
-    const double rank = p / 100 * double(v.size() - 1);
-    const auto i = std::size_t(std::floor(rank));
-    if (i + 1 >= v.size()) return v.back();
-    return v[i] + (rank - double(i)) * (v[i + 1] - v[i]);
-}
-
-// D/D/n, first come first served: n identical requests served in s, arriving every `gap`
-// seconds. Request i = q·c + m takes server m after q rounds, so it waits q·(s − c·gap) when
-// s > c·gap (nobody waits otherwise).
-std::vector<double> ddcTtfts(std::size_t n, double gap, double s, int c) {
-    std::vector<double> t;
-    for (std::size_t i = 0; i < n; ++i) {
-        const double q = std::floor(double(i) / c);
-        t.push_back(q * std::max(0.0, s - c * gap) + s);
-    }
-    return t;
 }
 
 QString realTracePath() {

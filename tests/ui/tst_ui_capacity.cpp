@@ -4,6 +4,8 @@
 // and the chart's export in the window and headless.
 #include "ui_test_support.h"
 
+#include "../core/queueing_by_hand.h"
+
 #include "kvbe/trace/trace_capacity.h"
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/workload/capacity_chart.h"
@@ -59,25 +61,6 @@ bool settle(MainWindow& w) {
                    !explorerOf(&w)->recomputePending();
         },
         120000);
-}
-
-// D/D/n, first come first served: n identical requests served in s, one every `gap` seconds.
-// Request i = q·c + m takes server m after q rounds, so it waits q·(s − c·gap) when s > c·gap.
-std::vector<double> ddcTtfts(std::size_t n, double gap, double s, int c) {
-    std::vector<double> t;
-    for (std::size_t i = 0; i < n; ++i)
-        t.push_back(std::floor(double(i) / c) * std::max(0.0, s - c * gap) + s);
-    return t;
-}
-
-// The p-th percentile by linear interpolation between order statistics (this test's own copy
-// of the rule).
-double percentileByHand(std::vector<double> v, double p) {
-    std::sort(v.begin(), v.end());
-    const double rank = p / 100 * double(v.size() - 1);
-    const auto i = std::size_t(std::floor(rank));
-    if (i + 1 >= v.size()) return v.back();
-    return v[i] + (rank - double(i)) * (v[i + 1] - v[i]);
 }
 
 // n requests of 8 blocks of their own (4,096 tokens, no reuse: every rule recomputes all of
