@@ -2,11 +2,11 @@
 #include "commands.h"
 
 #include "kvbe/base/json_text.h"
-#include "kvbe/scenario/presets.h"
+#include "kvbe/base/units.h"
 #include "kvbe/calibration/published.h"
 #include "kvbe/cost/report.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
-#include "kvbe/base/units.h"
 
 #include <cmath>
 #include <iostream>
@@ -26,29 +26,19 @@ struct CalcOptions {
     std::string format = "table";
 };
 
+// A plain number for a flag, named by it: core's parseNumber.
 Result<double> parseNumber(const std::string& text, const std::string& flag,
                            const std::string& expected) {
-    try {
-        size_t used = 0;
-        const double v = std::stod(text, &used);
-        if (used != text.size() || !std::isfinite(v)) throw std::invalid_argument(text);
-        return v;
-    } catch (const std::exception&) {
-        return Error{flag + " '" + text + "': expected " + expected};
-    }
+    auto v = kvbe::parseNumber(text);
+    if (!v) return Error{flag + " '" + text + "': expected " + expected};
+    return *v;
 }
 
-// --util 0.5 or 50%
-Result<double> parseUtilisation(std::string text) {
-    bool percent = !text.empty() && text.back() == '%';
-    if (percent) text.pop_back();
-    auto v = parseNumber(text, "--util", "a fraction in (0, 1], e.g. 0.5 or 50%");
-    if (!v) return v;
-    const double u = percent ? *v / 100 : *v;
-    if (u <= 0 || u > 1)
-        return Error{"--util " + text + (percent ? "%" : "") +
-                     ": expected a fraction in (0, 1], e.g. 0.5 or 50%"};
-    return u;
+// --util 0.5 or 50%: core's parseFraction, above 0.
+Result<double> parseUtilisation(const std::string& text) {
+    auto u = parseFraction(text, false);
+    if (!u) return Error{"--util " + u.message()};
+    return *u;
 }
 
 // --params 3.21e9 or 3.21B / 70B / 1.2T: core's parseParamCount, named by its flag.
@@ -111,14 +101,8 @@ Result<TierConfig> parseTier(const std::string& text, const Presets& presets) {
         fixed = rest.substr(at + 1);
         rest = rest.substr(0, at);
     }
-    auto bw = parseNumber(rest, "--tier " + t.name,
-                          "a bandwidth in GB/s, e.g. nvme=13.5@1 or nvme=13.5@1×2.3");
-    if (!bw) return bw.error();
-    if (*bw <= 0)
-        return Error{"--tier " + t.name + ": bandwidth " + rest + " GB/s; expected more than 0"};
-    if (*bw > 1e6)
-        return Error{"--tier " + t.name + ": bandwidth " + rest +
-                     " GB/s; expected at most 1,000,000 GB/s"};
+    auto bw = parseBandwidthGBps(rest);
+    if (!bw) return Error{"--tier " + t.name + ": " + bw.message()};
     t.bandwidthGBps = *bw;
     if (!fixed.empty()) {
         auto f = parseNumber(fixed, "--tier " + t.name, "a fixed cost in ms after '@'");
@@ -215,10 +199,8 @@ int runCalc(const CalcOptions& o) {
         if (auto st = applyAmplification(a, s.tiers); !st) return fail(st.message());
     double fraction = s.cachedFraction;
     if (!o.fraction.empty()) {
-        auto f = parseNumber(o.fraction, "--fraction", "a cached fraction from 0 to 1");
-        if (!f) return fail(f.message());
-        if (*f < 0 || *f > 1)
-            return fail("--fraction " + o.fraction + ": expected a cached fraction from 0 to 1");
+        auto f = parseFraction(o.fraction);
+        if (!f) return fail("--fraction " + f.message());
         fraction = *f;
     }
 

@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "probe_watchdog.h"
 
+#include "kvbe/base/units.h"
 #include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
@@ -25,6 +26,14 @@ struct GpuFlags {
     double gemmPeak = 0;
 };
 
+// A list flag given once with commas, repeated, or both: "1k,8k" "--lengths 32k".
+std::string joined(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items)
+        out += (out.empty() ? "" : ",") + item;
+    return out;
+}
+
 int badInput(const std::string& format, const std::string& key, const std::string& message) {
     std::cerr << "kvbe-cli: " << message << "\n";
     if (format == "jsonl") JsonlSink(std::cout, key).error(message);
@@ -40,9 +49,11 @@ int runGpuProbe(Probe& probe, const std::string& format) {
 
 int runCopy(const GpuFlags& f) {
     gpu::CopySettings s;
-    auto sizes = gpu::parseByteSizes(f.sizes);
-    if (!sizes) return badInput(f.format, "gpu-copy", "--sizes: " + sizes.message());
-    s.sizes = *sizes;
+    if (!f.sizes.empty()) {
+        auto sizes = parseWholeByteList(joined(f.sizes));
+        if (!sizes) return badInput(f.format, "gpu-copy", "--sizes: " + sizes.message());
+        s.sizes = *sizes;
+    }
     s.model = f.model;
     s.pinned = !f.pageableOnly;
     s.pageable = !f.pinnedOnly;
@@ -54,10 +65,13 @@ int runCopy(const GpuFlags& f) {
 
 int runGemmPeak(const GpuFlags& f) {
     gpu::GemmPeakSettings s;
-    auto sizes = gpu::parseTokenCounts(f.sizes); // plain whole numbers, "8k" allowed
-    if (!sizes) return badInput(f.format, "gpu-gemm-peak", "--sizes: " + sizes.message());
-    for (auto n : *sizes)
-        s.sizes.push_back(n > 1 << 20 ? 1 << 20 : static_cast<int>(n));
+    if (!f.sizes.empty()) {
+        // Counts ("8k" allowed); validate() then checks each is a size this probe runs.
+        auto sizes = parseCountList(joined(f.sizes), 1, 1 << 20);
+        if (!sizes) return badInput(f.format, "gpu-gemm-peak", "--sizes: " + sizes.message());
+        for (auto n : *sizes)
+            s.sizes.push_back(static_cast<int>(n));
+    }
     if (f.samples) s.samples = f.samples;
     s.device = f.device;
     gpu::GemmPeakProbe probe(s);
@@ -66,9 +80,12 @@ int runGemmPeak(const GpuFlags& f) {
 
 int runPrefill(const GpuFlags& f) {
     gpu::PrefillSettings s;
-    auto lengths = gpu::parseTokenCounts(f.lengths);
-    if (!lengths) return badInput(f.format, "gpu-prefill", "--lengths: " + lengths.message());
-    s.lengths = *lengths;
+    if (!f.lengths.empty()) {
+        auto lengths = parseTokenList(joined(f.lengths));
+        if (!lengths) return badInput(f.format, "gpu-prefill", "--lengths: " + lengths.message());
+        for (double n : *lengths)
+            s.lengths.push_back(static_cast<std::int64_t>(n));
+    }
     s.model = f.model;
     s.gpuPreset = f.gpuPreset;
     if (f.gemmPeak > 0) s.gemmPeakTflops = f.gemmPeak;

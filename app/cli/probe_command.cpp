@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "probe_watchdog.h"
 
+#include "kvbe/base/units.h"
 #include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/probes/io_engine.h"
 #include "kvbe/probes/memcpy_probe.h"
@@ -11,12 +12,10 @@
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
 #include "kvbe/serving/serving_probe.h"
-#include "kvbe/base/units.h"
 
-#include <charconv>
 #include <chrono>
-#include <cmath>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <unistd.h>
 
@@ -32,30 +31,11 @@ struct ProbeFlags {
     bool buffered = false;
 };
 
-Result<std::uint64_t> wholeBytes(const std::string& text, const std::string& flag) {
-    auto v = parseBytes(text);
-    if (!v) return Error{flag + " " + v.message()};
-    if (*v != std::floor(*v) || *v < 1)
-        return Error{flag + " " + text + ": expected a whole number of bytes, e.g. 1MiB"};
-    return static_cast<std::uint64_t>(*v);
-}
-
-Result<std::vector<int>> intList(const std::string& text, const std::string& flag,
-                                 const std::string& expected) {
-    std::vector<int> out;
-    size_t start = 0;
-    while (start <= text.size()) {
-        size_t comma = text.find(',', start);
-        if (comma == std::string::npos) comma = text.size();
-        const std::string item = text.substr(start, comma - start);
-        int v = 0;
-        auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-        if (item.empty() || ec != std::errc() || ptr != item.data() + item.size())
-            return Error{flag + " '" + item + "': expected " + expected};
-        out.push_back(v);
-        start = comma + 1;
-    }
-    return out;
+// A list of counts for an int field: the probe checks them against its own limits.
+Result<std::vector<int>> intList(const std::string& text, const std::string& flag) {
+    auto list = parseCountList(text, 0, std::numeric_limits<int>::max());
+    if (!list) return Error{flag + " " + list.message()};
+    return std::vector<int>(list->begin(), list->end());
 }
 
 Result<ProbeOptions> toOptions(const ProbeFlags& f) {
@@ -68,34 +48,28 @@ Result<ProbeOptions> toOptions(const ProbeFlags& f) {
     o.sequential = f.pattern == "sequential";
     o.model = f.model;
     if (!f.fileSize.empty()) {
-        auto v = wholeBytes(f.fileSize, "--file-size");
-        if (!v) return v.error();
+        auto v = parseWholeBytes(f.fileSize);
+        if (!v) return Error{"--file-size " + v.message()};
         o.fileSize = *v;
     }
     if (!f.blockSizes.empty()) {
-        auto list = parseByteList(f.blockSizes);
+        auto list = parseWholeByteList(f.blockSizes);
         if (!list) return Error{"--block-sizes " + list.message()};
-        for (double b : *list) {
-            if (b != std::floor(b))
-                return Error{"--block-sizes: " + std::to_string(b) +
-                             " is not a whole number of bytes"};
-            o.blockSizes.push_back(static_cast<std::uint64_t>(b));
-        }
+        o.blockSizes = *list;
     }
     if (!f.queueDepths.empty()) {
-        auto list =
-            intList(f.queueDepths, "--queue-depths", "queue depths from 1 to 1024, e.g. 1,32");
+        auto list = intList(f.queueDepths, "--queue-depths");
         if (!list) return list.error();
         o.queueDepths = *list;
     }
     auto d = parseSeconds(f.duration);
     if (!d) return Error{"--duration " + d.message()};
     o.durationS = *d;
-    auto b = wholeBytes(f.bufferSize, "--buffer-size");
-    if (!b) return b.error();
+    auto b = parseWholeBytes(f.bufferSize);
+    if (!b) return Error{"--buffer-size " + b.message()};
     o.bufferBytes = *b;
     if (!f.threads.empty()) {
-        auto list = intList(f.threads, "--threads", "thread counts from 1 to 1024, e.g. 1,8");
+        auto list = intList(f.threads, "--threads");
         if (!list) return list.error();
         o.threads = *list;
     }

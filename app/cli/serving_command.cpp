@@ -4,13 +4,12 @@
 #include "commands.h"
 #include "probe_watchdog.h"
 
-#include "kvbe/scenario/presets.h"
+#include "kvbe/base/units.h"
 #include "kvbe/probes/stream.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/serving/serving_probe.h"
-#include "kvbe/base/units.h"
 
-#include <charconv>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -39,30 +38,18 @@ Result<serving::ServingSettings> toSettings(const ServingFlags& f) {
     if (!lengths) return Error{"--lengths " + lengths.message()};
     s.lengths.clear();
     for (double n : *lengths) {
-        if (n < 32 || n != std::floor(n))
-            return Error{"--lengths: " + std::to_string(n) +
-                         " is not a whole number of tokens of at least 32"};
+        if (n < 32)
+            return Error{"--lengths: " + formatTokens(n) +
+                         " tokens is too short; expected at least 32"};
         s.lengths.push_back(static_cast<std::int64_t>(n));
     }
     std::sort(s.lengths.begin(), s.lengths.end());
     s.lengths.erase(std::unique(s.lengths.begin(), s.lengths.end()), s.lengths.end());
-    s.fractions.clear();
-    size_t start = 0;
-    while (start <= f.fractions.size()) {
-        size_t comma = f.fractions.find(',', start);
-        if (comma == std::string::npos) comma = f.fractions.size();
-        const std::string item = f.fractions.substr(start, comma - start);
-        double v = 0;
-        auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-        if (item.empty() || ec != std::errc() || ptr != item.data() + item.size() ||
-            !(v > 0 && v <= 1))
-            return Error{"--fractions '" + item +
-                         "': expected cached fractions above 0 and at most 1, e.g. 0.1,0.5,0.9,1"};
-        s.fractions.push_back(v);
-        start = comma + 1;
-    }
+    auto fractions = parseFractionList(f.fractions, false);
+    if (!fractions) return Error{"--fractions " + fractions.message()};
+    s.fractions = *fractions;
     s.tierGpu = s.tierOffload = false;
-    start = 0;
+    size_t start = 0;
     while (start <= f.tiers.size()) {
         size_t comma = f.tiers.find(',', start);
         if (comma == std::string::npos) comma = f.tiers.size();

@@ -2,12 +2,12 @@
 #include "commands.h"
 
 #include "kvbe/base/json_text.h"
+#include "kvbe/base/units.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/trace/trace_sim.h"
-#include "kvbe/base/units.h"
 
 #include <nlohmann/json.hpp>
 
@@ -96,33 +96,12 @@ Result<Setup> loadSetup(const TraceOptions& o, const Presets& presets) {
     return s;
 }
 
-// "40GiB", "8TB", "6000blocks", "3.07e6tokens", "unlimited".
-Result<double> parseCapacity(std::string text, const std::string& what, double blockBytes,
+// "40GiB", "8TB", "6000blocks", "3.07e6tokens", "unlimited": core's parseCapacity, in bytes.
+Result<double> parseCapacity(const std::string& text, const std::string& what, double blockBytes,
                              double blockTokens) {
-    if (text == "unlimited" || text == "inf") return kUnlimited;
-    auto endsWith = [&](const std::string& suf) {
-        return text.size() > suf.size() &&
-               text.compare(text.size() - suf.size(), suf.size(), suf) == 0;
-    };
-    for (const char* unit : {"blocks", "tokens"}) {
-        if (!endsWith(unit)) continue;
-        const std::string num = text.substr(0, text.size() - std::string(unit).size());
-        try {
-            std::size_t used = 0;
-            const double v = std::stod(num, &used);
-            if (used != num.size() || !(v >= 0) || !std::isfinite(v))
-                throw std::invalid_argument(num);
-            return std::string(unit) == "blocks" ? v * blockBytes : v / blockTokens * blockBytes;
-        } catch (const std::exception&) {
-            return Error{what + " '" + text + "': expected a number before '" + unit + "'"};
-        }
-    }
-    if (text == "0") return 0.0;
-    auto b = parseBytes(text);
-    if (!b)
-        return Error{what + ": " + b.message() +
-                     ", a count of blocks or tokens (6000blocks), or unlimited"};
-    return *b;
+    auto c = kvbe::parseCapacity(text);
+    if (!c) return Error{what + ": " + c.message()};
+    return capacityBytes(*c, blockBytes, blockTokens);
 }
 
 // The tiers of the replay: those named by --tier (in the scenario's order), or all of the
@@ -185,23 +164,12 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
         if (eq == std::string::npos || eq == 0)
             return Error{"--tier-write '" + t + "': expected NAME=GB/s, e.g. nvme-gen4=2"};
         const std::string name = t.substr(0, eq);
-        std::string num = t.substr(eq + 1);
-        if (num.size() > 4 && num.compare(num.size() - 4, 4, "GB/s") == 0)
-            num.resize(num.size() - 4);
-        double gbps = 0;
-        try {
-            std::size_t consumed = 0;
-            gbps = std::stod(num, &consumed);
-            if (consumed != num.size() || !(gbps > 0) || !std::isfinite(gbps))
-                throw std::invalid_argument(num);
-        } catch (const std::exception&) {
-            return Error{"--tier-write " + name + ": '" + t.substr(eq + 1) +
-                         "': expected a write bandwidth in GB/s above 0, e.g. 2"};
-        }
+        auto gbps = parseBandwidthGBps(t.substr(eq + 1));
+        if (!gbps) return Error{"--tier-write " + name + ": " + gbps.message()};
         bool found = false;
         for (auto& st : c.tiers)
             if (st.name == name) {
-                st.writeBps = gbps * 1e9;
+                st.writeBps = *gbps * 1e9;
                 found = true;
             }
         if (!found) {
@@ -677,19 +645,13 @@ Result<std::vector<double>> parseGrid(const std::string& text, int points) {
     const auto colon = text.find(':');
     if (colon == std::string::npos)
         return Error{"--capacities '" + text + "': expected LOW:HIGH in tokens, e.g. 1e4:1e9"};
-    try {
-        std::size_t u1 = 0, u2 = 0;
-        const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
-        const double lo = std::stod(a, &u1), hi = std::stod(b, &u2);
-        if (u1 != a.size() || u2 != b.size() || !(lo >= 1) || !(hi >= lo) || !std::isfinite(hi))
-            throw std::invalid_argument(text);
-        if (points < 1 || points > 1000)
-            return Error{"--points " + std::to_string(points) + ": expected 1 to 1000"};
-        return logGrid(lo, hi, points);
-    } catch (const std::exception&) {
-        return Error{"--capacities '" + text +
-                     "': expected LOW:HIGH in tokens with 1 <= LOW <= HIGH, e.g. 1e4:1e9"};
-    }
+    const std::string expected =
+        "': expected LOW:HIGH in tokens with 1 <= LOW <= HIGH, e.g. 1e4:1e9 or 10k:1m";
+    auto lo = parseTokens(text.substr(0, colon)), hi = parseTokens(text.substr(colon + 1));
+    if (!lo || !hi || !(*hi >= *lo)) return Error{"--capacities '" + text + expected};
+    if (points < 1 || points > 1000)
+        return Error{"--points " + std::to_string(points) + ": expected 1 to 1000"};
+    return logGrid(*lo, *hi, points);
 }
 
 int runSweep(const TraceOptions& o) {

@@ -122,6 +122,23 @@ class TestCliTrace : public QObject {
         QVERIFY(b["lookups_late"].toInt() >= a["lookups_late"].toInt());
     }
 
+    // Numbers in flags go through core's parsers: a write bandwidth with its unit (500MB/s is
+    // 0.5 GB/s) and a capacity grid in token counts (10k = 10,240).
+    void flagsTakeUnitsAsEverywhere() {
+        const auto r =
+            cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks", "--tier",
+                 "dram-pcie5=4blocks", "--tier-write", "dram-pcie5=500MB/s", "--output", "json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(json(r)["tiers"].toArray()[1].toObject()["tier_write_Bps"].toDouble(), 0.5e9);
+        const auto s = cli({"trace", "sweep", fixture("hand.jsonl"), "--single-cache",
+                            "--capacities", "1k:4k", "--points", "3", "--output", "json"});
+        QVERIFY2(s.exitCode == 0, s.err.constData());
+        const auto pts = json(s)["points"].toArray();
+        QCOMPARE(pts.size(), 3);
+        QVERIFY(close(pts[0].toObject()["capacity_tokens"].toDouble(), 1024));
+        QVERIFY(close(pts[2].toObject()["capacity_tokens"].toDouble(), 4096));
+    }
+
     void replayPrintsATableAndASentence() {
         const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks",
                             "--tier", "dram-pcie5=4blocks"});
@@ -202,7 +219,7 @@ class TestCliTrace : public QObject {
             << "--tier-write tape: not a tier of this replay";
         QTest::newRow("bad write bandwidth")
             << QStringList{"trace", "replay", hand, "--tier-write", "dram-pcie5=fast"} << 1
-            << "expected a write bandwidth in GB/s";
+            << "--tier-write dram-pcie5: 'fast' is not a bandwidth";
         QTest::newRow("unknown shared link")
             << QStringList{"trace", "replay", hand, "--shared-link", "tape"} << 1
             << "--shared-link tape: not a tier of this replay";

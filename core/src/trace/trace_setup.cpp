@@ -8,6 +8,20 @@ double traceBlockBytes(const CostModel& cost, std::uint32_t blockTokens) {
     return cost.kvBytesPerToken() * static_cast<double>(blockTokens) + cost.stateBytes();
 }
 
+double capacityBytes(const Capacity& capacity, double blockBytes, double blockTokens) {
+    switch (capacity.unit) {
+    case Capacity::Unit::Bytes:
+        return capacity.value;
+    case Capacity::Unit::Blocks:
+        return capacity.value * blockBytes;
+    case Capacity::Unit::Tokens:
+        return capacity.value / blockTokens * blockBytes;
+    case Capacity::Unit::Unlimited:
+        break;
+    }
+    return kUnlimited;
+}
+
 Result<double> defaultGpuCacheBytes(const Evaluation& e) {
     if (!e.gpu)
         return Error{"the scenario's GPU is not a preset, so its memory is unknown; give the HBM "

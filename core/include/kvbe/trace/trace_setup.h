@@ -3,8 +3,9 @@
 // simulator sees them. The CLI (`kvbe-cli trace`) and the explorer's Workload view share these.
 #pragma once
 
-#include "kvbe/scenario/presets.h"
 #include "kvbe/base/result.h"
+#include "kvbe/base/units.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace_sim.h"
 
@@ -18,6 +19,10 @@ namespace kvbe {
 // stored block carries one): C_T / blockBytes blocks fit in a tier of C_T bytes, and every block
 // written costs blockBytes of write bandwidth.
 double traceBlockBytes(const CostModel& cost, std::uint32_t blockTokens);
+
+// A capacity as typed (kvbe/base/units.h) in bytes, where a block holds blockTokens tokens in
+// blockBytes bytes; unlimited is kUnlimited.
+double capacityBytes(const Capacity& capacity, double blockBytes, double blockTokens);
 
 // The GPU's HBM left for KV as vLLM's default leaves it: 90 % of the memory on each of the
 // tensor-parallel GPUs, less the weights in their dtype. Fails with a sentence where the GPU is
