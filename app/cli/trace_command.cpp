@@ -78,8 +78,6 @@ Result<TraceReadOptions> readOptions(const TraceOptions& o) {
 
 struct Setup {
     Evaluation eval;
-    std::vector<TierConfig> tierConfigs;
-    std::vector<double> writeBps;
 };
 
 Result<Setup> loadSetup(const TraceOptions& o, const Presets& presets) {
@@ -88,12 +86,7 @@ Result<Setup> loadSetup(const TraceOptions& o, const Presets& presets) {
     if (!scenario) return scenario.error();
     auto e = evaluate(*scenario, presets);
     if (!e) return e.error();
-    Setup s{*e, scenario->tiers, {}};
-    for (const auto& t : scenario->tiers) {
-        const TierSpec* spec = t.preset.empty() ? nullptr : presets.findTier(t.preset);
-        s.writeBps.push_back(spec ? spec->writeBps : 0.0);
-    }
-    return s;
+    return Setup{std::move(*e)};
 }
 
 // "40GiB", "8TB", "6000blocks", "3.07e6tokens", "unlimited": core's parseCapacity, in bytes.
@@ -138,8 +131,10 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
         wanted.emplace_back(t.substr(0, eq), *cap);
     }
     std::vector<bool> used(wanted.size(), false);
-    for (std::size_t i = 0; i < s.tierConfigs.size(); ++i) {
-        const auto& tc = s.tierConfigs[i];
+    const auto& configs = s.eval.scenario.tiers;
+    const auto sim = scenarioSimTiers(s.eval);
+    for (std::size_t i = 0; i < sim.size(); ++i) {
+        const auto& tc = configs[i];
         double capacity = kUnlimited;
         bool include = wanted.empty();
         for (std::size_t w = 0; w < wanted.size(); ++w) {
@@ -151,12 +146,8 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
             }
         }
         if (!include) continue;
-        SimTier st;
-        st.name = tc.preset.empty() ? tc.name : tc.preset;
-        st.capacityBytes = capacity;
-        st.path = s.eval.tiers[i];
-        st.writeBps = s.writeBps[i];
-        c.tiers.push_back(st);
+        c.tiers.push_back(sim[i]);
+        c.tiers.back().capacityBytes = capacity;
     }
     // --tier-write NAME=GB/s: a tier's write bandwidth (the preset's otherwise).
     for (const auto& t : o.tierWrites) {
@@ -209,7 +200,7 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
     for (std::size_t w = 0; w < wanted.size(); ++w) {
         if (used[w]) continue;
         std::string names;
-        for (const auto& tc : s.tierConfigs)
+        for (const auto& tc : s.eval.scenario.tiers)
             names += (names.empty() ? "" : ", ") + (tc.preset.empty() ? tc.name : tc.preset);
         return Error{"--tier " + wanted[w].first +
                      ": not a tier of the scenario; expected one of " + names};
@@ -305,7 +296,7 @@ int runInspect(const TraceOptions& o) {
     };
     std::vector<Above> above;
     for (std::size_t i = 0; i < setup->eval.tiers.size(); ++i) {
-        const auto& tc = setup->tierConfigs[i];
+        const auto& tc = setup->eval.scenario.tiers[i];
         Above a{tc.preset.empty() ? tc.name : tc.preset,
                 setup->eval.cost.breakevenPrefix(setup->eval.tiers[i]), 0};
         if (a.pStar) {

@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
 
@@ -95,6 +96,26 @@ class TestCliTrace : public QObject {
         QVERIFY(close(f["hits_any_tier"].toObject()["token_weighted"].toDouble(), 2560 / total));
         QCOMPARE(f["config"].toObject()["instances"].toInt(), 1);
         QVERIFY(f["rules"].toArray()[0].toObject().contains("mean_wait_s"));
+    }
+
+    // A scenario tier's own write bandwidth is the one the replay writes at (as calc reports
+    // it), not its preset's: DRAM written at 1 MB/s from the scenario file loses the hits that
+    // --tier-write dram-pcie5=0.001 loses above.
+    void replayTakesTheScenarioTiersWriteBandwidth() {
+        QTemporaryDir tmp;
+        QFile f(tmp.filePath("slow.kvbe.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(
+            R"({"kvbe_scenario": 1, "tiers": [{"preset": "dram-pcie5", "write_GBps": 0.001}]})");
+        f.close();
+        const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--scenario", f.fileName(),
+                            "--gpu-cache", "2blocks", "--tier", "dram-pcie5=4blocks",
+                            "--write-buffer", "1GB", "--output", "json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const auto dram = json(r)["tiers"].toArray()[1].toObject();
+        QCOMPARE(dram["tier_write_Bps"].toDouble(), 1e6);
+        QCOMPARE(dram["lookups_late"].toInt(), 2);
+        QCOMPARE(dram["hits"].toObject()["token_weighted"].toDouble(), 0.0);
     }
 
     // --shared-link: the tier's JSON says so, and its loads delay its writes (never fewer late

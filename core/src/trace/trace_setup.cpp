@@ -36,16 +36,15 @@ Result<double> defaultGpuCacheBytes(const Evaluation& e) {
     return left;
 }
 
-std::vector<SimTier> scenarioSimTiers(const Evaluation& e, const Presets& presets) {
+std::vector<SimTier> scenarioSimTiers(const Evaluation& e) {
     std::vector<SimTier> out;
     const auto& configs = e.scenario.tiers;
     for (std::size_t i = 0; i < configs.size() && i < e.tiers.size(); ++i) {
         const auto& tc = configs[i];
-        const TierSpec* spec = tc.preset.empty() ? nullptr : presets.findTier(tc.preset);
         SimTier st;
         st.name = tc.preset.empty() ? tc.name : tc.preset;
         st.path = e.tiers[i];
-        st.writeBps = spec ? spec->writeBps : 0.0;
+        st.writeBps = tc.writeGBps ? *tc.writeGBps * 1e9 : 0.0;
         out.push_back(st);
     }
     return out;

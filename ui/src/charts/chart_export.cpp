@@ -1,9 +1,9 @@
 #include "kvbe/ui/charts/chart_export.h"
 
 #include "kvbe/ui/charts/chart_factory.h"
-#include "kvbe/ui/scenario/explorer.h"
-#include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/charts/frontier_chart.h"
+#include "kvbe/ui/fleet/fleet_panel.h"
+#include "kvbe/ui/scenario/explorer.h"
 #include "kvbe/ui/workload/workload_charts.h"
 
 #include <QApplication>
@@ -240,7 +240,7 @@ Status exportWorkloadChart(const Presets& presets, const Scenario& scenario,
     if (!trace) return trace.error();
     auto w = std::make_shared<WorkloadResult>(
         computeWorkload(std::make_shared<const Trace>(std::move(*trace)), tracePath,
-                        explorer.result()->eval, presets, WorkloadSettings{}));
+                        explorer.result()->eval, WorkloadSettings{}));
     if (!w->error.isEmpty()) return fail(w->error);
     chart->setChartStyle(style);
     chart->setResults(explorer.result(), {});
