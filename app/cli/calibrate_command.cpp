@@ -3,17 +3,17 @@
 // file; many nodes are a scheduler's job (README: a Slurm srun line or an ssh loop).
 #include "commands.h"
 
+#include "kvbe/base/host_info.h"
+#include "kvbe/base/units.h"
 #include "kvbe/calibration/calibration.h"
 #include "kvbe/calibration/fit.h"
 #include "kvbe/gpu/gpu_probes.h"
-#include "kvbe/base/host_info.h"
-#include "kvbe/scenario/presets.h"
 #include "kvbe/probe/probe_protocol.h"
 #include "kvbe/probes/nvme_probe.h"
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
-#include "kvbe/base/units.h"
 
 #include <chrono>
 #include <cmath>

@@ -1,15 +1,15 @@
 // kvbe-cli calibration inspect | fit | export-pykvcache: measurements in and thresholds out.
 #include "commands.h"
 
-#include "kvbe/calibration/calibration.h"
-#include "kvbe/calibration/fit.h"
 #include "kvbe/base/host_info.h"
 #include "kvbe/base/json_text.h"
-#include "kvbe/scenario/presets.h"
+#include "kvbe/base/units.h"
+#include "kvbe/calibration/calibration.h"
+#include "kvbe/calibration/fit.h"
 #include "kvbe/calibration/published.h"
 #include "kvbe/calibration/pykvcache.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
-#include "kvbe/base/units.h"
 
 #include <cctype>
 #include <cmath>

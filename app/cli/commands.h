@@ -12,7 +12,8 @@
 
 namespace kvbe::cli {
 
-// The exit codes are the probe protocol's (kvbe/probe/probe_protocol.h), one list for every command.
+// The exit codes are the probe protocol's (kvbe/probe/probe_protocol.h), one list for every
+// command.
 inline constexpr int kExitOk = exitCode(ProbeExit::Ok);
 inline constexpr int kExitBadInput = exitCode(ProbeExit::BadInput);
 inline constexpr int kExitUsage = exitCode(ProbeExit::Usage);

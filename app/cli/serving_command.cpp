@@ -3,6 +3,7 @@
 // and GPU peak taken from the scenario (for the fit).
 #include "commands.h"
 #include "probe_watchdog.h"
+#include "scenario_flags.h"
 
 #include "kvbe/base/units.h"
 #include "kvbe/probes/stream.h"
@@ -22,9 +23,9 @@ struct ServingFlags {
                                  tiers = "gpu,offload";
     std::string apiKeyEnv, timeout = "120s", out, offloadTier = "dram", reset = "auto",
                            retryWait = "1s";
-    std::string config, scenario, gpu, kvDtype, format = "table", fitOn = "median";
+    std::string config, format = "table", fitOn = "median";
     int repeats = 3, concurrency = 1, blockSize = 16, tries = 5, warmup = 2;
-    double peakTflops = 0;
+    ScenarioFlags scenario; // its model: --config, else --model
 };
 
 Result<serving::ServingSettings> toSettings(const ServingFlags& f) {
@@ -95,24 +96,14 @@ Result<serving::ServingSettings> toSettings(const ServingFlags& f) {
     s.fitOnFastest = f.fitOn == "fastest";
 
     // The fit's model geometry, GPU peak and nominal tiers: the scenario's, with the overrides.
-    auto presets = Presets::loadBuiltin();
-    if (!presets) return presets.error();
-    auto scenario =
-        f.scenario.empty() ? defaultScenario(*presets) : loadScenario(f.scenario, *presets);
+    ScenarioFlags flags = f.scenario;
+    flags.model = f.config.empty() ? f.model : f.config;
+    auto scenario = scenarioFromFlags(flags);
     if (!scenario) return scenario.error();
-    scenario->model = f.config.empty() ? f.model : f.config;
-    if (!f.gpu.empty()) scenario->gpu = f.gpu;
-    if (f.peakTflops > 0) scenario->peakTflops = f.peakTflops;
-    if (!f.kvDtype.empty()) {
-        auto kd = parseKvDtype(f.kvDtype);
-        if (!kd)
-            return Error{"--kv-dtype " + f.kvDtype + ": expected bf16, fp16, fp8, int8 or fp32"};
-        scenario->kvDtype = *kd;
-    }
-    auto eval = evaluate(*scenario, *presets);
+    auto eval = evaluate(scenario->scenario, scenario->presets);
     if (!eval)
         return Error{
-            eval.message() +
+            scenario->where + eval.message() +
             (f.config.empty()
                  ? " (the model geometry comes from --model; give --config with a preset id, "
                    "config.json or folder when the served name is not one)"
@@ -185,14 +176,7 @@ void addServingProbeCommand(CLI::App& probe, std::function<int()>& run) {
     cmd->add_option(
         "--config", f->config,
         "Model geometry for the fit: preset id, config.json or folder (default: --model)");
-    cmd->add_option("--scenario", f->scenario,
-                    "Scenario for the GPU, FLOP model and nominal tiers (default scenario)");
-    cmd->add_option("--gpu", f->gpu,
-                    "GPU preset whose dense peak u is relative to (default: the scenario's)");
-    cmd->add_option("--peak-tflops", f->peakTflops,
-                    "Dense peak in TFLOP/s, overriding the GPU preset's");
-    cmd->add_option("--kv-dtype", f->kvDtype,
-                    "KV cache dtype the server runs with (default: the model's)");
+    addScenarioFlags(cmd, f->scenario, false);
     addProbeFormatOption(cmd, f->format);
     cmd->footer("\nSends traffic only to --endpoint. Prompts are token ids (/v1/completions, "
                 "stream, max_tokens 1); a server that refuses ids\n"

@@ -1,5 +1,6 @@
 // kvbe-cli trace inspect|replay|sweep: a request trace through the scenario's tiered prefix cache.
 #include "commands.h"
+#include "scenario_flags.h"
 
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/units.h"
@@ -22,12 +23,12 @@ namespace kvbe::cli {
 namespace {
 
 struct TraceOptions {
-    std::string file, format = "auto", timeUnit, scenario, output = "table";
+    std::string file, format = "auto", timeUnit, output = "table";
+    ScenarioFlags scenario; // its --tier flags pick the replay's tiers and their capacities
     std::uint32_t blockTokens = 0;
     bool skipBad = false;
     // replay and sweep
     std::string gpuCache, policy = "lru", placement = "write-through", admission = "optimal";
-    std::vector<std::string> tiers; // NAME=CAPACITY
     // replay
     std::vector<std::string> tierWrites;  // NAME=GB/s
     std::vector<std::string> sharedLinks; // NAME: reads and writes share one link
@@ -35,7 +36,8 @@ struct TraceOptions {
     bool noWriteQueue = false;
     int instances = 0;
     // sweep
-    std::string vary, capacities = "1e4:1e9";
+    std::vector<std::string> with; // tiers kept fixed: more --tier flags
+    std::string capacities = "1e4:1e9";
     int points = 40;
     bool singleCache = false;
 };
@@ -76,17 +78,18 @@ Result<TraceReadOptions> readOptions(const TraceOptions& o) {
     return r;
 }
 
+// The scenario evaluated, and the capacity each of its tiers was given (none: unlimited).
 struct Setup {
     Evaluation eval;
+    std::vector<std::optional<Capacity>> capacities;
 };
 
-Result<Setup> loadSetup(const TraceOptions& o, const Presets& presets) {
-    auto scenario =
-        o.scenario.empty() ? defaultScenario(presets) : loadScenario(o.scenario, presets);
-    if (!scenario) return scenario.error();
-    auto e = evaluate(*scenario, presets);
-    if (!e) return e.error();
-    return Setup{std::move(*e)};
+Result<Setup> loadSetup(const ScenarioFlags& flags) {
+    auto f = scenarioFromFlags(flags);
+    if (!f) return f.error();
+    auto e = evaluate(f->scenario, f->presets);
+    if (!e) return Error{f->where + e.message()};
+    return Setup{std::move(*e), std::move(f->capacities)};
 }
 
 // "40GiB", "8TB", "6000blocks", "3.07e6tokens", "unlimited": core's parseCapacity, in bytes.
@@ -97,8 +100,8 @@ Result<double> parseCapacity(const std::string& text, const std::string& what, d
     return capacityBytes(*c, blockBytes, blockTokens);
 }
 
-// The tiers of the replay: those named by --tier (in the scenario's order), or all of the
-// scenario's tiers with unlimited capacity when none is named.
+// The replay's tiers: the scenario's (after its --tier flags), each with the capacity its flag
+// gave, unlimited where none.
 Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double blockTokens) {
     ReplayConfig c;
     const auto& cost = s.eval.cost;
@@ -120,35 +123,10 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
         if (!left) return Error{"--gpu-cache: " + left.message()};
         c.gpuCapacityBytes = *left;
     }
-    std::vector<std::pair<std::string, double>> wanted;
-    for (const auto& t : o.tiers) {
-        const auto eq = t.find('=');
-        if (eq == std::string::npos || eq == 0)
-            return Error{"--tier '" + t + "': expected NAME=CAPACITY, e.g. dram-pcie5=512GiB"};
-        auto cap =
-            parseCapacity(t.substr(eq + 1), "--tier " + t.substr(0, eq), c.blockBytes, blockTokens);
-        if (!cap) return cap.error();
-        wanted.emplace_back(t.substr(0, eq), *cap);
-    }
-    std::vector<bool> used(wanted.size(), false);
-    const auto& configs = s.eval.scenario.tiers;
-    const auto sim = scenarioSimTiers(s.eval);
-    for (std::size_t i = 0; i < sim.size(); ++i) {
-        const auto& tc = configs[i];
-        double capacity = kUnlimited;
-        bool include = wanted.empty();
-        for (std::size_t w = 0; w < wanted.size(); ++w) {
-            if (wanted[w].first == tc.name ||
-                (!tc.preset.empty() && wanted[w].first == tc.preset)) {
-                include = true;
-                capacity = wanted[w].second;
-                used[w] = true;
-            }
-        }
-        if (!include) continue;
-        c.tiers.push_back(sim[i]);
-        c.tiers.back().capacityBytes = capacity;
-    }
+    c.tiers = scenarioSimTiers(s.eval);
+    for (std::size_t i = 0; i < c.tiers.size() && i < s.capacities.size(); ++i)
+        if (s.capacities[i])
+            c.tiers[i].capacityBytes = capacityBytes(*s.capacities[i], c.blockBytes, blockTokens);
     // --tier-write NAME=GB/s: a tier's write bandwidth (the preset's otherwise).
     for (const auto& t : o.tierWrites) {
         const auto eq = t.find('=');
@@ -197,14 +175,6 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
     }
     c.writeQueue = !o.noWriteQueue;
     c.instances = o.instances;
-    for (std::size_t w = 0; w < wanted.size(); ++w) {
-        if (used[w]) continue;
-        std::string names;
-        for (const auto& tc : s.eval.scenario.tiers)
-            names += (names.empty() ? "" : ", ") + (tc.preset.empty() ? tc.name : tc.preset);
-        return Error{"--tier " + wanted[w].first +
-                     ": not a tier of the scenario; expected one of " + names};
-    }
     return c;
 }
 
@@ -245,29 +215,27 @@ void printSkipped(const TraceReadSummary& s) {
         std::cerr << "  " << m << "\n";
 }
 
-// What inspect, replay and sweep all read: the presets, the scenario's evaluation and the trace
+// What inspect, replay and sweep all read: the scenario's evaluation and the trace
 // (its skipped lines reported), each failure a sentence.
 struct Loaded {
-    Presets presets;
     Setup setup;
     Trace trace;
 };
 
-Result<Loaded> loadAll(const TraceOptions& o, const TraceReadOptions& ro) {
-    auto presets = Presets::loadBuiltin();
-    if (!presets) return presets.error();
-    auto setup = loadSetup(o, *presets);
+Result<Loaded> loadAll(const TraceOptions& o, const ScenarioFlags& flags,
+                       const TraceReadOptions& ro) {
+    auto setup = loadSetup(flags);
     if (!setup) return setup.error();
     auto trace = loadTrace(o.file, ro);
     if (!trace) return trace.error();
     printSkipped(trace->summary);
-    return Loaded{std::move(*presets), std::move(*setup), std::move(*trace)};
+    return Loaded{std::move(*setup), std::move(*trace)};
 }
 
 int runInspect(const TraceOptions& o) {
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
-    auto loaded = loadAll(o, *ro);
+    auto loaded = loadAll(o, o.scenario, *ro);
     if (!loaded) return fail(loaded.message());
     const Setup* setup = &loaded->setup;
     const Trace* trace = &loaded->trace;
@@ -591,7 +559,7 @@ int runReplay(const TraceOptions& o) {
     auto admission = parseAdmission(o.admission);
     if (!admission)
         return fail("--admission '" + o.admission + "': expected always, breakeven or optimal");
-    auto loaded = loadAll(o, *ro);
+    auto loaded = loadAll(o, o.scenario, *ro);
     if (!loaded) return fail(loaded.message());
     const Setup* setup = &loaded->setup;
     const Trace* trace = &loaded->trace;
@@ -650,30 +618,38 @@ int runSweep(const TraceOptions& o) {
     if (!ro) return fail(ro.message());
     auto grid = parseGrid(o.capacities, o.points);
     if (!grid) return fail(grid.message());
-    auto loaded = loadAll(o, *ro);
+    // The sweep's tiers: those --tier and --with name. The one named without a capacity is
+    // swept (--tier gpu sweeps the GPU's); the others keep theirs.
+    ScenarioFlags flags = o.scenario;
+    const bool gpu = std::erase(flags.tiers, std::string("gpu")) > 0;
+    flags.tiers.insert(flags.tiers.end(), o.with.begin(), o.with.end());
+    if (!o.singleCache && !gpu && flags.tiers.empty())
+        return fail("--tier: name the tier to sweep (gpu, or one of the scenario's), or give "
+                    "--single-cache");
+    auto loaded = loadAll(o, flags, *ro);
     if (!loaded) return fail(loaded.message());
     const Setup* setup = &loaded->setup;
     const Trace* trace = &loaded->trace;
     if (!trace->summary.hasBlocks())
         return fail(o.file + ": a " + std::string(toString(trace->summary.format)) +
                     " trace has no block ids, so it has no capacity curve");
-    // The tiers of the sweep: those given with --with, plus the swept one.
-    if (!o.singleCache && o.vary.empty())
-        return fail("--tier: name the tier to sweep (gpu, or one of the scenario's), or give "
-                    "--single-cache");
-    TraceOptions with = o;
-    if (o.singleCache)
-        with.tiers.clear();
-    else if (o.vary != "gpu")
-        with.tiers.push_back(o.vary + "=unlimited");
-    auto cfg = replayConfig(with, *setup, trace->summary.blockTokens);
+    auto cfg = replayConfig(o, *setup, trace->summary.blockTokens);
     if (!cfg) return fail(cfg.message());
-    if (with.tiers.empty()) cfg->tiers.clear();
+    if (o.singleCache || flags.tiers.empty()) cfg->tiers.clear();
     std::size_t vary = 0;
-    for (std::size_t k = 0; k < cfg->tiers.size(); ++k)
-        if (!o.singleCache && cfg->tiers[k].name == o.vary) vary = k + 1;
-    if (!o.singleCache && o.vary != "gpu" && vary == 0)
-        return fail("--tier " + o.vary + ": not a tier of the scenario");
+    if (!o.singleCache && !gpu) {
+        for (std::size_t k = 0; k < cfg->tiers.size(); ++k) {
+            if (setup->capacities[k]) continue;
+            if (vary)
+                return fail("--tier: " + cfg->tiers[vary - 1].name + " and " + cfg->tiers[k].name +
+                            " have no capacity; name one tier to sweep and give the others one "
+                            "(NAME=CAPACITY, or --with)");
+            vary = k + 1;
+        }
+        if (!vary)
+            return fail("--tier: every tier named has a capacity; name the one to sweep without "
+                        "one (or gpu)");
+    }
     auto s = sweepCapacity(*trace, setup->eval.cost, *cfg, vary, *grid);
     if (!s) return fail(s.message());
 
@@ -748,7 +724,7 @@ void addCommon(CLI::App* sub, TraceOptions& o) {
                     "Unit of the timestamps (default: ms Mooncake, s otherwise)")
         ->check(CLI::IsMember({"s", "ms", "us"}));
     sub->add_flag("--skip-bad", o.skipBad, "Skip bad lines, count them and show the first few");
-    sub->add_option("--scenario", o.scenario, "A .kvbe.json scenario (default: the built-in one)");
+    addScenarioFlags(sub, o.scenario);
 }
 
 void addCapacityOptions(CLI::App* sub, TraceOptions& o) {
@@ -781,10 +757,9 @@ void addTraceCommands(CLI::App& app, std::function<int()>& run) {
         "replay", "Hits per tier, TTFT under each admission rule, GPU time saved, writes");
     addCommon(replay, *o);
     addCapacityOptions(replay, *o);
-    replay->add_option("--tier", o->tiers,
-                       "NAME=CAPACITY of a scenario tier (repeat; default: every tier, unlimited)");
     replay->add_option("--tier-write", o->tierWrites,
-                       "NAME=GB/s: a tier's write bandwidth (repeat; default: the tier preset's)");
+                       "NAME=GB/s: a tier's write bandwidth (repeat; default: the scenario tier's, "
+                       "as calc shows it)");
     replay->add_option(
         "--write-buffer", o->writeBuffer,
         "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
@@ -802,14 +777,19 @@ void addTraceCommands(CLI::App& app, std::function<int()>& run) {
         ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
     replay->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
+    replay->footer(
+        "\nWithout --tier the replay has every tier of the scenario, unlimited. --tier names "
+        "the tiers it has instead: KEY=CAPACITY a tier of the scenario (by name or "
+        "preset key) or a tier preset the scenario lacks; NAME=GBPS[@FIXED_MS][×AMP]"
+        "[:CAPACITY] a custom tier. A tier named without a capacity is unlimited.");
     replay->callback([o, &run] { run = [o] { return runReplay(*o); }; });
 
     auto* sweep = trace->add_subcommand(
         "sweep", "Hit ratio and TTFT saved against one tier's capacity, in one pass (LRU)");
     addCommon(sweep, *o);
     addCapacityOptions(sweep, *o);
-    sweep->add_option("--tier", o->vary, "The tier to sweep: gpu or a scenario tier");
-    sweep->add_option("--with", o->tiers, "NAME=CAPACITY of another tier kept fixed (repeat)");
+    sweep->add_option("--with", o->with,
+                      "NAME=CAPACITY of another tier kept fixed, as --tier gives it (repeat)");
     sweep->add_flag("--single-cache", o->singleCache,
                     "One cache level (the GPU): the classic hit-ratio curve");
     sweep->add_option("--capacities", o->capacities,
@@ -817,6 +797,9 @@ void addTraceCommands(CLI::App& app, std::function<int()>& run) {
     sweep->add_option("--points", o->points, "Grid points (default 40)");
     sweep->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
+    sweep->footer(
+        "\nThe tier --tier names without a capacity is swept (--tier gpu: the GPU's cache); "
+        "the tiers named with one (--tier or --with NAME=CAPACITY) stay as they are.");
     sweep->callback([o, &run] { run = [o] { return runSweep(*o); }; });
 }
 

@@ -413,7 +413,7 @@ class TestCliCalc : public QObject {
                                      << "expected a bandwidth in GB/s above 0";
         QTest::newRow("bandwidth text") << QStringList{"calc", "--tier", "x=fast"} << 1 << "GB/s";
         QTest::newRow("unknown tier")
-            << QStringList{"calc", "--tier", "floppy"} << 1 << "not a tier preset";
+            << QStringList{"calc", "--tier", "floppy"} << 1 << "nor a tier preset";
         QTest::newRow("unknown gpu")
             << QStringList{"calc", "--gpu", "h900"} << 1 << "not a GPU preset";
         QTest::newRow("unknown model")

@@ -232,9 +232,6 @@ class TestCliTrace : public QObject {
         QTest::newRow("bad capacity")
             << QStringList{"trace", "replay", hand, "--tier", "dram-pcie5=lots"} << 1
             << "--tier dram-pcie5";
-        QTest::newRow("tier without =")
-            << QStringList{"trace", "replay", hand, "--tier", "dram-pcie5"} << 1
-            << "expected NAME=CAPACITY";
         QTest::newRow("unknown write tier")
             << QStringList{"trace", "replay", hand, "--tier-write", "tape=2"} << 1
             << "--tier-write tape: not a tier of this replay";
