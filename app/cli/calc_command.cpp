@@ -23,7 +23,7 @@ struct CalcOptions {
     std::string format = "table";
 };
 
-int runCalc(const CalcOptions& o) {
+ExitCode runCalc(const CalcOptions& o) {
     auto flagged = scenarioFromFlags(o.scenario);
     if (!flagged) return fail(flagged.message());
     const Presets* presets = &flagged->presets;
@@ -98,23 +98,23 @@ int runCalc(const CalcOptions& o) {
         for (const auto& [ref, rows] : published)
             std::cout << "\n" << publishedComparisonTable("Published (" + ref->name + "):", rows);
     }
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 template <class JsonFn, class TableFn>
-int runListing(const std::string& format, JsonFn toJson, TableFn toTable) {
+ExitCode runListing(const std::string& format, JsonFn toJson, TableFn toTable) {
     auto presets = Presets::loadBuiltin();
     if (!presets) return fail(presets.message());
     if (format == "json")
         std::cout << dumpJson(toJson(*presets), 2) << "\n";
     else
         std::cout << toTable(*presets);
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 } // namespace
 
-void addCalcCommands(CLI::App& app, std::function<int()>& run) {
+void addCalcCommands(CLI::App& app, Command& run) {
     auto o = std::make_shared<CalcOptions>();
     auto* calc = app.add_subcommand(
         "calc", "Break-even bandwidth, prefix length, TTFT and speedup for a scenario");

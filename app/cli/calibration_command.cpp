@@ -143,8 +143,8 @@ void printPublished(const PublishedReference& r, const Evaluation& e) {
     std::cout << "  (* matches the scenario's model and GPU)\n";
 }
 
-int runInspect(const std::vector<std::string>& files, const std::string& scenarioPath,
-               const std::string& format) {
+ExitCode runInspect(const std::vector<std::string>& files, const std::string& scenarioPath,
+                    const std::string& format) {
     auto ctx = loadContext(scenarioPath);
     if (!ctx) return fail(ctx.message());
     // Published-reference files (docs/published-reference-format.md) are read here; the rest are
@@ -246,7 +246,7 @@ int runInspect(const std::vector<std::string>& files, const std::string& scenari
     }
     for (const auto& e : set.errors)
         std::cerr << "kvbe-cli: " << e << "\n";
-    return set.errors.empty() ? kExitOk : kExitBadInput;
+    return set.errors.empty() ? ExitCode::Ok : ExitCode::BadInput;
 }
 
 struct FitOptionsCli {
@@ -261,7 +261,7 @@ double breakevenOf(const FitResult& fit, const std::string& tier) {
     return *it->second;
 }
 
-int runFit(const FitOptionsCli& o) {
+ExitCode runFit(const FitOptionsCli& o) {
     auto ctx = loadContext(o.scenario);
     if (!ctx) return fail(ctx.message());
     auto c = readCalibration(o.file);
@@ -312,7 +312,7 @@ int runFit(const FitOptionsCli& o) {
                                       {"measured_s", r.measuredS},
                                       {"fitted_s", r.fittedS}});
         std::cout << dumpJson(j, 2) << "\n";
-        return kExitOk;
+        return ExitCode::Ok;
     }
     std::cout << "Fitted to " << c->source << " (" << c->format << ")\n";
     if (p.utilisation)
@@ -338,7 +338,7 @@ int runFit(const FitOptionsCli& o) {
         std::cout << "  note: " << note << "\n";
     for (const auto& why : fit->unreliable)
         std::cout << "  unreliable: " << why << "\n";
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 struct ExportOptions {
@@ -358,7 +358,7 @@ bool sameModel(const std::string& a, const std::string& b) {
     return lowerShortName(a) == lowerShortName(b);
 }
 
-int runExport(const ExportOptions& o) {
+ExitCode runExport(const ExportOptions& o) {
     if (o.scenario.empty() && o.calibration.empty())
         return fail("export-pykvcache: give --scenario FILE, --calibration FILE, or both");
     std::optional<Calibration> cal;
@@ -435,18 +435,18 @@ int runExport(const ExportOptions& o) {
             std::cerr << "kvbe-cli: warning: " << w << "\n";
     if (o.out.empty() || o.out == "-") {
         std::cout << text;
-        return kExitOk;
+        return ExitCode::Ok;
     }
     if (auto st = writeFileAtomically(o.out, text); !st) return fail(st.message());
     std::cerr << "kvbe-cli: wrote " << o.out << " (schema " << o.schema
               << "; ssd: " << (ssdTier.empty() ? "none" : ssdTier)
               << ", mem: " << (memTier.empty() ? "none" : memTier) << ")\n";
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 } // namespace
 
-void addCalibrationCommands(CLI::App& app, std::function<int()>& run) {
+void addCalibrationCommands(CLI::App& app, Command& run) {
     auto* cal = app.add_subcommand(
         "calibration", "Inspect and fit measurement files; export py-kvcache thresholds");
     cal->require_subcommand(1);

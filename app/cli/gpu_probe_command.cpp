@@ -34,20 +34,20 @@ std::string joined(const std::vector<std::string>& items) {
     return out;
 }
 
-int badInput(const std::string& format, const std::string& key, const std::string& message) {
+ExitCode badInput(const std::string& format, const std::string& key, const std::string& message) {
     std::cerr << "kvbe-cli: " << message << "\n";
     if (format == "jsonl") JsonlSink(std::cout, key).error(message);
-    return kExitBadInput;
+    return ExitCode::BadInput;
 }
 
 // A CUDA kernel cannot be interrupted: the probe checks for a stop between kernels, and the
 // process ends anyway two seconds after the signal.
-int runGpuProbe(Probe& probe, const std::string& format) {
+ExitCode runGpuProbe(Probe& probe, const std::string& format) {
     auto sink = makeProbeSink(format, probe.key());
     return runProbeWithWatchdog(probe, ProbeOptions{}, *sink, std::chrono::milliseconds(2000));
 }
 
-int runCopy(const GpuFlags& f) {
+ExitCode runCopy(const GpuFlags& f) {
     gpu::CopySettings s;
     if (!f.sizes.empty()) {
         auto sizes = parseWholeByteList(joined(f.sizes));
@@ -63,7 +63,7 @@ int runCopy(const GpuFlags& f) {
     return runGpuProbe(probe, f.format);
 }
 
-int runGemmPeak(const GpuFlags& f) {
+ExitCode runGemmPeak(const GpuFlags& f) {
     gpu::GemmPeakSettings s;
     if (!f.sizes.empty()) {
         // Counts ("8k" allowed); validate() then checks each is a size this probe runs.
@@ -78,7 +78,7 @@ int runGemmPeak(const GpuFlags& f) {
     return runGpuProbe(probe, f.format);
 }
 
-int runPrefill(const GpuFlags& f) {
+ExitCode runPrefill(const GpuFlags& f) {
     gpu::PrefillSettings s;
     if (!f.lengths.empty()) {
         auto lengths = parseTokenList(joined(f.lengths));
@@ -108,7 +108,7 @@ void addCommon(CLI::App* sub, GpuFlags& f, int defaultSamples) {
 
 } // namespace
 
-void addGpuProbeCommands(CLI::App& probe, std::function<int()>& run) {
+void addGpuProbeCommands(CLI::App& probe, Command& run) {
     auto copy = std::make_shared<GpuFlags>();
     auto* copyCmd = probe.add_subcommand("gpu-copy", gpu::GpuCopyProbe().description());
     copyCmd->add_option(

@@ -76,12 +76,12 @@ Result<ProbeOptions> toOptions(const ProbeFlags& f) {
     return o;
 }
 
-int runProbe(const std::string& key, const ProbeFlags& flags) {
+ExitCode runProbe(const std::string& key, const ProbeFlags& flags) {
     auto options = toOptions(flags);
     if (!options) {
         std::cerr << "kvbe-cli: " << options.message() << "\n";
         if (flags.format == "jsonl") JsonlSink(std::cout, key).error(options.message());
-        return kExitBadInput;
+        return ExitCode::BadInput;
     }
     auto probe = makeProbe(key);
     auto sink = makeProbeSink(flags.format, key);
@@ -89,7 +89,7 @@ int runProbe(const std::string& key, const ProbeFlags& flags) {
     return runProbeWithWatchdog(*probe, *options, *sink, std::chrono::milliseconds(400));
 }
 
-int runList(const std::string& format) {
+ExitCode runList(const std::string& format) {
     std::string why;
     const bool uring = makeUringEngine(why) != nullptr;
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
@@ -110,7 +110,7 @@ int runList(const std::string& format) {
                                             {"io_uring_why_not", why}}
                          .dump(2)
                   << "\n";
-        return kExitOk;
+        return ExitCode::Ok;
     }
     for (const auto& p : list)
         std::cout << p["key"].get<std::string>() << "  " << p["description"].get<std::string>()
@@ -121,7 +121,7 @@ int runList(const std::string& format) {
     std::cout << "io_uring: "
               << (uring ? "available" : "unavailable, " + why + "; the drive probes use psync")
               << "\n";
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 const char* const kDriveMemory =
@@ -176,7 +176,7 @@ CLI::Option* addProbeFormatOption(CLI::App* probe, std::string& format) {
         ->check(CLI::IsMember({"table", "jsonl"}));
 }
 
-void addProbeCommands(CLI::App& app, std::function<int()>& run) {
+void addProbeCommands(CLI::App& app, Command& run) {
     auto* probe =
         app.add_subcommand("probe", "Measure this machine: drive read/write bandwidth, host "
                                     "memcpy, the GPU, and a serving stack end to end");

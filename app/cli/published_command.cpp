@@ -60,7 +60,7 @@ json comparisonJson(const std::vector<PublishedComparison>& rows) {
     return a;
 }
 
-int runCompare(const PublishedOptions& o) {
+ExitCode runCompare(const PublishedOptions& o) {
     auto ev = evaluated(o.scenario);
     if (!ev) return fail(ev.message());
     const Evaluation* e = &ev->eval;
@@ -84,10 +84,10 @@ int runCompare(const PublishedOptions& o) {
         std::cout << dumpJson(all, 2) << "\n";
     else if (!any)
         std::cout << "No published figure matches this scenario's model, GPU and KV dtype.\n";
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
-int runFit(const PublishedOptions& o, const std::string& commandLine) {
+ExitCode runFit(const PublishedOptions& o, const std::string& commandLine) {
     auto ev = evaluated(o.scenario);
     if (!ev) return fail(ev.message());
     const Evaluation* e = &ev->eval;
@@ -128,7 +128,7 @@ int runFit(const PublishedOptions& o, const std::string& commandLine) {
                                    {"notes", fit->notes}},
                               2)
                   << "\n";
-        return kExitOk;
+        return ExitCode::Ok;
     }
     std::cout << "Fitted to " << ref->name << " (" << ref->file << "), " << fit->residuals.size()
               << " points\n";
@@ -141,12 +141,12 @@ int runFit(const PublishedOptions& o, const std::string& commandLine) {
     for (const auto& note : fit->notes)
         std::cout << "  note: " << note << "\n";
     std::cout << publishedComparisonTable("Residuals at the fitted values:", fit->residuals);
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 } // namespace
 
-void addPublishedCommands(CLI::App& app, std::function<int()>& run) {
+void addPublishedCommands(CLI::App& app, Command& run) {
     auto* pub = app.add_subcommand(
         "published",
         "Published figures (resources/published/) beside the model, and the fit to them");

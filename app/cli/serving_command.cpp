@@ -115,13 +115,13 @@ Result<serving::ServingSettings> toSettings(const ServingFlags& f) {
     return s;
 }
 
-int runServing(const ServingFlags& flags) {
+ExitCode runServing(const ServingFlags& flags) {
     auto settings = toSettings(flags);
     if (!settings) {
         std::cerr << "kvbe-cli: " << settings.message() << "\n";
         if (flags.format == "jsonl")
             probes::JsonlSink(std::cout, "serving").error(settings.message());
-        return kExitBadInput;
+        return ExitCode::BadInput;
     }
     serving::ServingProbe probe(*settings);
     auto sink = makeProbeSink(flags.format, "serving");
@@ -132,7 +132,7 @@ int runServing(const ServingFlags& flags) {
 
 } // namespace
 
-void addServingProbeCommand(CLI::App& probe, std::function<int()>& run) {
+void addServingProbeCommand(CLI::App& probe, Command& run) {
     auto f = std::make_shared<ServingFlags>();
     auto* cmd = probe.add_subcommand("serving", serving::ServingProbe({}).description());
     cmd->add_option("--endpoint", f->endpoint,

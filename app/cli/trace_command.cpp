@@ -232,7 +232,7 @@ Result<Loaded> loadAll(const TraceOptions& o, const ScenarioFlags& flags,
     return Loaded{std::move(*setup), std::move(*trace)};
 }
 
-int runInspect(const TraceOptions& o) {
+ExitCode runInspect(const TraceOptions& o) {
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
     auto loaded = loadAll(o, o.scenario, *ro);
@@ -296,7 +296,7 @@ int runInspect(const TraceOptions& o) {
                   a.pStar ? nlohmann::json(a.share) : nlohmann::json(nullptr)}});
         j["tiers"] = tiers;
         std::cout << dumpJson(j, 2) << "\n";
-        return kExitOk;
+        return ExitCode::Ok;
     }
     std::cout << "trace      " << o.file << " (" << toString(t.summary.format);
     if (t.summary.hasBlocks()) std::cout << ", " << t.summary.blockTokens << "-token blocks";
@@ -324,7 +324,7 @@ int runInspect(const TraceOptions& o) {
         else
             std::cout << "never (loading does not pay up to the context limit)\n";
     }
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 // ------------------------------------------------------------------------------- replay
@@ -553,7 +553,7 @@ void printReplayTable(const ReplayOutput& x) {
     printReplaySentence(x);
 }
 
-int runReplay(const TraceOptions& o) {
+ExitCode runReplay(const TraceOptions& o) {
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
     auto admission = parseAdmission(o.admission);
@@ -595,7 +595,7 @@ int runReplay(const TraceOptions& o) {
         printReplayCsv(out);
     else
         printReplayTable(out);
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 // ------------------------------------------------------------------------------- sweep
@@ -613,7 +613,7 @@ Result<std::vector<double>> parseGrid(const std::string& text, int points) {
     return logGrid(*lo, *hi, points);
 }
 
-int runSweep(const TraceOptions& o) {
+ExitCode runSweep(const TraceOptions& o) {
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
     auto grid = parseGrid(o.capacities, o.points);
@@ -680,7 +680,7 @@ int runSweep(const TraceOptions& o) {
         }
         j["points"] = pts;
         std::cout << dumpJson(j, 2) << "\n";
-        return kExitOk;
+        return ExitCode::Ok;
     }
     if (o.output == "csv") {
         std::cout << "capacity_tokens,capacity_bytes,hits_token_weighted,hits_block_weighted,hits_"
@@ -694,7 +694,7 @@ int runSweep(const TraceOptions& o) {
                       << "," << fixed(p.meanTtftNone, 9) << "," << fixed(p.meanTtftGpuOnly, 9)
                       << "," << fixed(p.meanTtftAlways, 9) << "," << fixed(p.ttftSavedVsNone, 6)
                       << "," << fixed(p.ttftSavedVsGpuOnly, 6) << "\n";
-        return kExitOk;
+        return ExitCode::Ok;
     }
     std::cout << "sweep of " << s->tierName << (o.singleCache ? " (single cache)" : "") << " over "
               << s->points.size() << " capacities, one pass (LRU stack distances), "
@@ -709,7 +709,7 @@ int runSweep(const TraceOptions& o) {
                     ms(p.meanTtftAlways).c_str(), pct(p.ttftSavedVsNone).c_str(),
                     pct(p.ttftSavedVsGpuOnly).c_str());
     }
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 void addCommon(CLI::App* sub, TraceOptions& o) {
@@ -739,7 +739,7 @@ void addCapacityOptions(CLI::App* sub, TraceOptions& o) {
 
 } // namespace
 
-void addTraceCommands(CLI::App& app, std::function<int()>& run) {
+void addTraceCommands(CLI::App& app, Command& run) {
     auto* trace = app.add_subcommand(
         "trace", "Replay a request trace through the scenario's tiered prefix cache");
     trace->require_subcommand(1);

@@ -3,13 +3,13 @@
 #include "kvbe/probes/memcpy_probe.h"
 
 #include "io_common.h"
+#include "kvbe/base/units.h"
 #include "kvbe/probes/buffer_arena.h"
 #include "kvbe/probes/data_pattern.h"
 #include "kvbe/probes/errno_text.h"
 #include "kvbe/probes/io_target.h"
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
-#include "kvbe/base/units.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -60,23 +60,23 @@ std::string MemcpyProbe::description() const {
 
 ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     if (!o.dir.empty() || !o.file.empty() || !o.device.empty())
-        return reportFailure(sink, ProbeExit::Usage,
+        return reportFailure(sink, ExitCode::Usage,
                              "host-memcpy copies memory: --dir, --file and --device do not apply");
     if (!(o.durationS > 0))
-        return reportFailure(sink, ProbeExit::BadInput,
+        return reportFailure(sink, ExitCode::BadInput,
                              "--duration: expected a positive time per setting, e.g. 5s or 200ms");
     if (o.bufferBytes < kMiB)
-        return reportFailure(sink, ProbeExit::BadInput,
+        return reportFailure(sink, ExitCode::BadInput,
                              "--buffer-size: expected at least 1 MiB per buffer");
     std::vector<int> threads = o.threads.empty() ? defaultMemcpyThreads() : o.threads;
     for (int t : threads)
         if (t < 1 || t > 1024)
-            return reportFailure(sink, ProbeExit::BadInput,
+            return reportFailure(sink, ExitCode::BadInput,
                                  "--threads " + std::to_string(t) + ": expected 1 to 1024 threads");
     const std::uint64_t bytes = o.bufferBytes / 4096 * 4096;
     const std::uint64_t need = 2 * bytes + 256 * kMiB;
     if (const std::uint64_t avail = availableMemory(); avail < need)
-        return reportFailure(sink, ProbeExit::CannotRun,
+        return reportFailure(sink, ExitCode::CannotRun,
                              "host-memcpy needs two " + formatBlock(bytes) + " buffers and " +
                                  formatBlock(avail) +
                                  " of memory is available; pass a smaller --buffer-size");
@@ -96,7 +96,7 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     BufferArena srcArena(1, bytes),
         dstArena(1, bytes); // touched, huge pages where the kernel grants them
     if (!srcArena || !dstArena)
-        return reportFailure(sink, ProbeExit::CannotRun,
+        return reportFailure(sink, ExitCode::CannotRun,
                              "cannot allocate two " + formatBlock(bytes) + " buffers");
     std::byte* const src = srcArena.at(0);
     std::byte* const dst = dstArena.at(0);
@@ -145,10 +145,10 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
                 if (windows.over(detail::nowNs()) || stopRequested()) return;
             }
         });
-        if (stopRequested()) return reportFailure(sink, ProbeExit::Stopped, stopMessage());
+        if (stopRequested()) return reportFailure(sink, ExitCode::Stopped, stopMessage());
         if (std::memcmp(src, dst, bytes) != 0)
             return reportFailure(
-                sink, ProbeExit::Failed,
+                sink, ExitCode::Failed,
                 "host-memcpy: the destination buffer differs from the source after the copy");
         IoMeasurement m;
         m.windowBytes.assign(static_cast<size_t>(repeats), 0);

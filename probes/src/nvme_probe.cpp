@@ -1,13 +1,13 @@
 // nvme-read / nvme-write: validate, open the target, lay out the scratch file, sweep.
 #include "kvbe/probes/nvme_probe.h"
 
-#include "kvbe/scenario/presets.h"
+#include "kvbe/base/units.h"
 #include "kvbe/probes/io_engine.h"
 #include "kvbe/probes/io_target.h"
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
-#include "kvbe/base/units.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -34,8 +34,8 @@ struct NvmePlan {
 };
 
 ExitResult<NvmePlan> planRun(const ProbeOptions& o, bool write, const std::string& key) {
-    const auto usage = [](std::string m) { return ProbeOutcome{ProbeExit::Usage, std::move(m)}; };
-    const auto bad = [](std::string m) { return ProbeOutcome{ProbeExit::BadInput, std::move(m)}; };
+    const auto usage = [](std::string m) { return ProbeOutcome{ExitCode::Usage, std::move(m)}; };
+    const auto bad = [](std::string m) { return ProbeOutcome{ExitCode::BadInput, std::move(m)}; };
     // Conflicts first.
     const int given = !o.dir.empty() + !o.file.empty() + !o.device.empty();
     if (given == 0)
@@ -82,15 +82,15 @@ ExitResult<NvmePlan> planRun(const ProbeOptions& o, bool write, const std::strin
 ExitStatus checkBlocksFit(const IoTarget& target, const std::set<std::uint64_t>& sizes) {
     for (std::uint64_t bs : sizes) {
         if (target.direct() && bs % target.logicalBlock() != 0)
-            return ProbeOutcome{ProbeExit::BadInput,
+            return ProbeOutcome{ExitCode::BadInput,
                                 "--block-sizes " + std::to_string(bs) +
                                     " B is not a multiple of the logical block size (" +
                                     std::to_string(target.logicalBlock()) + " B) of " +
                                     target.path() + ": O_DIRECT moves whole blocks"};
         if (bs > target.size())
-            return ProbeOutcome{ProbeExit::BadInput, "--block-sizes " + formatBlock(bs) +
-                                                         " is larger than " + target.path() + " (" +
-                                                         formatBlock(target.size()) + ")"};
+            return ProbeOutcome{ExitCode::BadInput, "--block-sizes " + formatBlock(bs) +
+                                                        " is larger than " + target.path() + " (" +
+                                                        formatBlock(target.size()) + ")"};
     }
     return Ok{};
 }
@@ -144,8 +144,8 @@ ExitResult<SettingResult> measureSetting(IoEngine& engine, const std::string& en
     s.verify =
         !write && target.kind() == TargetKind::Scratch ? VerifyMode::Sample : VerifyMode::None;
     auto m = engine.run(target, s);
-    if (stopRequested()) return ProbeOutcome{ProbeExit::Stopped, stopMessage()};
-    if (!m) return ProbeOutcome{ProbeExit::Failed, m.message()};
+    if (stopRequested()) return ProbeOutcome{ExitCode::Stopped, stopMessage()};
+    if (!m) return ProbeOutcome{ExitCode::Failed, m.message()};
     const IoStats st = summarize(*m);
     SettingResult r;
     r.notes = m->notes;
@@ -242,7 +242,7 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     if (!planned) return reportFailure(sink, planned.failure().exit, planned.message());
     const NvmePlan& plan = *planned;
     auto engine = chooseEngine(o.engine);
-    if (!engine) return reportFailure(sink, ProbeExit::CannotRun, engine.message());
+    if (!engine) return reportFailure(sink, ExitCode::CannotRun, engine.message());
     auto opened = openTarget({o.dir, o.file, o.device, plan.scratchBytes, !o.buffered});
     if (!opened) return reportFailure(sink, opened.failure().exit, opened.message());
     IoTarget& target = *opened;

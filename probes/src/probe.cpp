@@ -10,7 +10,7 @@
 
 namespace kvbe::probes {
 
-ProbeOutcome reportFailure(ProbeSink& sink, ProbeExit exit, const std::string& message) {
+ProbeOutcome reportFailure(ProbeSink& sink, ExitCode exit, const std::string& message) {
     sink.error(message);
     return {exit, message};
 }

@@ -288,16 +288,16 @@ class ProbeStreamTest : public QObject {
     }
 
     void exitCodesHaveOneListWithSentences() {
-        using kvbe::ProbeExit;
-        for (ProbeExit e : {ProbeExit::Ok, ProbeExit::BadInput, ProbeExit::Usage,
-                            ProbeExit::CannotRun, ProbeExit::Failed, ProbeExit::Stopped}) {
-            QCOMPARE(kvbe::probeExitFromCode(kvbe::exitCode(e)), std::optional<ProbeExit>(e));
+        using kvbe::ExitCode;
+        for (ExitCode e : {ExitCode::Ok, ExitCode::BadInput, ExitCode::Usage, ExitCode::CannotRun,
+                           ExitCode::Failed, ExitCode::Stopped}) {
+            QCOMPARE(kvbe::exitCodeFromInt(kvbe::exitCode(e)), std::optional<ExitCode>(e));
             QVERIFY(!kvbe::exitCodeSentence(e).empty());
             QVERIFY(kvbe::exitCodeHelp().find(std::string(kvbe::exitCodeMeaning(e))) !=
                     std::string::npos);
         }
-        QCOMPARE(kvbe::exitCode(ProbeExit::Stopped), 130);
-        QVERIFY(!kvbe::probeExitFromCode(7));
+        QCOMPARE(kvbe::exitCode(ExitCode::Stopped), 130);
+        QVERIFY(!kvbe::exitCodeFromInt(7));
     }
 
     void tableLinesUpColumns() {

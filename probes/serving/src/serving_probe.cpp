@@ -25,7 +25,7 @@ namespace kvbe::serving {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using probes::ProbeExit;
+using probes::ExitCode;
 using probes::ProbeOutcome;
 
 struct Counters {
@@ -34,11 +34,11 @@ struct Counters {
 
 // What one request came to.
 struct Sent {
-    ProbeExit exit = ProbeExit::Ok;
+    ExitCode exit = ExitCode::Ok;
     std::string message;
     bool skipLength = false; // a 4xx that refuses this prompt (too long): skip the length
     double ttftS = 0;
-    bool ok() const { return exit == ProbeExit::Ok && !skipLength; }
+    bool ok() const { return exit == ExitCode::Ok && !skipLength; }
 };
 
 std::string fmt(double v, int decimals) {
@@ -131,11 +131,11 @@ class Sweep {
                         std::int64_t refN) const;
     // One more request done, for the progress line.
     void step(const std::string& what);
-    ProbeOutcome fail(ProbeExit e, const std::string& m) {
+    ProbeOutcome fail(ExitCode e, const std::string& m) {
         return probes::reportFailure(m_sink, e, m);
     }
     ProbeOutcome failSent(const Sent& s) {
-        if (s.exit == ProbeExit::Stopped) return fail(ProbeExit::Stopped, probes::stopMessage());
+        if (s.exit == ExitCode::Stopped) return fail(ExitCode::Stopped, probes::stopMessage());
         return fail(s.exit, s.message);
     }
     void note(const std::string& line) {
@@ -209,17 +209,17 @@ Sent Sweep::useTextPrompts(const std::string& refusal) {
         const std::string word = std::string(" ") + w;
         const auto n = tokenCount(word, false, why);
         if (!n)
-            return {ProbeExit::CannotRun, refused + " and its tokenizer cannot be asked: " + why};
+            return {ExitCode::CannotRun, refused + " and its tokenizer cannot be asked: " + why};
         if (*n == 1) m_words.push_back(word);
     }
     if (m_words.size() < 16)
-        return {ProbeExit::CannotRun,
+        return {ExitCode::CannotRun,
                 refused + ", and its tokenizer keeps only " + std::to_string(m_words.size()) +
                     " of " + std::to_string(std::size(kWords)) +
                     " common words whole, too few to make prompts of known length"};
     const auto withSpecial = tokenCount(m_words.front(), true, why);
     if (!withSpecial)
-        return {ProbeExit::CannotRun, refused + " and its tokenizer cannot be asked: " + why};
+        return {ExitCode::CannotRun, refused + " and its tokenizer cannot be asked: " + why};
     m_specialTokens = *withSpecial - 1;
     m_textPrompts = true;
     return {};
@@ -237,12 +237,12 @@ Sent Sweep::send(const std::vector<int>& ids) {
         const std::string prompt = promptText(ids);
         std::string why;
         const auto n = tokenCount(prompt, true, why);
-        if (!n) return {ProbeExit::Failed, why};
+        if (!n) return {ExitCode::Failed, why};
         if (static_cast<double>(*n) != expected)
-            return {ProbeExit::CannotRun,
-                    "POST " + m_root + "/tokenize counts " + std::to_string(*n) +
-                        " tokens for a text " + what + " (" + fmt(expected, 0) +
-                        " expected): its prompt lengths cannot be held exact"};
+            return {ExitCode::CannotRun, "POST " + m_root + "/tokenize counts " +
+                                             std::to_string(*n) + " tokens for a text " + what +
+                                             " (" + fmt(expected, 0) +
+                                             " expected): its prompt lengths cannot be held exact"};
         body["prompt"] = prompt;
     }
     const std::string text = body.dump();
@@ -266,20 +266,20 @@ Sent Sweep::send(const std::vector<int>& ids) {
         const auto t0 = Clock::now();
         const HttpResponse r = m_http.send(req, [this] { return stopping(); });
         Sent s;
-        if (r.stopped) return {ProbeExit::Stopped, probes::stopMessage()};
+        if (r.stopped) return {ExitCode::Stopped, probes::stopMessage()};
         if (r.connectFailed)
-            return {ProbeExit::CannotRun,
+            return {ExitCode::CannotRun,
                     "cannot reach " + m_completions + ": " + r.transportError +
                         "; is the server running and listening there (--endpoint)?"};
         if (r.timedOut)
-            return {ProbeExit::Failed,
+            return {ExitCode::Failed,
                     m_completions + " did not finish a " + what + " within " +
                         fmt(m_s.timeoutS, 1) + " s (--timeout)" +
                         (first ? ", though its first token came" : ", no first token came")};
         if (r.status == 429 || r.status == 503) {
             const std::string msg = detail::errorMessage(raw);
             if (attempt >= m_s.maxTries)
-                return {ProbeExit::Failed,
+                return {ExitCode::Failed,
                         m_completions + " answered " + std::to_string(r.status) + " (" +
                             (r.status == 429 ? "too many requests" : "service unavailable") + ") " +
                             std::to_string(attempt) + " times in a row for a " + what +
@@ -289,19 +289,19 @@ Sent Sweep::send(const std::vector<int>& ids) {
             m_sink.note("the server answered " + std::to_string(r.status) + " (" + msg +
                         "); waiting " + fmt(w, 2) + " s before try " + std::to_string(attempt + 1) +
                         " of " + std::to_string(m_s.maxTries));
-            if (!sleepFor(w)) return {ProbeExit::Stopped, probes::stopMessage()};
+            if (!sleepFor(w)) return {ExitCode::Stopped, probes::stopMessage()};
             waited += w;
             wait *= 2;
             continue;
         }
         if (r.status == 401 || r.status == 403)
-            return {ProbeExit::CannotRun,
+            return {ExitCode::CannotRun,
                     m_completions + " refused the request (" + std::to_string(r.status) +
                         "): " + detail::errorMessage(raw) +
                         (m_s.apiKeyEnv.empty() ? "; pass the key's variable with --api-key-env VAR"
                                                : "; check the key in $" + m_s.apiKeyEnv)};
         if (r.status == 404)
-            return {ProbeExit::BadInput,
+            return {ExitCode::BadInput,
                     m_completions + " answered 404: " + detail::errorMessage(raw) +
                         "; check --model '" + m_s.model +
                         "' and --endpoint (the OpenAI base URL, ending in /v1)"};
@@ -310,9 +310,9 @@ Sent Sweep::send(const std::vector<int>& ids) {
             m_triedText = true;
             const std::string refusal = detail::errorMessage(raw);
             const Sent textTry = useTextPrompts(refusal);
-            if (textTry.exit != ProbeExit::Ok)
+            if (textTry.exit != ExitCode::Ok)
                 m_sink.note("text prompts instead: " + textTry.message);
-            if (textTry.exit == ProbeExit::Ok) {
+            if (textTry.exit == ExitCode::Ok) {
                 Sent asText = send(ids);
                 if (asText.ok() || !asText.skipLength) {
                     if (asText.ok())
@@ -329,30 +329,30 @@ Sent Sweep::send(const std::vector<int>& ids) {
         }
         if (r.status >= 400 && r.status < 500) {
             s.skipLength = true;
-            s.exit = ProbeExit::Failed;
+            s.exit = ExitCode::Failed;
             s.message = m_completions + " refused a " + what + " (" + std::to_string(r.status) +
                         "): " + detail::errorMessage(raw);
             return s;
         }
         if (r.status != 200)
-            return {ProbeExit::Failed, m_completions + " answered " + std::to_string(r.status) +
-                                           " for a " + what + ": " + detail::errorMessage(raw)};
+            return {ExitCode::Failed, m_completions + " answered " + std::to_string(r.status) +
+                                          " for a " + what + ": " + detail::errorMessage(raw)};
         if (!stream.error().empty())
-            return {ProbeExit::Failed, "the stream from " + m_completions +
-                                           " reported an error for a " + what + ": " +
-                                           stream.error()};
+            return {ExitCode::Failed, "the stream from " + m_completions +
+                                          " reported an error for a " + what + ": " +
+                                          stream.error()};
         if (!stream.done())
-            return {ProbeExit::Failed,
+            return {ExitCode::Failed,
                     "the stream from " + m_completions + " stopped half-way for a " + what + " (" +
                         std::to_string(stream.bytes()) + " bytes, " +
                         (first ? "after the first token" : "before the first token") +
                         ", no [DONE]" + (r.transportError.empty() ? "" : "; " + r.transportError) +
                         ")"};
         if (!first)
-            return {ProbeExit::Failed,
+            return {ExitCode::Failed,
                     "the stream from " + m_completions + " ended without a token for a " + what};
         if (stream.promptTokens() && *stream.promptTokens() != expected)
-            return {ProbeExit::Failed,
+            return {ExitCode::Failed,
                     m_completions + " counted " + fmt(*stream.promptTokens(), 0) +
                         " prompt tokens for a " + what + " (usage.prompt_tokens): the " +
                         (m_textPrompts ? "text" : "ids") + " were not taken as they were sent"};
@@ -370,12 +370,12 @@ Sent Sweep::post(const std::string& path, bool& notFound) {
     req.timeoutS = std::min(60.0, m_s.timeoutS);
     const HttpResponse r = m_http.send(req, [this] { return stopping(); });
     notFound = r.status == 404 || r.status == 405;
-    if (r.stopped) return {ProbeExit::Stopped, probes::stopMessage()};
+    if (r.stopped) return {ExitCode::Stopped, probes::stopMessage()};
     if (!r.transportError.empty())
-        return {ProbeExit::Failed, "POST " + req.url + ": " + r.transportError};
+        return {ExitCode::Failed, "POST " + req.url + ": " + r.transportError};
     if (r.status != 200 && !notFound)
-        return {ProbeExit::Failed, "POST " + req.url + " answered " + std::to_string(r.status) +
-                                       ": " + detail::errorMessage(r.body)};
+        return {ExitCode::Failed, "POST " + req.url + " answered " + std::to_string(r.status) +
+                                      ": " + detail::errorMessage(r.body)};
     return {};
 }
 
@@ -416,24 +416,24 @@ Sent Sweep::resetGpuCache() {
         }
     }
     if (m_s.reset != "auto" && m_s.reset != "filler")
-        return {ProbeExit::CannotRun, "POST " + m_root + routes.front() +
-                                          " is not there (404): the server has no such reset "
-                                          "endpoint; try --reset auto or filler"};
+        return {ExitCode::CannotRun, "POST " + m_root + routes.front() +
+                                         " is not there (404): the server has no such reset "
+                                         "endpoint; try --reset auto or filler"};
     // No reset endpoint: evict with filler traffic, sized from the KV capacity the server reports.
     if (!m_capacityTokens)
-        return {ProbeExit::CannotRun, "cannot clear the GPU prefix cache: " + m_root +
-                                          " has no reset endpoint (POST /reset_prefix_cache and "
-                                          "/flush_cache answered 404) and its /metrics "
-                                          "reports no KV capacity (vllm:cache_config_info "
-                                          "num_gpu_blocks, block_size) to size filler traffic"};
+        return {ExitCode::CannotRun, "cannot clear the GPU prefix cache: " + m_root +
+                                         " has no reset endpoint (POST /reset_prefix_cache and "
+                                         "/flush_cache answered 404) and its /metrics "
+                                         "reports no KV capacity (vllm:cache_config_info "
+                                         "num_gpu_blocks, block_size) to size filler traffic"};
     const std::int64_t longest = m_s.lengths.back();
     const auto count =
         static_cast<int>(std::ceil(1.25 * *m_capacityTokens / static_cast<double>(longest)));
     if (count > 2000)
-        return {ProbeExit::CannotRun, "evicting " + fmt(*m_capacityTokens, 0) +
-                                          " tokens of GPU prefix cache would take " +
-                                          std::to_string(count) +
-                                          " filler requests; give the server a reset endpoint"};
+        return {ExitCode::CannotRun, "evicting " + fmt(*m_capacityTokens, 0) +
+                                         " tokens of GPU prefix cache would take " +
+                                         std::to_string(count) +
+                                         " filler requests; give the server a reset endpoint"};
     if (m_resetPath.empty()) {
         note("no reset endpoint: the GPU prefix cache is evicted with " + std::to_string(count) +
              " filler prompts of " + std::to_string(longest) + " tokens (KV capacity " +
@@ -489,10 +489,10 @@ Sent Sweep::measure(Cell& cell) {
     }
     const double counted = cell.tier == "gpu" ? gpuHit : extHit;
     if (cell.tier != "gpu" && !std::isnan(gpuHit) && gpuHit > m_s.blockSize)
-        return {ProbeExit::Failed, "after clearing the GPU prefix cache (" + m_resetPath +
-                                       ") the server still counted " + fmt(gpuHit, 0) +
-                                       " GPU prefix-cache hit tokens for " + at +
-                                       ": the reset did not clear it"};
+        return {ExitCode::Failed, "after clearing the GPU prefix cache (" + m_resetPath +
+                                      ") the server still counted " + fmt(gpuHit, 0) +
+                                      " GPU prefix-cache hit tokens for " + at +
+                                      ": the reset did not clear it"};
     if (std::isnan(counted)) {
         // Unverified: the server exposes no counter for this tier. Used, and said once.
         cell.ttft.push_back(s.ttftS);
@@ -521,13 +521,13 @@ ProbeOutcome Sweep::run() {
     const std::int64_t refN = m_s.lengths[m_s.lengths.size() / 2];
     for (int i = 0; i < m_s.warmup; ++i) {
         Sent w = send(fresh(m_s.lengths.front()));
-        if (w.skipLength) return fail(ProbeExit::Failed, w.message);
+        if (w.skipLength) return fail(ExitCode::Failed, w.message);
         if (!w.ok()) return failSent(w);
         step("warm-up " + std::to_string(i + 1) + " of " + std::to_string(m_s.warmup));
     }
     std::vector<double> refStart, refEnd;
     if (auto bad = reference(refN, drift, refStart)) {
-        if (bad->skipLength) return fail(ProbeExit::Failed, bad->message);
+        if (bad->skipLength) return fail(ExitCode::Failed, bad->message);
         return failSent(*bad);
     }
     std::map<std::int64_t, std::string> skippedLengths;
@@ -535,8 +535,8 @@ ProbeOutcome Sweep::run() {
     if (auto bad = reference(refN, drift, refEnd)) return failSent(*bad);
     const double driftRel = checkDrift(refN, refStart, refEnd);
     if (skippedLengths.size() == m_s.lengths.size())
-        return fail(ProbeExit::Failed, "every length was refused by the server; the first: " +
-                                           skippedLengths.begin()->second);
+        return fail(ExitCode::Failed, "every length was refused by the server; the first: " +
+                                          skippedLengths.begin()->second);
     return finishSweep(sweepData(cells, skippedLengths, driftRel, refN), m_sink);
 }
 
@@ -559,7 +559,7 @@ std::optional<ProbeOutcome> Sweep::begin() {
     if (const char* env = s.apiKeyEnv.empty() ? nullptr : std::getenv(s.apiKeyEnv.c_str())) {
         if (*env) m_headers.push_back(std::string("Authorization: Bearer ") + env);
     } else if (!s.apiKeyEnv.empty()) {
-        return fail(ProbeExit::BadInput,
+        return fail(ExitCode::BadInput,
                     "--api-key-env " + s.apiKeyEnv + ": the variable is not set");
     }
     return std::nullopt;
@@ -572,9 +572,9 @@ std::optional<ProbeOutcome> Sweep::readMetrics() {
     req.headers = m_headers;
     req.timeoutS = std::min(30.0, s.timeoutS);
     const HttpResponse r = m_http.send(req, [this] { return stopping(); });
-    if (r.stopped) return fail(ProbeExit::Stopped, probes::stopMessage());
+    if (r.stopped) return fail(ExitCode::Stopped, probes::stopMessage());
     if (r.connectFailed)
-        return fail(ProbeExit::CannotRun,
+        return fail(ExitCode::CannotRun,
                     "cannot reach " + m_root + "/metrics: " + r.transportError +
                         "; is the server running and listening there (--endpoint)?");
     if (r.status == 200) {
@@ -742,7 +742,7 @@ Status ServingProbe::available() const {
 ProbeOutcome ServingProbe::run(const probes::ProbeOptions&, probes::ProbeSink& sink) {
     std::string why;
     auto http = makeHttpClient(why);
-    if (!http) return probes::reportFailure(sink, ProbeExit::CannotRun, why);
+    if (!http) return probes::reportFailure(sink, ExitCode::CannotRun, why);
     Sweep sweep(m_s, sink, *http);
     return sweep.run();
 }

@@ -2,8 +2,8 @@
 // small class: a key ("nvme-read"), a one-line description, available() and run(options, sink).
 #pragma once
 
-#include "kvbe/probe/probe_protocol.h"
 #include "kvbe/base/result.h"
+#include "kvbe/probe/probe_protocol.h"
 
 #include <cstdint>
 #include <memory>
@@ -19,14 +19,14 @@ namespace kvbe::probes {
 class ProbeSink;
 
 // Exit codes, their sentences and the rest of the protocol: kvbe/probe/probe_protocol.h.
+using kvbe::ExitCode;
 using kvbe::exitCodeHelp;
 using kvbe::exitCodeMeaning;
-using kvbe::ProbeExit;
 
 struct ProbeOutcome {
-    ProbeExit exit = ProbeExit::Ok;
+    ExitCode exit = ExitCode::Ok;
     std::string message; // empty on success
-    bool ok() const { return exit == ProbeExit::Ok; }
+    bool ok() const { return exit == ExitCode::Ok; }
 };
 
 // A value, or the failure with the exit code it maps to: a probe's steps return one, so the code
@@ -84,7 +84,7 @@ class Probe {
 };
 
 // Sends the failure to the sink (the stream's error line) and returns it as the outcome.
-ProbeOutcome reportFailure(ProbeSink& sink, ProbeExit exit, const std::string& message);
+ProbeOutcome reportFailure(ProbeSink& sink, ExitCode exit, const std::string& message);
 // v with `decimals` digits after the point, for tables.
 std::string fixedDecimals(double v, int decimals);
 
