@@ -84,7 +84,7 @@ ExitCode runCalc(const CalcOptions& o) {
                      {"quantity", std::string(toString(r.point.quantity))},
                      {"tier", r.point.tier},
                      {"tokens",
-                      r.point.tokens ? nlohmann::json(*r.point.tokens) : nlohmann::json(nullptr)},
+                      r.point.tokens ? jsonCount(*r.point.tokens) : nlohmann::json(nullptr)},
                      {"published", r.point.value},
                      {"published_text", r.point.text},
                      {"source", r.point.source},

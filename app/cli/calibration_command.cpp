@@ -42,6 +42,9 @@ Result<Context> loadContext(const std::string& scenarioPath) {
 json optionalJson(const std::optional<double>& v) {
     return v ? json(*v) : json(nullptr);
 }
+json countOrNull(const std::optional<double>& v) {
+    return v ? jsonCount(*v) : json(nullptr);
+}
 
 json calibrationSummary(const Calibration& c, const std::vector<std::string>& mismatches) {
     json tiers = json::array();
@@ -69,13 +72,23 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
     for (const auto& [name, k] : c.curves) {
         json knots = json::array();
         for (const auto& [m, s] : k.knots)
-            knots.push_back({m, s});
+            knots.push_back({jsonCount(m), s});
         curves[name] = {{"floor_s", k.floorS}, {"knots", std::move(knots)}};
     }
     json golden = json::array();
     for (const auto& g : c.golden)
-        golden.push_back({{"tokens", g.tokens}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
+        golden.push_back(
+            {{"tokens", jsonCount(g.tokens)}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
+    json breakeven = json::object();
+    for (const auto& [tier, tokens] : c.breakevenPrefix)
+        breakeven[tier] = jsonCount(tokens);
     const bool pykv = c.format.rfind("py-kvcache", 0) == 0;
+    json gate = nullptr;
+    if (pykv) {
+        gate = json::object();
+        for (const auto& [tier, tokens] : pyKvcacheGate(c))
+            gate[tier] = jsonCount(tokens);
+    }
     return {{"source", c.source},
             {"format", c.format},
             {"host", c.host},
@@ -88,14 +101,14 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
             {"curves", curves},
             {"golden", golden},
             {"provenance", c.provenance},
-            {"gate_tokens", pykv ? json(pyKvcacheGate(c)) : json(nullptr)},
-            {"kv_bytes_per_token", optionalJson(c.kvBytesPerToken)},
+            {"gate_tokens", gate},
+            {"kv_bytes_per_token", countOrNull(c.kvBytesPerToken)},
             {"prefill_points", c.prefill.size()},
             {"hit_points", c.hits.size()},
             {"tiers", tiers},
             {"fitted", fitted},
-            {"breakeven_prefix_tokens", c.breakevenPrefix},
-            {"safety_margin_tokens", optionalJson(c.safetyMarginTokens)},
+            {"breakeven_prefix_tokens", breakeven},
+            {"safety_margin_tokens", countOrNull(c.safetyMarginTokens)},
             {"warnings", warnings}};
 }
 
@@ -111,7 +124,7 @@ json publishedSummary(const PublishedReference& r, const Evaluation& e) {
                           {"model", p.model},
                           {"gpu", p.gpu},
                           {"tier", p.tier},
-                          {"tokens", p.tokens ? json(*p.tokens) : json(nullptr)},
+                          {"tokens", p.tokens ? jsonCount(*p.tokens) : json(nullptr)},
                           {"value", p.value},
                           {"min", p.low ? json(*p.low) : json(nullptr)},
                           {"max", p.high ? json(*p.high) : json(nullptr)},
@@ -121,9 +134,10 @@ json publishedSummary(const PublishedReference& r, const Evaluation& e) {
                           {"quote", p.quote},
                           {"matches_scenario", matches}});
     }
-    return {
-        {"source", r.file}, {"format", "kvbe-published"},   {"name", r.name},  {"study", r.study},
-        {"node", r.node},   {"tokens_per_k", r.tokensPerK}, {"points", points}};
+    return {{"source", r.file}, {"format", "kvbe-published"},
+            {"name", r.name},   {"study", r.study},
+            {"node", r.node},   {"tokens_per_k", jsonCount(r.tokensPerK)},
+            {"points", points}};
 }
 
 void printPublished(const PublishedReference& r, const Evaluation& e) {
@@ -303,12 +317,12 @@ ExitCode runFit(const FitOptionsCli& o) {
                              {"t_fixed_s", t.tFixedS},
                              {"amplification", t.amplification},
                              {"breakeven_prefix_tokens",
-                              std::isnan(pstar) ? json(nullptr) : json(std::ceil(pstar))}};
+                              std::isnan(pstar) ? json(nullptr) : jsonCount(std::ceil(pstar))}};
         }
         for (const auto& r : fit->residuals)
             j["residuals"].push_back({{"series", r.series},
-                                      {"tokens", r.tokens},
-                                      {"prefix", r.prefix},
+                                      {"tokens", jsonCount(r.tokens)},
+                                      {"prefix", jsonCount(r.prefix)},
                                       {"measured_s", r.measuredS},
                                       {"fitted_s", r.fittedS}});
         std::cout << dumpJson(j, 2) << "\n";

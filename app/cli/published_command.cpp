@@ -49,7 +49,7 @@ json comparisonJson(const std::vector<PublishedComparison>& rows) {
     for (const auto& r : rows)
         a.push_back({{"id", r.point.id},
                      {"quantity", std::string(toString(r.point.quantity))},
-                     {"tokens", r.point.tokens ? json(*r.point.tokens) : json(nullptr)},
+                     {"tokens", r.point.tokens ? jsonCount(*r.point.tokens) : json(nullptr)},
                      {"tier", r.point.tier},
                      {"published", r.point.value},
                      {"published_text", r.point.text},
