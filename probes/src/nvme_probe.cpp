@@ -239,15 +239,15 @@ Status NvmeProbe::available() const {
 ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     const std::string op = m_write ? "write" : "read";
     auto planned = planRun(o, m_write, key());
-    if (!planned) return reportFailure(sink, planned.failure().exit, planned.message());
+    if (!planned) return reportFailure(sink, planned.error().exit, planned.message());
     const NvmePlan& plan = *planned;
     auto engine = chooseEngine(o.engine);
     if (!engine) return reportFailure(sink, ExitCode::CannotRun, engine.message());
     auto opened = openTarget({o.dir, o.file, o.device, plan.scratchBytes, !o.buffered});
-    if (!opened) return reportFailure(sink, opened.failure().exit, opened.message());
+    if (!opened) return reportFailure(sink, opened.error().exit, opened.message());
     IoTarget& target = *opened;
     if (auto fit = checkBlocksFit(target, plan.sizes); !fit)
-        return reportFailure(sink, fit.failure().exit, fit.message());
+        return reportFailure(sink, fit.error().exit, fit.message());
 
     sink.begin(key(), runParams(o, plan, target, *engine, op));
     if (o.buffered) sink.note("BUFFERED: --buffered measures the page cache, not the drive");
@@ -260,7 +260,7 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
                              " scratch file with non-zero data before any " + op);
         ExitStatus laid = target.layOut(
             [&](double f) { sink.progress(layoutShare * f, "writing the scratch file"); });
-        if (!laid) return reportFailure(sink, laid.failure().exit, laid.message());
+        if (!laid) return reportFailure(sink, laid.error().exit, laid.message());
     }
 
     // Every setting, block sizes × queue depths.
@@ -283,7 +283,7 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
                           op + " " + label + (o.buffered ? ", buffered" : ""));
             auto r = measureSetting(*engine->engine, engine->engine->name(), target, o, plan,
                                     m_write, bs, qd);
-            if (!r) return reportFailure(sink, r.failure().exit, r.message());
+            if (!r) return reportFailure(sink, r.error().exit, r.message());
             // Each note once, when it first happens (buffers not registered, and why): the window
             // shows it while the run goes on, a table reader sees it before the table.
             for (const auto& n : r->notes)

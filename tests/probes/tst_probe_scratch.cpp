@@ -106,7 +106,7 @@ class ProbeScratchTest : public QObject {
         request.scratchBytes = kMiB;
         auto target = openTarget(request);
         QVERIFY(!target.ok());
-        QCOMPARE(target.failure().exit, ExitCode::CannotRun);
+        QCOMPARE(target.error().exit, ExitCode::CannotRun);
         QVERIFY2(target.message().starts_with("O_DIRECT is not supported on tmpfs"),
                  target.message().c_str());
         QVERIFY(target.message().find("--buffered") != std::string::npos);
@@ -158,7 +158,7 @@ class ProbeScratchTest : public QObject {
         auto target = openTarget(
             {dir.toStdString(), file.toStdString(), device.toStdString(), kMiB, true, true});
         QVERIFY(!target.ok());
-        QCOMPARE(target.failure().exit, exit);
+        QCOMPARE(target.error().exit, exit);
         QVERIFY2(QString::fromStdString(target.message()).contains(sentence),
                  target.message().c_str());
     }
@@ -168,7 +168,7 @@ class ProbeScratchTest : public QObject {
         auto target = openTarget(
             {dir->path().toStdString(), "", "", 1024 * 1024 * kGiB, true, true}); // 1 PiB
         QVERIFY(!target.ok());
-        QCOMPARE(target.failure().exit, ExitCode::CannotRun);
+        QCOMPARE(target.error().exit, ExitCode::CannotRun);
         QVERIFY2(target.message().starts_with("too little space in "), target.message().c_str());
         QVERIFY(entries(dir->path()).isEmpty());
     }
@@ -183,7 +183,7 @@ class ProbeScratchTest : public QObject {
         auto target = openTarget({dir->path().toStdString(), "", "", 4 * kMiB, true, true});
         setrlimit(RLIMIT_FSIZE, &saved);
         QVERIFY(!target.ok());
-        QCOMPARE(target.failure().exit, ExitCode::CannotRun);
+        QCOMPARE(target.error().exit, ExitCode::CannotRun);
         QVERIFY2(target.message().find("file-size limit (ulimit -f)") != std::string::npos,
                  target.message().c_str());
     }
@@ -197,7 +197,7 @@ class ProbeScratchTest : public QObject {
             QVERIFY2(first.ok(), first.ok() ? "" : first.message().c_str());
             auto second = openTarget(request);
             QVERIFY(!second.ok());
-            QCOMPARE(second.failure().exit, ExitCode::CannotRun);
+            QCOMPARE(second.error().exit, ExitCode::CannotRun);
             QVERIFY2(second.message().starts_with("another kvbe probe is measuring in "),
                      second.message().c_str());
         }
@@ -229,7 +229,7 @@ class ProbeScratchTest : public QObject {
         }
         auto st = target->layOut(nullptr);
         QVERIFY(!st.ok());
-        QCOMPARE(st.failure().exit, ExitCode::CannotRun);
+        QCOMPARE(st.error().exit, ExitCode::CannotRun);
         QVERIFY2(st.message().find("writing the scratch file in ") == 0, st.message().c_str());
         QVERIFY2(st.message().find("No space left on device") != std::string::npos,
                  st.message().c_str());

@@ -347,9 +347,9 @@ probes::ProbeOutcome finishSweep(const SweepData& d, probes::ProbeSink& sink) {
         return probes::reportFailure(sink, o.exit, o.message);
     };
     auto cells = summariseCells(d, sink);
-    if (!cells) return fail(cells.failure());
+    if (!cells) return fail(cells.error());
     auto fit = fitSweep(s, cells->c, cells->gpuHits, sink);
-    if (!fit) return fail(fit.failure());
+    if (!fit) return fail(fit.error());
 
     auto& measured = cells->measured;
     measured.footnotes.push_back(
@@ -362,7 +362,7 @@ probes::ProbeOutcome finishSweep(const SweepData& d, probes::ProbeSink& sink) {
     sink.table(fitTable(s, *fit, d.driftRelative));
 
     auto files = writeFiles(d, *cells, *fit);
-    if (!files) return fail(files.failure());
+    if (!files) return fail(files.error());
     if (s.tierOffload && cells->offloadAccepted == 0)
         return fail({ExitCode::Failed,
                      "the server counted none of the " + std::to_string(cells->offloadQueries) +

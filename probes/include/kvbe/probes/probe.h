@@ -18,7 +18,7 @@ namespace kvbe::probes {
 
 class ProbeSink;
 
-// Exit codes, their sentences and the rest of the protocol: kvbe/probe/probe_protocol.h.
+// Exit codes and their sentences: kvbe/base/exit_code.h; the stream: kvbe/probe/probe_protocol.h.
 using kvbe::ExitCode;
 using kvbe::exitCodeHelp;
 using kvbe::exitCodeMeaning;
@@ -30,24 +30,8 @@ struct ProbeOutcome {
 };
 
 // A value, or the failure with the exit code it maps to: a probe's steps return one, so the code
-// travels with its sentence.
-template <class T> class ExitResult {
-  public:
-    ExitResult(T value) : m_v(std::move(value)) {}
-    ExitResult(ProbeOutcome failure) : m_v(std::move(failure)) {}
-
-    bool ok() const { return m_v.index() == 0; }
-    explicit operator bool() const { return ok(); }
-    T& operator*() { return std::get<0>(m_v); }
-    const T& operator*() const { return std::get<0>(m_v); }
-    T* operator->() { return &std::get<0>(m_v); }
-    const T* operator->() const { return &std::get<0>(m_v); }
-    const ProbeOutcome& failure() const { return std::get<1>(m_v); }
-    const std::string& message() const { return failure().message; }
-
-  private:
-    std::variant<T, ProbeOutcome> m_v;
-};
+// travels with its sentence. It is core's Result (kvbe/base/result.h) failing with a ProbeOutcome.
+template <class T> using ExitResult = Result<T, ProbeOutcome>;
 using ExitStatus = ExitResult<Ok>;
 
 inline constexpr std::uint64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
