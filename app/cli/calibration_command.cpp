@@ -357,7 +357,7 @@ ExitCode runFit(const FitOptionsCli& o) {
 
 struct ExportOptions {
     std::string scenario, calibration, out, ssdTier, memTier, model;
-    double safetyMargin = -1; // not given
+    std::string safetyMargin; // tokens; empty: the calibration's, or 0
     int schema = 1;
 };
 
@@ -373,6 +373,12 @@ bool sameModel(const std::string& a, const std::string& b) {
 }
 
 ExitCode runExport(const ExportOptions& o) {
+    std::optional<double> margin;
+    if (!o.safetyMargin.empty()) {
+        auto m = parseCount(o.safetyMargin, 0, static_cast<std::int64_t>(kMaxExactTokens));
+        if (!m) return fail("--safety-margin " + m.message());
+        margin = static_cast<double>(*m);
+    }
     if (o.scenario.empty() && o.calibration.empty())
         return fail("export-pykvcache: give --scenario FILE, --calibration FILE, or both");
     std::optional<Calibration> cal;
@@ -408,8 +414,7 @@ ExitCode runExport(const ExportOptions& o) {
             cal ? pyKvcacheFromCalibration(*cal, o.ssdTier, o.memTier)
                 : pyKvcacheFromScenario(ctx->eval, ctx->presets, o.ssdTier, o.memTier);
         if (!ex) return fail("export-pykvcache: " + ex.message());
-        if (o.safetyMargin >= 0)
-            ex->thresholds.safetyMarginTokens = o.safetyMargin; // else the file's, or 0
+        if (margin) ex->thresholds.safetyMarginTokens = *margin; // else the file's, or 0
         if (!o.model.empty()) ex->thresholds.modelName = o.model;
         text = pyKvcacheV1Json(ex->thresholds);
         ssdTier = ex->ssdTier;
@@ -430,7 +435,7 @@ ExitCode runExport(const ExportOptions& o) {
         if (!ex) return fail("export-pykvcache: " + ex.message());
         auto& file = ex->file;
         file.thresholds.safetyMarginTokens =
-            o.safetyMargin >= 0 ? o.safetyMargin : (cal ? cal->safetyMarginTokens.value_or(0) : 0);
+            margin ? *margin : (cal ? cal->safetyMarginTokens.value_or(0) : 0);
         if (!o.model.empty()) file.thresholds.modelName = o.model;
         file.provenance["generator"] = "kvbe-cli " KVBE_VERSION;
         file.provenance["scenario"] =
@@ -517,9 +522,9 @@ void addCalibrationCommands(CLI::App& app, Command& run) {
                    "Tier that stands for the SSD (default: the first NVMe tier)");
     ex->add_option("--mem-tier", e->memTier,
                    "Tier that stands for host memory (default: the first DRAM tier)");
-    ex->add_option("--safety-margin", e->safetyMargin,
-                   "safety_margin_tokens to write (default: the calibration's, or 0)")
-        ->check(CLI::NonNegativeNumber);
+    ex->add_option(
+        "--safety-margin", e->safetyMargin,
+        "safety_margin_tokens to write, a token count (default: the calibration's, or 0)");
     ex->callback([e, &run] { run = [e] { return runExport(*e); }; });
 }
 

@@ -23,7 +23,7 @@ struct GpuFlags {
     std::string model, gpuPreset, format = "table";
     bool pinnedOnly = false, pageableOnly = false;
     int samples = 0, device = 0;
-    double gemmPeak = 0;
+    std::string gemmPeak; // TFLOP/s
 };
 
 // A list flag given once with commas, repeated, or both: "1k,8k" "--lengths 32k".
@@ -88,7 +88,11 @@ ExitCode runPrefill(const GpuFlags& f) {
     }
     s.model = f.model;
     s.gpuPreset = f.gpuPreset;
-    if (f.gemmPeak > 0) s.gemmPeakTflops = f.gemmPeak;
+    if (!f.gemmPeak.empty()) {
+        auto peak = parseNumber(f.gemmPeak); // validate() checks its range
+        if (!peak) return badInput(f.format, "gpu-prefill", "--gemm-peak-tflops " + peak.message());
+        s.gemmPeakTflops = *peak;
+    }
     if (f.samples) s.samples = f.samples;
     s.device = f.device;
     gpu::PrefillProbe probe(s);
