@@ -14,26 +14,14 @@ namespace {
 
 // kvbe with arguments; no display is needed to refuse an option.
 kvbe::test::CliRun runGui(const QStringList& args) {
-    kvbe::test::CliRun r;
 #ifdef KVBE_GUI_PATH
-    QProcess p;
     auto env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-    p.setProcessEnvironment(env);
-    p.start(QStringLiteral(KVBE_GUI_PATH), args);
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.status = p.exitStatus();
-    if (r.status == QProcess::NormalExit) r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
+    return kvbe::test::runProgram(QStringLiteral(KVBE_GUI_PATH), args, env, 60000);
 #else
     Q_UNUSED(args);
+    return {};
 #endif
-    return r;
 }
 
 } // namespace
