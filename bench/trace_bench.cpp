@@ -4,7 +4,7 @@
 //   JSONL reading     >= 100 MB/s
 //   simulator memory  <= 100 bytes per distinct block
 // A 1-million-request trace is generated at bench time (deterministic); the conversation trace
-// is measured too when it is found (argument 1, or ../shared/traces next to the source tree).
+// is measured too (argument 1, or the fixture tests/fixtures/traces/mooncake-conversation.jsonl).
 #include "kvbe/cost/cost_model.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/trace/trace.h"
@@ -216,7 +216,7 @@ int main(int argc, char** argv) {
     fs::remove(tmp);
 
     fs::path real = argc > 1 ? fs::path(argv[1])
-                             : fs::path(KVBE_SOURCE_DIR) / ".." / "shared" / "traces" /
+                             : fs::path(KVBE_SOURCE_DIR) / "tests" / "fixtures" / "traces" /
                                    "mooncake-conversation.jsonl";
     if (fs::exists(real))
         measure("conversation", real, cm, 2000, 20000, 200000);

@@ -2,11 +2,11 @@
 // refilled, and the charts painted, with 100,000 measured prefill points overlaid on the TTFT
 // chart. Also the time from start to the first painted frame. Offscreen, so it runs anywhere.
 #include "bench_qt.h"
+#include "kvbe/base/statistics.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
-#include "kvbe/base/statistics.h"
-#include "kvbe/ui/window/main_window.h"
 #include "kvbe/ui/charts/ttft_chart.h"
+#include "kvbe/ui/window/main_window.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -4,8 +4,8 @@
 // against the view's live budget (WorkloadView::kLiveSeconds): under it, sliders re-run as they
 // move; over it, on release.
 #include "bench_qt.h"
-#include "kvbe/scenario/presets.h"
 #include "kvbe/base/statistics.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/ui/window/main_window.h"
 #include "kvbe/ui/workload/workload_view.h"
 
@@ -24,8 +24,9 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     kvbe::bench::isolateBenchSettings();
     const QString trace =
-        argc > 1 ? QString::fromLocal8Bit(argv[1])
-                 : QStringLiteral(KVBE_SOURCE_DIR "/../shared/traces/mooncake-conversation.jsonl");
+        argc > 1
+            ? QString::fromLocal8Bit(argv[1])
+            : QStringLiteral(KVBE_SOURCE_DIR "/tests/fixtures/traces/mooncake-conversation.jsonl");
     auto presets = kvbe::Presets::loadBuiltin();
     if (!presets) return 1;
     kvbe::MainWindow w(*presets);

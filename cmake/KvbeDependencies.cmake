@@ -27,6 +27,22 @@ kvbe_header_only(Eigen3::Eigen ${KVBE_THIRD_PARTY}/eigen3 Eigen/Dense libeigen3-
 
 find_package(Threads REQUIRED)
 
+# simdjson: the trace reader's JSON Lines parser (core). Debian's libsimdjson-dev (a shared library
+# with a CMake config), or simdjson.h and simdjson.cpp (the single-header release) under
+# third_party/simdjson/, built here as a static library.
+find_package(simdjson CONFIG QUIET)
+if(NOT TARGET simdjson::simdjson)
+  if(NOT EXISTS ${KVBE_THIRD_PARTY}/simdjson/simdjson.cpp)
+    message(FATAL_ERROR "simdjson not found: install libsimdjson-dev, or put simdjson.h and "
+                        "simdjson.cpp (its single-header release) under ${KVBE_THIRD_PARTY}/simdjson")
+  endif()
+  add_library(kvbe_simdjson STATIC ${KVBE_THIRD_PARTY}/simdjson/simdjson.cpp)
+  target_include_directories(kvbe_simdjson SYSTEM PUBLIC ${KVBE_THIRD_PARTY}/simdjson)
+  set_target_properties(kvbe_simdjson PROPERTIES POSITION_INDEPENDENT_CODE ON AUTOMOC OFF)
+  add_library(simdjson::simdjson ALIAS kvbe_simdjson)
+  message(STATUS "simdjson::simdjson: using ${KVBE_THIRD_PARTY}/simdjson/simdjson.cpp")
+endif()
+
 # Qt: the GUI needs Widgets, Charts and Svg; the tests need only Core and Test.
 # The Debian 12 package that holds each component's CMake files (scripts/install-deps installs them).
 set(KVBE_QT_PACKAGE_Core qt6-base-dev)
@@ -90,9 +106,7 @@ if(NOT KVBE_BUILD_GUI STREQUAL "OFF")
 endif()
 find_package(Qt6 6.4 QUIET OPTIONAL_COMPONENTS Core Test)
 set(KVBE_HAVE_QTTEST ${Qt6Test_FOUND})
-if(KVBE_HAVE_QTTEST)
-  set(CMAKE_AUTOMOC ON)
-elseif(BUILD_TESTING AND KVBE_REQUIRE_TESTS)
+if(NOT KVBE_HAVE_QTTEST AND BUILD_TESTING AND KVBE_REQUIRE_TESTS)
   kvbe_qt_missing(kvbe_qt_test_missing Core Test)
   message(FATAL_ERROR "KVBE_REQUIRE_TESTS=ON but Qt 6 Test was not found:${kvbe_qt_test_missing}")
 endif()
@@ -132,8 +146,14 @@ endif()
 set(KVBE_HAVE_CUDA OFF)
 if(NOT KVBE_WITH_CUDA STREQUAL "OFF")
   include(CheckLanguage)
-  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
-    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  # nvcc from CUDACXX or -DCMAKE_CUDA_COMPILER (check_language reads both), else from PATH,
+  # $CUDA_HOME or $CUDA_PATH, else the toolkit installer's default prefix.
+  if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX})
+    find_program(KVBE_NVCC nvcc HINTS ENV CUDA_HOME ENV CUDA_PATH PATH_SUFFIXES bin
+                 PATHS /usr/local/cuda/bin)
+    if(KVBE_NVCC)
+      set(CMAKE_CUDA_COMPILER ${KVBE_NVCC})
+    endif()
   endif()
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
@@ -148,7 +168,7 @@ if(NOT KVBE_WITH_CUDA STREQUAL "OFF")
     endif()
   endif()
   if(NOT KVBE_HAVE_CUDA AND KVBE_WITH_CUDA STREQUAL "ON")
-    message(FATAL_ERROR "KVBE_WITH_CUDA=ON but no CUDA toolkit was found (looked in /usr/local/cuda)")
+    message(FATAL_ERROR "KVBE_WITH_CUDA=ON but no CUDA toolkit was found (nvcc not on PATH, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda; set CUDACXX)")
   endif()
 endif()
 

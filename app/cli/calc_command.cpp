@@ -69,10 +69,7 @@ ExitCode runCalc(const CalcOptions& o) {
     // whose rows are one length each).
     auto refs = builtinPublishedReferences(*presets);
     if (!refs) return fail(refs.message());
-    std::vector<std::pair<const PublishedReference*, std::vector<PublishedComparison>>> published;
-    for (const auto& ref : *refs)
-        if (auto rows = comparePublished(matchingPoints(ref, *eval), *eval); !rows.empty())
-            published.emplace_back(&ref, std::move(rows));
+    const auto published = publishedMatches(*refs, *eval);
     if (o.format == "json") {
         auto j = calcJson(report);
         j["published"] = nlohmann::json::array();

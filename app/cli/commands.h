@@ -23,10 +23,6 @@ inline ExitCode fail(const std::string& message) {
     return ExitCode::BadInput;
 }
 
-// A probe's --format: "table" for people, "jsonl" for the probe protocol's stream (the window
-// and scripts read it). Every probe subcommand has it.
-CLI::Option* addProbeFormatOption(CLI::App* probe, std::string& format);
-
 // Adds `calc`, `models`, `gpus` and `tiers`; `run` is set to the chosen command's action.
 void addCalcCommands(CLI::App& app, Command& run);
 // Adds `calibrate`: runs the probes headless and writes one calibration file.
@@ -35,13 +31,9 @@ void addCalibrateCommand(CLI::App& app, Command& run);
 void addCalibrationCommands(CLI::App& app, Command& run);
 // Adds `published compare|fit`: the study's published figures and the fit to them.
 void addPublishedCommands(CLI::App& app, Command& run);
-// Adds `probe nvme-read|nvme-write|host-memcpy|list`.
+// Adds `probe <key>` for every registered probe, built from the probe catalog, and `probe list`.
 void addProbeCommands(CLI::App& app, Command& run);
 // Adds `trace inspect|replay|sweep`: a request trace through a tiered prefix cache.
 void addTraceCommands(CLI::App& app, Command& run);
-// Adds `probe gpu-copy|gpu-gemm-peak|gpu-prefill` to the probe command (gpu_probe_command.cpp).
-void addGpuProbeCommands(CLI::App& probe, Command& run);
-// Adds `probe serving` to the probe command (serving_command.cpp).
-void addServingProbeCommand(CLI::App& probe, Command& run);
 
 } // namespace kvbe::cli

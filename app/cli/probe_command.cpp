@@ -1,105 +1,118 @@
-// kvbe-cli probe nvme-read | nvme-write | host-memcpy | list: the probes of kvbe_probes, with
-// the JSON Lines stream (--format jsonl) or a table for people, and a stop on SIGINT/SIGTERM.
+// kvbe-cli probe <key> | list: one subcommand per registered probe, built from its entry in the
+// probe catalog (kvbe/probe/probe_catalog.h): its flags with their checks and help, the --help
+// footer, and --format (jsonl stream or a table). The probe reads its settings from the flags
+// (Probe::configure) and runs with a stop on SIGINT/SIGTERM.
 #include "commands.h"
+#include "probe_registry.h"
 #include "probe_watchdog.h"
 
-#include "kvbe/base/units.h"
-#include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/probes/io_engine.h"
-#include "kvbe/probes/memcpy_probe.h"
-#include "kvbe/probes/nvme_probe.h"
-#include "kvbe/probes/probe.h"
-#include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
-#include "kvbe/serving/serving_probe.h"
 
-#include <chrono>
 #include <iostream>
-#include <limits>
+#include <map>
 #include <memory>
-#include <unistd.h>
 
 namespace kvbe::cli {
 namespace {
 
 using namespace kvbe::probes;
 
+// What one subcommand's flags hold while CLI11 parses them, and the ProbeArgs made of them.
 struct ProbeFlags {
-    std::string dir, file, device, fileSize, blockSizes, queueDepths, duration = "5s",
-                                                                      engine = "auto";
-    std::string model, pattern = "random", bufferSize = "1GiB", threads, format = "table";
-    bool buffered = false;
+    explicit ProbeFlags(const ProbeDescription& d) : args(d) {}
+    std::map<std::string, std::string, std::less<>> values;
+    std::map<std::string, std::vector<std::string>, std::less<>> lists;
+    std::map<std::string, bool, std::less<>> flags;
+    std::map<std::string, CLI::Option*, std::less<>> options;
+    std::string format = "table";
+    ProbeArgs args;
 };
 
-// A list of counts for an int field: the probe checks them against its own limits.
-Result<std::vector<int>> intList(const std::string& text, const std::string& flag) {
-    auto list = parseCountList(text, 0, std::numeric_limits<int>::max());
-    if (!list) return Error{flag + " " + list.message()};
-    return std::vector<int>(list->begin(), list->end());
+std::string joined(const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items)
+        out += (out.empty() ? "" : ",") + item;
+    return out;
 }
 
-Result<ProbeOptions> toOptions(const ProbeFlags& f) {
-    ProbeOptions o;
-    o.dir = f.dir;
-    o.file = f.file;
-    o.device = f.device;
-    o.engine = f.engine;
-    o.buffered = f.buffered;
-    o.sequential = f.pattern == "sequential";
-    o.model = f.model;
-    if (!f.fileSize.empty()) {
-        auto v = parseWholeBytes(f.fileSize);
-        if (!v) return Error{"--file-size " + v.message()};
-        o.fileSize = *v;
-    }
-    if (!f.blockSizes.empty()) {
-        auto list = parseWholeByteList(f.blockSizes);
-        if (!list) return Error{"--block-sizes " + list.message()};
-        o.blockSizes = *list;
-    }
-    if (!f.queueDepths.empty()) {
-        auto list = intList(f.queueDepths, "--queue-depths");
-        if (!list) return list.error();
-        o.queueDepths = *list;
-    }
-    auto d = parseSeconds(f.duration);
-    if (!d) return Error{"--duration " + d.message()};
-    o.durationS = *d;
-    auto b = parseWholeBytes(f.bufferSize);
-    if (!b) return Error{"--buffer-size " + b.message()};
-    o.bufferBytes = *b;
-    if (!f.threads.empty()) {
-        auto list = intList(f.threads, "--threads");
-        if (!list) return list.error();
-        o.threads = *list;
-    }
-    return o;
+// The option as CLI11 knows it: a value checked at parse time where the kind allows (a choice,
+// a whole number, a number), a list of values, or a flag.
+CLI::Option* addOption(CLI::App* sub, const ProbeOption& o, ProbeFlags& f) {
+    const std::string flag(o.flag), help(o.help);
+    if (o.kind == ProbeOptionKind::Flag) return sub->add_flag(flag, f.flags[flag], help);
+    if (o.list) return sub->add_option(flag, f.lists[flag], help);
+    CLI::Option* opt = sub->add_option(flag, f.values[flag], help);
+    if (o.kind == ProbeOptionKind::Choice)
+        opt->check(CLI::IsMember(std::vector<std::string>(o.choices.begin(), o.choices.end())));
+    else if (o.kind == ProbeOptionKind::Count)
+        opt->check(CLI::TypeValidator<int>(""))->type_name("INT");
+    else if (o.kind == ProbeOptionKind::Number)
+        opt->check(CLI::TypeValidator<double>(""))->type_name("FLOAT");
+    if (o.required) opt->required();
+    return opt;
 }
 
-ExitCode runProbe(const std::string& key, const ProbeFlags& flags) {
-    auto options = toOptions(flags);
+// The flags that were given, as the probe reads them.
+void collectArgs(ProbeFlags& f) {
+    for (const auto& o : f.args.probe().options) {
+        const auto flag = std::string(o.flag);
+        if (f.options[flag]->count() == 0) continue;
+        if (o.kind == ProbeOptionKind::Flag)
+            f.args.set(flag, "true");
+        else
+            f.args.set(flag, o.list ? joined(f.lists[flag]) : f.values[flag]);
+    }
+}
+
+// --format: "table" for people, "jsonl" for the probe protocol's stream (the window and scripts
+// read it). Every probe subcommand has it.
+CLI::Option* addProbeFormatOption(CLI::App* probe, std::string& format) {
+    return probe->add_option("--format", format, "table for people, jsonl for the GUI and scripts")
+        ->check(CLI::IsMember({"table", "jsonl"}));
+}
+
+ExitCode runProbe(Probe& probe, const ProbeFlags& flags) {
+    auto options = probe.configure(flags.args);
     if (!options) {
         std::cerr << "kvbe-cli: " << options.message() << "\n";
-        if (flags.format == "jsonl") JsonlSink(std::cout, key).error(options.message());
+        if (flags.format == "jsonl") JsonlSink(std::cout, probe.key()).error(options.message());
         return ExitCode::BadInput;
     }
-    auto probe = makeProbe(key);
-    auto sink = makeProbeSink(flags.format, key);
-    // An I/O can hang on a failing drive: half a second after a stop the process ends anyway.
-    return runProbeWithWatchdog(*probe, *options, *sink, std::chrono::milliseconds(400));
+    auto sink = makeProbeSink(flags.format, probe.key());
+    return runProbeWithWatchdog(probe, *options, *sink, probe.stopGrace());
+}
+
+void addProbeSubcommand(CLI::App& parent, std::shared_ptr<Probe> probe, Command& run) {
+    const ProbeDescription& d = probe->catalogEntry();
+    auto f = std::make_shared<ProbeFlags>(d);
+    auto* sub = parent.add_subcommand(std::string(d.key), std::string(d.description));
+    std::map<std::string_view, std::vector<CLI::Option*>> groups;
+    for (const auto& o : d.options) {
+        CLI::Option* opt = addOption(sub, o, *f);
+        f->options[std::string(o.flag)] = opt;
+        if (!o.group.empty()) {
+            for (CLI::Option* other : groups[o.group])
+                other->excludes(opt);
+            groups[o.group].push_back(opt);
+        }
+    }
+    addProbeFormatOption(sub, f->format);
+    sub->footer("\n" + std::string(d.footer) + "\n" + exitCodeHelp());
+    sub->callback([f, probe, &run] {
+        collectArgs(*f);
+        run = [f, probe] { return runProbe(*probe, *f); };
+    });
 }
 
 ExitCode runList(const std::string& format) {
     std::string why;
     const bool uring = makeUringEngine(why) != nullptr;
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    auto known = makeProbes();
-    for (auto& p : gpu::makeGpuProbes())
-        known.push_back(std::move(p));
-    known.push_back(std::make_unique<serving::ServingProbe>(serving::ServingSettings{}));
-    for (const auto& p : known) {
+    for (const auto& p : registeredProbes()) {
         const Status a = p->available();
         list.push_back({{"key", p->key()},
+                        {"title", p->catalogEntry().title},
                         {"description", p->description()},
                         {"available", a.ok()},
                         {"why_not", a.ok() ? "" : a.message()}});
@@ -124,96 +137,21 @@ ExitCode runList(const std::string& format) {
     return ExitCode::Ok;
 }
 
-const char* const kDriveMemory =
-    "queue depth × block size of I/O buffers (rounded up to whole 2 MiB pages), at most 64 × "
-    "28 MiB = 1.75 GiB with the defaults; plus 8 MiB while the scratch file is written";
-
-std::string footer(const std::string& memory) {
-    return "\nMemory: " + memory + "\n" + exitCodeHelp();
-}
-
-void addDriveOptions(CLI::App* sub, ProbeFlags& f, bool readable) {
-    CLI::Option* dir = sub->add_option(
-        "--dir", f.dir,
-        "Make a scratch file in DIR (written fully with non-zero data first, removed on exit)");
-    if (readable) {
-        CLI::Option* file =
-            sub->add_option("--file", f.file, "Read an existing file, read-only, never written");
-        CLI::Option* device = sub->add_option(
-            "--device", f.device, "Read a block device, read-only (devices are refused elsewhere)");
-        dir->excludes(file)->excludes(device);
-        file->excludes(device);
-    }
-    sub->add_option("--file-size", f.fileSize,
-                    "Scratch file size, e.g. 4GiB (default 4GiB; --dir only)");
-    sub->add_option("--block-sizes", f.blockSizes,
-                    "Block sizes, e.g. 128KiB,1MiB,28MiB (default 128KiB,1MiB,4MiB and the KV "
-                    "block of --model)");
-    sub->add_option("--queue-depths", f.queueDepths,
-                    "Queue depths, e.g. 1,32 (default 1,4,16,32,64)");
-    sub->add_option(
-        "--duration", f.duration,
-        "Measured time per setting, split into 5 windows, after a warm-up of 20% (at most 1 s)");
-    sub->add_option(
-           "--engine", f.engine,
-           "io_uring or psync (default: io_uring when it can run here, else psync, and says why)")
-        ->check(CLI::IsMember({"auto", "io_uring", "psync"}));
-    sub->add_flag(
-        "--buffered", f.buffered,
-        "Go through the page cache instead of O_DIRECT (labelled BUFFERED wherever shown)");
-    sub->add_option("--pattern", f.pattern, "Offsets: random whole blocks (default) or sequential")
-        ->check(CLI::IsMember({"random", "sequential"}));
-    sub->add_option("--model", f.model,
-                    "Model whose KV block (256 tokens × KV bytes per token) joins the block sizes "
-                    "(default: the default scenario's, meta-llama/Llama-3.2-3B = 28 MiB)");
-    addProbeFormatOption(sub, f.format);
-}
-
 } // namespace
-
-CLI::Option* addProbeFormatOption(CLI::App* probe, std::string& format) {
-    return probe->add_option("--format", format, "table for people, jsonl for the GUI and scripts")
-        ->check(CLI::IsMember({"table", "jsonl"}));
-}
 
 void addProbeCommands(CLI::App& app, Command& run) {
     auto* probe =
         app.add_subcommand("probe", "Measure this machine: drive read/write bandwidth, host "
                                     "memcpy, the GPU, and a serving stack end to end");
     probe->require_subcommand(1);
-
-    auto read = std::make_shared<ProbeFlags>();
-    auto* nvmeRead = probe->add_subcommand("nvme-read", NvmeProbe(false).description());
-    addDriveOptions(nvmeRead, *read, true);
-    nvmeRead->footer(footer(kDriveMemory));
-    nvmeRead->callback([read, &run] { run = [read] { return runProbe("nvme-read", *read); }; });
-
-    auto write = std::make_shared<ProbeFlags>();
-    auto* nvmeWrite = probe->add_subcommand("nvme-write", NvmeProbe(true).description());
-    addDriveOptions(nvmeWrite, *write, false);
-    nvmeWrite->footer(footer(kDriveMemory));
-    nvmeWrite->callback(
-        [write, &run] { run = [write] { return runProbe("nvme-write", *write); }; });
-
-    auto mem = std::make_shared<ProbeFlags>();
-    auto* memcpyCmd = probe->add_subcommand("host-memcpy", MemcpyProbe().description());
-    memcpyCmd->add_option("--buffer-size", mem->bufferSize,
-                          "Size of each of the two buffers (default 1GiB)");
-    memcpyCmd->add_option("--threads", mem->threads,
-                          "Thread counts, e.g. 1,8 (default 1 and every core)");
-    memcpyCmd->add_option("--duration", mem->duration,
-                          "Measured time per setting, split into 5 windows, after a warm-up");
-    addProbeFormatOption(memcpyCmd, mem->format);
-    memcpyCmd->footer(footer("two buffers of --buffer-size (2 GiB with the default)"));
-    memcpyCmd->callback([mem, &run] { run = [mem] { return runProbe("host-memcpy", *mem); }; });
+    for (auto& p : registeredProbes())
+        addProbeSubcommand(*probe, std::shared_ptr<Probe>(std::move(p)), run);
 
     auto listFormat = std::make_shared<std::string>("table");
     auto* list = probe->add_subcommand("list", "List the probes and whether they can run here");
     list->add_option("--format", *listFormat, "table or json")
         ->check(CLI::IsMember({"table", "json"}));
     list->callback([listFormat, &run] { run = [listFormat] { return runList(*listFormat); }; });
-    addGpuProbeCommands(*probe, run);
-    addServingProbeCommand(*probe, run);
 }
 
 } // namespace kvbe::cli

@@ -69,16 +69,14 @@ ExitCode runCompare(const PublishedOptions& o) {
     if (!refs) return fail(refs.message());
     json all = json::array();
     bool any = false;
-    for (const auto& ref : *refs) {
-        const auto rows = comparePublished(matchingPoints(ref, *e), *e);
-        if (rows.empty()) continue;
+    for (const auto& [ref, rows] : publishedMatches(*refs, *e)) {
         any = true;
         if (o.format == "json")
             all.push_back(
-                {{"reference", ref.file}, {"name", ref.name}, {"points", comparisonJson(rows)}});
+                {{"reference", ref->file}, {"name", ref->name}, {"points", comparisonJson(rows)}});
         else
             std::cout << publishedComparisonTable(
-                "Published (" + ref.name + ") against " + s->name + ":", rows);
+                "Published (" + ref->name + ") against " + s->name + ":", rows);
     }
     if (o.format == "json")
         std::cout << dumpJson(all, 2) << "\n";
@@ -94,15 +92,16 @@ ExitCode runFit(const PublishedOptions& o, const std::string& commandLine) {
     const Scenario* base = &ev->flagged.scenario;
     auto refs = references(o.reference, ev->flagged.presets);
     if (!refs) return fail(refs.message());
+    // The reference with the most matching points: one study's figures are fitted together.
     const PublishedReference* ref = nullptr;
     std::vector<PublishedPoint> points;
-    for (const auto& r : *refs) {
-        auto m = matchingPoints(r, *e);
-        if (m.size() > points.size()) {
-            points = std::move(m);
-            ref = &r;
+    for (const auto& m : publishedMatches(*refs, *e))
+        if (m.rows.size() > points.size()) {
+            points.clear();
+            for (const auto& row : m.rows)
+                points.push_back(row.point);
+            ref = m.reference;
         }
-    }
     if (!ref)
         return fail("no published figure matches the scenario's model '" + base->model +
                     "' and GPU '" + base->gpu + "'");

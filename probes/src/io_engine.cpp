@@ -39,16 +39,6 @@ std::string ioErrorMessage(const IoTarget& target, const IoSetting& s, std::uint
 
 } // namespace detail
 
-double percentile(std::vector<float> values, double p) {
-    if (values.empty()) return 0;
-    // Nearest rank: the smallest value with at least p% of the values at or below it.
-    const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
-    const size_t k =
-        static_cast<size_t>(std::clamp(rank, 1.0, static_cast<double>(values.size()))) - 1;
-    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
-    return values[k];
-}
-
 void setWindowedRate(ProbePoint& p, const IoStats& st, int windows, double windowSeconds) {
     p.y = st.medianGBps;
     p.unit = "GB/s";
@@ -83,8 +73,10 @@ IoStats summarize(const IoMeasurement& m) {
             s.pooled = true;
         }
     }
-    s.p50Us = percentile(m.latencyUs, 50);
-    s.p99Us = percentile(m.latencyUs, 99);
+    std::vector<double> latency(m.latencyUs.begin(), m.latencyUs.end());
+    std::sort(latency.begin(), latency.end());
+    s.p50Us = quantileOfSorted(latency, 0.5);
+    s.p99Us = quantileOfSorted(latency, 0.99);
     return s;
 }
 

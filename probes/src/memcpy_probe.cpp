@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <thread>
 #include <unistd.h>
 
@@ -54,8 +55,22 @@ std::vector<int> defaultMemcpyThreads() {
     return cores > 1 ? std::vector<int>{1, cores} : std::vector<int>{1};
 }
 
-std::string MemcpyProbe::description() const {
-    return "Host memory copy bandwidth, one thread and every core (the host side of a DRAM tier)";
+Result<ProbeOptions> MemcpyProbe::configure(const ProbeArgs& a) {
+    ProbeOptions o;
+    auto d = parseSeconds(a.text("--duration"));
+    if (!d) return Error{"--duration " + d.message()};
+    o.durationS = *d;
+    auto b = parseWholeBytes(a.text("--buffer-size"));
+    if (!b) return Error{"--buffer-size " + b.message()};
+    o.bufferBytes = *b;
+    if (const std::string threads = a.text("--threads"); !threads.empty()) {
+        // Whole numbers here; run() checks them against the probe's range.
+        auto list = parseCountList(threads, 0, std::numeric_limits<int>::max());
+        if (!list) return Error{"--threads " + list.message()};
+        for (auto n : *list)
+            o.threads.push_back(static_cast<int>(n));
+    }
+    return o;
 }
 
 ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {

@@ -10,7 +10,9 @@
 #include "kvbe/scenario/scenario.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <set>
 
 namespace kvbe::probes {
@@ -226,10 +228,36 @@ Result<std::uint64_t> kvBlockBytes(const std::string& modelRef) {
     return (bytes + 4095) / 4096 * 4096;
 }
 
-std::string NvmeProbe::description() const {
-    return m_write ? "Write bandwidth, IOPS and latency of a drive, into a scratch file (O_DIRECT)"
-                   : "Read bandwidth, IOPS and latency of a drive over block sizes × queue depths "
-                     "(O_DIRECT)";
+Result<ProbeOptions> NvmeProbe::configure(const ProbeArgs& a) {
+    ProbeOptions o;
+    o.dir = a.text("--dir");
+    o.file = a.text("--file");
+    o.device = a.text("--device");
+    o.engine = a.text("--engine");
+    o.buffered = a.on("--buffered");
+    o.sequential = a.text("--pattern") == "sequential";
+    o.model = a.text("--model");
+    if (const std::string size = a.text("--file-size"); !size.empty()) {
+        auto v = parseWholeBytes(size);
+        if (!v) return Error{"--file-size " + v.message()};
+        o.fileSize = *v;
+    }
+    if (const std::string sizes = a.text("--block-sizes"); !sizes.empty()) {
+        auto list = parseWholeByteList(sizes);
+        if (!list) return Error{"--block-sizes " + list.message()};
+        o.blockSizes = *list;
+    }
+    if (const std::string depths = a.text("--queue-depths"); !depths.empty()) {
+        // Whole numbers here; planRun checks them against the probe's range.
+        auto list = parseCountList(depths, 0, std::numeric_limits<int>::max());
+        if (!list) return Error{"--queue-depths " + list.message()};
+        for (auto n : *list)
+            o.queueDepths.push_back(static_cast<int>(n));
+    }
+    auto d = parseSeconds(a.text("--duration"));
+    if (!d) return Error{"--duration " + d.message()};
+    o.durationS = *d;
+    return o;
 }
 
 Status NvmeProbe::available() const {

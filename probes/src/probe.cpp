@@ -1,14 +1,23 @@
-// The probe registry and block-size formatting.
+// What every probe shares: its catalog entry, failure reporting and block-size formatting.
 #include "kvbe/probes/probe.h"
 
 #include "kvbe/probes/stream.h"
 
-#include "kvbe/probes/memcpy_probe.h"
-#include "kvbe/probes/nvme_probe.h"
-
 #include <cstdio>
+#include <stdexcept>
 
 namespace kvbe::probes {
+
+const ProbeDescription& Probe::catalogEntry() const {
+    const ProbeDescription* d = findProbe(key());
+    // A probe missing from the catalog is a programming error the CLI tests catch.
+    if (!d) throw std::logic_error("probe " + key() + " is not in the probe catalog");
+    return *d;
+}
+
+std::string Probe::description() const {
+    return std::string(catalogEntry().description);
+}
 
 ProbeOutcome reportFailure(ProbeSink& sink, ExitCode exit, const std::string& message) {
     sink.error(message);
@@ -39,20 +48,6 @@ std::string formatBlock(std::uint64_t bytes) {
         return text;
     }
     return std::to_string(bytes) + " B";
-}
-
-std::vector<std::unique_ptr<Probe>> makeProbes() {
-    std::vector<std::unique_ptr<Probe>> probes;
-    probes.push_back(std::make_unique<NvmeProbe>(false));
-    probes.push_back(std::make_unique<NvmeProbe>(true));
-    probes.push_back(std::make_unique<MemcpyProbe>());
-    return probes;
-}
-
-std::unique_ptr<Probe> makeProbe(std::string_view key) {
-    for (auto& p : makeProbes())
-        if (p->key() == key) return std::move(p);
-    return nullptr;
 }
 
 } // namespace kvbe::probes

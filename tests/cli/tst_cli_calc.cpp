@@ -28,7 +28,7 @@ QJsonObject json(const Run& r) {
 class TestCliCalc : public QObject {
     Q_OBJECT
   private slots:
-    // The "done when": 70B at 32,768 tokens, 0.88 GB/s ± 1 %.
+    // The cost model page's first-order figure: 70B at 32,768 tokens, 0.88 GB/s ± 1 %.
     void breakeven70B() {
         const auto r =
             cli({"calc", "--model", "meta-llama/Llama-3.3-70B-Instruct", "--peak-tflops", "989",

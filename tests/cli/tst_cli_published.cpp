@@ -75,7 +75,7 @@ class TestCliPublished : public QObject {
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(r.out.contains("(kvbe-published)"), r.out.constData());
         QVERIFY(r.out.contains("23.2 GB/s at 1k tokens  [arXiv 2609.11744, section 5; quoted in "
-                               "seed/kv-offload-break-even.txt]"));
+                               "kv-offload-break-even.txt]"));
         QVERIFY(r.out.contains("559 and 481"));
         const auto j = cli({"calibration", "inspect", kReference, "--format", "json"});
         QCOMPARE(j.exitCode, 0);

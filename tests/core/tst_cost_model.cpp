@@ -502,8 +502,8 @@ class TestCostModel : public QObject {
                     QVERIFY2(std::count(g.begin(), g.end(), p) == 1,
                              qPrintable(QString::number(p)));
         }
-        // Without the powers the default grid's point near 32k would be 32,591 (the issue's
-        // reading).
+        // Without the powers the default grid's point near 32k would be 32,591, which reads as
+        // a typo for 32,768.
         const auto g = lengthGrid(256, 131072, 512, true);
         QVERIFY(std::count(g.begin(), g.end(), 32591.0) == 0);
         QVERIFY(std::count(g.begin(), g.end(), 32768.0) == 1);

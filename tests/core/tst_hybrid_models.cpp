@@ -2,9 +2,9 @@
 // attention layers, the per-prefix state, parameters per layer kind and the layer mix, each
 // computed here by hand from the layer pattern and the config's shapes, not through the reader;
 // unknown layouts refused; the state in t_load, B* and p*.
-#include "kvbe/model/config_reader.h"
-#include "kvbe/cost/cost_model.h"
 #include "kvbe/base/json_text.h"
+#include "kvbe/cost/cost_model.h"
+#include "kvbe/model/config_reader.h"
 #include "kvbe/scenario/scenario.h"
 #include "test_support.h"
 
@@ -80,7 +80,7 @@ class TestHybridModels : public QObject {
         QCOMPARE(static_cast<double>(std::count(pattern.begin(), pattern.end(), 'M')), nM);
         QCOMPARE(QString::fromStdString(m.layerMix()),
                  QStringLiteral("52 layers: 23 Mamba-2, 23 MoE, 6 attention"));
-        // KV: 6 attention layers × 2 × 2 KV heads × 128 × 2 B (the 6,144).
+        // KV: 6 attention layers × 2 × 2 KV heads × 128 × 2 B (6,144).
         QCOMPARE(m.kvBytesPerToken(KvDtype::BF16), 6144.0);
         QCOMPARE(m.kvBytes(1000, KvDtype::BF16), 6144.0 * 1000);
         // State: 64 heads × 64 × d_state 128; conv (4096 + 2·8·128)·3; SSM kept in FP32

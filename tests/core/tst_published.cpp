@@ -115,15 +115,11 @@ class TestPublished : public QObject {
         QVERIFY(p.source.rfind("arXiv 2609.11744", 0) == 0);
     }
 
-    // Each point's sentence is in the file it names (copies in tests/fixtures/published, and the
-    // live shared folder where this checkout has one beside it), and the value as printed is in
-    // that sentence and reads back as the value.
+    // Each point's sentence is in the file it names (copies in tests/fixtures/published), and the
+    // value as printed is in that sentence and reads back as the value.
     void referenceQuotesAreInTheSeed() {
         QCOMPARE(reference().points.size(), size_t(16));
         QStringList roots{QStringLiteral(KVBE_FIXTURES "/published")};
-        const QString shared = QStringLiteral(KVBE_SOURCE_DIR "/../shared");
-        if (QFile::exists(shared + "/seed/kv-offload-break-even.txt"))
-            roots << shared + "/seed" << shared + "/docs";
         for (const auto& p : reference().points) {
             const QString file = QString::fromStdString(p.quotedIn).section('/', -1);
             bool found = false;

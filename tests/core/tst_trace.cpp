@@ -30,12 +30,12 @@ struct RealRequest {
     std::vector<qint64> ids;
 };
 
+// The Mooncake conversation trace (tests/fixtures/traces/README.md: where it comes from).
 QString realTracePath() {
-    const QByteArray env = qgetenv("KVBE_TRACES_DIR");
-    const QString dir = env.isEmpty() ? QStringLiteral(KVBE_SOURCE_DIR "/../shared/traces")
-                                      : QString::fromUtf8(env);
-    return dir + "/mooncake-conversation.jsonl";
+    return QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl");
 }
+constexpr const char* kNoRealTrace =
+    "tests/fixtures/traces/mooncake-conversation.jsonl is missing or unreadable";
 
 // The conversation trace parsed with Qt's JSON reader: independent of the production parser.
 const std::vector<RealRequest>& realTrace() {
@@ -95,7 +95,8 @@ std::vector<TraceRecord> readAll(const std::string& text, TraceReadOptions opt =
     return out;
 }
 
-// A plain ordered-dictionary LRU (std::list + hash map): the reference the issue asks for.
+// A plain ordered-dictionary LRU (std::list + hash map): an independent reference for the
+// simulator's LRU.
 double referenceLruTokenHits(const std::vector<RealRequest>& reqs, std::size_t capacity, double B,
                              double* blockHits = nullptr) {
     std::list<qint64> order; // front: most recent
@@ -504,8 +505,9 @@ class TestTrace : public QObject {
         }
     }
 
-    // A hybrid model's block carries one state snapshot (workload-model.md: capacity in blocks is
-    // C_T / (B · kv_bytes_per_token + state_bytes_per_block), and writes include the state).
+    // A hybrid model's block carries one state snapshot (docs/workload-model.md, "Tiers and
+    // capacity": capacity in blocks is C_T / (B · kv_bytes_per_token + state_bytes), and writes
+    // include the state).
     // Nemotron 3 Nano 30B-A3B by hand from its config: 6 attention layers × 2 (K, V) × 2 KV heads
     // × head_dim 128 × 2 B (BF16) per token; state per snapshot: 23 Mamba-2 layers × (64 heads ×
     // head_dim 64 × d_state 128) SSM elements in FP32 (mamba_ssm_cache_dtype) + 23 × conv (64·64 +
@@ -674,8 +676,7 @@ class TestTrace : public QObject {
         QFETCH(qint64, dram);
         QFETCH(qint64, nvme);
         const auto& reqs = realTrace();
-        if (reqs.empty())
-            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        QVERIFY2(!reqs.empty(), kNoRealTrace);
         auto cap = [](qint64 v) {
             return v < 0 ? std::numeric_limits<std::size_t>::max() : std::size_t(v);
         };
@@ -958,8 +959,7 @@ class TestTrace : public QObject {
 
     void conversationTraceUnlimitedHitsEqualAnIndependentCount() {
         const auto& reqs = realTrace();
-        if (reqs.empty())
-            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        QVERIFY2(!reqs.empty(), kNoRealTrace);
         QCOMPARE(reqs.size(), size_t(12031));
         // Independent count: a block hits when every block before it in the request has been
         // seen in an earlier request (ids already name prefixes).
@@ -988,7 +988,7 @@ class TestTrace : public QObject {
         QCOMPARE(r->anyTier.tokenWeighted, hitTok / tok);
         QCOMPARE(r->anyTier.blockWeighted, hitBlk / blk);
         QVERIFY(std::abs(r->anyTier.perRequest - perReq / double(reqs.size())) < 1e-12);
-        // docs/workload-model.md's reference figures.
+        // docs/workload-model.md, "Reference figures".
         QVERIFY(std::abs(r->anyTier.tokenWeighted - 0.3736) < 5e-5);
         QVERIFY(std::abs(r->anyTier.blockWeighted - 0.3664) < 5e-5);
         QVERIFY(std::abs(tok / double(reqs.size()) - 12035) < 1);
@@ -1005,8 +1005,7 @@ class TestTrace : public QObject {
         QFETCH(int, capacity);
         QFETCH(double, published);
         const auto& reqs = realTrace();
-        if (reqs.empty())
-            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        QVERIFY2(!reqs.empty(), kNoRealTrace);
         double refBlocks = 0, tok = 0, blk = 0;
         const double refTok = referenceLruTokenHits(reqs, std::size_t(capacity), 512, &refBlocks);
         for (const auto& r : reqs) {
@@ -1039,8 +1038,7 @@ class TestTrace : public QObject {
     void sweepEqualsReplaysAtEveryGridPoint() {
         QFETCH(int, varyTier);
         auto trace = loadTrace(realTracePath().toStdString(), {});
-        if (!trace.ok())
-            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        QVERIFY2(trace.ok(), trace.ok() ? "" : trace.message().c_str());
         const CostModel cm = llama3b();
         ReplayConfig cfg;
         cfg.blockBytes = 512; // capacities below in tokens
@@ -1093,8 +1091,7 @@ class TestTrace : public QObject {
         QFETCH(int, placement);
         QFETCH(int, policy);
         auto trace = loadTrace(realTracePath().toStdString(), {});
-        if (!trace.ok())
-            QSKIP("the conversation trace is not at ../shared/traces (set KVBE_TRACES_DIR)");
+        QVERIFY2(trace.ok(), trace.ok() ? "" : trace.message().c_str());
         const CostModel cm = llama3b();
         ReplayConfig cfg;
         cfg.blockBytes = cm.kvBytesPerToken() * 512;

@@ -3,9 +3,9 @@
 #pragma once
 
 #include "kvbe/calibration/calibration.h"
-#include "kvbe/model/config_reader.h"
-#include "kvbe/cost/cost_model.h"
 #include "kvbe/calibration/fit.h"
+#include "kvbe/cost/cost_model.h"
+#include "kvbe/model/config_reader.h"
 #include "kvbe/probe/probe_protocol.h"
 #include "kvbe/scenario/scenario.h"
 

@@ -335,6 +335,44 @@ class ProbeCliTest : public QObject {
         QVERIFY(entries(dir->path()).isEmpty());
     }
 
+    // The subcommands are the catalog's: `probe list` has every probe in its order, and each
+    // subcommand's --help has its description, every option with its help, and its footer.
+    void listHasEveryCatalogProbe() {
+        const auto run = runCli({"probe", "list", "--format", "json"});
+        QCOMPARE(run.exitCode, 0);
+        const auto list = nlohmann::json::parse(run.out.toStdString());
+        QStringList keys, catalog;
+        for (const auto& p : list["probes"])
+            keys << QString::fromStdString(p["key"].get<std::string>());
+        for (const auto& p : kvbe::probeCatalog())
+            catalog << QString::fromUtf8(p.key.data(), int(p.key.size()));
+        QCOMPARE(keys, catalog);
+        QVERIFY(keys.contains("gpu-gemm-peak"));
+    }
+    void helpHasEveryCatalogOption_data() {
+        QTest::addColumn<QString>("key");
+        for (const auto& p : kvbe::probeCatalog())
+            QTest::newRow(p.key.data()) << QString::fromUtf8(p.key.data(), int(p.key.size()));
+    }
+    void helpHasEveryCatalogOption() {
+        QFETCH(QString, key);
+        const auto* probe = kvbe::findProbe(key.toStdString());
+        QVERIFY(probe);
+        const auto run = runCli({"probe", key, "--help"});
+        QCOMPARE(run.exitCode, 0);
+        const std::string text = run.out.toStdString();
+        const auto has = [&text](std::string_view s) {
+            return text.find(std::string(s)) != std::string::npos;
+        };
+        QVERIFY2(has(probe->description), text.c_str());
+        QVERIFY2(has(probe->footer.substr(0, probe->footer.find('\n'))), text.c_str());
+        QVERIFY2(has("--format"), text.c_str());
+        for (const auto& o : probe->options) {
+            QVERIFY2(has(std::string(o.flag) + " "), o.flag.data());
+            QVERIFY2(has(o.help), o.help.data());
+        }
+    }
+
     void helpDocumentsExitCodesAndMemory() {
         const auto run = runCli({"probe", "nvme-read", "--help"});
         QCOMPARE(run.exitCode, 0);

@@ -166,12 +166,18 @@ class ProbeEngineTest : public QObject {
     void statistics() {
         QCOMPARE(median({4, 1, 3, 2}), 2.5);
         QCOMPARE(median({5, 1, 3}), 3.0);
-        std::vector<float> v;
+        // Quantiles interpolate between order statistics at rank q·(n − 1): of 1 … 100, the
+        // median sits halfway between 50 and 51, p99 at rank 98.01, a hundredth of the way from
+        // 99 to 100.
+        std::vector<double> v;
         for (int i = 1; i <= 100; ++i)
-            v.push_back(static_cast<float>(i));
-        QCOMPARE(percentile(v, 50), 50.0);
-        QCOMPARE(percentile(v, 99), 99.0);
-        QCOMPARE(percentile({7}, 99), 7.0);
+            v.push_back(i);
+        QCOMPARE(quantile(v, 0.5), 50.5);
+        QCOMPARE(quantile(v, 0.99), 99.01);
+        QCOMPARE(quantile(v, 0), 1.0);
+        QCOMPARE(quantile(v, 1), 100.0);
+        QCOMPARE(quantile({7}, 0.99), 7.0);
+        QCOMPARE(quantile({}, 0.5), 0.0);
     }
 
     void kvBlockOfLlama32_3BIs28MiB() {

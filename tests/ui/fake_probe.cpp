@@ -8,6 +8,7 @@
 //   garbage           a line that is not JSON
 //   hang-after:N      the first N points of the stream, then silence until stopped
 //   fail-after:N      the first N points of the stream, then an error line and exit code 4
+// The header's params hold the command line ("argv": every argument after the program's name).
 // KVBE_FAKE_PROBE_DELAY_MS sleeps between lines; SIGTERM ends a run like the real CLI does:
 // an error line and exit code 130.
 #include <chrono>
@@ -37,9 +38,25 @@ void onTerm(int) {
     ::_exit(130);
 }
 
-void header(const std::string& probe) {
+// A JSON string of plain text (quotes and backslashes escaped; the tests pass nothing else).
+std::string quoted(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
+// The header; its params carry the command line the fake was started with, for the tests that
+// check what the window runs.
+void header(const std::string& probe, int argc, char** argv) {
+    std::string args;
+    for (int i = 1; i < argc; ++i)
+        args += (i > 1 ? "," : "") + quoted(argv[i]);
     line(R"({"kvbe_probe":2,"probe":")" + probe +
-         R"(","host":"fakehost","started":"2026-01-01T00:00:00Z","params":{}})");
+         R"(","host":"fakehost","started":"2026-01-01T00:00:00Z","params":{"argv":[)" + args +
+         "]}}");
 }
 
 // Called before each point: past the limit, a hang-after run waits to be stopped and a
@@ -131,7 +148,7 @@ int main(int argc, char** argv) {
         line("this is not json");
         return 0;
     }
-    header(probe);
+    header(probe, argc, argv);
     if (mode == "crash") {
         line(R"({"type":"progress","fraction":0.1,"message":"warming up"})");
         std::abort();

@@ -2,11 +2,11 @@
 // fields refuse impossible values with a reason; models pass QAbstractItemModelTester.
 #include "ui_test_support.h"
 
+#include "kvbe/base/units.h"
 #include "kvbe/ui/charts/breakeven_chart.h"
 #include "kvbe/ui/charts/frontier_chart.h"
-#include "kvbe/ui/scenario/scenario_panel.h"
 #include "kvbe/ui/charts/ttft_chart.h"
-#include "kvbe/base/units.h"
+#include "kvbe/ui/scenario/scenario_panel.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>

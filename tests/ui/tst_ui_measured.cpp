@@ -4,10 +4,10 @@
 #include "kvbe/calibration/fit.h"
 #include "kvbe/ui/charts/breakeven_chart.h"
 #include "kvbe/ui/charts/chart_legend.h"
-#include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/charts/fraction_chart.h"
-#include "kvbe/ui/probes/probe_panel.h"
 #include "kvbe/ui/charts/ttft_chart.h"
+#include "kvbe/ui/fleet/fleet_panel.h"
+#include "kvbe/ui/probes/probe_panel.h"
 #include "ui_event_clock.h"
 #include "ui_test_support.h"
 
@@ -80,9 +80,9 @@ class TestMeasured : public QObject {
         QCOMPARE(w->dockWidgetArea(probeDock), Qt::BottomDockWidgetArea);
         auto* panel = probePanelOf(w);
         panel->setProbe(QStringLiteral("nvme-read"));
-        panel->setTarget(QStringLiteral("/tmp/scratch"), false);
-        panel->setFileSize(QStringLiteral("256MiB"));
-        panel->setDuration(QStringLiteral("1s"));
+        QVERIFY(panel->setOption(QStringLiteral("--dir"), QStringLiteral("/tmp/scratch")));
+        QVERIFY(panel->setOption(QStringLiteral("--file-size"), QStringLiteral("256MiB")));
+        QVERIFY(panel->setOption(QStringLiteral("--duration"), QStringLiteral("1s")));
         const QStringList args = panel->arguments();
         QCOMPARE(args.mid(0, 5),
                  (QStringList{QStringLiteral("nvme-read"), QStringLiteral("--dir"),
@@ -137,7 +137,8 @@ class TestMeasured : public QObject {
     void prefillPointsLandOnTtftAndBreakeven() {
         auto w = makeWindow();
         probePanelOf(w)->setProbe(QStringLiteral("gpu-prefill"));
-        probePanelOf(w)->setLengths(QStringLiteral("1k,8k,32k"));
+        QVERIFY(
+            probePanelOf(w)->setOption(QStringLiteral("--lengths"), QStringLiteral("1k,8k,32k")));
         QVERIFY(probePanelOf(w)->arguments().contains(QStringLiteral("--lengths")));
         ProbeRunner* r = probePanelOf(w)->run();
         QVERIFY(waitRun(r));

@@ -5,8 +5,8 @@
 #include "ui_test_support.h"
 
 #include "kvbe/base/interpolation.h"
-#include "kvbe/ui/scenario/number_field.h"
 #include "kvbe/ui/charts/ttft_chart.h"
+#include "kvbe/ui/scenario/number_field.h"
 
 #include <QFile>
 #include <QPushButton>

@@ -4,6 +4,7 @@
 
 #include "kvbe/calibration/published.h"
 #include "kvbe/ui/scenario/scenario_panel.h"
+#include "kvbe/ui/scenario/scenario_result.h"
 #include "kvbe/ui/scenario/tier_table_model.h"
 
 #include <QAction>
@@ -75,6 +76,34 @@ class TestUiPublished : public QObject {
         QCOMPARE(fr->points().size(), 4);
         QVERIFY(hasPoint(fr->points(), {8192, 77.8}));
         QVERIFY(hasPoint(fr->points(), {6057, 100.0}));
+    }
+
+    // Two references that both match the scenario: the window shows the figures of both (the
+    // rule of publishedMatches, as `kvbe-cli published compare` does), not only the first.
+    void everyMatchingReferenceIsShown() {
+        auto refs = builtinPublishedReferences(presets());
+        QVERIFY(refs && !refs->empty());
+        PublishedReference first = refs->front();
+        PublishedReference second = first;
+        second.name = "A second study of the same node";
+        second.file = "second.json";
+        for (auto& p : second.points)
+            p.value *= 2;
+        auto s = defaultScenario(presets());
+        QVERIFY(s);
+        auto e = evaluate(*s, presets());
+        QVERIFY(e);
+        const size_t perReference = matchingPoints(first, *e).size();
+        QVERIFY(perReference > 0);
+
+        ScenarioResult r;
+        r.eval = std::make_shared<Evaluation>(*e);
+        addPublished(r, {first, second});
+        QCOMPARE(r.published.size(), 2 * perReference);
+        QCOMPARE(r.publishedName, QString::fromStdString(first.name) +
+                                      QStringLiteral("; A second study of the same node"));
+        for (size_t i = 0; i < perReference; ++i)
+            QCOMPARE(r.published[perReference + i].point.value, 2 * r.published[i].point.value);
     }
 
     void viewTogglesPublishedMarkers() {

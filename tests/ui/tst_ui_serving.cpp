@@ -46,11 +46,12 @@ class Standin {
 // The dock's serving form for the stand-in's model, fully cached prompts of these lengths.
 void fillServingForm(ProbePanel* panel, const QString& url, const QString& lengths) {
     panel->setProbe(QStringLiteral("serving"));
-    panel->setEndpoint(url);
-    panel->setServedModel(QStringLiteral("standin/llama-3.2-3b"));
-    panel->setModel(QStringLiteral("meta-llama/Llama-3.2-3B"));
-    panel->setLengths(lengths);
-    panel->setFractions(QStringLiteral("1"));
+    panel->setOption(QStringLiteral("--endpoint"), url);
+    panel->setOption(QStringLiteral("--model"), QStringLiteral("standin/llama-3.2-3b"));
+    // The model geometry for the fit, when the served name is not a preset.
+    panel->setOption(QStringLiteral("--config"), QStringLiteral("meta-llama/Llama-3.2-3B"));
+    panel->setOption(QStringLiteral("--lengths"), lengths);
+    panel->setOption(QStringLiteral("--fractions"), QStringLiteral("1"));
 }
 
 } // namespace
@@ -75,7 +76,7 @@ class TestUiServing : public QObject {
         auto* panel = probePanelOf(w);
         QTemporaryDir out;
         fillServingForm(panel, server.url(), QStringLiteral("512,1k,2k"));
-        panel->setOutFolder(out.path());
+        panel->setOption(QStringLiteral("--out"), out.path());
         ProbeRunner* run = panel->run();
         QVERIFY(QTest::qWaitFor([run] { return !run->isRunning(); }, 240000));
         QVERIFY2(run->outcome() == ProbeRunner::Outcome::Succeeded, qPrintable(run->message()));

@@ -3,13 +3,14 @@
 // files, the controls and the scenario re-running the replay, and the charts' export.
 #include "ui_test_support.h"
 
+#include "kvbe/base/units.h"
+#include "kvbe/files/file_kind.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_sim.h"
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/scenario/scenario_panel.h"
 #include "kvbe/ui/workload/workload_charts.h"
 #include "kvbe/ui/workload/workload_view.h"
-#include "kvbe/base/units.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -37,11 +38,9 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
+// The Mooncake conversation trace (tests/fixtures/traces/README.md: where it comes from).
 QString realTracePath() {
-    const QByteArray env = qgetenv("KVBE_TRACES_DIR");
-    const QString dir = env.isEmpty() ? QStringLiteral(KVBE_SOURCE_DIR "/../shared/traces")
-                                      : QString::fromUtf8(env);
-    return dir + "/mooncake-conversation.jsonl";
+    return QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl");
 }
 QString handTracePath() {
     return QStringLiteral(KVBE_FIXTURES "/traces/hand.jsonl");
@@ -127,8 +126,7 @@ class TestUiWorkload : public QObject {
 
     // The real trace, read on a worker; the summary's numbers are core's replay's, set up here.
     void realTraceSummaryEqualsCoreReplay() {
-        if (!QFile::exists(realTracePath()))
-            QSKIP("the conversation trace is not in ../shared/traces");
+        QVERIFY2(QFile::exists(realTracePath()), qPrintable(realTracePath() + " is missing"));
         auto w = makeWindow();
         auto* v = viewOf(*w);
         QSignalSpy loaded(v, &WorkloadView::traceLoaded);
@@ -204,8 +202,7 @@ class TestUiWorkload : public QObject {
 
     // Each tier's p* line says the share of requests at or above it: counted here from the file.
     void histogramShareAbovePStarEqualsACount() {
-        if (!QFile::exists(realTracePath()))
-            QSKIP("the conversation trace is not in ../shared/traces");
+        QVERIFY2(QFile::exists(realTracePath()), qPrintable(realTracePath() + " is missing"));
         auto w = makeWindow();
         auto* v = viewOf(*w);
         QVERIFY(v->openTrace(realTracePath()));
@@ -250,9 +247,10 @@ class TestUiWorkload : public QObject {
     void droppingATraceOpensIt() {
         auto w = makeWindow();
         auto* v = viewOf(*w);
-        QVERIFY(WorkloadView::looksLikeTrace(handTracePath()));
-        QVERIFY(!WorkloadView::looksLikeTrace(
-            QStringLiteral(KVBE_SOURCE_DIR "/resources/models/meta-llama__Llama-3.2-3B.json")));
+        QCOMPARE(classifyFile(handTracePath().toStdString()).kind, FileKind::Trace);
+        QCOMPARE(
+            classifyFile(KVBE_SOURCE_DIR "/resources/models/meta-llama__Llama-3.2-3B.json").kind,
+            FileKind::ModelConfig);
         QMimeData mime;
         mime.setUrls({QUrl::fromLocalFile(handTracePath())});
         QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton,
@@ -291,9 +289,7 @@ class TestUiWorkload : public QObject {
         QCOMPARE(v->trace()->size(), std::size_t(4));
         const auto before = v->result();
         QVERIFY(before);
-        const QString other = QFile::exists(realTracePath())
-                                  ? realTracePath()
-                                  : QStringLiteral(KVBE_FIXTURES "/traces/bailian-chain.jsonl");
+        const QString other = realTracePath();
         QVERIFY(v->openTrace(other));
         QVERIFY(!v->openTrace(other)); // one read at a time
         v->findChild<QPushButton*>("workloadCancel")->click();
@@ -359,7 +355,7 @@ class TestUiWorkload : public QObject {
     void chartsExport() {
         auto w = makeWindow();
         auto* v = viewOf(*w);
-        const QString trace = QFile::exists(realTracePath()) ? realTracePath() : handTracePath();
+        const QString trace = realTracePath();
         QVERIFY(v->openTrace(trace));
         QVERIFY(settle(*w));
         QTemporaryDir dir;

@@ -1,14 +1,30 @@
 #include "kvbe/base/statistics.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kvbe {
 
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
+QuantileRank quantileRank(std::uint64_t n, double q) {
+    const double pos = q * static_cast<double>(n - 1);
+    const auto i = std::min<std::uint64_t>(static_cast<std::uint64_t>(pos), n - 1);
+    return {i, i + 1 < n ? pos - static_cast<double>(i) : 0.0};
+}
+
+double quantileOfSorted(std::span<const double> sorted, double q) {
+    if (sorted.empty()) return 0;
+    const auto r = quantileRank(sorted.size(), q);
+    const auto i = static_cast<std::size_t>(r.index);
+    return quantileBetween(sorted[i], r.fraction == 0 ? sorted[i] : sorted[i + 1], r.fraction);
+}
+
+double quantile(std::vector<double> v, double q) {
     std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return quantileOfSorted(v, q);
+}
+
+double median(std::vector<double> v) {
+    return quantile(std::move(v), 0.5);
 }
 
 } // namespace kvbe

@@ -2,8 +2,8 @@
 // Internal to core; py-kvcache's files have their own reader, pykvcache_import.h.
 #pragma once
 
-#include "kvbe/calibration/calibration.h"
 #include "kvbe/base/json_fields.h"
+#include "kvbe/calibration/calibration.h"
 
 #include <string>
 #include <string_view>
@@ -12,7 +12,6 @@ namespace kvbe::detail {
 
 Calibration parseFio(const FieldReader& r);         // fio --output-format=json
 Calibration parseNvbandwidth(const FieldReader& r); // nvbandwidth --json
-bool looksLikeParetoCsv(std::string_view text);     // kvcache-experiments pareto-measure CSV
 Result<Calibration> parseParetoCsv(std::string_view text, const std::string& source);
 
 } // namespace kvbe::detail

@@ -1,12 +1,10 @@
 #include "kvbe/calibration/published.h"
 
-#include "kvbe/calibration/fit.h"
 #include "kvbe/base/json_fields.h"
 #include "kvbe/base/json_text.h"
+#include "kvbe/calibration/fit.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
-#include "kvbe/base/text_table.h"
-#include "kvbe/base/units.h"
 
 #include <Eigen/Dense>
 #include <unsupported/Eigen/LevenbergMarquardt>
@@ -15,7 +13,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <set>
 
@@ -185,10 +182,6 @@ std::string PublishedPoint::describe() const {
     std::string s = text;
     if (!path.empty()) s = path + ": " + s;
     return s + " (" + source + ")";
-}
-
-bool looksLikePublishedReference(std::string_view text) {
-    return text.find("\"kvbe_published\"") != std::string_view::npos;
 }
 
 Result<PublishedReference> parsePublishedReference(std::string_view text,
@@ -379,6 +372,15 @@ std::vector<PublishedComparison> comparePublished(const std::vector<PublishedPoi
     return out;
 }
 
+std::vector<PublishedMatch> publishedMatches(const std::vector<PublishedReference>& refs,
+                                             const Evaluation& e) {
+    std::vector<PublishedMatch> out;
+    for (const auto& ref : refs)
+        if (auto rows = comparePublished(matchingPoints(ref, e), e); !rows.empty())
+            out.push_back({&ref, std::move(rows)});
+    return out;
+}
+
 Result<PublishedFit> fitPublished(const std::vector<PublishedPoint>& points,
                                   const Evaluation& base) {
     PublishedFit out;
@@ -492,7 +494,8 @@ std::string fittedScenarioJson(const Scenario& s, const PublishedFit& fit,
         {"made_by", command},
         {"method",
          "utilisation, and t_fixed and bandwidth of each tier, fitted by kvbe's fitPublished "
-         "(core/src/calibration/published.cpp: Levenberg-Marquardt on relative residuals, every point weighted "
+         "(core/src/calibration/published.cpp: Levenberg-Marquardt on relative residuals, every "
+         "point weighted "
          "the same) "
          "to the published points of " +
              ref.name +
@@ -507,75 +510,6 @@ std::string fittedScenarioJson(const Scenario& s, const PublishedFit& fit,
           {"rms_relative_residual", fit.params.rmsRelativeResidual}}},
         {"residuals", residuals}};
     return dumpJson(j, 2) + "\n";
-}
-
-std::string formatPublishedValue(PublishedQuantity q, double si) {
-    char buf[64];
-    switch (q) {
-    case PublishedQuantity::BreakevenBandwidth:
-    case PublishedQuantity::Bandwidth:
-        return formatBandwidth(si);
-    case PublishedQuantity::BreakevenPrefix:
-        return formatTokens(std::round(si)) + " tokens";
-    case PublishedQuantity::MinCachedFraction:
-        std::snprintf(buf, sizeof buf, "%.1f %%", si * 100);
-        return buf;
-    }
-    return {};
-}
-
-std::string publishedComparisonTable(const std::string& title,
-                                     const std::vector<PublishedComparison>& rows) {
-    const auto pad = [](std::string s, size_t w) { return padRight(std::move(s), w); };
-    std::string out = title + "\n";
-    out += "  " + pad("figure", 22) + pad("at", 14) + pad("published", 22) + pad("model", 14) +
-           pad("diff", 9) + "model tier\n";
-    for (const auto& r : rows) {
-        const auto& p = r.point;
-        std::string figure;
-        switch (p.quantity) {
-        case PublishedQuantity::BreakevenBandwidth:
-            figure = "B*";
-            break;
-        case PublishedQuantity::BreakevenPrefix:
-            figure = "p* " + p.tier;
-            break;
-        case PublishedQuantity::MinCachedFraction:
-            figure = "f* " + p.tier;
-            break;
-        case PublishedQuantity::Bandwidth:
-            figure = p.path.empty() ? "bandwidth " + p.tier : p.path;
-            break;
-        }
-        std::string published = p.low ? formatPublishedValue(p.quantity, *p.low) + " to " +
-                                            formatPublishedValue(p.quantity, *p.high)
-                                      : formatPublishedValue(p.quantity, p.value);
-        if (p.low && p.quantity == PublishedQuantity::Bandwidth) {
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "%g to %g GB/s", *p.low / 1e9, *p.high / 1e9);
-            published = buf;
-        }
-        const std::string at =
-            p.tokensLabel.empty() ? (p.tokens ? formatTokens(*p.tokens) : "") : p.tokensLabel;
-        std::string diff = "-";
-        if (auto rel = r.relative()) {
-            char buf[32];
-            std::snprintf(buf, sizeof buf, "%+.1f %%", *rel * 100);
-            diff = buf;
-        }
-        out +=
-            "  " + pad(figure, 22) + pad(at, 14) + pad(published, 22) +
-            pad(r.model ? formatPublishedValue(p.quantity, *r.model) : std::string("none"), 14) +
-            pad(diff, 9) +
-            (r.modelTier.empty() ? std::string(p.quantity == PublishedQuantity::BreakevenBandwidth
-                                                   ? "(no fixed cost)"
-                                                   : "(no such tier)")
-                                 : r.modelTier) +
-            "\n";
-    }
-    out += "  (published: as quoted in the reference file, each value with its source; diff = "
-           "model / published - 1)\n";
-    return out;
 }
 
 Result<std::vector<NamedScenario>> builtinScenarios(const Presets& presets) {

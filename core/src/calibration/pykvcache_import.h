@@ -2,12 +2,11 @@
 // parseCalibration(). Internal to core.
 #pragma once
 
-#include "kvbe/calibration/calibration.h"
 #include "kvbe/base/json_fields.h"
+#include "kvbe/calibration/calibration.h"
 
 namespace kvbe::detail {
 
-bool looksLikePyKvcache(const nlohmann::json& j); // any field py-kvcache's reader knows
 Calibration parsePyKvcache(const FieldReader& r); // v1 and v2 break-even files
 
 } // namespace kvbe::detail

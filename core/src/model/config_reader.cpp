@@ -1,8 +1,8 @@
 #include "kvbe/model/config_reader.h"
 
-#include "config_fields.h"
-#include "hybrid_layers.h"
+#include "config_parts.h"
 #include "kvbe/base/json_text.h"
+#include "kvbe/files/file_kind.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,282 +16,39 @@ namespace kvbe {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+namespace detail {
+bool hasAttention(const LayerSlot& s) {
+    return s.mixer == Mixer::Attention || s.mixer == Mixer::Parallel;
+}
+} // namespace detail
+
 namespace {
+using detail::ArchDefaults;
+using detail::AttentionLayout;
+using detail::AttentionParams;
+using detail::attentionParams;
 using detail::ConfigError;
+using detail::countParameters;
+using detail::defaultsFor;
 using detail::Fields;
+using detail::hasAttention;
 using detail::kMaxDim;
-
-// Defaults of the Hugging Face config classes, for fields a published config may leave out.
-// num_hidden_layers and hidden_size are never defaulted: a config without them is not a
-// model description, and a default-sized model would draw a silently wrong chart.
-struct ArchDefaults {
-    std::optional<int> heads, kvHeads, headDim;
-    std::optional<double> vocab, intermediate, maxPositions, slidingWindow;
-    std::optional<int> slidingPattern; // every n-th layer is global (Gemma)
-    bool tied = false;
-    int normsPerLayer = 2;
-    bool qkNorm = false;
-    bool qkvBias = false;
-    bool attentionSinks = false;
-    bool expertBiases = false;
-    bool routerBias = false;
-    // MoE shapes for architectures whose config classes default them (Qwen3-Next, Qwen3.5 MoE,
-    // granite-4.0-h).
-    std::optional<int> experts, topK;
-    std::optional<double> moeWidth, sharedWidth;
-    std::optional<int> kvShared; // Gemma 3n: num_kv_shared_layers
-};
-
-// The defaults of each architecture's config class, by model_type.
-struct ArchEntry {
-    std::vector<std::string_view> types;
-    ArchDefaults defaults;
-};
-
-const std::vector<ArchEntry>& archDefaultsTable() {
-    static const std::vector<ArchEntry> table = {
-        {{"gemma3_text", "gemma3"},
-         [] {
-             ArchDefaults d;
-             d.heads = 8;
-             d.kvHeads = 4;
-             d.headDim = 256;
-             d.vocab = 262208;
-             d.intermediate = 9216;
-             d.maxPositions = 131072;
-             d.slidingWindow = 4096;
-             d.slidingPattern = 6;
-             d.tied = true;
-             d.normsPerLayer = 4;
-             d.qkNorm = true;
-             return d;
-         }()},
-        {{"gemma2"},
-         [] {
-             ArchDefaults d;
-             d.heads = 8;
-             d.kvHeads = 4;
-             d.headDim = 256;
-             d.vocab = 256000;
-             d.intermediate = 9216;
-             d.maxPositions = 8192;
-             d.slidingWindow = 4096;
-             d.slidingPattern = 2;
-             d.tied = true;
-             d.normsPerLayer = 4;
-             return d;
-         }()},
-        {{"gemma"},
-         [] {
-             ArchDefaults d;
-             d.heads = 16;
-             d.kvHeads = 16;
-             d.headDim = 256;
-             d.vocab = 256000;
-             d.maxPositions = 8192;
-             d.tied = true;
-             return d;
-         }()},
-        {{"llama"},
-         [] {
-             ArchDefaults d;
-             d.vocab = 32000;
-             d.intermediate = 11008;
-             d.maxPositions = 2048;
-             return d;
-         }()},
-        {{"mistral"},
-         [] {
-             ArchDefaults d;
-             d.vocab = 32000;
-             d.intermediate = 14336;
-             d.maxPositions = 131072;
-             d.slidingWindow = 4096;
-             return d;
-         }()},
-        {{"mixtral"},
-         [] {
-             ArchDefaults d;
-             d.vocab = 32000;
-             d.intermediate = 14336;
-             d.maxPositions = 131072;
-             return d;
-         }()},
-        {{"qwen2", "qwen2_moe"},
-         [] {
-             ArchDefaults d;
-             d.vocab = 151936;
-             d.maxPositions = 32768;
-             d.qkvBias = true;
-             return d;
-         }()},
-        {{"qwen3", "qwen3_moe"},
-         [] {
-             ArchDefaults d;
-             d.headDim = 128;
-             d.vocab = 151936;
-             d.maxPositions = 32768;
-             d.qkNorm = true;
-             return d;
-         }()},
-        {{"phi3"},
-         [] {
-             ArchDefaults d;
-             d.vocab = 32064;
-             d.maxPositions = 4096;
-             return d;
-         }()},
-        // transformers' Qwen3NextConfig (the 80B-A3B's shapes).
-        {{"qwen3_next"},
-         [] {
-             ArchDefaults d;
-             d.heads = 16;
-             d.kvHeads = 2;
-             d.headDim = 256;
-             d.vocab = 151936;
-             d.intermediate = 5632;
-             d.maxPositions = 32768;
-             d.qkNorm = true;
-             d.experts = 512;
-             d.topK = 10;
-             d.moeWidth = 512;
-             d.sharedWidth = 512;
-             return d;
-         }()},
-        // Qwen3_5TextConfig: dense MLPs.
-        {{"qwen3_5_text", "qwen3_5"},
-         [] {
-             ArchDefaults d;
-             d.heads = 16;
-             d.kvHeads = 4;
-             d.headDim = 256;
-             d.vocab = 248320;
-             d.intermediate = 12288;
-             d.maxPositions = 32768;
-             d.qkNorm = true;
-             return d;
-         }()},
-        // Qwen3_5MoeTextConfig (the 35B-A3B's shapes).
-        {{"qwen3_5_moe_text", "qwen3_5_moe"},
-         [] {
-             ArchDefaults d;
-             d.heads = 16;
-             d.kvHeads = 2;
-             d.headDim = 256;
-             d.vocab = 248320;
-             d.maxPositions = 32768;
-             d.qkNorm = true;
-             d.experts = 256;
-             d.topK = 8;
-             d.moeWidth = 512;
-             d.sharedWidth = 512;
-             return d;
-         }()},
-        // GraniteMoeHybridConfig; num_key_value_heads defaults to num_attention_heads.
-        {{"granitemoehybrid"},
-         [] {
-             ArchDefaults d;
-             d.heads = 32;
-             d.vocab = 32000;
-             d.intermediate = 11008;
-             d.maxPositions = 2048;
-             d.experts = 8;
-             d.topK = 2;
-             d.sharedWidth = 1024;
-             return d;
-         }()},
-        // FalconH1Config; head_dim falls back to hidden / heads in FalconH1Attention.
-        {{"falcon_h1"},
-         [] {
-             ArchDefaults d;
-             d.heads = 32;
-             d.kvHeads = 8;
-             d.vocab = 128000;
-             d.intermediate = 14336;
-             d.maxPositions = 8192;
-             return d;
-         }()},
-        // Gemma3nTextConfig (the E4B's shapes): four norms per layer, q/k norms (v_norm has no
-        // weight), tied embeddings, the last 15 layers reading earlier layers' KV.
-        {{"gemma3n_text"},
-         [] {
-             ArchDefaults d;
-             d.heads = 8;
-             d.kvHeads = 2;
-             d.headDim = 256;
-             d.vocab = 262400;
-             d.intermediate = 16384;
-             d.maxPositions = 32768;
-             d.slidingWindow = 512;
-             d.tied = true;
-             d.normsPerLayer = 4;
-             d.qkNorm = true;
-             d.kvShared = 15;
-             return d;
-         }()},
-        // One norm per block: each block is a mixer or an MLP.
-        {{"nemotron_h"},
-         [] {
-             ArchDefaults d;
-             d.normsPerLayer = 1;
-             return d;
-         }()},
-        {{"deepseek_v3", "deepseek_v2", "deepseek_v32"},
-         [] {
-             ArchDefaults d;
-             d.vocab = 129280;
-             d.maxPositions = 4096;
-             return d;
-         }()},
-        {{"gpt_oss"},
-         [] {
-             ArchDefaults d;
-             d.headDim = 64;
-             d.vocab = 201088;
-             d.maxPositions = 131072;
-             d.slidingWindow = 128;
-             d.attentionSinks = true;
-             d.expertBiases = true;
-             d.routerBias = true;
-             return d;
-         }()},
-        {{"llama4_text", "llama4"},
-         [] {
-             ArchDefaults d;
-             d.headDim = 128;
-             d.vocab = 202048;
-             d.maxPositions = 4096 * 32;
-             return d;
-         }()},
-    };
-    return table;
-}
-
-ArchDefaults defaultsFor(const std::string& type) {
-    for (const auto& entry : archDefaultsTable())
-        for (std::string_view t : entry.types)
-            if (t == type) return entry.defaults;
-    return {};
-}
-
-// Whether a layer computes attention pairs (attention alone, or beside Mamba in the same layer).
-bool hasAttention(const detail::LayerSlot& s) {
-    return s.mixer == detail::Mixer::Attention || s.mixer == detail::Mixer::Parallel;
-}
+using detail::MlaDims;
+using detail::MoeShape;
+using detail::readMoe;
 
 // Files that are JSON but no model config: a scenario, a tokenizer, something else.
 void refuseOtherFiles(const json& top, const std::string& source) {
     if (!top.is_object())
         throw ConfigError{source + ": the file holds " + jsonTypeName(top) +
                           "; expected a config.json object"};
-    if (top.contains("kvbe_scenario"))
+    const FileKind kind = classifyJson(top, source).kind;
+    if (kind == FileKind::Scenario)
         throw ConfigError{source + ": this is a kvbe scenario, not a model config.json; open it "
                                    "with --scenario"};
     if (top.contains("model") && top.contains("added_tokens"))
         throw ConfigError{source + ": this looks like a tokenizer.json, not a model config.json"};
-    if (!top.contains("num_hidden_layers") && !top.contains("hidden_size") &&
-        !top.contains("text_config") && !top.contains("model_type") &&
-        !top.contains("architectures"))
+    if (kind != FileKind::ModelConfig)
         throw ConfigError{source + ": not a Hugging Face model config: it has none of "
                                    "'model_type', 'architectures', 'num_hidden_layers'"};
 }
@@ -359,10 +116,6 @@ void readGeometry(const Fields& f, const ArchDefaults& def, ModelSpec& m) {
 }
 
 // ---- Multi-head latent attention ----------------------------------------------------------------
-struct MlaDims {
-    int qkNope = 0, qkRope = 0, vHead = 0, qLora = 0;
-};
-
 MlaDims readMla(const Fields& f, bool mla, ModelSpec& m) {
     const std::string& source = f.source();
     MlaDims dims;
@@ -395,18 +148,6 @@ MlaDims readMla(const Fields& f, bool mla, ModelSpec& m) {
     }
     return dims;
 }
-
-// What the attention layers are: which layers, of which kind, over which window, with which
-// sparse indexer, and how many at the end reuse earlier layers' KV.
-struct AttentionLayout {
-    bool explicitLayout = false; // the config lists each layer's kind
-    std::vector<detail::LayerSlot> slots;
-    std::vector<AttnKind> kinds;
-    double window = 0;
-    std::optional<int> indexTopK;
-    double indexerBytes = 0, indexerFlopsPerPair = 0, indexHeadDim = 0, indexHeads = 0;
-    int kvShared = 0;
-};
 
 // ---- Layer layout: attention, Mamba, linear attention, ... per layer ----------------------------
 AttentionLayout readLayout(const Fields& f, const std::string& type, ModelSpec& m) {
@@ -607,275 +348,6 @@ void groupAttention(bool mla, const MlaDims& dims, const AttentionLayout& a, Mod
                           " layers reuse earlier layers' KV");
 }
 
-// ---- Parameters: attention projections
-// -----------------------------------------------------------
-struct AttentionParams {
-    double proj = 0;  // matmul weights
-    double extra = 0; // norms, biases, sinks
-};
-
-AttentionParams attentionParams(const Fields& f, const std::string& type, const ArchDefaults& def,
-                                bool mla, const MlaDims& dims, const AttentionLayout& a,
-                                const ModelSpec& m) {
-    const auto& indexTopK = a.indexTopK;
-    const double indexHeads = a.indexHeads, indexHeadDim = a.indexHeadDim;
-    const int qkNope = dims.qkNope, qkRope = dims.qkRope, vHead = dims.vHead, qLora = dims.qLora;
-    const double h = m.hidden, Hq = m.qHeads, Hkv = m.kvHeads, d = m.headDim;
-    AttentionParams p;
-    double& attnProj = p.proj;
-    double& attnExtra = p.extra;
-    if (mla) {
-        const double qProj =
-            qLora > 0 ? h * qLora + qLora * Hq * (qkNope + qkRope) : h * Hq * (qkNope + qkRope);
-        attnProj = qProj + h * (m.kvLoraRank + qkRope) + m.kvLoraRank * Hq * (qkNope + vHead) +
-                   Hq * vHead * h;
-        attnExtra = (qLora > 0 ? qLora : 0) + m.kvLoraRank; // the two latent norms
-        if (indexTopK) {
-            // DeepSeek-V3.2's indexer: wq_b from the query latent, wk, weights_proj, k_norm
-            // (a LayerNorm: weight and bias).
-            attnProj += (qLora > 0 ? qLora : h) * indexHeads * indexHeadDim + h * indexHeadDim +
-                        h * indexHeads;
-            attnExtra += 2 * indexHeadDim;
-        }
-    } else {
-        attnProj = h * Hq * d + 2 * h * Hkv * d + Hq * d * h;
-        // Gated attention (Qwen3-Next and Qwen3.5 unless attn_output_gate is false): q_proj also
-        // produces the output gate, Hq·d more columns
-        // (transformers always gates them; vLLM reads attn_output_gate, default true).
-        if (f.boolean("attn_output_gate").value_or(detail::isQwenLinear(type)))
-            attnProj += h * Hq * d;
-        const bool attnBias = f.boolean("attention_bias").value_or(false);
-        if (attnBias)
-            attnExtra += Hq * d + 2 * Hkv * d + h;
-        else if (def.qkvBias)
-            attnExtra += Hq * d + 2 * Hkv * d;
-        if (def.qkNorm) attnExtra += 2 * d;
-        if (def.attentionSinks) attnExtra += Hq;
-    }
-    return p;
-}
-
-// ---- MoE geometry
-// --------------------------------------------------------------------------------
-struct MoeShape {
-    int experts = 0, topK = 0, shared = 0;
-    double expertWidth = 0, sharedWidth = 0, denseWidth = 0;
-    std::vector<bool> moeLayer; // per layer: routed experts (where the layout does not say)
-};
-
-MoeShape readMoe(const Fields& f, const std::string& type, const ArchDefaults& def, ModelSpec& m) {
-    const std::string& source = f.source();
-    MoeShape s;
-    int& experts = s.experts;
-    int& topK = s.topK;
-    int& shared = s.shared;
-    double& expertWidth = s.expertWidth;
-    double& sharedWidth = s.sharedWidth;
-    double& denseWidth = s.denseWidth;
-    auto& moeLayer = s.moeLayer;
-    // MoE geometry.
-    const char* expertKeys[] = {"num_local_experts", "num_experts", "n_routed_experts"};
-    bool expertKey = false;
-    for (const char* k : expertKeys)
-        if (auto v = f.integer(k, "a non-negative integer (routed experts)", 0, 1 << 20)) {
-            experts = std::max(experts, *v);
-            expertKey = true;
-        }
-    if (!expertKey && def.experts) {
-        experts = *def.experts;
-        m.notes.push_back("routed experts: architecture default " + std::to_string(experts));
-    }
-    if (experts > 0) {
-        auto k =
-            f.integer("num_experts_per_tok", "a positive integer (experts per token)", 1, 1 << 20);
-        if (!k)
-            k = f.integer("experts_per_token", "a positive integer (experts per token)", 1,
-                          1 << 20);
-        if (!k) k = def.topK;
-        if (!k) f.missing("num_experts_per_tok", "a positive integer (experts per token)");
-        if (*k > experts)
-            throw ConfigError{source + ": num_experts_per_tok " + std::to_string(*k) +
-                              " is more than the " + std::to_string(experts) + " experts"};
-        topK = *k;
-    }
-    expertWidth = def.moeWidth.value_or(m.intermediate);
-    if (auto v = f.number("moe_intermediate_size", "a positive integer", 1, 1e8)) expertWidth = *v;
-    shared = f.integer("n_shared_experts", "a non-negative integer", 0, 1 << 20).value_or(0);
-    sharedWidth = expertWidth;
-    auto sharedExpert =
-        f.number("shared_expert_intermediate_size", "a non-negative integer", 0, 1e8);
-    if (!sharedExpert && type != "granitemoehybrid") sharedExpert = def.sharedWidth;
-    if (sharedExpert) {
-        shared = *sharedExpert > 0 ? 1 : 0;
-        sharedWidth = *sharedExpert;
-    }
-    if (auto v =
-            f.number("moe_shared_expert_intermediate_size", "a non-negative integer", 0, 1e8)) {
-        shared = std::max(shared, *v > 0 ? 1 : 0); // Nemotron-H
-        sharedWidth = *v;
-    }
-    denseWidth = m.intermediate;
-    if (type == "granitemoehybrid") {
-        // GraniteMoeHybrid: every layer has a shared MLP of shared_intermediate_size beside its
-        // experts (of intermediate_size); without experts that MLP is the layer's whole MLP.
-        const double w = f.number("shared_intermediate_size", "a positive integer", 1, 1e8)
-                             .value_or(def.sharedWidth.value_or(m.intermediate));
-        if (experts > 0) {
-            shared = 1;
-            sharedWidth = w;
-        } else {
-            denseWidth = w;
-        }
-    }
-    if (type == "llama4_text" && experts > 0) {
-        shared = 1; // Llama 4 MoE layers add one shared expert of intermediate_size
-        sharedWidth = m.intermediate;
-        expertWidth = m.intermediate;
-        denseWidth = f.number("intermediate_size_mlp", "a positive integer", 1, 1e8)
-                         .value_or(m.intermediate);
-    }
-
-    moeLayer.assign(static_cast<size_t>(m.layers), experts > 0);
-    if (experts > 0) {
-        const int firstDense =
-            f.integer("first_k_dense_replace", "a non-negative integer", 0, 100000).value_or(0);
-        int step = f.integer("moe_layer_freq", "a positive integer", 1, 100000).value_or(1);
-        if (auto v = f.integer("decoder_sparse_step", "a positive integer", 1, 100000)) step = *v;
-        if (auto v = f.integer("interleave_moe_layer_step", "a positive integer", 1, 100000))
-            step = *v;
-        std::set<int> mlpOnly;
-        if (const json* j = f.find("mlp_only_layers"); j && j->is_array())
-            for (const auto& v : *j)
-                if (v.is_number_integer()) mlpOnly.insert(v.get<int>());
-        for (int i = 0; i < m.layers; ++i) {
-            bool moe = i >= firstDense && ((i - firstDense + 1) % step == 0 || step == 1);
-            if (type == "llama4_text") moe = (i + 1) % step == 0; // moe_layers default
-            if (type.rfind("qwen", 0) == 0) moe = !mlpOnly.count(i) && (i + 1) % step == 0;
-            if (type.rfind("deepseek", 0) == 0) moe = i >= firstDense && i % step == 0;
-            moeLayer[static_cast<size_t>(i)] = moe;
-        }
-    }
-    return s;
-}
-
-// ---- Parameter counts, layer by layer
-// --------------------------------------------------------------
-void countParameters(const Fields& f, const std::string& type, const ArchDefaults& def, bool mla,
-                     const AttentionLayout& a, const AttentionParams& attn,
-                     const MoeShape& moeShape, ModelSpec& m) {
-    const auto L = static_cast<size_t>(m.layers);
-    const auto& slots = a.slots;
-    const auto& kinds = a.kinds;
-    const int kvShared = a.kvShared;
-    const double h = m.hidden;
-    const double attnProj = attn.proj, attnExtra = attn.extra;
-    const double norms = def.normsPerLayer * h;
-    const int experts = moeShape.experts, topK = moeShape.topK, shared = moeShape.shared;
-    const double expertWidth = moeShape.expertWidth, sharedWidth = moeShape.sharedWidth,
-                 denseWidth = moeShape.denseWidth;
-    const auto& moeLayer = moeShape.moeLayer;
-    // Nemotron-H's MLPs and experts are not gated (relu2: up and down projections only).
-    const double mats = type == "nemotron_h" ? 2 : 3;
-    const double expertParams =
-        mats * h * expertWidth + (def.expertBiases ? 2 * expertWidth + h : 0);
-    const bool routerBias =
-        def.routerBias || type.rfind("deepseek", 0) == 0 || type == "nemotron_h";
-    const double router = experts * h + (routerBias ? experts : 0);
-    const bool sharedGate = type == "qwen2_moe" || type == "qwen3_moe" || type == "qwen3_next" ||
-                            type == "qwen3_5_moe_text" || type == "qwen3_5_moe";
-    // Per-layer dense widths (Gemma 3n lists intermediate_size per layer).
-    std::vector<double> widths(L, denseWidth);
-    if (const json* j = f.find("intermediate_size"); j && j->is_array()) {
-        if (j->size() != L) f.fail("intermediate_size", "a number or one width per layer", *j);
-        for (size_t i = 0; i < L; ++i) {
-            if (!(*j)[i].is_number() || (*j)[i].get<double>() < 0 || (*j)[i].get<double>() > 1e8)
-                f.fail("intermediate_size", "a number or one width per layer", *j);
-            widths[i] = (*j)[i].get<double>();
-        }
-    }
-
-    std::map<detail::Mixer, detail::MixerFigures> figures;
-    double total = 0, active = 0, matmul = 0;
-    int moeCount = 0;
-    for (size_t i = 0; i < L; ++i) {
-        const auto& slot = slots[i];
-        double layerTotal = norms;
-        double layerMm = 0;
-        std::string mixerName;
-        if (hasAttention(slot)) {
-            layerTotal += attnProj + attnExtra;
-            layerMm += attnProj;
-            if (mla)
-                mixerName = kinds[i] == AttnKind::Sparse ? "sparse MLA" : "MLA";
-            else if (kinds[i] == AttnKind::Sliding)
-                mixerName = "sliding attention";
-            else if (kinds[i] == AttnKind::Chunked)
-                mixerName = "chunked attention";
-            else
-                mixerName = "attention";
-            if (static_cast<int>(i) >= m.layers - kvShared) mixerName += " (shared KV)";
-        }
-        if (slot.mixer != detail::Mixer::Attention && slot.mixer != detail::Mixer::None) {
-            auto it = figures.find(slot.mixer);
-            if (it == figures.end())
-                it = figures
-                         .emplace(slot.mixer, detail::mixerFigures(f, type, slot.mixer, m.hidden,
-                                                                   m.qHeads, m.headDim))
-                         .first;
-            const auto& fig = it->second;
-            layerTotal += fig.params;
-            layerMm += fig.matmul;
-            m.stateSsmElems += fig.ssmElems;
-            m.stateConvElems += fig.convElems;
-            m.recurrentFlopsPerToken += fig.flopsPerToken;
-            mixerName = detail::mixerLabel(slot.mixer);
-        }
-        double layerActive = layerTotal;
-        const bool moe = slot.mlp == detail::Mlp::Default ? moeLayer[i] && experts > 0
-                                                          : slot.mlp == detail::Mlp::Moe;
-        if (slot.mlp == detail::Mlp::Moe && experts == 0)
-            f.missing("n_routed_experts", "the routed experts of the MoE layers");
-        std::string mlpName;
-        if (slot.mlp == detail::Mlp::None) {
-            // a Nemotron-H mixer block: no MLP
-        } else if (moe) {
-            ++moeCount;
-            mlpName = "MoE";
-            const double sharedP = shared * mats * h * sharedWidth + (sharedGate && shared ? h : 0);
-            layerTotal += experts * expertParams + sharedP + router;
-            layerActive += topK * expertParams + sharedP + router;
-            layerMm +=
-                topK * mats * h * expertWidth + shared * mats * h * sharedWidth + experts * h;
-        } else {
-            mlpName = mixerName.empty() ? "MLP" : "dense";
-            layerTotal += mats * h * widths[i];
-            layerActive += mats * h * widths[i];
-            layerMm += mats * h * widths[i];
-        }
-        total += layerTotal;
-        active += layerActive;
-        matmul += layerMm;
-        m.layerMixers.push_back(mixerName);
-        m.layerMlps.push_back(mlpName);
-    }
-    if (figures.count(detail::Mixer::Kda))
-        m.notes.push_back("KDA layers: the q, k, v, o projections and convolutions are counted, "
-                          "not the gate projections");
-    if (type == "gemma3n_text")
-        m.notes.push_back("Gemma 3n: per-layer embeddings, AltUp and LAuReL weights are not "
-                          "counted in the parameters");
-    const double embed = m.vocab * h;
-    const double lmHead = m.tiedEmbeddings ? 0 : m.vocab * h;
-    m.paramsTotal = total + embed + lmHead + h;
-    m.paramsActive = active + embed + lmHead + h;
-    m.paramsMatmul = matmul;
-    m.lmHeadParams = m.vocab * h;
-    m.experts = experts;
-    m.expertsPerToken = topK;
-    m.sharedExperts = shared;
-    m.moeLayers = moeCount;
-}
-
 // The recurrent state's dtype as the serving stack keeps it: the config's own
 // mamba_ssm_cache_dtype / mamba_ssm_dtype where it names one, else the model's dtype
 // (vLLM's --mamba-ssm-cache-dtype auto).
@@ -947,46 +419,6 @@ Result<ModelSpec> parseModelConfig(std::string_view text, const std::string& sou
     }
 }
 
-std::optional<std::string> hfIdFromCachePath(const fs::path& path) {
-    for (fs::path p = path; !p.empty() && p != p.root_path(); p = p.parent_path()) {
-        const auto name = p.filename().string();
-        if (name.rfind("models--", 0) == 0) {
-            std::string rest = name.substr(8);
-            if (auto pos = rest.find("--"); pos != std::string::npos)
-                return rest.substr(0, pos) + "/" + rest.substr(pos + 2);
-            return rest;
-        }
-    }
-    return std::nullopt;
-}
-
-namespace {
-// Inside a models--org--name folder: the snapshot refs/main points at, else the newest.
-std::optional<fs::path> snapshotConfig(const fs::path& entry) {
-    std::error_code ec;
-    const auto snapshots = entry / "snapshots";
-    if (!fs::is_directory(snapshots, ec)) return std::nullopt;
-    if (auto ref = readTextFile(entry / "refs" / "main", 4096)) {
-        std::string rev = *ref;
-        rev.erase(rev.find_last_not_of(" \r\n\t") + 1);
-        const auto cfg = snapshots / rev / "config.json";
-        if (!rev.empty() && fs::exists(cfg, ec)) return cfg;
-    }
-    std::optional<fs::path> best;
-    fs::file_time_type bestTime{};
-    for (const auto& e : fs::directory_iterator(snapshots, ec)) {
-        const auto cfg = e.path() / "config.json";
-        if (!fs::exists(cfg, ec)) continue;
-        const auto t = fs::last_write_time(e.path(), ec);
-        if (!best || t > bestTime) {
-            best = cfg;
-            bestTime = t;
-        }
-    }
-    return best;
-}
-} // namespace
-
 Result<ModelSpec> readModelConfig(const fs::path& path) {
     std::error_code ec;
     fs::path file = path;
@@ -1002,45 +434,6 @@ Result<ModelSpec> readModelConfig(const fs::path& path) {
     auto text = readTextFile(file, kMaxJsonFileBytes);
     if (!text) return text.error();
     return parseModelConfig(*text, file.string(), readableId(file));
-}
-
-std::vector<fs::path> hfCacheRoots() {
-    std::vector<fs::path> roots;
-    auto add = [&](const fs::path& p) {
-        std::error_code ec;
-        if (fs::is_directory(p, ec) && std::find(roots.begin(), roots.end(), p) == roots.end())
-            roots.push_back(p);
-    };
-    if (const char* v = std::getenv("HF_HUB_CACHE")) add(v);
-    if (const char* v = std::getenv("HUGGINGFACE_HUB_CACHE")) add(v);
-    if (const char* v = std::getenv("HF_HOME")) add(fs::path(v) / "hub");
-    if (const char* home = std::getenv("HOME"))
-        add(fs::path(home) / ".cache" / "huggingface" / "hub");
-    return roots;
-}
-
-std::optional<fs::path> findInHfCache(const std::string& id) {
-    const auto slash = id.find('/');
-    if (slash == std::string::npos) return std::nullopt;
-    const std::string folder = "models--" + id.substr(0, slash) + "--" + id.substr(slash + 1);
-    for (const auto& root : hfCacheRoots())
-        if (auto cfg = snapshotConfig(root / folder)) return cfg;
-    return std::nullopt;
-}
-
-std::vector<std::pair<std::string, fs::path>> listHfCache() {
-    std::vector<std::pair<std::string, fs::path>> out;
-    for (const auto& root : hfCacheRoots()) {
-        std::error_code ec;
-        for (const auto& e : fs::directory_iterator(root, ec)) {
-            const auto name = e.path().filename().string();
-            if (name.rfind("models--", 0) != 0) continue;
-            if (auto cfg = snapshotConfig(e.path()))
-                out.emplace_back(*hfIdFromCachePath(e.path()), *cfg);
-        }
-    }
-    std::sort(out.begin(), out.end());
-    return out;
 }
 
 } // namespace kvbe

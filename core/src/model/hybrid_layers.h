@@ -50,18 +50,12 @@ void refuseUnknownLayoutKeys(const Fields& f, const std::string& type);
 // architecture (Falcon-H1). Unknown layer kinds are refused with a sentence naming the key.
 LayerLayout readLayerLayout(const Fields& f, const std::string& type, int layers);
 
-// What one non-attention mixer (or the Mamba half of a parallel layer) adds per layer.
-struct MixerFigures {
-    double params = 0;        // every weight of the mixer
-    double matmul = 0;        // the weights one token multiplies (projections, conv taps)
-    double ssmElems = 0;      // recurrent / SSM state elements kept per cached prefix
-    double convElems = 0;     // convolution state elements kept per cached prefix
-    double flopsPerToken = 0; // the recurrence itself, per token
-};
-MixerFigures mixerFigures(const Fields& f, const std::string& type, Mixer mixer, int hidden,
-                          int qHeads, int headDim);
-
 // "Mamba-2", "Gated DeltaNet", ...; for attention the caller names the kind.
 std::string mixerLabel(Mixer mixer);
+
+// The reader's parts' shared refusals: a sentence after the file's name, and a required
+// positive integer inside a nested object (parent names it in the message).
+[[noreturn]] void refuse(const Fields& f, const std::string& sentence);
+int intField(const json& obj, const Fields& f, const std::string& parent, const char* key);
 
 } // namespace kvbe::detail

@@ -1,9 +1,9 @@
 #include "kvbe/scenario/presets.h"
 
-#include "kvbe/model/config_reader.h"
-#include "kvbe/cost/cost_model.h"
 #include "kvbe/base/json_fields.h"
 #include "kvbe/base/json_text.h"
+#include "kvbe/cost/cost_model.h"
+#include "kvbe/model/config_reader.h"
 
 #include <algorithm>
 #include <cctype>

@@ -25,6 +25,8 @@ namespace kvbe::detail {
 
 inline constexpr std::uint32_t kNil = std::numeric_limits<std::uint32_t>::max();
 inline constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
+// The GPU and up to 7 offload tiers: one resident bit each in a byte.
+inline constexpr std::size_t kMaxTiers = 8;
 
 struct Link {
     std::uint32_t prev = kNil, next = kNil;

@@ -1,20 +1,13 @@
-// Streaming trace readers. JSON lines are parsed by a small scanner that knows the few fields a
-// trace has (nlohmann_json builds a DOM per line and stays well under the 100 MB/s target).
+// Streaming trace readers: the file's bytes (trace_sources.h) in chunks, split into lines, each
+// line through its format's parser (trace_line_parsers.h); and the compact in-memory trace a
+// replay reads.
 #include "kvbe/trace/trace.h"
 
-#include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <memory>
+#include "trace_line_parsers.h"
+#include "trace_sources.h"
 
-#ifdef KVBE_HAVE_ZLIB
-#include <zlib.h>
-#endif
-#ifdef KVBE_HAVE_ZSTD
-#include <zstd.h>
-#endif
+#include <algorithm>
+#include <memory>
 
 namespace kvbe {
 
@@ -51,565 +44,18 @@ std::uint64_t chainPrefixId(std::uint64_t parentPrefix, std::uint64_t contentId)
 
 namespace {
 
-constexpr std::size_t kChunk = 4u << 20;
+using detail::kTraceChunk;
+using detail::LineParser;
+using detail::TraceSource;
+using detail::trimCell;
+
 constexpr std::size_t kMaxSkippedExamples = 5;
 
 bool contains(std::string_view s, std::string_view needle) {
     return s.find(needle) != std::string_view::npos;
 }
 
-// ---------------------------------------------------------------- JSON line scanner
-
-class Scanner {
-  public:
-    explicit Scanner(std::string_view s) : m_p(s.data()), m_end(s.data() + s.size()) {}
-    void ws() {
-        while (m_p < m_end && (*m_p == ' ' || *m_p == '\t' || *m_p == '\r' || *m_p == '\n'))
-            ++m_p;
-    }
-    bool eat(char c) {
-        ws();
-        if (m_p < m_end && *m_p == c) {
-            ++m_p;
-            return true;
-        }
-        return false;
-    }
-    bool atEnd() {
-        ws();
-        return m_p >= m_end;
-    }
-    char peek() {
-        ws();
-        return m_p < m_end ? *m_p : '\0';
-    }
-    // A string's raw text (escapes left as they are: trace keys have none).
-    bool string(std::string_view& out) {
-        if (!eat('"')) return false;
-        const char* start = m_p;
-        while (m_p < m_end && *m_p != '"') {
-            if (*m_p == '\\') ++m_p;
-            ++m_p;
-        }
-        if (m_p >= m_end) return false;
-        out = std::string_view(start, static_cast<std::size_t>(m_p - start));
-        ++m_p;
-        return true;
-    }
-    bool number(double& v) {
-        ws();
-        const char* p = m_p;
-        if (p < m_end && *p == '+') return false;
-        auto r = std::from_chars(p, m_end, v);
-        if (r.ec != std::errc() || !std::isfinite(v)) return false;
-        m_p = r.ptr;
-        return true;
-    }
-    bool integer(std::int64_t& v) {
-        ws();
-        auto r = std::from_chars(m_p, m_end, v);
-        if (r.ec != std::errc()) return false;
-        if (r.ptr < m_end && (*r.ptr == '.' || *r.ptr == 'e' || *r.ptr == 'E')) {
-            // 12.0 is still an integer; 12.5 is not.
-            double d = 0;
-            auto rd = std::from_chars(m_p, m_end, d);
-            if (rd.ec != std::errc() || d != std::floor(d) || std::abs(d) > 9.0e15) return false;
-            v = static_cast<std::int64_t>(d);
-            m_p = rd.ptr;
-            return true;
-        }
-        m_p = r.ptr;
-        return true;
-    }
-    bool unsignedInt(std::uint64_t& v) {
-        ws();
-        auto r = std::from_chars(m_p, m_end, v);
-        if (r.ec != std::errc()) return false;
-        if (r.ptr < m_end && (*r.ptr == '.' || *r.ptr == 'e' || *r.ptr == 'E')) return false;
-        m_p = r.ptr;
-        return true;
-    }
-    // Skips any JSON value (nesting and strings respected).
-    bool skipValue() {
-        ws();
-        if (m_p >= m_end) return false;
-        const char c = *m_p;
-        if (c == '"') {
-            std::string_view s;
-            return string(s);
-        }
-        if (c == '{' || c == '[') {
-            int depth = 0;
-            while (m_p < m_end) {
-                const char d = *m_p;
-                if (d == '"') {
-                    std::string_view s;
-                    if (!string(s)) return false;
-                    continue;
-                }
-                if (d == '{' || d == '[')
-                    ++depth;
-                else if (d == '}' || d == ']') {
-                    if (--depth == 0) {
-                        ++m_p;
-                        return true;
-                    }
-                }
-                ++m_p;
-            }
-            return false;
-        }
-        const char* start = m_p;
-        while (m_p < m_end && *m_p != ',' && *m_p != '}' && *m_p != ']' && *m_p != ' ')
-            ++m_p;
-        const std::string_view lit(start, static_cast<std::size_t>(m_p - start));
-        if (lit == "true" || lit == "false" || lit == "null") return true;
-        double d = 0;
-        auto r = std::from_chars(start, m_p, d);
-        return r.ec == std::errc() && r.ptr == m_p;
-    }
-
-  private:
-    const char* m_p;
-    const char* m_end;
-};
-
-// ---------------------------------------------------------------- CSV helpers
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
-    return s;
-}
-
-void splitCsv(std::string_view line, std::vector<std::string_view>& out) {
-    out.clear();
-    std::size_t start = 0;
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        if (line[i] == '"')
-            quoted = !quoted;
-        else if (line[i] == ',' && !quoted) {
-            out.push_back(trim(line.substr(start, i - start)));
-            start = i + 1;
-        }
-    }
-    out.push_back(trim(line.substr(start)));
-}
-
-bool parseUnsigned(std::string_view s, std::uint64_t& v) {
-    if (s.empty()) return false;
-    auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (r.ec == std::errc() && r.ptr == s.data() + s.size()) return true;
-    double d = 0;
-    auto rd = std::from_chars(s.data(), s.data() + s.size(), d);
-    if (rd.ec != std::errc() || rd.ptr != s.data() + s.size() || d < 0 || d != std::floor(d) ||
-        d > 4e9)
-        return false;
-    v = static_cast<std::uint64_t>(d);
-    return true;
-}
-
-bool parseDouble(std::string_view s, double& v) {
-    if (s.empty()) return false;
-    auto r = std::from_chars(s.data(), s.data() + s.size(), v);
-    return r.ec == std::errc() && r.ptr == s.data() + s.size() && std::isfinite(v);
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
-std::int64_t daysFromCivil(std::int64_t y, unsigned m, unsigned d) {
-    y -= m <= 2;
-    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const unsigned yoe = static_cast<unsigned>(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-// "2023-11-16 18:15:46.6805900" (also with 'T', a trailing 'Z' or a +HH:MM offset): seconds
-// since the epoch, UTC.
-bool parseDateTime(std::string_view s, double& out) {
-    auto num = [&](std::size_t pos, std::size_t len, int& v) {
-        if (pos + len > s.size()) return false;
-        auto r = std::from_chars(s.data() + pos, s.data() + pos + len, v);
-        return r.ec == std::errc() && r.ptr == s.data() + pos + len;
-    };
-    int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
-    if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
-        s[13] != ':' || s[16] != ':')
-        return false;
-    if (!num(0, 4, y) || !num(5, 2, mo) || !num(8, 2, d) || !num(11, 2, h) || !num(14, 2, mi) ||
-        !num(17, 2, sec))
-        return false;
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return false;
-    double frac = 0;
-    std::size_t p = 19;
-    if (p < s.size() && s[p] == '.') {
-        std::size_t q = p + 1;
-        double scale = 0.1;
-        while (q < s.size() && s[q] >= '0' && s[q] <= '9') {
-            frac += (s[q] - '0') * scale;
-            scale /= 10;
-            ++q;
-        }
-        if (q == p + 1) return false;
-        p = q;
-    }
-    double offset = 0;
-    if (p < s.size()) {
-        if (s[p] == 'Z' && p + 1 == s.size()) {
-        } else if ((s[p] == '+' || s[p] == '-') && s.size() == p + 6 && s[p + 3] == ':') {
-            int oh = 0, om = 0;
-            if (!num(p + 1, 2, oh) || !num(p + 4, 2, om)) return false;
-            offset = (s[p] == '+' ? 1 : -1) * (oh * 3600.0 + om * 60.0);
-        } else {
-            return false;
-        }
-    }
-    out =
-        static_cast<double>(daysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d))) *
-            86400.0 +
-        h * 3600.0 + mi * 60.0 + sec + frac - offset;
-    return true;
-}
-
-// ---------------------------------------------------------------- input sources
-
-class Source {
-  public:
-    virtual ~Source() = default;
-    // Reads up to n bytes; returns 0 at the end, -1 on error.
-    virtual long read(char* buf, std::size_t n) = 0;
-    virtual double fraction() const = 0;
-    // Text already in memory: read in place, without a chunk buffer.
-    virtual std::optional<std::string_view> whole() const { return std::nullopt; }
-    // The read size: a small file needs no 4 MiB buffer.
-    virtual std::size_t chunkBytes() const { return kChunk; }
-};
-
-class PlainFile final : public Source {
-  public:
-    PlainFile(std::FILE* f, std::uint64_t size) : m_f(f), m_size(size) {}
-    ~PlainFile() override { std::fclose(m_f); }
-    long read(char* buf, std::size_t n) override {
-        const std::size_t got = std::fread(buf, 1, n, m_f);
-        if (got == 0 && std::ferror(m_f)) return -1;
-        m_read += got;
-        return static_cast<long>(got);
-    }
-    double fraction() const override {
-        return m_size ? std::min(1.0, double(m_read) / double(m_size)) : 1.0;
-    }
-    std::size_t chunkBytes() const override {
-        return static_cast<std::size_t>(std::clamp<std::uint64_t>(m_size + 1, 64u << 10, kChunk));
-    }
-
-  private:
-    std::FILE* m_f;
-    std::uint64_t m_size, m_read = 0;
-};
-
-#ifdef KVBE_HAVE_ZLIB
-class GzFile final : public Source {
-  public:
-    GzFile(gzFile f, std::uint64_t size) : m_f(f), m_size(size) {}
-    ~GzFile() override { gzclose(m_f); }
-    long read(char* buf, std::size_t n) override {
-        const int got = gzread(m_f, buf, static_cast<unsigned>(n));
-        return got < 0 ? -1 : got;
-    }
-    double fraction() const override {
-        const auto off = gzoffset(m_f);
-        return m_size && off > 0 ? std::min(1.0, double(off) / double(m_size)) : 0.0;
-    }
-
-  private:
-    gzFile m_f;
-    std::uint64_t m_size;
-};
-#endif
-
-#ifdef KVBE_HAVE_ZSTD
-// A .zst file decompressed as it is read (ZSTD_decompressStream; concatenated frames too).
-class ZstdFile final : public Source {
-  public:
-    ZstdFile(std::FILE* f, std::uint64_t size)
-        : m_f(f), m_size(size), m_ctx(ZSTD_createDStream()), m_in(ZSTD_DStreamInSize()) {}
-    ~ZstdFile() override {
-        ZSTD_freeDStream(m_ctx);
-        std::fclose(m_f);
-    }
-    bool ok() const { return m_ctx != nullptr; }
-    const std::string& error() const { return m_error; }
-    long read(char* buf, std::size_t n) override {
-        ZSTD_outBuffer out{buf, n, 0};
-        while (out.pos == 0) {
-            if (m_inBuf.pos == m_inBuf.size) {
-                const std::size_t got = std::fread(m_in.data(), 1, m_in.size(), m_f);
-                if (got == 0) {
-                    if (std::ferror(m_f)) return -1;
-                    if (!m_frameDone) {
-                        m_error = "the zstd stream ends inside a frame (is the file cut short?)";
-                        return -1;
-                    }
-                    return 0;
-                }
-                m_read += got;
-                m_inBuf = ZSTD_inBuffer{m_in.data(), got, 0};
-            }
-            const std::size_t r = ZSTD_decompressStream(m_ctx, &out, &m_inBuf);
-            if (ZSTD_isError(r)) {
-                m_error = std::string("not a valid zstd stream (") + ZSTD_getErrorName(r) + ")";
-                return -1;
-            }
-            m_frameDone = r == 0;
-        }
-        return static_cast<long>(out.pos);
-    }
-    double fraction() const override {
-        return m_size ? std::min(1.0, double(m_read) / double(m_size)) : 1.0;
-    }
-
-  private:
-    std::FILE* m_f;
-    std::uint64_t m_size, m_read = 0;
-    ZSTD_DStream* m_ctx;
-    std::vector<char> m_in;
-    ZSTD_inBuffer m_inBuf{nullptr, 0, 0};
-    bool m_frameDone = true;
-    std::string m_error;
-};
-#endif
-
-class MemorySource final : public Source {
-  public:
-    explicit MemorySource(std::string_view t) : m_t(t) {}
-    long read(char* buf, std::size_t n) override {
-        const std::size_t k = std::min(n, m_t.size() - m_pos);
-        std::memcpy(buf, m_t.data() + m_pos, k);
-        m_pos += k;
-        return static_cast<long>(k);
-    }
-    double fraction() const override {
-        return m_t.empty() ? 1.0 : double(m_pos) / double(m_t.size());
-    }
-    std::optional<std::string_view> whole() const override { return m_t; }
-
-  private:
-    std::string_view m_t;
-    std::size_t m_pos = 0;
-};
-
-// ---------------------------------------------------------------- the line parser
-
-class LineParser {
-  public:
-    LineParser(const std::string& source, TraceFormat format, std::uint32_t blockTokens,
-               double secondsPerUnit)
-        : m_source(source), m_format(format), m_block(blockTokens), m_scale(secondsPerUnit) {}
-
-    // Parses one non-empty line; on success fills rec (blockIds point into an internal buffer).
-    // Returns an empty string on success, the message otherwise; "header" lines set m_header.
-    std::string parse(std::string_view line, std::uint64_t lineNo, TraceRecord& rec,
-                      bool& isRecord) {
-        isRecord = false;
-        switch (m_format) {
-        case TraceFormat::Mooncake:
-        case TraceFormat::Bailian:
-            isRecord = true;
-            return parseJson(line, lineNo, rec);
-        case TraceFormat::Azure:
-        case TraceFormat::Csv:
-            if (!m_haveHeader) return parseHeader(line, lineNo);
-            isRecord = true;
-            return parseCsv(line, lineNo, rec);
-        case TraceFormat::Auto:
-            break;
-        }
-        return where(lineNo) + "the trace format is not known";
-    }
-
-  private:
-    std::string where(std::uint64_t lineNo) const {
-        return m_source + ":" + std::to_string(lineNo) + ": ";
-    }
-    std::string fieldError(std::uint64_t lineNo, std::string_view field,
-                           std::string_view expected) const {
-        return where(lineNo) + "field '" + std::string(field) + "': expected " +
-               std::string(expected);
-    }
-
-    std::string checkBlocks(std::uint64_t lineNo, const TraceRecord& rec) const {
-        const std::uint64_t n = rec.inputTokens, len = m_ids.size(), b = m_block;
-        if (len == 0 || (len - 1) * b >= n || n > len * b) {
-            const std::uint64_t want = (n + b - 1) / b;
-            return where(lineNo) + "field 'hash_ids': " + std::to_string(len) + " blocks of " +
-                   std::to_string(b) + " tokens for input_length " + std::to_string(n) +
-                   "; expected (len-1)*" + std::to_string(b) + " < input_length <= len*" +
-                   std::to_string(b) + ", that is " + std::to_string(want) +
-                   " blocks (set the block size with --block-tokens if the trace uses another)";
-        }
-        return {};
-    }
-
-    std::string parseJson(std::string_view line, std::uint64_t lineNo, TraceRecord& rec) {
-        Scanner s(line);
-        if (!s.eat('{')) return where(lineNo) + "expected a JSON object, one request per line";
-        bool haveTs = false, haveIn = false, haveIds = false;
-        rec.outputTokens = 0;
-        rec.cachedTokens.reset();
-        m_ids.clear();
-        if (s.peek() != '}') {
-            do {
-                std::string_view key;
-                if (!s.string(key)) return where(lineNo) + "expected a quoted field name";
-                if (!s.eat(':'))
-                    return where(lineNo) + "field '" + std::string(key) + "': expected ':'";
-                if (key == "timestamp") {
-                    double t = 0;
-                    if (!s.number(t) || t < 0)
-                        return fieldError(lineNo, key,
-                                          m_format == TraceFormat::Bailian
-                                              ? "an arrival time in seconds, 0 or more"
-                                              : "an arrival time in milliseconds, 0 or more");
-                    rec.arrivalS = t * m_scale;
-                    haveTs = true;
-                } else if (key == "input_length" || key == "output_length") {
-                    std::int64_t v = 0;
-                    if (!s.integer(v) || v < 0 || v > 0xffffffffLL)
-                        return fieldError(lineNo, key, "a whole number of tokens, 0 or more");
-                    if (key == "input_length") {
-                        rec.inputTokens = static_cast<std::uint32_t>(v);
-                        haveIn = true;
-                    } else
-                        rec.outputTokens = static_cast<std::uint32_t>(v);
-                } else if (key == "hash_ids") {
-                    if (!s.eat('[')) return fieldError(lineNo, key, "an array of block ids");
-                    if (!s.eat(']')) {
-                        std::uint64_t prefix = 0;
-                        do {
-                            std::uint64_t id = 0;
-                            if (!s.unsignedInt(id))
-                                return fieldError(lineNo, key,
-                                                  "an array of non-negative integer block ids");
-                            if (m_format == TraceFormat::Bailian) {
-                                prefix = chainPrefixId(prefix, id);
-                                m_ids.push_back(prefix);
-                            } else {
-                                m_ids.push_back(id);
-                            }
-                        } while (s.eat(','));
-                        if (!s.eat(']'))
-                            return fieldError(lineNo, key, "',' or ']' in the array of block ids");
-                    }
-                    haveIds = true;
-                } else {
-                    if (!s.skipValue())
-                        return where(lineNo) + "field '" + std::string(key) +
-                               "': not a valid JSON value";
-                }
-            } while (s.eat(','));
-        }
-        if (!s.eat('}')) return where(lineNo) + "expected ',' or '}' (is the line cut short?)";
-        if (!s.atEnd()) return where(lineNo) + "unexpected text after the JSON object";
-        if (!haveTs)
-            return where(lineNo) + "field 'timestamp' is missing; expected the arrival time";
-        if (!haveIn)
-            return where(lineNo) +
-                   "field 'input_length' is missing; expected the prompt length in tokens";
-        if (!haveIds)
-            return where(lineNo) + "field 'hash_ids' is missing; expected the prompt's block ids";
-        if (rec.inputTokens == 0) return fieldError(lineNo, "input_length", "at least 1 token");
-        if (auto e = checkBlocks(lineNo, rec); !e.empty()) return e;
-        rec.blockIds = std::span<const std::uint64_t>(m_ids.data(), m_ids.size());
-        return {};
-    }
-
-    std::string parseHeader(std::string_view line, std::uint64_t lineNo) {
-        splitCsv(line, m_cells);
-        auto find = [&](std::string_view name) -> int {
-            for (std::size_t i = 0; i < m_cells.size(); ++i)
-                if (m_cells[i] == name) return static_cast<int>(i);
-            return -1;
-        };
-        if (m_format == TraceFormat::Azure) {
-            m_colTime = find("TIMESTAMP");
-            m_colIn = find("ContextTokens");
-            m_colOut = find("GeneratedTokens");
-            if (m_colTime < 0 || m_colIn < 0 || m_colOut < 0)
-                return where(lineNo) + "expected the Azure header with TIMESTAMP, ContextTokens "
-                                       "and GeneratedTokens";
-        } else {
-            m_colTime = find("timestamp_s");
-            m_colIn = find("input_tokens");
-            m_colOut = find("output_tokens");
-            m_colCached = find("cached_tokens");
-            if (m_colTime < 0 || m_colIn < 0 || m_colOut < 0)
-                return where(lineNo) +
-                       "expected the header timestamp_s,input_tokens,output_tokens[,cached_tokens]";
-        }
-        m_columns = m_cells.size();
-        m_haveHeader = true;
-        return {};
-    }
-
-    std::string parseCsv(std::string_view line, std::uint64_t lineNo, TraceRecord& rec) {
-        splitCsv(line, m_cells);
-        const bool azure = m_format == TraceFormat::Azure;
-        if (m_cells.size() != m_columns)
-            return where(lineNo) + std::to_string(m_cells.size()) + " columns; expected " +
-                   std::to_string(m_columns) + " as in the header";
-        const std::string_view tName = azure ? "TIMESTAMP" : "timestamp_s";
-        const std::string_view inName = azure ? "ContextTokens" : "input_tokens";
-        const std::string_view outName = azure ? "GeneratedTokens" : "output_tokens";
-        double t = 0;
-        const auto tCell = m_cells[static_cast<std::size_t>(m_colTime)];
-        if (azure) {
-            if (!parseDateTime(tCell, t) && !parseDouble(tCell, t))
-                return fieldError(lineNo, tName,
-                                  "a date and time such as 2023-11-16 18:15:46.6805900");
-        } else if (!parseDouble(tCell, t) || t < 0) {
-            return fieldError(lineNo, tName, "an arrival time in seconds, 0 or more");
-        }
-        rec.arrivalS = azure ? t : t * m_scale; // Azure's date-times are seconds already
-        std::uint64_t in = 0, out = 0;
-        if (!parseUnsigned(m_cells[static_cast<std::size_t>(m_colIn)], in) || in == 0 ||
-            in > 0xffffffffULL)
-            return fieldError(lineNo, inName, "a whole number of prompt tokens, at least 1");
-        if (!parseUnsigned(m_cells[static_cast<std::size_t>(m_colOut)], out) || out > 0xffffffffULL)
-            return fieldError(lineNo, outName, "a whole number of generated tokens, 0 or more");
-        rec.inputTokens = static_cast<std::uint32_t>(in);
-        rec.outputTokens = static_cast<std::uint32_t>(out);
-        rec.cachedTokens.reset();
-        if (m_colCached >= 0) {
-            const auto c = m_cells[static_cast<std::size_t>(m_colCached)];
-            std::uint64_t cached = 0;
-            if (!c.empty()) {
-                if (!parseUnsigned(c, cached) || cached > in)
-                    return fieldError(lineNo, "cached_tokens",
-                                      "a whole number of tokens, at most input_tokens");
-                rec.cachedTokens = static_cast<std::uint32_t>(cached);
-            }
-        }
-        rec.blockIds = {};
-        return {};
-    }
-
-    const std::string& m_source;
-    TraceFormat m_format;
-    std::uint32_t m_block;
-    double m_scale;
-    std::vector<std::uint64_t> m_ids;
-    std::vector<std::string_view> m_cells;
-    bool m_haveHeader = false;
-    int m_colTime = -1, m_colIn = -1, m_colOut = -1, m_colCached = -1;
-    std::size_t m_columns = 0;
-};
-
-Result<TraceReadSummary> readFrom(Source& src, const std::string& source,
+Result<TraceReadSummary> readFrom(TraceSource& src, const std::string& source,
                                   const TraceReadOptions& opt,
                                   const std::function<void(const TraceRecord&)>& sink) {
     TraceReadSummary sum;
@@ -624,7 +70,7 @@ Result<TraceReadSummary> readFrom(Source& src, const std::string& source,
     auto handle = [&](std::string_view line) -> std::optional<Error> {
         ++lineNo;
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (trim(line).empty()) return std::nullopt;
+        if (trimCell(line).empty()) return std::nullopt;
         if (!parser) {
             TraceFormat f = opt.format;
             if (f == TraceFormat::Auto) {
@@ -637,7 +83,10 @@ Result<TraceReadSummary> readFrom(Source& src, const std::string& source,
             if (opt.blockTokens && sum.blockTokens) sum.blockTokens = *opt.blockTokens;
             sum.secondsPerUnit = f == TraceFormat::Mooncake ? 1e-3 : 1.0;
             if (opt.secondsPerUnit) sum.secondsPerUnit = *opt.secondsPerUnit;
-            parser = std::make_unique<LineParser>(source, f, sum.blockTokens, sum.secondsPerUnit);
+            parser =
+                f == TraceFormat::Azure || f == TraceFormat::Csv
+                    ? detail::makeCsvLineParser(source, f, sum.secondsPerUnit)
+                    : detail::makeJsonLineParser(source, f, sum.blockTokens, sum.secondsPerUnit);
         }
         bool isRecord = false;
         rec.line = lineNo;
@@ -660,9 +109,9 @@ Result<TraceReadSummary> readFrom(Source& src, const std::string& source,
     while (!eof) {
         std::string_view chunk;
         if (inMemory) {
-            // In kChunk steps all the same, so progress and cancelling work as for files.
+            // In kTraceChunk steps all the same, so progress and cancelling work as for files.
             if (memPos >= inMemory->size()) break;
-            chunk = inMemory->substr(memPos, kChunk);
+            chunk = inMemory->substr(memPos, kTraceChunk);
             memPos += chunk.size();
         } else {
             const long got = src.read(buf.data(), buf.size());
@@ -711,7 +160,7 @@ Result<TraceReadSummary> readFrom(Source& src, const std::string& source,
 } // namespace
 
 Result<TraceFormat> detectTraceFormat(std::string_view line, const std::string& source) {
-    line = trim(line);
+    line = trimCell(line);
     if (!line.empty() && line.front() == '{') {
         if (contains(line, "\"chat_id\"") || contains(line, "\"parent_chat_id\""))
             return TraceFormat::Bailian;
@@ -732,55 +181,18 @@ Result<TraceFormat> detectTraceFormat(std::string_view line, const std::string& 
 Result<TraceReadSummary> readTrace(const std::filesystem::path& path,
                                    const TraceReadOptions& options,
                                    const std::function<void(const TraceRecord&)>& sink) {
-    const std::string source = path.string();
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) return Error{source + ": cannot read the trace (" + ec.message() + ")"};
-    const auto ext = path.extension().string();
-    std::unique_ptr<Source> src;
-    if (ext == ".zst") {
-#ifdef KVBE_HAVE_ZSTD
-        std::FILE* f = std::fopen(source.c_str(), "rb");
-        if (!f)
-            return Error{source + ": cannot open the trace (" + std::string(std::strerror(errno)) +
-                         ")"};
-        auto z = std::make_unique<ZstdFile>(f, size);
-        if (!z->ok()) return Error{source + ": cannot start the zstd decoder"};
-        ZstdFile* zp = z.get();
-        auto r = readFrom(*z, source, options, sink);
-        if (!r && !zp->error().empty()) return Error{source + ": " + zp->error()};
-        return r;
-#else
-        return Error{source +
-                     ": zstd traces need libzstd, which this build does not have; decompress it "
-                     "first (zstd -d) or use gzip"};
-#endif
-    }
-    if (ext == ".gz") {
-#ifdef KVBE_HAVE_ZLIB
-        gzFile f = gzopen(source.c_str(), "rb");
-        if (!f) return Error{source + ": cannot open the gzip file"};
-        gzbuffer(f, 1u << 20);
-        src = std::make_unique<GzFile>(f, size);
-#else
-        return Error{source +
-                     ": gzip traces need zlib, which this build does not have; gunzip it first"};
-#endif
-    } else {
-        std::FILE* f = std::fopen(source.c_str(), "rb");
-        if (!f)
-            return Error{source + ": cannot open the trace (" + std::string(std::strerror(errno)) +
-                         ")"};
-        src = std::make_unique<PlainFile>(f, size);
-    }
-    return readFrom(*src, source, options, sink);
+    auto src = detail::openTraceFile(path);
+    if (!src) return src.error();
+    auto r = readFrom(**src, path.string(), options, sink);
+    // A source that knows why its read failed (a zstd stream cut inside a frame) says so.
+    if (!r && !(*src)->error().empty()) return Error{path.string() + ": " + (*src)->error()};
+    return r;
 }
 
 Result<TraceReadSummary> readTraceText(std::string_view text, const std::string& source,
                                        const TraceReadOptions& options,
                                        const std::function<void(const TraceRecord&)>& sink) {
-    MemorySource src(text);
-    return readFrom(src, source, options, sink);
+    return readFrom(*detail::memoryTraceSource(text), source, options, sink);
 }
 
 // ---------------------------------------------------------------- the in-memory trace

@@ -17,7 +17,7 @@ namespace kvbe {
 
 namespace {
 
-constexpr int kMaxTiers = 8;
+using detail::kMaxTiers;
 constexpr std::uint64_t kInf = std::numeric_limits<std::uint64_t>::max();
 
 // The live access times (each block's last access), counted below a time: a bit per time and a

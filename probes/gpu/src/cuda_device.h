@@ -2,8 +2,8 @@
 // device and host buffers, event timing, and the small kernels the probes share.
 #pragma once
 
-#include "kvbe/gpu/nvml_info.h"
 #include "kvbe/base/result.h"
+#include "kvbe/gpu/nvml_info.h"
 
 #include <cstdint>
 #include <cuda_runtime.h>

@@ -1,20 +1,72 @@
-// What the GPU probes share with or without CUDA: descriptions, the preset match, the registry.
+// What the GPU probes share with or without CUDA: their settings from the flags, the preset
+// match.
 #include "kvbe/gpu/gpu_probes.h"
+
+#include "kvbe/base/units.h"
 
 #include <algorithm>
 #include <cctype>
 
 namespace kvbe::gpu {
 
-std::string GpuCopyProbe::description() const {
-    return "Host↔GPU copy bandwidth, pinned and pageable, 64 KiB to 1 GiB and the model's KV block";
+namespace {
+
+// --samples (0 keeps the probe's default) and --device.
+Status readCommon(const ProbeArgs& a, int& samples, int& device) {
+    auto n = a.count("--samples");
+    if (!n) return n.error();
+    if (*n) samples = *n;
+    auto d = a.count("--device");
+    if (!d) return d.error();
+    device = *d;
+    return Ok{};
 }
-std::string GemmPeakProbe::description() const {
-    return "The best BF16 GEMM rate this GPU reaches with cuBLASLt (large square shapes)";
+
+} // namespace
+
+Result<probes::ProbeOptions> GpuCopyProbe::configure(const ProbeArgs& a) {
+    if (const std::string text = a.text("--sizes"); !text.empty()) {
+        auto sizes = parseWholeByteList(text);
+        if (!sizes) return Error{"--sizes: " + sizes.message()};
+        m_s.sizes = *sizes;
+    }
+    m_s.model = a.text("--model");
+    m_s.pinned = !a.on("--pageable-only");
+    m_s.pageable = !a.on("--pinned-only");
+    if (auto st = readCommon(a, m_s.samples, m_s.device); !st) return st.error();
+    return probes::ProbeOptions{};
 }
-std::string PrefillProbe::description() const {
-    return "Prefill time of a model at its real shapes: one synthetic layer of each kind, timed, "
-           "summed over the layers";
+
+Result<probes::ProbeOptions> GemmPeakProbe::configure(const ProbeArgs& a) {
+    m_s.sizes.clear();
+    if (const std::string text = a.text("--sizes"); !text.empty()) {
+        // Counts ("8k" allowed); validate() then checks each is a size this probe runs.
+        auto sizes = parseCountList(text, 1, 1 << 20);
+        if (!sizes) return Error{"--sizes: " + sizes.message()};
+        for (auto n : *sizes)
+            m_s.sizes.push_back(static_cast<int>(n));
+    }
+    if (auto st = readCommon(a, m_s.samples, m_s.device); !st) return st.error();
+    return probes::ProbeOptions{};
+}
+
+Result<probes::ProbeOptions> PrefillProbe::configure(const ProbeArgs& a) {
+    m_s.lengths.clear();
+    if (const std::string text = a.text("--lengths"); !text.empty()) {
+        auto lengths = parseTokenList(text);
+        if (!lengths) return Error{"--lengths: " + lengths.message()};
+        for (double n : *lengths)
+            m_s.lengths.push_back(static_cast<std::int64_t>(n));
+    }
+    m_s.model = a.text("--model");
+    m_s.gpuPreset = a.text("--gpu-preset");
+    if (a.given("--gemm-peak-tflops")) {
+        auto peak = a.number("--gemm-peak-tflops"); // validate() checks its range
+        if (!peak) return peak.error();
+        m_s.gemmPeakTflops = *peak;
+    }
+    if (auto st = readCommon(a, m_s.samples, m_s.device); !st) return st.error();
+    return probes::ProbeOptions{};
 }
 
 std::optional<std::string> matchGpuPreset(const std::string& deviceName) {
@@ -34,14 +86,6 @@ std::optional<std::string> matchGpuPreset(const std::string& deviceName) {
     if (has("rtx 4000 ada")) return "rtx-4000-ada";
     if (has("4090")) return "rtx-4090";
     return std::nullopt;
-}
-
-std::vector<std::unique_ptr<probes::Probe>> makeGpuProbes() {
-    std::vector<std::unique_ptr<probes::Probe>> p;
-    p.push_back(std::make_unique<GpuCopyProbe>());
-    p.push_back(std::make_unique<GemmPeakProbe>());
-    p.push_back(std::make_unique<PrefillProbe>());
-    return p;
 }
 
 } // namespace kvbe::gpu

@@ -2,10 +2,10 @@
 // (kvbe/base/statistics.h), and how a measured rate is set beside the GPU preset's data-sheet peak.
 #pragma once
 
-#include "kvbe/scenario/hardware.h"
+#include "kvbe/base/statistics.h"
 #include "kvbe/probes/probe.h"
 #include "kvbe/probes/stream.h"
-#include "kvbe/base/statistics.h"
+#include "kvbe/scenario/hardware.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,5 +1,7 @@
 #include "serving_parts.h"
 
+#include "kvbe/base/csv.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -198,29 +200,11 @@ std::string errorMessage(std::string_view body) {
     return s.empty() ? "(no message in the body)" : s;
 }
 
-double quantile(std::vector<double> v, double q) {
-    if (v.empty()) return std::nan("");
-    std::sort(v.begin(), v.end());
-    const double pos = q * static_cast<double>(v.size() - 1);
-    const auto lo = static_cast<size_t>(std::floor(pos));
-    const size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
-}
-
 namespace {
 std::string num(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.9g", v);
     return buf;
-}
-std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + "\"";
 }
 } // namespace
 

@@ -1,6 +1,8 @@
 // The pieces of the serving probe that do not talk to a server: the Prometheus text reader,
-// the server-sent-events reader of a streamed completion, quantiles, and the output files.
+// the server-sent-events reader of a streamed completion, and the output files.
 #pragma once
+
+#include "kvbe/base/statistics.h"
 
 #include <map>
 #include <optional>
@@ -55,8 +57,8 @@ class CompletionStream {
 // {"detail"}), else the body itself cut to 300 characters.
 std::string errorMessage(std::string_view body);
 
-// Quantile q in [0, 1] of `v` by linear interpolation between order statistics.
-double quantile(std::vector<double> v, double q);
+// Quantile q in [0, 1] of the samples (kvbe/base/statistics.h).
+using kvbe::quantile;
 
 struct CsvRow {
     std::string curve; // cold_prefill or cache_hit

@@ -26,7 +26,7 @@ Result<std::vector<QPointF>> readPrefillPoints(const std::filesystem::path& path
     // did measure are still measurements; only a file with none is refused.
     if (out.empty())
         return Error{path.string() + " holds no " + std::string(series::kPrefill) +
-                     " points; expected the output of kvbe-cli probe prefill"};
+                     " points; expected the output of kvbe-cli probe gpu-prefill"};
     return out;
 }
 

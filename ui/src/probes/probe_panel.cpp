@@ -1,28 +1,25 @@
 #include "kvbe/ui/probes/probe_panel.h"
 
+#include "kvbe/base/units.h"
+#include "kvbe/probe/probe_catalog.h"
+#include "kvbe/ui/probes/probe_form.h"
+
 #include <QComboBox>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QSpinBox>
+#include <QStackedWidget>
 #include <QTableWidget>
-
-#include "kvbe/base/units.h"
 #include <QVBoxLayout>
 
 namespace kvbe {
 
 namespace {
-bool isDrive(const QString& p) {
-    return p.startsWith(QLatin1String("nvme-"));
-}
 constexpr int kGbpsRole = Qt::UserRole + 1;
 enum Column {
     TierColumn,
@@ -47,69 +44,37 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
     auto* outer = new QHBoxLayout(this);
     outer->setContentsMargins(4, 4, 4, 4);
 
+    // Every probe of the catalog, each with its own form: the window runs any of them by key.
     auto* formBox = new QWidget(this);
-    m_form = new QFormLayout(formBox);
-    m_form->setContentsMargins(0, 0, 0, 0);
+    auto* column = new QVBoxLayout(formBox);
+    column->setContentsMargins(0, 0, 0, 0);
+    auto* pick = new QFormLayout;
+    pick->setContentsMargins(0, 0, 0, 0);
     m_probe = new QComboBox(formBox);
-    m_probe->addItems(probeNames());
-    m_form->addRow(tr("Probe:"), m_probe);
-
-    m_targetRow = new QWidget(formBox);
-    auto* tr_ = new QHBoxLayout(m_targetRow);
-    tr_->setContentsMargins(0, 0, 0, 0);
-    m_targetKind = new QComboBox(m_targetRow);
-    m_targetKind->addItems({tr("folder"), tr("file")});
-    m_targetKind->setToolTip(tr("A folder gets a scratch file, removed afterwards; an existing "
-                                "file is only read"));
-    m_target = new QLineEdit(m_targetRow);
-    m_target->setPlaceholderText(tr("a folder on the drive to measure"));
-    auto* browseButton = new QPushButton(tr("Browse…"), m_targetRow);
-    tr_->addWidget(m_targetKind);
-    tr_->addWidget(m_target, 1);
-    tr_->addWidget(browseButton);
-    m_form->addRow(tr("Drive:"), m_targetRow);
-    connect(browseButton, &QPushButton::clicked, this, &ProbePanel::browse);
-
-    auto edit = [formBox](const QString& placeholder, const QString& tip) {
-        auto* e = new QLineEdit(formBox);
-        e->setPlaceholderText(placeholder);
-        e->setToolTip(tip);
-        return e;
-    };
-    m_fileSize = edit(tr("4GiB"), tr("Size of the scratch file (folder only)"));
-    m_blockSizes = edit(tr("128KiB,1MiB,4MiB and the KV block"), tr("Block sizes of the reads"));
-    m_queueDepths = edit(tr("1,4,16,32,64"), tr("Queue depths"));
-    m_duration = edit(tr("e.g. 1s"), tr("Measured time per setting"));
-    m_sizes = edit(tr("64KiB to 1GiB by 4×, and the KV block"), tr("Copy sizes"));
-    m_model = edit(tr("the scenario's model"), tr("Preset id, config.json or model folder"));
-    m_lengths = edit(tr("1k,8k,32k,80k"), tr("Prompt lengths in tokens"));
-    m_endpoint = edit(tr("http://127.0.0.1:8000/v1"),
-                      tr("The server's OpenAI-compatible base URL (vLLM, SGLang)"));
-    m_servedModel = edit(tr("as in /v1/models"), tr("The model name the server serves"));
-    m_fractions = edit(tr("0.1,0.5,0.9,1"), tr("Cached fractions of each prompt"));
-    m_outFolder =
-        edit(tr("no files"), tr("Folder for the calibration, pareto CSV and py-kvcache files"));
-    m_device = new QSpinBox(formBox);
-    m_device->setRange(0, 63);
-    m_device->setToolTip(tr("CUDA device index"));
-    m_form->addRow(tr("File size:"), m_fileSize);
-    m_form->addRow(tr("Block sizes:"), m_blockSizes);
-    m_form->addRow(tr("Queue depths:"), m_queueDepths);
-    m_form->addRow(tr("Duration:"), m_duration);
-    m_form->addRow(tr("Copy sizes:"), m_sizes);
-    m_form->addRow(tr("GPU:"), m_device);
-    m_form->addRow(tr("Model:"), m_model);
-    m_form->addRow(tr("Lengths:"), m_lengths);
-    m_form->addRow(tr("Endpoint:"), m_endpoint);
-    m_form->addRow(tr("Served model:"), m_servedModel);
-    m_form->addRow(tr("Fractions:"), m_fractions);
-    m_form->addRow(tr("Write to:"), m_outFolder);
+    m_probe->setObjectName(QStringLiteral("probeChoice"));
+    m_forms = new QStackedWidget(formBox);
+    for (const auto& p : probeCatalog()) {
+        const QString key = QString::fromUtf8(p.key);
+        m_probe->addItem(QString::fromUtf8(p.title), key);
+        m_probe->setItemData(m_probe->count() - 1, key, Qt::ToolTipRole);
+        auto* form = new ProbeForm(p, m_forms);
+        form->setObjectName(QStringLiteral("probeForm ") + key);
+        m_forms->addWidget(form);
+    }
+    pick->addRow(tr("Probe:"), m_probe);
+    m_about = new QLabel(formBox);
+    m_about->setObjectName(QStringLiteral("probeAbout"));
+    m_about->setWordWrap(true);
+    m_about->setEnabled(false);
     auto* runButton = new QPushButton(tr("Run"), formBox);
     runButton->setObjectName(QStringLiteral("runProbe"));
-    m_form->addRow(QString(), runButton);
+    column->addLayout(pick);
+    column->addWidget(m_about);
+    column->addWidget(m_forms);
+    column->addWidget(runButton, 0, Qt::AlignRight);
+    column->addStretch();
     connect(runButton, &QPushButton::clicked, this, [this] { run(); });
-    connect(m_probe, &QComboBox::currentTextChanged, this, &ProbePanel::updateRows);
-    connect(m_targetKind, &QComboBox::currentIndexChanged, this, &ProbePanel::updateRows);
+    connect(m_probe, &QComboBox::currentIndexChanged, this, &ProbePanel::showProbe);
     outer->addWidget(formBox);
 
     auto* scroll = new QScrollArea(this);
@@ -123,126 +88,49 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
     m_history->addStretch();
     scroll->setWidget(historyBox);
     outer->addWidget(scroll, 1);
-    updateRows();
+    showProbe();
 }
 
 QStringList ProbePanel::probeNames() {
-    return {QStringLiteral("nvme-read"),   QStringLiteral("nvme-write"),
-            QStringLiteral("host-memcpy"), QStringLiteral("gpu-copy"),
-            QStringLiteral("gpu-prefill"), QStringLiteral("serving")};
+    QStringList keys;
+    for (const auto& p : probeCatalog())
+        keys << QString::fromUtf8(p.key);
+    return keys;
 }
 
-void ProbePanel::updateRows() {
-    const QString p = probe();
-    const bool drive = isDrive(p);
-    const bool gpu = p.startsWith(QLatin1String("gpu-"));
-    // nvme-write never writes to an existing file: only a scratch folder.
-    if (p == QLatin1String("nvme-write")) m_targetKind->setCurrentIndex(0);
-    m_targetKind->setEnabled(p != QLatin1String("nvme-write"));
-    m_form->setRowVisible(m_targetRow, drive);
-    m_form->setRowVisible(m_fileSize, drive && m_targetKind->currentIndex() == 0);
-    m_form->setRowVisible(m_blockSizes, drive);
-    m_form->setRowVisible(m_queueDepths, drive);
-    m_form->setRowVisible(m_duration, drive || p == QLatin1String("host-memcpy"));
-    m_form->setRowVisible(m_sizes, p == QLatin1String("gpu-copy"));
-    m_form->setRowVisible(m_device, gpu);
-    const bool serving = p == QLatin1String("serving");
-    m_form->setRowVisible(m_model, drive || gpu || serving);
-    m_form->setRowVisible(m_lengths, p == QLatin1String("gpu-prefill") || serving);
-    for (QWidget* w : {static_cast<QWidget*>(m_endpoint), static_cast<QWidget*>(m_servedModel),
-                       static_cast<QWidget*>(m_fractions), static_cast<QWidget*>(m_outFolder)})
-        m_form->setRowVisible(w, serving);
+void ProbePanel::showProbe() {
+    m_forms->setCurrentIndex(m_probe->currentIndex());
+    const ProbeDescription& p = form()->probe();
+    m_about->setText(
+        tr("%1. Needs %2.").arg(QString::fromUtf8(p.description), QString::fromUtf8(p.needs)));
 }
 
-void ProbePanel::browse() {
-    const QString path = m_targetKind->currentIndex() == 0
-                             ? QFileDialog::getExistingDirectory(this, tr("Folder on the drive"))
-                             : QFileDialog::getOpenFileName(this, tr("File to read"));
-    if (!path.isEmpty()) m_target->setText(path);
+ProbeForm* ProbePanel::form() const {
+    return static_cast<ProbeForm*>(m_forms->currentWidget());
 }
 
-void ProbePanel::setProbe(const QString& name) {
-    m_probe->setCurrentText(name);
+bool ProbePanel::setProbe(const QString& key) {
+    const int i = m_probe->findData(key);
+    if (i < 0) return false;
+    m_probe->setCurrentIndex(i);
+    return true;
 }
+
 QString ProbePanel::probe() const {
-    return m_probe->currentText();
+    return m_probe->currentData().toString();
 }
-void ProbePanel::setTarget(const QString& path, bool isFile) {
-    m_targetKind->setCurrentIndex(isFile ? 1 : 0);
-    m_target->setText(path);
+
+bool ProbePanel::setOption(const QString& flag, const QString& value) {
+    return form()->setValue(flag, value);
 }
-void ProbePanel::setFileSize(const QString& size) {
-    m_fileSize->setText(size);
-}
-void ProbePanel::setBlockSizes(const QString& list) {
-    m_blockSizes->setText(list);
-}
-void ProbePanel::setQueueDepths(const QString& list) {
-    m_queueDepths->setText(list);
-}
-void ProbePanel::setDuration(const QString& duration) {
-    m_duration->setText(duration);
-}
-void ProbePanel::setModel(const QString& model) {
-    m_model->setText(model);
-}
-void ProbePanel::setLengths(const QString& list) {
-    m_lengths->setText(list);
-}
+
 void ProbePanel::setDefaultModel(const QString& model) {
-    m_defaultModel = model;
-    m_model->setPlaceholderText(model);
-}
-void ProbePanel::setEndpoint(const QString& url) {
-    m_endpoint->setText(url);
-}
-void ProbePanel::setServedModel(const QString& name) {
-    m_servedModel->setText(name);
-}
-void ProbePanel::setFractions(const QString& list) {
-    m_fractions->setText(list);
-}
-void ProbePanel::setOutFolder(const QString& path) {
-    m_outFolder->setText(path);
-}
-void ProbePanel::setGpuDevice(int index) {
-    m_device->setValue(index);
+    for (int i = 0; i < m_forms->count(); ++i)
+        static_cast<ProbeForm*>(m_forms->widget(i))->setDefaultModel(model);
 }
 
 QStringList ProbePanel::arguments() const {
-    const QString p = probe();
-    QStringList a{p};
-    // Empty fields are left to kvbe-cli's defaults, which its --help documents.
-    auto add = [&a, this](const char* flag, const QLineEdit* e) {
-        QString v = e->text().trimmed();
-        if (v.isEmpty() && e == m_model) v = m_defaultModel;
-        if (!v.isEmpty()) a << QString::fromLatin1(flag) << v;
-    };
-    if (isDrive(p)) {
-        const bool folder = m_targetKind->currentIndex() == 0;
-        add(folder ? "--dir" : "--file", m_target);
-        if (folder) add("--file-size", m_fileSize);
-        add("--block-sizes", m_blockSizes);
-        add("--queue-depths", m_queueDepths);
-        add("--duration", m_duration);
-        add("--model", m_model);
-    } else if (p == QLatin1String("serving")) {
-        add("--endpoint", m_endpoint);
-        add("--model", m_servedModel);
-        // The Model field gives the geometry for the fit when the served name is not a preset.
-        add("--config", m_model);
-        add("--lengths", m_lengths);
-        add("--fractions", m_fractions);
-        add("--out", m_outFolder);
-    } else if (p == QLatin1String("host-memcpy")) {
-        add("--duration", m_duration);
-    } else {
-        if (p == QLatin1String("gpu-copy")) add("--sizes", m_sizes);
-        add("--model", m_model);
-        if (p == QLatin1String("gpu-prefill")) add("--lengths", m_lengths);
-        a << QStringLiteral("--device") << QString::number(m_device->value());
-    }
-    return a;
+    return form()->arguments();
 }
 
 ProbeRunner* ProbePanel::run() {

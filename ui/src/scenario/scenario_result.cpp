@@ -2,6 +2,8 @@
 
 #include "kvbe/base/units.h"
 
+#include <QStringList>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -39,19 +41,20 @@ Result<ScenarioResult> computeScenarioResult(const Scenario& s, const Presets& p
         r.frontier.push_back(computeFrontier(e->cost, t, ftokens, fractions));
 
     r.sweep = modelSweep(e->cost.inputs(), sweepModels, s.sweepTokens, s.kvDtype);
-    if (auto refs = builtinPublishedReferences(presets)) {
-        for (const auto& ref : *refs) {
-            auto rows = comparePublished(matchingPoints(ref, *e), *e);
-            if (rows.empty()) continue;
-            r.publishedName = QString::fromStdString(ref.name);
-            r.published = std::move(rows);
-            break;
-        }
-    }
     for (const auto& t : s.tiers)
         r.nominalFixedCost.push_back(hasNominalFixedCost(t, presets));
     r.eval = std::move(e);
+    if (auto refs = builtinPublishedReferences(presets)) addPublished(r, *refs);
     return r;
+}
+
+void addPublished(ScenarioResult& r, const std::vector<PublishedReference>& refs) {
+    QStringList names;
+    for (auto& [ref, rows] : publishedMatches(refs, *r.eval)) {
+        names << QString::fromStdString(ref->name);
+        r.published.insert(r.published.end(), rows.begin(), rows.end());
+    }
+    r.publishedName = names.join(QStringLiteral("; "));
 }
 
 QString describeInputs(const Scenario& s, const Evaluation& e) {

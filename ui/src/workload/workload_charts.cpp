@@ -1,5 +1,6 @@
 #include "kvbe/ui/workload/workload_charts.h"
 
+#include "kvbe/base/statistics.h"
 #include "kvbe/base/units.h"
 
 #include <QAreaSeries>
@@ -345,7 +346,7 @@ void TtftDistributionChart::refill() {
     double floorMs = std::numeric_limits<double>::infinity();
     for (const auto& c : m_curves)
         if (!c.sorted->empty())
-            floorMs = std::min(floorMs, std::max(1e-3, (*c.sorted)[c.sorted->size() / 200] * 1e3));
+            floorMs = std::min(floorMs, std::max(1e-3, quantileOfSorted(*c.sorted, 0.005) * 1e3));
     if (std::isfinite(floorMs)) lo = floorMs;
     if (!std::isfinite(lo)) lo = 1, hi = 1e3;
     setHomeRange(lo / 1.3, hi * 1.3, 0, 100);

@@ -3,8 +3,8 @@
 // docs/calibration-format.md.
 #pragma once
 
-#include "kvbe/model/model_spec.h"
 #include "kvbe/base/result.h"
+#include "kvbe/model/model_spec.h"
 
 #include <filesystem>
 #include <map>

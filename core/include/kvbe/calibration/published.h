@@ -4,9 +4,9 @@
 // utilisation and the tiers' t_fixed and bandwidth to them.
 #pragma once
 
+#include "kvbe/base/result.h"
 #include "kvbe/calibration/calibration.h"
 #include "kvbe/cost/cost_model.h"
-#include "kvbe/base/result.h"
 #include "kvbe/scenario/scenario.h"
 
 #include <filesystem>
@@ -59,8 +59,7 @@ struct PublishedReference {
     std::vector<PublishedPoint> points;
 };
 
-// Recognises the format from its "kvbe_published" key.
-bool looksLikePublishedReference(std::string_view text);
+// A file in this format classifies as FileKind::PublishedReference (kvbe/files/file_kind.h).
 Result<PublishedReference> parsePublishedReference(std::string_view text,
                                                    const std::string& source);
 Result<PublishedReference> readPublishedReference(const std::filesystem::path& path);
@@ -92,6 +91,18 @@ struct PublishedComparison {
 };
 std::vector<PublishedComparison> comparePublished(const std::vector<PublishedPoint>& points,
                                                   const Evaluation& e);
+
+// The published figures that describe a scenario, from every reference that has any: for each
+// reference, in the order given, its matching points (matchingPoints) beside the model's
+// figures (comparePublished); a reference with no matching point is left out. `kvbe-cli calc`,
+// `published compare` and the window show all of them; `published fit` fits to the one with the
+// most points.
+struct PublishedMatch {
+    const PublishedReference* reference = nullptr; // one of the references given
+    std::vector<PublishedComparison> rows;
+};
+std::vector<PublishedMatch> publishedMatches(const std::vector<PublishedReference>& refs,
+                                             const Evaluation& e);
 
 // The model's figure and the published one side by side, one line each, for `kvbe-cli calc`.
 std::string publishedComparisonTable(const std::string& title,

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "kvbe/base/interpolation.h"
-#include "kvbe/model/model_spec.h"
 #include "kvbe/base/result.h"
+#include "kvbe/model/model_spec.h"
 
 #include <optional>
 #include <string>

@@ -2,9 +2,10 @@
 // default scenario. Loaded once by whoever needs them and passed around as a value.
 #pragma once
 
-#include "kvbe/scenario/hardware.h"
-#include "kvbe/model/model_spec.h"
+#include "kvbe/base/embedded.h"
 #include "kvbe/base/result.h"
+#include "kvbe/model/model_spec.h"
+#include "kvbe/scenario/hardware.h"
 
 #include <map>
 #include <string>
@@ -65,13 +66,5 @@ Result<std::map<std::string, TierSpec>> parseTierPresets(std::string_view json,
 // Resolves what a user typed after --model: an existing file or folder, a preset id, or an id
 // in the local Hugging Face cache, in that order.
 Result<ModelSpec> resolveModel(const std::string& ref, const Presets& presets);
-
-// The embedded resource files, by path relative to resources/ (generated at build time).
-struct EmbeddedFile {
-    const char* path;
-    const unsigned char* data;
-    unsigned long size;
-};
-const EmbeddedFile* embeddedFiles(unsigned long* count);
 
 } // namespace kvbe

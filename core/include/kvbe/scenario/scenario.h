@@ -2,10 +2,10 @@
 // Saved and loaded as versioned JSON (.kvbe.json).
 #pragma once
 
+#include "kvbe/base/result.h"
 #include "kvbe/cost/cost_model.h"
 #include "kvbe/scenario/hardware.h"
 #include "kvbe/scenario/presets.h"
-#include "kvbe/base/result.h"
 
 #include <filesystem>
 #include <optional>

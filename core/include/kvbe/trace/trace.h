@@ -1,5 +1,6 @@
-// Request traces (docs/workload-model.md): streaming readers for Mooncake JSONL, Alibaba Bailian
-// JSONL, Azure LLM inference CSV and kvbe's own CSV, and a compact in-memory trace for replay.
+// Request traces (docs/workload-model.md, "Requests and blocks"): streaming readers for Mooncake
+// JSONL, Alibaba Bailian JSONL, Azure LLM inference CSV and kvbe's own CSV, and a compact in-memory
+// trace for replay.
 #pragma once
 
 #include "kvbe/base/result.h"

@@ -2,8 +2,8 @@
 // load-or-recompute admission rules, TTFT, GPU time saved and the writes each tier takes.
 #pragma once
 
-#include "kvbe/cost/cost_model.h"
 #include "kvbe/base/result.h"
+#include "kvbe/cost/cost_model.h"
 #include "kvbe/trace/trace.h"
 
 #include <cstdint>

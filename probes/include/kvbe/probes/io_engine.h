@@ -4,10 +4,10 @@
 // completions count in the window they finish in.
 #pragma once
 
-#include "kvbe/probe/probe_protocol.h"
-#include "kvbe/probes/io_target.h"
 #include "kvbe/base/result.h"
 #include "kvbe/base/statistics.h"
+#include "kvbe/probe/probe_protocol.h"
+#include "kvbe/probes/io_target.h"
 
 #include <cstdint>
 #include <memory>
@@ -85,7 +85,7 @@ IoStats summarize(const IoMeasurement& m);
 // meta gains their spread and count (min_GBps, max_GBps, windows, window_s), after the probe's
 // own keys so far. The drive and host-memory probes build their points with it.
 void setWindowedRate(ProbePoint& point, const IoStats& stats, int windows, double windowSeconds);
-double percentile(std::vector<float> values, double p); // p in [0, 100], nearest rank
-using kvbe::median;                                     // kvbe/base/statistics.h
+using kvbe::median;   // kvbe/base/statistics.h
+using kvbe::quantile; // kvbe/base/statistics.h
 
 } // namespace kvbe::probes

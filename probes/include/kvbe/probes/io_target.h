@@ -3,8 +3,8 @@
 // the first byte moves: folder writable, free space, file-size limit, O_DIRECT really in effect.
 #pragma once
 
-#include "kvbe/probes/probe.h"
 #include "kvbe/base/result.h"
+#include "kvbe/probes/probe.h"
 
 #include <cstdint>
 #include <functional>

@@ -9,8 +9,9 @@ namespace kvbe::probes {
 class MemcpyProbe : public Probe {
   public:
     std::string key() const override { return "host-memcpy"; }
-    std::string description() const override;
+    Result<ProbeOptions> configure(const ProbeArgs& args) override;
     Status available() const override { return Ok{}; }
+    std::chrono::milliseconds stopGrace() const override { return std::chrono::milliseconds(400); }
     ProbeOutcome run(const ProbeOptions& options, ProbeSink& sink) override;
 };
 

@@ -22,8 +22,10 @@ class NvmeProbe : public Probe {
   public:
     explicit NvmeProbe(bool write) : m_write(write) {}
     std::string key() const override { return m_write ? "nvme-write" : "nvme-read"; }
-    std::string description() const override;
+    Result<ProbeOptions> configure(const ProbeArgs& args) override;
     Status available() const override;
+    // An I/O can hang on a failing drive: half a second after a stop the process ends anyway.
+    std::chrono::milliseconds stopGrace() const override { return std::chrono::milliseconds(400); }
     ProbeOutcome run(const ProbeOptions& options, ProbeSink& sink) override;
 
   private:

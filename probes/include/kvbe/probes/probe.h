@@ -1,10 +1,13 @@
 // A probe measures one thing on this machine and reports it through a ProbeSink. Each probe is a
-// small class: a key ("nvme-read"), a one-line description, available() and run(options, sink).
+// small class: a key ("nvme-read") whose entry in the catalog (kvbe/probe/probe_catalog.h) says
+// what it is and what it can be asked, configure(args), available() and run(options, sink).
 #pragma once
 
 #include "kvbe/base/result.h"
+#include "kvbe/probe/probe_catalog.h"
 #include "kvbe/probe/probe_protocol.h"
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -60,9 +63,19 @@ class Probe {
   public:
     virtual ~Probe() = default;
     virtual std::string key() const = 0;
-    virtual std::string description() const = 0;
+    // The probe's entry in the catalog (kvbe/probe/probe_catalog.h), and its one-line description.
+    const ProbeDescription& catalogEntry() const;
+    std::string description() const;
+    // Takes the probe's settings from the options a user gave (a `kvbe-cli probe` subcommand's
+    // flags, read by the catalog's description): a probe that holds its settings keeps them,
+    // the drive and host probes return them as the options for run(). The error names the flag
+    // and what was expected (bad input).
+    virtual Result<ProbeOptions> configure(const ProbeArgs& args) = 0;
     // Whether the probe can run on this machine at all; the error says why not.
     virtual Status available() const = 0;
+    // How long a stopped probe may take to wind down before kvbe-cli ends the process anyway:
+    // its longest step that cannot be interrupted.
+    virtual std::chrono::milliseconds stopGrace() const = 0;
     // Runs to completion or to the first failure; every failure is also sent to the sink.
     virtual ProbeOutcome run(const ProbeOptions& options, ProbeSink& sink) = 0;
 };
@@ -74,8 +87,5 @@ std::string fixedDecimals(double v, int decimals);
 
 // "128 KiB", "1 MiB", "28 MiB", "1.5 GiB", "1000 B": block sizes the way storage people say them.
 std::string formatBlock(std::uint64_t bytes);
-
-std::vector<std::unique_ptr<Probe>> makeProbes();
-std::unique_ptr<Probe> makeProbe(std::string_view key); // nullptr for an unknown key
 
 } // namespace kvbe::probes

@@ -2,9 +2,9 @@
 // codes and the reader, lives in core: kvbe/probe/probe_protocol.h. Both are Qt-free.
 #pragma once
 
-#include "kvbe/probe/probe_protocol.h"
 #include "kvbe/base/result.h"
 #include "kvbe/base/text_table.h"
+#include "kvbe/probe/probe_protocol.h"
 
 #include <iosfwd>
 #include <mutex>

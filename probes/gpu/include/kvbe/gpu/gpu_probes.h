@@ -1,6 +1,6 @@
 // The GPU probes, as kvbe-cli runs them: gpu-copy, gpu-gemm-peak and gpu-prefill. Each takes
-// its settings at construction (the flags of its subcommand) and is otherwise an ordinary
-// probes::Probe. In a build without CUDA they exist too and say so when asked to run.
+// its settings at construction or from the flags of its subcommand (configure) and is otherwise
+// an ordinary probes::Probe. In a build without CUDA they exist too and say so when asked to run.
 #pragma once
 
 #include "kvbe/gpu/gpu_options.h"
@@ -24,8 +24,10 @@ class GpuCopyProbe : public probes::Probe {
   public:
     explicit GpuCopyProbe(CopySettings s = {}) : m_s(std::move(s)) {}
     std::string key() const override { return "gpu-copy"; }
-    std::string description() const override;
+    Result<probes::ProbeOptions> configure(const ProbeArgs& args) override;
     Status available() const override;
+    // A CUDA kernel cannot be interrupted: the probe checks for a stop between kernels.
+    std::chrono::milliseconds stopGrace() const override { return std::chrono::milliseconds(2000); }
     probes::ProbeOutcome run(const probes::ProbeOptions& options, probes::ProbeSink& sink) override;
 
   private:
@@ -36,8 +38,10 @@ class GemmPeakProbe : public probes::Probe {
   public:
     explicit GemmPeakProbe(GemmPeakSettings s = {}) : m_s(std::move(s)) {}
     std::string key() const override { return "gpu-gemm-peak"; }
-    std::string description() const override;
+    Result<probes::ProbeOptions> configure(const ProbeArgs& args) override;
     Status available() const override;
+    // A CUDA kernel cannot be interrupted: the probe checks for a stop between kernels.
+    std::chrono::milliseconds stopGrace() const override { return std::chrono::milliseconds(2000); }
     probes::ProbeOutcome run(const probes::ProbeOptions& options, probes::ProbeSink& sink) override;
 
   private:
@@ -48,15 +52,14 @@ class PrefillProbe : public probes::Probe {
   public:
     explicit PrefillProbe(PrefillSettings s = {}) : m_s(std::move(s)) {}
     std::string key() const override { return "gpu-prefill"; }
-    std::string description() const override;
+    Result<probes::ProbeOptions> configure(const ProbeArgs& args) override;
     Status available() const override;
+    // A CUDA kernel cannot be interrupted: the probe checks for a stop between kernels.
+    std::chrono::milliseconds stopGrace() const override { return std::chrono::milliseconds(2000); }
     probes::ProbeOutcome run(const probes::ProbeOptions& options, probes::ProbeSink& sink) override;
 
   private:
     PrefillSettings m_s;
 };
-
-// gpu-copy, gpu-gemm-peak, gpu-prefill with default settings.
-std::vector<std::unique_ptr<probes::Probe>> makeGpuProbes();
 
 } // namespace kvbe::gpu

@@ -10,9 +10,9 @@
 // after the other, as they do in a single-stream prefill.
 #pragma once
 
+#include "kvbe/base/result.h"
 #include "kvbe/model/model_spec.h"
 #include "kvbe/scenario/presets.h"
-#include "kvbe/base/result.h"
 
 #include <cstdint>
 #include <string>
@@ -34,11 +34,16 @@ struct GemmOp {
     // Rows of instance i (0-based) for `tokens` prompt tokens.
     std::int64_t rowsOf(int instance, std::int64_t tokens) const;
     double flops(std::int64_t tokens) const {
-        return 2.0 * static_cast<double>(rows(tokens)) * n * k;
+        return 2.0 * static_cast<double>(rows(tokens)) * static_cast<double>(n) *
+               static_cast<double>(k);
     }
-    double weightBytes() const { return 2.0 * instances * static_cast<double>(n) * k; }
+    double weightBytes() const {
+        return 2.0 * instances * static_cast<double>(n) * static_cast<double>(k);
+    }
     // Per-token matmul weights, the P_mm share of this op: rowsPerToken · n · k.
-    double paramsPerToken() const { return rowsPerToken * static_cast<double>(n) * k; }
+    double paramsPerToken() const {
+        return rowsPerToken * static_cast<double>(n) * static_cast<double>(k);
+    }
 };
 
 // Causal attention over one layer: Hq query heads, Hkv key/value heads (Hq a multiple of Hkv).

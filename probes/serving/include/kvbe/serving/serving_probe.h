@@ -47,10 +47,14 @@ struct ServingSettings {
 
 class ServingProbe : public probes::Probe {
   public:
-    explicit ServingProbe(ServingSettings settings) : m_s(std::move(settings)) {}
+    explicit ServingProbe(ServingSettings settings = {}) : m_s(std::move(settings)) {}
     std::string key() const override { return "serving"; }
-    std::string description() const override;
+    // The settings from the flags (serving_settings.cpp), with the model geometry and GPU peak
+    // for the fit taken from the scenario.
+    Result<probes::ProbeOptions> configure(const ProbeArgs& args) override;
     Status available() const override;
+    // A stop closes the connection within 10 ms; the grace is there for a hung resolver.
+    std::chrono::milliseconds stopGrace() const override { return std::chrono::milliseconds(1500); }
     probes::ProbeOutcome run(const probes::ProbeOptions& options, probes::ProbeSink& sink) override;
 
   private:

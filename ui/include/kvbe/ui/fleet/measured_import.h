@@ -10,7 +10,7 @@
 
 namespace kvbe {
 
-// Reads the JSON Lines stream of `kvbe-cli probe prefill` (or a cluster job's copy of it): the
+// Reads the JSON Lines stream of `kvbe-cli probe gpu-prefill` (or a cluster job's copy of it): the
 // "point" lines of series t_prefill_s, x in tokens and y in seconds. Other lines are skipped.
 Result<std::vector<QPointF>> readPrefillPoints(const std::filesystem::path& path);
 

@@ -1,5 +1,7 @@
 // The Probes dock: pick a probe and its settings, run it out of process, and follow every run
 // since the window opened, each with its progress, stage sentence, Cancel button and outcome.
+// The probes and their settings are the probe catalog's (kvbe/probe/probe_catalog.h): one form
+// per probe (ProbeForm), so the dock runs any probe the catalog has without code of its own.
 #pragma once
 
 #include "kvbe/ui/probes/probe_runner.h"
@@ -9,41 +11,31 @@
 #include <vector>
 
 class QComboBox;
-class QFormLayout;
 class QLabel;
-class QLineEdit;
 class QProgressBar;
 class QPushButton;
-class QSpinBox;
+class QStackedWidget;
 class QTableWidget;
 class QVBoxLayout;
 
 namespace kvbe {
+
+class ProbeForm;
 
 class ProbePanel : public QWidget {
     Q_OBJECT
   public:
     explicit ProbePanel(QWidget* parent = nullptr);
 
+    // The keys of every probe the dock offers: the catalog's, in its order.
     static QStringList probeNames();
-    // The form's fields, for tests and for a model that follows the scenario.
-    void setProbe(const QString& name);
+    // The probe whose form shows (false for a key the catalog does not have), and its key.
+    bool setProbe(const QString& key);
     QString probe() const;
-    void setTarget(const QString& path, bool isFile);
-    void setFileSize(const QString& size);
-    void setBlockSizes(const QString& list);
-    void setQueueDepths(const QString& list);
-    void setDuration(const QString& duration);
-    void setModel(const QString& model);
-    void setLengths(const QString& list);
-    void setGpuDevice(int index);
-    // probe serving: the server's OpenAI base URL, the served model name, the cached fractions
-    // and the folder the calibration and py-kvcache files go to.
-    void setEndpoint(const QString& url);
-    void setServedModel(const QString& name);
-    void setFractions(const QString& list);
-    void setOutFolder(const QString& path);
-    // The model a drive or GPU probe uses when the Model field is empty (the scenario's).
+    // Sets a field of the shown probe's form by its flag ("--block-sizes", "--dir"); false for
+    // an option the form does not show (ProbeForm::setValue).
+    bool setOption(const QString& flag, const QString& value);
+    // The model a probe's Model field runs with when empty (the scenario's).
     void setDefaultModel(const QString& model);
     // The arguments after `kvbe-cli probe` for the form as it stands.
     QStringList arguments() const;
@@ -87,30 +79,15 @@ class ProbePanel : public QWidget {
         QPushButton* useRow = nullptr;
     };
     void addResultRow(Run& run, const ProbePoint& point);
-    void updateRows();
-    void browse();
+    void showProbe();
+    ProbeForm* form() const;
 
     QComboBox* m_probe = nullptr;
-    QFormLayout* m_form = nullptr;
-    QComboBox* m_targetKind = nullptr;
-    QLineEdit* m_target = nullptr;
-    QWidget* m_targetRow = nullptr;
-    QLineEdit* m_fileSize = nullptr;
-    QLineEdit* m_blockSizes = nullptr;
-    QLineEdit* m_queueDepths = nullptr;
-    QLineEdit* m_duration = nullptr;
-    QLineEdit* m_sizes = nullptr;
-    QLineEdit* m_model = nullptr;
-    QLineEdit* m_lengths = nullptr;
-    QLineEdit* m_endpoint = nullptr;
-    QLineEdit* m_servedModel = nullptr;
-    QLineEdit* m_fractions = nullptr;
-    QLineEdit* m_outFolder = nullptr;
-    QSpinBox* m_device = nullptr;
+    QLabel* m_about = nullptr;
+    QStackedWidget* m_forms = nullptr;
     QVBoxLayout* m_history = nullptr;
     std::vector<Run> m_runs;
     int m_hangMs = 120000;
-    QString m_defaultModel;
 };
 
 } // namespace kvbe

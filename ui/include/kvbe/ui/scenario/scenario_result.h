@@ -2,8 +2,8 @@
 // scenario and every pinned scenario are one of these; a chart only reads them.
 #pragma once
 
-#include "kvbe/cost/curves.h"
 #include "kvbe/calibration/published.h"
+#include "kvbe/cost/curves.h"
 #include "kvbe/scenario/scenario.h"
 
 #include <QPointF>
@@ -22,7 +22,8 @@ struct ScenarioResult {
     std::vector<SweepPoint> sweep;      // presets and loaded models at scenario.sweepTokens
     QString label; // the scenario's name, or its inputs described; a pin's label
     // The shipped published figures that match the scenario's model, GPU and KV dtype, beside
-    // the model's; and, per tier, whether its t_fixed is a preset's nominal value.
+    // the model's, from every reference that has any (addPublished), and the references' names;
+    // and, per tier, whether its t_fixed is a preset's nominal value.
     std::vector<PublishedComparison> published;
     QString publishedName;
     std::vector<bool> nominalFixedCost;
@@ -47,6 +48,10 @@ inline constexpr int kFrontierFractions = 101;
 Result<ScenarioResult> computeScenarioResult(const Scenario& s, const Presets& presets,
                                              const ModelSpec& model,
                                              const std::vector<ModelSpec>& sweepModels);
+
+// Adds the figures of `refs` that match the result's scenario to r.published, every reference
+// that has any (publishedMatches), and their names, joined by "; ", to r.publishedName.
+void addPublished(ScenarioResult& r, const std::vector<PublishedReference>& refs);
 
 // Where the speedup crosses 1 in each token column of a frontier grid, scanning up in f:
 // (tokens, fraction) points of the break-even contour, linearly interpolated between rows.

@@ -39,7 +39,8 @@ struct WorkloadSettings {
 // and an NVMe tier, the question the view opens with.
 double defaultTierCapacity(std::size_t scenarioTier);
 
-// The capacity chart's grid: 40 points from 10^4 to 10^9 tokens (the range).
+// The capacity chart's grid: 40 points from 10^4 to 10^9 tokens (from a few blocks to more than any
+// trace needs).
 std::vector<double> workloadSweepTokens();
 
 struct WorkloadTier {

@@ -33,8 +33,6 @@ class PromptLengthChart : public WorkloadChart {
     Q_OBJECT
   public:
     using WorkloadChart::WorkloadChart;
-    QString key() const override { return QStringLiteral("workload-lengths"); }
-    QString title() const override { return tr("Prompt lengths"); }
     QString csv() const override;
     QString hoverText(QPointF value) const override;
     bool canToggleLogY() const override { return false; }
@@ -58,8 +56,6 @@ class CapacityChart : public WorkloadChart {
     Q_OBJECT
   public:
     using WorkloadChart::WorkloadChart;
-    QString key() const override { return QStringLiteral("workload-capacity"); }
-    QString title() const override { return tr("Capacity"); }
     QString csv() const override;
     QString hoverText(QPointF value) const override;
     bool canToggleLogY() const override { return false; }
@@ -74,8 +70,6 @@ class TtftDistributionChart : public WorkloadChart {
     Q_OBJECT
   public:
     using WorkloadChart::WorkloadChart;
-    QString key() const override { return QStringLiteral("workload-ttft"); }
-    QString title() const override { return tr("TTFT distribution"); }
     QString csv() const override;
     QString hoverText(QPointF value) const override;
     bool canToggleLogY() const override { return false; }

@@ -37,9 +37,6 @@ class WorkloadView : public QWidget {
     explicit WorkloadView(Explorer* explorer, QWidget* parent = nullptr);
     ~WorkloadView() override;
 
-    // A file the view can read, by its name (.gz, .zst) or its first line (a trace format).
-    static bool looksLikeTrace(const QString& path);
-
     // Starts reading a trace on a worker thread; false while another read runs. The trace shown
     // until then stays until the new one has been read whole.
     bool openTrace(const QString& path);

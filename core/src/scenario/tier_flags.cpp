@@ -1,14 +1,11 @@
 // The --tier grammar (tier_flags.h) and how its tiers replace the scenario's.
-#include "tier_flags.h"
+#include "kvbe/scenario/tier_flags.h"
+
+#include "kvbe/cost/cost_model.h"
 
 #include <set>
 
-namespace kvbe::cli {
-
-const char* const kTierFlagHelp =
-    "A tier, repeatable; the tiers named replace the scenario's. KEY[×AMP]: a scenario tier "
-    "(name or preset key) or a tier preset; KEY=CAPACITY: it holding 512GiB, 8TB, 6000blocks, "
-    "3e6tokens, 0 or unlimited; NAME=GBPS[@FIXED_MS][×AMP][:CAPACITY]: a custom tier (x for ×)";
+namespace kvbe {
 
 namespace {
 
@@ -209,4 +206,4 @@ Status applyAmplification(const std::string& text, std::vector<TierConfig>& tier
     return Ok{};
 }
 
-} // namespace kvbe::cli
+} // namespace kvbe

@@ -1,5 +1,5 @@
-// The --tier and --amplification flags of every command that evaluates a scenario: one grammar
-// for calc, trace, published and probe serving.
+// The --tier and --amplification flags of every command that evaluates a scenario (calc, trace,
+// published, probe serving; kvbe/scenario/scenario_flags.h): one grammar.
 //
 //   --tier KEY[×AMP]                                a tier of the scenario (by name or preset
 //                                                   key), or a tier preset the scenario lacks
@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-namespace kvbe::cli {
+namespace kvbe {
 
 // One --tier value, read but not yet matched against the scenario and the presets.
 struct TierFlag {
@@ -50,7 +50,4 @@ Result<FlaggedTiers> applyTierFlags(const std::vector<TierConfig>& scenarioTiers
 // --amplification AMP (every tier) or NAME=AMP (the tier of that name or preset key).
 Status applyAmplification(const std::string& text, std::vector<TierConfig>& tiers);
 
-// The --tier help text, one line: the grammar above in short.
-extern const char* const kTierFlagHelp;
-
-} // namespace kvbe::cli
+} // namespace kvbe

@@ -1,0 +1,450 @@
+#include "kvbe/trace/trace_report.h"
+
+#include "kvbe/base/statistics.h"
+#include "kvbe/base/units.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <sstream>
+
+namespace kvbe {
+using nlohmann::json;
+
+namespace {
+
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+std::string pct(double v) {
+    return fixed(v * 100, 1) + " %";
+}
+std::string ms(double s) {
+    return fixed(s * 1e3, 2);
+}
+std::string duration(double s) {
+    return s >= 120 ? fixed(s / 60, 1) + " min" : fixed(s, 1) + " s";
+}
+std::string capacityText(double bytes) {
+    return std::isfinite(bytes) ? formatBytes(bytes) : "unlimited";
+}
+
+// printf onto the end of out: the tables pad their columns in bytes, as printf does.
+[[gnu::format(printf, 2, 3)]] void appendf(std::string& out, const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    va_list again;
+    va_copy(again, args);
+    const int n = std::vsnprintf(nullptr, 0, format, args);
+    va_end(args);
+    if (n > 0) {
+        const std::size_t at = out.size();
+        out.resize(at + static_cast<std::size_t>(n) + 1);
+        std::vsnprintf(out.data() + at, static_cast<std::size_t>(n) + 1, format, again);
+        out.resize(at + static_cast<std::size_t>(n));
+    }
+    va_end(again);
+}
+
+json ratiosJson(const HitRatios& h) {
+    return {{"token_weighted", h.tokenWeighted},
+            {"block_weighted", h.blockWeighted},
+            {"per_request", h.perRequest}};
+}
+
+json traceJson(const Trace& t, const std::string& file) {
+    return {{"file", file},
+            {"format", std::string(toString(t.summary.format))},
+            {"block_tokens", t.summary.blockTokens},
+            {"requests", t.size()},
+            {"skipped_lines", t.summary.skippedLines},
+            {"distinct_blocks", t.distinctBlocks}};
+}
+
+} // namespace
+
+// ------------------------------------------------------------------------------- inspect
+
+Result<TraceInspectReport> makeTraceInspectReport(const Trace& t, const std::string& file,
+                                                  const Evaluation& eval) {
+    TraceInspectReport r;
+    r.trace = &t;
+    r.file = file;
+    r.scenario = eval.scenario.name;
+    const std::vector<double> in(t.inputTokens.begin(), t.inputTokens.end());
+    double sumIn = 0, sumOut = 0;
+    for (double v : in)
+        sumIn += v;
+    for (auto v : t.outputTokens)
+        sumOut += v;
+    for (double a : t.arrivalS)
+        r.durationS = std::max(r.durationS, a);
+    const double n = double(t.size());
+    r.inputMean = n > 0 ? sumIn / n : 0;
+    std::vector<double> sorted = in;
+    std::sort(sorted.begin(), sorted.end());
+    r.inputP50 = quantileOfSorted(sorted, 0.5);
+    r.inputP90 = quantileOfSorted(sorted, 0.9);
+    r.inputP99 = quantileOfSorted(sorted, 0.99);
+    r.inputMax = in.empty() ? 0 : *std::max_element(in.begin(), in.end());
+    r.outputMean = n > 0 ? sumOut / n : 0;
+    if (t.summary.hasBlocks()) {
+        ReplayConfig c;
+        c.blockBytes = 1;
+        auto u = replayTrace(t, eval.cost, c);
+        if (!u) return u.error();
+        r.unlimited = std::move(*u);
+    }
+    for (std::size_t i = 0; i < eval.tiers.size() && i < eval.scenario.tiers.size(); ++i) {
+        const auto& tc = eval.scenario.tiers[i];
+        TraceInspectReport::Tier a{tc.preset.empty() ? tc.name : tc.preset,
+                                   eval.cost.breakevenPrefix(eval.tiers[i]), 0};
+        if (a.pStar) {
+            std::size_t k = 0;
+            for (double v : in)
+                k += v >= *a.pStar;
+            a.shareAtOrAbove = n > 0 ? double(k) / n : 0;
+        }
+        r.tiers.push_back(a);
+    }
+    return r;
+}
+
+json traceInspectJson(const TraceInspectReport& r) {
+    json j = {{"kvbe_trace_inspect", 1}, {"trace", traceJson(*r.trace, r.file)}};
+    j["duration_s"] = r.durationS;
+    j["input_tokens"] = {{"mean", r.inputMean},
+                         {"p50", r.inputP50},
+                         {"p90", r.inputP90},
+                         {"p99", r.inputP99},
+                         {"max", r.inputMax}};
+    j["output_tokens_mean"] = r.outputMean;
+    j["unlimited_capacity_hits"] = r.unlimited ? ratiosJson(r.unlimited->anyTier) : json(nullptr);
+    j["scenario"] = r.scenario;
+    json tiers = json::array();
+    for (const auto& a : r.tiers)
+        tiers.push_back(
+            {{"tier", a.name},
+             {"p_star_tokens", a.pStar ? json(*a.pStar) : json(nullptr)},
+             {"share_of_requests_at_or_above", a.pStar ? json(a.shareAtOrAbove) : json(nullptr)}});
+    j["tiers"] = tiers;
+    return j;
+}
+
+std::string traceInspectTable(const TraceInspectReport& r) {
+    const Trace& t = *r.trace;
+    std::ostringstream s;
+    s << "trace      " << r.file << " (" << toString(t.summary.format);
+    if (t.summary.hasBlocks()) s << ", " << t.summary.blockTokens << "-token blocks";
+    s << ")\n";
+    s << "requests   " << t.size() << " over " << duration(r.durationS) << "\n";
+    s << "input      mean " << fixed(r.inputMean, 0) << " tokens; p50 " << fixed(r.inputP50, 0)
+      << ", p90 " << fixed(r.inputP90, 0) << ", p99 " << fixed(r.inputP99, 0) << "\n";
+    s << "output     mean " << fixed(r.outputMean, 0) << " tokens\n";
+    if (r.unlimited) {
+        s << "blocks     " << r.unlimited->blocks << " (" << t.distinctBlocks << " distinct)\n";
+        s << "unlimited-capacity prefix hits: " << pct(r.unlimited->anyTier.tokenWeighted)
+          << " token-weighted, " << pct(r.unlimited->anyTier.blockWeighted) << " block-weighted, "
+          << pct(r.unlimited->anyTier.perRequest) << " per-request\n";
+    } else {
+        s << "no block ids: lengths and arrivals only (no hit ratios)\n";
+    }
+    s << "scenario   " << r.scenario << "\n";
+    for (const auto& a : r.tiers) {
+        s << "  " << a.name << ": p* ";
+        if (a.pStar)
+            s << fixed(*a.pStar, 0) << " tokens, " << pct(a.shareAtOrAbove)
+              << " of requests at or above it\n";
+        else
+            s << "never (loading does not pay up to the context limit)\n";
+    }
+    return s.str();
+}
+
+// ------------------------------------------------------------------------------- replay
+
+json traceReplayJson(const TraceReplayReport& x) {
+    const ReplayConfig& cfg = *x.config;
+    const ReplayResult& r = *x.result;
+    json j = {{"kvbe_trace_replay", 1}, {"trace", traceJson(*x.trace, x.file)}};
+    j["scenario"] = x.scenario;
+    j["config"] = {{"policy", std::string(toString(cfg.policy))},
+                   {"placement", std::string(toString(cfg.placement))},
+                   {"admission", std::string(toString(x.admission))},
+                   {"block_bytes", cfg.blockBytes},
+                   {"write_queue", cfg.writeQueue},
+                   {"instances", cfg.instances}};
+    j["requests"] = r.requests;
+    j["tokens"] = r.tokens;
+    j["blocks"] = r.blocks;
+    j["duration_s"] = r.durationS;
+    j["hits_any_tier"] = ratiosJson(r.anyTier);
+    j["hits_any_tier_if_writes_kept_up"] =
+        x.writesKeptUp ? ratiosJson(x.writesKeptUp->anyTier) : ratiosJson(r.anyTier);
+    json tiers = json::array();
+    for (std::size_t k = 0; k < r.tiers.size(); ++k) {
+        const auto& t = r.tiers[k];
+        const double buffer = k > 0 ? cfg.tiers[k - 1].writeBufferBytes : 0;
+        tiers.push_back(
+            {{"name", t.name},
+             {"capacity_bytes",
+              std::isfinite(t.capacityBytes) ? json(t.capacityBytes) : json(nullptr)},
+             {"p_star_tokens", t.pStarTokens ? json(*t.pStarTokens) : json(nullptr)},
+             {"hits", ratiosJson(t.hits)},
+             {"blocks_written", t.blocksWritten},
+             {"bytes_written", t.bytesWritten},
+             {"write_Bps",
+              {{"p50", t.writeRateP50}, {"p99", t.writeRateP99}, {"max", t.writeRateMax}}},
+             {"tier_write_Bps", t.writeBps > 0 ? json(t.writeBps) : json(nullptr)},
+             {"windows_over_write_bandwidth", t.windowsOverWriteBw},
+             {"write_buffer_bytes", k > 0 ? json(buffer) : json(nullptr)},
+             {"shared_link", k > 0 && cfg.tiers[k - 1].sharedLink},
+             {"writes_dropped", t.writesDropped},
+             {"lookups_late", t.lookupsLate},
+             {"lookups_of_dropped_copies", t.lookupsDropped},
+             {"max_write_backlog_s", t.maxBacklogS}});
+    }
+    j["tiers"] = tiers;
+    j["windows"] = r.windows;
+    json rules = json::array();
+    for (const auto& ru : r.rules) {
+        rules.push_back({{"rule", ru.name},
+                         {"ttft_s",
+                          {{"mean", ru.ttft.mean},
+                           {"p50", ru.ttft.p50},
+                           {"p90", ru.ttft.p90},
+                           {"p99", ru.ttft.p99}}},
+                         {"share_faster_than_gpu_only", ru.gainShare},
+                         {"share_slower_than_gpu_only", ru.lossShare},
+                         {"gpu_prefill_s_saved", ru.gpuSecondsSaved},
+                         {"declined_requests", ru.declinedRequests},
+                         {"declined_blocks", ru.declinedBlocks},
+                         {"declined_load_s", ru.declinedLoadS},
+                         {"declined_net_s", ru.declinedNetS},
+                         {"mean_wait_s", ru.meanWaitS},
+                         {"hidden_load_s", ru.hiddenLoadS},
+                         {"shared_load_s", ru.sharedLoadS}});
+    }
+    j["rules"] = rules;
+    return j;
+}
+
+std::string traceReplayCsv(const TraceReplayReport& x) {
+    const ReplayResult& r = *x.result;
+    std::string out = "section,name,metric,value\n";
+    auto row = [&out](const std::string& a, const std::string& b, const std::string& c, double v) {
+        out += a + "," + b + "," + c + "," + fixed(v, 9) + "\n";
+    };
+    row("trace", "all", "requests", double(r.requests));
+    row("trace", "all", "tokens", double(r.tokens));
+    row("trace", "all", "blocks", double(r.blocks));
+    row("hits", "any", "token_weighted", r.anyTier.tokenWeighted);
+    row("hits", "any", "block_weighted", r.anyTier.blockWeighted);
+    row("hits", "any", "per_request", r.anyTier.perRequest);
+    for (const auto& t : r.tiers) {
+        row("tier", t.name, "capacity_bytes",
+            std::isfinite(t.capacityBytes) ? t.capacityBytes : -1);
+        if (t.pStarTokens) row("tier", t.name, "p_star_tokens", *t.pStarTokens);
+        row("tier", t.name, "hits_token_weighted", t.hits.tokenWeighted);
+        row("tier", t.name, "hits_block_weighted", t.hits.blockWeighted);
+        row("tier", t.name, "hits_per_request", t.hits.perRequest);
+        row("tier", t.name, "bytes_written", t.bytesWritten);
+        row("tier", t.name, "write_Bps_p50", t.writeRateP50);
+        row("tier", t.name, "write_Bps_p99", t.writeRateP99);
+        row("tier", t.name, "writes_dropped", double(t.writesDropped));
+        row("tier", t.name, "lookups_late", double(t.lookupsLate));
+        row("tier", t.name, "lookups_of_dropped_copies", double(t.lookupsDropped));
+    }
+    for (const auto& ru : r.rules) {
+        row("rule", ru.name, "ttft_mean_s", ru.ttft.mean);
+        row("rule", ru.name, "ttft_p50_s", ru.ttft.p50);
+        row("rule", ru.name, "ttft_p90_s", ru.ttft.p90);
+        row("rule", ru.name, "ttft_p99_s", ru.ttft.p99);
+        row("rule", ru.name, "share_faster_than_gpu_only", ru.gainShare);
+        row("rule", ru.name, "gpu_prefill_s_saved", ru.gpuSecondsSaved);
+        row("rule", ru.name, "declined_requests", double(ru.declinedRequests));
+        row("rule", ru.name, "declined_load_s", ru.declinedLoadS);
+        if (x.config->instances > 0) {
+            row("rule", ru.name, "mean_wait_s", ru.meanWaitS);
+            row("rule", ru.name, "hidden_load_s", ru.hiddenLoadS);
+            row("rule", ru.name, "shared_load_s", ru.sharedLoadS);
+        }
+    }
+    return out;
+}
+
+namespace {
+
+// The one-sentence answer: the share of requests that gain against GPU-only caching, the TTFT
+// change, the GPU time saved and the write bandwidth each tier needs.
+std::string replaySentence(const TraceReplayReport& x) {
+    const ReplayResult& r = *x.result;
+    const RuleResult& chosen = *r.rule(toString(x.admission));
+    const RuleResult& gpuOnly = *r.rule("gpu-only");
+    std::ostringstream s;
+    s << "\nWith ";
+    for (std::size_t k = 1; k < r.tiers.size(); ++k)
+        s << (k > 1 ? (k + 1 == r.tiers.size() ? " and " : ", ") : "")
+          << capacityText(r.tiers[k].capacityBytes) << " of " << r.tiers[k].name;
+    if (r.tiers.size() == 1) s << "the GPU alone";
+    s << " (" << toString(x.admission) << "), " << pct(chosen.gainShare)
+      << " of requests are faster than with GPU-only "
+      << "caching, mean TTFT " << (chosen.ttft.mean <= gpuOnly.ttft.mean ? "-" : "+")
+      << pct(std::abs(1 - chosen.ttft.mean / gpuOnly.ttft.mean)) << ", "
+      << fixed(chosen.gpuSecondsSaved - gpuOnly.gpuSecondsSaved, 1)
+      << " GPU prefill seconds saved beyond GPU-only";
+    for (std::size_t k = 1; k < r.tiers.size(); ++k)
+        s << "; " << r.tiers[k].name << " needs " << formatBandwidth(r.tiers[k].writeRateP99)
+          << " of writes (p99 minute)";
+    s << ".\n";
+    return s.str();
+}
+
+} // namespace
+
+std::string traceReplayTable(const TraceReplayReport& x) {
+    const ReplayConfig& cfg = *x.config;
+    const ReplayResult& r = *x.result;
+    std::ostringstream head;
+    head << "trace     " << x.file << ": " << r.requests << " requests, "
+         << formatTokens(double(r.tokens)) << " tokens, " << r.blocks << " blocks of "
+         << x.trace->summary.blockTokens << " tokens (" << r.distinctBlocks << " distinct), "
+         << duration(r.durationS) << "\n";
+    head << "scenario  " << x.scenario << "; one block = " << formatBytes(cfg.blockBytes) << "; "
+         << toString(cfg.policy) << ", " << toString(cfg.placement) << "\n\n";
+    std::string out = head.str();
+    appendf(out, "%-12s %12s %10s  %-26s %12s %22s\n", "tier", "capacity", "p* tokens",
+            "hits: tok / blk / req", "written", "writes p50/p99 vs W");
+    for (const auto& t : r.tiers) {
+        const bool gpu = &t == &r.tiers.front();
+        const std::string hits = pct(t.hits.tokenWeighted) + " / " + pct(t.hits.blockWeighted) +
+                                 " / " + pct(t.hits.perRequest);
+        std::string writes = "-";
+        if (!gpu)
+            writes = formatBandwidth(t.writeRateP50) + " / " + formatBandwidth(t.writeRateP99) +
+                     (t.writeBps > 0 ? " vs " + formatBandwidth(t.writeBps) : "");
+        const std::string pStar = t.pStarTokens ? fixed(*t.pStarTokens, 0) : (gpu ? "-" : "never");
+        const std::string written = gpu ? "-" : formatBytes(t.bytesWritten);
+        appendf(out, "%-12s %12s %10s  %-26s %12s %22s\n", t.name.c_str(),
+                capacityText(t.capacityBytes).c_str(), pStar.c_str(), hits.c_str(), written.c_str(),
+                writes.c_str());
+    }
+    appendf(out, "%-12s %12s %10s  %-26s\n\n", "any tier", "", "",
+            (pct(r.anyTier.tokenWeighted) + " / " + pct(r.anyTier.blockWeighted) + " / " +
+             pct(r.anyTier.perRequest))
+                .c_str());
+    if (x.queued) {
+        appendf(out, "%-12s %14s %14s %16s %14s\n", "write queue", "writes dropped", "lookups late",
+                "dropped copies", "max backlog");
+        for (std::size_t k = 1; k < r.tiers.size(); ++k) {
+            const auto& t = r.tiers[k];
+            if (!(t.writeBps > 0)) {
+                appendf(out, "%-12s %14s\n", t.name.c_str(),
+                        "(write bandwidth unknown: not queued)");
+                continue;
+            }
+            appendf(out, "%-12s %14llu %14llu %16llu %14s\n", t.name.c_str(),
+                    (unsigned long long)t.writesDropped, (unsigned long long)t.lookupsLate,
+                    (unsigned long long)t.lookupsDropped, formatSeconds(t.maxBacklogS).c_str());
+        }
+        if (x.writesKeptUp)
+            out += "hits lost to the write backlog: " + pct(x.writesKeptUp->anyTier.tokenWeighted) +
+                   " -> " + pct(r.anyTier.tokenWeighted) + " token-weighted (buffer " +
+                   formatBytes(cfg.tiers.empty() ? 0 : cfg.tiers.front().writeBufferBytes) +
+                   " a tier)\n";
+        else
+            out += "every write completed before its block was looked up again\n";
+        out += "\n";
+    }
+    if (cfg.instances > 0)
+        out += "TTFT below: " + std::to_string(cfg.instances) + " prefill server" +
+               (cfg.instances > 1 ? "s" : "") +
+               ", first come first served; loads start at arrival, overlap the wait and "
+               "share each tier's bandwidth with the loads beside them\n";
+    appendf(out, "%-10s %35s %14s %14s %12s %22s%s\n", "rule", "TTFT ms: mean / p50 / p90 / p99",
+            "faster vs GPU", "slower vs GPU", "GPU s saved", "declined: req / load s",
+            cfg.instances > 0 ? "   wait ms / hidden / shared load s" : "");
+    for (const auto& ru : r.rules) {
+        const std::string t = ms(ru.ttft.mean) + " / " + ms(ru.ttft.p50) + " / " + ms(ru.ttft.p90) +
+                              " / " + ms(ru.ttft.p99);
+        const std::string d =
+            (ru.name == "breakeven" || ru.name == "optimal")
+                ? std::to_string(ru.declinedRequests) + " / " + fixed(ru.declinedLoadS, 3)
+                : "-";
+        const std::string q = cfg.instances > 0
+                                  ? "   " + ms(ru.meanWaitS) + " / " + fixed(ru.hiddenLoadS, 2) +
+                                        " / " + fixed(ru.sharedLoadS, 2)
+                                  : "";
+        appendf(out, "%-10s %35s %14s %14s %12s %22s%s\n", ru.name.c_str(), t.c_str(),
+                pct(ru.gainShare).c_str(), pct(ru.lossShare).c_str(),
+                fixed(ru.gpuSecondsSaved, 2).c_str(), d.c_str(), q.c_str());
+    }
+    return out + replaySentence(x);
+}
+
+// ------------------------------------------------------------------------------- sweep
+
+json traceSweepJson(const TraceSweepReport& x) {
+    json j = {{"kvbe_trace_sweep", 1}, {"trace", traceJson(*x.trace, x.file)}};
+    j["scenario"] = x.scenario;
+    j["tier"] = x.sweep->tierName;
+    j["single_cache"] = x.singleCache;
+    json names = json::array({"gpu"});
+    for (const auto& t : x.config->tiers)
+        names.push_back(t.name);
+    j["tiers"] = names;
+    json pts = json::array();
+    for (const auto& p : x.sweep->points) {
+        json per = json::array();
+        for (const auto& h : p.tiers)
+            per.push_back(ratiosJson(h));
+        pts.push_back({{"capacity_tokens", p.capacityTokens},
+                       {"capacity_bytes", p.capacityBytes},
+                       {"hits_any_tier", ratiosJson(p.anyTier)},
+                       {"hits_per_tier", per},
+                       {"ttft_mean_s",
+                        {{"none", p.meanTtftNone},
+                         {"gpu_only", p.meanTtftGpuOnly},
+                         {"always", p.meanTtftAlways}}},
+                       {"ttft_saved_vs_none", p.ttftSavedVsNone},
+                       {"ttft_saved_vs_gpu_only", p.ttftSavedVsGpuOnly}});
+    }
+    j["points"] = pts;
+    return j;
+}
+
+std::string traceSweepCsv(const TraceSweepReport& x) {
+    std::string out = "capacity_tokens,capacity_bytes,hits_token_weighted,hits_block_weighted,"
+                      "hits_per_request,ttft_mean_none_s,ttft_mean_gpu_only_s,ttft_mean_always_s,"
+                      "ttft_saved_vs_none,ttft_saved_vs_gpu_only\n";
+    for (const auto& p : x.sweep->points)
+        out += fixed(p.capacityTokens, 0) + "," + fixed(p.capacityBytes, 0) + "," +
+               fixed(p.anyTier.tokenWeighted, 6) + "," + fixed(p.anyTier.blockWeighted, 6) + "," +
+               fixed(p.anyTier.perRequest, 6) + "," + fixed(p.meanTtftNone, 9) + "," +
+               fixed(p.meanTtftGpuOnly, 9) + "," + fixed(p.meanTtftAlways, 9) + "," +
+               fixed(p.ttftSavedVsNone, 6) + "," + fixed(p.ttftSavedVsGpuOnly, 6) + "\n";
+    return out;
+}
+
+std::string traceSweepTable(const TraceSweepReport& x) {
+    const SweepResult& s = *x.sweep;
+    std::string out = "sweep of " + s.tierName + (x.singleCache ? " (single cache)" : "") +
+                      " over " + std::to_string(s.points.size()) +
+                      " capacities, one pass (LRU stack distances), " +
+                      std::to_string(x.trace->size()) + " requests\n";
+    appendf(out, "%14s %12s  %-26s %12s %12s %12s\n", "tokens", "bytes", "hits: tok / blk / req",
+            "TTFT ms", "saved/none", "saved/GPU");
+    for (const auto& p : s.points) {
+        const std::string hits = pct(p.anyTier.tokenWeighted) + " / " +
+                                 pct(p.anyTier.blockWeighted) + " / " + pct(p.anyTier.perRequest);
+        appendf(out, "%14s %12s  %-26s %12s %12s %12s\n", fixed(p.capacityTokens, 0).c_str(),
+                formatBytes(p.capacityBytes).c_str(), hits.c_str(), ms(p.meanTtftAlways).c_str(),
+                pct(p.ttftSavedVsNone).c_str(), pct(p.ttftSavedVsGpuOnly).c_str());
+    }
+    return out;
+}
+
+} // namespace kvbe

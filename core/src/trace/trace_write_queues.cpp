@@ -1,0 +1,90 @@
+#include "trace_write_queues.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kvbe::detail {
+
+WriteQueues::WriteQueues(const ReplayConfig& config, const std::vector<std::uint64_t>& caps,
+                         std::uint32_t blocks, const std::uint8_t* resident,
+                         std::vector<TierReport>& report)
+    : m_resident(resident), m_report(report), m_tiers(caps.size()) {
+    if (config.writeQueue) {
+        for (std::size_t k = 1; k < m_tiers; ++k) {
+            const auto& t = config.tiers[k - 1];
+            if (!(t.writeBps > 0) || caps[k] == 0) continue;
+            auto& wq = m_q[k];
+            wq.on = m_any = true;
+            wq.shared = t.sharedLink;
+            m_anyShared = m_anyShared || t.sharedLink;
+            wq.tau = config.blockBytes / t.writeBps;
+            const double b = std::floor(t.writeBufferBytes / config.blockBytes);
+            wq.bound = b >= 1 ? (b < 1e18 ? static_cast<std::uint64_t>(b) : kNoLimit) : 1;
+        }
+    }
+    m_pending = BlockArray<std::uint8_t>(m_any ? blocks : 0, 0);
+    m_dropped = BlockArray<std::uint8_t>(m_any ? blocks : 0, 0);
+}
+
+void WriteQueues::drain(double t) {
+    while (!m_events.empty() && m_events.top().t <= t) {
+        const BatchEvent e = m_events.top();
+        m_events.pop();
+        Batch& b = m_batches[static_cast<std::size_t>(e.batch - m_batchesBase)];
+        for (std::uint64_t w = b.begin; w < b.end; ++w) {
+            const Write& wr = m_writes[static_cast<std::size_t>(w - m_writesBase)];
+            issue(wr.tier, wr.id, e.t);
+        }
+        b.done = true;
+        while (!m_batches.empty() && m_batches.front().done) {
+            const std::uint64_t count = m_batches.front().end - m_batches.front().begin;
+            m_writes.erase(m_writes.begin(), m_writes.begin() + static_cast<std::ptrdiff_t>(count));
+            m_writesBase += count;
+            m_batches.pop_front();
+            ++m_batchesBase;
+        }
+    }
+    for (std::size_t k = 1; k < m_tiers; ++k)
+        if (m_q[k].on) drainTier(k, t);
+}
+
+void WriteQueues::closeBatch(double issueAt) {
+    const std::uint64_t end = m_writesBase + m_writes.size();
+    const std::uint64_t begin = m_batches.empty() ? m_writesBase : m_batches.back().end;
+    if (end == begin) return;
+    m_batches.push_back(Batch{begin, end, false});
+    m_events.push(BatchEvent{issueAt, m_batchesBase + m_batches.size() - 1});
+}
+
+void WriteQueues::drainTier(std::size_t k, double t) {
+    auto& wq = m_q[k];
+    const auto bit = static_cast<std::uint8_t>(1u << k);
+    while (!wq.q.empty() && wq.headDone <= t) {
+        m_pending[wq.q.front()] &= static_cast<std::uint8_t>(~bit);
+        wq.q.pop_front();
+        if (!wq.q.empty()) wq.headDone += wq.tau;
+    }
+}
+
+void WriteQueues::issue(std::size_t k, std::uint32_t id, double t) {
+    auto& wq = m_q[k];
+    const auto bit = static_cast<std::uint8_t>(1u << k);
+    drainTier(k, t);
+    // On a shared link a write starts once the reads before it have finished.
+    const double start = wq.shared ? std::max(t, wq.linkFreeAt) : t;
+    if (wq.q.empty()) wq.headDone = start + wq.tau;
+    wq.q.push_back(id);
+    if (wq.q.size() > wq.bound) {
+        // A full queue drops its oldest pending write; the next one starts now.
+        const std::uint32_t old = wq.q.front();
+        wq.q.pop_front();
+        m_pending[old] &= static_cast<std::uint8_t>(~bit);
+        if (m_resident[old] & bit) m_dropped[old] |= bit;
+        ++m_report[k].writesDropped;
+        wq.headDone = start + wq.tau;
+    }
+    const double backlog = wq.headDone - t + static_cast<double>(wq.q.size() - 1) * wq.tau;
+    m_report[k].maxBacklogS = std::max(m_report[k].maxBacklogS, backlog);
+}
+
+} // namespace kvbe::detail

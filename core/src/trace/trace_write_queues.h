@@ -1,0 +1,102 @@
+// The offload tiers' write queues in a replay (docs/workload-model.md, "Writes and the write
+// queue"). Internal to kvbe_core.
+#pragma once
+
+#include "trace_cache.h"
+
+#include <algorithm>
+#include <array>
+#include <deque>
+#include <queue>
+#include <vector>
+
+namespace kvbe::detail {
+
+// One queue per offload tier with a write bandwidth (ReplayConfig::writeQueue). Writes wait for
+// their request's prefill to end, then join their tier's queue in the order they were issued and
+// drain at the tier's write bandwidth in trace time. A block is readable from a tier once its
+// write has completed; a full queue drops its oldest pending write.
+class WriteQueues {
+  public:
+    WriteQueues(const ReplayConfig& config, const std::vector<std::uint64_t>& caps,
+                std::uint32_t blocks, const std::uint8_t* resident,
+                std::vector<TierReport>& report);
+
+    bool any() const { return m_any; }
+    bool anySharedLink() const { return m_anyShared; }
+    bool on(std::size_t k) const { return m_q[k].on; }
+    bool shared(std::size_t k) const { return m_q[k].shared; }
+    // Per block, a bit per tier: its write to the tier is queued (pending), or the tier holds the
+    // block's place but its write was dropped. Only when any().
+    std::uint8_t pending(std::uint32_t id) const { return m_pending[id]; }
+    std::uint8_t dropped(std::uint32_t id) const { return m_dropped[id]; }
+    std::uint64_t stateBytes() const { return m_pending.bytes() + m_dropped.bytes(); }
+
+    // Issues the batches due by t and completes the writes done by t.
+    void drain(double t);
+
+    // A load of `busy` seconds from a tier whose reads and writes share one link, at time t (the
+    // queue already drained to t): reads go first, so the write in progress and every write
+    // behind it finish `busy` later, and a write issued meanwhile starts when the reads end.
+    void occupyLink(std::size_t k, double t, double busy) {
+        auto& wq = m_q[k];
+        wq.linkFreeAt = std::max(wq.linkFreeAt, t) + busy;
+        if (!wq.q.empty()) wq.headDone += busy;
+    }
+
+    // Block id is stored in tier k by the current request: it is not readable there until its
+    // write, issued when the request's prefill ends, has gone through the queue.
+    void enqueue(std::size_t k, std::uint32_t id) {
+        const auto bit = static_cast<std::uint8_t>(1u << k);
+        m_dropped[id] &= static_cast<std::uint8_t>(~bit);
+        if (m_pending[id] & bit) return; // its earlier write is still to come: that one stores it
+        m_pending[id] |= bit;
+        m_writes.push_back(Write{id, static_cast<std::uint32_t>(k)});
+    }
+
+    // After a request's updates: its writes become one batch, issued at issueAt (when its
+    // prefill ends).
+    void closeBatch(double issueAt);
+
+  private:
+    struct Queue {
+        bool on = false;
+        double tau = 0;          // seconds to write one block
+        std::uint64_t bound = 0; // queued blocks before the oldest is dropped
+        std::deque<std::uint32_t> q;
+        double headDone = 0;   // when the write at the front completes
+        bool shared = false;   // reads take the same link (SimTier::sharedLink)
+        double linkFreeAt = 0; // shared: when the reads issued so far have finished
+    };
+    // A request's writes are one batch (one issue time): the writes sit in a FIFO in request
+    // order, and a heap orders the batches by issue time.
+    struct Write {
+        std::uint32_t id;
+        std::uint32_t tier;
+    };
+    struct Batch {
+        std::uint64_t begin = 0, end = 0; // absolute indices into the writes
+        bool done = false;
+    };
+    struct BatchEvent {
+        double t;
+        std::uint64_t batch; // absolute index into the batches (also the tie-break: trace order)
+        bool operator>(const BatchEvent& o) const { return t != o.t ? t > o.t : batch > o.batch; }
+    };
+
+    void drainTier(std::size_t k, double t);
+    void issue(std::size_t k, std::uint32_t id, double t);
+
+    const std::uint8_t* m_resident;
+    std::vector<TierReport>& m_report;
+    std::size_t m_tiers;
+    std::array<Queue, kMaxTiers> m_q;
+    bool m_any = false, m_anyShared = false;
+    BlockArray<std::uint8_t> m_pending, m_dropped;
+    std::deque<Write> m_writes;
+    std::deque<Batch> m_batches;
+    std::uint64_t m_writesBase = 0, m_batchesBase = 0;
+    std::priority_queue<BatchEvent, std::vector<BatchEvent>, std::greater<>> m_events;
+};
+
+} // namespace kvbe::detail
