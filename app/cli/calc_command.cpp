@@ -39,8 +39,8 @@ ExitCode runCalc(const CalcOptions& o) {
     auto model = resolveModel(s.model, *presets);
     if (!model) return fail(where + model.message());
     if (auto why = tensorParallelProblem(*model, s.tensorParallel))
-        return fail((o.scenario.tp > 0 ? "--tp " + std::to_string(o.scenario.tp) + ": "
-                                       : where + "tensor_parallel: ") +
+        return fail((!o.scenario.tp.empty() ? "--tp " + o.scenario.tp + ": "
+                                            : where + "tensor_parallel: ") +
                     *why);
 
     const double context = model->contextLimit;

@@ -413,7 +413,8 @@ bool ProbeArgs::on(std::string_view flag) const {
 
 Result<int> ProbeArgs::count(std::string_view flag) const {
     // The probe checks its own range; here the value must be a whole number that an int holds.
-    auto v = parseCount(text(flag), 0, std::numeric_limits<int>::max());
+    auto v =
+        parseCount(text(flag), std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
     if (!v) return Error{std::string(flag) + " " + v.message()};
     return static_cast<int>(*v);
 }
