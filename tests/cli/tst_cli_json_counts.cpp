@@ -126,6 +126,23 @@ class TestCliJsonCounts : public QObject {
             VERIFY_INTEGERS(literals(scenario, key), key);
     }
 
+    // The trace commands: the replay's block and tier bytes (hand.jsonl; a 512-token block of
+    // Llama 3.2 3B is 28 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes x 512 = 58,720,256
+    // bytes), the longest prompt of inspect.
+    void traceOutputs() {
+        const QString hand = QStringLiteral(KVBE_FIXTURES "/traces/hand.jsonl");
+        auto r = cli({"trace", "replay", hand, "--gpu-cache", "2blocks", "--tier",
+                      "dram-pcie5=4blocks", "--output", "json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(literals(r.out, "block_bytes"), QStringList{"58720256"});
+        for (const char* key : {"capacity_bytes", "bytes_written", "write_buffer_bytes", "requests",
+                                "tokens", "blocks"})
+            VERIFY_INTEGERS(literals(r.out, key), key);
+        r = cli({"trace", "inspect", hand, "--output", "json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(literals(r.out, "max"), QStringList{"2000"});
+    }
+
     // calibration inspect and published compare, as JSON.
     void inspectAndPublished() {
         auto r = cli({"calibration", "inspect", KVBE_FIXTURES "/calibration/pykvcache-v2.json",
