@@ -43,6 +43,9 @@ Result<Context> loadContext(const std::string& scenarioPath) {
 json optionalJson(const std::optional<double>& v) {
     return v ? json(*v) : json(nullptr);
 }
+json countOrNull(const std::optional<double>& v) {
+    return v ? jsonCount(*v) : json(nullptr);
+}
 
 json calibrationSummary(const Calibration& c, const std::vector<std::string>& mismatches) {
     json tiers = json::array();
@@ -70,13 +73,23 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
     for (const auto& [name, k] : c.curves) {
         json knots = json::array();
         for (const auto& [m, s] : k.knots)
-            knots.push_back({m, s});
+            knots.push_back({jsonCount(m), s});
         curves[name] = {{"floor_s", k.floorS}, {"knots", std::move(knots)}};
     }
     json golden = json::array();
     for (const auto& g : c.golden)
-        golden.push_back({{"tokens", g.tokens}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
+        golden.push_back(
+            {{"tokens", jsonCount(g.tokens)}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
+    json breakeven = json::object();
+    for (const auto& [tier, tokens] : c.breakevenPrefix)
+        breakeven[tier] = jsonCount(tokens);
     const bool pykv = c.format.rfind("py-kvcache", 0) == 0;
+    json gate = nullptr;
+    if (pykv) {
+        gate = json::object();
+        for (const auto& [tier, tokens] : pyKvcacheGate(c))
+            gate[tier] = jsonCount(tokens);
+    }
     return {{"source", c.source},
             {"format", c.format},
             {"host", c.host},
@@ -89,14 +102,14 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
             {"curves", curves},
             {"golden", golden},
             {"provenance", c.provenance},
-            {"gate_tokens", pykv ? json(pyKvcacheGate(c)) : json(nullptr)},
-            {"kv_bytes_per_token", optionalJson(c.kvBytesPerToken)},
+            {"gate_tokens", gate},
+            {"kv_bytes_per_token", countOrNull(c.kvBytesPerToken)},
             {"prefill_points", c.prefill.size()},
             {"hit_points", c.hits.size()},
             {"tiers", tiers},
             {"fitted", fitted},
-            {"breakeven_prefix_tokens", c.breakevenPrefix},
-            {"safety_margin_tokens", optionalJson(c.safetyMarginTokens)},
+            {"breakeven_prefix_tokens", breakeven},
+            {"safety_margin_tokens", countOrNull(c.safetyMarginTokens)},
             {"warnings", warnings}};
 }
 
@@ -112,7 +125,7 @@ json publishedSummary(const PublishedReference& r, const Evaluation& e) {
                           {"model", p.model},
                           {"gpu", p.gpu},
                           {"tier", p.tier},
-                          {"tokens", p.tokens ? json(*p.tokens) : json(nullptr)},
+                          {"tokens", p.tokens ? jsonCount(*p.tokens) : json(nullptr)},
                           {"value", p.value},
                           {"min", p.low ? json(*p.low) : json(nullptr)},
                           {"max", p.high ? json(*p.high) : json(nullptr)},
@@ -122,9 +135,10 @@ json publishedSummary(const PublishedReference& r, const Evaluation& e) {
                           {"quote", p.quote},
                           {"matches_scenario", matches}});
     }
-    return {
-        {"source", r.file}, {"format", "kvbe-published"},   {"name", r.name},  {"study", r.study},
-        {"node", r.node},   {"tokens_per_k", r.tokensPerK}, {"points", points}};
+    return {{"source", r.file}, {"format", "kvbe-published"},
+            {"name", r.name},   {"study", r.study},
+            {"node", r.node},   {"tokens_per_k", jsonCount(r.tokensPerK)},
+            {"points", points}};
 }
 
 void printPublished(const PublishedReference& r, const Evaluation& e) {
@@ -144,8 +158,8 @@ void printPublished(const PublishedReference& r, const Evaluation& e) {
     std::cout << "  (* matches the scenario's model and GPU)\n";
 }
 
-int runInspect(const std::vector<std::string>& files, const std::string& scenarioPath,
-               const std::string& format) {
+ExitCode runInspect(const std::vector<std::string>& files, const std::string& scenarioPath,
+                    const std::string& format) {
     auto ctx = loadContext(scenarioPath);
     if (!ctx) return fail(ctx.message());
     // The files, and the files of folders, as the window's import takes them; published-reference
@@ -245,7 +259,7 @@ int runInspect(const std::vector<std::string>& files, const std::string& scenari
     }
     for (const auto& e : set.errors)
         std::cerr << "kvbe-cli: " << e << "\n";
-    return set.errors.empty() ? kExitOk : kExitBadInput;
+    return set.errors.empty() ? ExitCode::Ok : ExitCode::BadInput;
 }
 
 struct FitOptionsCli {
@@ -260,7 +274,7 @@ double breakevenOf(const FitResult& fit, const std::string& tier) {
     return *it->second;
 }
 
-int runFit(const FitOptionsCli& o) {
+ExitCode runFit(const FitOptionsCli& o) {
     auto ctx = loadContext(o.scenario);
     if (!ctx) return fail(ctx.message());
     auto c = readCalibration(o.file);
@@ -302,16 +316,16 @@ int runFit(const FitOptionsCli& o) {
                              {"t_fixed_s", t.tFixedS},
                              {"amplification", t.amplification},
                              {"breakeven_prefix_tokens",
-                              std::isnan(pstar) ? json(nullptr) : json(std::ceil(pstar))}};
+                              std::isnan(pstar) ? json(nullptr) : jsonCount(std::ceil(pstar))}};
         }
         for (const auto& r : fit->residuals)
             j["residuals"].push_back({{"series", r.series},
-                                      {"tokens", r.tokens},
-                                      {"prefix", r.prefix},
+                                      {"tokens", jsonCount(r.tokens)},
+                                      {"prefix", jsonCount(r.prefix)},
                                       {"measured_s", r.measuredS},
                                       {"fitted_s", r.fittedS}});
         std::cout << dumpJson(j, 2) << "\n";
-        return kExitOk;
+        return ExitCode::Ok;
     }
     std::cout << "Fitted to " << c->source << " (" << c->format << ")\n";
     if (p.utilisation)
@@ -337,12 +351,12 @@ int runFit(const FitOptionsCli& o) {
         std::cout << "  note: " << note << "\n";
     for (const auto& why : fit->unreliable)
         std::cout << "  unreliable: " << why << "\n";
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 struct ExportOptions {
     std::string scenario, calibration, out, ssdTier, memTier, model;
-    double safetyMargin = -1; // not given
+    std::string safetyMargin; // tokens; empty: the calibration's, or 0
     int schema = 1;
 };
 
@@ -357,7 +371,13 @@ bool sameModel(const std::string& a, const std::string& b) {
     return lowerShortName(a) == lowerShortName(b);
 }
 
-int runExport(const ExportOptions& o) {
+ExitCode runExport(const ExportOptions& o) {
+    std::optional<double> margin;
+    if (!o.safetyMargin.empty()) {
+        auto m = parseCount(o.safetyMargin, 0, static_cast<std::int64_t>(kMaxExactTokens));
+        if (!m) return fail("--safety-margin " + m.message());
+        margin = static_cast<double>(*m);
+    }
     if (o.scenario.empty() && o.calibration.empty())
         return fail("export-pykvcache: give --scenario FILE, --calibration FILE, or both");
     std::optional<Calibration> cal;
@@ -393,8 +413,7 @@ int runExport(const ExportOptions& o) {
             cal ? pyKvcacheFromCalibration(*cal, o.ssdTier, o.memTier)
                 : pyKvcacheFromScenario(ctx->eval, ctx->presets, o.ssdTier, o.memTier);
         if (!ex) return fail("export-pykvcache: " + ex.message());
-        if (o.safetyMargin >= 0)
-            ex->thresholds.safetyMarginTokens = o.safetyMargin; // else the file's, or 0
+        if (margin) ex->thresholds.safetyMarginTokens = *margin; // else the file's, or 0
         if (!o.model.empty()) ex->thresholds.modelName = o.model;
         text = pyKvcacheV1Json(ex->thresholds);
         ssdTier = ex->ssdTier;
@@ -415,7 +434,7 @@ int runExport(const ExportOptions& o) {
         if (!ex) return fail("export-pykvcache: " + ex.message());
         auto& file = ex->file;
         file.thresholds.safetyMarginTokens =
-            o.safetyMargin >= 0 ? o.safetyMargin : (cal ? cal->safetyMarginTokens.value_or(0) : 0);
+            margin ? *margin : (cal ? cal->safetyMarginTokens.value_or(0) : 0);
         if (!o.model.empty()) file.thresholds.modelName = o.model;
         file.provenance["generator"] = "kvbe-cli " KVBE_VERSION;
         file.provenance["scenario"] =
@@ -434,18 +453,18 @@ int runExport(const ExportOptions& o) {
             std::cerr << "kvbe-cli: warning: " << w << "\n";
     if (o.out.empty() || o.out == "-") {
         std::cout << text;
-        return kExitOk;
+        return ExitCode::Ok;
     }
     if (auto st = writeFileAtomically(o.out, text); !st) return fail(st.message());
     std::cerr << "kvbe-cli: wrote " << o.out << " (schema " << o.schema
               << "; ssd: " << (ssdTier.empty() ? "none" : ssdTier)
               << ", mem: " << (memTier.empty() ? "none" : memTier) << ")\n";
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 } // namespace
 
-void addCalibrationCommands(CLI::App& app, std::function<int()>& run) {
+void addCalibrationCommands(CLI::App& app, Command& run) {
     auto* cal = app.add_subcommand(
         "calibration", "Inspect and fit measurement files; export py-kvcache thresholds");
     cal->require_subcommand(1);
@@ -502,9 +521,9 @@ void addCalibrationCommands(CLI::App& app, std::function<int()>& run) {
                    "Tier that stands for the SSD (default: the first NVMe tier)");
     ex->add_option("--mem-tier", e->memTier,
                    "Tier that stands for host memory (default: the first DRAM tier)");
-    ex->add_option("--safety-margin", e->safetyMargin,
-                   "safety_margin_tokens to write (default: the calibration's, or 0)")
-        ->check(CLI::NonNegativeNumber);
+    ex->add_option(
+        "--safety-margin", e->safetyMargin,
+        "safety_margin_tokens to write, a token count (default: the calibration's, or 0)");
     ex->callback([e, &run] { run = [e] { return runExport(*e); }; });
 }
 
