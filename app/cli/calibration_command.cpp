@@ -28,6 +28,10 @@ Result<Context> loadContext(const std::string& scenarioPath) {
     return loadCalibrationContext(scenarioPath);
 }
 
+json countOrNull(const std::optional<double>& v) {
+    return v ? jsonCount(*v) : json(nullptr);
+}
+
 json calibrationSummary(const Calibration& c, const std::vector<std::string>& mismatches) {
     json tiers = json::array();
     for (const auto& t : c.tiers)
@@ -56,13 +60,23 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
     for (const auto& [name, k] : c.curves) {
         json knots = json::array();
         for (const auto& [m, s] : k.knots)
-            knots.push_back({m, s});
+            knots.push_back({jsonCount(m), s});
         curves[name] = {{"floor_s", k.floorS}, {"knots", std::move(knots)}};
     }
     json golden = json::array();
     for (const auto& g : c.golden)
-        golden.push_back({{"tokens", g.tokens}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
+        golden.push_back(
+            {{"tokens", jsonCount(g.tokens)}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
+    json breakeven = json::object();
+    for (const auto& [tier, tokens] : c.breakevenPrefix)
+        breakeven[tier] = jsonCount(tokens);
     const bool pykv = c.format.rfind("py-kvcache", 0) == 0;
+    json gate = nullptr;
+    if (pykv) {
+        gate = json::object();
+        for (const auto& [tier, tokens] : pyKvcacheGate(c))
+            gate[tier] = jsonCount(tokens);
+    }
     return {{"source", c.source},
             {"format", c.format},
             {"host", c.host},
@@ -75,14 +89,14 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
             {"curves", curves},
             {"golden", golden},
             {"provenance", c.provenance},
-            {"gate_tokens", pykv ? json(pyKvcacheGate(c)) : json(nullptr)},
-            {"kv_bytes_per_token", optionalJson(c.kvBytesPerToken)},
+            {"gate_tokens", gate},
+            {"kv_bytes_per_token", countOrNull(c.kvBytesPerToken)},
             {"prefill_points", c.prefill.size()},
             {"hit_points", c.hits.size()},
             {"tiers", tiers},
             {"fitted", fitted},
-            {"breakeven_prefix_tokens", c.breakevenPrefix},
-            {"safety_margin_tokens", optionalJson(c.safetyMarginTokens)},
+            {"breakeven_prefix_tokens", breakeven},
+            {"safety_margin_tokens", countOrNull(c.safetyMarginTokens)},
             {"warnings", warnings}};
 }
 
@@ -98,7 +112,7 @@ json publishedSummary(const PublishedReference& r, const Evaluation& e) {
                           {"model", p.model},
                           {"gpu", p.gpu},
                           {"tier", p.tier},
-                          {"tokens", p.tokens ? json(*p.tokens) : json(nullptr)},
+                          {"tokens", p.tokens ? jsonCount(*p.tokens) : json(nullptr)},
                           {"value", p.value},
                           {"min", p.low ? json(*p.low) : json(nullptr)},
                           {"max", p.high ? json(*p.high) : json(nullptr)},
@@ -108,9 +122,10 @@ json publishedSummary(const PublishedReference& r, const Evaluation& e) {
                           {"quote", p.quote},
                           {"matches_scenario", matches}});
     }
-    return {
-        {"source", r.file}, {"format", "kvbe-published"},   {"name", r.name},  {"study", r.study},
-        {"node", r.node},   {"tokens_per_k", r.tokensPerK}, {"points", points}};
+    return {{"source", r.file}, {"format", "kvbe-published"},
+            {"name", r.name},   {"study", r.study},
+            {"node", r.node},   {"tokens_per_k", jsonCount(r.tokensPerK)},
+            {"points", points}};
 }
 
 void printPublished(const PublishedReference& r, const Evaluation& e) {
@@ -130,8 +145,8 @@ void printPublished(const PublishedReference& r, const Evaluation& e) {
     std::cout << "  (* matches the scenario's model and GPU)\n";
 }
 
-int runInspect(const std::vector<std::string>& files, const std::string& scenarioPath,
-               const std::string& format) {
+ExitCode runInspect(const std::vector<std::string>& files, const std::string& scenarioPath,
+                    const std::string& format) {
     auto ctx = loadContext(scenarioPath);
     if (!ctx) return fail(ctx.message());
     // The files, and the files of folders, as the window's import takes them; published-reference
@@ -236,16 +251,22 @@ int runInspect(const std::vector<std::string>& files, const std::string& scenari
     }
     for (const auto& e : set.errors)
         std::cerr << "kvbe-cli: " << e << "\n";
-    return set.errors.empty() ? kExitOk : kExitBadInput;
+    return set.errors.empty() ? ExitCode::Ok : ExitCode::BadInput;
 }
 
 struct ExportOptions {
     std::string scenario, calibration, out, ssdTier, memTier, model;
-    double safetyMargin = -1; // not given
+    std::string safetyMargin; // tokens; empty: the calibration's, or 0
     int schema = 1;
 };
 
-int runExport(const ExportOptions& o) {
+ExitCode runExport(const ExportOptions& o) {
+    std::optional<double> margin;
+    if (!o.safetyMargin.empty()) {
+        auto m = parseCount(o.safetyMargin, 0, static_cast<std::int64_t>(kMaxExactTokens));
+        if (!m) return fail("--safety-margin " + m.message());
+        margin = static_cast<double>(*m);
+    }
     if (o.scenario.empty() && o.calibration.empty())
         return fail("export-pykvcache: give --scenario FILE, --calibration FILE, or both");
     std::optional<Calibration> cal;
@@ -281,8 +302,7 @@ int runExport(const ExportOptions& o) {
             cal ? pyKvcacheFromCalibration(*cal, o.ssdTier, o.memTier)
                 : pyKvcacheFromScenario(ctx->eval, ctx->presets, o.ssdTier, o.memTier);
         if (!ex) return fail("export-pykvcache: " + ex.message());
-        if (o.safetyMargin >= 0)
-            ex->thresholds.safetyMarginTokens = o.safetyMargin; // else the file's, or 0
+        if (margin) ex->thresholds.safetyMarginTokens = *margin; // else the file's, or 0
         if (!o.model.empty()) ex->thresholds.modelName = o.model;
         text = pyKvcacheV1Json(ex->thresholds);
         ssdTier = ex->ssdTier;
@@ -303,7 +323,7 @@ int runExport(const ExportOptions& o) {
         if (!ex) return fail("export-pykvcache: " + ex.message());
         auto& file = ex->file;
         file.thresholds.safetyMarginTokens =
-            o.safetyMargin >= 0 ? o.safetyMargin : (cal ? cal->safetyMarginTokens.value_or(0) : 0);
+            margin ? *margin : (cal ? cal->safetyMarginTokens.value_or(0) : 0);
         if (!o.model.empty()) file.thresholds.modelName = o.model;
         file.provenance["generator"] = "kvbe-cli " KVBE_VERSION;
         file.provenance["scenario"] =
@@ -322,18 +342,18 @@ int runExport(const ExportOptions& o) {
             std::cerr << "kvbe-cli: warning: " << w << "\n";
     if (o.out.empty() || o.out == "-") {
         std::cout << text;
-        return kExitOk;
+        return ExitCode::Ok;
     }
     if (auto st = writeFileAtomically(o.out, text); !st) return fail(st.message());
     std::cerr << "kvbe-cli: wrote " << o.out << " (schema " << o.schema
               << "; ssd: " << (ssdTier.empty() ? "none" : ssdTier)
               << ", mem: " << (memTier.empty() ? "none" : memTier) << ")\n";
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 } // namespace
 
-void addCalibrationCommands(CLI::App& app, std::function<int()>& run) {
+void addCalibrationCommands(CLI::App& app, Command& run) {
     auto* cal = app.add_subcommand(
         "calibration", "Inspect and fit measurement files; export py-kvcache thresholds");
     cal->require_subcommand(1);
@@ -394,9 +414,9 @@ void addCalibrationCommands(CLI::App& app, std::function<int()>& run) {
                    "Tier that stands for the SSD (default: the first NVMe tier)");
     ex->add_option("--mem-tier", e->memTier,
                    "Tier that stands for host memory (default: the first DRAM tier)");
-    ex->add_option("--safety-margin", e->safetyMargin,
-                   "safety_margin_tokens to write (default: the calibration's, or 0)")
-        ->check(CLI::NonNegativeNumber);
+    ex->add_option(
+        "--safety-margin", e->safetyMargin,
+        "safety_margin_tokens to write, a token count (default: the calibration's, or 0)");
     ex->callback([e, &run] { run = [e] { return runExport(*e); }; });
 }
 

@@ -92,12 +92,12 @@ json fitJson(const FitResult& fit) {
                          {"layers", t.layers},
                          {"amplification", t.amplification},
                          {"breakeven_prefix_tokens",
-                          std::isnan(pstar) ? json(nullptr) : json(std::ceil(pstar))}};
+                          std::isnan(pstar) ? json(nullptr) : jsonCount(std::ceil(pstar))}};
     }
     for (const auto& r : fit.residuals)
         j["residuals"].push_back({{"series", r.series},
-                                  {"tokens", r.tokens},
-                                  {"prefix", r.prefix},
+                                  {"tokens", jsonCount(r.tokens)},
+                                  {"prefix", jsonCount(r.prefix)},
                                   {"measured_s", r.measuredS},
                                   {"fitted_s", r.fittedS}});
     return j;
@@ -141,7 +141,7 @@ void printFit(const FileFit& f, bool ownForm) {
         std::cout << "  unreliable: " << why << "\n";
 }
 
-int writeOut(const CalibrationFitOptions& o, const FileFit& f, const CalibrationContext& ctx) {
+ExitCode writeOut(const CalibrationFitOptions& o, const FileFit& f, const CalibrationContext& ctx) {
     Calibration saved = f.c;
     saved.fitted = f.fit.params;
     saved.breakevenPrefix.clear();
@@ -150,12 +150,12 @@ int writeOut(const CalibrationFitOptions& o, const FileFit& f, const Calibration
     if (saved.model.empty()) saved.model = ctx.eval.model.id;
     if (!saved.kvDtype) saved.kvDtype = ctx.eval.cost.inputs().kvDtype;
     if (auto st = saveCalibration(o.out, saved); !st) return fail(st.message());
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 // Several models: per tier, t0 and t_layer across them; the scenario adopts the fit of the
 // file for its own model (else the first file's) with those fixed costs.
-int runAcrossModels(const CalibrationFitOptions& o, const CalibrationContext& ctx,
+ExitCode runAcrossModels(const CalibrationFitOptions& o, const CalibrationContext& ctx,
                     const std::vector<FileFit>& files) {
     std::vector<ModelFit> fits;
     std::optional<size_t> primary;
@@ -184,7 +184,7 @@ int runAcrossModels(const CalibrationFitOptions& o, const CalibrationContext& ct
                                    {"fixed_cost", tiers}},
                               2)
                   << "\n";
-        return kExitOk;
+        return ExitCode::Ok;
     }
     for (const auto& f : files)
         printFit(f, false);
@@ -198,12 +198,12 @@ int runAcrossModels(const CalibrationFitOptions& o, const CalibrationContext& ct
                       << " layers: " << formatSeconds(l.at(f.model.layers));
         std::cout << "\n    " << l.why << "\n";
     }
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 } // namespace
 
-int runCalibrationFit(const CalibrationFitOptions& o) {
+ExitCode runCalibrationFit(const CalibrationFitOptions& o) {
     auto ctx = loadCalibrationContext(o.scenario);
     if (!ctx) return fail(ctx.message());
     if (o.files.size() > 1 && !o.out.empty())
@@ -225,16 +225,16 @@ int runCalibrationFit(const CalibrationFitOptions& o) {
 
     const auto& f = files.front();
     if (!o.out.empty())
-        if (int rc = writeOut(o, f, *ctx); rc != kExitOk) return rc;
+        if (const ExitCode rc = writeOut(o, f, *ctx); rc != ExitCode::Ok) return rc;
     if (!o.adopt.empty())
         if (auto st = saveScenario(o.adopt, adoptFit(ctx->scenario, f.fit.params)); !st)
             return fail(st.message());
     if (o.format == "json") {
         std::cout << dumpJson(fitJson(f.fit), 2) << "\n";
-        return kExitOk;
+        return ExitCode::Ok;
     }
     printFit(f, true);
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 } // namespace kvbe::cli

@@ -2,6 +2,7 @@
 // calibrations (one file, or one per model) with what it writes and prints.
 #pragma once
 
+#include "kvbe/base/exit_code.h"
 #include "kvbe/base/result.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
@@ -28,6 +29,6 @@ struct CalibrationFitOptions {
     std::string scenario, out, adopt, format = "table";
     bool ramp = false, noOverhead = false;
 };
-int runCalibrationFit(const CalibrationFitOptions& o);
+ExitCode runCalibrationFit(const CalibrationFitOptions& o);
 
 } // namespace kvbe::cli

@@ -363,7 +363,8 @@ class TestCliCalibration : public QObject {
                            "--ssd-tier",  "tape"}
             << 1 << "no tier is named 'tape'";
         QTest::newRow("negative margin")
-            << QStringList{"calibration", "export-pykvcache", "--safety-margin", "-5"} << 2 << "";
+            << QStringList{"calibration", "export-pykvcache", "--safety-margin", "-5"} << 1
+            << "--safety-margin '-5' is out of range";
         QTest::newRow("no subcommand") << QStringList{"calibration"} << 2 << "";
     }
     void exportUsage() {

@@ -307,19 +307,21 @@ std::string calibrationToJson(const Calibration& c) {
     j["gpu"] = {{"name", c.gpuName}, {"clocks_MHz", c.gpuClocksMHz}};
     j["model"] = c.model;
     if (c.kvDtype) j["kv_dtype"] = std::string(toString(*c.kvDtype));
-    if (c.kvBytesPerToken) j["kv_bytes_per_token"] = *c.kvBytesPerToken;
+    if (c.kvBytesPerToken) j["kv_bytes_per_token"] = jsonCount(*c.kvBytesPerToken);
     j["prefill"] = json::array();
     for (const auto& s : c.prefill)
-        j["prefill"].push_back({s.tokens, s.seconds});
+        j["prefill"].push_back({jsonCount(s.tokens), s.seconds});
     j["hits"] = json::array();
     for (const auto& h : c.hits)
-        j["hits"].push_back(
-            {{"tokens", h.tokens}, {"prefix", h.prefix}, {"tier", h.tier}, {"seconds", h.seconds}});
+        j["hits"].push_back({{"tokens", jsonCount(h.tokens)},
+                             {"prefix", jsonCount(h.prefix)},
+                             {"tier", h.tier},
+                             {"seconds", h.seconds}});
     j["tiers"] = json::array();
     for (const auto& t : c.tiers) {
         json tj = {{"name", t.name}, {"reads", json::array()}};
         for (const auto& s : t.reads)
-            tj["reads"].push_back({s.bytes, s.seconds});
+            tj["reads"].push_back({jsonCount(s.bytes), s.seconds});
         if (t.readBps) tj["read_Bps"] = *t.readBps;
         if (t.writeBps) tj["write_Bps"] = *t.writeBps;
         j["tiers"].push_back(std::move(tj));
@@ -343,14 +345,16 @@ std::string calibrationToJson(const Calibration& c) {
         }
         j["fitted"] = std::move(fj);
     }
-    j["breakeven_prefix_tokens"] = c.breakevenPrefix;
-    if (c.safetyMarginTokens) j["safety_margin_tokens"] = *c.safetyMarginTokens;
+    j["breakeven_prefix_tokens"] = json::object();
+    for (const auto& [tier, tokens] : c.breakevenPrefix)
+        j["breakeven_prefix_tokens"][tier] = jsonCount(tokens);
+    if (c.safetyMarginTokens) j["safety_margin_tokens"] = jsonCount(*c.safetyMarginTokens);
     if (!c.curves.empty()) {
         json cj = json::object();
         for (const auto& [name, k] : c.curves) {
             json knots = json::array();
             for (const auto& [x, y] : k.knots)
-                knots.push_back({x, y});
+                knots.push_back({jsonCount(x), y});
             cj[name] = {{"floor_s", k.floorS}, {"knots", std::move(knots)}};
         }
         j["curves"] = std::move(cj);
@@ -358,8 +362,10 @@ std::string calibrationToJson(const Calibration& c) {
     if (!c.golden.empty()) {
         j["golden"] = json::array();
         for (const auto& g : c.golden)
-            j["golden"].push_back(
-                {{"tokens", g.tokens}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
+            j["golden"].push_back({{"tokens", jsonCount(g.tokens)},
+                                   {"f", g.f},
+                                   {"g_ssd", g.gSsd},
+                                   {"g_mem", g.gMem}});
     }
     return dumpJson(j, 2) + "\n";
 }
@@ -486,15 +492,13 @@ std::string pyKvcacheV2Json(const PyKvcacheV2& v) {
     j.update(pyKvcacheV1Object(v.thresholds));
     if (!v.gpuModel.empty()) j["gpu_model"] = v.gpuModel;
     if (!v.ssdModel.empty()) j["ssd_model"] = v.ssdModel;
-    if (v.kvBytesPerToken > 0) j["kv_bytes_per_token"] = v.kvBytesPerToken;
+    if (v.kvBytesPerToken > 0) j["kv_bytes_per_token"] = jsonCount(v.kvBytesPerToken);
     j["curves"] = {
         {"f", curveJson(v.f)}, {"g_ssd", curveJson(v.gSsd)}, {"g_mem", curveJson(v.gMem)}};
     j["golden"] = json::array();
     for (const auto& g : v.golden)
-        j["golden"].push_back({{"tokens", static_cast<long long>(g.tokens)},
-                               {"f", g.f},
-                               {"g_ssd", g.gSsd},
-                               {"g_mem", g.gMem}});
+        j["golden"].push_back(
+            {{"tokens", jsonCount(g.tokens)}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
     j["provenance"] = v.provenance;
     return dumpJson(j, 2) + "\n";
 }

@@ -164,7 +164,7 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
 json pairsJson(const std::vector<std::pair<double, double>>& v) {
     json a = json::array();
     for (const auto& [x, y] : v)
-        a.push_back({x, y});
+        a.push_back({jsonCount(x), y}); // (tokens or bytes, seconds)
     return a;
 }
 
@@ -207,7 +207,7 @@ std::string scenarioToJson(const Scenario& s) {
     j["kvbe_scenario"] = kScenarioVersion;
     j["name"] = s.name;
     j["model"] = s.model;
-    if (s.paramsOverride) j["params"] = *s.paramsOverride;
+    if (s.paramsOverride) j["params"] = jsonCount(*s.paramsOverride);
     j["gpu"] = s.gpu;
     if (s.peakTflops) j["peak_tflops"] = *s.peakTflops;
     j["compute_dtype"] = s.computeDtype;
@@ -236,11 +236,11 @@ std::string scenarioToJson(const Scenario& s) {
         j["tiers"].push_back(std::move(tj));
     }
     j["cached_fraction"] = s.cachedFraction;
-    j["lengths"] = {{"min", s.lengths.minTokens},
-                    {"max", s.lengths.maxTokens},
+    j["lengths"] = {{"min", jsonCount(s.lengths.minTokens)},
+                    {"max", jsonCount(s.lengths.maxTokens)},
                     {"points", s.lengths.points},
                     {"log", s.lengths.log}};
-    j["sweep_tokens"] = s.sweepTokens;
+    j["sweep_tokens"] = jsonCount(s.sweepTokens);
     if (!s.fittedOn.empty()) j["fitted_on"] = fittedOnJson(s.fittedOn);
     return dumpJson(j, 2) + "\n";
 }
