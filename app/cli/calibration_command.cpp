@@ -1,4 +1,5 @@
 // kvbe-cli calibration inspect | fit | export-pykvcache: measurements in and thresholds out.
+#include "calibration_fit.h"
 #include "commands.h"
 
 #include "kvbe/base/host_info.h"
@@ -12,7 +13,6 @@
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 
-#include <cctype>
 #include <cmath>
 #include <ctime>
 #include <iostream>
@@ -22,27 +22,12 @@ namespace kvbe::cli {
 namespace {
 using nlohmann::json;
 
-struct Context {
-    Presets presets;
-    Scenario scenario;
-    Evaluation eval;
-};
+using Context = CalibrationContext;
 
 Result<Context> loadContext(const std::string& scenarioPath) {
-    auto presets = Presets::loadBuiltin();
-    if (!presets) return presets.error();
-    auto s =
-        scenarioPath.empty() ? defaultScenario(*presets) : loadScenario(scenarioPath, *presets);
-    if (!s) return s.error();
-    auto e = evaluate(*s, *presets);
-    if (!e)
-        return Error{(scenarioPath.empty() ? std::string() : scenarioPath + ": ") + e.message()};
-    return Context{std::move(*presets), *s, std::move(*e)};
+    return loadCalibrationContext(scenarioPath);
 }
 
-json optionalJson(const std::optional<double>& v) {
-    return v ? json(*v) : json(nullptr);
-}
 json countOrNull(const std::optional<double>& v) {
     return v ? jsonCount(*v) : json(nullptr);
 }
@@ -64,6 +49,8 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
         for (const auto& [n, t] : c.fitted->tiers)
             fitted["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps},
                                   {"t_fixed_s", t.tFixedS},
+                                  {"t_layer_s", t.tLayerS},
+                                  {"layers", t.layers},
                                   {"amplification", t.amplification}};
     }
     json warnings = c.warnings;
@@ -238,10 +225,15 @@ ExitCode runInspect(const std::vector<std::string>& files, const std::string& sc
                               << std::round(f["utilisation"].get<double>() * 1000) / 10
                               << " %, overhead " << formatSeconds(f["overhead_s"].get<double>())
                               << "\n";
-                for (const auto& [tier, v] : f["tiers"].items())
+                for (const auto& [tier, v] : f["tiers"].items()) {
                     std::cout << "  fitted tier " << tier << ": "
                               << formatBandwidth(v["bandwidth_Bps"].get<double>()) << ", t_fixed "
-                              << formatSeconds(v["t_fixed_s"].get<double>()) << "\n";
+                              << formatSeconds(v["t_fixed_s"].get<double>());
+                    if (v["t_layer_s"].get<double>() > 0)
+                        std::cout << " (" << v["layers"].get<int>() << " layers × "
+                                  << formatSeconds(v["t_layer_s"].get<double>()) << " of it)";
+                    std::cout << "\n";
+                }
             }
             for (const auto& [tier, p] : c["breakeven_prefix_tokens"].items())
                 std::cout << "  break-even prefix " << tier << ": " << formatTokens(p.get<double>())
@@ -262,114 +254,11 @@ ExitCode runInspect(const std::vector<std::string>& files, const std::string& sc
     return set.errors.empty() ? ExitCode::Ok : ExitCode::BadInput;
 }
 
-struct FitOptionsCli {
-    std::string file, scenario, out, adopt, format = "table";
-    bool ramp = false, noOverhead = false;
-};
-
-// p* of a fitted tier, NaN where it never pays.
-double breakevenOf(const FitResult& fit, const std::string& tier) {
-    const auto it = fit.breakevenPrefix.find(tier);
-    if (it == fit.breakevenPrefix.end() || !it->second) return std::nan("");
-    return *it->second;
-}
-
-ExitCode runFit(const FitOptionsCli& o) {
-    auto ctx = loadContext(o.scenario);
-    if (!ctx) return fail(ctx.message());
-    auto c = readCalibration(o.file);
-    if (!c) return fail(c.message());
-    FitOptions options;
-    options.fitRamp = o.ramp;
-    options.fitOverhead = !o.noOverhead;
-    auto fit = fitCalibration(*c, ctx->eval.cost.inputs(), ctx->eval.tiers, options);
-    if (!fit) return fail(fit.message());
-    for (const auto& w : mismatchWarnings(*c, ctx->eval.model, ctx->eval.cost.inputs().kvDtype))
-        std::cerr << "kvbe-cli: warning: " << w << "\n";
-    if (!o.out.empty()) {
-        Calibration saved = *c;
-        saved.fitted = fit->params;
-        saved.breakevenPrefix.clear();
-        for (const auto& [n, p] : fit->breakevenPrefix)
-            if (p) saved.breakevenPrefix[n] = std::ceil(*p);
-        if (saved.model.empty()) saved.model = ctx->eval.model.id;
-        if (!saved.kvDtype) saved.kvDtype = ctx->eval.cost.inputs().kvDtype;
-        if (auto st = saveCalibration(o.out, saved); !st) return fail(st.message());
-    }
-    if (!o.adopt.empty()) {
-        if (auto st = saveScenario(o.adopt, adoptFit(ctx->scenario, fit->params)); !st)
-            return fail(st.message());
-    }
-    const auto& p = fit->params;
-    if (o.format == "json") {
-        json j = {{"utilisation", optionalJson(p.utilisation)},
-                  {"ramp_half_tokens", optionalJson(p.rampHalfTokens)},
-                  {"overhead_s", p.overheadS},
-                  {"rms_relative_residual", p.rmsRelativeResidual},
-                  {"tiers", json::object()},
-                  {"residuals", json::array()},
-                  {"notes", fit->notes},
-                  {"unreliable", fit->unreliable}};
-        for (const auto& [n, t] : p.tiers) {
-            const double pstar = breakevenOf(*fit, n);
-            j["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps},
-                             {"t_fixed_s", t.tFixedS},
-                             {"amplification", t.amplification},
-                             {"breakeven_prefix_tokens",
-                              std::isnan(pstar) ? json(nullptr) : jsonCount(std::ceil(pstar))}};
-        }
-        for (const auto& r : fit->residuals)
-            j["residuals"].push_back({{"series", r.series},
-                                      {"tokens", jsonCount(r.tokens)},
-                                      {"prefix", jsonCount(r.prefix)},
-                                      {"measured_s", r.measuredS},
-                                      {"fitted_s", r.fittedS}});
-        std::cout << dumpJson(j, 2) << "\n";
-        return ExitCode::Ok;
-    }
-    std::cout << "Fitted to " << c->source << " (" << c->format << ")\n";
-    if (p.utilisation)
-        std::cout << "  utilisation      " << std::round(*p.utilisation * 1000) / 10 << " %\n";
-    if (p.rampHalfTokens)
-        std::cout << "  ramp n_half      " << formatTokens(*p.rampHalfTokens) << " tokens\n";
-    std::cout << "  shared overhead  " << formatSeconds(p.overheadS) << "\n";
-    for (const auto& [n, t] : p.tiers) {
-        const double pstar = breakevenOf(*fit, n);
-        std::cout << "  tier " << n << ": " << formatBandwidth(t.bandwidthBps);
-        if (t.amplification != 1)
-            std::cout << " × " << std::round(t.amplification * 100) / 100
-                      << " amplification = " << formatBandwidth(t.bandwidthBps / t.amplification)
-                      << " effective";
-        std::cout << ", t_fixed " << formatSeconds(t.tFixedS) << ", break-even prefix "
-                  << (std::isnan(pstar) ? std::string("never")
-                                        : formatTokens(std::ceil(pstar)) + " tokens")
-                  << "\n";
-    }
-    std::cout << "  rms residual     " << std::round(p.rmsRelativeResidual * 1000) / 10
-              << " % of the measured time\n";
-    for (const auto& note : fit->notes)
-        std::cout << "  note: " << note << "\n";
-    for (const auto& why : fit->unreliable)
-        std::cout << "  unreliable: " << why << "\n";
-    return ExitCode::Ok;
-}
-
 struct ExportOptions {
     std::string scenario, calibration, out, ssdTier, memTier, model;
     std::string safetyMargin; // tokens; empty: the calibration's, or 0
     int schema = 1;
 };
-
-std::string lowerShortName(const std::string& id) {
-    const auto slash = id.rfind('/');
-    std::string s = slash == std::string::npos ? id : id.substr(slash + 1);
-    for (auto& ch : s)
-        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
-}
-bool sameModel(const std::string& a, const std::string& b) {
-    return lowerShortName(a) == lowerShortName(b);
-}
 
 ExitCode runExport(const ExportOptions& o) {
     std::optional<double> margin;
@@ -397,13 +286,13 @@ ExitCode runExport(const ExportOptions& o) {
     const std::string scenarioName =
         o.scenario.empty() ? std::string("the built-in default scenario") : o.scenario;
     // A file for another model than the scenario's only when --model says so.
-    if (ctx && cal && !cal->model.empty() && !sameModel(cal->model, ctx->eval.model.id) &&
-        !(!o.model.empty() && sameModel(o.model, cal->model)))
+    if (ctx && cal && !cal->model.empty() && !sameModelName(cal->model, ctx->eval.model.id) &&
+        !(!o.model.empty() && sameModelName(o.model, cal->model)))
         return fail("export-pykvcache: " + cal->source + " was measured with model '" + cal->model +
                     "', " + scenarioName + " uses '" + ctx->eval.model.id +
                     "'; give a scenario for that model, or --model '" + cal->model +
                     "' to write the file for it anyway");
-    if (ctx && !cal && !o.model.empty() && !sameModel(o.model, ctx->eval.model.id))
+    if (ctx && !cal && !o.model.empty() && !sameModelName(o.model, ctx->eval.model.id))
         std::cerr << "kvbe-cli: warning: writing thresholds computed for '" << ctx->eval.model.id
                   << "' under the name '" << o.model << "' (--model)\n";
 
@@ -483,10 +372,14 @@ void addCalibrationCommands(CLI::App& app, Command& run) {
     inspect->callback(
         [=, &run] { run = [=] { return runInspect(*files, *inspectScenario, *inspectFormat); }; });
 
-    auto f = std::make_shared<FitOptionsCli>();
+    auto f = std::make_shared<CalibrationFitOptions>();
     auto* fit = cal->add_subcommand(
-        "fit", "Fit utilisation, shared overhead and per-tier t_fixed/bandwidth to a calibration");
-    fit->add_option("file", f->file, "Calibration file")->required();
+        "fit", "Fit utilisation, shared overhead and per-tier t_fixed/bandwidth to a calibration "
+               "(or to one node's calibrations for several models)");
+    fit->add_option("files", f->files,
+                    "Calibration file; several, one per model measured on one node, fit the "
+                    "fixed cost's t0 and per-layer part across the models")
+        ->required();
     fit->add_option("--scenario", f->scenario,
                     "Scenario giving model, GPU, FLOP model and nominal tiers");
     fit->add_flag("--ramp", f->ramp,
@@ -498,7 +391,7 @@ void addCalibrationCommands(CLI::App& app, Command& run) {
                     "Write the scenario with the fitted values adopted to FILE");
     fit->add_option("--format", f->format, "Output format")
         ->check(CLI::IsMember({"table", "json"}));
-    fit->callback([f, &run] { run = [f] { return runFit(*f); }; });
+    fit->callback([f, &run] { run = [f] { return runCalibrationFit(*f); }; });
 
     auto e = std::make_shared<ExportOptions>();
     auto* ex = cal->add_subcommand("export-pykvcache",

@@ -21,6 +21,7 @@ struct PublishedOptions {
     ScenarioFlags scenario;
     std::string reference, out, name = "Llama 3.2 3B on the study's H100 node, fitted",
                                 format = "table";
+    std::vector<std::string> alsoModels; // fit: more models of the same node
 };
 
 // The scenario the flags describe, evaluated; its failures name the file where it came from one.
@@ -71,12 +72,31 @@ ExitCode runCompare(const PublishedOptions& o) {
     bool any = false;
     for (const auto& [ref, rows] : publishedMatches(*refs, *e)) {
         any = true;
-        if (o.format == "json")
-            all.push_back(
-                {{"reference", ref->file}, {"name", ref->name}, {"points", comparisonJson(rows)}});
-        else
+        std::vector<PublishedPoint> points;
+        for (const auto& r : rows)
+            points.push_back(r.point);
+        // A scenario fitted on another model: both forms of the fixed cost, side by side.
+        const auto heldOut = heldOutForms(points, *e, ev->flagged.presets);
+        if (o.format == "json") {
+            json entry = {
+                {"reference", ref->file}, {"name", ref->name}, {"points", comparisonJson(rows)}};
+            if (heldOut)
+                entry["held_out"] = {
+                    {"fitted_on",
+                     {{"model", heldOut->fittedOn.model}, {"layers", heldOut->fittedOn.layers}}},
+                    {"model", heldOut->model},
+                    {"layers", heldOut->layers},
+                    {"scenario_form", heldOut->scenarioForm
+                                          ? json(std::string(toString(*heldOut->scenarioForm)))
+                                          : json(nullptr)},
+                    {"per_layer", comparisonJson(heldOut->perLayer)},
+                    {"constant", comparisonJson(heldOut->constant)}};
+            all.push_back(std::move(entry));
+        } else {
             std::cout << publishedComparisonTable(
                 "Published (" + ref->name + ") against " + s->name + ":", rows);
+            if (heldOut) std::cout << heldOutTable(*heldOut);
+        }
     }
     if (o.format == "json")
         std::cout << dumpJson(all, 2) << "\n";
@@ -105,7 +125,21 @@ ExitCode runFit(const PublishedOptions& o, const std::string& commandLine) {
     if (!ref)
         return fail("no published figure matches the scenario's model '" + base->model +
                     "' and GPU '" + base->gpu + "'");
-    auto fit = fitPublished(points, *e);
+    // More models of the same node: their points in the same reference, each with the base
+    // scenario's GPU and tiers.
+    std::vector<PublishedModelPoints> models{{points, *e}};
+    for (const auto& id : o.alsoModels) {
+        Scenario other = *base;
+        other.model = id;
+        auto oe = evaluate(other, ev->flagged.presets);
+        if (!oe) return fail("--also-model " + id + ": " + oe.message());
+        auto theirs = matchingPoints(*ref, *oe); // the node's own figures are fitted once
+        if (theirs.empty())
+            return fail("--also-model " + id + ": " + ref->file +
+                        " has no figure for that model on GPU '" + base->gpu + "'");
+        models.push_back({std::move(theirs), std::move(*oe)});
+    }
+    auto fit = fitPublished(models);
     if (!fit) return fail(fit.message());
     const Scenario fitted = fittedScenario(*base, *fit, o.name);
     if (!o.out.empty()) {
@@ -119,9 +153,16 @@ ExitCode runFit(const PublishedOptions& o, const std::string& commandLine) {
     if (o.format == "json") {
         json tiers = json::object();
         for (const auto& [n, t] : p.tiers)
-            tiers[n] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}};
+            tiers[n] = {{"bandwidth_Bps", t.bandwidthBps},
+                        {"t_fixed_s", t.tFixedS},
+                        {"t0_s", t.t0()},
+                        {"t_layer_s", t.tLayerS},
+                        {"layers", t.layers}};
         std::cout << dumpJson(json{{"utilisation", p.utilisation.value_or(0)},
                                    {"tiers", tiers},
+                                   {"fitted_on", fittedOnJson(p.fittedOn)},
+                                   {"fixed_cost_form", std::string(toString(fit->fixedCostForm))},
+                                   {"fixed_cost_why", fit->fixedCostWhy},
                                    {"rms_relative_residual", p.rmsRelativeResidual},
                                    {"residuals", comparisonJson(fit->residuals)},
                                    {"notes", fit->notes}},
@@ -133,9 +174,13 @@ ExitCode runFit(const PublishedOptions& o, const std::string& commandLine) {
               << " points\n";
     std::cout << "  utilisation      " << std::round(p.utilisation.value_or(0) * 10000) / 100
               << " % of " << (e->peakFlops / 1e12) << " TFLOP/s\n";
+    // t0 is printed as 0 where it fell to its bound (the optimiser leaves a rounding there).
     for (const auto& [n, t] : p.tiers)
         std::cout << "  tier " << n << ": " << formatBandwidth(t.bandwidthBps) << ", t_fixed "
-                  << formatSeconds(t.tFixedS) << "\n";
+                  << formatSeconds(t.tFixedS) << " = "
+                  << formatSeconds(t.t0() < 1e-6 * t.tFixedS ? 0.0 : t.t0()) << " + " << t.layers
+                  << " layers × " << formatSeconds(t.tLayerS) << "\n";
+    std::cout << "  fixed cost       " << fit->fixedCostWhy << "\n";
     std::cout << "  rms residual     " << std::round(p.rmsRelativeResidual * 1000) / 10 << " %\n";
     for (const auto& note : fit->notes)
         std::cout << "  note: " << note << "\n";
@@ -169,6 +214,10 @@ void addPublishedCommands(CLI::App& app, Command& run) {
                     "A published-reference file (default: the shipped ones)");
     fit->add_option("--out", f->out, "Write the fitted scenario, with how it was made, to FILE");
     fit->add_option("--name", f->name, "Name of the fitted scenario");
+    fit->add_option("--also-model", f->alsoModels,
+                    "Also fit to this model's figures on the same node (repeatable): with models "
+                    "of different depths, both parts of the fixed cost (t0 + layers × t_layer) "
+                    "are fitted");
     fit->add_option("--format", f->format, "Output format")
         ->check(CLI::IsMember({"table", "json"}));
     fit->callback([f, &run] {
@@ -176,6 +225,8 @@ void addPublishedCommands(CLI::App& app, Command& run) {
         if (const auto flags = scenarioFlagsCommandLine(f->scenario); !flags.empty())
             line += " " + flags;
         if (!f->reference.empty()) line += " --reference " + f->reference;
+        for (const auto& m : f->alsoModels)
+            line += " --also-model " + m;
         if (!f->out.empty()) line += " --out " + f->out;
         run = [f, line] { return runFit(*f, line); };
     });

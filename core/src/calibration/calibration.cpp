@@ -110,9 +110,27 @@ void readFitted(const FieldReader& r, const json& j, Calibration& c) {
                 if (!b) r.fail(at + ".bandwidth_Bps", "a positive bandwidth in bytes/s", nullptr);
                 auto a = r.number(v, "amplification", at + ".amplification", 1, kMaxAmplification,
                                   "bytes moved per useful byte, from 1 to 1000");
-                p.tiers[name] = {*b, t.value_or(0), a.value_or(1)};
+                FittedTier tier{*b, t.value_or(0), a.value_or(1)};
+                tier.tLayerS = r.number(v, "t_layer_s", at + ".t_layer_s", 0, kMaxSeconds,
+                                        "seconds per layer, 0 or more")
+                                   .value_or(0);
+                if (tier.tLayerS > 0) {
+                    const auto layers = r.number(v, "layers", at + ".layers", 1, 1e6,
+                                                 "the KV/state layers t_fixed_s was fitted at");
+                    if (!layers || std::floor(*layers) != *layers)
+                        r.fail(at + ".layers",
+                               "the whole number of KV/state layers t_fixed_s was fitted at",
+                               v.contains("layers") ? &v["layers"] : nullptr);
+                    tier.layers = static_cast<int>(*layers);
+                    if (tier.tFixedS - tier.layers * tier.tLayerS < -1e-12)
+                        r.failWith("field '" + at +
+                                   "' has t_layer_s × layers above t_fixed_s; expected t_fixed_s "
+                                   "= t0 + layers × t_layer_s with t0 ≥ 0");
+                }
+                p.tiers[name] = tier;
             }
         }
+        p.fittedOn = readFittedOn(r, f, "fitted_on", "fitted.fitted_on");
         c.fitted = p;
     }
 }
@@ -201,12 +219,6 @@ Calibration parseOurs(const FieldReader& r) {
     readCurves(r, j, c);
     readGolden(r, j, c);
     return c;
-}
-
-std::string lowerAscii(std::string s) {
-    for (auto& ch : s)
-        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
 }
 
 // A file of another kind, given where a calibration file was expected: what it is.
@@ -321,10 +333,15 @@ std::string calibrationToJson(const Calibration& c) {
         if (f.rampHalfTokens) fj["ramp_half_tokens"] = *f.rampHalfTokens;
         fj["overhead_s"] = f.overheadS;
         fj["rms_relative_residual"] = f.rmsRelativeResidual;
+        if (!f.fittedOn.empty()) fj["fitted_on"] = fittedOnJson(f.fittedOn);
         fj["tiers"] = json::object();
         for (const auto& [name, t] : f.tiers) {
             fj["tiers"][name] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}};
             if (t.amplification != 1) fj["tiers"][name]["amplification"] = t.amplification;
+            if (t.tLayerS > 0) {
+                fj["tiers"][name]["t_layer_s"] = t.tLayerS;
+                fj["tiers"][name]["layers"] = t.layers;
+            }
         }
         j["fitted"] = std::move(fj);
     }
@@ -360,17 +377,13 @@ Status saveCalibration(const fs::path& path, const Calibration& c) {
 std::vector<std::string> mismatchWarnings(const Calibration& c, const ModelSpec& model,
                                           KvDtype kvDtype) {
     std::vector<std::string> out;
-    auto shortName = [](const std::string& id) {
-        const auto slash = id.rfind('/');
-        return lowerAscii(slash == std::string::npos ? id : id.substr(slash + 1));
-    };
-    if (!c.model.empty() && shortName(c.model) != shortName(model.id))
+    if (!c.model.empty() && !sameModelName(c.model, model.id))
         out.push_back(c.source + ": measured with model '" + c.model + "', the scenario uses '" +
                       model.id + "'");
     // "auto" is the model's own dtype: the scenario's model's, where the file names no other model.
     std::optional<KvDtype> fileDtype = c.kvDtype;
     if (!fileDtype && c.kvDtypeText == "auto" &&
-        (c.model.empty() || shortName(c.model) == shortName(model.id)))
+        (c.model.empty() || sameModelName(c.model, model.id)))
         fileDtype = model.weightDtype;
     if (fileDtype && *fileDtype != kvDtype &&
         bytesPerElement(*fileDtype) != bytesPerElement(kvDtype))

@@ -72,7 +72,7 @@ CalcReport makeCalcReport(const Evaluation& e, const std::vector<double>& length
             pt.tHit = e.cost.tHit(t, n, fraction * n);
             pt.speedup = row.tRecompute / pt.tHit;
             pt.minFraction = e.cost.minCachedFraction(t, n, r.breakevenPrefix[i]);
-            pt.breakevenBandwidth = e.cost.breakevenBandwidth(n, t.tFixedS);
+            pt.breakevenBandwidth = e.cost.breakevenBandwidth(n, t);
             row.tiers.push_back(pt);
         }
         r.rows.push_back(std::move(row));
@@ -89,6 +89,7 @@ json calcJson(const CalcReport& r) {
         {"name", m.id},
         {"source", m.source},
         {"layers", m.layers},
+        {"kv_state_layers", m.kvStateLayers()},
         {"q_heads", m.qHeads},
         {"kv_heads", m.kvHeads},
         {"head_dim", m.headDim},
@@ -121,7 +122,9 @@ json calcJson(const CalcReport& r) {
              {"amplification", t.amplification},
              {"effective_bandwidth_Bps", t.effectiveBandwidthBps()},
              {"write_bandwidth_Bps", tc.writeGBps ? json(*tc.writeGBps * 1e9) : json(nullptr)},
-             {"t_fixed_s", t.tFixedS},
+             {"t_fixed_s", e.cost.tFixed(t)},
+             {"t0_s", t.tFixedS},
+             {"t_layer_s", t.tLayerS},
              {"breakeven_prefix_tokens", p ? jsonCount(std::ceil(*p)) : json(nullptr)}});
     }
     out["rows"] = json::array();
@@ -196,7 +199,11 @@ std::string calcTable(const CalcReport& r) {
             os << " × " << printf1("%.3g", t.amplification)
                << " amplification = " << formatBandwidth(t.effectiveBandwidthBps()) << " effective";
         os << "  write " << (tc.writeGBps ? formatBandwidth(*tc.writeGBps * 1e9) : std::string("-"))
-           << "  t_fixed " << pad(formatSeconds(t.tFixedS), 9) << "  break-even prefix "
+           << "  t_fixed " << pad(formatSeconds(e.cost.tFixed(t)), 9);
+        if (t.tLayerS > 0)
+            os << " (" << formatSeconds(t.tFixedS) << " + " << e.cost.kvStateLayers()
+               << " layers × " << formatSeconds(t.tLayerS) << ")";
+        os << "  break-even prefix "
            << (p ? formatTokens(std::ceil(*p)) + " tokens" : std::string("never")) << "\n";
     }
     os << "\nCached fraction for t_hit and speedup: " << printf1("%.0f", r.fraction * 100)
@@ -346,6 +353,7 @@ json tiersJson(const Presets& p) {
                      {"read_Bps", t.readBps},
                      {"write_Bps", t.writeBps},
                      {"t_fixed_s", t.tFixedS},
+                     {"t_layer_s", t.tLayerS},
                      {"amplification", t.amplification},
                      {"sources", t.sources}});
     }

@@ -43,7 +43,7 @@ std::vector<SimTier> scenarioSimTiers(const Evaluation& e) {
         const auto& tc = configs[i];
         SimTier st;
         st.name = tc.preset.empty() ? tc.name : tc.preset;
-        st.path = e.tiers[i];
+        st.path = e.cost.resolved(e.tiers[i]); // the fixed cost on this model
         st.writeBps = tc.writeGBps ? *tc.writeGBps * 1e9 : 0.0;
         out.push_back(st);
     }

@@ -205,6 +205,13 @@ probes::TextTable fitTable(const ServingSettings& s, const SweepFit& f, double d
         t.rows.push_back({s.offloadTier + " bandwidth",
                           probes::fixedDecimals(f.offload->bandwidthBps / 1e9, 3) + " GB/s"});
         t.rows.push_back({s.offloadTier + " t_fixed", ms(f.offload->tFixedS) + " ms"});
+        if (f.offload->tLayerS > 0)
+            t.rows.push_back({s.offloadTier + " t_fixed per layer",
+                              ms(f.offload->tLayerS) + " ms × " +
+                                  std::to_string(f.offload->layers) + " KV/state layers"});
+        if (f.fit.fixedCostForm)
+            t.rows.push_back({"fixed cost form", std::string(toString(*f.fit.fixedCostForm)) +
+                                                     " (one model: the held-out check's form)"});
         t.rows.push_back(
             {s.offloadTier + " p*",
              f.offloadPStar ? probes::fixedDecimals(*f.offloadPStar, 0) + " tokens" : "never"});
@@ -318,6 +325,8 @@ nlohmann::ordered_json summary(const SweepData& d, const CellSummary& cells, con
     if (f.offload)
         tiers[s.offloadTier] = {{"bandwidth_Bps", f.offload->bandwidthBps},
                                 {"t_fixed_s", f.offload->tFixedS},
+                                {"t_layer_s", f.offload->tLayerS},
+                                {"layers", f.offload->layers},
                                 {"breakeven_prefix_tokens", seconds(f.offloadPStar.value_or(NAN))}};
     nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
     for (const auto& [n, why] : d.skippedLengths)
@@ -327,6 +336,10 @@ nlohmann::ordered_json summary(const SweepData& d, const CellSummary& cells, con
             {"overhead_s", f.fit.params.overheadS},
             {"rms_relative_residual", f.fit.params.rmsRelativeResidual},
             {"tiers", tiers},
+            {"fixed_cost_form", f.fit.fixedCostForm ? nlohmann::ordered_json(std::string(
+                                                          toString(*f.fit.fixedCostForm)))
+                                                    : nlohmann::ordered_json(nullptr)},
+            {"fixed_cost_why", f.fit.fixedCostWhy},
             {"drift_relative", d.driftRelative},
             {"hits_verified", d.verified},
             {"offload_hits_verified", d.offloadVerified},
