@@ -156,7 +156,7 @@ ExitCode writeOut(const CalibrationFitOptions& o, const FileFit& f, const Calibr
 // Several models: per tier, t0 and t_layer across them; the scenario adopts the fit of the
 // file for its own model (else the first file's) with those fixed costs.
 ExitCode runAcrossModels(const CalibrationFitOptions& o, const CalibrationContext& ctx,
-                    const std::vector<FileFit>& files) {
+                         const std::vector<FileFit>& files) {
     std::vector<ModelFit> fits;
     std::optional<size_t> primary;
     for (size_t i = 0; i < files.size(); ++i) {

@@ -19,7 +19,6 @@
 
 namespace kvbe::cli {
 
-
 Result<TraceReadOptions> readOptions(const TraceOptions& o) {
     TraceReadOptions r;
     auto f = parseTraceFormat(o.format);
@@ -141,7 +140,6 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
 
 namespace {
 
-
 void printSkipped(const TraceReadSummary& s) {
     if (!s.skippedLines) return;
     std::cerr << "kvbe-cli: skipped " << s.skippedLines << " bad line(s); the first:\n";
@@ -149,9 +147,7 @@ void printSkipped(const TraceReadSummary& s) {
         std::cerr << "  " << m << "\n";
 }
 
-
 } // namespace
-
 
 Result<Loaded> loadAll(const TraceOptions& o, const ScenarioFlags& flags,
                        const TraceReadOptions& ro) {
@@ -329,14 +325,13 @@ void addCapacityOptions(CLI::App* sub, TraceOptions& o) {
 
 void addReplayTierOptions(CLI::App* sub, TraceOptions& o) {
     sub->add_option("--tier-write", o.tierWrites,
-                       "NAME=GB/s: a tier's write bandwidth (repeat; default: the scenario tier's, "
-                       "as calc shows it)");
-    sub->add_option(
-        "--write-buffer", o.writeBuffer,
-        "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
+                    "NAME=GB/s: a tier's write bandwidth (repeat; default: the scenario tier's, "
+                    "as calc shows it)");
+    sub->add_option("--write-buffer", o.writeBuffer,
+                    "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
     sub->add_option("--shared-link", o.sharedLinks,
-                       "NAME: the tier's reads and writes share one link, loads first (repeat; "
-                       "needs the write queue)");
+                    "NAME: the tier's reads and writes share one link, loads first (repeat; "
+                    "needs the write queue)");
     sub->add_flag(
         "--no-write-queue", o.noWriteQueue,
         "Writes always keep up (default: a write queue per tier, drained at its write bandwidth)");

@@ -77,7 +77,6 @@ void addLoadOptions(CLI::App* sub, TraceOptions& o);
 Status applyLoadOptions(const TraceOptions& o, Trace& trace, ReplayConfig& config);
 
 // Adds `trace capacity` to the `trace` command.
-void addTraceCapacityCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o,
-                             Command& run);
+void addTraceCapacityCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o, Command& run);
 
 } // namespace kvbe::cli

@@ -403,6 +403,11 @@ TEST_CASE("no device: each GPU probe says so in one sentence, exit code 3") {
 // The sizes and lengths of the GPU probes are read by core's parsers, as every flag is: GB is
 // 1e9 bytes here as for the drive probes and calc, and m is 1024² tokens.
 TEST_CASE("gpu probe flags: sizes and lengths read as everywhere else") {
+    if (!builtWithCuda()) {
+        // Without CUDA the GPU probes are stubs that say so (exit 3) before reading their sizes.
+        CHECK_EQ(runCli("probe gpu-copy --sizes 5GB --format jsonl").exitCode, 3);
+        return;
+    }
     // 5GB = 5,000,000,000 bytes, past the 4 GiB = 4,294,967,296 the copy probe takes.
     Run r = runCli("probe gpu-copy --sizes 5GB --format jsonl");
     CHECK_EQ(r.exitCode, 1);
