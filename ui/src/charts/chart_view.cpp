@@ -188,7 +188,7 @@ QColor ChartView::ghost(QColor c) const {
 
 bool ChartView::ofAnotherModel(const QString& model) const {
     return m_current && !model.isEmpty() &&
-           !sameModelId(model.toStdString(), m_current->model().id);
+           !sameModelName(model.toStdString(), m_current->model().id);
 }
 
 QString ChartView::markedWithModel(const QString& name, const QString& model) const {

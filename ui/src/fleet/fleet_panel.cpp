@@ -303,7 +303,7 @@ Result<Evaluation> FleetPanel::fitBasis(const Calibration& c, QString& said) {
     Scenario s = m_explorer->scenario();
     const std::string& scenarioModel = r->model().id;
     // A node is fitted against the model it ran: its prefill times say nothing about another.
-    if (!c.model.empty() && !sameModelId(c.model, scenarioModel)) {
+    if (!c.model.empty() && !sameModelName(c.model, scenarioModel)) {
         auto spec = m_explorer->modelFor(c.model);
         if (!spec)
             return Error{
@@ -460,6 +460,9 @@ QStringList FleetPanel::adoptChanges(const Scenario& from, const Scenario& to) {
                          .arg(name, num(a.bandwidthGBps), num(b.bandwidthGBps));
         if (a.tFixedMs != b.tFixedMs)
             lines << tr("%1 t_fixed: %2 ms → %3 ms").arg(name, num(a.tFixedMs), num(b.tFixedMs));
+        if (a.tLayerUs != b.tLayerUs)
+            lines << tr("%1 t_layer: %2 µs → %3 µs per layer that holds KV or state")
+                         .arg(name, num(a.tLayerUs), num(b.tLayerUs));
         if (a.staging != b.staging)
             lines << tr("%1 staging: %2 → %3")
                          .arg(name, QString::fromStdString(std::string(toString(a.staging))),
@@ -496,7 +499,7 @@ Status FleetPanel::adoptFitted() {
             details << QString::fromStdString(u);
     }
     const auto& r = m_explorer->result();
-    if (r && !sameModelId(m_fitModel, r->model().id))
+    if (r && !sameModelName(m_fitModel, r->model().id))
         details << QString()
                 << tr("The fit is of %1; the scenario uses %2, whose utilisation may differ.")
                        .arg(QString::fromStdString(m_fitModel),

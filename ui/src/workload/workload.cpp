@@ -48,8 +48,8 @@ double defaultTierCapacity(std::size_t scenarioTier) {
     return 0;
 }
 
-std::vector<SimTier> workloadSimTiers(const Evaluation& e, const Presets& presets) {
-    auto sim = scenarioSimTiers(e, presets);
+std::vector<SimTier> workloadSimTiers(const Evaluation& e) {
+    auto sim = scenarioSimTiers(e);
     for (std::size_t i = 0; i < sim.size() && i < e.tiers.size(); ++i)
         sim[i].name = e.tiers[i].name;
     return sim;
@@ -76,7 +76,7 @@ double shareAtOrAbove(const Trace& trace, double tokens) {
 }
 
 WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString& file,
-                               std::shared_ptr<const Evaluation> eval, const Presets& presets,
+                               std::shared_ptr<const Evaluation> eval,
                                const WorkloadSettings& settings, const std::atomic<bool>* cancel) {
     WorkloadResult w;
     w.trace = trace;
@@ -86,7 +86,7 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
     const Evaluation& e = *eval;
     for (auto n : trace->inputTokens)
         w.pastContext += double(n) > e.model.contextLimit;
-    const auto sim = workloadSimTiers(e, presets);
+    const auto sim = workloadSimTiers(e);
     for (std::size_t i = 0; i < sim.size(); ++i) {
         WorkloadTier t;
         t.name = QString::fromStdString(sim[i].name);

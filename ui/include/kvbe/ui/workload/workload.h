@@ -42,7 +42,7 @@ double defaultTierCapacity(std::size_t scenarioTier);
 
 // The scenario's tiers as the replay takes them (core's scenarioSimTiers), named as the charts
 // and the scenario panel name them ("Host DRAM (PCIe 5.0)"), not by their preset's key.
-std::vector<SimTier> workloadSimTiers(const Evaluation& e, const Presets& presets);
+std::vector<SimTier> workloadSimTiers(const Evaluation& e);
 
 // The capacity chart's grid: 40 points from 10^4 to 10^9 tokens (from a few blocks to more than any
 // trace needs).
@@ -94,7 +94,7 @@ double shareAtOrAbove(const Trace& trace, double tokens);
 // Replays the trace under the settings, sweeps the chosen tier's capacity and writes the summary.
 // `cancel`, when set, stops the work early (the result then has cancelled replay and no sweep).
 WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString& file,
-                               std::shared_ptr<const Evaluation> eval, const Presets& presets,
+                               std::shared_ptr<const Evaluation> eval,
                                const WorkloadSettings& settings,
                                const std::atomic<bool>* cancel = nullptr);
 
