@@ -231,7 +231,7 @@ void CapacityChart::refill() {
     // where its writes fell behind, the replay's own figures are marked at the capacity set.
     const QString keepUp = w.settings.writeQueue ? tr(", if writes keep up") : QString();
     setTitles(
-        tr("%1 capacity: hit ratio and TTFT saved").arg(tier), describeScenario(*m_current),
+        tr("Hits and TTFT saved by %1 size").arg(tier), describeScenario(*m_current),
         tr("%1; one-pass LRU sweep, the other tiers as set, writes keeping up").arg(fileNameOf(w)));
     beginRefill();
     const QColor tierCol = w.sweepVary > 0 && w.settings.sweepTier > 0
