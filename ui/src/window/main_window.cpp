@@ -318,6 +318,12 @@ void MainWindow::buildActions() {
         if (auto* c = currentChart()) c->resetZoom();
     });
     reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    // Each tab a key away: Ctrl+1 the first chart, then on in the tabs' order (the Workload tab,
+    // the Pin table).
+    auto* tabs = view->addMenu(tr("&Tabs"));
+    for (int i = 0; i < m_tabs->count() && i < 9; ++i)
+        tabs->addAction(m_tabs->tabText(i), this, [this, i] { m_tabs->setCurrentIndex(i); })
+            ->setShortcut(QKeySequence(int(Qt::CTRL) | (int(Qt::Key_1) + i)));
     view->addSeparator();
     view->addAction(m_panelDock->toggleViewAction());
     view->addAction(m_pinDock->toggleViewAction());
