@@ -129,6 +129,11 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
                 tc.color = *c;
             }
             tc.measured = r.pairs(t, "measured", at + ".measured", "bytes, seconds");
+            const DriveRating d = readDriveRating(r, t, at);
+            if (!d.model.empty()) tc.drive.model = d.model;
+            if (d.writesPerDay) tc.drive.writesPerDay = d.writesPerDay;
+            if (d.warrantyYears) tc.drive.warrantyYears = d.warrantyYears;
+            if (d.capacityBytes) tc.drive.capacityBytes = d.capacityBytes;
             s.tiers.push_back(std::move(tc));
         }
     }
@@ -174,6 +179,7 @@ TierConfig tierFromPreset(const TierSpec& spec) {
     t.tFixedMs = spec.tFixedS * 1e3;
     t.staging = spec.kind == "nvme" ? Staging::Pipelined : Staging::None;
     t.amplification = spec.amplification;
+    t.drive = spec.drive;
     return t;
 }
 
@@ -226,6 +232,10 @@ std::string scenarioToJson(const Scenario& s) {
         if (t.amplification != 1) tj["amplification"] = t.amplification;
         if (!t.color.empty()) tj["color"] = t.color;
         if (!t.measured.empty()) tj["measured"] = pairsJson(t.measured);
+        if (!t.drive.model.empty()) tj["drive_model"] = t.drive.model;
+        if (t.drive.writesPerDay) tj["drive_writes_per_day"] = *t.drive.writesPerDay;
+        if (t.drive.warrantyYears) tj["warranty_years"] = *t.drive.warrantyYears;
+        if (t.drive.capacityBytes) tj["drive_capacity_TB"] = *t.drive.capacityBytes / 1e12;
         j["tiers"].push_back(std::move(tj));
     }
     j["cached_fraction"] = s.cachedFraction;

@@ -2,6 +2,7 @@
 
 #include "kvbe/base/statistics.h"
 #include "kvbe/base/units.h"
+#include "kvbe/trace/trace_endurance.h"
 
 #include <algorithm>
 #include <cmath>
@@ -53,6 +54,43 @@ json ratiosJson(const HitRatios& h) {
     return {{"token_weighted", h.tokenWeighted},
             {"block_weighted", h.blockWeighted},
             {"per_request", h.perRequest}};
+}
+
+std::string ordinalSuffix(int n) {
+    if (n % 100 >= 11 && n % 100 <= 13) return "th";
+    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+json optionalJson(const std::optional<double>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+// An offload tier's writes and endurance, and with store admission what it gives up.
+void addTierWrites(json& tj, const TierReport& t, const SimTier& sim, const ReplayResult& r,
+                   const ReplayResult* storeAll, std::size_t k) {
+    const TierEndurance e = tierEndurance(t, sim.drive, r.durationS);
+    tj["bytes_offered"] = t.bytesWritten;
+    tj["blocks_stored"] = t.blocksStored;
+    tj["bytes_stored"] = t.bytesStored;
+    tj["bytes_offered_per_day"] = optionalJson(e.bytesOfferedPerDay);
+    tj["bytes_stored_per_day"] = optionalJson(e.bytesStoredPerDay);
+    tj["drive"] = {{"model", sim.drive.model},
+                   {"rated_drive_writes_per_day", optionalJson(sim.drive.writesPerDay)},
+                   {"warranty_years", optionalJson(sim.drive.warrantyYears)},
+                   {"capacity_bytes", optionalJson(sim.drive.capacityBytes)}};
+    tj["drives"] = e.drives ? json(*e.drives) : json(nullptr);
+    tj["installed_bytes"] = e.drives ? json(e.installedBytes) : json(nullptr);
+    tj["drive_writes_per_day"] = optionalJson(e.driveWritesPerDay);
+    tj["years_to_rated_endurance"] = optionalJson(e.yearsToRatedEndurance);
+    tj["endurance_note"] = e.note;
+    tj["endurance_warning"] = e.warning;
+    if (storeAll) {
+        const TierReport& a = storeAll->tiers[k];
+        tj["if_every_block_stored"] = {{"hits", ratiosJson(a.hits)},
+                                       {"blocks_written", a.blocksWritten},
+                                       {"bytes_written", a.bytesWritten}};
+        tj["hits_given_up_token_weighted"] = a.hits.tokenWeighted - t.hits.tokenWeighted;
+    }
 }
 
 json traceJson(const Trace& t, const std::string& file) {
@@ -176,7 +214,8 @@ json traceReplayJson(const TraceReplayReport& x) {
                    {"admission", std::string(toString(x.admission))},
                    {"block_bytes", cfg.blockBytes},
                    {"write_queue", cfg.writeQueue},
-                   {"instances", cfg.instances}};
+                   {"instances", cfg.instances},
+                   {"store_after", cfg.storeAfter}};
     j["requests"] = r.requests;
     j["tokens"] = r.tokens;
     j["blocks"] = r.blocks;
@@ -184,6 +223,8 @@ json traceReplayJson(const TraceReplayReport& x) {
     j["hits_any_tier"] = ratiosJson(r.anyTier);
     j["hits_any_tier_if_writes_kept_up"] =
         x.writesKeptUp ? ratiosJson(x.writesKeptUp->anyTier) : ratiosJson(r.anyTier);
+    j["hits_any_tier_if_every_block_stored"] =
+        x.storeAll ? ratiosJson(x.storeAll->anyTier) : ratiosJson(r.anyTier);
     json tiers = json::array();
     for (std::size_t k = 0; k < r.tiers.size(); ++k) {
         const auto& t = r.tiers[k];
@@ -206,6 +247,11 @@ json traceReplayJson(const TraceReplayReport& x) {
              {"lookups_late", t.lookupsLate},
              {"lookups_of_dropped_copies", t.lookupsDropped},
              {"max_write_backlog_s", t.maxBacklogS}});
+        if (k > 0)
+            addTierWrites(tiers.back(), t, cfg.tiers[k - 1], r, x.storeAll, k);
+        else
+            tiers.back()["drive_writes_per_day"] = tiers.back()["years_to_rated_endurance"] =
+                nullptr;
     }
     j["tiers"] = tiers;
     j["windows"] = r.windows;
@@ -244,7 +290,8 @@ std::string traceReplayCsv(const TraceReplayReport& x) {
     row("hits", "any", "token_weighted", r.anyTier.tokenWeighted);
     row("hits", "any", "block_weighted", r.anyTier.blockWeighted);
     row("hits", "any", "per_request", r.anyTier.perRequest);
-    for (const auto& t : r.tiers) {
+    for (std::size_t k = 0; k < r.tiers.size(); ++k) {
+        const auto& t = r.tiers[k];
         row("tier", t.name, "capacity_bytes",
             std::isfinite(t.capacityBytes) ? t.capacityBytes : -1);
         if (t.pStarTokens) row("tier", t.name, "p_star_tokens", *t.pStarTokens);
@@ -257,6 +304,17 @@ std::string traceReplayCsv(const TraceReplayReport& x) {
         row("tier", t.name, "writes_dropped", double(t.writesDropped));
         row("tier", t.name, "lookups_late", double(t.lookupsLate));
         row("tier", t.name, "lookups_of_dropped_copies", double(t.lookupsDropped));
+        if (k == 0) continue;
+        row("tier", t.name, "bytes_stored", t.bytesStored);
+        const TierEndurance e = tierEndurance(t, x.config->tiers[k - 1].drive, r.durationS);
+        if (e.bytesStoredPerDay) row("tier", t.name, "bytes_stored_per_day", *e.bytesStoredPerDay);
+        if (e.drives) row("tier", t.name, "drives", double(*e.drives));
+        if (e.driveWritesPerDay) row("tier", t.name, "drive_writes_per_day", *e.driveWritesPerDay);
+        if (e.yearsToRatedEndurance)
+            row("tier", t.name, "years_to_rated_endurance", *e.yearsToRatedEndurance);
+        if (x.storeAll)
+            row("tier", t.name, "hits_given_up_token_weighted",
+                x.storeAll->tiers[k].hits.tokenWeighted - t.hits.tokenWeighted);
     }
     for (const auto& ru : r.rules) {
         row("rule", ru.name, "ttft_mean_s", ru.ttft.mean);
@@ -303,6 +361,66 @@ std::string replaySentence(const TraceReplayReport& x) {
     return s.str();
 }
 
+// Per offload tier: the writes offered and stored per day, the drives, the drive writes per day
+// they take against their rating, the years to rated endurance; a warning where that is shorter
+// than the warranty.
+std::string enduranceTable(const TraceReplayReport& x) {
+    const ReplayResult& r = *x.result;
+    std::string out;
+    appendf(out, "%-12s %14s %14s %22s %16s %20s\n", "endurance", "offered/day", "stored/day",
+            "drives", "DWPD needed/rated", "to rated endurance");
+    std::string warnings;
+    for (std::size_t k = 1; k < r.tiers.size(); ++k) {
+        const auto& t = r.tiers[k];
+        const DriveRating& d = x.config->tiers[k - 1].drive;
+        const TierEndurance e = tierEndurance(t, d, r.durationS);
+        auto perDay = [](const std::optional<double>& v) {
+            return v ? formatBytes(*v) : std::string("-");
+        };
+        const std::string drives =
+            e.drives && d.capacityBytes
+                ? std::to_string(*e.drives) + " x " + fixed(*d.capacityBytes / 1e12, 2) + " TB"
+                : "-";
+        const std::string dwpd =
+            (e.driveWritesPerDay ? fixed(*e.driveWritesPerDay, 2) : std::string("-")) + " / " +
+            (d.writesPerDay ? fixed(*d.writesPerDay, 1) : std::string("-"));
+        const bool anyRating = d.writesPerDay || d.warrantyYears || d.capacityBytes;
+        const std::string life = e.yearsToRatedEndurance ? formatLife(*e.yearsToRatedEndurance)
+                                 : !anyRating || e.note.empty() ? "-"
+                                                                : e.note;
+        appendf(out, "%-12s %14s %14s %22s %16s %20s\n", t.name.c_str(),
+                perDay(e.bytesOfferedPerDay).c_str(), perDay(e.bytesStoredPerDay).c_str(),
+                drives.c_str(), dwpd.c_str(), life.c_str());
+        if (!e.warning.empty()) warnings += "warning: " + e.warning + "\n";
+    }
+    return out + warnings + "\n";
+}
+
+// With store admission: the writes and hits against storing every block.
+std::string admissionLines(const TraceReplayReport& x) {
+    const ReplayResult& r = *x.result;
+    const ReplayResult& a = *x.storeAll;
+    auto signedPoints = [](double d) {
+        return (d < 0 ? "-" : "+") + fixed(std::abs(d) * 100, 1) + " points";
+    };
+    std::string out = "store after " + std::to_string(x.config->storeAfter) +
+                      " sightings, against storing every block: hits " +
+                      pct(a.anyTier.tokenWeighted) + " -> " + pct(r.anyTier.tokenWeighted) +
+                      " token-weighted, any tier (" +
+                      signedPoints(r.anyTier.tokenWeighted - a.anyTier.tokenWeighted) + ")\n";
+    for (std::size_t k = 1; k < r.tiers.size(); ++k) {
+        const auto& t = r.tiers[k];
+        const auto& all = a.tiers[k];
+        const double ratio = t.bytesWritten > 0 ? all.bytesWritten / t.bytesWritten : 0;
+        out += "  " + t.name + ": writes " + formatBytes(all.bytesWritten) + " -> " +
+               formatBytes(t.bytesWritten) +
+               (ratio > 0 ? " (" + fixed(ratio, 1) + "x less)" : std::string()) + ", hits " +
+               pct(all.hits.tokenWeighted) + " -> " + pct(t.hits.tokenWeighted) + " (" +
+               signedPoints(t.hits.tokenWeighted - all.hits.tokenWeighted) + ")\n";
+    }
+    return out + "\n";
+}
+
 } // namespace
 
 std::string traceReplayTable(const TraceReplayReport& x) {
@@ -314,7 +432,11 @@ std::string traceReplayTable(const TraceReplayReport& x) {
          << x.trace->summary.blockTokens << " tokens (" << r.distinctBlocks << " distinct), "
          << duration(r.durationS) << "\n";
     head << "scenario  " << x.scenario << "; one block = " << formatBytes(cfg.blockBytes) << "; "
-         << toString(cfg.policy) << ", " << toString(cfg.placement) << "\n\n";
+         << toString(cfg.policy) << ", " << toString(cfg.placement);
+    if (cfg.storeAfter > 1)
+        head << ", offload tiers store a block at its " << cfg.storeAfter
+             << ordinalSuffix(cfg.storeAfter) << " sighting";
+    head << "\n\n";
     std::string out = head.str();
     appendf(out, "%-12s %12s %10s  %-26s %12s %22s\n", "tier", "capacity", "p* tokens",
             "hits: tok / blk / req", "written", "writes p50/p99 vs W");
@@ -359,6 +481,8 @@ std::string traceReplayTable(const TraceReplayReport& x) {
             out += "every write completed before its block was looked up again\n";
         out += "\n";
     }
+    if (r.tiers.size() > 1) out += enduranceTable(x);
+    if (x.storeAll) out += admissionLines(x);
     if (cfg.instances > 0)
         out += "TTFT below: " + std::to_string(cfg.instances) + " prefill server" +
                (cfg.instances > 1 ? "s" : "") +

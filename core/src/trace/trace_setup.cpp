@@ -32,6 +32,7 @@ std::vector<SimTier> scenarioSimTiers(const Evaluation& e, const Presets& preset
         st.name = tc.preset.empty() ? tc.name : tc.preset;
         st.path = e.tiers[i];
         st.writeBps = spec ? spec->writeBps : 0.0;
+        st.drive = tc.drive;
         out.push_back(st);
     }
     return out;

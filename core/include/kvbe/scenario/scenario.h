@@ -29,6 +29,7 @@ struct TierConfig {
     // Bytes moved per useful byte of KV (≥ 1; 1: none). The load sees bandwidth / amplification.
     double amplification = 1;
     std::optional<double> writeGBps; // write (offload) bandwidth, shown for sizing; not in the load
+    DriveRating drive; // the drives the tier is built of (from its preset; each field overridable)
 
     bool operator==(const TierConfig&) const = default;
 };
