@@ -39,7 +39,7 @@ void addPublishedCommands(CLI::App& app, std::function<int()>& run);
 // Adds `probe <key>` for every registered probe, built from the probe catalog, and `probe list`
 // (exit codes: kvbe/probe/probe_protocol.h).
 void addProbeCommands(CLI::App& app, std::function<int()>& run);
-// Adds `trace inspect|replay|sweep`: a request trace through a tiered prefix cache.
+// Adds `trace inspect|replay|sweep|plan`: a request trace through a tiered prefix cache.
 void addTraceCommands(CLI::App& app, std::function<int()>& run);
 
 } // namespace kvbe::cli

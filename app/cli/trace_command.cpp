@@ -1,5 +1,6 @@
 // kvbe-cli trace inspect|replay|sweep: a request trace through the scenario's tiered prefix cache.
 #include "commands.h"
+#include "trace_plan.h"
 
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/units.h"
@@ -394,6 +395,26 @@ int runSweep(const TraceOptions& o) {
     return kExitOk;
 }
 
+// ------------------------------------------------------------------------------- plan
+
+int runPlan(const TraceOptions& o, const PlanOptions& p) {
+    if (auto ok = checkPlanOptions(p); !ok) return fail(ok.message());
+    auto ro = readOptions(o);
+    if (!ro) return fail(ro.message());
+    auto admission = parseAdmission(o.admission);
+    if (!admission)
+        return fail("--admission '" + o.admission + "': expected always, breakeven or optimal");
+    auto loaded = loadAll(o, *ro);
+    if (!loaded) return fail(loaded.message());
+    if (!loaded->trace.summary.hasBlocks())
+        return fail(o.file + ": a " + std::string(toString(loaded->trace.summary.format)) +
+                    " trace has no block ids, so there is nothing to plan a cache for");
+    auto cfg = replayConfig(o, loaded->setup, loaded->trace.summary.blockTokens);
+    if (!cfg) return fail(cfg.message());
+    return runTracePlan(p, o.file, loaded->trace, loaded->setup.eval, loaded->presets, *cfg,
+                        *admission);
+}
+
 void addCommon(CLI::App* sub, TraceOptions& o) {
     sub->add_option("file", o.file, "Trace file (.jsonl, .csv; .gz and .zst read directly)")
         ->required();
@@ -481,6 +502,23 @@ void addTraceCommands(CLI::App& app, std::function<int()>& run) {
     sweep->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
     sweep->callback([o, &run] { run = [o] { return runSweep(*o); }; });
+
+    auto* plan = trace->add_subcommand(
+        "plan", "What to buy: DRAM, drives and store-after K against cost, TTFT and drive life");
+    auto p = std::make_shared<PlanOptions>();
+    addCommon(plan, *o);
+    addCapacityOptions(plan, *o);
+    plan->add_option("--tier", o->tiers,
+                     "NAME=CAPACITY of a scenario tier (only its preset and path are used; the "
+                     "plan sets capacities)");
+    plan->add_option("--write-buffer", o->writeBuffer, "As for trace replay (default 8GiB)");
+    plan->add_flag("--no-write-queue", o->noWriteQueue, "Writes always keep up");
+    plan->add_option("--instances", o->instances, "Prefill servers (default 0: no queueing)")
+        ->check(CLI::Range(0, 1 << 20));
+    plan->add_option("--admission", o->admission, "The rule the plan's TTFT is taken under")
+        ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
+    addPlanOptions(plan, *p);
+    plan->callback([o, p, &run] { run = [o, p] { return runPlan(*o, *p); }; });
 }
 
 } // namespace kvbe::cli

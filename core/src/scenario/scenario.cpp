@@ -158,6 +158,10 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
     }
     if (auto v = r.number(j, "sweep_tokens", "sweep_tokens", 1, 1e9, "tokens, at least 1"))
         s.sweepTokens = *v;
+    if (j.contains("prices")) {
+        s.prices = readPriceTable(r, j["prices"], "prices");
+        s.prices.origin = "the scenario";
+    }
     return s;
 }
 
@@ -244,6 +248,18 @@ std::string scenarioToJson(const Scenario& s) {
                     {"points", s.lengths.points},
                     {"log", s.lengths.log}};
     j["sweep_tokens"] = s.sweepTokens;
+    if (!s.prices.empty()) {
+        json p = json::object();
+        auto price = [](const Price& v) {
+            return v.source.empty() ? json(v.usd) : json{{"usd", v.usd}, {"source", v.source}};
+        };
+        if (s.prices.dramPerGiB) p["dram_usd_per_GiB"] = price(*s.prices.dramPerGiB);
+        for (const auto& [k, v] : s.prices.gpuPerHour)
+            p["gpu_usd_per_hour"][k] = price(v);
+        for (const auto& [k, v] : s.prices.drive)
+            p["drive_usd"][k] = price(v);
+        j["prices"] = p;
+    }
     return dumpJson(j, 2) + "\n";
 }
 

@@ -6,6 +6,7 @@
 #include "kvbe/cost/cost_model.h"
 #include "kvbe/scenario/hardware.h"
 #include "kvbe/scenario/presets.h"
+#include "kvbe/scenario/prices.h"
 
 #include <filesystem>
 #include <optional>
@@ -64,6 +65,8 @@ struct Scenario {
     double cachedFraction = 0.5;
     LengthRange lengths;
     double sweepTokens = 32768;
+    // Prices that override resources/prices.json (or a --prices file) one by one, for plans.
+    PriceTable prices;
 
     bool operator==(const Scenario&) const = default;
 };

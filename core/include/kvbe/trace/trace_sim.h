@@ -56,7 +56,7 @@ struct SimTier {
     bool sharedLink = false;
     // The drives the tier is built of, for its endurance (kvbe/trace/trace_endurance.h); no
     // rating for DRAM.
-    DriveRating drive;
+    DriveRating drive{};
 };
 
 struct ReplayConfig {

@@ -1,0 +1,142 @@
+#include "plan_text.h"
+
+#include "kvbe/base/units.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace kvbe::plan_detail {
+
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+std::string usd(double v) {
+    return (v < 0 ? "-$" : "$") + formatTokens(std::abs(v));
+}
+
+std::string gib(double bytes) {
+    const double g = bytes / double(1ull << 30);
+    if (g >= 1024 && std::fmod(g, 1024) == 0) return fixed(g / 1024, 0) + " TiB";
+    return fixed(g, g == std::floor(g) ? 0 : 1) + " GiB";
+}
+
+std::string ordinal(int n) {
+    if (n % 100 >= 11 && n % 100 <= 13) return "th";
+    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
+namespace {
+
+std::string years(double y) {
+    return fixed(y, y == std::floor(y) ? 0 : 1) + (y == 1 ? " year" : " years");
+}
+
+// What a neighbour changes against the recommended point, in money over the life.
+std::string versus(const PlanPoint& rec, const PlanPoint& n, double life) {
+    const double dCapex = n.capexUsd - rec.capexUsd;
+    const double dValue = (n.valuePerMonthUsd - rec.valuePerMonthUsd) * 12 * life;
+    if (dCapex >= 0)
+        return usd(dCapex) + " more up front for " +
+               (dValue >= 0 ? usd(dValue) + " more" : usd(-dValue) + " less") + " value over " +
+               years(life);
+    return usd(-dCapex) + " less up front but " +
+           (dValue <= 0 ? usd(-dValue) + " less" : usd(dValue) + " more") + " value over " +
+           years(life);
+}
+
+} // namespace
+
+std::string whySentence(const PlanSetup& s, const PlanResult& res,
+                        const std::vector<std::size_t>& near) {
+    const PlanPoint& r = res.points[*res.recommended];
+    const double life = s.limits.lifeYears;
+    const double price = s.prices.gpuPerHour.at(s.gpuKey).usd;
+    std::string w = describePlanPoint(r) + ": " + usd(r.capexUsd) + " up front";
+    if (r.offload()) {
+        w += ", saves " + fixed(r.gpuHoursSavedPerDay, 1) + " GPU-hours of prefill a day (" +
+             usd(r.valuePerMonthUsd) + " a month at $" + fixed(price, 2) + " per GPU-hour)";
+        if (r.paybackMonths) w += ", pays back in " + fixed(*r.paybackMonths, 1) + " months";
+        w += " and nets " + usd(r.netUsdOverLife) + " over " + years(life);
+        if (r.shortestLifeYears)
+            w += "; its drives reach their rated endurance in " + formatLife(*r.shortestLifeYears);
+        w += ".";
+    } else {
+        w += ": no configuration of the grid within the limits saves more than it costs over " +
+             years(life) + " at these prices.";
+    }
+    const PlanPoint* bestOk = nullptr;
+    const PlanPoint* bestFailing = nullptr;
+    for (std::size_t i : near) {
+        const PlanPoint& n = res.points[i];
+        if (n.fails.empty()) {
+            if (!bestOk || n.netUsdOverLife > bestOk->netUsdOverLife) bestOk = &n;
+        } else if (n.netUsdOverLife > r.netUsdOverLife &&
+                   (!bestFailing || n.netUsdOverLife > bestFailing->netUsdOverLife)) {
+            bestFailing = &n;
+        }
+    }
+    if (bestOk)
+        w += " It nets " + usd(r.netUsdOverLife - bestOk->netUsdOverLife) +
+             " more than its best neighbour, " + describePlanPoint(*bestOk) + " (" +
+             versus(r, *bestOk, life) + ").";
+    if (bestFailing)
+        w += " " + describePlanPoint(*bestFailing) + " would net " +
+             usd(bestFailing->netUsdOverLife - r.netUsdOverLife) + " more but fails the " +
+             bestFailing->fails.front() + ".";
+    return w;
+}
+
+std::string unmetSentence(const PlanSetup& s, const PlanResult& res) {
+    const auto& l = s.limits;
+    struct Limit {
+        const char* name;
+        bool on;
+        // How far a point is from meeting it (<= 0: met), and the words for that.
+        double (*gap)(const PlanLimits&, const PlanPoint&);
+    };
+    const Limit limits[] = {
+        {"life", true,
+         [](const PlanLimits& lim, const PlanPoint& p) {
+             return p.shortestLifeYears ? lim.lifeYears - *p.shortestLifeYears : -1;
+         }},
+        {"latency", bool(l.sloP99S),
+         [](const PlanLimits& lim, const PlanPoint& p) { return p.ttftP99S - *lim.sloP99S; }},
+        {"budget", bool(l.budgetUsd),
+         [](const PlanLimits& lim, const PlanPoint& p) { return p.capexUsd - *lim.budgetUsd; }},
+    };
+    std::string out = "No configuration of the grid meets every limit.";
+    for (const auto& lim : limits) {
+        if (!lim.on) continue;
+        const PlanPoint* best = nullptr;
+        double bestGap = 0;
+        for (const auto& p : res.points) {
+            bool othersMet = true;
+            for (const auto& o : limits)
+                if (&o != &lim && o.on && o.gap(l, p) > 0) othersMet = false;
+            if (!othersMet) continue;
+            const double g = lim.gap(l, p);
+            if (!best || g < bestGap) {
+                best = &p;
+                bestGap = g;
+            }
+        }
+        if (!best || bestGap <= 0) continue;
+        out += std::string(" Within the other limits, the ") + lim.name + " limit fails by ";
+        if (std::string(lim.name) == "life")
+            out += fixed(bestGap, 2) + " years at best (" + describePlanPoint(*best) +
+                   ": drives last " + formatLife(*best->shortestLifeYears) + " of " +
+                   years(l.lifeYears) + ").";
+        else if (std::string(lim.name) == "latency")
+            out += fixed(bestGap, 3) + " s at best (" + describePlanPoint(*best) + ": p99 TTFT " +
+                   fixed(best->ttftP99S, 3) + " s against " + fixed(*l.sloP99S, 3) + " s).";
+        else
+            out += usd(bestGap) + " at best (" + describePlanPoint(*best) + ": " +
+                   usd(best->capexUsd) + " against " + usd(*l.budgetUsd) + ").";
+    }
+    return out;
+}
+
+} // namespace kvbe::plan_detail
