@@ -13,9 +13,9 @@
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/trace/trace_sim.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>

@@ -164,9 +164,9 @@ int runTracePlan(const PlanOptions& o, const std::string& file, const Trace& tra
     const PlanReport report{&trace, file, e.scenario.name, &*setup, &*plan};
     if (!o.emit.empty()) {
         if (!plan->recommended) return fail("--emit " + o.emit + ": " + plan->unmet);
-        auto text = servingSettings(*parseServingStack(o.emit), plan->points[*plan->recommended],
-                                    *setup, e, presets, trace.summary.blockTokens,
-                                    trace.distinctBlocks);
+        auto text =
+            servingSettings(*parseServingStack(o.emit), plan->points[*plan->recommended], *setup, e,
+                            presets, trace.summary.blockTokens, trace.distinctBlocks);
         if (!text) return fail("--emit " + o.emit + ": " + text.message());
         if (o.emitFile.empty()) {
             std::cout << *text;

@@ -91,9 +91,9 @@ class TestCliTracePlan : public QObject {
         QVERIFY(front.size() >= 2);
         QCOMPARE(front[0].toObject()["description"].toString(), QString("GPU-only caching"));
         const auto rec = o["recommended"].toObject();
-        for (const char* key : {"capacities_bytes", "store_after", "capex_usd", "ttft_mean_s",
-                                "ttft_p99_s", "years_to_rated_endurance",
-                                "gpu_hours_saved_per_day"})
+        for (const char* key :
+             {"capacities_bytes", "store_after", "capex_usd", "ttft_mean_s", "ttft_p99_s",
+              "years_to_rated_endurance", "gpu_hours_saved_per_day"})
             QVERIFY2(rec.contains(key), key);
         QVERIFY(rec["meets_limits"].toBool());
         for (const auto& v : rec["years_to_rated_endurance"].toObject())
@@ -109,10 +109,9 @@ class TestCliTracePlan : public QObject {
     void planEmitsTheServingStacksSettings() {
         QTemporaryDir dir;
         const QString path = dir.filePath("lmcache.yaml");
-        const auto r =
-            cli(QStringList{"trace", "plan", conversation(), "--emit", "lmcache", "--emit-file",
-                            path} +
-                kSmallGrid);
+        const auto r = cli(
+            QStringList{"trace", "plan", conversation(), "--emit", "lmcache", "--emit-file", path} +
+            kSmallGrid);
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("Recommended:"));
         QFile f(path);
@@ -120,10 +119,10 @@ class TestCliTracePlan : public QObject {
         const QByteArray yaml = f.readAll();
         QVERIFY2(yaml.contains("\nchunk_size: 512\n"), yaml.constData());
         QVERIFY(yaml.contains("\nmax_local_cpu_size: "));
-        const auto v = cli(QStringList{"trace", "plan", conversation(), "--emit", "vllm"} +
-                           kSmallGrid);
+        const auto v =
+            cli(QStringList{"trace", "plan", conversation(), "--emit", "vllm"} + kSmallGrid);
         QCOMPARE(v.exitCode, 0);
-        QVERIFY2(v.out.startsWith("# vLLM offload for: "), v.out.constData());
+        QVERIFY2(v.out.startsWith("# vLLM settings for: "), v.out.constData());
         QVERIFY(!v.out.contains("Recommended:")); // the settings alone, for a pipe
     }
 
@@ -132,19 +131,18 @@ class TestCliTracePlan : public QObject {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("expected");
         const QString t = conversation();
-        QTest::newRow("replay K 0") << QStringList{"trace", "replay", t, "--store-after", "0"}
-                                    << "--store-after 0";
+        QTest::newRow("replay K 0")
+            << QStringList{"trace", "replay", t, "--store-after", "0"} << "--store-after 0";
         QTest::newRow("sweep K 2")
             << QStringList{"trace", "sweep", t, "--tier", "gpu", "--store-after", "2"}
             << "--store-after 2: the one-pass sweep is exact only";
         QTest::newRow("life 0") << QStringList{"trace", "plan", t, "--life", "0"} << "--life";
-        QTest::newRow("p99 below the floor")
-            << QStringList{"trace", "plan", t, "--slo-p99", "10ms"}
-            << "no configuration can meet it";
+        QTest::newRow("p99 below the floor") << QStringList{"trace", "plan", t, "--slo-p99", "10ms"}
+                                             << "no configuration can meet it";
         QTest::newRow("negative budget")
             << QStringList{"trace", "plan", t, "--budget", "-5"} << "--budget '-5'";
-        QTest::newRow("plan K 0")
-            << QStringList{"trace", "plan", t, "--store-after", "1,0"} << "--store-after '0'";
+        QTest::newRow("plan K 0") << QStringList{"trace", "plan", t, "--store-after", "1,0"}
+                                  << "--store-after '0'";
         QTest::newRow("emit file alone")
             << QStringList{"trace", "plan", t, "--emit-file", "x.yaml"} << "--emit-file";
     }
@@ -179,9 +177,8 @@ class TestCliTracePlan : public QObject {
         f.write(prices.toUtf8());
         f.close();
         const QString out = dir.filePath("vllm.txt");
-        const auto r = cli(QStringList{"trace", "plan", conversation(), "--prices", path,
-                                       "--drive", "nvme-gen5", "--emit", "vllm", "--emit-file",
-                                       out} +
+        const auto r = cli(QStringList{"trace", "plan", conversation(), "--prices", path, "--drive",
+                                       "nvme-gen5", "--emit", "vllm", "--emit-file", out} +
                            kSmallGrid);
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.out.isEmpty());

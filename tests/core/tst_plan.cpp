@@ -12,9 +12,12 @@
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_setup.h"
 #include "test_support.h"
+#include "trace_test_support.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
+#include <QRegularExpression>
 #include <QTest>
 
 #include <cmath>
@@ -25,7 +28,7 @@ namespace {
 
 const Trace& conversation() {
     static const Trace t = [] {
-        auto r = loadTrace(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl", {});
+        auto r = loadTrace(kvbe::test::realTracePath().toStdString(), {});
         if (!r) qFatal("%s", r.message().c_str());
         return std::move(*r);
     }();
@@ -33,16 +36,7 @@ const Trace& conversation() {
 }
 
 const CostModel& llama3b() {
-    static const CostModel c = [] {
-        CostInputs in;
-        in.model = kvbe::test::preset("meta-llama/Llama-3.2-3B");
-        in.kvDtype = KvDtype::BF16;
-        in.peakFlops = 989e12;
-        in.utilisation = 0.5;
-        auto cm = CostModel::create(in);
-        if (!cm) qFatal("%s", cm.message().c_str());
-        return *cm;
-    }();
+    static const CostModel c = kvbe::test::llama3b();
     return c;
 }
 
@@ -122,8 +116,8 @@ class TestPlan : public QObject {
             QCOMPARE(p.ttftP99S, opt.ttft.p99);
             const double capex = (p.dramBytes > 0 ? 640.0 : 0) + 500.0 * double(p.drives);
             QCOMPARE(p.capexUsd, capex);
-            const double hours = (opt.gpuSecondsSaved - gpu.gpuSecondsSaved) * 86400 /
-                                 r->durationS / 3600 * 2;
+            const double hours =
+                (opt.gpuSecondsSaved - gpu.gpuSecondsSaved) * 86400 / r->durationS / 3600 * 2;
             QVERIFY(close(p.gpuHoursSavedPerDay, hours));
             const double value = hours * 365.0 / 12 * 2;
             QVERIFY(close(p.valuePerMonthUsd, value));
@@ -208,12 +202,18 @@ class TestPlan : public QObject {
     void impossibleLimitsAndMissingPricesAreRefused_data() {
         QTest::addColumn<QString>("what");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("life 0") << "life" << "the life limit";
-        QTest::newRow("p99 below the floor") << "slo" << "no configuration can meet it";
-        QTest::newRow("negative budget") << "budget" << "the budget";
-        QTest::newRow("no GPU price") << "gpu" << "no price per hour for the GPU";
-        QTest::newRow("no drive price") << "drive" << "no price for the drive nvme";
-        QTest::newRow("no DRAM price") << "dram" << "no DRAM price";
+        QTest::newRow("life 0") << "life"
+                                << "the life limit";
+        QTest::newRow("p99 below the floor") << "slo"
+                                             << "no configuration can meet it";
+        QTest::newRow("negative budget") << "budget"
+                                         << "the budget";
+        QTest::newRow("no GPU price") << "gpu"
+                                      << "no price per hour for the GPU";
+        QTest::newRow("no drive price") << "drive"
+                                        << "no price for the drive nvme";
+        QTest::newRow("no DRAM price") << "dram"
+                                       << "no DRAM price";
     }
     void impossibleLimitsAndMissingPricesAreRefused() {
         QFETCH(QString, what);
@@ -227,8 +227,7 @@ class TestPlan : public QObject {
         if (what == "dram") s.prices.dramPerGiB.reset();
         auto plan = planTrace(s);
         QVERIFY(!plan.ok());
-        QVERIFY2(QString::fromStdString(plan.message()).contains(expected),
-                 plan.message().c_str());
+        QVERIFY2(QString::fromStdString(plan.message()).contains(expected), plan.message().c_str());
     }
 
     void threadsDoNotChangeThePlanAndProgressCancels() {
@@ -311,51 +310,158 @@ class TestPlan : public QObject {
         req.prices = noDrive;
         auto refused = planSetup(*e, presets, conversation(), base, req);
         QVERIFY(!refused.ok());
-        QVERIFY2(refused.message().find("no price for the drive 'nvme-gen5'") !=
-                     std::string::npos,
+        QVERIFY2(refused.message().find("no price for the drive 'nvme-gen5'") != std::string::npos,
                  refused.message().c_str());
     }
 
-    // The serving stack's settings: vLLM's size in GiB summed over the tensor-parallel ranks
-    // (64 GiB), and with K = 2 the connector's store_threshold with the bytes (64 × 2^30);
-    // LMCache's sizes per rank (64 / 2 = 32 GiB of DRAM; 6.4e12 B / 2^30 / 2 = 2980.2 GiB of
-    // disk); py-kvcache's thresholds as JSON.
-    void servingSettingsForAPoint() {
+    // vLLM's settings, per kind of configuration, on a 2-GPU instance (the keys as vLLM's own
+    // source reads them: --kv-offloading-size in GiB over all ranks; the OffloadingConnector's
+    // kv_connector_extra_config keys cpu_bytes_to_use, block_size, store_threshold and
+    // max_tracker_size in vllm/v1/kv_offload/cpu/spec.py and reuse_manager.py).
+    //   64 GiB DRAM, K = 1: the two flags, 64.
+    //   K = 2, 512-token blocks: cpu_bytes_to_use 64 × 2^30 = 68,719,476,736, block_size 512
+    //   (a whole number of vLLM's 16-token blocks), store_threshold 2, max_tracker_size the
+    //   182,790 distinct blocks. 100-token blocks are not whole vLLM blocks: no block_size, and
+    //   the tracker counts vLLM's blocks, 182,790 × ceil(100 / 16) = 182,790 × 7 = 1,279,530.
+    //   With a drive: LMCache's connector, no offload flags. GPU-only: no flags at all.
+    void vllmSettings() {
         const PlanSetup s = smallSetup();
+        const auto& presets = kvbe::test::presets();
+        auto e = evaluate(*defaultScenario(presets), presets);
+        QVERIFY(e.ok());
+        auto flagLines = [](const std::string& text) {
+            QStringList out;
+            for (const auto& l : QString::fromStdString(text).split('\n'))
+                if (!l.isEmpty() && !l.startsWith('#')) out << l;
+            return out;
+        };
+        PlanPoint p;
+        p.dramBytes = 64 * kGiB;
+        p.tiers = {PlanTier{"dram", 64 * kGiB, 0, 0, {}}};
+        auto v = servingSettings(ServingStack::Vllm, p, s, *e, presets, 512, 182790);
+        QVERIFY(v.ok());
+        QCOMPARE(flagLines(*v),
+                 QStringList{"--kv-offloading-backend native --kv-offloading-size 64"});
+        QVERIFY2(v->find("summed over the 2 tensor-parallel ranks") != std::string::npos,
+                 v->c_str());
+
+        p.storeAfter = 2;
+        auto connectorConfig = [&](std::uint32_t blockTokens) {
+            auto text = servingSettings(ServingStack::Vllm, p, s, *e, presets, blockTokens, 182790);
+            const QStringList flags = flagLines(*text);
+            [&] { QCOMPARE(flags.size(), 1); }();
+            const QString line = flags.value(0);
+            const QString prefix = "--kv-transfer-config '";
+            [&] { QVERIFY2(line.startsWith(prefix) && line.endsWith('\''), qPrintable(line)); }();
+            const QString json = line.mid(prefix.size(), line.size() - prefix.size() - 1);
+            return QJsonDocument::fromJson(json.toUtf8()).object();
+        };
+        QJsonObject c = connectorConfig(512);
+        QCOMPARE(c.keys(), QStringList({"kv_connector", "kv_connector_extra_config", "kv_role"}));
+        QCOMPARE(c["kv_connector"].toString(), QString("OffloadingConnector"));
+        QCOMPARE(c["kv_role"].toString(), QString("kv_both"));
+        QJsonObject x = c["kv_connector_extra_config"].toObject();
+        QCOMPARE(x.keys(), QStringList({"block_size", "cpu_bytes_to_use", "max_tracker_size",
+                                        "store_threshold"}));
+        QCOMPARE(x["cpu_bytes_to_use"].toInteger(), qint64(68719476736));
+        QCOMPARE(x["block_size"].toInt(), 512);
+        QCOMPARE(x["store_threshold"].toInt(), 2);
+        QCOMPARE(x["max_tracker_size"].toInteger(), qint64(182790));
+        x = connectorConfig(100)["kv_connector_extra_config"].toObject();
+        QVERIFY(!x.contains("block_size"));
+        QCOMPARE(x["max_tracker_size"].toInteger(), qint64(1279530));
+
+        p.drive = "nvme";
+        p.drives = 1;
+        p.tiers.push_back(PlanTier{"nvme", 6.4e12, 0, 0, {}});
+        v = servingSettings(ServingStack::Vllm, p, s, *e, presets, 512, 182790);
+        QCOMPARE(flagLines(*v), QStringList{"--kv-transfer-config "
+                                            "'{\"kv_connector\":\"LMCacheConnectorV1\","
+                                            "\"kv_role\":\"kv_both\"}'"});
+        QVERIFY(v->find("LMCACHE_CONFIG_FILE") != std::string::npos);
+        QVERIFY(v->find("writes of storing at the 1st sighting") != std::string::npos);
+
+        v = servingSettings(ServingStack::Vllm, PlanPoint{}, s, *e, presets, 512, 182790);
+        QVERIFY(v.ok());
+        QVERIFY(flagLines(*v).isEmpty());
+    }
+
+    // LMCache's file: only keys of its configuration (lmcache/v1/config.py), sizes in GiB per
+    // rank rounded down to 0.1: 64 GiB / 2 = 32.0 of DRAM, 6.4e12 B / 2^30 / 2 = 2980.23 → 2980.2
+    // of disk; a local_disk its parser takes ("file://…/"). Without DRAM, local_cpu false and
+    // LMCache's default 5.0 GiB staging buffer.
+    void lmcacheSettings() {
+        const PlanSetup s = smallSetup();
+        const auto& presets = kvbe::test::presets();
+        auto e = evaluate(*defaultScenario(presets), presets);
+        QVERIFY(e.ok());
+        auto fields = [&](const PlanPoint& p) {
+            auto text = servingSettings(ServingStack::LMCache, p, s, *e, presets, 512, 182790);
+            QMap<QString, QString> out;
+            for (const auto& l : QString::fromStdString(*text).split('\n')) {
+                if (l.isEmpty() || l.startsWith('#')) continue;
+                const int colon = int(l.indexOf(": "));
+                out[l.left(colon)] = l.mid(colon + 2);
+            }
+            return out;
+        };
         PlanPoint p;
         p.dramBytes = 64 * kGiB;
         p.drive = "nvme";
         p.drives = 1;
         p.tiers = {PlanTier{"dram", 64 * kGiB, 0, 0, {}}, PlanTier{"nvme", 6.4e12, 0, 0, {}}};
+        auto f = fields(p);
+        QCOMPARE(f.keys(), QStringList({"chunk_size", "local_cpu", "local_disk",
+                                        "max_local_cpu_size", "max_local_disk_size"}));
+        QCOMPARE(f["chunk_size"], QString("512"));
+        QCOMPARE(f["local_cpu"], QString("true"));
+        QCOMPARE(f["max_local_cpu_size"], QString("32.0"));
+        QCOMPARE(f["max_local_disk_size"], QString("2980.2"));
+        QVERIFY(QRegularExpression("^\"file://(.*)/\"$").match(f["local_disk"]).hasMatch());
+        p.dramBytes = 0;
+        p.tiers.erase(p.tiers.begin());
+        f = fields(p);
+        QCOMPARE(f["local_cpu"], QString("false"));
+        QCOMPARE(f["max_local_cpu_size"], QString("5.0"));
+        QCOMPARE(f["max_local_disk_size"], QString("2980.2"));
+    }
+
+    // py-kvcache's thresholds for a plan's tiers: only the keys of its v1 format (the format
+    // page's own example, tests/fixtures/calibration/pykvcache-v1-format-page.json), each of the
+    // same JSON type there, the thresholds the tiers' break-even prefixes rounded up to whole
+    // tokens; GPU-only caching has nothing to gate and is refused.
+    void pykvcacheSettings() {
         const auto& presets = kvbe::test::presets();
         auto e = evaluate(*defaultScenario(presets), presets);
         QVERIFY(e.ok());
-        auto v = servingSettings(ServingStack::Vllm, p, s, *e, presets, 512, 182790);
-        QVERIFY(v.ok());
-        QVERIFY2(v->find("--kv-offloading-backend native --kv-offloading-size 64\n") !=
-                     std::string::npos,
-                 v->c_str());
-        QVERIFY(v->find("lmcache") != std::string::npos); // the NVMe tier needs LMCache
-        p.storeAfter = 2;
-        v = servingSettings(ServingStack::Vllm, p, s, *e, presets, 512, 182790);
-        QVERIFY(v.ok());
-        QVERIFY2(v->find("\"cpu_bytes_to_use\":68719476736,\"store_threshold\":2,"
-                         "\"max_tracker_size\":182790") != std::string::npos,
-                 v->c_str());
-        auto l = servingSettings(ServingStack::LMCache, p, s, *e, presets, 512, 182790);
-        QVERIFY(l.ok());
-        for (const char* want : {"\nchunk_size: 512\n", "\nlocal_cpu: true\n",
-                                 "\nmax_local_cpu_size: 32.0\n", "\nlocal_disk: \"file://",
-                                 "\nmax_local_disk_size: 2980.2\n"})
-            QVERIFY2(l->find(want) != std::string::npos, l->c_str());
-        PlanSetup named = s;
-        named.dram->name = "dram-pcie5";
-        p.tiers[0].name = "dram-pcie5";
-        p.drive = p.tiers[1].name = "nvme-gen5";
-        auto y = servingSettings(ServingStack::PyKvcache, p, named, *e, presets, 512, 182790);
+        PlanSetup s = smallSetup();
+        s.dram->name = "dram-pcie5";
+        PlanPoint p;
+        p.dramBytes = 64 * kGiB;
+        p.drive = "nvme-gen5";
+        p.drives = 1;
+        p.tiers = {PlanTier{"dram-pcie5", 64 * kGiB, 0, 0, {}},
+                   PlanTier{"nvme-gen5", 7.68e12, 0, 0, {}}};
+        auto y = servingSettings(ServingStack::PyKvcache, p, s, *e, presets, 512, 182790);
         QVERIFY2(y.ok(), y.ok() ? "" : y.message().c_str());
         const auto doc = QJsonDocument::fromJson(QByteArray::fromStdString(*y)).object();
-        QVERIFY(doc.contains("break_even_ssd_tokens") && doc.contains("break_even_mem_tokens"));
+        QFile page(QStringLiteral(KVBE_FIXTURES "/calibration/pykvcache-v1-format-page.json"));
+        QVERIFY(page.open(QIODevice::ReadOnly));
+        const auto format = QJsonDocument::fromJson(page.readAll()).object();
+        QCOMPARE(doc.keys(), format.keys());
+        for (const auto& k : doc.keys())
+            QCOMPARE(doc[k].type(), format[k].type());
+        auto pStar = [&](const char* tier) {
+            for (std::size_t i = 0; i < e->scenario.tiers.size(); ++i)
+                if (e->scenario.tiers[i].preset == tier)
+                    return std::ceil(*e->cost.breakevenPrefix(e->tiers[i]));
+            return -1.0;
+        };
+        QCOMPARE(doc["break_even_mem_tokens"].toDouble(), pStar("dram-pcie5"));
+        QCOMPARE(doc["break_even_ssd_tokens"].toDouble(), pStar("nvme-gen5"));
+        auto none = servingSettings(ServingStack::PyKvcache, PlanPoint{}, s, *e, presets, 512, 1);
+        QVERIFY(!none.ok());
+        QVERIFY(none.message().find("GPU-only") != std::string::npos);
     }
 };
 

@@ -6,61 +6,16 @@
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_sim.h"
 #include "test_support.h"
-
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
+#include "trace_test_support.h"
 
 #include <list>
 #include <unordered_map>
 #include <unordered_set>
 
 using namespace kvbe;
-using kvbe::test::preset;
+using namespace kvbe::test;
 
 namespace {
-
-struct RealRequest {
-    double n = 0;
-    std::vector<qint64> ids;
-};
-
-QString realTracePath() {
-    return QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl");
-}
-
-// The conversation trace parsed with Qt's JSON reader: independent of the production parser.
-const std::vector<RealRequest>& realTrace() {
-    static const std::vector<RealRequest> reqs = [] {
-        std::vector<RealRequest> out;
-        QFile f(realTracePath());
-        if (!f.open(QIODevice::ReadOnly)) return out;
-        while (!f.atEnd()) {
-            const QByteArray line = f.readLine().trimmed();
-            if (line.isEmpty()) continue;
-            const QJsonObject o = QJsonDocument::fromJson(line).object();
-            RealRequest r;
-            r.n = o.value("input_length").toDouble();
-            for (const auto v : o.value("hash_ids").toArray())
-                r.ids.push_back(v.toInteger());
-            out.push_back(std::move(r));
-        }
-        return out;
-    }();
-    return reqs;
-}
-
-CostModel llama3b() {
-    CostInputs in;
-    in.model = preset("meta-llama/Llama-3.2-3B");
-    in.kvDtype = KvDtype::BF16;
-    in.peakFlops = 989e12;
-    in.utilisation = 0.5;
-    auto cm = CostModel::create(in);
-    if (!cm) qFatal("%s", cm.message().c_str());
-    return *cm;
-}
 
 SimTier dram(double capacityBlocks) {
     return SimTier{"dram", capacityBlocks, TierPath{"dram", 55e9, 0.5e-3}, 55e9};
@@ -134,15 +89,6 @@ TwoTierCount referenceGatedWriteThrough(const std::vector<RealRequest>& reqs, st
         }
     }
     return c;
-}
-
-std::string lines(std::initializer_list<const char*> ls) {
-    std::string s;
-    for (const char* l : ls) {
-        s += l;
-        s += '\n';
-    }
-    return s;
 }
 
 } // namespace

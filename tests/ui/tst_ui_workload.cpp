@@ -24,6 +24,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QUrl>
@@ -78,9 +79,10 @@ std::vector<double> realInputLengths() {
 // the given capacities with their presets' write bandwidths, drained through write queues (the
 // default, as in kvbe-cli trace replay).
 ReplayResult referenceReplay(const Trace& t, const Evaluation& e, double tier0Bytes,
-                             double tier1Bytes) {
+                             double tier1Bytes, int storeAfter = 1) {
     ReplayConfig c;
     c.writeQueue = true;
+    c.storeAfter = storeAfter;
     c.blockBytes = e.cost.kvBytesPerToken() * t.summary.blockTokens + e.cost.stateBytes();
     const auto& m = e.model;
     c.gpuCapacityBytes = 0.9 * e.gpu->memoryBytes * e.scenario.tensorParallel -
@@ -197,6 +199,36 @@ class TestUiWorkload : public QObject {
         QCOMPARE(v->result()->config.tiers.front().capacityBytes, 256 * kGiB);
         check(256 * kGiB, "always");
         QVERIFY(v->findChild<QLabel*>("workloadTier1Value")->text().startsWith("256 GiB"));
+    }
+
+    // The store-after control: the view's replay writes what core's replay at K = 2 writes, the
+    // sentence says so, and the capacity chart says why it has no sweep (exact only for K = 1).
+    void storeAfterControlGatesTheOffloadTiers() {
+        auto w = makeWindow();
+        auto* v = viewOf(*w);
+        QVERIFY(v->openTrace(realTracePath()));
+        QVERIFY(settle(*w));
+        QVERIFY(v->result()->sweep);
+        auto* k = v->findChild<QSpinBox*>("workloadStoreAfter");
+        QVERIFY(k);
+        QCOMPARE(k->value(), 1);
+        k->setValue(2);
+        QVERIFY(settle(*w));
+        QCOMPARE(v->result()->config.storeAfter, 2);
+        auto t = loadTrace(realTracePath().toStdString(), {});
+        QVERIFY(t.ok());
+        const auto ref = reference(explorerOf(w)->scenario());
+        const ReplayResult r = referenceReplay(*t, ref.eval, 512 * kGiB, 8 * 1024 * kGiB, 2);
+        const auto& mine = v->result()->replay->tiers;
+        QCOMPARE(mine.size(), r.tiers.size());
+        for (std::size_t i = 1; i < r.tiers.size(); ++i)
+            QCOMPARE(mine[i].blocksWritten, r.tiers[i].blocksWritten);
+        QVERIFY(!v->result()->sweep);
+        QVERIFY(v->result()->sweepNote.contains("store every block"));
+        QVERIFY(v->findChild<QLabel*>("workloadSummary")->text().contains("2nd sighting"));
+        k->setValue(1);
+        QVERIFY(settle(*w));
+        QVERIFY(v->result()->sweep);
     }
 
     // Each tier's p* line says the share of requests at or above it: counted here from the file.

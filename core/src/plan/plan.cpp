@@ -1,5 +1,6 @@
 #include "kvbe/plan/plan.h"
 
+#include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 
 #include "plan_text.h"
@@ -14,7 +15,6 @@
 
 namespace kvbe {
 
-using plan_detail::fixed;
 using plan_detail::usd;
 
 namespace {
@@ -35,10 +35,10 @@ struct Job {
 Status checkSetup(const PlanSetup& s) {
     if (!s.trace || !s.cost) return Error{"the plan has no trace or cost model"};
     if (!(s.limits.lifeYears > 0) || !std::isfinite(s.limits.lifeYears))
-        return Error{"the life limit: " + fixed(s.limits.lifeYears, 2) +
+        return Error{"the life limit: " + formatFixed(s.limits.lifeYears, 2) +
                      " years; expected more than 0 years"};
     if (s.limits.sloP99S && !(*s.limits.sloP99S > 0))
-        return Error{"the latency limit: a p99 TTFT of " + fixed(*s.limits.sloP99S, 3) +
+        return Error{"the latency limit: a p99 TTFT of " + formatFixed(*s.limits.sloP99S, 3) +
                      " s; expected more than 0 s"};
     if (s.limits.budgetUsd && !(*s.limits.budgetUsd >= 0))
         return Error{"the budget: " + usd(*s.limits.budgetUsd) + "; expected 0 or more"};
@@ -49,8 +49,7 @@ Status checkSetup(const PlanSetup& s) {
                      "scenario's prices"};
     const bool anyDram = std::any_of(s.grid.dramBytes.begin(), s.grid.dramBytes.end(),
                                      [](double b) { return b > 0; });
-    if (anyDram && !s.dram)
-        return Error{"the scenario has no DRAM tier for the plan's DRAM sizes"};
+    if (anyDram && !s.dram) return Error{"the scenario has no DRAM tier for the plan's DRAM sizes"};
     if (anyDram && !s.prices.dramPerGiB)
         return Error{"prices: no DRAM price" + where + "; give dram_usd_per_GiB"};
     for (const auto& t : s.driveTiers) {
@@ -59,8 +58,8 @@ Status checkSetup(const PlanSetup& s) {
                          "warranty years and drive capacity (drive_writes_per_day, " +
                          "warranty_years, drive_capacity_TB)"};
         if (!s.prices.drive.count(t.name))
-            return Error{"prices: no price for the drive " + t.name + where +
-                         "; give drive_usd." + t.name};
+            return Error{"prices: no price for the drive " + t.name + where + "; give drive_usd." +
+                         t.name};
     }
     for (auto k : s.grid.storeAfter)
         if (k < 1 || k > kMaxStoreAfter)
@@ -83,7 +82,7 @@ std::vector<Job> gridJobs(const PlanSetup& s) {
             for (std::size_t ci = 0; ci < g.drives.size(); ++ci) {
                 const std::int64_t n = g.drives[ci];
                 if ((pi < 0) != (n == 0)) continue; // no preset goes with no drives, and back
-                if (dram <= 0 && n == 0) continue;   // that is GPU-only caching
+                if (dram <= 0 && n == 0) continue;  // that is GPU-only caching
                 for (std::size_t ki = 0; ki < g.storeAfter.size(); ++ki) {
                     Job j;
                     j.point.dramBytes = dram;
@@ -140,7 +139,8 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
     const double perDay = r.durationS > 0 ? kSecondsPerDay / r.durationS : 0;
     p.gpuHoursSavedPerDay = (rule.gpuSecondsSaved - gpuOnly.gpuSecondsSaved) * perDay / 3600 *
                             static_cast<double>(s.gpusPerInstance);
-    p.valuePerMonthUsd = p.gpuHoursSavedPerDay * kDaysPerMonth * s.prices.gpuPerHour.at(s.gpuKey).usd;
+    p.valuePerMonthUsd =
+        p.gpuHoursSavedPerDay * kDaysPerMonth * s.prices.gpuPerHour.at(s.gpuKey).usd;
     if (p.valuePerMonthUsd > 0 && p.capexUsd > 0) p.paybackMonths = p.capexUsd / p.valuePerMonthUsd;
     p.netUsdOverLife = p.valuePerMonthUsd * 12 * s.limits.lifeYears - p.capexUsd;
 }
@@ -148,19 +148,20 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
 void checkLimits(const PlanLimits& l, PlanPoint& p) {
     if (p.shortestLifeYears && *p.shortestLifeYears < l.lifeYears)
         p.fails.push_back("life: drives last " + formatLife(*p.shortestLifeYears) + ", " +
-                          fixed(l.lifeYears - *p.shortestLifeYears, 2) + " years short of " +
-                          fixed(l.lifeYears, 1));
+                          formatFixed(l.lifeYears - *p.shortestLifeYears, 2) + " years short of " +
+                          formatFixed(l.lifeYears, 1));
     if (l.sloP99S && p.ttftP99S > *l.sloP99S)
-        p.fails.push_back("latency: p99 TTFT " + fixed(p.ttftP99S, 3) + " s, " +
-                          fixed(p.ttftP99S - *l.sloP99S, 3) + " s over " +
-                          fixed(*l.sloP99S, 3) + " s");
+        p.fails.push_back("latency: p99 TTFT " + formatFixed(p.ttftP99S, 3) + " s, " +
+                          formatFixed(p.ttftP99S - *l.sloP99S, 3) + " s over " +
+                          formatFixed(*l.sloP99S, 3) + " s");
     if (l.budgetUsd && p.capexUsd > *l.budgetUsd)
         p.fails.push_back("budget: " + usd(p.capexUsd) + ", " + usd(p.capexUsd - *l.budgetUsd) +
                           " over " + usd(*l.budgetUsd));
 }
 
 // The points no cheaper (or equally cheap) point beats on `better`, by capital cost.
-template <class Better> void markFront(std::vector<PlanPoint>& pts, Better better, bool PlanPoint::*flag) {
+template <class Better>
+void markFront(std::vector<PlanPoint>& pts, Better better, bool PlanPoint::*flag) {
     std::vector<std::size_t> order(pts.size());
     for (std::size_t i = 0; i < order.size(); ++i)
         order[i] = i;
@@ -191,8 +192,7 @@ bool neighbours(const PlanGrid& g, const Coord& a, const Coord& b) {
         return (o.drive < 0 && o.dram == firstAbove(g.dramBytes)) ||
                (noDram && o.count == firstAbove(g.drives));
     }
-    const int steps =
-        std::abs(a.dram - b.dram) + std::abs(a.count - b.count) + std::abs(a.k - b.k);
+    const int steps = std::abs(a.dram - b.dram) + std::abs(a.count - b.count) + std::abs(a.k - b.k);
     if (a.drive == b.drive || a.drive < 0 || b.drive < 0) return steps == 1;
     return steps == 0;
 }
@@ -212,9 +212,7 @@ std::string describePlanPoint(const PlanPoint& p) {
     std::string s;
     if (p.dramBytes > 0) s = plan_detail::gib(p.dramBytes) + " DRAM";
     if (p.drives > 0) s += (s.empty() ? "" : " + ") + std::to_string(p.drives) + " x " + p.drive;
-    if (p.storeAfter > 1)
-        s += ", store at the " + std::to_string(p.storeAfter) + plan_detail::ordinal(p.storeAfter) +
-             " sighting";
+    if (p.storeAfter > 1) s += ", store at the " + sightingText(p.storeAfter);
     return s;
 }
 
@@ -235,8 +233,8 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
     if (!(res.durationS > 0))
         return Error{"the trace spans no time: a plan scales its writes and savings to a day"};
     if (s.limits.sloP99S && *s.limits.sloP99S < res.floorP99S)
-        return Error{"the latency limit: a p99 TTFT of " + fixed(*s.limits.sloP99S, 3) +
-                     " s is below " + fixed(res.floorP99S, 3) +
+        return Error{"the latency limit: a p99 TTFT of " + formatFixed(*s.limits.sloP99S, 3) +
+                     " s is below " + formatFixed(res.floorP99S, 3) +
                      " s, the p99 with every prefix hit free on the GPU; no configuration can "
                      "meet it"};
 
@@ -294,7 +292,8 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
         at.push_back(j.at);
     }
     markFront(
-        res.points, [](const PlanPoint& a, const PlanPoint& b) { return a.ttftMeanS < b.ttftMeanS; },
+        res.points,
+        [](const PlanPoint& a, const PlanPoint& b) { return a.ttftMeanS < b.ttftMeanS; },
         &PlanPoint::onTtftFront);
     markFront(
         res.points,

@@ -1,5 +1,6 @@
 #include "kvbe/plan/plan_report.h"
 
+#include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 
 #include "plan_text.h"
@@ -9,7 +10,6 @@
 
 namespace kvbe {
 using nlohmann::json;
-using plan_detail::fixed;
 using plan_detail::usd;
 
 namespace {
@@ -19,7 +19,7 @@ json optionalJson(const std::optional<double>& v) {
 }
 
 std::string ms(double s) {
-    return fixed(s * 1e3, 1);
+    return formatFixed(s * 1e3, 1);
 }
 
 // The prices the plan used, and whether they are the shipped examples.
@@ -28,16 +28,18 @@ std::string pricesLine(const PlanSetup& s) {
     std::string out = p.example ? "EXAMPLE prices (" + p.origin +
                                       "): replace them with your own quotes (--prices FILE)"
                                 : "prices from " + p.origin;
-    out += "; " + s.gpuKey + " $" + fixed(p.gpuPerHour.at(s.gpuKey).usd, 2) + " per GPU-hour";
-    if (p.dramPerGiB && s.dram) out += ", DRAM $" + fixed(p.dramPerGiB->usd, 2) + " per GiB";
+    out += "; " + s.gpuKey + " $" + formatFixed(p.gpuPerHour.at(s.gpuKey).usd, 2) + " per GPU-hour";
+    if (p.dramPerGiB && s.dram) out += ", DRAM $" + formatFixed(p.dramPerGiB->usd, 2) + " per GiB";
     for (const auto& d : s.driveTiers)
         out += ", " + d.name + " " + usd(p.drive.at(d.name).usd) + " a drive";
     return out;
 }
 
 std::string limitsLine(const PlanLimits& l) {
-    std::string out = "drive life at least " + fixed(l.lifeYears, 1) + " years (the horizon too)";
-    out += l.sloP99S ? ", p99 TTFT at most " + fixed(*l.sloP99S, 3) + " s" : ", no latency limit";
+    std::string out =
+        "drive life at least " + formatFixed(l.lifeYears, 1) + " years (the horizon too)";
+    out += l.sloP99S ? ", p99 TTFT at most " + formatFixed(*l.sloP99S, 3) + " s"
+                     : ", no latency limit";
     out += l.budgetUsd ? ", capital cost at most " + usd(*l.budgetUsd) : ", no budget";
     return out;
 }
@@ -95,14 +97,14 @@ json planJson(const PlanReport& x) {
     json drives = json::object();
     for (const auto& d : s.driveTiers)
         drives[d.name] = s.prices.drive.at(d.name).usd;
-    j["prices"] = {{"origin", s.prices.origin},
-                   {"example", s.prices.example},
-                   {"note", s.prices.note},
-                   {"gpu", s.gpuKey},
-                   {"gpu_usd_per_hour", s.prices.gpuPerHour.at(s.gpuKey).usd},
-                   {"dram_usd_per_GiB",
-                    s.prices.dramPerGiB ? json(s.prices.dramPerGiB->usd) : json(nullptr)},
-                   {"drive_usd", drives}};
+    j["prices"] = {
+        {"origin", s.prices.origin},
+        {"example", s.prices.example},
+        {"note", s.prices.note},
+        {"gpu", s.gpuKey},
+        {"gpu_usd_per_hour", s.prices.gpuPerHour.at(s.gpuKey).usd},
+        {"dram_usd_per_GiB", s.prices.dramPerGiB ? json(s.prices.dramPerGiB->usd) : json(nullptr)},
+        {"drive_usd", drives}};
     j["limits"] = {{"life_years", s.limits.lifeYears},
                    {"slo_p99_s", optionalJson(s.limits.sloP99S)},
                    {"budget_usd", optionalJson(s.limits.budgetUsd)}};
@@ -129,17 +131,19 @@ std::string planCsv(const PlanReport& x) {
                       "ttft_p99_s,hits_token_weighted,gpu_hours_saved_per_day,"
                       "value_per_month_usd,payback_months,net_usd_over_life,shortest_life_years,"
                       "meets_limits,on_ttft_front,on_gpu_hours_front,recommended\n";
-    auto opt = [](const std::optional<double>& v) { return v ? fixed(*v, 6) : std::string(); };
+    auto opt = [](const std::optional<double>& v) {
+        return v ? formatFixed(*v, 6) : std::string();
+    };
     for (std::size_t i = 0; i < r.points.size(); ++i) {
         const PlanPoint& p = r.points[i];
-        out += "\"" + describePlanPoint(p) + "\"," + fixed(p.dramBytes, 0) + "," + p.drive + "," +
-               std::to_string(p.drives) + "," + std::to_string(p.storeAfter) + "," +
-               fixed(p.capexUsd, 2) + "," + fixed(p.ttftMeanS, 9) + "," + fixed(p.ttftP99S, 9) +
-               "," + fixed(p.hitsTokenWeighted, 6) + "," + fixed(p.gpuHoursSavedPerDay, 6) + "," +
-               fixed(p.valuePerMonthUsd, 2) + "," + opt(p.paybackMonths) + "," +
-               fixed(p.netUsdOverLife, 2) + "," + opt(p.shortestLifeYears) + "," +
-               (p.fails.empty() ? "1" : "0") + "," + (p.onTtftFront ? "1" : "0") + "," +
-               (p.onGpuHoursFront ? "1" : "0") + "," +
+        out += "\"" + describePlanPoint(p) + "\"," + formatFixed(p.dramBytes, 0) + "," + p.drive +
+               "," + std::to_string(p.drives) + "," + std::to_string(p.storeAfter) + "," +
+               formatFixed(p.capexUsd, 2) + "," + formatFixed(p.ttftMeanS, 9) + "," +
+               formatFixed(p.ttftP99S, 9) + "," + formatFixed(p.hitsTokenWeighted, 6) + "," +
+               formatFixed(p.gpuHoursSavedPerDay, 6) + "," + formatFixed(p.valuePerMonthUsd, 2) +
+               "," + opt(p.paybackMonths) + "," + formatFixed(p.netUsdOverLife, 2) + "," +
+               opt(p.shortestLifeYears) + "," + (p.fails.empty() ? "1" : "0") + "," +
+               (p.onTtftFront ? "1" : "0") + "," + (p.onGpuHoursFront ? "1" : "0") + "," +
                (r.recommended && *r.recommended == i ? "1" : "0") + "\n";
     }
     return out;
@@ -149,32 +153,37 @@ std::string planTable(const PlanReport& x) {
     const PlanSetup& s = *x.setup;
     const PlanResult& r = *x.result;
     std::string out = "plan      " + x.file + ": " + std::to_string(x.trace->size()) +
-                      " requests over " + fixed(r.durationS / 60, 1) + " min; " + x.scenario +
+                      " requests over " + formatFixed(r.durationS / 60, 1) + " min; " + x.scenario +
                       "; " + std::string(toString(s.rule)) + " admission\n";
     out += "grid      " + std::to_string(r.points.size()) + " configurations (DRAM sizes x " +
            "drives x store-after K, and GPU-only caching), " + std::to_string(r.replays) +
-           " replays in " + fixed(r.seconds, 1) + " s on " + std::to_string(r.threads) +
+           " replays in " + formatFixed(r.seconds, 1) + " s on " + std::to_string(r.threads) +
            " thread" + (r.threads == 1 ? "" : "s") + "\n";
     out += "limits    " + limitsLine(s.limits) + "\n";
     out += "prices    " + pricesLine(s) + "\n\n";
     out += "The Pareto front: capital cost against mean TTFT (T) and against GPU-hours saved (H)\n";
     char line[512];
-    std::snprintf(line, sizeof line, "%-3s %-58s %9s %21s %8s %9s %8s %12s  %s\n", "", "configuration",
-                  "capex", "TTFT ms mean / p99", "GPU-h/d", "$/month", "payback", "drive life",
-                  "limits");
+    std::snprintf(line, sizeof line, "%-3s %-58s %9s %21s %8s %9s %8s %12s  %s\n", "",
+                  "configuration", "capex", "TTFT ms mean / p99", "GPU-h/d", "$/month", "payback",
+                  "drive life", "limits");
     out += line;
     for (std::size_t i : r.front) {
         const PlanPoint& p = r.points[i];
-        const std::string mark = std::string(p.onTtftFront ? "T" : " ") + (p.onGpuHoursFront ? "H" : " ");
+        const std::string mark =
+            std::string(p.onTtftFront ? "T" : " ") + (p.onGpuHoursFront ? "H" : " ");
         const std::string ttft = ms(p.ttftMeanS) + " / " + ms(p.ttftP99S);
-        const std::string payback = p.paybackMonths ? fixed(*p.paybackMonths, 1) + " mo" : "-";
+        const std::string payback =
+            p.paybackMonths ? formatFixed(*p.paybackMonths, 1) + " mo" : "-";
         const std::string life = p.shortestLifeYears ? formatLife(*p.shortestLifeYears) : "-";
-        std::string limits = p.fails.empty() ? "ok" : "fails " + p.fails.front().substr(0, p.fails.front().find(':'));
+        std::string limits = p.fails.empty()
+                                 ? "ok"
+                                 : "fails " + p.fails.front().substr(0, p.fails.front().find(':'));
         if (r.recommended && *r.recommended == i) limits += "  <- recommended";
         std::snprintf(line, sizeof line, "%-3s %-58s %9s %21s %8s %9s %8s %12s  %s\n", mark.c_str(),
                       describePlanPoint(p).c_str(), usd(p.capexUsd).c_str(), ttft.c_str(),
-                      fixed(p.gpuHoursSavedPerDay, 1).c_str(), usd(p.valuePerMonthUsd).c_str(),
-                      payback.c_str(), life.c_str(), limits.c_str());
+                      formatFixed(p.gpuHoursSavedPerDay, 1).c_str(),
+                      usd(p.valuePerMonthUsd).c_str(), payback.c_str(), life.c_str(),
+                      limits.c_str());
         out += line;
     }
     out += "\n";

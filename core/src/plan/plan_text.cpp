@@ -1,5 +1,6 @@
 #include "plan_text.h"
 
+#include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 
 #include <cmath>
@@ -7,31 +8,20 @@
 
 namespace kvbe::plan_detail {
 
-std::string fixed(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
-
 std::string usd(double v) {
     return (v < 0 ? "-$" : "$") + formatTokens(std::abs(v));
 }
 
 std::string gib(double bytes) {
     const double g = bytes / double(1ull << 30);
-    if (g >= 1024 && std::fmod(g, 1024) == 0) return fixed(g / 1024, 0) + " TiB";
-    return fixed(g, g == std::floor(g) ? 0 : 1) + " GiB";
-}
-
-std::string ordinal(int n) {
-    if (n % 100 >= 11 && n % 100 <= 13) return "th";
-    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+    if (g >= 1024 && std::fmod(g, 1024) == 0) return formatFixed(g / 1024, 0) + " TiB";
+    return formatFixed(g, g == std::floor(g) ? 0 : 1) + " GiB";
 }
 
 namespace {
 
 std::string years(double y) {
-    return fixed(y, y == std::floor(y) ? 0 : 1) + (y == 1 ? " year" : " years");
+    return formatFixed(y, y == std::floor(y) ? 0 : 1) + (y == 1 ? " year" : " years");
 }
 
 // What a neighbour changes against the recommended point, in money over the life.
@@ -56,9 +46,9 @@ std::string whySentence(const PlanSetup& s, const PlanResult& res,
     const double price = s.prices.gpuPerHour.at(s.gpuKey).usd;
     std::string w = describePlanPoint(r) + ": " + usd(r.capexUsd) + " up front";
     if (r.offload()) {
-        w += ", saves " + fixed(r.gpuHoursSavedPerDay, 1) + " GPU-hours of prefill a day (" +
-             usd(r.valuePerMonthUsd) + " a month at $" + fixed(price, 2) + " per GPU-hour)";
-        if (r.paybackMonths) w += ", pays back in " + fixed(*r.paybackMonths, 1) + " months";
+        w += ", saves " + formatFixed(r.gpuHoursSavedPerDay, 1) + " GPU-hours of prefill a day (" +
+             usd(r.valuePerMonthUsd) + " a month at $" + formatFixed(price, 2) + " per GPU-hour)";
+        if (r.paybackMonths) w += ", pays back in " + formatFixed(*r.paybackMonths, 1) + " months";
         w += " and nets " + usd(r.netUsdOverLife) + " over " + years(life);
         if (r.shortestLifeYears)
             w += "; its drives reach their rated endurance in " + formatLife(*r.shortestLifeYears);
@@ -126,12 +116,13 @@ std::string unmetSentence(const PlanSetup& s, const PlanResult& res) {
         if (!best || bestGap <= 0) continue;
         out += std::string(" Within the other limits, the ") + lim.name + " limit fails by ";
         if (std::string(lim.name) == "life")
-            out += fixed(bestGap, 2) + " years at best (" + describePlanPoint(*best) +
+            out += formatFixed(bestGap, 2) + " years at best (" + describePlanPoint(*best) +
                    ": drives last " + formatLife(*best->shortestLifeYears) + " of " +
                    years(l.lifeYears) + ").";
         else if (std::string(lim.name) == "latency")
-            out += fixed(bestGap, 3) + " s at best (" + describePlanPoint(*best) + ": p99 TTFT " +
-                   fixed(best->ttftP99S, 3) + " s against " + fixed(*l.sloP99S, 3) + " s).";
+            out += formatFixed(bestGap, 3) + " s at best (" + describePlanPoint(*best) +
+                   ": p99 TTFT " + formatFixed(best->ttftP99S, 3) + " s against " +
+                   formatFixed(*l.sloP99S, 3) + " s).";
         else
             out += usd(bestGap) + " at best (" + describePlanPoint(*best) + ": " +
                    usd(best->capexUsd) + " against " + usd(*l.budgetUsd) + ").";

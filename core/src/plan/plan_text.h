@@ -9,10 +9,8 @@
 
 namespace kvbe::plan_detail {
 
-std::string fixed(double v, int decimals);
-std::string usd(double v);      // "$12,345", "-$1,200"
-std::string gib(double bytes);  // "512 GiB", "2 TiB"
-std::string ordinal(int n);     // "st", "nd", "rd", "th"
+std::string usd(double v);     // "$12,345", "-$1,200"
+std::string gib(double bytes); // "512 GiB", "2 TiB"
 
 // Why the recommended point was chosen over its neighbours (`near`: their indices).
 std::string whySentence(const PlanSetup& s, const PlanResult& r,

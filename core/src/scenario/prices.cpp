@@ -11,8 +11,9 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kExpected = "a price in USD, 0 or more (a number, or {\"usd\": N, \"source\": "
-                                  "\"where it comes from\"})";
+constexpr const char* kExpected =
+    "a price in USD, 0 or more (a number, or {\"usd\": N, \"source\": "
+    "\"where it comes from\"})";
 
 // A price at obj[key]: a number, or {"usd": N, "source": "…"}.
 std::optional<Price> readPrice(const FieldReader& r, const json& obj, const std::string& key,

@@ -1,5 +1,6 @@
 #include "kvbe/trace/trace_endurance.h"
 
+#include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 
 #include <cmath>
@@ -7,21 +8,11 @@
 
 namespace kvbe {
 
-namespace {
-
-std::string fixed(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
-
-} // namespace
-
 std::string formatLife(double years) {
     const double days = years * kDaysPerYear;
-    if (days < 1) return fixed(days * 24, 1) + " hours";
-    if (days < 100) return fixed(days, 0) + " days";
-    return fixed(years, years < 10 ? 2 : 1) + " years";
+    if (days < 1) return formatFixed(days * 24, 1) + " hours";
+    if (days < 100) return formatFixed(days, 0) + " days";
+    return formatFixed(years, years < 10 ? 2 : 1) + " years";
 }
 
 TierEndurance tierEndurance(const TierReport& tier, const DriveRating& drive, double durationS) {
@@ -62,12 +53,12 @@ TierEndurance tierEndurance(const TierReport& tier, const DriveRating& drive, do
     if (e.yearsToRatedEndurance && *e.yearsToRatedEndurance < *drive.warrantyYears) {
         const std::string n = std::to_string(*e.drives);
         e.warning = tier.name + ": its " + n + (*e.drives == 1 ? " drive" : " drives") + " (" +
-                    fixed(*drive.writesPerDay, *drive.writesPerDay < 10 ? 1 : 0) +
-                    " drive writes per day for " + fixed(*drive.warrantyYears, 0) +
-                    " years) would take " + fixed(*e.driveWritesPerDay, 1) +
+                    formatFixed(*drive.writesPerDay, *drive.writesPerDay < 10 ? 1 : 0) +
+                    " drive writes per day for " + formatFixed(*drive.warrantyYears, 0) +
+                    " years) would take " + formatFixed(*e.driveWritesPerDay, 1) +
                     " drive writes per day and use up their rated endurance in " +
                     formatLife(*e.yearsToRatedEndurance) + ", short of the " +
-                    fixed(*drive.warrantyYears, 0) + "-year warranty.";
+                    formatFixed(*drive.warrantyYears, 0) + "-year warranty.";
     }
     return e;
 }

@@ -15,6 +15,15 @@ std::string_view toString(Placement p) {
 std::string_view toString(Admission a) {
     return a == Admission::Always ? "always" : a == Admission::Breakeven ? "breakeven" : "optimal";
 }
+std::string sightingText(int k) {
+    const int tens = k % 100, ones = k % 10;
+    const char* suffix = tens >= 11 && tens <= 13 ? "th"
+                         : ones == 1              ? "st"
+                         : ones == 2              ? "nd"
+                         : ones == 3              ? "rd"
+                                                  : "th";
+    return std::to_string(k) + suffix + " sighting";
+}
 std::optional<EvictionPolicy> parseEvictionPolicy(std::string_view s) {
     if (s == "lru") return EvictionPolicy::Lru;
     if (s == "s3fifo" || s == "s3-fifo") return EvictionPolicy::S3Fifo;

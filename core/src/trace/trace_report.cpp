@@ -1,6 +1,7 @@
 #include "kvbe/trace/trace_report.h"
 
 #include "kvbe/base/statistics.h"
+#include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 #include "kvbe/trace/trace_endurance.h"
 
@@ -15,19 +16,14 @@ using nlohmann::json;
 
 namespace {
 
-std::string fixed(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
 std::string pct(double v) {
-    return fixed(v * 100, 1) + " %";
+    return formatFixed(v * 100, 1) + " %";
 }
 std::string ms(double s) {
-    return fixed(s * 1e3, 2);
+    return formatFixed(s * 1e3, 2);
 }
 std::string duration(double s) {
-    return s >= 120 ? fixed(s / 60, 1) + " min" : fixed(s, 1) + " s";
+    return s >= 120 ? formatFixed(s / 60, 1) + " min" : formatFixed(s, 1) + " s";
 }
 std::string capacityText(double bytes) {
     return std::isfinite(bytes) ? formatBytes(bytes) : "unlimited";
@@ -54,11 +50,6 @@ json ratiosJson(const HitRatios& h) {
     return {{"token_weighted", h.tokenWeighted},
             {"block_weighted", h.blockWeighted},
             {"per_request", h.perRequest}};
-}
-
-std::string ordinalSuffix(int n) {
-    if (n % 100 >= 11 && n % 100 <= 13) return "th";
-    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
 }
 
 json optionalJson(const std::optional<double>& v) {
@@ -179,9 +170,10 @@ std::string traceInspectTable(const TraceInspectReport& r) {
     if (t.summary.hasBlocks()) s << ", " << t.summary.blockTokens << "-token blocks";
     s << ")\n";
     s << "requests   " << t.size() << " over " << duration(r.durationS) << "\n";
-    s << "input      mean " << fixed(r.inputMean, 0) << " tokens; p50 " << fixed(r.inputP50, 0)
-      << ", p90 " << fixed(r.inputP90, 0) << ", p99 " << fixed(r.inputP99, 0) << "\n";
-    s << "output     mean " << fixed(r.outputMean, 0) << " tokens\n";
+    s << "input      mean " << formatFixed(r.inputMean, 0) << " tokens; p50 "
+      << formatFixed(r.inputP50, 0) << ", p90 " << formatFixed(r.inputP90, 0) << ", p99 "
+      << formatFixed(r.inputP99, 0) << "\n";
+    s << "output     mean " << formatFixed(r.outputMean, 0) << " tokens\n";
     if (r.unlimited) {
         s << "blocks     " << r.unlimited->blocks << " (" << t.distinctBlocks << " distinct)\n";
         s << "unlimited-capacity prefix hits: " << pct(r.unlimited->anyTier.tokenWeighted)
@@ -194,7 +186,7 @@ std::string traceInspectTable(const TraceInspectReport& r) {
     for (const auto& a : r.tiers) {
         s << "  " << a.name << ": p* ";
         if (a.pStar)
-            s << fixed(*a.pStar, 0) << " tokens, " << pct(a.shareAtOrAbove)
+            s << formatFixed(*a.pStar, 0) << " tokens, " << pct(a.shareAtOrAbove)
               << " of requests at or above it\n";
         else
             s << "never (loading does not pay up to the context limit)\n";
@@ -282,7 +274,7 @@ std::string traceReplayCsv(const TraceReplayReport& x) {
     const ReplayResult& r = *x.result;
     std::string out = "section,name,metric,value\n";
     auto row = [&out](const std::string& a, const std::string& b, const std::string& c, double v) {
-        out += a + "," + b + "," + c + "," + fixed(v, 9) + "\n";
+        out += a + "," + b + "," + c + "," + formatFixed(v, 9) + "\n";
     };
     row("trace", "all", "requests", double(r.requests));
     row("trace", "all", "tokens", double(r.tokens));
@@ -352,7 +344,7 @@ std::string replaySentence(const TraceReplayReport& x) {
       << " of requests are faster than with GPU-only "
       << "caching, mean TTFT " << (chosen.ttft.mean <= gpuOnly.ttft.mean ? "-" : "+")
       << pct(std::abs(1 - chosen.ttft.mean / gpuOnly.ttft.mean)) << ", "
-      << fixed(chosen.gpuSecondsSaved - gpuOnly.gpuSecondsSaved, 1)
+      << formatFixed(chosen.gpuSecondsSaved - gpuOnly.gpuSecondsSaved, 1)
       << " GPU prefill seconds saved beyond GPU-only";
     for (std::size_t k = 1; k < r.tiers.size(); ++k)
         s << "; " << r.tiers[k].name << " needs " << formatBandwidth(r.tiers[k].writeRateP99)
@@ -377,13 +369,13 @@ std::string enduranceTable(const TraceReplayReport& x) {
         auto perDay = [](const std::optional<double>& v) {
             return v ? formatBytes(*v) : std::string("-");
         };
-        const std::string drives =
-            e.drives && d.capacityBytes
-                ? std::to_string(*e.drives) + " x " + fixed(*d.capacityBytes / 1e12, 2) + " TB"
-                : "-";
+        const std::string drives = e.drives && d.capacityBytes
+                                       ? std::to_string(*e.drives) + " x " +
+                                             formatFixed(*d.capacityBytes / 1e12, 2) + " TB"
+                                       : "-";
         const std::string dwpd =
-            (e.driveWritesPerDay ? fixed(*e.driveWritesPerDay, 2) : std::string("-")) + " / " +
-            (d.writesPerDay ? fixed(*d.writesPerDay, 1) : std::string("-"));
+            (e.driveWritesPerDay ? formatFixed(*e.driveWritesPerDay, 2) : std::string("-")) +
+            " / " + (d.writesPerDay ? formatFixed(*d.writesPerDay, 1) : std::string("-"));
         const bool anyRating = d.writesPerDay || d.warrantyYears || d.capacityBytes;
         const std::string life = e.yearsToRatedEndurance ? formatLife(*e.yearsToRatedEndurance)
                                  : !anyRating || e.note.empty() ? "-"
@@ -401,7 +393,7 @@ std::string admissionLines(const TraceReplayReport& x) {
     const ReplayResult& r = *x.result;
     const ReplayResult& a = *x.storeAll;
     auto signedPoints = [](double d) {
-        return (d < 0 ? "-" : "+") + fixed(std::abs(d) * 100, 1) + " points";
+        return (d < 0 ? "-" : "+") + formatFixed(std::abs(d) * 100, 1) + " points";
     };
     std::string out = "store after " + std::to_string(x.config->storeAfter) +
                       " sightings, against storing every block: hits " +
@@ -414,7 +406,7 @@ std::string admissionLines(const TraceReplayReport& x) {
         const double ratio = t.bytesWritten > 0 ? all.bytesWritten / t.bytesWritten : 0;
         out += "  " + t.name + ": writes " + formatBytes(all.bytesWritten) + " -> " +
                formatBytes(t.bytesWritten) +
-               (ratio > 0 ? " (" + fixed(ratio, 1) + "x less)" : std::string()) + ", hits " +
+               (ratio > 0 ? " (" + formatFixed(ratio, 1) + "x less)" : std::string()) + ", hits " +
                pct(all.hits.tokenWeighted) + " -> " + pct(t.hits.tokenWeighted) + " (" +
                signedPoints(t.hits.tokenWeighted - all.hits.tokenWeighted) + ")\n";
     }
@@ -434,8 +426,7 @@ std::string traceReplayTable(const TraceReplayReport& x) {
     head << "scenario  " << x.scenario << "; one block = " << formatBytes(cfg.blockBytes) << "; "
          << toString(cfg.policy) << ", " << toString(cfg.placement);
     if (cfg.storeAfter > 1)
-        head << ", offload tiers store a block at its " << cfg.storeAfter
-             << ordinalSuffix(cfg.storeAfter) << " sighting";
+        head << ", offload tiers store a block at its " << sightingText(cfg.storeAfter);
     head << "\n\n";
     std::string out = head.str();
     appendf(out, "%-12s %12s %10s  %-26s %12s %22s\n", "tier", "capacity", "p* tokens",
@@ -448,7 +439,8 @@ std::string traceReplayTable(const TraceReplayReport& x) {
         if (!gpu)
             writes = formatBandwidth(t.writeRateP50) + " / " + formatBandwidth(t.writeRateP99) +
                      (t.writeBps > 0 ? " vs " + formatBandwidth(t.writeBps) : "");
-        const std::string pStar = t.pStarTokens ? fixed(*t.pStarTokens, 0) : (gpu ? "-" : "never");
+        const std::string pStar =
+            t.pStarTokens ? formatFixed(*t.pStarTokens, 0) : (gpu ? "-" : "never");
         const std::string written = gpu ? "-" : formatBytes(t.bytesWritten);
         appendf(out, "%-12s %12s %10s  %-26s %12s %22s\n", t.name.c_str(),
                 capacityText(t.capacityBytes).c_str(), pStar.c_str(), hits.c_str(), written.c_str(),
@@ -496,15 +488,15 @@ std::string traceReplayTable(const TraceReplayReport& x) {
                               " / " + ms(ru.ttft.p99);
         const std::string d =
             (ru.name == "breakeven" || ru.name == "optimal")
-                ? std::to_string(ru.declinedRequests) + " / " + fixed(ru.declinedLoadS, 3)
+                ? std::to_string(ru.declinedRequests) + " / " + formatFixed(ru.declinedLoadS, 3)
                 : "-";
-        const std::string q = cfg.instances > 0
-                                  ? "   " + ms(ru.meanWaitS) + " / " + fixed(ru.hiddenLoadS, 2) +
-                                        " / " + fixed(ru.sharedLoadS, 2)
-                                  : "";
+        const std::string q = cfg.instances > 0 ? "   " + ms(ru.meanWaitS) + " / " +
+                                                      formatFixed(ru.hiddenLoadS, 2) + " / " +
+                                                      formatFixed(ru.sharedLoadS, 2)
+                                                : "";
         appendf(out, "%-10s %35s %14s %14s %12s %22s%s\n", ru.name.c_str(), t.c_str(),
                 pct(ru.gainShare).c_str(), pct(ru.lossShare).c_str(),
-                fixed(ru.gpuSecondsSaved, 2).c_str(), d.c_str(), q.c_str());
+                formatFixed(ru.gpuSecondsSaved, 2).c_str(), d.c_str(), q.c_str());
     }
     return out + replaySentence(x);
 }
@@ -545,11 +537,13 @@ std::string traceSweepCsv(const TraceSweepReport& x) {
                       "hits_per_request,ttft_mean_none_s,ttft_mean_gpu_only_s,ttft_mean_always_s,"
                       "ttft_saved_vs_none,ttft_saved_vs_gpu_only\n";
     for (const auto& p : x.sweep->points)
-        out += fixed(p.capacityTokens, 0) + "," + fixed(p.capacityBytes, 0) + "," +
-               fixed(p.anyTier.tokenWeighted, 6) + "," + fixed(p.anyTier.blockWeighted, 6) + "," +
-               fixed(p.anyTier.perRequest, 6) + "," + fixed(p.meanTtftNone, 9) + "," +
-               fixed(p.meanTtftGpuOnly, 9) + "," + fixed(p.meanTtftAlways, 9) + "," +
-               fixed(p.ttftSavedVsNone, 6) + "," + fixed(p.ttftSavedVsGpuOnly, 6) + "\n";
+        out += formatFixed(p.capacityTokens, 0) + "," + formatFixed(p.capacityBytes, 0) + "," +
+               formatFixed(p.anyTier.tokenWeighted, 6) + "," +
+               formatFixed(p.anyTier.blockWeighted, 6) + "," +
+               formatFixed(p.anyTier.perRequest, 6) + "," + formatFixed(p.meanTtftNone, 9) + "," +
+               formatFixed(p.meanTtftGpuOnly, 9) + "," + formatFixed(p.meanTtftAlways, 9) + "," +
+               formatFixed(p.ttftSavedVsNone, 6) + "," + formatFixed(p.ttftSavedVsGpuOnly, 6) +
+               "\n";
     return out;
 }
 
@@ -564,7 +558,7 @@ std::string traceSweepTable(const TraceSweepReport& x) {
     for (const auto& p : s.points) {
         const std::string hits = pct(p.anyTier.tokenWeighted) + " / " +
                                  pct(p.anyTier.blockWeighted) + " / " + pct(p.anyTier.perRequest);
-        appendf(out, "%14s %12s  %-26s %12s %12s %12s\n", fixed(p.capacityTokens, 0).c_str(),
+        appendf(out, "%14s %12s  %-26s %12s %12s %12s\n", formatFixed(p.capacityTokens, 0).c_str(),
                 formatBytes(p.capacityBytes).c_str(), hits.c_str(), ms(p.meanTtftAlways).c_str(),
                 pct(p.ttftSavedVsNone).c_str(), pct(p.ttftSavedVsGpuOnly).c_str());
     }

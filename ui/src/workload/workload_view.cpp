@@ -217,7 +217,6 @@ void WorkloadView::buildControls(QGridLayout* grid) {
     m_sweepTier = addCombo(3, 1, tr("Sweep"), "workloadSweepTier", {},
                            tr("The tier the capacity chart varies"));
 
-    auto* l = new QLabel(tr("Prefill servers"), this);
     m_instances = new QSpinBox(this);
     m_instances->setObjectName(QStringLiteral("workloadInstances"));
     m_instances->setRange(0, 1024);
@@ -225,7 +224,7 @@ void WorkloadView::buildControls(QGridLayout* grid) {
     m_instances->setToolTip(
         tr("Servers fed first come first served; a load may start while its request waits, and "
            "loads in flight together share each tier's bandwidth"));
-    grid->addWidget(l, 0, 3);
+    grid->addWidget(new QLabel(tr("Prefill servers"), this), 0, 3);
     grid->addWidget(m_instances, 0, 4);
     m_writeQueue = new QCheckBox(tr("Write queues"), this);
     m_writeQueue->setObjectName(QStringLiteral("workloadWriteQueue"));
@@ -239,13 +238,22 @@ void WorkloadView::buildControls(QGridLayout* grid) {
         tr("Each tier's reads and writes share one link: loads go first and delay "
            "the queued writes (with write queues)"));
     grid->addWidget(m_sharedLink, 1, 4);
+    m_storeAfter = new QSpinBox(this);
+    m_storeAfter->setObjectName(QStringLiteral("workloadStoreAfter"));
+    m_storeAfter->setRange(1, kMaxStoreAfter);
+    m_storeAfter->setPrefix(tr("at sighting "));
+    m_storeAfter->setToolTip(
+        tr("Store admission: the offload tiers take a block the K-th time a request contains "
+           "it (1: every block). Fewer writes, fewer hits; the capacity sweep needs 1"));
+    grid->addWidget(new QLabel(tr("Offload"), this), 2, 3);
+    grid->addWidget(m_storeAfter, 2, 4);
     m_timing = new QLabel(this);
     m_timing->setObjectName(QStringLiteral("workloadTiming"));
     m_timing->setWordWrap(true);
     QFont small = m_timing->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     m_timing->setFont(small);
-    grid->addWidget(m_timing, 2, 3, 2, 2);
+    grid->addWidget(m_timing, 3, 3, 1, 2);
     grid->setColumnStretch(2, 1);
     grid->setColumnStretch(4, 1);
 
@@ -254,6 +262,7 @@ void WorkloadView::buildControls(QGridLayout* grid) {
         m_settings.placement = *parsePlacement(m_placement->currentText().toStdString());
         m_settings.admission = *parseAdmission(m_admission->currentText().toStdString());
         m_settings.instances = m_instances->value();
+        m_settings.storeAfter = m_storeAfter->value();
         m_settings.writeQueue = m_writeQueue->isChecked();
         m_settings.sharedLinks = m_sharedLink->isChecked();
         m_sharedLink->setEnabled(m_settings.writeQueue);
@@ -262,7 +271,8 @@ void WorkloadView::buildControls(QGridLayout* grid) {
     };
     for (auto* c : {m_policy, m_placement, m_admission, m_sweepTier})
         connect(c, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_instances, &QSpinBox::valueChanged, this, changed);
+    for (auto* spin : {m_instances, m_storeAfter})
+        connect(spin, &QSpinBox::valueChanged, this, changed);
     connect(m_writeQueue, &QCheckBox::toggled, this, changed);
     connect(m_sharedLink, &QCheckBox::toggled, this, changed);
     m_sharedLink->setEnabled(false);
@@ -373,13 +383,14 @@ void WorkloadView::syncControls() {
         m_rows[i].value->setText(tierValueText(bytes));
     }
     const QSignalBlocker b1(m_policy), b2(m_placement), b3(m_admission), b4(m_instances),
-        b5(m_writeQueue), b6(m_sweepTier), b7(m_sharedLink);
+        b5(m_writeQueue), b6(m_sweepTier), b7(m_sharedLink), b8(m_storeAfter);
     m_policy->setCurrentText(QString::fromStdString(std::string(toString(m_settings.policy))));
     m_placement->setCurrentText(
         QString::fromStdString(std::string(toString(m_settings.placement))));
     m_admission->setCurrentText(
         QString::fromStdString(std::string(toString(m_settings.admission))));
     m_instances->setValue(m_settings.instances);
+    m_storeAfter->setValue(m_settings.storeAfter);
     m_writeQueue->setChecked(m_settings.writeQueue);
     m_sharedLink->setChecked(m_settings.sharedLinks);
     m_sharedLink->setEnabled(m_settings.writeQueue);

@@ -48,7 +48,7 @@ struct PlanSetup {
     std::vector<SimTier> driveTiers; // one per NVMe drive preset, each with its drive rating
     Admission rule = Admission::Optimal;
     PriceTable prices;
-    std::string gpuKey;     // the GPU preset, for its price per hour
+    std::string gpuKey;      // the GPU preset, for its price per hour
     int gpusPerInstance = 1; // the tensor-parallel group: every one of its GPUs prefills
     PlanGrid grid;
     PlanLimits limits;
@@ -75,21 +75,21 @@ struct PlanPoint {
     // (GPU prefill seconds saved under the rule − under GPU-only caching) × 86,400 / the trace's
     // duration / 3,600 × the GPUs of the instance.
     double gpuHoursSavedPerDay = 0;
-    double valuePerMonthUsd = 0; // × 365 / 12 days × the GPU's price per hour
-    std::optional<double> paybackMonths; // capex / value per month; none when it never pays
-    double netUsdOverLife = 0;           // value per month × 12 × life − capex
+    double valuePerMonthUsd = 0;             // × 365 / 12 days × the GPU's price per hour
+    std::optional<double> paybackMonths;     // capex / value per month; none when it never pays
+    double netUsdOverLife = 0;               // value per month × 12 × life − capex
     std::optional<double> shortestLifeYears; // the shortest years to rated endurance of its drives
-    std::vector<std::string> fails; // the limits it fails, each with by how much
+    std::vector<std::string> fails;          // the limits it fails, each with by how much
     bool onTtftFront = false, onGpuHoursFront = false;
     bool offload() const { return !tiers.empty(); }
 };
 
 struct PlanResult {
-    std::vector<PlanPoint> points; // in grid order; points[0] is GPU-only caching
+    std::vector<PlanPoint> points;  // in grid order; points[0] is GPU-only caching
     std::vector<std::size_t> front; // indices of the points on either front, by capital cost
     std::optional<std::size_t> recommended;
-    std::string why;   // why the recommended point beat its neighbours
-    std::string unmet; // when no point meets the limits: which limit fails and by how much
+    std::string why;      // why the recommended point beat its neighbours
+    std::string unmet;    // when no point meets the limits: which limit fails and by how much
     double floorP99S = 0; // p99 TTFT with every prefix hit free on the GPU: no plan beats it
     double durationS = 0; // the trace's
     std::size_t replays = 0;

@@ -12,7 +12,6 @@
 #include <string>
 #include <string_view>
 
-
 namespace kvbe {
 
 struct Price {
@@ -22,7 +21,7 @@ struct Price {
 };
 
 struct PriceTable {
-    std::string origin; // "resources/prices.json (example prices)", a file, "the scenario"
+    std::string origin;   // "resources/prices.json (example prices)", a file, "the scenario"
     bool example = false; // the shipped examples: reports say to replace them
     std::string note;
     std::optional<Price> dramPerGiB;

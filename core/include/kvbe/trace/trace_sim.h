@@ -83,6 +83,8 @@ struct ReplayConfig {
     int storeAfter = 1;
 };
 inline constexpr int kMaxStoreAfter = 255;
+// "1st sighting", "2nd sighting", "11th sighting": store admission at K, for reports.
+std::string sightingText(int k);
 
 struct HitRatios {
     double tokenWeighted = 0; // Σ tokens from the tier / Σ N
