@@ -133,6 +133,18 @@ class TestPlan : public QObject {
                 QVERIFY(!p.shortestLifeYears);
             }
         }
+        // K = 2 with a drive carries the drive life of the same sizes at K = 1 (what LMCache,
+        // which stores every chunk, would do to them).
+        for (const auto& p : plan->points) {
+            if (p.storeAfter != 2 || p.drives == 0) continue;
+            ReplayConfig all = configOf(s, p);
+            all.storeAfter = 1;
+            auto r = replayTrace(conversation(), llama3b(), all);
+            QVERIFY(r.ok());
+            const double perDay = r->tiers.back().bytesStored * 86400 / r->durationS;
+            QVERIFY(close(*p.lifeIfEveryBlockStored, 3 * 5 * 6.4e12 / perDay));
+            QVERIFY(*p.lifeIfEveryBlockStored < *p.shortestLifeYears);
+        }
     }
 
     // The fronts against a brute-force check of every pair, and the recommendation against
@@ -379,7 +391,14 @@ class TestPlan : public QObject {
                                             "'{\"kv_connector\":\"LMCacheConnectorV1\","
                                             "\"kv_role\":\"kv_both\"}'"});
         QVERIFY(v->find("LMCACHE_CONFIG_FILE") != std::string::npos);
-        QVERIFY(v->find("writes of storing at the 1st sighting") != std::string::npos);
+        QVERIFY2(v->find("so expect the writes of the 1st sighting.") != std::string::npos,
+                 v->c_str());
+        p.lifeIfEveryBlockStored = 1.5; // the K = 1 point's drive life: short of the 5-year limit
+        v = servingSettings(ServingStack::Vllm, p, s, *e, presets, 512, 182790);
+        QVERIFY2(v->find("expect the writes of the 1st sighting: the 1 x nvme drives would then "
+                         "reach their rated endurance in 1.50 years, short of the 5.0 years") !=
+                     std::string::npos,
+                 v->c_str());
 
         v = servingSettings(ServingStack::Vllm, PlanPoint{}, s, *e, presets, 512, 182790);
         QVERIFY(v.ok());

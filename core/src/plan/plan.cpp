@@ -291,6 +291,13 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
         res.points.push_back(std::move(j.point));
         at.push_back(j.at);
     }
+    for (auto& p : res.points) {
+        if (p.storeAfter <= 1 || !p.shortestLifeYears) continue;
+        for (const auto& q : res.points)
+            if (q.storeAfter == 1 && q.dramBytes == p.dramBytes && q.drive == p.drive &&
+                q.drives == p.drives)
+                p.lifeIfEveryBlockStored = q.shortestLifeYears;
+    }
     markFront(
         res.points,
         [](const PlanPoint& a, const PlanPoint& b) { return a.ttftMeanS < b.ttftMeanS; },

@@ -2,6 +2,7 @@
 
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
+#include "kvbe/cost/report.h"
 
 #include "plan_text.h"
 
@@ -81,6 +82,7 @@ json planPointJson(const PlanPoint& p) {
             {"net_usd_over_life", p.netUsdOverLife},
             {"years_to_rated_endurance", years},
             {"shortest_life_years", optionalJson(p.shortestLifeYears)},
+            {"life_if_every_block_stored_years", optionalJson(p.lifeIfEveryBlockStored)},
             {"meets_limits", p.fails.empty()},
             {"fails", p.fails},
             {"on_ttft_front", p.onTtftFront},
@@ -136,7 +138,7 @@ std::string planCsv(const PlanReport& x) {
     };
     for (std::size_t i = 0; i < r.points.size(); ++i) {
         const PlanPoint& p = r.points[i];
-        out += "\"" + describePlanPoint(p) + "\"," + formatFixed(p.dramBytes, 0) + "," + p.drive +
+        out += csvField(describePlanPoint(p)) + "," + formatFixed(p.dramBytes, 0) + "," + p.drive +
                "," + std::to_string(p.drives) + "," + std::to_string(p.storeAfter) + "," +
                formatFixed(p.capexUsd, 2) + "," + formatFixed(p.ttftMeanS, 9) + "," +
                formatFixed(p.ttftP99S, 9) + "," + formatFixed(p.hitsTokenWeighted, 6) + "," +
@@ -167,7 +169,13 @@ std::string planTable(const PlanReport& x) {
                   "configuration", "capex", "TTFT ms mean / p99", "GPU-h/d", "$/month", "payback",
                   "drive life", "limits");
     out += line;
-    for (std::size_t i : r.front) {
+    // The front, and the recommended configuration where it is not on it (a front point that
+    // fails a limit can shadow it).
+    std::vector<std::size_t> rows = r.front;
+    if (r.recommended && !r.points[*r.recommended].onTtftFront &&
+        !r.points[*r.recommended].onGpuHoursFront)
+        rows.push_back(*r.recommended);
+    for (std::size_t i : rows) {
         const PlanPoint& p = r.points[i];
         const std::string mark =
             std::string(p.onTtftFront ? "T" : " ") + (p.onGpuHoursFront ? "H" : " ");
@@ -178,7 +186,9 @@ std::string planTable(const PlanReport& x) {
         std::string limits = p.fails.empty()
                                  ? "ok"
                                  : "fails " + p.fails.front().substr(0, p.fails.front().find(':'));
-        if (r.recommended && *r.recommended == i) limits += "  <- recommended";
+        if (r.recommended && *r.recommended == i)
+            limits += p.onTtftFront || p.onGpuHoursFront ? "  <- recommended"
+                                                         : "  <- recommended (not on a front)";
         std::snprintf(line, sizeof line, "%-3s %-58s %9s %21s %8s %9s %8s %12s  %s\n", mark.c_str(),
                       describePlanPoint(p).c_str(), usd(p.capexUsd).c_str(), ttft.c_str(),
                       formatFixed(p.gpuHoursSavedPerDay, 1).c_str(),

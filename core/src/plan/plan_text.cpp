@@ -3,6 +3,7 @@
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -37,6 +38,13 @@ std::string versus(const PlanPoint& rec, const PlanPoint& n, double life) {
            years(life);
 }
 
+// "life: drives last 1.54 years, …" as "the life limit (drives last 1.54 years, …)".
+std::string limitText(const std::string& fail) {
+    const auto colon = fail.find(": ");
+    if (colon == std::string::npos) return fail;
+    return "the " + fail.substr(0, colon) + " limit (" + fail.substr(colon + 2) + ")";
+}
+
 } // namespace
 
 std::string whySentence(const PlanSetup& s, const PlanResult& res,
@@ -53,9 +61,18 @@ std::string whySentence(const PlanSetup& s, const PlanResult& res,
         if (r.shortestLifeYears)
             w += "; its drives reach their rated endurance in " + formatLife(*r.shortestLifeYears);
         w += ".";
+        // Store admission on drives needs a stack that gates them (LMCache stores every chunk).
+        if (r.drives > 0 && r.lifeIfEveryBlockStored)
+            w += " Storing every block, as LMCache does, its drives would last " +
+                 formatLife(*r.lifeIfEveryBlockStored) + ".";
     } else {
-        w += ": no configuration of the grid within the limits saves more than it costs over " +
-             years(life) + " at these prices.";
+        const bool othersMeetLimits =
+            std::any_of(res.points.begin(), res.points.end(),
+                        [&](const PlanPoint& p) { return p.offload() && p.fails.empty(); });
+        w += othersMeetLimits ? ": no configuration of the grid within the limits saves more "
+                                "than it costs over " +
+                                    years(life) + " at these prices."
+                              : ": every configuration with an offload tier fails a limit.";
     }
     const PlanPoint* bestOk = nullptr;
     const PlanPoint* bestFailing = nullptr;
@@ -74,8 +91,8 @@ std::string whySentence(const PlanSetup& s, const PlanResult& res,
              versus(r, *bestOk, life) + ").";
     if (bestFailing)
         w += " " + describePlanPoint(*bestFailing) + " would net " +
-             usd(bestFailing->netUsdOverLife - r.netUsdOverLife) + " more but fails the " +
-             bestFailing->fails.front() + ".";
+             usd(bestFailing->netUsdOverLife - r.netUsdOverLife) + " more but fails " +
+             limitText(bestFailing->fails.front()) + ".";
     return w;
 }
 

@@ -42,6 +42,22 @@ std::string ranksText(int n) {
     return std::to_string(n) + " tensor-parallel rank" + (n == 1 ? "" : "s");
 }
 
+// LMCache stores every chunk: what that does to a configuration planned with K > 1.
+std::string storeAllWarning(const PlanPoint& p, const PlanSetup& s) {
+    std::string w = "The plan stores a block at its " + sightingText(p.storeAfter) +
+                    "; LMCache has no such setting and stores every chunk, so expect the writes "
+                    "of the 1st sighting";
+    if (p.drives > 0 && p.lifeIfEveryBlockStored) {
+        w += ": the " + std::to_string(p.drives) + " x " + p.drive +
+             " drives would then reach their rated endurance in " +
+             formatLife(*p.lifeIfEveryBlockStored);
+        if (*p.lifeIfEveryBlockStored < s.limits.lifeYears)
+            w += ", short of the " + formatFixed(s.limits.lifeYears, 1) +
+                 " years the plan asks; plan with --store-after 1 to size drives for LMCache";
+    }
+    return w + ".";
+}
+
 std::string vllm(const PlanPoint& p, const PlanSetup& s, std::uint32_t blockTokens,
                  std::uint64_t distinctBlocks) {
     std::string out = "# vLLM settings for: " + describePlanPoint(p) + " (kvbe-cli trace plan)\n" +
@@ -54,10 +70,7 @@ std::string vllm(const PlanPoint& p, const PlanSetup& s, std::uint32_t blockToke
                std::to_string(p.drives) + " x " + p.drive +
                " tier goes through LMCache: run vLLM with LMCACHE_CONFIG_FILE set to the file "
                "of kvbe-cli trace plan --emit lmcache, which holds the DRAM and disk sizes.\n";
-        if (p.storeAfter > 1)
-            out += "# LMCache stores every chunk (it has no store-after setting): expect the "
-                   "writes of storing at the 1st sighting, not the " +
-                   sightingText(p.storeAfter) + ".\n";
+        if (p.storeAfter > 1) out += "# " + storeAllWarning(p, s) + "\n";
         return out + "--kv-transfer-config "
                      "'{\"kv_connector\":\"LMCacheConnectorV1\",\"kv_role\":\"kv_both\"}'\n";
     }
@@ -103,10 +116,7 @@ std::string lmcache(const PlanPoint& p, const PlanSetup& s, std::uint32_t blockT
         "# Sizes are GiB per vLLM worker: the plan's totals over " + ranksText(s.gpusPerInstance) +
         ".\n" + "# chunk_size is the trace's block (" + std::to_string(blockTokens) +
         " tokens; LMCache's default is 256), so LMCache's chunks are the plan's blocks.\n";
-    if (p.storeAfter > 1)
-        out += "# The plan stores a block at its " + sightingText(p.storeAfter) +
-               "; LMCache has no such setting and stores every chunk, so expect the writes of "
-               "the 1st sighting.\n";
+    if (p.storeAfter > 1) out += "# " + storeAllWarning(p, s) + "\n";
     out += "chunk_size: " + std::to_string(blockTokens) + "\n";
     out += std::string("local_cpu: ") + (p.dramBytes > 0 ? "true" : "false") + "\n";
     if (p.dramBytes > 0) {

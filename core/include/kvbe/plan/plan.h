@@ -79,7 +79,10 @@ struct PlanPoint {
     std::optional<double> paybackMonths;     // capex / value per month; none when it never pays
     double netUsdOverLife = 0;               // value per month × 12 × life − capex
     std::optional<double> shortestLifeYears; // the shortest years to rated endurance of its drives
-    std::vector<std::string> fails;          // the limits it fails, each with by how much
+    // With K > 1: the same sizes storing every block (the grid's K = 1 point, where it has one),
+    // as a serving stack without store admission would run them: its shortest drive life.
+    std::optional<double> lifeIfEveryBlockStored;
+    std::vector<std::string> fails; // the limits it fails, each with by how much
     bool onTtftFront = false, onGpuHoursFront = false;
     bool offload() const { return !tiers.empty(); }
 };
