@@ -61,7 +61,7 @@ Result<std::vector<std::int64_t>> parseWholeList(const std::string& text, const 
 Result<PlanLimits> readLimits(const PlanOptions& o) {
     PlanLimits l;
     if (!(o.lifeYears > 0) || !std::isfinite(o.lifeYears) || o.lifeYears > 100)
-        return Error{"--life " + std::to_string(o.lifeYears) +
+        return Error{"--life " + (std::ostringstream() << o.lifeYears).str() +
                      ": expected the years the drives must last, more than 0 and at most 100"};
     l.lifeYears = o.lifeYears;
     if (!o.sloP99.empty()) {

@@ -17,6 +17,11 @@ bool isKind(const TierConfig& t, const Presets& presets, const char* kind) {
     return spec && spec->kind == kind;
 }
 
+// An NVMe preset's tier, or a scenario's own tier (no preset) that names a rated drive.
+bool isNvme(const TierConfig& t, const Presets& presets) {
+    return isKind(t, presets, "nvme") || (t.preset.empty() && t.drive.rated());
+}
+
 } // namespace
 
 Result<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, const Trace& trace,
@@ -53,9 +58,13 @@ Result<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, const T
     if (!req.drives.empty()) {
         for (const auto& key : req.drives) {
             auto t = configFor(key);
-            if (!t)
-                return Error{"drive '" + key + "': not a tier preset or a tier of the scenario; " +
-                             "expected one of " + presets.tierKeys()};
+            if (!t || !isNvme(*t, presets)) {
+                std::string keys;
+                for (const auto& [k, spec] : presets.tiers())
+                    if (spec.kind == "nvme") keys += (keys.empty() ? "" : ", ") + k;
+                return Error{"drive '" + key + "': not an NVMe tier preset or NVMe tier of the " +
+                             "scenario; expected one of " + keys};
+            }
             if (!t->drive.rated())
                 return Error{"drive '" + key + "': its drive writes per day, warranty years and " +
                              "drive capacity are not all known; give them in a scenario tier " +
@@ -69,13 +78,14 @@ Result<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, const T
     } else {
         std::vector<std::string> keys;
         for (const auto& t : e.scenario.tiers)
-            if (isKind(t, presets, "nvme")) keys.push_back(t.preset);
+            if (isNvme(t, presets)) keys.push_back(t.preset.empty() ? t.name : t.preset);
         for (const auto& [key, spec] : presets.tiers())
             if (spec.kind == "nvme") keys.push_back(key);
         for (const auto& key : keys) {
             auto t = configFor(key);
-            const bool seen = std::any_of(drives.begin(), drives.end(),
-                                          [&](const TierConfig& d) { return d.preset == key; });
+            const bool seen = std::any_of(drives.begin(), drives.end(), [&](const TierConfig& d) {
+                return (d.preset.empty() ? d.name : d.preset) == key;
+            });
             if (t && !seen && t->drive.rated() && s.prices.drive.count(key)) drives.push_back(*t);
         }
     }
