@@ -8,6 +8,7 @@
 #include "kvbe/calibration/fit.h"
 #include "kvbe/calibration/published.h"
 #include "kvbe/calibration/pykvcache.h"
+#include "kvbe/files/file_kind.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 
@@ -147,26 +148,24 @@ int runInspect(const std::vector<std::string>& files, const std::string& scenari
                const std::string& format) {
     auto ctx = loadContext(scenarioPath);
     if (!ctx) return fail(ctx.message());
-    // Published-reference files (docs/published-reference-format.md) are read here; the rest are
-    // calibrations.
+    // The files, and the files of folders, as the window's import takes them; published-reference
+    // files (docs/published-reference-format.md) are read here, the rest are calibrations.
+    auto list = filesToRead({files.begin(), files.end()}, FileKind::Calibration);
     std::vector<std::filesystem::path> paths;
     std::vector<PublishedReference> refs;
     std::vector<std::string> refErrors;
-    for (const auto& f : files) {
-        std::error_code ec;
-        if (std::filesystem::is_regular_file(f, ec)) {
-            auto text = readTextFile(f, kMaxJsonFileBytes);
-            if (text && looksLikePublishedReference(*text)) {
-                if (auto r = parsePublishedReference(*text, f))
-                    refs.push_back(std::move(*r));
-                else
-                    refErrors.push_back(r.message());
-                continue;
-            }
+    for (const auto& f : list.files) {
+        if (classifyFile(f).kind == FileKind::PublishedReference) {
+            if (auto r = readPublishedReference(f))
+                refs.push_back(std::move(*r));
+            else
+                refErrors.push_back(r.message());
+            continue;
         }
-        paths.emplace_back(f);
+        paths.push_back(f);
     }
-    auto set = paths.empty() ? CalibrationSet{} : readCalibrations(paths);
+    auto set = readCalibrations(paths);
+    set.errors.insert(set.errors.begin(), list.errors.begin(), list.errors.end());
     for (auto& e : refErrors)
         set.errors.push_back(std::move(e));
     const auto kv = ctx->eval.cost.inputs().kvDtype;

@@ -1,5 +1,7 @@
-// kvbe-cli trace inspect|replay|sweep: a request trace through the scenario's tiered prefix cache.
+// kvbe-cli trace inspect|replay|sweep (and capacity, trace_capacity_command.cpp): a request trace
+// through the scenario's tiered prefix cache.
 #include "commands.h"
+#include "trace_options.h"
 #include "trace_plan.h"
 
 #include "kvbe/base/json_text.h"
@@ -18,27 +20,6 @@
 #include <memory>
 
 namespace kvbe::cli {
-namespace {
-
-struct TraceOptions {
-    std::string file, format = "auto", timeUnit, scenario, output = "table";
-    std::uint32_t blockTokens = 0;
-    bool skipBad = false;
-    // replay and sweep
-    std::string gpuCache, policy = "lru", placement = "write-through", admission = "optimal";
-    std::vector<std::string> tiers; // NAME=CAPACITY
-    // replay
-    std::vector<std::string> tierWrites;  // NAME=GB/s
-    std::vector<std::string> sharedLinks; // NAME: reads and writes share one link
-    std::string writeBuffer;
-    bool noWriteQueue = false;
-    int instances = 0;
-    int storeAfter = 1; // replay and sweep
-    // sweep
-    std::string vary, capacities = "1e4:1e9";
-    int points = 40;
-    bool singleCache = false;
-};
 
 Result<TraceReadOptions> readOptions(const TraceOptions& o) {
     TraceReadOptions r;
@@ -61,11 +42,7 @@ Result<TraceReadOptions> readOptions(const TraceOptions& o) {
     return r;
 }
 
-struct Setup {
-    Evaluation eval;
-    std::vector<TierConfig> tierConfigs;
-    std::vector<double> writeBps;
-};
+namespace {
 
 Result<Setup> loadSetup(const TraceOptions& o, const Presets& presets) {
     auto scenario =
@@ -110,8 +87,8 @@ Result<double> parseCapacity(std::string text, const std::string& what, double b
     return *b;
 }
 
-// The tiers of the replay: those named by --tier (in the scenario's order), or all of the
-// scenario's tiers with unlimited capacity when none is named.
+} // namespace
+
 Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double blockTokens) {
     ReplayConfig c;
     const auto& cost = s.eval.cost;
@@ -240,6 +217,8 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
     return c;
 }
 
+namespace {
+
 // ------------------------------------------------------------------------------- inspect
 
 void printSkipped(const TraceReadSummary& s) {
@@ -249,13 +228,7 @@ void printSkipped(const TraceReadSummary& s) {
         std::cerr << "  " << m << "\n";
 }
 
-// What inspect, replay and sweep all read: the presets, the scenario's evaluation and the trace
-// (its skipped lines reported), each failure a sentence.
-struct Loaded {
-    Presets presets;
-    Setup setup;
-    Trace trace;
-};
+} // namespace
 
 Result<Loaded> loadAll(const TraceOptions& o, const TraceReadOptions& ro) {
     auto presets = Presets::loadBuiltin();
@@ -267,6 +240,8 @@ Result<Loaded> loadAll(const TraceOptions& o, const TraceReadOptions& ro) {
     printSkipped(trace->summary);
     return Loaded{std::move(*presets), std::move(*setup), std::move(*trace)};
 }
+
+namespace {
 
 int runInspect(const TraceOptions& o) {
     auto ro = readOptions(o);
@@ -300,6 +275,7 @@ int runReplay(const TraceOptions& o) {
             " trace has no block ids, so it cannot be replayed; use trace inspect for its lengths");
     auto cfg = replayConfig(o, *setup, trace->summary.blockTokens);
     if (!cfg) return fail(cfg.message());
+    if (auto ok = applyLoadOptions(o, loaded->trace, *cfg); !ok) return fail(ok.message());
     // With the replays it is compared with: storing every block (with --store-after), writes
     // that keep up (where they fell behind).
     auto run = runReplay(*trace, setup->eval.cost, *cfg);
@@ -395,25 +371,7 @@ int runSweep(const TraceOptions& o) {
     return kExitOk;
 }
 
-// ------------------------------------------------------------------------------- plan
-
-int runPlan(const TraceOptions& o, const PlanOptions& p) {
-    if (auto ok = checkPlanOptions(p); !ok) return fail(ok.message());
-    auto ro = readOptions(o);
-    if (!ro) return fail(ro.message());
-    auto admission = parseAdmission(o.admission);
-    if (!admission)
-        return fail("--admission '" + o.admission + "': expected always, breakeven or optimal");
-    auto loaded = loadAll(o, *ro);
-    if (!loaded) return fail(loaded.message());
-    if (!loaded->trace.summary.hasBlocks())
-        return fail(o.file + ": a " + std::string(toString(loaded->trace.summary.format)) +
-                    " trace has no block ids, so there is nothing to plan a cache for");
-    auto cfg = replayConfig(o, loaded->setup, loaded->trace.summary.blockTokens);
-    if (!cfg) return fail(cfg.message());
-    return runTracePlan(p, o.file, loaded->trace, loaded->setup.eval, loaded->presets, *cfg,
-                        *admission);
-}
+} // namespace
 
 void addCommon(CLI::App* sub, TraceOptions& o) {
     sub->add_option("file", o.file, "Trace file (.jsonl, .csv; .gz and .zst read directly)")
@@ -440,7 +398,20 @@ void addCapacityOptions(CLI::App* sub, TraceOptions& o) {
         ->check(CLI::IsMember({"write-through", "cascade"}));
 }
 
-} // namespace
+void addReplayTierOptions(CLI::App* sub, TraceOptions& o) {
+    sub->add_option("--tier", o.tiers,
+                    "NAME=CAPACITY of a scenario tier (repeat; default: every tier, unlimited)");
+    sub->add_option("--tier-write", o.tierWrites,
+                    "NAME=GB/s: a tier's write bandwidth (repeat; default: the tier preset's)");
+    sub->add_option("--write-buffer", o.writeBuffer,
+                    "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
+    sub->add_option("--shared-link", o.sharedLinks,
+                    "NAME: the tier's reads and writes share one link, loads first (repeat; "
+                    "needs the write queue)");
+    sub->add_flag(
+        "--no-write-queue", o.noWriteQueue,
+        "Writes always keep up (default: a write queue per tier, drained at its write bandwidth)");
+}
 
 void addTraceCommands(CLI::App& app, std::function<int()>& run) {
     auto* trace = app.add_subcommand(
@@ -460,19 +431,8 @@ void addTraceCommands(CLI::App& app, std::function<int()>& run) {
         "replay", "Hits per tier, TTFT under each admission rule, GPU time saved, writes");
     addCommon(replay, *o);
     addCapacityOptions(replay, *o);
-    replay->add_option("--tier", o->tiers,
-                       "NAME=CAPACITY of a scenario tier (repeat; default: every tier, unlimited)");
-    replay->add_option("--tier-write", o->tierWrites,
-                       "NAME=GB/s: a tier's write bandwidth (repeat; default: the tier preset's)");
-    replay->add_option(
-        "--write-buffer", o->writeBuffer,
-        "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
-    replay->add_option("--shared-link", o->sharedLinks,
-                       "NAME: the tier's reads and writes share one link, loads first (repeat; "
-                       "needs the write queue)");
-    replay->add_flag(
-        "--no-write-queue", o->noWriteQueue,
-        "Writes always keep up (default: a write queue per tier, drained at its write bandwidth)");
+    addReplayTierOptions(replay, *o);
+    addLoadOptions(replay, *o);
     replay
         ->add_option("--instances", o->instances,
                      "Prefill servers fed first come first served (default 0: no queueing)")
@@ -503,22 +463,8 @@ void addTraceCommands(CLI::App& app, std::function<int()>& run) {
         ->check(CLI::IsMember({"table", "json", "csv"}));
     sweep->callback([o, &run] { run = [o] { return runSweep(*o); }; });
 
-    auto* plan = trace->add_subcommand(
-        "plan", "What to buy: DRAM, drives and store-after K against cost, TTFT and drive life");
-    auto p = std::make_shared<PlanOptions>();
-    addCommon(plan, *o);
-    addCapacityOptions(plan, *o);
-    plan->add_option("--tier", o->tiers,
-                     "NAME=CAPACITY of a scenario tier (only its preset and path are used; the "
-                     "plan sets capacities)");
-    plan->add_option("--write-buffer", o->writeBuffer, "As for trace replay (default 8GiB)");
-    plan->add_flag("--no-write-queue", o->noWriteQueue, "Writes always keep up");
-    plan->add_option("--instances", o->instances, "Prefill servers (default 0: no queueing)")
-        ->check(CLI::Range(0, 1 << 20));
-    plan->add_option("--admission", o->admission, "The rule the plan's TTFT is taken under")
-        ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
-    addPlanOptions(plan, *p);
-    plan->callback([o, p, &run] { run = [o, p] { return runPlan(*o, *p); }; });
+    addTraceCapacityCommand(trace, o, run);
+    addTracePlanCommand(trace, o, run);
 }
 
 } // namespace kvbe::cli

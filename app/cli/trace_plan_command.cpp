@@ -1,6 +1,7 @@
 // kvbe-cli trace plan: what to buy for a trace (kvbe/plan/plan.h): the grid replayed, the
 // Pareto fronts, the recommended configuration, and with --emit the serving stack's settings.
-// The plan itself is core's; this reads the flags and prints.
+// The plan itself is core's; this reads the flags, loads what every trace command loads
+// (trace_options.h) and prints.
 #include "trace_plan.h"
 
 #include "commands.h"
@@ -18,6 +19,15 @@
 
 namespace kvbe::cli {
 namespace {
+
+// The plan's own flags.
+struct PlanOptions {
+    double lifeYears = 5;
+    std::string sloP99, budget, prices, output = "table", emit, emitFile;
+    std::string dram, drives, storeAfter = "1,2,3";
+    std::vector<std::string> driveKeys;
+    int threads = 0;
+};
 
 // "0,256GiB,1TiB" (0: no DRAM tier).
 Result<std::vector<double>> parseDramList(const std::string& text) {
@@ -82,8 +92,6 @@ Result<PlanLimits> readLimits(const PlanOptions& o) {
     }
     return l;
 }
-
-} // namespace
 
 void addPlanOptions(CLI::App* plan, PlanOptions& o) {
     plan->add_option("--life", o.lifeYears,
@@ -182,6 +190,48 @@ int runTracePlan(const PlanOptions& o, const std::string& file, const Trace& tra
     else
         std::cout << planTable(report);
     return kExitOk;
+}
+
+int runPlan(const TraceOptions& o, const PlanOptions& p) {
+    if (auto ok = checkPlanOptions(p); !ok) return fail(ok.message());
+    auto ro = readOptions(o);
+    if (!ro) return fail(ro.message());
+    auto admission = parseAdmission(o.admission);
+    if (!admission)
+        return fail("--admission '" + o.admission + "': expected always, breakeven or optimal");
+    auto loaded = loadAll(o, *ro);
+    if (!loaded) return fail(loaded.message());
+    if (!loaded->trace.summary.hasBlocks())
+        return fail(o.file + ": a " + std::string(toString(loaded->trace.summary.format)) +
+                    " trace has no block ids, so there is nothing to plan a cache for");
+    auto cfg = replayConfig(o, loaded->setup, loaded->trace.summary.blockTokens);
+    if (!cfg) return fail(cfg.message());
+    if (auto ok = applyLoadOptions(o, loaded->trace, *cfg); !ok) return fail(ok.message());
+    return runTracePlan(p, o.file, loaded->trace, loaded->setup.eval, loaded->presets, *cfg,
+                        *admission);
+}
+
+} // namespace
+
+void addTracePlanCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o,
+                         std::function<int()>& run) {
+    auto* plan = trace->add_subcommand(
+        "plan", "What to buy: DRAM, drives and store-after K against cost, TTFT and drive life");
+    auto p = std::make_shared<PlanOptions>();
+    addCommon(plan, *o);
+    addCapacityOptions(plan, *o);
+    plan->add_option("--tier", o->tiers,
+                     "NAME=CAPACITY of a scenario tier (only its preset and path are used; the "
+                     "plan sets capacities)");
+    plan->add_option("--write-buffer", o->writeBuffer, "As for trace replay (default 8GiB)");
+    plan->add_flag("--no-write-queue", o->noWriteQueue, "Writes always keep up");
+    addLoadOptions(plan, *o);
+    plan->add_option("--instances", o->instances, "Prefill servers (default 0: no queueing)")
+        ->check(CLI::Range(0, 1 << 20));
+    plan->add_option("--admission", o->admission, "The rule the plan's TTFT is taken under")
+        ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
+    addPlanOptions(plan, *p);
+    plan->callback([o, p, &run] { run = [o, p] { return runPlan(*o, *p); }; });
 }
 
 } // namespace kvbe::cli

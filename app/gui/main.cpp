@@ -2,13 +2,13 @@
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/ui/charts/chart_export.h"
+#include "kvbe/ui/window/headless_export.h"
 #include "kvbe/ui/window/main_window.h"
-#include "kvbe/ui/workload/workload_view.h"
+#include "kvbe/ui/workload/capacity_panel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QStringList>
-#include <QTabWidget>
 
 #include <cstdio>
 
@@ -34,12 +34,8 @@ int main(int argc, char** argv) {
     const QCommandLineOption scenarioOpt(QStringLiteral("scenario"),
                                          QStringLiteral("Scenario file (.kvbe.json) to open."),
                                          QStringLiteral("FILE"));
-    const QCommandLineOption chartOpt(
-        QStringLiteral("chart"),
-        QStringLiteral(
-            "Chart to export: breakeven, fraction, ttft, models or frontier; with --trace, "
-            "workload-lengths, workload-capacity or workload-ttft."),
-        QStringLiteral("NAME"), QStringLiteral("breakeven"));
+    const QCommandLineOption chartOpt(QStringLiteral("chart"), kvbe::chartOptionHelp(),
+                                      QStringLiteral("NAME"), QStringLiteral("breakeven"));
     const QCommandLineOption exportOpt(
         QStringLiteral("export"),
         QStringLiteral("Render the chart to OUT (.png, .svg or .pdf) and exit."),
@@ -47,8 +43,7 @@ int main(int argc, char** argv) {
     const QCommandLineOption sizeOpt(QStringLiteral("size"),
                                      QStringLiteral("Export size in pixels (PDF: points)."),
                                      QStringLiteral("WxH"), QStringLiteral("1600x900"));
-    const QCommandLineOption tierOpt(QStringLiteral("tier"),
-                                     QStringLiteral("Tier of the frontier map, from 1."),
+    const QCommandLineOption tierOpt(QStringLiteral("tier"), kvbe::tierOptionHelp(),
                                      QStringLiteral("N"), QStringLiteral("1"));
     const QCommandLineOption darkOpt(QStringLiteral("dark"), QStringLiteral("Dark theme."));
     const QCommandLineOption bigOpt(QStringLiteral("presentation"),
@@ -64,8 +59,10 @@ int main(int argc, char** argv) {
             "A request trace (Mooncake or Bailian JSONL, Azure or kvbe CSV, .gz, .zst) to "
             "open in the Workload view, or to draw with --export and a workload chart."),
         QStringLiteral("FILE"));
-    parser.addOptions(
-        {scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt, importOpt, traceOpt});
+    const QCommandLineOption sloOpt(QStringLiteral("slo"), kvbe::targetOptionHelp(),
+                                    QStringLiteral("TARGET"));
+    parser.addOptions({scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt,
+                       importOpt, traceOpt, sloOpt});
     parser.addPositionalArgument(QStringLiteral("file"),
                                  QStringLiteral("A scenario or a model's config.json to open."));
     // Parsed before QApplication exists: a mistyped option must fail with a sentence even where
@@ -110,37 +107,32 @@ int main(int argc, char** argv) {
     if (!presets) return printError(QString::fromStdString(presets.message()));
 
     if (parser.isSet(exportOpt)) {
-        // A trace's charts draw no calibration files: refused rather than drawn without them.
-        if (parser.isSet(importOpt) && parser.isSet(traceOpt))
-            return printError(QStringLiteral(
-                "--import draws on the scenario charts, not on the workload charts of --trace"));
+        kvbe::HeadlessExport request;
+        request.chart = parser.value(chartOpt);
+        request.path = parser.value(exportOpt);
         const auto size = kvbe::parseExportSize(parser.value(sizeOpt));
         if (!size)
             return printError(
                 QStringLiteral("--size must look like 1600x900, from 16 to 16384 pixels a side"));
-        bool ok = false;
-        const int tier = parser.value(tierOpt).toInt(&ok);
-        if (!ok || tier < 1)
-            return printError(QStringLiteral("--tier must be a tier number, from 1"));
+        request.size = *size;
+        if (parser.isSet(tierOpt)) {
+            bool ok = false;
+            const int tier = parser.value(tierOpt).toInt(&ok);
+            if (!ok || tier < 1)
+                return printError(QStringLiteral("--tier must be a tier number, from 1"));
+            request.tier = tier - 1;
+        }
+        request.style.dark = parser.isSet(darkOpt);
+        request.style.presentation = parser.isSet(bigOpt);
+        request.imports = parser.values(importOpt);
+        request.trace = parser.value(traceOpt);
+        request.target = parser.value(sloOpt);
         auto scenario = parser.isSet(scenarioOpt)
                             ? kvbe::loadScenario(parser.value(scenarioOpt).toStdString(), *presets)
                             : kvbe::defaultScenario(*presets);
         if (!scenario) return printError(QString::fromStdString(scenario.message()));
-        if (tier > int(scenario->tiers.size()))
-            return printError(QStringLiteral("--tier %1: the scenario has %2 tiers")
-                                  .arg(tier)
-                                  .arg(scenario->tiers.size()));
-        kvbe::ChartStyle style;
-        style.dark = parser.isSet(darkOpt);
-        style.presentation = parser.isSet(bigOpt);
-        const auto st = parser.isSet(traceOpt)
-                            ? kvbe::exportWorkloadChart(*presets, *scenario, parser.value(chartOpt),
-                                                        parser.value(traceOpt),
-                                                        parser.value(exportOpt), *size, style)
-                            : kvbe::exportScenarioChart(*presets, *scenario, parser.value(chartOpt),
-                                                        parser.value(exportOpt), *size, style,
-                                                        tier - 1, parser.values(importOpt));
-        if (!st) return printError(QString::fromStdString(st.message()));
+        if (auto st = kvbe::exportHeadless(*presets, *scenario, request); !st)
+            return printError(QString::fromStdString(st.message()));
         return 0;
     }
 
@@ -153,6 +145,10 @@ int main(int argc, char** argv) {
             return printError(QString::fromStdString(st.message()));
     if (parser.isSet(importOpt)) window.importCalibrations(parser.values(importOpt));
     if (parser.isSet(traceOpt)) window.openTrace(parser.value(traceOpt));
+    // The Capacity tab's target field (a sentence there where it does not parse).
+    if (parser.isSet(sloOpt))
+        if (auto* capacity = window.findChild<kvbe::CapacityPanel*>())
+            capacity->setTargetText(parser.value(sloOpt));
     // The window sized itself for the screen (or kept the last session's layout where it fits).
     window.show();
     return app.exec();

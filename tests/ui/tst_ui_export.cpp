@@ -3,8 +3,8 @@
 // with exit code 1 and one sentence.
 #include "ui_test_support.h"
 
+#include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
-#include "kvbe/ui/charts/chart_factory.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -102,7 +102,7 @@ class TestUiExport : public QObject {
     void eachChartExportsEachFormat_data() {
         QTest::addColumn<QString>("chart");
         QTest::addColumn<QString>("ext");
-        for (const QString& c : chartKeys())
+        for (const QString& c : chartKeys(ChartSource::Scenario))
             for (const char* e : {"png", "svg", "pdf"})
                 QTest::newRow(qPrintable(c + "." + e)) << c << QString(e);
     }
@@ -122,6 +122,45 @@ class TestUiExport : public QObject {
         const QImage img(path);
         QCOMPARE(img.size(), QSize(640, 360));
         QCOMPARE(qRound(img.dotsPerMeterX() * 0.0254), 300);
+    }
+
+    // The chart table is the one list: every chart it names is made from it and answers to its
+    // key and title, the window's tabs are its scenario charts in its order, the Workload view's
+    // tabs its trace charts, and `kvbe --help` names every key.
+    void chartTableIsTheOneList() {
+        QStringList all;
+        for (const auto& k : chartKinds()) {
+            QVERIFY2(!all.contains(k.key), qPrintable(k.key));
+            all << k.key;
+            auto c = createChart(k.key);
+            QVERIFY(c);
+            QCOMPARE(c->key(), k.key);
+            QVERIFY(!c->title().isEmpty());
+            QCOMPARE(chartKindOf(*c), &k);
+        }
+        QCOMPARE(all.size(), 9);
+        auto* tabs = child<QTabWidget>(&*m_window, QStringLiteral("chartTabs"));
+        const QStringList scenarioKeys = chartKeys(ChartSource::Scenario);
+        for (int i = 0; i < scenarioKeys.size(); ++i) {
+            QCOMPARE(tabs->tabText(i), QString::fromUtf8(findChartKind(scenarioKeys[i])->title));
+            QVERIFY(chartOf(m_window, scenarioKeys[i]));
+        }
+        auto* workloadTabs = child<QTabWidget>(&*m_window, QStringLiteral("workloadCharts"));
+        const QStringList traceKeys = chartKeys(ChartSource::Trace);
+        QCOMPARE(workloadTabs->count(), traceKeys.size());
+        // Each tab is its chart, or holds it (the Capacity tab holds its field below it).
+        for (int i = 0; i < traceKeys.size(); ++i) {
+            QWidget* page = workloadTabs->widget(i);
+            QVERIFY2(page->objectName() == traceKeys[i] ||
+                         page->findChild<ChartView*>(traceKeys[i]),
+                     qPrintable(traceKeys[i]));
+        }
+        QProcess help;
+        help.start(QStringLiteral(KVBE_GUI_PATH), {"--help"});
+        QVERIFY(help.waitForFinished(60000));
+        const QString text = QString::fromLocal8Bit(help.readAllStandardOutput()).simplified();
+        for (const QString& key : all)
+            QVERIFY2(text.contains(key), qPrintable(key));
     }
 
     void exportKeepsWhatTheUserDid() {
@@ -219,6 +258,24 @@ class TestUiExport : public QObject {
         QVERIFY2(text.contains(says.toHtmlEscaped()), qPrintable(says));
     }
 
+    // --import of a folder reads the calibration files in it, as the window and kvbe-cli do: a
+    // notes file beside them is not read as one (it failed the export before).
+    void headlessImportOfAFolder() {
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(QStringLiteral(KVBE_FIXTURES "/calibration/kvbe-node17.json"),
+                            dir.filePath("kvbe-node17.json")));
+        QFile notes(dir.filePath("notes.txt"));
+        QVERIFY(notes.open(QIODevice::WriteOnly));
+        notes.write("node17 was rebooted before the run\n");
+        notes.close();
+        const QString out = m_dir.filePath("imported-folder.svg");
+        const auto r = runKvbe({"--import", dir.path(), "--chart", "ttft", "--export", out});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QFile svg(out);
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QVERIFY(QString::fromUtf8(svg.readAll()).contains(QStringLiteral("node17: measured")));
+    }
+
     void headlessExportFailsWithOneSentence_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("says");
@@ -242,6 +299,22 @@ class TestUiExport : public QObject {
                            "--chart",  "workload-ttft",
                            "--export", ok}
             << "--import draws on the scenario charts";
+        // What a chart can draw comes from the chart table: imports go on the charts that draw
+        // them, --tier on the chart drawn for one tier.
+        QTest::newRow("imports on the model size chart")
+            << QStringList{"--import",
+                           QStringLiteral(KVBE_FIXTURES "/calibration/kvbe-node17.json"),
+                           "--chart",
+                           "models",
+                           "--export",
+                           ok}
+            << "--import draws on the breakeven, fraction or ttft charts, not on models";
+        QTest::newRow("tier of the break-even chart")
+            << QStringList{"--tier", "2", "--chart", "breakeven", "--export", ok}
+            << "--tier picks the tier of the frontier chart";
+        QTest::newRow("tier past the scenario's")
+            << QStringList{"--tier", "9", "--chart", "frontier", "--export", ok}
+            << "--tier 9: the scenario has";
         QTest::newRow("unreadable import")
             << QStringList{"--import", "/nonexistent-node.json", "--export", ok}
             << "/nonexistent-node.json";

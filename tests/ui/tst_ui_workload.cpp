@@ -4,6 +4,7 @@
 #include "ui_test_support.h"
 
 #include "kvbe/base/units.h"
+#include "kvbe/files/file_kind.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_sim.h"
 #include "kvbe/ui/charts/chart_export.h"
@@ -278,9 +279,10 @@ class TestUiWorkload : public QObject {
     void droppingATraceOpensIt() {
         auto w = makeWindow();
         auto* v = viewOf(*w);
-        QVERIFY(WorkloadView::looksLikeTrace(handTracePath()));
-        QVERIFY(!WorkloadView::looksLikeTrace(
-            QStringLiteral(KVBE_SOURCE_DIR "/resources/models/meta-llama__Llama-3.2-3B.json")));
+        QCOMPARE(classifyFile(handTracePath().toStdString()).kind, FileKind::Trace);
+        QCOMPARE(
+            classifyFile(KVBE_SOURCE_DIR "/resources/models/meta-llama__Llama-3.2-3B.json").kind,
+            FileKind::ModelConfig);
         QMimeData mime;
         mime.setUrls({QUrl::fromLocalFile(handTracePath())});
         QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton,
@@ -390,6 +392,8 @@ class TestUiWorkload : public QObject {
         QVERIFY(settle(*w));
         QTemporaryDir dir;
         for (auto* c : v->charts()) {
+            // The Capacity chart searches while its tab is shown: tst_ui_capacity exports it.
+            if (c->key() == QLatin1String("capacity")) continue;
             for (const char* ext : {"png", "svg"}) {
                 const QString out = dir.filePath(c->key() + "." + ext);
                 const Status st = exportChart(*c, out, QSize(900, 560));

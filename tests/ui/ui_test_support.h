@@ -4,10 +4,13 @@
 #include "kvbe/cost/curves.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
+#include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_legend.h"
 #include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/probes/probe_panel.h"
+#include "kvbe/ui/scenario/number_field.h"
 #include "kvbe/ui/scenario/scenario_panel.h"
+#include "kvbe/ui/scenario/tier_table_model.h"
 #include "kvbe/ui/window/main_window.h"
 #include "kvbe/ui/workload/workload_charts.h"
 #include "kvbe/ui/workload/workload_view.h"
@@ -107,9 +110,7 @@ template <class W> ChartView* chartOf(const W& w, const QString& key) {
 }
 template <class W> std::vector<ChartView*> chartsOf(const W& w) {
     std::vector<ChartView*> charts;
-    for (const QString& key :
-         {QStringLiteral("breakeven"), QStringLiteral("fraction"), QStringLiteral("ttft"),
-          QStringLiteral("models"), QStringLiteral("frontier")})
+    for (const QString& key : chartKeys(ChartSource::Scenario))
         charts.push_back(chartOf(w, key));
     return charts;
 }

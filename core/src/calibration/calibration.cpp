@@ -7,6 +7,7 @@
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/units.h"
 #include "kvbe/cost/cost_model.h"
+#include "kvbe/files/file_kind.h"
 #include "pykvcache_import.h"
 
 #include <algorithm>
@@ -208,60 +209,55 @@ std::string lowerAscii(std::string s) {
     return s;
 }
 
+// A file of another kind, given where a calibration file was expected: what it is.
+Error notACalibration(const FileClass& kind, const std::string& source) {
+    switch (kind.kind) {
+    case FileKind::Calibration:
+        break;
+    case FileKind::Scenario:
+        return Error{source +
+                     ": this is a kvbe scenario, not a calibration file; open it as a scenario"};
+    case FileKind::Unknown:
+        if (kind.format == kNvbandwidthText) return Error{kind.reason};
+        return Error{source + ": not a calibration file kvbe knows; expected kvbe calibration "
+                              "JSON, a py-kvcache break-even file, a pareto-measure CSV, fio JSON "
+                              "or nvbandwidth JSON"};
+    default:
+        return Error{source + ": this is a " + std::string(fileKindInfo(kind.kind).name) +
+                     ", not a calibration file"};
+    }
+    return Error{source + ": not a calibration file"};
+}
+
 } // namespace
 
 Result<Calibration> parseCalibration(std::string_view text, const std::string& source) {
     const auto first = text.find_first_not_of(" \t\r\n\xef\xbb\xbf");
     if (first == std::string_view::npos)
         return Error{source + ": the file is empty; expected a calibration file"};
-    // fio prints warnings before its JSON; skip whole lines until one starts an object.
-    std::string_view jsonText = text;
+    // Text that does not start with JSON: a pareto-measure CSV, or JSON after lines of something
+    // else (fio prints warnings before its JSON).
     if (text[first] != '{' && text[first] != '[') {
-        if (detail::looksLikeParetoCsv(text)) return detail::parseParetoCsv(text, source);
-        size_t pos = 0;
-        while (pos < text.size() && text[pos] != '{') {
-            const auto nl = text.find('\n', pos);
-            if (nl == std::string_view::npos) {
-                pos = text.size();
-                break;
-            }
-            pos = nl + 1;
-        }
-        if (pos >= text.size() && (text.find("nvbandwidth Version") != std::string_view::npos ||
-                                   text.find("Running host_to_device") != std::string_view::npos))
-            return Error{
-                source +
-                ": this is nvbandwidth's text output; kvbe reads its JSON: run nvbandwidth "
-                "with --json (-j) and import what it prints"};
-        if (pos >= text.size())
-            return Error{
-                source +
-                ": not a calibration file kvbe knows; expected kvbe calibration JSON, a "
-                "py-kvcache break-even file, a pareto-measure CSV, fio JSON or nvbandwidth JSON"};
-        jsonText = text.substr(pos);
+        const FileClass kind = classifyText(text, source);
+        if (kind.kind != FileKind::Calibration) return notACalibration(kind, source);
+        if (kind.format == "pareto-csv") return detail::parseParetoCsv(text, source);
     }
-    auto j = parseJsonText(jsonText, source);
+    auto j = parseJsonText(jsonAfterPreamble(text), source);
     if (!j) return j.error();
     try {
         const FieldReader r(*j, source);
-        Calibration c;
         if (!j->is_object()) r.fail("(top level)", "a calibration object", &*j);
-        if (j->contains("kvbe_calibration"))
+        const FileClass kind = classifyJson(*j, source);
+        if (kind.kind != FileKind::Calibration) return notACalibration(kind, source);
+        Calibration c;
+        if (kind.format == "kvbe")
             c = parseOurs(r);
-        else if (j->contains("kvbe_scenario"))
-            r.failWith("this is a kvbe scenario, not a calibration file; open it as a scenario");
-        else if (j->contains("num_hidden_layers") || j->contains("architectures"))
-            r.failWith("this is a model config.json, not a calibration file");
-        else if (detail::looksLikePyKvcache(*j))
-            c = detail::parsePyKvcache(r);
-        else if (j->contains("fio version") || (j->contains("jobs") && (*j)["jobs"].is_array()))
+        else if (kind.format == "fio")
             c = detail::parseFio(r);
-        else if (j->contains("nvbandwidth"))
+        else if (kind.format == "nvbandwidth")
             c = detail::parseNvbandwidth(r);
         else
-            r.failWith("not a calibration file kvbe knows; expected kvbe calibration JSON, a "
-                       "py-kvcache break-even "
-                       "file, a pareto-measure CSV, fio JSON or nvbandwidth JSON");
+            c = detail::parsePyKvcache(r);
         c.source = source;
         return c;
     } catch (const FieldError& e) {
@@ -279,30 +275,14 @@ Result<Calibration> readCalibration(const fs::path& path) {
 
 CalibrationSet readCalibrations(const std::vector<fs::path>& paths) {
     CalibrationSet set;
-    auto one = [&](const fs::path& p) {
+    auto list = filesToRead(paths, FileKind::Calibration);
+    set.errors = std::move(list.errors);
+    for (const auto& p : list.files) {
         auto c = readCalibration(p);
         if (c)
             set.calibrations.push_back(std::move(*c));
         else
             set.errors.push_back(c.message());
-    };
-    for (const auto& p : paths) {
-        std::error_code ec;
-        if (fs::is_directory(p, ec)) {
-            std::vector<fs::path> files;
-            for (const auto& e : fs::directory_iterator(p, ec)) {
-                const auto ext = lowerAscii(e.path().extension().string());
-                if (e.is_regular_file(ec) && (ext == ".json" || ext == ".csv"))
-                    files.push_back(e.path());
-            }
-            std::sort(files.begin(), files.end());
-            if (files.empty())
-                set.errors.push_back(p.string() + ": the folder holds no .json or .csv files");
-            for (const auto& f : files)
-                one(f);
-        } else {
-            one(p);
-        }
     }
     return set;
 }

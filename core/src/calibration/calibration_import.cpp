@@ -1,5 +1,6 @@
 #include "calibration_import.h"
 
+#include "kvbe/base/csv.h"
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/units.h"
 
@@ -198,68 +199,10 @@ Calibration parseNvbandwidth(const FieldReader& r) {
     return c;
 }
 
-namespace {
-
-// RFC 4180 rows: quoted fields may hold commas, quotes ("") and line breaks.
-std::vector<std::vector<std::string>> csvRows(std::string_view text,
-                                              std::vector<size_t>& lineOfRow) {
-    std::vector<std::vector<std::string>> rows;
-    std::vector<std::string> row;
-    std::string field;
-    bool quoted = false;
-    size_t line = 1, rowLine = 1;
-    auto endRow = [&] {
-        row.push_back(field);
-        field.clear();
-        if (!(row.size() == 1 && row[0].empty())) {
-            rows.push_back(row);
-            lineOfRow.push_back(rowLine);
-        }
-        row.clear();
-    };
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char ch = text[i];
-        if (quoted) {
-            if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-                field += '"';
-                ++i;
-            } else if (ch == '"')
-                quoted = false;
-            else {
-                if (ch == '\n') ++line;
-                field += ch;
-            }
-        } else if (ch == '"' && field.empty())
-            quoted = true;
-        else if (ch == ',') {
-            row.push_back(field);
-            field.clear();
-        } else if (ch == '\n') {
-            endRow();
-            ++line;
-            rowLine = line;
-        } else if (ch != '\r')
-            field += ch;
-    }
-    if (!field.empty() || !row.empty()) endRow();
-    return rows;
-}
-
-} // namespace
-
-bool looksLikeParetoCsv(std::string_view text) {
-    const auto nl = text.find('\n');
-    const auto header = text.substr(0, nl);
-    return header.find("curve") != std::string_view::npos &&
-           header.find("ttft_") != std::string_view::npos &&
-           header.find(',') != std::string_view::npos;
-}
-
 Result<Calibration> parseParetoCsv(std::string_view text, const std::string& source) {
-    std::vector<size_t> lines;
-    const auto rows = csvRows(text, lines);
+    const auto rows = readCsv(text);
     if (rows.empty()) return Error{source + ": the file is empty; expected a pareto-measure CSV"};
-    const auto& header = rows[0];
+    const auto& header = rows[0].cells;
     std::map<std::string, size_t> col;
     for (size_t i = 0; i < header.size(); ++i)
         col[header[i]] = i;
@@ -283,8 +226,8 @@ Result<Calibration> parseParetoCsv(std::string_view text, const std::string& sou
     std::vector<std::string>
         failed; // runs with their error column set, as the experiments' reader drops them
     for (size_t i = 1; i < rows.size(); ++i) {
-        const auto& r = rows[i];
-        const std::string where = source + ": line " + std::to_string(lines[i]);
+        const auto& r = rows[i].cells;
+        const std::string where = source + ": line " + std::to_string(rows[i].line);
         if (r.size() != header.size())
             return Error{where + ": " + std::to_string(r.size()) + " fields; the header has " +
                          std::to_string(header.size())};
@@ -294,7 +237,7 @@ Result<Calibration> parseParetoCsv(std::string_view text, const std::string& sou
             for (auto& ch : error)
                 if (ch == '\n' || ch == '\r') ch = ' ';
             if (error.size() > 80) error = error.substr(0, 77) + "...";
-            std::string what = "line " + std::to_string(lines[i]);
+            std::string what = "line " + std::to_string(rows[i].line);
             for (const char* name :
                  {"curve", "server_config", "doc_size", "prefix_len", "concurrency"})
                 if (col.count(name) && !r[col[name]].empty() && isValidUtf8(r[col[name]]))
@@ -326,7 +269,7 @@ Result<Calibration> parseParetoCsv(std::string_view text, const std::string& sou
             if (col.count(name) && !isValidUtf8(r[col[name]]))
                 return Error{where + ": column '" + std::string(name) +
                              "' is not valid UTF-8 text"};
-        row.line = lines[i];
+        row.line = rows[i].line;
         auto n = number("doc_size", true, 0);
         if (!n) return n.error();
         row.n = *n;

@@ -12,7 +12,6 @@ namespace kvbe::detail {
 
 Calibration parseFio(const FieldReader& r);         // fio --output-format=json
 Calibration parseNvbandwidth(const FieldReader& r); // nvbandwidth --json
-bool looksLikeParetoCsv(std::string_view text);     // kvcache-experiments pareto-measure CSV
 Result<Calibration> parseParetoCsv(std::string_view text, const std::string& source);
 
 } // namespace kvbe::detail

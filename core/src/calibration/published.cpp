@@ -184,10 +184,6 @@ std::string PublishedPoint::describe() const {
     return s + " (" + source + ")";
 }
 
-bool looksLikePublishedReference(std::string_view text) {
-    return text.find("\"kvbe_published\"") != std::string_view::npos;
-}
-
 Result<PublishedReference> parsePublishedReference(std::string_view text,
                                                    const std::string& source) {
     auto j = parseJsonText(text, source);

@@ -151,14 +151,6 @@ void samplesFromGolden(Calibration& c) {
 
 } // namespace
 
-bool looksLikePyKvcache(const json& j) {
-    for (const char* key :
-         {"break_even_ssd_tokens", "break_even_mem_tokens", "safety_margin_tokens",
-          "schema_version", "curves", "model_name", "kv_dtype"})
-        if (j.contains(key)) return true;
-    return false;
-}
-
 Calibration parsePyKvcache(const FieldReader& r) {
     const json& j = r.root();
     Calibration c;

@@ -7,7 +7,6 @@
 
 namespace kvbe::detail {
 
-bool looksLikePyKvcache(const nlohmann::json& j); // any field py-kvcache's reader knows
 Calibration parsePyKvcache(const FieldReader& r); // v1 and v2 break-even files
 
 } // namespace kvbe::detail

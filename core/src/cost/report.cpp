@@ -150,14 +150,6 @@ json calcJson(const CalcReport& r) {
     return out;
 }
 
-std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s)
-        out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-}
-
 std::string calcCsv(const CalcReport& r) {
     const auto& e = *r.eval;
     std::ostringstream os;

@@ -2,6 +2,7 @@
 
 #include "config_parts.h"
 #include "kvbe/base/json_text.h"
+#include "kvbe/files/file_kind.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,14 +42,13 @@ void refuseOtherFiles(const json& top, const std::string& source) {
     if (!top.is_object())
         throw ConfigError{source + ": the file holds " + jsonTypeName(top) +
                           "; expected a config.json object"};
-    if (top.contains("kvbe_scenario"))
+    const FileKind kind = classifyJson(top, source).kind;
+    if (kind == FileKind::Scenario)
         throw ConfigError{source + ": this is a kvbe scenario, not a model config.json; open it "
                                    "with --scenario"};
     if (top.contains("model") && top.contains("added_tokens"))
         throw ConfigError{source + ": this looks like a tokenizer.json, not a model config.json"};
-    if (!top.contains("num_hidden_layers") && !top.contains("hidden_size") &&
-        !top.contains("text_config") && !top.contains("model_type") &&
-        !top.contains("architectures"))
+    if (kind != FileKind::ModelConfig)
         throw ConfigError{source + ": not a Hugging Face model config: it has none of "
                                    "'model_type', 'architectures', 'num_hidden_layers'"};
 }

@@ -2,6 +2,7 @@
 
 #include "kvbe/base/json_fields.h"
 #include "kvbe/base/json_text.h"
+#include "kvbe/files/file_kind.h"
 
 #include <cmath>
 #include <regex>
@@ -15,7 +16,7 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
     const json& j = r.root();
     if (!j.is_object()) r.fail("(top level)", "a scenario object", &j);
     if (!j.contains("kvbe_scenario")) {
-        if (j.contains("num_hidden_layers") || j.contains("architectures"))
+        if (classifyJson(j, r.source()).kind == FileKind::ModelConfig)
             throw FieldError{r.source() + ": this is a model config.json, not a scenario; "
                                           "pass it with --model"};
         r.fail("kvbe_scenario", "the format version, 1", nullptr);

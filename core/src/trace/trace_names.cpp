@@ -1,5 +1,6 @@
-// The replay's option names (policies, placements, admission rules) and the small helpers that
-// go with its results: the rule lookup and the capacity grid.
+// The names of the replay's policies, placements and admission rules as the command line and the
+// reports spell them, store admission's sighting, the rules' lookup in a result, and the capacity
+// grid.
 #include "kvbe/trace/trace_sim.h"
 
 #include <cmath>

@@ -207,7 +207,8 @@ json traceReplayJson(const TraceReplayReport& x) {
                    {"block_bytes", cfg.blockBytes},
                    {"write_queue", cfg.writeQueue},
                    {"instances", cfg.instances},
-                   {"store_after", cfg.storeAfter}};
+                   {"store_after", cfg.storeAfter},
+                   {"rate_scale", cfg.rateScale}};
     j["requests"] = r.requests;
     j["tokens"] = r.tokens;
     j["blocks"] = r.blocks;
@@ -427,6 +428,7 @@ std::string traceReplayTable(const TraceReplayReport& x) {
          << toString(cfg.policy) << ", " << toString(cfg.placement);
     if (cfg.storeAfter > 1)
         head << ", offload tiers store a block at its " << sightingText(cfg.storeAfter);
+    if (cfg.rateScale != 1) head << "; load x" << cfg.rateScale << " (arrival times divided by it)";
     head << "\n\n";
     std::string out = head.str();
     appendf(out, "%-12s %12s %10s  %-26s %12s %22s\n", "tier", "capacity", "p* tokens",

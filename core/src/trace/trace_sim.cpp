@@ -71,6 +71,8 @@ Status checkConfig(const Trace& trace, const ReplayConfig& c) {
         return Error{"store after: " + std::to_string(c.storeAfter) +
                      " sightings; expected a whole number from 1 (store every block) to " +
                      std::to_string(kMaxStoreAfter)};
+    if (!(c.rateScale > 0) || !std::isfinite(c.rateScale))
+        return Error{"rate scale: expected a number above 0 (2 doubles the request rate)"};
     for (const auto& t : c.tiers) {
         if (!(t.capacityBytes >= 0))
             return Error{"tier " + t.name + ": capacity expected 0 or more bytes"};
@@ -91,6 +93,12 @@ class Replay {
         : m_trace(trace), m_cost(cost), m_config(config), m_per(per), m_k(config.tiers.size() + 1),
           m_b(trace.summary.blockTokens), m_n(trace.size()),
           m_resident(trace.distinctBlocks, 0), m_rc{cost, config.tiers} {
+        if (config.rateScale != 1) {
+            m_scaled.reserve(m_n);
+            for (double a : trace.arrivalS)
+                m_scaled.push_back(a / config.rateScale);
+            m_arrival = &m_scaled;
+        }
         setUpTiers();
         m_queues.emplace(config, m_caps, trace.distinctBlocks, m_resident.data(), m_res.tiers);
         // Prefill times per rule (none, gpu-only, always, breakeven, optimal), and with instances
@@ -139,6 +147,18 @@ class Replay {
             m_rules[r].ttft = detail::ttftStats(t + r * m_n, t + (r + 1) * m_n);
         m_res.rules.assign(m_rules.begin(), m_rules.end());
         return std::move(m_res);
+    }
+
+    // The columns before the servers queue them (the config has instances > 0).
+    detail::QueueInputs queueInputs() {
+        detail::QueueInputs q;
+        for (std::size_t r = 0; r < kRules; ++r)
+            q.times[r].assign(column(r), column(r) + m_n);
+        for (std::size_t r = 0; r < 3; ++r) {
+            q.loads[r].assign(m_loads.data() + r * m_n, m_loads.data() + (r + 1) * m_n);
+            q.shared[r] = std::move(m_shared[r]);
+        }
+        return q;
     }
 
     ReplayResult cancelled() {
@@ -198,7 +218,7 @@ class Replay {
                                       static_cast<int>(k), m_links->base(k), m_links->stride());
         }
         double maxArrival = 0;
-        for (double a : m_trace.arrivalS)
+        for (double a : *m_arrival)
             maxArrival = std::max(maxArrival, a);
         m_res.durationS = maxArrival;
         m_res.windows = windowOf(maxArrival) + 1;
@@ -207,8 +227,8 @@ class Replay {
     void request(std::size_t i) {
         const auto ids = m_trace.blocksOf(i);
         const std::size_t m = ids.size();
-        m_window = windowOf(m_trace.arrivalS[i]);
-        const double now = m_trace.arrivalS[i];
+        const double now = (*m_arrival)[i];
+        m_window = windowOf(now);
         if (m_queues->any()) m_queues->drain(now);
         m_res.tokens += m_trace.inputTokens[i];
         m_res.blocks += m;
@@ -495,7 +515,7 @@ class Replay {
     // columns become the TTFTs with queueing (detail::queueOnServers), each rule's loads sharing
     // the tiers with the loads beside them (SharedLoads).
     void queueOnInstances() {
-        const auto& arrival = m_trace.arrivalS;
+        const auto& arrival = *m_arrival;
         std::vector<std::uint32_t> order(m_n);
         for (std::size_t i = 0; i < m_n; ++i)
             order[i] = static_cast<std::uint32_t>(i);
@@ -548,9 +568,11 @@ class Replay {
     const CostModel& m_cost;
     const ReplayConfig& m_config;
     RequestTimes* m_per;
-    const std::size_t m_k; // the GPU and the offload tiers
-    const double m_b;      // tokens per block
-    const std::size_t m_n; // requests
+    std::vector<double> m_scaled;                             // arrivals over the rate scale
+    const std::vector<double>* m_arrival = &m_trace.arrivalS; // ... or as the trace gives them
+    const std::size_t m_k;                                    // the GPU and the offload tiers
+    const double m_b;                                         // tokens per block
+    const std::size_t m_n;                                    // requests
 
     ReplayResult m_res;
     std::vector<std::uint64_t> m_caps;
@@ -587,6 +609,21 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
     Replay replay(trace, cost, config, per);
     if (!replay.run(progress)) return replay.cancelled();
     return replay.finish();
+}
+
+Result<detail::QueueInputs> detail::replayForQueueing(const Trace& trace, const CostModel& cost,
+                                                      const ReplayConfig& config,
+                                                      const std::function<bool(double)>& progress) {
+    ReplayConfig c = config;
+    c.instances = std::max(1, c.instances); // collects the loads and their segments
+    if (auto ok = checkConfig(trace, c); !ok) return ok.error();
+    Replay replay(trace, cost, c, nullptr);
+    if (!replay.run(progress)) {
+        QueueInputs cancelled;
+        cancelled.cancelled = true;
+        return cancelled;
+    }
+    return replay.queueInputs();
 }
 
 } // namespace kvbe

@@ -1,5 +1,7 @@
 #include "serving_parts.h"
 
+#include "kvbe/base/csv.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -203,15 +205,6 @@ std::string num(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.9g", v);
     return buf;
-}
-std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + "\"";
 }
 } // namespace
 

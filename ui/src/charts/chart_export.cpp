@@ -1,13 +1,9 @@
 #include "kvbe/ui/charts/chart_export.h"
 
-#include "kvbe/ui/charts/chart_factory.h"
-#include "kvbe/ui/charts/frontier_chart.h"
-#include "kvbe/ui/fleet/fleet_panel.h"
-#include "kvbe/ui/scenario/explorer.h"
-#include "kvbe/ui/workload/workload_charts.h"
+#include "kvbe/ui/charts/chart_catalog.h"
+#include "kvbe/ui/qt_error.h"
 
 #include <QApplication>
-#include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
 #include <QGraphicsScene>
@@ -48,10 +44,6 @@ void paintChart(ChartView& view, QPainter& p, QSize size) {
     view.scene()->render(&p, QRectF(QPointF(0, 0), size), QRectF(QPointF(0, 0), size));
 }
 
-Error fail(const QString& message) {
-    return Error{message.toStdString()};
-}
-
 } // namespace
 
 std::optional<ExportFormat> exportFormatFor(const QString& path) {
@@ -60,6 +52,12 @@ std::optional<ExportFormat> exportFormatFor(const QString& path) {
     if (ext == QLatin1String("svg")) return ExportFormat::Svg;
     if (ext == QLatin1String("pdf")) return ExportFormat::Pdf;
     return std::nullopt;
+}
+
+Status checkExportFormat(const QString& path) {
+    if (exportFormatFor(path)) return Ok{};
+    return fail(
+        QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
 }
 
 std::optional<QSize> parseExportSize(const QString& text) {
@@ -95,10 +93,8 @@ void rememberExportFolder(const QString& path) {
 
 Status exportPainted(const QString& path, QSize size, int dpi, const QString& title,
                      const QString& description, const std::function<void(QPainter&)>& paint) {
+    if (auto st = checkExportFormat(path); !st) return st;
     const auto format = exportFormatFor(path);
-    if (!format)
-        return fail(
-            QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
     // Written to a temporary beside the target and renamed over it on commit: a failed or
     // killed export leaves the old file as it was.
     QSaveFile out(path);
@@ -156,9 +152,7 @@ Status exportText(const QString& path, const QString& text) {
 }
 
 Status exportChart(const ChartView& chart, const QString& path, QSize size, int dpi) {
-    if (!exportFormatFor(path))
-        return fail(
-            QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
+    if (auto st = checkExportFormat(path); !st) return st;
     if (!chart.current())
         return fail(
             QStringLiteral("there is no chart to export: the scenario has not been computed"));
@@ -173,79 +167,6 @@ Status exportCsv(const ChartView& chart, const QString& path) {
         return fail(
             QStringLiteral("there is no data to export: the scenario has not been computed"));
     return exportText(path, text);
-}
-
-namespace {
-
-Status checkFormat(const QString& path) {
-    if (exportFormatFor(path)) return Ok{};
-    return fail(
-        QStringLiteral("cannot tell the format of '%1': name it .png, .svg or .pdf").arg(path));
-}
-
-// The scenario's curves, computed now (a headless export has no frame timer to wait for).
-Status evaluate(Explorer& explorer, const Scenario& scenario) {
-    if (auto r = explorer.loadModel(scenario.model); !r) return r.error();
-    explorer.setScenario(scenario);
-    explorer.recomputeNow();
-    if (!explorer.result()) return fail(explorer.lastError());
-    return Ok{};
-}
-
-} // namespace
-
-Status exportScenarioChart(const Presets& presets, const Scenario& scenario,
-                           const QString& chartKey, const QString& path, QSize size,
-                           ChartStyle style, int frontierTier, const QStringList& imports) {
-    auto chart = createChart(chartKey);
-    if (!chart)
-        return fail(QStringLiteral("unknown chart '%1'; expected one of %2")
-                        .arg(chartKey, chartKeys().join(QStringLiteral(", "))));
-    if (auto st = checkFormat(path); !st) return st;
-    Explorer explorer(presets);
-    if (auto st = evaluate(explorer, scenario); !st) return st;
-    if (qobject_cast<WorkloadChart*>(chart.get()))
-        return fail(QStringLiteral("the %1 chart needs a trace: add --trace FILE").arg(chartKey));
-    if (auto* f = qobject_cast<FrontierChart*>(chart.get())) f->setTier(frontierTier);
-    // Imported files, read as the Fleet view reads them, drawn as the window draws them.
-    std::unique_ptr<FleetPanel> fleet;
-    if (!imports.isEmpty()) {
-        fleet = std::make_unique<FleetPanel>(&explorer);
-        QEventLoop loop;
-        QObject::connect(fleet.get(), &FleetPanel::imported, &loop, &QEventLoop::quit);
-        if (!fleet->importPaths(imports)) return fail(QStringLiteral("--import: nothing to read"));
-        loop.exec();
-        if (!fleet->importErrors().isEmpty())
-            return fail(QStringLiteral("--import: %1").arg(fleet->importErrors().front()));
-        fleet->drawOn({chart.get()});
-    }
-    chart->setChartStyle(style);
-    chart->setResults(explorer.result(), {});
-    return exportChart(*chart, path, size);
-}
-
-Status exportWorkloadChart(const Presets& presets, const Scenario& scenario,
-                           const QString& chartKey, const QString& tracePath, const QString& path,
-                           QSize size, ChartStyle style) {
-    auto chart = createChart(chartKey);
-    auto* wc = qobject_cast<WorkloadChart*>(chart.get());
-    if (!wc)
-        return fail(
-            QStringLiteral("--trace draws the workload charts; --chart '%1' is not one of %2")
-                .arg(chartKey, workloadChartKeys().join(QStringLiteral(", "))));
-    if (auto st = checkFormat(path); !st) return st;
-    Explorer explorer(presets);
-    if (auto st = evaluate(explorer, scenario); !st) return st;
-    auto trace = loadTrace(tracePath.toStdString(), {});
-    if (!trace) return trace.error();
-    auto w = std::make_shared<WorkloadResult>(
-        computeWorkload(std::make_shared<const Trace>(std::move(*trace)), tracePath,
-                        explorer.result()->eval, presets, WorkloadSettings{}));
-    if (!w->error.isEmpty()) return fail(w->error);
-    chart->setChartStyle(style);
-    chart->setResults(explorer.result(), {});
-    wc->setWorkload(w);
-    return exportChart(*chart, path, size);
 }
 
 } // namespace kvbe

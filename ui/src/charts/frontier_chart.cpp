@@ -1,5 +1,7 @@
 #include "kvbe/ui/charts/frontier_chart.h"
 
+#include "kvbe/base/csv.h"
+
 #include <QComboBox>
 #include <QGraphicsPixmapItem>
 #include <QGraphicsRectItem>
@@ -217,11 +219,7 @@ QString FrontierChart::csv() const {
     const FrontierGrid& g = m_current->frontier[size_t(t)];
     QString out = QStringLiteral("tier,tokens,cached_fraction,speedup\n");
     const QString name = QString::fromStdString(m_current->eval->tiers[size_t(t)].name);
-    QString quoted = name;
-    if (name.contains(QLatin1Char(',')) || name.contains(QLatin1Char('"')))
-        quoted = QLatin1Char('"') +
-                 QString(name).replace(QLatin1String("\""), QLatin1String("\"\"")) +
-                 QLatin1Char('"');
+    const QString quoted = QString::fromStdString(csvField(name.toStdString()));
     for (size_t j = 0; j < g.fractions.size(); ++j)
         for (size_t i = 0; i < g.tokens.size(); ++i)
             out += QStringLiteral("%1,%2,%3,%4\n")

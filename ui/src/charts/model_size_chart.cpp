@@ -1,5 +1,6 @@
 #include "kvbe/ui/charts/model_size_chart.h"
 
+#include "kvbe/base/csv.h"
 #include "kvbe/base/units.h"
 
 #include <QLineSeries>
@@ -131,10 +132,7 @@ QString ModelSizeChart::csv() const {
         "model,params_total,params_active,kv_bytes_per_token,tokens,breakeven_GBps,hybrid,"
         "state_bytes\n");
     for (const auto& sp : m_current->sweep) {
-        QString id = QString::fromStdString(sp.id);
-        if (id.contains(QLatin1Char(',')) || id.contains(QLatin1Char('"')))
-            id = QLatin1Char('"') + id.replace(QLatin1String("\""), QLatin1String("\"\"")) +
-                 QLatin1Char('"');
+        const QString id = QString::fromStdString(csvField(sp.id));
         out +=
             QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8\n")
                 .arg(id)

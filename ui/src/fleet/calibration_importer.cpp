@@ -1,9 +1,8 @@
 #include "kvbe/ui/fleet/calibration_importer.h"
 
+#include "kvbe/files/file_kind.h"
 #include "kvbe/ui/scenario/scenario_result.h"
 
-#include <QDir>
-#include <QFileInfo>
 #include <QThread>
 
 #include <algorithm>
@@ -47,51 +46,46 @@ CalibrationImporter::~CalibrationImporter() {
     delete m_thread;
 }
 
-QStringList CalibrationImporter::expand(const QStringList& paths) {
-    QStringList files;
-    for (const QString& p : paths) {
-        const QFileInfo fi(p);
-        if (fi.isDir()) {
-            QStringList inside;
-            for (const QFileInfo& f :
-                 QDir(p).entryInfoList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name))
-                inside << f.filePath();
-            files << inside;
-        } else {
-            files << p;
-        }
-    }
-    return files;
+CalibrationImporter::Files CalibrationImporter::expand(const QStringList& paths) {
+    std::vector<std::filesystem::path> in;
+    for (const QString& p : paths)
+        in.emplace_back(p.toStdString());
+    const auto list = filesToRead(in, FileKind::Calibration);
+    Files out;
+    for (const auto& f : list.files)
+        out.files << QString::fromStdString(f.string());
+    for (const auto& e : list.errors)
+        out.errors << QString::fromStdString(e);
+    return out;
 }
 
-bool CalibrationImporter::looksLikeCalibration(const QString& path) {
-    const QFileInfo fi(path);
-    if (fi.isDir()) return true;
-    const QString suffix = fi.suffix().toLower();
-    return suffix == QLatin1String("csv") || suffix == QLatin1String("json");
+Result<ImportedCalibration> CalibrationImporter::read(const QString& path) {
+    auto c = readCalibration(path.toStdString());
+    if (!c) return c.error();
+    ImportedCalibration ic;
+    ic.prefillCurve = thinPrefill(c->prefill);
+    ic.hitPoints = hitPoints(*c);
+    ic.calibration = std::move(*c);
+    return ic;
 }
 
 bool CalibrationImporter::start(const QStringList& paths) {
     if (m_thread) return false;
     m_stop = false;
-    const QStringList files = expand(paths);
+    const Files list = expand(paths);
+    const QStringList files = list.files;
     auto out = std::make_shared<std::vector<ImportedCalibration>>();
-    auto errors = std::make_shared<QStringList>();
+    // A folder without calibration files says so, among the files that could not be read.
+    auto errors = std::make_shared<QStringList>(list.errors);
     m_thread = QThread::create([this, files, out, errors] {
         for (int i = 0; i < files.size() && !m_stop; ++i) {
             QMetaObject::invokeMethod(
                 this, [this, i, n = int(files.size()), f = files[i]] { emit progress(i, n, f); },
                 Qt::QueuedConnection);
-            auto c = readCalibration(files[i].toStdString());
-            if (!c) {
-                *errors << QString::fromStdString(c.message());
-                continue;
-            }
-            ImportedCalibration ic;
-            ic.prefillCurve = thinPrefill(c->prefill);
-            ic.hitPoints = hitPoints(*c);
-            ic.calibration = std::move(*c);
-            out->push_back(std::move(ic));
+            if (auto ic = read(files[i]))
+                out->push_back(std::move(*ic));
+            else
+                *errors << QString::fromStdString(ic.message());
         }
     });
     connect(m_thread, &QThread::finished, this, [this, out, errors, n = int(files.size())] {

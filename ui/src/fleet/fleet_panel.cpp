@@ -1,9 +1,9 @@
 #include "kvbe/ui/fleet/fleet_panel.h"
 
 #include "kvbe/calibration/pykvcache.h"
-#include "kvbe/ui/charts/breakeven_chart.h"
-#include "kvbe/ui/charts/fraction_chart.h"
+#include "kvbe/ui/fleet/fleet_drawing.h"
 #include "kvbe/ui/scenario/explorer.h"
+#include "kvbe/ui/window/file_dialogs.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -35,10 +35,6 @@ bool sameModelIdImpl(const std::string& a, const std::string& b) {
     };
     return last(a) == last(b);
 }
-
-// Apart from the tier presets' colours, so a node's curve is not taken for a tier's.
-const QColor kNodeColors[] = {QColor("#8338ec"), QColor("#3a86ff"), QColor("#ff006e"),
-                              QColor("#06a77d"), QColor("#ffbe0b"), QColor("#7f5539")};
 
 } // namespace
 
@@ -98,9 +94,8 @@ QHBoxLayout* FleetPanel::buildButtons() {
     buttons->addWidget(m_progress);
 
     connect(importFiles, &QPushButton::clicked, this, [this] {
-        const QStringList files =
-            QFileDialog::getOpenFileNames(this, tr("Calibration files"), QString(),
-                                          tr("Calibrations (*.json *.csv);;All files (*)"));
+        const QStringList files = QFileDialog::getOpenFileNames(
+            this, tr("Calibration files"), QString(), fileDialogFilter({FileKind::Calibration}));
         if (!files.isEmpty()) importPaths(files);
     });
     connect(importFolder, &QPushButton::clicked, this, [this] {
@@ -518,86 +513,10 @@ Status FleetPanel::exportPyKvcache(const QString& path, bool fromCalibration) {
     return Ok{};
 }
 
-std::vector<TtftChart::Overlay> FleetPanel::overlays() const {
-    std::vector<TtftChart::Overlay> out;
-    for (int i = 0; i < m_model.rowCount(); ++i) {
-        const auto& ic = m_model.at(i);
-        const Calibration& c = ic.calibration;
-        if (ic.prefillCurve.empty() && c.curves.empty() && ic.hitPoints.empty()) continue;
-        const QString who = QString::fromStdString(
-            c.host.empty() ? QFileInfo(QString::fromStdString(c.source)).fileName().toStdString()
-                           : c.host);
-        const QColor color = kNodeColors[out.size() % std::size(kNodeColors)];
-        if (!ic.prefillCurve.empty())
-            out.push_back({QStringLiteral("overlay/%1/prefill").arg(i),
-                           tr("%1: measured recompute").arg(who), ic.prefillCurve, color, true});
-        // py-kvcache v2: the load curves beside f (f is the recompute curve above).
-        for (const auto& [name, k] : c.curves) {
-            if (name == "f") continue;
-            std::vector<QPointF> pts;
-            for (const auto& [m, sec] : k.knots)
-                if (m > 0) pts.emplace_back(m, sec);
-            out.push_back(
-                {QStringLiteral("overlay/%1/%2").arg(i).arg(QString::fromStdString(name)),
-                 tr("%1: %2 (%3)")
-                     .arg(who, QString::fromStdString(name),
-                          name == "g_ssd" ? tr("load from the SSD") : tr("load from host memory")),
-                 std::move(pts), name == "g_ssd" ? color.darker(140) : color.lighter(140), true});
-        }
-        // Measured hits and golden points, drawn as points, not only used in the fit.
-        if (!ic.hitPoints.empty())
-            out.push_back({QStringLiteral("overlay/%1/hits").arg(i),
-                           tr("%1: measured hits and golden points (%2)")
-                               .arg(who)
-                               .arg(c.hits.size() + c.golden.size()),
-                           ic.hitPoints, color, false});
-    }
-    const auto& r = m_explorer->result();
-    if (!m_fitCost || !r) return out;
-    // Fitted beside nominal: the same curves as the chart's own, with the fitted values and the
-    // overhead both paths share.
-    const double f = r->scenario.cachedFraction, overhead = m_fit->params.overheadS;
-    std::vector<QPointF> miss;
-    for (double n : r->curves.tokens)
-        miss.emplace_back(n, m_fitCost->tMiss(n) + overhead);
-    out.push_back({QStringLiteral("overlay/fit/recompute"), tr("fitted recompute"), std::move(miss),
-                   QColor("#ff7f11"), true});
-    const QColor hitColors[] = {QColor("#ffb703"), QColor("#bc6c25"), QColor("#e9c46a")};
-    for (size_t t = 0; t < m_fitTiers.size(); ++t) {
-        std::vector<QPointF> hit;
-        for (double n : r->curves.tokens)
-            hit.emplace_back(n, m_fitCost->tHit(m_fitTiers[t], n, f * n) + overhead);
-        out.push_back({QStringLiteral("overlay/fit/hit-%1").arg(t),
-                       tr("fitted hit from %1").arg(QString::fromStdString(m_fitTiers[t].name)),
-                       std::move(hit), hitColors[t % std::size(hitColors)], true});
-    }
-    return out;
-}
-
-void FleetPanel::drawOn(std::initializer_list<ChartView*> charts) const {
-    const auto implied = this->implied();
-    for (ChartView* c : charts) {
-        if (auto* t = qobject_cast<TtftChart*>(c)) t->setOverlays(overlays());
-        if (auto* b = qobject_cast<BreakevenChart*>(c)) b->setImplied(implied);
-        if (auto* f = qobject_cast<FractionChart*>(c)) f->setImplied(implied);
-    }
-}
-
-std::vector<ImpliedOverlay> FleetPanel::implied() const {
-    std::vector<ImpliedOverlay> out;
-    const auto& r = m_explorer->result();
-    const std::optional<double> modelKv =
-        r ? std::optional<double>(r->eval->cost.kvBytesPerToken()) : std::nullopt;
-    for (int i = 0; i < m_model.rowCount(); ++i) {
-        const Calibration& c = m_model.at(i).calibration;
-        if (c.format != "py-kvcache-v2") continue;
-        auto implied = pyKvcacheImplied(c, modelKv);
-        if (!implied)
-            continue; // no KV bytes to measure B* with: the TTFT chart still has its curves
-        out.push_back({QFileInfo(QString::fromStdString(c.source)).fileName(),
-                       kNodeColors[out.size() % std::size(kNodeColors)], std::move(*implied)});
-    }
-    return out;
+ImportDrawing FleetPanel::drawing() const {
+    if (!m_fitCost) return fleetDrawing(m_model.rows(), m_explorer->result());
+    const FleetFitCurves fit{*m_fitCost, m_fitTiers, m_fit->params.overheadS};
+    return fleetDrawing(m_model.rows(), m_explorer->result(), &fit);
 }
 
 } // namespace kvbe

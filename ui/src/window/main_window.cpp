@@ -4,15 +4,15 @@
 
 #include "kvbe/base/json_text.h"
 #include "kvbe/ui/charts/breakeven_chart.h"
+#include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/charts/fraction_chart.h"
-#include "kvbe/ui/charts/frontier_chart.h"
-#include "kvbe/ui/charts/model_size_chart.h"
 #include "kvbe/ui/charts/ttft_chart.h"
 #include "kvbe/ui/compare/pin_table.h"
 #include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/fleet/measured_import.h"
 #include "kvbe/ui/scenario/scenario_panel.h"
+#include "kvbe/ui/window/file_dialogs.h"
 #include "kvbe/ui/workload/workload_charts.h"
 #include "kvbe/ui/workload/workload_view.h"
 
@@ -49,11 +49,6 @@
 namespace kvbe {
 
 namespace {
-constexpr int kMaxRecent = 8;
-Error fail(const QString& m) {
-    return Error{m.toStdString()};
-}
-
 // The scroll area around the scenario panel scrolls only vertically, so it is as wide as the
 // panel wants to be: set now, and again whenever the panel's layout asks for more room (the
 // style's fonts arrive when it is shown; a tier table row grows).
@@ -72,6 +67,12 @@ class PanelWidthFollower : public QObject {
     void follow(QWidget* panel) { m_scroll->setMinimumWidth(panel->sizeHint().width() + 24); }
     QScrollArea* m_scroll;
 };
+
+template <class T> T* chartOf(const std::vector<ChartView*>& charts) {
+    for (ChartView* c : charts)
+        if (auto* t = qobject_cast<T*>(c)) return t;
+    return nullptr;
+}
 } // namespace
 
 MainWindow::MainWindow(Presets presets, QWidget* parent)
@@ -85,12 +86,11 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("chartTabs"));
     m_tabs->setDocumentMode(true);
-    // The tabs, in chartKeys() order; the window talks to each chart through its own type.
-    m_breakeven = new BreakevenChart;
-    m_fraction = new FractionChart;
-    m_ttft = new TtftChart;
-    m_charts = {m_breakeven, m_fraction, m_ttft, new ModelSizeChart, new FrontierChart};
-    for (ChartView* c : m_charts) {
+    // The scenario charts of the chart table, in its order; the window talks to the charts that
+    // probe runs draw on through their own types.
+    for (const QString& key : chartKeys(ChartSource::Scenario)) {
+        ChartView* c = createChart(key).release();
+        m_charts.push_back(c);
         c->setObjectName(c->key() + QStringLiteral("Chart"));
         connect(c, &ChartView::hovered, this, [this](const QString& text) {
             statusBar()->showMessage(
@@ -109,6 +109,9 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
             m_tabs->addTab(c, c->title());
         }
     }
+    m_breakeven = chartOf<BreakevenChart>(m_charts);
+    m_fraction = chartOf<FractionChart>(m_charts);
+    m_ttft = chartOf<TtftChart>(m_charts);
     // After the charts: tab indices below m_charts.size() stay the charts'.
     m_workload = new WorkloadView(&m_explorer);
     m_tabs->addTab(m_workload, tr("Workload"));
@@ -212,7 +215,7 @@ void MainWindow::buildActions() {
     file->addAction(tr("&Import measured prefill times…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Measured prefill times (kvbe-cli probe gpu-prefill)"), QString(),
-            tr("Probe output (*.jsonl *.json);;All files (*)"));
+            fileDialogFilter({FileKind::ProbeStream}));
         if (path.isEmpty()) return;
         if (auto st = importMeasured(path); !st) reportError(QString::fromStdString(st.message()));
     });
@@ -342,7 +345,7 @@ void MainWindow::refreshCharts(bool all) {
     const auto& pins = m_explorer.pins()->pins();
     const ChartView* visible = currentChart();
     for (size_t i = 0; i < m_charts.size(); ++i) {
-        // Hidden tabs wait: refilling five charts per frame would spend four on nothing seen.
+        // Hidden tabs wait: refilling every chart per frame would spend most on nothing seen.
         if (!all && m_charts[i] != visible) {
             m_stale[i] = true;
             continue;
@@ -375,17 +378,6 @@ Status MainWindow::importMeasured(const QString& path) {
     return Ok{};
 }
 
-void MainWindow::updateTitle() {
-    const QString name = m_file.isEmpty() ? tr("unsaved scenario") : QFileInfo(m_file).fileName();
-    // [*]: Qt shows the "*" where the window is modified.
-    setWindowTitle(tr("%1[*] · kvbe").arg(name));
-    setWindowModified(hasUnsavedChanges());
-}
-
-bool MainWindow::hasUnsavedChanges() const {
-    return m_explorer.scenario() != m_saved;
-}
-
 void MainWindow::setAsk(AskFn ask) {
     m_ask = ask ? std::move(ask) : AskFn(askWithMessageBox);
     m_fleetPanel->setAsk([this](const Question& q) { return this->ask(q); });
@@ -395,120 +387,8 @@ QMessageBox::StandardButton MainWindow::ask(const Question& q) {
     return m_ask(this, q);
 }
 
-bool MainWindow::maybeKeepChanges(const QString& doing) {
-    if (!hasUnsavedChanges()) return true;
-    Question q;
-    q.title = tr("Unsaved changes");
-    q.text =
-        m_file.isEmpty()
-            ? tr("The scenario has changes that are not saved. Save them before %1?").arg(doing)
-            : tr("%1 has changes that are not saved. Save them before %2?")
-                  .arg(QFileInfo(m_file).fileName(), doing);
-    q.buttons = QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel;
-    q.defaultButton = QMessageBox::Save;
-    q.unattended = QMessageBox::Cancel;
-    switch (ask(q)) {
-    case QMessageBox::Save:
-        save(false);
-        return !hasUnsavedChanges(); // a save that was cancelled or failed keeps them
-    case QMessageBox::Discard:
-        return true;
-    default:
-        return false;
-    }
-}
-
-bool MainWindow::resetToDefault() {
-    auto s = defaultScenario(m_explorer.presets());
-    if (!s) {
-        reportError(QString::fromStdString(s.message()));
-        return false;
-    }
-    if (!maybeKeepChanges(tr("resetting to the default scenario"))) return false;
-    startOver(*s, QString());
-    return true;
-}
-
-void MainWindow::startOver(const Scenario& s, const QString& file) {
-    m_file = file;
-    m_saved = s;
-    m_explorer.setScenario(s, isUserName(s));
-    updateTitle();
-}
-
-bool MainWindow::isUserName(const Scenario& s) {
-    if (s.name.empty()) return false;
-    Scenario unnamed = s;
-    unnamed.name.clear();
-    // A name that only says what the inputs say is a description (written by Save where the
-    // user gave none), and the shipped scenarios' names describe their inputs too.
-    if (QString::fromStdString(s.name) == m_explorer.labelFor(unnamed)) return false;
-    if (auto d = defaultScenario(m_explorer.presets()); d && d->name == s.name) return false;
-    if (auto all = builtinScenarios(m_explorer.presets()))
-        for (const auto& named : *all)
-            if (named.scenario.name == s.name || named.name == s.name) return false;
-    return true;
-}
-
 QString MainWindow::proposedPinLabel() const {
     return const_cast<Explorer&>(m_explorer).labelFor(m_explorer.scenario());
-}
-
-Status MainWindow::openFile(const QString& path) {
-    auto json = readJsonFile(path.toStdString());
-    if (!json) return json.error();
-    if (json->is_object() && json->contains("kvbe_scenario")) {
-        auto s = loadScenario(path.toStdString(), m_explorer.presets());
-        if (!s) return s.error();
-        if (auto m = m_explorer.loadModel(s->model); !m) return m.error();
-        startOver(*s, path);
-        addRecent(path);
-        // Replaces whatever the status bar said before (an earlier error).
-        statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 4000);
-        return Ok{};
-    }
-    // Anything else is taken for a model's config.json.
-    if (!m_panel->selectModel(path)) return fail(m_panel->messageText());
-    addRecent(path);
-    statusBar()->showMessage(tr("Opened %1").arg(QFileInfo(path).fileName()), 4000);
-    return Ok{};
-}
-
-Status MainWindow::saveScenario(const QString& path) {
-    Scenario s = m_explorer.scenario();
-    // Unnamed, the file carries the label its inputs make: what legends and exports show.
-    if (s.name.empty()) s.name = m_explorer.labelFor(s).toStdString();
-    auto st = kvbe::saveScenario(path.toStdString(), s);
-    if (!st) return st;
-    m_file = path;
-    m_saved = m_explorer.scenario();
-    addRecent(path);
-    updateTitle();
-    return Ok{};
-}
-
-void MainWindow::open() {
-    if (!maybeKeepChanges(tr("opening another scenario"))) return;
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open a scenario or a model's config.json"), QString(),
-        tr("Scenarios and configs (*.kvbe.json *.json);;All files (*)"));
-    if (path.isEmpty()) return;
-    if (auto st = openFile(path); !st) reportError(QString::fromStdString(st.message()));
-}
-
-void MainWindow::save(bool as) {
-    QString path = m_file;
-    if (as || path.isEmpty()) {
-        path = QFileDialog::getSaveFileName(this, tr("Save scenario"),
-                                            QStringLiteral("scenario.kvbe.json"),
-                                            tr("Scenarios (*.kvbe.json)"));
-        if (path.isEmpty()) return;
-        if (!path.endsWith(QLatin1String(".json"))) path += QStringLiteral(".kvbe.json");
-    }
-    if (auto st = saveScenario(path); !st)
-        reportError(QString::fromStdString(st.message()));
-    else
-        statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
 }
 
 void MainWindow::reportError(const QString& message) {
@@ -516,35 +396,6 @@ void MainWindow::reportError(const QString& message) {
     // Offscreen (tests, headless) a modal box would wait for a click that never comes.
     if (QGuiApplication::platformName() != QLatin1String("offscreen"))
         QMessageBox::warning(this, tr("kvbe"), message);
-}
-
-QStringList MainWindow::recentFiles() const {
-    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
-}
-
-void MainWindow::addRecent(const QString& path) {
-    const QString abs = QFileInfo(path).absoluteFilePath();
-    QStringList list = recentFiles();
-    list.removeAll(abs);
-    list.prepend(abs);
-    while (list.size() > kMaxRecent)
-        list.removeLast();
-    QSettings().setValue(QStringLiteral("recentFiles"), list);
-    fillRecentMenu();
-}
-
-void MainWindow::fillRecentMenu() {
-    m_recentMenu->clear();
-    const QStringList list = recentFiles();
-    for (const QString& p : list)
-        m_recentMenu
-            ->addAction(QFileInfo(p).fileName(), this,
-                        [this, p] {
-                            if (auto st = openFile(p); !st)
-                                reportError(QString::fromStdString(st.message()));
-                        })
-            ->setToolTip(p);
-    m_recentMenu->setEnabled(!list.isEmpty());
 }
 
 bool MainWindow::pinCurrent(const QString& label) {
@@ -567,240 +418,6 @@ void MainWindow::setDark(bool on) {
         c->setChartStyle(m_style);
     const QSignalBlocker block(m_darkAction);
     m_darkAction->setChecked(on);
-}
-
-// ---- export
-
-bool MainWindow::askPngSize(QSize& size, int& dpi) {
-    QDialog d(this);
-    d.setWindowTitle(tr("PNG size"));
-    auto* form = new QFormLayout(&d);
-    auto* w = new QSpinBox(&d);
-    auto* h = new QSpinBox(&d);
-    auto* r = new QSpinBox(&d);
-    w->setRange(16, 16384);
-    h->setRange(16, 16384);
-    r->setRange(36, 1200);
-    w->setValue(size.width());
-    h->setValue(size.height());
-    r->setValue(dpi);
-    w->setSuffix(tr(" px"));
-    h->setSuffix(tr(" px"));
-    r->setSuffix(tr(" dpi"));
-    form->addRow(tr("Width"), w);
-    form->addRow(tr("Height"), h);
-    form->addRow(tr("Resolution"), r);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &d);
-    form->addRow(buttons);
-    connect(buttons, &QDialogButtonBox::accepted, &d, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &d, &QDialog::reject);
-    if (d.exec() != QDialog::Accepted) return false;
-    size = QSize(w->value(), h->value());
-    dpi = r->value();
-    return true;
-}
-
-void MainWindow::exportImage(const QString& format) {
-    // On the Pin table tab, Export acts on the table.
-    if (m_tabs->currentWidget() == m_pinTable) {
-        exportPinTable(format);
-        return;
-    }
-    ChartView* c = currentChart();
-    if (!c || !c->current()) return;
-    QSize size(1600, 900);
-    int dpi = 96;
-    if (format == QLatin1String("png") && !askPngSize(size, dpi)) return;
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export chart"), exportFolder().filePath(c->key() + QLatin1Char('.') + format),
-        format.toUpper() + QStringLiteral(" (*.") + format + ')');
-    if (path.isEmpty()) return;
-    rememberExportFolder(path);
-    if (auto st = exportChart(*c, path, size, dpi); !st)
-        reportError(QString::fromStdString(st.message()));
-    else
-        statusBar()->showMessage(tr("Wrote %1").arg(path), 4000);
-}
-
-void MainWindow::exportCsv() {
-    if (m_tabs->currentWidget() == m_pinTable) {
-        exportPinTable(QStringLiteral("csv"));
-        return;
-    }
-    ChartView* c = currentChart();
-    if (!c || !c->current()) return;
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export chart data"), exportFolder().filePath(c->key() + QStringLiteral(".csv")),
-        tr("CSV (*.csv)"));
-    if (path.isEmpty()) return;
-    rememberExportFolder(path);
-    if (auto st = kvbe::exportCsv(*c, path); !st)
-        reportError(QString::fromStdString(st.message()));
-    else
-        statusBar()->showMessage(tr("Wrote %1").arg(path), 4000);
-}
-
-void MainWindow::exportPinTable(const QString& format) {
-    const PinComparison& t = m_pinTable->comparison();
-    if (t.empty()) {
-        reportError(tr("There is no pin table to export: the scenario has not been computed."));
-        return;
-    }
-    // A slide's size, like the charts'; the table is fitted into it.
-    QSize size(1600, 900);
-    int dpi = 96;
-    if (format == QLatin1String("png") && !askPngSize(size, dpi)) return;
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Export the pin table"),
-                                     exportFolder().filePath(QStringLiteral("pin-table.") + format),
-                                     format.toUpper() + QStringLiteral(" (*.") + format + ')');
-    if (path.isEmpty()) return;
-    rememberExportFolder(path);
-    if (auto st = kvbe::exportPinTable(t, path, size, dpi, m_style.dark); !st)
-        reportError(QString::fromStdString(st.message()));
-    else
-        statusBar()->showMessage(tr("Wrote %1").arg(path), 4000);
-}
-
-void MainWindow::copyToClipboard() {
-    if (m_tabs->currentWidget() == m_pinTable) {
-        const PinComparison& t = m_pinTable->comparison();
-        if (t.empty()) return;
-        const QSize size = pinTableNaturalSize(t).toSize();
-        QImage img(size, QImage::Format_ARGB32_Premultiplied);
-        QPainter p(&img);
-        paintPinTable(p, t, size, m_style.dark);
-        p.end();
-        QApplication::clipboard()->setImage(img);
-        statusBar()->showMessage(
-            tr("Copied the pin table (%1 × %2)").arg(size.width()).arg(size.height()), 4000);
-        return;
-    }
-    ChartView* c = currentChart();
-    if (!c || !c->current()) return;
-    const QSize size = c->size().expandedTo(QSize(800, 450));
-    QApplication::clipboard()->setImage(renderChartImage(*c, size));
-    statusBar()->showMessage(tr("Copied the chart (%1 × %2)").arg(size.width()).arg(size.height()),
-                             4000);
-}
-
-// ---- files dropped on the window
-
-void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
-    const auto urls = e->mimeData()->urls();
-    if (urls.isEmpty()) return;
-    for (const auto& u : urls) {
-        const QString p = u.toLocalFile();
-        if (!u.isLocalFile() ||
-            !(WorkloadView::looksLikeTrace(p) || p.endsWith(QLatin1String(".json")) ||
-              p.endsWith(QLatin1String(".jsonl")) || p.endsWith(QLatin1String(".csv")) ||
-              QFileInfo(p).isDir()))
-            return;
-    }
-    e->acceptProposedAction();
-}
-
-void MainWindow::dropEvent(QDropEvent* e) {
-    QStringList paths;
-    for (const auto& u : e->mimeData()->urls())
-        paths << u.toLocalFile();
-    sniffAndOpen(paths);
-    e->acceptProposedAction();
-}
-
-// ---- settings
-
-void MainWindow::restoreSettings() {
-    QSettings st;
-    // A saved layout, where it still fits a screen; otherwise the one for this screen.
-    const bool restored =
-        restoreGeometry(st.value(QStringLiteral("window/geometry")).toByteArray());
-    const QScreen* screen = QGuiApplication::screenAt(geometry().center());
-    if (!screen) screen = QGuiApplication::primaryScreen();
-    const QRect available = screen ? screen->availableGeometry() : QRect();
-    if (!restored || (available.isValid() && (frameGeometry().height() > available.height() ||
-                                              frameGeometry().width() > available.width()))) {
-        if (available.isValid()) fitToScreen(available);
-    } else {
-        restoreState(st.value(QStringLiteral("window/state")).toByteArray());
-        setBottomDocksCollapsed(st.value(QStringLiteral("window/docksCollapsed"), true).toBool());
-    }
-    m_tabs->setCurrentIndex(st.value(QStringLiteral("window/tab"), 0).toInt());
-    setDark(st.value(QStringLiteral("window/dark"), false).toBool());
-    m_file = st.value(QStringLiteral("scenario/file")).toString();
-    fillRecentMenu();
-
-    const Presets& presets = m_explorer.presets();
-    std::optional<Scenario> scenario;
-    const QString text = st.value(QStringLiteral("scenario/last")).toString();
-    if (!text.isEmpty()) {
-        auto s = scenarioFromJson(text.toStdString(), "the last session's scenario", presets);
-        // A model file that has gone since last time falls back to the default scenario.
-        if (s && m_explorer.loadModel(s->model)) scenario = *s;
-    }
-    if (!scenario) {
-        m_file.clear();
-        if (auto s = defaultScenario(presets)) scenario = *s;
-    }
-    // The baseline of the unsaved marker: the file as it is on disk, or the default scenario
-    // for one never saved. Changes kept from the last session show as unsaved.
-    m_saved = scenario ? *scenario : Scenario{};
-    if (!m_file.isEmpty()) {
-        if (auto onDisk = loadScenario(m_file.toStdString(), presets))
-            m_saved = *onDisk;
-        else
-            m_file.clear();
-    } else if (auto d = defaultScenario(presets)) {
-        m_saved = *d;
-    }
-    if (scenario) m_explorer.setScenario(*scenario, isUserName(*scenario));
-    // Computed now rather than on the frame timer, so the first frame already shows the charts.
-    m_explorer.recomputeNow();
-    updateTitle();
-}
-
-void MainWindow::saveSettings() const {
-    QSettings st;
-    st.setValue(QStringLiteral("window/geometry"),
-                m_style.presentation && !m_geometryBeforePresentation.isEmpty()
-                    ? m_geometryBeforePresentation
-                    : saveGeometry());
-    st.setValue(QStringLiteral("window/docksCollapsed"), m_bottomCollapsed);
-    st.setValue(QStringLiteral("window/state"),
-                m_style.presentation && !m_stateBeforePresentation.isEmpty()
-                    ? m_stateBeforePresentation
-                    : saveState());
-    st.setValue(QStringLiteral("window/tab"), m_tabs->currentIndex());
-    st.setValue(QStringLiteral("window/dark"), m_style.dark);
-    st.setValue(QStringLiteral("scenario/last"),
-                QString::fromStdString(scenarioToJson(m_explorer.scenario())));
-    st.setValue(QStringLiteral("scenario/file"), m_file);
-}
-
-void MainWindow::closeEvent(QCloseEvent* e) {
-    // Offscreen, where nobody can answer, the window closes and the session keeps the changes
-    // (they come back marked unsaved): nothing is written to the file unasked.
-    Question q;
-    if (hasUnsavedChanges()) {
-        q.title = tr("Unsaved changes");
-        q.text = m_file.isEmpty()
-                     ? tr("The scenario has changes that are not saved. Save them before quitting?")
-                     : tr("%1 has changes that are not saved. Save them before quitting?")
-                           .arg(QFileInfo(m_file).fileName());
-        q.buttons = QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel;
-        q.defaultButton = QMessageBox::Save;
-        q.unattended = QMessageBox::Discard;
-        q.details = tr("Without saving, the file stays as it is; the window brings these changes "
-                       "back next time, marked unsaved.");
-        const auto answer = ask(q);
-        if (answer == QMessageBox::Cancel ||
-            (answer == QMessageBox::Save && (save(false), hasUnsavedChanges()))) {
-            e->ignore();
-            return;
-        }
-    }
-    saveSettings();
-    QMainWindow::closeEvent(e);
 }
 
 } // namespace kvbe

@@ -1,17 +1,17 @@
 // MainWindow's measured side: the Probes dock, whose streamed points land on the
 // charts, and the Fleet dock of imported calibrations.
 #include "kvbe/ui/charts/breakeven_chart.h"
+#include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/fraction_chart.h"
 #include "kvbe/ui/charts/ttft_chart.h"
 #include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/probes/probe_panel.h"
+#include "kvbe/ui/window/file_dialogs.h"
 #include "kvbe/ui/window/main_window.h"
 #include "kvbe/ui/workload/workload_view.h"
 
 #include <QDockWidget>
-#include <QFile>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QMenu>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -95,9 +95,8 @@ void MainWindow::buildMeasured() {
     tabifyDockWidget(m_probeDock, m_fleetDock);
     m_probeDock->raise();
     resizeDocks({m_probeDock}, {320}, Qt::Vertical);
-    connect(m_fleetPanel, &FleetPanel::overlaysChanged, this, [this] {
-        m_fleetPanel->drawOn({m_ttft, m_breakeven, m_fraction});
-    });
+    connect(m_fleetPanel, &FleetPanel::overlaysChanged, this,
+            [this] { drawImports(m_fleetPanel->drawing(), m_charts); });
     connect(m_fleetPanel, &FleetPanel::message, this,
             [this](const QString& m) { statusBar()->showMessage(m, 6000); });
     connect(m_fleetPanel, &FleetPanel::imported, this, [this](int files, int errors) {
@@ -115,9 +114,8 @@ void MainWindow::buildMeasured() {
 
     auto* importCal = new QAction(tr("Import &calibration files…"), this);
     connect(importCal, &QAction::triggered, this, [this] {
-        const QStringList files =
-            QFileDialog::getOpenFileNames(this, tr("Calibration files"), QString(),
-                                          tr("Calibrations (*.json *.csv);;All files (*)"));
+        const QStringList files = QFileDialog::getOpenFileNames(
+            this, tr("Calibration files"), QString(), fileDialogFilter({FileKind::Calibration}));
         if (!files.isEmpty()) importCalibrations(files);
     });
     auto* importDir = new QAction(tr("Import a &folder of calibration files…"), this);
@@ -243,38 +241,6 @@ void MainWindow::applyPrefill(int run, const QString& probe, double tokens, doub
 bool MainWindow::openTrace(const QString& path) {
     m_tabs->setCurrentWidget(m_workload);
     return m_workload->openTrace(path);
-}
-
-void MainWindow::sniffAndOpen(const QStringList& paths) {
-    if (paths.size() == 1) {
-        const QString& path = paths.front();
-        // A request trace goes to the Workload tab, told by its first line (or .gz, .zst).
-        if (WorkloadView::looksLikeTrace(path)) {
-            if (!openTrace(path))
-                reportError(
-                    tr("A trace is still being read; drop the file again when it has finished"));
-            return;
-        }
-        if (path.endsWith(QLatin1String(".jsonl"))) {
-            if (auto st = importMeasured(path); !st)
-                reportError(QString::fromStdString(st.message()));
-            return;
-        }
-        if (path.endsWith(QLatin1String(".json"))) {
-            // A scenario or a model's config.json opens; any other JSON is a calibration. The
-            // head is enough to tell, and a 50 MB node file is not read on this thread.
-            QFile f(path);
-            const QByteArray head = f.open(QIODevice::ReadOnly) ? f.read(4096) : QByteArray();
-            if (head.contains("\"kvbe_scenario\"") || head.contains("\"architectures\"") ||
-                head.contains("\"model_type\"")) {
-                if (auto st = openFile(path); !st)
-                    reportError(QString::fromStdString(st.message()));
-                return;
-            }
-        }
-    }
-    if (!importCalibrations(paths))
-        reportError(tr("An import is still running; drop the files again when it has finished"));
 }
 
 } // namespace kvbe

@@ -2,7 +2,10 @@
 
 #include "kvbe/base/units.h"
 #include "kvbe/trace/trace_setup.h"
+#include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
+#include "kvbe/ui/window/file_dialogs.h"
+#include "kvbe/ui/workload/capacity_panel.h"
 #include "kvbe/ui/workload/workload_charts.h"
 
 #include <QCheckBox>
@@ -46,32 +49,7 @@ int bytesStep(double bytes) {
                       1, kMaxStep);
 }
 
-// The head of a file, for telling a trace from the other files dropped on the window.
-QByteArray firstLine(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    const QByteArray head = f.read(64 * 1024);
-    for (const QByteArray& line : head.split('\n'))
-        if (!line.trimmed().isEmpty()) return line;
-    return {};
-}
-
 } // namespace
-
-bool WorkloadView::looksLikeTrace(const QString& path) {
-    const QFileInfo fi(path);
-    if (!fi.isFile()) return false;
-    const QString suffix = fi.suffix().toLower();
-    if (suffix == QLatin1String("gz") || suffix == QLatin1String("zst")) return true;
-    if (suffix != QLatin1String("jsonl") && suffix != QLatin1String("csv") &&
-        suffix != QLatin1String("json"))
-        return false;
-    const QByteArray line = firstLine(path);
-    return !line.isEmpty() &&
-           detectTraceFormat(std::string_view(line.constData(), std::size_t(line.size())),
-                             path.toStdString())
-               .ok();
-}
 
 WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
     : QWidget(parent), m_explorer(explorer) {
@@ -141,10 +119,18 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
     m_chartTabs = new QTabWidget(this);
     m_chartTabs->setObjectName(QStringLiteral("workloadCharts"));
     m_chartTabs->setDocumentMode(true);
-    m_charts = {new PromptLengthChart, new CapacityChart, new TtftDistributionChart};
-    for (auto* c : m_charts) {
-        c->setObjectName(c->key());
-        m_chartTabs->addTab(c, c->title());
+    // The trace charts of the chart table, in its order.
+    for (const QString& key : chartKeys(ChartSource::Trace)) {
+        auto* c = qobject_cast<WorkloadChart*>(createChart(key).release());
+        m_charts.push_back(c);
+        c->setObjectName(key);
+        // The Capacity chart's tab holds it with its target field and sentence.
+        if (auto* capacity = qobject_cast<SloCapacityChart*>(c)) {
+            m_capacity = new CapacityPanel(capacity, this);
+            m_chartTabs->addTab(m_capacity, c->title());
+        } else {
+            m_chartTabs->addTab(c, c->title());
+        }
     }
     v->addWidget(m_chartTabs, 1);
 
@@ -421,9 +407,8 @@ void WorkloadView::setSettings(const WorkloadSettings& s) {
 // ---- reading a trace
 
 void WorkloadView::chooseTraceFile() {
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Open a request trace"), QString(),
-                                     tr("Traces (*.jsonl *.csv *.gz *.zst *.json);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a request trace"), QString(),
+                                                      fileDialogFilter({FileKind::Trace}));
     if (!path.isEmpty()) openTrace(path);
 }
 
@@ -573,6 +558,7 @@ void WorkloadView::apply(WorkloadPtr w) {
         else
             c->setWorkload(m_result);
     }
+    if (m_capacity) m_capacity->setWorkload(m_result);
     for (std::size_t i = 0; i < m_rows.size(); ++i)
         m_rows[i].value->setText(tierValueText(i == 0 ? m_result->config.gpuCapacityBytes
                                                       : (i - 1 < m_settings.tierCapacityBytes.size()
@@ -582,7 +568,8 @@ void WorkloadView::apply(WorkloadPtr w) {
 }
 
 WorkloadChart* WorkloadView::visibleChart() const {
-    return qobject_cast<WorkloadChart*>(m_chartTabs->currentWidget());
+    const int i = m_chartTabs->currentIndex();
+    return i >= 0 && std::size_t(i) < m_charts.size() ? m_charts[std::size_t(i)] : nullptr;
 }
 
 void WorkloadView::exportVisible(bool csv) {

@@ -59,8 +59,7 @@ struct PublishedReference {
     std::vector<PublishedPoint> points;
 };
 
-// Recognises the format from its "kvbe_published" key.
-bool looksLikePublishedReference(std::string_view text);
+// A file in this format classifies as FileKind::PublishedReference (kvbe/files/file_kind.h).
 Result<PublishedReference> parsePublishedReference(std::string_view text,
                                                    const std::string& source);
 Result<PublishedReference> readPublishedReference(const std::filesystem::path& path);

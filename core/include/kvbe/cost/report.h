@@ -1,6 +1,7 @@
 // The `kvbe-cli calc` report, as JSON (the scripting contract), CSV and a table for people.
 #pragma once
 
+#include "kvbe/base/csv.h" // csvField, for the CSV of the calc table
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 
@@ -36,8 +37,6 @@ CalcReport makeCalcReport(const Evaluation& eval, const std::vector<double>& len
                           double fraction);
 
 nlohmann::json calcJson(const CalcReport& r);
-// One CSV field (RFC 4180): quoted, with quotes doubled, where it holds a comma, quote or newline.
-std::string csvField(const std::string& s);
 std::string calcCsv(const CalcReport& r);
 std::string calcTable(const CalcReport& r);
 

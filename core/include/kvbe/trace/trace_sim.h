@@ -81,6 +81,10 @@ struct ReplayConfig {
     // gated: it holds what it computed. Under cascade placement a block evicted from the GPU is
     // demoted only once it has been seen storeAfter times. 1 to kMaxStoreAfter.
     int storeAfter = 1;
+    // The load: every arrival time divided by this (2: twice the request rate, the same requests
+    // in the same order). The tiers' contents do not change with it; what depends on time does
+    // (the write queues drain in the scaled time, the servers queue in it, write rates count it).
+    double rateScale = 1;
 };
 inline constexpr int kMaxStoreAfter = 255;
 // "1st sighting", "2nd sighting", "11th sighting": store admission at K, for reports.

@@ -13,8 +13,6 @@ class BreakevenChart : public ChartView {
     Q_OBJECT
   public:
     using ChartView::ChartView;
-    QString key() const override { return QStringLiteral("breakeven"); }
-    QString title() const override { return tr("Break-even bandwidth"); }
     QString csv() const override;
     QString hoverText(QPointF value) const override;
 

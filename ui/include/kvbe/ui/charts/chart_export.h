@@ -4,8 +4,6 @@
 #pragma once
 
 #include "kvbe/base/result.h"
-#include "kvbe/scenario/presets.h"
-#include "kvbe/scenario/scenario.h"
 #include "kvbe/ui/charts/chart_view.h"
 
 #include <QDir>
@@ -24,6 +22,8 @@ enum class ExportFormat { Png, Svg, Pdf };
 
 // By the file's extension (.png, .svg, .pdf).
 std::optional<ExportFormat> exportFormatFor(const QString& path);
+// Refuses a path whose extension names no format, with the sentence that says which do.
+Status checkExportFormat(const QString& path);
 // "1600x900" into a size from 16x16 to 16384x16384.
 std::optional<QSize> parseExportSize(const QString& text);
 
@@ -46,20 +46,5 @@ QImage renderChartImage(const ChartView& chart, QSize size, int dpi = 96);
 Status exportChart(const ChartView& chart, const QString& path, QSize size, int dpi = 96);
 // Writes the chart's data as CSV.
 Status exportCsv(const ChartView& chart, const QString& path);
-
-// What `kvbe --export` does: compute the scenario with core, draw one chart, write it. With
-// `imports` (`kvbe --import`), the calibration files are read as the Fleet view reads them and
-// drawn on the chart as in the window; a file that cannot be read fails the export.
-Status exportScenarioChart(const Presets& presets, const Scenario& scenario,
-                           const QString& chartKey, const QString& path, QSize size,
-                           ChartStyle style = {}, int frontierTier = 0,
-                           const QStringList& imports = {});
-
-// What `kvbe --export OUT --chart workload-… --trace FILE` does: read the trace, replay it through
-// the scenario's tiers with the Workload view's default settings (or `settings`), draw one of the
-// workload charts, write it.
-Status exportWorkloadChart(const Presets& presets, const Scenario& scenario,
-                           const QString& chartKey, const QString& tracePath, const QString& path,
-                           QSize size, ChartStyle style = {});
 
 } // namespace kvbe

@@ -35,8 +35,9 @@ class ChartView : public QChartView {
     explicit ChartView(QWidget* parent = nullptr);
     ~ChartView() override;
 
-    virtual QString key() const = 0;   // "breakeven": the --chart name
-    virtual QString title() const = 0; // the tab's title
+    // Both from the chart table (chart_catalog.h), by the chart's class.
+    QString key() const;   // "breakeven": the --chart name
+    QString title() const; // the tab's title
     // The data behind the chart, as CSV.
     virtual QString csv() const = 0;
     // The exact values at a point in data coordinates (what the crosshair shows).
@@ -147,6 +148,8 @@ class ChartView : public QChartView {
     std::vector<ResultPtr> m_pins;
     // The value axis in per cent (its values are per cent): labels "1 %", log ticks by decades.
     bool m_yPercent = false;
+    // The log x axis's label format: whole numbers (tokens, parameters) unless a chart says.
+    const char* m_xLogFormat = "%.0f";
 
   private:
     struct Label {

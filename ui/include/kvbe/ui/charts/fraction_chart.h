@@ -11,8 +11,6 @@ class FractionChart : public ChartView {
     Q_OBJECT
   public:
     using ChartView::ChartView;
-    QString key() const override { return QStringLiteral("fraction"); }
-    QString title() const override { return tr("Minimum cached fraction"); }
     QString csv() const override;
     QString hoverText(QPointF value) const override;
 

@@ -15,8 +15,6 @@ class FrontierChart : public ChartView {
     Q_OBJECT
   public:
     explicit FrontierChart(QWidget* parent = nullptr);
-    QString key() const override { return QStringLiteral("frontier"); }
-    QString title() const override { return tr("Frontier map"); }
     QString csv() const override;
     QString hoverText(QPointF value) const override;
     bool canToggleLogY() const override { return false; }

@@ -10,8 +10,6 @@ class ModelSizeChart : public ChartView {
     Q_OBJECT
   public:
     using ChartView::ChartView;
-    QString key() const override { return QStringLiteral("models"); }
-    QString title() const override { return tr("Model size"); }
     QString csv() const override;
     QString hoverText(QPointF value) const override;
 

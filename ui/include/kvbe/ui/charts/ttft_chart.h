@@ -15,8 +15,6 @@ class TtftChart : public ChartView {
     Q_OBJECT
   public:
     using ChartView::ChartView;
-    QString key() const override { return QStringLiteral("ttft"); }
-    QString title() const override { return tr("Time to first token"); }
     QString csv() const override;
     QString hoverText(QPointF value) const override;
 

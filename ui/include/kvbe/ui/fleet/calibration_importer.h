@@ -32,10 +32,17 @@ class CalibrationImporter : public QObject {
     // Waits for the worker (it stops between files).
     ~CalibrationImporter() override;
 
-    // Files, and every file directly inside the folders, sorted (as readCalibrations takes them).
-    static QStringList expand(const QStringList& paths);
-    // .csv and .json files: what a drop may hold.
-    static bool looksLikeCalibration(const QString& path);
+    // The files to read: files as given, and the calibration files directly inside folders,
+    // sorted, by core's rule (filesToRead), the one readCalibrations and kvbe-cli follow; a
+    // folder without any is an error.
+    struct Files {
+        QStringList files;
+        QStringList errors;
+    };
+    static Files expand(const QStringList& paths);
+
+    // One file, read and prepared for drawing on this thread (what the worker does for each).
+    static Result<ImportedCalibration> read(const QString& path);
 
     bool isRunning() const { return m_thread != nullptr; }
     // Starts reading; false while a previous import runs.

@@ -26,6 +26,7 @@ class FleetModel : public QAbstractTableModel {
     void append(std::vector<ImportedCalibration> imported);
     void clear();
     const ImportedCalibration& at(int row) const { return m_rows[size_t(row)]; }
+    const std::vector<ImportedCalibration>& rows() const { return m_rows; }
     // A fit replaces a row's fitted parameters and p*.
     void setFitted(int row, const FittedParameters& p, const std::map<std::string, double>& pstar);
     // Warnings about a row: its reader's, and a model or dtype other than the scenario's.

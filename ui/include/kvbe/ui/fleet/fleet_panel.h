@@ -5,8 +5,7 @@
 #pragma once
 
 #include "kvbe/calibration/fit.h"
-#include "kvbe/ui/charts/implied_overlay.h"
-#include "kvbe/ui/charts/ttft_chart.h"
+#include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/fleet/calibration_importer.h"
 #include "kvbe/ui/fleet/fleet_model.h"
 #include "kvbe/ui/window/ask.h"
@@ -61,15 +60,9 @@ class FleetPanel : public QWidget {
     // py-kvcache v1 for the scenario, or for the selected calibration, written atomically.
     Status exportPyKvcache(const QString& path, bool fromCalibration);
 
-    // What the TTFT chart draws for the fleet: each node's measured prefill and the last fit.
-    std::vector<TtftChart::Overlay> overlays() const;
-    // What the break-even and minimum-fraction charts draw for the fleet: the B* and p* each
-    // py-kvcache v2 file's curves imply (a file without kv_bytes_per_token takes the scenario
-    // model's).
-    std::vector<ImpliedOverlay> implied() const;
-    // Both onto the charts among `charts` that draw them (TTFT, break-even, minimum fraction):
-    // what the window does on every change, and a headless export with --import once.
-    void drawOn(std::initializer_list<ChartView*> charts) const;
+    // What the imported files and the last fit draw on the charts (fleet_drawing.h): what the
+    // window draws on every overlaysChanged.
+    ImportDrawing drawing() const;
 
   signals:
     void overlaysChanged();

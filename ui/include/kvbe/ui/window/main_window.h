@@ -1,7 +1,8 @@
-// The explorer's window: the scenario panel, the five charts in tabs, the pinned scenarios,
+// The explorer's window: the scenario panel, the scenario charts in tabs, the pinned scenarios,
 // files (open, save, recent, drag and drop), export and presentation mode.
 #pragma once
 
+#include "kvbe/files/file_kind.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/ui/charts/chart_view.h"
 #include "kvbe/ui/scenario/explorer.h"
@@ -43,7 +44,9 @@ class MainWindow : public QMainWindow {
     // pinTable, probePanel, fleetPanel, the docks, undo and redo): tests find them with
     // findChild.
 
-    // A scenario (.kvbe.json) or a model's config.json, told apart by their contents.
+    // Any file kvbe reads, as what its content says it is (classifyFile): a scenario or a model's
+    // config.json opens, a calibration file goes to the Fleet view, a trace to the Workload
+    // view, a probe's output of prefill times onto the TTFT chart.
     Status openFile(const QString& path);
     Status saveScenario(const QString& path);
     // Measured cold-prefill times (probe JSON Lines) overlaid on the TTFT chart.
@@ -106,8 +109,16 @@ class MainWindow : public QMainWindow {
     void finishRun(int run, ProbeRunner::Outcome outcome);
     void addMeasuredTier(int run, const QString& name);
     void applyPrefill(int run, const QString& probe, double tokens, double seconds);
-    void sniffAndOpen(const QStringList& paths);
     void refreshCharts(bool all);
+    void askPin();
+    void reportError(const QString& message);
+    // main_window_files.cpp: the scenario's file, opening files by what they are, recent files,
+    // drops, and the session kept between runs.
+    // Dropped files and folders: calibrations and folders imported together, the rest opened.
+    void sniffAndOpen(const QStringList& paths);
+    Status openAs(const QString& path, const FileClass& kind);
+    void open();
+    void save(bool as);
     void restoreSettings();
     void saveSettings() const;
     void addRecent(const QString& path);
@@ -119,23 +130,20 @@ class MainWindow : public QMainWindow {
     void startOver(const Scenario& s, const QString& file);
     // Whether a scenario's name is a user's: not a description of its inputs, not a built-in's.
     bool isUserName(const Scenario& s);
-    void askPin();
+    // main_window_export.cpp: the visible chart or the pin table to a file or the clipboard.
     void exportImage(const QString& format);
     void exportCsv();
     // The Pin table tab as CSV or an image ("csv", "png", "svg", "pdf"), asking for the file.
     void exportPinTable(const QString& format);
     // The PNG size dialog of the exports; false when cancelled.
     bool askPngSize(QSize& size, int& dpi);
-    void open();
-    void save(bool as);
-    void reportError(const QString& message);
 
     Explorer m_explorer;
     ScenarioPanel* m_panel = nullptr;
     QDockWidget* m_panelDock = nullptr;
     QDockWidget* m_pinDock = nullptr;
     QTabWidget* m_tabs = nullptr;
-    std::vector<ChartView*> m_charts; // the tabs' charts, in chartKeys() order
+    std::vector<ChartView*> m_charts; // the tabs' charts, the chart table's scenario charts
     BreakevenChart* m_breakeven = nullptr;
     FractionChart* m_fraction = nullptr;
     TtftChart* m_ttft = nullptr;

@@ -24,6 +24,10 @@ class WorkloadChart : public ChartView {
   protected:
     // The titles and an empty plot while no trace is open.
     bool drawEmptyUnlessLoaded(const QString& headline);
+    // A caching rule's colour and name (none, gpu-only, always, breakeven, optimal), the same on
+    // every chart that draws the rules.
+    QColor ruleColor(const QString& rule) const;
+    QString ruleName(const QString& rule) const;
     WorkloadPtr m_workload;
 };
 
@@ -33,8 +37,6 @@ class PromptLengthChart : public WorkloadChart {
     Q_OBJECT
   public:
     using WorkloadChart::WorkloadChart;
-    QString key() const override { return QStringLiteral("workload-lengths"); }
-    QString title() const override { return tr("Prompt lengths"); }
     QString csv() const override;
     QString hoverText(QPointF value) const override;
     bool canToggleLogY() const override { return false; }
@@ -58,8 +60,6 @@ class CapacityChart : public WorkloadChart {
     Q_OBJECT
   public:
     using WorkloadChart::WorkloadChart;
-    QString key() const override { return QStringLiteral("workload-capacity"); }
-    QString title() const override { return tr("Capacity"); }
     QString csv() const override;
     QString hoverText(QPointF value) const override;
     bool canToggleLogY() const override { return false; }
@@ -74,8 +74,6 @@ class TtftDistributionChart : public WorkloadChart {
     Q_OBJECT
   public:
     using WorkloadChart::WorkloadChart;
-    QString key() const override { return QStringLiteral("workload-ttft"); }
-    QString title() const override { return tr("TTFT distribution"); }
     QString csv() const override;
     QString hoverText(QPointF value) const override;
     bool canToggleLogY() const override { return false; }

@@ -1,0 +1,198 @@
+// ChartView's axes: log or linear, titles, the secondary axis, the range that fits the data,
+// zoom's visible range and the mapping from values to pixels.
+#include "kvbe/ui/charts/chart_view.h"
+
+#include <QAreaSeries>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+
+namespace kvbe {
+
+namespace {
+
+double axisMin(const QAbstractAxis* a) {
+    if (auto* v = qobject_cast<const QValueAxis*>(a)) return v->min();
+    if (auto* l = qobject_cast<const QLogValueAxis*>(a)) return l->min();
+    return 0;
+}
+double axisMax(const QAbstractAxis* a) {
+    if (auto* v = qobject_cast<const QValueAxis*>(a)) return v->max();
+    if (auto* l = qobject_cast<const QLogValueAxis*>(a)) return l->max();
+    return 1;
+}
+
+// QLogValueAxis labels only powers of its base: over a decade or two, base 10 leaves one label,
+// so shorter ranges count in doublings (256, 512, 1024 …), and a zoom narrower than a few
+// doublings gets a base of its own so that some five labels remain.
+void tuneLogBase(QLogValueAxis* l) {
+    const double ratio = l->max() / l->min();
+    if (!(ratio > 1) || !std::isfinite(ratio)) return;
+    double base = 10;
+    // Per cent reads by decades (0.1 %, 1 %, 10 %), never 0.390625 %.
+    if (l->property("kvbeDecades").toBool() && ratio >= 10)
+        base = 10;
+    else if (ratio < 4)
+        base = std::max(1.001, std::pow(ratio, 1.0 / 5));
+    else if (std::log2(ratio) <= 11)
+        base = 2;
+    if (base == l->base()) return;
+    l->setBase(base);
+    l->setMinorTickCount(base == 10 ? 8 : 0);
+    // Labels between doublings need their decimals.
+    l->setLabelFormat(base < 2 ? "%.4g" : l->property("kvbeFormat").toByteArray().constData());
+}
+
+void setAxisRange(QAbstractAxis* a, double min, double max) {
+    if (auto* l = qobject_cast<QLogValueAxis*>(a)) {
+        l->setRange(min, max);
+    } else if (auto* v = qobject_cast<QValueAxis*>(a)) {
+        v->setRange(min, max);
+        v->applyNiceNumbers();
+    }
+}
+QAbstractAxis* makeAxis(bool log, const QString& title, const char* logFormat) {
+    QAbstractAxis* axis;
+    if (log) {
+        auto* l = new QLogValueAxis;
+        l->setBase(10);
+        l->setLabelFormat(logFormat);
+        l->setProperty("kvbeFormat", QByteArray(logFormat));
+        l->setMinorTickCount(8);
+        // Every range change (data, zoom, pan) picks the base that keeps labels on screen.
+        QObject::connect(l, &QLogValueAxis::rangeChanged, l, [l] { tuneLogBase(l); });
+        axis = l;
+    } else {
+        auto* v = new QValueAxis;
+        v->setLabelFormat("%g");
+        v->setTickCount(6);
+        axis = v;
+    }
+    axis->setTitleText(title);
+    return axis;
+}
+
+} // namespace
+
+void ChartView::setAxes(bool logXAxis, const QString& xTitle, const QString& yTitle,
+                        bool logYDefault) {
+    const bool logYNow = m_logYSet ? m_logY : logYDefault;
+    const bool changed = !m_x || logXAxis != m_logX || logYNow != m_logY;
+    m_xTitle = xTitle;
+    m_yTitle = yTitle;
+    m_logY = logYNow;
+    if (logXAxis != m_logX) m_zoomed = false;
+    m_logX = logXAxis;
+    if (changed) rebuildAxes();
+    m_x->setTitleText(xTitle);
+    m_y->setTitleText(yTitle);
+}
+
+void ChartView::setSecondaryAxis(const QString& title, double min, double max) {
+    const bool had = m_y2 != nullptr;
+    m_y2Title = title;
+    m_y2Min = min;
+    m_y2Max = max;
+    if (had != !title.isEmpty()) rebuildAxes();
+    if (m_y2) {
+        m_y2->setTitleText(title);
+        if (!m_zoomed) setAxisRange(m_y2, min, max);
+    }
+}
+
+void ChartView::rebuildAxes() {
+    for (auto* a : chart()->axes()) {
+        chart()->removeAxis(a);
+        delete a;
+    }
+    m_x = makeAxis(m_logX, m_xTitle, m_xLogFormat);
+    m_y = makeAxis(m_logY, m_yTitle, m_yPercent ? "%g %%" : "%g");
+    if (m_yPercent) {
+        m_y->setProperty("kvbeDecades", true);
+        if (auto* v = qobject_cast<QValueAxis*>(m_y)) v->setLabelFormat("%g %%");
+    }
+    chart()->addAxis(m_x, Qt::AlignBottom);
+    chart()->addAxis(m_y, Qt::AlignLeft);
+    m_y2 = nullptr;
+    if (!m_y2Title.isEmpty()) {
+        m_y2 = makeAxis(false, m_y2Title, "%g");
+        m_y2->setRange(m_y2Min, m_y2Max);
+        chart()->addAxis(m_y2, Qt::AlignRight);
+    }
+    attach(m_anchor, false);
+    // The points drawn for the old axes stay until the refill that follows; those a log axis
+    // cannot place go now, or Qt Charts logs each while attaching.
+    const auto keepPlottable = [this](QXYSeries* xy, bool secondaryY) {
+        if (!xy) return;
+        const QList<QPointF> points = xy->points();
+        QList<QPointF> kept = points;
+        kept.removeIf([&](const QPointF& p) {
+            return (m_logX && !(p.x() > 0)) || (m_logY && !secondaryY && !(p.y() > 0));
+        });
+        if (kept.size() != points.size()) xy->replace(kept);
+    };
+    for (auto* s : std::as_const(m_series)) {
+        const bool secondaryY = m_secondary.contains(s);
+        if (auto* a = qobject_cast<QAreaSeries*>(s)) {
+            keepPlottable(a->upperSeries(), secondaryY);
+            keepPlottable(a->lowerSeries(), secondaryY);
+        } else {
+            keepPlottable(qobject_cast<QXYSeries*>(s), secondaryY);
+        }
+        attach(s, secondaryY);
+    }
+    applyFonts();
+    if (m_homeSet) applyRange(m_home[0], m_home[1], m_home[2], m_home[3]);
+}
+
+void ChartView::attach(QAbstractSeries* s, bool secondaryY) {
+    for (auto* a : s->attachedAxes())
+        s->detachAxis(a);
+    s->attachAxis(m_x);
+    s->attachAxis(secondaryY && m_y2 ? m_y2 : m_y);
+}
+
+void ChartView::setHomeRange(double xMin, double xMax, double yMin, double yMax) {
+    if (m_logY && yMin <= 0) yMin = yMax > 0 ? yMax * 1e-3 : 1e-3;
+    if (!(yMax > yMin)) yMax = yMin * (m_logY ? 10 : 1) + (m_logY ? 0 : 1);
+    m_home[0] = xMin;
+    m_home[1] = xMax;
+    m_home[2] = yMin;
+    m_home[3] = yMax;
+    m_homeSet = true;
+    if (!m_zoomed) applyRange(xMin, xMax, yMin, yMax);
+}
+
+QList<QPointF> ChartView::plottable(QList<QPointF> points) const {
+    if (m_logX || m_logY)
+        points.removeIf([this](const QPointF& p) {
+            return (m_logX && !(p.x() > 0)) || (m_logY && !(p.y() > 0));
+        });
+    return points;
+}
+
+void ChartView::applyRange(double xMin, double xMax, double yMin, double yMax) {
+    setAxisRange(m_x, xMin, xMax);
+    setAxisRange(m_y, yMin, yMax);
+    layoutOverlays();
+}
+
+QRectF ChartView::visibleRange() const {
+    if (!m_x) return {};
+    return QRectF(QPointF(axisMin(m_x), axisMin(m_y)), QPointF(axisMax(m_x), axisMax(m_y)));
+}
+
+QPointF ChartView::toPixel(QPointF value) const {
+    return chart()->mapToPosition(value, m_anchor);
+}
+
+void ChartView::resetZoom() {
+    m_zoomed = false;
+    if (m_y2) setAxisRange(m_y2, m_y2Min, m_y2Max);
+    if (m_homeSet) applyRange(m_home[0], m_home[1], m_home[2], m_home[3]);
+}
+
+} // namespace kvbe

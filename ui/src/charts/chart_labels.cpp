@@ -1,0 +1,142 @@
+// ChartView's labels pinned to data points: placed beside their point where there is room, with
+// a leader line where they had to move, hidden when the point leaves the plot.
+#include "kvbe/ui/charts/chart_view.h"
+
+#include <QGraphicsLineItem>
+#include <QGraphicsSimpleTextItem>
+
+#include <cmath>
+
+namespace kvbe {
+
+namespace {
+QRectF placed(QPointF p, QSizeF b, Qt::Alignment a, double gap = 3) {
+    double x = p.x(), y = p.y();
+    if (a & Qt::AlignLeft)
+        x -= b.width() + gap;
+    else if (a & Qt::AlignHCenter)
+        x -= b.width() / 2;
+    else
+        x += gap;
+    if (a & Qt::AlignTop)
+        y -= b.height() + gap / 3;
+    else if (a & Qt::AlignVCenter)
+        y -= b.height() / 2;
+    else
+        y += gap / 3;
+    return QRectF(QPointF(x, y), b);
+}
+} // namespace
+
+void ChartView::layoutOverlays() {
+    if (!m_x) return;
+    const QRectF plot = chart()->plotArea();
+    std::vector<QRectF> taken;
+    std::vector<std::pair<QPointF, Label*>> automatic;
+    std::vector<std::pair<QPointF, Label*>> fixed;
+    for (auto it = m_labels.begin(); it != m_labels.end(); ++it) {
+        Label& l = it.value();
+        QPointF p = toPixel(
+            QPointF(std::isinf(l.value.x()) ? visibleRange().left() : l.value.x(), l.value.y()));
+        if (std::isinf(l.value.x())) p.setX(l.value.x() > 0 ? plot.right() - 4 : plot.left() + 4);
+        const bool shown = plot.adjusted(-2, -2, 2, 2).contains(p) && std::isfinite(p.y()) &&
+                           !isSeriesHidden(it.key());
+        l.item->setVisible(shown);
+        if (l.leader) l.leader->setVisible(false);
+        if (!shown) continue;
+        if (l.align == Qt::Alignment()) {
+            automatic.emplace_back(p, &l);
+            taken.emplace_back(p - QPointF(5, 5), QSizeF(10, 10)); // its own marker
+            continue;
+        }
+        fixed.emplace_back(p, &l);
+    }
+    const auto isFree = [&](const QRectF& r) {
+        return std::none_of(taken.begin(), taken.end(),
+                            [&](const QRectF& t) { return t.intersects(r); });
+    };
+    // Labels on their own side of a point (tier levels, p*), top to bottom. One that would
+    // cover another moves up or down by whole label heights to the nearest free place in the
+    // plot, with a leader line back to its point: close bandwidths stack.
+    std::sort(fixed.begin(), fixed.end(),
+              [](const auto& a, const auto& b) { return a.first.y() < b.first.y(); });
+    for (auto& [p, l] : fixed) {
+        const QRectF home = placed(p, l->item->boundingRect().size(), l->align);
+        QRectF r = home;
+        if (!isFree(r)) {
+            const double step = r.height() + 1;
+            const double lowest = plot.bottom() + 2, highest = plot.top() - r.height();
+            bool found = false;
+            for (int k = 1; k < 40 && !found; ++k)
+                for (const double dir : {1.0, -1.0}) {
+                    const QRectF c = home.translated(0, dir * k * step);
+                    if (c.top() < highest || c.bottom() > lowest || !isFree(c)) continue;
+                    r = c;
+                    found = true;
+                    break;
+                }
+        }
+        l->item->setPos(r.topLeft());
+        taken.push_back(r);
+        if (r != home) {
+            if (!l->leader) {
+                l->leader = new QGraphicsLineItem;
+                l->leader->setZValue(19);
+                chart()->scene()->addItem(l->leader);
+            }
+            l->leader->setPen(QPen(l->item->brush().color(), 1));
+            const double y = r.center().y() < p.y() ? r.bottom() : r.top();
+            l->leader->setLine(QLineF(p, QPointF(std::clamp(p.x(), r.left(), r.right()), y)));
+            l->leader->setVisible(true);
+        }
+    }
+    // Labels without a fixed side take the first place around their point that is free of
+    // other labels and markers, left to right, so neighbours of similar size stay readable.
+    std::sort(automatic.begin(), automatic.end(),
+              [](const auto& a, const auto& b) { return a.first.x() < b.first.x(); });
+    static const Qt::Alignment around[] = {
+        Qt::AlignHCenter | Qt::AlignTop,   Qt::AlignHCenter | Qt::AlignBottom,
+        Qt::AlignRight | Qt::AlignVCenter, Qt::AlignLeft | Qt::AlignVCenter,
+        Qt::AlignRight | Qt::AlignTop,     Qt::AlignLeft | Qt::AlignBottom,
+        Qt::AlignRight | Qt::AlignBottom,  Qt::AlignLeft | Qt::AlignTop};
+    // Where the places next to a point are taken, farther rings, with a leader line; where none
+    // is free the label stays hidden rather than cover another (the hover text names the point).
+    for (auto& [p, l] : automatic) {
+        const QSizeF size = l->item->boundingRect().size();
+        std::optional<QRectF> best;
+        double gap = 15;
+        for (const double g : {15.0, 32.0, 52.0, 75.0}) {
+            for (Qt::Alignment a : around) {
+                const QRectF r = placed(p, size, a, g);
+                if (plot.contains(r) && isFree(r)) {
+                    best = r;
+                    break;
+                }
+            }
+            if (best) {
+                gap = g;
+                break;
+            }
+        }
+        if (!best) {
+            l->item->setVisible(false);
+            continue;
+        }
+        l->item->setPos(best->topLeft());
+        taken.push_back(*best);
+        if (gap > 15) {
+            if (!l->leader) {
+                l->leader = new QGraphicsLineItem;
+                l->leader->setZValue(19);
+                chart()->scene()->addItem(l->leader);
+            }
+            l->leader->setPen(QPen(ghost(l->item->brush().color()), 1));
+            const QPointF to(std::clamp(p.x(), best->left(), best->right()),
+                             std::clamp(p.y(), best->top(), best->bottom()));
+            l->leader->setLine(QLineF(p, to));
+            l->leader->setVisible(true);
+        }
+    }
+}
+
+} // namespace kvbe
