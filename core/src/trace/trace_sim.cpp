@@ -37,19 +37,6 @@ std::uint64_t capacityBlocks(double bytes, double blockBytes) {
     return static_cast<std::uint64_t>(std::floor(bytes / blockBytes * (1 + 1e-12)));
 }
 
-// The q-quantile (kvbe/base/statistics.h) of `zeros` zeros followed by `sorted` (ascending, all
-// above zero): the empty windows are counted without being stored, so a trace spanning years
-// costs nothing extra.
-double quantileAfterZeros(const std::vector<double>& sorted, std::uint64_t zeros, double q) {
-    const std::uint64_t n = zeros + sorted.size();
-    if (n == 0) return 0;
-    auto at = [&](std::uint64_t i) {
-        return i < zeros ? 0.0 : sorted[static_cast<std::size_t>(i - zeros)];
-    };
-    const QuantileRank r = quantileRank(n, q);
-    return quantileBetween(at(r.index), r.fraction == 0 ? 0.0 : at(r.index + 1), r.fraction);
-}
-
 // The 1-minute window of a trace time (clamped: a fuzzed timestamp can be 1e300 s).
 std::uint64_t windowOf(double t) {
     return static_cast<std::uint64_t>(std::floor(std::min(t / 60.0, 1e18)));
@@ -485,25 +472,7 @@ class Replay {
             tr.blocksStored =
                 m_queues->on(k) ? m_queues->queued(k) - tr.writesDropped : tr.blocksWritten;
             tr.bytesStored = static_cast<double>(tr.blocksStored) * m_config.blockBytes;
-            auto& wb = m_windowBytes[k];
-            std::sort(wb.begin(), wb.end(),
-                      [](const auto& a, const auto& b) { return a.first < b.first; });
-            std::vector<double> rates;
-            for (std::size_t w = 0; w < wb.size(); ++w) {
-                if (w > 0 && wb[w].first == wb[w - 1].first)
-                    rates.back() += wb[w].second / 60.0;
-                else
-                    rates.push_back(wb[w].second / 60.0);
-            }
-            std::sort(rates.begin(), rates.end());
-            const std::uint64_t empty =
-                m_res.windows - std::min<std::uint64_t>(m_res.windows, rates.size());
-            tr.writeRateP50 = quantileAfterZeros(rates, empty, 0.5);
-            tr.writeRateP99 = quantileAfterZeros(rates, empty, 0.99);
-            tr.writeRateMax = rates.empty() ? 0 : rates.back();
-            if (tr.writeBps > 0)
-                tr.windowsOverWriteBw = static_cast<std::uint64_t>(
-                    rates.end() - std::upper_bound(rates.begin(), rates.end(), tr.writeBps));
+            detail::summariseWriteRates(m_windowBytes[k], m_res.windows, tr);
             if (!m_inclusive) m_res.stateBytes += m_caches[k].stateBytes();
         }
         m_res.stateBytes += m_resident.bytes() + m_queues->stateBytes() + m_seen.bytes() +

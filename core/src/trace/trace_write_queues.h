@@ -103,4 +103,10 @@ class WriteQueues {
     std::priority_queue<BatchEvent, std::vector<BatchEvent>, std::greater<>> m_events;
 };
 
+// A tier's write rates over 1-minute windows from its (window, bytes) pairs (any order; a window
+// may repeat, its bytes add up), over `windows` windows from the first arrival to the last, the
+// empty ones included: the p50, p99 and largest rates and the windows above its write bandwidth.
+void summariseWriteRates(std::vector<std::pair<std::uint64_t, double>>& windowBytes,
+                         std::uint64_t windows, TierReport& tier);
+
 } // namespace kvbe::detail
