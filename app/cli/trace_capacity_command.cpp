@@ -9,29 +9,22 @@
 #include "kvbe/trace/trace_capacity.h"
 #include "kvbe/trace/trace_capacity_report.h"
 
-#include <charconv>
 #include <cmath>
 #include <iostream>
 
 namespace kvbe::cli {
 namespace {
 
-// A number the whole text spells (no unit), or nothing.
-template <class T> std::optional<T> wholeNumber(const std::string& text) {
-    T v{};
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-    return v;
-}
-
+// A number of servers, 1 or more (core's count parser).
 Result<int> serverCount(const std::string& text, const std::string& flag) {
-    const auto n = wholeNumber<int>(text);
-    if (!n || *n < 1)
-        return Error{flag + " '" + text + "': expected a whole number of servers, 1 or more"};
-    return *n;
+    auto n = parseCount(text, 1, 1 << 20);
+    if (!n)
+        return Error{flag + " '" + text + "': expected a whole number of servers, 1 or more (" +
+                     n.message() + ")"};
+    return static_cast<int>(*n);
 }
 
-int runCapacity(const TraceOptions& o) {
+ExitCode runCapacity(const TraceOptions& o) {
     auto target = parseLatencyTarget(o.slo);
     if (!target) return fail("--slo " + target.message());
     CapacityRequest q;
@@ -47,7 +40,7 @@ int runCapacity(const TraceOptions& o) {
     q.maxInstances = *most;
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
-    auto loaded = loadAll(o, *ro);
+    auto loaded = loadAll(o, o.scenario, *ro);
     if (!loaded) return fail(loaded.message());
     Trace& trace = loaded->trace;
     if (!trace.summary.hasBlocks())
@@ -77,7 +70,7 @@ int runCapacity(const TraceOptions& o) {
         std::cout << traceCapacityCsv(report);
     else
         std::cout << traceCapacityTable(report);
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 } // namespace
@@ -92,7 +85,7 @@ void addLoadOptions(CLI::App* sub, TraceOptions& o) {
 
 Status applyLoadOptions(const TraceOptions& o, Trace& trace, ReplayConfig& config) {
     if (!o.rateScale.empty()) {
-        const auto s = wholeNumber<double>(o.rateScale);
+        const auto s = parseNumber(o.rateScale);
         if (!s || !(*s > 0) || !std::isfinite(*s))
             return Error{"--rate-scale '" + o.rateScale +
                          "': expected a load scale above 0 (2 doubles the request rate)"};
@@ -107,7 +100,7 @@ Status applyLoadOptions(const TraceOptions& o, Trace& trace, ReplayConfig& confi
 }
 
 void addTraceCapacityCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o,
-                             std::function<int()>& run) {
+                             Command& run) {
     auto* sub = trace->add_subcommand(
         "capacity", "Prefill servers needed at a TTFT target per caching rule, or the largest "
                     "load each rule holds on N servers");

@@ -44,47 +44,20 @@ Result<TraceReadOptions> readOptions(const TraceOptions& o) {
 
 namespace {
 
-Result<Setup> loadSetup(const TraceOptions& o, const Presets& presets) {
-    auto scenario =
-        o.scenario.empty() ? defaultScenario(presets) : loadScenario(o.scenario, presets);
-    if (!scenario) return scenario.error();
-    auto e = evaluate(*scenario, presets);
-    if (!e) return e.error();
-    Setup s{*e, scenario->tiers, {}};
-    for (const auto& t : scenario->tiers) {
-        const TierSpec* spec = t.preset.empty() ? nullptr : presets.findTier(t.preset);
-        s.writeBps.push_back(spec ? spec->writeBps : 0.0);
-    }
-    return s;
+Result<Setup> loadSetup(const ScenarioFlags& flags) {
+    auto f = scenarioFromFlags(flags);
+    if (!f) return f.error();
+    auto e = evaluate(f->scenario, f->presets);
+    if (!e) return Error{f->where + e.message()};
+    return Setup{std::move(*e), std::move(f->capacities), std::move(f->presets)};
 }
 
-// "40GiB", "8TB", "6000blocks", "3.07e6tokens", "unlimited".
-Result<double> parseCapacity(std::string text, const std::string& what, double blockBytes,
+// "40GiB", "8TB", "6000blocks", "3.07e6tokens", "unlimited": core's parseCapacity, in bytes.
+Result<double> parseCapacity(const std::string& text, const std::string& what, double blockBytes,
                              double blockTokens) {
-    if (text == "unlimited" || text == "inf") return kUnlimited;
-    auto endsWith = [&](const std::string& suf) {
-        return text.size() > suf.size() &&
-               text.compare(text.size() - suf.size(), suf.size(), suf) == 0;
-    };
-    for (const char* unit : {"blocks", "tokens"}) {
-        if (!endsWith(unit)) continue;
-        const std::string num = text.substr(0, text.size() - std::string(unit).size());
-        try {
-            std::size_t used = 0;
-            const double v = std::stod(num, &used);
-            if (used != num.size() || !(v >= 0) || !std::isfinite(v))
-                throw std::invalid_argument(num);
-            return std::string(unit) == "blocks" ? v * blockBytes : v / blockTokens * blockBytes;
-        } catch (const std::exception&) {
-            return Error{what + " '" + text + "': expected a number before '" + unit + "'"};
-        }
-    }
-    if (text == "0") return 0.0;
-    auto b = parseBytes(text);
-    if (!b)
-        return Error{what + ": " + b.message() +
-                     ", a count of blocks or tokens (6000blocks), or unlimited"};
-    return *b;
+    auto c = kvbe::parseCapacity(text);
+    if (!c) return Error{what + ": " + c.message()};
+    return capacityBytes(*c, blockBytes, blockTokens);
 }
 
 } // namespace
@@ -110,61 +83,22 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
         if (!left) return Error{"--gpu-cache: " + left.message()};
         c.gpuCapacityBytes = *left;
     }
-    std::vector<std::pair<std::string, double>> wanted;
-    for (const auto& t : o.tiers) {
-        const auto eq = t.find('=');
-        if (eq == std::string::npos || eq == 0)
-            return Error{"--tier '" + t + "': expected NAME=CAPACITY, e.g. dram-pcie5=512GiB"};
-        auto cap =
-            parseCapacity(t.substr(eq + 1), "--tier " + t.substr(0, eq), c.blockBytes, blockTokens);
-        if (!cap) return cap.error();
-        wanted.emplace_back(t.substr(0, eq), *cap);
-    }
-    std::vector<bool> used(wanted.size(), false);
-    for (std::size_t i = 0; i < s.tierConfigs.size(); ++i) {
-        const auto& tc = s.tierConfigs[i];
-        double capacity = kUnlimited;
-        bool include = wanted.empty();
-        for (std::size_t w = 0; w < wanted.size(); ++w) {
-            if (wanted[w].first == tc.name ||
-                (!tc.preset.empty() && wanted[w].first == tc.preset)) {
-                include = true;
-                capacity = wanted[w].second;
-                used[w] = true;
-            }
-        }
-        if (!include) continue;
-        SimTier st;
-        st.name = tc.preset.empty() ? tc.name : tc.preset;
-        st.capacityBytes = capacity;
-        st.path = s.eval.tiers[i];
-        st.writeBps = s.writeBps[i];
-        st.drive = tc.drive;
-        c.tiers.push_back(st);
-    }
-    // --tier-write NAME=GB/s: a tier's write bandwidth (the preset's otherwise).
+    c.tiers = scenarioSimTiers(s.eval);
+    for (std::size_t i = 0; i < c.tiers.size() && i < s.capacities.size(); ++i)
+        if (s.capacities[i])
+            c.tiers[i].capacityBytes = capacityBytes(*s.capacities[i], c.blockBytes, blockTokens);
+    // --tier-write NAME=GB/s: a tier's write bandwidth (the scenario tier's otherwise).
     for (const auto& t : o.tierWrites) {
         const auto eq = t.find('=');
         if (eq == std::string::npos || eq == 0)
             return Error{"--tier-write '" + t + "': expected NAME=GB/s, e.g. nvme-gen4=2"};
         const std::string name = t.substr(0, eq);
-        std::string num = t.substr(eq + 1);
-        if (num.size() > 4 && num.compare(num.size() - 4, 4, "GB/s") == 0)
-            num.resize(num.size() - 4);
-        double gbps = 0;
-        try {
-            std::size_t consumed = 0;
-            gbps = std::stod(num, &consumed);
-            if (consumed != num.size() || !(gbps > 0) || !std::isfinite(gbps))
-                throw std::invalid_argument(num);
-        } catch (const std::exception&) {
-            return Error{"--tier-write " + name + ": '" + t.substr(eq + 1) +
-                         "': expected a write bandwidth in GB/s above 0, e.g. 2"};
-        }
+        auto gbps = parseBandwidthGBps(t.substr(eq + 1));
+        if (!gbps) return Error{"--tier-write " + name + ": " + gbps.message()};
         bool found = false;
         for (auto& st : c.tiers)
             if (st.name == name) {
-                st.writeBps = gbps * 1e9;
+                st.writeBps = *gbps * 1e9;
                 found = true;
             }
         if (!found) {
@@ -201,25 +135,18 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
     }
     c.writeQueue = !o.noWriteQueue;
     c.instances = o.instances;
-    if (o.storeAfter < 1 || o.storeAfter > kMaxStoreAfter)
-        return Error{"--store-after " + std::to_string(o.storeAfter) +
-                     ": expected a whole number of sightings from 1 (store every block) to " +
-                     std::to_string(kMaxStoreAfter)};
-    c.storeAfter = o.storeAfter;
-    for (std::size_t w = 0; w < wanted.size(); ++w) {
-        if (used[w]) continue;
-        std::string names;
-        for (const auto& tc : s.tierConfigs)
-            names += (names.empty() ? "" : ", ") + (tc.preset.empty() ? tc.name : tc.preset);
-        return Error{"--tier " + wanted[w].first +
-                     ": not a tier of the scenario; expected one of " + names};
-    }
+    auto k = parseCount(o.storeAfter, 1, kMaxStoreAfter);
+    if (!k)
+        return Error{"--store-after '" + o.storeAfter +
+                     "': expected a whole number of sightings, 1 (store every block) or more (" +
+                     k.message() + ")"};
+    c.storeAfter = static_cast<int>(*k);
     return c;
 }
 
-namespace {
-
 // ------------------------------------------------------------------------------- inspect
+
+namespace {
 
 void printSkipped(const TraceReadSummary& s) {
     if (!s.skippedLines) return;
@@ -230,23 +157,22 @@ void printSkipped(const TraceReadSummary& s) {
 
 } // namespace
 
-Result<Loaded> loadAll(const TraceOptions& o, const TraceReadOptions& ro) {
-    auto presets = Presets::loadBuiltin();
-    if (!presets) return presets.error();
-    auto setup = loadSetup(o, *presets);
+Result<Loaded> loadAll(const TraceOptions& o, const ScenarioFlags& flags,
+                       const TraceReadOptions& ro) {
+    auto setup = loadSetup(flags);
     if (!setup) return setup.error();
     auto trace = loadTrace(o.file, ro);
     if (!trace) return trace.error();
     printSkipped(trace->summary);
-    return Loaded{std::move(*presets), std::move(*setup), std::move(*trace)};
+    return Loaded{std::move(*setup), std::move(*trace)};
 }
 
 namespace {
 
-int runInspect(const TraceOptions& o) {
+ExitCode runInspect(const TraceOptions& o) {
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
-    auto loaded = loadAll(o, *ro);
+    auto loaded = loadAll(o, o.scenario, *ro);
     if (!loaded) return fail(loaded.message());
     auto report = makeTraceInspectReport(loaded->trace, o.file, loaded->setup.eval);
     if (!report) return fail(report.message());
@@ -254,18 +180,18 @@ int runInspect(const TraceOptions& o) {
         std::cout << dumpJson(traceInspectJson(*report), 2) << "\n";
     else
         std::cout << traceInspectTable(*report);
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 // ------------------------------------------------------------------------------- replay
 
-int runReplay(const TraceOptions& o) {
+ExitCode runReplay(const TraceOptions& o) {
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
     auto admission = parseAdmission(o.admission);
     if (!admission)
         return fail("--admission '" + o.admission + "': expected always, breakeven or optimal");
-    auto loaded = loadAll(o, *ro);
+    auto loaded = loadAll(o, o.scenario, *ro);
     if (!loaded) return fail(loaded.message());
     const Setup* setup = &loaded->setup;
     const Trace* trace = &loaded->trace;
@@ -299,7 +225,7 @@ int runReplay(const TraceOptions& o) {
         std::cout << traceReplayCsv(report);
     else
         std::cout << traceReplayTable(report);
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 // ------------------------------------------------------------------------------- sweep
@@ -308,55 +234,57 @@ Result<std::vector<double>> parseGrid(const std::string& text, int points) {
     const auto colon = text.find(':');
     if (colon == std::string::npos)
         return Error{"--capacities '" + text + "': expected LOW:HIGH in tokens, e.g. 1e4:1e9"};
-    try {
-        std::size_t u1 = 0, u2 = 0;
-        const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
-        const double lo = std::stod(a, &u1), hi = std::stod(b, &u2);
-        if (u1 != a.size() || u2 != b.size() || !(lo >= 1) || !(hi >= lo) || !std::isfinite(hi))
-            throw std::invalid_argument(text);
-        if (points < 1 || points > 1000)
-            return Error{"--points " + std::to_string(points) + ": expected 1 to 1000"};
-        return logGrid(lo, hi, points);
-    } catch (const std::exception&) {
-        return Error{"--capacities '" + text +
-                     "': expected LOW:HIGH in tokens with 1 <= LOW <= HIGH, e.g. 1e4:1e9"};
-    }
+    const std::string expected =
+        "': expected LOW:HIGH in tokens with 1 <= LOW <= HIGH, e.g. 1e4:1e9 or 10k:1m";
+    auto lo = parseTokens(text.substr(0, colon)), hi = parseTokens(text.substr(colon + 1));
+    if (!lo || !hi || !(*hi >= *lo)) return Error{"--capacities '" + text + expected};
+    if (points < 1 || points > 1000)
+        return Error{"--points " + std::to_string(points) + ": expected 1 to 1000"};
+    return logGrid(*lo, *hi, points);
 }
 
-int runSweep(const TraceOptions& o) {
+ExitCode runSweep(const TraceOptions& o) {
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
     auto grid = parseGrid(o.capacities, o.points);
     if (!grid) return fail(grid.message());
-    auto loaded = loadAll(o, *ro);
+    // The sweep's tiers: those --tier and --with name. The one named without a capacity is
+    // swept (--tier gpu sweeps the GPU's); the others keep theirs.
+    ScenarioFlags flags = o.scenario;
+    const bool gpu = std::erase(flags.tiers, std::string("gpu")) > 0;
+    flags.tiers.insert(flags.tiers.end(), o.with.begin(), o.with.end());
+    if (!o.singleCache && !gpu && flags.tiers.empty())
+        return fail("--tier: name the tier to sweep (gpu, or one of the scenario's), or give "
+                    "--single-cache");
+    auto loaded = loadAll(o, flags, *ro);
     if (!loaded) return fail(loaded.message());
     const Setup* setup = &loaded->setup;
     const Trace* trace = &loaded->trace;
     if (!trace->summary.hasBlocks())
         return fail(o.file + ": a " + std::string(toString(trace->summary.format)) +
                     " trace has no block ids, so it has no capacity curve");
-    // The tiers of the sweep: those given with --with, plus the swept one.
-    if (!o.singleCache && o.vary.empty())
-        return fail("--tier: name the tier to sweep (gpu, or one of the scenario's), or give "
-                    "--single-cache");
-    TraceOptions with = o;
-    if (o.singleCache)
-        with.tiers.clear();
-    else if (o.vary != "gpu")
-        with.tiers.push_back(o.vary + "=unlimited");
-    auto cfg = replayConfig(with, *setup, trace->summary.blockTokens);
+    auto cfg = replayConfig(o, *setup, trace->summary.blockTokens);
     if (!cfg) return fail(cfg.message());
     if (cfg->storeAfter > 1)
         return fail("--store-after " + std::to_string(cfg->storeAfter) +
                     ": the one-pass sweep is exact only when every block is stored (a block's "
                     "place in each tier then follows from its LRU stack distance); replay each "
                     "capacity with trace replay --store-after instead");
-    if (with.tiers.empty()) cfg->tiers.clear();
+    if (o.singleCache || flags.tiers.empty()) cfg->tiers.clear();
     std::size_t vary = 0;
-    for (std::size_t k = 0; k < cfg->tiers.size(); ++k)
-        if (!o.singleCache && cfg->tiers[k].name == o.vary) vary = k + 1;
-    if (!o.singleCache && o.vary != "gpu" && vary == 0)
-        return fail("--tier " + o.vary + ": not a tier of the scenario");
+    if (!o.singleCache && !gpu) {
+        for (std::size_t k = 0; k < cfg->tiers.size(); ++k) {
+            if (setup->capacities[k]) continue;
+            if (vary)
+                return fail("--tier: " + cfg->tiers[vary - 1].name + " and " + cfg->tiers[k].name +
+                            " have no capacity; name one tier to sweep and give the others one "
+                            "(NAME=CAPACITY, or --with)");
+            vary = k + 1;
+        }
+        if (!vary)
+            return fail("--tier: every tier named has a capacity; name the one to sweep without "
+                        "one (or gpu)");
+    }
     auto s = sweepCapacity(*trace, setup->eval.cost, *cfg, vary, *grid);
     if (!s) return fail(s.message());
 
@@ -368,7 +296,7 @@ int runSweep(const TraceOptions& o) {
         std::cout << traceSweepCsv(report);
     else
         std::cout << traceSweepTable(report);
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 } // namespace
@@ -385,7 +313,7 @@ void addCommon(CLI::App* sub, TraceOptions& o) {
                     "Unit of the timestamps (default: ms Mooncake, s otherwise)")
         ->check(CLI::IsMember({"s", "ms", "us"}));
     sub->add_flag("--skip-bad", o.skipBad, "Skip bad lines, count them and show the first few");
-    sub->add_option("--scenario", o.scenario, "A .kvbe.json scenario (default: the built-in one)");
+    addScenarioFlags(sub, o.scenario);
 }
 
 void addCapacityOptions(CLI::App* sub, TraceOptions& o) {
@@ -399,10 +327,9 @@ void addCapacityOptions(CLI::App* sub, TraceOptions& o) {
 }
 
 void addReplayTierOptions(CLI::App* sub, TraceOptions& o) {
-    sub->add_option("--tier", o.tiers,
-                    "NAME=CAPACITY of a scenario tier (repeat; default: every tier, unlimited)");
     sub->add_option("--tier-write", o.tierWrites,
-                    "NAME=GB/s: a tier's write bandwidth (repeat; default: the tier preset's)");
+                    "NAME=GB/s: a tier's write bandwidth (repeat; default: the scenario tier's, "
+                    "as calc shows it)");
     sub->add_option("--write-buffer", o.writeBuffer,
                     "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
     sub->add_option("--shared-link", o.sharedLinks,
@@ -413,7 +340,7 @@ void addReplayTierOptions(CLI::App* sub, TraceOptions& o) {
         "Writes always keep up (default: a write queue per tier, drained at its write bandwidth)");
 }
 
-void addTraceCommands(CLI::App& app, std::function<int()>& run) {
+void addTraceCommands(CLI::App& app, Command& run) {
     auto* trace = app.add_subcommand(
         "trace", "Replay a request trace through the scenario's tiered prefix cache");
     trace->require_subcommand(1);
@@ -444,14 +371,20 @@ void addTraceCommands(CLI::App& app, std::function<int()>& run) {
         ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
     replay->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
+    replay->footer(
+        "\nWithout --tier the replay has every tier of the scenario, unlimited. --tier names "
+        "the tiers it has instead: KEY=CAPACITY a tier of the scenario (by name or "
+        "preset key) or a tier preset the scenario lacks; NAME=GBPS[@FIXED_MS][×AMP]"
+        "[:CAPACITY] a custom tier. A tier named without a capacity is unlimited.");
     replay->callback([o, &run] { run = [o] { return runReplay(*o); }; });
 
     auto* sweep = trace->add_subcommand(
         "sweep", "Hit ratio and TTFT saved against one tier's capacity, in one pass (LRU)");
     addCommon(sweep, *o);
     addCapacityOptions(sweep, *o);
-    sweep->add_option("--tier", o->vary, "The tier to sweep: gpu or a scenario tier");
-    sweep->add_option("--with", o->tiers, "NAME=CAPACITY of another tier kept fixed (repeat)");
+    sweep->add_option("--with", o->with,
+                      "NAME=CAPACITY of another tier kept fixed, as --tier gives it (repeat)");
+
     sweep->add_flag("--single-cache", o->singleCache,
                     "One cache level (the GPU): the classic hit-ratio curve");
     sweep->add_option("--capacities", o->capacities,
@@ -461,6 +394,9 @@ void addTraceCommands(CLI::App& app, std::function<int()>& run) {
                       "Only 1: the one-pass sweep is exact only when every block is stored");
     sweep->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
+    sweep->footer(
+        "\nThe tier --tier names without a capacity is swept (--tier gpu: the GPU's cache); "
+        "the tiers named with one (--tier or --with NAME=CAPACITY) stay as they are.");
     sweep->callback([o, &run] { run = [o] { return runSweep(*o); }; });
 
     addTraceCapacityCommand(trace, o, run);

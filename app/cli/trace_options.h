@@ -2,27 +2,30 @@
 // (trace_command.cpp) and trace capacity (trace_capacity_command.cpp).
 #pragma once
 
+#include "commands.h"
+#include "scenario_flags.h"
+
 #include "kvbe/base/result.h"
-#include "kvbe/scenario/presets.h"
+#include "kvbe/base/units.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_sim.h"
 
 #include <CLI/CLI.hpp>
-#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace kvbe::cli {
 
 struct TraceOptions {
-    std::string file, format = "auto", timeUnit, scenario, output = "table";
+    std::string file, format = "auto", timeUnit, output = "table";
+    ScenarioFlags scenario; // its --tier flags pick the replay's tiers and their capacities
     std::uint32_t blockTokens = 0;
     bool skipBad = false;
     // replay, sweep and capacity
     std::string gpuCache, policy = "lru", placement = "write-through", admission = "optimal";
-    std::vector<std::string> tiers; // NAME=CAPACITY
     // replay and capacity
     std::vector<std::string> tierWrites;  // NAME=GB/s
     std::vector<std::string> sharedLinks; // NAME: reads and writes share one link
@@ -30,9 +33,10 @@ struct TraceOptions {
     bool noWriteQueue = false;
     int instances = 0;
     std::string rateScale, durationCap; // the load: arrivals divided by S; the trace's prefix
-    int storeAfter = 1;                 // replay and sweep: store admission at the K-th sighting
+    std::string storeAfter = "1";       // replay and sweep: store admission at the K-th sighting
     // sweep
-    std::string vary, capacities = "1e4:1e9";
+    std::vector<std::string> with; // tiers kept fixed: more --tier flags
+    std::string capacities = "1e4:1e9";
     int points = 40;
     bool singleCache = false;
     // capacity
@@ -42,31 +46,32 @@ struct TraceOptions {
 
 Result<TraceReadOptions> readOptions(const TraceOptions& o);
 
+// The scenario evaluated, the capacity each of its tiers was given (none: unlimited), and the
+// presets it was read with.
 struct Setup {
     Evaluation eval;
-    std::vector<TierConfig> tierConfigs;
-    std::vector<double> writeBps;
+    std::vector<std::optional<Capacity>> capacities;
+    Presets presets;
 };
 
-// What every trace command reads: the presets, the scenario's evaluation and the trace (its
-// skipped lines reported), each failure a sentence.
+// What every trace command reads: the scenario's evaluation and the trace (its skipped lines
+// reported), each failure a sentence.
 struct Loaded {
-    Presets presets;
     Setup setup;
     Trace trace;
 };
-Result<Loaded> loadAll(const TraceOptions& o, const TraceReadOptions& ro);
+Result<Loaded> loadAll(const TraceOptions& o, const ScenarioFlags& flags,
+                       const TraceReadOptions& ro);
 
-// The tiers of the replay: those named by --tier (in the scenario's order), or all of the
-// scenario's tiers with unlimited capacity when none is named; the policy, placement, write
-// queues and servers as the options say.
+// The replay's tiers: the scenario's (after its --tier flags), each with the capacity its flag
+// gave, unlimited where none; the policy, placement, write queues and servers as the options say.
 Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double blockTokens);
 
-// The trace file and how to read it, and --scenario.
+// The trace file and how to read it, and the scenario flags.
 void addCommon(CLI::App* sub, TraceOptions& o);
 // --gpu-cache, --policy, --placement.
 void addCapacityOptions(CLI::App* sub, TraceOptions& o);
-// --tier, --tier-write, --write-buffer, --shared-link, --no-write-queue.
+// --tier-write, --write-buffer, --shared-link, --no-write-queue.
 void addReplayTierOptions(CLI::App* sub, TraceOptions& o);
 
 // --rate-scale and --duration-cap (trace_capacity_command.cpp).
@@ -75,7 +80,6 @@ void addLoadOptions(CLI::App* sub, TraceOptions& o);
 Status applyLoadOptions(const TraceOptions& o, Trace& trace, ReplayConfig& config);
 
 // Adds `trace capacity` to the `trace` command.
-void addTraceCapacityCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o,
-                             std::function<int()>& run);
+void addTraceCapacityCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o, Command& run);
 
 } // namespace kvbe::cli

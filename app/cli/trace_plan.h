@@ -4,13 +4,11 @@
 #include "trace_options.h"
 
 #include <CLI/CLI.hpp>
-#include <functional>
 #include <memory>
 
 namespace kvbe::cli {
 
 // Adds `trace plan` to the `trace` command; o holds the options every trace command shares.
-void addTracePlanCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o,
-                         std::function<int()>& run);
+void addTracePlanCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o, Command& run);
 
 } // namespace kvbe::cli

@@ -22,14 +22,13 @@ namespace {
 
 // The plan's own flags.
 struct PlanOptions {
-    double lifeYears = 5;
-    std::string sloP99, budget, prices, output = "table", emit, emitFile;
+    std::string life = "5", sloP99, budget, prices, output = "table", emit, emitFile;
     std::string dram, drives, storeAfter = "1,2,3";
     std::vector<std::string> driveKeys;
     int threads = 0;
 };
 
-// "0,256GiB,1TiB" (0: no DRAM tier).
+// "0,256GiB,1TiB": core's sizes, and 0 for no DRAM tier.
 Result<std::vector<double>> parseDramList(const std::string& text) {
     std::vector<double> out;
     std::stringstream in(text);
@@ -46,55 +45,38 @@ Result<std::vector<double>> parseDramList(const std::string& text) {
     return out;
 }
 
-// "0,1,2,4" whole numbers from lo to hi.
-Result<std::vector<std::int64_t>> parseWholeList(const std::string& text, const char* flag,
-                                                 std::int64_t lo, std::int64_t hi,
-                                                 const char* what) {
-    std::vector<std::int64_t> out;
-    std::stringstream in(text);
-    for (std::string item; std::getline(in, item, ',');) {
-        try {
-            std::size_t used = 0;
-            const long long v = std::stoll(item, &used);
-            if (used != item.size() || v < lo || v > hi) throw std::invalid_argument(item);
-            out.push_back(v);
-        } catch (const std::exception&) {
-            return Error{std::string(flag) + " '" + item + "': expected " + what + " from " +
-                         std::to_string(lo) + " to " + std::to_string(hi)};
-        }
-    }
-    if (out.empty()) return Error{std::string(flag) + ": expected " + what};
-    return out;
+// A list of whole numbers from lo to hi (core's count parser), the flag named on failure.
+Result<std::vector<std::int64_t>> parseCounts(const std::string& text, const char* flag,
+                                              std::int64_t lo, std::int64_t hi, const char* what) {
+    auto v = parseCountList(text, lo, hi);
+    if (!v) return Error{std::string(flag) + " '" + text + "': " + v.message() + " (" + what + ")"};
+    return v;
 }
 
 // The limits, read from the flags: each fails with a sentence naming its flag.
 Result<PlanLimits> readLimits(const PlanOptions& o) {
     PlanLimits l;
-    if (!(o.lifeYears > 0) || !std::isfinite(o.lifeYears) || o.lifeYears > 100)
-        return Error{"--life " + (std::ostringstream() << o.lifeYears).str() +
-                     ": expected the years the drives must last, more than 0 and at most 100"};
-    l.lifeYears = o.lifeYears;
+    auto life = parseNumber(o.life);
+    if (!life || !(*life > 0) || *life > 100)
+        return Error{"--life '" + o.life +
+                     "': expected the years the drives must last, more than 0 and at most 100"};
+    l.lifeYears = *life;
     if (!o.sloP99.empty()) {
         auto s = parseSeconds(o.sloP99);
         if (!s) return Error{"--slo-p99 '" + o.sloP99 + "': " + s.message()};
         l.sloP99S = *s;
     }
     if (!o.budget.empty()) {
-        try {
-            std::size_t used = 0;
-            const double b = std::stod(o.budget, &used);
-            if (used != o.budget.size() || !(b >= 0) || !std::isfinite(b))
-                throw std::invalid_argument(o.budget);
-            l.budgetUsd = b;
-        } catch (const std::exception&) {
+        auto b = parseNumber(o.budget);
+        if (!b || !(*b >= 0))
             return Error{"--budget '" + o.budget + "': expected US dollars, 0 or more, e.g. 20000"};
-        }
+        l.budgetUsd = *b;
     }
     return l;
 }
 
 void addPlanOptions(CLI::App* plan, PlanOptions& o) {
-    plan->add_option("--life", o.lifeYears,
+    plan->add_option("--life", o.life,
                      "Years every drive must last at the trace's write rate, and the horizon "
                      "over which savings are weighed against cost (default 5)");
     plan->add_option("--slo-p99", o.sloP99, "The p99 TTFT a configuration must meet, e.g. 2s");
@@ -123,10 +105,10 @@ Status checkPlanOptions(const PlanOptions& o) {
     if (!o.dram.empty())
         if (auto d = parseDramList(o.dram); !d) return d.error();
     if (!o.drives.empty())
-        if (auto d = parseWholeList(o.drives, "--drives", 0, 1 << 20, "drive counts"); !d)
+        if (auto d = parseCounts(o.drives, "--drives", 0, 1 << 20, "drive counts"); !d)
             return d.error();
-    if (auto k = parseWholeList(o.storeAfter, "--store-after", 1, kMaxStoreAfter,
-                                "sightings (1: store every block)");
+    if (auto k = parseCounts(o.storeAfter, "--store-after", 1, kMaxStoreAfter,
+                             "sightings; 1 stores every block");
         !k)
         return k.error();
     if (!o.emitFile.empty() && o.emit.empty())
@@ -136,9 +118,9 @@ Status checkPlanOptions(const PlanOptions& o) {
     return Ok{};
 }
 
-int runTracePlan(const PlanOptions& o, const std::string& file, const Trace& trace,
-                 const Evaluation& e, const Presets& presets, const ReplayConfig& base,
-                 Admission rule) {
+ExitCode runTracePlan(const PlanOptions& o, const std::string& file, const Trace& trace,
+                      const Evaluation& e, const Presets& presets, const ReplayConfig& base,
+                      Admission rule) {
     PlanRequest req;
     auto limits = readLimits(o);
     if (!limits) return fail(limits.message());
@@ -149,9 +131,9 @@ int runTracePlan(const PlanOptions& o, const std::string& file, const Trace& tra
     PlanGrid grid = defaultPlanGrid();
     if (!o.dram.empty()) grid.dramBytes = *parseDramList(o.dram);
     if (!o.drives.empty())
-        grid.drives = *parseWholeList(o.drives, "--drives", 0, 1 << 20, "drive counts");
+        grid.drives = *parseCounts(o.drives, "--drives", 0, 1 << 20, "drive counts");
     grid.storeAfter.clear();
-    const auto ks = parseWholeList(o.storeAfter, "--store-after", 1, kMaxStoreAfter, "sightings");
+    const auto ks = parseCounts(o.storeAfter, "--store-after", 1, kMaxStoreAfter, "sightings");
     for (auto k : *ks)
         grid.storeAfter.push_back(static_cast<int>(k));
     req.grid = grid;
@@ -178,7 +160,7 @@ int runTracePlan(const PlanOptions& o, const std::string& file, const Trace& tra
         if (!text) return fail("--emit " + o.emit + ": " + text.message());
         if (o.emitFile.empty()) {
             std::cout << *text;
-            return kExitOk;
+            return ExitCode::Ok;
         }
         if (auto w = writeFileAtomically(o.emitFile, *text); !w)
             return fail("--emit-file: " + w.message());
@@ -189,17 +171,17 @@ int runTracePlan(const PlanOptions& o, const std::string& file, const Trace& tra
         std::cout << planCsv(report);
     else
         std::cout << planTable(report);
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
-int runPlan(const TraceOptions& o, const PlanOptions& p) {
+ExitCode runPlan(const TraceOptions& o, const PlanOptions& p) {
     if (auto ok = checkPlanOptions(p); !ok) return fail(ok.message());
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
     auto admission = parseAdmission(o.admission);
     if (!admission)
         return fail("--admission '" + o.admission + "': expected always, breakeven or optimal");
-    auto loaded = loadAll(o, *ro);
+    auto loaded = loadAll(o, o.scenario, *ro);
     if (!loaded) return fail(loaded.message());
     if (!loaded->trace.summary.hasBlocks())
         return fail(o.file + ": a " + std::string(toString(loaded->trace.summary.format)) +
@@ -207,22 +189,18 @@ int runPlan(const TraceOptions& o, const PlanOptions& p) {
     auto cfg = replayConfig(o, loaded->setup, loaded->trace.summary.blockTokens);
     if (!cfg) return fail(cfg.message());
     if (auto ok = applyLoadOptions(o, loaded->trace, *cfg); !ok) return fail(ok.message());
-    return runTracePlan(p, o.file, loaded->trace, loaded->setup.eval, loaded->presets, *cfg,
+    return runTracePlan(p, o.file, loaded->trace, loaded->setup.eval, loaded->setup.presets, *cfg,
                         *admission);
 }
 
 } // namespace
 
-void addTracePlanCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o,
-                         std::function<int()>& run) {
+void addTracePlanCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o, Command& run) {
     auto* plan = trace->add_subcommand(
         "plan", "What to buy: DRAM, drives and store-after K against cost, TTFT and drive life");
     auto p = std::make_shared<PlanOptions>();
     addCommon(plan, *o);
     addCapacityOptions(plan, *o);
-    plan->add_option("--tier", o->tiers,
-                     "NAME=CAPACITY of a scenario tier (only its preset and path are used; the "
-                     "plan sets capacities)");
     plan->add_option("--write-buffer", o->writeBuffer, "As for trace replay (default 8GiB)");
     plan->add_flag("--no-write-queue", o->noWriteQueue, "Writes always keep up");
     addLoadOptions(plan, *o);

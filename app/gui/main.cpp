@@ -1,4 +1,5 @@
 // kvbe: the desktop explorer, and headless chart export for scripts and the README.
+#include "kvbe/base/exit_code.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/ui/charts/chart_export.h"
@@ -14,10 +15,11 @@
 
 namespace {
 
-// Prints the sentence on stderr and returns the exit code for it (1: bad input).
-int printError(const QString& sentence) {
+// Prints the sentence on stderr and returns the exit code for it: bad input unless said otherwise
+// (the codes are kvbe-cli's, kvbe/base/exit_code.h).
+int printError(const QString& sentence, kvbe::ExitCode code = kvbe::ExitCode::BadInput) {
     std::fprintf(stderr, "kvbe: %s\n", sentence.toLocal8Bit().constData());
-    return 1;
+    return kvbe::exitCode(code);
 }
 
 } // namespace
@@ -70,7 +72,8 @@ int main(int argc, char** argv) {
     QStringList args;
     for (int i = 0; i < argc; ++i)
         args << QString::fromLocal8Bit(argv[i]);
-    if (!parser.parse(args)) return printError(parser.errorText());
+    // An unknown option or a missing value is a usage error, as in kvbe-cli.
+    if (!parser.parse(args)) return printError(parser.errorText(), kvbe::ExitCode::Usage);
     const bool exporting = parser.isSet(exportOpt);
 
     // An export needs no display; without one the default platform would abort.
@@ -133,7 +136,7 @@ int main(int argc, char** argv) {
         if (!scenario) return printError(QString::fromStdString(scenario.message()));
         if (auto st = kvbe::exportHeadless(*presets, *scenario, request); !st)
             return printError(QString::fromStdString(st.message()));
-        return 0;
+        return kvbe::exitCode(kvbe::ExitCode::Ok);
     }
 
     kvbe::MainWindow window(std::move(*presets));

@@ -132,7 +132,7 @@ class TestCliTracePlan : public QObject {
         QTest::addColumn<QString>("expected");
         const QString t = conversation();
         QTest::newRow("replay K 0")
-            << QStringList{"trace", "replay", t, "--store-after", "0"} << "--store-after 0";
+            << QStringList{"trace", "replay", t, "--store-after", "0"} << "--store-after '0'";
         QTest::newRow("sweep K 2")
             << QStringList{"trace", "sweep", t, "--tier", "gpu", "--store-after", "2"}
             << "--store-after 2: the one-pass sweep is exact only";
@@ -142,7 +142,7 @@ class TestCliTracePlan : public QObject {
         QTest::newRow("negative budget")
             << QStringList{"trace", "plan", t, "--budget", "-5"} << "--budget '-5'";
         QTest::newRow("plan K 0") << QStringList{"trace", "plan", t, "--store-after", "1,0"}
-                                  << "--store-after '0'";
+                                  << "--store-after '1,0'";
         QTest::newRow("emit file alone")
             << QStringList{"trace", "plan", t, "--emit-file", "x.yaml"} << "--emit-file";
     }

@@ -420,7 +420,7 @@ class TestTraceCapacity : public QObject {
     void searchPointsEqualFullReplays() {
         QFETCH(bool, writeQueue);
         auto t = loadTrace(realTracePath().toStdString(), {});
-        if (!t) QSKIP("the conversation trace is missing");
+        QVERIFY2(t.ok(), t.ok() ? "" : t.message().c_str()); // the fixture ships with the tests
         const Trace part = tracePrefix(*t, 900);
         const CostModel cm = defaultCost();
         ReplayConfig c;
@@ -459,13 +459,13 @@ class TestTraceCapacity : public QObject {
     // timestamp, and a bucket's requests queue together at any load.)
     void p99RisesWithTheLoadOnTheConversationTrace() {
         auto t = loadTrace(realTracePath().toStdString(), {});
-        if (!t) QSKIP("the conversation trace is missing");
+        QVERIFY2(t.ok(), t.ok() ? "" : t.message().c_str()); // the fixture ships with the tests
         const Evaluation& e = defaultEvaluation();
         const CostModel& cm = e.cost;
         ReplayConfig c;
         c.blockBytes = traceBlockBytes(cm, 512);
         c.gpuCapacityBytes = *defaultGpuCacheBytes(e);
-        c.tiers = scenarioSimTiers(e, kvbe::test::presets());
+        c.tiers = scenarioSimTiers(e);
         c.writeQueue = false;
         c.instances = 4;
         std::vector<double> last(kCapacityRules.size(), 0);

@@ -1,5 +1,6 @@
 #include "kvbe/plan/plan_report.h"
 
+#include "kvbe/base/json_text.h"
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 #include "kvbe/cost/report.h"
@@ -52,21 +53,21 @@ json planPointJson(const PlanPoint& p) {
     for (const auto& t : p.tiers) {
         const auto& e = t.endurance;
         tiers.push_back({{"name", t.name},
-                         {"capacity_bytes", t.capacityBytes},
+                         {"capacity_bytes", jsonCount(t.capacityBytes)},
                          {"drives", e.drives ? json(*e.drives) : json(nullptr)},
                          {"drive_model", e.drive.model},
                          {"blocks_written", t.blocksWritten},
-                         {"bytes_stored", t.bytesStored},
+                         {"bytes_stored", jsonCount(t.bytesStored)},
                          {"bytes_stored_per_day", optionalJson(e.bytesStoredPerDay)},
                          {"drive_writes_per_day", optionalJson(e.driveWritesPerDay)},
                          {"years_to_rated_endurance", optionalJson(e.yearsToRatedEndurance)}});
-        capacities[t.name] = t.capacityBytes;
+        capacities[t.name] = jsonCount(t.capacityBytes);
         years[t.name] = optionalJson(e.yearsToRatedEndurance);
     }
     return {{"description", describePlanPoint(p)},
             {"capacities_bytes", capacities},
             {"tiers", tiers},
-            {"dram_bytes", p.dramBytes},
+            {"dram_bytes", jsonCount(p.dramBytes)},
             {"drive", p.drive.empty() ? json(nullptr) : json(p.drive)},
             {"drives", p.drives},
             {"store_after", p.storeAfter},

@@ -101,7 +101,7 @@ Result<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, const T
         withDrives.tiers.push_back(d);
     auto ev = evaluate(withDrives, presets, e.model);
     if (!ev) return ev.error();
-    auto tiers = scenarioSimTiers(*ev, presets);
+    auto tiers = scenarioSimTiers(*ev);
     std::size_t next = 0;
     if (dram) {
         s.dram = tiers[next++];

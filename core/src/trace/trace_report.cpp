@@ -1,5 +1,6 @@
 #include "kvbe/trace/trace_report.h"
 
+#include "kvbe/base/json_text.h"
 #include "kvbe/base/statistics.h"
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
@@ -56,21 +57,25 @@ json optionalJson(const std::optional<double>& v) {
     return v ? json(*v) : json(nullptr);
 }
 
+json optionalCount(const std::optional<double>& v) {
+    return v ? jsonCount(*v) : json(nullptr);
+}
+
 // An offload tier's writes and endurance, and with store admission what it gives up.
 void addTierWrites(json& tj, const TierReport& t, const SimTier& sim, const ReplayResult& r,
                    const ReplayResult* storeAll, std::size_t k) {
     const TierEndurance e = tierEndurance(t, sim.drive, r.durationS);
-    tj["bytes_offered"] = t.bytesWritten;
+    tj["bytes_offered"] = jsonCount(t.bytesWritten);
     tj["blocks_stored"] = t.blocksStored;
-    tj["bytes_stored"] = t.bytesStored;
+    tj["bytes_stored"] = jsonCount(t.bytesStored);
     tj["bytes_offered_per_day"] = optionalJson(e.bytesOfferedPerDay);
     tj["bytes_stored_per_day"] = optionalJson(e.bytesStoredPerDay);
     tj["drive"] = {{"model", sim.drive.model},
                    {"rated_drive_writes_per_day", optionalJson(sim.drive.writesPerDay)},
                    {"warranty_years", optionalJson(sim.drive.warrantyYears)},
-                   {"capacity_bytes", optionalJson(sim.drive.capacityBytes)}};
+                   {"capacity_bytes", optionalCount(sim.drive.capacityBytes)}};
     tj["drives"] = e.drives ? json(*e.drives) : json(nullptr);
-    tj["installed_bytes"] = e.drives ? json(e.installedBytes) : json(nullptr);
+    tj["installed_bytes"] = e.drives ? jsonCount(e.installedBytes) : json(nullptr);
     tj["drive_writes_per_day"] = optionalJson(e.driveWritesPerDay);
     tj["years_to_rated_endurance"] = optionalJson(e.yearsToRatedEndurance);
     tj["endurance_note"] = e.note;
@@ -79,7 +84,7 @@ void addTierWrites(json& tj, const TierReport& t, const SimTier& sim, const Repl
         const TierReport& a = storeAll->tiers[k];
         tj["if_every_block_stored"] = {{"hits", ratiosJson(a.hits)},
                                        {"blocks_written", a.blocksWritten},
-                                       {"bytes_written", a.bytesWritten}};
+                                       {"bytes_written", jsonCount(a.bytesWritten)}};
         tj["hits_given_up_token_weighted"] = a.hits.tokenWeighted - t.hits.tokenWeighted;
     }
 }
@@ -149,7 +154,7 @@ json traceInspectJson(const TraceInspectReport& r) {
                          {"p50", r.inputP50},
                          {"p90", r.inputP90},
                          {"p99", r.inputP99},
-                         {"max", r.inputMax}};
+                         {"max", jsonCount(r.inputMax)}};
     j["output_tokens_mean"] = r.outputMean;
     j["unlimited_capacity_hits"] = r.unlimited ? ratiosJson(r.unlimited->anyTier) : json(nullptr);
     j["scenario"] = r.scenario;
@@ -204,7 +209,7 @@ json traceReplayJson(const TraceReplayReport& x) {
     j["config"] = {{"policy", std::string(toString(cfg.policy))},
                    {"placement", std::string(toString(cfg.placement))},
                    {"admission", std::string(toString(x.admission))},
-                   {"block_bytes", cfg.blockBytes},
+                   {"block_bytes", jsonCount(cfg.blockBytes)},
                    {"write_queue", cfg.writeQueue},
                    {"instances", cfg.instances},
                    {"store_after", cfg.storeAfter},
@@ -224,17 +229,16 @@ json traceReplayJson(const TraceReplayReport& x) {
         const double buffer = k > 0 ? cfg.tiers[k - 1].writeBufferBytes : 0;
         tiers.push_back(
             {{"name", t.name},
-             {"capacity_bytes",
-              std::isfinite(t.capacityBytes) ? json(t.capacityBytes) : json(nullptr)},
+             {"capacity_bytes", jsonCount(t.capacityBytes)}, // null: unlimited
              {"p_star_tokens", t.pStarTokens ? json(*t.pStarTokens) : json(nullptr)},
              {"hits", ratiosJson(t.hits)},
              {"blocks_written", t.blocksWritten},
-             {"bytes_written", t.bytesWritten},
+             {"bytes_written", jsonCount(t.bytesWritten)},
              {"write_Bps",
               {{"p50", t.writeRateP50}, {"p99", t.writeRateP99}, {"max", t.writeRateMax}}},
              {"tier_write_Bps", t.writeBps > 0 ? json(t.writeBps) : json(nullptr)},
              {"windows_over_write_bandwidth", t.windowsOverWriteBw},
-             {"write_buffer_bytes", k > 0 ? json(buffer) : json(nullptr)},
+             {"write_buffer_bytes", k > 0 ? jsonCount(buffer) : json(nullptr)},
              {"shared_link", k > 0 && cfg.tiers[k - 1].sharedLink},
              {"writes_dropped", t.writesDropped},
              {"lookups_late", t.lookupsLate},
@@ -519,8 +523,8 @@ json traceSweepJson(const TraceSweepReport& x) {
         json per = json::array();
         for (const auto& h : p.tiers)
             per.push_back(ratiosJson(h));
-        pts.push_back({{"capacity_tokens", p.capacityTokens},
-                       {"capacity_bytes", p.capacityBytes},
+        pts.push_back({{"capacity_tokens", jsonCount(p.capacityTokens)},
+                       {"capacity_bytes", jsonCount(p.capacityBytes)},
                        {"hits_any_tier", ratiosJson(p.anyTier)},
                        {"hits_per_tier", per},
                        {"ttft_mean_s",

@@ -92,7 +92,7 @@ Result<WorkloadPtr> replayTrace(const QString& path, const Explorer& explorer) {
     if (!trace) return trace.error();
     auto w = std::make_shared<WorkloadResult>(
         computeWorkload(std::make_shared<const Trace>(std::move(*trace)), path,
-                        explorer.result()->eval, explorer.presets(), WorkloadSettings{}));
+                        explorer.result()->eval, WorkloadSettings{}));
     if (!w->error.isEmpty()) return fail(w->error);
     return WorkloadPtr(std::move(w));
 }

@@ -283,7 +283,7 @@ void WorkloadView::syncTierRows() {
     const auto& r = m_explorer->result();
     if (!r) return;
     QStringList names{tr("GPU (HBM for KV)")};
-    for (const auto& t : scenarioSimTiers(*r->eval, m_explorer->presets()))
+    for (const auto& t : scenarioSimTiers(*r->eval))
         names << QString::fromStdString(t.name);
     if (names == m_tierNames) {
         for (std::size_t i = 0; i < m_rows.size(); ++i) {
@@ -516,11 +516,10 @@ void WorkloadView::startReplay() {
     const quint64 generation = m_generation;
     auto trace = m_trace;
     auto eval = m_explorer->result()->eval;
-    const Presets* presets = &m_explorer->presets();
     const WorkloadSettings settings = m_settings;
     const QString file = m_file;
-    m_replayThread = QThread::create([out, trace, file, eval, presets, settings, cancel] {
-        *out = computeWorkload(trace, file, eval, *presets, settings, cancel.get());
+    m_replayThread = QThread::create([out, trace, file, eval, settings, cancel] {
+        *out = computeWorkload(trace, file, eval, settings, cancel.get());
     });
     connect(m_replayThread, &QThread::finished, this, [this, out, cancel, generation] {
         m_replayThread->deleteLater();
