@@ -75,12 +75,14 @@ class TestCliTracePlan : public QObject {
         QVERIFY(givenUp > 0);
     }
 
-    // The whole default grid on the conversation trace, within 60 s (the target on a 2-core
-    // machine); the JSON contract of `front` and `recommended`.
+    // The whole default grid on the conversation trace with the servers counted at p99 ≤ 5 s,
+    // within 60 s (the target on a 2-core machine); the JSON contract of `front` and
+    // `recommended`.
     void planOnTheConversationTrace() {
         QElapsedTimer timer;
         timer.start();
-        const auto r = cli({"trace", "plan", conversation(), "--output", "json"});
+        const auto r =
+            cli({"trace", "plan", conversation(), "--slo-p99", "5s", "--output", "json"});
         const double seconds = double(timer.elapsed()) / 1000;
         QCOMPARE(r.exitCode, 0);
         QVERIFY2(seconds < 60, qPrintable(QString::number(seconds)));
@@ -91,9 +93,9 @@ class TestCliTracePlan : public QObject {
         QVERIFY(front.size() >= 2);
         QCOMPARE(front[0].toObject()["description"].toString(), QString("GPU-only caching"));
         const auto rec = o["recommended"].toObject();
-        for (const char* key :
-             {"capacities_bytes", "store_after", "capex_usd", "ttft_mean_s", "ttft_p99_s",
-              "years_to_rated_endurance", "gpu_hours_saved_per_day"})
+        for (const char* key : {"capacities_bytes", "store_after", "capex_usd", "ttft_mean_s",
+                                "ttft_p99_s", "years_to_rated_endurance", "gpu_hours_saved_per_day",
+                                "servers_at_slo", "gpus_saved"})
             QVERIFY2(rec.contains(key), key);
         QVERIFY(rec["meets_limits"].toBool());
         for (const auto& v : rec["years_to_rated_endurance"].toObject())
@@ -103,6 +105,42 @@ class TestCliTracePlan : public QObject {
         for (const auto& v : front) {
             QVERIFY(v.toObject()["capex_usd"].toDouble() >= capex);
             capex = v.toObject()["capex_usd"].toDouble();
+        }
+    }
+
+    // With --slo-p99 every configuration has its servers and GPUs saved against GPU-only
+    // caching (one GPU a server on the default scenario), and its value is those GPUs at the
+    // GPU's price: GPUs × 24 × 365 / 12 × $/GPU-hour. Without it they are null.
+    void planCountsServersAndGpusSaved() {
+        const auto r = cli(
+            QStringList{"trace", "plan", conversation(), "--slo-p99", "5s", "--output", "json"} +
+            kSmallGrid);
+        QCOMPARE(r.exitCode, 0);
+        const auto o = json(r);
+        QVERIFY(o["servers_searched"].toBool());
+        const int gpuOnly = o["gpu_only_servers_at_slo"].toInt();
+        QVERIFY(gpuOnly >= 1);
+        const double price = o["prices"].toObject()["gpu_usd_per_hour"].toDouble();
+        for (const auto& v : o["front"].toArray()) {
+            const auto p = v.toObject();
+            QVERIFY2(p["servers_at_slo"].isDouble(), qPrintable(p["description"].toString()));
+            const int saved = gpuOnly - p["servers_at_slo"].toInt();
+            QCOMPARE(p["gpus_saved"].toInt(), saved);
+            QCOMPARE(p["value_from"].toString(), QString("gpus_saved"));
+            QVERIFY(close(p["value_per_month_usd"].toDouble(), saved * 24 * 365.0 / 12 * price));
+        }
+        const auto table =
+            cli(QStringList{"trace", "plan", conversation(), "--slo-p99", "5s"} + kSmallGrid);
+        QVERIFY2(table.out.contains("GPU-only caching needs " + QByteArray::number(gpuOnly)),
+                 table.out.constData());
+        const auto none =
+            cli(QStringList{"trace", "plan", conversation(), "--output", "json"} + kSmallGrid);
+        QCOMPARE(none.exitCode, 0);
+        const auto n = json(none);
+        QVERIFY(n["gpu_only_servers_at_slo"].isNull());
+        for (const auto& v : n["front"].toArray()) {
+            QVERIFY(v.toObject()["servers_at_slo"].isNull());
+            QVERIFY(v.toObject()["gpus_saved"].isNull());
         }
     }
 

@@ -11,6 +11,7 @@
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_setup.h"
+#include "queueing_by_hand.h"
 #include "test_support.h"
 #include "trace_test_support.h"
 
@@ -87,6 +88,60 @@ ReplayConfig configOf(const PlanSetup& s, const PlanPoint& p) {
     return c;
 }
 
+// n requests, one every `gap` seconds, each with the same `prefix` blocks and `own` blocks of its
+// own, every block full (512 tokens).
+Trace sharedPrefix(std::size_t n, double gap, std::uint32_t prefix, std::uint32_t own) {
+    Trace t;
+    t.summary.format = TraceFormat::Mooncake;
+    t.summary.blockTokens = 512;
+    t.summary.requests = n;
+    t.blockOffset.push_back(0);
+    t.distinctBlocks = prefix;
+    for (std::size_t i = 0; i < n; ++i) {
+        t.arrivalS.push_back(double(i) * gap);
+        t.inputTokens.push_back((prefix + own) * 512);
+        t.outputTokens.push_back(1);
+        for (std::uint32_t j = 0; j < prefix; ++j)
+            t.blocks.push_back(j);
+        for (std::uint32_t j = 0; j < own; ++j)
+            t.blocks.push_back(t.distinctBlocks++);
+        t.blockOffset.push_back(t.blocks.size());
+    }
+    return t;
+}
+
+// The servers case: 200 requests of a 32-block shared prefix and 1 block of their own, one every
+// T = s / 2.5 (s: a miss of all 33 blocks), no GPU cache, no write queue; GPU-only caching or a
+// 64 GiB DRAM tier storing every block; p99 within 1.05 s; two GPUs a server, $2 an hour each.
+struct ServersCase {
+    Trace trace;
+    double miss = 0, gap = 0;
+    TierPath dram{"dram", 55e9, 0.5e-3};
+    PlanSetup setup;
+};
+ServersCase serversCase() {
+    ServersCase c;
+    c.miss = llama3b().tMiss(33 * 512);
+    c.gap = c.miss / 2.5;
+    c.trace = sharedPrefix(200, c.gap, 32, 1);
+    PlanSetup& s = c.setup; // its trace is set where the case stays put
+    s.cost = &llama3b();
+    s.base.blockBytes = traceBlockBytes(llama3b(), 512);
+    s.base.gpuCapacityBytes = 0;
+    s.base.writeQueue = false;
+    s.dram = SimTier{"dram", 0, c.dram, 55e9};
+    s.prices.origin = "the test";
+    s.prices.dramPerGiB = Price{10, ""};
+    s.prices.gpuPerHour["h100-sxm"] = Price{2, ""};
+    s.gpuKey = "h100-sxm";
+    s.gpusPerInstance = 2;
+    s.grid.dramBytes = {0, 64 * kGiB};
+    s.grid.drives = {0};
+    s.grid.storeAfter = {1};
+    s.limits.sloP99S = 1.05 * c.miss;
+    return c;
+}
+
 bool close(double a, double b) {
     return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b));
 }
@@ -144,6 +199,79 @@ class TestPlan : public QObject {
             const double perDay = r->tiers.back().bytesStored * 86400 / r->durationS;
             QVERIFY(close(*p.lifeIfEveryBlockStored, 3 * 5 * 6.4e12 / perDay));
             QVERIFY(*p.lifeIfEveryBlockStored < *p.shortestLifeYears);
+        }
+    }
+
+    // Servers at the latency limit, by hand. GPU-only caching recomputes every request in s:
+    // D/D/n, its fewest servers from the closed form (3: two fall behind by s − 2T a request).
+    // With the DRAM tier, request 0 misses (s) and every later one loads the prefix and
+    // recomputes one block, in at most t_hit < T; on one server request i then starts at most
+    // s − T after it arrives and its TTFT is at most s − T + t_hit < s: one server holds p99
+    // within 1.05 s. GPUs saved (3 − 1) × 2 = 4, worth 4 × 24 × 365 / 12 × $2 a month.
+    void serversAtTheLatencyLimitByHand() {
+        ServersCase c = serversCase();
+        c.setup.trace = &c.trace;
+        const double hit = llama3b().tHit(c.dram, 33 * 512, 32 * 512);
+        QVERIFY(hit < c.gap); // the case's premise
+        int gpuOnly = 0;
+        for (int n = 1; gpuOnly == 0; ++n)
+            if (kvbe::test::percentileByHand(kvbe::test::ddcTtfts(200, c.gap, c.miss, n), 99) <=
+                *c.setup.limits.sloP99S)
+                gpuOnly = n;
+        QCOMPARE(gpuOnly, 3);
+        auto plan = planTrace(c.setup);
+        QVERIFY2(plan.ok(), plan.ok() ? "" : plan.message().c_str());
+        QVERIFY(plan->serversSearched);
+        QCOMPARE(plan->gpuOnlyServers, std::optional<int>(gpuOnly));
+        QCOMPARE(plan->points.size(), std::size_t(2));
+        const PlanPoint& none = plan->points[0];
+        QCOMPARE(none.serversAtSlo, std::optional<int>(gpuOnly));
+        QCOMPARE(none.gpusSaved, std::optional<int>(0));
+        QCOMPARE(none.valuePerMonthUsd, 0.0);
+        const PlanPoint& dram = plan->points[1];
+        QCOMPARE(dram.serversAtSlo, std::optional<int>(1));
+        QCOMPARE(dram.gpusSaved, std::optional<int>(4));
+        QVERIFY(dram.valueFromGpusSaved);
+        const double value = 4 * 24 * 365.0 / 12 * 2;
+        QVERIFY(close(dram.valuePerMonthUsd, value));
+        QVERIFY(close(dram.netUsdOverLife, value * 12 * 5 - 640));
+        QVERIFY(close(*dram.paybackMonths, 640 / value));
+        QVERIFY(dram.fails.empty());
+        QCOMPARE(plan->recommended, std::optional<std::size_t>(1));
+        QVERIFY2(QString::fromStdString(plan->why).contains("on 1 server where GPU-only caching "
+                                                            "needs 3 servers: 4 GPUs saved"),
+                 plan->why.c_str());
+    }
+
+    // Servers counted up to 2 only: GPU-only caching holds the limit at no count (it fails the
+    // latency limit, saying so), the DRAM tier on 1, and with no count for GPU-only caching the
+    // GPUs saved are unknown: the value is the GPU-hours saved. Without a limit nothing is
+    // counted.
+    void serversBeyondTheBoundAndWithoutALimit() {
+        ServersCase c = serversCase();
+        c.setup.trace = &c.trace;
+        c.setup.maxServers = 2;
+        auto plan = planTrace(c.setup);
+        QVERIFY2(plan.ok(), plan.ok() ? "" : plan.message().c_str());
+        QVERIFY(!plan->gpuOnlyServers);
+        const PlanPoint& none = plan->points[0];
+        QVERIFY(!none.serversAtSlo);
+        QVERIFY2(QString::fromStdString(none.serversNote).contains("no count up to 2 servers"),
+                 none.serversNote.c_str());
+        QCOMPARE(none.fails.size(), std::size_t(1));
+        QVERIFY(QString::fromStdString(none.fails[0]).startsWith("latency: no count up to 2"));
+        const PlanPoint& dram = plan->points[1];
+        QCOMPARE(dram.serversAtSlo, std::optional<int>(1));
+        QVERIFY(!dram.gpusSaved);
+        QVERIFY(!dram.valueFromGpusSaved);
+        QVERIFY(close(dram.valuePerMonthUsd, dram.gpuHoursSavedPerDay * 365.0 / 12 * 2));
+
+        c.setup.limits.sloP99S.reset();
+        auto free = planTrace(c.setup);
+        QVERIFY(free.ok());
+        QVERIFY(!free->serversSearched);
+        for (const auto& p : free->points) {
+            QVERIFY(!p.serversAtSlo && !p.gpusSaved && !p.valueFromGpusSaved);
         }
     }
 

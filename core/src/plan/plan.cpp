@@ -2,6 +2,7 @@
 
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
+#include "kvbe/trace/trace_capacity.h"
 
 #include "plan_text.h"
 
@@ -30,6 +31,9 @@ struct Coord {
 struct Job {
     PlanPoint point;
     Coord at;
+    // With a latency limit: the GPU-only rule's fewest servers in this point's replay (the same
+    // in every point: the GPU's cache does not depend on the offload tiers).
+    std::optional<int> gpuOnlyServers;
 };
 
 Status checkSetup(const PlanSetup& s) {
@@ -139,8 +143,50 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
     const double perDay = r.durationS > 0 ? kSecondsPerDay / r.durationS : 0;
     p.gpuHoursSavedPerDay = (rule.gpuSecondsSaved - gpuOnly.gpuSecondsSaved) * perDay / 3600 *
                             static_cast<double>(s.gpusPerInstance);
-    p.valuePerMonthUsd =
-        p.gpuHoursSavedPerDay * kDaysPerMonth * s.prices.gpuPerHour.at(s.gpuKey).usd;
+}
+
+// The fewest servers that hold the latency limit at the plan's load, for the plan's rule and
+// GPU-only caching, from one search over the point's own configuration (one thread: the plan's
+// threads are busy with the other points).
+Status countServers(const PlanSetup& s, const ReplayConfig& c, Job& j,
+                    const std::atomic<bool>& stop) {
+    CapacityRequest q;
+    q.target.percentile = 99;
+    q.target.seconds = *s.limits.sloP99S;
+    q.rateScale = c.rateScale;
+    q.maxInstances = s.maxServers;
+    q.threads = 1;
+    auto r = traceCapacity(*s.trace, *s.cost, c, q, [&](double) { return !stop; });
+    if (!r) return r.error();
+    if (r->cancelled) return Ok{};
+    const RuleServers* mine = r->serversOf(toString(s.rule));
+    const RuleServers* gpuOnly = r->serversOf("gpu-only");
+    PlanPoint& p = j.point;
+    p.serversAtSlo = mine->servers;
+    if (!mine->servers)
+        p.serversNote = "no count up to " + std::to_string(s.maxServers) + " servers holds " +
+                        q.target.text() + " (p99 " + formatSeconds(mine->statisticUnlimited) +
+                        " with a server per request)";
+    j.gpuOnlyServers = gpuOnly->servers;
+    return Ok{};
+}
+
+// The GPUs saved against GPU-only caching (where both counts are known) and the value: those
+// GPUs at the price per hour, or without them the GPU-hours saved; the payback and the net.
+void valuePoint(const PlanSetup& s, const PlanResult& res, PlanPoint& p) {
+    const double price = s.prices.gpuPerHour.at(s.gpuKey).usd;
+    if (res.serversSearched && p.serversAtSlo && res.gpuOnlyServers) {
+        p.gpusSaved = (*res.gpuOnlyServers - *p.serversAtSlo) * s.gpusPerInstance;
+        p.valueFromGpusSaved = true;
+        p.valuePerMonthUsd = *p.gpusSaved * 24 * kDaysPerMonth * price;
+    } else {
+        if (res.serversSearched && p.serversAtSlo)
+            p.serversNote = "GPU-only caching holds p99 at no count up to " +
+                            std::to_string(s.maxServers) +
+                            " servers, so the GPUs saved are not "
+                            "counted";
+        p.valuePerMonthUsd = p.gpuHoursSavedPerDay * kDaysPerMonth * price;
+    }
     if (p.valuePerMonthUsd > 0 && p.capexUsd > 0) p.paybackMonths = p.capexUsd / p.valuePerMonthUsd;
     p.netUsdOverLife = p.valuePerMonthUsd * 12 * s.limits.lifeYears - p.capexUsd;
 }
@@ -154,6 +200,8 @@ void checkLimits(const PlanLimits& l, PlanPoint& p) {
         p.fails.push_back("latency: p99 TTFT " + formatFixed(p.ttftP99S, 3) + " s, " +
                           formatFixed(p.ttftP99S - *l.sloP99S, 3) + " s over " +
                           formatFixed(*l.sloP99S, 3) + " s");
+    else if (l.sloP99S && !p.serversAtSlo) // the search ran and found no count
+        p.fails.push_back("latency: " + p.serversNote);
     if (l.budgetUsd && p.capexUsd > *l.budgetUsd)
         p.fails.push_back("budget: " + usd(p.capexUsd) + ", " + usd(p.capexUsd - *l.budgetUsd) +
                           " over " + usd(*l.budgetUsd));
@@ -232,6 +280,9 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
     res.durationS = f->durationS;
     if (!(res.durationS > 0))
         return Error{"the trace spans no time: a plan scales its writes and savings to a day"};
+    res.serversSearched = s.limits.sloP99S.has_value();
+    if (res.serversSearched)
+        if (auto ok = checkArrivals(*s.trace, "the trace"); !ok) return ok.error();
     if (s.limits.sloP99S && *s.limits.sloP99S < res.floorP99S)
         return Error{"the latency limit: a p99 TTFT of " + formatFixed(*s.limits.sloP99S, 3) +
                      " s is below " + formatFixed(res.floorP99S, 3) +
@@ -249,12 +300,16 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
             PlanPoint& p = jobs[i].point;
             const ReplayConfig c = pointConfig(s, p);
             auto r = replayTrace(*s.trace, *s.cost, c, nullptr, [&](double) { return !stop; });
-            if (!r || r->cancelled) {
+            Status counted = Ok{};
+            if (r && !r->cancelled) {
+                scorePoint(s, c, *r, p);
+                if (res.serversSearched) counted = countServers(s, c, jobs[i], stop);
+            }
+            if (!r || r->cancelled || !counted) {
                 std::lock_guard lock(m);
                 if (!r && !failure) failure = r.error();
+                if (!counted && !failure) failure = counted.error();
                 stop = true;
-            } else {
-                scorePoint(s, c, *r, p);
             }
             ++done;
             cv.notify_one();
@@ -285,8 +340,10 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
     }
     if (progress) progress(1.0);
 
+    if (res.serversSearched) res.gpuOnlyServers = jobs[0].gpuOnlyServers;
     std::vector<Coord> at;
     for (auto& j : jobs) {
+        valuePoint(s, res, j.point);
         checkLimits(s.limits, j.point);
         res.points.push_back(std::move(j.point));
         at.push_back(j.at);

@@ -20,6 +20,10 @@ json optionalJson(const std::optional<double>& v) {
     return v ? json(*v) : json(nullptr);
 }
 
+json optionalInt(const std::optional<int>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
 std::string ms(double s) {
     return formatFixed(s * 1e3, 1);
 }
@@ -44,6 +48,26 @@ std::string limitsLine(const PlanLimits& l) {
                      : ", no latency limit";
     out += l.budgetUsd ? ", capital cost at most " + usd(*l.budgetUsd) : ", no budget";
     return out;
+}
+
+// Whether the servers were counted, at what, and what GPU-only caching needs.
+std::string serversLine(const PlanSetup& s, const PlanResult& r) {
+    if (!r.serversSearched)
+        return "not counted: give --slo-p99 for the prefill servers each configuration needs and "
+               "the GPUs it saves against GPU-only caching";
+    const std::string target = "p99 TTFT at most " + formatFixed(*s.limits.sloP99S, 3) + " s";
+    const std::string load = s.base.rateScale == 1
+                                 ? "the trace's own load"
+                                 : formatFixed(s.base.rateScale, 3) + " times the trace's load";
+    const std::string gpus = std::to_string(s.gpusPerInstance) +
+                             (s.gpusPerInstance == 1 ? " GPU" : " GPUs") + " a server";
+    if (!r.gpuOnlyServers)
+        return "the fewest that hold " + target + " at " + load + " (" + gpus +
+               "); GPU-only caching holds it with no count up to " + std::to_string(s.maxServers) +
+               ", so the value is the GPU-hours saved";
+    return "the fewest that hold " + target + " at " + load + " (" + gpus +
+           "): GPU-only caching needs " + std::to_string(*r.gpuOnlyServers) +
+           "; the value is the GPUs a configuration saves against that, at the price per GPU-hour";
 }
 
 } // namespace
@@ -78,7 +102,11 @@ json planPointJson(const PlanPoint& p) {
             {"ttft_p99_s", p.ttftP99S},
             {"hits_token_weighted", p.hitsTokenWeighted},
             {"gpu_hours_saved_per_day", p.gpuHoursSavedPerDay},
+            {"servers_at_slo", optionalInt(p.serversAtSlo)},
+            {"gpus_saved", optionalInt(p.gpusSaved)},
+            {"servers_note", p.serversNote},
             {"value_per_month_usd", p.valuePerMonthUsd},
+            {"value_from", p.valueFromGpusSaved ? "gpus_saved" : "gpu_hours_saved_per_day"},
             {"payback_months", optionalJson(p.paybackMonths)},
             {"net_usd_over_life", p.netUsdOverLife},
             {"years_to_rated_endurance", years},
@@ -114,6 +142,9 @@ json planJson(const PlanReport& x) {
     j["gpus_per_instance"] = s.gpusPerInstance;
     j["duration_s"] = r.durationS;
     j["floor_p99_s"] = r.floorP99S;
+    j["servers_searched"] = r.serversSearched;
+    j["max_servers"] = s.maxServers;
+    j["gpu_only_servers_at_slo"] = optionalInt(r.gpuOnlyServers);
     j["configurations"] = r.points.size();
     j["replays"] = r.replays;
     j["threads"] = r.threads;
@@ -130,12 +161,16 @@ json planJson(const PlanReport& x) {
 
 std::string planCsv(const PlanReport& x) {
     const PlanResult& r = *x.result;
-    std::string out = "configuration,dram_bytes,drive,drives,store_after,capex_usd,ttft_mean_s,"
-                      "ttft_p99_s,hits_token_weighted,gpu_hours_saved_per_day,"
-                      "value_per_month_usd,payback_months,net_usd_over_life,shortest_life_years,"
-                      "meets_limits,on_ttft_front,on_gpu_hours_front,recommended\n";
+    std::string out =
+        "configuration,dram_bytes,drive,drives,store_after,capex_usd,ttft_mean_s,"
+        "ttft_p99_s,hits_token_weighted,gpu_hours_saved_per_day,servers_at_slo,gpus_saved,"
+        "value_per_month_usd,payback_months,net_usd_over_life,shortest_life_years,"
+        "meets_limits,on_ttft_front,on_gpu_hours_front,recommended\n";
     auto opt = [](const std::optional<double>& v) {
         return v ? formatFixed(*v, 6) : std::string();
+    };
+    auto optInt = [](const std::optional<int>& v) {
+        return v ? std::to_string(*v) : std::string();
     };
     for (std::size_t i = 0; i < r.points.size(); ++i) {
         const PlanPoint& p = r.points[i];
@@ -143,8 +178,9 @@ std::string planCsv(const PlanReport& x) {
                "," + std::to_string(p.drives) + "," + std::to_string(p.storeAfter) + "," +
                formatFixed(p.capexUsd, 2) + "," + formatFixed(p.ttftMeanS, 9) + "," +
                formatFixed(p.ttftP99S, 9) + "," + formatFixed(p.hitsTokenWeighted, 6) + "," +
-               formatFixed(p.gpuHoursSavedPerDay, 6) + "," + formatFixed(p.valuePerMonthUsd, 2) +
-               "," + opt(p.paybackMonths) + "," + formatFixed(p.netUsdOverLife, 2) + "," +
+               formatFixed(p.gpuHoursSavedPerDay, 6) + "," + optInt(p.serversAtSlo) + "," +
+               optInt(p.gpusSaved) + "," + formatFixed(p.valuePerMonthUsd, 2) + "," +
+               opt(p.paybackMonths) + "," + formatFixed(p.netUsdOverLife, 2) + "," +
                opt(p.shortestLifeYears) + "," + (p.fails.empty() ? "1" : "0") + "," +
                (p.onTtftFront ? "1" : "0") + "," + (p.onGpuHoursFront ? "1" : "0") + "," +
                (r.recommended && *r.recommended == i ? "1" : "0") + "\n";
@@ -163,12 +199,20 @@ std::string planTable(const PlanReport& x) {
            " replays in " + formatFixed(r.seconds, 1) + " s on " + std::to_string(r.threads) +
            " thread" + (r.threads == 1 ? "" : "s") + "\n";
     out += "limits    " + limitsLine(s.limits) + "\n";
-    out += "prices    " + pricesLine(s) + "\n\n";
+    out += "prices    " + pricesLine(s) + "\n";
+    out += "servers   " + serversLine(s, r) + "\n\n";
     out += "The Pareto front: capital cost against mean TTFT (T) and against GPU-hours saved (H)\n";
     char line[512];
-    std::snprintf(line, sizeof line, "%-3s %-58s %9s %21s %8s %9s %8s %12s  %s\n", "",
-                  "configuration", "capex", "TTFT ms mean / p99", "GPU-h/d", "$/month", "payback",
-                  "drive life", "limits");
+    // The servers and GPUs saved at the latency limit, where they were counted.
+    auto servers = [&](const std::string& count, const std::string& saved) {
+        if (!r.serversSearched) return std::string();
+        std::snprintf(line, sizeof line, " %7s %10s", count.c_str(), saved.c_str());
+        return std::string(line);
+    };
+    const std::string serversHead = servers("servers", "GPUs saved");
+    std::snprintf(line, sizeof line, "%-3s %-58s %9s %21s %8s%s %9s %8s %12s  %s\n", "",
+                  "configuration", "capex", "TTFT ms mean / p99", "GPU-h/d", serversHead.c_str(),
+                  "$/month", "payback", "drive life", "limits");
     out += line;
     // The front, and the recommended configuration where it is not on it (a front point that
     // fails a limit can shadow it).
@@ -190,11 +234,14 @@ std::string planTable(const PlanReport& x) {
         if (r.recommended && *r.recommended == i)
             limits += p.onTtftFront || p.onGpuHoursFront ? "  <- recommended"
                                                          : "  <- recommended (not on a front)";
-        std::snprintf(line, sizeof line, "%-3s %-58s %9s %21s %8s %9s %8s %12s  %s\n", mark.c_str(),
-                      describePlanPoint(p).c_str(), usd(p.capexUsd).c_str(), ttft.c_str(),
-                      formatFixed(p.gpuHoursSavedPerDay, 1).c_str(),
-                      usd(p.valuePerMonthUsd).c_str(), payback.c_str(), life.c_str(),
-                      limits.c_str());
+        const std::string serversCells = servers(
+            p.serversAtSlo ? std::to_string(*p.serversAtSlo) : ">" + std::to_string(s.maxServers),
+            p.gpusSaved ? std::to_string(*p.gpusSaved) : "-");
+        std::snprintf(line, sizeof line, "%-3s %-58s %9s %21s %8s%s %9s %8s %12s  %s\n",
+                      mark.c_str(), describePlanPoint(p).c_str(), usd(p.capexUsd).c_str(),
+                      ttft.c_str(), formatFixed(p.gpuHoursSavedPerDay, 1).c_str(),
+                      serversCells.c_str(), usd(p.valuePerMonthUsd).c_str(), payback.c_str(),
+                      life.c_str(), limits.c_str());
         out += line;
     }
     out += "\n";

@@ -25,6 +25,10 @@ std::string years(double y) {
     return formatFixed(y, y == std::floor(y) ? 0 : 1) + (y == 1 ? " year" : " years");
 }
 
+std::string servers(int n) {
+    return std::to_string(n) + (n == 1 ? " server" : " servers");
+}
+
 // What a neighbour changes against the recommended point, in money over the life.
 std::string versus(const PlanPoint& rec, const PlanPoint& n, double life) {
     const double dCapex = n.capexUsd - rec.capexUsd;
@@ -54,8 +58,17 @@ std::string whySentence(const PlanSetup& s, const PlanResult& res,
     const double price = s.prices.gpuPerHour.at(s.gpuKey).usd;
     std::string w = describePlanPoint(r) + ": " + usd(r.capexUsd) + " up front";
     if (r.offload()) {
-        w += ", saves " + formatFixed(r.gpuHoursSavedPerDay, 1) + " GPU-hours of prefill a day (" +
-             usd(r.valuePerMonthUsd) + " a month at $" + formatFixed(price, 2) + " per GPU-hour)";
+        if (r.valueFromGpusSaved)
+            w += ", holds p99 TTFT within " + formatFixed(*s.limits.sloP99S, 3) + " s on " +
+                 servers(*r.serversAtSlo) + " where GPU-only caching needs " +
+                 servers(*res.gpuOnlyServers) + ": " + std::to_string(*r.gpusSaved) +
+                 (*r.gpusSaved == 1 ? " GPU" : " GPUs") + " saved (" + usd(r.valuePerMonthUsd) +
+                 " a month at $" + formatFixed(price, 2) + " per GPU-hour), and saves " +
+                 formatFixed(r.gpuHoursSavedPerDay, 1) + " GPU-hours of prefill a day";
+        else
+            w += ", saves " + formatFixed(r.gpuHoursSavedPerDay, 1) +
+                 " GPU-hours of prefill a day (" + usd(r.valuePerMonthUsd) + " a month at $" +
+                 formatFixed(price, 2) + " per GPU-hour)";
         if (r.paybackMonths) w += ", pays back in " + formatFixed(*r.paybackMonths, 1) + " months";
         w += " and nets " + usd(r.netUsdOverLife) + " over " + years(life);
         if (r.shortestLifeYears)

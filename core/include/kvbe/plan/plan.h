@@ -1,8 +1,10 @@
 // What to buy for a trace (docs/workload-model.md, "Planning what to buy"): a grid of DRAM sizes,
 // whole drives of NVMe drive presets and store-after K, plus GPU-only caching, each replayed; the
-// capital cost, the TTFT, the drives' life and the GPU prefill hours saved of each; the Pareto
-// fronts of cost against mean TTFT and against GPU hours saved; and the one configuration that
-// meets the life, latency and budget limits with the most value net of its cost over the life.
+// capital cost, the TTFT, the drives' life and the GPU prefill hours saved of each; with a latency
+// limit, the fewest prefill servers each needs to hold it (kvbe/trace/trace_capacity.h) and the
+// GPUs that saves against GPU-only caching; the Pareto fronts of cost against mean TTFT and
+// against GPU hours saved; and the one configuration that meets the life, latency and budget
+// limits with the most value net of its cost over the life.
 //
 // planTrace runs on the calling thread and as many more as it is given (std::thread over the
 // grid points); its progress callback, called on the calling thread only, cancels the plan by
@@ -27,7 +29,9 @@ struct PlanLimits {
     // Every rated drive must last this long: years to rated endurance >= lifeYears. Also the
     // horizon over which a configuration's value is weighed against its cost.
     double lifeYears = 5;
-    std::optional<double> sloP99S;   // p99 TTFT under the plan's admission rule, at most
+    // p99 TTFT under the plan's admission rule, at most; also the target the servers each
+    // configuration needs are counted at.
+    std::optional<double> sloP99S;
     std::optional<double> budgetUsd; // capital cost, at most
 };
 
@@ -52,7 +56,8 @@ struct PlanSetup {
     int gpusPerInstance = 1; // the tensor-parallel group: every one of its GPUs prefills
     PlanGrid grid;
     PlanLimits limits;
-    int threads = 0; // 0: one per hardware thread
+    int threads = 0;       // 0: one per hardware thread
+    int maxServers = 1024; // the servers search stops here
 };
 
 struct PlanTier {
@@ -75,7 +80,17 @@ struct PlanPoint {
     // (GPU prefill seconds saved under the rule − under GPU-only caching) × 86,400 / the trace's
     // duration / 3,600 × the GPUs of the instance.
     double gpuHoursSavedPerDay = 0;
-    double valuePerMonthUsd = 0;             // × 365 / 12 days × the GPU's price per hour
+    // With a latency limit: the fewest prefill servers (each gpusPerInstance GPUs) that hold p99
+    // TTFT within it under the rule at the plan's load, and (GPU-only caching's − these) × the
+    // GPUs of a server. None without a limit, or where no count up to maxServers holds it (for
+    // this point or for GPU-only caching): serversNote says which.
+    std::optional<int> serversAtSlo;
+    std::optional<int> gpusSaved;
+    std::string serversNote;
+    // The GPUs saved × 24 hours × 365 / 12 days × the GPU's price per hour where gpusSaved is
+    // known; otherwise the GPU-hours saved a day × 365 / 12 days × the price per hour.
+    double valuePerMonthUsd = 0;
+    bool valueFromGpusSaved = false;
     std::optional<double> paybackMonths;     // capex / value per month; none when it never pays
     double netUsdOverLife = 0;               // value per month × 12 × life − capex
     std::optional<double> shortestLifeYears; // the shortest years to rated endurance of its drives
@@ -94,6 +109,9 @@ struct PlanResult {
     std::string why;      // why the recommended point beat its neighbours
     std::string unmet;    // when no point meets the limits: which limit fails and by how much
     double floorP99S = 0; // p99 TTFT with every prefix hit free on the GPU: no plan beats it
+    // With a latency limit: the servers were counted, and the fewest GPU-only caching needs.
+    bool serversSearched = false;
+    std::optional<int> gpuOnlyServers;
     double durationS = 0; // the trace's
     std::size_t replays = 0;
     double seconds = 0; // wall time
