@@ -88,28 +88,6 @@ ReplayConfig configOf(const PlanSetup& s, const PlanPoint& p) {
     return c;
 }
 
-// n requests, one every `gap` seconds, each with the same `prefix` blocks and `own` blocks of its
-// own, every block full (512 tokens).
-Trace sharedPrefix(std::size_t n, double gap, std::uint32_t prefix, std::uint32_t own) {
-    Trace t;
-    t.summary.format = TraceFormat::Mooncake;
-    t.summary.blockTokens = 512;
-    t.summary.requests = n;
-    t.blockOffset.push_back(0);
-    t.distinctBlocks = prefix;
-    for (std::size_t i = 0; i < n; ++i) {
-        t.arrivalS.push_back(double(i) * gap);
-        t.inputTokens.push_back((prefix + own) * 512);
-        t.outputTokens.push_back(1);
-        for (std::uint32_t j = 0; j < prefix; ++j)
-            t.blocks.push_back(j);
-        for (std::uint32_t j = 0; j < own; ++j)
-            t.blocks.push_back(t.distinctBlocks++);
-        t.blockOffset.push_back(t.blocks.size());
-    }
-    return t;
-}
-
 // The servers case: 200 requests of a 32-block shared prefix and 1 block of their own, one every
 // T = s / 2.5 (s: a miss of all 33 blocks), no GPU cache, no write queue; GPU-only caching or a
 // 64 GiB DRAM tier storing every block; p99 within 1.05 s; two GPUs a server, $2 an hour each.
@@ -123,7 +101,10 @@ ServersCase serversCase() {
     ServersCase c;
     c.miss = llama3b().tMiss(33 * 512);
     c.gap = c.miss / 2.5;
-    c.trace = sharedPrefix(200, c.gap, 32, 1);
+    std::vector<double> arrival;
+    for (int i = 0; i < 200; ++i)
+        arrival.push_back(i * c.gap);
+    c.trace = kvbe::test::makeTrace(arrival, 32, 1);
     PlanSetup& s = c.setup; // its trace is set where the case stays put
     s.cost = &llama3b();
     s.base.blockBytes = traceBlockBytes(llama3b(), 512);
