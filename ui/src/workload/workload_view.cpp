@@ -6,6 +6,7 @@
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/window/file_dialogs.h"
 #include "kvbe/ui/workload/capacity_panel.h"
+#include "kvbe/ui/workload/plan_section.h"
 #include "kvbe/ui/workload/workload_charts.h"
 
 #include <QCheckBox>
@@ -128,6 +129,8 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
         if (auto* capacity = qobject_cast<SloCapacityChart*>(c)) {
             m_capacity = new CapacityPanel(capacity, this);
             m_chartTabs->addTab(m_capacity, c->title());
+        } else if (auto* plan = qobject_cast<PlanChart*>(c)) {
+            m_chartTabs->addTab(new PlanSection(plan, &m_explorer->presets(), this), c->title());
         } else {
             m_chartTabs->addTab(c, c->title());
         }
@@ -558,6 +561,7 @@ void WorkloadView::apply(WorkloadPtr w) {
             c->setWorkload(m_result);
     }
     if (m_capacity) m_capacity->setWorkload(m_result);
+    if (auto* plan = findChild<PlanSection*>()) plan->setWorkload(m_result);
     for (std::size_t i = 0; i < m_rows.size(); ++i)
         m_rows[i].value->setText(tierValueText(i == 0 ? m_result->config.gpuCapacityBytes
                                                       : (i - 1 < m_settings.tierCapacityBytes.size()
