@@ -144,8 +144,13 @@ class TestUiPlan : public QObject {
         // The sentence: the recommended configuration and why.
         QVERIFY(r.recommended);
         const QString sentence = child<QLabel>(s, "planSentence")->text();
-        QVERIFY2(sentence.startsWith(QStringLiteral("Recommended: ")), qPrintable(sentence));
-        QVERIFY(sentence.contains(QString::fromStdString(r.why)));
+        // The configuration in bold, then the reasons: core's sentence.
+        const QString desc = QString::fromStdString(describePlanPoint(r.points[*r.recommended]));
+        const QString why = QString::fromStdString(r.why);
+        QVERIFY(why.startsWith(desc));
+        QVERIFY2(sentence.startsWith(QStringLiteral("<b>Recommended: %1</b>").arg(desc)),
+                 qPrintable(sentence));
+        QVERIFY(sentence.endsWith(why.mid(desc.size()).toHtmlEscaped()));
         QVERIFY(child<QLabel>(s, "planDriveLife")->text().contains(QStringLiteral("Drive life")));
         QCOMPARE(child<QTableWidget>(s, "planTable")->rowCount(), int(r.front.size()));
 
@@ -169,6 +174,8 @@ class TestUiPlan : public QObject {
                                       "life/3/points"};
         const LifeBand order[] = {LifeBand::Short, LifeBand::Fair, LifeBand::Long,
                                   LifeBand::NoDrives};
+        // The recommended configuration is coloured too, on a front or not.
+        const PlanPoint& recommended = r.points[*r.recommended];
         int drawn = 0;
         for (int i = 0; i < 4; ++i) {
             auto* series = qobject_cast<QScatterSeries*>(chart->seriesByKey(bandKeys[i]));
@@ -178,7 +185,7 @@ class TestUiPlan : public QObject {
                 ++drawn;
                 bool found = false;
                 for (const PlanPoint& p : r.points)
-                    if ((p.onTtftFront || p.onGpuHoursFront) &&
+                    if ((p.onTtftFront || p.onGpuHoursFront || &p == &recommended) &&
                         sameValue(p.capexUsd, pt.x(), 1e-9) &&
                         std::abs(PlanChart::ttftSavedS(r, p) * 1e3 - pt.y()) < 1e-9 &&
                         bandByHand(p, blockBytes) == order[i])
@@ -189,7 +196,8 @@ class TestUiPlan : public QObject {
                         QStringLiteral("point %1,%2 in band %3").arg(pt.x()).arg(pt.y()).arg(i)));
             }
         }
-        QCOMPARE(drawn, frontPoints);
+        QCOMPARE(drawn,
+                 frontPoints + (recommended.onTtftFront || recommended.onGpuHoursFront ? 0 : 1));
         if (shortPoints > 0)
             QVERIFY(!qobject_cast<QScatterSeries*>(chart->seriesByKey("life/0/points"))
                          ->points()

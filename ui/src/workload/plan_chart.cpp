@@ -193,13 +193,12 @@ double PlanChart::ttftSavedS(const PlanResult& r, const PlanPoint& p) {
 }
 
 void PlanChart::refill() {
-    const QString headline = tr("What to buy: capital cost against mean TTFT saved");
+    const QString headline = tr("Cost against TTFT saved over GPU-only caching");
     if (!drawEmptyUnlessLoaded(headline)) return;
     const WorkloadPlan* pl = drawn();
     const PlanResult* r = pl && pl->result ? &*pl->result : nullptr;
     const QString file = QFileInfo(m_workload->file).fileName();
-    setAxes(false, tr("Capital cost (USD: DRAM and drives)"),
-            tr("Mean TTFT saved over GPU-only caching (ms)"), false);
+    setAxes(false, tr("Capital cost (USD: DRAM and drives)"), tr("Mean TTFT saved (ms)"), false);
     setSecondaryAxis(QString(), 0, 1);
     if (!r) {
         setTitles(headline, describeScenario(*m_current),
@@ -212,10 +211,7 @@ void PlanChart::refill() {
         return;
     }
     setTitles(headline, describeScenario(*m_current),
-              tr("%1; %2 configurations replayed; colour: the shortest drive life; ringed: "
-                 "recommended")
-                  .arg(file)
-                  .arg(r->points.size()));
+              tr("%1 configurations; colour: the shortest drive life").arg(r->points.size()));
     double xHi = 1, yLo = 0, yHi = 1;
     QList<QPointF> others, front;
     QList<QPointF> banded[4];
@@ -225,7 +221,8 @@ void PlanChart::refill() {
         yLo = std::min(yLo, v.y());
         yHi = std::max(yHi, v.y());
         if (p.onTtftFront) front << v;
-        if (p.onTtftFront || p.onGpuHoursFront)
+        const bool rec = r->recommended && &p == &r->points[*r->recommended];
+        if (p.onTtftFront || p.onGpuHoursFront || rec)
             banded[std::size_t(lifeBand(p))] << v;
         else
             others << v;
@@ -246,8 +243,6 @@ void PlanChart::refill() {
     if (r->recommended) {
         const PlanPoint& p = r->points[*r->recommended];
         rec << QPointF(p.capexUsd, ttftSavedS(*r, p) * 1e3);
-        label(QStringLiteral("recommended"), tr("recommended: %1").arg(qs(describePlanPoint(p))),
-              rec.front(), textColor(), Qt::Alignment());
     }
     auto* ring = scatter(QStringLiteral("recommended"), tr("recommended"), textColor(), 22);
     ring->setColor(Qt::transparent);
@@ -256,7 +251,8 @@ void PlanChart::refill() {
     ring->replace(rec);
     endRefill();
     const double dy = std::max(1e-3, yHi - yLo);
-    setHomeRange(-0.04 * xHi, 1.06 * xHi, yLo - 0.06 * dy, yHi + 0.12 * dy);
+    // From 0: GPU-only caching costs nothing, and negative dollars would only puzzle.
+    setHomeRange(0, 1.06 * xHi, yLo - 0.06 * dy, yHi + 0.12 * dy);
 }
 
 QString PlanChart::hoverText(QPointF v) const {

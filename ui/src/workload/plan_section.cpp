@@ -109,22 +109,22 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     body->addWidget(m_chart, 3);
     auto* side = new QVBoxLayout;
     m_sentence = wrapped("planSentence", this);
-    QFont bold = m_sentence->font();
-    bold.setBold(true);
-    m_sentence->setFont(bold);
+    m_sentence->setTextFormat(Qt::RichText);
     m_sentence->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     m_driveLife = wrapped("planDriveLife", this);
     m_driveLife->setTextFormat(Qt::RichText);
     m_table = new QTableWidget(this);
     m_table->setObjectName(QStringLiteral("planTable"));
-    m_table->setColumnCount(5);
-    m_table->setHorizontalHeaderLabels({tr("Configuration"), tr("Cost"), tr("Mean TTFT"),
-                                        tr("Drive life"), tr("GPU-h/day saved")});
+    // The front: the hover, the tooltips and the CSV give the rest of each configuration.
+    m_table->setColumnCount(4);
+    m_table->setHorizontalHeaderLabels(
+        {tr("Configuration"), tr("Cost"), tr("Mean TTFT"), tr("Drive life")});
+    m_table->setTextElideMode(Qt::ElideRight);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->setVisible(false);
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    for (int c = 1; c < 5; ++c)
+    for (int c = 1; c < 4; ++c)
         m_table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_table->setWordWrap(false);
     side->addWidget(m_sentence);
@@ -308,7 +308,16 @@ void PlanSection::cancel() {
 void PlanSection::apply(const std::shared_ptr<WorkloadPlan>& p) {
     m_plan = p;
     m_chart->setPlan(p);
-    m_sentence->setText(planSentence(*p));
+    // The configuration in bold, the reasons after it in the label's own weight.
+    QString sentence = planSentence(*p).toHtmlEscaped();
+    if (p->result && p->result->recommended) {
+        const QString head =
+            qs(describePlanPoint(p->result->points[*p->result->recommended])).toHtmlEscaped();
+        const QString lead = tr("Recommended: %1").arg(head);
+        if (sentence.startsWith(lead))
+            sentence = QStringLiteral("<b>%1</b>%2").arg(lead, sentence.mid(lead.size()));
+    }
+    m_sentence->setText(sentence);
     m_driveLife->clear();
     m_table->setRowCount(0);
     if (!p->result) {
@@ -347,8 +356,7 @@ void PlanSection::fillTable(const WorkloadPlan& p) {
             qs(describePlanPoint(pt)) + (rec ? tr(" (recommended)") : QString()),
             QStringLiteral("$%L1").arg(qint64(std::llround(pt.capexUsd))),
             qs(formatSeconds(pt.ttftMeanS)),
-            pt.shortestLifeYears ? qs(formatLife(*pt.shortestLifeYears)) : QStringLiteral("-"),
-            QString::number(pt.gpuHoursSavedPerDay, 'f', 1)};
+            pt.shortestLifeYears ? qs(formatLife(*pt.shortestLifeYears)) : QStringLiteral("-")};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c == 3) item->setForeground(lifeBandColor(lifeBand(pt)));

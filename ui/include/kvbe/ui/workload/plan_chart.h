@@ -1,7 +1,8 @@
 // The Workload view's Plan chart: what to buy for the open trace (core's planTrace, kvbe/plan):
 // every configuration of the plan's grid as capital cost against the mean TTFT it saves over
 // GPU-only caching, the Pareto front drawn as a line, each front point coloured by the shortest
-// drive life in its configuration (a legend of life bands), the recommended configuration ringed.
+// drive life in its configuration (a legend of life bands), the recommended configuration ringed
+// and coloured the same way.
 // The section around it (plan_section.h) holds the limits, the recommended configuration's
 // sentence and each tier's drive life. The CSV is the plan's table, as `kvbe-cli trace plan
 // --output csv` writes it.
