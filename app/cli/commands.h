@@ -33,7 +33,7 @@ void addCalibrationCommands(CLI::App& app, Command& run);
 void addPublishedCommands(CLI::App& app, Command& run);
 // Adds `probe <key>` for every registered probe, built from the probe catalog, and `probe list`.
 void addProbeCommands(CLI::App& app, Command& run);
-// Adds `trace inspect|replay|sweep`: a request trace through a tiered prefix cache.
+// Adds `trace inspect|replay|sweep|capacity|plan`: a request trace through a tiered prefix cache.
 void addTraceCommands(CLI::App& app, Command& run);
 
 } // namespace kvbe::cli

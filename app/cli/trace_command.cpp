@@ -2,6 +2,7 @@
 // through the scenario's tiered prefix cache.
 #include "commands.h"
 #include "trace_options.h"
+#include "trace_plan.h"
 
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/units.h"
@@ -9,6 +10,7 @@
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_report.h"
+#include "kvbe/trace/trace_run.h"
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/trace/trace_sim.h"
 
@@ -47,7 +49,7 @@ Result<Setup> loadSetup(const ScenarioFlags& flags) {
     if (!f) return f.error();
     auto e = evaluate(f->scenario, f->presets);
     if (!e) return Error{f->where + e.message()};
-    return Setup{std::move(*e), std::move(f->capacities)};
+    return Setup{std::move(*e), std::move(f->capacities), std::move(f->presets)};
 }
 
 // "40GiB", "8TB", "6000blocks", "3.07e6tokens", "unlimited": core's parseCapacity, in bytes.
@@ -133,6 +135,12 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
     }
     c.writeQueue = !o.noWriteQueue;
     c.instances = o.instances;
+    auto k = parseCount(o.storeAfter, 1, kMaxStoreAfter);
+    if (!k)
+        return Error{"--store-after '" + o.storeAfter +
+                     "': expected a whole number of sightings, 1 (store every block) or more (" +
+                     k.message() + ")"};
+    c.storeAfter = static_cast<int>(*k);
     return c;
 }
 
@@ -194,21 +202,10 @@ ExitCode runReplay(const TraceOptions& o) {
     auto cfg = replayConfig(o, *setup, trace->summary.blockTokens);
     if (!cfg) return fail(cfg.message());
     if (auto ok = applyLoadOptions(o, loaded->trace, *cfg); !ok) return fail(ok.message());
-    auto r = replayTrace(*trace, setup->eval.cost, *cfg);
-    if (!r) return fail(r.message());
-    // What the write backlog cost: the same replay with writes that always keep up.
-    std::optional<ReplayResult> unlimitedWrites;
-    bool backlog = false;
-    for (const auto& t : r->tiers)
-        backlog = backlog || t.writesDropped || t.lookupsLate || t.lookupsDropped;
-    if (backlog) {
-        ReplayConfig free = *cfg;
-        free.writeQueue = false;
-        free.instances = 0;
-        auto f = replayTrace(*trace, setup->eval.cost, free);
-        if (!f) return fail(f.message());
-        unlimitedWrites = *f;
-    }
+    // With the replays it is compared with: storing every block (with --store-after), writes
+    // that keep up (where they fell behind).
+    auto run = runReplay(*trace, setup->eval.cost, *cfg);
+    if (!run) return fail(run.message());
     bool queued = false;
     for (const auto& t : cfg->tiers)
         queued = queued || (cfg->writeQueue && t.writeBps > 0);
@@ -218,9 +215,10 @@ ExitCode runReplay(const TraceOptions& o) {
                                    setup->eval.scenario.name,
                                    &*cfg,
                                    *admission,
-                                   &*r,
-                                   unlimitedWrites ? &*unlimitedWrites : nullptr,
-                                   queued};
+                                   &run->result,
+                                   run->writesKeptUp ? &*run->writesKeptUp : nullptr,
+                                   queued,
+                                   run->storeAll ? &*run->storeAll : nullptr};
     if (o.output == "json")
         std::cout << dumpJson(traceReplayJson(report), 2) << "\n";
     else if (o.output == "csv")
@@ -267,6 +265,11 @@ ExitCode runSweep(const TraceOptions& o) {
                     " trace has no block ids, so it has no capacity curve");
     auto cfg = replayConfig(o, *setup, trace->summary.blockTokens);
     if (!cfg) return fail(cfg.message());
+    if (cfg->storeAfter > 1)
+        return fail("--store-after " + std::to_string(cfg->storeAfter) +
+                    ": the one-pass sweep is exact only when every block is stored (a block's "
+                    "place in each tier then follows from its LRU stack distance); replay each "
+                    "capacity with trace replay --store-after instead");
     if (o.singleCache || flags.tiers.empty()) cfg->tiers.clear();
     std::size_t vary = 0;
     if (!o.singleCache && !gpu) {
@@ -361,6 +364,9 @@ void addTraceCommands(CLI::App& app, Command& run) {
         ->add_option("--instances", o->instances,
                      "Prefill servers fed first come first served (default 0: no queueing)")
         ->check(CLI::Range(0, 1 << 20));
+    replay->add_option("--store-after", o->storeAfter,
+                       "K: write a block to the offload tiers at its K-th sighting (default 1: "
+                       "every block)");
     replay->add_option("--admission", o->admission, "The rule the summary sentence reports")
         ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
     replay->add_option("--output", o->output, "Output format")
@@ -384,6 +390,8 @@ void addTraceCommands(CLI::App& app, Command& run) {
     sweep->add_option("--capacities", o->capacities,
                       "LOW:HIGH in tokens, log grid (default 1e4:1e9)");
     sweep->add_option("--points", o->points, "Grid points (default 40)");
+    sweep->add_option("--store-after", o->storeAfter,
+                      "Only 1: the one-pass sweep is exact only when every block is stored");
     sweep->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
     sweep->footer(
@@ -392,6 +400,7 @@ void addTraceCommands(CLI::App& app, Command& run) {
     sweep->callback([o, &run] { run = [o] { return runSweep(*o); }; });
 
     addTraceCapacityCommand(trace, o, run);
+    addTracePlanCommand(trace, o, run);
 }
 
 } // namespace kvbe::cli

@@ -33,6 +33,7 @@ struct TraceOptions {
     bool noWriteQueue = false;
     int instances = 0;
     std::string rateScale, durationCap; // the load: arrivals divided by S; the trace's prefix
+    std::string storeAfter = "1";       // replay and sweep: store admission at the K-th sighting
     // sweep
     std::vector<std::string> with; // tiers kept fixed: more --tier flags
     std::string capacities = "1e4:1e9";
@@ -45,10 +46,12 @@ struct TraceOptions {
 
 Result<TraceReadOptions> readOptions(const TraceOptions& o);
 
-// The scenario evaluated, and the capacity each of its tiers was given (none: unlimited).
+// The scenario evaluated, the capacity each of its tiers was given (none: unlimited), and the
+// presets it was read with.
 struct Setup {
     Evaluation eval;
     std::vector<std::optional<Capacity>> capacities;
+    Presets presets;
 };
 
 // What every trace command reads: the scenario's evaluation and the trace (its skipped lines

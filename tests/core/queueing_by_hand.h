@@ -1,10 +1,14 @@
-// Queueing worked out by hand for the capacity tests (core's and the window's): D/D/n in closed
-// form and the percentile rule, the tests' own copies, never the code under test.
+// Queueing worked out by hand for the capacity and plan tests (core's and the window's): D/D/n in
+// closed form and the percentile rule, the tests' own copies, never the code under test; and the
+// traces they queue, built field by field.
 #pragma once
+
+#include "kvbe/trace/trace.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace kvbe::test {
@@ -27,6 +31,29 @@ inline std::vector<double> ddcTtfts(std::size_t n, double gap, double s, int c) 
     for (std::size_t i = 0; i < n; ++i) {
         const double q = std::floor(double(i) / c);
         t.push_back(q * std::max(0.0, s - c * gap) + s);
+    }
+    return t;
+}
+
+// A trace built field by field (no reader): request i arrives at arrival[i] with `prefix` shared
+// blocks followed by `own` blocks of its own, every block full (512 tokens).
+inline Trace makeTrace(const std::vector<double>& arrival, std::uint32_t prefix,
+                       std::uint32_t own) {
+    Trace t;
+    t.summary.format = TraceFormat::Mooncake;
+    t.summary.blockTokens = 512;
+    t.summary.requests = arrival.size();
+    t.blockOffset.push_back(0);
+    t.distinctBlocks = prefix;
+    for (double a : arrival) {
+        t.arrivalS.push_back(a);
+        t.inputTokens.push_back((prefix + own) * 512);
+        t.outputTokens.push_back(1);
+        for (std::uint32_t j = 0; j < prefix; ++j)
+            t.blocks.push_back(j);
+        for (std::uint32_t j = 0; j < own; ++j)
+            t.blocks.push_back(t.distinctBlocks++);
+        t.blockOffset.push_back(t.blocks.size());
     }
     return t;
 }

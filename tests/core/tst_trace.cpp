@@ -6,6 +6,7 @@
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/trace/trace_sim.h"
 #include "test_support.h"
+#include "trace_test_support.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -22,61 +23,9 @@
 
 using namespace kvbe;
 using kvbe::test::preset;
+using namespace kvbe::test;
 
 namespace {
-
-struct RealRequest {
-    double n = 0;
-    std::vector<qint64> ids;
-};
-
-// The Mooncake conversation trace (tests/fixtures/traces/README.md: where it comes from).
-QString realTracePath() {
-    return QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl");
-}
-constexpr const char* kNoRealTrace =
-    "tests/fixtures/traces/mooncake-conversation.jsonl is missing or unreadable";
-
-// The conversation trace parsed with Qt's JSON reader: independent of the production parser.
-const std::vector<RealRequest>& realTrace() {
-    static const std::vector<RealRequest> reqs = [] {
-        std::vector<RealRequest> out;
-        QFile f(realTracePath());
-        if (!f.open(QIODevice::ReadOnly)) return out;
-        while (!f.atEnd()) {
-            const QByteArray line = f.readLine().trimmed();
-            if (line.isEmpty()) continue;
-            const QJsonObject o = QJsonDocument::fromJson(line).object();
-            RealRequest r;
-            r.n = o.value("input_length").toDouble();
-            for (const auto v : o.value("hash_ids").toArray())
-                r.ids.push_back(v.toInteger());
-            out.push_back(std::move(r));
-        }
-        return out;
-    }();
-    return reqs;
-}
-
-CostModel llama3b() {
-    CostInputs in;
-    in.model = preset("meta-llama/Llama-3.2-3B");
-    in.kvDtype = KvDtype::BF16;
-    in.peakFlops = 989e12;
-    in.utilisation = 0.5;
-    auto cm = CostModel::create(in);
-    if (!cm) qFatal("%s", cm.message().c_str());
-    return *cm;
-}
-
-std::string lines(std::initializer_list<const char*> ls) {
-    std::string s;
-    for (const char* l : ls) {
-        s += l;
-        s += '\n';
-    }
-    return s;
-}
 
 std::vector<TraceRecord> readAll(const std::string& text, TraceReadOptions opt = {},
                                  TraceReadSummary* sum = nullptr) {

@@ -16,6 +16,7 @@
 
 using namespace kvbe;
 using kvbe::test::ddcTtfts;
+using kvbe::test::makeTrace;
 using kvbe::test::percentileByHand;
 
 namespace {
@@ -33,28 +34,6 @@ const Evaluation& defaultEvaluation() {
 }
 CostModel defaultCost() {
     return defaultEvaluation().cost;
-}
-
-// A trace built field by field (no reader): request i arrives at arrival[i] with `prefix` shared
-// blocks followed by `own` blocks of its own, every block full (512 tokens).
-Trace makeTrace(const std::vector<double>& arrival, std::uint32_t prefix, std::uint32_t own) {
-    Trace t;
-    t.summary.format = TraceFormat::Mooncake;
-    t.summary.blockTokens = 512;
-    t.summary.requests = arrival.size();
-    t.blockOffset.push_back(0);
-    t.distinctBlocks = prefix;
-    for (double a : arrival) {
-        t.arrivalS.push_back(a);
-        t.inputTokens.push_back((prefix + own) * 512);
-        t.outputTokens.push_back(1);
-        for (std::uint32_t j = 0; j < prefix; ++j)
-            t.blocks.push_back(j);
-        for (std::uint32_t j = 0; j < own; ++j)
-            t.blocks.push_back(t.distinctBlocks++);
-        t.blockOffset.push_back(t.blocks.size());
-    }
-    return t;
 }
 
 // n requests, one every T seconds, no reuse: every rule recomputes everything.

@@ -26,6 +26,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QUrl>
@@ -175,6 +176,36 @@ class TestUiWorkload : public QObject {
         QCOMPARE(v->result()->config.tiers.front().capacityBytes, 256 * kGiB);
         check(256 * kGiB, "always");
         QVERIFY(v->findChild<QLabel*>("workloadTier1Value")->text().startsWith("256 GiB"));
+    }
+
+    // The store-after control: the view's replay writes what core's replay at K = 2 writes, the
+    // sentence says so, and the capacity chart says why it has no sweep (exact only for K = 1).
+    void storeAfterControlGatesTheOffloadTiers() {
+        auto w = makeWindow();
+        auto* v = viewOf(*w);
+        QVERIFY(v->openTrace(realTracePath()));
+        QVERIFY(settle(*w));
+        QVERIFY(v->result()->sweep);
+        auto* k = v->findChild<QSpinBox*>("workloadStoreAfter");
+        QVERIFY(k);
+        QCOMPARE(k->value(), 1);
+        k->setValue(2);
+        QVERIFY(settle(*w));
+        QCOMPARE(v->result()->config.storeAfter, 2);
+        auto t = loadTrace(realTracePath().toStdString(), {});
+        QVERIFY(t.ok());
+        const auto ref = reference(explorerOf(w)->scenario());
+        const ReplayResult r = referenceReplay(*t, ref.eval, 512 * kGiB, 8 * 1024 * kGiB, true, 2);
+        const auto& mine = v->result()->replay->tiers;
+        QCOMPARE(mine.size(), r.tiers.size());
+        for (std::size_t i = 1; i < r.tiers.size(); ++i)
+            QCOMPARE(mine[i].blocksWritten, r.tiers[i].blocksWritten);
+        QVERIFY(!v->result()->sweep);
+        QVERIFY(v->result()->sweepNote.contains("store every block"));
+        QVERIFY(v->findChild<QLabel*>("workloadSummary")->text().contains("2nd sighting"));
+        k->setValue(1);
+        QVERIFY(settle(*w));
+        QVERIFY(v->result()->sweep);
     }
 
     // Each tier's p* line says the share of requests at or above it: counted here from the file.
@@ -337,8 +368,10 @@ class TestUiWorkload : public QObject {
         QVERIFY(settle(*w));
         QTemporaryDir dir;
         for (auto* c : v->charts()) {
-            // The Capacity chart searches while its tab is shown: tst_ui_capacity exports it.
-            if (c->key() == QLatin1String("capacity")) continue;
+            // The Capacity and Plan charts compute while their tabs are shown: tst_ui_capacity
+            // and tst_ui_plan export them.
+            if (c->key() == QLatin1String("capacity") || c->key() == QLatin1String("plan"))
+                continue;
             for (const char* ext : {"png", "svg"}) {
                 const QString out = dir.filePath(c->key() + "." + ext);
                 const Status st = exportChart(*c, out, QSize(900, 560));

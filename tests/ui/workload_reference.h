@@ -14,11 +14,13 @@ namespace kvbe::test {
 // The replay the view should have run, set up here from the scenario: blocks of B · KV bytes per
 // token (+ state), the GPU's 90 % of HBM less the weights, and the scenario's first two tiers at
 // the given capacities with their presets' write bandwidths, drained through write queues (the
-// default, as in kvbe-cli trace replay; without them, writes keep up).
+// default, as in kvbe-cli trace replay; without them, writes keep up), storing a block in the
+// offload tiers at its storeAfter-th sighting.
 inline ReplayResult referenceReplay(const Trace& t, const Evaluation& e, double tier0Bytes,
-                                    double tier1Bytes, bool writeQueue = true) {
+                                    double tier1Bytes, bool writeQueue = true, int storeAfter = 1) {
     ReplayConfig c;
     c.writeQueue = writeQueue;
+    c.storeAfter = storeAfter;
     c.blockBytes = e.cost.kvBytesPerToken() * t.summary.blockTokens + e.cost.stateBytes();
     const auto& m = e.model;
     c.gpuCapacityBytes = 0.9 * e.gpu->memoryBytes * e.scenario.tensorParallel -

@@ -2,6 +2,7 @@
 #include "kvbe/base/text_table.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace kvbe {
 
@@ -14,6 +15,12 @@ std::size_t displayWidth(std::string_view text) {
 std::string padLeft(std::string text, std::size_t width) {
     const std::size_t w = displayWidth(text);
     return w >= width ? text : std::string(width - w, ' ') + text;
+}
+
+std::string formatFixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
 }
 
 std::string padRight(std::string text, std::size_t width) {

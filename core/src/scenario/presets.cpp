@@ -120,6 +120,7 @@ Result<std::map<std::string, TierSpec>> parseTierPresets(std::string_view text,
                                   "bytes moved per useful byte, from 1 to " +
                                       std::to_string(static_cast<int>(kMaxAmplification))))
                 s.amplification = *a;
+            s.drive = readDriveRating(r, t, at);
             s.sources = sourcesOf(t);
             out[key] = s;
         }
@@ -127,6 +128,19 @@ Result<std::map<std::string, TierSpec>> parseTierPresets(std::string_view text,
     } catch (const FieldError& e) {
         return Error{e.message};
     }
+}
+
+DriveRating readDriveRating(const FieldReader& r, const json& obj, const std::string& at) {
+    DriveRating d;
+    d.model = r.string(obj, "drive_model", at + ".drive_model").value_or("");
+    d.writesPerDay = r.number(obj, "drive_writes_per_day", at + ".drive_writes_per_day", 1e-6, 1e6,
+                              "drive writes per day above 0, e.g. 1 or 3");
+    d.warrantyYears = r.number(obj, "warranty_years", at + ".warranty_years", 1e-3, 100,
+                               "years above 0 and at most 100, e.g. 5");
+    if (auto tb = r.number(obj, "drive_capacity_TB", at + ".drive_capacity_TB", 1e-6, 1e6,
+                           "the capacity of one drive in TB (1e12 bytes) above 0, e.g. 7.68"))
+        d.capacityBytes = *tb * 1e12;
+    return d;
 }
 
 Result<Presets> Presets::loadBuiltin() {

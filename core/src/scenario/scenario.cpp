@@ -133,6 +133,11 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
                 tc.color = *c;
             }
             tc.measured = r.pairs(t, "measured", at + ".measured", "bytes, seconds");
+            const DriveRating d = readDriveRating(r, t, at);
+            if (!d.model.empty()) tc.drive.model = d.model;
+            if (d.writesPerDay) tc.drive.writesPerDay = d.writesPerDay;
+            if (d.warrantyYears) tc.drive.warrantyYears = d.warrantyYears;
+            if (d.capacityBytes) tc.drive.capacityBytes = d.capacityBytes;
             s.tiers.push_back(std::move(tc));
         }
     }
@@ -157,6 +162,10 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
     }
     if (auto v = r.number(j, "sweep_tokens", "sweep_tokens", 1, 1e9, "tokens, at least 1"))
         s.sweepTokens = *v;
+    if (j.contains("prices")) {
+        s.prices = readPriceTable(r, j["prices"], "prices");
+        s.prices.origin = "the scenario";
+    }
     s.fittedOn = readFittedOn(r, j, "fitted_on", "fitted_on");
     return s;
 }
@@ -180,6 +189,7 @@ TierConfig tierFromPreset(const TierSpec& spec) {
     t.tLayerUs = spec.tLayerS * 1e6;
     t.staging = spec.kind == "nvme" ? Staging::Pipelined : Staging::None;
     t.amplification = spec.amplification;
+    t.drive = spec.drive;
     return t;
 }
 
@@ -233,6 +243,10 @@ std::string scenarioToJson(const Scenario& s) {
         if (t.amplification != 1) tj["amplification"] = t.amplification;
         if (!t.color.empty()) tj["color"] = t.color;
         if (!t.measured.empty()) tj["measured"] = pairsJson(t.measured);
+        if (!t.drive.model.empty()) tj["drive_model"] = t.drive.model;
+        if (t.drive.writesPerDay) tj["drive_writes_per_day"] = *t.drive.writesPerDay;
+        if (t.drive.warrantyYears) tj["warranty_years"] = *t.drive.warrantyYears;
+        if (t.drive.capacityBytes) tj["drive_capacity_TB"] = *t.drive.capacityBytes / 1e12;
         j["tiers"].push_back(std::move(tj));
     }
     j["cached_fraction"] = s.cachedFraction;
@@ -241,6 +255,18 @@ std::string scenarioToJson(const Scenario& s) {
                     {"points", s.lengths.points},
                     {"log", s.lengths.log}};
     j["sweep_tokens"] = jsonCount(s.sweepTokens);
+    if (!s.prices.empty()) {
+        json p = json::object();
+        auto price = [](const Price& v) {
+            return v.source.empty() ? json(v.usd) : json{{"usd", v.usd}, {"source", v.source}};
+        };
+        if (s.prices.dramPerGiB) p["dram_usd_per_GiB"] = price(*s.prices.dramPerGiB);
+        for (const auto& [k, v] : s.prices.gpuPerHour)
+            p["gpu_usd_per_hour"][k] = price(v);
+        for (const auto& [k, v] : s.prices.drive)
+            p["drive_usd"][k] = price(v);
+        j["prices"] = p;
+    }
     if (!s.fittedOn.empty()) j["fitted_on"] = fittedOnJson(s.fittedOn);
     return dumpJson(j, 2) + "\n";
 }

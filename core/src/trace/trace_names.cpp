@@ -1,5 +1,6 @@
 // The names of the replay's policies, placements and admission rules as the command line and the
-// reports spell them, the rules' lookup in a result, and the capacity grid.
+// reports spell them, store admission's sighting, the rules' lookup in a result, and the capacity
+// grid.
 #include "kvbe/trace/trace_sim.h"
 
 #include <cmath>
@@ -14,6 +15,15 @@ std::string_view toString(Placement p) {
 }
 std::string_view toString(Admission a) {
     return a == Admission::Always ? "always" : a == Admission::Breakeven ? "breakeven" : "optimal";
+}
+std::string sightingText(int k) {
+    const int tens = k % 100, ones = k % 10;
+    const char* suffix = tens >= 11 && tens <= 13 ? "th"
+                         : ones == 1              ? "st"
+                         : ones == 2              ? "nd"
+                         : ones == 3              ? "rd"
+                                                  : "th";
+    return std::to_string(k) + suffix + " sighting";
 }
 std::optional<EvictionPolicy> parseEvictionPolicy(std::string_view s) {
     if (s == "lru") return EvictionPolicy::Lru;

@@ -2,7 +2,9 @@
 
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/statistics.h"
+#include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
+#include "kvbe/trace/trace_endurance.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,19 +17,14 @@ using nlohmann::json;
 
 namespace {
 
-std::string fixed(double v, int decimals) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-    return buf;
-}
 std::string pct(double v) {
-    return fixed(v * 100, 1) + " %";
+    return formatFixed(v * 100, 1) + " %";
 }
 std::string ms(double s) {
-    return fixed(s * 1e3, 2);
+    return formatFixed(s * 1e3, 2);
 }
 std::string duration(double s) {
-    return s >= 120 ? fixed(s / 60, 1) + " min" : fixed(s, 1) + " s";
+    return s >= 120 ? formatFixed(s / 60, 1) + " min" : formatFixed(s, 1) + " s";
 }
 std::string capacityText(double bytes) {
     return std::isfinite(bytes) ? formatBytes(bytes) : "unlimited";
@@ -54,6 +51,42 @@ json ratiosJson(const HitRatios& h) {
     return {{"token_weighted", h.tokenWeighted},
             {"block_weighted", h.blockWeighted},
             {"per_request", h.perRequest}};
+}
+
+json optionalJson(const std::optional<double>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+json optionalCount(const std::optional<double>& v) {
+    return v ? jsonCount(*v) : json(nullptr);
+}
+
+// An offload tier's writes and endurance, and with store admission what it gives up.
+void addTierWrites(json& tj, const TierReport& t, const SimTier& sim, const ReplayResult& r,
+                   const ReplayResult* storeAll, std::size_t k) {
+    const TierEndurance e = tierEndurance(t, sim.drive, r.durationS);
+    tj["bytes_offered"] = jsonCount(t.bytesWritten);
+    tj["blocks_stored"] = t.blocksStored;
+    tj["bytes_stored"] = jsonCount(t.bytesStored);
+    tj["bytes_offered_per_day"] = optionalJson(e.bytesOfferedPerDay);
+    tj["bytes_stored_per_day"] = optionalJson(e.bytesStoredPerDay);
+    tj["drive"] = {{"model", sim.drive.model},
+                   {"rated_drive_writes_per_day", optionalJson(sim.drive.writesPerDay)},
+                   {"warranty_years", optionalJson(sim.drive.warrantyYears)},
+                   {"capacity_bytes", optionalCount(sim.drive.capacityBytes)}};
+    tj["drives"] = e.drives ? json(*e.drives) : json(nullptr);
+    tj["installed_bytes"] = e.drives ? jsonCount(e.installedBytes) : json(nullptr);
+    tj["drive_writes_per_day"] = optionalJson(e.driveWritesPerDay);
+    tj["years_to_rated_endurance"] = optionalJson(e.yearsToRatedEndurance);
+    tj["endurance_note"] = e.note;
+    tj["endurance_warning"] = e.warning;
+    if (storeAll) {
+        const TierReport& a = storeAll->tiers[k];
+        tj["if_every_block_stored"] = {{"hits", ratiosJson(a.hits)},
+                                       {"blocks_written", a.blocksWritten},
+                                       {"bytes_written", jsonCount(a.bytesWritten)}};
+        tj["hits_given_up_token_weighted"] = a.hits.tokenWeighted - t.hits.tokenWeighted;
+    }
 }
 
 json traceJson(const Trace& t, const std::string& file) {
@@ -142,9 +175,10 @@ std::string traceInspectTable(const TraceInspectReport& r) {
     if (t.summary.hasBlocks()) s << ", " << t.summary.blockTokens << "-token blocks";
     s << ")\n";
     s << "requests   " << t.size() << " over " << duration(r.durationS) << "\n";
-    s << "input      mean " << fixed(r.inputMean, 0) << " tokens; p50 " << fixed(r.inputP50, 0)
-      << ", p90 " << fixed(r.inputP90, 0) << ", p99 " << fixed(r.inputP99, 0) << "\n";
-    s << "output     mean " << fixed(r.outputMean, 0) << " tokens\n";
+    s << "input      mean " << formatFixed(r.inputMean, 0) << " tokens; p50 "
+      << formatFixed(r.inputP50, 0) << ", p90 " << formatFixed(r.inputP90, 0) << ", p99 "
+      << formatFixed(r.inputP99, 0) << "\n";
+    s << "output     mean " << formatFixed(r.outputMean, 0) << " tokens\n";
     if (r.unlimited) {
         s << "blocks     " << r.unlimited->blocks << " (" << t.distinctBlocks << " distinct)\n";
         s << "unlimited-capacity prefix hits: " << pct(r.unlimited->anyTier.tokenWeighted)
@@ -157,7 +191,7 @@ std::string traceInspectTable(const TraceInspectReport& r) {
     for (const auto& a : r.tiers) {
         s << "  " << a.name << ": p* ";
         if (a.pStar)
-            s << fixed(*a.pStar, 0) << " tokens, " << pct(a.shareAtOrAbove)
+            s << formatFixed(*a.pStar, 0) << " tokens, " << pct(a.shareAtOrAbove)
               << " of requests at or above it\n";
         else
             s << "never (loading does not pay up to the context limit)\n";
@@ -178,6 +212,7 @@ json traceReplayJson(const TraceReplayReport& x) {
                    {"block_bytes", jsonCount(cfg.blockBytes)},
                    {"write_queue", cfg.writeQueue},
                    {"instances", cfg.instances},
+                   {"store_after", cfg.storeAfter},
                    {"rate_scale", cfg.rateScale}};
     j["requests"] = r.requests;
     j["tokens"] = r.tokens;
@@ -186,6 +221,8 @@ json traceReplayJson(const TraceReplayReport& x) {
     j["hits_any_tier"] = ratiosJson(r.anyTier);
     j["hits_any_tier_if_writes_kept_up"] =
         x.writesKeptUp ? ratiosJson(x.writesKeptUp->anyTier) : ratiosJson(r.anyTier);
+    j["hits_any_tier_if_every_block_stored"] =
+        x.storeAll ? ratiosJson(x.storeAll->anyTier) : ratiosJson(r.anyTier);
     json tiers = json::array();
     for (std::size_t k = 0; k < r.tiers.size(); ++k) {
         const auto& t = r.tiers[k];
@@ -207,6 +244,11 @@ json traceReplayJson(const TraceReplayReport& x) {
              {"lookups_late", t.lookupsLate},
              {"lookups_of_dropped_copies", t.lookupsDropped},
              {"max_write_backlog_s", t.maxBacklogS}});
+        if (k > 0)
+            addTierWrites(tiers.back(), t, cfg.tiers[k - 1], r, x.storeAll, k);
+        else
+            tiers.back()["drive_writes_per_day"] = tiers.back()["years_to_rated_endurance"] =
+                nullptr;
     }
     j["tiers"] = tiers;
     j["windows"] = r.windows;
@@ -237,7 +279,7 @@ std::string traceReplayCsv(const TraceReplayReport& x) {
     const ReplayResult& r = *x.result;
     std::string out = "section,name,metric,value\n";
     auto row = [&out](const std::string& a, const std::string& b, const std::string& c, double v) {
-        out += a + "," + b + "," + c + "," + fixed(v, 9) + "\n";
+        out += a + "," + b + "," + c + "," + formatFixed(v, 9) + "\n";
     };
     row("trace", "all", "requests", double(r.requests));
     row("trace", "all", "tokens", double(r.tokens));
@@ -245,7 +287,8 @@ std::string traceReplayCsv(const TraceReplayReport& x) {
     row("hits", "any", "token_weighted", r.anyTier.tokenWeighted);
     row("hits", "any", "block_weighted", r.anyTier.blockWeighted);
     row("hits", "any", "per_request", r.anyTier.perRequest);
-    for (const auto& t : r.tiers) {
+    for (std::size_t k = 0; k < r.tiers.size(); ++k) {
+        const auto& t = r.tiers[k];
         row("tier", t.name, "capacity_bytes",
             std::isfinite(t.capacityBytes) ? t.capacityBytes : -1);
         if (t.pStarTokens) row("tier", t.name, "p_star_tokens", *t.pStarTokens);
@@ -258,6 +301,17 @@ std::string traceReplayCsv(const TraceReplayReport& x) {
         row("tier", t.name, "writes_dropped", double(t.writesDropped));
         row("tier", t.name, "lookups_late", double(t.lookupsLate));
         row("tier", t.name, "lookups_of_dropped_copies", double(t.lookupsDropped));
+        if (k == 0) continue;
+        row("tier", t.name, "bytes_stored", t.bytesStored);
+        const TierEndurance e = tierEndurance(t, x.config->tiers[k - 1].drive, r.durationS);
+        if (e.bytesStoredPerDay) row("tier", t.name, "bytes_stored_per_day", *e.bytesStoredPerDay);
+        if (e.drives) row("tier", t.name, "drives", double(*e.drives));
+        if (e.driveWritesPerDay) row("tier", t.name, "drive_writes_per_day", *e.driveWritesPerDay);
+        if (e.yearsToRatedEndurance)
+            row("tier", t.name, "years_to_rated_endurance", *e.yearsToRatedEndurance);
+        if (x.storeAll)
+            row("tier", t.name, "hits_given_up_token_weighted",
+                x.storeAll->tiers[k].hits.tokenWeighted - t.hits.tokenWeighted);
     }
     for (const auto& ru : r.rules) {
         row("rule", ru.name, "ttft_mean_s", ru.ttft.mean);
@@ -295,13 +349,73 @@ std::string replaySentence(const TraceReplayReport& x) {
       << " of requests are faster than with GPU-only "
       << "caching, mean TTFT " << (chosen.ttft.mean <= gpuOnly.ttft.mean ? "-" : "+")
       << pct(std::abs(1 - chosen.ttft.mean / gpuOnly.ttft.mean)) << ", "
-      << fixed(chosen.gpuSecondsSaved - gpuOnly.gpuSecondsSaved, 1)
+      << formatFixed(chosen.gpuSecondsSaved - gpuOnly.gpuSecondsSaved, 1)
       << " GPU prefill seconds saved beyond GPU-only";
     for (std::size_t k = 1; k < r.tiers.size(); ++k)
         s << "; " << r.tiers[k].name << " needs " << formatBandwidth(r.tiers[k].writeRateP99)
           << " of writes (p99 minute)";
     s << ".\n";
     return s.str();
+}
+
+// Per offload tier: the writes offered and stored per day, the drives, the drive writes per day
+// they take against their rating, the years to rated endurance; a warning where that is shorter
+// than the warranty.
+std::string enduranceTable(const TraceReplayReport& x) {
+    const ReplayResult& r = *x.result;
+    std::string out;
+    appendf(out, "%-12s %14s %14s %22s %16s %20s\n", "endurance", "offered/day", "stored/day",
+            "drives", "DWPD needed/rated", "to rated endurance");
+    std::string warnings;
+    for (std::size_t k = 1; k < r.tiers.size(); ++k) {
+        const auto& t = r.tiers[k];
+        const DriveRating& d = x.config->tiers[k - 1].drive;
+        const TierEndurance e = tierEndurance(t, d, r.durationS);
+        auto perDay = [](const std::optional<double>& v) {
+            return v ? formatBytes(*v) : std::string("-");
+        };
+        const std::string drives = e.drives && d.capacityBytes
+                                       ? std::to_string(*e.drives) + " x " +
+                                             formatFixed(*d.capacityBytes / 1e12, 2) + " TB"
+                                       : "-";
+        const std::string dwpd =
+            (e.driveWritesPerDay ? formatFixed(*e.driveWritesPerDay, 2) : std::string("-")) +
+            " / " + (d.writesPerDay ? formatFixed(*d.writesPerDay, 1) : std::string("-"));
+        const bool anyRating = d.writesPerDay || d.warrantyYears || d.capacityBytes;
+        const std::string life = e.yearsToRatedEndurance ? formatLife(*e.yearsToRatedEndurance)
+                                 : !anyRating || e.note.empty() ? "-"
+                                                                : e.note;
+        appendf(out, "%-12s %14s %14s %22s %16s %20s\n", t.name.c_str(),
+                perDay(e.bytesOfferedPerDay).c_str(), perDay(e.bytesStoredPerDay).c_str(),
+                drives.c_str(), dwpd.c_str(), life.c_str());
+        if (!e.warning.empty()) warnings += "warning: " + e.warning + "\n";
+    }
+    return out + warnings + "\n";
+}
+
+// With store admission: the writes and hits against storing every block.
+std::string admissionLines(const TraceReplayReport& x) {
+    const ReplayResult& r = *x.result;
+    const ReplayResult& a = *x.storeAll;
+    auto signedPoints = [](double d) {
+        return (d < 0 ? "-" : "+") + formatFixed(std::abs(d) * 100, 1) + " points";
+    };
+    std::string out = "store after " + std::to_string(x.config->storeAfter) +
+                      " sightings, against storing every block: hits " +
+                      pct(a.anyTier.tokenWeighted) + " -> " + pct(r.anyTier.tokenWeighted) +
+                      " token-weighted, any tier (" +
+                      signedPoints(r.anyTier.tokenWeighted - a.anyTier.tokenWeighted) + ")\n";
+    for (std::size_t k = 1; k < r.tiers.size(); ++k) {
+        const auto& t = r.tiers[k];
+        const auto& all = a.tiers[k];
+        const double ratio = t.bytesWritten > 0 ? all.bytesWritten / t.bytesWritten : 0;
+        out += "  " + t.name + ": writes " + formatBytes(all.bytesWritten) + " -> " +
+               formatBytes(t.bytesWritten) +
+               (ratio > 0 ? " (" + formatFixed(ratio, 1) + "x less)" : std::string()) + ", hits " +
+               pct(all.hits.tokenWeighted) + " -> " + pct(t.hits.tokenWeighted) + " (" +
+               signedPoints(t.hits.tokenWeighted - all.hits.tokenWeighted) + ")\n";
+    }
+    return out + "\n";
 }
 
 } // namespace
@@ -316,6 +430,8 @@ std::string traceReplayTable(const TraceReplayReport& x) {
          << duration(r.durationS) << "\n";
     head << "scenario  " << x.scenario << "; one block = " << formatBytes(cfg.blockBytes) << "; "
          << toString(cfg.policy) << ", " << toString(cfg.placement);
+    if (cfg.storeAfter > 1)
+        head << ", offload tiers store a block at its " << sightingText(cfg.storeAfter);
     if (cfg.rateScale != 1) head << "; load x" << cfg.rateScale << " (arrival times divided by it)";
     head << "\n\n";
     std::string out = head.str();
@@ -329,7 +445,8 @@ std::string traceReplayTable(const TraceReplayReport& x) {
         if (!gpu)
             writes = formatBandwidth(t.writeRateP50) + " / " + formatBandwidth(t.writeRateP99) +
                      (t.writeBps > 0 ? " vs " + formatBandwidth(t.writeBps) : "");
-        const std::string pStar = t.pStarTokens ? fixed(*t.pStarTokens, 0) : (gpu ? "-" : "never");
+        const std::string pStar =
+            t.pStarTokens ? formatFixed(*t.pStarTokens, 0) : (gpu ? "-" : "never");
         const std::string written = gpu ? "-" : formatBytes(t.bytesWritten);
         appendf(out, "%-12s %12s %10s  %-26s %12s %22s\n", t.name.c_str(),
                 capacityText(t.capacityBytes).c_str(), pStar.c_str(), hits.c_str(), written.c_str(),
@@ -362,6 +479,8 @@ std::string traceReplayTable(const TraceReplayReport& x) {
             out += "every write completed before its block was looked up again\n";
         out += "\n";
     }
+    if (r.tiers.size() > 1) out += enduranceTable(x);
+    if (x.storeAll) out += admissionLines(x);
     if (cfg.instances > 0)
         out += "TTFT below: " + std::to_string(cfg.instances) + " prefill server" +
                (cfg.instances > 1 ? "s" : "") +
@@ -375,15 +494,15 @@ std::string traceReplayTable(const TraceReplayReport& x) {
                               " / " + ms(ru.ttft.p99);
         const std::string d =
             (ru.name == "breakeven" || ru.name == "optimal")
-                ? std::to_string(ru.declinedRequests) + " / " + fixed(ru.declinedLoadS, 3)
+                ? std::to_string(ru.declinedRequests) + " / " + formatFixed(ru.declinedLoadS, 3)
                 : "-";
-        const std::string q = cfg.instances > 0
-                                  ? "   " + ms(ru.meanWaitS) + " / " + fixed(ru.hiddenLoadS, 2) +
-                                        " / " + fixed(ru.sharedLoadS, 2)
-                                  : "";
+        const std::string q = cfg.instances > 0 ? "   " + ms(ru.meanWaitS) + " / " +
+                                                      formatFixed(ru.hiddenLoadS, 2) + " / " +
+                                                      formatFixed(ru.sharedLoadS, 2)
+                                                : "";
         appendf(out, "%-10s %35s %14s %14s %12s %22s%s\n", ru.name.c_str(), t.c_str(),
                 pct(ru.gainShare).c_str(), pct(ru.lossShare).c_str(),
-                fixed(ru.gpuSecondsSaved, 2).c_str(), d.c_str(), q.c_str());
+                formatFixed(ru.gpuSecondsSaved, 2).c_str(), d.c_str(), q.c_str());
     }
     return out + replaySentence(x);
 }
@@ -424,11 +543,13 @@ std::string traceSweepCsv(const TraceSweepReport& x) {
                       "hits_per_request,ttft_mean_none_s,ttft_mean_gpu_only_s,ttft_mean_always_s,"
                       "ttft_saved_vs_none,ttft_saved_vs_gpu_only\n";
     for (const auto& p : x.sweep->points)
-        out += fixed(p.capacityTokens, 0) + "," + fixed(p.capacityBytes, 0) + "," +
-               fixed(p.anyTier.tokenWeighted, 6) + "," + fixed(p.anyTier.blockWeighted, 6) + "," +
-               fixed(p.anyTier.perRequest, 6) + "," + fixed(p.meanTtftNone, 9) + "," +
-               fixed(p.meanTtftGpuOnly, 9) + "," + fixed(p.meanTtftAlways, 9) + "," +
-               fixed(p.ttftSavedVsNone, 6) + "," + fixed(p.ttftSavedVsGpuOnly, 6) + "\n";
+        out += formatFixed(p.capacityTokens, 0) + "," + formatFixed(p.capacityBytes, 0) + "," +
+               formatFixed(p.anyTier.tokenWeighted, 6) + "," +
+               formatFixed(p.anyTier.blockWeighted, 6) + "," +
+               formatFixed(p.anyTier.perRequest, 6) + "," + formatFixed(p.meanTtftNone, 9) + "," +
+               formatFixed(p.meanTtftGpuOnly, 9) + "," + formatFixed(p.meanTtftAlways, 9) + "," +
+               formatFixed(p.ttftSavedVsNone, 6) + "," + formatFixed(p.ttftSavedVsGpuOnly, 6) +
+               "\n";
     return out;
 }
 
@@ -443,7 +564,7 @@ std::string traceSweepTable(const TraceSweepReport& x) {
     for (const auto& p : s.points) {
         const std::string hits = pct(p.anyTier.tokenWeighted) + " / " +
                                  pct(p.anyTier.blockWeighted) + " / " + pct(p.anyTier.perRequest);
-        appendf(out, "%14s %12s  %-26s %12s %12s %12s\n", fixed(p.capacityTokens, 0).c_str(),
+        appendf(out, "%14s %12s  %-26s %12s %12s %12s\n", formatFixed(p.capacityTokens, 0).c_str(),
                 formatBytes(p.capacityBytes).c_str(), hits.c_str(), ms(p.meanTtftAlways).c_str(),
                 pct(p.ttftSavedVsNone).c_str(), pct(p.ttftSavedVsGpuOnly).c_str());
     }

@@ -76,6 +76,7 @@ std::vector<SimTier> scenarioSimTiers(const Evaluation& e) {
         st.name = tc.preset.empty() ? tc.name : tc.preset;
         st.path = e.cost.resolved(e.tiers[i]); // the fixed cost on this model
         st.writeBps = tc.writeGBps ? *tc.writeGBps * 1e9 : 0.0;
+        st.drive = tc.drive;
         out.push_back(st);
     }
     return out;

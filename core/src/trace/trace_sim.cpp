@@ -37,19 +37,6 @@ std::uint64_t capacityBlocks(double bytes, double blockBytes) {
     return static_cast<std::uint64_t>(std::floor(bytes / blockBytes * (1 + 1e-12)));
 }
 
-// The q-quantile (kvbe/base/statistics.h) of `zeros` zeros followed by `sorted` (ascending, all
-// above zero): the empty windows are counted without being stored, so a trace spanning years
-// costs nothing extra.
-double quantileAfterZeros(const std::vector<double>& sorted, std::uint64_t zeros, double q) {
-    const std::uint64_t n = zeros + sorted.size();
-    if (n == 0) return 0;
-    auto at = [&](std::uint64_t i) {
-        return i < zeros ? 0.0 : sorted[static_cast<std::size_t>(i - zeros)];
-    };
-    const QuantileRank r = quantileRank(n, q);
-    return quantileBetween(at(r.index), r.fraction == 0 ? 0.0 : at(r.index + 1), r.fraction);
-}
-
 // The 1-minute window of a trace time (clamped: a fuzzed timestamp can be 1e300 s).
 std::uint64_t windowOf(double t) {
     return static_cast<std::uint64_t>(std::floor(std::min(t / 60.0, 1e18)));
@@ -67,6 +54,10 @@ Status checkConfig(const Trace& trace, const ReplayConfig& c) {
         return Error{"tiers: " + std::to_string(c.tiers.size()) +
                      " offload tiers; expected at most " + std::to_string(kMaxTiers - 1)};
     if (!(c.gpuCapacityBytes >= 0)) return Error{"GPU cache capacity: expected 0 or more bytes"};
+    if (c.storeAfter < 1 || c.storeAfter > kMaxStoreAfter)
+        return Error{"store after: " + std::to_string(c.storeAfter) +
+                     " sightings; expected a whole number from 1 (store every block) to " +
+                     std::to_string(kMaxStoreAfter)};
     if (!(c.rateScale > 0) || !std::isfinite(c.rateScale))
         return Error{"rate scale: expected a number above 0 (2 doubles the request rate)"};
     for (const auto& t : c.tiers) {
@@ -191,7 +182,19 @@ class Replay {
         m_inclusive = m_config.policy == EvictionPolicy::Lru &&
                       m_config.placement == Placement::WriteThrough &&
                       m_trace.blocks.size() < detail::InclusiveLru::kNever;
-        if (m_inclusive) {
+        if (m_config.storeAfter > 1) m_seen = detail::BlockArray<std::uint8_t>(nb, 0);
+        if (m_inclusive && m_config.storeAfter > 1) {
+            // Store admission: the GPU sees every access, the offload tiers only the accesses of
+            // admitted blocks. Each stream is inclusive by itself, so one recency structure
+            // each: the GPU's, and the offload tiers' (their cursors skip the positions of the
+            // accesses they did not see, which are never their blocks' last admitted access).
+            std::vector<std::uint64_t> gpu(m_k, 0), offload = m_caps;
+            gpu[0] = m_caps[0];
+            offload[0] = 0;
+            m_lru.emplace(nb, gpu, m_resident.data(), m_trace.blocks.data(), m_trace.blocks.size());
+            m_lruOffload.emplace(nb, offload, m_resident.data(), m_trace.blocks.data(),
+                                 m_trace.blocks.size());
+        } else if (m_inclusive) {
             m_lru.emplace(nb, m_caps, m_resident.data(), m_trace.blocks.data(),
                           m_trace.blocks.size());
         } else {
@@ -241,8 +244,10 @@ class Replay {
         // The request's blocks are known up front: start fetching their links (all tiers share
         // the lines) so the misses overlap instead of following one another in the update.
         if (m_inclusive)
-            for (std::size_t j = 0; j < m; ++j)
+            for (std::size_t j = 0; j < m; ++j) {
                 m_lru->prefetch(ids[j]);
+                if (m_lruOffload) m_lruOffload->prefetch(ids[j]);
+            }
         else
             for (std::size_t j = 0; j < m; ++j)
                 __builtin_prefetch(m_links->of(ids[j]), 1),
@@ -355,8 +360,9 @@ class Replay {
         if (m_inclusive) {
             for (std::size_t j = 0; j < m; ++j) {
                 const std::uint32_t id = ids[j];
-                std::uint8_t written =
-                    m_lru->access(id, static_cast<std::uint32_t>(m_trace.blockOffset[i] + j));
+                const auto pos = static_cast<std::uint32_t>(m_trace.blockOffset[i] + j);
+                std::uint8_t written = m_lru->access(id, pos);
+                if (m_lruOffload && sighted(id)) written |= m_lruOffload->access(id, pos);
                 if (wq.any()) written |= static_cast<std::uint8_t>(wq.dropped(id) & m_resident[id]);
                 for (std::uint8_t w = static_cast<std::uint8_t>(written & ~1u); w;
                      w &= static_cast<std::uint8_t>(w - 1)) {
@@ -369,7 +375,9 @@ class Replay {
             for (std::size_t j = 0; j < m; ++j) {
                 const std::uint32_t id = ids[j];
                 const std::uint8_t mask = m_resident[id];
-                for (std::size_t k = 0; k < m_k; ++k) {
+                // Not yet admitted: only the GPU takes it (the offload tiers cannot hold it).
+                const std::size_t tiers = sighted(id) ? m_k : 1;
+                for (std::size_t k = 0; k < tiers; ++k) {
                     if (mask & (1u << k)) {
                         m_caches[k].touch(id);
                         if (wq.any() && (wq.dropped(id) & (1u << k))) {
@@ -386,6 +394,7 @@ class Replay {
         } else {
             for (std::size_t j = 0; j < m; ++j) {
                 const std::uint32_t id = ids[j];
+                sighted(id);
                 const std::uint8_t mask = m_resident[id];
                 if (mask & 1u) {
                     m_caches[0].touch(id);
@@ -396,6 +405,20 @@ class Replay {
                 m_caches[0].insert(id, [this](std::uint32_t e) { demote(e); });
             }
         }
+    }
+
+    // Counts a sighting of block id (with store admission) and says whether the block is
+    // admitted to the offload tiers: seen storeAfter times or more. The count stops at
+    // storeAfter, which fits a byte.
+    bool sighted(std::uint32_t id) {
+        if (m_config.storeAfter <= 1) return true;
+        const auto k = static_cast<std::uint8_t>(m_config.storeAfter);
+        std::uint8_t& n = m_seen[id];
+        if (n < k) ++n;
+        return n >= k;
+    }
+    bool admitted(std::uint32_t id) const {
+        return m_config.storeAfter <= 1 || m_seen[id] >= m_config.storeAfter;
     }
 
     // A block written to tier k in the current window.
@@ -412,6 +435,8 @@ class Replay {
     void demote(std::uint32_t id) {
         const std::size_t next = m_evictLevel + 1;
         if (next >= m_k) return;
+        // Store admission: a block leaving the GPU before its storeAfter-th sighting is dropped.
+        if (m_evictLevel == 0 && !admitted(id)) return;
         auto& wq = *m_queues;
         if (m_caches[next].holds(id)) {
             m_caches[next].touch(id);
@@ -444,29 +469,15 @@ class Replay {
             auto& tr = m_res.tiers[k];
             tr.hits = ratios(m_hitTok[k], m_hitBlk[k], m_hitReq[k]);
             tr.bytesWritten = static_cast<double>(tr.blocksWritten) * m_config.blockBytes;
-            auto& wb = m_windowBytes[k];
-            std::sort(wb.begin(), wb.end(),
-                      [](const auto& a, const auto& b) { return a.first < b.first; });
-            std::vector<double> rates;
-            for (std::size_t w = 0; w < wb.size(); ++w) {
-                if (w > 0 && wb[w].first == wb[w - 1].first)
-                    rates.back() += wb[w].second / 60.0;
-                else
-                    rates.push_back(wb[w].second / 60.0);
-            }
-            std::sort(rates.begin(), rates.end());
-            const std::uint64_t empty =
-                m_res.windows - std::min<std::uint64_t>(m_res.windows, rates.size());
-            tr.writeRateP50 = quantileAfterZeros(rates, empty, 0.5);
-            tr.writeRateP99 = quantileAfterZeros(rates, empty, 0.99);
-            tr.writeRateMax = rates.empty() ? 0 : rates.back();
-            if (tr.writeBps > 0)
-                tr.windowsOverWriteBw = static_cast<std::uint64_t>(
-                    rates.end() - std::upper_bound(rates.begin(), rates.end(), tr.writeBps));
+            tr.blocksStored =
+                m_queues->on(k) ? m_queues->queued(k) - tr.writesDropped : tr.blocksWritten;
+            tr.bytesStored = static_cast<double>(tr.blocksStored) * m_config.blockBytes;
+            detail::summariseWriteRates(m_windowBytes[k], m_res.windows, tr);
             if (!m_inclusive) m_res.stateBytes += m_caches[k].stateBytes();
         }
-        m_res.stateBytes += m_resident.bytes() + m_queues->stateBytes() +
-                            (m_inclusive ? m_lru->stateBytes() : m_links->stateBytes());
+        m_res.stateBytes += m_resident.bytes() + m_queues->stateBytes() + m_seen.bytes() +
+                            (m_inclusive ? m_lru->stateBytes() : m_links->stateBytes()) +
+                            (m_lruOffload ? m_lruOffload->stateBytes() : 0);
     }
 
     // n prefill servers, first come first served in arrival order (ties in trace order): the
@@ -538,6 +549,8 @@ class Replay {
     detail::BlockArray<std::uint8_t> m_resident; // a bit per tier holding the block
     bool m_inclusive = false;
     std::optional<detail::InclusiveLru> m_lru;
+    std::optional<detail::InclusiveLru> m_lruOffload; // with store admission: the offload tiers
+    detail::BlockArray<std::uint8_t> m_seen;          // with store admission: sightings so far
     std::optional<detail::TierLinks> m_links;
     std::vector<TierCache> m_caches;
     std::optional<WriteQueues> m_queues;

@@ -1,5 +1,7 @@
 #include "trace_write_queues.h"
 
+#include "kvbe/base/statistics.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -85,6 +87,43 @@ void WriteQueues::issue(std::size_t k, std::uint32_t id, double t) {
     }
     const double backlog = wq.headDone - t + static_cast<double>(wq.q.size() - 1) * wq.tau;
     m_report[k].maxBacklogS = std::max(m_report[k].maxBacklogS, backlog);
+}
+
+namespace {
+
+// The q-quantile (kvbe/base/statistics.h) of `zeros` zeros followed by `sorted` (ascending, all
+// above zero): the empty windows are counted without being stored, so a trace spanning years
+// costs nothing extra.
+double quantileAfterZeros(const std::vector<double>& sorted, std::uint64_t zeros, double q) {
+    const std::uint64_t n = zeros + sorted.size();
+    if (n == 0) return 0;
+    auto at = [&](std::uint64_t i) {
+        return i < zeros ? 0.0 : sorted[static_cast<std::size_t>(i - zeros)];
+    };
+    const QuantileRank r = quantileRank(n, q);
+    return quantileBetween(at(r.index), r.fraction == 0 ? 0.0 : at(r.index + 1), r.fraction);
+}
+
+} // namespace
+
+void summariseWriteRates(std::vector<std::pair<std::uint64_t, double>>& wb, std::uint64_t windows,
+                         TierReport& tr) {
+    std::sort(wb.begin(), wb.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<double> rates;
+    for (std::size_t w = 0; w < wb.size(); ++w) {
+        if (w > 0 && wb[w].first == wb[w - 1].first)
+            rates.back() += wb[w].second / 60.0;
+        else
+            rates.push_back(wb[w].second / 60.0);
+    }
+    std::sort(rates.begin(), rates.end());
+    const std::uint64_t empty = windows - std::min<std::uint64_t>(windows, rates.size());
+    tr.writeRateP50 = quantileAfterZeros(rates, empty, 0.5);
+    tr.writeRateP99 = quantileAfterZeros(rates, empty, 0.99);
+    tr.writeRateMax = rates.empty() ? 0 : rates.back();
+    if (tr.writeBps > 0)
+        tr.windowsOverWriteBw = static_cast<std::uint64_t>(
+            rates.end() - std::upper_bound(rates.begin(), rates.end(), tr.writeBps));
 }
 
 } // namespace kvbe::detail

@@ -31,6 +31,8 @@ class WriteQueues {
     std::uint8_t pending(std::uint32_t id) const { return m_pending[id]; }
     std::uint8_t dropped(std::uint32_t id) const { return m_dropped[id]; }
     std::uint64_t stateBytes() const { return m_pending.bytes() + m_dropped.bytes(); }
+    // Writes that joined tier k's queue (a write of a block already queued there joins that one).
+    std::uint64_t queued(std::size_t k) const { return m_queued[k]; }
 
     // Issues the batches due by t and completes the writes done by t.
     void drain(double t);
@@ -51,6 +53,7 @@ class WriteQueues {
         m_dropped[id] &= static_cast<std::uint8_t>(~bit);
         if (m_pending[id] & bit) return; // its earlier write is still to come: that one stores it
         m_pending[id] |= bit;
+        ++m_queued[k];
         m_writes.push_back(Write{id, static_cast<std::uint32_t>(k)});
     }
 
@@ -91,6 +94,7 @@ class WriteQueues {
     std::vector<TierReport>& m_report;
     std::size_t m_tiers;
     std::array<Queue, kMaxTiers> m_q;
+    std::array<std::uint64_t, kMaxTiers> m_queued{};
     bool m_any = false, m_anyShared = false;
     BlockArray<std::uint8_t> m_pending, m_dropped;
     std::deque<Write> m_writes;
@@ -98,5 +102,11 @@ class WriteQueues {
     std::uint64_t m_writesBase = 0, m_batchesBase = 0;
     std::priority_queue<BatchEvent, std::vector<BatchEvent>, std::greater<>> m_events;
 };
+
+// A tier's write rates over 1-minute windows from its (window, bytes) pairs (any order; a window
+// may repeat, its bytes add up), over `windows` windows from the first arrival to the last, the
+// empty ones included: the p50, p99 and largest rates and the windows above its write bandwidth.
+void summariseWriteRates(std::vector<std::pair<std::uint64_t, double>>& windowBytes,
+                         std::uint64_t windows, TierReport& tier);
 
 } // namespace kvbe::detail

@@ -6,6 +6,7 @@
 #include "kvbe/ui/charts/model_size_chart.h"
 #include "kvbe/ui/charts/ttft_chart.h"
 #include "kvbe/ui/workload/capacity_chart.h"
+#include "kvbe/ui/workload/plan_chart.h"
 #include "kvbe/ui/workload/workload_charts.h"
 
 #include <QCoreApplication>
@@ -50,6 +51,9 @@ Status capacityTarget(ChartView& c, const QString& target) {
 Status capacityNow(ChartView& c) {
     return static_cast<SloCapacityChart&>(c).computeNow();
 }
+Status planNow(ChartView& c) {
+    return static_cast<PlanChart&>(c).computeNow();
+}
 
 // Titles are translated where they are shown (ChartView::title), in ChartView's context.
 #define KVBE_TITLE(text) QT_TRANSLATE_NOOP("kvbe::ChartView", text)
@@ -71,6 +75,7 @@ const std::vector<ChartKind>& chartKinds() {
         row<TtftDistributionChart>("workload-ttft", KVBE_TITLE("TTFT distribution"), T),
         row<SloCapacityChart>("capacity", KVBE_TITLE("Capacity"), T, nullptr, nullptr,
                               capacityTarget, capacityNow),
+        row<PlanChart>("plan", KVBE_TITLE("Plan"), T, nullptr, nullptr, nullptr, planNow),
     };
     return kinds;
 }

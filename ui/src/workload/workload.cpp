@@ -105,6 +105,7 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
     c.placement = settings.placement;
     c.writeQueue = settings.writeQueue;
     c.instances = settings.instances;
+    c.storeAfter = settings.storeAfter;
     if (settings.gpuCacheBytes) {
         c.gpuCapacityBytes = *settings.gpuCacheBytes;
     } else if (auto g = defaultGpuCacheBytes(e)) {
@@ -173,6 +174,11 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
         w.sweepNote =
             QStringLiteral("The one-pass capacity sweep needs LRU with write-through "
                            "(inclusion holds only there): choose those to see the curve.");
+    } else if (c.storeAfter > 1) {
+        w.sweepNote = QStringLiteral(
+            "The one-pass capacity sweep is exact only when the offload tiers store every block "
+            "(a block's place then follows from its LRU stack distance): set Offload to the 1st "
+            "sighting to see the curve, or replay each capacity.");
     } else {
         ReplayConfig sc = c;
         sc.writeQueue = false; // the sweep assumes writes keep up
@@ -289,6 +295,9 @@ QString workloadAnswer(const WorkloadResult& w) {
         tiers.isEmpty()
             ? QStringLiteral("With the GPU's %1 alone").arg(capacityText(c.gpuCapacityBytes))
             : QStringLiteral("With %1").arg(listText(tiers));
+    if (!tiers.isEmpty() && c.storeAfter > 1)
+        s += QStringLiteral(" (offload at a block's %1)")
+                 .arg(QString::fromStdString(sightingText(c.storeAfter)));
     s += QStringLiteral(", %1 of requests are faster than GPU-only caching, mean TTFT %2 (%3 "
                         "\u2192 %4 ms, %5 admission)")
              .arg(percent(rule->gainShare), signedPercent(change))

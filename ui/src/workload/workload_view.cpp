@@ -7,6 +7,7 @@
 #include "kvbe/ui/window/file_dialogs.h"
 #include "kvbe/ui/window/wrap_box.h"
 #include "kvbe/ui/workload/capacity_panel.h"
+#include "kvbe/ui/workload/plan_section.h"
 #include "kvbe/ui/workload/workload_charts.h"
 
 #include <QCheckBox>
@@ -140,6 +141,8 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
         if (auto* capacity = qobject_cast<SloCapacityChart*>(c)) {
             m_capacity = new CapacityPanel(capacity, this);
             m_chartTabs->addTab(m_capacity, c->title());
+        } else if (auto* plan = qobject_cast<PlanChart*>(c)) {
+            m_chartTabs->addTab(new PlanSection(plan, &m_explorer->presets(), this), c->title());
         } else {
             m_chartTabs->addTab(c, c->title());
         }
@@ -242,6 +245,16 @@ QWidget* WorkloadView::buildControls() {
         tr("Each tier's reads and writes share one link: loads go first and delay "
            "the queued writes (with write queues)"));
     m_ruleCells.push_back({m_writeQueue, m_sharedLink});
+    m_storeAfter = new QSpinBox(this);
+    m_storeAfter->setObjectName(QStringLiteral("workloadStoreAfter"));
+    m_storeAfter->setRange(1, kMaxStoreAfter);
+    m_storeAfter->setPrefix(tr("at sighting "));
+    m_storeAfter->setToolTip(
+        tr("Store admission: the offload tiers take a block the K-th time a request contains "
+           "it (1: every block). Fewer writes, fewer hits; the capacity sweep needs 1"));
+    auto* offload = new QLabel(tr("Offload"), this);
+    offload->setBuddy(m_storeAfter);
+    m_ruleCells.push_back({offload, m_storeAfter});
     m_timing = new QLabel(this);
     m_timing->setObjectName(QStringLiteral("workloadTiming"));
     m_timing->setWordWrap(true);
@@ -255,6 +268,7 @@ QWidget* WorkloadView::buildControls() {
         m_settings.placement = *parsePlacement(m_placement->currentText().toStdString());
         m_settings.admission = *parseAdmission(m_admission->currentText().toStdString());
         m_settings.instances = m_instances->value();
+        m_settings.storeAfter = m_storeAfter->value();
         m_settings.writeQueue = m_writeQueue->isChecked();
         m_settings.sharedLinks = m_sharedLink->isChecked();
         m_sharedLink->setEnabled(m_settings.writeQueue);
@@ -263,7 +277,8 @@ QWidget* WorkloadView::buildControls() {
     };
     for (auto* c : {m_policy, m_placement, m_admission, m_sweepTier})
         connect(c, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_instances, &QSpinBox::valueChanged, this, changed);
+    for (auto* spin : {m_instances, m_storeAfter})
+        connect(spin, &QSpinBox::valueChanged, this, changed);
     connect(m_writeQueue, &QCheckBox::toggled, this, changed);
     connect(m_sharedLink, &QCheckBox::toggled, this, changed);
     m_sharedLink->setEnabled(false);
@@ -401,13 +416,14 @@ void WorkloadView::syncControls() {
         m_rows[i].value->setText(rowText(i));
     }
     const QSignalBlocker b1(m_policy), b2(m_placement), b3(m_admission), b4(m_instances),
-        b5(m_writeQueue), b6(m_sweepTier), b7(m_sharedLink);
+        b5(m_writeQueue), b6(m_sweepTier), b7(m_sharedLink), b8(m_storeAfter);
     m_policy->setCurrentText(QString::fromStdString(std::string(toString(m_settings.policy))));
     m_placement->setCurrentText(
         QString::fromStdString(std::string(toString(m_settings.placement))));
     m_admission->setCurrentText(
         QString::fromStdString(std::string(toString(m_settings.admission))));
     m_instances->setValue(m_settings.instances);
+    m_storeAfter->setValue(m_settings.storeAfter);
     m_writeQueue->setChecked(m_settings.writeQueue);
     m_sharedLink->setChecked(m_settings.sharedLinks);
     m_sharedLink->setEnabled(m_settings.writeQueue);
@@ -504,6 +520,7 @@ void WorkloadView::apply(WorkloadPtr w) {
             c->setWorkload(m_result);
     }
     if (m_capacity) m_capacity->setWorkload(m_result);
+    if (auto* plan = findChild<PlanSection*>()) plan->setWorkload(m_result);
     for (std::size_t i = 0; i < m_rows.size(); ++i)
         m_rows[i].value->setText(rowText(i));
     // Where the weights fill the GPU: the tensor-parallel sizes that hold them, a click away.

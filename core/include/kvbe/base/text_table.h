@@ -16,6 +16,8 @@ std::size_t displayWidth(std::string_view text);
 // `text` with spaces before it (right-aligned) or after it, to `width` columns; never cut.
 std::string padLeft(std::string text, std::size_t width);
 std::string padRight(std::string text, std::size_t width);
+// v with `decimals` digits after the point, as printf's "%.*f": "12.35", "-0.5", "3".
+std::string formatFixed(double v, int decimals);
 
 struct TextTable {
     std::string title;

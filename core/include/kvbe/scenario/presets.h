@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kvbe/base/embedded.h"
+#include "kvbe/base/json_fields.h"
 #include "kvbe/base/result.h"
 #include "kvbe/model/model_spec.h"
 #include "kvbe/scenario/hardware.h"
@@ -62,6 +63,10 @@ Result<std::map<std::string, GpuSpec>> parseGpuPresets(std::string_view json,
                                                        const std::string& source);
 Result<std::map<std::string, TierSpec>> parseTierPresets(std::string_view json,
                                                          const std::string& source);
+
+// The drive fields of a tier preset or a scenario tier at obj (drive_model, drive_writes_per_day,
+// warranty_years, drive_capacity_TB; each optional); `at` names obj in messages.
+DriveRating readDriveRating(const FieldReader& r, const nlohmann::json& obj, const std::string& at);
 
 // Resolves what a user typed after --model: an existing file or folder, a preset id, or an id
 // in the local Hugging Face cache, in that order.

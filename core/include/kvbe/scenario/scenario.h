@@ -7,6 +7,7 @@
 #include "kvbe/cost/fixed_cost.h"
 #include "kvbe/scenario/hardware.h"
 #include "kvbe/scenario/presets.h"
+#include "kvbe/scenario/prices.h"
 
 #include <filesystem>
 #include <optional>
@@ -34,6 +35,7 @@ struct TierConfig {
     // The per-layer part: a hit costs t0 + layers · t_layer with the model's KV/state layers
     // (docs/cost-model.md, "Fixed cost per layer"). 0: t_fixed_ms on every model.
     double tLayerUs = 0;
+    DriveRating drive; // the drives the tier is built of (from its preset; each field overridable)
 
     bool operator==(const TierConfig&) const = default;
 };
@@ -68,6 +70,8 @@ struct Scenario {
     double cachedFraction = 0.5;
     LengthRange lengths;
     double sweepTokens = 32768;
+    // Prices that override resources/prices.json (or a --prices file) one by one, for plans.
+    PriceTable prices;
     // The models the tiers' fixed costs were fitted on (empty: not fitted, or not said). With one
     // model and another in `model`, the fit is carried over under its form; `kvbe-cli published
     // compare` then puts both forms beside the published figures.

@@ -49,8 +49,14 @@ struct TraceReplayReport {
     const ReplayResult* result = nullptr;
     const ReplayResult* writesKeptUp = nullptr; // null when no write fell behind
     bool queued = false;                        // some tier's writes went through a write queue
+    // With store admission (config->storeAfter > 1): the same replay storing every block.
+    const ReplayResult* storeAll = nullptr;
 };
 
+// Each offload tier carries its writes (offered and stored), its drives' endurance
+// (kvbe/trace/trace_endurance.h: drive_writes_per_day and years_to_rated_endurance, null for DRAM
+// and tiers without a rating) and, with store admission, the hits it gives up against storing
+// every block.
 nlohmann::json traceReplayJson(const TraceReplayReport& r);
 std::string traceReplayCsv(const TraceReplayReport& r);
 // The tiers, the write queues, the rules and the one-sentence answer.

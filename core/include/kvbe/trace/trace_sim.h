@@ -4,6 +4,7 @@
 
 #include "kvbe/base/result.h"
 #include "kvbe/cost/cost_model.h"
+#include "kvbe/scenario/hardware.h"
 #include "kvbe/trace/trace.h"
 
 #include <cstdint>
@@ -53,6 +54,9 @@ struct SimTier {
     // writes wait meanwhile (reads first: they are on the request's critical path; the writes get
     // the link's time that is left). Off: separate read and write paths, as before.
     bool sharedLink = false;
+    // The drives the tier is built of, for its endurance (kvbe/trace/trace_endurance.h); no
+    // rating for DRAM.
+    DriveRating drive{};
 };
 
 struct ReplayConfig {
@@ -71,11 +75,20 @@ struct ReplayConfig {
     // load starts at its arrival, so the part of it shorter than the wait is hidden, and loads in
     // flight at the same time share each tier's read bandwidth equally.
     int instances = 0;
+    // Store admission: a block is written to the offload tiers only from its storeAfter-th
+    // sighting on (every request that contains it is a sighting, hits included), and is
+    // readable there from the next request on. 1 stores every block (write-all). The GPU is not
+    // gated: it holds what it computed. Under cascade placement a block evicted from the GPU is
+    // demoted only once it has been seen storeAfter times. 1 to kMaxStoreAfter.
+    int storeAfter = 1;
     // The load: every arrival time divided by this (2: twice the request rate, the same requests
     // in the same order). The tiers' contents do not change with it; what depends on time does
     // (the write queues drain in the scaled time, the servers queue in it, write rates count it).
     double rateScale = 1;
 };
+inline constexpr int kMaxStoreAfter = 255;
+// "1st sighting", "2nd sighting", "11th sighting": store admission at K, for reports.
+std::string sightingText(int k);
 
 struct HitRatios {
     double tokenWeighted = 0; // Σ tokens from the tier / Σ N
@@ -111,8 +124,12 @@ struct TierReport {
     std::uint64_t capacityBlocks = 0;  // UINT64_MAX when unlimited
     std::optional<double> pStarTokens; // break-even prefix of the tier (none for the GPU)
     HitRatios hits;                    // blocks found in this tier (the fastest holding them)
-    std::uint64_t blocksWritten = 0;
+    std::uint64_t blocksWritten = 0;   // writes offered to the tier (each block that entered it)
     double bytesWritten = 0;
+    // Writes that reached the tier: those offered, less the ones a full write queue dropped and
+    // the ones that joined a write of the same block still queued (without a write queue, all).
+    std::uint64_t blocksStored = 0;
+    double bytesStored = 0;
     double writeBps = 0; // the tier's write bandwidth (0: unknown)
     double writeRateP50 = 0, writeRateP99 = 0, writeRateMax = 0; // over 1-minute windows, bytes/s
     std::uint64_t windowsOverWriteBw = 0;

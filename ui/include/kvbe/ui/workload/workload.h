@@ -31,6 +31,9 @@ struct WorkloadSettings {
     // Every offload tier's reads and writes share one link (needs writeQueue).
     bool sharedLinks = false;
     int instances = 0;
+    // Store admission: the offload tiers take a block at its storeAfter-th sighting (1: every
+    // block). The capacity sweep is exact only for 1, so there is none for more.
+    int storeAfter = 1;
     // The tier whose capacity the capacity chart varies: 0 the GPU, k the scenario's tier k-1.
     int sweepTier = 1;
     bool operator==(const WorkloadSettings&) const = default;

@@ -113,6 +113,7 @@ class WorkloadView : public QWidget {
     QComboBox* m_admission = nullptr;
     QComboBox* m_sweepTier = nullptr;
     QSpinBox* m_instances = nullptr;
+    QSpinBox* m_storeAfter = nullptr;
     QCheckBox* m_writeQueue = nullptr;
     QCheckBox* m_sharedLink = nullptr;
 

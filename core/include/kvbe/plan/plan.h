@@ -1,0 +1,134 @@
+// What to buy for a trace (docs/workload-model.md, "Planning what to buy"): a grid of DRAM sizes,
+// whole drives of NVMe drive presets and store-after K, plus GPU-only caching, each replayed; the
+// capital cost, the TTFT, the drives' life and the GPU prefill hours saved of each; with a latency
+// limit, the fewest prefill servers each needs to hold it (kvbe/trace/trace_capacity.h) and the
+// GPUs that saves against GPU-only caching; the Pareto fronts of cost against mean TTFT and
+// against GPU hours saved; and the one configuration that meets the life, latency and budget
+// limits with the most value net of its cost over the life.
+//
+// planTrace runs on the calling thread and as many more as it is given (std::thread over the
+// grid points); its progress callback, called on the calling thread only, cancels the plan by
+// returning false, as replayTrace's does. Everything the CLI and the window show comes from here.
+#pragma once
+
+#include "kvbe/base/result.h"
+#include "kvbe/scenario/prices.h"
+#include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_endurance.h"
+#include "kvbe/trace/trace_sim.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kvbe {
+
+struct PlanLimits {
+    // Every rated drive must last this long: years to rated endurance >= lifeYears. Also the
+    // horizon over which a configuration's value is weighed against its cost.
+    double lifeYears = 5;
+    // p99 TTFT under the plan's admission rule, at most; also the target the servers each
+    // configuration needs are counted at.
+    std::optional<double> sloP99S;
+    std::optional<double> budgetUsd; // capital cost, at most
+};
+
+struct PlanGrid {
+    std::vector<double> dramBytes;    // DRAM tier sizes; 0: no DRAM tier
+    std::vector<std::int64_t> drives; // whole drives of each drive preset; 0: no NVMe tier
+    std::vector<int> storeAfter = {1, 2, 3};
+};
+
+// Everything a plan replays with. The GPU's capacity, the eviction policy, the placement, the
+// write queue and the prefill servers come from `base` (its tiers are ignored); each point
+// replays `base` with the DRAM tier at one size and one drive tier at one drive count.
+struct PlanSetup {
+    const Trace* trace = nullptr;
+    const CostModel* cost = nullptr;
+    ReplayConfig base;
+    std::optional<SimTier> dram;     // the DRAM tier (none: the grid has no DRAM sizes)
+    std::vector<SimTier> driveTiers; // one per NVMe drive preset, each with its drive rating
+    Admission rule = Admission::Optimal;
+    PriceTable prices;
+    std::string gpuKey;      // the GPU preset, for its price per hour
+    int gpusPerInstance = 1; // the tensor-parallel group: every one of its GPUs prefills
+    PlanGrid grid;
+    PlanLimits limits;
+    int threads = 0;       // 0: one per hardware thread
+    int maxServers = 1024; // the servers search stops here
+};
+
+struct PlanTier {
+    std::string name;
+    double capacityBytes = 0;
+    std::uint64_t blocksWritten = 0;
+    double bytesStored = 0;
+    TierEndurance endurance; // DRAM: no rating
+};
+
+struct PlanPoint {
+    double dramBytes = 0;
+    std::string drive; // the drive preset; "" without an NVMe tier
+    std::int64_t drives = 0;
+    int storeAfter = 1;
+    std::vector<PlanTier> tiers; // the offload tiers, DRAM first
+    double dramUsd = 0, drivesUsd = 0, capexUsd = 0;
+    double ttftMeanS = 0, ttftP99S = 0;
+    double hitsTokenWeighted = 0;
+    // (GPU prefill seconds saved under the rule − under GPU-only caching) × 86,400 / the trace's
+    // duration / 3,600 × the GPUs of the instance.
+    double gpuHoursSavedPerDay = 0;
+    // With a latency limit: the fewest prefill servers (each gpusPerInstance GPUs) that hold p99
+    // TTFT within it under the rule at the plan's load, and (GPU-only caching's − these) × the
+    // GPUs of a server. None without a limit, or where no count up to maxServers holds it (for
+    // this point or for GPU-only caching): serversNote says which.
+    std::optional<int> serversAtSlo;
+    std::optional<int> gpusSaved;
+    std::string serversNote;
+    // The GPUs saved × 24 hours × 365 / 12 days × the GPU's price per hour where gpusSaved is
+    // known; otherwise the GPU-hours saved a day × 365 / 12 days × the price per hour.
+    double valuePerMonthUsd = 0;
+    bool valueFromGpusSaved = false;
+    std::optional<double> paybackMonths;     // capex / value per month; none when it never pays
+    double netUsdOverLife = 0;               // value per month × 12 × life − capex
+    std::optional<double> shortestLifeYears; // the shortest years to rated endurance of its drives
+    // With K > 1: the same sizes storing every block (the grid's K = 1 point, where it has one),
+    // as a serving stack without store admission would run them: its shortest drive life.
+    std::optional<double> lifeIfEveryBlockStored;
+    std::vector<std::string> fails; // the limits it fails, each with by how much
+    bool onTtftFront = false, onGpuHoursFront = false;
+    bool offload() const { return !tiers.empty(); }
+};
+
+struct PlanResult {
+    std::vector<PlanPoint> points;  // in grid order; points[0] is GPU-only caching
+    std::vector<std::size_t> front; // indices of the points on either front, by capital cost
+    std::optional<std::size_t> recommended;
+    std::string why;      // why the recommended point beat its neighbours
+    std::string unmet;    // when no point meets the limits: which limit fails and by how much
+    double floorP99S = 0; // p99 TTFT with every prefix hit free on the GPU: no plan beats it
+    // With a latency limit: the servers were counted, and the fewest GPU-only caching needs.
+    bool serversSearched = false;
+    std::optional<int> gpuOnlyServers;
+    double durationS = 0; // the trace's
+    std::size_t replays = 0;
+    double seconds = 0; // wall time
+    int threads = 0;
+    bool cancelled = false;
+};
+
+// Fails with a sentence for limits no configuration could meet (life not above 0, a p99 limit
+// below floorP99S, a negative budget) and for a missing price (the GPU's, DRAM's where the grid
+// has DRAM, a drive preset's).
+Result<PlanResult> planTrace(const PlanSetup& setup,
+                             const std::function<bool(double)>& progress = {});
+
+// The defaults: DRAM 0, 128, 256, 512, 1024 and 2048 GiB; 0, 1, 2, 4 and 8 drives.
+PlanGrid defaultPlanGrid();
+
+// "512 GiB DRAM + 2 x nvme-gen5-mu, store at the 2nd sighting", "GPU-only caching".
+std::string describePlanPoint(const PlanPoint& p);
+
+} // namespace kvbe

@@ -1,0 +1,257 @@
+#include "kvbe/plan/plan_report.h"
+
+#include "kvbe/base/json_text.h"
+#include "kvbe/base/text_table.h"
+#include "kvbe/base/units.h"
+#include "kvbe/cost/report.h"
+
+#include "plan_text.h"
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace kvbe {
+using nlohmann::json;
+using plan_detail::usd;
+
+namespace {
+
+json optionalJson(const std::optional<double>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+json optionalInt(const std::optional<int>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+std::string ms(double s) {
+    return formatFixed(s * 1e3, 1);
+}
+
+// The prices the plan used, and whether they are the shipped examples.
+std::string pricesLine(const PlanSetup& s) {
+    const auto& p = s.prices;
+    std::string out = p.example ? "EXAMPLE prices (" + p.origin +
+                                      "): replace them with your own quotes (--prices FILE)"
+                                : "prices from " + p.origin;
+    out += "; " + s.gpuKey + " $" + formatFixed(p.gpuPerHour.at(s.gpuKey).usd, 2) + " per GPU-hour";
+    if (p.dramPerGiB && s.dram) out += ", DRAM $" + formatFixed(p.dramPerGiB->usd, 2) + " per GiB";
+    for (const auto& d : s.driveTiers)
+        out += ", " + d.name + " " + usd(p.drive.at(d.name).usd) + " a drive";
+    return out;
+}
+
+std::string limitsLine(const PlanLimits& l) {
+    std::string out =
+        "drive life at least " + formatFixed(l.lifeYears, 1) + " years (the horizon too)";
+    out += l.sloP99S ? ", p99 TTFT at most " + formatFixed(*l.sloP99S, 3) + " s"
+                     : ", no latency limit";
+    out += l.budgetUsd ? ", capital cost at most " + usd(*l.budgetUsd) : ", no budget";
+    return out;
+}
+
+// Whether the servers were counted, at what, and what GPU-only caching needs.
+std::string serversLine(const PlanSetup& s, const PlanResult& r) {
+    if (!r.serversSearched)
+        return "not counted: give --slo-p99 for the prefill servers each configuration needs and "
+               "the GPUs it saves against GPU-only caching";
+    const std::string target = "p99 TTFT at most " + formatFixed(*s.limits.sloP99S, 3) + " s";
+    const std::string load = s.base.rateScale == 1
+                                 ? "the trace's own load"
+                                 : formatFixed(s.base.rateScale, 3) + " times the trace's load";
+    const std::string gpus = std::to_string(s.gpusPerInstance) +
+                             (s.gpusPerInstance == 1 ? " GPU" : " GPUs") + " a server";
+    if (!r.gpuOnlyServers)
+        return "the fewest that hold " + target + " at " + load + " (" + gpus +
+               "); GPU-only caching holds it with no count up to " + std::to_string(s.maxServers) +
+               ", so the value is the GPU-hours saved";
+    return "the fewest that hold " + target + " at " + load + " (" + gpus +
+           "): GPU-only caching needs " + std::to_string(*r.gpuOnlyServers) +
+           "; the value is the GPUs a configuration saves against that, at the price per GPU-hour";
+}
+
+} // namespace
+
+json planPointJson(const PlanPoint& p) {
+    json tiers = json::array(), capacities = json::object(), years = json::object();
+    for (const auto& t : p.tiers) {
+        const auto& e = t.endurance;
+        tiers.push_back({{"name", t.name},
+                         {"capacity_bytes", jsonCount(t.capacityBytes)},
+                         {"drives", e.drives ? json(*e.drives) : json(nullptr)},
+                         {"drive_model", e.drive.model},
+                         {"blocks_written", t.blocksWritten},
+                         {"bytes_stored", jsonCount(t.bytesStored)},
+                         {"bytes_stored_per_day", optionalJson(e.bytesStoredPerDay)},
+                         {"drive_writes_per_day", optionalJson(e.driveWritesPerDay)},
+                         {"years_to_rated_endurance", optionalJson(e.yearsToRatedEndurance)}});
+        capacities[t.name] = jsonCount(t.capacityBytes);
+        years[t.name] = optionalJson(e.yearsToRatedEndurance);
+    }
+    return {{"description", describePlanPoint(p)},
+            {"capacities_bytes", capacities},
+            {"tiers", tiers},
+            {"dram_bytes", jsonCount(p.dramBytes)},
+            {"drive", p.drive.empty() ? json(nullptr) : json(p.drive)},
+            {"drives", p.drives},
+            {"store_after", p.storeAfter},
+            {"capex_usd", p.capexUsd},
+            {"dram_usd", p.dramUsd},
+            {"drives_usd", p.drivesUsd},
+            {"ttft_mean_s", p.ttftMeanS},
+            {"ttft_p99_s", p.ttftP99S},
+            {"hits_token_weighted", p.hitsTokenWeighted},
+            {"gpu_hours_saved_per_day", p.gpuHoursSavedPerDay},
+            {"servers_at_slo", optionalInt(p.serversAtSlo)},
+            {"gpus_saved", optionalInt(p.gpusSaved)},
+            {"servers_note", p.serversNote},
+            {"value_per_month_usd", p.valuePerMonthUsd},
+            {"value_from", p.valueFromGpusSaved ? "gpus_saved" : "gpu_hours_saved_per_day"},
+            {"payback_months", optionalJson(p.paybackMonths)},
+            {"net_usd_over_life", p.netUsdOverLife},
+            {"years_to_rated_endurance", years},
+            {"shortest_life_years", optionalJson(p.shortestLifeYears)},
+            {"life_if_every_block_stored_years", optionalJson(p.lifeIfEveryBlockStored)},
+            {"meets_limits", p.fails.empty()},
+            {"fails", p.fails},
+            {"on_ttft_front", p.onTtftFront},
+            {"on_gpu_hours_front", p.onGpuHoursFront}};
+}
+
+json planJson(const PlanReport& x) {
+    const PlanSetup& s = *x.setup;
+    const PlanResult& r = *x.result;
+    json j = {{"kvbe_trace_plan", 1},
+              {"trace", {{"file", x.file}, {"requests", x.trace->size()}}},
+              {"scenario", x.scenario},
+              {"rule", std::string(toString(s.rule))}};
+    json drives = json::object();
+    for (const auto& d : s.driveTiers)
+        drives[d.name] = s.prices.drive.at(d.name).usd;
+    j["prices"] = {
+        {"origin", s.prices.origin},
+        {"example", s.prices.example},
+        {"note", s.prices.note},
+        {"gpu", s.gpuKey},
+        {"gpu_usd_per_hour", s.prices.gpuPerHour.at(s.gpuKey).usd},
+        {"dram_usd_per_GiB", s.prices.dramPerGiB ? json(s.prices.dramPerGiB->usd) : json(nullptr)},
+        {"drive_usd", drives}};
+    j["limits"] = {{"life_years", s.limits.lifeYears},
+                   {"slo_p99_s", optionalJson(s.limits.sloP99S)},
+                   {"budget_usd", optionalJson(s.limits.budgetUsd)}};
+    j["gpus_per_instance"] = s.gpusPerInstance;
+    j["duration_s"] = r.durationS;
+    j["floor_p99_s"] = r.floorP99S;
+    j["servers_searched"] = r.serversSearched;
+    j["max_servers"] = s.maxServers;
+    j["gpu_only_servers_at_slo"] = optionalInt(r.gpuOnlyServers);
+    j["configurations"] = r.points.size();
+    j["replays"] = r.replays;
+    j["threads"] = r.threads;
+    j["seconds"] = r.seconds;
+    json front = json::array();
+    for (std::size_t i : r.front)
+        front.push_back(planPointJson(r.points[i]));
+    j["front"] = front;
+    j["recommended"] = r.recommended ? planPointJson(r.points[*r.recommended]) : json(nullptr);
+    j["why"] = r.why;
+    j["unmet"] = r.unmet;
+    return j;
+}
+
+std::string planCsv(const PlanReport& x) {
+    const PlanResult& r = *x.result;
+    std::string out =
+        "configuration,dram_bytes,drive,drives,store_after,capex_usd,ttft_mean_s,"
+        "ttft_p99_s,hits_token_weighted,gpu_hours_saved_per_day,servers_at_slo,gpus_saved,"
+        "value_per_month_usd,payback_months,net_usd_over_life,shortest_life_years,"
+        "meets_limits,on_ttft_front,on_gpu_hours_front,recommended\n";
+    auto opt = [](const std::optional<double>& v) {
+        return v ? formatFixed(*v, 6) : std::string();
+    };
+    auto optInt = [](const std::optional<int>& v) {
+        return v ? std::to_string(*v) : std::string();
+    };
+    for (std::size_t i = 0; i < r.points.size(); ++i) {
+        const PlanPoint& p = r.points[i];
+        out += csvField(describePlanPoint(p)) + "," + formatFixed(p.dramBytes, 0) + "," + p.drive +
+               "," + std::to_string(p.drives) + "," + std::to_string(p.storeAfter) + "," +
+               formatFixed(p.capexUsd, 2) + "," + formatFixed(p.ttftMeanS, 9) + "," +
+               formatFixed(p.ttftP99S, 9) + "," + formatFixed(p.hitsTokenWeighted, 6) + "," +
+               formatFixed(p.gpuHoursSavedPerDay, 6) + "," + optInt(p.serversAtSlo) + "," +
+               optInt(p.gpusSaved) + "," + formatFixed(p.valuePerMonthUsd, 2) + "," +
+               opt(p.paybackMonths) + "," + formatFixed(p.netUsdOverLife, 2) + "," +
+               opt(p.shortestLifeYears) + "," + (p.fails.empty() ? "1" : "0") + "," +
+               (p.onTtftFront ? "1" : "0") + "," + (p.onGpuHoursFront ? "1" : "0") + "," +
+               (r.recommended && *r.recommended == i ? "1" : "0") + "\n";
+    }
+    return out;
+}
+
+std::string planTable(const PlanReport& x) {
+    const PlanSetup& s = *x.setup;
+    const PlanResult& r = *x.result;
+    std::string out = "plan      " + x.file + ": " + std::to_string(x.trace->size()) +
+                      " requests over " + formatFixed(r.durationS / 60, 1) + " min; " + x.scenario +
+                      "; " + std::string(toString(s.rule)) + " admission\n";
+    out += "grid      " + std::to_string(r.points.size()) + " configurations (DRAM sizes x " +
+           "drives x store-after K, and GPU-only caching), " + std::to_string(r.replays) +
+           " replays in " + formatFixed(r.seconds, 1) + " s on " + std::to_string(r.threads) +
+           " thread" + (r.threads == 1 ? "" : "s") + "\n";
+    out += "limits    " + limitsLine(s.limits) + "\n";
+    out += "prices    " + pricesLine(s) + "\n";
+    out += "servers   " + serversLine(s, r) + "\n\n";
+    out += "The Pareto front: capital cost against mean TTFT (T) and against GPU-hours saved (H)\n";
+    char line[512];
+    // The servers and GPUs saved at the latency limit, where they were counted.
+    auto servers = [&](const std::string& count, const std::string& saved) {
+        if (!r.serversSearched) return std::string();
+        std::snprintf(line, sizeof line, " %7s %10s", count.c_str(), saved.c_str());
+        return std::string(line);
+    };
+    const std::string serversHead = servers("servers", "GPUs saved");
+    std::snprintf(line, sizeof line, "%-3s %-58s %9s %21s %8s%s %9s %8s %12s  %s\n", "",
+                  "configuration", "capex", "TTFT ms mean / p99", "GPU-h/d", serversHead.c_str(),
+                  "$/month", "payback", "drive life", "limits");
+    out += line;
+    // The front, and the recommended configuration where it is not on it (a front point that
+    // fails a limit can shadow it).
+    std::vector<std::size_t> rows = r.front;
+    if (r.recommended && !r.points[*r.recommended].onTtftFront &&
+        !r.points[*r.recommended].onGpuHoursFront)
+        rows.push_back(*r.recommended);
+    for (std::size_t i : rows) {
+        const PlanPoint& p = r.points[i];
+        const std::string mark =
+            std::string(p.onTtftFront ? "T" : " ") + (p.onGpuHoursFront ? "H" : " ");
+        const std::string ttft = ms(p.ttftMeanS) + " / " + ms(p.ttftP99S);
+        const std::string payback =
+            p.paybackMonths ? formatFixed(*p.paybackMonths, 1) + " mo" : "-";
+        const std::string life = p.shortestLifeYears ? formatLife(*p.shortestLifeYears) : "-";
+        std::string limits = p.fails.empty()
+                                 ? "ok"
+                                 : "fails " + p.fails.front().substr(0, p.fails.front().find(':'));
+        if (r.recommended && *r.recommended == i)
+            limits += p.onTtftFront || p.onGpuHoursFront ? "  <- recommended"
+                                                         : "  <- recommended (not on a front)";
+        const std::string serversCells = servers(
+            p.serversAtSlo ? std::to_string(*p.serversAtSlo) : ">" + std::to_string(s.maxServers),
+            p.gpusSaved ? std::to_string(*p.gpusSaved) : "-");
+        std::snprintf(line, sizeof line, "%-3s %-58s %9s %21s %8s%s %9s %8s %12s  %s\n",
+                      mark.c_str(), describePlanPoint(p).c_str(), usd(p.capexUsd).c_str(),
+                      ttft.c_str(), formatFixed(p.gpuHoursSavedPerDay, 1).c_str(),
+                      serversCells.c_str(), usd(p.valuePerMonthUsd).c_str(), payback.c_str(),
+                      life.c_str(), limits.c_str());
+        out += line;
+    }
+    out += "\n";
+    if (r.recommended)
+        out += "Recommended: " + r.why + "\n";
+    else
+        out += r.unmet + "\n";
+    if (s.prices.example)
+        out += "The prices are examples: the money figures move with your own quotes.\n";
+    return out;
+}
+
+} // namespace kvbe

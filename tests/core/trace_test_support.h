@@ -1,0 +1,75 @@
+// Helpers shared by the trace, store-admission and plan tests: the conversation trace read with
+// Qt's JSON parser (independent of the production reader), the cost model they replay with, and
+// a trace written inline.
+#pragma once
+
+#include "kvbe/cost/cost_model.h"
+#include "test_support.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace kvbe::test {
+
+struct RealRequest {
+    double n = 0;
+    std::vector<qint64> ids;
+};
+
+// The Mooncake conversation trace (tests/fixtures/traces/README.md: where it comes from).
+inline QString realTracePath() {
+    return QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl");
+}
+inline constexpr const char* kNoRealTrace =
+    "tests/fixtures/traces/mooncake-conversation.jsonl is missing or unreadable";
+
+// The conversation trace parsed with Qt's JSON reader: empty when the file cannot be read.
+inline const std::vector<RealRequest>& realTrace() {
+    static const std::vector<RealRequest> reqs = [] {
+        std::vector<RealRequest> out;
+        QFile f(realTracePath());
+        if (!f.open(QIODevice::ReadOnly)) return out;
+        while (!f.atEnd()) {
+            const QByteArray line = f.readLine().trimmed();
+            if (line.isEmpty()) continue;
+            const QJsonObject o = QJsonDocument::fromJson(line).object();
+            RealRequest r;
+            r.n = o.value("input_length").toDouble();
+            for (const auto v : o.value("hash_ids").toArray())
+                r.ids.push_back(v.toInteger());
+            out.push_back(std::move(r));
+        }
+        return out;
+    }();
+    return reqs;
+}
+
+// Llama 3.2 3B, BF16 KV, 989 TFLOP/s at 50 %: the model the trace tests replay with.
+inline CostModel llama3b() {
+    CostInputs in;
+    in.model = preset("meta-llama/Llama-3.2-3B");
+    in.kvDtype = KvDtype::BF16;
+    in.peakFlops = 989e12;
+    in.utilisation = 0.5;
+    auto cm = CostModel::create(in);
+    if (!cm) qFatal("%s", cm.message().c_str());
+    return *cm;
+}
+
+// One line each, newline-terminated: a trace file's text.
+inline std::string lines(std::initializer_list<const char*> ls) {
+    std::string s;
+    for (const char* l : ls) {
+        s += l;
+        s += '\n';
+    }
+    return s;
+}
+
+} // namespace kvbe::test

@@ -1,0 +1,262 @@
+// The Workload view's Plan tab: on a trace whose writes are counted here (a 4-block prefix every
+// request shares and 4 blocks of each request's own), the section plans on a worker, shows the
+// recommended configuration's sentence, colours each front point by its drives' life worked out
+// here, follows a change of the limits (one plan for edits in a row), stops on Cancel, and
+// exports the table and the chart.
+#include "ui_test_support.h"
+
+#include "kvbe/plan/plan.h"
+#include "kvbe/ui/charts/chart_export.h"
+#include "kvbe/ui/workload/plan_chart.h"
+#include "kvbe/ui/workload/plan_section.h"
+
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+
+#include <cmath>
+
+using namespace kvbe;
+using namespace kvbe::test;
+
+namespace {
+
+WorkloadView* viewOf(MainWindow& w) {
+    return child<WorkloadView>(&w, QStringLiteral("workloadView"));
+}
+PlanSection* sectionOf(MainWindow& w) {
+    return child<PlanSection>(&w, QStringLiteral("planSection"));
+}
+
+// The window shown on the Workload tab's Plan section: the plan runs while it is shown.
+std::unique_ptr<MainWindow> shownOnPlan() {
+    auto w = makeWindow();
+    w->show();
+    if (!QTest::qWaitForWindowExposed(w.get())) qFatal("the window was not exposed");
+    auto* v = viewOf(*w);
+    tabsOf(w)->setCurrentWidget(v);
+    child<QTabWidget>(v, QStringLiteral("workloadCharts"))->setCurrentWidget(sectionOf(*w));
+    return w;
+}
+
+bool settle(MainWindow& w) {
+    auto* v = viewOf(w);
+    auto* s = sectionOf(w);
+    return QTest::qWaitFor(
+        [&] {
+            return !v->loading() && !v->replaying() && !s->computing() && !s->scheduled() &&
+                   !explorerOf(&w)->recomputePending();
+        },
+        180000);
+}
+
+// n requests one second apart, each with the shared blocks 0-3 and four blocks of its own.
+constexpr int kRequests = 20;
+constexpr int kShared = 4, kOwn = 4;
+QString writeSharedPrefix(const QTemporaryDir& dir) {
+    const QString path = dir.filePath(QStringLiteral("shared-prefix.jsonl"));
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
+    int own = 1000;
+    for (int i = 0; i < kRequests; ++i) {
+        QStringList ids = {"0", "1", "2", "3"};
+        for (int b = 0; b < kOwn; ++b)
+            ids << QString::number(own++);
+        f.write(QStringLiteral("{\"timestamp\": %1, \"input_length\": 4096, \"output_length\": 1, "
+                               "\"hash_ids\": [%2]}\n")
+                    .arg(i * 1000)
+                    .arg(ids.join(QStringLiteral(", ")))
+                    .toUtf8());
+    }
+    return path;
+}
+
+// The blocks that reach an offload tier: at K = 1 every block at its first sighting; at K >= 2
+// only the shared ones (seen by every request), each once; the own blocks are seen once only.
+std::uint64_t blocksWrittenByHand(int storeAfter) {
+    return storeAfter == 1 ? std::uint64_t(kShared + kOwn * kRequests)
+                           : (storeAfter <= kRequests ? std::uint64_t(kShared) : 0);
+}
+
+// The band the point's colour must show: years to rated endurance = DWPD x warranty x installed
+// bytes / (bytes written a day), against the warranty.
+LifeBand bandByHand(const PlanPoint& p, double blockBytes) {
+    if (p.drives <= 0) return LifeBand::NoDrives;
+    const double days = (kRequests - 1) * 1.0 / 86400; // the trace's span
+    const double perDay = double(blocksWrittenByHand(p.storeAfter)) * blockBytes / days;
+    for (const auto& t : p.tiers) {
+        const DriveRating& d = t.endurance.drive;
+        if (!d.rated()) continue;
+        if (perDay <= 0) return LifeBand::Long;
+        const double years =
+            *d.writesPerDay * *d.warrantyYears * double(p.drives) * *d.capacityBytes / perDay;
+        return years < *d.warrantyYears       ? LifeBand::Short
+               : years < 2 * *d.warrantyYears ? LifeBand::Fair
+                                              : LifeBand::Long;
+    }
+    return LifeBand::Long;
+}
+
+} // namespace
+
+class TestUiPlan : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { isolateSettings(); }
+
+    void theSectionIsAWorkloadTab() {
+        auto w = makeWindow();
+        auto* tabs = child<QTabWidget>(viewOf(*w), QStringLiteral("workloadCharts"));
+        auto* section = sectionOf(*w);
+        const int i = tabs->indexOf(section);
+        QVERIFY(i >= 0);
+        QCOMPARE(tabs->tabText(i), QStringLiteral("Plan"));
+        QCOMPARE(section->chart(), child<PlanChart>(section, QStringLiteral("plan")));
+        tabs->setCurrentIndex(i);
+        QCOMPARE(viewOf(*w)->visibleChart(), static_cast<WorkloadChart*>(section->chart()));
+    }
+
+    // The plan on the small trace: the sentence, the colours, a limit change, the exports.
+    void plansColoursFollowsAndExports() {
+        QTemporaryDir dir;
+        auto w = shownOnPlan();
+        auto* v = viewOf(*w);
+        auto* s = sectionOf(*w);
+        QSignalSpy computed(s, &PlanSection::computed);
+        // A GPU cache of 2 blocks: the shared prefix has to come from the offload tiers.
+        WorkloadSettings set = v->settings();
+        QVERIFY(v->openTrace(writeSharedPrefix(dir)));
+        QVERIFY(settle(*w));
+        set = v->settings();
+        set.gpuCacheBytes = 2 * v->result()->config.blockBytes;
+        v->setSettings(set);
+        QVERIFY(settle(*w));
+        QVERIFY(s->plan() && s->plan()->result);
+        QCOMPARE(s->plan()->workload->settings.gpuCacheBytes, set.gpuCacheBytes);
+        const PlanResult& r = *s->plan()->result;
+        const double blockBytes = s->plan()->setup->base.blockBytes;
+
+        // The sentence: the recommended configuration and why.
+        QVERIFY(r.recommended);
+        const QString sentence = child<QLabel>(s, "planSentence")->text();
+        // The configuration in bold, then the reasons: core's sentence.
+        const QString desc = QString::fromStdString(describePlanPoint(r.points[*r.recommended]));
+        const QString why = QString::fromStdString(r.why);
+        QVERIFY(why.startsWith(desc));
+        QVERIFY2(sentence.startsWith(QStringLiteral("<b>Recommended: %1</b>").arg(desc)),
+                 qPrintable(sentence));
+        QVERIFY(sentence.endsWith(why.mid(desc.size()).toHtmlEscaped()));
+        QVERIFY(child<QLabel>(s, "planDriveLife")->text().contains(QStringLiteral("Drive life")));
+        QCOMPARE(child<QTableWidget>(s, "planTable")->rowCount(), int(r.front.size()));
+
+        // Each front point sits in the series of its life band, worked out here.
+        auto* chart = s->chart();
+        int shortPoints = 0, frontPoints = 0;
+        for (const PlanPoint& p : r.points) {
+            if (!p.onTtftFront && !p.onGpuHoursFront) continue;
+            ++frontPoints;
+            const LifeBand band = bandByHand(p, blockBytes);
+            QCOMPARE(int(lifeBand(p)), int(band));
+            shortPoints += band == LifeBand::Short;
+        }
+        QVERIFY(frontPoints > 0);
+        // K = 1 writes 84 blocks in 19 s: one drive wears out within its warranty (checked below
+        // on every K = 1 point with drives, front or not).
+        for (const PlanPoint& p : r.points)
+            if (p.drives == 1 && p.storeAfter == 1)
+                QCOMPARE(int(lifeBand(p)), int(LifeBand::Short));
+        const QStringList bandKeys = {"life/0/points", "life/1/points", "life/2/points",
+                                      "life/3/points"};
+        const LifeBand order[] = {LifeBand::Short, LifeBand::Fair, LifeBand::Long,
+                                  LifeBand::NoDrives};
+        // The recommended configuration is coloured too, on a front or not.
+        const PlanPoint& recommended = r.points[*r.recommended];
+        int drawn = 0;
+        for (int i = 0; i < 4; ++i) {
+            auto* series = qobject_cast<QScatterSeries*>(chart->seriesByKey(bandKeys[i]));
+            QVERIFY(series);
+            QCOMPARE(series->color(), lifeBandColor(order[i]));
+            for (const QPointF& pt : series->points()) {
+                ++drawn;
+                bool found = false;
+                for (const PlanPoint& p : r.points)
+                    if ((p.onTtftFront || p.onGpuHoursFront || &p == &recommended) &&
+                        sameValue(p.capexUsd, pt.x(), 1e-9) &&
+                        std::abs(PlanChart::ttftSavedS(r, p) * 1e3 - pt.y()) < 1e-9 &&
+                        bandByHand(p, blockBytes) == order[i])
+                        found = true;
+                QVERIFY2(
+                    found,
+                    qPrintable(
+                        QStringLiteral("point %1,%2 in band %3").arg(pt.x()).arg(pt.y()).arg(i)));
+            }
+        }
+        QCOMPARE(drawn,
+                 frontPoints + (recommended.onTtftFront || recommended.onGpuHoursFront ? 0 : 1));
+        if (shortPoints > 0)
+            QVERIFY(!qobject_cast<QScatterSeries*>(chart->seriesByKey("life/0/points"))
+                         ->points()
+                         .isEmpty());
+        // The hover names the configuration under the cursor.
+        const PlanPoint& rec = r.points[*r.recommended];
+        const QString hover =
+            chart->hoverText(QPointF(rec.capexUsd, PlanChart::ttftSavedS(r, rec) * 1e3));
+        QVERIFY2(hover.contains(QString::fromStdString(describePlanPoint(rec))), qPrintable(hover));
+
+        // A limit change plans again, once for two edits in a row.
+        const int before = int(computed.count());
+        s->setLimitsText(2, QString(), QString());
+        s->setLimitsText(3, QString(), QStringLiteral("1000000"));
+        QVERIFY(settle(*w));
+        QCOMPARE(int(computed.count()), before + 1);
+        QCOMPARE(s->plan()->limits.lifeYears, 3.0);
+        QCOMPARE(s->plan()->limits.budgetUsd, std::optional<double>(1e6));
+        // A bad field keeps the last limits and says why.
+        QVERIFY(!s->setLimitsText(3, QStringLiteral("fast"), QString()));
+        QVERIFY(child<QLabel>(s, "planError")->isVisible());
+        QCOMPARE(s->limits().lifeYears, 3.0);
+
+        // The table as CSV (a header and one row per configuration) and the chart as PNG, SVG.
+        const QString csv = dir.filePath(QStringLiteral("plan.csv"));
+        QVERIFY(exportCsv(*chart, csv));
+        QFile f(csv);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QStringList lines =
+            QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1 + int(s->plan()->result->points.size()));
+        const QString png = dir.filePath(QStringLiteral("plan.png"));
+        QVERIFY(exportChart(*chart, png, QSize(800, 450)));
+        QCOMPARE(QImage(png).size(), QSize(800, 450));
+        const QString svg = dir.filePath(QStringLiteral("plan.svg"));
+        QVERIFY(exportChart(*chart, svg, QSize(800, 450)));
+        QFile sf(svg);
+        QVERIFY(sf.open(QIODevice::ReadOnly));
+        QVERIFY(sf.readAll().contains("<svg"));
+    }
+
+    // Cancel stops the worker on the conversation trace: nothing of it is kept.
+    void cancelStopsThePlan() {
+        auto w = shownOnPlan();
+        auto* v = viewOf(*w);
+        auto* s = sectionOf(*w);
+        QSignalSpy cancelled(s, &PlanSection::cancelled);
+        QVERIFY(v->openTrace(QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl")));
+        QVERIFY(QTest::qWaitFor([&] { return s->computing(); }, 120000));
+        QTest::mouseClick(child<QPushButton>(s, "planCancel"), Qt::LeftButton);
+        QVERIFY(QTest::qWaitFor([&] { return !s->computing(); }, 60000));
+        QCOMPARE(cancelled.count(), 1);
+        QVERIFY(!s->plan());
+        QVERIFY(child<QLabel>(s, "planStatus")->text().startsWith(QStringLiteral("Cancelled")));
+        // Not started again by itself.
+        QTest::qWait(PlanSection::kDebounceMs * 3);
+        QVERIFY(!s->computing() && !s->scheduled());
+    }
+};
+
+QTEST_MAIN(TestUiPlan)
+#include "tst_ui_plan.moc"
