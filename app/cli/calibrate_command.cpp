@@ -130,34 +130,34 @@ CalibrateStep prefillStep(gpu::PrefillSettings ps) {
     return step;
 }
 
-int runCalibrate(const CalibrateOptions& o) {
+ExitCode runCalibrate(const CalibrateOptions& o) {
     auto presets = Presets::loadBuiltin();
     if (!presets) {
         std::cerr << "kvbe-cli: " << presets.message() << "\n";
-        return kExitBadInput;
+        return ExitCode::BadInput;
     }
     auto scenario =
         o.scenario.empty() ? defaultScenario(*presets) : loadScenario(o.scenario, *presets);
     if (!scenario) {
         std::cerr << "kvbe-cli: " << scenario.message() << "\n";
-        return kExitBadInput;
+        return ExitCode::BadInput;
     }
     if (!o.model.empty()) scenario->model = o.model;
     auto eval = evaluate(*scenario, *presets);
     if (!eval) {
         std::cerr << "kvbe-cli: " << eval.message() << "\n";
-        return kExitBadInput;
+        return ExitCode::BadInput;
     }
     if (o.dir.empty() && !o.skipDrive) {
         std::cerr
             << "kvbe-cli: calibrate needs --dir DIR on the drive to measure (or --skip-drive)\n";
-        return kExitUsage;
+        return ExitCode::Usage;
     }
     auto size = parseBytes(o.fileSize);
     auto duration = parseSeconds(o.duration);
     if (!size || !duration) {
         std::cerr << "kvbe-cli: " << (size ? duration.message() : size.message()) << "\n";
-        return kExitBadInput;
+        return ExitCode::BadInput;
     }
     gpu::PrefillSettings ps;
     ps.model = eval->model.source.empty() ? eval->model.id : scenario->model;
@@ -165,7 +165,7 @@ int runCalibrate(const CalibrateOptions& o) {
         auto l = parseTokenList(o.lengths);
         if (!l) {
             std::cerr << "kvbe-cli: --lengths: " << l.message() << "\n";
-            return kExitBadInput;
+            return ExitCode::BadInput;
         }
         for (double n : *l)
             ps.lengths.push_back(static_cast<std::int64_t>(n));
@@ -192,9 +192,9 @@ int runCalibrate(const CalibrateOptions& o) {
     for (auto& step : steps) {
         CollectingSink sink(step.label);
         const auto outcome = step.probe->run(step.options, sink);
-        if (outcome.exit == ProbeExit::Stopped) {
+        if (outcome.exit == ExitCode::Stopped) {
             std::cerr << "kvbe-cli: " << outcome.message << "\n";
-            return kExitInterrupted;
+            return ExitCode::Stopped;
         }
         if (!outcome.ok()) {
             std::cerr << "kvbe-cli: " << step.label << ": " << outcome.message << "\n";
@@ -209,7 +209,7 @@ int runCalibrate(const CalibrateOptions& o) {
         for (const auto& s : skipped)
             std::cerr << "; " << s;
         std::cerr << "\n";
-        return kExitCannotRun;
+        return ExitCode::CannotRun;
     }
 
     // The GPU probe's prefill times carry no scheduling overhead, so no overhead is fitted.
@@ -228,18 +228,18 @@ int runCalibrate(const CalibrateOptions& o) {
     }
     if (auto st = saveCalibration(o.out, c); !st) {
         std::cerr << "kvbe-cli: " << st.message() << "\n";
-        return kExitBadInput;
+        return ExitCode::BadInput;
     }
     std::cerr << "kvbe-cli calibrate: wrote " << o.out;
     for (const auto& s : skipped)
         std::cerr << "\n  not measured: " << s;
     std::cerr << "\n";
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 } // namespace
 
-void addCalibrateCommand(CLI::App& app, std::function<int()>& run) {
+void addCalibrateCommand(CLI::App& app, Command& run) {
     auto o = std::make_shared<CalibrateOptions>();
     auto* cal = app.add_subcommand(
         "calibrate", "Run the drive and GPU probes and write this node's calibration file");

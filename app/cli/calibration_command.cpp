@@ -1,4 +1,5 @@
 // kvbe-cli calibration inspect | fit | export-pykvcache: measurements in and thresholds out.
+#include "calibration_fit.h"
 #include "commands.h"
 
 #include "kvbe/base/host_info.h"
@@ -12,7 +13,6 @@
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 
-#include <cctype>
 #include <cmath>
 #include <ctime>
 #include <iostream>
@@ -22,26 +22,14 @@ namespace kvbe::cli {
 namespace {
 using nlohmann::json;
 
-struct Context {
-    Presets presets;
-    Scenario scenario;
-    Evaluation eval;
-};
+using Context = CalibrationContext;
 
 Result<Context> loadContext(const std::string& scenarioPath) {
-    auto presets = Presets::loadBuiltin();
-    if (!presets) return presets.error();
-    auto s =
-        scenarioPath.empty() ? defaultScenario(*presets) : loadScenario(scenarioPath, *presets);
-    if (!s) return s.error();
-    auto e = evaluate(*s, *presets);
-    if (!e)
-        return Error{(scenarioPath.empty() ? std::string() : scenarioPath + ": ") + e.message()};
-    return Context{std::move(*presets), *s, std::move(*e)};
+    return loadCalibrationContext(scenarioPath);
 }
 
-json optionalJson(const std::optional<double>& v) {
-    return v ? json(*v) : json(nullptr);
+json countOrNull(const std::optional<double>& v) {
+    return v ? jsonCount(*v) : json(nullptr);
 }
 
 json calibrationSummary(const Calibration& c, const std::vector<std::string>& mismatches) {
@@ -61,6 +49,8 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
         for (const auto& [n, t] : c.fitted->tiers)
             fitted["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps},
                                   {"t_fixed_s", t.tFixedS},
+                                  {"t_layer_s", t.tLayerS},
+                                  {"layers", t.layers},
                                   {"amplification", t.amplification}};
     }
     json warnings = c.warnings;
@@ -70,13 +60,23 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
     for (const auto& [name, k] : c.curves) {
         json knots = json::array();
         for (const auto& [m, s] : k.knots)
-            knots.push_back({m, s});
+            knots.push_back({jsonCount(m), s});
         curves[name] = {{"floor_s", k.floorS}, {"knots", std::move(knots)}};
     }
     json golden = json::array();
     for (const auto& g : c.golden)
-        golden.push_back({{"tokens", g.tokens}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
+        golden.push_back(
+            {{"tokens", jsonCount(g.tokens)}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
+    json breakeven = json::object();
+    for (const auto& [tier, tokens] : c.breakevenPrefix)
+        breakeven[tier] = jsonCount(tokens);
     const bool pykv = c.format.rfind("py-kvcache", 0) == 0;
+    json gate = nullptr;
+    if (pykv) {
+        gate = json::object();
+        for (const auto& [tier, tokens] : pyKvcacheGate(c))
+            gate[tier] = jsonCount(tokens);
+    }
     return {{"source", c.source},
             {"format", c.format},
             {"host", c.host},
@@ -89,14 +89,14 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
             {"curves", curves},
             {"golden", golden},
             {"provenance", c.provenance},
-            {"gate_tokens", pykv ? json(pyKvcacheGate(c)) : json(nullptr)},
-            {"kv_bytes_per_token", optionalJson(c.kvBytesPerToken)},
+            {"gate_tokens", gate},
+            {"kv_bytes_per_token", countOrNull(c.kvBytesPerToken)},
             {"prefill_points", c.prefill.size()},
             {"hit_points", c.hits.size()},
             {"tiers", tiers},
             {"fitted", fitted},
-            {"breakeven_prefix_tokens", c.breakevenPrefix},
-            {"safety_margin_tokens", optionalJson(c.safetyMarginTokens)},
+            {"breakeven_prefix_tokens", breakeven},
+            {"safety_margin_tokens", countOrNull(c.safetyMarginTokens)},
             {"warnings", warnings}};
 }
 
@@ -112,7 +112,7 @@ json publishedSummary(const PublishedReference& r, const Evaluation& e) {
                           {"model", p.model},
                           {"gpu", p.gpu},
                           {"tier", p.tier},
-                          {"tokens", p.tokens ? json(*p.tokens) : json(nullptr)},
+                          {"tokens", p.tokens ? jsonCount(*p.tokens) : json(nullptr)},
                           {"value", p.value},
                           {"min", p.low ? json(*p.low) : json(nullptr)},
                           {"max", p.high ? json(*p.high) : json(nullptr)},
@@ -122,9 +122,10 @@ json publishedSummary(const PublishedReference& r, const Evaluation& e) {
                           {"quote", p.quote},
                           {"matches_scenario", matches}});
     }
-    return {
-        {"source", r.file}, {"format", "kvbe-published"},   {"name", r.name},  {"study", r.study},
-        {"node", r.node},   {"tokens_per_k", r.tokensPerK}, {"points", points}};
+    return {{"source", r.file}, {"format", "kvbe-published"},
+            {"name", r.name},   {"study", r.study},
+            {"node", r.node},   {"tokens_per_k", jsonCount(r.tokensPerK)},
+            {"points", points}};
 }
 
 void printPublished(const PublishedReference& r, const Evaluation& e) {
@@ -144,8 +145,8 @@ void printPublished(const PublishedReference& r, const Evaluation& e) {
     std::cout << "  (* matches the scenario's model and GPU)\n";
 }
 
-int runInspect(const std::vector<std::string>& files, const std::string& scenarioPath,
-               const std::string& format) {
+ExitCode runInspect(const std::vector<std::string>& files, const std::string& scenarioPath,
+                    const std::string& format) {
     auto ctx = loadContext(scenarioPath);
     if (!ctx) return fail(ctx.message());
     // The files, and the files of folders, as the window's import takes them; published-reference
@@ -224,10 +225,15 @@ int runInspect(const std::vector<std::string>& files, const std::string& scenari
                               << std::round(f["utilisation"].get<double>() * 1000) / 10
                               << " %, overhead " << formatSeconds(f["overhead_s"].get<double>())
                               << "\n";
-                for (const auto& [tier, v] : f["tiers"].items())
+                for (const auto& [tier, v] : f["tiers"].items()) {
                     std::cout << "  fitted tier " << tier << ": "
                               << formatBandwidth(v["bandwidth_Bps"].get<double>()) << ", t_fixed "
-                              << formatSeconds(v["t_fixed_s"].get<double>()) << "\n";
+                              << formatSeconds(v["t_fixed_s"].get<double>());
+                    if (v["t_layer_s"].get<double>() > 0)
+                        std::cout << " (" << v["layers"].get<int>() << " layers × "
+                                  << formatSeconds(v["t_layer_s"].get<double>()) << " of it)";
+                    std::cout << "\n";
+                }
             }
             for (const auto& [tier, p] : c["breakeven_prefix_tokens"].items())
                 std::cout << "  break-even prefix " << tier << ": " << formatTokens(p.get<double>())
@@ -245,119 +251,22 @@ int runInspect(const std::vector<std::string>& files, const std::string& scenari
     }
     for (const auto& e : set.errors)
         std::cerr << "kvbe-cli: " << e << "\n";
-    return set.errors.empty() ? kExitOk : kExitBadInput;
-}
-
-struct FitOptionsCli {
-    std::string file, scenario, out, adopt, format = "table";
-    bool ramp = false, noOverhead = false;
-};
-
-// p* of a fitted tier, NaN where it never pays.
-double breakevenOf(const FitResult& fit, const std::string& tier) {
-    const auto it = fit.breakevenPrefix.find(tier);
-    if (it == fit.breakevenPrefix.end() || !it->second) return std::nan("");
-    return *it->second;
-}
-
-int runFit(const FitOptionsCli& o) {
-    auto ctx = loadContext(o.scenario);
-    if (!ctx) return fail(ctx.message());
-    auto c = readCalibration(o.file);
-    if (!c) return fail(c.message());
-    FitOptions options;
-    options.fitRamp = o.ramp;
-    options.fitOverhead = !o.noOverhead;
-    auto fit = fitCalibration(*c, ctx->eval.cost.inputs(), ctx->eval.tiers, options);
-    if (!fit) return fail(fit.message());
-    for (const auto& w : mismatchWarnings(*c, ctx->eval.model, ctx->eval.cost.inputs().kvDtype))
-        std::cerr << "kvbe-cli: warning: " << w << "\n";
-    if (!o.out.empty()) {
-        Calibration saved = *c;
-        saved.fitted = fit->params;
-        saved.breakevenPrefix.clear();
-        for (const auto& [n, p] : fit->breakevenPrefix)
-            if (p) saved.breakevenPrefix[n] = std::ceil(*p);
-        if (saved.model.empty()) saved.model = ctx->eval.model.id;
-        if (!saved.kvDtype) saved.kvDtype = ctx->eval.cost.inputs().kvDtype;
-        if (auto st = saveCalibration(o.out, saved); !st) return fail(st.message());
-    }
-    if (!o.adopt.empty()) {
-        if (auto st = saveScenario(o.adopt, adoptFit(ctx->scenario, fit->params)); !st)
-            return fail(st.message());
-    }
-    const auto& p = fit->params;
-    if (o.format == "json") {
-        json j = {{"utilisation", optionalJson(p.utilisation)},
-                  {"ramp_half_tokens", optionalJson(p.rampHalfTokens)},
-                  {"overhead_s", p.overheadS},
-                  {"rms_relative_residual", p.rmsRelativeResidual},
-                  {"tiers", json::object()},
-                  {"residuals", json::array()},
-                  {"notes", fit->notes},
-                  {"unreliable", fit->unreliable}};
-        for (const auto& [n, t] : p.tiers) {
-            const double pstar = breakevenOf(*fit, n);
-            j["tiers"][n] = {{"bandwidth_Bps", t.bandwidthBps},
-                             {"t_fixed_s", t.tFixedS},
-                             {"amplification", t.amplification},
-                             {"breakeven_prefix_tokens",
-                              std::isnan(pstar) ? json(nullptr) : json(std::ceil(pstar))}};
-        }
-        for (const auto& r : fit->residuals)
-            j["residuals"].push_back({{"series", r.series},
-                                      {"tokens", r.tokens},
-                                      {"prefix", r.prefix},
-                                      {"measured_s", r.measuredS},
-                                      {"fitted_s", r.fittedS}});
-        std::cout << dumpJson(j, 2) << "\n";
-        return kExitOk;
-    }
-    std::cout << "Fitted to " << c->source << " (" << c->format << ")\n";
-    if (p.utilisation)
-        std::cout << "  utilisation      " << std::round(*p.utilisation * 1000) / 10 << " %\n";
-    if (p.rampHalfTokens)
-        std::cout << "  ramp n_half      " << formatTokens(*p.rampHalfTokens) << " tokens\n";
-    std::cout << "  shared overhead  " << formatSeconds(p.overheadS) << "\n";
-    for (const auto& [n, t] : p.tiers) {
-        const double pstar = breakevenOf(*fit, n);
-        std::cout << "  tier " << n << ": " << formatBandwidth(t.bandwidthBps);
-        if (t.amplification != 1)
-            std::cout << " × " << std::round(t.amplification * 100) / 100
-                      << " amplification = " << formatBandwidth(t.bandwidthBps / t.amplification)
-                      << " effective";
-        std::cout << ", t_fixed " << formatSeconds(t.tFixedS) << ", break-even prefix "
-                  << (std::isnan(pstar) ? std::string("never")
-                                        : formatTokens(std::ceil(pstar)) + " tokens")
-                  << "\n";
-    }
-    std::cout << "  rms residual     " << std::round(p.rmsRelativeResidual * 1000) / 10
-              << " % of the measured time\n";
-    for (const auto& note : fit->notes)
-        std::cout << "  note: " << note << "\n";
-    for (const auto& why : fit->unreliable)
-        std::cout << "  unreliable: " << why << "\n";
-    return kExitOk;
+    return set.errors.empty() ? ExitCode::Ok : ExitCode::BadInput;
 }
 
 struct ExportOptions {
     std::string scenario, calibration, out, ssdTier, memTier, model;
-    double safetyMargin = -1; // not given
+    std::string safetyMargin; // tokens; empty: the calibration's, or 0
     int schema = 1;
 };
 
-std::string lowerShortName(const std::string& id) {
-    const auto slash = id.rfind('/');
-    std::string s = slash == std::string::npos ? id : id.substr(slash + 1);
-    for (auto& ch : s)
-        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
-}
-bool sameModel(const std::string& a, const std::string& b) {
-    return lowerShortName(a) == lowerShortName(b);
-}
-
-int runExport(const ExportOptions& o) {
+ExitCode runExport(const ExportOptions& o) {
+    std::optional<double> margin;
+    if (!o.safetyMargin.empty()) {
+        auto m = parseCount(o.safetyMargin, 0, static_cast<std::int64_t>(kMaxExactTokens));
+        if (!m) return fail("--safety-margin " + m.message());
+        margin = static_cast<double>(*m);
+    }
     if (o.scenario.empty() && o.calibration.empty())
         return fail("export-pykvcache: give --scenario FILE, --calibration FILE, or both");
     std::optional<Calibration> cal;
@@ -377,13 +286,13 @@ int runExport(const ExportOptions& o) {
     const std::string scenarioName =
         o.scenario.empty() ? std::string("the built-in default scenario") : o.scenario;
     // A file for another model than the scenario's only when --model says so.
-    if (ctx && cal && !cal->model.empty() && !sameModel(cal->model, ctx->eval.model.id) &&
-        !(!o.model.empty() && sameModel(o.model, cal->model)))
+    if (ctx && cal && !cal->model.empty() && !sameModelName(cal->model, ctx->eval.model.id) &&
+        !(!o.model.empty() && sameModelName(o.model, cal->model)))
         return fail("export-pykvcache: " + cal->source + " was measured with model '" + cal->model +
                     "', " + scenarioName + " uses '" + ctx->eval.model.id +
                     "'; give a scenario for that model, or --model '" + cal->model +
                     "' to write the file for it anyway");
-    if (ctx && !cal && !o.model.empty() && !sameModel(o.model, ctx->eval.model.id))
+    if (ctx && !cal && !o.model.empty() && !sameModelName(o.model, ctx->eval.model.id))
         std::cerr << "kvbe-cli: warning: writing thresholds computed for '" << ctx->eval.model.id
                   << "' under the name '" << o.model << "' (--model)\n";
 
@@ -393,8 +302,7 @@ int runExport(const ExportOptions& o) {
             cal ? pyKvcacheFromCalibration(*cal, o.ssdTier, o.memTier)
                 : pyKvcacheFromScenario(ctx->eval, ctx->presets, o.ssdTier, o.memTier);
         if (!ex) return fail("export-pykvcache: " + ex.message());
-        if (o.safetyMargin >= 0)
-            ex->thresholds.safetyMarginTokens = o.safetyMargin; // else the file's, or 0
+        if (margin) ex->thresholds.safetyMarginTokens = *margin; // else the file's, or 0
         if (!o.model.empty()) ex->thresholds.modelName = o.model;
         text = pyKvcacheV1Json(ex->thresholds);
         ssdTier = ex->ssdTier;
@@ -415,7 +323,7 @@ int runExport(const ExportOptions& o) {
         if (!ex) return fail("export-pykvcache: " + ex.message());
         auto& file = ex->file;
         file.thresholds.safetyMarginTokens =
-            o.safetyMargin >= 0 ? o.safetyMargin : (cal ? cal->safetyMarginTokens.value_or(0) : 0);
+            margin ? *margin : (cal ? cal->safetyMarginTokens.value_or(0) : 0);
         if (!o.model.empty()) file.thresholds.modelName = o.model;
         file.provenance["generator"] = "kvbe-cli " KVBE_VERSION;
         file.provenance["scenario"] =
@@ -434,18 +342,18 @@ int runExport(const ExportOptions& o) {
             std::cerr << "kvbe-cli: warning: " << w << "\n";
     if (o.out.empty() || o.out == "-") {
         std::cout << text;
-        return kExitOk;
+        return ExitCode::Ok;
     }
     if (auto st = writeFileAtomically(o.out, text); !st) return fail(st.message());
     std::cerr << "kvbe-cli: wrote " << o.out << " (schema " << o.schema
               << "; ssd: " << (ssdTier.empty() ? "none" : ssdTier)
               << ", mem: " << (memTier.empty() ? "none" : memTier) << ")\n";
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 } // namespace
 
-void addCalibrationCommands(CLI::App& app, std::function<int()>& run) {
+void addCalibrationCommands(CLI::App& app, Command& run) {
     auto* cal = app.add_subcommand(
         "calibration", "Inspect and fit measurement files; export py-kvcache thresholds");
     cal->require_subcommand(1);
@@ -464,10 +372,14 @@ void addCalibrationCommands(CLI::App& app, std::function<int()>& run) {
     inspect->callback(
         [=, &run] { run = [=] { return runInspect(*files, *inspectScenario, *inspectFormat); }; });
 
-    auto f = std::make_shared<FitOptionsCli>();
+    auto f = std::make_shared<CalibrationFitOptions>();
     auto* fit = cal->add_subcommand(
-        "fit", "Fit utilisation, shared overhead and per-tier t_fixed/bandwidth to a calibration");
-    fit->add_option("file", f->file, "Calibration file")->required();
+        "fit", "Fit utilisation, shared overhead and per-tier t_fixed/bandwidth to a calibration "
+               "(or to one node's calibrations for several models)");
+    fit->add_option("files", f->files,
+                    "Calibration file; several, one per model measured on one node, fit the "
+                    "fixed cost's t0 and per-layer part across the models")
+        ->required();
     fit->add_option("--scenario", f->scenario,
                     "Scenario giving model, GPU, FLOP model and nominal tiers");
     fit->add_flag("--ramp", f->ramp,
@@ -479,7 +391,7 @@ void addCalibrationCommands(CLI::App& app, std::function<int()>& run) {
                     "Write the scenario with the fitted values adopted to FILE");
     fit->add_option("--format", f->format, "Output format")
         ->check(CLI::IsMember({"table", "json"}));
-    fit->callback([f, &run] { run = [f] { return runFit(*f); }; });
+    fit->callback([f, &run] { run = [f] { return runCalibrationFit(*f); }; });
 
     auto e = std::make_shared<ExportOptions>();
     auto* ex = cal->add_subcommand("export-pykvcache",
@@ -502,9 +414,9 @@ void addCalibrationCommands(CLI::App& app, std::function<int()>& run) {
                    "Tier that stands for the SSD (default: the first NVMe tier)");
     ex->add_option("--mem-tier", e->memTier,
                    "Tier that stands for host memory (default: the first DRAM tier)");
-    ex->add_option("--safety-margin", e->safetyMargin,
-                   "safety_margin_tokens to write (default: the calibration's, or 0)")
-        ->check(CLI::NonNegativeNumber);
+    ex->add_option(
+        "--safety-margin", e->safetyMargin,
+        "safety_margin_tokens to write, a token count (default: the calibration's, or 0)");
     ex->callback([e, &run] { run = [e] { return runExport(*e); }; });
 }
 

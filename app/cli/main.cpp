@@ -4,14 +4,13 @@
 #include <iostream>
 
 int main(int argc, char** argv) {
-    CLI::App app{
-        "kvbe-cli: KV offload break-even calculator and probes.\n"
-        "Exit codes: 0 success, 1 bad input (the message names the file, the field and what "
-        "was expected), 2 usage error."};
+    using kvbe::ExitCode;
+    CLI::App app{"kvbe-cli: KV offload break-even calculator and probes."};
     app.name("kvbe-cli");
+    app.footer("\n" + kvbe::exitCodeHelp());
     app.require_subcommand(1);
     app.set_version_flag("--version", "kvbe-cli " KVBE_VERSION);
-    std::function<int()> run;
+    kvbe::cli::Command run;
     kvbe::cli::addCalcCommands(app, run);
     kvbe::cli::addCalibrationCommands(app, run);
     kvbe::cli::addCalibrateCommand(app, run);
@@ -28,12 +27,9 @@ int main(int argc, char** argv) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         app.exit(e); // prints the reason and a hint
-        return kvbe::cli::kExitUsage;
+        return kvbe::exitCode(ExitCode::Usage);
     }
-    try {
-        return run ? run() : kvbe::cli::kExitUsage;
-    } catch (const std::exception& e) {
-        std::cerr << "kvbe-cli: internal error: " << e.what() << "\n";
-        return kvbe::cli::kExitBadInput;
-    }
+    if (!run) return kvbe::exitCode(ExitCode::Usage);
+    // A std::exception escaping a command is a bug in kvbe, told apart from bad input.
+    return kvbe::exitCode(kvbe::runGuarded("kvbe-cli", run, std::cerr));
 }

@@ -72,18 +72,18 @@ CLI::Option* addProbeFormatOption(CLI::App* probe, std::string& format) {
         ->check(CLI::IsMember({"table", "jsonl"}));
 }
 
-int runProbe(Probe& probe, const ProbeFlags& flags) {
+ExitCode runProbe(Probe& probe, const ProbeFlags& flags) {
     auto options = probe.configure(flags.args);
     if (!options) {
         std::cerr << "kvbe-cli: " << options.message() << "\n";
         if (flags.format == "jsonl") JsonlSink(std::cout, probe.key()).error(options.message());
-        return kExitBadInput;
+        return ExitCode::BadInput;
     }
     auto sink = makeProbeSink(flags.format, probe.key());
     return runProbeWithWatchdog(probe, *options, *sink, probe.stopGrace());
 }
 
-void addProbeSubcommand(CLI::App& parent, std::shared_ptr<Probe> probe, std::function<int()>& run) {
+void addProbeSubcommand(CLI::App& parent, std::shared_ptr<Probe> probe, Command& run) {
     const ProbeDescription& d = probe->catalogEntry();
     auto f = std::make_shared<ProbeFlags>(d);
     auto* sub = parent.add_subcommand(std::string(d.key), std::string(d.description));
@@ -105,7 +105,7 @@ void addProbeSubcommand(CLI::App& parent, std::shared_ptr<Probe> probe, std::fun
     });
 }
 
-int runList(const std::string& format) {
+ExitCode runList(const std::string& format) {
     std::string why;
     const bool uring = makeUringEngine(why) != nullptr;
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
@@ -123,7 +123,7 @@ int runList(const std::string& format) {
                                             {"io_uring_why_not", why}}
                          .dump(2)
                   << "\n";
-        return kExitOk;
+        return ExitCode::Ok;
     }
     for (const auto& p : list)
         std::cout << p["key"].get<std::string>() << "  " << p["description"].get<std::string>()
@@ -134,12 +134,12 @@ int runList(const std::string& format) {
     std::cout << "io_uring: "
               << (uring ? "available" : "unavailable, " + why + "; the drive probes use psync")
               << "\n";
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 } // namespace
 
-void addProbeCommands(CLI::App& app, std::function<int()>& run) {
+void addProbeCommands(CLI::App& app, Command& run) {
     auto* probe =
         app.add_subcommand("probe", "Measure this machine: drive read/write bandwidth, host "
                                     "memcpy, the GPU, and a serving stack end to end");

@@ -17,8 +17,8 @@ std::unique_ptr<probes::ProbeSink> makeProbeSink(const std::string& format,
                                                isatty(STDERR_FILENO) ? &std::cerr : nullptr);
 }
 
-int runProbeWithWatchdog(probes::Probe& probe, const probes::ProbeOptions& options,
-                         probes::ProbeSink& sink, std::chrono::milliseconds grace) {
+ExitCode runProbeWithWatchdog(probes::Probe& probe, const probes::ProbeOptions& options,
+                              probes::ProbeSink& sink, std::chrono::milliseconds grace) {
     probes::installStopHandlers();
     std::atomic<bool> finished{false};
     std::thread watchdog([&] {
@@ -30,7 +30,7 @@ int runProbeWithWatchdog(probes::Probe& probe, const probes::ProbeOptions& optio
                 if (!finished.load()) {
                     sink.error(probes::stopMessage());
                     std::cerr << "kvbe-cli: " << probes::stopMessage() << std::endl;
-                    _exit(kExitInterrupted);
+                    _exit(exitCode(ExitCode::Stopped));
                 }
                 return;
             }
@@ -41,7 +41,7 @@ int runProbeWithWatchdog(probes::Probe& probe, const probes::ProbeOptions& optio
     finished = true;
     watchdog.join();
     if (!outcome.ok()) std::cerr << "kvbe-cli: " << outcome.message << "\n";
-    return static_cast<int>(outcome.exit);
+    return outcome.exit;
 }
 
 } // namespace kvbe::cli

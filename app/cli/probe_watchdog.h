@@ -17,7 +17,7 @@ std::unique_ptr<probes::ProbeSink> makeProbeSink(const std::string& format, cons
 // Runs the probe and returns its exit code. After SIGINT/SIGTERM the probe has `grace` to stop
 // at its next check; past that the watchdog writes the stop to the sink and exits with 130 (an
 // I/O that never returns, or a CUDA kernel, cannot be interrupted).
-int runProbeWithWatchdog(probes::Probe& probe, const probes::ProbeOptions& options,
-                         probes::ProbeSink& sink, std::chrono::milliseconds grace);
+ExitCode runProbeWithWatchdog(probes::Probe& probe, const probes::ProbeOptions& options,
+                              probes::ProbeSink& sink, std::chrono::milliseconds grace);
 
 } // namespace kvbe::cli

@@ -1,5 +1,7 @@
-// kvbe-cli trace inspect|replay|sweep: a request trace through the scenario's tiered prefix cache.
+// kvbe-cli trace inspect|replay|sweep (and capacity, trace_capacity_command.cpp): a request trace
+// through the scenario's tiered prefix cache.
 #include "commands.h"
+#include "trace_options.h"
 
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/units.h"
@@ -16,26 +18,6 @@
 #include <memory>
 
 namespace kvbe::cli {
-namespace {
-
-struct TraceOptions {
-    std::string file, format = "auto", timeUnit, scenario, output = "table";
-    std::uint32_t blockTokens = 0;
-    bool skipBad = false;
-    // replay and sweep
-    std::string gpuCache, policy = "lru", placement = "write-through", admission = "optimal";
-    std::vector<std::string> tiers; // NAME=CAPACITY
-    // replay
-    std::vector<std::string> tierWrites;  // NAME=GB/s
-    std::vector<std::string> sharedLinks; // NAME: reads and writes share one link
-    std::string writeBuffer;
-    bool noWriteQueue = false;
-    int instances = 0;
-    // sweep
-    std::string vary, capacities = "1e4:1e9";
-    int points = 40;
-    bool singleCache = false;
-};
 
 Result<TraceReadOptions> readOptions(const TraceOptions& o) {
     TraceReadOptions r;
@@ -58,57 +40,26 @@ Result<TraceReadOptions> readOptions(const TraceOptions& o) {
     return r;
 }
 
-struct Setup {
-    Evaluation eval;
-    std::vector<TierConfig> tierConfigs;
-    std::vector<double> writeBps;
-};
+namespace {
 
-Result<Setup> loadSetup(const TraceOptions& o, const Presets& presets) {
-    auto scenario =
-        o.scenario.empty() ? defaultScenario(presets) : loadScenario(o.scenario, presets);
-    if (!scenario) return scenario.error();
-    auto e = evaluate(*scenario, presets);
-    if (!e) return e.error();
-    Setup s{*e, scenario->tiers, {}};
-    for (const auto& t : scenario->tiers) {
-        const TierSpec* spec = t.preset.empty() ? nullptr : presets.findTier(t.preset);
-        s.writeBps.push_back(spec ? spec->writeBps : 0.0);
-    }
-    return s;
+Result<Setup> loadSetup(const ScenarioFlags& flags) {
+    auto f = scenarioFromFlags(flags);
+    if (!f) return f.error();
+    auto e = evaluate(f->scenario, f->presets);
+    if (!e) return Error{f->where + e.message()};
+    return Setup{std::move(*e), std::move(f->capacities)};
 }
 
-// "40GiB", "8TB", "6000blocks", "3.07e6tokens", "unlimited".
-Result<double> parseCapacity(std::string text, const std::string& what, double blockBytes,
+// "40GiB", "8TB", "6000blocks", "3.07e6tokens", "unlimited": core's parseCapacity, in bytes.
+Result<double> parseCapacity(const std::string& text, const std::string& what, double blockBytes,
                              double blockTokens) {
-    if (text == "unlimited" || text == "inf") return kUnlimited;
-    auto endsWith = [&](const std::string& suf) {
-        return text.size() > suf.size() &&
-               text.compare(text.size() - suf.size(), suf.size(), suf) == 0;
-    };
-    for (const char* unit : {"blocks", "tokens"}) {
-        if (!endsWith(unit)) continue;
-        const std::string num = text.substr(0, text.size() - std::string(unit).size());
-        try {
-            std::size_t used = 0;
-            const double v = std::stod(num, &used);
-            if (used != num.size() || !(v >= 0) || !std::isfinite(v))
-                throw std::invalid_argument(num);
-            return std::string(unit) == "blocks" ? v * blockBytes : v / blockTokens * blockBytes;
-        } catch (const std::exception&) {
-            return Error{what + " '" + text + "': expected a number before '" + unit + "'"};
-        }
-    }
-    if (text == "0") return 0.0;
-    auto b = parseBytes(text);
-    if (!b)
-        return Error{what + ": " + b.message() +
-                     ", a count of blocks or tokens (6000blocks), or unlimited"};
-    return *b;
+    auto c = kvbe::parseCapacity(text);
+    if (!c) return Error{what + ": " + c.message()};
+    return capacityBytes(*c, blockBytes, blockTokens);
 }
 
-// The tiers of the replay: those named by --tier (in the scenario's order), or all of the
-// scenario's tiers with unlimited capacity when none is named.
+} // namespace
+
 Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double blockTokens) {
     ReplayConfig c;
     const auto& cost = s.eval.cost;
@@ -130,60 +81,22 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
         if (!left) return Error{"--gpu-cache: " + left.message()};
         c.gpuCapacityBytes = *left;
     }
-    std::vector<std::pair<std::string, double>> wanted;
-    for (const auto& t : o.tiers) {
-        const auto eq = t.find('=');
-        if (eq == std::string::npos || eq == 0)
-            return Error{"--tier '" + t + "': expected NAME=CAPACITY, e.g. dram-pcie5=512GiB"};
-        auto cap =
-            parseCapacity(t.substr(eq + 1), "--tier " + t.substr(0, eq), c.blockBytes, blockTokens);
-        if (!cap) return cap.error();
-        wanted.emplace_back(t.substr(0, eq), *cap);
-    }
-    std::vector<bool> used(wanted.size(), false);
-    for (std::size_t i = 0; i < s.tierConfigs.size(); ++i) {
-        const auto& tc = s.tierConfigs[i];
-        double capacity = kUnlimited;
-        bool include = wanted.empty();
-        for (std::size_t w = 0; w < wanted.size(); ++w) {
-            if (wanted[w].first == tc.name ||
-                (!tc.preset.empty() && wanted[w].first == tc.preset)) {
-                include = true;
-                capacity = wanted[w].second;
-                used[w] = true;
-            }
-        }
-        if (!include) continue;
-        SimTier st;
-        st.name = tc.preset.empty() ? tc.name : tc.preset;
-        st.capacityBytes = capacity;
-        st.path = s.eval.tiers[i];
-        st.writeBps = s.writeBps[i];
-        c.tiers.push_back(st);
-    }
-    // --tier-write NAME=GB/s: a tier's write bandwidth (the preset's otherwise).
+    c.tiers = scenarioSimTiers(s.eval);
+    for (std::size_t i = 0; i < c.tiers.size() && i < s.capacities.size(); ++i)
+        if (s.capacities[i])
+            c.tiers[i].capacityBytes = capacityBytes(*s.capacities[i], c.blockBytes, blockTokens);
+    // --tier-write NAME=GB/s: a tier's write bandwidth (the scenario tier's otherwise).
     for (const auto& t : o.tierWrites) {
         const auto eq = t.find('=');
         if (eq == std::string::npos || eq == 0)
             return Error{"--tier-write '" + t + "': expected NAME=GB/s, e.g. nvme-gen4=2"};
         const std::string name = t.substr(0, eq);
-        std::string num = t.substr(eq + 1);
-        if (num.size() > 4 && num.compare(num.size() - 4, 4, "GB/s") == 0)
-            num.resize(num.size() - 4);
-        double gbps = 0;
-        try {
-            std::size_t consumed = 0;
-            gbps = std::stod(num, &consumed);
-            if (consumed != num.size() || !(gbps > 0) || !std::isfinite(gbps))
-                throw std::invalid_argument(num);
-        } catch (const std::exception&) {
-            return Error{"--tier-write " + name + ": '" + t.substr(eq + 1) +
-                         "': expected a write bandwidth in GB/s above 0, e.g. 2"};
-        }
+        auto gbps = parseBandwidthGBps(t.substr(eq + 1));
+        if (!gbps) return Error{"--tier-write " + name + ": " + gbps.message()};
         bool found = false;
         for (auto& st : c.tiers)
             if (st.name == name) {
-                st.writeBps = gbps * 1e9;
+                st.writeBps = *gbps * 1e9;
                 found = true;
             }
         if (!found) {
@@ -220,18 +133,12 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
     }
     c.writeQueue = !o.noWriteQueue;
     c.instances = o.instances;
-    for (std::size_t w = 0; w < wanted.size(); ++w) {
-        if (used[w]) continue;
-        std::string names;
-        for (const auto& tc : s.tierConfigs)
-            names += (names.empty() ? "" : ", ") + (tc.preset.empty() ? tc.name : tc.preset);
-        return Error{"--tier " + wanted[w].first +
-                     ": not a tier of the scenario; expected one of " + names};
-    }
     return c;
 }
 
 // ------------------------------------------------------------------------------- inspect
+
+namespace {
 
 void printSkipped(const TraceReadSummary& s) {
     if (!s.skippedLines) return;
@@ -240,29 +147,24 @@ void printSkipped(const TraceReadSummary& s) {
         std::cerr << "  " << m << "\n";
 }
 
-// What inspect, replay and sweep all read: the presets, the scenario's evaluation and the trace
-// (its skipped lines reported), each failure a sentence.
-struct Loaded {
-    Presets presets;
-    Setup setup;
-    Trace trace;
-};
+} // namespace
 
-Result<Loaded> loadAll(const TraceOptions& o, const TraceReadOptions& ro) {
-    auto presets = Presets::loadBuiltin();
-    if (!presets) return presets.error();
-    auto setup = loadSetup(o, *presets);
+Result<Loaded> loadAll(const TraceOptions& o, const ScenarioFlags& flags,
+                       const TraceReadOptions& ro) {
+    auto setup = loadSetup(flags);
     if (!setup) return setup.error();
     auto trace = loadTrace(o.file, ro);
     if (!trace) return trace.error();
     printSkipped(trace->summary);
-    return Loaded{std::move(*presets), std::move(*setup), std::move(*trace)};
+    return Loaded{std::move(*setup), std::move(*trace)};
 }
 
-int runInspect(const TraceOptions& o) {
+namespace {
+
+ExitCode runInspect(const TraceOptions& o) {
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
-    auto loaded = loadAll(o, *ro);
+    auto loaded = loadAll(o, o.scenario, *ro);
     if (!loaded) return fail(loaded.message());
     auto report = makeTraceInspectReport(loaded->trace, o.file, loaded->setup.eval);
     if (!report) return fail(report.message());
@@ -270,18 +172,18 @@ int runInspect(const TraceOptions& o) {
         std::cout << dumpJson(traceInspectJson(*report), 2) << "\n";
     else
         std::cout << traceInspectTable(*report);
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 // ------------------------------------------------------------------------------- replay
 
-int runReplay(const TraceOptions& o) {
+ExitCode runReplay(const TraceOptions& o) {
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
     auto admission = parseAdmission(o.admission);
     if (!admission)
         return fail("--admission '" + o.admission + "': expected always, breakeven or optimal");
-    auto loaded = loadAll(o, *ro);
+    auto loaded = loadAll(o, o.scenario, *ro);
     if (!loaded) return fail(loaded.message());
     const Setup* setup = &loaded->setup;
     const Trace* trace = &loaded->trace;
@@ -291,6 +193,7 @@ int runReplay(const TraceOptions& o) {
             " trace has no block ids, so it cannot be replayed; use trace inspect for its lengths");
     auto cfg = replayConfig(o, *setup, trace->summary.blockTokens);
     if (!cfg) return fail(cfg.message());
+    if (auto ok = applyLoadOptions(o, loaded->trace, *cfg); !ok) return fail(ok.message());
     auto r = replayTrace(*trace, setup->eval.cost, *cfg);
     if (!r) return fail(r.message());
     // What the write backlog cost: the same replay with writes that always keep up.
@@ -324,7 +227,7 @@ int runReplay(const TraceOptions& o) {
         std::cout << traceReplayCsv(report);
     else
         std::cout << traceReplayTable(report);
-    return kExitOk;
+    return ExitCode::Ok;
 }
 
 // ------------------------------------------------------------------------------- sweep
@@ -333,50 +236,52 @@ Result<std::vector<double>> parseGrid(const std::string& text, int points) {
     const auto colon = text.find(':');
     if (colon == std::string::npos)
         return Error{"--capacities '" + text + "': expected LOW:HIGH in tokens, e.g. 1e4:1e9"};
-    try {
-        std::size_t u1 = 0, u2 = 0;
-        const std::string a = text.substr(0, colon), b = text.substr(colon + 1);
-        const double lo = std::stod(a, &u1), hi = std::stod(b, &u2);
-        if (u1 != a.size() || u2 != b.size() || !(lo >= 1) || !(hi >= lo) || !std::isfinite(hi))
-            throw std::invalid_argument(text);
-        if (points < 1 || points > 1000)
-            return Error{"--points " + std::to_string(points) + ": expected 1 to 1000"};
-        return logGrid(lo, hi, points);
-    } catch (const std::exception&) {
-        return Error{"--capacities '" + text +
-                     "': expected LOW:HIGH in tokens with 1 <= LOW <= HIGH, e.g. 1e4:1e9"};
-    }
+    const std::string expected =
+        "': expected LOW:HIGH in tokens with 1 <= LOW <= HIGH, e.g. 1e4:1e9 or 10k:1m";
+    auto lo = parseTokens(text.substr(0, colon)), hi = parseTokens(text.substr(colon + 1));
+    if (!lo || !hi || !(*hi >= *lo)) return Error{"--capacities '" + text + expected};
+    if (points < 1 || points > 1000)
+        return Error{"--points " + std::to_string(points) + ": expected 1 to 1000"};
+    return logGrid(*lo, *hi, points);
 }
 
-int runSweep(const TraceOptions& o) {
+ExitCode runSweep(const TraceOptions& o) {
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
     auto grid = parseGrid(o.capacities, o.points);
     if (!grid) return fail(grid.message());
-    auto loaded = loadAll(o, *ro);
+    // The sweep's tiers: those --tier and --with name. The one named without a capacity is
+    // swept (--tier gpu sweeps the GPU's); the others keep theirs.
+    ScenarioFlags flags = o.scenario;
+    const bool gpu = std::erase(flags.tiers, std::string("gpu")) > 0;
+    flags.tiers.insert(flags.tiers.end(), o.with.begin(), o.with.end());
+    if (!o.singleCache && !gpu && flags.tiers.empty())
+        return fail("--tier: name the tier to sweep (gpu, or one of the scenario's), or give "
+                    "--single-cache");
+    auto loaded = loadAll(o, flags, *ro);
     if (!loaded) return fail(loaded.message());
     const Setup* setup = &loaded->setup;
     const Trace* trace = &loaded->trace;
     if (!trace->summary.hasBlocks())
         return fail(o.file + ": a " + std::string(toString(trace->summary.format)) +
                     " trace has no block ids, so it has no capacity curve");
-    // The tiers of the sweep: those given with --with, plus the swept one.
-    if (!o.singleCache && o.vary.empty())
-        return fail("--tier: name the tier to sweep (gpu, or one of the scenario's), or give "
-                    "--single-cache");
-    TraceOptions with = o;
-    if (o.singleCache)
-        with.tiers.clear();
-    else if (o.vary != "gpu")
-        with.tiers.push_back(o.vary + "=unlimited");
-    auto cfg = replayConfig(with, *setup, trace->summary.blockTokens);
+    auto cfg = replayConfig(o, *setup, trace->summary.blockTokens);
     if (!cfg) return fail(cfg.message());
-    if (with.tiers.empty()) cfg->tiers.clear();
+    if (o.singleCache || flags.tiers.empty()) cfg->tiers.clear();
     std::size_t vary = 0;
-    for (std::size_t k = 0; k < cfg->tiers.size(); ++k)
-        if (!o.singleCache && cfg->tiers[k].name == o.vary) vary = k + 1;
-    if (!o.singleCache && o.vary != "gpu" && vary == 0)
-        return fail("--tier " + o.vary + ": not a tier of the scenario");
+    if (!o.singleCache && !gpu) {
+        for (std::size_t k = 0; k < cfg->tiers.size(); ++k) {
+            if (setup->capacities[k]) continue;
+            if (vary)
+                return fail("--tier: " + cfg->tiers[vary - 1].name + " and " + cfg->tiers[k].name +
+                            " have no capacity; name one tier to sweep and give the others one "
+                            "(NAME=CAPACITY, or --with)");
+            vary = k + 1;
+        }
+        if (!vary)
+            return fail("--tier: every tier named has a capacity; name the one to sweep without "
+                        "one (or gpu)");
+    }
     auto s = sweepCapacity(*trace, setup->eval.cost, *cfg, vary, *grid);
     if (!s) return fail(s.message());
 
@@ -388,8 +293,10 @@ int runSweep(const TraceOptions& o) {
         std::cout << traceSweepCsv(report);
     else
         std::cout << traceSweepTable(report);
-    return kExitOk;
+    return ExitCode::Ok;
 }
+
+} // namespace
 
 void addCommon(CLI::App* sub, TraceOptions& o) {
     sub->add_option("file", o.file, "Trace file (.jsonl, .csv; .gz and .zst read directly)")
@@ -403,7 +310,7 @@ void addCommon(CLI::App* sub, TraceOptions& o) {
                     "Unit of the timestamps (default: ms Mooncake, s otherwise)")
         ->check(CLI::IsMember({"s", "ms", "us"}));
     sub->add_flag("--skip-bad", o.skipBad, "Skip bad lines, count them and show the first few");
-    sub->add_option("--scenario", o.scenario, "A .kvbe.json scenario (default: the built-in one)");
+    addScenarioFlags(sub, o.scenario);
 }
 
 void addCapacityOptions(CLI::App* sub, TraceOptions& o) {
@@ -416,9 +323,21 @@ void addCapacityOptions(CLI::App* sub, TraceOptions& o) {
         ->check(CLI::IsMember({"write-through", "cascade"}));
 }
 
-} // namespace
+void addReplayTierOptions(CLI::App* sub, TraceOptions& o) {
+    sub->add_option("--tier-write", o.tierWrites,
+                    "NAME=GB/s: a tier's write bandwidth (repeat; default: the scenario tier's, "
+                    "as calc shows it)");
+    sub->add_option("--write-buffer", o.writeBuffer,
+                    "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
+    sub->add_option("--shared-link", o.sharedLinks,
+                    "NAME: the tier's reads and writes share one link, loads first (repeat; "
+                    "needs the write queue)");
+    sub->add_flag(
+        "--no-write-queue", o.noWriteQueue,
+        "Writes always keep up (default: a write queue per tier, drained at its write bandwidth)");
+}
 
-void addTraceCommands(CLI::App& app, std::function<int()>& run) {
+void addTraceCommands(CLI::App& app, Command& run) {
     auto* trace = app.add_subcommand(
         "trace", "Replay a request trace through the scenario's tiered prefix cache");
     trace->require_subcommand(1);
@@ -436,19 +355,8 @@ void addTraceCommands(CLI::App& app, std::function<int()>& run) {
         "replay", "Hits per tier, TTFT under each admission rule, GPU time saved, writes");
     addCommon(replay, *o);
     addCapacityOptions(replay, *o);
-    replay->add_option("--tier", o->tiers,
-                       "NAME=CAPACITY of a scenario tier (repeat; default: every tier, unlimited)");
-    replay->add_option("--tier-write", o->tierWrites,
-                       "NAME=GB/s: a tier's write bandwidth (repeat; default: the tier preset's)");
-    replay->add_option(
-        "--write-buffer", o->writeBuffer,
-        "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
-    replay->add_option("--shared-link", o->sharedLinks,
-                       "NAME: the tier's reads and writes share one link, loads first (repeat; "
-                       "needs the write queue)");
-    replay->add_flag(
-        "--no-write-queue", o->noWriteQueue,
-        "Writes always keep up (default: a write queue per tier, drained at its write bandwidth)");
+    addReplayTierOptions(replay, *o);
+    addLoadOptions(replay, *o);
     replay
         ->add_option("--instances", o->instances,
                      "Prefill servers fed first come first served (default 0: no queueing)")
@@ -457,14 +365,20 @@ void addTraceCommands(CLI::App& app, std::function<int()>& run) {
         ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
     replay->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
+    replay->footer(
+        "\nWithout --tier the replay has every tier of the scenario, unlimited. --tier names "
+        "the tiers it has instead: KEY=CAPACITY a tier of the scenario (by name or "
+        "preset key) or a tier preset the scenario lacks; NAME=GBPS[@FIXED_MS][×AMP]"
+        "[:CAPACITY] a custom tier. A tier named without a capacity is unlimited.");
     replay->callback([o, &run] { run = [o] { return runReplay(*o); }; });
 
     auto* sweep = trace->add_subcommand(
         "sweep", "Hit ratio and TTFT saved against one tier's capacity, in one pass (LRU)");
     addCommon(sweep, *o);
     addCapacityOptions(sweep, *o);
-    sweep->add_option("--tier", o->vary, "The tier to sweep: gpu or a scenario tier");
-    sweep->add_option("--with", o->tiers, "NAME=CAPACITY of another tier kept fixed (repeat)");
+    sweep->add_option("--with", o->with,
+                      "NAME=CAPACITY of another tier kept fixed, as --tier gives it (repeat)");
+
     sweep->add_flag("--single-cache", o->singleCache,
                     "One cache level (the GPU): the classic hit-ratio curve");
     sweep->add_option("--capacities", o->capacities,
@@ -472,7 +386,12 @@ void addTraceCommands(CLI::App& app, std::function<int()>& run) {
     sweep->add_option("--points", o->points, "Grid points (default 40)");
     sweep->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
+    sweep->footer(
+        "\nThe tier --tier names without a capacity is swept (--tier gpu: the GPU's cache); "
+        "the tiers named with one (--tier or --with NAME=CAPACITY) stay as they are.");
     sweep->callback([o, &run] { run = [o] { return runSweep(*o); }; });
+
+    addTraceCapacityCommand(trace, o, run);
 }
 
 } // namespace kvbe::cli

@@ -1,9 +1,11 @@
 // kvbe: the desktop explorer, and headless chart export for scripts and the README.
+#include "kvbe/base/exit_code.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/window/headless_export.h"
 #include "kvbe/ui/window/main_window.h"
+#include "kvbe/ui/workload/capacity_panel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -13,10 +15,11 @@
 
 namespace {
 
-// Prints the sentence on stderr and returns the exit code for it (1: bad input).
-int printError(const QString& sentence) {
+// Prints the sentence on stderr and returns the exit code for it: bad input unless said otherwise
+// (the codes are kvbe-cli's, kvbe/base/exit_code.h).
+int printError(const QString& sentence, kvbe::ExitCode code = kvbe::ExitCode::BadInput) {
     std::fprintf(stderr, "kvbe: %s\n", sentence.toLocal8Bit().constData());
-    return 1;
+    return kvbe::exitCode(code);
 }
 
 } // namespace
@@ -58,8 +61,10 @@ int main(int argc, char** argv) {
             "A request trace (Mooncake or Bailian JSONL, Azure or kvbe CSV, .gz, .zst) to "
             "open in the Workload view, or to draw with --export and a workload chart."),
         QStringLiteral("FILE"));
-    parser.addOptions(
-        {scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt, importOpt, traceOpt});
+    const QCommandLineOption sloOpt(QStringLiteral("slo"), kvbe::targetOptionHelp(),
+                                    QStringLiteral("TARGET"));
+    parser.addOptions({scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt,
+                       importOpt, traceOpt, sloOpt});
     parser.addPositionalArgument(QStringLiteral("file"),
                                  QStringLiteral("A scenario or a model's config.json to open."));
     // Parsed before QApplication exists: a mistyped option must fail with a sentence even where
@@ -67,7 +72,8 @@ int main(int argc, char** argv) {
     QStringList args;
     for (int i = 0; i < argc; ++i)
         args << QString::fromLocal8Bit(argv[i]);
-    if (!parser.parse(args)) return printError(parser.errorText());
+    // An unknown option or a missing value is a usage error, as in kvbe-cli.
+    if (!parser.parse(args)) return printError(parser.errorText(), kvbe::ExitCode::Usage);
     const bool exporting = parser.isSet(exportOpt);
 
     // An export needs no display; without one the default platform would abort.
@@ -123,13 +129,14 @@ int main(int argc, char** argv) {
         request.style.presentation = parser.isSet(bigOpt);
         request.imports = parser.values(importOpt);
         request.trace = parser.value(traceOpt);
+        request.target = parser.value(sloOpt);
         auto scenario = parser.isSet(scenarioOpt)
                             ? kvbe::loadScenario(parser.value(scenarioOpt).toStdString(), *presets)
                             : kvbe::defaultScenario(*presets);
         if (!scenario) return printError(QString::fromStdString(scenario.message()));
         if (auto st = kvbe::exportHeadless(*presets, *scenario, request); !st)
             return printError(QString::fromStdString(st.message()));
-        return 0;
+        return kvbe::exitCode(kvbe::ExitCode::Ok);
     }
 
     kvbe::MainWindow window(std::move(*presets));
@@ -141,6 +148,10 @@ int main(int argc, char** argv) {
             return printError(QString::fromStdString(st.message()));
     if (parser.isSet(importOpt)) window.importCalibrations(parser.values(importOpt));
     if (parser.isSet(traceOpt)) window.openTrace(parser.value(traceOpt));
+    // The Capacity tab's target field (a sentence there where it does not parse).
+    if (parser.isSet(sloOpt))
+        if (auto* capacity = window.findChild<kvbe::CapacityPanel*>())
+            capacity->setTargetText(parser.value(sloOpt));
     // The window sized itself for the screen (or kept the last session's layout where it fits).
     window.show();
     return app.exec();

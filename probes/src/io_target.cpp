@@ -142,12 +142,12 @@ ExitStatus IoTarget::layOut(const std::function<void(double)>& progress) {
     const std::size_t chunk = 8 * kMiB;
     BufferArena arena(1, chunk);
     if (!arena)
-        return ProbeOutcome{ProbeExit::Failed, "cannot allocate 8 MiB to write the scratch file"};
+        return ProbeOutcome{ExitCode::Failed, "cannot allocate 8 MiB to write the scratch file"};
     std::byte* const data = arena.at(0);
     std::uint64_t offset = 0;
     int lastReport = -1;
     while (offset < m_size) {
-        if (stopRequested()) return ProbeOutcome{ProbeExit::Stopped, stopMessage()};
+        if (stopRequested()) return ProbeOutcome{ExitCode::Stopped, stopMessage()};
         const std::size_t len =
             static_cast<std::size_t>(std::min<std::uint64_t>(chunk, m_size - offset));
         fillPattern(data, len, offset);
@@ -161,9 +161,9 @@ ExitStatus IoTarget::layOut(const std::function<void(double)>& progress) {
             }
             if (n <= 0) {
                 const int err = n < 0 ? errno : ENOSPC;
-                const ProbeExit exit = err == ENOSPC || err == EFBIG || err == EDQUOT
-                                           ? ProbeExit::CannotRun
-                                           : ProbeExit::Failed;
+                const ExitCode exit = err == ENOSPC || err == EFBIG || err == EDQUOT
+                                          ? ExitCode::CannotRun
+                                          : ExitCode::Failed;
                 std::string why =
                     err == EFBIG ? " (the file-size limit, ulimit -f, is in the way)" : "";
                 return ProbeOutcome{exit, "writing the scratch file in " + m_path + " failed at " +
@@ -182,8 +182,8 @@ ExitStatus IoTarget::layOut(const std::function<void(double)>& progress) {
     }
     if (::fdatasync(m_fd) != 0) {
         const int err = errno;
-        return ProbeOutcome{ProbeExit::Failed, "fdatasync of the scratch file in " + m_path +
-                                                   " failed: " + errnoText(err)};
+        return ProbeOutcome{ExitCode::Failed, "fdatasync of the scratch file in " + m_path +
+                                                  " failed: " + errnoText(err)};
     }
     m_laidOut = true;
     return Ok{};
@@ -195,23 +195,23 @@ struct TargetOpener {
         struct stat st {};
         if (::stat(r.dir.c_str(), &st) != 0) {
             const int err = errno;
-            return ProbeOutcome{ProbeExit::BadInput, "--dir " + r.dir + ": " + errnoText(err) +
-                                                         "; expected an existing folder"};
+            return ProbeOutcome{ExitCode::BadInput, "--dir " + r.dir + ": " + errnoText(err) +
+                                                        "; expected an existing folder"};
         }
         if (!S_ISDIR(st.st_mode))
-            return ProbeOutcome{ProbeExit::BadInput,
+            return ProbeOutcome{ExitCode::BadInput,
                                 "--dir " + r.dir +
                                     " is not a folder; expected a folder on the drive to probe"};
         if (::faccessat(AT_FDCWD, r.dir.c_str(), W_OK | X_OK, AT_EACCESS) != 0) {
             const int err = errno;
-            return ProbeOutcome{ProbeExit::CannotRun,
+            return ProbeOutcome{ExitCode::CannotRun,
                                 "--dir " + r.dir + " is not writable (" + errnoText(err) +
                                     "): the scratch file needs a folder you can write to"};
         }
         struct statfs fs {};
         if (::statfs(r.dir.c_str(), &fs) != 0) {
             const int err = errno;
-            return ProbeOutcome{ProbeExit::CannotRun,
+            return ProbeOutcome{ExitCode::CannotRun,
                                 "--dir " + r.dir +
                                     ": cannot read its filesystem: " + errnoText(err)};
         }
@@ -226,7 +226,7 @@ struct TargetOpener {
             const int err = errno;
             if (err == EWOULDBLOCK)
                 return ProbeOutcome{
-                    ProbeExit::CannotRun,
+                    ExitCode::CannotRun,
                     "another kvbe probe is measuring in " + r.dir +
                         " right now; two runs on one folder would measure each other, so "
                         "wait for it to finish or pick another --dir"};
@@ -235,7 +235,7 @@ struct TargetOpener {
         t.m_direct = r.direct;
         t.m_logicalBlock = logicalBlockOf(st.st_dev);
         if (r.direct && inMemory(fs.f_type))
-            return ProbeOutcome{ProbeExit::CannotRun,
+            return ProbeOutcome{ExitCode::CannotRun,
                                 "O_DIRECT is not supported on " + t.m_fsType + " (" + r.dir +
                                     " is in memory, not on a drive): " + directHint()};
         // Whole 4 KiB pages: every block size the probe accepts then fits an integral number of
@@ -244,7 +244,7 @@ struct TargetOpener {
         struct rlimit limit {};
         if (::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
             limit.rlim_cur < t.m_size)
-            return ProbeOutcome{ProbeExit::CannotRun,
+            return ProbeOutcome{ExitCode::CannotRun,
                                 "too little space: --file-size " + humanBytes(t.m_size) +
                                     " is above this process's file-size limit (ulimit -f) of " +
                                     humanBytes(static_cast<std::uint64_t>(limit.rlim_cur))};
@@ -253,7 +253,7 @@ struct TargetOpener {
             const std::uint64_t avail = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
             if (avail < t.m_size + kScratchHeadroom)
                 return ProbeOutcome{
-                    ProbeExit::CannotRun,
+                    ExitCode::CannotRun,
                     "too little space in " + r.dir + ": --file-size " + humanBytes(t.m_size) +
                         " needs that much plus 16 MiB headroom, and " + humanBytes(avail) +
                         " is free; pass a smaller --file-size or another --dir"};
@@ -287,20 +287,20 @@ struct TargetOpener {
                 }
                 registerScratchPath(nullptr);
                 if (probe >= 0)
-                    return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT is not supported by " +
-                                                                  t.m_fsType + " at " + r.dir +
-                                                                  ": " + directHint()};
+                    return ProbeOutcome{ExitCode::CannotRun, "O_DIRECT is not supported by " +
+                                                                 t.m_fsType + " at " + r.dir +
+                                                                 ": " + directHint()};
             }
         }
         if (fd < 0)
-            return ProbeOutcome{ProbeExit::CannotRun, "cannot create a scratch file in " + r.dir +
-                                                          ": " +
-                                                          errnoText(openErr ? openErr : errno)};
+            return ProbeOutcome{ExitCode::CannotRun, "cannot create a scratch file in " + r.dir +
+                                                         ": " +
+                                                         errnoText(openErr ? openErr : errno)};
         t.m_fd = fd;
         if (r.direct && (::fcntl(fd, F_GETFL) & O_DIRECT) == 0)
-            return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT did not stay in effect on " +
-                                                          t.m_fsType + " at " + r.dir + ": " +
-                                                          directHint()};
+            return ProbeOutcome{ExitCode::CannotRun, "O_DIRECT did not stay in effect on " +
+                                                         t.m_fsType + " at " + r.dir + ": " +
+                                                         directHint()};
         return t;
     }
 
@@ -309,28 +309,28 @@ struct TargetOpener {
         struct stat st {};
         if (::stat(path.c_str(), &st) != 0) {
             const int err = errno;
-            return ProbeOutcome{ProbeExit::BadInput, flag + " " + path + ": " + errnoText(err) +
-                                                         "; expected an existing " +
-                                                         (isDevice ? "block device" : "file")};
+            return ProbeOutcome{ExitCode::BadInput, flag + " " + path + ": " + errnoText(err) +
+                                                        "; expected an existing " +
+                                                        (isDevice ? "block device" : "file")};
         }
         if (S_ISDIR(st.st_mode))
-            return ProbeOutcome{ProbeExit::BadInput,
+            return ProbeOutcome{ExitCode::BadInput,
                                 flag + " " + path +
                                     " is a folder: name a file to read, or pass --dir " + path +
                                     " to probe with a scratch file there"};
         if (!isDevice && (S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)))
-            return ProbeOutcome{ProbeExit::BadInput,
+            return ProbeOutcome{ExitCode::BadInput,
                                 "--file " + path + " is a " +
                                     (S_ISBLK(st.st_mode) ? "block" : "character") +
                                     " device: devices are read only when named with --device " +
                                     path + " (read-only)"};
         if (isDevice && !S_ISBLK(st.st_mode))
             return ProbeOutcome{
-                ProbeExit::BadInput,
+                ExitCode::BadInput,
                 "--device " + path +
                     " is not a block device; expected a drive such as /dev/nvme0n1"};
         if (!isDevice && !S_ISREG(st.st_mode))
-            return ProbeOutcome{ProbeExit::BadInput,
+            return ProbeOutcome{ExitCode::BadInput,
                                 "--file " + path +
                                     " is not a regular file; expected a file to read"};
 
@@ -343,7 +343,7 @@ struct TargetOpener {
             if (::statfs(path.c_str(), &fs) == 0) {
                 t.m_fsType = fsTypeName(fs.f_type);
                 if (direct && inMemory(fs.f_type))
-                    return ProbeOutcome{ProbeExit::CannotRun,
+                    return ProbeOutcome{ExitCode::CannotRun,
                                         "O_DIRECT is not supported on " + t.m_fsType + " (" + path +
                                             " is in memory, not on a drive): " + directHint()};
             }
@@ -359,11 +359,11 @@ struct TargetOpener {
         if (fd < 0) {
             const int err = errno;
             if (err == EINVAL && direct)
-                return ProbeOutcome{ProbeExit::CannotRun, "O_DIRECT is not supported for " + path +
-                                                              " (" + t.m_fsType +
-                                                              "): " + directHint()};
+                return ProbeOutcome{ExitCode::CannotRun, "O_DIRECT is not supported for " + path +
+                                                             " (" + t.m_fsType +
+                                                             "): " + directHint()};
             return ProbeOutcome{
-                ProbeExit::CannotRun,
+                ExitCode::CannotRun,
                 "cannot open " + path + " read-only: " + errnoText(err) +
                     (isDevice && (err == EACCES || err == EPERM)
                          ? "; reading a drive needs root or the disk group, and a container "
@@ -376,7 +376,7 @@ struct TargetOpener {
             int sector = 0;
             if (::ioctl(fd, BLKGETSIZE64, &bytes) != 0 || ::ioctl(fd, BLKSSZGET, &sector) != 0) {
                 const int err = errno;
-                return ProbeOutcome{ProbeExit::CannotRun,
+                return ProbeOutcome{ExitCode::CannotRun,
                                     "cannot read the size of " + path + ": " + errnoText(err)};
             }
             t.m_size = bytes;
@@ -385,7 +385,7 @@ struct TargetOpener {
             t.m_size = static_cast<std::uint64_t>(st.st_size);
         }
         if (t.m_size == 0)
-            return ProbeOutcome{ProbeExit::BadInput,
+            return ProbeOutcome{ExitCode::BadInput,
                                 flag + " " + path + " is empty; expected something to read"};
         return t;
     }
@@ -394,7 +394,7 @@ struct TargetOpener {
 ExitResult<IoTarget> openTarget(const TargetRequest& r) {
     const int given = !r.dir.empty() + !r.file.empty() + !r.device.empty();
     if (given != 1)
-        return ProbeOutcome{ProbeExit::Usage, "name exactly one of --dir, --file or --device"};
+        return ProbeOutcome{ExitCode::Usage, "name exactly one of --dir, --file or --device"};
     if (!r.dir.empty()) return TargetOpener::openScratch(r);
     if (!r.file.empty()) return TargetOpener::openExisting(r.file, false, r.direct);
     return TargetOpener::openExisting(r.device, true, r.direct);

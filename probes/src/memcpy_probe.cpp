@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <thread>
 #include <unistd.h>
 
@@ -59,36 +60,38 @@ Result<ProbeOptions> MemcpyProbe::configure(const ProbeArgs& a) {
     auto d = parseSeconds(a.text("--duration"));
     if (!d) return Error{"--duration " + d.message()};
     o.durationS = *d;
-    auto b = wholeBytes(a.text("--buffer-size"), "--buffer-size");
-    if (!b) return b.error();
+    auto b = parseWholeBytes(a.text("--buffer-size"));
+    if (!b) return Error{"--buffer-size " + b.message()};
     o.bufferBytes = *b;
     if (const std::string threads = a.text("--threads"); !threads.empty()) {
-        auto list = intList(threads, "--threads", "thread counts from 1 to 1024, e.g. 1,8");
-        if (!list) return list.error();
-        o.threads = *list;
+        // Whole numbers here; run() checks them against the probe's range.
+        auto list = parseCountList(threads, 0, std::numeric_limits<int>::max());
+        if (!list) return Error{"--threads " + list.message()};
+        for (auto n : *list)
+            o.threads.push_back(static_cast<int>(n));
     }
     return o;
 }
 
 ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     if (!o.dir.empty() || !o.file.empty() || !o.device.empty())
-        return reportFailure(sink, ProbeExit::Usage,
+        return reportFailure(sink, ExitCode::Usage,
                              "host-memcpy copies memory: --dir, --file and --device do not apply");
     if (!(o.durationS > 0))
-        return reportFailure(sink, ProbeExit::BadInput,
+        return reportFailure(sink, ExitCode::BadInput,
                              "--duration: expected a positive time per setting, e.g. 5s or 200ms");
     if (o.bufferBytes < kMiB)
-        return reportFailure(sink, ProbeExit::BadInput,
+        return reportFailure(sink, ExitCode::BadInput,
                              "--buffer-size: expected at least 1 MiB per buffer");
     std::vector<int> threads = o.threads.empty() ? defaultMemcpyThreads() : o.threads;
     for (int t : threads)
         if (t < 1 || t > 1024)
-            return reportFailure(sink, ProbeExit::BadInput,
+            return reportFailure(sink, ExitCode::BadInput,
                                  "--threads " + std::to_string(t) + ": expected 1 to 1024 threads");
     const std::uint64_t bytes = o.bufferBytes / 4096 * 4096;
     const std::uint64_t need = 2 * bytes + 256 * kMiB;
     if (const std::uint64_t avail = availableMemory(); avail < need)
-        return reportFailure(sink, ProbeExit::CannotRun,
+        return reportFailure(sink, ExitCode::CannotRun,
                              "host-memcpy needs two " + formatBlock(bytes) + " buffers and " +
                                  formatBlock(avail) +
                                  " of memory is available; pass a smaller --buffer-size");
@@ -108,7 +111,7 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     BufferArena srcArena(1, bytes),
         dstArena(1, bytes); // touched, huge pages where the kernel grants them
     if (!srcArena || !dstArena)
-        return reportFailure(sink, ProbeExit::CannotRun,
+        return reportFailure(sink, ExitCode::CannotRun,
                              "cannot allocate two " + formatBlock(bytes) + " buffers");
     std::byte* const src = srcArena.at(0);
     std::byte* const dst = dstArena.at(0);
@@ -157,10 +160,10 @@ ProbeOutcome MemcpyProbe::run(const ProbeOptions& o, ProbeSink& sink) {
                 if (windows.over(detail::nowNs()) || stopRequested()) return;
             }
         });
-        if (stopRequested()) return reportFailure(sink, ProbeExit::Stopped, stopMessage());
+        if (stopRequested()) return reportFailure(sink, ExitCode::Stopped, stopMessage());
         if (std::memcmp(src, dst, bytes) != 0)
             return reportFailure(
-                sink, ProbeExit::Failed,
+                sink, ExitCode::Failed,
                 "host-memcpy: the destination buffer differs from the source after the copy");
         IoMeasurement m;
         m.windowBytes.assign(static_cast<size_t>(repeats), 0);

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <set>
 
 namespace kvbe::probes {
@@ -35,8 +36,8 @@ struct NvmePlan {
 };
 
 ExitResult<NvmePlan> planRun(const ProbeOptions& o, bool write, const std::string& key) {
-    const auto usage = [](std::string m) { return ProbeOutcome{ProbeExit::Usage, std::move(m)}; };
-    const auto bad = [](std::string m) { return ProbeOutcome{ProbeExit::BadInput, std::move(m)}; };
+    const auto usage = [](std::string m) { return ProbeOutcome{ExitCode::Usage, std::move(m)}; };
+    const auto bad = [](std::string m) { return ProbeOutcome{ExitCode::BadInput, std::move(m)}; };
     // Conflicts first.
     const int given = !o.dir.empty() + !o.file.empty() + !o.device.empty();
     if (given == 0)
@@ -83,15 +84,15 @@ ExitResult<NvmePlan> planRun(const ProbeOptions& o, bool write, const std::strin
 ExitStatus checkBlocksFit(const IoTarget& target, const std::set<std::uint64_t>& sizes) {
     for (std::uint64_t bs : sizes) {
         if (target.direct() && bs % target.logicalBlock() != 0)
-            return ProbeOutcome{ProbeExit::BadInput,
+            return ProbeOutcome{ExitCode::BadInput,
                                 "--block-sizes " + std::to_string(bs) +
                                     " B is not a multiple of the logical block size (" +
                                     std::to_string(target.logicalBlock()) + " B) of " +
                                     target.path() + ": O_DIRECT moves whole blocks"};
         if (bs > target.size())
-            return ProbeOutcome{ProbeExit::BadInput, "--block-sizes " + formatBlock(bs) +
-                                                         " is larger than " + target.path() + " (" +
-                                                         formatBlock(target.size()) + ")"};
+            return ProbeOutcome{ExitCode::BadInput, "--block-sizes " + formatBlock(bs) +
+                                                        " is larger than " + target.path() + " (" +
+                                                        formatBlock(target.size()) + ")"};
     }
     return Ok{};
 }
@@ -145,8 +146,8 @@ ExitResult<SettingResult> measureSetting(IoEngine& engine, const std::string& en
     s.verify =
         !write && target.kind() == TargetKind::Scratch ? VerifyMode::Sample : VerifyMode::None;
     auto m = engine.run(target, s);
-    if (stopRequested()) return ProbeOutcome{ProbeExit::Stopped, stopMessage()};
-    if (!m) return ProbeOutcome{ProbeExit::Failed, m.message()};
+    if (stopRequested()) return ProbeOutcome{ExitCode::Stopped, stopMessage()};
+    if (!m) return ProbeOutcome{ExitCode::Failed, m.message()};
     const IoStats st = summarize(*m);
     SettingResult r;
     r.notes = m->notes;
@@ -237,24 +238,21 @@ Result<ProbeOptions> NvmeProbe::configure(const ProbeArgs& a) {
     o.sequential = a.text("--pattern") == "sequential";
     o.model = a.text("--model");
     if (const std::string size = a.text("--file-size"); !size.empty()) {
-        auto v = wholeBytes(size, "--file-size");
-        if (!v) return v.error();
+        auto v = parseWholeBytes(size);
+        if (!v) return Error{"--file-size " + v.message()};
         o.fileSize = *v;
     }
     if (const std::string sizes = a.text("--block-sizes"); !sizes.empty()) {
-        auto list = parseByteList(sizes);
+        auto list = parseWholeByteList(sizes);
         if (!list) return Error{"--block-sizes " + list.message()};
-        for (double b : *list) {
-            if (b != std::floor(b))
-                return Error{"--block-sizes: " + std::to_string(b) +
-                             " is not a whole number of bytes"};
-            o.blockSizes.push_back(static_cast<std::uint64_t>(b));
-        }
+        o.blockSizes = *list;
     }
     if (const std::string depths = a.text("--queue-depths"); !depths.empty()) {
-        auto list = intList(depths, "--queue-depths", "queue depths from 1 to 1024, e.g. 1,32");
-        if (!list) return list.error();
-        o.queueDepths = *list;
+        // Whole numbers here; planRun checks them against the probe's range.
+        auto list = parseCountList(depths, 0, std::numeric_limits<int>::max());
+        if (!list) return Error{"--queue-depths " + list.message()};
+        for (auto n : *list)
+            o.queueDepths.push_back(static_cast<int>(n));
     }
     auto d = parseSeconds(a.text("--duration"));
     if (!d) return Error{"--duration " + d.message()};
@@ -269,15 +267,15 @@ Status NvmeProbe::available() const {
 ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
     const std::string op = m_write ? "write" : "read";
     auto planned = planRun(o, m_write, key());
-    if (!planned) return reportFailure(sink, planned.failure().exit, planned.message());
+    if (!planned) return reportFailure(sink, planned.error().exit, planned.message());
     const NvmePlan& plan = *planned;
     auto engine = chooseEngine(o.engine);
-    if (!engine) return reportFailure(sink, ProbeExit::CannotRun, engine.message());
+    if (!engine) return reportFailure(sink, ExitCode::CannotRun, engine.message());
     auto opened = openTarget({o.dir, o.file, o.device, plan.scratchBytes, !o.buffered});
-    if (!opened) return reportFailure(sink, opened.failure().exit, opened.message());
+    if (!opened) return reportFailure(sink, opened.error().exit, opened.message());
     IoTarget& target = *opened;
     if (auto fit = checkBlocksFit(target, plan.sizes); !fit)
-        return reportFailure(sink, fit.failure().exit, fit.message());
+        return reportFailure(sink, fit.error().exit, fit.message());
 
     sink.begin(key(), runParams(o, plan, target, *engine, op));
     if (o.buffered) sink.note("BUFFERED: --buffered measures the page cache, not the drive");
@@ -290,7 +288,7 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
                              " scratch file with non-zero data before any " + op);
         ExitStatus laid = target.layOut(
             [&](double f) { sink.progress(layoutShare * f, "writing the scratch file"); });
-        if (!laid) return reportFailure(sink, laid.failure().exit, laid.message());
+        if (!laid) return reportFailure(sink, laid.error().exit, laid.message());
     }
 
     // Every setting, block sizes × queue depths.
@@ -313,7 +311,7 @@ ProbeOutcome NvmeProbe::run(const ProbeOptions& o, ProbeSink& sink) {
                           op + " " + label + (o.buffered ? ", buffered" : ""));
             auto r = measureSetting(*engine->engine, engine->engine->name(), target, o, plan,
                                     m_write, bs, qd);
-            if (!r) return reportFailure(sink, r.failure().exit, r.message());
+            if (!r) return reportFailure(sink, r.error().exit, r.message());
             // Each note once, when it first happens (buffers not registered, and why): the window
             // shows it while the run goes on, a table reader sees it before the table.
             for (const auto& n : r->notes)

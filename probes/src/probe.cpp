@@ -1,12 +1,8 @@
-// What every probe shares: its catalog entry, failure reporting, the option values of the drive
-// and host probes, and block-size formatting.
+// What every probe shares: its catalog entry, failure reporting and block-size formatting.
 #include "kvbe/probes/probe.h"
 
-#include "kvbe/base/units.h"
 #include "kvbe/probes/stream.h"
 
-#include <charconv>
-#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -23,33 +19,7 @@ std::string Probe::description() const {
     return std::string(catalogEntry().description);
 }
 
-Result<std::uint64_t> wholeBytes(const std::string& text, const std::string& flag) {
-    auto v = parseBytes(text);
-    if (!v) return Error{flag + " " + v.message()};
-    if (*v != std::floor(*v) || *v < 1)
-        return Error{flag + " " + text + ": expected a whole number of bytes, e.g. 1MiB"};
-    return static_cast<std::uint64_t>(*v);
-}
-
-Result<std::vector<int>> intList(const std::string& text, const std::string& flag,
-                                 const std::string& expected) {
-    std::vector<int> out;
-    size_t start = 0;
-    while (start <= text.size()) {
-        size_t comma = text.find(',', start);
-        if (comma == std::string::npos) comma = text.size();
-        const std::string item = text.substr(start, comma - start);
-        int v = 0;
-        auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-        if (item.empty() || ec != std::errc() || ptr != item.data() + item.size())
-            return Error{flag + " '" + item + "': expected " + expected};
-        out.push_back(v);
-        start = comma + 1;
-    }
-    return out;
-}
-
-ProbeOutcome reportFailure(ProbeSink& sink, ProbeExit exit, const std::string& message) {
+ProbeOutcome reportFailure(ProbeSink& sink, ExitCode exit, const std::string& message) {
     sink.error(message);
     return {exit, message};
 }

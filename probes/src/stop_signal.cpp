@@ -19,7 +19,7 @@ void onSignal(int sig) {
     if (g_signal.exchange(sig) != 0) {
         // Second signal: the user means it.
         if (g_haveScratchPath.load()) unlink(g_scratchPath);
-        _exit(exitCode(ProbeExit::Stopped));
+        _exit(exitCode(ExitCode::Stopped));
     }
     if (g_haveScratchPath.load()) unlink(g_scratchPath);
 }

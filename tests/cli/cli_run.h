@@ -1,4 +1,4 @@
-// Running kvbe-cli from a test: exit code (-1 for a crash or a hang), stdout and stderr.
+// Running kvbe-cli (or kvbe) from a test: exit code (-1 for a crash or a hang), stdout and stderr.
 #pragma once
 
 #include <QProcess>
@@ -12,12 +12,13 @@ struct CliRun {
     QByteArray out, err;
 };
 
-inline CliRun runCli(const QStringList& args,
-                     const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
-                     int timeoutMs = 120000) {
+// Runs `program` (kvbe-cli, or kvbe) with `args`.
+inline CliRun runProgram(const QString& program, const QStringList& args,
+                         const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
+                         int timeoutMs = 120000) {
     QProcess p;
     p.setProcessEnvironment(env);
-    p.start(QStringLiteral(KVBE_CLI_PATH), args);
+    p.start(program, args);
     CliRun r;
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
@@ -29,6 +30,12 @@ inline CliRun runCli(const QStringList& args,
     r.out = p.readAllStandardOutput();
     r.err = p.readAllStandardError();
     return r;
+}
+
+inline CliRun runCli(const QStringList& args,
+                     const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
+                     int timeoutMs = 120000) {
+    return runProgram(QStringLiteral(KVBE_CLI_PATH), args, env, timeoutMs);
 }
 
 } // namespace kvbe::test

@@ -304,6 +304,16 @@ class TestCliCalc : public QObject {
         QVERIFY(r.out.isEmpty());
     }
 
+    // --fraction and --util are fractions as core reads them: 0.25 or 25 %.
+    void fractionsTakePercent() {
+        const auto r = cli(
+            {"calc", "--lengths", "8k", "--fraction", "25%", "--util", "50%", "--format", "json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const auto o = json(r);
+        QCOMPARE(o["cached_fraction"].toDouble(), 0.25);
+        QCOMPARE(o["gpu"].toObject()["utilisation"].toDouble(), 0.5);
+    }
+
     void modelGivenAsPath() {
         const auto r = cli({"calc", "--model",
                             KVBE_SOURCE_DIR "/resources/models/mistralai__Mixtral-8x7B-v0.1.json",
@@ -399,11 +409,11 @@ class TestCliCalc : public QObject {
         QTest::newRow("utilisation above 1")
             << QStringList{"calc", "--util", "1.2"} << 1 << "(0, 1]";
         QTest::newRow("utilisation text") << QStringList{"calc", "--util", "most"} << 1 << "--util";
-        QTest::newRow("bandwidth 0")
-            << QStringList{"calc", "--tier", "x=0"} << 1 << "expected more than 0";
+        QTest::newRow("bandwidth 0") << QStringList{"calc", "--tier", "x=0@1"} << 1
+                                     << "expected a bandwidth in GB/s above 0";
         QTest::newRow("bandwidth text") << QStringList{"calc", "--tier", "x=fast"} << 1 << "GB/s";
         QTest::newRow("unknown tier")
-            << QStringList{"calc", "--tier", "floppy"} << 1 << "not a tier preset";
+            << QStringList{"calc", "--tier", "floppy"} << 1 << "nor a tier preset";
         QTest::newRow("unknown gpu")
             << QStringList{"calc", "--gpu", "h900"} << 1 << "not a GPU preset";
         QTest::newRow("unknown model")

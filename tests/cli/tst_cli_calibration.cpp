@@ -36,6 +36,20 @@ const QByteArray kPareto =
     "cache_hit,ssd,16384,8192,0.5,1,0.19,0.185\n"
     "cache_hit,ssd,65536,32768,0.5,1,1.2,1.15\n";
 
+// One node measured with two models: TTFTs of the simple FLOP model at u = 0.45, a 4 ms shared
+// overhead and an SSD tier of 11 GB/s whose fixed cost is 2 ms + 0.1 ms per layer (4.8 ms for
+// Llama 3.2 3B's 28 layers, 5.6 ms for Qwen3 4B's 36).
+const QByteArray kLlamaNode = R"({"kvbe_calibration": 1, "model": "meta-llama/Llama-3.2-3B",
+    "prefill": [[1024, 0.01919], [4096, 0.069623], [16384, 0.344313], [65536, 2.610404]],
+    "hits": [{"tokens": 4096, "prefix": 2048, "tier": "ssd", "seconds": 0.064586},
+        {"tokens": 16384, "prefix": 8192, "tier": "ssd", "seconds": 0.290309},
+        {"tokens": 65536, "prefix": 32768, "tier": "ssd", "seconds": 2.068697}]})";
+const QByteArray kQwenNode = R"({"kvbe_calibration": 1, "model": "Qwen/Qwen3-4B-Instruct-2507",
+    "prefill": [[1024, 0.023194], [4096, 0.089113], [16384, 0.477862], [65536, 4.03399]],
+    "hits": [{"tokens": 4096, "prefix": 2048, "tier": "ssd", "seconds": 0.08239},
+        {"tokens": 16384, "prefix": 8192, "tier": "ssd", "seconds": 0.400815},
+        {"tokens": 65536, "prefix": 32768, "tier": "ssd", "seconds": 3.175367}]})";
+
 } // namespace
 
 class TestCliCalibration : public QObject {
@@ -102,6 +116,94 @@ class TestCliCalibration : public QObject {
         QCOMPARE(ex.exitCode, 0);
         QCOMPARE(QJsonDocument::fromJson(ex.out).object()["break_even_ssd_tokens"].toDouble(),
                  ssd["breakeven_prefix_tokens"].toDouble());
+    }
+
+    // One file: the fit states the per-layer form, t_layer = t_fixed / 28 on Llama 3.2 3B, and
+    // the adopted scenario records the model it was fitted on.
+    void fitOfOneModelIsPerLayer() {
+        QTemporaryDir tmp;
+        write(tmp.filePath("llama.json"), kLlamaNode);
+        const auto r = cli({"calibration", "fit", tmp.filePath("llama.json"), "--adopt",
+                            tmp.filePath("adopted.kvbe.json"), "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o["fixed_cost_form"].toString(), QString("per layer"));
+        const auto ssd = o["tiers"].toObject()["ssd"].toObject();
+        QCOMPARE(ssd["layers"].toInt(), 28);
+        QVERIFY(std::abs(ssd["t_layer_s"].toDouble() * 28 / ssd["t_fixed_s"].toDouble() - 1) <
+                1e-12);
+        QVERIFY2(std::abs(ssd["t_fixed_s"].toDouble() - 0.0048) < 2e-5, r.out.constData());
+        QFile f(tmp.filePath("adopted.kvbe.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto adopted = QJsonDocument::fromJson(f.readAll()).object();
+        const auto fittedOn = adopted["fitted_on"].toArray();
+        QCOMPARE(fittedOn.size(), 1);
+        QCOMPARE(fittedOn[0].toObject()["layers"].toInt(), 28);
+        const auto table = cli({"calibration", "fit", tmp.filePath("llama.json")});
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY2(table.out.contains("note: fixed cost: fixed cost per layer (t0 = 0, t_layer = "
+                                    "t_fixed / layers): one model cannot tell t0 from t_layer"),
+                 table.out.constData());
+    }
+
+    // Two files for two models of one node: each fitted with its own model, then t0 and
+    // t_layer through the two fixed costs, F = t0 + L · t_layer, solved here by hand.
+    void fitAcrossTwoModels() {
+        QTemporaryDir tmp;
+        write(tmp.filePath("llama.json"), kLlamaNode);
+        write(tmp.filePath("qwen.json"), kQwenNode);
+        const auto r =
+            cli({"calibration", "fit", tmp.filePath("llama.json"), tmp.filePath("qwen.json"),
+                 "--adopt", tmp.filePath("node.kvbe.json"), "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto o = QJsonDocument::fromJson(r.out).object();
+        const auto models = o["models"].toArray();
+        QCOMPARE(models.size(), 2);
+        auto fixed = [&](int i) {
+            return models[i]
+                .toObject()["fit"]
+                .toObject()["tiers"]
+                .toObject()["ssd"]
+                .toObject()["t_fixed_s"]
+                .toDouble();
+        };
+        const double f28 = fixed(0), f36 = fixed(1);
+        const double tLayer = (f36 - f28) / (36 - 28), t0 = f28 - 28 * tLayer;
+        const auto line = o["fixed_cost"].toObject()["ssd"].toObject();
+        QCOMPARE(line["form"].toString(), QString("t0 + per layer"));
+        QVERIFY(std::abs(line["t_layer_s"].toDouble() - tLayer) < 1e-12);
+        QVERIFY(std::abs(line["t0_s"].toDouble() - t0) < 1e-12);
+        // What went in: 2 ms and 0.1 ms per layer (the generator's parameter counts are rounded).
+        QVERIFY2(std::abs(t0 - 0.002) < 2e-4, qPrintable(QString::number(t0)));
+        QVERIFY2(std::abs(tLayer - 1e-4) < 1e-5, qPrintable(QString::number(tLayer)));
+        QCOMPARE(o["fitted_on"].toArray().size(), 2);
+        // The adopted scenario is the default's model, Llama 3.2 3B: t0 and t_layer as fitted.
+        QFile f(tmp.filePath("node.kvbe.json"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto adopted = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(adopted["fitted_on"].toArray().size(), 2);
+        bool found = false; // "ssd" is the first NVMe tier
+        for (const auto& t : adopted["tiers"].toArray())
+            if (!found && t.toObject()["name"].toString().contains("NVMe")) {
+                found = true;
+                QVERIFY(std::abs(t.toObject()["t_fixed_ms"].toDouble() - t0 * 1e3) < 1e-9);
+                QVERIFY(std::abs(t.toObject()["t_layer_us"].toDouble() - tLayer * 1e6) < 1e-6);
+            }
+        QVERIFY(found);
+        // The table says which form, and why; --out writes one file only.
+        const auto table =
+            cli({"calibration", "fit", tmp.filePath("llama.json"), tmp.filePath("qwen.json")});
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY2(
+            table.out.contains("Fixed cost across 2 models") &&
+                table.out.contains("t0 and t_layer both fitted (least squares on [1, layers])"),
+            table.out.constData());
+        QVERIFY(!table.out.contains("one model cannot tell"));
+        const auto refused = cli({"calibration", "fit", tmp.filePath("llama.json"),
+                                  tmp.filePath("qwen.json"), "--out", tmp.filePath("x.json")});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.contains("--out writes one calibration file"),
+                 refused.err.constData());
     }
 
     // Exported from a scenario, the thresholds are calc's break-even prefixes, and they read back.
@@ -261,7 +363,8 @@ class TestCliCalibration : public QObject {
                            "--ssd-tier",  "tape"}
             << 1 << "no tier is named 'tape'";
         QTest::newRow("negative margin")
-            << QStringList{"calibration", "export-pykvcache", "--safety-margin", "-5"} << 2 << "";
+            << QStringList{"calibration", "export-pykvcache", "--safety-margin", "-5"} << 1
+            << "--safety-margin '-5' is out of range";
         QTest::newRow("no subcommand") << QStringList{"calibration"} << 2 << "";
     }
     void exportUsage() {

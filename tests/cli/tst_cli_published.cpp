@@ -104,6 +104,62 @@ class TestCliPublished : public QObject {
             r.err.constData());
     }
 
+    // The shipped scenario, fitted on Llama 3.2 3B, moved to Qwen3 4B: compare puts both forms of
+    // the fixed cost beside Qwen3 4B's published p*, per layer (the scenario's) within 10 %.
+    void compareHeldOutShowsBothForms() {
+        QTemporaryDir dir;
+        QFile in(kFittedFile);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        auto o = QJsonDocument::fromJson(in.readAll()).object();
+        o["model"] = "Qwen/Qwen3-4B-Instruct-2507";
+        const QString moved = dir.filePath("qwen.kvbe.json");
+        QFile out(moved);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(o).toJson());
+        out.close();
+        const auto table = cli({"published", "compare", "--scenario", moved});
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY2(table.out.contains("Held out: fitted on meta-llama/Llama-3.2-3B (28 KV/state "
+                                    "layers), evaluated on Qwen/Qwen3-4B-Instruct-2507 (36)"),
+                 table.out.constData());
+        for (const char* s : {"-8.8 %", "-15.6 %", "-8.6 %", "-28.4 %", "this scenario: per layer"})
+            QVERIFY2(table.out.contains(s), s);
+        const auto r = cli({"published", "compare", "--scenario", moved, "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto held =
+            QJsonDocument::fromJson(r.out).array()[0].toObject()["held_out"].toObject();
+        QCOMPARE(held["layers"].toInt(), 36);
+        QCOMPARE(held["fitted_on"].toObject()["layers"].toInt(), 28);
+        for (const char* id : {"pstar-ssd-qwen-h100", "pstar-mem-qwen-h100"}) {
+            const auto perLayer = publishedRow(held["per_layer"].toArray(), id);
+            const auto constant = publishedRow(held["constant"].toArray(), id);
+            QVERIFY2(std::abs(perLayer["relative"].toDouble()) < 0.10, id);
+            QVERIFY2(std::abs(constant["relative"].toDouble()) > 0.15, id);
+        }
+        // On the model it was fitted on, nothing is held out.
+        const auto own = cli({"published", "compare", "--scenario", kFittedFile});
+        QVERIFY(!own.out.contains("Held out"));
+    }
+
+    // --also-model adds a second model's points of the same node: both parts are fitted.
+    void fitWithSecondModelFitsBothParts() {
+        const auto r = cli({"published", "fit", "--also-model", "Qwen/Qwen3-4B-Instruct-2507",
+                            "--format", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o["fixed_cost_form"].toString(), QString("t0 + per layer"));
+        QCOMPARE(o["fitted_on"].toArray().size(), 2);
+        QCOMPARE(o["residuals"].toArray().size(), 11);
+        const auto one = cli({"published", "fit"});
+        QVERIFY2(one.out.contains("fixed cost       fixed cost per layer (t0 = 0"),
+                 one.out.constData());
+        const auto unknown = cli({"published", "fit", "--also-model", "Qwen/Qwen3-8B"});
+        QCOMPARE(unknown.exitCode, 1);
+        QVERIFY2(unknown.err.contains("--also-model Qwen/Qwen3-8B: ") &&
+                     unknown.err.contains("has no figure for that model"),
+                 unknown.err.constData());
+    }
+
     // published fit --out writes the shipped scenario's numbers again, with its provenance.
     void fitMakesTheShippedScenario() {
         QTemporaryDir dir;
@@ -121,9 +177,11 @@ class TestCliPublished : public QObject {
         QCOMPARE(mt.size(), st.size());
         for (qsizetype i = 0; i < mt.size(); ++i) {
             QCOMPARE(mt[i].toObject()["name"], st[i].toObject()["name"]);
-            for (const char* k : {"bandwidth_GBps", "t_fixed_ms"})
+            for (const char* k : {"bandwidth_GBps", "t_layer_us"})
                 QVERIFY(std::abs(mt[i].toObject()[k].toDouble() / st[i].toObject()[k].toDouble() -
                                  1) < 1e-6);
+            QCOMPARE(mt[i].toObject()["t_fixed_ms"].toDouble(), 0.0); // the per-layer form: t0 = 0
+            QCOMPARE(st[i].toObject()["t_fixed_ms"].toDouble(), 0.0);
         }
         QVERIFY(shipped["provenance"].toObject()["made_by"].toString().startsWith(
             "kvbe-cli published fit"));

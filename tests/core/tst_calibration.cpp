@@ -6,6 +6,7 @@
 #include "test_support.h"
 
 #include <QDir>
+#include <QPointF>
 #include <QTemporaryDir>
 #include <random>
 
@@ -23,6 +24,15 @@ Calibration parse(const char* text, const char* source = "fixture") {
 QString errorOf(const char* text, const char* source = "bad-file") {
     auto c = parseCalibration(text, source);
     return c.ok() ? QString() : QString::fromStdString(c.message());
+}
+
+// The inputs synthetic measurements are made with: a preset at u of an H100's 989 TFLOP/s.
+CostInputs h100Inputs(const char* model, double u) {
+    CostInputs in;
+    in.model = test::preset(model);
+    in.peakFlops = 989e12;
+    in.utilisation = u;
+    return in;
 }
 
 const QString kFixtures = QStringLiteral(KVBE_SOURCE_DIR "/tests/fixtures/calibration/");
@@ -644,10 +654,7 @@ class TestCalibration : public QObject {
     // and its fixed cost within 0.5 ms.
     void fitRecoversUtilisationOverheadAndTier() {
         const double u = 0.42, overhead = 0.004, bw = 11e9, tFixed = 0.002;
-        CostInputs truth;
-        truth.model = test::preset("meta-llama/Llama-3.2-3B");
-        truth.peakFlops = 989e12;
-        truth.utilisation = u;
+        const CostInputs truth = h100Inputs("meta-llama/Llama-3.2-3B", u);
         const auto model = *CostModel::create(truth);
         std::mt19937 rng(20261129);
         std::normal_distribution<double> noise(0, 0.01);
@@ -676,13 +683,184 @@ class TestCalibration : public QObject {
         QVERIFY(fit->breakevenPrefix.at("nvme").has_value());
     }
 
+    // One model's fit states the per-layer form for tiers fitted from hits: t_layer = t_fixed /
+    // 28 on Llama 3.2 3B (every layer holds KV), t0 = 0. A tier known only from its transfers
+    // keeps a constant fixed cost (a drive's latency is no per-layer cost). adoptFit carries the
+    // form and the model fitted on into the scenario.
+    void calibrationFitIsPerLayer() {
+        const CostInputs truth = h100Inputs("meta-llama/Llama-3.2-3B", 0.42);
+        const auto model = *CostModel::create(truth);
+        Calibration c;
+        for (double n : {1024.0, 4096.0, 16384.0, 65536.0})
+            c.prefill.push_back({n, model.tMiss(n)});
+        const TierPath tier{"nvme", 11e9, 0.0056};
+        for (double n : {4096.0, 16384.0, 65536.0})
+            c.hits.push_back({n, n / 2, "nvme", model.tHit(tier, n, n / 2)});
+        c.tiers.push_back(
+            {"dram", {{1e6, 0.0005 + 1e6 / 50e9}, {1e9, 0.0005 + 1e9 / 50e9}}, {}, {}});
+        auto fit = fitCalibration(c, truth, {}, FitOptions{false, false});
+        QVERIFY2(fit.ok(), fit.ok() ? "" : fit.message().c_str());
+        QVERIFY(fit->fixedCostForm == FixedCostForm::PerLayer);
+        QCOMPARE(fit->fixedCostWhy, std::string(kOneModelFixedCostForm));
+        QCOMPARE(fit->fixedFromHits, std::set<std::string>{"nvme"});
+        const auto& nvme = fit->params.tiers.at("nvme");
+        QVERIFY2(std::abs(nvme.tFixedS - 0.0056) < 1e-6, qPrintable(QString::number(nvme.tFixedS)));
+        QCOMPARE(nvme.layers, 28);
+        KVBE_COMPARE_REL(nvme.tLayerS, nvme.tFixedS / 28, 1e-12);
+        const auto& dram = fit->params.tiers.at("dram");
+        QCOMPARE(dram.tLayerS, 0.0);
+        KVBE_COMPARE_REL(dram.tFixedS, 0.0005, 1e-6);
+        QCOMPARE(fit->params.fittedOn, (std::vector<FittedModel>{{"meta-llama/Llama-3.2-3B", 28}}));
+        bool said = false;
+        for (const auto& n : fit->notes)
+            said = said || n == std::string("fixed cost: ") + kOneModelFixedCostForm;
+        QVERIFY(said);
+
+        Scenario s = *defaultScenario(presets());
+        s.tiers.push_back({"nvme", "", 5, 1});
+        s.tiers.push_back({"dram", "", 5, 1});
+        const auto adopted = adoptFit(s, fit->params);
+        QCOMPARE(adopted.fittedOn, fit->params.fittedOn);
+        const auto& an = adopted.tiers[adopted.tiers.size() - 2];
+        QCOMPARE(an.tFixedMs, 0.0);
+        KVBE_COMPARE_REL(an.tLayerUs, nvme.tFixedS / 28 * 1e6, 1e-12);
+        const auto& ad = adopted.tiers.back();
+        KVBE_COMPARE_REL(ad.tFixedMs, 0.5, 1e-6);
+        QCOMPARE(ad.tLayerUs, 0.0);
+    }
+
+    // The two parts from fixed costs on models of different depths, least squares on [1, L]
+    // worked out here in closed form; one depth gives the per-layer form; a negative part is
+    // refitted at 0. Times in ms.
+    void fixedCostLineByHand_data() {
+        QTest::addColumn<QList<QPointF>>("samples"); // (layers, t_fixed ms)
+        QTest::addColumn<double>("t0");
+        QTest::addColumn<double>("tLayer");
+        QTest::addColumn<int>("form");
+        const int perLayer = int(FixedCostForm::PerLayer), both = int(FixedCostForm::Both);
+        QTest::newRow("one model") << QList<QPointF>{{28, 5.6}} << 0.0 << 0.2 << perLayer;
+        QTest::newRow("one model twice")
+            << QList<QPointF>{{28, 5.0}, {28, 6.2}} << 0.0 << 5.6 / 28 << perLayer;
+        QTest::newRow("two models") << QList<QPointF>{{28, 4.8}, {36, 5.6}} << 2.0 << 0.1 << both;
+        // Three depths: slope Sxy / Sxx and intercept ȳ − slope · x̄, by hand below.
+        const double xm = (28 + 36 + 40) / 3.0, ym = (4.8 + 5.6 + 6.4) / 3;
+        const double sxx = (28 - xm) * (28 - xm) + (36 - xm) * (36 - xm) + (40 - xm) * (40 - xm);
+        const double sxy = (28 - xm) * (4.8 - ym) + (36 - xm) * (5.6 - ym) + (40 - xm) * (6.4 - ym);
+        QTest::newRow("three models") << QList<QPointF>{{28, 4.8}, {36, 5.6}, {40, 6.4}}
+                                      << ym - sxy / sxx * xm << sxy / sxx << both;
+        // Slope 0.2, intercept −2.8: t0 held at 0, t_layer = Σ L·t / Σ L².
+        QTest::newRow("negative t0") << QList<QPointF>{{28, 2.8}, {36, 4.4}} << 0.0
+                                     << (28 * 2.8 + 36 * 4.4) / (28.0 * 28 + 36 * 36) << perLayer;
+        QTest::newRow("falls with depth")
+            << QList<QPointF>{{28, 5.0}, {36, 4.0}} << 4.5 << 0.0 << int(FixedCostForm::Constant);
+    }
+    void fixedCostLineByHand() {
+        QFETCH(QList<QPointF>, samples);
+        QFETCH(double, t0);
+        QFETCH(double, tLayer);
+        QFETCH(int, form);
+        std::vector<FixedCostSample> in;
+        for (const auto& p : samples)
+            in.push_back({int(p.x()), p.y() * 1e-3});
+        const auto line = fitFixedCostLine(in);
+        QCOMPARE(int(line.form), form);
+        QVERIFY2(std::abs(line.t0S - t0 * 1e-3) < 1e-12, qPrintable(QString::number(line.t0S)));
+        QVERIFY2(std::abs(line.tLayerS - tLayer * 1e-3) < 1e-12,
+                 qPrintable(QString::number(line.tLayerS)));
+        QVERIFY(!line.why.empty());
+    }
+
+    // One node, two models: each calibration fitted with its own model, then t0 and t_layer
+    // across them. Hits made with t_fixed = 2 ms + L × 0.1 ms: 4.8 ms on Llama 3.2 3B (28
+    // layers), 5.6 ms on Qwen3 4B (36).
+    void fitAcrossModelsSeparatesParts() {
+        std::vector<ModelFit> fits;
+        for (const auto& [id, layers] : {std::pair{"meta-llama/Llama-3.2-3B", 28},
+                                         std::pair{"Qwen/Qwen3-4B-Instruct-2507", 36}}) {
+            const CostInputs truth = h100Inputs(id, 0.45);
+            const auto model = *CostModel::create(truth);
+            const TierPath tier{"nvme", 11e9, 0.002 + layers * 0.0001};
+            Calibration c;
+            c.source = id;
+            for (double n : {1024.0, 4096.0, 16384.0, 65536.0})
+                c.prefill.push_back({n, model.tMiss(n)});
+            for (double n : {4096.0, 16384.0, 65536.0})
+                c.hits.push_back({n, n / 2, "nvme", model.tHit(tier, n, n / 2)});
+            auto fit = fitCalibration(c, truth, {}, FitOptions{false, false});
+            QVERIFY(fit.ok());
+            fits.push_back({id, {id, layers}, *fit});
+        }
+        const auto lines = fixedCostsAcrossModels(fits);
+        QCOMPARE(lines.size(), size_t(1));
+        const auto& l = lines.at("nvme");
+        QVERIFY(l.form == FixedCostForm::Both);
+        QVERIFY2(std::abs(l.t0S - 0.002) < 1e-6, qPrintable(QString::number(l.t0S)));
+        QVERIFY2(std::abs(l.tLayerS - 0.0001) < 1e-8, qPrintable(QString::number(l.tLayerS)));
+        const auto p = withFixedCostLines(fits[0], lines, fits);
+        const auto& t = p.tiers.at("nvme");
+        QCOMPARE(t.layers, 28);
+        KVBE_COMPARE_REL(t.tFixedS, l.t0S + 28 * l.tLayerS, 1e-12);
+        KVBE_COMPARE_REL(t.t0(), l.t0S, 1e-9);
+        QCOMPARE(p.fittedOn.size(), size_t(2));
+        QCOMPARE(p.fittedOn[1].layers, 36);
+        // Adopted into a scenario: t0 and t_layer, and on Qwen3 4B the fixed cost of 36 layers.
+        Scenario s = *defaultScenario(presets());
+        s.tiers = {{"nvme", "", 11, 1}};
+        Scenario adopted = adoptFit(s, p);
+        adopted.model = "Qwen/Qwen3-4B-Instruct-2507";
+        const auto e = evaluate(adopted, presets());
+        QVERIFY(e.ok());
+        QVERIFY(std::abs(e->cost.tFixed(e->tiers[0]) - 0.0056) < 1e-6);
+    }
+
+    // Calibration files keep the per-layer part with the layers it was fitted at, and the
+    // models fitted on; files without them read as before.
+    void perLayerPartInCalibrationFiles() {
+        Calibration c;
+        c.model = "meta-llama/Llama-3.2-3B";
+        FittedParameters p;
+        p.utilisation = 0.5;
+        p.tiers["nvme"] = {11e9, 0.0056, 1, 0.0002, 28};
+        p.tiers["dram"] = {50e9, 0.0005};
+        p.fittedOn = {{"meta-llama/Llama-3.2-3B", 28}};
+        c.fitted = p;
+        const auto text = calibrationToJson(c);
+        const auto back = parse(text.c_str());
+        QVERIFY(back.fitted);
+        QCOMPARE(*back.fitted, p);
+        QCOMPARE(QString::fromStdString(text).count("t_layer_s"), 1); // none for a constant tier
+        const auto old = parse(R"({"kvbe_calibration": 1, "fitted": {"tiers": {"nvme":
+            {"bandwidth_Bps": 1.1e10, "t_fixed_s": 0.005}}}})");
+        QCOMPARE(old.fitted->tiers.at("nvme").tLayerS, 0.0);
+        QCOMPARE(old.fitted->tiers.at("nvme").t0(), 0.005);
+        QVERIFY(old.fitted->fittedOn.empty());
+    }
+    void perLayerPartRefusedWhenInconsistent_data() {
+        QTest::addColumn<QByteArray>("tier");
+        QTest::addColumn<QString>("fragment");
+        QTest::newRow("no layers") << QByteArray(R"({"bandwidth_Bps": 1e10, "t_fixed_s": 0.005,
+            "t_layer_s": 0.0001})") << "fitted.tiers.nvme.layers";
+        QTest::newRow("more than t_fixed") << QByteArray(R"({"bandwidth_Bps": 1e10,
+            "t_fixed_s": 0.001, "t_layer_s": 0.0001, "layers": 28})")
+                                           << "t0 ≥ 0";
+        QTest::newRow("negative") << QByteArray(R"({"bandwidth_Bps": 1e10, "t_fixed_s": 0.005,
+            "t_layer_s": -1, "layers": 28})")
+                                  << "fitted.tiers.nvme.t_layer_s";
+    }
+    void perLayerPartRefusedWhenInconsistent() {
+        QFETCH(QByteArray, tier);
+        QFETCH(QString, fragment);
+        const QByteArray text =
+            R"({"kvbe_calibration": 1, "fitted": {"tiers": {"nvme": )" + tier + "}}}";
+        const auto r = parseCalibration(text.constData(), "c.json");
+        QVERIFY(!r.ok());
+        QVERIFY2(QString::fromStdString(r.message()).contains(fragment), r.message().c_str());
+    }
+
     // A v2 file's curves feed the fit: utilisation from f, and per tier t_fixed and bandwidth
     // from g_ssd and g_mem (hits whose whole prompt came from the tier).
     void fitFromPyKvcacheV2Curves() {
-        CostInputs truth;
-        truth.model = test::preset("meta-llama/Llama-3.2-3B");
-        truth.peakFlops = 989e12;
-        truth.utilisation = 0.42;
+        const CostInputs truth = h100Inputs("meta-llama/Llama-3.2-3B", 0.42);
         const auto model = *CostModel::create(truth);
         const TierPath ssd{"ssd", 11e9, 0.002}, mem{"mem", 50e9, 0.0005};
         QString f, gs, gm;
@@ -821,10 +999,7 @@ class TestCalibration : public QObject {
     // as the probe leave it at 1. adoptFit carries it into the scenario.
     void fitRecoversAmplification() {
         const double u = 0.45, probeBw = 13.5e9, amp = 10.0 / 4.4, tFixed = 0.002;
-        CostInputs truth;
-        truth.model = test::preset("meta-llama/Llama-3.2-3B");
-        truth.peakFlops = 989e12;
-        truth.utilisation = u;
+        const CostInputs truth = h100Inputs("meta-llama/Llama-3.2-3B", u);
         const auto model = *CostModel::create(truth);
         std::mt19937 rng(18);
         std::normal_distribution<double> noise(0, 0.01);
@@ -877,10 +1052,7 @@ class TestCalibration : public QObject {
     // utilisation within 3 % and n_half within 15 %.
     void fitRecoversRamp() {
         const double u = 0.6, nHalf = 2000;
-        CostInputs truth;
-        truth.model = test::preset("Qwen/Qwen3-8B");
-        truth.peakFlops = 989e12;
-        truth.utilisation = u;
+        CostInputs truth = h100Inputs("Qwen/Qwen3-8B", u);
         truth.rampHalfTokens = nHalf;
         const auto model = *CostModel::create(truth);
         std::mt19937 rng(7);

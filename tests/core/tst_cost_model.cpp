@@ -315,6 +315,54 @@ class TestCostModel : public QObject {
         KVBE_COMPARE_REL(cm.tHit(atBStar, n, n), cm.tMiss(n), 1e-12);
     }
 
+    // t_fixed = t0 + layers × t_layer, by hand: Llama 3.2 3B holds KV in all 28 layers, Qwen3 4B
+    // in all 36. t0 = 1 ms and t_layer = 0.1 ms give 3.8 ms and 4.6 ms per hit.
+    void perLayerFixedCostByHand_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<double>("kvPerToken");
+        QTest::newRow("Llama 3.2 3B") << "meta-llama/Llama-3.2-3B" << 28 << 28 * 2 * 8 * 128 * 2.0;
+        QTest::newRow("Qwen3 4B") << "Qwen/Qwen3-4B-Instruct-2507" << 36 << 36 * 2 * 8 * 128 * 2.0;
+    }
+    void perLayerFixedCostByHand() {
+        QFETCH(QString, model);
+        QFETCH(int, layers);
+        QFETCH(double, kvPerToken);
+        const auto cm = makeModel(model.toUtf8().constData());
+        QCOMPARE(cm.kvStateLayers(), layers);
+        const TierPath tier{"nvme", 12e9, 0.001, 1, 0.0001};
+        const double fixed = 0.001 + layers * 0.0001;
+        KVBE_COMPARE_REL(cm.tFixed(tier), fixed, 1e-15);
+        KVBE_COMPARE_REL(cm.tLoad(tier, 4096), fixed + 4096 * kvPerToken / 12e9, 1e-12);
+        KVBE_COMPARE_REL(*cm.breakevenBandwidth(8192, tier),
+                         8192 * kvPerToken / (cm.tMiss(8192) - fixed), 1e-12);
+        // A constant tier of the same fixed cost is the same tier on this model, p* included.
+        const TierPath constant{"nvme", 12e9, fixed};
+        KVBE_COMPARE_REL(*cm.breakevenPrefixClosedForm(tier),
+                         *cm.breakevenPrefixClosedForm(constant), 1e-12);
+        KVBE_COMPARE_REL(*cm.breakevenPrefix(tier), *cm.breakevenPrefix(constant), 1e-9);
+        const TierPath resolved = cm.resolved(tier);
+        QCOMPARE(resolved.tLayerS, 0.0);
+        KVBE_COMPARE_REL(resolved.tFixedS, fixed, 1e-15);
+        // Without a per-layer part, t_fixed is t0 on every model, as before.
+        QCOMPARE(cm.tFixed(TierPath{"dram", 55e9, 0.0005}), 0.0005);
+    }
+
+    // p* with a per-layer fixed cost, from the quadratic of cost-model.md with the constant
+    // term t0 + L · t_layer solved here by hand.
+    void perLayerBreakevenPrefixByHand() {
+        const auto cm = makeModel("Qwen/Qwen3-4B-Instruct-2507");
+        const auto& m = preset("Qwen/Qwen3-4B-Instruct-2507");
+        const double fl = kH100 * 0.5, bw = 10.9e9;
+        const double tf = 0.0 + 36 * 184e-6; // the fitted SSD tier's 184 µs per layer, 36 layers
+        const double a = 2.0 * 36 * m.qHeads * m.headDim / fl;
+        const double b = 2 * m.paramsActive / fl - 36 * 2 * 8 * 128 * 2.0 / bw;
+        const double byHand = (-b + std::sqrt(b * b + 4 * a * tf)) / (2 * a);
+        const TierPath tier{"nvme", bw, 0, 1, 184e-6};
+        KVBE_COMPARE_REL(*cm.breakevenPrefixClosedForm(tier), byHand, 1e-9);
+        KVBE_COMPARE_REL(*cm.breakevenPrefix(tier), byHand, 1e-6);
+    }
+
     void staging() {
         QCOMPARE(stagedBandwidth(13.5e9, 55e9, Staging::None), 13.5e9);
         QCOMPARE(stagedBandwidth(13.5e9, 55e9, Staging::Pipelined), 13.5e9);

@@ -605,6 +605,41 @@ class TestHybridModels : public QObject {
     }
 
     // A plain transformer keeps its figures and has no state.
+    // The layers a per-layer fixed cost counts: those holding KV of their own or a state. By hand
+    // from each config: Nemotron 3 Nano's pattern has 23 M (Mamba-2) and 6 * (attention) among
+    // 52 blocks, the 23 E are MoE blocks with neither; Gemma 3n E2B's last 10 of 30 layers reuse
+    // earlier KV; Jamba, Qwen3-Next and granite-4.0-h hold attention KV or a state in every
+    // layer; Falcon-H1's parallel attention + Mamba-2 layer counts once.
+    void kvStateLayers_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<int>("kvStateLayers");
+        QTest::newRow("Nemotron 3 Nano")
+            << "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16" << 52 << 23 + 6;
+        QTest::newRow("Gemma 3n E2B") << "google/gemma-3n-E2B-it" << 30 << 30 - 10;
+        QTest::newRow("Jamba 1.5 Mini") << "ai21labs/AI21-Jamba-1.5-Mini" << 32 << 32;
+        QTest::newRow("Qwen3-Next") << "Qwen/Qwen3-Next-80B-A3B-Instruct" << 48 << 12 + 36;
+        QTest::newRow("granite-4.0-h-tiny") << "ibm-granite/granite-4.0-h-tiny" << 40 << 40;
+        QTest::newRow("Falcon-H1 0.5B") << "tiiuae/Falcon-H1-0.5B-Instruct" << 36 << 36;
+        QTest::newRow("Llama 3.2 3B") << "meta-llama/Llama-3.2-3B" << 28 << 28;
+    }
+    void kvStateLayers() {
+        QFETCH(QString, model);
+        QFETCH(int, layers);
+        QFETCH(int, kvStateLayers);
+        const auto& m = preset(model.toUtf8().constData());
+        QCOMPARE(m.layers, layers);
+        QCOMPARE(m.kvStateLayers(), kvStateLayers);
+        // A tier's per-layer part counts those layers only.
+        CostInputs in;
+        in.model = m;
+        in.peakFlops = 989e12;
+        auto cost = CostModel::create(in);
+        QVERIFY(cost.ok());
+        QCOMPARE(cost->tFixed(TierPath{"nvme", 10e9, 0.002, 1, 0.0001}),
+                 0.002 + kvStateLayers * 0.0001);
+    }
+
     void plainModelIsNotHybrid() {
         const auto& m = preset("meta-llama/Llama-3.2-3B");
         QVERIFY(!m.isHybrid());

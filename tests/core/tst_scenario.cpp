@@ -49,6 +49,8 @@ class TestScenario : public QObject {
         s.tiers.push_back({"custom", "", 0.1 + 0.2, 1.0 / 3, Staging::None, "#123abc", {}});
         s.tiers[1].amplification = 10.0 / 4.4;
         s.tiers.push_back({"amplified", "", 12, 0.5, Staging::None, "", {}, 2.25, 2.0 / 3});
+        s.tiers.push_back({"per layer", "", 11, 0.25, Staging::None, "", {}, 1, {}, 184.4 + 1e-9});
+        s.fittedOn = {{"meta-llama/Llama-3.2-3B", 28}};
         s.cachedFraction = 0.3;
         s.lengths = {100, 65536, 333, false};
         s.sweepTokens = 8192;
@@ -132,6 +134,18 @@ class TestScenario : public QObject {
             << QByteArray(
                    R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "write_GBps": 0}]})")
             << "tiers[0].write_GBps";
+        QTest::newRow("negative t_layer")
+            << QByteArray(
+                   R"({"kvbe_scenario": 1, "tiers": [{"name": "x", "bandwidth_GBps": 5, "t_layer_us": -1}]})")
+            << "tiers[0].t_layer_us";
+        QTest::newRow("fitted_on without layers")
+            << QByteArray(R"({"kvbe_scenario": 1, "fitted_on": [{"model": "m"}]})")
+            << "fitted_on[0].layers";
+        QTest::newRow("fitted_on fractional layers")
+            << QByteArray(R"({"kvbe_scenario": 1, "fitted_on": [{"model": "m", "layers": 2.5}]})")
+            << "fitted_on[0].layers";
+        QTest::newRow("fitted_on not a list")
+            << QByteArray(R"({"kvbe_scenario": 1, "fitted_on": "llama"})") << "fitted_on";
         QTest::newRow("fraction above 1")
             << QByteArray(R"({"kvbe_scenario": 1, "cached_fraction": 2})") << "cached_fraction";
         QTest::newRow("not json") << QByteArray("{kvbe") << "not valid JSON";
@@ -146,6 +160,60 @@ class TestScenario : public QObject {
         const auto msg = QString::fromStdString(r.message());
         QVERIFY2(msg.startsWith("bad.kvbe.json"), qPrintable(msg));
         QVERIFY2(msg.contains(fragment), qPrintable(msg));
+    }
+
+    // A scenario without t_layer_us reads as before: t_fixed_ms is the whole fixed cost, on
+    // every model. With it, the evaluated tier carries t0 and t_layer, and the fixed cost of a
+    // hit follows the model's layers (28 for Llama 3.2 3B, 36 for Qwen3 4B).
+    void perLayerFixedCostInScenarios() {
+        const QByteArray old = R"({"kvbe_scenario": 1, "model": "meta-llama/Llama-3.2-3B",
+            "tiers": [{"name": "nvme", "bandwidth_GBps": 10, "t_fixed_ms": 5}]})";
+        auto s = scenarioFromJson(old.constData(), "old.kvbe.json", presets());
+        QVERIFY(s.ok());
+        QCOMPARE(s->tiers[0].tLayerUs, 0.0);
+        QVERIFY(s->fittedOn.empty());
+        QVERIFY(!QString::fromStdString(scenarioToJson(*s)).contains("t_layer_us"));
+        QVERIFY(!QString::fromStdString(scenarioToJson(*s)).contains("fitted_on"));
+        auto e = evaluate(*s, presets());
+        QVERIFY(e.ok());
+        QCOMPARE(e->tiers[0].tFixedS, 0.005);
+        QCOMPARE(e->cost.tFixed(e->tiers[0]), 0.005);
+
+        const QByteArray perLayer = R"({"kvbe_scenario": 1, "model": "meta-llama/Llama-3.2-3B",
+            "fitted_on": [{"model": "meta-llama/Llama-3.2-3B", "layers": 28}],
+            "tiers": [{"name": "nvme", "bandwidth_GBps": 10, "t_fixed_ms": 1, "t_layer_us": 150}]})";
+        s = scenarioFromJson(perLayer.constData(), "new.kvbe.json", presets());
+        QVERIFY(s.ok());
+        QCOMPARE(s->tiers[0].tLayerUs, 150.0);
+        QCOMPARE(s->fittedOn.size(), size_t(1));
+        QCOMPARE(s->fittedOn[0].layers, 28);
+        e = evaluate(*s, presets());
+        QVERIFY(e.ok());
+        KVBE_COMPARE_REL(e->cost.tFixed(e->tiers[0]), 0.001 + 28 * 150e-6, 1e-12);
+        s->model = "Qwen/Qwen3-4B-Instruct-2507";
+        e = evaluate(*s, presets());
+        QVERIFY(e.ok());
+        KVBE_COMPARE_REL(e->cost.tFixed(e->tiers[0]), 0.001 + 36 * 150e-6, 1e-12);
+        // Measured transfers replace the whole fixed cost, the per-layer part too.
+        s->tiers[0].measured = {{1e6, 1.1e-3}, {1e8, 9.3e-3}};
+        e = evaluate(*s, presets());
+        QVERIFY(e.ok());
+        QCOMPARE(e->tiers[0].tLayerS, 0.0);
+    }
+
+    // Tier presets may give a per-layer part (t_layer_us); the shipped ones give none.
+    void tierPresetPerLayer() {
+        const auto parsed = parseTierPresets(
+            R"({"tiers": {"x": {"name": "X", "kind": "nvme", "read_GBps": 10, "write_GBps": 5,
+               "t_fixed_ms": 0.5, "t_layer_us": 20}}})",
+            "tiers.json");
+        QVERIFY2(parsed.ok(), parsed.ok() ? "" : parsed.message().c_str());
+        QCOMPARE(parsed->at("x").tLayerS, 20e-6);
+        const TierConfig t = tierFromPreset(parsed->at("x"));
+        QCOMPARE(t.tFixedMs, 0.5);
+        QCOMPARE(t.tLayerUs, 20.0);
+        for (const auto& [key, spec] : presets().tiers())
+            QCOMPARE(spec.tLayerS, 0.0);
     }
 
     void evaluationErrors() {

@@ -1,6 +1,7 @@
 // Traces: the four readers, Bailian chaining, the tiered cache replay against hand counts and an
 // independent reference LRU, the one-pass capacity sweep against replays, and the admission rules.
 #include "kvbe/cost/cost_model.h"
+#include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/trace/trace_sim.h"
@@ -550,6 +551,33 @@ class TestTrace : public QObject {
         // writes 5 (evicting 3): 5 blocks written, each with its state.
         QCOMPARE(r->tiers[1].blocksWritten, std::uint64_t(5));
         QCOMPARE(r->tiers[1].bytesWritten, 5 * expected);
+    }
+
+    // The simulator's tiers are the scenario's: a tier that sets its own write bandwidth is
+    // written at it (calc reports the same), one that does not at its preset's (DRAM PCIe 5.0:
+    // 55 GB/s in resources/tiers.json), a custom tier without one at 0 (unknown, not queued).
+    void simTiersTakeTheScenarioTiersWriteBandwidth() {
+        auto s = defaultScenario(kvbe::test::presets());
+        QVERIFY(s.ok());
+        QCOMPARE(s->tiers.size(), std::size_t(3));
+        s->tiers[1].writeGBps = 1.5; // the nvme-gen5 preset's is 6.75
+        TierConfig ssd;
+        ssd.name = "ssd";
+        ssd.bandwidthGBps = 12;
+        s->tiers.push_back(ssd);
+        auto e = evaluate(*s, kvbe::test::presets());
+        QVERIFY2(e.ok(), e.ok() ? "" : e.message().c_str());
+        const auto sim = scenarioSimTiers(*e);
+        QCOMPARE(sim.size(), std::size_t(4));
+        QCOMPARE(sim[0].name, std::string("dram-pcie5"));
+        QCOMPARE(sim[0].writeBps, 55e9);
+        QCOMPARE(sim[1].name, std::string("nvme-gen5"));
+        QCOMPARE(sim[1].writeBps, 1.5e9);
+        QCOMPARE(sim[3].name, std::string("ssd"));
+        QCOMPARE(sim[3].writeBps, 0.0);
+        QCOMPARE(sim[3].path.bandwidthBps, 12e9);
+        for (const auto& t : sim)
+            QVERIFY(std::isinf(t.capacityBytes));
     }
 
     // A tier whose reads and writes share one link (SimTier::sharedLink): a load holds the link

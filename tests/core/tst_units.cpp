@@ -62,6 +62,105 @@ class TestUnits : public QObject {
         QVERIFY(r.ok());
         QCOMPARE(*r, expected);
     }
+    // Every kind of quantity a flag takes, one parser each: binary prefixes are binary and
+    // decimal ones decimal, so 1GB is 1e9 bytes wherever a size is typed.
+    void wholeBytes_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<qulonglong>("expected");
+        QTest::newRow("GB is 1e9") << "1GB" << qulonglong(1000000000);
+        QTest::newRow("MB is 1e6") << "28MB" << qulonglong(28000000);
+        QTest::newRow("kB is 1e3") << "64kB" << qulonglong(64000);
+        QTest::newRow("GiB") << "1GiB" << qulonglong(1) * 1024 * 1024 * 1024;
+        QTest::newRow("bare k is KiB") << "64k" << qulonglong(65536);
+        QTest::newRow("fractional GiB") << "1.5GiB" << qulonglong(3) * 512 * 1024 * 1024;
+    }
+    void wholeBytes() {
+        QFETCH(QString, text);
+        QFETCH(qulonglong, expected);
+        auto r = parseWholeBytes(text.toStdString());
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(qulonglong(*r), expected);
+        QVERIFY(!parseWholeBytes("1.5").ok()); // half a byte
+        QVERIFY(!parseWholeBytes("0").ok());
+        auto list = parseWholeByteList("64KiB,1GB");
+        QVERIFY(list.ok() && list->size() == 2 && (*list)[1] == 1000000000u);
+    }
+    void counts() {
+        QCOMPARE(*parseCount("32", 1, 1024), std::int64_t(32));
+        QCOMPARE(*parseCount("1k", 1, 1024), std::int64_t(1024));
+        QCOMPARE(*parseCount("1e3", 1, 1024), std::int64_t(1000));
+        for (const char* bad : {"0", "1025", "2.5", "lots", "4q", ""}) {
+            auto r = parseCount(bad, 1, 1024);
+            QVERIFY2(!r.ok(), bad);
+            QVERIFY2(r.message().find("1 to 1024") != std::string::npos, r.message().c_str());
+        }
+        auto list = parseCountList("1,4,32", 1, 1024);
+        QVERIFY(list.ok() && *list == (std::vector<std::int64_t>{1, 4, 32}));
+    }
+    void tokensTakeTheirWordAndM() {
+        QCOMPARE(*parseTokens("3e6tokens"), 3e6);
+        QCOMPARE(*parseTokens("8k tokens"), 8192.0);
+        QCOMPARE(*parseTokens("1m"), 1048576.0);
+        QCOMPARE(*parseTokens("1e12"), 1e12);
+        QVERIFY(!parseTokens("1e16").ok()); // past 2^53
+    }
+    void capacities_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("unit");
+        QTest::addColumn<double>("value");
+        const int bytes = int(Capacity::Unit::Bytes), blocks = int(Capacity::Unit::Blocks),
+                  tokens = int(Capacity::Unit::Tokens), unlimited = int(Capacity::Unit::Unlimited);
+        QTest::newRow("GiB") << "512GiB" << bytes << 512.0 * 1024 * 1024 * 1024;
+        QTest::newRow("TB") << "8TB" << bytes << 8e12;
+        QTest::newRow("bare bytes") << "4096" << bytes << 4096.0;
+        QTest::newRow("zero") << "0" << bytes << 0.0;
+        QTest::newRow("blocks") << "6000blocks" << blocks << 6000.0;
+        QTest::newRow("tokens") << "3.07e6tokens" << tokens << 3.07e6;
+        QTest::newRow("unlimited") << "unlimited" << unlimited << 0.0;
+        QTest::newRow("inf") << "inf" << unlimited << 0.0;
+    }
+    void capacities() {
+        QFETCH(QString, text);
+        QFETCH(int, unit);
+        QFETCH(double, value);
+        auto r = parseCapacity(text.toStdString());
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(int(r->unit), unit);
+        QCOMPARE(r->value, value);
+        for (const char* bad : {"lots", "-3blocks", "blocks", "8 parsecs", "-1GB"})
+            QVERIFY2(!parseCapacity(bad).ok(), bad);
+    }
+    void bandwidths() {
+        QCOMPARE(*parseBandwidthGBps("13.5"), 13.5);
+        QCOMPARE(*parseBandwidthGBps("13.5GB/s"), 13.5);
+        QCOMPARE(*parseBandwidthGBps("500 MB/s"), 0.5);
+        QCOMPARE(*parseBandwidthGBps("1TB/s"), 1000.0);
+        for (const char* bad : {"0", "-2", "fast", "2e6", "13.5GiB"}) {
+            auto r = parseBandwidthGBps(bad);
+            QVERIFY2(!r.ok(), bad);
+            QVERIFY2(r.message().find("GB/s") != std::string::npos, r.message().c_str());
+        }
+    }
+    void fractions() {
+        QCOMPARE(*parseFraction("0.5"), 0.5);
+        QCOMPARE(*parseFraction("50%"), 0.5);
+        QCOMPARE(*parseFraction("0"), 0.0);
+        QCOMPARE(*parseFraction("1"), 1.0);
+        QVERIFY(!parseFraction("0", false).ok());
+        QVERIFY(parseFraction("1.2").message().find("from 0 to 1") != std::string::npos);
+        QVERIFY(parseFraction("0", false).message().find("(0, 1]") != std::string::npos);
+        for (const char* bad : {"150%", "-0.1", "half", "0.5x"})
+            QVERIFY2(!parseFraction(bad).ok(), bad);
+        auto list = parseFractionList("0.1,50%,1", false);
+        QVERIFY(list.ok() && *list == (std::vector<double>{0.1, 0.5, 1}));
+    }
+    void plainNumbers() {
+        QCOMPARE(*parseNumber("989"), 989.0);
+        QCOMPARE(*parseNumber(" 2.27 "), 2.27);
+        QCOMPARE(*parseNumber("+1e-3"), 1e-3);
+        for (const char* bad : {"", "2.27x", "0x10", "nan", "inf", "1,5"})
+            QVERIFY2(!parseNumber(bad).ok(), bad);
+    }
     void seconds() {
         QCOMPARE(*parseSeconds("5s"), 5.0);
         QCOMPARE(*parseSeconds("500ms"), 0.5);

@@ -231,7 +231,7 @@ TEST_CASE("gpu-prefill refuses what does not fit, in one sentence, before alloca
     PrefillProbe probe(s);
     CollectSink sink;
     const auto out = probe.run({}, sink);
-    CHECK(out.exit == probes::ProbeExit::CannotRun);
+    CHECK(out.exit == probes::ExitCode::CannotRun);
     CHECK_MSG(out.message.find("needs") != std::string::npos &&
                   out.message.find("free") != std::string::npos,
               out.message);

@@ -220,21 +220,7 @@ TEST_CASE("memory: Llama 3.2 3B at 1024 tokens, worked out by hand") {
     CHECK_EQ(big.activationBytes, 2.0 * (131072.0 * 28672 + 131072.0 * 57344));
 }
 
-TEST_CASE("options: token counts, byte sizes and their ranges") {
-    CHECK_EQ(*parseTokenCount("80k"), std::int64_t(81920));
-    CHECK_EQ(*parseTokenCount("131072"), std::int64_t(131072));
-    CHECK_EQ(*parseTokenCount("1.5k"), std::int64_t(1536));
-    CHECK(!parseTokenCount("abc").ok());
-    CHECK(!parseTokenCount("0").ok());
-    CHECK(!parseTokenCount("12.5").ok());
-    CHECK(!parseTokenCount("8m").ok());
-    CHECK_EQ(*parseByteSize("64KiB"), std::uint64_t(65536));
-    CHECK_EQ(*parseByteSize("28MiB"), std::uint64_t(28) << 20);
-    CHECK_EQ(*parseByteSize("1GiB"), std::uint64_t(1) << 30);
-    CHECK(!parseByteSize("1 parsec").ok());
-    auto list = parseTokenCounts({"1k,8k", "32k"});
-    CHECK(list.ok() && list->size() == 3 && (*list)[2] == 32768);
-
+TEST_CASE("options: ranges, sorting and de-duplication") {
     PrefillSettings p;
     p.model = "meta-llama/Llama-3.2-3B";
     CHECK(validate(p).ok());
@@ -412,6 +398,31 @@ TEST_CASE("no device: each GPU probe says so in one sentence, exit code 3") {
     CHECK_EQ(runCli("probe gpu-prefill --model meta-llama/Llama-3.2-3B --lengths 0").exitCode, 1);
     CHECK_EQ(runCli("probe gpu-prefill --model no-such-model --lengths 1k").exitCode,
              builtWithCuda() ? 1 : 3);
+}
+
+// The sizes and lengths of the GPU probes are read by core's parsers, as every flag is: GB is
+// 1e9 bytes here as for the drive probes and calc, and m is 1024² tokens.
+TEST_CASE("gpu probe flags: sizes and lengths read as everywhere else") {
+    if (!builtWithCuda()) {
+        // Without CUDA the GPU probes are stubs that say so (exit 3) before reading their sizes.
+        CHECK_EQ(runCli("probe gpu-copy --sizes 5GB --format jsonl").exitCode, 3);
+        return;
+    }
+    // 5GB = 5,000,000,000 bytes, past the 4 GiB = 4,294,967,296 the copy probe takes.
+    Run r = runCli("probe gpu-copy --sizes 5GB --format jsonl");
+    CHECK_EQ(r.exitCode, 1);
+    CHECK_MSG(r.out.find("5000000000 bytes") != std::string::npos, r.out);
+    // 4.2GB = 4,200,000,000 bytes is within it: accepted, then no device.
+    r = runCli("probe gpu-copy --sizes 64KiB,4.2GB --format jsonl");
+    CHECK_MSG(r.exitCode == 3, r.out);
+    // 1m = 1,048,576 tokens, the longest prefill the probe plans; 1.5m is past it.
+    r = runCli("probe gpu-prefill --model meta-llama/Llama-3.2-3B --lengths 1m --format jsonl");
+    CHECK_MSG(r.exitCode == 3, r.out);
+    r = runCli("probe gpu-prefill --model meta-llama/Llama-3.2-3B --lengths 1.5m --format jsonl");
+    CHECK_EQ(r.exitCode, 1);
+    CHECK_MSG(r.out.find("1572864 tokens is out of range") != std::string::npos, r.out);
+    // GEMM sizes are counts: 8k = 8192.
+    CHECK_EQ(runCli("probe gpu-gemm-peak --sizes 8k --format jsonl").exitCode, 3);
 }
 
 int main(int argc, char** argv) {

@@ -1,9 +1,11 @@
 // The JSON Lines protocol: what the sinks write and what the reader accepts or refuses.
+#include "kvbe/probes/probe.h"
 #include "kvbe/probes/stream.h"
 
 #include <QtTest>
 
 #include <sstream>
+#include <type_traits>
 
 using namespace kvbe::probes;
 
@@ -288,16 +290,33 @@ class ProbeStreamTest : public QObject {
     }
 
     void exitCodesHaveOneListWithSentences() {
-        using kvbe::ProbeExit;
-        for (ProbeExit e : {ProbeExit::Ok, ProbeExit::BadInput, ProbeExit::Usage,
-                            ProbeExit::CannotRun, ProbeExit::Failed, ProbeExit::Stopped}) {
-            QCOMPARE(kvbe::probeExitFromCode(kvbe::exitCode(e)), std::optional<ProbeExit>(e));
+        using kvbe::ExitCode;
+        for (ExitCode e : {ExitCode::Ok, ExitCode::BadInput, ExitCode::Usage, ExitCode::CannotRun,
+                           ExitCode::Failed, ExitCode::Stopped}) {
+            QCOMPARE(kvbe::exitCodeFromInt(kvbe::exitCode(e)), std::optional<ExitCode>(e));
             QVERIFY(!kvbe::exitCodeSentence(e).empty());
             QVERIFY(kvbe::exitCodeHelp().find(std::string(kvbe::exitCodeMeaning(e))) !=
                     std::string::npos);
         }
-        QCOMPARE(kvbe::exitCode(ProbeExit::Stopped), 130);
-        QVERIFY(!kvbe::probeExitFromCode(7));
+        QCOMPARE(kvbe::exitCode(ExitCode::Stopped), 130);
+        QVERIFY(!kvbe::exitCodeFromInt(7));
+    }
+
+    // A probe step's result is core's Result failing with a ProbeOutcome: one template, whose
+    // failure carries the exit code beside the sentence.
+    void exitResultIsResultCarryingTheExitCode() {
+        using namespace kvbe::probes;
+        static_assert(std::is_same_v<ExitResult<int>, kvbe::Result<int, ProbeOutcome>>);
+        static_assert(std::is_same_v<ExitStatus, kvbe::Result<kvbe::Ok, ProbeOutcome>>);
+        const ExitResult<int> value = 42;
+        QVERIFY(value.ok());
+        QCOMPARE(*value, 42);
+        const ExitResult<int> failed = ProbeOutcome{kvbe::ExitCode::CannotRun, "tmpfs"};
+        QVERIFY(!failed);
+        QCOMPARE(failed.error().exit, kvbe::ExitCode::CannotRun);
+        QCOMPARE(failed.message(), std::string("tmpfs"));
+        const kvbe::Result<int> plain = kvbe::Error{"no"};
+        QCOMPARE(plain.message(), std::string("no"));
     }
 
     void tableLinesUpColumns() {

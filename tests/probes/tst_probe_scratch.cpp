@@ -22,7 +22,7 @@ using namespace kvbe::probes;
 using kvbe::test::driveDir;
 using kvbe::test::entries;
 
-Q_DECLARE_METATYPE(kvbe::probes::ProbeExit)
+Q_DECLARE_METATYPE(kvbe::probes::ExitCode)
 
 namespace {
 
@@ -106,7 +106,7 @@ class ProbeScratchTest : public QObject {
         request.scratchBytes = kMiB;
         auto target = openTarget(request);
         QVERIFY(!target.ok());
-        QCOMPARE(target.failure().exit, ProbeExit::CannotRun);
+        QCOMPARE(target.error().exit, ExitCode::CannotRun);
         QVERIFY2(target.message().starts_with("O_DIRECT is not supported on tmpfs"),
                  target.message().c_str());
         QVERIFY(target.message().find("--buffered") != std::string::npos);
@@ -122,44 +122,43 @@ class ProbeScratchTest : public QObject {
         QTest::addColumn<QString>("dir");
         QTest::addColumn<QString>("file");
         QTest::addColumn<QString>("device");
-        QTest::addColumn<ProbeExit>("exit");
+        QTest::addColumn<ExitCode>("exit");
         QTest::addColumn<QString>("sentence");
         const QString here = QStringLiteral(KVBE_TEST_SCRATCH);
         QTest::newRow("folder as --file")
-            << "" << here << "" << ProbeExit::BadInput << "is a folder";
+            << "" << here << "" << ExitCode::BadInput << "is a folder";
         QTest::newRow("character device as --file")
             << ""
             << "/dev/null"
-            << "" << ProbeExit::BadInput
+            << "" << ExitCode::BadInput
             << "character device: devices are read only when named with --device";
         const QString block = firstBlockDevice();
         if (!block.isEmpty())
             QTest::newRow("block device as --file")
-                << "" << block << "" << ProbeExit::BadInput
+                << "" << block << "" << ExitCode::BadInput
                 << "block device: devices are read only when named with --device";
         QTest::newRow("character device as --device")
             << ""
             << ""
-            << "/dev/null" << ProbeExit::BadInput << "is not a block device";
-        QTest::newRow("missing --dir")
-            << here + "/no-such-folder"
-            << ""
-            << "" << ProbeExit::BadInput << "expected an existing folder";
+            << "/dev/null" << ExitCode::BadInput << "is not a block device";
+        QTest::newRow("missing --dir") << here + "/no-such-folder"
+                                       << ""
+                                       << "" << ExitCode::BadInput << "expected an existing folder";
         QTest::newRow("missing --file") << "" << here + "/no-such-file"
-                                        << "" << ProbeExit::BadInput << "expected an existing file";
+                                        << "" << ExitCode::BadInput << "expected an existing file";
         QTest::newRow("two targets") << here << "/dev/null"
-                                     << "" << ProbeExit::Usage << "exactly one";
+                                     << "" << ExitCode::Usage << "exactly one";
     }
     void refusals() {
         QFETCH(QString, dir);
         QFETCH(QString, file);
         QFETCH(QString, device);
-        QFETCH(ProbeExit, exit);
+        QFETCH(ExitCode, exit);
         QFETCH(QString, sentence);
         auto target = openTarget(
             {dir.toStdString(), file.toStdString(), device.toStdString(), kMiB, true, true});
         QVERIFY(!target.ok());
-        QCOMPARE(target.failure().exit, exit);
+        QCOMPARE(target.error().exit, exit);
         QVERIFY2(QString::fromStdString(target.message()).contains(sentence),
                  target.message().c_str());
     }
@@ -169,7 +168,7 @@ class ProbeScratchTest : public QObject {
         auto target = openTarget(
             {dir->path().toStdString(), "", "", 1024 * 1024 * kGiB, true, true}); // 1 PiB
         QVERIFY(!target.ok());
-        QCOMPARE(target.failure().exit, ProbeExit::CannotRun);
+        QCOMPARE(target.error().exit, ExitCode::CannotRun);
         QVERIFY2(target.message().starts_with("too little space in "), target.message().c_str());
         QVERIFY(entries(dir->path()).isEmpty());
     }
@@ -184,7 +183,7 @@ class ProbeScratchTest : public QObject {
         auto target = openTarget({dir->path().toStdString(), "", "", 4 * kMiB, true, true});
         setrlimit(RLIMIT_FSIZE, &saved);
         QVERIFY(!target.ok());
-        QCOMPARE(target.failure().exit, ProbeExit::CannotRun);
+        QCOMPARE(target.error().exit, ExitCode::CannotRun);
         QVERIFY2(target.message().find("file-size limit (ulimit -f)") != std::string::npos,
                  target.message().c_str());
     }
@@ -198,7 +197,7 @@ class ProbeScratchTest : public QObject {
             QVERIFY2(first.ok(), first.ok() ? "" : first.message().c_str());
             auto second = openTarget(request);
             QVERIFY(!second.ok());
-            QCOMPARE(second.failure().exit, ProbeExit::CannotRun);
+            QCOMPARE(second.error().exit, ExitCode::CannotRun);
             QVERIFY2(second.message().starts_with("another kvbe probe is measuring in "),
                      second.message().c_str());
         }
@@ -230,11 +229,11 @@ class ProbeScratchTest : public QObject {
         }
         auto st = target->layOut(nullptr);
         QVERIFY(!st.ok());
-        QCOMPARE(st.failure().exit, ProbeExit::CannotRun);
+        QCOMPARE(st.error().exit, ExitCode::CannotRun);
         QVERIFY2(st.message().find("writing the scratch file in ") == 0, st.message().c_str());
         QVERIFY2(st.message().find("No space left on device") != std::string::npos,
                  st.message().c_str());
-        target = ExitResult<IoTarget>(ProbeOutcome{ProbeExit::Failed, "closed"});
+        target = ExitResult<IoTarget>(ProbeOutcome{ExitCode::Failed, "closed"});
         QCOMPARE(entries(mountPoint.path()), QStringList{"filler"});
     }
 };

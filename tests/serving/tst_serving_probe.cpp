@@ -173,6 +173,7 @@ class ServingProbeTest : public QObject {
         // model, unit or state misses it on all three.
         std::unique_ptr<QTemporaryDir> out;
         nlohmann::json r;
+        QByteArray stream;
         QString miss;
         for (int attempt = 1; attempt <= 3; ++attempt) {
             out = std::make_unique<QTemporaryDir>(
@@ -189,6 +190,7 @@ class ServingProbeTest : public QObject {
                                                   "--out",         out->path(),
                                                   "--format",      "jsonl"});
             QVERIFY2(run.exitCode == 0, run.err.constData());
+            stream = run.out;
             r = resultOf(run.out);
             QVERIFY2(r.is_object() && r.contains("tiers"), run.out.constData());
             QVERIFY(r["hits_verified"].get<bool>());
@@ -197,12 +199,25 @@ class ServingProbeTest : public QObject {
             qWarning("attempt %d of 3 missed the recovery bound: %s", attempt, qPrintable(miss));
         }
         QVERIFY2(miss.isEmpty(), qPrintable(miss));
+        // One model: the offload tier's fixed cost is stated per layer, over Llama 3.2 3B's 28.
+        {
+            const auto& dram = r["tiers"]["dram"];
+            QCOMPARE(r["fixed_cost_form"].get<std::string>(), std::string("per layer"));
+            QCOMPARE(r["fixed_cost_why"].get<std::string>(),
+                     std::string(kvbe::kOneModelFixedCostForm));
+            QCOMPARE(dram["layers"].get<int>(), 28);
+            QVERIFY(within(dram["t_layer_s"].get<double>() * 28, dram["t_fixed_s"].get<double>(),
+                           1e-12));
+            QVERIFY2(stream.contains("fit: fixed cost: fixed cost per layer"), stream.constData());
+        }
 
         // The four files, each readable by what reads it.
         const QDir dir(out->path());
         auto cal = kvbe::readCalibration(dir.filePath("calibration.json").toStdString());
         QVERIFY2(cal.ok(), cal.ok() ? "" : cal.message().c_str());
         QCOMPARE(cal->prefill.size(), size_t(4));
+        QCOMPARE(cal->fitted->tiers.at("dram").layers, 28);
+        QCOMPARE(cal->fitted->fittedOn.size(), size_t(1));
         QVERIFY(cal->breakevenPrefix.count("dram"));
         auto csv = kvbe::readCalibration(dir.filePath("serving.csv").toStdString());
         QVERIFY2(csv.ok(), csv.ok() ? "" : csv.message().c_str());

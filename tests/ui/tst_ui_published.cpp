@@ -132,6 +132,52 @@ class TestUiPublished : public QObject {
         QVERIFY(!m || m->points().isEmpty() || !m->isVisible());
     }
 
+    // The fitted scenario, fitted on Llama 3.2 3B (28 layers), carried to Qwen3 4B when the
+    // model is changed in the panel: its fixed costs per layer scale to 36 layers, the tier
+    // table shows them on the new model, and the tooltip says so.
+    void fittedScenarioCarriedToAnotherModel() {
+        auto w = makeWindow();
+        actionNamed(w.get(), kFitted)->trigger();
+        w->refreshNow();
+        const auto pc = panelOf(w);
+        auto* m = pc.tierModel();
+        const Scenario fitted = explorerOf(w)->scenario();
+        QCOMPARE(fitted.fittedOn.size(), size_t(1));
+        QCOMPARE(fitted.fittedOn[0].layers, 28);
+        const QModelIndex cell = m->index(1, TierTableModel::FixedCost); // the NVMe tier
+        const double tLayerMs = fitted.tiers[1].tLayerUs * 1e-3;
+        QVERIFY(tLayerMs > 0);
+        QVERIFY(sameValue(m->data(cell, Qt::EditRole).toString().toDouble(), 28 * tLayerMs, 1e-5));
+        QVERIFY(!m->data(cell, Qt::ToolTipRole).toString().contains(QStringLiteral("scaled")));
+
+        QVERIFY(pc.selectModel(QStringLiteral("Qwen/Qwen3-4B-Instruct-2507")));
+        w->refreshNow();
+        QCOMPARE(explorerOf(w)->scenario().model, std::string("Qwen/Qwen3-4B-Instruct-2507"));
+        // The scenario keeps its form: t0 and t_layer as fitted, evaluated with 36 layers.
+        QCOMPARE(explorerOf(w)->scenario().tiers, fitted.tiers);
+        QVERIFY(sameValue(m->data(cell, Qt::EditRole).toString().toDouble(), 36 * tLayerMs, 1e-5));
+        const QString tip = m->data(cell, Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("fixed cost scaled to 36 layers")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("Fitted on meta-llama/Llama-3.2-3B (28 layers")),
+                 qPrintable(tip));
+        // The charts use the fixed cost on Qwen3 4B: its published p* within 10 %.
+        const auto& rows = explorerOf(w)->result()->published;
+        int checked = 0;
+        for (const auto& r : rows)
+            if (r.point.quantity == PublishedQuantity::BreakevenPrefix) {
+                QVERIFY2(r.model && std::abs(*r.relative()) < 0.10, r.point.id.c_str());
+                ++checked;
+            }
+        QCOMPARE(checked, 2);
+
+        // An edit of the cell sets the fixed cost on this model and keeps the form.
+        QVERIFY(m->setData(cell, QStringLiteral("7.2"), Qt::EditRole));
+        w->refreshNow();
+        const auto& t = explorerOf(w)->scenario().tiers[1];
+        QCOMPARE(t.tFixedMs, 0.0);
+        QVERIFY(sameValue(t.tLayerUs, 7.2e3 / 36, 1e-12));
+    }
+
     void presetFixedCostsSayNominal() {
         auto w = makeWindow();
         auto* m = panelOf(w).tierModel();

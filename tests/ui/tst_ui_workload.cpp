@@ -360,6 +360,8 @@ class TestUiWorkload : public QObject {
         QVERIFY(settle(*w));
         QTemporaryDir dir;
         for (auto* c : v->charts()) {
+            // The Capacity chart searches while its tab is shown: tst_ui_capacity exports it.
+            if (c->key() == QLatin1String("capacity")) continue;
             for (const char* ext : {"png", "svg"}) {
                 const QString out = dir.filePath(c->key() + "." + ext);
                 const Status st = exportChart(*c, out, QSize(900, 560));

@@ -1,6 +1,8 @@
 #include "kvbe/base/json_text.h"
 
 #include <cerrno>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -39,6 +41,13 @@ bool nestingWithin(std::string_view text, int limit) {
     return true;
 }
 } // namespace
+
+nlohmann::json jsonCount(double v) {
+    if (!std::isfinite(v)) return nullptr;
+    if (std::floor(v) == v && std::abs(v) <= 9007199254740992.0)
+        return static_cast<std::int64_t>(v);
+    return v;
+}
 
 std::string dumpJson(const nlohmann::json& j, int indent) {
     return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -23,6 +23,16 @@ double quantile(std::vector<double> v, double q) {
     return quantileOfSorted(v, q);
 }
 
+double quantileInPlace(std::span<double> v, double q) {
+    if (v.empty()) return 0;
+    const auto r = quantileRank(v.size(), q);
+    const auto at = v.begin() + static_cast<std::ptrdiff_t>(r.index);
+    std::nth_element(v.begin(), at, v.end());
+    // The next order statistic is the smallest of those selected above it.
+    return quantileBetween(*at, r.fraction == 0 ? *at : *std::min_element(at + 1, v.end()),
+                           r.fraction);
+}
+
 double median(std::vector<double> v) {
     return quantile(std::move(v), 0.5);
 }

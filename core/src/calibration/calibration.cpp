@@ -110,9 +110,27 @@ void readFitted(const FieldReader& r, const json& j, Calibration& c) {
                 if (!b) r.fail(at + ".bandwidth_Bps", "a positive bandwidth in bytes/s", nullptr);
                 auto a = r.number(v, "amplification", at + ".amplification", 1, kMaxAmplification,
                                   "bytes moved per useful byte, from 1 to 1000");
-                p.tiers[name] = {*b, t.value_or(0), a.value_or(1)};
+                FittedTier tier{*b, t.value_or(0), a.value_or(1)};
+                tier.tLayerS = r.number(v, "t_layer_s", at + ".t_layer_s", 0, kMaxSeconds,
+                                        "seconds per layer, 0 or more")
+                                   .value_or(0);
+                if (tier.tLayerS > 0) {
+                    const auto layers = r.number(v, "layers", at + ".layers", 1, 1e6,
+                                                 "the KV/state layers t_fixed_s was fitted at");
+                    if (!layers || std::floor(*layers) != *layers)
+                        r.fail(at + ".layers",
+                               "the whole number of KV/state layers t_fixed_s was fitted at",
+                               v.contains("layers") ? &v["layers"] : nullptr);
+                    tier.layers = static_cast<int>(*layers);
+                    if (tier.tFixedS - tier.layers * tier.tLayerS < -1e-12)
+                        r.failWith("field '" + at +
+                                   "' has t_layer_s × layers above t_fixed_s; expected t_fixed_s "
+                                   "= t0 + layers × t_layer_s with t0 ≥ 0");
+                }
+                p.tiers[name] = tier;
             }
         }
+        p.fittedOn = readFittedOn(r, f, "fitted_on", "fitted.fitted_on");
         c.fitted = p;
     }
 }
@@ -203,12 +221,6 @@ Calibration parseOurs(const FieldReader& r) {
     return c;
 }
 
-std::string lowerAscii(std::string s) {
-    for (auto& ch : s)
-        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
-}
-
 // A file of another kind, given where a calibration file was expected: what it is.
 Error notACalibration(const FileClass& kind, const std::string& source) {
     switch (kind.kind) {
@@ -295,19 +307,21 @@ std::string calibrationToJson(const Calibration& c) {
     j["gpu"] = {{"name", c.gpuName}, {"clocks_MHz", c.gpuClocksMHz}};
     j["model"] = c.model;
     if (c.kvDtype) j["kv_dtype"] = std::string(toString(*c.kvDtype));
-    if (c.kvBytesPerToken) j["kv_bytes_per_token"] = *c.kvBytesPerToken;
+    if (c.kvBytesPerToken) j["kv_bytes_per_token"] = jsonCount(*c.kvBytesPerToken);
     j["prefill"] = json::array();
     for (const auto& s : c.prefill)
-        j["prefill"].push_back({s.tokens, s.seconds});
+        j["prefill"].push_back({jsonCount(s.tokens), s.seconds});
     j["hits"] = json::array();
     for (const auto& h : c.hits)
-        j["hits"].push_back(
-            {{"tokens", h.tokens}, {"prefix", h.prefix}, {"tier", h.tier}, {"seconds", h.seconds}});
+        j["hits"].push_back({{"tokens", jsonCount(h.tokens)},
+                             {"prefix", jsonCount(h.prefix)},
+                             {"tier", h.tier},
+                             {"seconds", h.seconds}});
     j["tiers"] = json::array();
     for (const auto& t : c.tiers) {
         json tj = {{"name", t.name}, {"reads", json::array()}};
         for (const auto& s : t.reads)
-            tj["reads"].push_back({s.bytes, s.seconds});
+            tj["reads"].push_back({jsonCount(s.bytes), s.seconds});
         if (t.readBps) tj["read_Bps"] = *t.readBps;
         if (t.writeBps) tj["write_Bps"] = *t.writeBps;
         j["tiers"].push_back(std::move(tj));
@@ -319,21 +333,28 @@ std::string calibrationToJson(const Calibration& c) {
         if (f.rampHalfTokens) fj["ramp_half_tokens"] = *f.rampHalfTokens;
         fj["overhead_s"] = f.overheadS;
         fj["rms_relative_residual"] = f.rmsRelativeResidual;
+        if (!f.fittedOn.empty()) fj["fitted_on"] = fittedOnJson(f.fittedOn);
         fj["tiers"] = json::object();
         for (const auto& [name, t] : f.tiers) {
             fj["tiers"][name] = {{"bandwidth_Bps", t.bandwidthBps}, {"t_fixed_s", t.tFixedS}};
             if (t.amplification != 1) fj["tiers"][name]["amplification"] = t.amplification;
+            if (t.tLayerS > 0) {
+                fj["tiers"][name]["t_layer_s"] = t.tLayerS;
+                fj["tiers"][name]["layers"] = t.layers;
+            }
         }
         j["fitted"] = std::move(fj);
     }
-    j["breakeven_prefix_tokens"] = c.breakevenPrefix;
-    if (c.safetyMarginTokens) j["safety_margin_tokens"] = *c.safetyMarginTokens;
+    j["breakeven_prefix_tokens"] = json::object();
+    for (const auto& [tier, tokens] : c.breakevenPrefix)
+        j["breakeven_prefix_tokens"][tier] = jsonCount(tokens);
+    if (c.safetyMarginTokens) j["safety_margin_tokens"] = jsonCount(*c.safetyMarginTokens);
     if (!c.curves.empty()) {
         json cj = json::object();
         for (const auto& [name, k] : c.curves) {
             json knots = json::array();
             for (const auto& [x, y] : k.knots)
-                knots.push_back({x, y});
+                knots.push_back({jsonCount(x), y});
             cj[name] = {{"floor_s", k.floorS}, {"knots", std::move(knots)}};
         }
         j["curves"] = std::move(cj);
@@ -341,8 +362,10 @@ std::string calibrationToJson(const Calibration& c) {
     if (!c.golden.empty()) {
         j["golden"] = json::array();
         for (const auto& g : c.golden)
-            j["golden"].push_back(
-                {{"tokens", g.tokens}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
+            j["golden"].push_back({{"tokens", jsonCount(g.tokens)},
+                                   {"f", g.f},
+                                   {"g_ssd", g.gSsd},
+                                   {"g_mem", g.gMem}});
     }
     return dumpJson(j, 2) + "\n";
 }
@@ -354,17 +377,13 @@ Status saveCalibration(const fs::path& path, const Calibration& c) {
 std::vector<std::string> mismatchWarnings(const Calibration& c, const ModelSpec& model,
                                           KvDtype kvDtype) {
     std::vector<std::string> out;
-    auto shortName = [](const std::string& id) {
-        const auto slash = id.rfind('/');
-        return lowerAscii(slash == std::string::npos ? id : id.substr(slash + 1));
-    };
-    if (!c.model.empty() && shortName(c.model) != shortName(model.id))
+    if (!c.model.empty() && !sameModelName(c.model, model.id))
         out.push_back(c.source + ": measured with model '" + c.model + "', the scenario uses '" +
                       model.id + "'");
     // "auto" is the model's own dtype: the scenario's model's, where the file names no other model.
     std::optional<KvDtype> fileDtype = c.kvDtype;
     if (!fileDtype && c.kvDtypeText == "auto" &&
-        (c.model.empty() || shortName(c.model) == shortName(model.id)))
+        (c.model.empty() || sameModelName(c.model, model.id)))
         fileDtype = model.weightDtype;
     if (fileDtype && *fileDtype != kvDtype &&
         bytesPerElement(*fileDtype) != bytesPerElement(kvDtype))
@@ -473,15 +492,13 @@ std::string pyKvcacheV2Json(const PyKvcacheV2& v) {
     j.update(pyKvcacheV1Object(v.thresholds));
     if (!v.gpuModel.empty()) j["gpu_model"] = v.gpuModel;
     if (!v.ssdModel.empty()) j["ssd_model"] = v.ssdModel;
-    if (v.kvBytesPerToken > 0) j["kv_bytes_per_token"] = v.kvBytesPerToken;
+    if (v.kvBytesPerToken > 0) j["kv_bytes_per_token"] = jsonCount(v.kvBytesPerToken);
     j["curves"] = {
         {"f", curveJson(v.f)}, {"g_ssd", curveJson(v.gSsd)}, {"g_mem", curveJson(v.gMem)}};
     j["golden"] = json::array();
     for (const auto& g : v.golden)
-        j["golden"].push_back({{"tokens", static_cast<long long>(g.tokens)},
-                               {"f", g.f},
-                               {"g_ssd", g.gSsd},
-                               {"g_mem", g.gMem}});
+        j["golden"].push_back(
+            {{"tokens", jsonCount(g.tokens)}, {"f", g.f}, {"g_ssd", g.gSsd}, {"g_mem", g.gMem}});
     j["provenance"] = v.provenance;
     return dumpJson(j, 2) + "\n";
 }

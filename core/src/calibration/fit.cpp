@@ -189,6 +189,7 @@ struct TierEstimate {
     std::optional<double> bandwidth;
     std::optional<double> tFixed;
     double amplification = 1;
+    bool fixedFromHits = false; // t_fixed came from hits, so it holds the per-layer loads
 };
 
 // From the tier's transfer samples: a line through two or more reads, else the read rate given.
@@ -297,6 +298,7 @@ bool fitFromHits(const std::string& name, const std::vector<const HitSample*>& h
     const bool solved = prefixes.size() >= 2 && solveFromHitLine(name, rows, e, out.notes);
     if (!solved && !fixedCostAtBandwidth(name, rows, nominal, e, out.notes)) return false;
     holdFixedCostAtZero(name, e, out);
+    e.fixedFromHits = true;
     return true;
 }
 
@@ -318,8 +320,18 @@ void fitTier(const Calibration& c, const std::string& name,
         }
         e.bandwidth = nominal->bandwidthBps;
     }
-    if (!e.tFixed) e.tFixed = nominal ? nominal->tFixedS : 0.0;
-    out.params.tiers[name] = {*e.bandwidth, *e.tFixed, e.amplification};
+    if (!e.tFixed) e.tFixed = nominal ? model.tFixed(*nominal) : 0.0;
+    FittedTier fitted{*e.bandwidth, *e.tFixed, e.amplification};
+    if (e.fixedFromHits) {
+        // One model: the per-layer form (fixed_cost.h). Transfers and presets keep a constant.
+        const auto line = fitFixedCostLine({{model.kvStateLayers(), *e.tFixed}});
+        fitted.tLayerS = line.tLayerS;
+        fitted.layers = model.kvStateLayers();
+        out.fixedCostForm = line.form;
+        out.fixedCostWhy = line.why;
+        out.fixedFromHits.insert(name);
+    }
+    out.params.tiers[name] = fitted;
     const TierPath path{name, *e.bandwidth, *e.tFixed, e.amplification};
     for (const auto* h : hits)
         out.residuals.push_back({name, h->tokens, h->prefix, h->seconds,
@@ -383,10 +395,41 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base,
     if (!model) return model.error();
     for (const auto& name : tierNames(c))
         fitTier(c, name, nominalTiers, *model, fitted->overhead, out);
+    out.params.fittedOn = {{base.model.id, model->kvStateLayers()}};
+    if (out.fixedCostForm) out.notes.push_back("fixed cost: " + out.fixedCostWhy);
 
     out.params.rmsRelativeResidual = rmsRelative(out.residuals);
     out.unreliable = unreliability(!c.prefill.empty(), fitted->u, out.params.rmsRelativeResidual);
     return out;
+}
+
+std::map<std::string, FixedCostLine> fixedCostsAcrossModels(const std::vector<ModelFit>& fits) {
+    std::map<std::string, std::vector<FixedCostSample>> samples;
+    for (const auto& f : fits)
+        for (const auto& name : f.fit.fixedFromHits)
+            if (const auto it = f.fit.params.tiers.find(name); it != f.fit.params.tiers.end())
+                samples[name].push_back({f.model.layers, it->second.tFixedS});
+    std::map<std::string, FixedCostLine> out;
+    for (const auto& [name, s] : samples)
+        out[name] = fitFixedCostLine(s);
+    return out;
+}
+
+FittedParameters withFixedCostLines(const ModelFit& fit,
+                                    const std::map<std::string, FixedCostLine>& lines,
+                                    const std::vector<ModelFit>& fits) {
+    FittedParameters p = fit.fit.params;
+    for (auto& [name, tier] : p.tiers) {
+        const auto it = lines.find(name);
+        if (it == lines.end()) continue;
+        tier.tFixedS = it->second.at(fit.model.layers);
+        tier.tLayerS = it->second.tLayerS;
+        tier.layers = fit.model.layers;
+    }
+    p.fittedOn.clear();
+    for (const auto& f : fits)
+        p.fittedOn.push_back(f.model);
+    return p;
 }
 
 Result<PyKvcacheImplied> pyKvcacheImplied(const Calibration& c,
@@ -453,6 +496,7 @@ Scenario adoptFit(const Scenario& s, const FittedParameters& p) {
     Scenario out = s;
     if (p.utilisation) out.utilisation = std::min(1.0, *p.utilisation);
     out.rampHalfTokens = p.rampHalfTokens;
+    if (!p.fittedOn.empty()) out.fittedOn = p.fittedOn;
     std::vector<TierPath> paths;
     for (const auto& t : out.tiers)
         paths.push_back({t.name, t.bandwidthGBps * 1e9, t.tFixedMs * 1e-3});
@@ -461,7 +505,8 @@ Scenario adoptFit(const Scenario& s, const FittedParameters& p) {
         if (!match) continue;
         auto& tier = out.tiers[static_cast<size_t>(match - paths.data())];
         tier.bandwidthGBps = fitted.bandwidthBps / 1e9;
-        tier.tFixedMs = fitted.tFixedS * 1e3;
+        tier.tFixedMs = std::max(0.0, fitted.t0()) * 1e3;
+        tier.tLayerUs = fitted.tLayerS * 1e6;
         tier.amplification = fitted.amplification;
         tier.staging = Staging::None; // a fitted bandwidth is what the hit saw, staging included
         tier.measured.clear();

@@ -2,18 +2,12 @@
 
 #include "kvbe/base/json_fields.h"
 #include "kvbe/base/json_text.h"
-#include "kvbe/calibration/fit.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
-
-#include <Eigen/Dense>
-#include <unsupported/Eigen/LevenbergMarquardt>
-#include <unsupported/Eigen/NumericalDiff>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <map>
 #include <set>
 
 namespace kvbe {
@@ -158,10 +152,6 @@ PublishedReference parse(const FieldReader& r) {
     return ref;
 }
 
-double penalty() {
-    return 10.0;
-} // a residual for "the model gives no figure here"
-
 } // namespace
 
 std::string_view toString(PublishedQuantity q) {
@@ -263,11 +253,9 @@ int tierIndexFor(const std::vector<TierPath>& tiers, const std::string& publishe
     return -1;
 }
 
-namespace {
-
-// The model's figure at a point, given the cost model and tier paths; none where it has none.
-std::optional<double> modelFigure(const PublishedPoint& p, const CostModel& cost,
-                                  const std::vector<TierPath>& tiers, std::string* tierName) {
+std::optional<double> publishedModelFigure(const PublishedPoint& p, const CostModel& cost,
+                                           const std::vector<TierPath>& tiers,
+                                           std::string* tierName) {
     const int idx = tierIndexFor(tiers, p.tier);
     if (tierName) *tierName = idx >= 0 ? tiers[static_cast<size_t>(idx)].name : std::string();
     const TierPath* tier = idx >= 0 ? &tiers[static_cast<size_t>(idx)] : nullptr;
@@ -277,7 +265,8 @@ std::optional<double> modelFigure(const PublishedPoint& p, const CostModel& cost
     };
     switch (p.quantity) {
     case PublishedQuantity::BreakevenBandwidth:
-        return cost.breakevenBandwidth(*p.tokens, tier ? tier->tFixedS : 0.0);
+        return tier ? cost.breakevenBandwidth(*p.tokens, *tier)
+                    : cost.breakevenBandwidth(*p.tokens);
     case PublishedQuantity::BreakevenPrefix:
         if (!tier) return std::nullopt;
         return pStar();
@@ -291,82 +280,12 @@ std::optional<double> modelFigure(const PublishedPoint& p, const CostModel& cost
     return std::nullopt;
 }
 
-// Which points a fit can use, and why not the others.
-bool fittable(const PublishedPoint& p, const std::vector<TierPath>& tiers, std::string* why) {
-    if (tierIndexFor(tiers, p.tier) < 0) {
-        *why =
-            "'" + p.id + "' (" + p.text + "): no tier of the scenario stands for '" + p.tier + "'";
-        if (p.tier == "fio")
-            *why += "; fio measures the drive alone, an upper bound on what a hit sees";
-        return false;
-    }
-    if (p.quantity == PublishedQuantity::Bandwidth && p.tokens && !p.low) {
-        *why = "'" + p.id + "' (" + p.text +
-               "): a rate at one short length, before the path reaches its "
-               "streaming bandwidth; the model puts that start-up into t_fixed";
-        return false;
-    }
-    return true;
-}
-
-struct PublishedProblem {
-    CostInputs base;
-    std::vector<TierPath> tiers; // the scenario's, as evaluated
-    std::vector<int> fittedTier; // tier indices with their own (t_fixed, bandwidth) parameters
-    std::vector<const PublishedPoint*> points;
-
-    int inputs() const { return 1 + 2 * static_cast<int>(fittedTier.size()); }
-
-    struct Decoded {
-        double u = 0.5;
-        std::vector<TierPath> tiers;
-    };
-    Decoded decode(const Eigen::VectorXd& x) const {
-        Decoded d;
-        d.u = 1 / (1 + std::exp(-x[0]));
-        d.tiers = tiers;
-        for (size_t k = 0; k < fittedTier.size(); ++k) {
-            auto& t = d.tiers[static_cast<size_t>(fittedTier[k])];
-            const auto i = static_cast<Eigen::Index>(1 + 2 * k);
-            t.tFixedS = x[i] * x[i];
-            t.bandwidthBps = std::exp(std::clamp(x[i + 1], 0.0, 40.0));
-        }
-        return d;
-    }
-    std::optional<CostModel> model(double u) const {
-        CostInputs in = base;
-        in.utilisation = std::min(1.0, u);
-        auto m = CostModel::create(in);
-        if (!m) return std::nullopt;
-        return *m;
-    }
-};
-
-struct PublishedFunctor : Eigen::DenseFunctor<double> {
-    const PublishedProblem& problem;
-    explicit PublishedFunctor(const PublishedProblem& pr)
-        : Eigen::DenseFunctor<double>(pr.inputs(), static_cast<int>(pr.points.size())),
-          problem(pr) {}
-    int operator()(const InputType& x, ValueType& f) const {
-        const auto d = problem.decode(x);
-        const auto m = problem.model(d.u);
-        for (size_t i = 0; i < problem.points.size(); ++i) {
-            const auto& p = *problem.points[i];
-            const auto v = m ? modelFigure(p, *m, d.tiers, nullptr) : std::nullopt;
-            f[static_cast<Eigen::Index>(i)] = v ? (*v - p.value) / p.value : penalty();
-        }
-        return 0;
-    }
-};
-
-} // namespace
-
 std::vector<PublishedComparison> comparePublished(const std::vector<PublishedPoint>& points,
                                                   const Evaluation& e) {
     std::vector<PublishedComparison> out;
     for (const auto& p : points) {
         PublishedComparison c{p, {}, {}};
-        c.model = modelFigure(p, e.cost, e.tiers, &c.modelTier);
+        c.model = publishedModelFigure(p, e.cost, e.tiers, &c.modelTier);
         out.push_back(std::move(c));
     }
     return out;
@@ -379,137 +298,6 @@ std::vector<PublishedMatch> publishedMatches(const std::vector<PublishedReferenc
         if (auto rows = comparePublished(matchingPoints(ref, e), e); !rows.empty())
             out.push_back({&ref, std::move(rows)});
     return out;
-}
-
-Result<PublishedFit> fitPublished(const std::vector<PublishedPoint>& points,
-                                  const Evaluation& base) {
-    PublishedFit out;
-    if (!base.cost.analytic())
-        return Error{"the scenario uses measured prefill times; a fit to published figures needs "
-                     "the analytic model"};
-    PublishedProblem problem{base.cost.inputs(), base.tiers, {}, {}};
-    std::set<int> tierSet;
-    for (const auto& p : points) {
-        std::string why;
-        if (!fittable(p, base.tiers, &why)) {
-            out.notes.push_back("left out " + why);
-            continue;
-        }
-        problem.points.push_back(&p);
-        tierSet.insert(tierIndexFor(base.tiers, p.tier));
-    }
-    problem.fittedTier.assign(tierSet.begin(), tierSet.end());
-    if (static_cast<int>(problem.points.size()) < problem.inputs())
-        return Error{"only " + std::to_string(problem.points.size()) +
-                     " published points fit this scenario's model and GPU, for " +
-                     std::to_string(problem.inputs()) +
-                     " parameters; expected at least as many points as parameters"};
-
-    Eigen::VectorXd x(problem.inputs());
-    const double u0 = std::clamp(base.cost.inputs().utilisation, 0.01, 0.99);
-    x[0] = std::log(u0 / (1 - u0));
-    for (size_t k = 0; k < problem.fittedTier.size(); ++k) {
-        const auto& t = base.tiers[static_cast<size_t>(problem.fittedTier[k])];
-        const auto i = static_cast<Eigen::Index>(1 + 2 * k);
-        x[i] = std::sqrt(std::max(t.tFixedS, 1e-4));
-        x[i + 1] = std::log(t.bandwidthBps);
-    }
-    PublishedFunctor functor(problem);
-    Eigen::NumericalDiff<PublishedFunctor, Eigen::Central> numeric(functor);
-    Eigen::LevenbergMarquardt<Eigen::NumericalDiff<PublishedFunctor, Eigen::Central>> lm(numeric);
-    lm.setMaxfev(20000);
-    lm.setXtol(1e-14);
-    lm.setFtol(1e-14);
-    const auto status = lm.minimize(x);
-    if (status == Eigen::LevenbergMarquardtSpace::ImproperInputParameters)
-        return Error{"the published points cannot be fitted with this scenario"};
-
-    const auto d = problem.decode(x);
-    auto model = problem.model(d.u);
-    if (!model)
-        return Error{"the fitted utilisation " + std::to_string(d.u) + " is not a valid input"};
-    out.params.utilisation = std::min(1.0, d.u);
-    out.params.overheadS = 0;
-    out.notes.push_back("shared overhead not fitted: it cancels out of every break-even figure");
-    double sum = 0;
-    for (const auto* p : problem.points) {
-        PublishedComparison c{*p, {}, {}};
-        c.model = modelFigure(*p, *model, d.tiers, &c.modelTier);
-        const double r = c.relative().value_or(penalty());
-        sum += r * r;
-        out.residuals.push_back(std::move(c));
-    }
-    out.params.rmsRelativeResidual = std::sqrt(sum / static_cast<double>(problem.points.size()));
-    for (int idx : problem.fittedTier) {
-        const auto& t = d.tiers[static_cast<size_t>(idx)];
-        // Keyed by the published tier name, so adoptFit matches "ssd"/"mem" to the scenario's
-        // tiers.
-        std::string key = t.name;
-        for (const auto* p : problem.points)
-            if (tierIndexFor(base.tiers, p->tier) == idx) key = p->tier;
-        out.params.tiers[key] = {t.bandwidthBps, t.tFixedS};
-    }
-    return out;
-}
-
-Scenario fittedScenario(const Scenario& base, const PublishedFit& fit, const std::string& name) {
-    Scenario s = adoptFit(base, fit.params);
-    s.name = name;
-    std::vector<TierPath> paths;
-    for (const auto& t : base.tiers)
-        paths.push_back({t.name, t.bandwidthGBps * 1e9, t.tFixedMs * 1e-3});
-    std::set<int> keep;
-    for (const auto& [key, tier] : fit.params.tiers)
-        keep.insert(tierIndexFor(paths, key));
-    std::vector<TierConfig> tiers;
-    for (size_t i = 0; i < s.tiers.size(); ++i) {
-        if (!keep.count(static_cast<int>(i))) continue;
-        auto t = s.tiers[i];
-        t.preset.clear(); // no longer the preset's values
-        t.name += ", fitted";
-        tiers.push_back(std::move(t));
-    }
-    s.tiers = std::move(tiers);
-    return s;
-}
-
-std::string fittedScenarioJson(const Scenario& s, const PublishedFit& fit,
-                               const PublishedReference& ref, const std::string& command) {
-    auto j = json::parse(scenarioToJson(s));
-    json used = json::array();
-    json residuals = json::array();
-    for (const auto& r : fit.residuals) {
-        used.push_back(r.point.id);
-        residuals.push_back(
-            {{"id", r.point.id},
-             {"published", r.point.text},
-             {"model", r.model ? json(*r.model) : json(nullptr)},
-             {"relative",
-              r.relative() ? json(std::round(*r.relative() * 10000) / 10000) : json(nullptr)}});
-    }
-    json tiers = json::object();
-    for (const auto& [key, t] : fit.params.tiers)
-        tiers[key] = {{"bandwidth_GBps", t.bandwidthBps / 1e9}, {"t_fixed_ms", t.tFixedS * 1e3}};
-    j["provenance"] = {
-        {"made_by", command},
-        {"method",
-         "utilisation, and t_fixed and bandwidth of each tier, fitted by kvbe's fitPublished "
-         "(core/src/calibration/published.cpp: Levenberg-Marquardt on relative residuals, every "
-         "point weighted "
-         "the same) "
-         "to the published points of " +
-             ref.name +
-             "; B* uses the t_fixed of the tier the point names; "
-             "fit.h's adoptFit writes the values into the scenario. Not tuned by hand."},
-        {"reference", ref.file},
-        {"points_used", used},
-        {"notes", fit.notes},
-        {"fitted",
-         {{"utilisation", fit.params.utilisation.value_or(0)},
-          {"tiers", tiers},
-          {"rms_relative_residual", fit.params.rmsRelativeResidual}}},
-        {"residuals", residuals}};
-    return dumpJson(j, 2) + "\n";
 }
 
 Result<std::vector<NamedScenario>> builtinScenarios(const Presets& presets) {
@@ -528,7 +316,8 @@ Result<std::vector<NamedScenario>> builtinScenarios(const Presets& presets) {
 bool hasNominalFixedCost(const TierConfig& t, const Presets& presets) {
     if (t.preset.empty() || !t.measured.empty()) return false;
     const auto* spec = presets.findTier(t.preset);
-    return spec && std::abs(spec->tFixedS * 1e3 - t.tFixedMs) <= 1e-9 * std::max(1.0, t.tFixedMs);
+    auto same = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, b); };
+    return spec && same(spec->tFixedS * 1e3, t.tFixedMs) && same(spec->tLayerS * 1e6, t.tLayerUs);
 }
 
 } // namespace kvbe

@@ -127,7 +127,9 @@ Result<PyKvcacheV2Export> pyKvcacheV2FromScenario(const Evaluation& e, const Pre
     const double block = kPyKvcacheBlockTokens;
     const double context = std::max(block, std::floor(e.model.contextLimit / block) * block);
     auto f = [&](double m) { return cost.tMiss(m); };
-    auto g = [&](const TierPath& t, double m) { return m > 0 ? cost.tHit(t, m, m) : t.tFixedS; };
+    auto g = [&](const TierPath& t, double m) {
+        return m > 0 ? cost.tHit(t, m, m) : cost.tFixed(t);
+    };
 
     std::set<double> lengths{0, context};
     for (double m = block; m < context; m *= 2) {
@@ -163,8 +165,8 @@ Result<PyKvcacheV2Export> pyKvcacheV2FromScenario(const Evaluation& e, const Pre
     const auto* ssdPreset = ssdConfig.preset.empty() ? nullptr : presets.findTier(ssdConfig.preset);
     file.ssdModel = ssdPreset ? ssdPreset->name : ssdConfig.name;
     file.f.floorS = 0;
-    file.gSsd.floorS = ssd.tFixedS;
-    file.gMem.floorS = mem.tFixedS;
+    file.gSsd.floorS = cost.tFixed(ssd);
+    file.gMem.floorS = cost.tFixed(mem);
     for (double m : lengths) {
         file.f.knots.emplace_back(m, f(m));
         file.gSsd.knots.emplace_back(m, g(ssd, m));

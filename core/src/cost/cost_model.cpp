@@ -169,11 +169,11 @@ double CostModel::loadBytes(double p) const {
     return kvBytes(p) * perPathBytesFactor() + stateBytes() * stateBytesPerPathFactor();
 }
 
-// t_load = t_fixed + (kv_bytes(p) + state_bytes) / B: a hit loads the attention layers' KV for
-// p tokens and one snapshot of the recurrent and conv state.
+// t_load = t_fixed + (kv_bytes(p) + state_bytes) / B, t_fixed = t0 + layers · t_layer: a hit
+// loads the attention layers' KV for p tokens and one snapshot of the recurrent and conv state.
 double CostModel::tLoad(const TierPath& tier, double p) const {
     if (p <= 0) return 0;
-    return tier.tFixedS + loadBytes(p) / tier.effectiveBandwidthBps();
+    return tFixed(tier) + loadBytes(p) / tier.effectiveBandwidthBps();
 }
 
 double CostModel::tHit(const TierPath& tier, double n, double p) const {
@@ -203,7 +203,7 @@ std::optional<double> CostModel::breakevenPrefixClosedForm(const TierPath& tier)
                      kvBytesPerToken() * perPathBytesFactor() / tier.effectiveBandwidthBps();
     // The state snapshot is a per-hit constant, like t_fixed, moved at the effective rate.
     const double c =
-        -(tier.tFixedS + stateBytes() * stateBytesPerPathFactor() / tier.effectiveBandwidthBps());
+        -(tFixed(tier) + stateBytes() * stateBytesPerPathFactor() / tier.effectiveBandwidthBps());
     double p = 0;
     if (a > 0) {
         const double disc = b * b - 4 * a * c;
@@ -223,7 +223,7 @@ std::optional<double> CostModel::breakevenPrefix(const TierPath& tier) const {
     auto gain = [&](double p) { return tRecompute(p, 0) - tLoad(tier, p); };
     const double limit = m_in.model.contextLimit;
     // With no fixed cost a tier that beats the linear term pays from the first token.
-    if (tier.tFixedS <= 0 && stateBytes() <= 0 && gain(1e-6) >= 0) return 0.0;
+    if (tFixed(tier) <= 0 && stateBytes() <= 0 && gain(1e-6) >= 0) return 0.0;
     double lo = 0, hi = 0;
     bool found = false;
     for (double p = 1;; p = std::min(limit, p * 1.05 + 1)) {

@@ -60,7 +60,7 @@ CurveSet computeCurves(const CostModel& cost, const std::vector<TierPath>& tiers
         for (size_t i = 0; i < n; ++i) {
             const double N = tokens[i];
             // B* with this tier's fixed cost, from the shared t_miss (no second prefill).
-            const double budget = c.tMiss[i] - tier.tFixedS;
+            const double budget = c.tMiss[i] - cost.tFixed(tier);
             // Bytes per path include a hybrid's state snapshot (loadBytes).
             if (budget > 0) tc.breakevenBandwidth[i] = cost.loadBytes(N) / budget;
             tc.tHit[i] = cost.tHit(tier, N, cachedFraction * N);

@@ -1,5 +1,6 @@
 #include "kvbe/cost/report.h"
 
+#include "kvbe/base/json_text.h"
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 
@@ -21,12 +22,6 @@ json finiteOrNull(double v) {
     return std::isfinite(v) ? json(v) : json(nullptr);
 }
 // Counts (tokens, bytes, parameters) print as integers when they are whole numbers.
-json count(double v) {
-    if (std::isfinite(v) && std::floor(v) == v && std::abs(v) < 9.0e15)
-        return static_cast<long long>(v);
-    return finiteOrNull(v);
-}
-
 std::string pad(std::string s, size_t width, bool right = true) {
     return right ? padLeft(std::move(s), width) : padRight(std::move(s), width);
 }
@@ -77,7 +72,7 @@ CalcReport makeCalcReport(const Evaluation& e, const std::vector<double>& length
             pt.tHit = e.cost.tHit(t, n, fraction * n);
             pt.speedup = row.tRecompute / pt.tHit;
             pt.minFraction = e.cost.minCachedFraction(t, n, r.breakevenPrefix[i]);
-            pt.breakevenBandwidth = e.cost.breakevenBandwidth(n, t.tFixedS);
+            pt.breakevenBandwidth = e.cost.breakevenBandwidth(n, t);
             row.tiers.push_back(pt);
         }
         r.rows.push_back(std::move(row));
@@ -94,19 +89,20 @@ json calcJson(const CalcReport& r) {
         {"name", m.id},
         {"source", m.source},
         {"layers", m.layers},
+        {"kv_state_layers", m.kvStateLayers()},
         {"q_heads", m.qHeads},
         {"kv_heads", m.kvHeads},
         {"head_dim", m.headDim},
         {"attention", attentionKind(m)},
         {"layer_mix", m.layerMix()},
         {"kv_dtype", std::string(toString(in.kvDtype))},
-        {"kv_bytes_per_token", count(e.cost.kvBytesPerToken())},
+        {"kv_bytes_per_token", jsonCount(e.cost.kvBytesPerToken())},
         {"state_dtype", std::string(toString(in.stateDtype.value_or(m.stateDtypeDefault)))},
-        {"state_bytes", count(e.cost.stateBytes())},
-        {"params_total", count(m.paramsTotal)},
-        {"params_active", count(m.paramsActive)},
-        {"params_used", count(e.cost.simpleParams())},
-        {"context_limit", count(m.contextLimit)}};
+        {"state_bytes", jsonCount(e.cost.stateBytes())},
+        {"params_total", jsonCount(m.paramsTotal)},
+        {"params_active", jsonCount(m.paramsActive)},
+        {"params_used", jsonCount(e.cost.simpleParams())},
+        {"context_limit", jsonCount(m.contextLimit)}};
     out["gpu"] = {{"name", e.gpu ? e.gpu->name : std::string("custom")},
                   {"key", e.gpu ? e.gpu->key : std::string()},
                   {"peak_flops", e.peakFlops},
@@ -126,14 +122,16 @@ json calcJson(const CalcReport& r) {
              {"amplification", t.amplification},
              {"effective_bandwidth_Bps", t.effectiveBandwidthBps()},
              {"write_bandwidth_Bps", tc.writeGBps ? json(*tc.writeGBps * 1e9) : json(nullptr)},
-             {"t_fixed_s", t.tFixedS},
-             {"breakeven_prefix_tokens", p ? json(std::ceil(*p)) : json(nullptr)}});
+             {"t_fixed_s", e.cost.tFixed(t)},
+             {"t0_s", t.tFixedS},
+             {"t_layer_s", t.tLayerS},
+             {"breakeven_prefix_tokens", p ? jsonCount(std::ceil(*p)) : json(nullptr)}});
     }
     out["rows"] = json::array();
     for (const auto& row : r.rows) {
-        json jr = {{"tokens", count(row.tokens)},
+        json jr = {{"tokens", jsonCount(row.tokens)},
                    {"past_context", row.pastContext},
-                   {"kv_bytes", count(row.kvBytes)},
+                   {"kv_bytes", jsonCount(row.kvBytes)},
                    {"t_recompute_s", finiteOrNull(row.tRecompute)},
                    {"breakeven_bandwidth_Bps", numberOrNull(row.breakevenBandwidth)}};
         jr["tiers"] = json::object();
@@ -201,7 +199,11 @@ std::string calcTable(const CalcReport& r) {
             os << " × " << printf1("%.3g", t.amplification)
                << " amplification = " << formatBandwidth(t.effectiveBandwidthBps()) << " effective";
         os << "  write " << (tc.writeGBps ? formatBandwidth(*tc.writeGBps * 1e9) : std::string("-"))
-           << "  t_fixed " << pad(formatSeconds(t.tFixedS), 9) << "  break-even prefix "
+           << "  t_fixed " << pad(formatSeconds(e.cost.tFixed(t)), 9);
+        if (t.tLayerS > 0)
+            os << " (" << formatSeconds(t.tFixedS) << " + " << e.cost.kvStateLayers()
+               << " layers × " << formatSeconds(t.tLayerS) << ")";
+        os << "  break-even prefix "
            << (p ? formatTokens(std::ceil(*p)) + " tokens" : std::string("never")) << "\n";
     }
     os << "\nCached fraction for t_hit and speedup: " << printf1("%.0f", r.fraction * 100)
@@ -284,12 +286,12 @@ json modelsJson(const Presets& p) {
                      {"head_dim", m.spec.headDim},
                      {"attention", attentionKind(m.spec)},
                      {"layer_mix", m.spec.layerMix()},
-                     {"kv_bytes_per_token", count(m.spec.kvBytesPerToken(m.spec.weightDtype))},
-                     {"state_bytes", count(m.spec.stateBytes(m.spec.stateDtypeDefault))},
+                     {"kv_bytes_per_token", jsonCount(m.spec.kvBytesPerToken(m.spec.weightDtype))},
+                     {"state_bytes", jsonCount(m.spec.stateBytes(m.spec.stateDtypeDefault))},
                      {"state_dtype", std::string(toString(m.spec.stateDtypeDefault))},
-                     {"params_total", count(m.spec.paramsTotal)},
-                     {"params_active", count(m.spec.paramsActive)},
-                     {"context_limit", count(m.spec.contextLimit)}});
+                     {"params_total", jsonCount(m.spec.paramsTotal)},
+                     {"params_active", jsonCount(m.spec.paramsActive)},
+                     {"context_limit", jsonCount(m.spec.contextLimit)}});
     }
     return a;
 }
@@ -321,7 +323,7 @@ json gpusJson(const Presets& p) {
                      {"name", g.name},
                      {"bf16_flops", g.bf16Flops},
                      {"fp8_flops", g.fp8Flops ? json(*g.fp8Flops) : json(nullptr)},
-                     {"memory_bytes", g.memoryBytes},
+                     {"memory_bytes", jsonCount(g.memoryBytes)},
                      {"host_link", g.hostLink},
                      {"host_link_Bps", g.hostLinkBps},
                      {"sources", g.sources}});
@@ -351,6 +353,7 @@ json tiersJson(const Presets& p) {
                      {"read_Bps", t.readBps},
                      {"write_Bps", t.writeBps},
                      {"t_fixed_s", t.tFixedS},
+                     {"t_layer_s", t.tLayerS},
                      {"amplification", t.amplification},
                      {"sources", t.sources}});
     }

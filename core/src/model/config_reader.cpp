@@ -348,6 +348,20 @@ void groupAttention(bool mla, const MlaDims& dims, const AttentionLayout& a, Mod
                           " layers reuse earlier layers' KV");
 }
 
+// Layers that hold KV of their own or a state: attention layers that do not reuse another layer's
+// KV, and every Mamba, linear-attention or conv mixer (Falcon-H1's parallel layer counts once).
+int countCacheLayers(const AttentionLayout& a, int layers) {
+    int n = 0;
+    for (size_t i = 0; i < a.slots.size(); ++i) {
+        const auto& slot = a.slots[i];
+        const bool ownKv = hasAttention(slot) && static_cast<int>(i) < layers - a.kvShared;
+        const bool state =
+            slot.mixer != detail::Mixer::Attention && slot.mixer != detail::Mixer::None;
+        if (ownKv || state) ++n;
+    }
+    return n;
+}
+
 // The recurrent state's dtype as the serving stack keeps it: the config's own
 // mamba_ssm_cache_dtype / mamba_ssm_dtype where it names one, else the model's dtype
 // (vLLM's --mamba-ssm-cache-dtype auto).
@@ -390,6 +404,7 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
     const AttentionParams attn = attentionParams(f, type, def, mla, dims, a, m);
     const MoeShape moe = readMoe(f, type, def, m);
     countParameters(f, type, def, mla, a, attn, moe, m);
+    m.cacheLayers = countCacheLayers(a, m.layers);
     readStateDtype(f, m);
     return m;
 }

@@ -111,6 +111,16 @@ double ModelSpec::simpleAttentionCoefficient() const {
     return static_cast<double>(l) * qHeads * (dQk + dV);
 }
 
+bool sameModelName(const std::string& a, const std::string& b) {
+    auto name = [](const std::string& id) {
+        std::string s = id.substr(id.rfind('/') == std::string::npos ? 0 : id.rfind('/') + 1);
+        for (auto& c : s)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    };
+    return name(a) == name(b);
+}
+
 bool ModelSpec::isHybrid() const {
     if (stateSsmElems > 0 || stateConvElems > 0) return true;
     // Layers that read another layer's KV (an indexer group holds its own keys: not those).

@@ -2,7 +2,10 @@
 // subcommands, their --help and the window's Probes dock are all built from it.
 #include "kvbe/probe/probe_catalog.h"
 
-#include <charconv>
+#include "kvbe/base/units.h"
+#include "kvbe/scenario/scenario_flags.h"
+
+#include <limits>
 
 namespace kvbe {
 
@@ -320,19 +323,23 @@ std::vector<ProbeDescription> makeCatalog() {
               .help = "Model geometry for the fit: preset id, config.json or folder (default: "
                       "--model)",
               .label = "Model"},
-             {.flag = "--scenario",
-              .kind = K::File,
-              .help = "Scenario for the GPU, FLOP model and nominal tiers (default scenario)"},
-             {.flag = "--gpu",
-              .kind = K::Text,
-              .help = "GPU preset whose dense peak u is relative to (default: the scenario's)"},
-             {.flag = "--peak-tflops",
-              .kind = K::Number,
-              .help = "Dense peak in TFLOP/s, overriding the GPU preset's"},
-             {.flag = "--kv-dtype",
-              .kind = K::Text,
-              .help = "KV cache dtype the server runs with (default: the model's)"},
          }});
+    // The scenario flags, as every command that evaluates a scenario takes them
+    // (kvbe/scenario/scenario_flags.h): the fit's GPU, FLOP model and nominal tiers. --model is
+    // the served model's name here; the geometry comes from --config, else from it.
+    for (const auto& f : scenarioFlagSpecs()) {
+        if (f.flag == "--model") continue;
+        const K kind = f.on                     ? K::Flag
+                       : !f.choices.empty()     ? K::Choice
+                       : f.flag == "--scenario" ? K::File
+                                                : K::Text;
+        c.back().options.push_back( // c.back(): serving, the entry just added
+            {.flag = f.flag,
+             .kind = kind,
+             .help = f.help,
+             .list = f.list != nullptr,
+             .choices = f.choices});
+    }
     return c;
 }
 #pragma GCC diagnostic pop
@@ -405,21 +412,17 @@ bool ProbeArgs::on(std::string_view flag) const {
 }
 
 Result<int> ProbeArgs::count(std::string_view flag) const {
-    const std::string t = text(flag);
-    int v = 0;
-    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
-        return Error{std::string(flag) + " '" + t + "': expected a whole number"};
-    return v;
+    // The probe checks its own range; here the value must be a whole number that an int holds.
+    auto v =
+        parseCount(text(flag), std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+    if (!v) return Error{std::string(flag) + " " + v.message()};
+    return static_cast<int>(*v);
 }
 
 Result<double> ProbeArgs::number(std::string_view flag) const {
-    const std::string t = text(flag);
-    double v = 0;
-    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
-        return Error{std::string(flag) + " '" + t + "': expected a number"};
-    return v;
+    auto v = parseNumber(text(flag));
+    if (!v) return Error{std::string(flag) + " " + v.message()};
+    return *v;
 }
 
 } // namespace kvbe

@@ -1,69 +1,10 @@
-// The probe protocol: exit codes and their sentences, series names and what each measures, the
-// lines written and read, and the measurements made from points.
+// The probe protocol: series names and what each measures, the lines written and read, and the
+// measurements made from points.
 #include "kvbe/probe/probe_protocol.h"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace kvbe {
-
-// ---- exit codes -------------------------------------------------------------------------------
-
-namespace {
-
-struct ExitCodeText {
-    ProbeExit code;
-    std::string_view sentence; // a status line: what happened
-    std::string_view meaning;  // --help: what it means and what to do
-};
-
-constexpr ExitCodeText kExitCodes[] = {
-    {ProbeExit::Ok, "The probe finished", "the probe finished"},
-    {ProbeExit::BadInput, "The probe refused its settings",
-     "a value was wrong; the message names the flag and what was expected"},
-    {ProbeExit::Usage, "kvbe-cli did not understand the probe's options",
-     "unknown or conflicting options"},
-    {ProbeExit::CannotRun, "This machine or target cannot run the probe",
-     "the probe cannot run here (tmpfs without --buffered, too little space, folder not "
-     "writable, io_uring forbidden)"},
-    {ProbeExit::Failed, "The probe failed while measuring",
-     "an I/O or a data check failed while the probe ran"},
-    {ProbeExit::Stopped, "Stopped", "stopped by SIGINT or SIGTERM; no scratch file is left behind"},
-};
-
-const ExitCodeText* textOf(ProbeExit code) {
-    for (const auto& t : kExitCodes)
-        if (t.code == code) return &t;
-    return nullptr;
-}
-
-} // namespace
-
-std::optional<ProbeExit> probeExitFromCode(int code) {
-    for (const auto& t : kExitCodes)
-        if (exitCode(t.code) == code) return t.code;
-    return std::nullopt;
-}
-
-std::string_view exitCodeMeaning(ProbeExit code) {
-    const auto* t = textOf(code);
-    return t ? t->meaning : "unknown exit code";
-}
-
-std::string_view exitCodeSentence(ProbeExit code) {
-    const auto* t = textOf(code);
-    return t ? t->sentence : "kvbe-cli exited with an unexpected code";
-}
-
-std::string exitCodeHelp() {
-    std::string text = "Exit codes:\n";
-    for (const auto& t : kExitCodes) {
-        char code[16];
-        std::snprintf(code, sizeof code, "  %3d  ", exitCode(t.code));
-        text += code + std::string(t.meaning) + "\n";
-    }
-    return text;
-}
 
 // ---- series names -----------------------------------------------------------------------------
 

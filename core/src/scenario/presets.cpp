@@ -112,6 +112,10 @@ Result<std::map<std::string, TierSpec>> parseTierPresets(std::string_view text,
             auto tFixedMs = r.number(t, "t_fixed_ms", at + ".t_fixed_ms", 0, kLargest, fixed);
             if (!tFixedMs) r.fail(at + ".t_fixed_ms", fixed, nullptr);
             s.tFixedS = *tFixedMs * 1e-3;
+            s.tLayerS = r.number(t, "t_layer_us", at + ".t_layer_us", 0, kLargest,
+                                 "a number of microseconds per layer, 0 or more")
+                            .value_or(0) *
+                        1e-6;
             if (auto a = r.number(t, "amplification", at + ".amplification", 1, kMaxAmplification,
                                   "bytes moved per useful byte, from 1 to " +
                                       std::to_string(static_cast<int>(kMaxAmplification))))

@@ -113,6 +113,9 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
             if (auto f = r.number(t, "t_fixed_ms", at + ".t_fixed_ms", 0, 1e7,
                                   "milliseconds, 0 or more"))
                 tc.tFixedMs = *f;
+            if (auto l = r.number(t, "t_layer_us", at + ".t_layer_us", 0, 1e10,
+                                  "microseconds per layer, 0 or more"))
+                tc.tLayerUs = *l;
             if (auto st = r.string(t, "staging", at + ".staging")) {
                 auto sv = parseStaging(*st);
                 if (!sv)
@@ -154,13 +157,14 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
     }
     if (auto v = r.number(j, "sweep_tokens", "sweep_tokens", 1, 1e9, "tokens, at least 1"))
         s.sweepTokens = *v;
+    s.fittedOn = readFittedOn(r, j, "fitted_on", "fitted_on");
     return s;
 }
 
 json pairsJson(const std::vector<std::pair<double, double>>& v) {
     json a = json::array();
     for (const auto& [x, y] : v)
-        a.push_back({x, y});
+        a.push_back({jsonCount(x), y}); // (tokens or bytes, seconds)
     return a;
 }
 
@@ -173,6 +177,7 @@ TierConfig tierFromPreset(const TierSpec& spec) {
     t.bandwidthGBps = spec.readBps / 1e9;
     if (spec.writeBps > 0) t.writeGBps = spec.writeBps / 1e9;
     t.tFixedMs = spec.tFixedS * 1e3;
+    t.tLayerUs = spec.tLayerS * 1e6;
     t.staging = spec.kind == "nvme" ? Staging::Pipelined : Staging::None;
     t.amplification = spec.amplification;
     return t;
@@ -202,7 +207,7 @@ std::string scenarioToJson(const Scenario& s) {
     j["kvbe_scenario"] = kScenarioVersion;
     j["name"] = s.name;
     j["model"] = s.model;
-    if (s.paramsOverride) j["params"] = *s.paramsOverride;
+    if (s.paramsOverride) j["params"] = jsonCount(*s.paramsOverride);
     j["gpu"] = s.gpu;
     if (s.peakTflops) j["peak_tflops"] = *s.peakTflops;
     j["compute_dtype"] = s.computeDtype;
@@ -223,6 +228,7 @@ std::string scenarioToJson(const Scenario& s) {
         tj["bandwidth_GBps"] = t.bandwidthGBps;
         if (t.writeGBps) tj["write_GBps"] = *t.writeGBps;
         tj["t_fixed_ms"] = t.tFixedMs;
+        if (t.tLayerUs != 0) tj["t_layer_us"] = t.tLayerUs;
         tj["staging"] = std::string(toString(t.staging));
         if (t.amplification != 1) tj["amplification"] = t.amplification;
         if (!t.color.empty()) tj["color"] = t.color;
@@ -230,11 +236,12 @@ std::string scenarioToJson(const Scenario& s) {
         j["tiers"].push_back(std::move(tj));
     }
     j["cached_fraction"] = s.cachedFraction;
-    j["lengths"] = {{"min", s.lengths.minTokens},
-                    {"max", s.lengths.maxTokens},
+    j["lengths"] = {{"min", jsonCount(s.lengths.minTokens)},
+                    {"max", jsonCount(s.lengths.maxTokens)},
                     {"points", s.lengths.points},
                     {"log", s.lengths.log}};
-    j["sweep_tokens"] = s.sweepTokens;
+    j["sweep_tokens"] = jsonCount(s.sweepTokens);
+    if (!s.fittedOn.empty()) j["fitted_on"] = fittedOnJson(s.fittedOn);
     return dumpJson(j, 2) + "\n";
 }
 
@@ -301,12 +308,14 @@ Result<Evaluation> evaluate(const Scenario& s, const Presets& presets, const Mod
 
     std::vector<TierPath> tiers;
     for (const auto& t : s.tiers) {
-        TierPath p{t.name, t.bandwidthGBps * 1e9, t.tFixedMs * 1e-3, t.amplification};
+        TierPath p{t.name, t.bandwidthGBps * 1e9, t.tFixedMs * 1e-3, t.amplification,
+                   t.tLayerUs * 1e-6};
         if (!t.measured.empty()) {
             auto fit = fitTransfer(t.measured, "tier '" + t.name + "' measured transfers");
             if (!fit) return fit.error();
             p.bandwidthBps = fit->bandwidthBps;
             p.tFixedS = fit->tFixedS;
+            p.tLayerS = 0; // the transfers' fixed cost is the whole of it
         }
         if (!(p.bandwidthBps > 0) || !std::isfinite(p.bandwidthBps))
             return Error{"tier '" + t.name + "': bandwidth must be a positive number of GB/s"};

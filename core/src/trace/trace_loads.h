@@ -5,7 +5,12 @@
 
 #include "trace_admission.h"
 
+#include "kvbe/base/result.h"
+#include "kvbe/trace/trace.h"
+
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace kvbe::detail {
@@ -64,5 +69,22 @@ struct ServerQueueing {
 ServerQueueing queueOnServers(int servers, const std::vector<double>& arrival,
                               const std::vector<std::uint32_t>& order, double* times,
                               const double* load, const std::vector<double>& loadEnd);
+
+// A replay's requests before the servers take them: per rule (none, gpu-only, always, breakeven,
+// optimal) the prefill time alone, and for the three rules that load the load part of it and the
+// loads' segments. None of it depends on the number of servers, and without write queues none of
+// it depends on the arrival times: the capacity search (trace_capacity.h) queues the same inputs
+// at every load and number of servers.
+struct QueueInputs {
+    std::array<std::vector<double>, 5> times;
+    std::array<std::vector<double>, 3> loads;
+    std::array<SharedLoads, 3> shared;
+    bool cancelled = false;
+};
+
+// One pass of the replay (at config.rateScale) that stops before the queueing.
+Result<QueueInputs> replayForQueueing(const Trace& trace, const CostModel& cost,
+                                      const ReplayConfig& config,
+                                      const std::function<bool(double)>& progress);
 
 } // namespace kvbe::detail

@@ -1,5 +1,6 @@
 #include "kvbe/trace/trace_report.h"
 
+#include "kvbe/base/json_text.h"
 #include "kvbe/base/statistics.h"
 #include "kvbe/base/units.h"
 
@@ -120,7 +121,7 @@ json traceInspectJson(const TraceInspectReport& r) {
                          {"p50", r.inputP50},
                          {"p90", r.inputP90},
                          {"p99", r.inputP99},
-                         {"max", r.inputMax}};
+                         {"max", jsonCount(r.inputMax)}};
     j["output_tokens_mean"] = r.outputMean;
     j["unlimited_capacity_hits"] = r.unlimited ? ratiosJson(r.unlimited->anyTier) : json(nullptr);
     j["scenario"] = r.scenario;
@@ -174,9 +175,10 @@ json traceReplayJson(const TraceReplayReport& x) {
     j["config"] = {{"policy", std::string(toString(cfg.policy))},
                    {"placement", std::string(toString(cfg.placement))},
                    {"admission", std::string(toString(x.admission))},
-                   {"block_bytes", cfg.blockBytes},
+                   {"block_bytes", jsonCount(cfg.blockBytes)},
                    {"write_queue", cfg.writeQueue},
-                   {"instances", cfg.instances}};
+                   {"instances", cfg.instances},
+                   {"rate_scale", cfg.rateScale}};
     j["requests"] = r.requests;
     j["tokens"] = r.tokens;
     j["blocks"] = r.blocks;
@@ -190,17 +192,16 @@ json traceReplayJson(const TraceReplayReport& x) {
         const double buffer = k > 0 ? cfg.tiers[k - 1].writeBufferBytes : 0;
         tiers.push_back(
             {{"name", t.name},
-             {"capacity_bytes",
-              std::isfinite(t.capacityBytes) ? json(t.capacityBytes) : json(nullptr)},
+             {"capacity_bytes", jsonCount(t.capacityBytes)}, // null: unlimited
              {"p_star_tokens", t.pStarTokens ? json(*t.pStarTokens) : json(nullptr)},
              {"hits", ratiosJson(t.hits)},
              {"blocks_written", t.blocksWritten},
-             {"bytes_written", t.bytesWritten},
+             {"bytes_written", jsonCount(t.bytesWritten)},
              {"write_Bps",
               {{"p50", t.writeRateP50}, {"p99", t.writeRateP99}, {"max", t.writeRateMax}}},
              {"tier_write_Bps", t.writeBps > 0 ? json(t.writeBps) : json(nullptr)},
              {"windows_over_write_bandwidth", t.windowsOverWriteBw},
-             {"write_buffer_bytes", k > 0 ? json(buffer) : json(nullptr)},
+             {"write_buffer_bytes", k > 0 ? jsonCount(buffer) : json(nullptr)},
              {"shared_link", k > 0 && cfg.tiers[k - 1].sharedLink},
              {"writes_dropped", t.writesDropped},
              {"lookups_late", t.lookupsLate},
@@ -314,7 +315,9 @@ std::string traceReplayTable(const TraceReplayReport& x) {
          << x.trace->summary.blockTokens << " tokens (" << r.distinctBlocks << " distinct), "
          << duration(r.durationS) << "\n";
     head << "scenario  " << x.scenario << "; one block = " << formatBytes(cfg.blockBytes) << "; "
-         << toString(cfg.policy) << ", " << toString(cfg.placement) << "\n\n";
+         << toString(cfg.policy) << ", " << toString(cfg.placement);
+    if (cfg.rateScale != 1) head << "; load x" << cfg.rateScale << " (arrival times divided by it)";
+    head << "\n\n";
     std::string out = head.str();
     appendf(out, "%-12s %12s %10s  %-26s %12s %22s\n", "tier", "capacity", "p* tokens",
             "hits: tok / blk / req", "written", "writes p50/p99 vs W");
@@ -401,8 +404,8 @@ json traceSweepJson(const TraceSweepReport& x) {
         json per = json::array();
         for (const auto& h : p.tiers)
             per.push_back(ratiosJson(h));
-        pts.push_back({{"capacity_tokens", p.capacityTokens},
-                       {"capacity_bytes", p.capacityBytes},
+        pts.push_back({{"capacity_tokens", jsonCount(p.capacityTokens)},
+                       {"capacity_bytes", jsonCount(p.capacityBytes)},
                        {"hits_any_tier", ratiosJson(p.anyTier)},
                        {"hits_per_tier", per},
                        {"ttft_mean_s",

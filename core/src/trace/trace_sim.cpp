@@ -19,50 +19,6 @@
 
 namespace kvbe {
 
-std::string_view toString(EvictionPolicy p) {
-    return p == EvictionPolicy::Lru ? "lru" : "s3fifo";
-}
-std::string_view toString(Placement p) {
-    return p == Placement::WriteThrough ? "write-through" : "cascade";
-}
-std::string_view toString(Admission a) {
-    return a == Admission::Always ? "always" : a == Admission::Breakeven ? "breakeven" : "optimal";
-}
-std::optional<EvictionPolicy> parseEvictionPolicy(std::string_view s) {
-    if (s == "lru") return EvictionPolicy::Lru;
-    if (s == "s3fifo" || s == "s3-fifo") return EvictionPolicy::S3Fifo;
-    return std::nullopt;
-}
-std::optional<Placement> parsePlacement(std::string_view s) {
-    if (s == "write-through") return Placement::WriteThrough;
-    if (s == "cascade") return Placement::Cascade;
-    return std::nullopt;
-}
-std::optional<Admission> parseAdmission(std::string_view s) {
-    if (s == "always") return Admission::Always;
-    if (s == "breakeven") return Admission::Breakeven;
-    if (s == "optimal") return Admission::Optimal;
-    return std::nullopt;
-}
-
-const RuleResult* ReplayResult::rule(std::string_view name) const {
-    for (const auto& r : rules)
-        if (r.name == name) return &r;
-    return nullptr;
-}
-
-std::vector<double> logGrid(double lo, double hi, int n) {
-    std::vector<double> g;
-    if (n <= 0 || lo <= 0 || hi < lo) return g;
-    if (n == 1) return {lo};
-    const double a = std::log(lo), b = std::log(hi);
-    for (int i = 0; i < n; ++i)
-        g.push_back(std::exp(a + (b - a) * i / (n - 1)));
-    g.front() = lo;
-    g.back() = hi;
-    return g;
-}
-
 namespace {
 
 using detail::kMaxTiers;
@@ -111,6 +67,8 @@ Status checkConfig(const Trace& trace, const ReplayConfig& c) {
         return Error{"tiers: " + std::to_string(c.tiers.size()) +
                      " offload tiers; expected at most " + std::to_string(kMaxTiers - 1)};
     if (!(c.gpuCapacityBytes >= 0)) return Error{"GPU cache capacity: expected 0 or more bytes"};
+    if (!(c.rateScale > 0) || !std::isfinite(c.rateScale))
+        return Error{"rate scale: expected a number above 0 (2 doubles the request rate)"};
     for (const auto& t : c.tiers) {
         if (!(t.capacityBytes >= 0))
             return Error{"tier " + t.name + ": capacity expected 0 or more bytes"};
@@ -131,6 +89,12 @@ class Replay {
         : m_trace(trace), m_cost(cost), m_config(config), m_per(per), m_k(config.tiers.size() + 1),
           m_b(trace.summary.blockTokens), m_n(trace.size()),
           m_resident(trace.distinctBlocks, 0), m_rc{cost, config.tiers} {
+        if (config.rateScale != 1) {
+            m_scaled.reserve(m_n);
+            for (double a : trace.arrivalS)
+                m_scaled.push_back(a / config.rateScale);
+            m_arrival = &m_scaled;
+        }
         setUpTiers();
         m_queues.emplace(config, m_caps, trace.distinctBlocks, m_resident.data(), m_res.tiers);
         // Prefill times per rule (none, gpu-only, always, breakeven, optimal), and with instances
@@ -181,6 +145,18 @@ class Replay {
         return std::move(m_res);
     }
 
+    // The columns before the servers queue them (the config has instances > 0).
+    detail::QueueInputs queueInputs() {
+        detail::QueueInputs q;
+        for (std::size_t r = 0; r < kRules; ++r)
+            q.times[r].assign(column(r), column(r) + m_n);
+        for (std::size_t r = 0; r < 3; ++r) {
+            q.loads[r].assign(m_loads.data() + r * m_n, m_loads.data() + (r + 1) * m_n);
+            q.shared[r] = std::move(m_shared[r]);
+        }
+        return q;
+    }
+
     ReplayResult cancelled() {
         m_res.cancelled = true;
         return std::move(m_res);
@@ -226,7 +202,7 @@ class Replay {
                                       static_cast<int>(k), m_links->base(k), m_links->stride());
         }
         double maxArrival = 0;
-        for (double a : m_trace.arrivalS)
+        for (double a : *m_arrival)
             maxArrival = std::max(maxArrival, a);
         m_res.durationS = maxArrival;
         m_res.windows = windowOf(maxArrival) + 1;
@@ -235,8 +211,8 @@ class Replay {
     void request(std::size_t i) {
         const auto ids = m_trace.blocksOf(i);
         const std::size_t m = ids.size();
-        m_window = windowOf(m_trace.arrivalS[i]);
-        const double now = m_trace.arrivalS[i];
+        const double now = (*m_arrival)[i];
+        m_window = windowOf(now);
         if (m_queues->any()) m_queues->drain(now);
         m_res.tokens += m_trace.inputTokens[i];
         m_res.blocks += m;
@@ -497,7 +473,7 @@ class Replay {
     // columns become the TTFTs with queueing (detail::queueOnServers), each rule's loads sharing
     // the tiers with the loads beside them (SharedLoads).
     void queueOnInstances() {
-        const auto& arrival = m_trace.arrivalS;
+        const auto& arrival = *m_arrival;
         std::vector<std::uint32_t> order(m_n);
         for (std::size_t i = 0; i < m_n; ++i)
             order[i] = static_cast<std::uint32_t>(i);
@@ -550,9 +526,11 @@ class Replay {
     const CostModel& m_cost;
     const ReplayConfig& m_config;
     RequestTimes* m_per;
-    const std::size_t m_k; // the GPU and the offload tiers
-    const double m_b;      // tokens per block
-    const std::size_t m_n; // requests
+    std::vector<double> m_scaled;                             // arrivals over the rate scale
+    const std::vector<double>* m_arrival = &m_trace.arrivalS; // ... or as the trace gives them
+    const std::size_t m_k;                                    // the GPU and the offload tiers
+    const double m_b;                                         // tokens per block
+    const std::size_t m_n;                                    // requests
 
     ReplayResult m_res;
     std::vector<std::uint64_t> m_caps;
@@ -587,6 +565,21 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
     Replay replay(trace, cost, config, per);
     if (!replay.run(progress)) return replay.cancelled();
     return replay.finish();
+}
+
+Result<detail::QueueInputs> detail::replayForQueueing(const Trace& trace, const CostModel& cost,
+                                                      const ReplayConfig& config,
+                                                      const std::function<bool(double)>& progress) {
+    ReplayConfig c = config;
+    c.instances = std::max(1, c.instances); // collects the loads and their segments
+    if (auto ok = checkConfig(trace, c); !ok) return ok.error();
+    Replay replay(trace, cost, c, nullptr);
+    if (!replay.run(progress)) {
+        QueueInputs cancelled;
+        cancelled.cancelled = true;
+        return cancelled;
+    }
+    return replay.queueInputs();
 }
 
 } // namespace kvbe

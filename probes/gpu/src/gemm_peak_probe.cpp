@@ -10,16 +10,16 @@
 #include "probe_util.h"
 
 namespace kvbe::gpu {
-using probes::ProbeExit;
+using probes::ExitCode;
 
 probes::ProbeOutcome GemmPeakProbe::run(const probes::ProbeOptions&, probes::ProbeSink& sink) {
     GemmPeakSettings s = m_s;
-    if (auto st = validate(s); !st) return reportFailure(sink, ProbeExit::BadInput, st.message());
+    if (auto st = validate(s); !st) return reportFailure(sink, ExitCode::BadInput, st.message());
     auto dev = openDevice(s.device);
-    if (!dev) return reportFailure(sink, ProbeExit::CannotRun, dev.message());
+    if (!dev) return reportFailure(sink, ExitCode::CannotRun, dev.message());
     NvmlLibrary nvml;
     auto presets = Presets::loadBuiltin();
-    if (!presets) return reportFailure(sink, ProbeExit::Failed, presets.message());
+    if (!presets) return reportFailure(sink, ExitCode::Failed, presets.message());
     const auto presetKey = matchGpuPreset(dev->name);
     const GpuSpec* preset = presetKey ? presets->findGpu(*presetKey) : nullptr;
 
@@ -32,10 +32,10 @@ probes::ProbeOutcome GemmPeakProbe::run(const probes::ProbeOptions&, probes::Pro
     sink.begin(key(), params);
 
     auto runner = GemmRunner::create(std::size_t(kGemmWorkspaceBytes));
-    if (!runner) return reportFailure(sink, ProbeExit::CannotRun, runner.message());
+    if (!runner) return reportFailure(sink, ExitCode::CannotRun, runner.message());
     cudaStream_t stream = nullptr;
     if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
-        return reportFailure(sink, ProbeExit::CannotRun, "cannot create a CUDA stream");
+        return reportFailure(sink, ExitCode::CannotRun, "cannot create a CUDA stream");
     struct StreamGuard {
         cudaStream_t s;
         ~StreamGuard() { cudaStreamDestroy(s); }
@@ -50,12 +50,12 @@ probes::ProbeOutcome GemmPeakProbe::run(const probes::ProbeOptions&, probes::Pro
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (size_t i = 0; i < s.sizes.size(); ++i) {
         if (probes::stopRequested())
-            return reportFailure(sink, ProbeExit::Stopped, probes::stopMessage());
+            return reportFailure(sink, ExitCode::Stopped, probes::stopMessage());
         const int n = s.sizes[i];
         sink.progress(double(i) / double(s.sizes.size()), std::to_string(n) + "³ GEMM");
         // The first size warms the GPU up to its working clocks for a second.
         auto t = timeSquareGemm(**runner, n, s.samples, i == 0 ? 1.0 : 0.2, stream);
-        if (!t) return reportFailure(sink, ProbeExit::Failed, t.message());
+        if (!t) return reportFailure(sink, ExitCode::Failed, t.message());
         if (t->medianTflops > best) {
             best = t->medianTflops;
             bestSize = n;

@@ -13,7 +13,7 @@
 #include <cstring>
 
 namespace kvbe::gpu {
-using probes::ProbeExit;
+using probes::ExitCode;
 
 bool builtWithCuda() {
     return true;
@@ -192,19 +192,19 @@ probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions& options,
                                        probes::ProbeSink& sink) {
     CopySettings s = m_s;
     if (s.model.empty()) s.model = options.model;
-    if (auto st = validate(s); !st) return reportFailure(sink, ProbeExit::BadInput, st.message());
+    if (auto st = validate(s); !st) return reportFailure(sink, ExitCode::BadInput, st.message());
     std::uint64_t kvBlock = 0;
     if (s.sizes.empty()) {
         s.sizes = defaultCopySizes();
         auto kv = probes::kvBlockBytes(s.model);
-        if (!kv) return reportFailure(sink, ProbeExit::BadInput, kv.message());
+        if (!kv) return reportFailure(sink, ExitCode::BadInput, kv.message());
         kvBlock = *kv;
         if (kvBlock <= kMaxCopyBytes) s.sizes.push_back(kvBlock);
         if (auto st = validate(s); !st)
-            return reportFailure(sink, ProbeExit::BadInput, st.message());
+            return reportFailure(sink, ExitCode::BadInput, st.message());
     }
     auto dev = openDevice(s.device);
-    if (!dev) return reportFailure(sink, ProbeExit::CannotRun, dev.message());
+    if (!dev) return reportFailure(sink, ExitCode::CannotRun, dev.message());
     NvmlLibrary nvml;
 
     nlohmann::ordered_json params;
@@ -223,7 +223,7 @@ probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions& options,
     CopyBuffers b;
     const std::uint64_t maxBytes = s.sizes.back();
     if (auto st = allocateAll(b, maxBytes, s.pageable); !st)
-        return reportFailure(sink, ProbeExit::CannotRun, st.message());
+        return reportFailure(sink, ExitCode::CannotRun, st.message());
 
     std::vector<bool> kinds;
     if (s.pinned) kinds.push_back(true);
@@ -251,7 +251,7 @@ probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions& options,
             double bestRate = 0;
             for (size_t si = 0; si < s.sizes.size(); ++si) {
                 if (probes::stopRequested())
-                    return reportFailure(sink, ProbeExit::Stopped, probes::stopMessage());
+                    return reportFailure(sink, ExitCode::Stopped, probes::stopMessage());
                 const std::uint64_t bytes = s.sizes[si];
                 const std::string label = std::string(pinned ? "pinned " : "pageable ") +
                                           dirLabel(dir) + ", " + probes::formatBlock(bytes) +
@@ -259,18 +259,18 @@ probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions& options,
                 sink.progress(done / total, label);
                 const int reps = int(std::clamp<std::uint64_t>((256ull << 20) / bytes, 1, 64));
                 if (auto st = clearDestinations(b, pinned, bytes); !st)
-                    return reportFailure(sink, ProbeExit::Failed, st.message());
+                    return reportFailure(sink, ExitCode::Failed, st.message());
                 if (auto w = timeCopies(b, dir, pinned, bytes, reps); !w)
-                    return reportFailure(sink, ProbeExit::Failed, w.message());
+                    return reportFailure(sink, ExitCode::Failed, w.message());
                 std::vector<double> rates;
                 for (int k = 0; k < s.samples; ++k) {
                     auto sample = timeCopies(b, dir, pinned, bytes, reps);
-                    if (!sample) return reportFailure(sink, ProbeExit::Failed, sample.message());
+                    if (!sample) return reportFailure(sink, ExitCode::Failed, sample.message());
                     const double moved = double(bytes) * reps * (dir == Dir::Both ? 2 : 1);
                     rates.push_back(moved / sample->seconds / 1e9);
                 }
                 if (auto st = verify(b, dir, pinned, bytes); !st)
-                    return reportFailure(sink, ProbeExit::Failed, st.message());
+                    return reportFailure(sink, ExitCode::Failed, st.message());
                 const double med = median(rates);
                 bestRate = std::max(bestRate, med);
                 probes::ProbePoint p;

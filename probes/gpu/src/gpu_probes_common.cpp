@@ -2,6 +2,8 @@
 // match.
 #include "kvbe/gpu/gpu_probes.h"
 
+#include "kvbe/base/units.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -23,9 +25,11 @@ Status readCommon(const ProbeArgs& a, int& samples, int& device) {
 } // namespace
 
 Result<probes::ProbeOptions> GpuCopyProbe::configure(const ProbeArgs& a) {
-    auto sizes = parseByteSizes({a.text("--sizes")});
-    if (!sizes) return Error{"--sizes: " + sizes.message()};
-    m_s.sizes = *sizes;
+    if (const std::string text = a.text("--sizes"); !text.empty()) {
+        auto sizes = parseWholeByteList(text);
+        if (!sizes) return Error{"--sizes: " + sizes.message()};
+        m_s.sizes = *sizes;
+    }
     m_s.model = a.text("--model");
     m_s.pinned = !a.on("--pageable-only");
     m_s.pageable = !a.on("--pinned-only");
@@ -34,25 +38,32 @@ Result<probes::ProbeOptions> GpuCopyProbe::configure(const ProbeArgs& a) {
 }
 
 Result<probes::ProbeOptions> GemmPeakProbe::configure(const ProbeArgs& a) {
-    auto sizes = parseTokenCounts({a.text("--sizes")}); // plain whole numbers, "8k" allowed
-    if (!sizes) return Error{"--sizes: " + sizes.message()};
     m_s.sizes.clear();
-    for (auto n : *sizes)
-        m_s.sizes.push_back(n > 1 << 20 ? 1 << 20 : static_cast<int>(n));
+    if (const std::string text = a.text("--sizes"); !text.empty()) {
+        // Counts ("8k" allowed); validate() then checks each is a size this probe runs.
+        auto sizes = parseCountList(text, 1, 1 << 20);
+        if (!sizes) return Error{"--sizes: " + sizes.message()};
+        for (auto n : *sizes)
+            m_s.sizes.push_back(static_cast<int>(n));
+    }
     if (auto st = readCommon(a, m_s.samples, m_s.device); !st) return st.error();
     return probes::ProbeOptions{};
 }
 
 Result<probes::ProbeOptions> PrefillProbe::configure(const ProbeArgs& a) {
-    auto lengths = parseTokenCounts({a.text("--lengths")});
-    if (!lengths) return Error{"--lengths: " + lengths.message()};
-    m_s.lengths = *lengths;
+    m_s.lengths.clear();
+    if (const std::string text = a.text("--lengths"); !text.empty()) {
+        auto lengths = parseTokenList(text);
+        if (!lengths) return Error{"--lengths: " + lengths.message()};
+        for (double n : *lengths)
+            m_s.lengths.push_back(static_cast<std::int64_t>(n));
+    }
     m_s.model = a.text("--model");
     m_s.gpuPreset = a.text("--gpu-preset");
     if (a.given("--gemm-peak-tflops")) {
-        auto peak = a.number("--gemm-peak-tflops");
+        auto peak = a.number("--gemm-peak-tflops"); // validate() checks its range
         if (!peak) return peak.error();
-        if (*peak > 0) m_s.gemmPeakTflops = *peak;
+        m_s.gemmPeakTflops = *peak;
     }
     if (auto st = readCommon(a, m_s.samples, m_s.device); !st) return st.error();
     return probes::ProbeOptions{};

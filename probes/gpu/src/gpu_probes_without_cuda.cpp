@@ -10,7 +10,7 @@ const char* kNoCuda = "this kvbe-cli was built without CUDA, so the GPU probes c
 
 probes::ProbeOutcome refuse(probes::ProbeSink& sink) {
     sink.error(kNoCuda);
-    return {probes::ProbeExit::CannotRun, kNoCuda};
+    return {probes::ExitCode::CannotRun, kNoCuda};
 }
 } // namespace
 

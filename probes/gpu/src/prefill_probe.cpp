@@ -15,7 +15,7 @@
 #include "probe_util.h"
 
 namespace kvbe::gpu {
-using probes::ProbeExit;
+using probes::ExitCode;
 
 namespace {
 
@@ -58,33 +58,33 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
                                        probes::ProbeSink& sink) {
     PrefillSettings s = m_s;
     if (s.model.empty()) s.model = options.model;
-    if (auto st = validate(s); !st) return reportFailure(sink, ProbeExit::BadInput, st.message());
+    if (auto st = validate(s); !st) return reportFailure(sink, ExitCode::BadInput, st.message());
     auto presets = Presets::loadBuiltin();
-    if (!presets) return reportFailure(sink, ProbeExit::Failed, presets.message());
+    if (!presets) return reportFailure(sink, ExitCode::Failed, presets.message());
     auto model = resolveModel(s.model, *presets);
     if (!model)
-        return reportFailure(sink, ProbeExit::BadInput,
+        return reportFailure(sink, ExitCode::BadInput,
                              "--model " + s.model + ": " + model.message());
     auto plan = buildLayerPlan(*model);
     if (!plan)
-        return reportFailure(sink, ProbeExit::BadInput,
+        return reportFailure(sink, ExitCode::BadInput,
                              "--model " + s.model + ": " + plan.message());
     for (const auto& b : plan->blocks)
         for (const auto& a : b.attention)
             if (!attentionSupports(a.dQk, a.dV))
                 return reportFailure(
-                    sink, ProbeExit::CannotRun,
+                    sink, ExitCode::CannotRun,
                     model->id + " has attention head dims " + std::to_string(a.dQk) + "/" +
                         std::to_string(a.dV) +
                         ", which the attention kernel is not built for (64, 128, 256, "
                         "MLA 192/128)");
     if (!s.gpuPreset.empty() && !presets->findGpu(s.gpuPreset))
-        return reportFailure(sink, ProbeExit::BadInput,
+        return reportFailure(sink, ExitCode::BadInput,
                              "--gpu-preset " + s.gpuPreset +
                                  " is not a preset; presets: " + presets->gpuKeys());
 
     auto dev = openDevice(s.device);
-    if (!dev) return reportFailure(sink, ProbeExit::CannotRun, dev.message());
+    if (!dev) return reportFailure(sink, ExitCode::CannotRun, dev.message());
     NvmlLibrary nvml;
     const std::string presetKey =
         !s.gpuPreset.empty() ? s.gpuPreset : matchGpuPreset(dev->name).value_or("");
@@ -92,7 +92,7 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
 
     // The memory check, before anything is allocated.
     auto mem = deviceMemory();
-    if (!mem) return reportFailure(sink, ProbeExit::CannotRun, mem.message());
+    if (!mem) return reportFailure(sink, ExitCode::CannotRun, mem.message());
     const double freeBytes = double(mem->first);
     const std::int64_t longest = s.lengths.back();
     const MemoryEstimate need = estimateMemory(*plan, longest);
@@ -104,7 +104,7 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
             fits > 0
                 ? "; lengths up to " + std::to_string(fits) + " tokens fit"
                 : "; even its shortest length does not fit, so free GPU memory or use a larger GPU";
-        return reportFailure(sink, ProbeExit::CannotRun,
+        return reportFailure(sink, ExitCode::CannotRun,
                              model->id + " at " + std::to_string(longest) + " tokens needs " +
                                  gb(need.totalBytes() + kHeadroomBytes) +
                                  " of GPU memory (one layer of weights and the lm_head " +
@@ -119,7 +119,7 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
     ci.peakFlops = preset ? preset->bf16Flops : 1e15; // only flops() is used here
     ci.utilisation = 1;
     auto cost = CostModel::create(ci);
-    if (!cost) return reportFailure(sink, ProbeExit::BadInput, cost.message());
+    if (!cost) return reportFailure(sink, ExitCode::BadInput, cost.message());
 
     nlohmann::ordered_json params;
     params["model"] = model->id;
@@ -144,18 +144,18 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
     if (!s.gemmPeakTflops) {
         sink.progress(0, "measuring the BF16 GEMM peak (8192³)");
         auto gemm = GemmRunner::create(std::size_t(kGemmWorkspaceBytes));
-        if (!gemm) return reportFailure(sink, ProbeExit::CannotRun, gemm.message());
+        if (!gemm) return reportFailure(sink, ExitCode::CannotRun, gemm.message());
         cudaStream_t stream = nullptr;
         cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
         auto t = timeSquareGemm(**gemm, 8192, 5, 1.0, stream);
         cudaStreamDestroy(stream);
-        if (!t) return reportFailure(sink, ProbeExit::Failed, t.message());
+        if (!t) return reportFailure(sink, ExitCode::Failed, t.message());
         gemmPeak = t->medianTflops;
         gemmPeakSource = "measured here, 8192³ cuBLASLt BF16";
     }
 
     auto runner = PrefillRunner::create(*plan, longest);
-    if (!runner) return reportFailure(sink, ProbeExit::CannotRun, runner.message());
+    if (!runner) return reportFailure(sink, ExitCode::CannotRun, runner.message());
 
     probes::TextTable table;
     table.title =
@@ -170,12 +170,12 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
         nlohmann::ordered_json blocks = nlohmann::ordered_json::array();
         for (size_t bi = 0; bi < plan->blocks.size(); ++bi) {
             if (probes::stopRequested())
-                return reportFailure(sink, ProbeExit::Stopped, probes::stopMessage());
+                return reportFailure(sink, ExitCode::Stopped, probes::stopMessage());
             const Block& b = plan->blocks[bi];
             sink.progress(done++ / steps, std::to_string(n) + " tokens: " + b.name);
             auto t = (*runner)->timeBlock(bi, n, s.samples);
             if (!t)
-                return reportFailure(sink, ProbeExit::Failed,
+                return reportFailure(sink, ExitCode::Failed,
                                      b.name + " at " + std::to_string(n) +
                                          " tokens: " + t.message());
             total += b.layers * t->seconds;
@@ -190,7 +190,7 @@ probes::ProbeOutcome PrefillProbe::run(const probes::ProbeOptions& options,
                               {"runs_per_sample", t->runsPerSample}});
         }
         auto lm = (*runner)->timeLmHead(s.samples);
-        if (!lm) return reportFailure(sink, ProbeExit::Failed, "lm_head: " + lm.message());
+        if (!lm) return reportFailure(sink, ExitCode::Failed, "lm_head: " + lm.message());
         done += 1;
         total += lm->seconds;
         const double flops = cost->flops(double(n), 0);

@@ -17,7 +17,7 @@ namespace kvbe::serving {
 namespace {
 
 using detail::quantile;
-using probes::ProbeExit;
+using probes::ExitCode;
 
 std::string ms(double s) {
     return probes::fixedDecimals(s * 1e3, 2);
@@ -49,7 +49,7 @@ probes::ExitResult<CellSummary> summariseCells(const SweepData& d, probes::Probe
     c.model = s.modelRef.empty() ? s.model : s.modelRef;
     c.kvDtype = s.costInputs.kvDtype;
     auto model = CostModel::create(s.costInputs);
-    if (!model) return probes::ProbeOutcome{ProbeExit::BadInput, model.message()};
+    if (!model) return probes::ProbeOutcome{ExitCode::BadInput, model.message()};
     c.kvBytesPerToken = model->kvBytesPerToken();
     out.measured = probes::TextTable{
         "TTFT against " + s.endpoint + " (" + s.model + ")",
@@ -143,13 +143,13 @@ probes::ExitResult<SweepFit> fitSweep(const ServingSettings& s, Calibration& c,
                                       probes::ProbeSink& sink) {
     using probes::ProbeOutcome;
     if (c.prefill.empty())
-        return ProbeOutcome{ProbeExit::Failed,
+        return ProbeOutcome{ExitCode::Failed,
                             "no cold prompt was measured, so nothing can be fitted"};
     FitOptions fo;
     fo.fitOverhead = true;
     fo.fitRamp = false;
     auto fit = fitCalibration(c, s.costInputs, s.nominalTiers, fo);
-    if (!fit) return ProbeOutcome{ProbeExit::Failed, "the fit failed: " + fit.message()};
+    if (!fit) return ProbeOutcome{ExitCode::Failed, "the fit failed: " + fit.message()};
     for (const auto& n : fit->notes)
         sink.note("fit: " + n);
     c.fitted = fit->params;
@@ -160,7 +160,7 @@ probes::ExitResult<SweepFit> fitSweep(const ServingSettings& s, Calibration& c,
         std::min(1.0, fit->params.utilisation.value_or(s.costInputs.utilisation));
     auto fitted = CostModel::create(fittedInputs);
     if (!fitted)
-        return ProbeOutcome{ProbeExit::Failed,
+        return ProbeOutcome{ExitCode::Failed,
                             "the fit gave an unusable model: " + fitted.message()};
     SweepFit out{*fit, fittedInputs, *fitted, {}, {}, nullptr, {}};
     const double overhead = fit->params.overheadS;
@@ -205,6 +205,13 @@ probes::TextTable fitTable(const ServingSettings& s, const SweepFit& f, double d
         t.rows.push_back({s.offloadTier + " bandwidth",
                           probes::fixedDecimals(f.offload->bandwidthBps / 1e9, 3) + " GB/s"});
         t.rows.push_back({s.offloadTier + " t_fixed", ms(f.offload->tFixedS) + " ms"});
+        if (f.offload->tLayerS > 0)
+            t.rows.push_back({s.offloadTier + " t_fixed per layer",
+                              ms(f.offload->tLayerS) + " ms × " +
+                                  std::to_string(f.offload->layers) + " KV/state layers"});
+        if (f.fit.fixedCostForm)
+            t.rows.push_back({"fixed cost form", std::string(toString(*f.fit.fixedCostForm)) +
+                                                     " (one model: the held-out check's form)"});
         t.rows.push_back(
             {s.offloadTier + " p*",
              f.offloadPStar ? probes::fixedDecimals(*f.offloadPStar, 0) + " tokens" : "never"});
@@ -273,14 +280,14 @@ probes::ExitResult<nlohmann::ordered_json> writeFiles(const SweepData& d, const 
     std::error_code ec;
     std::filesystem::create_directories(s.outDir, ec);
     if (ec)
-        return ProbeOutcome{ProbeExit::BadInput,
+        return ProbeOutcome{ExitCode::BadInput,
                             "--out " + s.outDir + ": cannot make the folder: " + ec.message()};
     const std::filesystem::path dir(s.outDir);
     if (auto st = writeFileAtomically(dir / "serving.csv", detail::paretoCsv(cells.rows)); !st)
-        return ProbeOutcome{ProbeExit::CannotRun, st.message()};
+        return ProbeOutcome{ExitCode::CannotRun, st.message()};
     files["pareto_csv"] = (dir / "serving.csv").string();
     if (auto st = saveCalibration(dir / "calibration.json", c); !st)
-        return ProbeOutcome{ProbeExit::CannotRun, st.message()};
+        return ProbeOutcome{ExitCode::CannotRun, st.message()};
     files["calibration"] = (dir / "calibration.json").string();
     if (!f.offload) return files;
 
@@ -297,12 +304,12 @@ probes::ExitResult<nlohmann::ordered_json> writeFiles(const SweepData& d, const 
         detail::blockCeil(f.offloadPStar ? *f.offloadPStar : contextLimit, s.blockSize);
     (ssd ? v1.writeMem : v1.writeSsd) = false;
     if (auto st = writeFileAtomically(dir / "pykvcache-v1.json", pyKvcacheV1Json(v1)); !st)
-        return ProbeOutcome{ProbeExit::CannotRun, st.message()};
+        return ProbeOutcome{ExitCode::CannotRun, st.message()};
     files["pykvcache_v1"] = (dir / "pykvcache-v1.json").string();
 
     const PyKvcacheV2 v2 = pyKvcacheV2For(s, d, c, f, v1, dir / "serving.csv");
     if (auto st = writeFileAtomically(dir / "pykvcache-v2.json", pyKvcacheV2Json(v2)); !st)
-        return ProbeOutcome{ProbeExit::CannotRun, st.message()};
+        return ProbeOutcome{ExitCode::CannotRun, st.message()};
     files["pykvcache_v2"] = (dir / "pykvcache-v2.json").string();
     return files;
 }
@@ -318,6 +325,8 @@ nlohmann::ordered_json summary(const SweepData& d, const CellSummary& cells, con
     if (f.offload)
         tiers[s.offloadTier] = {{"bandwidth_Bps", f.offload->bandwidthBps},
                                 {"t_fixed_s", f.offload->tFixedS},
+                                {"t_layer_s", f.offload->tLayerS},
+                                {"layers", f.offload->layers},
                                 {"breakeven_prefix_tokens", seconds(f.offloadPStar.value_or(NAN))}};
     nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
     for (const auto& [n, why] : d.skippedLengths)
@@ -327,6 +336,10 @@ nlohmann::ordered_json summary(const SweepData& d, const CellSummary& cells, con
             {"overhead_s", f.fit.params.overheadS},
             {"rms_relative_residual", f.fit.params.rmsRelativeResidual},
             {"tiers", tiers},
+            {"fixed_cost_form", f.fit.fixedCostForm ? nlohmann::ordered_json(std::string(
+                                                          toString(*f.fit.fixedCostForm)))
+                                                    : nlohmann::ordered_json(nullptr)},
+            {"fixed_cost_why", f.fit.fixedCostWhy},
             {"drift_relative", d.driftRelative},
             {"hits_verified", d.verified},
             {"offload_hits_verified", d.offloadVerified},
@@ -347,9 +360,9 @@ probes::ProbeOutcome finishSweep(const SweepData& d, probes::ProbeSink& sink) {
         return probes::reportFailure(sink, o.exit, o.message);
     };
     auto cells = summariseCells(d, sink);
-    if (!cells) return fail(cells.failure());
+    if (!cells) return fail(cells.error());
     auto fit = fitSweep(s, cells->c, cells->gpuHits, sink);
-    if (!fit) return fail(fit.failure());
+    if (!fit) return fail(fit.error());
 
     auto& measured = cells->measured;
     measured.footnotes.push_back(
@@ -362,16 +375,16 @@ probes::ProbeOutcome finishSweep(const SweepData& d, probes::ProbeSink& sink) {
     sink.table(fitTable(s, *fit, d.driftRelative));
 
     auto files = writeFiles(d, *cells, *fit);
-    if (!files) return fail(files.failure());
+    if (!files) return fail(files.error());
     if (s.tierOffload && cells->offloadAccepted == 0)
-        return fail({ProbeExit::Failed,
+        return fail({ExitCode::Failed,
                      "the server counted none of the " + std::to_string(cells->offloadQueries) +
                          " offload hits as hits (" + cells->offloadReject +
                          "); is the offload connector on (vLLM --kv-transfer-config, SGLang "
                          "--enable-hierarchical-cache)?"});
     if (s.tierOffload && !fit->offload)
-        return fail({ProbeExit::Failed, "the offload tier '" + s.offloadTier +
-                                            "' could not be fitted; see the fit notes"});
+        return fail({ExitCode::Failed, "the offload tier '" + s.offloadTier +
+                                           "' could not be fitted; see the fit notes"});
     sink.result(summary(d, *cells, *fit, *files));
     return {};
 }

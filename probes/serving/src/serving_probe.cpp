@@ -59,10 +59,10 @@ Sent Sweep::measure(Cell& cell) {
     }
     const double counted = cell.tier == "gpu" ? gpuHit : extHit;
     if (cell.tier != "gpu" && !std::isnan(gpuHit) && gpuHit > m_s.blockSize)
-        return {ProbeExit::Failed, "after clearing the GPU prefix cache (" + m_resetPath +
-                                       ") the server still counted " + fmt(gpuHit, 0) +
-                                       " GPU prefix-cache hit tokens for " + at +
-                                       ": the reset did not clear it"};
+        return {ExitCode::Failed, "after clearing the GPU prefix cache (" + m_resetPath +
+                                      ") the server still counted " + fmt(gpuHit, 0) +
+                                      " GPU prefix-cache hit tokens for " + at +
+                                      ": the reset did not clear it"};
     if (std::isnan(counted)) {
         // Unverified: the server exposes no counter for this tier. Used, and said once.
         cell.ttft.push_back(s.ttftS);
@@ -91,13 +91,13 @@ ProbeOutcome Sweep::run() {
     const std::int64_t refN = m_s.lengths[m_s.lengths.size() / 2];
     for (int i = 0; i < m_s.warmup; ++i) {
         Sent w = send(fresh(m_s.lengths.front()));
-        if (w.skipLength) return fail(ProbeExit::Failed, w.message);
+        if (w.skipLength) return fail(ExitCode::Failed, w.message);
         if (!w.ok()) return failSent(w);
         step("warm-up " + std::to_string(i + 1) + " of " + std::to_string(m_s.warmup));
     }
     std::vector<double> refStart, refEnd;
     if (auto bad = reference(refN, drift, refStart)) {
-        if (bad->skipLength) return fail(ProbeExit::Failed, bad->message);
+        if (bad->skipLength) return fail(ExitCode::Failed, bad->message);
         return failSent(*bad);
     }
     std::map<std::int64_t, std::string> skippedLengths;
@@ -105,8 +105,8 @@ ProbeOutcome Sweep::run() {
     if (auto bad = reference(refN, drift, refEnd)) return failSent(*bad);
     const double driftRel = checkDrift(refN, refStart, refEnd);
     if (skippedLengths.size() == m_s.lengths.size())
-        return fail(ProbeExit::Failed, "every length was refused by the server; the first: " +
-                                           skippedLengths.begin()->second);
+        return fail(ExitCode::Failed, "every length was refused by the server; the first: " +
+                                          skippedLengths.begin()->second);
     return finishSweep(sweepData(cells, skippedLengths, driftRel, refN), m_sink);
 }
 
@@ -129,7 +129,7 @@ std::optional<ProbeOutcome> Sweep::begin() {
     if (const char* env = s.apiKeyEnv.empty() ? nullptr : std::getenv(s.apiKeyEnv.c_str())) {
         if (*env) m_headers.push_back(std::string("Authorization: Bearer ") + env);
     } else if (!s.apiKeyEnv.empty()) {
-        return fail(ProbeExit::BadInput,
+        return fail(ExitCode::BadInput,
                     "--api-key-env " + s.apiKeyEnv + ": the variable is not set");
     }
     return std::nullopt;
@@ -142,9 +142,9 @@ std::optional<ProbeOutcome> Sweep::readMetrics() {
     req.headers = m_headers;
     req.timeoutS = std::min(30.0, s.timeoutS);
     const HttpResponse r = m_http.send(req, [this] { return stopping(); });
-    if (r.stopped) return fail(ProbeExit::Stopped, probes::stopMessage());
+    if (r.stopped) return fail(ExitCode::Stopped, probes::stopMessage());
     if (r.connectFailed)
-        return fail(ProbeExit::CannotRun,
+        return fail(ExitCode::CannotRun,
                     "cannot reach " + m_root + "/metrics: " + r.transportError +
                         "; is the server running and listening there (--endpoint)?");
     if (r.status == 200) {
@@ -307,7 +307,7 @@ Status ServingProbe::available() const {
 probes::ProbeOutcome ServingProbe::run(const probes::ProbeOptions&, probes::ProbeSink& sink) {
     std::string why;
     auto http = makeHttpClient(why);
-    if (!http) return probes::reportFailure(sink, probes::ProbeExit::CannotRun, why);
+    if (!http) return probes::reportFailure(sink, probes::ExitCode::CannotRun, why);
     detail::Sweep sweep(m_s, sink, *http);
     return sweep.run();
 }

@@ -61,17 +61,17 @@ Sent Sweep::useTextPrompts(const std::string& refusal) {
         const std::string word = std::string(" ") + w;
         const auto n = tokenCount(word, false, why);
         if (!n)
-            return {ProbeExit::CannotRun, refused + " and its tokenizer cannot be asked: " + why};
+            return {ExitCode::CannotRun, refused + " and its tokenizer cannot be asked: " + why};
         if (*n == 1) m_words.push_back(word);
     }
     if (m_words.size() < 16)
-        return {ProbeExit::CannotRun,
+        return {ExitCode::CannotRun,
                 refused + ", and its tokenizer keeps only " + std::to_string(m_words.size()) +
                     " of " + std::to_string(std::size(kWords)) +
                     " common words whole, too few to make prompts of known length"};
     const auto withSpecial = tokenCount(m_words.front(), true, why);
     if (!withSpecial)
-        return {ProbeExit::CannotRun, refused + " and its tokenizer cannot be asked: " + why};
+        return {ExitCode::CannotRun, refused + " and its tokenizer cannot be asked: " + why};
     m_specialTokens = *withSpecial - 1;
     m_textPrompts = true;
     return {};
@@ -89,12 +89,12 @@ Sent Sweep::send(const std::vector<int>& ids) {
         const std::string prompt = promptText(ids);
         std::string why;
         const auto n = tokenCount(prompt, true, why);
-        if (!n) return {ProbeExit::Failed, why};
+        if (!n) return {ExitCode::Failed, why};
         if (static_cast<double>(*n) != expected)
-            return {ProbeExit::CannotRun,
-                    "POST " + m_root + "/tokenize counts " + std::to_string(*n) +
-                        " tokens for a text " + what + " (" + fmt(expected, 0) +
-                        " expected): its prompt lengths cannot be held exact"};
+            return {ExitCode::CannotRun, "POST " + m_root + "/tokenize counts " +
+                                             std::to_string(*n) + " tokens for a text " + what +
+                                             " (" + fmt(expected, 0) +
+                                             " expected): its prompt lengths cannot be held exact"};
         body["prompt"] = prompt;
     }
     const std::string text = body.dump();
@@ -118,20 +118,20 @@ Sent Sweep::send(const std::vector<int>& ids) {
         const auto t0 = Clock::now();
         const HttpResponse r = m_http.send(req, [this] { return stopping(); });
         Sent s;
-        if (r.stopped) return {ProbeExit::Stopped, probes::stopMessage()};
+        if (r.stopped) return {ExitCode::Stopped, probes::stopMessage()};
         if (r.connectFailed)
-            return {ProbeExit::CannotRun,
+            return {ExitCode::CannotRun,
                     "cannot reach " + m_completions + ": " + r.transportError +
                         "; is the server running and listening there (--endpoint)?"};
         if (r.timedOut)
-            return {ProbeExit::Failed,
+            return {ExitCode::Failed,
                     m_completions + " did not finish a " + what + " within " +
                         fmt(m_s.timeoutS, 1) + " s (--timeout)" +
                         (first ? ", though its first token came" : ", no first token came")};
         if (r.status == 429 || r.status == 503) {
             const std::string msg = detail::errorMessage(raw);
             if (attempt >= m_s.maxTries)
-                return {ProbeExit::Failed,
+                return {ExitCode::Failed,
                         m_completions + " answered " + std::to_string(r.status) + " (" +
                             (r.status == 429 ? "too many requests" : "service unavailable") + ") " +
                             std::to_string(attempt) + " times in a row for a " + what +
@@ -141,19 +141,19 @@ Sent Sweep::send(const std::vector<int>& ids) {
             m_sink.note("the server answered " + std::to_string(r.status) + " (" + msg +
                         "); waiting " + fmt(w, 2) + " s before try " + std::to_string(attempt + 1) +
                         " of " + std::to_string(m_s.maxTries));
-            if (!sleepFor(w)) return {ProbeExit::Stopped, probes::stopMessage()};
+            if (!sleepFor(w)) return {ExitCode::Stopped, probes::stopMessage()};
             waited += w;
             wait *= 2;
             continue;
         }
         if (r.status == 401 || r.status == 403)
-            return {ProbeExit::CannotRun,
+            return {ExitCode::CannotRun,
                     m_completions + " refused the request (" + std::to_string(r.status) +
                         "): " + detail::errorMessage(raw) +
                         (m_s.apiKeyEnv.empty() ? "; pass the key's variable with --api-key-env VAR"
                                                : "; check the key in $" + m_s.apiKeyEnv)};
         if (r.status == 404)
-            return {ProbeExit::BadInput,
+            return {ExitCode::BadInput,
                     m_completions + " answered 404: " + detail::errorMessage(raw) +
                         "; check --model '" + m_s.model +
                         "' and --endpoint (the OpenAI base URL, ending in /v1)"};
@@ -162,9 +162,9 @@ Sent Sweep::send(const std::vector<int>& ids) {
             m_triedText = true;
             const std::string refusal = detail::errorMessage(raw);
             const Sent textTry = useTextPrompts(refusal);
-            if (textTry.exit != ProbeExit::Ok)
+            if (textTry.exit != ExitCode::Ok)
                 m_sink.note("text prompts instead: " + textTry.message);
-            if (textTry.exit == ProbeExit::Ok) {
+            if (textTry.exit == ExitCode::Ok) {
                 Sent asText = send(ids);
                 if (asText.ok() || !asText.skipLength) {
                     if (asText.ok())
@@ -181,30 +181,30 @@ Sent Sweep::send(const std::vector<int>& ids) {
         }
         if (r.status >= 400 && r.status < 500) {
             s.skipLength = true;
-            s.exit = ProbeExit::Failed;
+            s.exit = ExitCode::Failed;
             s.message = m_completions + " refused a " + what + " (" + std::to_string(r.status) +
                         "): " + detail::errorMessage(raw);
             return s;
         }
         if (r.status != 200)
-            return {ProbeExit::Failed, m_completions + " answered " + std::to_string(r.status) +
-                                           " for a " + what + ": " + detail::errorMessage(raw)};
+            return {ExitCode::Failed, m_completions + " answered " + std::to_string(r.status) +
+                                          " for a " + what + ": " + detail::errorMessage(raw)};
         if (!stream.error().empty())
-            return {ProbeExit::Failed, "the stream from " + m_completions +
-                                           " reported an error for a " + what + ": " +
-                                           stream.error()};
+            return {ExitCode::Failed, "the stream from " + m_completions +
+                                          " reported an error for a " + what + ": " +
+                                          stream.error()};
         if (!stream.done())
-            return {ProbeExit::Failed,
+            return {ExitCode::Failed,
                     "the stream from " + m_completions + " stopped half-way for a " + what + " (" +
                         std::to_string(stream.bytes()) + " bytes, " +
                         (first ? "after the first token" : "before the first token") +
                         ", no [DONE]" + (r.transportError.empty() ? "" : "; " + r.transportError) +
                         ")"};
         if (!first)
-            return {ProbeExit::Failed,
+            return {ExitCode::Failed,
                     "the stream from " + m_completions + " ended without a token for a " + what};
         if (stream.promptTokens() && *stream.promptTokens() != expected)
-            return {ProbeExit::Failed,
+            return {ExitCode::Failed,
                     m_completions + " counted " + fmt(*stream.promptTokens(), 0) +
                         " prompt tokens for a " + what + " (usage.prompt_tokens): the " +
                         (m_textPrompts ? "text" : "ids") + " were not taken as they were sent"};
@@ -222,12 +222,12 @@ Sent Sweep::post(const std::string& path, bool& notFound) {
     req.timeoutS = std::min(60.0, m_s.timeoutS);
     const HttpResponse r = m_http.send(req, [this] { return stopping(); });
     notFound = r.status == 404 || r.status == 405;
-    if (r.stopped) return {ProbeExit::Stopped, probes::stopMessage()};
+    if (r.stopped) return {ExitCode::Stopped, probes::stopMessage()};
     if (!r.transportError.empty())
-        return {ProbeExit::Failed, "POST " + req.url + ": " + r.transportError};
+        return {ExitCode::Failed, "POST " + req.url + ": " + r.transportError};
     if (r.status != 200 && !notFound)
-        return {ProbeExit::Failed, "POST " + req.url + " answered " + std::to_string(r.status) +
-                                       ": " + detail::errorMessage(r.body)};
+        return {ExitCode::Failed, "POST " + req.url + " answered " + std::to_string(r.status) +
+                                      ": " + detail::errorMessage(r.body)};
     return {};
 }
 
@@ -268,24 +268,24 @@ Sent Sweep::resetGpuCache() {
         }
     }
     if (m_s.reset != "auto" && m_s.reset != "filler")
-        return {ProbeExit::CannotRun, "POST " + m_root + routes.front() +
-                                          " is not there (404): the server has no such reset "
-                                          "endpoint; try --reset auto or filler"};
+        return {ExitCode::CannotRun, "POST " + m_root + routes.front() +
+                                         " is not there (404): the server has no such reset "
+                                         "endpoint; try --reset auto or filler"};
     // No reset endpoint: evict with filler traffic, sized from the KV capacity the server reports.
     if (!m_capacityTokens)
-        return {ProbeExit::CannotRun, "cannot clear the GPU prefix cache: " + m_root +
-                                          " has no reset endpoint (POST /reset_prefix_cache and "
-                                          "/flush_cache answered 404) and its /metrics "
-                                          "reports no KV capacity (vllm:cache_config_info "
-                                          "num_gpu_blocks, block_size) to size filler traffic"};
+        return {ExitCode::CannotRun, "cannot clear the GPU prefix cache: " + m_root +
+                                         " has no reset endpoint (POST /reset_prefix_cache and "
+                                         "/flush_cache answered 404) and its /metrics "
+                                         "reports no KV capacity (vllm:cache_config_info "
+                                         "num_gpu_blocks, block_size) to size filler traffic"};
     const std::int64_t longest = m_s.lengths.back();
     const auto count =
         static_cast<int>(std::ceil(1.25 * *m_capacityTokens / static_cast<double>(longest)));
     if (count > 2000)
-        return {ProbeExit::CannotRun, "evicting " + fmt(*m_capacityTokens, 0) +
-                                          " tokens of GPU prefix cache would take " +
-                                          std::to_string(count) +
-                                          " filler requests; give the server a reset endpoint"};
+        return {ExitCode::CannotRun, "evicting " + fmt(*m_capacityTokens, 0) +
+                                         " tokens of GPU prefix cache would take " +
+                                         std::to_string(count) +
+                                         " filler requests; give the server a reset endpoint"};
     if (m_resetPath.empty()) {
         note("no reset endpoint: the GPU prefix cache is evicted with " + std::to_string(count) +
              " filler prompts of " + std::to_string(longest) + " tokens (KV capacity " +

@@ -1,15 +1,14 @@
 // probe serving's settings from its flags: the sweep (lengths, fractions, tiers, repeats), the
 // request policy (timeout, retries, warm-up), the outputs, and the fit's model geometry and GPU
-// peak, taken from the scenario with --config, --gpu, --peak-tflops and --kv-dtype over it.
+// peak, taken from the scenario the scenario flags describe, with --config for the geometry.
 #include "kvbe/serving/serving_probe.h"
 
 #include "kvbe/base/units.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
+#include "kvbe/scenario/scenario_flags.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 
 namespace kvbe::serving {
 namespace {
@@ -47,25 +46,16 @@ Status readSweep(const ProbeArgs& a, ServingSettings& s) {
     if (!lengths) return Error{"--lengths " + lengths.message()};
     s.lengths.clear();
     for (double n : *lengths) {
-        if (n < 32 || n != std::floor(n))
-            return Error{"--lengths: " + std::to_string(n) +
-                         " is not a whole number of tokens of at least 32"};
+        if (n < 32)
+            return Error{"--lengths: " + formatTokens(n) +
+                         " tokens is too short; expected at least 32"};
         s.lengths.push_back(static_cast<std::int64_t>(n));
     }
     std::sort(s.lengths.begin(), s.lengths.end());
     s.lengths.erase(std::unique(s.lengths.begin(), s.lengths.end()), s.lengths.end());
-    s.fractions.clear();
-    auto fractions = forEachItem(a.text("--fractions"), [&s](const std::string& item) -> Status {
-        double v = 0;
-        auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-        if (item.empty() || ec != std::errc() || ptr != item.data() + item.size() ||
-            !(v > 0 && v <= 1))
-            return Error{"--fractions '" + item +
-                         "': expected cached fractions above 0 and at most 1, e.g. 0.1,0.5,0.9,1"};
-        s.fractions.push_back(v);
-        return Ok{};
-    });
-    if (!fractions) return fractions;
+    auto fractions = parseFractionList(a.text("--fractions"), false);
+    if (!fractions) return Error{"--fractions " + fractions.message()};
+    s.fractions = *fractions;
     s.tierGpu = s.tierOffload = false;
     auto tiers = forEachItem(a.text("--tiers"), [&s](const std::string& item) -> Status {
         if (item == "gpu")
@@ -119,31 +109,31 @@ Status readRequests(const ProbeArgs& a, ServingSettings& s) {
     return Ok{};
 }
 
-// The fit's model geometry, GPU peak and nominal tiers: the scenario's, with the overrides.
+// The fit's model geometry, GPU peak and nominal tiers: the scenario the scenario flags describe
+// (kvbe/scenario/scenario_flags.h, read as every command reads them), its model --config, else
+// the served --model.
 Status readFit(const ProbeArgs& a, ServingSettings& s) {
-    auto presets = Presets::loadBuiltin();
-    if (!presets) return presets.error();
-    const std::string scenarioPath = a.text("--scenario");
-    auto scenario =
-        scenarioPath.empty() ? defaultScenario(*presets) : loadScenario(scenarioPath, *presets);
-    if (!scenario) return scenario.error();
+    ScenarioFlags flags;
+    for (const auto& spec : scenarioFlagSpecs()) {
+        if (spec.flag == "--model") continue;
+        if (spec.text) flags.*spec.text = a.text(spec.flag);
+        if (spec.on) flags.*spec.on = a.on(spec.flag);
+        if (spec.list && a.given(spec.flag)) {
+            auto items = forEachItem(a.text(spec.flag), [&](const std::string& item) -> Status {
+                (flags.*spec.list).push_back(item);
+                return Ok{};
+            });
+            if (!items) return items;
+        }
+    }
     const std::string config = a.text("--config");
-    scenario->model = config.empty() ? s.model : config;
-    if (const std::string gpu = a.text("--gpu"); !gpu.empty()) scenario->gpu = gpu;
-    if (a.given("--peak-tflops")) {
-        auto peak = a.number("--peak-tflops");
-        if (!peak) return peak.error();
-        if (*peak > 0) scenario->peakTflops = *peak;
-    }
-    if (const std::string dtype = a.text("--kv-dtype"); !dtype.empty()) {
-        auto kd = parseKvDtype(dtype);
-        if (!kd) return Error{"--kv-dtype " + dtype + ": expected bf16, fp16, fp8, int8 or fp32"};
-        scenario->kvDtype = *kd;
-    }
-    auto eval = evaluate(*scenario, *presets);
+    flags.model = config.empty() ? s.model : config;
+    auto scenario = scenarioFromFlags(flags);
+    if (!scenario) return scenario.error();
+    auto eval = evaluate(scenario->scenario, scenario->presets);
     if (!eval)
         return Error{
-            eval.message() +
+            scenario->where + eval.message() +
             (config.empty()
                  ? " (the model geometry comes from --model; give --config with a preset id, "
                    "config.json or folder when the served name is not one)"

@@ -19,7 +19,7 @@
 namespace kvbe::serving::detail {
 
 using Clock = std::chrono::steady_clock;
-using probes::ProbeExit;
+using probes::ExitCode;
 using probes::ProbeOutcome;
 
 struct Counters {
@@ -28,11 +28,11 @@ struct Counters {
 
 // What one request came to.
 struct Sent {
-    ProbeExit exit = ProbeExit::Ok;
+    ExitCode exit = ExitCode::Ok;
     std::string message;
     bool skipLength = false; // a 4xx that refuses this prompt (too long): skip the length
     double ttftS = 0;
-    bool ok() const { return exit == ProbeExit::Ok && !skipLength; }
+    bool ok() const { return exit == ExitCode::Ok && !skipLength; }
 };
 
 inline std::string fmt(double v, int decimals) {
@@ -125,11 +125,11 @@ class Sweep {
                         std::int64_t refN) const;
     // One more request done, for the progress line.
     void step(const std::string& what);
-    ProbeOutcome fail(ProbeExit e, const std::string& m) {
+    ProbeOutcome fail(ExitCode e, const std::string& m) {
         return probes::reportFailure(m_sink, e, m);
     }
     ProbeOutcome failSent(const Sent& s) {
-        if (s.exit == ProbeExit::Stopped) return fail(ProbeExit::Stopped, probes::stopMessage());
+        if (s.exit == ExitCode::Stopped) return fail(ExitCode::Stopped, probes::stopMessage());
         return fail(s.exit, s.message);
     }
     void note(const std::string& line) {

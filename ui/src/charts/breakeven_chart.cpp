@@ -105,7 +105,7 @@ void BreakevenChart::drawTiers(const ScenarioResult& r, YRange& range) {
              (nominal ? tr("%1: B* with %2 ms fixed cost (nominal)")
                       : tr("%1: B* with %2 ms fixed cost"))
                  .arg(name)
-                 .arg(tc.tier.tFixedS * 1e3),
+                 .arg(r.eval->cost.tFixed(tc.tier) * 1e3),
              col, 1.5, Qt::DotLine, false)
             ->replace(withFixed);
         label(g + "label", tr("%1 · %2").arg(name, tierRateText(tc.tier)), QPointF(inf, b), col,
@@ -267,7 +267,7 @@ QString BreakevenChart::hoverText(QPointF v) const {
         const bool nominal = t < r.nominalFixedCost.size() && r.nominalFixedCost[t];
         s += tr("\n%1 (%2, t_fixed %3 ms%4): ")
                  .arg(QString::fromStdString(tc.tier.name), tierRateText(tc.tier))
-                 .arg(tc.tier.tFixedS * 1e3, 0, 'g', 3)
+                 .arg(r.eval->cost.tFixed(tc.tier) * 1e3, 0, 'g', 3)
                  .arg(nominal ? tr(", nominal") : QString());
         s += b ? tr("B* %1, %2")
                      .arg(bandwidthText(*b), wins ? tr("loading wins") : tr("recompute wins"))

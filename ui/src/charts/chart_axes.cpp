@@ -108,7 +108,7 @@ void ChartView::rebuildAxes() {
         chart()->removeAxis(a);
         delete a;
     }
-    m_x = makeAxis(m_logX, m_xTitle, "%.0f");
+    m_x = makeAxis(m_logX, m_xTitle, m_xLogFormat);
     m_y = makeAxis(m_logY, m_yTitle, m_yPercent ? "%g %%" : "%g");
     if (m_yPercent) {
         m_y->setProperty("kvbeDecades", true);

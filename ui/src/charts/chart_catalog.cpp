@@ -5,6 +5,7 @@
 #include "kvbe/ui/charts/frontier_chart.h"
 #include "kvbe/ui/charts/model_size_chart.h"
 #include "kvbe/ui/charts/ttft_chart.h"
+#include "kvbe/ui/workload/capacity_chart.h"
 #include "kvbe/ui/workload/workload_charts.h"
 
 #include <QCoreApplication>
@@ -15,10 +16,12 @@ namespace {
 
 using Tier = void (*)(ChartView&, int);
 using Imports = void (*)(ChartView&, const ImportDrawing&);
+using Target = Status (*)(ChartView&, const QString&);
+using Compute = Status (*)(ChartView&);
 
 template <class T>
 ChartKind row(const char* key, const char* title, ChartSource source, Tier tier = nullptr,
-              Imports imports = nullptr) {
+              Imports imports = nullptr, Target target = nullptr, Compute compute = nullptr) {
     return {
         QLatin1String(key),
         title,
@@ -26,7 +29,9 @@ ChartKind row(const char* key, const char* title, ChartSource source, Tier tier 
         &T::staticMetaObject,
         [](QWidget* parent) -> std::unique_ptr<ChartView> { return std::make_unique<T>(parent); },
         tier,
-        imports};
+        imports,
+        target,
+        compute};
 }
 
 // What the charts that draw a tier or imports are given, by their own setters.
@@ -38,6 +43,12 @@ template <class T> void drawImplied(ChartView& c, const ImportDrawing& d) {
 }
 void drawCurves(ChartView& c, const ImportDrawing& d) {
     static_cast<TtftChart&>(c).setOverlays(d.curves);
+}
+Status capacityTarget(ChartView& c, const QString& target) {
+    return static_cast<SloCapacityChart&>(c).setTargetText(target);
+}
+Status capacityNow(ChartView& c) {
+    return static_cast<SloCapacityChart&>(c).computeNow();
 }
 
 // Titles are translated where they are shown (ChartView::title), in ChartView's context.
@@ -56,8 +67,10 @@ const std::vector<ChartKind>& chartKinds() {
         row<ModelSizeChart>("models", KVBE_TITLE("Model size"), S),
         row<FrontierChart>("frontier", KVBE_TITLE("Frontier map"), S, frontierTier),
         row<PromptLengthChart>("workload-lengths", KVBE_TITLE("Prompt lengths"), T),
-        row<CapacityChart>("workload-capacity", KVBE_TITLE("Capacity"), T),
+        row<CapacityChart>("workload-capacity", KVBE_TITLE("Cache size"), T),
         row<TtftDistributionChart>("workload-ttft", KVBE_TITLE("TTFT distribution"), T),
+        row<SloCapacityChart>("capacity", KVBE_TITLE("Capacity"), T, nullptr, nullptr,
+                              capacityTarget, capacityNow),
     };
     return kinds;
 }

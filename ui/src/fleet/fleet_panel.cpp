@@ -437,6 +437,9 @@ QStringList FleetPanel::adoptChanges(const Scenario& from, const Scenario& to) {
                          .arg(name, num(a.bandwidthGBps), num(b.bandwidthGBps));
         if (a.tFixedMs != b.tFixedMs)
             lines << tr("%1 t_fixed: %2 ms → %3 ms").arg(name, num(a.tFixedMs), num(b.tFixedMs));
+        if (a.tLayerUs != b.tLayerUs)
+            lines << tr("%1 t_layer: %2 µs → %3 µs per layer that holds KV or state")
+                         .arg(name, num(a.tLayerUs), num(b.tLayerUs));
         if (a.staging != b.staging)
             lines << tr("%1 staging: %2 → %3")
                          .arg(name, QString::fromStdString(std::string(toString(a.staging))),

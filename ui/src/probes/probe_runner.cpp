@@ -49,8 +49,7 @@ QString ProbeRunner::cliPath() {
 }
 
 QString ProbeRunner::exitSentence(int code) {
-    if (const auto exit = probeExitFromCode(code))
-        return QString::fromUtf8(exitCodeSentence(*exit));
+    if (const auto exit = exitCodeFromInt(code)) return QString::fromUtf8(exitCodeSentence(*exit));
     return tr("kvbe-cli exited with the unexpected code %1").arg(code);
 }
 
@@ -75,7 +74,7 @@ void ProbeRunner::start(const QStringList& args) {
 
 void ProbeRunner::cancel() {
     if (!isRunning()) return;
-    stopProcess(Outcome::Stopped, exitSentence(exitCode(ProbeExit::Stopped)));
+    stopProcess(Outcome::Stopped, exitSentence(exitCode(ExitCode::Stopped)));
 }
 
 void ProbeRunner::stopProcess(Outcome reason, const QString& message) {
@@ -151,7 +150,7 @@ void ProbeRunner::onFinished(int code, QProcess::ExitStatus status) {
         return;
     }
     const QString detail = !m_errorLine.isEmpty() ? m_errorLine : m_stderrTail;
-    if (probeExitFromCode(code) == ProbeExit::Stopped) {
+    if (exitCodeFromInt(code) == ExitCode::Stopped) {
         finish(Outcome::Stopped, exitSentence(code));
         return;
     }
@@ -166,7 +165,7 @@ void ProbeRunner::onFinished(int code, QProcess::ExitStatus status) {
                                     .arg(QString::fromStdString(st.message())));
         return;
     }
-    finish(Outcome::Succeeded, exitSentence(exitCode(ProbeExit::Ok)) + QLatin1Char('.'));
+    finish(Outcome::Succeeded, exitSentence(exitCode(ExitCode::Ok)) + QLatin1Char('.'));
 }
 
 void ProbeRunner::finish(Outcome outcome, const QString& message) {

@@ -84,6 +84,10 @@ void TierBox::showScenario(const Scenario& s) {
     fitTierColumns();
 }
 
+void TierBox::showResult(const ScenarioResult& r) {
+    m_tiers->setModelLayers(r.eval->cost.kvStateLayers(), r.scenario.fittedOn);
+}
+
 void TierBox::addTier(const QString& presetKey) {
     TierConfig t;
     if (const auto* spec = explorer()->presets().findTier(presetKey.toStdString()))

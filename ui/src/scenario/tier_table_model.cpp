@@ -45,7 +45,7 @@ QVariant TierTableModel::data(const QModelIndex& index, int role) const {
         case FixedCost:
             if (role == Qt::DisplayRole && isNominal(index.row()))
                 return tr("%1 (nominal)").arg(QString::number(t.tFixedMs, 'g', 6));
-            return QString::number(t.tFixedMs, 'g', 6);
+            return QString::number(fixedCostMs(t), 'g', 6);
         case StagingColumn:
             return QString::fromStdString(std::string(toString(t.staging)));
         case Colour:
@@ -70,13 +70,7 @@ QVariant TierTableModel::data(const QModelIndex& index, int role) const {
             return tr("Write (offload) bandwidth, GB/s: what storing new KV sees. Not part of the "
                       "load; empty when unknown");
         case FixedCost:
-            if (isNominal(index.row()))
-                return tr("Fixed cost of one hit in ms: lookup, scheduling, first copy.\n"
-                          "Nominal: a preset estimate, not measured or fitted; it leaves out the "
-                          "per-hit overhead "
-                          "that dominates short prompts. File ▸ Built-in scenarios has one fitted "
-                          "to the study.");
-            return tr("Fixed cost of one hit in ms: lookup, scheduling, first copy");
+            return fixedCostToolTip(index.row());
         case StagingColumn:
             return tr("none, serial or pipelined: how loads pass through host DRAM");
         case Colour:
@@ -183,7 +177,13 @@ bool TierTableModel::setData(const QModelIndex& index, const QVariant& value, in
         const double v = text.toDouble(&ok);
         if (!ok || !std::isfinite(v) || v < 0 || v > 1e7)
             return refuse(tr("t_fixed must be 0 ms or more (got \"%1\").").arg(text));
-        t.tFixedMs = v;
+        // A per-layer fixed cost keeps its form: t0 stays, the per-layer part makes up the rest.
+        if (t.tLayerUs > 0 && m_layers > 0 && v >= t.tFixedMs) {
+            t.tLayerUs = (v - t.tFixedMs) * 1e3 / m_layers;
+        } else {
+            t.tFixedMs = v;
+            t.tLayerUs = 0;
+        }
         t.measured.clear();
         break;
     }
@@ -212,6 +212,50 @@ bool TierTableModel::setData(const QModelIndex& index, const QVariant& value, in
 Qt::ItemFlags TierTableModel::flags(const QModelIndex& index) const {
     if (!index.isValid()) return Qt::NoItemFlags;
     return Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsEditable;
+}
+
+void TierTableModel::setModelLayers(int layers, const std::vector<FittedModel>& fittedOn) {
+    if (layers == m_layers && fittedOn == m_fittedOn) return;
+    m_layers = layers;
+    m_fittedOn = fittedOn;
+    if (!m_tiers.empty())
+        emit dataChanged(index(0, FixedCost), index(rowCount() - 1, FixedCost),
+                         {Qt::DisplayRole, Qt::EditRole, Qt::ToolTipRole});
+}
+
+double TierTableModel::fixedCostMs(const TierConfig& t) const {
+    return t.tFixedMs + m_layers * t.tLayerUs * 1e-3;
+}
+
+QString TierTableModel::fixedCostToolTip(int row) const {
+    const QString what = tr("Fixed cost of one hit in ms: lookup, scheduling, first copy");
+    if (isNominal(row))
+        return what + tr(".\nNominal: a preset estimate, not measured or fitted; it leaves out the "
+                         "per-hit overhead that dominates short prompts. File ▸ Built-in "
+                         "scenarios has one fitted to the study.");
+    const auto& t = m_tiers[size_t(row)];
+    if (!(t.tLayerUs > 0) || m_layers <= 0) return what;
+    auto ms = [](double v) { return QString::number(v, 'g', 3); };
+    const QString sum = tr("t0 %1 ms + %2 layers × %3 ms = %4 ms")
+                            .arg(ms(t.tFixedMs))
+                            .arg(m_layers)
+                            .arg(ms(t.tLayerUs * 1e-3))
+                            .arg(ms(fixedCostMs(t)));
+    QString text = what + tr(", with a part per layer that holds KV or state (a hit loads layer "
+                             "by layer).\n");
+    if (m_fittedOn.size() == 1 && m_fittedOn.front().layers != m_layers) {
+        const auto& f = m_fittedOn.front();
+        text += tr("Fitted on %1 (%2 layers: %3 ms) and carried over per layer: fixed cost "
+                   "scaled to %4 layers, %5.")
+                    .arg(QString::fromStdString(f.model))
+                    .arg(f.layers)
+                    .arg(ms(t.tFixedMs + f.layers * t.tLayerUs * 1e-3))
+                    .arg(m_layers)
+                    .arg(sum);
+    } else {
+        text += tr("On this model's %1 layers: %2.").arg(m_layers).arg(sum);
+    }
+    return text;
 }
 
 bool TierTableModel::isNominal(int row) const {

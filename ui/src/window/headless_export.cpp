@@ -31,6 +31,9 @@ bool drawsImports(const ChartKind& k) {
 bool takesTier(const ChartKind& k) {
     return k.setTier != nullptr;
 }
+bool takesTarget(const ChartKind& k) {
+    return k.setTarget != nullptr;
+}
 
 // Whether the request fits the chart: what its row says it draws from and can draw.
 Status checkRequest(const ChartKind& kind, const HeadlessExport& q, const Scenario& scenario) {
@@ -50,6 +53,9 @@ Status checkRequest(const ChartKind& kind, const HeadlessExport& q, const Scenar
     if (q.tier && !kind.setTier)
         return fail(QStringLiteral("--tier picks the tier of the %1 chart; %2 draws every tier")
                         .arg(orList(keysWhere(takesTier)), kind.key));
+    if (!q.target.isEmpty() && !kind.setTarget)
+        return fail(QStringLiteral("--slo sets the latency target of the %1 chart; %2 draws none")
+                        .arg(orList(keysWhere(takesTarget)), kind.key));
     if (q.tier && *q.tier >= int(scenario.tiers.size()))
         return fail(QStringLiteral("--tier %1: the scenario has %2 tiers")
                         .arg(*q.tier + 1)
@@ -86,7 +92,7 @@ Result<WorkloadPtr> replayTrace(const QString& path, const Explorer& explorer) {
     if (!trace) return trace.error();
     auto w = std::make_shared<WorkloadResult>(
         computeWorkload(std::make_shared<const Trace>(std::move(*trace)), path,
-                        explorer.result()->eval, explorer.presets(), WorkloadSettings{}));
+                        explorer.result()->eval, WorkloadSettings{}));
     if (!w->error.isEmpty()) return fail(w->error);
     return WorkloadPtr(std::move(w));
 }
@@ -105,6 +111,8 @@ Status exportHeadless(const Presets& presets, const Scenario& scenario, const He
     if (auto st = evaluate(explorer, scenario); !st) return st;
     auto chart = kind->create(nullptr);
     if (kind->setTier) kind->setTier(*chart, q.tier.value_or(0));
+    if (!q.target.isEmpty())
+        if (auto st = kind->setTarget(*chart, q.target); !st) return st;
     if (kind->drawImports && !q.imports.isEmpty()) {
         auto files = readImports(q.imports);
         if (!files) return files.error();
@@ -116,6 +124,8 @@ Status exportHeadless(const Presets& presets, const Scenario& scenario, const He
         auto w = replayTrace(q.trace, explorer);
         if (!w) return w.error();
         if (auto* wc = qobject_cast<WorkloadChart*>(chart.get())) wc->setWorkload(*w);
+        if (kind->computeNow)
+            if (auto st = kind->computeNow(*chart); !st) return st;
     }
     return exportChart(*chart, q.path, q.size);
 }
@@ -127,6 +137,13 @@ QString chartOptionHelp() {
 
 QString tierOptionHelp() {
     return QStringLiteral("Tier of the %1 chart, from 1.").arg(orList(keysWhere(takesTier)));
+}
+
+QString targetOptionHelp() {
+    return QStringLiteral("Latency target of the %1 chart: a TTFT statistic and the most it may "
+                          "be, with a unit (p99=5s, the default; p90=500ms, mean=300ms); in the "
+                          "window, the Capacity tab's field.")
+        .arg(orList(keysWhere(takesTarget)));
 }
 
 } // namespace kvbe

@@ -45,6 +45,7 @@ Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::
         if (preset && preset->kind == kind && nominal.measured.empty()) {
             t.staging = nominal.staging;
             t.tFixedMs = nominal.tFixedMs;
+            t.tLayerUs = nominal.tLayerUs;
             break;
         }
     }

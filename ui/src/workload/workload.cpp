@@ -66,7 +66,7 @@ double shareAtOrAbove(const Trace& trace, double tokens) {
 }
 
 WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString& file,
-                               std::shared_ptr<const Evaluation> eval, const Presets& presets,
+                               std::shared_ptr<const Evaluation> eval,
                                const WorkloadSettings& settings, const std::atomic<bool>* cancel) {
     WorkloadResult w;
     w.trace = trace;
@@ -74,7 +74,7 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
     w.settings = settings;
     w.eval = eval;
     const Evaluation& e = *eval;
-    const auto sim = scenarioSimTiers(e, presets);
+    const auto sim = scenarioSimTiers(e);
     for (std::size_t i = 0; i < sim.size(); ++i) {
         WorkloadTier t;
         t.name = QString::fromStdString(sim[i].name);

@@ -49,6 +49,20 @@ bool WorkloadChart::drawEmptyUnlessLoaded(const QString& headline) {
     return false;
 }
 
+QColor WorkloadChart::ruleColor(const QString& rule) const {
+    if (rule == QLatin1String("none")) return ghost(textColor());
+    if (rule == QLatin1String("gpu-only")) return textColor();
+    if (rule == QLatin1String("always")) return QColor("#e76f51");
+    if (rule == QLatin1String("breakeven")) return QColor("#8d6cab");
+    return QColor("#2a9d8f");
+}
+
+QString WorkloadChart::ruleName(const QString& rule) const {
+    if (rule == QLatin1String("none")) return tr("no caching");
+    if (rule == QLatin1String("gpu-only")) return tr("GPU-only caching");
+    return tr("tiers, %1 admission").arg(rule);
+}
+
 // ---- prompt lengths
 
 void PromptLengthChart::refill() {
@@ -320,24 +334,9 @@ void TtftDistributionChart::refill() {
             lo = std::min(lo, ms);
             hi = std::max(hi, ms);
         }
-        QColor col;
-        if (c.rule == QLatin1String("none"))
-            col = ghost(textColor());
-        else if (c.rule == QLatin1String("gpu-only"))
-            col = textColor();
-        else if (c.rule == QLatin1String("always"))
-            col = QColor("#e76f51");
-        else if (c.rule == QLatin1String("breakeven"))
-            col = QColor("#8d6cab");
-        else
-            col = QColor("#2a9d8f");
         const bool chosen = c.rule == admission;
-        const QString name = c.rule == QLatin1String("none") ? tr("no caching")
-                             : c.rule == QLatin1String("gpu-only")
-                                 ? tr("GPU-only caching")
-                                 : tr("tiers, %1 admission").arg(c.rule);
-        line(QStringLiteral("rule/") + c.rule, name, col, chosen ? 3.5 : 2,
-             c.rule == QLatin1String("none") ? Qt::DashLine : Qt::SolidLine)
+        line(QStringLiteral("rule/") + c.rule, ruleName(c.rule), ruleColor(c.rule),
+             chosen ? 3.5 : 2, c.rule == QLatin1String("none") ? Qt::DashLine : Qt::SolidLine)
             ->replace(pts);
     }
     endRefill();

@@ -5,6 +5,7 @@
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/window/file_dialogs.h"
+#include "kvbe/ui/workload/capacity_panel.h"
 #include "kvbe/ui/workload/workload_charts.h"
 
 #include <QCheckBox>
@@ -123,7 +124,13 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
         auto* c = qobject_cast<WorkloadChart*>(createChart(key).release());
         m_charts.push_back(c);
         c->setObjectName(key);
-        m_chartTabs->addTab(c, c->title());
+        // The Capacity chart's tab holds it with its target field and sentence.
+        if (auto* capacity = qobject_cast<SloCapacityChart*>(c)) {
+            m_capacity = new CapacityPanel(capacity, this);
+            m_chartTabs->addTab(m_capacity, c->title());
+        } else {
+            m_chartTabs->addTab(c, c->title());
+        }
     }
     v->addWidget(m_chartTabs, 1);
 
@@ -266,7 +273,7 @@ void WorkloadView::syncTierRows() {
     const auto& r = m_explorer->result();
     if (!r) return;
     QStringList names{tr("GPU (HBM for KV)")};
-    for (const auto& t : scenarioSimTiers(*r->eval, m_explorer->presets()))
+    for (const auto& t : scenarioSimTiers(*r->eval))
         names << QString::fromStdString(t.name);
     if (names == m_tierNames) {
         for (std::size_t i = 0; i < m_rows.size(); ++i) {
@@ -498,11 +505,10 @@ void WorkloadView::startReplay() {
     const quint64 generation = m_generation;
     auto trace = m_trace;
     auto eval = m_explorer->result()->eval;
-    const Presets* presets = &m_explorer->presets();
     const WorkloadSettings settings = m_settings;
     const QString file = m_file;
-    m_replayThread = QThread::create([out, trace, file, eval, presets, settings, cancel] {
-        *out = computeWorkload(trace, file, eval, *presets, settings, cancel.get());
+    m_replayThread = QThread::create([out, trace, file, eval, settings, cancel] {
+        *out = computeWorkload(trace, file, eval, settings, cancel.get());
     });
     connect(m_replayThread, &QThread::finished, this, [this, out, cancel, generation] {
         m_replayThread->deleteLater();
@@ -540,6 +546,7 @@ void WorkloadView::apply(WorkloadPtr w) {
         else
             c->setWorkload(m_result);
     }
+    if (m_capacity) m_capacity->setWorkload(m_result);
     for (std::size_t i = 0; i < m_rows.size(); ++i)
         m_rows[i].value->setText(tierValueText(i == 0 ? m_result->config.gpuCapacityBytes
                                                       : (i - 1 < m_settings.tierCapacityBytes.size()
@@ -549,7 +556,8 @@ void WorkloadView::apply(WorkloadPtr w) {
 }
 
 WorkloadChart* WorkloadView::visibleChart() const {
-    return qobject_cast<WorkloadChart*>(m_chartTabs->currentWidget());
+    const int i = m_chartTabs->currentIndex();
+    return i >= 0 && std::size_t(i) < m_charts.size() ? m_charts[std::size_t(i)] : nullptr;
 }
 
 void WorkloadView::exportVisible(bool csv) {

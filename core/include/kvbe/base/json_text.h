@@ -27,6 +27,12 @@ std::string dumpJson(const nlohmann::json& j, int indent = -1);
 // Whether text is well-formed UTF-8 (what JSON strings must be).
 bool isValidUtf8(std::string_view text);
 
+// A count (tokens, bytes, blocks, parameters) for a JSON writer: an integer where the value is
+// whole and a double holds it exactly (|v| <= 2^53), as readers of the files expect
+// ("kv_bytes_per_token": 114688, never 114688.0); any other finite value as the number it is,
+// and null where it is not finite. Real quantities (seconds, rates, fractions) stay doubles.
+nlohmann::json jsonCount(double v);
+
 // A JSON type name for messages: "a string", "an array", ...
 std::string jsonTypeName(const nlohmann::json& j);
 

@@ -1,4 +1,7 @@
-// An expected-style result: a value, or a sentence a user can act on.
+// An expected-style result: a value, or a failure a user can act on. One template for every
+// failure kind: Result<T> fails with an Error (a sentence); a probe's step returns
+// ExitResult<T> (kvbe/probes/probe.h), the same template failing with a ProbeOutcome, which also
+// carries the exit code the failure maps to. A failure type has a `message` sentence.
 #pragma once
 
 #include <cassert>
@@ -12,10 +15,10 @@ struct Error {
     std::string message;
 };
 
-template <class T> class Result {
+template <class T, class E = Error> class Result {
   public:
-    Result(T value) : m_v(std::move(value)) {}
-    Result(Error error) : m_v(std::move(error)) {}
+    Result(T value) : m_v(std::in_place_index<0>, std::move(value)) {}
+    Result(E error) : m_v(std::in_place_index<1>, std::move(error)) {}
 
     bool ok() const { return m_v.index() == 0; }
     explicit operator bool() const { return ok(); }
@@ -37,14 +40,14 @@ template <class T> class Result {
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
 
-    const Error& error() const {
+    const E& error() const {
         assert(!ok());
         return std::get<1>(m_v);
     }
     const std::string& message() const { return error().message; }
 
   private:
-    std::variant<T, Error> m_v;
+    std::variant<T, E> m_v;
 };
 
 struct Ok {};

@@ -28,6 +28,9 @@ inline double quantileBetween(double lower, double upper, double fraction) {
 double quantileOfSorted(std::span<const double> sorted, double q);
 // The q-quantile of the samples (sorted here); 0 for no samples.
 double quantile(std::vector<double> samples, double q);
+// The q-quantile of the samples, found by selection in place (which reorders them, in linear
+// time instead of a sort's); 0 for no samples.
+double quantileInPlace(std::span<double> samples, double q);
 // The median, quantile(samples, 0.5): the middle sample, or the mean of the two middle ones.
 double median(std::vector<double> samples);
 

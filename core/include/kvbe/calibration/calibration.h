@@ -4,8 +4,10 @@
 #pragma once
 
 #include "kvbe/base/result.h"
+#include "kvbe/cost/fixed_cost.h"
 #include "kvbe/model/model_spec.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -63,10 +65,15 @@ struct GoldenPoint {
 
 struct FittedTier {
     double bandwidthBps = 0;
-    double tFixedS = 0;
+    double tFixedS = 0; // the fixed cost per hit of the model fitted (one with `layers` layers)
     // Bytes moved per useful byte: the probe's bandwidth over the rate the hits saw (≥ 1; 1 when
     // the hits were as fast as the probe, or there was no probe bandwidth to hold them against).
     double amplification = 1;
+    // The per-layer part of tFixedS and the KV/state layers it was fitted at: on a model with L
+    // such layers a hit costs t0() + L · tLayerS. tLayerS 0: the same fixed cost on every model.
+    double tLayerS = 0;
+    int layers = 0;
+    double t0() const { return std::max(0.0, tFixedS - layers * tLayerS); } // rounding aside
     bool operator==(const FittedTier&) const = default;
 };
 
@@ -76,6 +83,7 @@ struct FittedParameters {
     double overheadS = 0; // scheduling cost both paths share (not part of the cost model)
     std::map<std::string, FittedTier> tiers;
     double rmsRelativeResidual = 0;
+    std::vector<FittedModel> fittedOn; // the models the fit was made on
     bool operator==(const FittedParameters&) const = default;
 };
 

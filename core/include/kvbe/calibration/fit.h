@@ -9,6 +9,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,11 @@ struct FitResult {
     std::vector<std::string> unreliable;
     // Tiers whose hits asked for a negative fixed cost, which was held at 0 (seconds asked for).
     std::map<std::string, double> fixedCostHeldAtZero;
+    // The form of the fixed cost of the tiers fitted from hits (fixed_cost.h), and why; none
+    // where no tier was. Fixed costs from transfers or presets stay constant.
+    std::optional<FixedCostForm> fixedCostForm;
+    std::string fixedCostWhy;
+    std::set<std::string> fixedFromHits;
 };
 
 // `base` gives the model, FLOP model, GPU peak and TP (its utilisation is the starting point);
@@ -56,6 +62,21 @@ struct FitResult {
 Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base,
                                  const std::vector<TierPath>& nominalTiers,
                                  const FitOptions& options = {});
+
+// One node calibrated for several models: each model's calibration fitted with that model
+// (fitCalibration), then per tier the fixed costs fitted from hits across the models as
+// t0 + layers · t_layer (fitFixedCostLine: both parts from two or more layer counts).
+struct ModelFit {
+    std::string source; // the calibration file
+    FittedModel model;  // its model and KV/state layers
+    FitResult fit;
+};
+std::map<std::string, FixedCostLine> fixedCostsAcrossModels(const std::vector<ModelFit>& fits);
+// One model's fitted parameters with each tier's fixed cost taken from `lines` (at that model's
+// layers, with the per-layer part), and every model of `fits` as the models fitted on.
+FittedParameters withFixedCostLines(const ModelFit& fit,
+                                    const std::map<std::string, FixedCostLine>& lines,
+                                    const std::vector<ModelFit>& fits);
 
 // What a py-kvcache v2 file's own curves imply, with no model: at each measured length p (the
 // knots of f and g_T within the range both cover, p > 0, each curve read linearly between its

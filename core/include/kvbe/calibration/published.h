@@ -78,8 +78,13 @@ bool modelMatches(const PublishedPoint& p, const std::string& scenarioModel,
 // "ssd" for the first NVMe/SSD tier and "mem" for the first DRAM tier; -1 when none.
 int tierIndexFor(const std::vector<TierPath>& tiers, const std::string& publishedTier);
 
-// The model's figure at one published point, in the point's SI unit; none where the model gives
-// none (no tier to compare with, B* with no budget left, p* never).
+// The model's figure at one published point, in the point's SI unit, with the cost model and
+// tier paths given; none where the model gives none (no tier to compare with, B* with no budget
+// left, p* never). `tierName` (if given) gets the name of the tier compared with.
+std::optional<double> publishedModelFigure(const PublishedPoint& p, const CostModel& cost,
+                                           const std::vector<TierPath>& tiers,
+                                           std::string* tierName);
+
 struct PublishedComparison {
     PublishedPoint point;
     std::string modelTier; // the scenario tier it was compared with
@@ -114,13 +119,48 @@ std::string formatPublishedValue(PublishedQuantity q, double si);
 // the measured bandwidths, by Levenberg–Marquardt on relative residuals (each point weighs the
 // same). B* is computed with the t_fixed of the tier the point names. The shared overhead of
 // fit.h cancels out of every break-even figure, so it is not fitted here (0).
+//
+// The fixed cost is t0 + layers · t_layer (fixed_cost.h). With one model's points the two parts
+// cannot be told apart: the fit finds that model's t_fixed and states it in the per-layer form
+// (t0 = 0, t_layer = t_fixed / layers, kOneModelFixedCostForm), which gives the same figures on
+// that model and scales with the layers on another. With points of two or more models of
+// different depths on one node, u, each tier's bandwidth, t0 and t_layer are fitted to all of
+// them together (one utilisation for the node), each model's figures with its own layers.
 struct PublishedFit {
-    FittedParameters params;                    // tiers keyed by the published name ("ssd", "mem")
+    FittedParameters params; // tiers keyed by the published name ("ssd", "mem"), at the base model
     std::vector<PublishedComparison> residuals; // every point used, at the fitted values
     std::vector<std::string> notes;             // points left out, and why
+    FixedCostForm fixedCostForm = FixedCostForm::PerLayer;
+    std::string fixedCostWhy; // the form, and why
+};
+// The points of one model, and the base scenario evaluated with that model.
+struct PublishedModelPoints {
+    std::vector<PublishedPoint> points;
+    Evaluation eval;
 };
 Result<PublishedFit> fitPublished(const std::vector<PublishedPoint>& points,
                                   const Evaluation& base);
+// Several models on one node; the first is the base scenario's, the one the fitted values are
+// stated at.
+Result<PublishedFit> fitPublished(const std::vector<PublishedModelPoints>& models);
+
+// A scenario fitted on one model (Scenario::fittedOn) and evaluated with another: the published
+// figures that depend on a tier's fixed cost (B*, p*, f*) under both forms of it, each made from
+// the fixed cost every tier had on the model fitted on, F = t0 + L_fitted · t_layer: per layer
+// (t0 = 0, t_layer = F / L_fitted) and constant (t_fixed = F on every model).
+struct HeldOutForms {
+    FittedModel fittedOn;
+    std::string model; // the scenario's model
+    int layers = 0;    // its KV/state layers
+    // The form the scenario's tiers are in; none where they mix t0 and t_layer.
+    std::optional<FixedCostForm> scenarioForm;
+    std::vector<PublishedComparison> perLayer, constant;
+};
+// None where the scenario names no single model it was fitted on, or is evaluated with that one.
+std::optional<HeldOutForms> heldOutForms(const std::vector<PublishedPoint>& points,
+                                         const Evaluation& e, const Presets& presets);
+// Both forms side by side, one line per figure, for `kvbe-cli published compare`.
+std::string heldOutTable(const HeldOutForms& h);
 
 // The scenario of `base` with the fit adopted (fit.h's adoptFit), named, and only the fitted tiers
 // kept; and its JSON with a "provenance" object that says how it was made.

@@ -23,10 +23,13 @@ std::optional<Staging> parseStaging(std::string_view s);
 struct TierPath {
     std::string name;
     double bandwidthBps = 0; // what one storage path delivers
-    double tFixedS = 0;
+    double tFixedS = 0;      // t0: the fixed cost per hit whatever the model
     // Bytes moved per useful byte of KV (≥ 1): a connector that stages through a minimum
     // allocation copies more than the prefix holds. Loads see B / amplification.
     double amplification = 1;
+    // The per-layer part of the fixed cost: a hit costs t0 + layers · t_layer, with the model's
+    // KV/state layers (CostModel::tFixed). 0: the fixed cost is t0 on every model.
+    double tLayerS = 0;
 
     // The rate at which useful KV bytes arrive.
     double effectiveBandwidthBps() const { return bandwidthBps / amplification; }
@@ -86,6 +89,19 @@ class CostModel {
     double stateBytes() const {
         return m_in.model.stateBytes(m_in.stateDtype.value_or(m_in.model.stateDtypeDefault));
     }
+    // The layers a per-layer fixed cost counts: those that hold KV or state.
+    int kvStateLayers() const { return m_in.model.kvStateLayers(); }
+    // A tier's fixed cost per hit on this model: t0 + layers · t_layer.
+    double tFixed(const TierPath& tier) const {
+        return tier.tFixedS + kvStateLayers() * tier.tLayerS;
+    }
+    // The tier with its fixed cost resolved for this model (t_layer folded into t0), for code
+    // that reads TierPath::tFixedS as the whole fixed cost.
+    TierPath resolved(TierPath tier) const {
+        tier.tFixedS = tFixed(tier);
+        tier.tLayerS = 0;
+        return tier;
+    }
     // Bytes one storage path moves for a p-token prefix: KV and state, per GPU as the TP layout
     // says.
     double loadBytes(double p) const;
@@ -97,6 +113,10 @@ class CostModel {
     // B*(N): the bandwidth one storage path must deliver for a fully cached N-token prompt to
     // tie with recompute; none where t_re(N, 0) ≤ t_fixed.
     std::optional<double> breakevenBandwidth(double n, double tFixedS = 0) const;
+    // The same with the tier's fixed cost on this model.
+    std::optional<double> breakevenBandwidth(double n, const TierPath& tier) const {
+        return breakevenBandwidth(n, tFixed(tier));
+    }
     // p*_T: the smallest prefix whose load is no slower than its recompute; none when that
     // does not happen up to the context limit. Scan, then bisect.
     std::optional<double> breakevenPrefix(const TierPath& tier) const;

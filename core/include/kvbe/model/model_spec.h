@@ -39,6 +39,10 @@ struct AttentionGroup {
     double kvFixedBytesPerToken = 0;
 };
 
+// Whether two model ids name the same model: their names after the organisation, ignoring case
+// ("meta-llama/Llama-3.2-3B" and "llama-3.2-3b").
+bool sameModelName(const std::string& a, const std::string& b);
+
 // Number of (query, key) pairs a causal prefill of n_new tokens after n_past cached ones visits
 // on one layer of the given kind. Real-valued so that solvers can bisect on it.
 double attentionPairs(AttnKind kind, double window, double nNew, double nPast);
@@ -91,6 +95,10 @@ struct ModelSpec {
     // Layers that compute softmax attention pairs (the simple FLOP model's L); shared-KV layers
     // count, Mamba and linear-attention layers do not. 0 means every layer (a hand-built spec).
     int softmaxLayers = 0;
+    // Layers that hold KV of their own or a state (what a hit loads layer by layer): attention
+    // layers less shared-KV ones, plus Mamba, linear-attention and conv layers; a layer with both
+    // counts once. 0 means every layer (a hand-built spec).
+    int cacheLayers = 0;
     // Elements of the per-prefix state snapshot, summed over layers: the recurrent / SSM state
     // (in the state dtype) and the convolution state (in the model's dtype).
     double stateSsmElems = 0;
@@ -102,6 +110,8 @@ struct ModelSpec {
     // layers.
     double recurrentFlopsPerToken = 0;
 
+    // The layers a per-layer fixed cost counts (cacheLayers, else every layer).
+    int kvStateLayers() const { return cacheLayers > 0 ? cacheLayers : layers; }
     // A state per prefix, or layers without a KV cache of their own: the charts mark these.
     bool isHybrid() const;
     // Attention that visits at most index_topk keys per query (DeepSeek-V3.2).

@@ -1,7 +1,8 @@
 // The probe protocol, all of it (docs/architecture.md, "The probe protocol"): the JSON Lines a
 // probe writes on stdout (`kvbe-cli probe … --format jsonl`), read live from QProcess by the
-// window or from a cluster job's file, the series names in it, the exit codes of the process
-// that writes it, and the one rule that turns its points into measurements.
+// window or from a cluster job's file, the series names in it, and the one rule that turns its
+// points into measurements. The exit codes of the process that writes it are every command's
+// (kvbe/base/exit_code.h).
 //
 //   {"kvbe_probe":2,"probe":"nvme-read","host":"…","started":"…","params":{…}}   first line
 //   {"type":"progress","fraction":0.42,"message":"QD 32, 1 MiB blocks"}
@@ -18,6 +19,7 @@
 // (kvbe/probes/stream.h) write their lines with the functions here.
 #pragma once
 
+#include "kvbe/base/exit_code.h"
 #include "kvbe/base/result.h"
 #include "kvbe/calibration/calibration.h"
 
@@ -31,30 +33,6 @@
 namespace kvbe {
 
 inline constexpr int kProbeProtocolVersion = 2;
-
-// ---- exit codes -------------------------------------------------------------------------------
-
-// Process exit codes of kvbe-cli (every command; the probes use all of them). Each has one
-// sentence for a status line and one for --help.
-enum class ProbeExit : int {
-    Ok = 0,
-    BadInput = 1,  // a flag's value is wrong: the message names the flag and what was expected
-    Usage = 2,     // unknown or conflicting options
-    CannotRun = 3, // this machine or target cannot run the probe (tmpfs, no space, no io_uring)
-    Failed = 4,    // the probe started and an I/O or verification failed
-    Stopped = 130, // stopped by SIGINT or SIGTERM; nothing is left behind
-};
-constexpr int exitCode(ProbeExit e) {
-    return static_cast<int>(e);
-}
-// The ProbeExit for a process's exit code; none for a code kvbe-cli does not use.
-std::optional<ProbeExit> probeExitFromCode(int code);
-// What the code means, for --help: "a value was wrong; the message names the flag and …".
-std::string_view exitCodeMeaning(ProbeExit code);
-// What happened, for a status line: "The probe refused its settings".
-std::string_view exitCodeSentence(ProbeExit code);
-// The list for --help texts, one code per line.
-std::string exitCodeHelp();
 
 // ---- series names -----------------------------------------------------------------------------
 

@@ -24,7 +24,8 @@ struct TierSpec {
     std::string kind;   // dram, nvme, network
     double readBps = 0; // bytes/s
     double writeBps = 0;
-    double tFixedS = 0;
+    double tFixedS = 0;       // t0 of the fixed cost per hit
+    double tLayerS = 0;       // its per-layer part: t_fixed = t0 + layers · t_layer
     double amplification = 1; // bytes moved per useful byte of KV, ≥ 1
     std::map<std::string, std::string> sources;
 };

@@ -4,6 +4,7 @@
 
 #include "kvbe/base/result.h"
 #include "kvbe/cost/cost_model.h"
+#include "kvbe/cost/fixed_cost.h"
 #include "kvbe/scenario/hardware.h"
 #include "kvbe/scenario/presets.h"
 
@@ -21,14 +22,18 @@ struct TierConfig {
     std::string name;
     std::string preset;       // tier preset key it came from, if any
     double bandwidthGBps = 0; // read bandwidth of the tier itself (GB/s, 1e9)
-    double tFixedMs = 0;
+    double tFixedMs = 0;      // t0: the fixed cost per hit whatever the model
     Staging staging = Staging::None;
     std::string color; // "#rrggbb", for the charts
-    // Measured transfers (bytes, seconds); when present they replace bandwidth and t_fixed.
+    // Measured transfers (bytes, seconds); when present they replace bandwidth and t_fixed (and
+    // the per-layer part).
     std::vector<std::pair<double, double>> measured;
     // Bytes moved per useful byte of KV (≥ 1; 1: none). The load sees bandwidth / amplification.
     double amplification = 1;
     std::optional<double> writeGBps; // write (offload) bandwidth, shown for sizing; not in the load
+    // The per-layer part: a hit costs t0 + layers · t_layer with the model's KV/state layers
+    // (docs/cost-model.md, "Fixed cost per layer"). 0: t_fixed_ms on every model.
+    double tLayerUs = 0;
 
     bool operator==(const TierConfig&) const = default;
 };
@@ -63,6 +68,10 @@ struct Scenario {
     double cachedFraction = 0.5;
     LengthRange lengths;
     double sweepTokens = 32768;
+    // The models the tiers' fixed costs were fitted on (empty: not fitted, or not said). With one
+    // model and another in `model`, the fit is carried over under its form; `kvbe-cli published
+    // compare` then puts both forms beside the published figures.
+    std::vector<FittedModel> fittedOn;
 
     bool operator==(const Scenario&) const = default;
 };

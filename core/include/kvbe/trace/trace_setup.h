@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kvbe/base/result.h"
+#include "kvbe/base/units.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace_sim.h"
@@ -19,14 +20,20 @@ namespace kvbe {
 // written costs blockBytes of write bandwidth.
 double traceBlockBytes(const CostModel& cost, std::uint32_t blockTokens);
 
+// A capacity as typed (kvbe/base/units.h) in bytes, where a block holds blockTokens tokens in
+// blockBytes bytes; unlimited is kUnlimited.
+double capacityBytes(const Capacity& capacity, double blockBytes, double blockTokens);
+
 // The GPU's HBM left for KV as vLLM's default leaves it: 90 % of the memory on each of the
 // tensor-parallel GPUs, less the weights in their dtype. Fails with a sentence where the GPU is
 // not a preset (its memory is unknown) or the weights do not fit.
 Result<double> defaultGpuCacheBytes(const Evaluation& e);
 
-// The scenario's tiers, fastest first as the scenario lists them, with unlimited capacity: the
-// preset's name where the tier has one (its own name otherwise), the read path as the cost model
-// sees it, and the preset's write bandwidth (0 where unknown).
-std::vector<SimTier> scenarioSimTiers(const Evaluation& e, const Presets& presets);
+// The simulator's tiers for a scenario, the one place they are built from it (the CLI's trace
+// commands and the Workload view): the scenario's tiers, fastest first as it lists them, with
+// unlimited capacity; each named by its preset key where it has one (its own name otherwise), read
+// as the cost model sees it, and written at the tier's own write bandwidth, which a scenario
+// tier may set and otherwise takes from its preset, as calc reports it (0 where unknown).
+std::vector<SimTier> scenarioSimTiers(const Evaluation& e);
 
 } // namespace kvbe

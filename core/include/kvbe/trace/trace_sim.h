@@ -71,6 +71,10 @@ struct ReplayConfig {
     // load starts at its arrival, so the part of it shorter than the wait is hidden, and loads in
     // flight at the same time share each tier's read bandwidth equally.
     int instances = 0;
+    // The load: every arrival time divided by this (2: twice the request rate, the same requests
+    // in the same order). The tiers' contents do not change with it; what depends on time does
+    // (the write queues drain in the scaled time, the servers queue in it, write rates count it).
+    double rateScale = 1;
 };
 
 struct HitRatios {

@@ -21,36 +21,20 @@ namespace kvbe::probes {
 
 class ProbeSink;
 
-// Exit codes, their sentences and the rest of the protocol: kvbe/probe/probe_protocol.h.
+// Exit codes and their sentences: kvbe/base/exit_code.h; the stream: kvbe/probe/probe_protocol.h.
+using kvbe::ExitCode;
 using kvbe::exitCodeHelp;
 using kvbe::exitCodeMeaning;
-using kvbe::ProbeExit;
 
 struct ProbeOutcome {
-    ProbeExit exit = ProbeExit::Ok;
+    ExitCode exit = ExitCode::Ok;
     std::string message; // empty on success
-    bool ok() const { return exit == ProbeExit::Ok; }
+    bool ok() const { return exit == ExitCode::Ok; }
 };
 
 // A value, or the failure with the exit code it maps to: a probe's steps return one, so the code
-// travels with its sentence.
-template <class T> class ExitResult {
-  public:
-    ExitResult(T value) : m_v(std::move(value)) {}
-    ExitResult(ProbeOutcome failure) : m_v(std::move(failure)) {}
-
-    bool ok() const { return m_v.index() == 0; }
-    explicit operator bool() const { return ok(); }
-    T& operator*() { return std::get<0>(m_v); }
-    const T& operator*() const { return std::get<0>(m_v); }
-    T* operator->() { return &std::get<0>(m_v); }
-    const T* operator->() const { return &std::get<0>(m_v); }
-    const ProbeOutcome& failure() const { return std::get<1>(m_v); }
-    const std::string& message() const { return failure().message; }
-
-  private:
-    std::variant<T, ProbeOutcome> m_v;
-};
+// travels with its sentence. It is core's Result (kvbe/base/result.h) failing with a ProbeOutcome.
+template <class T> using ExitResult = Result<T, ProbeOutcome>;
 using ExitStatus = ExitResult<Ok>;
 
 inline constexpr std::uint64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
@@ -96,14 +80,8 @@ class Probe {
     virtual ProbeOutcome run(const ProbeOptions& options, ProbeSink& sink) = 0;
 };
 
-// Option values shared by the drive and host probes: a whole number of bytes of at least 1, and
-// a comma-separated list of whole numbers; the errors name the flag and what was expected.
-Result<std::uint64_t> wholeBytes(const std::string& text, const std::string& flag);
-Result<std::vector<int>> intList(const std::string& text, const std::string& flag,
-                                 const std::string& expected);
-
 // Sends the failure to the sink (the stream's error line) and returns it as the outcome.
-ProbeOutcome reportFailure(ProbeSink& sink, ProbeExit exit, const std::string& message);
+ProbeOutcome reportFailure(ProbeSink& sink, ExitCode exit, const std::string& message);
 // v with `decimals` digits after the point, for tables.
 std::string fixedDecimals(double v, int decimals);
 

@@ -1,4 +1,5 @@
-// What a user can ask of the GPU probes, and the checks that run before any GPU is touched.
+// What a user can ask of the GPU probes, and the checks that run before any GPU is touched. The
+// flags' sizes and lengths are read with core's parsers (kvbe/base/units.h), as every flag is.
 #pragma once
 
 #include "kvbe/base/result.h"
@@ -42,14 +43,6 @@ struct PrefillSettings {
 std::vector<std::uint64_t> defaultCopySizes(); // 64 KiB, 256 KiB, …, 1 GiB
 std::vector<int> defaultGemmSizes();
 std::vector<std::int64_t> defaultPrefillLengths(); // 1024, 8192, 32768, 81920
-
-// "65536", "64KiB", "64k" (KiB), "28MiB", "1GiB", "1.5GiB": bytes.
-Result<std::uint64_t> parseByteSize(const std::string& text);
-// "1024", "1k" (1024), "80k", "128K": tokens.
-Result<std::int64_t> parseTokenCount(const std::string& text);
-// Comma-separated lists of either, as one flag value or repeated flags.
-Result<std::vector<std::uint64_t>> parseByteSizes(const std::vector<std::string>& items);
-Result<std::vector<std::int64_t>> parseTokenCounts(const std::vector<std::string>& items);
 
 // Range checks, sorting and de-duplication; the error names the flag.
 Status validate(CopySettings& s);

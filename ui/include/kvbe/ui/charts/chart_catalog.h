@@ -4,6 +4,7 @@
 // it again. A new chart is its own files and one line in chart_catalog.cpp.
 #pragma once
 
+#include "kvbe/base/result.h"
 #include "kvbe/ui/charts/implied_overlay.h"
 #include "kvbe/ui/charts/ttft_chart.h"
 
@@ -38,6 +39,12 @@ struct ChartKind {
     void (*setTier)(ChartView& chart, int tier) = nullptr;
     // Draws imported files on the chart; null where it draws none.
     void (*drawImports)(ChartView& chart, const ImportDrawing& imports) = nullptr;
+    // The latency target the chart is drawn for (`kvbe --slo`, "p99=5s"); null where it draws
+    // none. Fails with a sentence on text that does not parse.
+    Status (*setTarget)(ChartView& chart, const QString& target) = nullptr;
+    // Computes on the calling thread what the chart draws beyond the trace's replay (the window
+    // computes it on a worker); null where the replay is all it draws.
+    Status (*computeNow)(ChartView& chart) = nullptr;
 };
 
 // Every chart, in the order of their tabs.

@@ -148,6 +148,8 @@ class ChartView : public QChartView {
     std::vector<ResultPtr> m_pins;
     // The value axis in per cent (its values are per cent): labels "1 %", log ticks by decades.
     bool m_yPercent = false;
+    // The log x axis's label format: whole numbers (tokens, parameters) unless a chart says.
+    const char* m_xLogFormat = "%.0f";
 
   private:
     struct Label {

@@ -14,6 +14,8 @@ class TierBox : public ScenarioPart {
   public:
     explicit TierBox(ScenarioEditing& editing, QWidget* parent = nullptr);
     void showScenario(const Scenario& s) override;
+    // The model's layers, for tiers with a per-layer fixed cost.
+    void showResult(const ScenarioResult& r) override;
 
   protected:
     void showEvent(QShowEvent* e) override;

@@ -2,7 +2,8 @@
 // the chart table (chart_catalog.h) and write it (chart_export.h). The chart's row says what else
 // the export takes: a trace chart replays `trace` through the scenario's tiers with the Workload
 // view's default settings; `imports` are read as the Fleet view reads them and drawn where the
-// chart draws imported files; `tier` picks the tier of a chart drawn for one tier.
+// chart draws imported files; `tier` picks the tier of a chart drawn for one tier, and `target`
+// the latency target of a chart drawn for one (computed here, on the calling thread).
 #pragma once
 
 #include "kvbe/base/result.h"
@@ -26,6 +27,7 @@ struct HeadlessExport {
     std::optional<int> tier; // from 0; unset: the first, for a chart drawn for one tier
     QStringList imports;     // calibration files or folders
     QString trace;           // a request trace, for the trace charts
+    QString target;          // a latency target ("p99=5s"), for the charts drawn for one
 };
 
 // A file that cannot be read, a combination the chart cannot draw (a trace chart without a
@@ -39,5 +41,7 @@ Status exportHeadless(const Presets& presets, const Scenario& scenario,
 QString chartOptionHelp();
 // The --tier option's help: the charts drawn for one tier.
 QString tierOptionHelp();
+// The --slo option's help: the charts drawn for a latency target.
+QString targetOptionHelp();
 
 } // namespace kvbe

@@ -77,7 +77,7 @@ double shareAtOrAbove(const Trace& trace, double tokens);
 // Replays the trace under the settings, sweeps the chosen tier's capacity and writes the summary.
 // `cancel`, when set, stops the work early (the result then has cancelled replay and no sweep).
 WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString& file,
-                               std::shared_ptr<const Evaluation> eval, const Presets& presets,
+                               std::shared_ptr<const Evaluation> eval,
                                const WorkloadSettings& settings,
                                const std::atomic<bool>* cancel = nullptr);
 

@@ -24,6 +24,10 @@ class WorkloadChart : public ChartView {
   protected:
     // The titles and an empty plot while no trace is open.
     bool drawEmptyUnlessLoaded(const QString& headline);
+    // A caching rule's colour and name (none, gpu-only, always, breakeven, optimal), the same on
+    // every chart that draws the rules.
+    QColor ruleColor(const QString& rule) const;
+    QString ruleName(const QString& rule) const;
     WorkloadPtr m_workload;
 };
 

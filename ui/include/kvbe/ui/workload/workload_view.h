@@ -29,6 +29,7 @@ class QTimer;
 
 namespace kvbe {
 
+class CapacityPanel;
 class WorkloadChart;
 
 class WorkloadView : public QWidget {
@@ -54,6 +55,8 @@ class WorkloadView : public QWidget {
     // Sets the controls and replays.
     void setSettings(const WorkloadSettings& s);
     std::vector<WorkloadChart*> charts() const { return m_charts; }
+    // The Capacity tab: its chart, target field and sentence.
+    CapacityPanel* capacityPanel() const { return m_capacity; }
     // The chart on the view's visible tab (the window's Export menu and clipboard act on it).
     WorkloadChart* visibleChart() const;
     // Replays of this long or shorter follow a slider as it moves; longer ones on release.
@@ -82,6 +85,7 @@ class WorkloadView : public QWidget {
     Explorer* m_explorer;
     std::vector<WorkloadChart*> m_charts;
     QTabWidget* m_chartTabs = nullptr;
+    CapacityPanel* m_capacity = nullptr;
     QLabel* m_fileLabel = nullptr;
     QLabel* m_error = nullptr;
     QLabel* m_summary = nullptr;

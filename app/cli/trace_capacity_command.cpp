@@ -1,0 +1,127 @@
+// kvbe-cli trace capacity: the prefill servers a trace needs at a latency target under each
+// caching rule, or the largest load each rule holds on N servers; and the load options
+// (--rate-scale, --duration-cap) it shares with trace replay.
+#include "commands.h"
+#include "trace_options.h"
+
+#include "kvbe/base/json_text.h"
+#include "kvbe/base/units.h"
+#include "kvbe/trace/trace_capacity.h"
+#include "kvbe/trace/trace_capacity_report.h"
+
+#include <cmath>
+#include <iostream>
+
+namespace kvbe::cli {
+namespace {
+
+// A number of servers, 1 or more (core's count parser).
+Result<int> serverCount(const std::string& text, const std::string& flag) {
+    auto n = parseCount(text, 1, 1 << 20);
+    if (!n)
+        return Error{flag + " '" + text + "': expected a whole number of servers, 1 or more (" +
+                     n.message() + ")"};
+    return static_cast<int>(*n);
+}
+
+ExitCode runCapacity(const TraceOptions& o) {
+    auto target = parseLatencyTarget(o.slo);
+    if (!target) return fail("--slo " + target.message());
+    CapacityRequest q;
+    q.target = *target;
+    if (!o.servers.empty()) {
+        auto n = serverCount(o.servers, "--instances");
+        if (!n) return fail(n.message());
+        q.instances = *n;
+        q.serversNeeded = false;
+    }
+    auto most = serverCount(o.maxInstances, "--max-instances");
+    if (!most) return fail(most.message());
+    q.maxInstances = *most;
+    auto ro = readOptions(o);
+    if (!ro) return fail(ro.message());
+    auto loaded = loadAll(o, o.scenario, *ro);
+    if (!loaded) return fail(loaded.message());
+    Trace& trace = loaded->trace;
+    if (!trace.summary.hasBlocks())
+        return fail(o.file + ": a " + std::string(toString(trace.summary.format)) +
+                    " trace has no block ids, so it cannot be replayed; use trace inspect for "
+                    "its lengths");
+    auto cfg = replayConfig(o, loaded->setup, trace.summary.blockTokens);
+    if (!cfg) return fail(cfg.message());
+    if (auto ok = applyLoadOptions(o, trace, *cfg); !ok) return fail(ok.message());
+    q.rateScale = cfg->rateScale;
+    if (auto ok = checkArrivals(trace, o.file); !ok) return fail(ok.message());
+    auto r = traceCapacity(trace, loaded->setup.eval.cost, *cfg, q);
+    if (!r) return fail(r.message());
+
+    double cap = 0;
+    if (!o.durationCap.empty()) cap = *parseSeconds(o.durationCap);
+    const TraceCapacityReport report{&trace,
+                                     o.file,
+                                     loaded->setup.eval.scenario.name,
+                                     &*cfg,
+                                     loaded->setup.eval.scenario.tensorParallel,
+                                     cap,
+                                     &*r};
+    if (o.output == "json")
+        std::cout << dumpJson(traceCapacityJson(report), 2) << "\n";
+    else if (o.output == "csv")
+        std::cout << traceCapacityCsv(report);
+    else
+        std::cout << traceCapacityTable(report);
+    return ExitCode::Ok;
+}
+
+} // namespace
+
+void addLoadOptions(CLI::App* sub, TraceOptions& o) {
+    sub->add_option("--rate-scale", o.rateScale,
+                    "S: every arrival time divided by S, the same requests in the same order "
+                    "(2: twice the load; default 1)");
+    sub->add_option("--duration-cap", o.durationCap,
+                    "Only the requests arriving within this long of the first, e.g. 10min, 600s");
+}
+
+Status applyLoadOptions(const TraceOptions& o, Trace& trace, ReplayConfig& config) {
+    if (!o.rateScale.empty()) {
+        const auto s = parseNumber(o.rateScale);
+        if (!s || !(*s > 0) || !std::isfinite(*s))
+            return Error{"--rate-scale '" + o.rateScale +
+                         "': expected a load scale above 0 (2 doubles the request rate)"};
+        config.rateScale = *s;
+    }
+    if (!o.durationCap.empty()) {
+        auto cap = parseSeconds(o.durationCap);
+        if (!cap) return Error{"--duration-cap " + cap.message()};
+        trace = tracePrefix(trace, *cap);
+    }
+    return Ok{};
+}
+
+void addTraceCapacityCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o,
+                             Command& run) {
+    auto* sub = trace->add_subcommand(
+        "capacity", "Prefill servers needed at a TTFT target per caching rule, or the largest "
+                    "load each rule holds on N servers");
+    addCommon(sub, *o);
+    addCapacityOptions(sub, *o);
+    addReplayTierOptions(sub, *o);
+    sub->add_option("--slo", o->slo,
+                    "The latency target: p50, p90, p99 (any pNN) or mean, with a unit, e.g. "
+                    "p99=2s, p90=500ms")
+        ->required();
+    auto* servers = sub->add_option(
+        "--instances", o->servers,
+        "N servers: find the largest load (S) each rule holds on them, instead of the servers "
+        "each rule needs at --rate-scale");
+    addLoadOptions(sub, *o);
+    sub->get_option("--rate-scale")->excludes(servers);
+    sub->add_option("--max-instances", o->maxInstances,
+                    "The most servers the search tries (default 1024)");
+    sub->add_option("--output", o->output, "Output format")
+        ->check(CLI::IsMember({"table", "json", "csv"}));
+    sub->callback([o, &run] { run = [o] { return runCapacity(*o); }; });
+}
+
+} // namespace kvbe::cli
