@@ -2,6 +2,7 @@
 // Expected numbers are counted by hand on the small fixtures (tests/fixtures/traces/).
 #include "cli_run.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -220,6 +221,27 @@ class TestCliTrace : public QObject {
                 close(pts[g].toObject()["hits_any_tier"].toObject()["token_weighted"].toDouble(),
                       expect[g]),
                 qPrintable(QString::number(g)));
+    }
+
+    // Llama 3.3 70B (70.55 B parameters, BF16: 141.1 GB) on one H200 (141 GB, 90 % of it
+    // 126.9 GB): no room for KV. The sentence says which tensor-parallel sizes hold the weights and
+    // what they leave for KV: 2 GPUs 0.9 · 282 − 141.11 = 112.69 GB, 4 GPUs 366.49 GB.
+    void bigModelOnOneGpuSaysWhatFits() {
+        QTemporaryDir dir;
+        const QString scenario = dir.filePath(QStringLiteral("big.kvbe.json"));
+        QFile f(scenario);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"kvbe_scenario": 1, "model": "meta-llama/Llama-3.3-70B-Instruct",
+                    "gpu": "h200", "tiers": [{"preset": "dram-pcie5"}]})");
+        f.close();
+        const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--scenario", scenario});
+        QCOMPARE(r.exitCode, 1);
+        const QString err = QString::fromUtf8(r.err);
+        for (const char* part :
+             {"do not fit in 90 % of 1 × NVIDIA H200 SXM 141GB (126.90 GB)",
+              "with tensor parallel 2 they leave 112.69 GB for KV, with 4 366.49 GB",
+              "--gpu-cache"})
+            QVERIFY2(err.contains(QString::fromUtf8(part)), qPrintable(err));
     }
 
     void badOptionsExitWithASentence_data() {

@@ -210,6 +210,19 @@ class ServingProbeTest : public QObject {
                            1e-12));
             QVERIFY2(stream.contains("fit: fixed cost: fixed cost per layer"), stream.constData());
         }
+        {
+            // Each fitted sample beside its measurement (the Probes dock shows them): the four cold
+            // lengths as "recompute", the DRAM hits under the tier's name.
+            int recompute = 0, hits = 0;
+            for (const auto& res : r["residuals"]) {
+                recompute += res["series"] == "recompute";
+                hits += res["series"] == "dram";
+                QVERIFY2(res["measured_s"].get<double>() > 0 && res["fitted_s"].get<double>() > 0,
+                         qPrintable(QString::fromStdString(r.dump())));
+            }
+            QCOMPARE(recompute, 4);
+            QVERIFY2(hits > 0, qPrintable(QString::fromStdString(r.dump())));
+        }
 
         // The four files, each readable by what reads it.
         const QDir dir(out->path());

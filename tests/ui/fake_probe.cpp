@@ -8,6 +8,7 @@
 //   garbage           a line that is not JSON
 //   hang-after:N      the first N points of the stream, then silence until stopped
 //   fail-after:N      the first N points of the stream, then an error line and exit code 4
+// The serving probe's stream is its TTFT points and a result with a fit.
 // The header's params hold the command line ("argv": every argument after the program's name).
 // KVBE_FAKE_PROBE_DELAY_MS sleeps between lines; SIGTERM ends a run like the real CLI does:
 // an error line and exit code 130.
@@ -80,6 +81,16 @@ void driveStream(const std::string& probe) {
                                 {4194304, 32, 6.5, 20600, 31000},
                                 {29360128, 32, 6.25, 150000, 210000}};
     line(R"({"type":"note","message":"engine: psync: asked for with --engine psync"})");
+    // KVBE_FAKE_PROBE_QD1_US: first one 4 KiB read at queue depth 1, with that median latency.
+    if (const char* qd1 = std::getenv("KVBE_FAKE_PROBE_QD1_US")) {
+        char buf[384];
+        std::snprintf(
+            buf, sizeof buf,
+            R"({"type":"point","series":"%s","x":4096,"y":0.018,"unit":"GB/s",)"
+            R"("meta":{"block_bytes":4096,"queue_depth":1,"iops":4400,"p50_us":%s,"p99_us":400}})",
+            series.c_str(), qd1);
+        line(buf);
+    }
     for (int i = 0; i < 4; ++i) {
         atPoint(i);
         if (i == 1)
@@ -135,6 +146,23 @@ void prefillStream() {
     line(R"({"type":"result","summary":{}})");
 }
 
+// The serving probe's stream: cold and hit TTFT medians, then the fit in the result.
+void servingStream() {
+    line(
+        R"({"type":"point","series":"ttft_cold_s","x":1024,"y":0.045,"unit":"s","meta":{"p05_s":0.043,"p95_s":0.05,"samples":5,"not_hits":0}})");
+    line(
+        R"({"type":"point","series":"ttft_cold_s","x":8192,"y":0.31,"unit":"s","meta":{"p05_s":0.3,"p95_s":0.33,"samples":5,"not_hits":0}})");
+    line(
+        R"({"type":"point","series":"ttft_hit_s","x":8192,"y":0.09,"unit":"s","meta":{"p05_s":0.085,"p95_s":0.1,"samples":5,"not_hits":0,"tier":"nvme","prefix":4096,"fraction":0.5}})");
+    line(
+        R"({"type":"result","summary":{"fitted_to":"median","utilisation":0.4461234,"overhead_s":0.0147812,"rms_relative_residual":0.0431,)"
+        R"("tiers":{"gpu":{"t_fixed_s":0.0031,"breakeven_prefix_tokens":96.4},)"
+        R"("nvme":{"bandwidth_Bps":12534567890.5,"t_fixed_s":0.000224,"breakeven_prefix_tokens":1234.6}},)"
+        R"("residuals":[{"series":"recompute","tokens":1024,"prefix":0,"measured_s":0.045,"fitted_s":0.047},)"
+        R"({"series":"recompute","tokens":8192,"prefix":0,"measured_s":0.31,"fitted_s":0.3},)"
+        R"({"series":"nvme","tokens":8192,"prefix":4096,"measured_s":0.09,"fitted_s":0.093}]}})");
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -169,6 +197,8 @@ int main(int argc, char** argv) {
     }
     if (probe == "gpu-prefill")
         prefillStream();
+    else if (probe == "serving")
+        servingStream();
     else if (probe == "gpu-copy" || probe == "host-memcpy")
         copyStream(probe);
     else

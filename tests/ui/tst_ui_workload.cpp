@@ -2,6 +2,7 @@
 // replay computed here, the histogram's share above p* against a count made here, Cancel and bad
 // files, the controls and the scenario re-running the replay, and the charts' export.
 #include "ui_test_support.h"
+#include "workload_reference.h"
 
 #include "kvbe/base/units.h"
 #include "kvbe/files/file_kind.h"
@@ -74,33 +75,6 @@ std::vector<double> realInputLengths() {
     return out;
 }
 
-// The replay the view should have run, set up here from the scenario: blocks of B · KV bytes per
-// token (+ state), the GPU's 90 % of HBM less the weights, and the scenario's first two tiers at
-// the given capacities with their presets' write bandwidths, drained through write queues (the
-// default, as in kvbe-cli trace replay).
-ReplayResult referenceReplay(const Trace& t, const Evaluation& e, double tier0Bytes,
-                             double tier1Bytes) {
-    ReplayConfig c;
-    c.writeQueue = true;
-    c.blockBytes = e.cost.kvBytesPerToken() * t.summary.blockTokens + e.cost.stateBytes();
-    const auto& m = e.model;
-    c.gpuCapacityBytes = 0.9 * e.gpu->memoryBytes * e.scenario.tensorParallel -
-                         m.paramsTotal * bytesPerElement(m.weightDtype);
-    const double caps[] = {tier0Bytes, tier1Bytes};
-    for (std::size_t i = 0; i < 2 && i < e.tiers.size(); ++i) {
-        if (!(caps[i] > 0)) continue;
-        SimTier st;
-        st.name = e.scenario.tiers[i].preset;
-        st.capacityBytes = caps[i];
-        st.path = e.tiers[i];
-        st.writeBps = presets().findTier(e.scenario.tiers[i].preset)->writeBps;
-        c.tiers.push_back(st);
-    }
-    auto r = replayTrace(t, e.cost, c);
-    if (!r) qFatal("reference replay: %s", r.message().c_str());
-    return *r;
-}
-
 QString pct(double share) {
     return QString::number(share * 100, 'f', 1) + QStringLiteral(" %");
 }
@@ -154,8 +128,11 @@ class TestUiWorkload : public QObject {
             const RuleResult* gpu = r.rule("gpu-only");
             const QString s = v->findChild<QLabel*>("workloadSummary")->text();
             const double change = rule->ttft.mean / gpu->ttft.mean - 1;
-            const QString dramName = QString::fromStdString(e.scenario.tiers[0].preset);
-            const QString nvmeName = QString::fromStdString(e.scenario.tiers[1].preset);
+            // The tiers by the names the charts and the scenario panel give them, not their
+            // presets' keys.
+            const QString dramName = QString::fromStdString(e.tiers[0].name);
+            const QString nvmeName = QString::fromStdString(e.tiers[1].name);
+            QCOMPARE(dramName, QStringLiteral("Host DRAM (PCIe 5.0)"));
             QVERIFY2(s.contains(QStringLiteral("With %1 GiB %2 and 8 TiB %3")
                                     .arg(dram / kGiB)
                                     .arg(dramName, nvmeName)),

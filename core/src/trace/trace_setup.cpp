@@ -22,18 +22,49 @@ double capacityBytes(const Capacity& capacity, double blockBytes, double blockTo
     return kUnlimited;
 }
 
+namespace {
+
+double weightBytes(const ModelSpec& m) {
+    return m.paramsTotal * bytesPerElement(m.weightDtype);
+}
+
+} // namespace
+
+std::vector<TensorParallelFit> tensorParallelFits(const Evaluation& e, int maxGpus) {
+    std::vector<TensorParallelFit> out;
+    if (!e.gpu) return out;
+    for (int t : validTensorParallelSizes(e.model, maxGpus)) {
+        const double left = 0.9 * e.gpu->memoryBytes * t - weightBytes(e.model);
+        if (left > 0) out.push_back({t, left});
+    }
+    return out;
+}
+
 Result<double> defaultGpuCacheBytes(const Evaluation& e) {
     if (!e.gpu)
         return Error{"the scenario's GPU is not a preset, so its memory is unknown; give the HBM "
                      "left for KV, e.g. --gpu-cache 40GiB"};
-    const auto& m = e.model;
-    const double weights = m.paramsTotal * bytesPerElement(m.weightDtype);
-    const double left = 0.9 * e.gpu->memoryBytes * e.scenario.tensorParallel - weights;
-    if (left <= 0)
-        return Error{"the weights (" + formatBytes(weights) + ") do not fit in 90 % of the GPU's " +
-                     formatBytes(e.gpu->memoryBytes) +
-                     "; give the KV capacity, e.g. --gpu-cache 40GiB"};
-    return left;
+    const double weights = weightBytes(e.model);
+    const int tp = e.scenario.tensorParallel;
+    const double left = 0.9 * e.gpu->memoryBytes * tp - weights;
+    if (left > 0) return left;
+    // Which larger tensor-parallel sizes would hold the weights, and the KV room they leave.
+    std::string fits;
+    int shown = 0;
+    for (const auto& f : tensorParallelFits(e)) {
+        if (f.gpus <= tp || shown == 3) continue;
+        const std::string gpus = std::to_string(f.gpus);
+        fits += shown == 0 ? "; with tensor parallel " + gpus + " they leave " +
+                                 formatBytes(f.kvBytes) + " for KV"
+                           : ", with " + gpus + " " + formatBytes(f.kvBytes);
+        ++shown;
+    }
+    return Error{"the weights of " + e.model.id + " (" + formatBytes(weights) +
+                 ") do not fit in 90 % of " + std::to_string(tp) + " × " + e.gpu->name + " (" +
+                 formatBytes(0.9 * e.gpu->memoryBytes * tp) + ")" +
+                 (fits.empty() ? std::string("; no tensor-parallel size up to 8 GPUs holds them")
+                               : fits + " (set tensor_parallel in the scenario file)") +
+                 "; or give the KV capacity, e.g. --gpu-cache 40GiB"};
 }
 
 std::vector<SimTier> scenarioSimTiers(const Evaluation& e) {

@@ -331,11 +331,20 @@ nlohmann::ordered_json summary(const SweepData& d, const CellSummary& cells, con
     nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
     for (const auto& [n, why] : d.skippedLengths)
         skipped[std::to_string(n)] = why;
+    // Each fitted sample beside its measurement, as the Fleet view shows a file's fit.
+    nlohmann::ordered_json residuals = nlohmann::ordered_json::array();
+    for (const auto& r : f.fit.residuals)
+        residuals.push_back({{"series", r.series},
+                             {"tokens", r.tokens},
+                             {"prefix", r.prefix},
+                             {"measured_s", r.measuredS},
+                             {"fitted_s", r.fittedS}});
     return {{"fitted_to", s.fitOnFastest ? "fastest" : "median"},
             {"utilisation", f.inputs.utilisation},
             {"overhead_s", f.fit.params.overheadS},
             {"rms_relative_residual", f.fit.params.rmsRelativeResidual},
             {"tiers", tiers},
+            {"residuals", residuals},
             {"fixed_cost_form", f.fit.fixedCostForm ? nlohmann::ordered_json(std::string(
                                                           toString(*f.fit.fixedCostForm)))
                                                     : nlohmann::ordered_json(nullptr)},

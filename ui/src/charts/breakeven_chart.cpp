@@ -44,13 +44,18 @@ void BreakevenChart::refill() {
     auto pts = toPoints(c.tokens, c.breakevenBandwidth, GB);
     line(QStringLiteral("bstar"), tr("B* (no fixed cost)"), textColor(), 3)->replace(pts);
     range.add(pts);
+    // A probe run of another model: its B* is not this model's (its KV bytes and prefill
+    // differ); dimmed and marked with it, or left out (View menu).
     const auto measured = measuredBreakeven();
-    if (!measured.isEmpty()) {
+    const bool other = ofAnotherModel(m_prefillModel);
+    if (!measured.isEmpty() && (!other || chartStyle().otherModels)) {
         scatter(QStringLiteral("measured-bstar"),
-                tr("%1: measured B* (%2 points)").arg(m_prefillLabel).arg(measured.size()),
-                QColor("#ff006e"), 9)
+                markedWithModel(
+                    tr("%1: measured B* (%2 points)").arg(m_prefillLabel).arg(measured.size()),
+                    m_prefillModel),
+                other ? dimmed(QColor("#ff006e")) : QColor("#ff006e"), 9)
             ->replace(measured);
-        range.add(measured);
+        if (!other) range.add(measured);
     }
     drawImplied(xMin, xMax, range);
     drawPublished(r, range);
@@ -106,7 +111,7 @@ void BreakevenChart::drawTiers(const ScenarioResult& r, YRange& range) {
                       : tr("%1: B* with %2 ms fixed cost"))
                  .arg(name)
                  .arg(r.eval->cost.tFixed(tc.tier) * 1e3),
-             col, 1.5, Qt::DotLine, false)
+             col, 1.5, Qt::DotLine)
             ->replace(withFixed);
         label(g + "label", tr("%1 · %2").arg(name, tierRateText(tc.tier)), QPointF(inf, b), col,
               Qt::AlignLeft | Qt::AlignTop);
@@ -127,10 +132,14 @@ void BreakevenChart::drawProvisional(double xMin, double xMax, YRange& range) {
 void BreakevenChart::drawImplied(double xMin, double xMax, YRange& range) {
     for (size_t n = 0; n < m_implied.size(); ++n) {
         const auto& o = m_implied[n];
+        // A file of another model: dimmed and marked with it, or left out (View menu).
+        const bool other = ofAnotherModel(o.model);
+        if (other && !chartStyle().otherModels) continue;
         for (const auto& t : o.implied.tiers) {
             const QString g =
                 QStringLiteral("implied/%1/%2-").arg(n).arg(QString::fromStdString(t.tier));
-            const QColor col = impliedTierColor(o, t.tier);
+            const QColor col =
+                other ? dimmed(impliedTierColor(o, t.tier)) : impliedTierColor(o, t.tier);
             const QString tier = impliedTierText(t.tier);
             QList<QPointF> knots, golden;
             for (const auto& p : t.points)
@@ -147,19 +156,19 @@ void BreakevenChart::drawImplied(double xMin, double xMax, YRange& range) {
             if (t.bandwidthBps)
                 name += tr("; -\u00B7- %1 GB/s from its load curve")
                             .arg(*t.bandwidthBps * GB, 0, 'g', 4);
-            auto* l = line(g + "bstar", name, col, 2, Qt::DashLine);
+            auto* l = line(g + "bstar", markedWithModel(name, o.model), col, 2, Qt::DashLine);
             l->setPointsVisible(true);
             l->replace(knots);
-            range.add(knots);
+            if (!other) range.add(knots);
             scatter(g + "golden", tr("%1: B* from %2 at its golden points").arg(o.file, tier), col,
                     10, false)
                 ->replace(golden);
-            range.add(golden);
+            if (!other) range.add(golden);
             QList<QPointF> level, mark;
             if (t.bandwidthBps) {
                 const double b = *t.bandwidthBps * GB;
                 level = {{xMin, b}, {xMax, b}};
-                range.add(b);
+                if (!other) range.add(b);
                 if (t.pStarTokens > 0) mark.append(QPointF(t.pStarTokens, b));
             }
             line(g + "level",
@@ -176,8 +185,8 @@ void BreakevenChart::drawImplied(double xMin, double xMax, YRange& range) {
                           .arg(o.file, tier, tokensText(t.pStarTokens));
             scatter(g + "pstar", pText, col, 12, false)->replace(mark);
             if (!mark.isEmpty())
-                label(g + "pstar-label", pText, mark.front(), col,
-                      Qt::AlignRight | Qt::AlignBottom);
+                label(g + "pstar-label", pText, mark.front(), col, Qt::AlignRight | Qt::AlignBottom,
+                      tr("p* %1 = %2").arg(tier, tokensText(t.pStarTokens)));
         }
     }
 }
@@ -220,9 +229,11 @@ void BreakevenChart::clearProvisional(int run) {
     if (n && m_current) refill();
 }
 
-void BreakevenChart::setMeasuredPrefill(std::vector<QPointF> tokensSeconds, const QString& label) {
+void BreakevenChart::setMeasuredPrefill(std::vector<QPointF> tokensSeconds, const QString& label,
+                                        const QString& model) {
     m_prefill = std::move(tokensSeconds);
     m_prefillLabel = label;
+    m_prefillModel = model;
     if (m_current) refill();
 }
 

@@ -3,8 +3,10 @@
 #include "kvbe/ui/charts/chart_view.h"
 
 #include <QAreaSeries>
+#include <QFontMetricsF>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QRegularExpression>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -28,17 +30,33 @@ double axisMax(const QAbstractAxis* a) {
 // QLogValueAxis labels only powers of its base: over a decade or two, base 10 leaves one label,
 // so shorter ranges count in doublings (256, 512, 1024 …), and a zoom narrower than a few
 // doublings gets a base of its own so that some five labels remain.
+// How many labels fit along the axis: its length in pixels (set by fitAxes once the plot is laid
+// out) over a label's width (across) or height (up), with room between them.
+double labelRoom(const QLogValueAxis* l) {
+    const double pixels = l->property("kvbePixels").toDouble();
+    if (!(pixels > 0)) return 12;
+    const QFontMetricsF fm(l->labelsFont());
+    const bool across = l->orientation() == Qt::Horizontal;
+    const double label =
+        across ? fm.horizontalAdvance(QStringLiteral("1048576")) + fm.height() : fm.height() * 1.8;
+    return pixels / label;
+}
+
 void tuneLogBase(QLogValueAxis* l) {
     const double ratio = l->max() / l->min();
     if (!(ratio > 1) || !std::isfinite(ratio)) return;
     double base = 10;
+    const double room = labelRoom(l);
     // Per cent reads by decades (0.1 %, 1 %, 10 %), never 0.390625 %.
     if (l->property("kvbeDecades").toBool() && ratio >= 10)
         base = 10;
     else if (ratio < 4)
-        base = std::max(1.001, std::pow(ratio, 1.0 / 5));
-    else if (std::log2(ratio) <= 11)
+        base = std::max(1.001, std::pow(ratio, 1.0 / std::clamp(room - 1, 2.0, 5.0)));
+    else if (std::log2(ratio) <= std::min(11.0, room - 1))
         base = 2;
+    // Doublings that do not fit the axis's length count in fours, then in decades.
+    else if (std::log2(ratio) / 2 <= std::min(11.0, room - 1) && std::log10(ratio) < 2)
+        base = 4;
     if (base == l->base()) return;
     l->setBase(base);
     l->setMinorTickCount(base == 10 ? 8 : 0);
@@ -75,7 +93,57 @@ QAbstractAxis* makeAxis(bool log, const QString& title, const char* logFormat) {
     return axis;
 }
 
+// An axis title that fits `length` pixels: whole, or shortened step by step while keeping its
+// unit, the part in the last parentheses: "(GiB; 1 GiB holds …)" becomes "(GiB)", "Hit ratio,
+// token-weighted (%)" becomes "Hit ratio (%)", then words go from the end of the name
+// ("Mean TTFT saved (%)"). Qt would cut it instead, unit first ("B* (G…").
+QString fittedAxisTitle(const QString& title, double length, const QFont& font) {
+    const QFontMetricsF fm(font);
+    if (title.isEmpty() || fm.horizontalAdvance(title) <= length) return title;
+    QString t = title;
+    static const QRegularExpression clause(QStringLiteral("\\(([^;()]*);[^()]*\\)"));
+    t.replace(clause, QStringLiteral("(\\1)"));
+    if (fm.horizontalAdvance(t) <= length) return t;
+    const qsizetype open = t.lastIndexOf(QStringLiteral(" ("));
+    const QString unit = open > 0 && t.endsWith(QLatin1Char(')')) ? t.mid(open) : QString();
+    QString name = open > 0 && !unit.isEmpty() ? t.left(open) : t;
+    if (const qsizetype comma = name.indexOf(QStringLiteral(", ")); comma > 0)
+        name = name.left(comma);
+    QStringList words = name.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    // Nor may a name end on a word that leads to the next ("saved vs", "capacity of").
+    static const QStringList leading{"vs", "of",  "with", "and",  "at", "for", "the",
+                                     "a",  "per", "by",   "from", "to", "in",  "on"};
+    const auto trim = [&] {
+        while (words.size() > 1 && leading.contains(words.back().toLower()))
+            words.removeLast();
+    };
+    while (words.size() > 1 && fm.horizontalAdvance(words.join(QLatin1Char(' ')) + unit) > length) {
+        words.removeLast();
+        trim();
+    }
+    return words.join(QLatin1Char(' ')) + unit;
+}
+
 } // namespace
+
+void ChartView::fitAxes() {
+    if (!m_x) return;
+    const QRectF plot = chart()->plotArea();
+    if (!plot.isValid()) return;
+    const std::pair<QAbstractAxis*, const QString*> axes[] = {
+        {m_x, &m_xTitle}, {m_y, &m_yTitle}, {m_y2, &m_y2Title}};
+    for (const auto& [axis, title] : axes) {
+        if (!axis) continue;
+        const double length = axis->orientation() == Qt::Horizontal ? plot.width() : plot.height();
+        const QString text = fittedAxisTitle(*title, length - 8, axis->titleFont());
+        if (axis->titleText() != text) axis->setTitleText(text);
+        if (auto* l = qobject_cast<QLogValueAxis*>(axis)) {
+            if (l->property("kvbePixels").toDouble() == length) continue;
+            l->setProperty("kvbePixels", length);
+            tuneLogBase(l);
+        }
+    }
+}
 
 void ChartView::setAxes(bool logXAxis, const QString& xTitle, const QString& yTitle,
                         bool logYDefault) {
@@ -89,6 +157,7 @@ void ChartView::setAxes(bool logXAxis, const QString& xTitle, const QString& yTi
     if (changed) rebuildAxes();
     m_x->setTitleText(xTitle);
     m_y->setTitleText(yTitle);
+    fitAxes();
 }
 
 void ChartView::setSecondaryAxis(const QString& title, double min, double max) {
@@ -101,6 +170,7 @@ void ChartView::setSecondaryAxis(const QString& title, double min, double max) {
         m_y2->setTitleText(title);
         if (!m_zoomed) setAxisRange(m_y2, min, max);
     }
+    fitAxes();
 }
 
 void ChartView::rebuildAxes() {

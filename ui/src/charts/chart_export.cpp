@@ -12,12 +12,81 @@
 #include <QPdfWriter>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QScatterSeries>
 #include <QSettings>
 #include <QSvgGenerator>
+#include <QXYSeries>
+
+#include <algorithm>
+#include <optional>
 
 namespace kvbe {
 
 namespace {
+
+// The part of the segment a–b inside r (Liang–Barsky), if any.
+std::optional<QLineF> clipped(QPointF a, QPointF b, const QRectF& r) {
+    double t0 = 0, t1 = 1;
+    const double dx = b.x() - a.x(), dy = b.y() - a.y();
+    const double p[] = {-dx, dx, -dy, dy};
+    const double q[] = {a.x() - r.left(), r.right() - a.x(), a.y() - r.top(), r.bottom() - a.y()};
+    for (int i = 0; i < 4; ++i) {
+        if (p[i] == 0) {
+            if (q[i] < 0) return std::nullopt;
+            continue;
+        }
+        const double t = q[i] / p[i];
+        if (p[i] < 0)
+            t0 = std::max(t0, t);
+        else
+            t1 = std::min(t1, t);
+        if (t0 > t1) return std::nullopt;
+    }
+    return QLineF(a + t0 * (b - a), a + t1 * (b - a));
+}
+
+// Every line and scatter series cut to the plot. On screen and in PNG and PDF the painter's clip
+// does it, but Qt's SVG writer leaves the clip out, so a pinned curve that reaches further than
+// the axes ran on past them. A line keeps its longest run inside the plot.
+void clipToPlot(ChartView& view) {
+    QChart* chart = view.chart();
+    const QRectF plot = chart->plotArea().adjusted(-0.5, -0.5, 0.5, 0.5);
+    for (QAbstractSeries* s : chart->series()) {
+        auto* xy = qobject_cast<QXYSeries*>(s);
+        if (!xy || xy->count() == 0 || s->attachedAxes().size() < 2) continue;
+        QList<QPointF> px;
+        for (const QPointF& v : xy->points())
+            px << chart->mapToPosition(v, s);
+        QList<QPointF> kept;
+        if (qobject_cast<QScatterSeries*>(s)) {
+            for (int i = 0; i < px.size(); ++i)
+                if (plot.contains(px[i])) kept << xy->at(i);
+        } else {
+            QList<QPointF> run, best;
+            const auto close = [&] {
+                if (run.size() > best.size()) best = run;
+                run.clear();
+            };
+            for (int i = 0; i + 1 < px.size(); ++i) {
+                const auto seg = clipped(px[i], px[i + 1], plot);
+                if (!seg) {
+                    close();
+                    continue;
+                }
+                if (run.isEmpty() || run.back() != seg->p1()) {
+                    close();
+                    run << seg->p1();
+                }
+                run << seg->p2();
+                if (seg->p2() != px[i + 1]) close(); // it leaves the plot here
+            }
+            close();
+            for (const QPointF& p : best)
+                kept << chart->mapToValue(p, s);
+        }
+        if (kept.size() != xy->count() || kept != xy->points()) xy->replace(kept);
+    }
+}
 
 // A hidden copy of the chart laid out at `size`. WA_DontShowOnScreen gives it real resize and
 // layout events without a window appearing, on a display or offscreen.
@@ -33,6 +102,7 @@ std::unique_ptr<ChartView> layoutCopy(const ChartView& source, QSize size) {
     QApplication::processEvents();
     copy->copyStateFrom(source);
     QApplication::processEvents();
+    clipToPlot(*copy);
     return copy;
 }
 

@@ -7,6 +7,8 @@
 #include <QMouseEvent>
 #include <QRubberBand>
 
+#include <algorithm>
+
 namespace kvbe {
 
 // ---- zoom and pan
@@ -52,9 +54,14 @@ void ChartView::updateCrosshair(QPointF pos) {
     const QRectF tb = m_tip->boundingRect().adjusted(-5, -4, 5, 4);
     m_tipBox->setRect(QRectF(QPointF(0, 0), tb.size()));
     m_tip->setPos(5, 4);
+    // Beside the cursor, on the side with room; never past the view's edges, where its first
+    // lines or characters would be cut off (a tall box starts at the top).
+    const QRectF view = mapToScene(viewport()->rect()).boundingRect().adjusted(2, 2, -2, -2);
     double x = pos.x() + 14, y = pos.y() + 14;
     if (x + tb.width() > plot.right()) x = pos.x() - 14 - tb.width();
     if (y + tb.height() > plot.bottom()) y = pos.y() - 14 - tb.height();
+    x = std::max(view.left(), std::min(x, view.right() - tb.width()));
+    y = std::max(view.top(), std::min(y, view.bottom() - tb.height()));
     m_tipBox->setPos(x, y);
     m_crossV->setVisible(true);
     m_crossH->setVisible(true);
@@ -63,9 +70,11 @@ void ChartView::updateCrosshair(QPointF pos) {
 }
 
 void ChartView::hideCrosshair() {
+    const bool shown = m_tipBox->isVisible();
     m_crossV->setVisible(false);
     m_crossH->setVisible(false);
     m_tipBox->setVisible(false);
+    if (shown) emit hovered(QString()); // the status bar lets go of it too
 }
 
 void ChartView::mousePressEvent(QMouseEvent* e) {
@@ -173,6 +182,9 @@ void ChartView::leaveEvent(QEvent* e) {
 }
 
 void ChartView::resizeEvent(QResizeEvent* e) {
+    // The box was laid out for the old size and cursor (presentation mode, a dock unfolding):
+    // it returns when the mouse moves.
+    hideCrosshair();
     QChartView::resizeEvent(e);
     updateLegend();
     layoutOverlays();

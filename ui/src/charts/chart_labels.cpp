@@ -2,14 +2,25 @@
 // a leader line where they had to move, hidden when the point leaves the plot.
 #include "kvbe/ui/charts/chart_view.h"
 
+#include "kvbe/ui/charts/chart_legend.h"
+
 #include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace kvbe {
 
 namespace {
+// How far a rectangle is from a point: 0 inside it.
+double distance(const QRectF& r, QPointF p) {
+    const double dx = std::max({r.left() - p.x(), 0.0, p.x() - r.right()});
+    const double dy = std::max({r.top() - p.y(), 0.0, p.y() - r.bottom()});
+    return std::hypot(dx, dy);
+}
+
 QRectF placed(QPointF p, QSizeF b, Qt::Alignment a, double gap = 3) {
     double x = p.x(), y = p.y();
     if (a & Qt::AlignLeft)
@@ -32,6 +43,10 @@ void ChartView::layoutOverlays() {
     if (!m_x) return;
     const QRectF plot = chart()->plotArea();
     std::vector<QRectF> taken;
+    // The legend is no place for a label.
+    if (m_legend && m_legend->isVisible())
+        for (QGraphicsItem* t : m_legend->childItems())
+            if (t->isVisible()) taken.push_back(t->sceneBoundingRect());
     std::vector<std::pair<QPointF, Label*>> automatic;
     std::vector<std::pair<QPointF, Label*>> fixed;
     for (auto it = m_labels.begin(); it != m_labels.end(); ++it) {
@@ -42,6 +57,7 @@ void ChartView::layoutOverlays() {
         const bool shown = plot.adjusted(-2, -2, 2, 2).contains(p) && std::isfinite(p.y()) &&
                            !isSeriesHidden(it.key());
         l.item->setVisible(shown);
+        l.item->setText(l.text);
         if (l.leader) l.leader->setVisible(false);
         if (!shown) continue;
         if (l.align == Qt::Alignment()) {
@@ -60,25 +76,45 @@ void ChartView::layoutOverlays() {
     // plot, with a leader line back to its point: close bandwidths stack.
     std::sort(fixed.begin(), fixed.end(),
               [](const auto& a, const auto& b) { return a.first.y() < b.first.y(); });
+    // Where none is free, the label's short form tries again; without one, or where that finds
+    // no place either, the label stays hidden rather than cover another or the legend.
+    const auto findPlace = [&](QPointF p, const Label& l) -> std::optional<QRectF> {
+        Qt::Alignment align = l.align;
+        const QSizeF size = l.item->boundingRect().size();
+        // A label that would leave the plot sideways goes to the other side of its point.
+        if (QRectF r = placed(p, size, align);
+            r.right() > plot.right() + 2 && (align & Qt::AlignRight))
+            align = (align & ~Qt::AlignRight) | Qt::AlignLeft;
+        else if (r.left() < plot.left() - 2 && (align & Qt::AlignLeft))
+            align = (align & ~Qt::AlignLeft) | Qt::AlignRight;
+        const QRectF home = placed(p, size, align);
+        if (home.left() < plot.left() - 2 || home.right() > plot.right() + 2) return std::nullopt;
+        if (isFree(home)) return home;
+        const double step = home.height() + 1;
+        const double lowest = plot.bottom() + 2, highest = plot.top() - home.height();
+        for (int k = 1; k < 40; ++k)
+            for (const double dir : {1.0, -1.0}) {
+                const QRectF c = home.translated(0, dir * k * step);
+                if (c.top() < highest || c.bottom() > lowest || !isFree(c)) continue;
+                return c;
+            }
+        return std::nullopt;
+    };
     for (auto& [p, l] : fixed) {
-        const QRectF home = placed(p, l->item->boundingRect().size(), l->align);
-        QRectF r = home;
-        if (!isFree(r)) {
-            const double step = r.height() + 1;
-            const double lowest = plot.bottom() + 2, highest = plot.top() - r.height();
-            bool found = false;
-            for (int k = 1; k < 40 && !found; ++k)
-                for (const double dir : {1.0, -1.0}) {
-                    const QRectF c = home.translated(0, dir * k * step);
-                    if (c.top() < highest || c.bottom() > lowest || !isFree(c)) continue;
-                    r = c;
-                    found = true;
-                    break;
-                }
+        std::optional<QRectF> place = findPlace(p, *l);
+        if (!place && !l->brief.isEmpty()) {
+            l->item->setText(l->brief);
+            place = findPlace(p, *l);
         }
+        if (!place) {
+            l->item->setVisible(false);
+            continue;
+        }
+        const QRectF r = *place;
+        const QRectF home = placed(p, l->item->boundingRect().size(), l->align);
         l->item->setPos(r.topLeft());
         taken.push_back(r);
-        if (r != home) {
+        if (r.top() != home.top()) {
             if (!l->leader) {
                 l->leader = new QGraphicsLineItem;
                 l->leader->setZValue(19);
@@ -101,6 +137,13 @@ void ChartView::layoutOverlays() {
         Qt::AlignRight | Qt::AlignBottom,  Qt::AlignLeft | Qt::AlignTop};
     // Where the places next to a point are taken, farther rings, with a leader line; where none
     // is free the label stays hidden rather than cover another (the hover text names the point).
+    // A place nearer another labelled point than its own would name the wrong one.
+    const auto nearestIsOwn = [&](const QRectF& r, QPointF own) {
+        const double d = distance(r, own);
+        return std::none_of(automatic.begin(), automatic.end(), [&](const auto& other) {
+            return other.first != own && distance(r, other.first) < d;
+        });
+    };
     for (auto& [p, l] : automatic) {
         const QSizeF size = l->item->boundingRect().size();
         std::optional<QRectF> best;
@@ -108,7 +151,7 @@ void ChartView::layoutOverlays() {
         for (const double g : {15.0, 32.0, 52.0, 75.0}) {
             for (Qt::Alignment a : around) {
                 const QRectF r = placed(p, size, a, g);
-                if (plot.contains(r) && isFree(r)) {
+                if (plot.contains(r) && isFree(r) && nearestIsOwn(r, p)) {
                     best = r;
                     break;
                 }

@@ -60,9 +60,9 @@ qreal ChartLegend::naturalWidth(const Entry& e) const {
     return std::ceil(m.swatch + m.gap + QFontMetricsF(m_font).horizontalAdvance(e.name)) + 1;
 }
 
-// Greedy word wrap: as many words on a line as fit; a word wider than a line is split.
-QString ChartLegend::wrapped(const QString& name, qreal width) const {
-    const QFontMetricsF fm(m_font);
+namespace {
+
+QString wrapLine(const QString& name, const QFontMetricsF& fm, qreal width) {
     if (fm.horizontalAdvance(name) <= width) return name;
     QStringList lines;
     QString current;
@@ -84,6 +84,21 @@ QString ChartLegend::wrapped(const QString& name, qreal width) const {
     }
     if (!current.isEmpty()) lines << current;
     return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+// Greedy word wrap, line by line: as many words on a line as fit; a word wider than a line is
+// split.
+QString wrapText(const QString& text, const QFontMetricsF& fm, qreal width) {
+    QStringList out;
+    for (const QString& line : text.split(QLatin1Char('\n')))
+        out << wrapLine(line, fm, width);
+    return out.join(QLatin1Char('\n'));
+}
+
+QString ChartLegend::wrapped(const QString& name, qreal width) const {
+    return wrapText(name, QFontMetricsF(m_font), width);
 }
 
 QSizeF ChartLegend::flowRows(qreal width) {
@@ -139,34 +154,55 @@ QSizeF ChartLegend::stackColumn(qreal width) {
     return QSizeF(used, m_entries.empty() ? 0 : y - rowGap);
 }
 
-ChartLegend::Layout ChartLegend::arrange(QSizeF area) {
+ChartLegend::Layout ChartLegend::arrange(QSizeF area, qreal rowsBudget) {
+    if (rowsBudget < 0) rowsBudget = area.height() * kMaxRowsShare;
     m_layout = Layout{};
+    QStringList cut;
     if (m_entries.empty()) {
         m_size = QSizeF();
     } else {
         m_size = flowRows(area.width());
         m_layout = Layout{Place::Bottom, m_size.height()};
-        if (m_size.height() > area.height() * kMaxRowsShare) {
+        // A list at the right stays there while it fits and the rows would take more than half
+        // their budget: names that change as a probe runs ("running, 42 % · 6.1 GB/s") made the
+        // legend jump between the bottom and the right.
+        const bool stayRight = m_lastPlace == Place::Right && m_size.height() > rowsBudget * 0.5;
+        if (m_size.height() > rowsBudget || stayRight) {
             qreal widest = 0;
             for (const Entry& e : m_entries)
                 widest = std::max(widest, naturalWidth(e));
             const QSizeF column = stackColumn(std::min(widest, area.width() * kMaxColumnShare));
             // The list where it fits beside the plot; else the rows after all (the plot keeps
-            // its width, the names stay whole).
+            // its width, the names stay whole); where not even two rows are left for them, the
+            // list, cut at the chart's height (the plot keeps its height).
+            const qreal line = QFontMetricsF(m_font).height();
             if (column.height() <= area.height()) {
                 m_size = column, m_layout = Layout{Place::Right, column.width()};
+            } else if (rowsBudget < 2 * line) {
+                m_size = QSizeF(column.width(), area.height());
+                m_layout = Layout{Place::Right, column.width()};
+                for (std::size_t i = 0; i < m_slots.size(); ++i)
+                    if (m_slots[i].rect.bottom() > m_size.height() + 0.5) cut << m_entries[i].name;
             } else {
                 m_size = flowRows(area.width());
-                // A chart too small for its names (a tab not laid out yet) keeps half of its
-                // height; the rows are cut there rather than push the window larger.
-                m_size.setHeight(std::min(m_size.height(), area.height() * kMaxCutShare));
+                // A chart too small for its names keeps its plot; the rows are cut at the
+                // budget (one line at least) rather than push the window larger.
+                m_size.setHeight(
+                    std::min(m_size.height(),
+                             std::max(line, std::min(rowsBudget, area.height() * kMaxCutShare))));
                 m_layout = Layout{Place::Bottom, m_size.height()};
+                for (std::size_t i = 0; i < m_slots.size(); ++i)
+                    if (m_slots[i].rect.bottom() > m_size.height() + 0.5) cut << m_entries[i].name;
             }
         }
     }
     const Metrics m(m_font);
     for (const Slot& s : m_slots)
         s.text->setPos(s.swatch.right() + m.gap, s.rect.top());
+    m_lastPlace = m_layout.place;
+    setToolTip(cut.isEmpty() ? tr("Click an entry to hide or show its series.")
+                             : tr("Click an entry to hide or show its series. Cut for room: %1")
+                                   .arg(cut.join(QStringLiteral("; "))));
     prepareGeometryChange();
     m_bounds = QRectF(QPointF(0, 0), m_size).adjusted(-2, -2, 2, 2);
     update();

@@ -1,9 +1,11 @@
 #include "kvbe/ui/charts/chart_view.h"
 
 #include "kvbe/base/units.h"
+#include "kvbe/calibration/calibration.h"
 #include "kvbe/ui/charts/chart_legend.h"
 
 #include <QAreaSeries>
+#include <QFontMetricsF>
 #include <QGraphicsLineItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
@@ -11,8 +13,10 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QRubberBand>
 #include <QScatterSeries>
+#include <QTextDocument>
 #include <QValueAxis>
 
 #include <algorithm>
@@ -21,6 +25,46 @@
 #include <optional>
 
 namespace kvbe {
+
+namespace {
+
+// A label pinned to a data point, on a backdrop of the chart's background: gridlines and curves
+// do not cross its text.
+class LabelItem : public QGraphicsSimpleTextItem {
+  public:
+    QColor backdrop;
+    void paint(QPainter* p, const QStyleOptionGraphicsItem* o, QWidget* w) override {
+        p->setPen(Qt::NoPen);
+        p->setBrush(backdrop);
+        p->drawRect(boundingRect());
+        QGraphicsSimpleTextItem::paint(p, o, w);
+    }
+};
+
+// WCAG's relative luminance and contrast ratio.
+double luminance(const QColor& c) {
+    const auto lin = [](double v) {
+        return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * lin(c.redF()) + 0.7152 * lin(c.greenF()) + 0.0722 * lin(c.blueF());
+}
+double contrast(const QColor& a, const QColor& b) {
+    const double la = luminance(a), lb = luminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+} // namespace
+
+// A label's colour made readable on the background (contrast 4.5 : 1 at least): lighter on the
+// dark theme, darker on the light one; its hue stays.
+QColor readableOn(QColor c, const QColor& background) {
+    c.setAlpha(255);
+    const bool dark = luminance(background) < 0.5;
+    // 5.5 rather than 4.5: the themes' gradients vary around the mean taken here.
+    for (int i = 0; i < 12 && contrast(c, background) < 5.5; ++i)
+        c = dark ? c.lighter(120) : c.darker(120);
+    return c;
+}
 
 ChartView::ChartView(QWidget* parent) : QChartView(parent) {
     chart()->setAnimationOptions(QChart::NoAnimation);
@@ -57,7 +101,10 @@ ChartView::ChartView(QWidget* parent) : QChartView(parent) {
     scene->addItem(m_legend);
     connect(m_legend, &ChartLegend::clicked, this,
             [this](const QString& key) { setSeriesHidden(key, !isSeriesHidden(key)); });
-    connect(chart(), &QChart::plotAreaChanged, this, [this] { layoutOverlays(); });
+    connect(chart(), &QChart::plotAreaChanged, this, [this] {
+        fitAxes();
+        layoutOverlays();
+    });
     applyFonts();
 }
 
@@ -72,6 +119,7 @@ void ChartView::setResults(ResultPtr current, std::vector<ResultPtr> pins) {
 void ChartView::setChartStyle(ChartStyle style) {
     if (style == m_style) return;
     m_style = style;
+    hideCrosshair(); // its font and colours change with the style
     // setTheme resets fonts, colours and pens; everything is re-applied after it.
     chart()->setTheme(style.dark ? QChart::ChartThemeDark : QChart::ChartThemeLight);
     chart()->setBackgroundRoundness(0);
@@ -116,6 +164,19 @@ void ChartView::applyFonts() {
     updateLegend();
 }
 
+// The chart's background as one colour: the themes paint a gradient, whose stops are averaged
+// (its brush's own colour is black).
+QColor ChartView::backgroundColor() const {
+    const QBrush b = chart()->backgroundBrush();
+    const QGradient* g = b.gradient();
+    if (!g || g->stops().isEmpty()) return b.color();
+    double r = 0, gr = 0, bl = 0;
+    for (const auto& stop : g->stops())
+        r += stop.second.redF(), gr += stop.second.greenF(), bl += stop.second.blueF();
+    const double n = double(g->stops().size());
+    return QColor::fromRgbF(float(r / n), float(gr / n), float(bl / n));
+}
+
 QColor ChartView::textColor() const {
     return m_style.dark ? QColor(230, 230, 235) : QColor(30, 30, 35);
 }
@@ -125,15 +186,99 @@ QColor ChartView::ghost(QColor c) const {
     return c;
 }
 
+bool ChartView::ofAnotherModel(const QString& model) const {
+    return m_current && !model.isEmpty() &&
+           !sameModelName(model.toStdString(), m_current->model().id);
+}
+
+QString ChartView::markedWithModel(const QString& name, const QString& model) const {
+    return ofAnotherModel(model)
+               ? tr("%1 [another model: %2]").arg(name, model.section(QLatin1Char('/'), -1))
+               : name;
+}
+
+QColor ChartView::dimmed(QColor c) const {
+    c.setAlphaF(0.3f);
+    return c;
+}
+
 void ChartView::setTitles(const QString& headline, const QString& detail, const QString& note) {
     m_plainTitle = headline + QStringLiteral(" · ") + detail;
-    // The title item takes rich text: the scenario goes on a second, lighter line.
-    QString title = QStringLiteral("%1<br><span style=\"font-weight:normal\">%2</span>")
-                        .arg(headline.toHtmlEscaped(), detail.toHtmlEscaped());
+    m_titleParts = {headline, detail, note};
+    applyTitle();
+}
+
+// The title item takes rich text: the scenario goes on a second, lighter line, the note on a
+// third, smaller one. Qt lays it out unwrapped and cuts what passes the chart's width, so each
+// part is wrapped to that width here. A short chart gets a shorter title (the note left out,
+// then the scenario in small type, then the headline alone) so that the title takes at most a
+// quarter of its height and the plot keeps its half.
+void ChartView::applyTitle() {
+    const QMargins margins = chart()->margins();
+    const qreal width =
+        std::max(60, viewport()->width() - margins.left() - margins.right() - 2 * kMargin);
+    const QFont bold = chart()->titleFont();
+    QFont normal = bold;
+    normal.setBold(false);
+    QFont small = normal;
+    small.setPointSizeF(normal.pointSizeF() * 0.85);
+    QFont smallBold = small;
+    smallBold.setBold(true);
+    // A text whose own lines fit keeps them; else its words flow anew to the width.
+    const auto html = [&](QString text, const QFont& f) {
+        const QFontMetricsF fm(f);
+        const QStringList lines = text.split(QLatin1Char('\n'));
+        if (std::any_of(lines.begin(), lines.end(),
+                        [&](const QString& l) { return fm.horizontalAdvance(l) > width * 0.97; }))
+            text = wrapText(lines.join(QLatin1Char(' ')), fm, width * 0.97);
+        return text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+    };
+    const auto [headline, detail, note] = m_titleParts;
+    static const QString light = QStringLiteral("<span style=\"font-weight:normal\">%1</span>");
+    static const QString lightSmall =
+        QStringLiteral("<span style=\"font-weight:normal; font-size:small\">%1</span>");
+    static const QString boldSmall = QStringLiteral("<span style=\"font-size:small\">%1</span>");
+    const QString full = detail.isEmpty() ? html(headline, bold)
+                                          : html(headline, bold) + QStringLiteral("<br>") +
+                                                light.arg(html(detail, normal));
+    QStringList levels;
     if (!note.isEmpty())
-        title += QStringLiteral("<br><span style=\"font-weight:normal; font-size:small\">%1</span>")
-                     .arg(note.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
-    chart()->setTitle(title);
+        levels << full + QStringLiteral("<br>") + lightSmall.arg(html(note, small));
+    levels << full
+           << (detail.isEmpty() ? full
+                                : html(headline, bold) + QStringLiteral("<br>") +
+                                      lightSmall.arg(html(detail, small)))
+           << boldSmall.arg(html(headline, smallBold));
+    // Of the height: at most a quarter, and no more than half less the x axis and the spacing
+    // Qt puts around the title.
+    const qreal height = viewport()->height();
+    const QSizeF room(width, std::max<qreal>(0, std::min(height * kMaxTitleShare,
+                                                         height * 0.5 - axisRoom() - 4 * kMargin)));
+    QString title = levels.back();
+    for (const QString& l : levels) {
+        const QSizeF size = titleSize(l);
+        if (size.height() <= room.height() && size.width() <= room.width()) {
+            title = l;
+            break;
+        }
+    }
+    if (title != chart()->title()) chart()->setTitle(title);
+}
+
+qreal ChartView::axisRoom() const {
+    // The x axis's labels and title, with Qt's padding around them.
+    const QFont labels = m_x ? m_x->labelsFont() : chart()->legend()->font();
+    const QFont title = m_x ? m_x->titleFont() : chart()->legend()->font();
+    return 2 * QFontMetricsF(labels).height() + QFontMetricsF(title).height() + 2 * kMargin;
+}
+
+QSizeF ChartView::titleSize(const QString& html) const {
+    if (html.isEmpty()) return {};
+    QTextDocument doc;
+    doc.setDocumentMargin(0);
+    doc.setDefaultFont(chart()->titleFont());
+    doc.setHtml(html);
+    return QSizeF(doc.idealWidth(), doc.size().height());
 }
 
 // ---- series pool
@@ -171,12 +316,12 @@ QLineSeries* ChartView::line(const QString& key, const QString& name, QColor col
 }
 
 QScatterSeries* ChartView::scatter(const QString& key, const QString& name, QColor color,
-                                   qreal size, bool inLegend) {
+                                   qreal size, bool inLegend, bool secondaryY) {
     m_touched.insert(key);
     auto* s = qobject_cast<QScatterSeries*>(m_series.value(key));
     if (!s) {
         s = new QScatterSeries;
-        registerSeries(key, s, inLegend, false);
+        registerSeries(key, s, inLegend, secondaryY);
     }
     s->setName(name);
     s->setMarkerSize(size * penScale());
@@ -202,12 +347,12 @@ QAreaSeries* ChartView::area(const QString& key, const QString& name, QColor col
 }
 
 void ChartView::label(const QString& key, const QString& text, QPointF value, QColor color,
-                      Qt::Alignment align) {
+                      Qt::Alignment align, const QString& brief) {
     m_touchedLabels.insert(key);
     auto it = m_labels.find(key);
     if (it == m_labels.end()) {
         Label l;
-        l.item = new QGraphicsSimpleTextItem;
+        l.item = new LabelItem;
         l.item->setZValue(20);
         chart()->scene()->addItem(l.item);
         QFont f = font();
@@ -216,7 +361,13 @@ void ChartView::label(const QString& key, const QString& text, QPointF value, QC
         it = m_labels.insert(key, l);
     }
     it->item->setText(text);
-    it->item->setBrush(color);
+    it->text = text;
+    it->brief = brief;
+    const QColor background = backgroundColor();
+    it->item->setBrush(readableOn(color, background));
+    QColor backdrop = background;
+    backdrop.setAlphaF(0.8f);
+    static_cast<LabelItem*>(it->item)->backdrop = backdrop;
     it->value = value;
     it->align = align;
 }
@@ -288,15 +439,21 @@ void ChartView::updateLegend() {
     const bool changed =
         m_legend->setEntries(std::move(entries), chart()->legend()->font(), textColor());
     const QRectF area = chart()->geometry().adjusted(kMargin, kMargin, -kMargin, -kMargin);
-    if (!changed && area.size() == m_legendArea.size()) {
+    applyTitle();
+    // The plot keeps at least half of the chart's height: the rows of the legend share the other
+    // half with the title, the x axis's labels and title, and the margins.
+    const qreal reserved = titleSize(chart()->title()).height() + axisRoom() + 6 * kMargin;
+    const qreal rowsBudget = std::max<qreal>(0, area.height() * 0.5 - reserved);
+    if (!changed && area.size() == m_legendArea.size() && rowsBudget == m_legendBudget) {
         m_legend->placeIn(area);
         return;
     }
     m_legendArea = area;
+    m_legendBudget = rowsBudget;
     // The plot gives up the legend's room: the rows under it, or the list at its right.
     QMargins margins(kMargin, kMargin, kMargin, kMargin);
     if (!m_legend->isEmpty() && area.isValid()) {
-        const auto layout = m_legend->arrange(area.size());
+        const auto layout = m_legend->arrange(area.size(), rowsBudget);
         const int room = int(std::ceil(layout.extent)) + kMargin;
         if (layout.place == ChartLegend::Place::Bottom)
             margins.setBottom(kMargin + room);
@@ -305,7 +462,10 @@ void ChartView::updateLegend() {
         m_legend->placeIn(area);
     }
     m_legend->setVisible(!m_legend->isEmpty());
-    if (chart()->margins() != margins) chart()->setMargins(margins);
+    if (chart()->margins() != margins) {
+        chart()->setMargins(margins);
+        applyTitle(); // a list at the right leaves the title less width
+    }
 }
 
 void ChartView::setSeriesHidden(const QString& key, bool hidden) {
@@ -335,7 +495,7 @@ QStringList ChartView::seriesKeys() const {
 }
 QString ChartView::labelText(const QString& key) const {
     auto it = m_labels.find(key);
-    return it == m_labels.end() ? QString() : it->item->text();
+    return it == m_labels.end() ? QString() : it->text;
 }
 
 void ChartView::copyStateFrom(const ChartView& other) {

@@ -71,19 +71,25 @@ void FractionChart::refill() {
     // Imported py-kvcache v2 files: the p* their own curves give by py-kvcache's rule, at (p*, 1).
     for (size_t n = 0; n < m_implied.size(); ++n) {
         const auto& o = m_implied[n];
+        // A file of another model: dimmed and marked with it, or left out (View menu).
+        const bool other = ofAnotherModel(o.model);
+        if (other && !chartStyle().otherModels) continue;
         for (const auto& t : o.implied.tiers) {
             const QString g =
                 QStringLiteral("implied/%1/%2-").arg(n).arg(QString::fromStdString(t.tier));
-            const QColor col = impliedTierColor(o, t.tier);
-            const QString text =
+            const QColor col =
+                other ? dimmed(impliedTierColor(o, t.tier)) : impliedTierColor(o, t.tier);
+            const QString text = markedWithModel(
                 tr("%1: p* %2 = %3%4")
                     .arg(o.file, impliedTierText(t.tier), tokensText(t.pStarTokens),
-                         t.paysWithinKnots ? QString() : tr(" (never within its curves)"));
+                         t.paysWithinKnots ? QString() : tr(" (never within its curves)")),
+                o.model);
             QList<QPointF> mark;
             if (t.pStarTokens > 0 || !r.scenario.lengths.log) {
                 mark.append(QPointF(t.pStarTokens, 100.0));
                 label(g + "pstar-label", text, mark.front(), col,
-                      pStarSide(t.pStarTokens, xMin, xMax, r.scenario.lengths.log));
+                      pStarSide(t.pStarTokens, xMin, xMax, r.scenario.lengths.log),
+                      tr("p* %1 = %2").arg(impliedTierText(t.tier), tokensText(t.pStarTokens)));
             }
             scatter(g + "pstar", text, col, 11)->replace(mark);
         }

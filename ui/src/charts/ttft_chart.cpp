@@ -57,7 +57,8 @@ void TtftChart::refill() {
         const QString name = QString::fromStdString(tc.tier.name);
         line(g + "hit", tr("hit from %1").arg(name), col, 2.5)
             ->replace(toPoints(c.tokens, tc.tHit, ms));
-        line(g + "speedup", tr("%1 speedup").arg(name), col, 1.5, Qt::DotLine, false, true)
+        line(g + "speedup", tr("%1 speedup (right axis)").arg(name), col, 1.5, Qt::DotLine, true,
+             true)
             ->replace(toPoints(c.tokens, tc.speedup, 1));
         extend(tc.tHit);
     }
@@ -105,29 +106,41 @@ void TtftChart::refill() {
     dots(QStringLiteral("measured"),
          tr("measured prefill in the scenario (%1 points)").arg(m_measured.size()), m_measured,
          QColor("#3a86ff"));
-    dots(QStringLiteral("imported"),
-         tr("%1 (%2 points)").arg(m_importedLabel).arg(m_imported.size()), m_imported,
-         QColor("#ff006e"));
+    // Measurements of another model: dimmed and marked with it, or left out (View menu).
+    const bool importedOther = ofAnotherModel(m_importedModel);
+    if (importedOther && !chartStyle().otherModels)
+        m_dotsInput.remove(QStringLiteral("imported"));
+    else
+        dots(QStringLiteral("imported"),
+             markedWithModel(tr("%1 (%2 points)").arg(m_importedLabel).arg(m_imported.size()),
+                             m_importedModel),
+             m_imported, importedOther ? dimmed(QColor("#ff006e")) : QColor("#ff006e"));
     for (const auto& o : m_overlays) {
+        const bool other = ofAnotherModel(o.model);
+        if (other && !chartStyle().otherModels) continue;
+        const QColor col = other ? dimmed(o.color) : o.color;
+        const QString name = markedWithModel(o.name, o.model);
         QList<QPointF> pts;
         for (const auto& p : o.points) {
             pts.append(QPointF(p.x(), p.y() * ms));
-            if (p.y() > 0) lo = std::min(lo, p.y() * ms), hi = std::max(hi, p.y() * ms);
+            if (p.y() > 0 && !other) lo = std::min(lo, p.y() * ms), hi = std::max(hi, p.y() * ms);
         }
         if (o.line) {
-            auto* l = line(o.key, o.name, o.color, 2, Qt::DashDotLine);
+            auto* l = line(o.key, name, col, 2, Qt::DashDotLine);
             // Measured curves have few points: show where they were measured.
             l->setPointsVisible(pts.size() <= 64);
             l->replace(pts);
         } else
-            scatter(o.key, o.name, o.color, 8)->replace(pts);
+            scatter(o.key, name, col, 8)->replace(pts);
     }
     endRefill();
     setHomeRange(c.tokens.front(), c.tokens.back(), logY() ? lo / 1.5 : 0,
                  hi * (logY() ? 1.5 : 1.05));
 }
 
-void TtftChart::setMeasured(std::vector<QPointF> tokensSeconds, const QString& label) {
+void TtftChart::setMeasured(std::vector<QPointF> tokensSeconds, const QString& label,
+                            const QString& model) {
+    m_importedModel = model;
     for (auto& p : tokensSeconds)
         p.setY(p.y() * 1e3);
     std::sort(tokensSeconds.begin(), tokensSeconds.end(),
@@ -148,6 +161,7 @@ void TtftChart::copyStateFrom(const ChartView& other) {
         m_overlays = t->m_overlays;
         m_imported = t->m_imported;
         m_importedLabel = t->m_importedLabel;
+        m_importedModel = t->m_importedModel;
     }
     ChartView::copyStateFrom(other);
 }
@@ -166,6 +180,20 @@ QString TtftChart::hoverText(QPointF v) const {
     for (const auto& pin : m_pins) {
         const size_t k = nearestIndex(pin->curves.tokens, v.x());
         s += tr("\n%1 (pinned): recompute %2").arg(pin->label, millisText(pin->curves.tMiss[k]));
+    }
+    // Imported curves near the cursor, each with the model it was measured with where that is
+    // not the scenario's.
+    for (const auto& o : m_overlays) {
+        if (o.points.empty() || !o.line || isSeriesHidden(o.key)) continue;
+        if (ofAnotherModel(o.model) && !chartStyle().otherModels) continue;
+        const auto near = std::min_element(
+            o.points.begin(), o.points.end(), [&](const QPointF& a, const QPointF& b) {
+                return std::abs(std::log(a.x() / v.x())) < std::abs(std::log(b.x() / v.x()));
+            });
+        if (std::abs(std::log(near->x() / v.x())) > std::log(1.5)) continue;
+        s += tr("\n%1: %2 at N = %3")
+                 .arg(markedWithModel(o.name, o.model), millisText(near->y()),
+                      tokensText(near->x()));
     }
     s += tr("\ncursor: %1 ms").arg(v.y(), 0, 'g', 4);
     return s;

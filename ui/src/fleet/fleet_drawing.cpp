@@ -24,10 +24,11 @@ std::vector<TtftChart::Overlay> measuredCurves(const std::vector<ImportedCalibra
         if (ic.prefillCurve.empty() && c.curves.empty() && ic.hitPoints.empty()) continue;
         const QString who = c.host.empty() ? fileName(c) : QString::fromStdString(c.host);
         const QColor color = kNodeColors[out.size() % std::size(kNodeColors)];
+        const QString model = QString::fromStdString(c.model);
         if (!ic.prefillCurve.empty())
             out.push_back({QStringLiteral("overlay/%1/prefill").arg(i),
                            QObject::tr("%1: measured recompute").arg(who), ic.prefillCurve, color,
-                           true});
+                           true, model});
         // py-kvcache v2: the load curves beside f (f is the recompute curve above).
         for (const auto& [name, k] : c.curves) {
             if (name == "f") continue;
@@ -40,7 +41,7 @@ std::vector<TtftChart::Overlay> measuredCurves(const std::vector<ImportedCalibra
                                     name == "g_ssd" ? QObject::tr("load from the SSD")
                                                     : QObject::tr("load from host memory")),
                            std::move(pts), name == "g_ssd" ? color.darker(140) : color.lighter(140),
-                           true});
+                           true, model});
         }
         // Measured hits and golden points, drawn as points, not only used in the fit.
         if (!ic.hitPoints.empty())
@@ -48,7 +49,7 @@ std::vector<TtftChart::Overlay> measuredCurves(const std::vector<ImportedCalibra
                            QObject::tr("%1: measured hits and golden points (%2)")
                                .arg(who)
                                .arg(c.hits.size() + c.golden.size()),
-                           ic.hitPoints, color, false});
+                           ic.hitPoints, color, false, model});
     }
     return out;
 }
@@ -61,8 +62,9 @@ void addFitCurves(std::vector<TtftChart::Overlay>& out, const ScenarioResult& r,
     std::vector<QPointF> miss;
     for (double n : r.curves.tokens)
         miss.emplace_back(n, fit.cost.tMiss(n) + fit.overheadS);
+    const QString model = QString::fromStdString(fit.model);
     out.push_back({QStringLiteral("overlay/fit/recompute"), QObject::tr("fitted recompute"),
-                   std::move(miss), QColor("#ff7f11"), true});
+                   std::move(miss), QColor("#ff7f11"), true, model});
     const QColor hitColors[] = {QColor("#ffb703"), QColor("#bc6c25"), QColor("#e9c46a")};
     for (size_t t = 0; t < fit.tiers.size(); ++t) {
         std::vector<QPointF> hit;
@@ -71,7 +73,7 @@ void addFitCurves(std::vector<TtftChart::Overlay>& out, const ScenarioResult& r,
         out.push_back(
             {QStringLiteral("overlay/fit/hit-%1").arg(t),
              QObject::tr("fitted hit from %1").arg(QString::fromStdString(fit.tiers[t].name)),
-             std::move(hit), hitColors[t % std::size(hitColors)], true});
+             std::move(hit), hitColors[t % std::size(hitColors)], true, model});
     }
 }
 
@@ -86,8 +88,8 @@ std::vector<ImpliedOverlay> impliedByFiles(const std::vector<ImportedCalibration
         auto implied = pyKvcacheImplied(c, modelKv);
         if (!implied)
             continue; // no KV bytes to measure B* with: the TTFT chart still has its curves
-        out.push_back(
-            {fileName(c), kNodeColors[out.size() % std::size(kNodeColors)], std::move(*implied)});
+        out.push_back({fileName(c), kNodeColors[out.size() % std::size(kNodeColors)],
+                       QString::fromStdString(c.model), std::move(*implied)});
     }
     return out;
 }

@@ -15,28 +15,17 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
 #include <cmath>
 
 namespace kvbe {
-
-namespace {
-
-// Model ids name the same model when their last parts match, case aside ("Llama-3.2-3B").
-bool sameModelIdImpl(const std::string& a, const std::string& b) {
-    auto last = [](const std::string& id) {
-        const QString s = QString::fromStdString(id);
-        return s.section(QLatin1Char('/'), -1).toLower();
-    };
-    return last(a) == last(b);
-}
-
-} // namespace
 
 FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     : QWidget(parent), m_explorer(explorer),
@@ -47,8 +36,24 @@ FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     v->addWidget(buildWarnings());
     v->addWidget(buildTableAndFit(), 1);
     connectImporter();
+    // The fit follows the scenario: fitted again against a changed one (once the edits settle),
+    // so that its values, its sentence and its curves are never those of a scenario left behind.
+    m_refit = new QTimer(this);
+    m_refit->setSingleShot(true);
+    m_refit->setInterval(150);
+    connect(m_refit, &QTimer::timeout, this, [this] {
+        if (!m_fit || m_fitRow < 0) return;
+        if (auto st = fitRow(m_fitRow); !st) {
+            const QString why = QString::fromStdString(st.message());
+            clearFit();
+            m_fitSummary->setText(tr("The scenario changed and the fit could not follow: %1")
+                                      .arg(why.toHtmlEscaped()));
+            emit overlaysChanged();
+        }
+    });
     connect(m_explorer, &Explorer::computed, this, [this] {
         updateMismatches();
+        if (m_fit && m_explorer->scenario() != m_fitScenario) m_refit->start();
         if (m_fitCost) emit overlaysChanged(); // fitted curves follow the lengths and fraction
     });
     updateButtons();
@@ -84,6 +89,7 @@ QHBoxLayout* FleetPanel::buildButtons() {
     });
     exportButton->setMenu(exportMenu);
     auto* clear = new QPushButton(tr("Clear"), this);
+    clear->setObjectName(QStringLiteral("fleetClear"));
     for (QWidget* w : std::initializer_list<QWidget*>{importFiles, importFolder, m_fitButton,
                                                       m_adoptButton, exportButton, clear})
         buttons->addWidget(w);
@@ -160,10 +166,16 @@ QSplitter* FleetPanel::buildTableAndFit() {
     connect(&m_model, &QAbstractItemModel::dataChanged, this, fitColumns);
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    auto* fitBox = new QWidget(split);
-    auto* fv = new QVBoxLayout(fitBox);
-    fv->setContentsMargins(0, 0, 0, 0);
-    m_fitSummary = new QLabel(tr("Select a file and fit it to the scenario."), fitBox);
+    // The fit's sentence over its residuals, a splitter between them; the sentence scrolls
+    // where the dock is short, rather than lose its last lines.
+    auto* fitBox = new QSplitter(Qt::Vertical, split);
+    auto* summaryScroll = new QScrollArea(fitBox);
+    summaryScroll->setObjectName(QStringLiteral("fitSummaryScroll"));
+    summaryScroll->setFrameShape(QFrame::NoFrame);
+    summaryScroll->setWidgetResizable(true);
+    summaryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_fitSummary = new QLabel(kNoFit(), summaryScroll);
+    m_fitSummary->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_fitSummary->setObjectName(QStringLiteral("fitSummary"));
     m_fitSummary->setWordWrap(true);
     m_fitSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -174,8 +186,11 @@ QSplitter* FleetPanel::buildTableAndFit() {
     m_residuals->verticalHeader()->hide();
     m_residuals->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_residuals->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    fv->addWidget(m_fitSummary);
-    fv->addWidget(m_residuals, 1);
+    summaryScroll->setWidget(m_fitSummary);
+    fitBox->addWidget(summaryScroll);
+    fitBox->addWidget(m_residuals);
+    fitBox->setStretchFactor(0, 1);
+    fitBox->setStretchFactor(1, 1);
     split->addWidget(m_table);
     split->addWidget(fitBox);
     split->setStretchFactor(0, 3);
@@ -207,20 +222,23 @@ void FleetPanel::connectImporter() {
         });
 }
 
-void FleetPanel::clearAll() {
-    m_model.clear();
+void FleetPanel::clearFit() {
+    m_refit->stop();
     m_fit.reset();
     m_fitRow = -1;
     m_fitCost.reset();
     m_fitTiers.clear();
+    m_fitModel.clear();
     m_residuals->setRowCount(0);
+    m_fitSummary->setText(kNoFit());
+}
+
+void FleetPanel::clearAll() {
+    m_model.clear();
+    clearFit();
     updateMismatches();
     updateButtons();
     emit overlaysChanged();
-}
-
-bool FleetPanel::sameModelId(const std::string& a, const std::string& b) {
-    return sameModelIdImpl(a, b);
 }
 
 bool FleetPanel::importPaths(const QStringList& paths) {
@@ -285,7 +303,7 @@ Result<Evaluation> FleetPanel::fitBasis(const Calibration& c, QString& said) {
     Scenario s = m_explorer->scenario();
     const std::string& scenarioModel = r->model().id;
     // A node is fitted against the model it ran: its prefill times say nothing about another.
-    if (!c.model.empty() && !sameModelId(c.model, scenarioModel)) {
+    if (!c.model.empty() && !sameModelName(c.model, scenarioModel)) {
         auto spec = m_explorer->modelFor(c.model);
         if (!spec)
             return Error{
@@ -316,6 +334,10 @@ Result<Evaluation> FleetPanel::fitBasis(const Calibration& c, QString& said) {
 Status FleetPanel::fitSelected() {
     const int row = selectedRow();
     if (row < 0) return Error{"Select an imported file to fit"};
+    return fitRow(row);
+}
+
+Status FleetPanel::fitRow(int row) {
     const Calibration& c = m_model.at(row).calibration;
     QString against;
     auto basis = fitBasis(c, against);
@@ -324,6 +346,7 @@ Status FleetPanel::fitSelected() {
     if (!fit) return fit.error();
     m_fit = std::move(*fit);
     m_fitRow = row;
+    m_fitScenario = m_explorer->scenario();
     m_fitAgainst = against;
     m_fitModel = basis->model.id;
     std::map<std::string, double> pstar;
@@ -476,7 +499,7 @@ Status FleetPanel::adoptFitted() {
             details << QString::fromStdString(u);
     }
     const auto& r = m_explorer->result();
-    if (r && !sameModelId(m_fitModel, r->model().id))
+    if (r && !sameModelName(m_fitModel, r->model().id))
         details << QString()
                 << tr("The fit is of %1; the scenario uses %2, whose utilisation may differ.")
                        .arg(QString::fromStdString(m_fitModel),
@@ -518,7 +541,7 @@ Status FleetPanel::exportPyKvcache(const QString& path, bool fromCalibration) {
 
 ImportDrawing FleetPanel::drawing() const {
     if (!m_fitCost) return fleetDrawing(m_model.rows(), m_explorer->result());
-    const FleetFitCurves fit{*m_fitCost, m_fitTiers, m_fit->params.overheadS};
+    const FleetFitCurves fit{*m_fitCost, m_fitTiers, m_fit->params.overheadS, m_fitModel};
     return fleetDrawing(m_model.rows(), m_explorer->result(), &fit);
 }
 

@@ -164,8 +164,16 @@ void ProbeForm::setDefaultModel(const QString& model) {
             r.edit->setPlaceholderText(model);
 }
 
+void ProbeForm::setDefaultGpu(const QString& gpu) {
+    m_defaultGpu = gpu;
+}
+
 QStringList ProbeForm::arguments() const {
     QStringList a{QString::fromUtf8(m_probe.key)};
+    // The scenario's GPU, where the probe takes a GPU preset the form does not ask for.
+    if (!m_defaultGpu.isEmpty() && !rowOf(QStringLiteral("--gpu")))
+        for (const auto& o : m_probe.options)
+            if (std::string_view(o.flag) == "--gpu") a << QStringLiteral("--gpu") << m_defaultGpu;
     for (const auto& r : m_rows) {
         const ProbeOption& o = *r.chosen();
         const QString flag = QString::fromUtf8(o.flag);

@@ -3,9 +3,9 @@
 #include "kvbe/base/units.h"
 #include "kvbe/probe/probe_catalog.h"
 #include "kvbe/ui/probes/probe_form.h"
+#include "kvbe/ui/probes/ttft_fit_view.h"
 
 #include <QComboBox>
-#include <QFormLayout>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -13,9 +13,14 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QStackedWidget>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
+
+#include <cmath>
+#include <utility>
 
 namespace kvbe {
 
@@ -31,6 +36,15 @@ enum Column {
     P99Column,
     Columns
 };
+// A block size as it was asked for: "4 MiB" for 4 MiB (not "4.19 MB"), decimal units otherwise.
+QString blockText(double bytes) {
+    for (const auto& [unit, name] : {std::pair{1024.0 * 1024 * 1024, "GiB"},
+                                     std::pair{1024.0 * 1024, "MiB"}, std::pair{1024.0, "KiB"}})
+        if (bytes >= unit && std::fmod(bytes, unit) == 0)
+            return QStringLiteral("%1 %2").arg(bytes / unit).arg(QLatin1String(name));
+    return QString::fromStdString(formatBytes(bytes));
+}
+
 QString micros(const nlohmann::ordered_json& meta, const char* key) {
     const auto it = meta.find(key);
     if (it == meta.end() || !it->is_number()) return QString();
@@ -48,7 +62,8 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
     auto* formBox = new QWidget(this);
     auto* column = new QVBoxLayout(formBox);
     column->setContentsMargins(0, 0, 0, 0);
-    auto* pick = new QFormLayout;
+    // The probe and Run on the top line: Run stays in sight however short the dock is.
+    auto* pick = new QHBoxLayout;
     pick->setContentsMargins(0, 0, 0, 0);
     m_probe = new QComboBox(formBox);
     m_probe->setObjectName(QStringLiteral("probeChoice"));
@@ -61,24 +76,29 @@ ProbePanel::ProbePanel(QWidget* parent) : QWidget(parent) {
         form->setObjectName(QStringLiteral("probeForm ") + key);
         m_forms->addWidget(form);
     }
-    pick->addRow(tr("Probe:"), m_probe);
+    auto* pickLabel = new QLabel(tr("Probe:"), formBox);
+    pickLabel->setBuddy(m_probe);
     m_about = new QLabel(formBox);
     m_about->setObjectName(QStringLiteral("probeAbout"));
     m_about->setWordWrap(true);
     m_about->setEnabled(false);
     auto* runButton = new QPushButton(tr("Run"), formBox);
     runButton->setObjectName(QStringLiteral("runProbe"));
+    pick->addWidget(pickLabel);
+    pick->addWidget(m_probe, 1);
+    pick->addWidget(runButton);
     column->addLayout(pick);
     column->addWidget(m_about);
     column->addWidget(m_forms);
-    column->addWidget(runButton, 0, Qt::AlignRight);
     column->addStretch();
     connect(runButton, &QPushButton::clicked, this, [this] { run(); });
     connect(m_probe, &QComboBox::currentIndexChanged, this, &ProbePanel::showProbe);
     outer->addWidget(formBox);
 
     auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("probeHistory"));
     scroll->setWidgetResizable(true);
+    m_historyScroll = scroll;
     auto* historyBox = new QWidget(scroll);
     m_history = new QVBoxLayout(historyBox);
     m_history->setContentsMargins(2, 2, 2, 2);
@@ -127,6 +147,11 @@ bool ProbePanel::setOption(const QString& flag, const QString& value) {
 void ProbePanel::setDefaultModel(const QString& model) {
     for (int i = 0; i < m_forms->count(); ++i)
         static_cast<ProbeForm*>(m_forms->widget(i))->setDefaultModel(model);
+}
+
+void ProbePanel::setDefaultGpu(const QString& gpu) {
+    for (int i = 0; i < m_forms->count(); ++i)
+        static_cast<ProbeForm*>(m_forms->widget(i))->setDefaultGpu(gpu);
 }
 
 QStringList ProbePanel::arguments() const {
@@ -194,16 +219,25 @@ ProbeRunner* ProbePanel::run() {
     v->addLayout(line);
     v->addWidget(status);
     v->addWidget(notes);
+    // A serving run's TTFTs and the values fitted to them.
+    auto* ttft = new TtftFitView(int(m_runs.size()), row);
     v->addWidget(results);
+    v->addWidget(ttft);
     v->addWidget(why);
     v->addWidget(useRow, 0, Qt::AlignLeft);
     m_history->insertWidget(0, row);
+    // The newest run is at the top: show it, wherever the list was scrolled to.
+    QTimer::singleShot(0, m_historyScroll, [scroll = m_historyScroll] {
+        scroll->verticalScrollBar()->setValue(scroll->verticalScrollBar()->minimum());
+    });
     if (m_runs.empty()) m_history->itemAt(1)->widget()->hide(); // the "runs appear here" hint
 
     m_runs.push_back({runner, bar, status, notes, cancel, keep, results, why, useRow});
     const int index = int(m_runs.size()) - 1;
-    connect(runner, &ProbeRunner::point, row,
-            [this, index](const ProbePoint& p) { addResultRow(m_runs[size_t(index)], p); });
+    connect(runner, &ProbeRunner::point, row, [this, index, ttft](const ProbePoint& p) {
+        if (!ttft->addPoint(p)) addResultRow(m_runs[size_t(index)], p);
+    });
+    connect(runner, &ProbeRunner::result, ttft, &TtftFitView::showResult);
     connect(useRow, &QPushButton::clicked, this, [this, index, results] {
         const auto rows = results->selectionModel()->selectedRows();
         if (rows.isEmpty()) return;
@@ -267,8 +301,7 @@ void ProbePanel::addResultRow(Run& run, const ProbePoint& p) {
     const double iops = meta.value("iops", 0.0);
     const QStringList cells{
         QString(),
-        QString::fromStdString(formatBytes(bytes)) +
-            (meta.value("kv_block", false) ? tr(" (KV block)") : QString()),
+        blockText(bytes) + (meta.value("kv_block", false) ? tr(" (KV block)") : QString()),
         meta.contains("queue_depth") ? QString::number(meta.value("queue_depth", 0)) : QString(),
         QString::number(gbps, 'f', 2),
         iops > 0 ? QString::number(iops, 'f', 0) : QString(),

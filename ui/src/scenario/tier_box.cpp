@@ -35,8 +35,14 @@ TierBox::TierBox(ScenarioEditing& editing, QWidget* parent) : ScenarioPart(editi
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
     header->setSectionResizeMode(TierTableModel::Name, QHeaderView::Stretch);
     header->setStretchLastSection(false);
-    m_tierView->setWordWrap(false);
-    m_tierView->setTextElideMode(Qt::ElideMiddle); // "Host DRAM…e 5.0)": the generation stays
+    // Long names wrap onto a second line of their row ("Host DRAM / (PCIe 5.0)") rather than
+    // lose their middle.
+    m_tierView->setWordWrap(true);
+    m_tierView->setTextElideMode(Qt::ElideRight);
+    // Rows as tall as their names need, again when the name column's width changes.
+    connect(header, &QHeaderView::sectionResized, this, [this](int section) {
+        if (section == TierTableModel::Name) m_tierView->resizeRowsToContents();
+    });
     m_tierView->verticalHeader()->setVisible(false);
     m_tierView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tierView->setMinimumHeight(110);
@@ -133,6 +139,7 @@ void TierBox::fitTierColumns() {
                 ? m_tierView->fontMetrics().horizontalAdvance(QStringLiteral("NVMe (PCIe 5.0)"))
                 : std::max(header->sectionSizeHint(c), view->sizeHintForColumn(c));
     m_tierView->setMinimumWidth(width);
+    m_tierView->resizeRowsToContents();
 }
 
 } // namespace kvbe

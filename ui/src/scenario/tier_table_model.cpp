@@ -37,15 +37,18 @@ QVariant TierTableModel::data(const QModelIndex& index, int role) const {
             return role == Qt::DisplayRole ? shortRate(t.bandwidthGBps)
                                            : QString::number(t.bandwidthGBps, 'g', 6);
         case Amplification:
-            return QString::number(t.amplification, 'g', 6);
+            return role == Qt::DisplayRole ? QString::number(t.amplification, 'g', 3)
+                                           : QString::number(t.amplification, 'g', 6);
         case WriteBandwidth:
             if (!t.writeGBps) return QString();
             return role == Qt::DisplayRole ? shortRate(*t.writeGBps)
                                            : QString::number(*t.writeGBps, 'g', 6);
         case FixedCost:
+            // Three significant digits shown (a fit's 5.74332 ms reads 5.74); the editor keeps
+            // every digit.
             if (role == Qt::DisplayRole && isNominal(index.row()))
-                return tr("%1 (nominal)").arg(QString::number(t.tFixedMs, 'g', 6));
-            return QString::number(fixedCostMs(t), 'g', 6);
+                return tr("%1 (nominal)").arg(QString::number(t.tFixedMs, 'g', 3));
+            return QString::number(fixedCostMs(t), 'g', role == Qt::DisplayRole ? 3 : 6);
         case StagingColumn:
             return QString::fromStdString(std::string(toString(t.staging)));
         case Colour:

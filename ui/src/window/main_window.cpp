@@ -46,6 +46,8 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace kvbe {
 
 namespace {
@@ -92,10 +94,7 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
         ChartView* c = createChart(key).release();
         m_charts.push_back(c);
         c->setObjectName(c->key() + QStringLiteral("Chart"));
-        connect(c, &ChartView::hovered, this, [this](const QString& text) {
-            statusBar()->showMessage(
-                QString(text).replace(QLatin1Char('\n'), QStringLiteral(" · ")), 4000);
-        });
+        connect(c, &ChartView::hovered, this, [this](const QString& text) { showHover(text); });
         auto* page = new QWidget;
         if (QWidget* controls = c->createControls(page)) {
             auto* v = new QVBoxLayout(page);
@@ -296,6 +295,19 @@ void MainWindow::buildActions() {
         for (auto* c : m_charts)
             c->setSeriesHidden(kPublishedKey, !on);
     });
+    // Fleet files and probe runs of another model than the scenario's: dimmed and marked with
+    // their model, or left out.
+    auto* otherModels = view->addAction(tr("Measurements of &other models"));
+    otherModels->setObjectName(QStringLiteral("otherModels"));
+    otherModels->setCheckable(true);
+    otherModels->setChecked(true);
+    otherModels->setToolTip(tr("Imported files and probe runs measured with another model than the "
+                               "scenario's: drawn dimmed, marked with their model"));
+    connect(otherModels, &QAction::toggled, this, [this](bool on) {
+        m_style.otherModels = on;
+        for (auto* c : m_charts)
+            c->setChartStyle(m_style);
+    });
     m_logYAction = view->addAction(tr("&Log value axis"));
     m_logYAction->setCheckable(true);
     m_logYAction->setChecked(true);
@@ -306,6 +318,12 @@ void MainWindow::buildActions() {
         if (auto* c = currentChart()) c->resetZoom();
     });
     reset->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    // Each tab a key away: Ctrl+1 the first chart, then on in the tabs' order (the Workload tab,
+    // the Pin table).
+    auto* tabs = view->addMenu(tr("&Tabs"));
+    for (int i = 0; i < m_tabs->count() && i < 9; ++i)
+        tabs->addAction(m_tabs->tabText(i), this, [this, i] { m_tabs->setCurrentIndex(i); })
+            ->setShortcut(QKeySequence(int(Qt::CTRL) | (int(Qt::Key_1) + i)));
     view->addSeparator();
     view->addAction(m_panelDock->toggleViewAction());
     view->addAction(m_pinDock->toggleViewAction());
@@ -405,11 +423,38 @@ bool MainWindow::pinCurrent(const QString& label) {
 void MainWindow::askPin() {
     const auto& r = m_explorer.result();
     if (!r) return;
-    bool ok = false;
-    const QString label =
-        QInputDialog::getText(this, tr("Pin scenario"), tr("Label for the overlay:"),
-                              QLineEdit::Normal, proposedPinLabel(), &ok);
-    if (ok) pinCurrent(label);
+    // Wide enough for the proposed label (a scenario's description runs long), within the
+    // screen.
+    QInputDialog dialog(this);
+    dialog.setObjectName(QStringLiteral("pinLabelDialog"));
+    dialog.setWindowTitle(tr("Pin scenario"));
+    dialog.setLabelText(tr("Label for the overlay:"));
+    dialog.setTextValue(proposedPinLabel());
+    const int text = dialog.fontMetrics().horizontalAdvance(dialog.textValue()) + 80;
+    const int most = screen() ? screen()->availableGeometry().width() * 9 / 10 : 1200;
+    dialog.resize(std::min(most, std::max(dialog.sizeHint().width(), text)),
+                  dialog.sizeHint().height());
+    if (dialog.exec() == QDialog::Accepted) pinCurrent(dialog.textValue());
+}
+
+// The hover box's first lines in the status bar, as many whole lines as fit its width; gone when
+// the mouse leaves the plot (an empty text), so no stale values stay behind.
+void MainWindow::showHover(const QString& text) {
+    if (text.isEmpty()) {
+        if (statusBar()->currentMessage() == m_hoverMessage) statusBar()->clearMessage();
+        m_hoverMessage.clear();
+        return;
+    }
+    const QFontMetrics fm(statusBar()->font());
+    const int room = statusBar()->width() - 24;
+    QString shown;
+    for (const QString& line : text.split(QLatin1Char('\n'))) {
+        const QString next = shown.isEmpty() ? line : shown + QStringLiteral(" · ") + line;
+        if (!shown.isEmpty() && fm.horizontalAdvance(next) > room) break;
+        shown = next;
+    }
+    m_hoverMessage = shown;
+    statusBar()->showMessage(shown);
 }
 
 void MainWindow::setDark(bool on) {

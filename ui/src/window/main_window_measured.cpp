@@ -13,24 +13,29 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QMenu>
+#include <QScrollArea>
 #include <QStatusBar>
 #include <QTabWidget>
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 
 namespace kvbe {
 
 namespace {
 
-// The scenario with a measured tier added or updated. It borrows staging and t_fixed from the
-// first nominal tier of the same kind: the probe measured bandwidth, not the fixed cost.
+// The scenario with a measured tier added or updated. Its t_fixed is the probe's latency of one
+// read at queue depth 1, where it measured one (`tFixedMs`); else it borrows staging and t_fixed
+// from the first nominal tier of the same kind.
 Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::string& name,
-                          const QString& probe, double gbps, int run) {
+                          const QString& probe, double gbps, int run,
+                          std::optional<double> tFixedMs) {
     Scenario out = s;
     for (auto& t : out.tiers)
         if (t.name == name) {
             t.bandwidthGBps = gbps;
+            if (tFixedMs) t.tFixedMs = *tFixedMs;
             return out;
         }
     const std::string kind = probe.startsWith(QLatin1String("nvme-")) ? "nvme" : "dram";
@@ -49,8 +54,20 @@ Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::
             break;
         }
     }
+    if (tFixedMs) t.tFixedMs = *tFixedMs;
     out.tiers.push_back(t);
     return out;
+}
+
+// A dock's contents in a scroll area: a dock shorter than its contents scrolls them, and never
+// makes the window taller than the screen.
+QScrollArea* scrolling(QWidget* contents) {
+    auto* scroll = new QScrollArea;
+    scroll->setObjectName(contents->objectName() + QStringLiteral("Scroll"));
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    scroll->setWidget(contents);
+    return scroll;
 }
 
 } // namespace
@@ -60,20 +77,20 @@ void MainWindow::buildMeasured() {
     m_probePanel->setObjectName(QStringLiteral("probePanel"));
     m_probeDock = new QDockWidget(tr("Probes"), this);
     m_probeDock->setObjectName(QStringLiteral("probeDock"));
-    m_probeDock->setWidget(m_probePanel);
+    m_probeDock->setWidget(scrolling(m_probePanel));
     addDockWidget(Qt::BottomDockWidgetArea, m_probeDock);
     connect(m_probePanel, &ProbePanel::runStarted, this, &MainWindow::connectRun);
-    connect(m_probePanel, &ProbePanel::tierRowChosen, this,
-            [this](int run, double gbps, const QString& setting) {
-                auto& r = m_liveRuns[run];
-                if (!r.inScenario) return;
-                r.why =
-                    tr("You chose %1 (%2 GB/s) for the tier.").arg(setting).arg(gbps, 0, 'f', 2);
-                m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
-                                                 r.name.toStdString(), r.probe, gbps, run),
-                                tr("Tier %1 from %2").arg(r.name, setting));
-                m_probePanel->markTierRow(run, gbps, r.why);
-            });
+    connect(
+        m_probePanel, &ProbePanel::tierRowChosen, this,
+        [this](int run, double gbps, const QString& setting) {
+            auto& r = m_liveRuns[run];
+            if (!r.inScenario) return;
+            r.why = tr("You chose %1 (%2 GB/s) for the tier.").arg(setting).arg(gbps, 0, 'f', 2);
+            m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
+                                             r.name.toStdString(), r.probe, gbps, run, r.latencyMs),
+                            tr("Tier %1 from %2").arg(r.name, setting));
+            m_probePanel->markTierRow(run, gbps, r.why);
+        });
     // The marked row follows the scenario's tier through undo and redo.
     connect(&m_explorer, &Explorer::scenarioChanged, this, [this] {
         for (const auto& [run, r] : m_liveRuns) {
@@ -91,7 +108,7 @@ void MainWindow::buildMeasured() {
     m_fleetPanel->setObjectName(QStringLiteral("fleetPanel"));
     m_fleetDock = new QDockWidget(tr("Fleet"), this);
     m_fleetDock->setObjectName(QStringLiteral("fleetDock"));
-    m_fleetDock->setWidget(m_fleetPanel);
+    m_fleetDock->setWidget(scrolling(m_fleetPanel));
     addDockWidget(Qt::BottomDockWidgetArea, m_fleetDock);
     tabifyDockWidget(m_probeDock, m_fleetDock);
     m_probeDock->raise();
@@ -108,10 +125,15 @@ void MainWindow::buildMeasured() {
             6000);
         m_fleetDock->raise();
     });
-    connect(&m_explorer, &Explorer::scenarioChanged, this, [this] {
+    const auto scenarioDefaults = [this] {
         m_probePanel->setDefaultModel(QString::fromStdString(m_explorer.scenario().model));
-    });
-    m_probePanel->setDefaultModel(QString::fromStdString(m_explorer.scenario().model));
+        // A GPU preset only: the probe knows no other.
+        const std::string& gpu = m_explorer.scenario().gpu;
+        m_probePanel->setDefaultGpu(m_explorer.presets().findGpu(gpu) ? QString::fromStdString(gpu)
+                                                                      : QString());
+    };
+    connect(&m_explorer, &Explorer::scenarioChanged, this, scenarioDefaults);
+    scenarioDefaults();
 
     auto* importCal = new QAction(tr("Import &calibration files…"), this);
     connect(importCal, &QAction::triggered, this, [this] {
@@ -157,6 +179,10 @@ QString MainWindow::measuredTierName(int run) const {
 void MainWindow::connectRun(int index, ProbeRunner* runner, const QString& probe) {
     LiveRun live;
     live.probe = probe;
+    // The form's arguments, as the run was just started with them.
+    const QStringList args = m_probePanel->arguments();
+    if (const qsizetype m = args.indexOf(QStringLiteral("--model")); m >= 0 && m + 1 < args.size())
+        live.model = args[m + 1];
     live.name = tr("%1 #%2, measured").arg(probe).arg(index + 1);
     m_liveRuns[index] = live;
     connect(runner, &ProbeRunner::point, this, [this, index, probe](const ProbePoint& p) {
@@ -164,6 +190,12 @@ void MainWindow::connectRun(int index, ProbeRunner* runner, const QString& probe
         // a tier load is a drive read, a host-to-GPU copy from pinned memory or a host memcpy.
         const SeriesRole role = seriesRole(p.series);
         if (isTierLoad(role) && p.y > 0) applyBandwidth(index, probe, p.y);
+        // One read at queue depth 1 is the tier's fixed cost per hit: the fastest such median.
+        if (isTierLoad(role) && p.meta.value("queue_depth", 0.0) == 1.0)
+            if (const double us = p.meta.value("p50_us", 0.0); us > 0) {
+                auto& run = m_liveRuns[index];
+                run.latencyMs = std::min(run.latencyMs.value_or(us / 1e3), us / 1e3);
+            }
         // Cold prefills: the GPU probe's kernel times, or the serving probe's cold TTFTs (which
         // carry the server's scheduling overhead; the fit of its own files takes that out).
         if ((role == SeriesRole::Prefill || role == SeriesRole::ColdTtft) && p.x > 0 && p.y > 0)
@@ -228,15 +260,20 @@ void MainWindow::addMeasuredTier(int run, const QString& name) {
     auto& r = m_liveRuns[run];
     r.inScenario = true;
     m_explorer.edit(withMeasuredTier(m_explorer.scenario(), m_explorer.presets(),
-                                     name.toStdString(), r.probe, r.best, run),
+                                     name.toStdString(), r.probe, r.best, run, r.latencyMs),
                     tr("Measured tier %1").arg(name));
 }
 
 void MainWindow::applyPrefill(int run, const QString& probe, double tokens, double seconds) {
+    // The model the probe ran: its points are that model's, and a run of another model starts
+    // the measured points afresh.
+    const QString model = m_liveRuns[run].model;
+    if (model != m_streamedModel) m_streamedPrefill.clear();
+    m_streamedModel = model;
     m_streamedPrefill.emplace_back(tokens, seconds);
     const QString label = tr("%1 #%2, measured").arg(probe).arg(run + 1);
-    m_ttft->setMeasured(m_streamedPrefill, label);
-    m_breakeven->setMeasuredPrefill(m_streamedPrefill, label);
+    m_ttft->setMeasured(m_streamedPrefill, label, model);
+    m_breakeven->setMeasuredPrefill(m_streamedPrefill, label, model);
 }
 
 bool MainWindow::openTrace(const QString& path) {

@@ -37,12 +37,22 @@ QString listText(const QStringList& items) {
            items.back();
 }
 
+QString contextWarning(const WorkloadResult& w);
+QString workloadAnswer(const WorkloadResult& w);
+
 } // namespace
 
 double defaultTierCapacity(std::size_t scenarioTier) {
     if (scenarioTier == 0) return 512 * kGiB;
     if (scenarioTier == 1) return 8 * kTiB;
     return 0;
+}
+
+std::vector<SimTier> workloadSimTiers(const Evaluation& e) {
+    auto sim = scenarioSimTiers(e);
+    for (std::size_t i = 0; i < sim.size() && i < e.tiers.size(); ++i)
+        sim[i].name = e.tiers[i].name;
+    return sim;
 }
 
 std::vector<double> workloadSweepTokens() {
@@ -74,7 +84,9 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
     w.settings = settings;
     w.eval = eval;
     const Evaluation& e = *eval;
-    const auto sim = scenarioSimTiers(e);
+    for (auto n : trace->inputTokens)
+        w.pastContext += double(n) > e.model.contextLimit;
+    const auto sim = workloadSimTiers(e);
     for (std::size_t i = 0; i < sim.size(); ++i) {
         WorkloadTier t;
         t.name = QString::fromStdString(sim[i].name);
@@ -98,8 +110,12 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
     } else if (auto g = defaultGpuCacheBytes(e)) {
         c.gpuCapacityBytes = *g;
     } else {
-        w.error = QStringLiteral("GPU cache: %1").arg(QString::fromStdString(g.message()));
-        w.summary = w.error;
+        w.gpuCacheMissing = true;
+        for (const auto& f : tensorParallelFits(e))
+            if (f.gpus > e.scenario.tensorParallel) w.tensorParallelFits.push_back(f);
+        w.summary = gpuCacheAdvice(e, w.tensorParallelFits) + contextWarning(w);
+        w.sweepNote = QStringLiteral("No HBM is left for KV on the GPU: see the sentence above the "
+                                     "charts.");
         return w;
     }
     for (std::size_t i = 0; i < sim.size(); ++i) {
@@ -124,6 +140,17 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
     }
     w.replay = std::move(*r);
     if (w.replay->cancelled) return w;
+    bool backlog = false;
+    for (const auto& t : w.replay->tiers)
+        backlog = backlog || t.writesDropped || t.lookupsLate || t.lookupsDropped;
+    if (backlog) {
+        ReplayConfig free = c;
+        free.writeQueue = false;
+        free.instances = 0;
+        auto f = replayTrace(*trace, e.cost, free, nullptr, go);
+        if (f && !f->cancelled) w.writesKeptUp = std::move(*f);
+        w.replaySeconds = secondsSince(t0);
+    }
     {
         const RequestTimes& rt = w.times;
         const bool queued = c.instances > 0 && !rt.queuedNone.empty();
@@ -177,7 +204,58 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
     return w;
 }
 
+QString gpuCacheAdvice(const Evaluation& e, const std::vector<TensorParallelFit>& fits) {
+    const QString slider =
+        QStringLiteral("drag the GPU slider to the HBM you expect to leave for KV");
+    if (!e.gpu)
+        return QStringLiteral("The scenario's GPU is not a preset, so its memory is unknown: %1.")
+            .arg(slider);
+    const double weights = e.model.paramsTotal * bytesPerElement(e.model.weightDtype);
+    const int tp = e.scenario.tensorParallel;
+    QString s =
+        QStringLiteral("%1's weights (%2) do not fit in 90 % of %3 (%4), so no HBM is "
+                       "left for KV.")
+            .arg(QString::fromStdString(e.model.id), QString::fromStdString(formatBytes(weights)),
+                 tp == 1
+                     ? QStringLiteral("one %1").arg(QString::fromStdString(e.gpu->name))
+                     : QStringLiteral("%1 × %2").arg(tp).arg(QString::fromStdString(e.gpu->name)),
+                 QString::fromStdString(formatBytes(0.9 * e.gpu->memoryBytes * tp)));
+    QStringList sizes;
+    for (const auto& f : fits)
+        sizes << QStringLiteral("%1 GPUs leave %2")
+                     .arg(f.gpus)
+                     .arg(QString::fromStdString(formatBytes(f.kvBytes)));
+    if (sizes.isEmpty())
+        return s +
+               QStringLiteral(" No tensor-parallel size up to 8 GPUs holds them: %1.").arg(slider);
+    return s + QStringLiteral(" With tensor parallel, %1 for KV: set it in the scenario panel "
+                              "(GPU ▸ Tensor parallel) or below, or %2.")
+                   .arg(listText(sizes), slider);
+}
+
+namespace {
+
+// The warning for prompts past the model's context, to follow the answer; empty when none is.
+QString contextWarning(const WorkloadResult& w) {
+    if (!w.pastContext || !w.trace || !w.eval) return {};
+    return QStringLiteral(" %1 of the trace's %2 requests (%3) are longer than %4's context of %5 "
+                          "tokens: a server would refuse them; the replay takes them as they are.")
+        .arg(w.pastContext)
+        .arg(w.trace->size())
+        .arg(percent(double(w.pastContext) / double(w.trace->size())),
+             QString::fromStdString(w.eval->model.id),
+             QString::fromStdString(formatTokens(w.eval->model.contextLimit)));
+}
+
+} // namespace
+
 QString workloadSummary(const WorkloadResult& w) {
+    return workloadAnswer(w) + contextWarning(w);
+}
+
+namespace {
+
+QString workloadAnswer(const WorkloadResult& w) {
     if (!w.error.isEmpty()) return w.error;
     if (!w.replay) {
         QStringList above;
@@ -220,6 +298,19 @@ QString workloadSummary(const WorkloadResult& w) {
     // As kvbe-cli trace replay's sentence: the prefill GPU time the tiers save beyond GPU-only.
     s += QStringLiteral(", %1 GPU prefill seconds saved")
              .arg(rule->gpuSecondsSaved - gpu->gpuSecondsSaved, 0, 'f', 1);
+    // The write backlog: what it cost against writes that keep up, which the capacity chart's
+    // one-pass curve assumes.
+    if (w.writesKeptUp) {
+        const RuleResult* keptRule = w.writesKeptUp->rule(toString(w.settings.admission));
+        const RuleResult* keptGpu = w.writesKeptUp->rule("gpu-only");
+        s += QStringLiteral("; writes falling behind cost hits: %1 of prompt tokens hit a cache, "
+                            "%2 if writes kept up")
+                 .arg(percent(r.anyTier.tokenWeighted),
+                      percent(w.writesKeptUp->anyTier.tokenWeighted));
+        if (keptRule && keptGpu && keptGpu->ttft.mean > 0)
+            s += QStringLiteral(" (mean TTFT %1, as the capacity chart's curve assumes)")
+                     .arg(signedPercent(keptRule->ttft.mean / keptGpu->ttft.mean - 1));
+    }
     if (!c.tiers.empty() && r.tiers.size() == c.tiers.size() + 1) {
         const TierReport& last = r.tiers.back();
         s += QStringLiteral("; %1 needs %2 of writes (p99 minute)")
@@ -231,5 +322,7 @@ QString workloadSummary(const WorkloadResult& w) {
     }
     return s + QLatin1Char('.');
 }
+
+} // namespace
 
 } // namespace kvbe

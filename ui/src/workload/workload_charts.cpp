@@ -6,6 +6,7 @@
 #include <QAreaSeries>
 #include <QFileInfo>
 #include <QLineSeries>
+#include <QScatterSeries>
 
 #include <algorithm>
 #include <cmath>
@@ -146,7 +147,8 @@ void PromptLengthChart::refill() {
                   .arg(QString::fromStdString(formatTokens(std::round(*tier.pStar))))
                   .arg(tier.shareAtOrAbove * 100, 0, 'f', 1),
               QPointF(p, ymax * (0.98 - 0.25 * double(i % 3))), col,
-              Qt::AlignRight | Qt::AlignBottom);
+              Qt::AlignRight | Qt::AlignBottom,
+              tr("p* %1").arg(QString::fromStdString(formatTokens(std::round(*tier.pStar)))));
     }
     endRefill();
     setHomeRange(xlo, xhi, 0, ymax);
@@ -225,18 +227,23 @@ void CapacityChart::refill() {
             tr("Hit ratio, token-weighted (%)"), false);
     setSecondaryAxis(tr("Mean TTFT saved vs GPU-only (%)"), std::floor(savedLo / 10) * 10,
                      std::ceil(savedHi * 1.1 / 10) * 10);
+    // The curves assume writes that keep up; where the replay queues writes they say so, and
+    // where its writes fell behind, the replay's own figures are marked at the capacity set.
+    const QString keepUp = w.settings.writeQueue ? tr(", if writes keep up") : QString();
     setTitles(
-        tr("Hit ratio and TTFT saved against the capacity of %1").arg(tier),
-        describeScenario(*m_current),
+        tr("Hits and TTFT saved by %1 size").arg(tier), describeScenario(*m_current),
         tr("%1; one-pass LRU sweep, the other tiers as set, writes keeping up").arg(fileNameOf(w)));
     beginRefill();
     const QColor tierCol = w.sweepVary > 0 && w.settings.sweepTier > 0
                                ? tierColor(*m_current, std::size_t(w.settings.sweepTier - 1))
                                : QColor("#264653");
-    line(QStringLiteral("hits/any"), tr("hit ratio, any tier"), textColor(), 2.5)->replace(any);
-    line(QStringLiteral("hits/tier"), tr("hits served by %1").arg(tier), tierCol, 2)->replace(own);
-    line(QStringLiteral("saved"), tr("mean TTFT saved vs GPU-only, always admission"),
-         QColor("#e76f51"), 2, Qt::DotLine, true, true)
+    const QColor savedCol("#e76f51");
+    line(QStringLiteral("hits/any"), tr("hit ratio, any tier%1").arg(keepUp), textColor(), 2.5)
+        ->replace(any);
+    line(QStringLiteral("hits/tier"), tr("hits served by %1%2").arg(tier, keepUp), tierCol, 2)
+        ->replace(own);
+    line(QStringLiteral("saved"), tr("mean TTFT saved vs GPU-only, always admission%1").arg(keepUp),
+         savedCol, 2, Qt::DotLine, true, true)
         ->replace(saved);
     // The capacity the controls set, where the replay has it.
     std::optional<double> setCap;
@@ -246,7 +253,39 @@ void CapacityChart::refill() {
         for (std::size_t k = 0; k < w.configTierOf.size(); ++k)
             if (w.configTierOf[k] == w.settings.sweepTier - 1)
                 setCap = w.config.tiers[k].capacityBytes;
-    if (setCap && *setCap > 0 && std::isfinite(*setCap)) {
+    const bool setShown = setCap && *setCap > 0 && std::isfinite(*setCap);
+    QList<QPointF> replayHits, replaySaved;
+    if (setShown && w.replay && w.writesKeptUp) {
+        const double x = *setCap / kGiB;
+        const double hits = w.replay->anyTier.tokenWeighted * 100;
+        const double lost = w.writesKeptUp->anyTier.tokenWeighted * 100 - hits;
+        replayHits << QPointF(x, hits);
+        const RuleResult* always = w.replay->rule("always");
+        const RuleResult* gpu = w.replay->rule("gpu-only");
+        if (always && gpu && gpu->ttft.mean > 0) {
+            const double v = (1 - always->ttft.mean / gpu->ttft.mean) * 100;
+            replaySaved << QPointF(x, v);
+            savedLo = std::min(savedLo, v), savedHi = std::max(savedHi, v);
+            setSecondaryAxis(tr("Mean TTFT saved vs GPU-only (%)"), std::floor(savedLo / 10) * 10,
+                             std::ceil(savedHi * 1.1 / 10) * 10);
+        }
+        label(QStringLiteral("replay/0/label"),
+              tr("replay: %1 %, %2 points lost to the write backlog")
+                  .arg(hits, 0, 'f', 1)
+                  .arg(lost, 0, 'f', 1),
+              replayHits.front(), textColor(), Qt::Alignment(),
+              tr("replay: %1 %").arg(hits, 0, 'f', 1));
+    }
+    if (!replayHits.isEmpty())
+        scatter(QStringLiteral("replay/0/hits"), tr("replay as set (write queue): hit ratio"),
+                textColor(), 11)
+            ->replace(replayHits);
+    if (!replaySaved.isEmpty())
+        scatter(QStringLiteral("replay/0/saved"),
+                tr("replay as set (write queue): mean TTFT saved, always admission"), savedCol, 11,
+                true, true)
+            ->replace(replaySaved);
+    if (setShown) {
         const double x = *setCap / kGiB;
         line(QStringLiteral("current"), tr("capacity set"), ghost(textColor()), 1.5, Qt::DashLine)
             ->replace(QList<QPointF>{{x, 0}, {x, 100}});

@@ -5,6 +5,7 @@
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/window/file_dialogs.h"
+#include "kvbe/ui/window/wrap_box.h"
 #include "kvbe/ui/workload/capacity_panel.h"
 #include "kvbe/ui/workload/workload_charts.h"
 
@@ -12,7 +13,6 @@
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -37,6 +37,7 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 // 1 GiB, 40 is 512 GiB, 56 is 8 TiB and 68 is 64 TiB; step 0 leaves an offload tier out.
 constexpr int kStepsPerDoubling = 4;
 constexpr int kMaxStep = 68;
+constexpr int kSliderMinimum = 140;
 
 double stepBytes(int step) {
     return std::exp2(double(step - kStepsPerDoubling) / kStepsPerDoubling) * kGiB;
@@ -68,6 +69,8 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
     m_fileLabel = new QLabel(tr("No trace open"), this);
     m_fileLabel->setObjectName(QStringLiteral("workloadFile"));
     m_fileLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // A long file name and description wrap rather than widen the window.
+    m_fileLabel->setWordWrap(true);
     m_progress = new QProgressBar(this);
     m_progress->setObjectName(QStringLiteral("workloadProgress"));
     m_progress->setRange(0, 1000);
@@ -109,12 +112,21 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
     f.setBold(true);
     m_summary->setFont(f);
     v->addWidget(m_summary);
+    m_gpuAdvice = new QLabel(this);
+    m_gpuAdvice->setObjectName(QStringLiteral("workloadGpuAdvice"));
+    m_gpuAdvice->setTextFormat(Qt::RichText);
+    m_gpuAdvice->setWordWrap(true);
+    m_gpuAdvice->setVisible(false);
+    connect(m_gpuAdvice, &QLabel::linkActivated, this, [this](const QString& link) {
+        const int gpus = link.section(QLatin1Char(':'), 1).toInt();
+        if (!link.startsWith(QLatin1String("tp:")) || gpus < 1) return;
+        Scenario s = m_explorer->scenario();
+        s.tensorParallel = gpus;
+        m_explorer->edit(s, tr("Tensor parallel %1").arg(gpus));
+    });
+    v->addWidget(m_gpuAdvice);
 
-    auto* grid = new QGridLayout;
-    grid->setHorizontalSpacing(8);
-    grid->setVerticalSpacing(2);
-    buildControls(grid);
-    v->addLayout(grid);
+    v->addWidget(buildControls());
 
     m_chartTabs = new QTabWidget(this);
     m_chartTabs->setObjectName(QStringLiteral("workloadCharts"));
@@ -169,39 +181,45 @@ WorkloadView::~WorkloadView() {
         }
 }
 
-void WorkloadView::buildControls(QGridLayout* grid) {
-    // Left: one capacity row per tier (filled by syncTierRows). Right: the replay's rules.
-    m_tierGrid = new QGridLayout;
+QWidget* WorkloadView::buildControls() {
+    // Left: one capacity row per tier (filled by syncTierRows). Right, or under them where the
+    // tab is narrow: the replay's rules (layRules).
+    auto* tiers = new QWidget(this);
+    m_tierGrid = new QGridLayout(tiers);
+    m_tierGrid->setContentsMargins(0, 0, 0, 0);
+    m_tierGrid->setHorizontalSpacing(8);
     m_tierGrid->setVerticalSpacing(2);
     m_tierGrid->setColumnStretch(1, 1);
-    grid->addLayout(m_tierGrid, 0, 0, 4, 1);
-    grid->setColumnStretch(0, 3);
+    auto* rules = new QWidget(this);
+    m_rulesGrid = new QGridLayout(rules);
+    m_rulesGrid->setContentsMargins(0, 0, 0, 0);
+    m_rulesGrid->setHorizontalSpacing(8);
+    m_rulesGrid->setVerticalSpacing(2);
 
-    auto addCombo = [&](int row, int col, const QString& label, const char* name,
-                        const QStringList& items, const QString& tip) {
+    auto addCombo = [&](const QString& label, const char* name, const QStringList& items,
+                        const QString& tip) {
         auto* l = new QLabel(label, this);
         auto* c = new QComboBox(this);
         c->setObjectName(QString::fromLatin1(name));
         c->addItems(items);
         c->setToolTip(tip);
         l->setBuddy(c);
-        grid->addWidget(l, row, col);
-        grid->addWidget(c, row, col + 1);
+        m_ruleCells.push_back({l, c});
         return c;
     };
     m_admission =
-        addCombo(0, 1, tr("Admission"), "workloadAdmission", {"always", "breakeven", "optimal"},
+        addCombo(tr("Admission"), "workloadAdmission", {"always", "breakeven", "optimal"},
                  tr("always: load every hit; breakeven: only above the tier's p*; optimal: the "
                     "fastest cut per request. The summary and the thick TTFT curve use it."));
     m_admission->setCurrentText(QStringLiteral("optimal"));
-    m_policy = addCombo(1, 1, tr("Eviction"), "workloadPolicy", {"lru", "s3fifo"},
+    m_policy = addCombo(tr("Eviction"), "workloadPolicy", {"lru", "s3fifo"},
                         tr("LRU, or S3-FIFO (frequency-aware); the capacity sweep needs LRU"));
     m_placement =
-        addCombo(2, 1, tr("Placement"), "workloadPlacement", {"write-through", "cascade"},
+        addCombo(tr("Placement"), "workloadPlacement", {"write-through", "cascade"},
                  tr("write-through: every tier stores every block; cascade: blocks move down "
                     "one tier when evicted. The capacity sweep needs write-through"));
-    m_sweepTier = addCombo(3, 1, tr("Sweep"), "workloadSweepTier", {},
-                           tr("The tier the capacity chart varies"));
+    m_sweepTier =
+        addCombo(tr("Sweep"), "workloadSweepTier", {}, tr("The tier the capacity chart varies"));
 
     auto* l = new QLabel(tr("Prefill servers"), this);
     m_instances = new QSpinBox(this);
@@ -211,29 +229,26 @@ void WorkloadView::buildControls(QGridLayout* grid) {
     m_instances->setToolTip(
         tr("Servers fed first come first served; a load may start while its request waits, and "
            "loads in flight together share each tier's bandwidth"));
-    grid->addWidget(l, 0, 3);
-    grid->addWidget(m_instances, 0, 4);
+    l->setBuddy(m_instances);
+    m_ruleCells.push_back({l, m_instances});
     m_writeQueue = new QCheckBox(tr("Write queues"), this);
     m_writeQueue->setObjectName(QStringLiteral("workloadWriteQueue"));
     m_writeQueue->setToolTip(
         tr("Model each tier's write bandwidth: a block is readable once written, "
            "and a full queue drops its oldest writes"));
-    grid->addWidget(m_writeQueue, 1, 3);
     m_sharedLink = new QCheckBox(tr("Shared links"), this);
     m_sharedLink->setObjectName(QStringLiteral("workloadSharedLink"));
     m_sharedLink->setToolTip(
         tr("Each tier's reads and writes share one link: loads go first and delay "
            "the queued writes (with write queues)"));
-    grid->addWidget(m_sharedLink, 1, 4);
+    m_ruleCells.push_back({m_writeQueue, m_sharedLink});
     m_timing = new QLabel(this);
     m_timing->setObjectName(QStringLiteral("workloadTiming"));
     m_timing->setWordWrap(true);
     QFont small = m_timing->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     m_timing->setFont(small);
-    grid->addWidget(m_timing, 2, 3, 2, 2);
-    grid->setColumnStretch(2, 1);
-    grid->setColumnStretch(4, 1);
+    layRules(true);
 
     auto changed = [this] {
         m_settings.policy = *parseEvictionPolicy(m_policy->currentText().toStdString());
@@ -252,6 +267,35 @@ void WorkloadView::buildControls(QGridLayout* grid) {
     connect(m_writeQueue, &QCheckBox::toggled, this, changed);
     connect(m_sharedLink, &QCheckBox::toggled, this, changed);
     m_sharedLink->setEnabled(false);
+    auto* box = new WrapBox(tiers, rules, this);
+    box->setObjectName(QStringLiteral("workloadControls"));
+    connect(box, &WrapBox::sideBySideChanged, this, &WorkloadView::layRules);
+    return box;
+}
+
+void WorkloadView::layRules(bool besideTiers) {
+    for (const auto& [label, field] : m_ruleCells) {
+        m_rulesGrid->removeWidget(label);
+        m_rulesGrid->removeWidget(field);
+    }
+    m_rulesGrid->removeWidget(m_timing);
+    for (int c = 0; c < m_rulesGrid->columnCount(); ++c)
+        m_rulesGrid->setColumnStretch(c, 0);
+    // Beside the tiers a column of four rows with the servers and queues at its right; under
+    // them, where the tab is narrow, rows of three, so that the chart keeps the height.
+    const int perRow = besideTiers ? 4 : 3;
+    const int cells = int(m_ruleCells.size());
+    for (int i = 0; i < cells; ++i) {
+        const int row = besideTiers ? (i < perRow ? i : i - perRow) : i / perRow;
+        const int col = besideTiers ? (i < perRow ? 0 : 2) : 2 * (i % perRow);
+        m_rulesGrid->addWidget(m_ruleCells[std::size_t(i)].first, row, col);
+        m_rulesGrid->addWidget(m_ruleCells[std::size_t(i)].second, row, col + 1);
+        m_rulesGrid->setColumnStretch(col + 1, 1);
+    }
+    if (besideTiers)
+        m_rulesGrid->addWidget(m_timing, cells - perRow, 2, 2 * perRow - cells, 2);
+    else
+        m_rulesGrid->addWidget(m_timing, (cells + perRow - 1) / perRow, 0, 1, 2 * perRow);
 }
 
 QString WorkloadView::tierValueText(double bytes) const {
@@ -273,21 +317,11 @@ void WorkloadView::syncTierRows() {
     const auto& r = m_explorer->result();
     if (!r) return;
     QStringList names{tr("GPU (HBM for KV)")};
-    for (const auto& t : scenarioSimTiers(*r->eval))
+    for (const auto& t : workloadSimTiers(*r->eval))
         names << QString::fromStdString(t.name);
     if (names == m_tierNames) {
-        for (std::size_t i = 0; i < m_rows.size(); ++i) {
-            double bytes = 0;
-            if (i == 0) {
-                auto g = defaultGpuCacheBytes(*r->eval);
-                bytes = m_settings.gpuCacheBytes.value_or(g ? *g : 0.0);
-            } else {
-                bytes = i - 1 < m_settings.tierCapacityBytes.size()
-                            ? m_settings.tierCapacityBytes[i - 1]
-                            : defaultTierCapacity(i - 1);
-            }
-            m_rows[i].value->setText(tierValueText(bytes));
-        }
+        for (std::size_t i = 0; i < m_rows.size(); ++i)
+            m_rows[i].value->setText(rowText(i));
         return;
     }
     m_tierNames = names;
@@ -309,13 +343,15 @@ void WorkloadView::syncTierRows() {
         row.slider->setObjectName(QStringLiteral("workloadTier%1").arg(i));
         row.slider->setRange(i == 0 ? 1 : 0, kMaxStep);
         row.slider->setPageStep(kStepsPerDoubling);
+        // Long enough to drag: some 35 positions of 4 px over the 68 steps.
+        row.slider->setMinimumWidth(kSliderMinimum);
         row.slider->setToolTip(
             i == 0 ? tr("HBM left for KV; the scenario's default is 90 % of HBM less the weights")
                    : tr("Capacity of %1; all the way left leaves it out").arg(names[i]));
         row.value = new QLabel(this);
         row.value->setObjectName(QStringLiteral("workloadTier%1Value").arg(i));
         row.value->setMinimumWidth(row.value->fontMetrics().horizontalAdvance(
-            QStringLiteral("999.99 GB (99,999,999 tokens)")));
+            QStringLiteral("999 GiB (99,999,999 tokens)")));
         m_tierGrid->addWidget(row.name, i, 0);
         m_tierGrid->addWidget(row.slider, i, 1);
         m_tierGrid->addWidget(row.value, i, 2);
@@ -340,23 +376,29 @@ void WorkloadView::syncTierRows() {
     syncControls();
 }
 
+// The capacity a row shows: the one set, else the default; none for a GPU whose weights leave no
+// HBM for KV (or whose memory is unknown) until the slider gives one.
+std::optional<double> WorkloadView::rowBytes(std::size_t row) const {
+    if (row == 0) {
+        if (m_settings.gpuCacheBytes) return *m_settings.gpuCacheBytes;
+        if (const auto& r = m_explorer->result())
+            if (auto d = defaultGpuCacheBytes(*r->eval)) return *d;
+        return std::nullopt;
+    }
+    return row - 1 < m_settings.tierCapacityBytes.size() ? m_settings.tierCapacityBytes[row - 1]
+                                                         : defaultTierCapacity(row - 1);
+}
+
+QString WorkloadView::rowText(std::size_t row) const {
+    const auto bytes = rowBytes(row);
+    return bytes ? tierValueText(*bytes) : tr("not set: drag to give the HBM for KV");
+}
+
 void WorkloadView::syncControls() {
-    const auto& r = m_explorer->result();
     for (std::size_t i = 0; i < m_rows.size(); ++i) {
-        double bytes = 0;
-        if (i == 0) {
-            std::optional<double> g;
-            if (r)
-                if (auto d = defaultGpuCacheBytes(*r->eval)) g = *d;
-            bytes = m_settings.gpuCacheBytes ? *m_settings.gpuCacheBytes : g.value_or(0);
-        } else {
-            bytes = i - 1 < m_settings.tierCapacityBytes.size()
-                        ? m_settings.tierCapacityBytes[i - 1]
-                        : 0;
-        }
         const QSignalBlocker block(m_rows[i].slider);
-        m_rows[i].slider->setValue(bytesStep(bytes));
-        m_rows[i].value->setText(tierValueText(bytes));
+        m_rows[i].slider->setValue(bytesStep(rowBytes(i).value_or(0)));
+        m_rows[i].value->setText(rowText(i));
     }
     const QSignalBlocker b1(m_policy), b2(m_placement), b3(m_admission), b4(m_instances),
         b5(m_writeQueue), b6(m_sweepTier), b7(m_sharedLink);
@@ -391,91 +433,6 @@ void WorkloadView::setSettings(const WorkloadSettings& s) {
         m_settings.tierCapacityBytes[i] = defaultTierCapacity(i);
     syncControls();
     requestReplay();
-}
-
-// ---- reading a trace
-
-void WorkloadView::chooseTraceFile() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a request trace"), QString(),
-                                                      fileDialogFilter({FileKind::Trace}));
-    if (!path.isEmpty()) openTrace(path);
-}
-
-bool WorkloadView::openTrace(const QString& path) {
-    if (m_loadThread) return false;
-    m_error->setVisible(false);
-    m_loadCancel = std::make_shared<std::atomic<bool>>(false);
-    m_loadFraction = std::make_shared<std::atomic<double>>(0.0);
-    m_progress->setValue(0);
-    m_progress->setFormat(tr("Reading %1: %p%").arg(QFileInfo(path).fileName()));
-    m_progress->setVisible(true);
-    m_cancel->setVisible(true);
-    m_progressTimer->start();
-    struct Outcome {
-        std::optional<Trace> trace;
-        QString error;
-        bool cancelled = false;
-    };
-    auto out = std::make_shared<Outcome>();
-    auto cancel = m_loadCancel;
-    auto fraction = m_loadFraction;
-    m_loadThread = QThread::create([path, out, cancel, fraction] {
-        TraceReadOptions o;
-        o.progress = [cancel, fraction](double f) {
-            fraction->store(f);
-            return !cancel->load();
-        };
-        auto t = loadTrace(path.toStdString(), o);
-        if (!t)
-            out->error = QString::fromStdString(t.message());
-        else if (t->summary.cancelled)
-            out->cancelled = true;
-        else
-            out->trace = std::move(*t);
-    });
-    connect(m_loadThread, &QThread::finished, this, [this, out, cancel, path] {
-        m_loadThread->deleteLater();
-        m_loadThread = nullptr;
-        m_progressTimer->stop();
-        m_progress->setVisible(false);
-        m_cancel->setVisible(false);
-        // A cancel wins even over a read that had just finished: nothing of it is kept.
-        if (cancel->load() || out->cancelled) {
-            emit loadCancelled();
-            return;
-        }
-        if (!out->error.isEmpty()) {
-            showError(out->error);
-            emit loadFailed(out->error);
-            return;
-        }
-        m_trace = std::make_shared<const Trace>(std::move(*out->trace));
-        m_file = path;
-        m_result.reset();
-        const auto& s = m_trace->summary;
-        QString text = tr("%1: %2 requests, %3")
-                           .arg(QFileInfo(path).fileName())
-                           .arg(m_trace->size())
-                           .arg(QString::fromStdString(std::string(toString(s.format))));
-        if (s.hasBlocks())
-            text += tr(", %1-token blocks, %2 distinct")
-                        .arg(s.blockTokens)
-                        .arg(m_trace->distinctBlocks);
-        else
-            text += tr(", no block ids (lengths and arrivals only)");
-        if (s.skippedLines) text += tr(", %1 bad lines skipped").arg(s.skippedLines);
-        m_fileLabel->setText(text);
-        m_fileLabel->setToolTip(path);
-        syncControls();
-        emit traceLoaded(path);
-        requestReplay();
-    });
-    m_loadThread->start();
-    return true;
-}
-
-void WorkloadView::cancelLoad() {
-    if (m_loadCancel) m_loadCancel->store(true);
 }
 
 void WorkloadView::showError(const QString& message) {
@@ -548,10 +505,15 @@ void WorkloadView::apply(WorkloadPtr w) {
     }
     if (m_capacity) m_capacity->setWorkload(m_result);
     for (std::size_t i = 0; i < m_rows.size(); ++i)
-        m_rows[i].value->setText(tierValueText(i == 0 ? m_result->config.gpuCapacityBytes
-                                                      : (i - 1 < m_settings.tierCapacityBytes.size()
-                                                             ? m_settings.tierCapacityBytes[i - 1]
-                                                             : 0.0)));
+        m_rows[i].value->setText(rowText(i));
+    // Where the weights fill the GPU: the tensor-parallel sizes that hold them, a click away.
+    QStringList sizes;
+    for (const auto& f : m_result->tensorParallelFits)
+        sizes << QStringLiteral("<a href=\"tp:%1\">%1 GPUs</a> (%2 for KV)")
+                     .arg(f.gpus)
+                     .arg(QString::fromStdString(formatBytes(f.kvBytes)));
+    m_gpuAdvice->setText(tr("Tensor parallel: %1").arg(sizes.join(QStringLiteral(" · "))));
+    m_gpuAdvice->setVisible(m_result->gpuCacheMissing && !sizes.isEmpty());
     emit replayed();
 }
 

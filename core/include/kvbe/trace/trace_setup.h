@@ -26,8 +26,19 @@ double capacityBytes(const Capacity& capacity, double blockBytes, double blockTo
 
 // The GPU's HBM left for KV as vLLM's default leaves it: 90 % of the memory on each of the
 // tensor-parallel GPUs, less the weights in their dtype. Fails with a sentence where the GPU is
-// not a preset (its memory is unknown) or the weights do not fit.
+// not a preset (its memory is unknown) or the weights do not fit; the latter names the
+// tensor-parallel sizes that would hold them and the KV room each leaves.
 Result<double> defaultGpuCacheBytes(const Evaluation& e);
+
+// A tensor-parallel size at which the model's weights fit in 90 % of its GPUs' memory, and the
+// HBM that leaves for KV across them (what defaultGpuCacheBytes would give).
+struct TensorParallelFit {
+    int gpus = 1;
+    double kvBytes = 0;
+};
+// The sizes up to `maxGpus` the model can be split into (validTensorParallelSizes) that hold the
+// weights, smallest first; none where the GPU is not a preset.
+std::vector<TensorParallelFit> tensorParallelFits(const Evaluation& e, int maxGpus = 8);
 
 // The simulator's tiers for a scenario, the one place they are built from it (the CLI's trace
 // commands and the Workload view): the scenario's tiers, fastest first as it lists them, with

@@ -19,7 +19,9 @@ class BreakevenChart : public ChartView {
     // Measured prefill times (tokens, seconds) from a GPU probe: each becomes the point
     // (N, kvbytes(N) / t(N)), the B* that measured recompute time asks for, with the scenario's
     // KV bytes per token.
-    void setMeasuredPrefill(std::vector<QPointF> tokensSeconds, const QString& label);
+    // `model`: the model the probe ran (empty: the scenario's).
+    void setMeasuredPrefill(std::vector<QPointF> tokensSeconds, const QString& label,
+                            const QString& model = {});
     // The points as drawn, (tokens, GB/s).
     QList<QPointF> measuredBreakeven() const;
     // Imported py-kvcache v2 files: per file and tier, B* at its knots as a dashed line with its
@@ -57,6 +59,7 @@ class BreakevenChart : public ChartView {
 
     std::vector<QPointF> m_prefill;
     QString m_prefillLabel;
+    QString m_prefillModel;
     std::vector<ImpliedOverlay> m_implied;
     std::vector<Provisional> m_provisional;
 };

@@ -13,9 +13,14 @@
 
 #include <vector>
 
+class QFontMetricsF;
 class QGraphicsSimpleTextItem;
 
 namespace kvbe {
+
+// Greedy word wrap to `width` pixels, each of the text's own lines apart; a word wider than a
+// line is split. Lines are joined with '\n'. (The legend's names, the charts' titles.)
+QString wrapText(const QString& text, const QFontMetricsF& fm, qreal width);
 
 class ChartLegend : public QGraphicsObject {
     Q_OBJECT
@@ -48,7 +53,10 @@ class ChartLegend : public QGraphicsObject {
         Place place = Place::Bottom;
         qreal extent = 0;
     };
-    Layout arrange(QSizeF chartSize);
+    // Rows go under the plot where they take at most `rowsBudget` (by default 30 % of the
+    // height); else a list at the right where it fits the height; else the rows, cut at the
+    // budget, the names that did not fit listed in the tooltip.
+    Layout arrange(QSizeF chartSize, qreal rowsBudget = -1);
     // Puts the laid-out legend in its place: `area` is the chart's rectangle in the scene less
     // its outer margins; the legend takes its bottom or right edge.
     void placeIn(const QRectF& area);
@@ -83,7 +91,8 @@ class ChartLegend : public QGraphicsObject {
     QFont m_font;
     QColor m_textColor;
     Layout m_layout;
-    QSizeF m_size; // of the arranged entries
+    QSizeF m_size;                     // of the arranged entries
+    Place m_lastPlace = Place::Bottom; // where the last arrange put it
     QRectF m_bounds;
 };
 

@@ -10,6 +10,8 @@
 #include <QPointer>
 #include <QSet>
 
+#include <array>
+
 class QAreaSeries;
 class QGraphicsLineItem;
 class QGraphicsRectItem;
@@ -26,6 +28,9 @@ class ChartLegend;
 struct ChartStyle {
     bool dark = false;
     bool presentation = false; // large fonts and lines, for a room
+    // Measurements made with another model than the scenario's (imported files, probe runs):
+    // drawn dimmed and marked with their model, or left out.
+    bool otherModels = true;
     bool operator==(const ChartStyle&) const = default;
 };
 
@@ -97,12 +102,13 @@ class ChartView : public QChartView {
                       Qt::PenStyle style = Qt::SolidLine, bool inLegend = true,
                       bool secondaryY = false);
     QScatterSeries* scatter(const QString& key, const QString& name, QColor color, qreal size,
-                            bool inLegend = true);
+                            bool inLegend = true, bool secondaryY = false);
     QAreaSeries* area(const QString& key, const QString& name, QColor color, bool inLegend = false);
     // A text pinned to a data point; hidden when the point leaves the plot. With no alignment
-    // it takes a free place around the point.
+    // it takes a free place around the point. Where it would cover another label or the legend
+    // it moves, then shows `brief` where given, else hides (the legend and hover name it).
     void label(const QString& key, const QString& text, QPointF value, QColor color,
-               Qt::Alignment align = Qt::AlignRight | Qt::AlignTop);
+               Qt::Alignment align = Qt::AlignRight | Qt::AlignTop, const QString& brief = {});
 
     // Published figures (resources/published/): one scatter per chart in a style of their own
     // (amber diamonds with a dark rim, not a tier's colour, not a measured point's disc), under
@@ -132,7 +138,13 @@ class ChartView : public QChartView {
     QList<QPointF> plottable(QList<QPointF> points) const;
     qreal penScale() const { return m_style.presentation ? 2.0 : 1.0; }
     QColor ghost(QColor c) const;
+    // Measurements of another model: whether `model` (empty: not said) is another than the
+    // scenario's, their series' name marked with it, and their colour dimmed.
+    bool ofAnotherModel(const QString& model) const;
+    QString markedWithModel(const QString& name, const QString& model) const;
+    QColor dimmed(QColor c) const;
     QColor textColor() const;
+    QColor backgroundColor() const;
     QPointF toPixel(QPointF value) const;
 
     void mouseMoveEvent(QMouseEvent* e) override;
@@ -155,6 +167,7 @@ class ChartView : public QChartView {
     struct Label {
         QGraphicsSimpleTextItem* item = nullptr;
         QGraphicsLineItem* leader = nullptr; // to its point, where the label had to move away
+        QString text, brief;                 // its whole text, and a short form for little room
         QPointF value;
         Qt::Alignment align;
     };
@@ -167,11 +180,19 @@ class ChartView : public QChartView {
     void updateLegend();
     void applyRange(double xMin, double xMax, double yMin, double yMax);
     void applyFonts();
+    // The title for the chart's size now (setTitles), and the room a title takes.
+    void applyTitle();
+    QSizeF titleSize(const QString& html) const;
+    qreal axisRoom() const; // the height the x axis takes under the plot
     void rebuildAxes();
+    // Axis titles shortened to the plot's size, log axes' label bases to their length.
+    void fitAxes();
     void updateCrosshair(QPointF pos);
     void hideCrosshair();
 
     QString m_plainTitle;
+    std::array<QString, 3> m_titleParts; // headline, detail, note
+    static constexpr qreal kMaxTitleShare = 0.25;
     QList<PublishedMarker> m_published;
     QHash<QString, QAbstractSeries*> m_series;
     QSet<QAbstractSeries*> m_secondary;
@@ -198,7 +219,8 @@ class ChartView : public QChartView {
 
     static constexpr int kMargin = 6; // around the chart, inside the view
     ChartLegend* m_legend = nullptr;
-    QRectF m_legendArea; // the area it was last laid out in
+    QRectF m_legendArea;      // the area it was last laid out in
+    qreal m_legendBudget = 0; // and the height its rows could take
 
     QGraphicsLineItem* m_crossV = nullptr;
     QGraphicsLineItem* m_crossH = nullptr;
@@ -211,6 +233,8 @@ class ChartView : public QChartView {
 };
 
 QString seriesGroup(const QString& key);
+// A text colour of the same hue with a contrast of 4.5 : 1 at least on `background`.
+QColor readableOn(QColor c, const QColor& background);
 QColor tierColor(const ScenarioResult& r, size_t tierIndex);
 // The tier palette: the colour of the i-th tier, for tiers without a colour of their own and
 // for a tier the scenario panel adds.

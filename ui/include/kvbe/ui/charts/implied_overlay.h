@@ -13,6 +13,7 @@ namespace kvbe {
 struct ImpliedOverlay {
     QString file; // the file's name, in every series name and label
     QColor color;
+    QString model; // the model the file was measured with; empty: not said
     PyKvcacheImplied implied;
 };
 

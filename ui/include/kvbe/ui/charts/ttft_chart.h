@@ -19,7 +19,9 @@ class TtftChart : public ChartView {
     QString hoverText(QPointF value) const override;
 
     // Measured cold prefills (tokens, seconds) from a probe run, drawn over the curves.
-    void setMeasured(std::vector<QPointF> tokensSeconds, const QString& label);
+    // `model`: the model they were measured with (empty: the scenario's).
+    void setMeasured(std::vector<QPointF> tokensSeconds, const QString& label,
+                     const QString& model = {});
     size_t measuredCount() const { return m_imported.size(); }
 
     // Curves from elsewhere drawn over the scenario's: imported nodes' measured prefills, a
@@ -30,6 +32,7 @@ class TtftChart : public ChartView {
         std::vector<QPointF> points;
         QColor color;
         bool line = true;
+        QString model; // the model it was measured or fitted with; empty: not said
     };
     void setOverlays(std::vector<Overlay> overlays);
     const std::vector<Overlay>& overlays() const { return m_overlays; }
@@ -56,6 +59,7 @@ class TtftChart : public ChartView {
     };
     QHash<QString, DotsInput> m_dotsInput; // what each dot series was last decimated from
     QString m_importedLabel;
+    QString m_importedModel;
     std::vector<Overlay> m_overlays;
 };
 

@@ -18,6 +18,7 @@ struct FleetFitCurves {
     const CostModel& cost;
     const std::vector<TierPath>& tiers;
     double overheadS = 0;
+    std::string model; // the model it was fitted against
 };
 
 // Each file's measured prefill, py-kvcache v2 load curves and hits on the TTFT chart, and the B*

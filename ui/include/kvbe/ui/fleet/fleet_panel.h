@@ -23,6 +23,7 @@ class QPushButton;
 class QSplitter;
 class QTableView;
 class QTableWidget;
+class QTimer;
 
 namespace kvbe {
 
@@ -53,6 +54,8 @@ class FleetPanel : public QWidget {
 
     // Fits the selected row's calibration to the current scenario with core's fitter.
     Status fitSelected();
+    // Fits one row of the table (fitSelected's, and again when the scenario changes).
+    Status fitRow(int row);
     const std::optional<FitResult>& lastFit() const { return m_fit; }
     QTableWidget* residualTable() const { return m_residuals; }
     // The scenario with the last fit's values (adoptFit), made current.
@@ -77,6 +80,7 @@ class FleetPanel : public QWidget {
     void connectImporter();
     // Clear: every imported file, the fit and its residuals.
     void clearAll();
+    void clearFit(); // no fit: its values, curves, residuals and sentence gone
     void updateMismatches();
     void updateButtons();
     void showFit();
@@ -85,7 +89,6 @@ class FleetPanel : public QWidget {
     Result<Evaluation> fitBasis(const Calibration& c, QString& said);
     // "utilisation: 50 % → 44.6 %", per changed field.
     static QStringList adoptChanges(const Scenario& from, const Scenario& to);
-    static bool sameModelId(const std::string& a, const std::string& b);
     void askExport();
 
     Explorer* m_explorer;
@@ -98,6 +101,7 @@ class FleetPanel : public QWidget {
     QToolButton* m_warningToggle = nullptr;
     QListWidget* m_warningList = nullptr;
     QLabel* m_fitSummary = nullptr;
+    static QString kNoFit() { return tr("Select a file and fit it to the scenario."); }
     QProgressBar* m_progress = nullptr;
     QTableWidget* m_residuals = nullptr;
     QPushButton* m_fitButton = nullptr;
@@ -105,6 +109,8 @@ class FleetPanel : public QWidget {
     QStringList m_errors;
     std::optional<FitResult> m_fit;
     int m_fitRow = -1;
+    Scenario m_fitScenario; // the scenario the fit was made against
+    QTimer* m_refit = nullptr;
     QString m_fitAgainst;   // the sentence naming the model the fit was made with
     std::string m_fitModel; // that model's id
     // The cost model with the fitted utilisation, and the fitted tiers: drawn at the scenario's

@@ -29,6 +29,9 @@ class ProbeForm : public QWidget {
     bool setValue(const QString& flag, const QString& value);
     // A Model field left empty is run with this model (the scenario's).
     void setDefaultModel(const QString& model);
+    // The GPU preset passed as --gpu where the probe has that option and the form does not show
+    // it (the scenario's GPU, not the probe's default scenario's).
+    void setDefaultGpu(const QString& gpu);
     // The arguments after `kvbe-cli probe`: the key, then each option set to something other
     // than its default, in the catalog's order. Empty fields are left to kvbe-cli's defaults,
     // which its --help documents.
@@ -54,6 +57,7 @@ class ProbeForm : public QWidget {
     QFormLayout* m_form = nullptr;
     std::vector<Row> m_rows;
     QString m_defaultModel;
+    QString m_defaultGpu;
 };
 
 } // namespace kvbe

@@ -14,6 +14,7 @@ class QComboBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QScrollArea;
 class QStackedWidget;
 class QTableWidget;
 class QVBoxLayout;
@@ -37,6 +38,9 @@ class ProbePanel : public QWidget {
     bool setOption(const QString& flag, const QString& value);
     // The model a probe's Model field runs with when empty (the scenario's).
     void setDefaultModel(const QString& model);
+    // The GPU preset a probe that asks for one (the serving probe's --gpu) runs with: the
+    // scenario's, which the dock passes on.
+    void setDefaultGpu(const QString& gpu);
     // The arguments after `kvbe-cli probe` for the form as it stands.
     QStringList arguments() const;
 
@@ -52,6 +56,8 @@ class ProbePanel : public QWidget {
     // A stopped or failed run with a partial result: its row says it was not used and offers
     // "Keep as a tier" (objectName keepRun<i>), which emits keepRequested.
     void offerKeep(int i, const QString& sentence);
+    // A serving run's TTFT table (runTtft<i>) and, once it ends, its fit (runFit<i>):
+    // TtftFitView.
     // The run's results table (objectName runResults<i>): one row per bandwidth point the
     // probe sent (block, QD, GB/s, IOPS, p50, p99). markTierRow marks the row whose rate the
     // scenario's tier has (none: gbps ≤ 0) and shows `why` under it (runTierWhy<i>).
@@ -86,6 +92,7 @@ class ProbePanel : public QWidget {
     QLabel* m_about = nullptr;
     QStackedWidget* m_forms = nullptr;
     QVBoxLayout* m_history = nullptr;
+    QScrollArea* m_historyScroll = nullptr;
     std::vector<Run> m_runs;
     int m_hangMs = 120000;
 };

@@ -12,6 +12,7 @@
 #include <QPointF>
 
 #include <map>
+#include <optional>
 #include <vector>
 
 class QAction;
@@ -112,6 +113,7 @@ class MainWindow : public QMainWindow {
     void refreshCharts(bool all);
     void askPin();
     void reportError(const QString& message);
+    void showHover(const QString& text);
     // main_window_files.cpp: the scenario's file, opening files by what they are, recent files,
     // drops, and the session kept between runs.
     // Dropped files and folders: calibrations and folders imported together, the rest opened.
@@ -167,14 +169,18 @@ class MainWindow : public QMainWindow {
         QString probe;
         QString name; // the tier it becomes
         double best = 0;
+        std::optional<double> latencyMs; // a read's median at queue depth 1: its t_fixed
         double fraction = 0;
         bool inScenario = false;
-        QString why; // the sentence under its results table
+        QString why;   // the sentence under its results table
+        QString model; // the model it ran (--model), where it names one
     };
     std::map<int, LiveRun> m_liveRuns;
     std::vector<QPointF> m_streamedPrefill; // (tokens, seconds)
+    QString m_streamedModel;                // the model they were measured with
     QString m_file;
-    Scenario m_saved; // the baseline of the unsaved marker
+    QString m_hoverMessage; // what the status bar shows of a chart's hover, while it does
+    Scenario m_saved;       // the baseline of the unsaved marker
     AskFn m_ask;
     QAction* m_undoAction = nullptr;
     QAction* m_redoAction = nullptr;

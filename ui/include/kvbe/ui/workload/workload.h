@@ -6,6 +6,7 @@
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_setup.h"
 #include "kvbe/trace/trace_sim.h"
 
 #include <QString>
@@ -39,6 +40,10 @@ struct WorkloadSettings {
 // and an NVMe tier, the question the view opens with.
 double defaultTierCapacity(std::size_t scenarioTier);
 
+// The scenario's tiers as the replay takes them (core's scenarioSimTiers), named as the charts
+// and the scenario panel name them ("Host DRAM (PCIe 5.0)"), not by their preset's key.
+std::vector<SimTier> workloadSimTiers(const Evaluation& e);
+
 // The capacity chart's grid: 40 points from 10^4 to 10^9 tokens (from a few blocks to more than any
 // trace needs).
 std::vector<double> workloadSweepTokens();
@@ -58,6 +63,10 @@ struct WorkloadResult {
     ReplayConfig config;
     std::vector<int> configTierOf;      // replay tier k (1…) → scenario tier index
     std::optional<ReplayResult> replay; // none for traces without block ids
+    // Where the write queue dropped or delayed hits: the same replay with writes that keep up and
+    // no prefill queue, as the one-pass capacity curve assumes (kvbe-cli trace replay's "hits
+    // lost to the write backlog").
+    std::optional<ReplayResult> writesKeptUp;
     RequestTimes times;
     // Every request's TTFT per rule (none, gpu-only, always, breakeven, optimal), ascending: with
     // prefill servers the queued times (wait + prefill). Sorted on the worker, for the chart.
@@ -66,8 +75,16 @@ struct WorkloadResult {
     std::size_t sweepVary = 0; // the sweep's varied tier: 0 GPU, k its k-th offload tier
     QString sweepNote;         // why there is no sweep, if there is none
     double replaySeconds = 0, sweepSeconds = 0;
+    // Requests whose prompt is longer than the model's context: replayed as they are, but a
+    // server would refuse them.
+    std::size_t pastContext = 0;
     QString summary; // the one-sentence answer
     QString error;   // the replay could not run: why
+    // No HBM is left for KV by default (the weights fill the GPU, or its memory is unknown) and
+    // none is set: the summary says what to do, and these tensor-parallel sizes would hold the
+    // weights.
+    bool gpuCacheMissing = false;
+    std::vector<TensorParallelFit> tensorParallelFits;
 };
 using WorkloadPtr = std::shared_ptr<const WorkloadResult>;
 
@@ -85,6 +102,10 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
 // 38.1 % of requests are faster than GPU-only caching, mean TTFT −25.5 % (285.8 → 212.9 ms,
 // optimal admission); nvme-gen5 needs 4.20 GB/s of writes (p99 minute)."
 QString workloadSummary(const WorkloadResult& w);
+
+// What to do where the GPU leaves no HBM for KV, in the window's words: the tensor-parallel sizes
+// that hold the weights, with the KV room each leaves, or the GPU slider.
+QString gpuCacheAdvice(const Evaluation& e, const std::vector<TensorParallelFit>& fits);
 
 // Capacity text for people, in binary units to three digits: "512 GiB", "61.1 GiB", "8 TiB".
 QString capacityText(double bytes);

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <vector>
 
 class QCheckBox;
@@ -71,7 +72,9 @@ class WorkloadView : public QWidget {
     void replayed();
 
   private:
-    void buildControls(QGridLayout* grid);
+    // The capacity rows and the replay's rules, side by side where the tab is wide enough.
+    QWidget* buildControls();
+    void layRules(bool besideTiers);
     void syncTierRows();
     void syncControls();
     void requestReplay();
@@ -81,6 +84,8 @@ class WorkloadView : public QWidget {
     void onCapacityMoved(int row, int step);
     void exportVisible(bool csv);
     QString tierValueText(double bytes) const;
+    std::optional<double> rowBytes(std::size_t row) const;
+    QString rowText(std::size_t row) const;
 
     Explorer* m_explorer;
     std::vector<WorkloadChart*> m_charts;
@@ -89,6 +94,7 @@ class WorkloadView : public QWidget {
     QLabel* m_fileLabel = nullptr;
     QLabel* m_error = nullptr;
     QLabel* m_summary = nullptr;
+    QLabel* m_gpuAdvice = nullptr; // links to the tensor-parallel sizes that hold the weights
     QLabel* m_timing = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
@@ -100,6 +106,8 @@ class WorkloadView : public QWidget {
     };
     std::vector<TierRow> m_rows; // row 0: the GPU, row k: the scenario's tier k-1
     QStringList m_tierNames;
+    QGridLayout* m_rulesGrid = nullptr;
+    std::vector<std::pair<QWidget*, QWidget*>> m_ruleCells; // a label and its field, in order
     QComboBox* m_policy = nullptr;
     QComboBox* m_placement = nullptr;
     QComboBox* m_admission = nullptr;

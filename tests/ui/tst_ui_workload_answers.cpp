@@ -1,0 +1,149 @@
+// The Workload tab's answers a person can act on: a model too big for one GPU gets the
+// tensor-parallel sizes that hold it (a click away) and a GPU slider that gives the HBM for KV,
+// in the window's words; and where the replay and the one-pass capacity curve differ (the write
+// queue drops hits the curve assumes), both figures are shown and told apart.
+#include "ui_test_support.h"
+#include "workload_reference.h"
+
+#include <QApplication>
+#include <QLabel>
+#include <QSlider>
+
+#include <cmath>
+
+using namespace kvbe;
+using namespace kvbe::test;
+
+namespace {
+
+WorkloadView* viewOf(MainWindow& w) {
+    return child<WorkloadView>(&w, QStringLiteral("workloadView"));
+}
+
+bool settle(MainWindow& w) {
+    auto* v = viewOf(w);
+    return QTest::qWaitFor(
+        [&] { return !v->loading() && !v->replaying() && !explorerOf(&w)->recomputePending(); },
+        120000);
+}
+
+QString text(WorkloadView* v, const char* name) {
+    return child<QLabel>(v, QString::fromLatin1(name))->text();
+}
+
+} // namespace
+
+class TestUiWorkloadAnswers : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { isolateSettings(); }
+    void init() { QSettings().clear(); }
+
+    // Llama 3.3 70B (70.55 B parameters in BF16: 141.11 GB) on one H200 (90 % of 141 GB is
+    // 126.9 GB): the weights leave no HBM for KV. Tensor parallel 2 leaves 0.9 · 282 − 141.11 =
+    // 112.69 GB, 4 leaves 366.49 GB. The sentence says so once, with no command-line flag; the
+    // GPU slider is "not set"; a click on "2 GPUs" sets the scenario's tensor parallel and the
+    // replay runs; back on one GPU, the slider gives the HBM and the replay runs too.
+    void aBigModelOnOneGpuGetsAnAnswer() {
+        auto w = makeWindow();
+        w->show();
+        auto* v = viewOf(*w);
+        Scenario s = explorerOf(w)->scenario();
+        s.model = "meta-llama/Llama-3.3-70B-Instruct";
+        s.gpu = "h200";
+        s.tensorParallel = 1;
+        explorerOf(w)->edit(s, QStringLiteral("70B on an H200"));
+        QVERIFY(w->openTrace(QStringLiteral(KVBE_FIXTURES "/traces/hand.jsonl")));
+        QVERIFY(settle(*w));
+        QVERIFY(v->result() && v->result()->gpuCacheMissing);
+        const QString summary = text(v, "workloadSummary");
+        for (const char* part :
+             {"weights (141.11 GB) do not fit in 90 % of one NVIDIA H200 SXM 141GB (126.90 GB)",
+              "2 GPUs leave 112.69 GB", "4 GPUs leave 366.49 GB", "GPU slider"})
+            QVERIFY2(summary.contains(QString::fromUtf8(part)), qPrintable(summary));
+        QVERIFY2(!summary.contains(QLatin1String("--gpu-cache")), qPrintable(summary));
+        // Said once: no red box repeating it.
+        QVERIFY(!child<QLabel>(v, QStringLiteral("workloadError"))->isVisible());
+        QVERIFY2(text(v, "workloadTier0Value").startsWith(QLatin1String("not set")),
+                 qPrintable(text(v, "workloadTier0Value")));
+
+        auto* advice = child<QLabel>(v, QStringLiteral("workloadGpuAdvice"));
+        QVERIFY(advice->isVisible());
+        QVERIFY2(advice->text().contains(QLatin1String("href=\"tp:2\"")),
+                 qPrintable(advice->text()));
+        emit advice->linkActivated(QStringLiteral("tp:2"));
+        QVERIFY(settle(*w));
+        QCOMPARE(explorerOf(w)->scenario().tensorParallel, 2);
+        QVERIFY(v->result() && v->result()->replay);
+        QVERIFY(!advice->isVisible());
+        QVERIFY2(text(v, "workloadSummary").startsWith(QLatin1String("With ")),
+                 qPrintable(text(v, "workloadSummary")));
+
+        // One GPU again, and the GPU slider at 16 GiB (step 20: 2^((20 − 4)/4) GiB).
+        explorerOf(w)->undoStack()->undo();
+        QVERIFY(settle(*w));
+        QCOMPARE(explorerOf(w)->scenario().tensorParallel, 1);
+        QVERIFY(v->result()->gpuCacheMissing);
+        child<QSlider>(v, QStringLiteral("workloadTier0"))->setValue(20);
+        QVERIFY(settle(*w));
+        QVERIFY(v->result() && v->result()->replay);
+        QCOMPARE(v->result()->config.gpuCapacityBytes, 16.0 * 1024 * 1024 * 1024);
+        QVERIFY2(text(v, "workloadTier0Value").startsWith(QLatin1String("16 GiB")),
+                 qPrintable(text(v, "workloadTier0Value")));
+    }
+
+    // The conversation trace with 512 GiB of DRAM and 8 TiB of NVMe, write queues on (the
+    // default): the queues drop writes, so the replay finds fewer hits than the one-pass curve,
+    // which assumes writes keep up. The sentence gives both hit ratios (core's replay with and
+    // without the queue, set up here); the curve says "if writes keep up"; the replay's own hit
+    // ratio is a point at the capacity set, labelled with the points the backlog cost.
+    void theReplayAndTheCurveAreToldApart() {
+        auto w = makeWindow();
+        w->show();
+        auto* v = viewOf(*w);
+        QVERIFY(w->openTrace(QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl")));
+        QVERIFY(settle(*w));
+        QVERIFY(v->result() && v->result()->replay);
+        auto t = loadTrace(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl", {});
+        QVERIFY(t.ok());
+        const auto ref = reference(explorerOf(w)->scenario());
+        const double GiB = 1024.0 * 1024 * 1024;
+        const ReplayResult queued = referenceReplay(*t, ref.eval, 512 * GiB, 8192 * GiB, true);
+        const ReplayResult keptUp = referenceReplay(*t, ref.eval, 512 * GiB, 8192 * GiB, false);
+        const double hits = queued.anyTier.tokenWeighted * 100;
+        const double hitsKeptUp = keptUp.anyTier.tokenWeighted * 100;
+        qInfo("hits %.1f %% with the write queue, %.1f %% with writes that keep up", hits,
+              hitsKeptUp);
+        QVERIFY2(hitsKeptUp > hits + 0.5, "the fixture's writes no longer fall behind");
+
+        const QString summary = text(v, "workloadSummary");
+        const QString both =
+            QStringLiteral("%1 % of prompt tokens hit a cache, %2 % if writes kept up")
+                .arg(hits, 0, 'f', 1)
+                .arg(hitsKeptUp, 0, 'f', 1);
+        QVERIFY2(summary.contains(both), qPrintable(summary + QStringLiteral("\nwanted: ") + both));
+
+        auto* capacity =
+            qobject_cast<WorkloadChart*>(child<QWidget>(v, QStringLiteral("workload-capacity")));
+        QVERIFY(capacity);
+        QVERIFY2(capacity->seriesByKey(QStringLiteral("hits/any"))
+                     ->name()
+                     .endsWith(QLatin1String("if writes keep up")),
+                 qPrintable(capacity->seriesByKey(QStringLiteral("hits/any"))->name()));
+        QVERIFY(capacity->seriesByKey(QStringLiteral("saved"))
+                    ->name()
+                    .endsWith(QLatin1String("if writes keep up")));
+        auto* point = capacity->seriesByKey(QStringLiteral("replay/0/hits"));
+        QVERIFY(point);
+        QCOMPARE(point->count(), 1);
+        QCOMPARE(point->at(0).x(), 512.0);
+        QVERIFY(std::abs(point->at(0).y() - hits) < 1e-9);
+        const QString label = capacity->labelText(QStringLiteral("replay/0/label"));
+        QVERIFY2(label.contains(QStringLiteral("%1 points lost to the write backlog")
+                                    .arg(hitsKeptUp - hits, 0, 'f', 1)),
+                 qPrintable(label));
+    }
+};
+
+QTEST_MAIN(TestUiWorkloadAnswers)
+#include "tst_ui_workload_answers.moc"
