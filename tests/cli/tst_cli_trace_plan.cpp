@@ -3,7 +3,6 @@
 // write nothing.
 #include "cli_run.h"
 
-#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -75,17 +74,13 @@ class TestCliTracePlan : public QObject {
         QVERIFY(givenUp > 0);
     }
 
-    // The whole default grid on the conversation trace with the servers counted at p99 ≤ 5 s,
-    // within 60 s (the target on a 2-core machine); the JSON contract of `front` and
-    // `recommended`.
+    // The whole default grid on the conversation trace with the servers counted at p99 ≤ 5 s;
+    // the JSON contract of `front` and `recommended`. Its time (60 s at most on 2 cores) is
+    // kvbe-bench-trace's, not a test's: a sanitizer or a busy machine slows it down.
     void planOnTheConversationTrace() {
-        QElapsedTimer timer;
-        timer.start();
         const auto r =
             cli({"trace", "plan", conversation(), "--slo-p99", "5s", "--output", "json"});
-        const double seconds = double(timer.elapsed()) / 1000;
         QCOMPARE(r.exitCode, 0);
-        QVERIFY2(seconds < 60, qPrintable(QString::number(seconds)));
         const auto o = json(r);
         QCOMPARE(o["kvbe_trace_plan"].toInt(), 1);
         QVERIFY(o["prices"].toObject()["example"].toBool());

@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTableWidget>
 #include <QThread>
 #include <QTimer>
@@ -127,9 +128,26 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     for (int c = 1; c < 4; ++c)
         m_table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_table->setWordWrap(false);
-    side->addWidget(m_sentence);
-    side->addWidget(m_driveLife);
-    side->addWidget(m_table, 1);
+    // The sentence and the drive life scroll where a short screen leaves them too little height,
+    // rather than being cut at the table's edge.
+    auto* answer = new QWidget(this);
+    auto* answerLayout = new QVBoxLayout(answer);
+    answerLayout->setContentsMargins(0, 0, 0, 0);
+    answerLayout->addWidget(m_sentence);
+    answerLayout->addWidget(m_driveLife);
+    answerLayout->addStretch(1);
+    auto* answerScroll = new QScrollArea(this);
+    answerScroll->setObjectName(QStringLiteral("planAnswer"));
+    answerScroll->setWidget(answer);
+    answerScroll->setWidgetResizable(true);
+    answerScroll->setFrameShape(QFrame::NoFrame);
+    answerScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Neither the answer nor the table may raise the Workload tab's minimum height (the window
+    // must fit a 1366x768 screen); each scrolls what it cannot show.
+    answerScroll->setMinimumHeight(48);
+    m_table->setMinimumHeight(48);
+    side->addWidget(answerScroll, 3);
+    side->addWidget(m_table, 2);
     body->addLayout(side, 2);
     v->addLayout(body, 1);
 

@@ -206,6 +206,10 @@ QWidget* WorkloadView::buildControls() {
         c->setObjectName(QString::fromLatin1(name));
         c->addItems(items);
         c->setToolTip(tip);
+        // A combo's minimum width is a short name's, not its longest item's ("Host DRAM (PCIe
+        // 5.0)"), so that four rules fit in a row on a narrow tab; the list opens at full width.
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(8);
         l->setBuddy(c);
         m_ruleCells.push_back({l, c});
         return c;
@@ -244,20 +248,30 @@ QWidget* WorkloadView::buildControls() {
     m_sharedLink->setToolTip(
         tr("Each tier's reads and writes share one link: loads go first and delay "
            "the queued writes (with write queues)"));
-    m_ruleCells.push_back({m_writeQueue, m_sharedLink});
     m_storeAfter = new QSpinBox(this);
     m_storeAfter->setObjectName(QStringLiteral("workloadStoreAfter"));
     m_storeAfter->setRange(1, kMaxStoreAfter);
-    m_storeAfter->setPrefix(tr("at sighting "));
     m_storeAfter->setToolTip(
-        tr("Store admission: the offload tiers take a block the K-th time a request contains "
-           "it (1: every block). Fewer writes, fewer hits; the capacity sweep needs 1"));
-    auto* offload = new QLabel(tr("Offload"), this);
+        tr("Store admission (kvbe-cli --store-after K): the offload tiers take a block the K-th "
+           "time a request contains it (1: every block). Fewer writes, fewer hits; the capacity "
+           "sweep needs 1"));
+    auto* offload = new QLabel(tr("Store after"), this);
     offload->setBuddy(m_storeAfter);
-    m_ruleCells.push_back({offload, m_storeAfter});
+    // The shared links and store admission in one cell beside the write queues: a seventh cell
+    // would take a row of its own on a narrow tab, and the window must fit a 1366x768 screen.
+    auto* queueCell = new QWidget(this);
+    auto* queueRow = new QHBoxLayout(queueCell);
+    queueRow->setContentsMargins(0, 0, 0, 0);
+    queueRow->addWidget(m_sharedLink);
+    queueRow->setSpacing(4);
+    queueRow->addWidget(offload);
+    queueRow->addWidget(m_storeAfter, 1);
+    m_ruleCells.push_back({m_writeQueue, queueCell});
     m_timing = new QLabel(this);
     m_timing->setObjectName(QStringLiteral("workloadTiming"));
-    m_timing->setWordWrap(true);
+    // One line that never widens the tab (the tooltip holds it whole where it is cut): it shares
+    // the last row of rules, and a second line would raise the tab's minimum height.
+    m_timing->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     QFont small = m_timing->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     m_timing->setFont(small);
@@ -296,8 +310,9 @@ void WorkloadView::layRules(bool besideTiers) {
     m_rulesGrid->removeWidget(m_timing);
     for (int c = 0; c < m_rulesGrid->columnCount(); ++c)
         m_rulesGrid->setColumnStretch(c, 0);
-    // Beside the tiers a column of four rows with the servers and queues at its right; under
-    // them, where the tab is narrow, rows of three, so that the chart keeps the height.
+    // Beside the tiers a column of four rows with the servers, queues and store admission at its
+    // right; under them, where the tab is narrow, rows of three, so that the chart keeps the
+    // height.
     const int perRow = besideTiers ? 4 : 3;
     const int cells = int(m_ruleCells.size());
     for (int i = 0; i < cells; ++i) {
@@ -500,7 +515,7 @@ void WorkloadView::apply(WorkloadPtr w) {
         showError(m_result->error);
     else
         m_error->setVisible(false);
-    if (m_result->replay)
+    if (m_result->replay) {
         m_timing->setText(
             tr("Replay %1 ms + sweep %2 ms (%3 M lookups/s): %4")
                 .arg(m_result->replaySeconds * 1e3, 0, 'f', 0)
@@ -510,7 +525,8 @@ void WorkloadView::apply(WorkloadPtr w) {
                          : 0.0,
                      0, 'f', 1)
                 .arg(live() ? tr("sliders re-run live") : tr("sliders re-run on release")));
-    else
+        m_timing->setToolTip(m_timing->text());
+    } else
         m_timing->clear();
     const auto& r = m_explorer->result();
     for (auto* c : m_charts) {
