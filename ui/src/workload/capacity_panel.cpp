@@ -1,12 +1,12 @@
 #include "kvbe/ui/workload/capacity_panel.h"
 
+#include "kvbe/ui/workload/background_job.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QThread>
-#include <QTimer>
 #include <QVBoxLayout>
 
 namespace kvbe {
@@ -78,20 +78,18 @@ CapacityPanel::CapacityPanel(SloCapacityChart* chart, QWidget* parent)
     row->addWidget(m_status, 1);
     v->addLayout(row);
 
-    m_progressTimer = new QTimer(this);
-    m_progressTimer->setInterval(50);
-    connect(m_progressTimer, &QTimer::timeout, this, [this] {
-        if (m_fraction) m_progress->setValue(int(m_fraction->load() * 1000));
+    m_job = new BackgroundJob(m_progress, m_cancel, m_status, this);
+    connect(m_job, &BackgroundJob::cancelled, this, [this] {
+        m_status->setText(tr("Cancelled; the chart shows the last search. Enter in the "
+                             "target field searches again."));
+        emit cancelled();
     });
 }
 
-CapacityPanel::~CapacityPanel() {
-    if (m_thread) {
-        m_stop->store(true);
-        m_thread->disconnect(this);
-        m_thread->wait();
-        delete m_thread;
-    }
+CapacityPanel::~CapacityPanel() = default;
+
+bool CapacityPanel::computing() const {
+    return m_job->running();
 }
 
 CapacityPanel::Key CapacityPanel::keyNow() const {
@@ -143,62 +141,26 @@ void CapacityPanel::request() {
     const Key k = keyNow();
     if ((m_searched && *m_searched == k) || (m_cancelKey && *m_cancelKey == k)) return;
     m_searched = k;
-    if (m_thread) {
-        // The running search is out of date: stop it, and run the latest when it returns.
-        m_stop->store(true);
-        m_pending = true;
-        return;
-    }
     start();
 }
 
 void CapacityPanel::start() {
-    m_pending = false;
-    m_userCancelled = false;
-    m_stop = std::make_shared<std::atomic<bool>>(false);
-    m_fraction = std::make_shared<std::atomic<double>>(0.0);
     auto out = std::make_shared<WorkloadCapacity>();
-    auto stop = m_stop;
-    auto fraction = m_fraction;
     WorkloadPtr w = m_workload;
     const LatencyTarget target = m_target;
-    m_thread = QThread::create([out, w, target, stop, fraction] {
-        *out = computeCapacity(w, target, [stop, fraction](double f) {
-            fraction->store(f);
-            return !stop->load();
-        });
-    });
-    connect(m_thread, &QThread::finished, this, [this, out, stop] {
-        m_thread->deleteLater();
-        m_thread = nullptr;
-        if (!stop->load() && !out->cancelled) {
-            apply(out);
-        } else if (m_userCancelled && !m_pending) {
-            m_status->setText(tr("Cancelled; the chart shows the last search. Enter in the "
-                                 "target field searches again."));
-            emit cancelled();
-        }
-        if (m_pending) {
-            start();
-            return;
-        }
-        m_progressTimer->stop();
-        m_progress->setVisible(false);
-        m_cancel->setVisible(false);
-    });
-    m_progress->setValue(0);
-    m_progress->setVisible(true);
-    m_cancel->setVisible(true);
-    m_status->setText(tr("Searching for %1…").arg(QString::fromStdString(target.text())));
-    m_progressTimer->start();
-    m_thread->start();
+    m_job->run(
+        [out, w, target](const BackgroundJob::Progress& progress) {
+            *out = computeCapacity(w, target, progress);
+        },
+        [this, out] {
+            if (!out->cancelled) apply(out);
+        },
+        tr("Searching for %1…").arg(QString::fromStdString(target.text())));
 }
 
 void CapacityPanel::cancel() {
-    if (!m_thread) return;
-    m_stop->store(true);
-    m_pending = false;
-    m_userCancelled = true;
+    if (!m_job->running()) return;
+    m_job->cancel();
     m_cancelKey = m_searched;
     m_searched.reset();
 }

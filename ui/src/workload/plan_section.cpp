@@ -1,5 +1,7 @@
 #include "kvbe/ui/workload/plan_section.h"
 
+#include "kvbe/ui/workload/background_job.h"
+
 #include "kvbe/base/units.h"
 
 #include <QDoubleSpinBox>
@@ -11,7 +13,6 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QTableWidget>
-#include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -151,10 +152,11 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     body->addLayout(side, 2);
     v->addLayout(body, 1);
 
-    m_progressTimer = new QTimer(this);
-    m_progressTimer->setInterval(50);
-    connect(m_progressTimer, &QTimer::timeout, this, [this] {
-        if (m_fraction) m_progress->setValue(int(m_fraction->load() * 1000));
+    m_job = new BackgroundJob(m_progress, m_cancel, m_status, this);
+    connect(m_job, &BackgroundJob::cancelled, this, [this] {
+        m_status->setText(tr("Cancelled; the chart shows the last plan. A change of the "
+                             "limits plans again."));
+        emit cancelled();
     });
     m_debounce = new QTimer(this);
     m_debounce->setSingleShot(true);
@@ -164,23 +166,14 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
         const Key k = keyNow();
         if ((m_planned && *m_planned == k) || (m_cancelKey && *m_cancelKey == k)) return;
         m_planned = k;
-        if (m_thread) {
-            // The running plan is out of date: stop it, and run the latest when it returns.
-            m_stop->store(true);
-            m_pending = true;
-            return;
-        }
         start();
     });
 }
 
-PlanSection::~PlanSection() {
-    if (m_thread) {
-        m_stop->store(true);
-        m_thread->disconnect(this);
-        m_thread->wait();
-        delete m_thread;
-    }
+PlanSection::~PlanSection() = default;
+
+bool PlanSection::computing() const {
+    return m_job->running();
 }
 
 PlanSection::Key PlanSection::keyNow() const {
@@ -262,7 +255,7 @@ void PlanSection::showEvent(QShowEvent* e) {
 void PlanSection::request() {
     if (!m_workload || !m_workload->trace || !isVisible()) return;
     const Key k = keyNow();
-    if ((m_planned && *m_planned == k && !m_pending) || (m_cancelKey && *m_cancelKey == k)) {
+    if ((m_planned && *m_planned == k && !m_job->pending()) || (m_cancelKey && *m_cancelKey == k)) {
         m_debounce->stop();
         return;
     }
@@ -270,55 +263,25 @@ void PlanSection::request() {
 }
 
 void PlanSection::start() {
-    m_pending = false;
-    m_userCancelled = false;
-    m_stop = std::make_shared<std::atomic<bool>>(false);
-    m_fraction = std::make_shared<std::atomic<double>>(0.0);
     auto out = std::make_shared<WorkloadPlan>();
-    auto stop = m_stop;
-    auto fraction = m_fraction;
     WorkloadPtr w = m_workload;
     const PlanLimits limits = m_limits;
     // A copy: the worker reads it while the window may read its own.
     auto presets = std::make_shared<const Presets>(*m_presets);
-    m_thread = QThread::create([out, w, limits, presets, stop, fraction] {
-        *out = computePlan(w, *presets, limits, [stop, fraction](double f) {
-            fraction->store(f);
-            return !stop->load();
-        });
-    });
-    connect(m_thread, &QThread::finished, this, [this, out, stop] {
-        m_thread->deleteLater();
-        m_thread = nullptr;
-        if (!stop->load() && !out->cancelled) {
-            apply(out);
-        } else if (m_userCancelled && !m_pending) {
-            m_status->setText(tr("Cancelled; the chart shows the last plan. A change of the "
-                                 "limits plans again."));
-            emit cancelled();
-        }
-        if (m_pending) {
-            start();
-            return;
-        }
-        m_progressTimer->stop();
-        m_progress->setVisible(false);
-        m_cancel->setVisible(false);
-    });
-    m_progress->setValue(0);
-    m_progress->setVisible(true);
-    m_cancel->setVisible(true);
-    m_status->setText(tr("Replaying the grid of configurations…"));
-    m_progressTimer->start();
-    m_thread->start();
+    m_job->run(
+        [out, w, limits, presets](const BackgroundJob::Progress& progress) {
+            *out = computePlan(w, *presets, limits, progress);
+        },
+        [this, out] {
+            if (!out->cancelled) apply(out);
+        },
+        tr("Replaying the grid of configurations…"));
 }
 
 void PlanSection::cancel() {
     m_debounce->stop();
-    if (!m_thread) return;
-    m_stop->store(true);
-    m_pending = false;
-    m_userCancelled = true;
+    if (!m_job->running()) return;
+    m_job->cancel();
     m_cancelKey = m_planned;
     m_planned.reset();
 }

@@ -10,7 +10,6 @@
 
 #include <QWidget>
 
-#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -18,10 +17,10 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
-class QThread;
-class QTimer;
 
 namespace kvbe {
+
+class BackgroundJob;
 
 class CapacityPanel : public QWidget {
     Q_OBJECT
@@ -41,7 +40,7 @@ class CapacityPanel : public QWidget {
     // Stops a running search; nothing of it is kept, and it does not start again until the
     // replay or the target changes (or Enter in the field).
     void cancel();
-    bool computing() const { return m_thread != nullptr; }
+    bool computing() const;
     const CapacityPtr& capacity() const { return m_capacity; }
 
   signals:
@@ -75,7 +74,6 @@ class CapacityPanel : public QWidget {
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QLabel* m_status = nullptr;
-    QTimer* m_progressTimer = nullptr;
 
     WorkloadPtr m_workload;
     LatencyTarget m_target;
@@ -84,11 +82,7 @@ class CapacityPanel : public QWidget {
     std::optional<Key> m_searched;  // of the search shown or running
     std::optional<Key> m_cancelKey; // the user cancelled this one: not started again by itself
 
-    QThread* m_thread = nullptr;
-    std::shared_ptr<std::atomic<bool>> m_stop;
-    std::shared_ptr<std::atomic<double>> m_fraction;
-    bool m_pending = false;
-    bool m_userCancelled = false;
+    BackgroundJob* m_job = nullptr;
 };
 
 } // namespace kvbe

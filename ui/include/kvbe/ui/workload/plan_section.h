@@ -10,7 +10,6 @@
 
 #include <QWidget>
 
-#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -20,10 +19,11 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QTableWidget;
-class QThread;
 class QTimer;
 
 namespace kvbe {
+
+class BackgroundJob;
 
 class PlanSection : public QWidget {
     Q_OBJECT
@@ -42,7 +42,7 @@ class PlanSection : public QWidget {
     // Stops a running plan; nothing of it is kept, and it does not start again until the replay
     // or the limits change.
     void cancel();
-    bool computing() const { return m_thread != nullptr; }
+    bool computing() const;
     bool scheduled() const;
     const PlanPtr& plan() const { return m_plan; }
     // The milliseconds a change waits for the next before the plan starts.
@@ -83,7 +83,6 @@ class PlanSection : public QWidget {
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QLabel* m_status = nullptr;
-    QTimer* m_progressTimer = nullptr;
     QTimer* m_debounce = nullptr;
 
     WorkloadPtr m_workload;
@@ -92,11 +91,7 @@ class PlanSection : public QWidget {
     std::optional<Key> m_planned;
     std::optional<Key> m_cancelKey;
 
-    QThread* m_thread = nullptr;
-    std::shared_ptr<std::atomic<bool>> m_stop;
-    std::shared_ptr<std::atomic<double>> m_fraction;
-    bool m_pending = false;
-    bool m_userCancelled = false;
+    BackgroundJob* m_job = nullptr;
 };
 
 } // namespace kvbe

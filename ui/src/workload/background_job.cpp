@@ -1,0 +1,85 @@
+#include "kvbe/ui/workload/background_job.h"
+
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QThread>
+#include <QTimer>
+
+namespace kvbe {
+
+BackgroundJob::BackgroundJob(QProgressBar* progress, QPushButton* cancel, QLabel* status,
+                             QObject* parent)
+    : QObject(parent), m_progress(progress), m_cancel(cancel), m_status(status),
+      m_progressTimer(new QTimer(this)) {
+    m_progressTimer->setInterval(50);
+    connect(m_progressTimer, &QTimer::timeout, this, [this] {
+        if (m_fraction) m_progress->setValue(int(m_fraction->load() * 1000));
+    });
+}
+
+BackgroundJob::~BackgroundJob() {
+    if (m_thread) {
+        m_stop->store(true);
+        m_thread->disconnect(this);
+        m_thread->wait();
+        delete m_thread;
+    }
+}
+
+void BackgroundJob::run(Work work, std::function<void()> done, const QString& startText) {
+    Run r{std::move(work), std::move(done), startText};
+    if (m_thread) {
+        // The running one is out of date: stop it, and run the latest when it returns.
+        m_stop->store(true);
+        m_next = std::make_unique<Run>(std::move(r));
+        return;
+    }
+    start(std::move(r));
+}
+
+void BackgroundJob::start(Run r) {
+    m_userCancelled = false;
+    m_stop = std::make_shared<std::atomic<bool>>(false);
+    m_fraction = std::make_shared<std::atomic<double>>(0.0);
+    auto stop = m_stop;
+    auto fraction = m_fraction;
+    m_thread = QThread::create([work = std::move(r.work), stop, fraction] {
+        work([stop, fraction](double f) {
+            fraction->store(f);
+            return !stop->load();
+        });
+    });
+    connect(m_thread, &QThread::finished, this, [this, done = std::move(r.done), stop] {
+        m_thread->deleteLater();
+        m_thread = nullptr;
+        if (!stop->load()) {
+            done();
+        } else if (m_userCancelled && !m_next) {
+            emit cancelled();
+        }
+        if (m_next) {
+            auto next = std::move(m_next);
+            start(std::move(*next));
+            return;
+        }
+        m_progressTimer->stop();
+        m_progress->setVisible(false);
+        m_cancel->setVisible(false);
+    });
+    m_progress->setValue(0);
+    m_progress->setVisible(true);
+    m_cancel->setVisible(true);
+    m_status->setText(r.startText);
+    m_progressTimer->start();
+    m_thread->start();
+}
+
+void BackgroundJob::cancel() {
+    if (!m_thread) return;
+    m_stop->store(true);
+    m_next.reset();
+    m_userCancelled = true;
+}
+
+} // namespace kvbe
