@@ -59,14 +59,16 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
                           "years over which savings are weighed against cost"));
     m_slo = new QLineEdit(this);
     m_slo->setObjectName(QStringLiteral("planSlo"));
-    m_slo->setPlaceholderText(tr("none"));
+    // Empty is the answer "no limit": the placeholder says so, as the field's tooltip does.
+    m_slo->setPlaceholderText(tr("no limit"));
     m_slo->setToolTip(tr("The p99 TTFT a configuration must meet, with a unit: 2s, 800ms; empty: "
                          "no limit. With a limit, each configuration's prefill servers are "
                          "counted."));
     m_budget = new QLineEdit(this);
     m_budget->setObjectName(QStringLiteral("planBudget"));
-    m_budget->setPlaceholderText(tr("none"));
-    m_budget->setToolTip(tr("The most a configuration may cost up front, in US dollars"));
+    m_budget->setPlaceholderText(tr("no limit"));
+    m_budget->setToolTip(tr("The most a configuration may cost up front, in US dollars; empty: "
+                            "no limit"));
     const int fieldWidth = m_slo->fontMetrics().horizontalAdvance(QStringLiteral("1500000")) + 24;
     m_slo->setMaximumWidth(fieldWidth);
     m_budget->setMaximumWidth(fieldWidth);
