@@ -59,7 +59,8 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
                           "years over which savings are weighed against cost"));
     m_slo = new QLineEdit(this);
     m_slo->setObjectName(QStringLiteral("planSlo"));
-    // Empty is the answer "no limit": the placeholder says so, as the field's tooltip does.
+    // An empty field means no limit (readFields() passes none on); the grey placeholder text
+    // "no limit" shows that in the field itself, and the tooltip says it too.
     m_slo->setPlaceholderText(tr("no limit"));
     m_slo->setToolTip(tr("The p99 TTFT a configuration must meet, with a unit: 2s, 800ms; empty: "
                          "no limit. With a limit, each configuration's prefill servers are "
