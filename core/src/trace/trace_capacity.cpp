@@ -160,11 +160,13 @@ class Search {
         return a;
     }
 
-    // When rule r's loads end at these arrivals (empty for GPU-only, which loads nothing).
+    // When rule r's loads end at these arrivals: empty for GPU-only, which loads nothing, and
+    // for the load-aware rule, whose loads depend on the servers (kLoadAware).
+    static constexpr std::size_t kLoadAware = 3;
     std::vector<double> loadEnds(const QueueInputs& in, const std::vector<double>& arrival,
                                  std::size_t r) const {
-        if (r == 0) return {};
-        return in.shared[r - 1].loadEnds(arrival, m_config.tiers);
+        if (r == 0 || r == kLoadAware) return {};
+        return in.fifo[r - 1].loadEnds(arrival, m_order, m_config.tiers);
     }
 
     // Rule r's statistic (r: kCapacityRules) on N servers.
@@ -172,8 +174,15 @@ class Search {
                      int servers, const std::vector<double>& loadEnd) {
         if (cancel) throw Stop{};
         std::vector<double> t = in.times[r + 1]; // after `none`
-        detail::queueOnServers(servers, arrival, m_order, t.data(),
-                               r == 0 ? nullptr : in.loads[r - 1].data(), loadEnd);
+        if (r == kLoadAware) {
+            const detail::LoadAwareInputs li{&m_trace, &m_cost,  &m_config.tiers,
+                                             double(m_trace.summary.blockTokens),
+                                             &in.runs,  &in.staticCut};
+            detail::queueLoadAware(servers, arrival, m_order, li, t.data());
+        } else {
+            detail::queueOnServers(servers, arrival, m_order, t.data(),
+                                   r == 0 ? nullptr : in.loads[r - 1].data(), loadEnd);
+        }
         ++evaluations;
         return latencyStatistic(m_req.target, t);
     }

@@ -1,9 +1,11 @@
-// Loads in a replay with prefill servers (docs/workload-model.md, "Queueing and shared loads"):
-// the loads in flight at the same time share each tier's read bandwidth, and the servers take
-// the requests first come first served. Internal to kvbe_core.
+// Loads in a replay with prefill servers (docs/workload-model.md, "Queueing and links" and
+// "Admission under load"): each tier's link serves the loads one after the other in arrival order,
+// the servers take the requests first come first served, and the load-aware rule decides each
+// request from the state at its arrival. Internal to kvbe_core.
 #pragma once
 
 #include "trace_admission.h"
+#include "trace_link_use.h"
 
 #include "kvbe/base/result.h"
 #include "kvbe/trace/trace.h"
@@ -11,19 +13,19 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 namespace kvbe::detail {
 
-// The loads of one admission rule with prefill servers (ReplayConfig::instances): every request's
-// load starts at its arrival, and loads in flight at the same time share each tier's read
-// bandwidth, an equal share each, recomputed as transfers start and end. A request reads its
-// tiers one after the other, fastest first, as RequestCost::loadTime adds them: per tier t_fixed
-// (a latency, shared with nobody), then its bytes, which take `work` seconds at the tier's whole
-// bandwidth.
-class SharedLoads {
+// The loads of a rule whose cut is fixed before the queueing (always, breakeven): per request its
+// transfer per tier. Each tier's link is one FIFO: a request reads its tiers one after the other,
+// fastest first, as RequestCost::loadTime adds them; per tier t_fixed (a latency, shared with
+// nobody), then its bytes, which take `work` seconds at the tier's whole bandwidth once the link
+// has finished the loads booked before it.
+class FifoLoads {
   public:
-    // Request i's segments; requests are added in trace order.
+    // Request i's transfers; requests are added in trace order.
     void add(const RequestCost& rc, const TierTokens& tok) {
         m_start.push_back(static_cast<std::uint32_t>(m_segs.size()));
         for (std::size_t k = 1; k <= rc.tiers.size(); ++k)
@@ -34,12 +36,13 @@ class SharedLoads {
             }
     }
 
-    // When each request's load ends (its arrival when it loads nothing). Processor sharing per
-    // tier, kept in virtual time: a tier's clock v advances at 1/n per second while n transfers
-    // run, so a transfer joining at v0 with work w ends when v reaches v0 + w, whatever joins or
-    // leaves meanwhile.
+    // When each request's load ends (its arrival when it loads nothing), the loads booked in
+    // `order` (arrival order, ties in trace order). With `busy` (one series per tier, GPU first)
+    // each transfer's time on its link is added to its tier's.
     std::vector<double> loadEnds(const std::vector<double>& arrival,
-                                 const std::vector<SimTier>& tiers) const;
+                                 const std::vector<std::uint32_t>& order,
+                                 const std::vector<SimTier>& tiers,
+                                 std::vector<BusySeries>* busy = nullptr) const;
 
   private:
     struct Segment {
@@ -50,35 +53,96 @@ class SharedLoads {
     std::vector<std::uint32_t> m_start; // per request: its first segment
 };
 
+// Per request, its hit run as runs of blocks read from one tier: blocks [previous end, end) from
+// `tier` (0: the GPU). Added in trace order.
+struct RunSegment {
+    std::uint32_t end;
+    std::uint8_t tier;
+};
+class HitRuns {
+  public:
+    void add(const std::uint8_t* tierOf, std::size_t h);
+    std::span<const RunSegment> of(std::size_t i) const {
+        const std::size_t b = m_start[i];
+        const std::size_t e = i + 1 < m_start.size() ? m_start[i + 1] : m_segs.size();
+        return {m_segs.data() + b, e - b};
+    }
+    std::size_t size() const { return m_start.size(); }
+
+  private:
+    std::vector<RunSegment> m_segs;
+    std::vector<std::uint32_t> m_start;
+};
+
 // What queueing on the servers gave one rule.
 struct ServerQueueing {
-    double meanWaitS = 0;   // from arrival to a free server
-    double hiddenLoadS = 0; // Σ load time hidden by the wait
-    double sharedLoadS = 0; // Σ load time added by the loads beside it
+    double meanWaitS = 0;       // from arrival to a free server
+    double hiddenLoadS = 0;     // Σ load time hidden by the wait
+    double sharedLoadS = 0;     // Σ load time added by the loads ahead on the links
+    double gpuSecondsSaved = 0; // Σ recompute avoided by the loads that beat recompute
 };
 
 // `servers` prefill servers, first come first served in `order` (arrival order, ties in trace
 // order). times[i] is request i's prefill time under the rule, replaced by its TTFT with
 // queueing; load[i] the load part of it (null for a rule that loads nothing) and loadEnd[i] when
-// that load ends beside the others' (SharedLoads::loadEnds). A request's load starts at its
-// arrival, so it overlaps the wait for a server: it ends at e ≥ arrival + load. With start the
-// time a server takes the request:
+// that load ends on the links (FifoLoads::loadEnds). A request's load starts at its arrival, so it
+// overlaps the wait for a server: it ends at e ≥ arrival + load. With start the time a server
+// takes the request:
 //   wait = start − arrival,  start = max(arrival, earliest free server)
 //   the server is held from start to max(start, e) + recompute
 //   TTFT = max(start, e) + recompute − arrival       (= max(wait, load) + recompute alone)
+// none[i] (null: no GPU time counted) is the time of recomputing everything: a request whose TTFT
+// is below wait + none[i] saved none[i] − its recompute of GPU time.
 ServerQueueing queueOnServers(int servers, const std::vector<double>& arrival,
                               const std::vector<std::uint32_t>& order, double* times,
-                              const double* load, const std::vector<double>& loadEnd);
+                              const double* load, const std::vector<double>& loadEnd,
+                              const double* none = nullptr);
+
+// The load-aware rule (`optimal` with prefill servers): at each request's arrival, in arrival
+// order, the cut j of its hit run (0 ≤ j ≤ h) with the shortest TTFT given the wait for a server W
+// and each tier's link as the loads booked before it left it:
+//   TTFT(j) = max(W, L(j)) + recompute(j)
+//   L(j)    = the end of its transfers, per tier in turn (fastest first)
+//             max(end of the one before + t_fixed, the link's end) + transfer, less the arrival
+// then books its transfers on the links. Ties go to the smaller cut: a load no faster than
+// recomputing is not made.
+struct LoadAwareInputs {
+    const Trace* trace = nullptr;
+    const CostModel* cost = nullptr;
+    const std::vector<SimTier>* tiers = nullptr;
+    double blockTokens = 0;
+    const HitRuns* runs = nullptr;
+    // Per request the static optimal cut (no wait, idle links): where the rule cuts a run
+    // shorter, the blocks between are declined for the backlog.
+    const std::vector<std::uint32_t>* staticCut = nullptr;
+};
+
+struct LoadAwareResult : ServerQueueing {
+    std::uint64_t declinedRequests = 0, declinedBlocks = 0;
+    double declinedLoadS = 0; // what the blocks left unloaded would have taken alone
+    TierTokens tokensServed{};
+    std::array<std::uint64_t, kMaxTiers> blocksDeclinedForBacklog{};
+    std::array<std::uint64_t, kMaxTiers> requestsDeclinedForBacklog{};
+};
+
+// ttft[i] gets request i's TTFT. With `busy` (a series per tier, GPU first) the transfers' time
+// on the links; with `cuts` each request's cut.
+LoadAwareResult queueLoadAware(int servers, const std::vector<double>& arrival,
+                               const std::vector<std::uint32_t>& order, const LoadAwareInputs& in,
+                               double* ttft, std::vector<BusySeries>* busy = nullptr,
+                               std::vector<std::uint32_t>* cuts = nullptr);
 
 // A replay's requests before the servers take them: per rule (none, gpu-only, always, breakeven,
-// optimal) the prefill time alone, and for the three rules that load the load part of it and the
-// loads' segments. None of it depends on the number of servers, and without write queues none of
-// it depends on the arrival times: the capacity search (trace_capacity.h) queues the same inputs
-// at every load and number of servers.
+// optimal) the prefill time alone; for always and breakeven the load part of it and the loads'
+// transfers; for the load-aware rule the hit runs and the static cuts. None of it depends on the
+// number of servers, and without write queues none of it depends on the arrival times: the
+// capacity search (trace_capacity.h) queues the same inputs at every load and number of servers.
 struct QueueInputs {
     std::array<std::vector<double>, 5> times;
-    std::array<std::vector<double>, 3> loads;
-    std::array<SharedLoads, 3> shared;
+    std::array<std::vector<double>, 2> loads;
+    std::array<FifoLoads, 2> fifo;
+    HitRuns runs;
+    std::vector<std::uint32_t> staticCut;
     bool cancelled = false;
 };
 

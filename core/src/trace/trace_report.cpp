@@ -5,6 +5,7 @@
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 #include "kvbe/trace/trace_endurance.h"
+#include "kvbe/trace/trace_saturation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -87,6 +88,33 @@ void addTierWrites(json& tj, const TierReport& t, const SimTier& sim, const Repl
                                        {"bytes_written", jsonCount(a.bytesWritten)}};
         tj["hits_given_up_token_weighted"] = a.hits.tokenWeighted - t.hits.tokenWeighted;
     }
+}
+
+json shareJson(const LinkUse& u) {
+    if (u.share.empty()) return nullptr;
+    return {{"mean_share", u.meanShare}, {"busiest_minute_share", u.peakShare}};
+}
+
+// An offload tier's links: the reads its hits ask against its bandwidth, and its writes' busy
+// share.
+void addTierLinks(json& tj, const TierReport& t) {
+    const LinkUse& a = t.readOffered;
+    tj["read_Bps"] = t.readBps;
+    tj["reads_asked"] = {{"mean_Bps", a.meanShare * t.readBps},
+                         {"busiest_minute_Bps", a.peakShare * t.readBps},
+                         {"mean_share", a.meanShare},
+                         {"busiest_minute_share", a.peakShare},
+                         {"minutes_over_bandwidth", a.binsOver},
+                         {"minutes", a.share.size()}};
+    tj["write_busy"] = shareJson(t.write);
+}
+
+// Each drive-built offload tier (a rating or a drive capacity): the remedy the sentence names.
+std::vector<bool> driveTiers(const ReplayConfig& c) {
+    std::vector<bool> d;
+    for (const auto& t : c.tiers)
+        d.push_back(t.drive.capacityBytes.has_value() || t.drive.writesPerDay.has_value());
+    return d;
 }
 
 json traceJson(const Trace& t, const std::string& file) {
@@ -244,16 +272,31 @@ json traceReplayJson(const TraceReplayReport& x) {
              {"lookups_late", t.lookupsLate},
              {"lookups_of_dropped_copies", t.lookupsDropped},
              {"max_write_backlog_s", t.maxBacklogS}});
-        if (k > 0)
+        if (k > 0) {
             addTierWrites(tiers.back(), t, cfg.tiers[k - 1], r, x.storeAll, k);
-        else
+            addTierLinks(tiers.back(), t);
+        } else
             tiers.back()["drive_writes_per_day"] = tiers.back()["years_to_rated_endurance"] =
                 nullptr;
     }
     j["tiers"] = tiers;
     j["windows"] = r.windows;
+    j["link_bin_s"] = r.binS;
     json rules = json::array();
     for (const auto& ru : r.rules) {
+        json use = json::array();
+        for (std::size_t k = 1; k < ru.tiers.size(); ++k) {
+            const RuleTierUse& u = ru.tiers[k];
+            use.push_back(
+                {{"name", r.tiers[k].name},
+                 {"hit_tokens_offered", u.tokensOffered},
+                 {"hit_tokens_served", u.tokensServed},
+                 {"served_share", u.tokensOffered > 0 ? json(u.tokensServed / u.tokensOffered)
+                                                      : json(nullptr)},
+                 {"read_busy", shareJson(u.read)},
+                 {"blocks_declined_for_backlog", u.blocksDeclinedForBacklog},
+                 {"requests_declined_for_backlog", u.requestsDeclinedForBacklog}});
+        }
         rules.push_back({{"rule", ru.name},
                          {"ttft_s",
                           {{"mean", ru.ttft.mean},
@@ -269,9 +312,23 @@ json traceReplayJson(const TraceReplayReport& x) {
                          {"declined_net_s", ru.declinedNetS},
                          {"mean_wait_s", ru.meanWaitS},
                          {"hidden_load_s", ru.hiddenLoadS},
-                         {"shared_load_s", ru.sharedLoadS}});
+                         {"shared_load_s", ru.sharedLoadS},
+                         {"tiers", use}});
     }
     j["rules"] = rules;
+    json sat = json::array();
+    for (const auto& t : tierSaturation(r, toString(x.admission)))
+        sat.push_back({{"name", t.name},
+                       {"saturated", t.saturated},
+                       {"minutes_over_bandwidth_share", t.binsOverShare},
+                       {"carried_share_busiest_minute", t.carriedPeakShare},
+                       {"carried_share_mean", t.carriedMeanShare},
+                       {"bandwidth_multiple_for_busiest_minute", t.bandwidthMultiple}});
+    j["saturation"] = {
+        {"rule", std::string(toString(x.admission))},
+        {"tiers", sat},
+        {"sentence",
+         saturationSentence(r, toString(x.admission), cfg.instances > 0, driveTiers(cfg))}};
     return j;
 }
 
@@ -303,6 +360,14 @@ std::string traceReplayCsv(const TraceReplayReport& x) {
         row("tier", t.name, "lookups_of_dropped_copies", double(t.lookupsDropped));
         if (k == 0) continue;
         row("tier", t.name, "bytes_stored", t.bytesStored);
+        row("tier", t.name, "read_Bps", t.readBps);
+        row("tier", t.name, "reads_asked_mean_Bps", t.readOffered.meanShare * t.readBps);
+        row("tier", t.name, "reads_asked_busiest_minute_Bps", t.readOffered.peakShare * t.readBps);
+        row("tier", t.name, "minutes_over_read_bandwidth", double(t.readOffered.binsOver));
+        if (!t.write.share.empty()) {
+            row("tier", t.name, "write_busy_mean_share", t.write.meanShare);
+            row("tier", t.name, "write_busy_busiest_minute_share", t.write.peakShare);
+        }
         const TierEndurance e = tierEndurance(t, x.config->tiers[k - 1].drive, r.durationS);
         if (e.bytesStoredPerDay) row("tier", t.name, "bytes_stored_per_day", *e.bytesStoredPerDay);
         if (e.drives) row("tier", t.name, "drives", double(*e.drives));
@@ -322,6 +387,18 @@ std::string traceReplayCsv(const TraceReplayReport& x) {
         row("rule", ru.name, "gpu_prefill_s_saved", ru.gpuSecondsSaved);
         row("rule", ru.name, "declined_requests", double(ru.declinedRequests));
         row("rule", ru.name, "declined_load_s", ru.declinedLoadS);
+        for (std::size_t k = 1; k < ru.tiers.size(); ++k) {
+            const RuleTierUse& u = ru.tiers[k];
+            const std::string tier = r.tiers[k].name;
+            row("rule", ru.name, tier + "_hit_tokens_served", u.tokensServed);
+            if (!u.read.share.empty()) {
+                row("rule", ru.name, tier + "_read_busy_mean_share", u.read.meanShare);
+                row("rule", ru.name, tier + "_read_busy_busiest_minute_share", u.read.peakShare);
+            }
+            if (u.blocksDeclinedForBacklog)
+                row("rule", ru.name, tier + "_blocks_declined_for_backlog",
+                    double(u.blocksDeclinedForBacklog));
+        }
         if (x.config->instances > 0) {
             row("rule", ru.name, "mean_wait_s", ru.meanWaitS);
             row("rule", ru.name, "hidden_load_s", ru.hiddenLoadS);
@@ -391,6 +468,40 @@ std::string enduranceTable(const TraceReplayReport& x) {
         if (!e.warning.empty()) warnings += "warning: " + e.warning + "\n";
     }
     return out + warnings + "\n";
+}
+
+// Per offload tier: the reads its hits ask against its bandwidth, and under the report's rule the
+// busy share of its links, the hits served and those declined for the backlog.
+std::string linksTable(const TraceReplayReport& x) {
+    const ReplayResult& r = *x.result;
+    const std::string rule(toString(x.admission));
+    std::string out;
+    auto share = [](const std::optional<double>& mean, const std::optional<double>& peak) {
+        if (!mean) return std::string("-");
+        return pct(*mean) + " / " + pct(*peak);
+    };
+    appendf(out, "%-12s %30s %10s %17s %8s %24s %17s\n", "links", "reads asked: mean / max vs B",
+            "min over B", "read busy: mean/max", "served", "declined for backlog",
+            "write busy: mean/max");
+    for (const auto& t : tierSaturation(r, rule)) {
+        const std::string asked = formatBandwidth(t.askedMeanBps) + " / " +
+                                  formatBandwidth(t.askedPeakBps) + " vs " +
+                                  formatBandwidth(t.readBps);
+        const std::string declined =
+            t.blocksDeclinedForBacklog
+                ? formatTokens(double(t.blocksDeclinedForBacklog)) + " blk, " +
+                      formatTokens(double(t.requestsDeclinedForBacklog)) + " req"
+                : "-";
+        appendf(out, "%-12s %30s %10s %17s %8s %24s %17s\n", t.name.c_str(), asked.c_str(),
+                pct(t.binsOverShare).c_str(), share(t.readBusyMean, t.readBusyPeak).c_str(),
+                pct(t.servedShare).c_str(), declined.c_str(),
+                share(t.writeBusyMean, t.writeBusyPeak).c_str());
+    }
+    out += "(" + rule + "; busy: the share of each " +
+           (r.binS == 60 ? std::string("minute") : formatFixed(r.binS / 60, 0) + "-minute bin") +
+           " the link spent moving data; reads asked: every hit loaded" +
+           (x.config->instances > 0 ? "" : "; loads are queued only with --instances") + ")\n\n";
+    return out;
 }
 
 // With store admission: the writes and hits against storing every block.
@@ -484,8 +595,9 @@ std::string traceReplayTable(const TraceReplayReport& x) {
     if (cfg.instances > 0)
         out += "TTFT below: " + std::to_string(cfg.instances) + " prefill server" +
                (cfg.instances > 1 ? "s" : "") +
-               ", first come first served; loads start at arrival, overlap the wait and "
-               "share each tier's bandwidth with the loads beside them\n";
+               ", first come first served; loads start at arrival, overlap the wait and queue on "
+               "each tier's link behind the loads before them; optimal decides each request "
+               "from the wait and the links' backlog at its arrival\n";
     appendf(out, "%-10s %35s %14s %14s %12s %22s%s\n", "rule", "TTFT ms: mean / p50 / p90 / p99",
             "faster vs GPU", "slower vs GPU", "GPU s saved", "declined: req / load s",
             cfg.instances > 0 ? "   wait ms / hidden / shared load s" : "");
@@ -504,7 +616,13 @@ std::string traceReplayTable(const TraceReplayReport& x) {
                 pct(ru.gainShare).c_str(), pct(ru.lossShare).c_str(),
                 formatFixed(ru.gpuSecondsSaved, 2).c_str(), d.c_str(), q.c_str());
     }
-    return out + replaySentence(x);
+    if (r.tiers.size() > 1) out = out + "\n" + linksTable(x);
+    std::string sentence = replaySentence(x);
+    if (r.tiers.size() > 1)
+        sentence += saturationSentence(r, toString(x.admission), cfg.instances > 0,
+                                       driveTiers(cfg)) +
+                    "\n";
+    return out + sentence;
 }
 
 // ------------------------------------------------------------------------------- sweep

@@ -8,6 +8,7 @@
 
 #include "trace_admission.h"
 #include "trace_cache.h"
+#include "trace_link_use.h"
 #include "trace_loads.h"
 #include "trace_write_queues.h"
 
@@ -23,10 +24,11 @@ namespace {
 
 using detail::kMaxTiers;
 using detail::kNoLimit;
+using detail::BusySeries;
+using detail::FifoLoads;
 using detail::Recompute;
 using detail::RequestCost;
 using detail::RuleTimes;
-using detail::SharedLoads;
 using detail::TierCache;
 using detail::TierTokens;
 using detail::WriteQueues;
@@ -87,13 +89,16 @@ class Replay {
             m_arrival = &m_scaled;
         }
         setUpTiers();
-        m_queues.emplace(config, m_caps, trace.distinctBlocks, m_resident.data(), m_res.tiers);
+        m_queues.emplace(config, m_caps, trace.distinctBlocks, m_resident.data(), m_res.tiers,
+                         m_res.binS);
         // Prefill times per rule (none, gpu-only, always, breakeven, optimal), and with instances
-        // the load part of the last three (the part a wait can hide).
+        // the load part of always and breakeven (the part a wait can hide), their transfers, and
+        // the hit runs the load-aware rule cuts at queueing time.
         m_times = detail::BlockArray<double>(kRules * m_n);
         if (config.instances > 0) {
-            m_loads = detail::BlockArray<double>(3 * m_n);
-            m_shared.resize(3);
+            m_loads = detail::BlockArray<double>(2 * m_n);
+            m_fifo.resize(2);
+            m_staticCut.reserve(m_n);
         }
         m_windowBytes.resize(m_k);
         const char* names[kRules] = {"none", "gpu-only", "always", "breakeven", "optimal"};
@@ -102,6 +107,9 @@ class Replay {
         if (per) {
             per->hitBlocks.clear();
             per->hitBlocks.reserve(m_n);
+            per->hitTiers.clear();
+            per->optimalCut.clear();
+            per->optimalCut.reserve(m_n);
         }
     }
 
@@ -128,6 +136,11 @@ class Replay {
             m_per->optimal.assign(column(Optimal), column(Optimal) + m_n);
         }
         if (m_config.instances > 0) queueOnInstances();
+        summariseRuleTiers();
+        for (std::size_t k = 1; k < m_k; ++k) {
+            m_rules[Optimal].tiers[k].blocksDeclinedForBacklog = m_backlogBlocks[k];
+            m_rules[Optimal].tiers[k].requestsDeclinedForBacklog = m_backlogRequests[k];
+        }
         compareWithGpuOnly();
         // The GPU-only column is compared against last, as the quantiles reorder each column.
         for (std::size_t r : {None, Always, Breakeven, Optimal, GpuOnly})
@@ -141,10 +154,12 @@ class Replay {
         detail::QueueInputs q;
         for (std::size_t r = 0; r < kRules; ++r)
             q.times[r].assign(column(r), column(r) + m_n);
-        for (std::size_t r = 0; r < 3; ++r) {
+        for (std::size_t r = 0; r < 2; ++r) {
             q.loads[r].assign(m_loads.data() + r * m_n, m_loads.data() + (r + 1) * m_n);
-            q.shared[r] = std::move(m_shared[r]);
+            q.fifo[r] = std::move(m_fifo[r]);
         }
+        q.runs = std::move(m_runs);
+        q.staticCut = std::move(m_staticCut);
         return q;
     }
 
@@ -209,6 +224,12 @@ class Replay {
             maxArrival = std::max(maxArrival, a);
         m_res.durationS = maxArrival;
         m_res.windows = windowOf(maxArrival) + 1;
+        m_res.binS = detail::linkBinSeconds(m_res.windows);
+        m_offered.assign(m_k, BusySeries());
+        for (std::size_t k = 1; k < m_k; ++k) {
+            m_offered[k] = BusySeries(m_res.binS);
+            m_res.tiers[k].readBps = m_config.tiers[k - 1].path.bandwidthBps;
+        }
     }
 
     void request(std::size_t i) {
@@ -232,7 +253,7 @@ class Replay {
                     m_queues->occupyLink(k, now,
                                          std::max(0.0, m_cost.tLoad(path, tok[k]) - path.tFixedS));
                 }
-        const double issueDelay = admit(i, h);
+        const double issueDelay = admit(i, h, now, tok);
         update(i, ids);
         if (m_queues->any()) m_queues->closeBatch(now + issueDelay);
     }
@@ -310,9 +331,10 @@ class Replay {
         return tok;
     }
 
-    // The rules' times for request i, what they declined and the GPU time they saved; returns
-    // the request's prefill time under `always` (its writes are issued when it ends).
-    double admit(std::size_t i, std::size_t h) {
+    // The rules' times for request i, what they declined and the GPU time they saved, and the
+    // reads its hit run offers each tier; returns the request's prefill time under `always` (its
+    // writes are issued when it ends).
+    double admit(std::size_t i, std::size_t h, double now, const TierTokens& offered) {
         const double N = m_trace.inputTokens[i];
         Recompute re(m_cost, m_b, N);
         const RuleTimes rt = detail::ruleTimes(m_rc, re, m_tierOf.data(), h, m_b, N, m_pStar);
@@ -325,12 +347,26 @@ class Replay {
             // t(j) = loads + recompute after j blocks: the load part is what a wait can hide.
             m_loads[i] = h > 0 ? std::max(0.0, rt.always - re.at(h)) : 0;
             m_loads[m_n + i] = std::max(0.0, rt.breakeven - re.at(rt.beJ));
-            m_loads[2 * m_n + i] = std::max(0.0, rt.optimal - re.at(rt.bestJ));
-            m_shared[0].add(m_rc, rt.allTok);
-            m_shared[1].add(m_rc, rt.beTok);
-            m_shared[2].add(m_rc, rt.bestTok);
+            m_fifo[0].add(m_rc, rt.allTok);
+            m_fifo[1].add(m_rc, rt.beTok);
+            m_runs.add(m_tierOf.data(), h);
+            m_staticCut.push_back(static_cast<std::uint32_t>(rt.bestJ));
+            m_hitRun.push_back(static_cast<std::uint32_t>(h));
         }
-        if (m_per) m_per->hitBlocks.push_back(static_cast<std::uint32_t>(h));
+        for (std::size_t k = 1; k < m_k; ++k)
+            if (offered[k] > 0) {
+                const TierPath& path = m_config.tiers[k - 1].path;
+                m_offered[k].addAt(now, std::max(0.0, m_cost.tLoad(path, offered[k]) - path.tFixedS));
+                m_served[Always][k] += rt.allTok[k];
+                m_served[Breakeven][k] += rt.beTok[k];
+                m_served[Optimal][k] += rt.bestTok[k];
+            }
+        if (m_per) {
+            m_per->hitBlocks.push_back(static_cast<std::uint32_t>(h));
+            m_per->hitTiers.insert(m_per->hitTiers.end(), m_tierOf.begin(),
+                                   m_tierOf.begin() + static_cast<std::ptrdiff_t>(h));
+            m_per->optimalCut.push_back(static_cast<std::uint32_t>(rt.bestJ));
+        }
 
         const double loadAll = m_rc.loadTime(rt.allTok);
         auto declined = [&](RuleResult& r, std::size_t j, double t, const TierTokens& loaded) {
@@ -342,12 +378,16 @@ class Replay {
         };
         declined(m_rules[Breakeven], rt.beJ, rt.breakeven, rt.beTok);
         declined(m_rules[Optimal], rt.bestJ, rt.optimal, rt.bestTok);
-        // GPU seconds saved: the recompute each rule avoided against no caching.
+        // GPU seconds saved: the recompute each rule avoided against no caching, where its
+        // loads beat recomputing everything (with prefill servers the queueing counts it again).
         if (h > 0) {
-            m_rules[GpuOnly].gpuSecondsSaved += rt.none - re.at(rt.gpuJ);
-            m_rules[Always].gpuSecondsSaved += rt.none - re.at(h);
-            m_rules[Breakeven].gpuSecondsSaved += rt.none - re.at(rt.beJ);
-            m_rules[Optimal].gpuSecondsSaved += rt.none - re.at(rt.bestJ);
+            auto saved = [&](Rule r, double t, std::size_t j) {
+                if (t < rt.none) m_rules[r].gpuSecondsSaved += rt.none - re.at(j);
+            };
+            saved(GpuOnly, rt.gpuOnly, rt.gpuJ);
+            saved(Always, rt.always, h);
+            saved(Breakeven, rt.breakeven, rt.beJ);
+            saved(Optimal, rt.optimal, rt.bestJ);
         }
         return rt.always;
     }
@@ -472,6 +512,7 @@ class Replay {
             tr.blocksStored =
                 m_queues->on(k) ? m_queues->queued(k) - tr.writesDropped : tr.blocksWritten;
             tr.bytesStored = static_cast<double>(tr.blocksStored) * m_config.blockBytes;
+            if (k > 0) summariseLinks(k, tr);
             detail::summariseWriteRates(m_windowBytes[k], m_res.windows, tr);
             if (!m_inclusive) m_res.stateBytes += m_caches[k].stateBytes();
         }
@@ -480,9 +521,41 @@ class Replay {
                             (m_lruOffload ? m_lruOffload->stateBytes() : 0);
     }
 
+    // An offload tier's links over the trace: the reads its hits offer and its writes (the write
+    // queue's busy time, or without one the writes offered at its write bandwidth).
+    void summariseLinks(std::size_t k, TierReport& tr) {
+        const double span = m_res.durationS;
+        tr.readOffered = m_offered[k].summary(span);
+        const double w = m_config.tiers[k - 1].writeBps;
+        if (!(w > 0) || m_caps[k] == 0) return;
+        if (m_queues->on(k)) {
+            tr.write = m_queues->writeBusy(k).summary(span);
+            return;
+        }
+        BusySeries offered(m_res.binS);
+        for (const auto& [window, bytes] : m_windowBytes[k])
+            offered.addAt(static_cast<double>(window) * 60, bytes / w);
+        tr.write = offered.summary(span);
+    }
+
+    // What each rule took from each offload tier: the hit tokens offered and served and, with
+    // prefill servers, its reads' busy share of the link.
+    void summariseRuleTiers() {
+        for (std::size_t r = 0; r < kRules; ++r) {
+            auto& tiers = m_rules[r].tiers;
+            tiers.assign(m_k, RuleTierUse{});
+            for (std::size_t k = 1; k < m_k; ++k) {
+                tiers[k].tokensOffered = m_hitTok[k];
+                tiers[k].tokensServed = m_served[r][k];
+                if (!m_busy[r].empty()) tiers[k].read = m_busy[r][k].summary(m_res.durationS);
+            }
+        }
+    }
+
     // n prefill servers, first come first served in arrival order (ties in trace order): the
-    // columns become the TTFTs with queueing (detail::queueOnServers), each rule's loads sharing
-    // the tiers with the loads beside them (SharedLoads).
+    // columns become the TTFTs with queueing (detail::queueOnServers), each rule's loads queued
+    // on the tiers' links behind the loads booked before them (FifoLoads); `optimal` cuts each
+    // run at its arrival from the wait and the links' backlog (detail::queueLoadAware).
     void queueOnInstances() {
         const auto& arrival = *m_arrival;
         std::vector<std::uint32_t> order(m_n);
@@ -500,18 +573,49 @@ class Replay {
             perQueued[Breakeven] = &m_per->queuedBreakeven;
             perQueued[Optimal] = &m_per->queuedOptimal;
         }
-        for (std::size_t r = 0; r < kRules; ++r) {
+        // Recomputing everything, before its column is queued: what the loads must beat.
+        const std::vector<double> none(column(None), column(None) + m_n);
+        for (std::size_t r : {Always, Breakeven, Optimal})
+            m_busy[r].assign(m_k, BusySeries(m_res.binS));
+        for (std::size_t r = 0; r < Optimal; ++r) {
             double* t = column(r);
             const double* load = r >= Always ? m_loads.data() + (r - Always) * m_n : nullptr;
             const std::vector<double> loadEnd =
-                load ? m_shared[r - Always].loadEnds(arrival, m_config.tiers)
+                load ? m_fifo[r - Always].loadEnds(arrival, order, m_config.tiers, &m_busy[r])
                      : std::vector<double>();
-            const auto q =
-                detail::queueOnServers(m_config.instances, arrival, order, t, load, loadEnd);
+            const auto q = detail::queueOnServers(m_config.instances, arrival, order, t, load,
+                                                  loadEnd, none.data());
             if (perQueued[r]) perQueued[r]->assign(t, t + m_n);
             m_rules[r].meanWaitS = q.meanWaitS;
             m_rules[r].hiddenLoadS = q.hiddenLoadS;
             m_rules[r].sharedLoadS = q.sharedLoadS;
+            m_rules[r].gpuSecondsSaved = q.gpuSecondsSaved;
+        }
+        detail::LoadAwareInputs in{&m_trace,  &m_cost, &m_config.tiers, m_b,
+                                   &m_runs, &m_staticCut};
+        std::vector<std::uint32_t> cuts;
+        double* t = column(Optimal);
+        const auto q = detail::queueLoadAware(m_config.instances, arrival, order, in, t,
+                                              &m_busy[Optimal], &cuts);
+        if (perQueued[Optimal]) perQueued[Optimal]->assign(t, t + m_n);
+        RuleResult& o = m_rules[Optimal];
+        o.meanWaitS = q.meanWaitS;
+        o.hiddenLoadS = q.hiddenLoadS;
+        o.sharedLoadS = q.sharedLoadS;
+        o.gpuSecondsSaved = q.gpuSecondsSaved;
+        o.declinedRequests = q.declinedRequests;
+        o.declinedBlocks = q.declinedBlocks;
+        o.declinedLoadS = q.declinedLoadS;
+        // What declining saved, against `always` queued on its own links.
+        const double* always = column(Always);
+        o.declinedNetS = 0;
+        for (std::size_t i = 0; i < m_n; ++i)
+            if (cuts[i] < m_hitRun[i]) o.declinedNetS += always[i] - t[i];
+        if (m_per) m_per->optimalCut = cuts;
+        for (std::size_t k = 1; k < m_k; ++k) {
+            m_served[Optimal][k] = q.tokensServed[k];
+            m_backlogBlocks[k] = q.blocksDeclinedForBacklog[k];
+            m_backlogRequests[k] = q.requestsDeclinedForBacklog[k];
         }
     }
 
@@ -554,7 +658,15 @@ class Replay {
     std::optional<detail::TierLinks> m_links;
     std::vector<TierCache> m_caches;
     std::optional<WriteQueues> m_queues;
-    std::vector<SharedLoads> m_shared; // with instances: always, breakeven, optimal
+    // With instances: always's and breakeven's transfers, the hit runs and optimal's static cut
+    // (the load-aware rule cuts at queueing time), the hit run's length per request.
+    std::vector<FifoLoads> m_fifo;
+    detail::HitRuns m_runs;
+    std::vector<std::uint32_t> m_staticCut, m_hitRun;
+    std::array<std::vector<BusySeries>, kRules> m_busy; // per rule and tier: the reads' time
+    std::vector<BusySeries> m_offered;                  // per tier: the reads the hits offer
+    std::array<TierTokens, kRules> m_served{};          // per rule and tier: tokens loaded
+    std::array<std::uint64_t, kMaxTiers> m_backlogBlocks{}, m_backlogRequests{};
     RequestCost m_rc;
 
     detail::BlockArray<double> m_times, m_loads;

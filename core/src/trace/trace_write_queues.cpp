@@ -9,7 +9,7 @@ namespace kvbe::detail {
 
 WriteQueues::WriteQueues(const ReplayConfig& config, const std::vector<std::uint64_t>& caps,
                          std::uint32_t blocks, const std::uint8_t* resident,
-                         std::vector<TierReport>& report)
+                         std::vector<TierReport>& report, double binS)
     : m_resident(resident), m_report(report), m_tiers(caps.size()) {
     if (config.writeQueue) {
         for (std::size_t k = 1; k < m_tiers; ++k) {
@@ -20,6 +20,7 @@ WriteQueues::WriteQueues(const ReplayConfig& config, const std::vector<std::uint
             wq.shared = t.sharedLink;
             m_anyShared = m_anyShared || t.sharedLink;
             wq.tau = config.blockBytes / t.writeBps;
+            wq.busy = BusySeries(binS);
             const double b = std::floor(t.writeBufferBytes / config.blockBytes);
             wq.bound = b >= 1 ? (b < 1e18 ? static_cast<std::uint64_t>(b) : kNoLimit) : 1;
         }
@@ -64,6 +65,7 @@ void WriteQueues::drainTier(std::size_t k, double t) {
     while (!wq.q.empty() && wq.headDone <= t) {
         m_pending[wq.q.front()] &= static_cast<std::uint8_t>(~bit);
         wq.q.pop_front();
+        wq.busy.add(wq.headDone - wq.tau, wq.headDone);
         if (!wq.q.empty()) wq.headDone += wq.tau;
     }
 }
@@ -77,7 +79,10 @@ void WriteQueues::issue(std::size_t k, std::uint32_t id, double t) {
     if (wq.q.empty()) wq.headDone = start + wq.tau;
     wq.q.push_back(id);
     if (wq.q.size() > wq.bound) {
-        // A full queue drops its oldest pending write; the next one starts now.
+        // A full queue drops its oldest pending write; the next one starts now. The part of it
+        // already written took the link all the same.
+        const double done = std::clamp(wq.tau - (wq.headDone - t), 0.0, wq.tau);
+        wq.busy.add(t - done, t);
         const std::uint32_t old = wq.q.front();
         wq.q.pop_front();
         m_pending[old] &= static_cast<std::uint8_t>(~bit);
@@ -87,6 +92,15 @@ void WriteQueues::issue(std::size_t k, std::uint32_t id, double t) {
     }
     const double backlog = wq.headDone - t + static_cast<double>(wq.q.size() - 1) * wq.tau;
     m_report[k].maxBacklogS = std::max(m_report[k].maxBacklogS, backlog);
+}
+
+BusySeries WriteQueues::writeBusy(std::size_t k) const {
+    const auto& wq = m_q[k];
+    BusySeries b = wq.busy;
+    if (!wq.q.empty())
+        b.add(wq.headDone - wq.tau,
+              wq.headDone + static_cast<double>(wq.q.size() - 1) * wq.tau);
+    return b;
 }
 
 namespace {

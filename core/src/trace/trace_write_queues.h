@@ -3,6 +3,7 @@
 #pragma once
 
 #include "trace_cache.h"
+#include "trace_link_use.h"
 
 #include <algorithm>
 #include <array>
@@ -18,9 +19,10 @@ namespace kvbe::detail {
 // write has completed; a full queue drops its oldest pending write.
 class WriteQueues {
   public:
+    // binS: the bins of the writes' busy time (ReplayResult::binS).
     WriteQueues(const ReplayConfig& config, const std::vector<std::uint64_t>& caps,
-                std::uint32_t blocks, const std::uint8_t* resident,
-                std::vector<TierReport>& report);
+                std::uint32_t blocks, const std::uint8_t* resident, std::vector<TierReport>& report,
+                double binS);
 
     bool any() const { return m_any; }
     bool anySharedLink() const { return m_anyShared; }
@@ -61,6 +63,10 @@ class WriteQueues {
     // prefill ends).
     void closeBatch(double issueAt);
 
+    // Tier k's time spent writing: the writes completed, the part done of those dropped while
+    // under way, and the writes still queued at the end as they would drain.
+    BusySeries writeBusy(std::size_t k) const;
+
   private:
     struct Queue {
         bool on = false;
@@ -70,6 +76,7 @@ class WriteQueues {
         double headDone = 0;   // when the write at the front completes
         bool shared = false;   // reads take the same link (SimTier::sharedLink)
         double linkFreeAt = 0; // shared: when the reads issued so far have finished
+        BusySeries busy;       // the time spent writing
     };
     // A request's writes are one batch (one issue time): the writes sit in a FIFO in request
     // order, and a heap orders the batches by issue time.

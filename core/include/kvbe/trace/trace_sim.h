@@ -71,9 +71,12 @@ struct ReplayConfig {
     // only once its write has completed, and a queue longer than writeBufferBytes drops its
     // oldest pending write (that copy is never stored: it is not readable until written again).
     bool writeQueue = false;
-    // Prefill servers fed first-come-first-served in arrival order (0: no queueing). A request's
-    // load starts at its arrival, so the part of it shorter than the wait is hidden, and loads in
-    // flight at the same time share each tier's read bandwidth equally.
+    // Prefill servers fed first-come-first-served in arrival order (0: no queueing, of servers
+    // or of links). A request's load starts at its arrival, so the part of it shorter than the
+    // wait is hidden, and each tier's link serves the loads one after the other in arrival order
+    // (FIFO): a load starts when the loads ahead of it have finished. `optimal` then decides each
+    // request at its arrival from the wait for a server and the loads already queued on each
+    // link (docs/workload-model.md, "Admission under load").
     int instances = 0;
     // Store admission: a block is written to the offload tiers only from its storeAfter-th
     // sighting on (every request that contains it is a sighting, hits included), and is
@@ -87,6 +90,7 @@ struct ReplayConfig {
     double rateScale = 1;
 };
 inline constexpr int kMaxStoreAfter = 255;
+inline constexpr std::size_t kMaxLinkBins = 1440;
 // "1st sighting", "2nd sighting", "11th sighting": store admission at K, for reports.
 std::string sightingText(int k);
 
@@ -101,12 +105,37 @@ struct TtftStats {
     double totalS = 0;
 };
 
+// One link's time over the trace (docs/workload-model.md, "Saturation"): busy seconds in bins of
+// ReplayResult::binS from the first arrival, and their shares.
+struct LinkUse {
+    double busyS = 0;      // Σ busy time (for offered demand: the transfer time asked)
+    double meanShare = 0;  // busyS over the trace's span (the last arrival, or the last transfer)
+    double peakShare = 0;  // the busiest bin's busy time over its length
+    std::uint64_t binsOver = 0; // bins whose share is above 1 (offered demand only)
+    std::vector<float> share;   // per bin
+};
+
+// What one rule took from one offload tier.
+struct RuleTierUse {
+    double tokensOffered = 0; // the hit runs' tokens read from the tier (TierReport::hits)
+    double tokensServed = 0;  // ... of them this rule loaded
+    // The tier's read link under this rule: with prefill servers (ReplayConfig::instances > 0)
+    // the busy share of its FIFO; without them loads are not queued and this is empty.
+    LinkUse read;
+    // The load-aware rule (`optimal` with prefill servers): blocks (and requests) it left
+    // unloaded that it would have loaded with the link idle and no wait (the static cut).
+    std::uint64_t blocksDeclinedForBacklog = 0;
+    std::uint64_t requestsDeclinedForBacklog = 0;
+};
+
 struct RuleResult {
     std::string name; // none, gpu-only, always, breakeven, optimal
     TtftStats ttft;
     double gainShare = 0;               // share of requests faster than under GPU-only caching
     double lossShare = 0;               // share slower than GPU-only caching
-    double gpuSecondsSaved = 0;         // Σ recompute time avoided against no caching
+    // Σ recompute time avoided against no caching, over the requests whose loads beat
+    // recomputing everything (their TTFT, at the state they met, below recomputing's).
+    double gpuSecondsSaved = 0;
     std::uint64_t declinedRequests = 0; // requests that loaded less than their hit run
     std::uint64_t declinedBlocks = 0;
     double declinedLoadS = 0; // what the declined loads would have taken
@@ -114,8 +143,9 @@ struct RuleResult {
     // With instances > 0 (ttft above is then wait + service):
     double meanWaitS = 0;   // mean time from arrival to a free server
     double hiddenLoadS = 0; // Σ load time hidden by the wait (the preload gain)
-    // Σ load time added by sharing a tier's bandwidth with the loads in flight at the same time
+    // Σ load time added by the loads ahead of it on the tiers' links (FIFO)
     double sharedLoadS = 0;
+    std::vector<RuleTierUse> tiers; // GPU first (its entry empty)
 };
 
 struct TierReport {
@@ -139,6 +169,15 @@ struct TierReport {
     std::uint64_t lookupsLate = 0;
     std::uint64_t lookupsDropped = 0; // ... and its copy dropped (never written)
     double maxBacklogS = 0;           // the longest the queue got, in seconds of writing
+    // Offload tiers: the read bandwidth (the cost model's path), and the reads the hit runs ask
+    // of it, each request's whole run from the tier counted in the bin of its arrival (the
+    // share of the bin's time the transfers take at the whole bandwidth: above 1 the tier
+    // cannot carry them). Rule-independent: what `always` would load.
+    double readBps = 0;
+    LinkUse readOffered;
+    // The write path's busy share: with a write queue the time it spent writing, otherwise the
+    // writes offered at writeBps (which may exceed 1). Empty without a write bandwidth.
+    LinkUse write;
 };
 
 struct ReplayResult {
@@ -148,6 +187,9 @@ struct ReplayResult {
     std::uint64_t distinctBlocks = 0;
     std::uint64_t lookups = 0; // block lookups performed
     std::uint64_t windows = 0; // 1-minute windows of trace time
+    // The bins of LinkUse: 1 minute, or a whole number of minutes that keeps them at most
+    // kMaxLinkBins over the trace.
+    double binS = 60;
     double durationS = 0;
     HitRatios anyTier;             // the whole hit run, wherever it is
     std::vector<TierReport> tiers; // GPU first
@@ -164,6 +206,11 @@ struct RequestTimes {
     std::vector<double> none, gpuOnly, always, breakeven, optimal;
     std::vector<double> queuedNone, queuedGpuOnly, queuedAlways, queuedBreakeven, queuedOptimal;
     std::vector<std::uint32_t> hitBlocks; // the hit run, any tier
+    // Each hit run's blocks in turn (Σ hitBlocks of them): the tier each was read from (0: GPU).
+    std::vector<std::uint8_t> hitTiers;
+    // The cut `optimal` made: how many of the run's blocks it loaded (with prefill servers the
+    // load-aware rule's, decided at arrival; without them the static one's).
+    std::vector<std::uint32_t> optimalCut;
 };
 
 Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
