@@ -401,6 +401,7 @@ void addTraceCommands(CLI::App& app, Command& run) {
 
     addTraceCapacityCommand(trace, o, run);
     addTracePlanCommand(trace, o, run);
+    addTraceGenerateCommand(trace, run);
 }
 
 } // namespace kvbe::cli
