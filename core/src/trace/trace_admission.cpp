@@ -36,7 +36,10 @@ RuleTimes ruleTimes(const RequestCost& rc, Recompute& re, const std::uint8_t* ti
             if (j > 0) r.gpuOnly = timeAt(j, acc);
         }
         if (j > 0 && boundary) {
-            const double t = timeAt(j, acc);
+            // The end of the run: `always`, its loads per tier kept.
+            const double t =
+                j == h ? rc.loadTimes(acc, r.allLoad) + re.at(j) : timeAt(j, acc);
+            if (j == h) r.always = t;
             if (t < best) {
                 best = t;
                 r.bestJ = j;
@@ -48,7 +51,7 @@ RuleTimes ruleTimes(const RequestCost& rc, Recompute& re, const std::uint8_t* ti
             if (tierOf[j] != 0) maxP = std::max(maxP, pStar[tierOf[j]]);
         }
     }
-    r.always = h > 0 ? timeAt(h, acc) : r.none;
+    if (h == 0) r.always = r.none;
     r.breakeven = r.beJ > 0 ? timeAt(r.beJ, r.beTok) : r.none;
     if (r.breakeven < best) {
         best = r.breakeven;

@@ -30,6 +30,15 @@ struct RequestCost {
             if (tok[k] > 0) t += cost.tLoad(tiers[k - 1].path, tok[k]);
         return t;
     }
+    // The same, with each tier's part in per[k].
+    double loadTimes(const TierTokens& tok, TierTokens& per) const {
+        double t = 0;
+        for (std::size_t k = 1; k <= tiers.size(); ++k) {
+            per[k] = tok[k] > 0 ? cost.tLoad(tiers[k - 1].path, tok[k]) : 0;
+            t += per[k];
+        }
+        return t;
+    }
 };
 
 // The recompute time of a request of N tokens after its first j blocks are loaded, memoised:
@@ -59,6 +68,7 @@ struct RuleTimes {
     double none = 0, gpuOnly = 0, always = 0, breakeven = 0, optimal = 0;
     std::size_t gpuJ = 0, beJ = 0, bestJ = 0;
     TierTokens allTok{};  // tokens per tier of the whole run (always)
+    TierTokens allLoad{}; // … and their load time per tier (tLoad, t_fixed included)
     TierTokens beTok{};   // … of the run breakeven loads
     TierTokens bestTok{}; // … of the run optimal loads
 };

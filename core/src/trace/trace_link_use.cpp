@@ -24,7 +24,18 @@ std::size_t BusySeries::binOf(double t) {
     return i;
 }
 
-void BusySeries::add(double s, double e) {
+void BusySeries::remember(std::size_t b) {
+    m_cur = b;
+    if (b + 1 >= kMostBins) { // the last bin takes everything after it: no shortcut
+        m_lo = 1;
+        m_hi = 0;
+        return;
+    }
+    m_lo = static_cast<double>(b) * m_bin;
+    m_hi = static_cast<double>(b + 1) * m_bin;
+}
+
+void BusySeries::addSlow(double s, double e) {
     if (!on() || !(e > s)) return;
     m_busy += e - s;
     m_lastEnd = std::max(m_lastEnd, e);
@@ -34,8 +45,10 @@ void BusySeries::add(double s, double e) {
     if (b1 > b0 && e <= static_cast<double>(b1) * m_bin) --b1;
     if (b0 == b1) {
         m_part[b0] += e - s;
+        remember(b0);
         return;
     }
+    remember(b1);
     m_part[b0] += static_cast<double>(b0 + 1) * m_bin - s;
     m_part[b1] += e - static_cast<double>(b1) * m_bin;
     if (b1 > b0 + 1) {
@@ -44,11 +57,13 @@ void BusySeries::add(double s, double e) {
     }
 }
 
-void BusySeries::addAt(double t, double amount) {
+void BusySeries::addAtSlow(double t, double amount) {
     if (!on() || !(amount > 0)) return;
     m_busy += amount;
     m_lastEnd = std::max(m_lastEnd, t);
-    m_part[binOf(t)] += amount;
+    const std::size_t b = binOf(t);
+    m_part[b] += amount;
+    remember(b);
 }
 
 std::vector<double> BusySeries::perBin() const {

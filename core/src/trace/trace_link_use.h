@@ -24,10 +24,26 @@ class BusySeries {
     explicit BusySeries(double binS) : m_bin(binS) {}
 
     bool on() const { return m_bin > 0; }
-    // [s, e) busy (e ≥ s).
-    void add(double s, double e);
+    // [s, e) busy (e ≥ s). Inline for the common case: within the bin added to last.
+    void add(double s, double e) {
+        if (s >= m_lo && e <= m_hi && e > s) {
+            m_part[m_cur] += e - s;
+            m_busy += e - s;
+            if (e > m_lastEnd) m_lastEnd = e;
+            return;
+        }
+        addSlow(s, e);
+    }
     // `amount` seconds counted in the bin of time t (demand offered at t, not an interval).
-    void addAt(double t, double amount);
+    void addAt(double t, double amount) {
+        if (t >= m_lo && t < m_hi && amount > 0) {
+            m_part[m_cur] += amount;
+            m_busy += amount;
+            if (t > m_lastEnd) m_lastEnd = t;
+            return;
+        }
+        addAtSlow(t, amount);
+    }
     double busyS() const { return m_busy; }
     double lastEnd() const { return m_lastEnd; }
 
@@ -38,6 +54,13 @@ class BusySeries {
 
   private:
     std::size_t binOf(double t);
+    void addSlow(double s, double e);
+    void addAtSlow(double t, double amount);
+    // The bin added to last, [m_lo, m_hi): empty until then (and for the last bin, which takes
+    // what comes after it).
+    void remember(std::size_t b);
+    std::size_t m_cur = 0;
+    double m_lo = 1, m_hi = 0;
 
     double m_bin = 0;
     std::vector<double> m_part;         // seconds added to a bin piecewise

@@ -253,7 +253,7 @@ class Replay {
                     m_queues->occupyLink(k, now,
                                          std::max(0.0, m_cost.tLoad(path, tok[k]) - path.tFixedS));
                 }
-        const double issueDelay = admit(i, h, now, tok);
+        const double issueDelay = admit(i, h, now);
         update(i, ids);
         if (m_queues->any()) m_queues->closeBatch(now + issueDelay);
     }
@@ -334,7 +334,7 @@ class Replay {
     // The rules' times for request i, what they declined and the GPU time they saved, and the
     // reads its hit run offers each tier; returns the request's prefill time under `always` (its
     // writes are issued when it ends).
-    double admit(std::size_t i, std::size_t h, double now, const TierTokens& offered) {
+    double admit(std::size_t i, std::size_t h, double now) {
         const double N = m_trace.inputTokens[i];
         Recompute re(m_cost, m_b, N);
         const RuleTimes rt = detail::ruleTimes(m_rc, re, m_tierOf.data(), h, m_b, N, m_pStar);
@@ -354,9 +354,9 @@ class Replay {
             m_hitRun.push_back(static_cast<std::uint32_t>(h));
         }
         for (std::size_t k = 1; k < m_k; ++k)
-            if (offered[k] > 0) {
+            if (rt.allTok[k] > 0) {
                 const TierPath& path = m_config.tiers[k - 1].path;
-                m_offered[k].addAt(now, std::max(0.0, m_cost.tLoad(path, offered[k]) - path.tFixedS));
+                m_offered[k].addAt(now, std::max(0.0, rt.allLoad[k] - path.tFixedS));
                 m_served[Always][k] += rt.allTok[k];
                 m_served[Breakeven][k] += rt.beTok[k];
                 m_served[Optimal][k] += rt.bestTok[k];
