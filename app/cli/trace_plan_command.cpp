@@ -85,7 +85,7 @@ void addPlanOptions(CLI::App* plan, PlanOptions& o) {
                      "A price table (the layout of resources/prices.json; default: its example "
                      "prices)");
     plan->add_option("--dram", o.dram, "DRAM sizes to try (default 0,128GiB,...,2TiB; 0: none)");
-    plan->add_option("--drives", o.drives, "Drive counts to try (default 0,1,2,4,8; 0: none)");
+    plan->add_option("--drives", o.drives, "Drive counts to try (default 0,1,2,4,8, and more up to what bandwidth and endurance need; 0: none)");
     plan->add_option("--drive", o.driveKeys,
                      "A drive preset to try (repeat; default: every rated, priced NVMe preset)");
     plan->add_option("--store-after", o.storeAfter, "Store-after K values to try (default 1,2,3)");
@@ -130,8 +130,10 @@ ExitCode runTracePlan(const PlanOptions& o, const std::string& file, const Trace
     req.drives = o.driveKeys;
     PlanGrid grid = defaultPlanGrid();
     if (!o.dram.empty()) grid.dramBytes = *parseDramList(o.dram);
-    if (!o.drives.empty())
+    if (!o.drives.empty()) {
         grid.drives = *parseCounts(o.drives, "--drives", 0, 1 << 20, "drive counts");
+        grid.extendDrives = false; // the counts asked for, and no more
+    }
     grid.storeAfter.clear();
     const auto ks = parseCounts(o.storeAfter, "--store-after", 1, kMaxStoreAfter, "sightings");
     for (auto k : *ks)

@@ -3,6 +3,7 @@
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 #include "kvbe/trace/trace_capacity.h"
+#include "kvbe/trace/trace_saturation.h"
 
 #include "plan_text.h"
 
@@ -76,14 +77,14 @@ Status checkSetup(const PlanSetup& s) {
     return Ok{};
 }
 
-// The grid in order: GPU-only caching first, then DRAM size × drive preset × count × K.
-std::vector<Job> gridJobs(const PlanSetup& s) {
-    std::vector<Job> jobs(1);
-    const auto& g = s.grid;
+// The grid in order: GPU-only caching first, then DRAM size × drive preset × count × K; from
+// the count at index firstCount on only (the drive counts an extension added).
+std::vector<Job> gridJobs(const PlanSetup& s, const PlanGrid& g, std::size_t firstCount = 0) {
+    std::vector<Job> jobs(firstCount == 0 ? 1 : 0);
     for (std::size_t di = 0; di < g.dramBytes.size(); ++di) {
         const double dram = g.dramBytes[di];
         for (int pi = -1; pi < static_cast<int>(s.driveTiers.size()); ++pi) {
-            for (std::size_t ci = 0; ci < g.drives.size(); ++ci) {
+            for (std::size_t ci = firstCount; ci < g.drives.size(); ++ci) {
                 const std::int64_t n = g.drives[ci];
                 if ((pi < 0) != (n == 0)) continue; // no preset goes with no drives, and back
                 if (dram <= 0 && n == 0) continue;  // that is GPU-only caching
@@ -113,11 +114,47 @@ ReplayConfig pointConfig(const PlanSetup& s, const PlanPoint& p) {
     }
     for (const auto& d : s.driveTiers)
         if (d.name == p.drive && p.drives > 0) {
+            // n drives striped: n times the capacity and the bandwidth of one.
             SimTier t = d;
-            t.capacityBytes = static_cast<double>(p.drives) * *d.drive.capacityBytes;
+            const double n = static_cast<double>(p.drives);
+            t.capacityBytes = n * *d.drive.capacityBytes;
+            t.path.bandwidthBps *= n;
+            t.writeBps *= n;
             c.tiers.push_back(t);
         }
     return c;
+}
+
+const SimTier* driveTierOf(const PlanSetup& s, const PlanPoint& p) {
+    for (const auto& d : s.driveTiers)
+        if (d.name == p.drive && p.drives > 0) return &d;
+    return nullptr;
+}
+
+// Whole drives for a rate: at least one, none short of it.
+std::int64_t drivesFor(double need, double perDrive) {
+    if (!(perDrive > 0) || !(need > 0)) return 1;
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(need / perDrive - 1e-9)));
+}
+
+// The drives point p's replay needs: for its busiest minute's reads and writes, and for its
+// write rate to last the life limit (installed = life × bytes a day / (DWPD × warranty years)).
+void driveNeeds(const PlanSetup& s, const ReplayResult& r, PlanPoint& p) {
+    const SimTier* d = driveTierOf(s, p);
+    if (!d) return;
+    const TierReport& t = r.tiers.back();
+    const double asked = t.readOffered.peakShare * t.readBps;
+    p.askedReadBps = asked;
+    p.writeRateMaxBps = t.writeRateMax;
+    p.drivesForBandwidth = std::max(drivesFor(asked, d->path.bandwidthBps),
+                                    drivesFor(t.writeRateMax, d->writeBps));
+    const DriveRating& rating = d->drive;
+    const TierEndurance e = tierEndurance(t, rating, r.durationS);
+    if (rating.rated() && e.bytesStoredPerDay)
+        p.drivesForEndurance =
+            drivesFor(s.limits.lifeYears * *e.bytesStoredPerDay /
+                          (*rating.writesPerDay * *rating.warrantyYears),
+                      *rating.capacityBytes);
 }
 
 // The replay's figures for point p: TTFT under the rule, the writes and drive life per tier, the
@@ -143,6 +180,15 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
     const double perDay = r.durationS > 0 ? kSecondsPerDay / r.durationS : 0;
     p.gpuHoursSavedPerDay = (rule.gpuSecondsSaved - gpuOnly.gpuSecondsSaved) * perDay / 3600 *
                             static_cast<double>(s.gpusPerInstance);
+    const auto sat = tierSaturation(r, toString(s.rule));
+    p.bandwidthBound = std::any_of(sat.begin(), sat.end(), [](const auto& t) { return t.saturated; });
+    if (p.bandwidthBound) {
+        std::vector<bool> drives;
+        for (const auto& t : c.tiers)
+            drives.push_back(t.drive.capacityBytes.has_value());
+        p.saturation = saturationSentence(r, toString(s.rule), c.instances > 0, drives);
+    }
+    driveNeeds(s, r, p);
 }
 
 // The fewest servers that hold the latency limit at the plan's load, for the plan's rule and
@@ -245,6 +291,36 @@ bool neighbours(const PlanGrid& g, const Coord& a, const Coord& b) {
     return steps == 0;
 }
 
+// Per drive preset, its needs from its largest count without DRAM, at K = 1 (or the grid's
+// smallest K).
+std::vector<PlanDriveNeeds> planDriveNeeds(const PlanSetup& s, const PlanGrid& g,
+                                           const std::vector<Job>& jobs) {
+    std::vector<PlanDriveNeeds> out;
+    if (g.storeAfter.empty()) return out;
+    const int k = *std::min_element(g.storeAfter.begin(), g.storeAfter.end());
+    for (const auto& d : s.driveTiers) {
+        const PlanPoint* at = nullptr;
+        for (const auto& j : jobs) {
+            const PlanPoint& p = j.point;
+            if (p.drive == d.name && p.drives > 0 && p.dramBytes <= 0 && p.storeAfter == k &&
+                p.drivesForBandwidth && (!at || p.drives > at->drives))
+                at = &p;
+        }
+        if (!at) continue;
+        PlanDriveNeeds n;
+        n.drive = d.name;
+        n.atDrives = at->drives;
+        n.askedReadBps = at->askedReadBps;
+        n.writeBps = at->writeRateMaxBps;
+        n.driveReadBps = d.path.bandwidthBps;
+        n.driveWriteBps = d.writeBps;
+        n.forBandwidth = *at->drivesForBandwidth;
+        n.forEndurance = at->drivesForEndurance;
+        out.push_back(n);
+    }
+    return out;
+}
+
 } // namespace
 
 PlanGrid defaultPlanGrid() {
@@ -252,6 +328,7 @@ PlanGrid defaultPlanGrid() {
     for (double gib : {0.0, 128.0, 256.0, 512.0, 1024.0, 2048.0})
         g.dramBytes.push_back(gib * double(1ull << 30));
     g.drives = {0, 1, 2, 4, 8};
+    g.extendDrives = true;
     return g;
 }
 
@@ -289,49 +366,76 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
                      " s, the p99 with every prefix hit free on the GPU; no configuration can "
                      "meet it"};
 
-    std::vector<Job> jobs = gridJobs(s);
-    std::atomic<std::size_t> next{0}, done{0};
+    // The jobs run on a pool of threads, a round at a time: the grid, then the drive counts it
+    // must reach for bandwidth and endurance.
+    PlanGrid grid = s.grid;
+    std::vector<Job> jobs = gridJobs(s, grid);
     std::atomic<bool> stop{false};
-    std::mutex m;
-    std::condition_variable cv;
     std::optional<Error> failure;
-    auto work = [&] {
-        for (std::size_t i; (i = next++) < jobs.size() && !stop;) {
-            PlanPoint& p = jobs[i].point;
-            const ReplayConfig c = pointConfig(s, p);
-            auto r = replayTrace(*s.trace, *s.cost, c, nullptr, [&](double) { return !stop; });
-            Status counted = Ok{};
-            if (r && !r->cancelled) {
-                scorePoint(s, c, *r, p);
-                if (res.serversSearched) counted = countServers(s, c, jobs[i], stop);
-            }
-            if (!r || r->cancelled || !counted) {
-                std::lock_guard lock(m);
-                if (!r && !failure) failure = r.error();
-                if (!counted && !failure) failure = counted.error();
-                stop = true;
-            }
-            ++done;
-            cv.notify_one();
-        }
-    };
+    std::size_t done = 0;
     int n = s.threads > 0 ? s.threads : int(std::max(1u, std::thread::hardware_concurrency()));
-    n = std::max(1, std::min(n, int(jobs.size())));
-    res.threads = n;
-    std::vector<std::thread> pool;
-    for (int t = 0; t < n; ++t)
-        pool.emplace_back(work);
-    {
-        std::unique_lock lock(m);
-        while (done < jobs.size() && !stop) {
-            cv.wait_for(lock, std::chrono::milliseconds(100));
-            lock.unlock();
-            if (progress && !progress(double(done) / double(jobs.size()))) stop = true;
-            lock.lock();
+    auto runRound = [&](std::size_t begin) {
+        std::atomic<std::size_t> next{begin}, finished{begin};
+        std::mutex m;
+        std::condition_variable cv;
+        auto work = [&] {
+            for (std::size_t i; (i = next++) < jobs.size() && !stop;) {
+                PlanPoint& p = jobs[i].point;
+                const ReplayConfig c = pointConfig(s, p);
+                auto r =
+                    replayTrace(*s.trace, *s.cost, c, nullptr, [&](double) { return !stop; });
+                Status counted = Ok{};
+                if (r && !r->cancelled) {
+                    scorePoint(s, c, *r, p);
+                    if (res.serversSearched) counted = countServers(s, c, jobs[i], stop);
+                }
+                if (!r || r->cancelled || !counted) {
+                    std::lock_guard lock(m);
+                    if (!r && !failure) failure = r.error();
+                    if (!counted && !failure) failure = counted.error();
+                    stop = true;
+                }
+                ++finished;
+                cv.notify_one();
+            }
+        };
+        const int threads = std::max(1, std::min(n, int(jobs.size() - begin)));
+        res.threads = std::max(res.threads, threads);
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t)
+            pool.emplace_back(work);
+        {
+            std::unique_lock lock(m);
+            while (finished < jobs.size() && !stop) {
+                cv.wait_for(lock, std::chrono::milliseconds(100));
+                lock.unlock();
+                if (progress && !progress(double(finished) / double(jobs.size()))) stop = true;
+                lock.lock();
+            }
         }
+        for (auto& t : pool)
+            t.join();
+        done = finished;
+    };
+    runRound(0);
+    for (int round = 0; grid.extendDrives && round < 4 && !stop && !failure; ++round) {
+        const auto needs = planDriveNeeds(s, grid, jobs);
+        const std::int64_t most = *std::max_element(grid.drives.begin(), grid.drives.end());
+        std::int64_t need = 0;
+        for (const auto& d : needs)
+            need = std::max({need, d.forBandwidth, d.forEndurance.value_or(0)});
+        need = std::min(need, kMaxPlanDrives);
+        if (most <= 0 || need <= most) break;
+        const std::size_t first = grid.drives.size();
+        for (std::int64_t c = most * 2; c < need; c *= 2)
+            grid.drives.push_back(c);
+        grid.drives.push_back(need);
+        auto more = gridJobs(s, grid, first);
+        const std::size_t begin = jobs.size();
+        for (auto& j : more)
+            jobs.push_back(std::move(j));
+        runRound(begin);
     }
-    for (auto& t : pool)
-        t.join();
     if (failure) return *failure;
     res.replays = done + 1;
     if (stop) {
@@ -339,6 +443,8 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
         return res;
     }
     if (progress) progress(1.0);
+    res.drives = grid.drives;
+    res.driveNeeds = planDriveNeeds(s, grid, jobs);
 
     if (res.serversSearched) res.gpuOnlyServers = jobs[0].gpuOnlyServers;
     std::vector<Coord> at;
@@ -386,7 +492,7 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
     std::vector<std::size_t> near;
     if (res.recommended)
         for (std::size_t i = 0; i < res.points.size(); ++i)
-            if (i != *res.recommended && neighbours(s.grid, at[i], at[*res.recommended]))
+            if (i != *res.recommended && neighbours(grid, at[i], at[*res.recommended]))
                 near.push_back(i);
     res.why = res.recommended ? plan_detail::whySentence(s, res, near) : "";
     res.unmet = res.recommended ? "" : plan_detail::unmetSentence(s, res);

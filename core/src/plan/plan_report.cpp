@@ -24,6 +24,24 @@ json optionalInt(const std::optional<int>& v) {
     return v ? json(*v) : json(nullptr);
 }
 
+json optionalCount(const std::optional<std::int64_t>& v) {
+    return v ? json(*v) : json(nullptr);
+}
+
+// Per drive preset: the drives bandwidth and endurance need, in words.
+std::string driveNeedsLine(const PlanDriveNeeds& d, const PlanLimits& l) {
+    std::string out = d.drive + ": " + std::to_string(d.forBandwidth) + " drive" +
+                      (d.forBandwidth == 1 ? "" : "s") + " for bandwidth (the busiest minute asks " +
+                      formatBandwidth(d.askedReadBps) + " of reads and " +
+                      formatBandwidth(d.writeBps) + " of writes, against " +
+                      formatBandwidth(d.driveReadBps) + " and " + formatBandwidth(d.driveWriteBps) +
+                      " a drive), ";
+    out += d.forEndurance ? std::to_string(*d.forEndurance) + " for endurance (" +
+                                formatFixed(l.lifeYears, 1) + " years at its write rate)"
+                          : "no endurance figure (the drive has no full rating)";
+    return out + "; read from " + std::to_string(d.atDrives) + " drives without DRAM";
+}
+
 std::string ms(double s) {
     return formatFixed(s * 1e3, 1);
 }
@@ -115,7 +133,11 @@ json planPointJson(const PlanPoint& p) {
             {"meets_limits", p.fails.empty()},
             {"fails", p.fails},
             {"on_ttft_front", p.onTtftFront},
-            {"on_gpu_hours_front", p.onGpuHoursFront}};
+            {"on_gpu_hours_front", p.onGpuHoursFront},
+            {"bandwidth_bound", p.bandwidthBound},
+            {"saturation", p.saturation},
+            {"drives_for_bandwidth", optionalCount(p.drivesForBandwidth)},
+            {"drives_for_endurance", optionalCount(p.drivesForEndurance)}};
 }
 
 json planJson(const PlanReport& x) {
@@ -146,6 +168,18 @@ json planJson(const PlanReport& x) {
     j["max_servers"] = s.maxServers;
     j["gpu_only_servers_at_slo"] = optionalInt(r.gpuOnlyServers);
     j["configurations"] = r.points.size();
+    j["drive_counts"] = r.drives;
+    json needs = json::array();
+    for (const auto& d : r.driveNeeds)
+        needs.push_back({{"drive", d.drive},
+                         {"at_drives", d.atDrives},
+                         {"busiest_minute_read_Bps", d.askedReadBps},
+                         {"busiest_minute_write_Bps", d.writeBps},
+                         {"drive_read_Bps", d.driveReadBps},
+                         {"drive_write_Bps", d.driveWriteBps},
+                         {"drives_for_bandwidth", d.forBandwidth},
+                         {"drives_for_endurance", optionalCount(d.forEndurance)}});
+    j["drive_needs"] = needs;
     j["replays"] = r.replays;
     j["threads"] = r.threads;
     j["seconds"] = r.seconds;
@@ -165,7 +199,8 @@ std::string planCsv(const PlanReport& x) {
         "configuration,dram_bytes,drive,drives,store_after,capex_usd,ttft_mean_s,"
         "ttft_p99_s,hits_token_weighted,gpu_hours_saved_per_day,servers_at_slo,gpus_saved,"
         "value_per_month_usd,payback_months,net_usd_over_life,shortest_life_years,"
-        "meets_limits,on_ttft_front,on_gpu_hours_front,recommended\n";
+        "meets_limits,on_ttft_front,on_gpu_hours_front,recommended,bandwidth_bound,"
+        "drives_for_bandwidth,drives_for_endurance\n";
     auto opt = [](const std::optional<double>& v) {
         return v ? formatFixed(*v, 6) : std::string();
     };
@@ -183,7 +218,10 @@ std::string planCsv(const PlanReport& x) {
                opt(p.paybackMonths) + "," + formatFixed(p.netUsdOverLife, 2) + "," +
                opt(p.shortestLifeYears) + "," + (p.fails.empty() ? "1" : "0") + "," +
                (p.onTtftFront ? "1" : "0") + "," + (p.onGpuHoursFront ? "1" : "0") + "," +
-               (r.recommended && *r.recommended == i ? "1" : "0") + "\n";
+               (r.recommended && *r.recommended == i ? "1" : "0") + "," +
+               (p.bandwidthBound ? "1" : "0") + "," +
+               (p.drivesForBandwidth ? std::to_string(*p.drivesForBandwidth) : "") + "," +
+               (p.drivesForEndurance ? std::to_string(*p.drivesForEndurance) : "") + "\n";
     }
     return out;
 }
@@ -201,7 +239,14 @@ std::string planTable(const PlanReport& x) {
     out += "limits    " + limitsLine(s.limits) + "\n";
     out += "prices    " + pricesLine(s) + "\n";
     out += "servers   " + serversLine(s, r) + "\n\n";
-    out += "The Pareto front: capital cost against mean TTFT (T) and against GPU-hours saved (H)\n";
+    std::string counts;
+    for (auto c : r.drives)
+        counts += (counts.empty() ? "" : ", ") + std::to_string(c);
+    out += "drives    counts replayed: " + counts + "\n";
+    for (const auto& d : r.driveNeeds)
+        out += "          " + driveNeedsLine(d, s.limits) + "\n";
+    out += "\nThe Pareto front: capital cost against mean TTFT (T) and against GPU-hours saved (H);"
+           " B: bandwidth-bound (a tier saturated)\n";
     char line[512];
     // The servers and GPUs saved at the latency limit, where they were counted.
     auto servers = [&](const std::string& count, const std::string& saved) {
@@ -222,8 +267,8 @@ std::string planTable(const PlanReport& x) {
         rows.push_back(*r.recommended);
     for (std::size_t i : rows) {
         const PlanPoint& p = r.points[i];
-        const std::string mark =
-            std::string(p.onTtftFront ? "T" : " ") + (p.onGpuHoursFront ? "H" : " ");
+        const std::string mark = std::string(p.onTtftFront ? "T" : " ") +
+                                 (p.onGpuHoursFront ? "H" : " ") + (p.bandwidthBound ? "B" : " ");
         const std::string ttft = ms(p.ttftMeanS) + " / " + ms(p.ttftP99S);
         const std::string payback =
             p.paybackMonths ? formatFixed(*p.paybackMonths, 1) + " mo" : "-";
@@ -245,8 +290,11 @@ std::string planTable(const PlanReport& x) {
         out += line;
     }
     out += "\n";
-    if (r.recommended)
+    if (r.recommended) {
         out += "Recommended: " + r.why + "\n";
+        const PlanPoint& p = r.points[*r.recommended];
+        if (p.bandwidthBound) out += "It is bandwidth-bound: " + p.saturation + "\n";
+    }
     else
         out += r.unmet + "\n";
     if (s.prices.example)

@@ -62,12 +62,17 @@ void WriteQueues::closeBatch(double issueAt) {
 void WriteQueues::drainTier(std::size_t k, double t) {
     auto& wq = m_q[k];
     const auto bit = static_cast<std::uint8_t>(1u << k);
+    if (wq.q.empty() || wq.headDone > t) return;
+    // The writes completed now ran back to back: one busy interval.
+    const double from = wq.headDone - wq.tau;
+    double to = from;
     while (!wq.q.empty() && wq.headDone <= t) {
         m_pending[wq.q.front()] &= static_cast<std::uint8_t>(~bit);
         wq.q.pop_front();
-        wq.busy.add(wq.headDone - wq.tau, wq.headDone);
+        to = wq.headDone;
         if (!wq.q.empty()) wq.headDone += wq.tau;
     }
+    wq.busy.add(from, to);
 }
 
 void WriteQueues::issue(std::size_t k, std::uint32_t id, double t) {

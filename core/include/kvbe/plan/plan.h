@@ -39,11 +39,16 @@ struct PlanGrid {
     std::vector<double> dramBytes;    // DRAM tier sizes; 0: no DRAM tier
     std::vector<std::int64_t> drives; // whole drives of each drive preset; 0: no NVMe tier
     std::vector<int> storeAfter = {1, 2, 3};
+    // Add drive counts (doubling, then the count itself) until the grid reaches the drives a
+    // preset needs for bandwidth or for endurance (PlanDriveNeeds), up to kMaxPlanDrives.
+    bool extendDrives = false;
 };
+inline constexpr std::int64_t kMaxPlanDrives = 1024;
 
 // Everything a plan replays with. The GPU's capacity, the eviction policy, the placement, the
 // write queue and the prefill servers come from `base` (its tiers are ignored); each point
-// replays `base` with the DRAM tier at one size and one drive tier at one drive count.
+// replays `base` with the DRAM tier at one size and one drive tier at one drive count: n drives
+// striped, n times the capacity and n times one drive's read and write bandwidth.
 struct PlanSetup {
     const Trace* trace = nullptr;
     const CostModel* cost = nullptr;
@@ -58,6 +63,19 @@ struct PlanSetup {
     PlanLimits limits;
     int threads = 0;       // 0: one per hardware thread
     int maxServers = 1024; // the servers search stops here
+};
+
+// Per drive preset, from its largest-count configuration without DRAM storing every block (the
+// most hits, so the most reads, and the most writes): the whole drives that carry the busiest
+// minute's reads and writes, and those that last the life limit at its write rate.
+struct PlanDriveNeeds {
+    std::string drive;
+    std::int64_t atDrives = 0;        // the configuration they are read from
+    double askedReadBps = 0;          // the reads its hits ask in the busiest minute
+    double writeBps = 0;              // the writes offered in the busiest minute
+    double driveReadBps = 0, driveWriteBps = 0; // one drive's
+    std::int64_t forBandwidth = 0;
+    std::optional<std::int64_t> forEndurance; // none: the drive has no full rating
 };
 
 struct PlanTier {
@@ -99,6 +117,14 @@ struct PlanPoint {
     std::optional<double> lifeIfEveryBlockStored;
     std::vector<std::string> fails; // the limits it fails, each with by how much
     bool onTtftFront = false, onGpuHoursFront = false;
+    // An offload tier is saturated under the rule (kvbe/trace/trace_saturation.h): its hits ask
+    // more reads than its bandwidth in some minute, or the rule declined hits for the backlog.
+    bool bandwidthBound = false;
+    std::string saturation; // the replay's saturation sentence, where bandwidth-bound
+    // With drives: the whole drives this configuration's busiest minute needs for its reads and
+    // writes, and those its write rate needs to last the life limit.
+    std::optional<std::int64_t> drivesForBandwidth, drivesForEndurance;
+    double askedReadBps = 0, writeRateMaxBps = 0; // the drive tier's busiest minute
     bool offload() const { return !tiers.empty(); }
 };
 
@@ -113,6 +139,8 @@ struct PlanResult {
     bool serversSearched = false;
     std::optional<int> gpuOnlyServers;
     double durationS = 0; // the trace's
+    std::vector<std::int64_t> drives; // the drive counts replayed (the grid's, extended)
+    std::vector<PlanDriveNeeds> driveNeeds;
     std::size_t replays = 0;
     double seconds = 0; // wall time
     int threads = 0;
@@ -125,7 +153,8 @@ struct PlanResult {
 Result<PlanResult> planTrace(const PlanSetup& setup,
                              const std::function<bool(double)>& progress = {});
 
-// The defaults: DRAM 0, 128, 256, 512, 1024 and 2048 GiB; 0, 1, 2, 4 and 8 drives.
+// The defaults: DRAM 0, 128, 256, 512, 1024 and 2048 GiB; 0, 1, 2, 4 and 8 drives, extended to
+// what bandwidth and endurance need.
 PlanGrid defaultPlanGrid();
 
 // "512 GiB DRAM + 2 x nvme-gen5-mu, store at the 2nd sighting", "GPU-only caching".
