@@ -165,10 +165,10 @@ void measure(const char* label, const fs::path& file, const CostModel& cm, doubl
                 replayS, perSecond / 1e6, perSecond / 20e6);
     std::printf("  the same with write queues: %.3f s = %.1f M block lookups/s\n", queuedS,
                 double(res.blocks) / queuedS / 1e6);
-    std::printf(
-        "  ... and 8 prefill servers, loads queued on the tiers' links: %.3f s = %.1f M block lookups/s "
-        "(%.2fx the replay's time)\n",
-        serversS, double(res.blocks) / serversS / 1e6, serversS / replayS);
+    std::printf("  ... and 8 prefill servers, loads queued on the tiers' links: %.3f s = %.1f M "
+                "block lookups/s "
+                "(%.2fx the replay's time)\n",
+                serversS, double(res.blocks) / serversS / 1e6, serversS / replayS);
     if (capacity)
         std::printf("  against main before issue 39 (%.1f, %.1f and %.1f M/s): replay %.2fx, with "
                     "write queues %.2fx, with 8 servers %.2fx (above 1: faster)\n",

@@ -25,8 +25,7 @@ ExitCode runGenerate(const GenerateOptions& o) {
     const auto t0 = std::chrono::steady_clock::now();
     auto stats = generateTraceFile(o.spec, o.out);
     if (!stats) return fail(stats.message());
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::cout << "wrote " << formatTokens(double(stats->requests)) << " requests ("
               << formatBytes(double(stats->bytes)) << ", mean prompt "
               << formatTokens(stats->meanInputTokens) << " tokens, arrivals over "
@@ -44,7 +43,8 @@ void addTraceGenerateCommand(CLI::App* trace, Command& run) {
     auto o = std::make_shared<GenerateOptions>();
     auto& s = o->spec;
     gen->add_option("--requests", s.requests, "Requests to write")->required();
-    gen->add_option("--seed", s.seed, "The random seed: the same seed gives the same bytes (default 1)");
+    gen->add_option("--seed", s.seed,
+                    "The random seed: the same seed gives the same bytes (default 1)");
     gen->add_option("--rate", s.ratePerS, "Mean requests a second (default 20)");
     gen->add_option("--wave", s.waveShare,
                     "The rate swings by this share up and down over an hour (default 0.3)");

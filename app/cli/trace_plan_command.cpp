@@ -85,7 +85,9 @@ void addPlanOptions(CLI::App* plan, PlanOptions& o) {
                      "A price table (the layout of resources/prices.json; default: its example "
                      "prices)");
     plan->add_option("--dram", o.dram, "DRAM sizes to try (default 0,128GiB,...,2TiB; 0: none)");
-    plan->add_option("--drives", o.drives, "Drive counts to try (default 0,1,2,4,8, and more up to what bandwidth and endurance need; 0: none)");
+    plan->add_option("--drives", o.drives,
+                     "Drive counts to try (default 0,1,2,4,8, and more up to what bandwidth and "
+                     "endurance need; 0: none)");
     plan->add_option("--drive", o.driveKeys,
                      "A drive preset to try (repeat; default: every rated, priced NVMe preset)");
     plan->add_option("--store-after", o.storeAfter, "Store-after K values to try (default 1,2,3)");

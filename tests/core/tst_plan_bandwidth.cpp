@@ -71,12 +71,12 @@ class TestPlanBandwidth : public QObject {
     Q_OBJECT
   private slots:
     // 1,201 requests of one 32-block prefix and a block of their own, one every 0.1 s: after the
-    // first, each hits the prefix (16,384 tokens) in the drive. By hand: a minute of 600 hits (the second)
-    // asks 600 × loadBytes(16,384) / 60 s of reads, and the first writes 632 blocks: ceil(18.8
-    // GB/s / 1 GB/s) = 19 drives for bandwidth, the writes taking fewer. The trace stores 1,233
-    // blocks in its 120 s; a day of that at 1 DWPD for 5 years over a 5-year
-    // life takes ceil(5 × bytes a day / (1 × 5 × 1 TB)) drives. The grid (0, 1, 2 drives) grows
-    // by doubling to reach the larger of the two, then that count.
+    // first, each hits the prefix (16,384 tokens) in the drive. By hand: a minute of 600 hits (the
+    // second) asks 600 × loadBytes(16,384) / 60 s of reads, and the first writes 632 blocks:
+    // ceil(18.8 GB/s / 1 GB/s) = 19 drives for bandwidth, the writes taking fewer. The trace stores
+    // 1,233 blocks in its 120 s; a day of that at 1 DWPD for 5 years over a 5-year life takes
+    // ceil(5 × bytes a day / (1 × 5 × 1 TB)) drives. The grid (0, 1, 2 drives) grows by doubling to
+    // reach the larger of the two, then that count.
     void drivesForBandwidthAndEnduranceByHand() {
         std::vector<double> arrival;
         for (int i = 0; i < 1201; ++i)
@@ -90,8 +90,8 @@ class TestPlanBandwidth : public QObject {
         const double block = s.base.blockBytes;
         const double reads = 600 * llama3b().loadBytes(32 * 512) / 60; // the busiest minute
         const double writes = 632 * block / 60;
-        const auto forBandwidth = std::int64_t(std::max(std::ceil(reads / 1e9),
-                                                        std::ceil(writes / 0.5e9)));
+        const auto forBandwidth =
+            std::int64_t(std::max(std::ceil(reads / 1e9), std::ceil(writes / 0.5e9)));
         QCOMPARE(forBandwidth, std::int64_t(19));
         const double duration = 1200 * 0.1;
         const double perDay = (32 + 1201) * block * 86400 / duration;

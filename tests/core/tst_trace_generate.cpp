@@ -124,10 +124,14 @@ class TestTraceGenerate : public QObject {
     void badSpecsAreSentences_data() {
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("no requests") << "requests" << "requests: expected 1 or more";
-        QTest::newRow("rate 0") << "rate" << "rate: expected requests a second above 0";
-        QTest::newRow("wave 1") << "wave" << "wave: expected a share from 0 to below 1";
-        QTest::newRow("turns 0") << "turns" << "mean turns: expected 1 or more";
+        QTest::newRow("no requests") << "requests"
+                                     << "requests: expected 1 or more";
+        QTest::newRow("rate 0") << "rate"
+                                << "rate: expected requests a second above 0";
+        QTest::newRow("wave 1") << "wave"
+                                << "wave: expected a share from 0 to below 1";
+        QTest::newRow("turns 0") << "turns"
+                                 << "mean turns: expected 1 or more";
     }
     void badSpecsAreSentences() {
         QFETCH(QString, field);

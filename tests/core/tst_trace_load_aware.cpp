@@ -185,10 +185,9 @@ class TestTraceLoadAware : public QObject {
         cfg.gpuCapacityBytes = 6 * cfg.blockBytes;
         cfg.placement = static_cast<Placement>(placement);
         cfg.policy = static_cast<EvictionPolicy>(policy);
-        cfg.tiers.push_back(SimTier{"dram", 40 * cfg.blockBytes,
-                                    TierPath{"dram", 8e9, fixedMs * 0.5e-3}, 0});
         cfg.tiers.push_back(
-            SimTier{"nvme", kUnlimited, TierPath{"nvme", 2e9, fixedMs * 1e-3}, 0});
+            SimTier{"dram", 40 * cfg.blockBytes, TierPath{"dram", 8e9, fixedMs * 0.5e-3}, 0});
+        cfg.tiers.push_back(SimTier{"nvme", kUnlimited, TierPath{"nvme", 2e9, fixedMs * 1e-3}, 0});
         cfg.instances = servers;
         RequestTimes times;
         auto r = replayTrace(*t, cm, cfg, &times);
@@ -231,8 +230,8 @@ class TestTraceLoadAware : public QObject {
             double best = W + cm.tRecompute(N, 0);
             for (std::size_t j = 1; j <= h; ++j) {
                 const double p = std::min(double(j) * 512, N);
-                const double v = std::max(W, endOf(tokensOf(j), false) - a) +
-                                 cm.tRecompute(N - p, p);
+                const double v =
+                    std::max(W, endOf(tokensOf(j), false) - a) + cm.tRecompute(N - p, p);
                 if (v < best) {
                     best = v;
                     bestJ = j;
@@ -278,8 +277,8 @@ class TestTraceLoadAware : public QObject {
         cfg.gpuCapacityBytes = 2000 * cfg.blockBytes;
         cfg.tiers.push_back(
             SimTier{"dram", 8000 * cfg.blockBytes, TierPath{"dram", 25e9, 0.5e-3}, 25e9});
-        cfg.tiers.push_back(SimTier{"nvme", 60000 * cfg.blockBytes,
-                                    TierPath{"nvme", nvmeGBps * 1e9, 1e-3}, 4e9});
+        cfg.tiers.push_back(
+            SimTier{"nvme", 60000 * cfg.blockBytes, TierPath{"nvme", nvmeGBps * 1e9, 1e-3}, 4e9});
         cfg.writeQueue = true;
         cfg.instances = servers;
         RequestTimes t;

@@ -138,7 +138,7 @@ class TestUiExport : public QObject {
             QVERIFY(!c->title().isEmpty());
             QCOMPARE(chartKindOf(*c), &k);
         }
-        QCOMPARE(all.size(), 10);
+        QCOMPARE(all.size(), 11);
         auto* tabs = child<QTabWidget>(&*m_window, QStringLiteral("chartTabs"));
         const QStringList scenarioKeys = chartKeys(ChartSource::Scenario);
         for (int i = 0; i < scenarioKeys.size(); ++i) {
@@ -147,10 +147,18 @@ class TestUiExport : public QObject {
         }
         auto* workloadTabs = child<QTabWidget>(&*m_window, QStringLiteral("workloadCharts"));
         const QStringList traceKeys = chartKeys(ChartSource::Trace);
-        QCOMPARE(workloadTabs->count(), traceKeys.size());
-        // Each tab is its chart, or holds it (the Capacity tab holds its field below it).
-        for (int i = 0; i < traceKeys.size(); ++i) {
-            QWidget* page = workloadTabs->widget(i);
+        // One tab a chart, but the links over time share the TTFT distribution's tab.
+        QCOMPARE(workloadTabs->count(), traceKeys.size() - 1);
+        // Each tab is its chart, or holds it (the Capacity tab holds its field below it, the TTFT
+        // tab the links under the distribution).
+        for (int i = 0, tab = 0; i < traceKeys.size(); ++i) {
+            if (traceKeys[i] == QLatin1String("workload-links")) {
+                QWidget* ttft = workloadTabs->widget(tab - 1);
+                QVERIFY(ttft->findChild<ChartView*>(QStringLiteral("workload-ttft")));
+                QVERIFY(ttft->findChild<ChartView*>(traceKeys[i]));
+                continue;
+            }
+            QWidget* page = workloadTabs->widget(tab++);
             QVERIFY2(page->objectName() == traceKeys[i] ||
                          page->findChild<ChartView*>(traceKeys[i]),
                      qPrintable(traceKeys[i]));

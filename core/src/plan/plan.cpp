@@ -146,15 +146,14 @@ void driveNeeds(const PlanSetup& s, const ReplayResult& r, PlanPoint& p) {
     const double asked = t.readOffered.peakShare * t.readBps;
     p.askedReadBps = asked;
     p.writeRateMaxBps = t.writeRateMax;
-    p.drivesForBandwidth = std::max(drivesFor(asked, d->path.bandwidthBps),
-                                    drivesFor(t.writeRateMax, d->writeBps));
+    p.drivesForBandwidth =
+        std::max(drivesFor(asked, d->path.bandwidthBps), drivesFor(t.writeRateMax, d->writeBps));
     const DriveRating& rating = d->drive;
     const TierEndurance e = tierEndurance(t, rating, r.durationS);
     if (rating.rated() && e.bytesStoredPerDay)
-        p.drivesForEndurance =
-            drivesFor(s.limits.lifeYears * *e.bytesStoredPerDay /
-                          (*rating.writesPerDay * *rating.warrantyYears),
-                      *rating.capacityBytes);
+        p.drivesForEndurance = drivesFor(s.limits.lifeYears * *e.bytesStoredPerDay /
+                                             (*rating.writesPerDay * *rating.warrantyYears),
+                                         *rating.capacityBytes);
 }
 
 // The replay's figures for point p: TTFT under the rule, the writes and drive life per tier, the
@@ -181,7 +180,8 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
     p.gpuHoursSavedPerDay = (rule.gpuSecondsSaved - gpuOnly.gpuSecondsSaved) * perDay / 3600 *
                             static_cast<double>(s.gpusPerInstance);
     const auto sat = tierSaturation(r, toString(s.rule));
-    p.bandwidthBound = std::any_of(sat.begin(), sat.end(), [](const auto& t) { return t.saturated; });
+    p.bandwidthBound =
+        std::any_of(sat.begin(), sat.end(), [](const auto& t) { return t.saturated; });
     if (p.bandwidthBound) {
         std::vector<bool> drives;
         for (const auto& t : c.tiers)
@@ -382,8 +382,7 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
             for (std::size_t i; (i = next++) < jobs.size() && !stop;) {
                 PlanPoint& p = jobs[i].point;
                 const ReplayConfig c = pointConfig(s, p);
-                auto r =
-                    replayTrace(*s.trace, *s.cost, c, nullptr, [&](double) { return !stop; });
+                auto r = replayTrace(*s.trace, *s.cost, c, nullptr, [&](double) { return !stop; });
                 Status counted = Ok{};
                 if (r && !r->cancelled) {
                     scorePoint(s, c, *r, p);

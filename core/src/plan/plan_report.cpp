@@ -31,9 +31,9 @@ json optionalCount(const std::optional<std::int64_t>& v) {
 // Per drive preset: the drives bandwidth and endurance need, in words.
 std::string driveNeedsLine(const PlanDriveNeeds& d, const PlanLimits& l) {
     std::string out = d.drive + ": " + std::to_string(d.forBandwidth) + " drive" +
-                      (d.forBandwidth == 1 ? "" : "s") + " for bandwidth (the busiest minute asks " +
-                      formatBandwidth(d.askedReadBps) + " of reads and " +
-                      formatBandwidth(d.writeBps) + " of writes, against " +
+                      (d.forBandwidth == 1 ? "" : "s") +
+                      " for bandwidth (the busiest minute asks " + formatBandwidth(d.askedReadBps) +
+                      " of reads and " + formatBandwidth(d.writeBps) + " of writes, against " +
                       formatBandwidth(d.driveReadBps) + " and " + formatBandwidth(d.driveWriteBps) +
                       " a drive), ";
     out += d.forEndurance ? std::to_string(*d.forEndurance) + " for endurance (" +
@@ -294,8 +294,7 @@ std::string planTable(const PlanReport& x) {
         out += "Recommended: " + r.why + "\n";
         const PlanPoint& p = r.points[*r.recommended];
         if (p.bandwidthBound) out += "It is bandwidth-bound: " + p.saturation + "\n";
-    }
-    else
+    } else
         out += r.unmet + "\n";
     if (s.prices.example)
         out += "The prices are examples: the money figures move with your own quotes.\n";

@@ -37,8 +37,7 @@ RuleTimes ruleTimes(const RequestCost& rc, Recompute& re, const std::uint8_t* ti
         }
         if (j > 0 && boundary) {
             // The end of the run: `always`, its loads per tier kept.
-            const double t =
-                j == h ? rc.loadTimes(acc, r.allLoad) + re.at(j) : timeAt(j, acc);
+            const double t = j == h ? rc.loadTimes(acc, r.allLoad) + re.at(j) : timeAt(j, acc);
             if (j == h) r.always = t;
             if (t < best) {
                 best = t;

@@ -175,9 +175,9 @@ class Search {
         if (cancel) throw Stop{};
         std::vector<double> t = in.times[r + 1]; // after `none`
         if (r == kLoadAware) {
-            const detail::LoadAwareInputs li{&m_trace, &m_cost,  &m_config.tiers,
-                                             double(m_trace.summary.blockTokens),
-                                             &in.runs,  &in.staticCut};
+            const detail::LoadAwareInputs li{&m_trace,        &m_cost,
+                                             &m_config.tiers, double(m_trace.summary.blockTokens),
+                                             &in.runs,        &in.staticCut};
             detail::queueLoadAware(servers, arrival, m_order, li, t.data());
         } else {
             detail::queueOnServers(servers, arrival, m_order, t.data(),

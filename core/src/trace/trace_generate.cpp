@@ -23,7 +23,7 @@ struct Rng {
         return z ^ (z >> 31);
     }
     double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; } // [0, 1)
-    std::uint64_t between(std::uint64_t lo, std::uint64_t hi) { // [lo, hi]
+    std::uint64_t between(std::uint64_t lo, std::uint64_t hi) {                // [lo, hi]
         return lo + next() % (hi - lo + 1);
     }
     double exponential(double mean) { return -mean * std::log1p(-uniform()); }
@@ -31,10 +31,10 @@ struct Rng {
 
 // Whole lengths of the parts of a prompt, in tokens (uniform between the bounds).
 constexpr std::uint64_t kSystemMin = 800, kSystemMax = 6000;
-constexpr std::uint64_t kFirstMin = 200, kFirstMax = 2200;   // a conversation's first message
-constexpr std::uint64_t kTurnMin = 50, kTurnMax = 1150;      // each later message
+constexpr std::uint64_t kFirstMin = 200, kFirstMax = 2200;         // a conversation's first message
+constexpr std::uint64_t kTurnMin = 50, kTurnMax = 1150;            // each later message
 constexpr std::uint64_t kDocumentMin = 1000, kDocumentMax = 12000; // a one-off's document
-constexpr std::uint64_t kOutputMin = 100, kOutputMax = 700;  // the answer (joins the next turn)
+constexpr std::uint64_t kOutputMin = 100, kOutputMax = 700; // the answer (joins the next turn)
 
 struct Conversation {
     std::vector<std::uint64_t> full; // ids of the previous prompt's full blocks
@@ -114,7 +114,7 @@ class Generator {
     double rate(double t) const {
         if (m_s.waveShare <= 0) return m_s.ratePerS;
         const double phase = t / m_s.waveS - std::floor(t / m_s.waveS); // [0, 1)
-        const double tri = phase < 0.5 ? 4 * phase - 1 : 3 - 4 * phase;  // -1 … 1 … -1
+        const double tri = phase < 0.5 ? 4 * phase - 1 : 3 - 4 * phase; // -1 … 1 … -1
         return m_s.ratePerS * (1 + m_s.waveShare * tri);
     }
     std::size_t system() {
@@ -218,8 +218,7 @@ Status checkTraceGeneratorSpec(const TraceGeneratorSpec& s) {
     if (s.blockTokens < 1 || s.blockTokens > (1u << 24))
         return Error{"block tokens: expected 1 to 16,777,216"};
     if (s.maxTokens < kSystemMax + kDocumentMax)
-        return Error{"max tokens: expected at least " +
-                     std::to_string(kSystemMax + kDocumentMax) +
+        return Error{"max tokens: expected at least " + std::to_string(kSystemMax + kDocumentMax) +
                      " (the longest system prompt and document)"};
     return Ok{};
 }

@@ -63,8 +63,8 @@ class BusySeries {
     double m_lo = 1, m_hi = 0;
 
     double m_bin = 0;
-    std::vector<double> m_part;         // seconds added to a bin piecewise
-    std::vector<std::int32_t> m_full;   // difference array: bins covered whole
+    std::vector<double> m_part;       // seconds added to a bin piecewise
+    std::vector<std::int32_t> m_full; // difference array: bins covered whole
     double m_busy = 0, m_lastEnd = 0;
 };
 

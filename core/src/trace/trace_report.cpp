@@ -291,8 +291,8 @@ json traceReplayJson(const TraceReplayReport& x) {
                 {{"name", r.tiers[k].name},
                  {"hit_tokens_offered", u.tokensOffered},
                  {"hit_tokens_served", u.tokensServed},
-                 {"served_share", u.tokensOffered > 0 ? json(u.tokensServed / u.tokensOffered)
-                                                      : json(nullptr)},
+                 {"served_share",
+                  u.tokensOffered > 0 ? json(u.tokensServed / u.tokensOffered) : json(nullptr)},
                  {"read_busy", shareJson(u.read)},
                  {"blocks_declined_for_backlog", u.blocksDeclinedForBacklog},
                  {"requests_declined_for_backlog", u.requestsDeclinedForBacklog}});
@@ -324,11 +324,10 @@ json traceReplayJson(const TraceReplayReport& x) {
                        {"carried_share_busiest_minute", t.carriedPeakShare},
                        {"carried_share_mean", t.carriedMeanShare},
                        {"bandwidth_multiple_for_busiest_minute", t.bandwidthMultiple}});
-    j["saturation"] = {
-        {"rule", std::string(toString(x.admission))},
-        {"tiers", sat},
-        {"sentence",
-         saturationSentence(r, toString(x.admission), cfg.instances > 0, driveTiers(cfg))}};
+    j["saturation"] = {{"rule", std::string(toString(x.admission))},
+                       {"tiers", sat},
+                       {"sentence", saturationSentence(r, toString(x.admission), cfg.instances > 0,
+                                                       driveTiers(cfg))}};
     return j;
 }
 
@@ -619,9 +618,8 @@ std::string traceReplayTable(const TraceReplayReport& x) {
     if (r.tiers.size() > 1) out = out + "\n" + linksTable(x);
     std::string sentence = replaySentence(x);
     if (r.tiers.size() > 1)
-        sentence += saturationSentence(r, toString(x.admission), cfg.instances > 0,
-                                       driveTiers(cfg)) +
-                    "\n";
+        sentence +=
+            saturationSentence(r, toString(x.admission), cfg.instances > 0, driveTiers(cfg)) + "\n";
     return out + sentence;
 }
 

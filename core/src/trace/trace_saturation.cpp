@@ -58,8 +58,8 @@ std::vector<TierSaturation> tierSaturation(const ReplayResult& r, std::string_vi
         // Declines for the backlog count once they are 1 % of the tier's hit blocks: bursts of
         // arrivals back a link up for a moment on any trace.
         const double hitBlocks = t.hits.blockWeighted * static_cast<double>(r.blocks);
-        s.saturated = s.binsOver > 0 ||
-                      double(s.blocksDeclinedForBacklog) >= 0.01 * std::max(1.0, hitBlocks);
+        s.saturated =
+            s.binsOver > 0 || double(s.blocksDeclinedForBacklog) >= 0.01 * std::max(1.0, hitBlocks);
         out.push_back(std::move(s));
     }
     return out;
@@ -69,9 +69,8 @@ std::string saturationSentence(const ReplayResult& r, std::string_view rule, boo
                                const std::vector<bool>& drives) {
     const auto tiers = tierSaturation(r, rule);
     if (tiers.empty()) return "";
-    const std::string minutes = r.binS == 60 ? "minutes" : "bins of " +
-                                                               formatFixed(r.binS / 60, 0) +
-                                                               " minutes";
+    const std::string minutes =
+        r.binS == 60 ? "minutes" : "bins of " + formatFixed(r.binS / 60, 0) + " minutes";
     const std::string minute = r.binS == 60 ? "minute" : "bin";
     std::ostringstream s;
     bool any = false;
@@ -89,8 +88,8 @@ std::string saturationSentence(const ReplayResult& r, std::string_view rule, boo
               << pct(t.carriedMeanShare) << " over the trace; ";
         else
             s << t.name << "'s reads back up in bursts shorter than a " << minute
-              << ": its hits ask at most " << formatBandwidth(t.askedPeakBps) << " in a "
-              << minute << " (" << formatBandwidth(t.askedMeanBps) << " on average) from "
+              << ": its hits ask at most " << formatBandwidth(t.askedPeakBps) << " in a " << minute
+              << " (" << formatBandwidth(t.askedMeanBps) << " on average) from "
               << formatBandwidth(t.readBps) << "; ";
         if (queued) {
             s << rule << " loaded " << pct(t.servedShare) << " of the hit tokens it offers";
@@ -116,12 +115,13 @@ std::string saturationSentence(const ReplayResult& r, std::string_view rule, boo
     }
     if (any) return s.str();
     // None saturated: the busiest minute of the tier nearest its bandwidth.
-    const auto most = std::max_element(tiers.begin(), tiers.end(), [](const auto& a, const auto& b) {
-        return a.askedPeakBps / a.readBps < b.askedPeakBps / b.readBps;
-    });
+    const auto most =
+        std::max_element(tiers.begin(), tiers.end(), [](const auto& a, const auto& b) {
+            return a.askedPeakBps / a.readBps < b.askedPeakBps / b.readBps;
+        });
     s << "No tier is saturated: the busiest " << minute << " asks " << most->name << " for "
-      << formatBandwidth(most->askedPeakBps) << " of reads, " << pct(most->askedPeakBps / most->readBps)
-      << " of its " << formatBandwidth(most->readBps);
+      << formatBandwidth(most->askedPeakBps) << " of reads, "
+      << pct(most->askedPeakBps / most->readBps) << " of its " << formatBandwidth(most->readBps);
     std::string bursts;
     for (const auto& t : tiers)
         if (t.blocksDeclinedForBacklog > 0)

@@ -22,10 +22,10 @@ namespace kvbe {
 
 namespace {
 
-using detail::kMaxTiers;
-using detail::kNoLimit;
 using detail::BusySeries;
 using detail::FifoLoads;
+using detail::kMaxTiers;
+using detail::kNoLimit;
 using detail::Recompute;
 using detail::RequestCost;
 using detail::RuleTimes;
@@ -591,8 +591,7 @@ class Replay {
             m_rules[r].sharedLoadS = q.sharedLoadS;
             m_rules[r].gpuSecondsSaved = q.gpuSecondsSaved;
         }
-        detail::LoadAwareInputs in{&m_trace,  &m_cost, &m_config.tiers, m_b,
-                                   &m_runs, &m_staticCut};
+        detail::LoadAwareInputs in{&m_trace, &m_cost, &m_config.tiers, m_b, &m_runs, &m_staticCut};
         std::vector<std::uint32_t> cuts;
         double* t = column(Optimal);
         const auto q = detail::queueLoadAware(m_config.instances, arrival, order, in, t,

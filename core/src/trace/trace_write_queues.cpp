@@ -103,8 +103,7 @@ BusySeries WriteQueues::writeBusy(std::size_t k) const {
     const auto& wq = m_q[k];
     BusySeries b = wq.busy;
     if (!wq.q.empty())
-        b.add(wq.headDone - wq.tau,
-              wq.headDone + static_cast<double>(wq.q.size() - 1) * wq.tau);
+        b.add(wq.headDone - wq.tau, wq.headDone + static_cast<double>(wq.q.size() - 1) * wq.tau);
     return b;
 }
 

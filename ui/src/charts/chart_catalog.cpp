@@ -6,6 +6,7 @@
 #include "kvbe/ui/charts/model_size_chart.h"
 #include "kvbe/ui/charts/ttft_chart.h"
 #include "kvbe/ui/workload/capacity_chart.h"
+#include "kvbe/ui/workload/link_chart.h"
 #include "kvbe/ui/workload/plan_chart.h"
 #include "kvbe/ui/workload/workload_charts.h"
 
@@ -73,6 +74,8 @@ const std::vector<ChartKind>& chartKinds() {
         row<PromptLengthChart>("workload-lengths", KVBE_TITLE("Prompt lengths"), T),
         row<CapacityChart>("workload-capacity", KVBE_TITLE("Cache size"), T),
         row<TtftDistributionChart>("workload-ttft", KVBE_TITLE("TTFT distribution"), T),
+        // Drawn under the TTFT distribution, in its tab (workload_view.cpp).
+        row<LinkUseChart>("workload-links", KVBE_TITLE("Links over time"), T),
         row<SloCapacityChart>("capacity", KVBE_TITLE("Capacity"), T, nullptr, nullptr,
                               capacityTarget, capacityNow),
         row<PlanChart>("plan", KVBE_TITLE("Plan"), T, nullptr, nullptr, nullptr, planNow),

@@ -213,7 +213,7 @@ void PlanChart::refill() {
     setTitles(headline, describeScenario(*m_current),
               tr("%1 configurations; colour: the shortest drive life").arg(r->points.size()));
     double xHi = 1, yLo = 0, yHi = 1;
-    QList<QPointF> others, front;
+    QList<QPointF> others, front, bound;
     QList<QPointF> banded[4];
     for (const PlanPoint& p : r->points) {
         const QPointF v(p.capexUsd, ttftSavedS(*r, p) * 1e3);
@@ -221,6 +221,7 @@ void PlanChart::refill() {
         yLo = std::min(yLo, v.y());
         yHi = std::max(yHi, v.y());
         if (p.onTtftFront) front << v;
+        if (p.bandwidthBound) bound << v;
         const bool rec = r->recommended && &p == &r->points[*r->recommended];
         if (p.onTtftFront || p.onGpuHoursFront || rec)
             banded[std::size_t(lifeBand(p))] << v;
@@ -239,6 +240,14 @@ void PlanChart::refill() {
         scatter(QStringLiteral("life/%1/points").arg(i), lifeBandName(b), lifeBandColor(b), 12)
             ->replace(banded[std::size_t(b)]);
     }
+    // Bandwidth-bound configurations: a tier saturated (its hits ask more reads than it
+    // carries, or the rule declined hits for its backlog), ringed in orange.
+    auto* boundRing = scatter(QStringLiteral("bandwidth-bound"),
+                              tr("bandwidth-bound (a tier saturated)"), QColor("#e76f51"), 15);
+    boundRing->setColor(Qt::transparent);
+    boundRing->setBorderColor(QColor("#e76f51"));
+    boundRing->setPen(QPen(QColor("#e76f51"), 1.8 * penScale()));
+    boundRing->replace(bound);
     QList<QPointF> rec;
     if (r->recommended) {
         const PlanPoint& p = r->points[*r->recommended];
@@ -277,6 +286,12 @@ QString PlanChart::hoverText(QPointF v) const {
              .arg(qs(formatSeconds(ttftSavedS(r, *best))), lifeBandName(lifeBand(*best)));
     for (const QString& l : driveLifeLines(*best))
         s += QLatin1Char('\n') + l;
+    if (best->bandwidthBound) s += QLatin1Char('\n') + qs(best->saturation);
+    if (best->drivesForBandwidth)
+        s += tr("\ndrives needed: %1 for bandwidth, %2 for endurance")
+                 .arg(*best->drivesForBandwidth)
+                 .arg(best->drivesForEndurance ? QString::number(*best->drivesForEndurance)
+                                               : QStringLiteral("-"));
     if (!best->fails.empty()) {
         QStringList f;
         for (const auto& x : best->fails)

@@ -337,19 +337,24 @@ void PlanSection::fillTable(const WorkloadPlan& p) {
         const PlanPoint& pt = r.points[i];
         const bool rec = r.recommended && *r.recommended == i;
         const QStringList cells = {
-            qs(describePlanPoint(pt)) + (rec ? tr(" (recommended)") : QString()),
+            qs(describePlanPoint(pt)) + (pt.bandwidthBound ? tr(" [bandwidth-bound]") : QString()) +
+                (rec ? tr(" (recommended)") : QString()),
             QStringLiteral("$%L1").arg(qint64(std::llround(pt.capexUsd))),
             qs(formatSeconds(pt.ttftMeanS)),
             pt.shortestLifeYears ? qs(formatLife(*pt.shortestLifeYears)) : QStringLiteral("-")};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c == 3) item->setForeground(lifeBandColor(lifeBand(pt)));
+            // Bandwidth-bound: the configuration's name in the colour of the chart's ring.
+            if (c == 0 && pt.bandwidthBound) item->setForeground(QColor("#e76f51"));
             if (rec) {
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);
             }
-            item->setToolTip(planPointText(pt));
+            item->setToolTip(pt.bandwidthBound
+                                 ? planPointText(pt) + QLatin1Char('\n') + qs(pt.saturation)
+                                 : planPointText(pt));
             m_table->setItem(row, c, item);
         }
         ++row;

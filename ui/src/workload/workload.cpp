@@ -1,6 +1,7 @@
 #include "kvbe/ui/workload/workload.h"
 
 #include "kvbe/base/units.h"
+#include "kvbe/trace/trace_saturation.h"
 #include "kvbe/trace/trace_setup.h"
 
 #include <QStringList>
@@ -207,6 +208,13 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
             w.sweepNote = QString::fromStdString(s.message());
     }
     w.summary = workloadSummary(w);
+    if (w.replay && !w.replay->cancelled && !w.config.tiers.empty()) {
+        std::vector<bool> drives;
+        for (const auto& t : w.config.tiers)
+            drives.push_back(t.drive.capacityBytes.has_value());
+        w.saturation = QString::fromStdString(saturationSentence(
+            *w.replay, toString(w.settings.admission), w.config.instances > 0, drives));
+    }
     return w;
 }
 

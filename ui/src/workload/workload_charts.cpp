@@ -355,11 +355,13 @@ void TtftDistributionChart::refill() {
             tr("Requests with TTFT ≤ t (%)"), false);
     setSecondaryAxis(QString(), 0, 1);
     const QString admission = QString::fromStdString(std::string(toString(w.settings.admission)));
-    setTitles(tr("TTFT of %1 requests under each admission rule").arg(w.trace->size()),
-              describeScenario(*m_current),
-              m_curves.empty()
-                  ? tr("%1 has no block ids: no replay").arg(fileNameOf(w))
-                  : tr("%1; thick: the rule the summary uses (%2)").arg(fileNameOf(w), admission));
+    // A short headline: the tab shares its width with the links over time (workload_view.cpp).
+    setTitles(tr("TTFT under each admission rule"), describeScenario(*m_current),
+              m_curves.empty() ? tr("%1 has no block ids: no replay").arg(fileNameOf(w))
+                               : tr("%1, %2 requests; thick: the rule the summary uses (%3)")
+                                     .arg(fileNameOf(w))
+                                     .arg(w.trace->size())
+                                     .arg(admission));
     beginRefill();
     double lo = std::numeric_limits<double>::infinity(), hi = 0;
     for (const auto& c : m_curves) {

@@ -7,9 +7,11 @@
 #include "kvbe/ui/window/file_dialogs.h"
 #include "kvbe/ui/window/wrap_box.h"
 #include "kvbe/ui/workload/capacity_panel.h"
+#include "kvbe/ui/workload/link_chart.h"
 #include "kvbe/ui/workload/plan_section.h"
 #include "kvbe/ui/workload/workload_charts.h"
 
+#include <QBoxLayout>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
@@ -52,6 +54,54 @@ int bytesStep(double bytes) {
 }
 
 } // namespace
+
+// The TTFT tab: the distribution, the links over time and the saturation sentence (core's
+// saturationSentence). Under the distribution where the tab is tall enough for both charts,
+// beside it where it is not (a 1366×768 screen), so that neither the tab nor the window needs
+// more height than the other tabs.
+TtftLinksTab::TtftLinksTab(ChartView* ttft, QWidget* parent) : QWidget(parent), m_ttft(ttft) {
+    setObjectName(QStringLiteral("workloadTtftTab"));
+    m_box = new QBoxLayout(QBoxLayout::LeftToRight, this);
+    m_box->setContentsMargins(0, 0, 0, 0);
+    m_box->setSpacing(4);
+    m_box->addWidget(ttft, 3);
+    m_side = new QWidget(this);
+    auto* sv = new QVBoxLayout(m_side);
+    sv->setContentsMargins(0, 0, 0, 0);
+    sv->setSpacing(2);
+    m_box->addWidget(m_side, 1);
+    m_side->setVisible(false);
+}
+
+QLabel* TtftLinksTab::addLinks(ChartView* links) {
+    links->setMinimumHeight(110);
+    auto* sv = static_cast<QVBoxLayout*>(m_side->layout());
+    sv->addWidget(links, 1);
+    auto* label = new QLabel(m_side);
+    label->setObjectName(QStringLiteral("workloadSaturation"));
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setVisible(false);
+    sv->addWidget(label);
+    m_side->setVisible(true);
+    return label;
+}
+
+void TtftLinksTab::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    // Beside the distribution: a third of the width, at most 380 px.
+    m_side->setMaximumWidth(m_box->direction() == QBoxLayout::LeftToRight
+                                ? std::min(380, width() / 3)
+                                : QWIDGETSIZE_MAX);
+    // Both charts fit above each other, the links with room for their axes, from 640 px.
+    const bool under = height() >= 640;
+    const auto dir = under ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight;
+    if (m_box->direction() == dir) return;
+    m_box->setDirection(dir);
+    m_box->setStretchFactor(m_ttft, under ? 2 : 3);
+    m_box->setStretchFactor(m_side, 1);
+    m_side->setMaximumWidth(under ? QWIDGETSIZE_MAX : std::min(380, width() / 3));
+}
 
 WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
     : QWidget(parent), m_explorer(explorer) {
@@ -133,6 +183,7 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
     m_chartTabs->setObjectName(QStringLiteral("workloadCharts"));
     m_chartTabs->setDocumentMode(true);
     // The trace charts of the chart table, in its order.
+    TtftLinksTab* ttftTab = nullptr;
     for (const QString& key : chartKeys(ChartSource::Trace)) {
         auto* c = qobject_cast<WorkloadChart*>(createChart(key).release());
         m_charts.push_back(c);
@@ -143,6 +194,11 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
             m_chartTabs->addTab(m_capacity, c->title());
         } else if (auto* plan = qobject_cast<PlanChart*>(c)) {
             m_chartTabs->addTab(new PlanSection(plan, &m_explorer->presets(), this), c->title());
+        } else if (qobject_cast<TtftDistributionChart*>(c)) {
+            ttftTab = new TtftLinksTab(c, this);
+            m_chartTabs->addTab(ttftTab, c->title());
+        } else if (qobject_cast<LinkUseChart*>(c) && ttftTab) {
+            m_saturation = ttftTab->addLinks(c);
         } else {
             m_chartTabs->addTab(c, c->title());
         }
@@ -511,6 +567,10 @@ void WorkloadView::apply(WorkloadPtr w) {
     m_result = std::move(w);
     m_lastSeconds = m_result->replaySeconds + m_result->sweepSeconds;
     m_summary->setText(m_result->summary);
+    if (m_saturation) {
+        m_saturation->setText(m_result->saturation);
+        m_saturation->setVisible(!m_result->saturation.isEmpty());
+    }
     if (!m_result->error.isEmpty())
         showError(m_result->error);
     else
@@ -551,8 +611,12 @@ void WorkloadView::apply(WorkloadPtr w) {
 }
 
 WorkloadChart* WorkloadView::visibleChart() const {
-    const int i = m_chartTabs->currentIndex();
-    return i >= 0 && std::size_t(i) < m_charts.size() ? m_charts[std::size_t(i)] : nullptr;
+    // The first chart the current tab is or holds (the TTFT tab: the distribution, above the
+    // links).
+    const QWidget* page = m_chartTabs->currentWidget();
+    for (auto* c : m_charts)
+        if (page && (c == page || page->isAncestorOf(c))) return c;
+    return nullptr;
 }
 
 void WorkloadView::exportVisible(bool csv) {

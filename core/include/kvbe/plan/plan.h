@@ -70,9 +70,9 @@ struct PlanSetup {
 // minute's reads and writes, and those that last the life limit at its write rate.
 struct PlanDriveNeeds {
     std::string drive;
-    std::int64_t atDrives = 0;        // the configuration they are read from
-    double askedReadBps = 0;          // the reads its hits ask in the busiest minute
-    double writeBps = 0;              // the writes offered in the busiest minute
+    std::int64_t atDrives = 0;                  // the configuration they are read from
+    double askedReadBps = 0;                    // the reads its hits ask in the busiest minute
+    double writeBps = 0;                        // the writes offered in the busiest minute
     double driveReadBps = 0, driveWriteBps = 0; // one drive's
     std::int64_t forBandwidth = 0;
     std::optional<std::int64_t> forEndurance; // none: the drive has no full rating
@@ -138,7 +138,7 @@ struct PlanResult {
     // With a latency limit: the servers were counted, and the fewest GPU-only caching needs.
     bool serversSearched = false;
     std::optional<int> gpuOnlyServers;
-    double durationS = 0; // the trace's
+    double durationS = 0;             // the trace's
     std::vector<std::int64_t> drives; // the drive counts replayed (the grid's, extended)
     std::vector<PlanDriveNeeds> driveNeeds;
     std::size_t replays = 0;

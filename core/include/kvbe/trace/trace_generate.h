@@ -32,7 +32,7 @@ struct TraceGeneratorSpec {
 struct TraceGeneratorStats {
     std::uint64_t requests = 0;
     std::uint64_t bytes = 0;
-    double durationS = 0;      // the last arrival
+    double durationS = 0; // the last arrival
     double meanInputTokens = 0;
 };
 

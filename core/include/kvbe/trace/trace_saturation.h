@@ -17,16 +17,16 @@ namespace kvbe {
 
 struct TierSaturation {
     std::string name;
-    double readBps = 0;              // the tier's read bandwidth
-    double askedMeanBps = 0;         // the reads its hits ask, over the trace
-    double askedPeakBps = 0;         // ... in the busiest bin (a minute)
-    std::uint64_t binsOver = 0;      // bins asking more than readBps
-    std::uint64_t bins = 0;          // bins of the trace
-    double binsOverShare = 0;        // binsOver / bins
-    double carriedMeanShare = 1;     // the share of the asked reads the bandwidth can carry
-    double carriedPeakShare = 1;     // ... in the busiest bin
-    double servedShare = 0;          // hit tokens the rule loaded / those offered (1: none offered)
-    std::optional<double> readBusyMean, readBusyPeak; // the rule's reads (with prefill servers)
+    double readBps = 0;          // the tier's read bandwidth
+    double askedMeanBps = 0;     // the reads its hits ask, over the trace
+    double askedPeakBps = 0;     // ... in the busiest bin (a minute)
+    std::uint64_t binsOver = 0;  // bins asking more than readBps
+    std::uint64_t bins = 0;      // bins of the trace
+    double binsOverShare = 0;    // binsOver / bins
+    double carriedMeanShare = 1; // the share of the asked reads the bandwidth can carry
+    double carriedPeakShare = 1; // ... in the busiest bin
+    double servedShare = 0;      // hit tokens the rule loaded / those offered (1: none offered)
+    std::optional<double> readBusyMean, readBusyPeak;   // the rule's reads (with prefill servers)
     std::optional<double> writeBusyMean, writeBusyPeak; // its writes (with a write bandwidth)
     std::uint64_t writesDropped = 0;
     std::uint64_t blocksDeclinedForBacklog = 0, requestsDeclinedForBacklog = 0;

@@ -108,9 +108,9 @@ struct TtftStats {
 // One link's time over the trace (docs/workload-model.md, "Saturation"): busy seconds in bins of
 // ReplayResult::binS from the first arrival, and their shares.
 struct LinkUse {
-    double busyS = 0;      // Σ busy time (for offered demand: the transfer time asked)
-    double meanShare = 0;  // busyS over the trace's span (the last arrival, or the last transfer)
-    double peakShare = 0;  // the busiest bin's busy time over its length
+    double busyS = 0;     // Σ busy time (for offered demand: the transfer time asked)
+    double meanShare = 0; // busyS over the trace's span (the last arrival, or the last transfer)
+    double peakShare = 0; // the busiest bin's busy time over its length
     std::uint64_t binsOver = 0; // bins whose share is above 1 (offered demand only)
     std::vector<float> share;   // per bin
 };
@@ -131,8 +131,8 @@ struct RuleTierUse {
 struct RuleResult {
     std::string name; // none, gpu-only, always, breakeven, optimal
     TtftStats ttft;
-    double gainShare = 0;               // share of requests faster than under GPU-only caching
-    double lossShare = 0;               // share slower than GPU-only caching
+    double gainShare = 0; // share of requests faster than under GPU-only caching
+    double lossShare = 0; // share slower than GPU-only caching
     // Σ recompute time avoided against no caching, over the requests whose loads beat
     // recomputing everything (their TTFT, at the state they met, below recomputing's).
     double gpuSecondsSaved = 0;

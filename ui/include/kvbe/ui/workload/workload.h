@@ -82,7 +82,9 @@ struct WorkloadResult {
     // server would refuse them.
     std::size_t pastContext = 0;
     QString summary; // the one-sentence answer
-    QString error;   // the replay could not run: why
+    // Whether a tier is the bottleneck and what its bandwidth carries (core's saturationSentence).
+    QString saturation;
+    QString error; // the replay could not run: why
     // No HBM is left for KV by default (the weights fill the GPU, or its memory is unknown) and
     // none is set: the summary says what to do, and these tensor-parallel sizes would hold the
     // weights.

@@ -31,7 +31,26 @@ class QTimer;
 namespace kvbe {
 
 class CapacityPanel;
+class ChartView;
 class WorkloadChart;
+
+// The TTFT tab: the distribution with the links over time and the saturation sentence beside it,
+// or under it where the tab is tall enough (workload_view.cpp).
+class TtftLinksTab : public QWidget {
+    Q_OBJECT
+  public:
+    TtftLinksTab(ChartView* ttft, QWidget* parent);
+    // Adds the links chart and returns the label the sentence goes in.
+    QLabel* addLinks(ChartView* links);
+
+  protected:
+    void resizeEvent(QResizeEvent* e) override;
+
+  private:
+    ChartView* m_ttft;
+    QWidget* m_side = nullptr;
+    class QBoxLayout* m_box = nullptr;
+};
 
 class WorkloadView : public QWidget {
     Q_OBJECT
@@ -94,7 +113,8 @@ class WorkloadView : public QWidget {
     QLabel* m_fileLabel = nullptr;
     QLabel* m_error = nullptr;
     QLabel* m_summary = nullptr;
-    QLabel* m_gpuAdvice = nullptr; // links to the tensor-parallel sizes that hold the weights
+    QLabel* m_gpuAdvice = nullptr;  // links to the tensor-parallel sizes that hold the weights
+    QLabel* m_saturation = nullptr; // whether a tier is the bottleneck
     QLabel* m_timing = nullptr;
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
