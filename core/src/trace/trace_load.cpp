@@ -16,7 +16,7 @@ namespace kvbe {
 
 const char* const kCapacityTtftNote =
     "TTFT = the wait for a prefill server + the load of the cached prefix (from the request's "
-    "arrival, overlapping the wait, sharing each tier's bandwidth with the loads beside it) + "
+    "arrival, overlapping the wait, behind the loads queued before it on each tier's link) + "
     "the recompute of the rest; decode is not modelled (the servers do prefill only)";
 
 namespace {

@@ -290,8 +290,9 @@ QWidget* WorkloadView::buildControls() {
     m_instances->setRange(0, 1024);
     m_instances->setSpecialValueText(tr("no queueing"));
     m_instances->setToolTip(
-        tr("Servers fed first come first served; a load may start while its request waits, and "
-           "loads in flight together share each tier's bandwidth"));
+        tr("Servers fed first come first served; a load may start while its request waits, each "
+           "tier's link serves the loads in arrival order, and optimal admission decides each "
+           "request from the wait and the links' backlog at its arrival"));
     l->setBuddy(m_instances);
     m_ruleCells.push_back({l, m_instances});
     m_writeQueue = new QCheckBox(tr("Write queues"), this);
