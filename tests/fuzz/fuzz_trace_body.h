@@ -7,6 +7,7 @@
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_sim.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -72,9 +73,16 @@ inline int fuzzTrace(const uint8_t* data, size_t size) {
                             times.optimal[i] > times.gpuOnly[i])
                             std::abort();
                     if (c.instances > 0)
-                        for (std::size_t i = 0; i < t->size(); ++i)
+                        for (std::size_t i = 0; i < t->size(); ++i) {
                             if (!(times.queuedAlways[i] >= times.always[i] * (1 - 1e-12)))
                                 std::abort();
+                            // The load-aware rule is never slower than GPU-only caching (up to
+                            // the rounding of the arrival times it adds and subtracts).
+                            const double slack = 1e-9 * (1 + std::abs(t->arrivalS[i]));
+                            if (times.queuedOptimal[i] >
+                                times.queuedGpuOnly[i] * (1 + 1e-9) + slack)
+                                std::abort();
+                        }
                 }
             }
         }

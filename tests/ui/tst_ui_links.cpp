@@ -63,10 +63,10 @@ class TestUiLinks : public QObject {
   private slots:
     void initTestCase() { isolateSettings(); }
 
-    // 12,000 requests, DRAM left out, NVMe 8 TiB, writes that keep up, 8 prefill servers: the links chart shares the TTFT tab, its
-    // dashed line is the reads the hits ask, equal to a replay set up here; the solid one the
-    // reads under the rule; the sentence says the drive is saturated. Without servers there is
-    // no solid line, and the sentence says loads are not queued.
+    // 12,000 requests, DRAM left out, NVMe 8 TiB, writes that keep up, 8 prefill servers: the links
+    // chart shares the TTFT tab, its dashed line is the reads the hits ask, equal to a replay set
+    // up here; the solid one the reads under the rule; the sentence says the drive is saturated.
+    // Without servers there is no solid line, and the sentence says loads are not queued.
     void linksAndTheSentence() {
         QTemporaryDir dir;
         auto w = makeWindow();
@@ -139,8 +139,8 @@ class TestUiLinks : public QObject {
         tabsOf(w)->setCurrentWidget(v);
         auto* section = child<PlanSection>(&*w, QStringLiteral("planSection"));
         child<QTabWidget>(v, QStringLiteral("workloadCharts"))->setCurrentWidget(section);
-        QVERIFY(QTest::qWaitFor([&] { return section->plan() && section->plan()->result; },
-                                180000));
+        QVERIFY(
+            QTest::qWaitFor([&] { return section->plan() && section->plan()->result; }, 180000));
         QVERIFY(settle(*w));
         const PlanResult& r = *section->plan()->result;
         std::size_t bound = 0;

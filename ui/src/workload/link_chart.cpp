@@ -58,8 +58,9 @@ void LinkUseChart::refill() {
     const QString rule = QString::fromStdString(std::string(toString(w.settings.admission)));
     const QString bin = binMin == 1 ? tr("per minute") : tr("per %1 minutes").arg(binMin);
     setTitles(tiers.empty() ? tr("Links: no offload tier") : tr("Links, busy %1").arg(bin),
-              w.settings.instances > 0 ? tr("dashed: reads asked; solid: reads, %1; dotted: writes").arg(rule)
-                                        : tr("dashed: reads asked; dotted: writes"),
+              w.settings.instances > 0
+                  ? tr("dashed: reads asked; solid: reads, %1; dotted: writes").arg(rule)
+                  : tr("dashed: reads asked; dotted: writes"),
               w.settings.instances > 0
                   ? tr("colour: the tier; over 100 %: more than its bandwidth")
                   : tr("colour: the tier; over 100 %: more than its bandwidth; with prefill "
@@ -84,8 +85,8 @@ void LinkUseChart::refill() {
             right = std::max(right, double(t.reads->share.size()) * binMin);
         }
         if (t.writes)
-            line(QStringLiteral("writes/") + k, tr("%1: writes").arg(t.name), col, 1.5,
-                 Qt::DotLine, false)
+            line(QStringLiteral("writes/") + k, tr("%1: writes").arg(t.name), col, 1.5, Qt::DotLine,
+                 false)
                 ->replace(steps(*t.writes, binMin));
     }
     if (!tiers.empty())
@@ -103,9 +104,9 @@ QString LinkUseChart::hoverText(QPointF v) const {
     const double binMin = m_workload->replay->binS / 60;
     const auto b = static_cast<std::size_t>(std::max(0.0, std::floor(v.x() / binMin)));
     auto at = [&](const LinkUse* u) {
-        return u && b < u->share.size() ? QString::number(double(u->share[b]) * 100, 'f', 0) +
-                                              QStringLiteral(" %")
-                                        : QStringLiteral("-");
+        return u && b < u->share.size()
+                   ? QString::number(double(u->share[b]) * 100, 'f', 0) + QStringLiteral(" %")
+                   : QStringLiteral("-");
     };
     QString s = tr("minute %1").arg(double(b) * binMin, 0, 'f', 0);
     for (const auto& t : tiers)
