@@ -46,10 +46,12 @@ void generateTrace(const fs::path& path, std::size_t requests) {
 }
 
 // The replay's speed on the conversation trace on main before issue 39 (commit 12a7a00), as
-// this bench measured it there: the best of 18 runs (6 processes x best of 3, interleaved with
-// this version's on the same shared 2-core machine, load average ~5). The ratios below are
-// this build's against those.
-constexpr double kMainReplayPerS = 36.7e6, kMainQueuedPerS = 18.4e6, kMainServersPerS = 14.4e6;
+// this bench measured it there: the best of 27 runs (9 processes x best of 3), interleaved with
+// this version's (9 processes x best of 15) on the same shared 2-core machine (load average 1.5
+// to 4). This version's best: 37.7, 18.3 and 14.6 M/s (1.00x, 0.97x, 1.00x); medians 37.0, 16.7,
+// 14.0 against main's 34.5, 15.9, 13.1 (1.07x, 1.05x, 1.07x). The ratios below are this build's
+// run against those.
+constexpr double kMainReplayPerS = 37.7e6, kMainQueuedPerS = 18.8e6, kMainServersPerS = 14.6e6;
 
 // CPU time of this thread: the targets are "on one core", and the machines we share are busy,
 // so wall time would measure the neighbours.
