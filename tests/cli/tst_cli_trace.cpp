@@ -244,6 +244,73 @@ class TestCliTrace : public QObject {
             QVERIFY2(err.contains(QString::fromUtf8(part)), qPrintable(err));
     }
 
+    // The reads asked of a tier, by hand: on hand.jsonl (arrivals 0, 1, 2, 3 s) r3 finds 1,024
+    // tokens in DRAM and r4 512; each token of Llama 3.2 3B is 28 layers x 8 KV heads x 128 x 2
+    // (K, V) x 2 bytes of KV, asked over the trace's 3 s. Without prefill servers no link is
+    // queued: no rule's read busy share, and the sentence says so.
+    void replayReportsTheReadsAskedByHand() {
+        const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--gpu-cache", "2blocks",
+                            "--tier", "dram-pcie5=4blocks", "--output", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto o = json(r);
+        QCOMPARE(o["link_bin_s"].toDouble(), 60.0);
+        const auto dram = o["tiers"].toArray()[1].toObject();
+        QCOMPARE(dram["read_Bps"].toDouble(), 55e9);
+        const double bytes = 1536.0 * 28 * 8 * 128 * 2 * 2;
+        const auto asked = dram["reads_asked"].toObject();
+        QVERIFY(close(asked["mean_Bps"].toDouble(), bytes / 3));
+        QVERIFY(close(asked["busiest_minute_Bps"].toDouble(), bytes / 3)); // the 3 s it covers
+        QCOMPARE(asked["minutes"].toInt(), 1);
+        QCOMPARE(asked["minutes_over_bandwidth"].toInt(), 0);
+        for (const auto& rule : o["rules"].toArray()) {
+            const auto use = rule.toObject()["tiers"].toArray()[0].toObject();
+            QCOMPARE(use["name"].toString(), QString("dram-pcie5"));
+            QVERIFY(close(use["hit_tokens_offered"].toDouble(), 1536));
+            QVERIFY(use["read_busy"].isNull());
+        }
+        const auto sat = o["saturation"].toObject();
+        QCOMPARE(sat["rule"].toString(), QString("optimal"));
+        QVERIFY(!sat["tiers"].toArray()[0].toObject()["saturated"].toBool());
+        QVERIFY2(sat["sentence"].toString().startsWith("No tier is saturated"),
+                 qPrintable(sat["sentence"].toString()));
+    }
+
+    // trace generate: the same bytes for the same seed, a trace the replay reads, with prefill
+    // servers each rule's read busy share and the saturation sentence; bad flags a sentence.
+    void generateWritesATraceTheReplayReads() {
+        QTemporaryDir dir;
+        const QString a = dir.filePath("a.jsonl"), b = dir.filePath("b.jsonl");
+        for (const QString& f : {a, b}) {
+            const auto g = cli({"trace", "generate", "--requests", "3000", "--seed", "5", "--rate",
+                                "40", "--out", f});
+            QCOMPARE(g.exitCode, 0);
+            QVERIFY2(g.out.contains("wrote 3,000 requests"), g.out.constData());
+        }
+        QFile fa(a), fb(b);
+        QVERIFY(fa.open(QIODevice::ReadOnly) && fb.open(QIODevice::ReadOnly));
+        const QByteArray bytes = fa.readAll();
+        QCOMPARE(bytes.count('\n'), 3000);
+        QVERIFY(bytes == fb.readAll());
+        const auto r = cli({"trace", "replay", a, "--tier", "nvme-gen5=8TB", "--instances", "4",
+                            "--output", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto o = json(r);
+        QCOMPARE(o["requests"].toInt(), 3000);
+        const auto opt = o["rules"].toArray()[4].toObject();
+        QCOMPARE(opt["rule"].toString(), QString("optimal"));
+        const auto busy = opt["tiers"].toArray()[0].toObject()["read_busy"].toObject();
+        QVERIFY(busy["mean_share"].toDouble() > 0 && busy["busiest_minute_share"].toDouble() <= 1);
+        QVERIFY(!o["saturation"].toObject()["sentence"].toString().isEmpty());
+
+        const auto none = cli({"trace", "generate", "--requests", "0", "--out", a});
+        QVERIFY(none.exitCode != 0);
+        QVERIFY2(none.err.contains("requests: expected 1 or more"), none.err.constData());
+        const auto nowhere = cli({"trace", "generate", "--requests", "10", "--out",
+                                  dir.filePath("no/such/dir/t.jsonl")});
+        QVERIFY(nowhere.exitCode != 0);
+        QVERIFY2(nowhere.err.contains("cannot be written"), nowhere.err.constData());
+    }
+
     void badOptionsExitWithASentence_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<int>("code");

@@ -101,6 +101,25 @@ class TestCliTracePlan : public QObject {
             QVERIFY(v.toObject()["capex_usd"].toDouble() >= capex);
             capex = v.toObject()["capex_usd"].toDouble();
         }
+        // The drives each preset needs, from the figures beside them: for bandwidth the busiest
+        // minute's reads and writes over one drive's; the grid reaches the larger need.
+        const auto counts = o["drive_counts"].toArray();
+        QVERIFY(!counts.isEmpty());
+        const auto needs = o["drive_needs"].toArray();
+        QVERIFY(!needs.isEmpty());
+        for (const auto& v : needs) {
+            const auto d = v.toObject();
+            const double reads =
+                std::ceil(d["busiest_minute_read_Bps"].toDouble() / d["drive_read_Bps"].toDouble());
+            const double writes = std::ceil(d["busiest_minute_write_Bps"].toDouble() /
+                                            d["drive_write_Bps"].toDouble());
+            QCOMPARE(d["drives_for_bandwidth"].toInt(), int(std::max({1.0, reads, writes})));
+            const int most =
+                std::max(d["drives_for_bandwidth"].toInt(), d["drives_for_endurance"].toInt());
+            QVERIFY2(counts.last().toInt() >= most, qPrintable(d["drive"].toString()));
+        }
+        for (const auto& v : front)
+            QVERIFY(v.toObject().contains("bandwidth_bound"));
     }
 
     // With --slo-p99 every configuration has its servers and GPUs saved against GPU-only
