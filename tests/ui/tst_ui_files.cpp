@@ -5,7 +5,7 @@
 
 #include "kvbe/calibration/calibration.h"
 #include "kvbe/files/file_kind.h"
-#include "kvbe/ui/window/file_dialogs.h"
+#include "kvbe/ui/widgets/file_dialogs.h"
 
 #include <QDropEvent>
 #include <QMimeData>

@@ -6,13 +6,13 @@
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_legend.h"
+#include "kvbe/ui/charts/workload_charts.h"
 #include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/probes/probe_panel.h"
 #include "kvbe/ui/scenario/number_field.h"
 #include "kvbe/ui/scenario/scenario_panel.h"
 #include "kvbe/ui/scenario/tier_table_model.h"
 #include "kvbe/ui/window/main_window.h"
-#include "kvbe/ui/workload/workload_charts.h"
 #include "kvbe/ui/workload/workload_view.h"
 
 #include <QCheckBox>

@@ -3,7 +3,7 @@
 // markers that hide their series, log/linear axes, themes, and labels pinned to data points.
 #pragma once
 
-#include "kvbe/ui/scenario/scenario_result.h"
+#include "kvbe/ui/results/scenario_result.h"
 
 #include <QChartView>
 #include <QHash>

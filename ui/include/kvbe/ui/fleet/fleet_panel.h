@@ -8,7 +8,7 @@
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/fleet/calibration_importer.h"
 #include "kvbe/ui/fleet/fleet_model.h"
-#include "kvbe/ui/window/ask.h"
+#include "kvbe/ui/widgets/ask.h"
 
 #include <QWidget>
 

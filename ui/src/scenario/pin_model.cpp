@@ -1,4 +1,4 @@
-#include "kvbe/ui/compare/pin_model.h"
+#include "kvbe/ui/scenario/pin_model.h"
 
 namespace kvbe {
 

@@ -10,7 +10,7 @@
 
 #include "kvbe/plan/plan.h"
 #include "kvbe/scenario/presets.h"
-#include "kvbe/ui/workload/workload_charts.h"
+#include "kvbe/ui/charts/workload_charts.h"
 
 #include <QColor>
 #include <QString>

@@ -1,9 +1,9 @@
-#include "kvbe/ui/workload/plan_chart.h"
+#include "kvbe/ui/charts/plan_chart.h"
 
 #include "kvbe/base/units.h"
 #include "kvbe/plan/plan_report.h"
 #include "kvbe/plan/plan_setup.h"
-#include "kvbe/ui/qt_error.h"
+#include "kvbe/ui/widgets/qt_error.h"
 
 #include <QFileInfo>
 #include <QLineSeries>

@@ -1,4 +1,4 @@
-#include "kvbe/ui/workload/workload.h"
+#include "kvbe/ui/results/workload_result.h"
 
 #include "kvbe/base/units.h"
 #include "kvbe/trace/trace_setup.h"

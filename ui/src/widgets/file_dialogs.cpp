@@ -1,4 +1,4 @@
-#include "kvbe/ui/window/file_dialogs.h"
+#include "kvbe/ui/widgets/file_dialogs.h"
 
 #include <QFileInfo>
 #include <QStringList>

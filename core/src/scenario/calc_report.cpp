@@ -1,4 +1,4 @@
-#include "kvbe/cost/report.h"
+#include "kvbe/scenario/calc_report.h"
 
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/text_table.h"

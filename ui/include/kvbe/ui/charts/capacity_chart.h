@@ -6,7 +6,7 @@
 #pragma once
 
 #include "kvbe/trace/trace_capacity.h"
-#include "kvbe/ui/workload/workload_charts.h"
+#include "kvbe/ui/charts/workload_charts.h"
 
 #include <QString>
 

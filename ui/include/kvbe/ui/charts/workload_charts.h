@@ -5,7 +5,7 @@
 #pragma once
 
 #include "kvbe/ui/charts/chart_view.h"
-#include "kvbe/ui/workload/workload.h"
+#include "kvbe/ui/results/workload_result.h"
 
 #include <vector>
 

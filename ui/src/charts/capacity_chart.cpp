@@ -1,8 +1,8 @@
-#include "kvbe/ui/workload/capacity_chart.h"
+#include "kvbe/ui/charts/capacity_chart.h"
 
 #include "kvbe/base/units.h"
 #include "kvbe/trace/trace_capacity_report.h"
-#include "kvbe/ui/qt_error.h"
+#include "kvbe/ui/widgets/qt_error.h"
 
 #include <QFileInfo>
 #include <QLineSeries>

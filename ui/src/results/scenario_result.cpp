@@ -1,4 +1,4 @@
-#include "kvbe/ui/scenario/scenario_result.h"
+#include "kvbe/ui/results/scenario_result.h"
 
 #include "kvbe/base/units.h"
 

@@ -1,7 +1,7 @@
 // The pinned scenarios: ghost overlays the charts draw under the current one.
 #pragma once
 
-#include "kvbe/ui/scenario/scenario_result.h"
+#include "kvbe/ui/results/scenario_result.h"
 
 #include <QAbstractListModel>
 

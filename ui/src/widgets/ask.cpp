@@ -1,4 +1,4 @@
-#include "kvbe/ui/window/ask.h"
+#include "kvbe/ui/widgets/ask.h"
 
 #include <QGuiApplication>
 

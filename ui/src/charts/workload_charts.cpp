@@ -1,4 +1,4 @@
-#include "kvbe/ui/workload/workload_charts.h"
+#include "kvbe/ui/charts/workload_charts.h"
 
 #include "kvbe/base/statistics.h"
 #include "kvbe/base/units.h"

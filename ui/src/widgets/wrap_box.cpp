@@ -1,4 +1,4 @@
-#include "kvbe/ui/window/wrap_box.h"
+#include "kvbe/ui/widgets/wrap_box.h"
 
 #include <QBoxLayout>
 #include <QResizeEvent>
