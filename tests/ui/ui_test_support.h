@@ -42,7 +42,7 @@ namespace kvbe::test {
 inline void isolateSettings() {
     QStandardPaths::setTestModeEnabled(true);
     // One store per suite: ctest -j runs suites side by side, and a shared one let a suite's
-    // saved scenario open in another suite's window (tst_ui_trust saw 35 % for 50 %).
+    // saved scenario open in another suite's window (one suite's window once showed 35 % for 50 %).
     QCoreApplication::setOrganizationName(QStringLiteral("kvbe-tests"));
     QCoreApplication::setApplicationName(
         QFileInfo(QCoreApplication::applicationFilePath()).completeBaseName());
@@ -68,6 +68,11 @@ inline const Presets& presets() {
         return *r;
     }();
     return p;
+}
+
+// The GPU's preset name as the window's labels shorten it ("H200 SXM 141GB").
+inline QString gpuLabel(const char* key) {
+    return QString::fromStdString(presets().findGpu(key)->name).remove(QStringLiteral("NVIDIA "));
 }
 
 inline std::unique_ptr<MainWindow> makeWindow() {

@@ -1,23 +1,11 @@
-// The smaller points. No "Logarithms of zero" on the console, the log-axis
-// button says what the chart shows after a restart, the tier table writes bandwidths with a
-// sensible precision, a custom tier is pipelined like the NVMe presets, a stale error leaves the
-// status bar after a successful open, and export dialogs remember their folder.
-#include "kvbe/ui/scenario/scenario_panel.h"
+// The charts' value axes: no "Logarithms of zero" on the console whatever the scenario does under a
+// log axis, and the log-axis button says what the chart shows after a restart.
 #include "ui_test_support.h"
 
 #include <QAction>
 #include <QApplication>
-#include <QFileDialog>
 #include <QMenu>
-#include <QMenuBar>
-#include <QStatusBar>
-#include <QTabWidget>
-#include <QTableView>
-#include <QTemporaryDir>
-#include <QTimer>
 #include <QToolButton>
-
-#include <functional>
 
 using namespace kvbe;
 using namespace kvbe::test;
@@ -34,28 +22,12 @@ void recordWarnings(QtMsgType type, const QMessageLogContext& ctx, const QString
     if (g_previous) g_previous(type, ctx, msg);
 }
 
-// Answers the next file dialog once it is open: the static QFileDialog functions run their own
-// event loop, so the answer comes from a timer that looks for the modal dialog, a bounded number
-// of times (the dialog is up after the first few events; no wall-clock wait).
-void answerNextFileDialog(std::function<void(QFileDialog*)> answer, int tries = 1000) {
-    QTimer::singleShot(0, qApp, [answer = std::move(answer), tries]() mutable {
-        if (auto* d = qobject_cast<QFileDialog*>(QApplication::activeModalWidget()))
-            answer(d);
-        else if (tries > 0)
-            answerNextFileDialog(std::move(answer), tries - 1);
-    });
-}
-
 } // namespace
 
-class TestPolish : public QObject {
+class TestUiChartAxes : public QObject {
     Q_OBJECT
   private slots:
-    void initTestCase() {
-        isolateSettings();
-        // Qt's own file dialog, which a test can find and answer, on every platform.
-        QApplication::setAttribute(Qt::AA_DontUseNativeDialogs);
-    }
+    void initTestCase() { isolateSettings(); }
     void init() { QSettings().clear(); }
 
     // The console logged "Logarithms of zero" 11 times. Every path that did,
@@ -151,46 +123,6 @@ class TestPolish : public QObject {
                                                     .arg(warnings.join(QStringLiteral(" | ")))));
     }
 
-    // Export dialogs open in the folder of the last export, also in a window opened later.
-    void exportDialogsRememberTheirFolder() {
-        QTemporaryDir dir;
-        QVERIFY(dir.isValid());
-        const QString folder = QFileInfo(dir.path()).canonicalFilePath();
-        {
-            auto w = makeWindow();
-            QString startedIn;
-            answerNextFileDialog([&](QFileDialog* d) {
-                startedIn = d->directory().canonicalPath();
-                d->selectFile(QDir(folder).filePath(QStringLiteral("breakeven.svg")));
-                static_cast<QDialog*>(d)->accept(); // QFileDialog::accept is protected
-            });
-            auto* svg = menuAction(w.get(), QStringLiteral("Chart as SVG"));
-            QVERIFY(svg);
-            svg->trigger();
-            QVERIFY2(!startedIn.isEmpty(), "no file dialog opened");
-            // A fresh settings store has no folder yet: not the one chosen now.
-            QVERIFY(startedIn != folder);
-            QVERIFY(QFile::exists(QDir(folder).filePath(QStringLiteral("breakeven.svg"))));
-        }
-        // A new window, as after a restart: the image and the data dialogs start there.
-        auto w = makeWindow();
-        for (const char* action : {"Chart data as CSV", "Chart as SVG"}) {
-            QString startedIn, proposed;
-            answerNextFileDialog([&](QFileDialog* d) {
-                startedIn = d->directory().canonicalPath();
-                proposed = d->selectedFiles().value(0);
-                d->reject();
-            });
-            auto* a = menuAction(w.get(), QLatin1String(action));
-            QVERIFY(a);
-            a->trigger();
-            QVERIFY2(!startedIn.isEmpty(), action);
-            QCOMPARE(startedIn, folder);
-            QVERIFY2(QFileInfo(proposed).canonicalPath() == folder || proposed.startsWith(folder),
-                     qPrintable(proposed));
-        }
-    }
-
     void theLogAxisButtonMatchesTheChartAfterARestart() {
         QSettings().setValue(QStringLiteral("window/tab"), 1); // the fraction chart: linear
         auto w = makeWindow();
@@ -200,46 +132,7 @@ class TestPolish : public QObject {
         QVERIFY(logY);
         QCOMPARE(logY->isChecked(), c->logY());
     }
-
-    void tierBandwidthsReadWithASensiblePrecision() {
-        auto w = makeWindow();
-        Scenario s = explorerOf(w)->scenario();
-        s.tiers[1].bandwidthGBps = 12.5031;
-        explorerOf(w)->edit(s, QStringLiteral("measured"));
-        auto* table = w->findChild<QTableView*>(QStringLiteral("tierView"));
-        QVERIFY(table);
-        const QModelIndex idx = table->model()->index(1, 1);
-        QCOMPARE(idx.data(Qt::DisplayRole).toString(), QStringLiteral("12.5"));
-        // Edited, the value is whole.
-        QCOMPARE(idx.data(Qt::EditRole).toString(), QStringLiteral("12.5031"));
-    }
-
-    void aCustomTierIsPipelinedLikeTheNvmePresets() {
-        auto w = makeWindow();
-        auto* add = w->findChild<QToolButton*>(QStringLiteral("addTier"));
-        QVERIFY(add && add->menu());
-        QAction* custom = nullptr;
-        for (QAction* a : add->menu()->actions())
-            if (a->text().startsWith(QStringLiteral("Custom"))) custom = a;
-        QVERIFY(custom);
-        custom->trigger();
-        w->refreshNow();
-        const auto& tiers = explorerOf(w)->scenario().tiers;
-        QCOMPARE(QString::fromStdString(std::string(toString(tiers.back().staging))),
-                 QString::fromStdString(std::string(toString(Staging::Pipelined))));
-    }
-
-    void aSuccessfulOpenClearsAStaleError() {
-        QTemporaryDir dir;
-        auto w = makeWindow();
-        const QString file = dir.filePath(QStringLiteral("a.kvbe.json"));
-        QVERIFY(w->saveScenario(file).ok());
-        w->statusBar()->showMessage(QStringLiteral("an error from before"));
-        QVERIFY(w->openFile(file).ok());
-        QVERIFY2(!w->statusBar()->currentMessage().contains(QStringLiteral("an error from before")),
-                 qPrintable(w->statusBar()->currentMessage()));
-    }
 };
 
-QTEST_MAIN(TestPolish)
-#include "tst_ui_polish.moc"
+QTEST_MAIN(TestUiChartAxes)
+#include "tst_ui_chart_axes.moc"

@@ -1,12 +1,17 @@
-// Crowded charts: with a trace open, the Fleet files imported and their dock unfolded, and a pin,
-// every chart of every tab keeps at least half of its height for the plot, cuts no title, axis
-// title or tick label short, and places its labels where they cover neither one another nor the
-// legend, on a laptop's 1366×768, on 1600×1000 and on 2560×1600 at ×2 (1280×800 in Qt's pixels).
+// How a chart lays out its plot, titles and labels. Crowded: with a trace open, the Fleet files
+// imported and their dock unfolded, and a pin, every chart of every tab keeps at least half of its
+// height for the plot, cuts no title, axis title or tick label short, and places its labels where
+// they cover neither one another nor the legend, on a laptop's 1366×768, on 1600×1000 and on
+// 2560×1600 at ×2 (1280×800 in Qt's pixels). In presentation mode the titles are whole; on the dark
+// theme the labels keep their contrast.
 #include "ui_test_support.h"
 
 #include <QApplication>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
+
+#include <algorithm>
+#include <cmath>
 
 using namespace kvbe;
 using namespace kvbe::test;
@@ -74,12 +79,26 @@ QStringList crowding(ChartView* c, const QString& where) {
     return out;
 }
 
+// WCAG 2's contrast ratio, worked out here from its definition.
+double contrastRatio(const QColor& a, const QColor& b) {
+    const auto channel = [](double v) {
+        return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    const auto lum = [&](const QColor& c) {
+        return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) +
+               0.0722 * channel(c.blueF());
+    };
+    const double x = lum(a), y = lum(b);
+    return (std::max(x, y) + 0.05) / (std::min(x, y) + 0.05);
+}
+
 } // namespace
 
-class TestUiCrowding : public QObject {
+class TestUiChartLayout : public QObject {
     Q_OBJECT
   private slots:
     void initTestCase() { isolateSettings(); }
+    void init() { QSettings().clear(); }
     void cleanup() { QTRY_VERIFY(QApplication::topLevelWidgets().isEmpty()); }
 
     void everyChartKeepsHalfItsHeight_data() {
@@ -131,7 +150,62 @@ class TestUiCrowding : public QObject {
                                                     .arg(problems.size())
                                                     .arg(problems.value(0))));
     }
+
+    // F5 on a 1366×768 screen: the chart alone at that size in presentation style; its title
+    // (the frontier map's long one too), axis titles and labels are whole.
+    void titlesAreWholeInPresentationMode() {
+        auto w = makeWindow();
+        w->refreshNow();
+        for (const char* key : {"breakeven", "frontier", "ttft"}) {
+            auto* source = chartOf(w, QString::fromLatin1(key));
+            source->setChartStyle(ChartStyle{false, true});
+            auto c = createChart(QString::fromLatin1(key));
+            c->setAttribute(Qt::WA_DontShowOnScreen);
+            c->resize(1366, 768);
+            c->show();
+            QApplication::processEvents();
+            c->copyStateFrom(*source);
+            QTest::qWait(50);
+            for (QGraphicsItem* i : c->scene()->items())
+                if (auto* t = dynamic_cast<QGraphicsTextItem*>(i); t && t->isVisible()) {
+                    const QString text = t->toPlainText();
+                    QVERIFY2(!text.contains(QChar(0x2026)) && !text.contains(QLatin1String("...")),
+                             qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(key), text)));
+                }
+            source->setChartStyle(ChartStyle{});
+        }
+    }
+
+    // The dark theme: every label pinned to a point reads at 4.5 : 1 or better on the chart.
+    void labelsKeepTheirContrastOnTheDarkTheme() {
+        auto w = makeWindow();
+        w->setDark(true);
+        w->refreshNow();
+        for (const char* key : {"breakeven", "fraction", "models"}) {
+            auto* c = chartOf(w, QString::fromLatin1(key));
+            tabsOf(w)->setCurrentWidget(c);
+            w->refreshNow();
+            // The background as painted: the median of the chart's pixels.
+            const QImage img = c->grab().toImage();
+            std::vector<QRgb> px;
+            for (int y = 0; y < img.height(); y += 7)
+                for (int x = 0; x < img.width(); x += 7)
+                    px.push_back(img.pixel(x, y));
+            std::sort(px.begin(), px.end(), [](QRgb a, QRgb b) { return qGray(a) < qGray(b); });
+            const QColor background = QColor(px[px.size() / 2]);
+            int labels = 0;
+            for (QGraphicsItem* i : c->scene()->items())
+                if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(i); t && t->zValue() == 20) {
+                    ++labels;
+                    const double r = contrastRatio(t->brush().color(), background);
+                    QVERIFY2(r >= 4.5, qPrintable(QStringLiteral("%1: \"%2\" at %3 : 1")
+                                                      .arg(QLatin1String(key), t->text())
+                                                      .arg(r, 0, 'f', 2)));
+                }
+            QVERIFY2(labels > 0, key);
+        }
+    }
 };
 
-QTEST_MAIN(TestUiCrowding)
-#include "tst_ui_crowding.moc"
+QTEST_MAIN(TestUiChartLayout)
+#include "tst_ui_chart_layout.moc"
