@@ -68,7 +68,6 @@ class ChartView : public QChartView {
 
     // Zoom and pan in data coordinates; reset returns to the range that fits the data.
     void zoomBy(double factor, QPointF centreValue);
-    void zoomToValues(QPointF a, QPointF b);
     void panBy(QPointF pixels);
     void resetZoom();
     bool isZoomed() const { return m_zoomed; }
