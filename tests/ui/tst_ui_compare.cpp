@@ -96,15 +96,6 @@ class TestUiCompare : public QObject {
         QVERIFY(chartOf(w, "breakeven")->hoverText(QPointF(4096, 5)).contains("FP8 KV (pinned)"));
     }
 
-  private:
-    static void pick(MainWindow* w, const QString& kv) {
-        auto* box = panelOf(w).kvDtypeBox();
-        const int i = box->findData(kv);
-        box->setCurrentIndex(i);
-        emit box->activated(i);
-        w->refreshNow();
-    }
-
     void pinAfterAModelChangeIsLabelledFromItsInputs() {
         auto w = makeWindow();
         QVERIFY(panelOf(w).selectModel(k70b));
@@ -146,6 +137,15 @@ class TestUiCompare : public QObject {
         QVERIFY2(
             editWidth >= textWidth,
             qPrintable(QStringLiteral("%1 px for a label of %2 px").arg(editWidth).arg(textWidth)));
+    }
+
+  private:
+    static void pick(MainWindow* w, const QString& kv) {
+        auto* box = panelOf(w).kvDtypeBox();
+        const int i = box->findData(kv);
+        box->setCurrentIndex(i);
+        emit box->activated(i);
+        w->refreshNow();
     }
 };
 
