@@ -5,7 +5,7 @@
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/units.h"
 #include "kvbe/calibration/published.h"
-#include "kvbe/cost/report.h"
+#include "kvbe/scenario/calc_report.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 

@@ -94,7 +94,7 @@ CalibrateStep driveStep(const CalibrateOptions& o, double fileBytes, double dura
     po.fileSize = static_cast<std::uint64_t>(fileBytes);
     po.durationS = durationS;
     po.blockSizes = {probes::kMiB, 4 * probes::kMiB};
-    if (auto kvBlock = probes::kvBlockBytes(o.model)) po.blockSizes.push_back(*kvBlock);
+    if (auto kvBlock = kvBlockBytes(o.model)) po.blockSizes.push_back(*kvBlock);
     po.queueDepths = {1, 32};
     po.model = o.model;
     step.apply = [](Calibration& c, const CollectingSink& sink) {

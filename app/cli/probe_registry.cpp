@@ -20,10 +20,4 @@ std::vector<std::unique_ptr<probes::Probe>> registeredProbes() {
     return p;
 }
 
-std::unique_ptr<probes::Probe> registeredProbe(std::string_view key) {
-    for (auto& p : registeredProbes())
-        if (p->key() == key) return std::move(p);
-    return nullptr;
-}
-
 } // namespace kvbe::cli

@@ -6,14 +6,11 @@
 #include "kvbe/probes/probe.h"
 
 #include <memory>
-#include <string_view>
 #include <vector>
 
 namespace kvbe::cli {
 
 // Every probe with its default settings, in the catalog's order.
 std::vector<std::unique_ptr<probes::Probe>> registeredProbes();
-// The probe with this key; nullptr for one this build does not have.
-std::unique_ptr<probes::Probe> registeredProbe(std::string_view key);
 
 } // namespace kvbe::cli

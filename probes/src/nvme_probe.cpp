@@ -6,7 +6,6 @@
 #include "kvbe/probes/io_target.h"
 #include "kvbe/probes/stop_signal.h"
 #include "kvbe/probes/stream.h"
-#include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 
 #include <algorithm>
@@ -206,26 +205,6 @@ std::vector<std::string> tableFootnotes(const ProbeOptions& o, const NvmePlan& p
 
 std::vector<int> defaultQueueDepths() {
     return {1, 4, 16, 32, 64};
-}
-
-Result<std::uint64_t> kvBlockBytes(const std::string& modelRef) {
-    auto presets = Presets::loadBuiltin();
-    if (!presets) return presets.error();
-    std::string ref = modelRef;
-    std::optional<KvDtype> dtype;
-    if (ref.empty()) {
-        auto scenario = defaultScenario(*presets);
-        if (!scenario) return scenario.error();
-        ref = scenario->model;
-        dtype = scenario->kvDtype;
-    }
-    auto model = resolveModel(ref, *presets);
-    if (!model) return Error{"--model " + ref + ": " + model.message()};
-    const double perToken = model->kvBytesPerToken(dtype.value_or(model->weightDtype));
-    if (!(perToken > 0))
-        return Error{"--model " + ref + ": the model has no KV cache bytes per token"};
-    const auto bytes = static_cast<std::uint64_t>(perToken * kKvBlockTokens);
-    return (bytes + 4095) / 4096 * 4096;
 }
 
 Result<ProbeOptions> NvmeProbe::configure(const ProbeArgs& a) {

@@ -1,4 +1,5 @@
-// Scenarios: the default one, exact JSON round trips, evaluation, and bad files.
+// Scenarios: the default one, exact JSON round trips, evaluation, bad files, and the KV block
+// of a probe's --model.
 #include "kvbe/scenario/scenario.h"
 #include "test_support.h"
 
@@ -291,6 +292,21 @@ class TestScenario : public QObject {
         s.kvDtype = KvDtype::FP8;
         e = evaluate(s, presets());
         QCOMPARE(e->cost.kvBytesPerToken(), 57344.0);
+    }
+
+    void kvBlockOfLlama32_3BIs28MiB() {
+        // 28 layers × 8 KV heads × 128 head dim × 2 (K and V) × 2 bytes (bf16) × 256 tokens.
+        const std::uint64_t expected = 28ull * 8 * 128 * 2 * 2 * 256;
+        QCOMPARE(expected, 28ull * 1024 * 1024);
+        auto named = kvBlockBytes("meta-llama/Llama-3.2-3B");
+        QVERIFY(named.ok());
+        QCOMPARE(*named, expected);
+        auto byDefault = kvBlockBytes(""); // the default scenario's model
+        QVERIFY(byDefault.ok());
+        QCOMPARE(*byDefault, expected);
+        auto missing = kvBlockBytes("no-such/model");
+        QVERIFY(!missing.ok());
+        QVERIFY(missing.message().starts_with("--model no-such/model"));
     }
 };
 

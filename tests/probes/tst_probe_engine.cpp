@@ -179,21 +179,6 @@ class ProbeEngineTest : public QObject {
         QCOMPARE(quantile({7}, 0.99), 7.0);
         QCOMPARE(quantile({}, 0.5), 0.0);
     }
-
-    void kvBlockOfLlama32_3BIs28MiB() {
-        // 28 layers × 8 KV heads × 128 head dim × 2 (K and V) × 2 bytes (bf16) × 256 tokens.
-        const std::uint64_t expected = 28ull * 8 * 128 * 2 * 2 * 256;
-        QCOMPARE(expected, 28 * kMiB);
-        auto named = kvBlockBytes("meta-llama/Llama-3.2-3B");
-        QVERIFY(named.ok());
-        QCOMPARE(*named, expected);
-        auto byDefault = kvBlockBytes(""); // the default scenario's model
-        QVERIFY(byDefault.ok());
-        QCOMPARE(*byDefault, expected);
-        auto missing = kvBlockBytes("no-such/model");
-        QVERIFY(!missing.ok());
-        QVERIFY(missing.message().starts_with("--model no-such/model"));
-    }
 };
 
 QTEST_GUILESS_MAIN(ProbeEngineTest)

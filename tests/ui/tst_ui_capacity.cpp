@@ -7,8 +7,8 @@
 #include "../core/queueing_by_hand.h"
 
 #include "kvbe/trace/trace_capacity.h"
+#include "kvbe/ui/charts/capacity_chart.h"
 #include "kvbe/ui/charts/chart_export.h"
-#include "kvbe/ui/workload/capacity_chart.h"
 #include "kvbe/ui/workload/capacity_panel.h"
 
 #include <QElapsedTimer>

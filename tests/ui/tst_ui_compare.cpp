@@ -1,11 +1,15 @@
 // Pinned scenarios: a pin appears as a ghost overlay in every chart, several can be pinned,
-// and unpinning removes exactly that overlay. The pin list passes QAbstractItemModelTester.
+// and unpinning removes exactly that overlay. The pin list passes QAbstractItemModelTester. A pin
+// after a model change is labelled from its inputs, and the pin dialog is as wide as its label.
 #include "ui_test_support.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QComboBox>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QListView>
+#include <QTimer>
 
 #include "kvbe/ui/scenario/scenario_panel.h"
 
@@ -13,6 +17,8 @@ using namespace kvbe;
 using namespace kvbe::test;
 
 namespace {
+
+const QString k70b = QStringLiteral("meta-llama/Llama-3.3-70B-Instruct");
 
 QStringList pinKeys(const ChartView* c) {
     QStringList out;
@@ -88,6 +94,49 @@ class TestUiCompare : public QObject {
         QVERIFY(chartOf(w, "frontier")->seriesByKey("pin/0/contour"));
         QVERIFY(chartOf(w, "fraction")->seriesByKey("pin/0/f0"));
         QVERIFY(chartOf(w, "breakeven")->hoverText(QPointF(4096, 5)).contains("FP8 KV (pinned)"));
+    }
+
+    void pinAfterAModelChangeIsLabelledFromItsInputs() {
+        auto w = makeWindow();
+        QVERIFY(panelOf(w).selectModel(k70b));
+        panelOf(w).pickGpu(QStringLiteral("h200"));
+        w->refreshNow();
+        QVERIFY(w->pinCurrent(QString())); // the label the window proposes
+        const QString label = explorerOf(w)->pins()->pins().front()->label;
+        const QString expect =
+            QStringLiteral("Llama-3.3-70B-Instruct on %1, u = 50 %, BF16 KV").arg(gpuLabel("h200"));
+        QCOMPARE(label, expect);
+        QVERIFY(chartOf(w, QStringLiteral("breakeven"))
+                    ->seriesByKey(QStringLiteral("pin/0/bstar"))
+                    ->name()
+                    .startsWith(expect));
+        // Nothing about the default's "Llama 3.2 3B on an H100 SXM" is left in the legend.
+        QVERIFY(!chartOf(w, QStringLiteral("breakeven"))
+                     ->seriesByKey(QStringLiteral("pin/0/bstar"))
+                     ->name()
+                     .contains(QStringLiteral("3.2 3B")));
+    }
+
+    // Compare ▸ Pin current scenario… asks with a dialog as wide as the label it proposes.
+    void thePinDialogFitsItsLabel() {
+        auto w = makeWindow();
+        w->show();
+        QAction* pin = menuAction(w.get(), QStringLiteral("Pin current scenario"));
+        QVERIFY(pin);
+        int textWidth = 0, editWidth = 0;
+        QTimer::singleShot(0, [&] {
+            auto* d = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+            if (!d) return;
+            auto* edit = d->findChild<QLineEdit*>();
+            textWidth = edit->fontMetrics().horizontalAdvance(edit->text());
+            editWidth = edit->width();
+            d->reject();
+        });
+        pin->trigger();
+        QVERIFY(textWidth > 0);
+        QVERIFY2(
+            editWidth >= textWidth,
+            qPrintable(QStringLiteral("%1 px for a label of %2 px").arg(editWidth).arg(textWidth)));
     }
 
   private:

@@ -1,14 +1,15 @@
 // What the window does with a file is what the file is (core's classifyFile): open, drop and
 // folder imports read the files core and kvbe-cli read, and the dialogs offer the extensions of
-// core's table of file kinds.
+// core's table of file kinds; a successful open clears a stale error from the status bar.
 #include "ui_test_support.h"
 
 #include "kvbe/calibration/calibration.h"
 #include "kvbe/files/file_kind.h"
-#include "kvbe/ui/window/file_dialogs.h"
+#include "kvbe/ui/widgets/file_dialogs.h"
 
 #include <QDropEvent>
 #include <QMimeData>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QUrl>
 
@@ -124,6 +125,17 @@ class TestUiFiles : public QObject {
         QVERIFY(mayDrop(kFixtures + "traces/hand.jsonl"));
         QVERIFY(mayDrop(kFixtures + "calibration"));
         QVERIFY(!mayDrop(kFixtures + "calibration-sources.md"));
+    }
+
+    void aSuccessfulOpenClearsAStaleError() {
+        QTemporaryDir dir;
+        auto w = makeWindow();
+        const QString file = dir.filePath(QStringLiteral("a.kvbe.json"));
+        QVERIFY(w->saveScenario(file).ok());
+        w->statusBar()->showMessage(QStringLiteral("an error from before"));
+        QVERIFY(w->openFile(file).ok());
+        QVERIFY2(!w->statusBar()->currentMessage().contains(QStringLiteral("an error from before")),
+                 qPrintable(w->statusBar()->currentMessage()));
     }
 };
 

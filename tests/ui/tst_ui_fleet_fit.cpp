@@ -1,17 +1,47 @@
 // The Fleet dock's fit follows the scenario and Clear: node17 fitted while the scenario is
 // Qwen3-32B says so; back on Llama 3.2 3B the fit is made again and says that instead; Clear
 // leaves no fit, no residuals and no fitted curve; and the fit's sentence is whole in a short
-// dock (it scrolls instead of losing its last line).
+// dock (it scrolls instead of losing its last line). The fit is made against the model the node was
+// measured with, an unreliable one is flagged, p* = 0 is explained, and Adopt asks, shows each
+// change and can be undone.
+#include "kvbe/calibration/fit.h"
 #include "ui_test_support.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QTableWidget>
+#include <QTemporaryDir>
+
+#include <fstream>
 
 using namespace kvbe;
 using namespace kvbe::test;
 
 namespace {
+
+const QString kFixtures = QStringLiteral(KVBE_FIXTURES "/calibration");
+const QString k70b = QStringLiteral("meta-llama/Llama-3.3-70B-Instruct");
+
+bool waitImport(FleetPanel* f) {
+    return QTest::qWaitFor([f] { return !f->importing(); }, 60000);
+}
+
+QString fitSummary(FleetPanel* f) {
+    auto* l = f->findChild<QLabel*>(QStringLiteral("fitSummary"));
+    return l ? l->text() : QString();
+}
+
+// The node17 fixture with every cold prefill five times faster than its GPU can run it: the
+// fitted utilisation runs into its bound.
+QString tooFastCalibration(const QTemporaryDir& dir) {
+    const QString path = dir.filePath(QStringLiteral("too-fast.json"));
+    std::ofstream out(path.toStdString());
+    out << R"({"kvbe_calibration":1,"host":"fast","model":"meta-llama/Llama-3.2-3B","kv_dtype":"bf16",)"
+        << R"("prefill":[[1024,0.0012],[8192,0.0042],[32768,0.06]]})";
+    return path;
+}
 
 QLabel* summaryOf(FleetPanel* f) {
     return child<QLabel>(f, QStringLiteral("fitSummary"));
@@ -36,6 +66,7 @@ class TestUiFleetFit : public QObject {
     Q_OBJECT
   private slots:
     void initTestCase() { isolateSettings(); }
+    void init() { QSettings().clear(); }
 
     void theFitFollowsTheScenarioAndClear() {
         auto w = std::make_unique<MainWindow>(presets());
@@ -90,6 +121,107 @@ class TestUiFleetFit : public QObject {
         QVERIFY(!fleet->lastFit().has_value());
         QCOMPARE(summaryOf(fleet)->text(),
                  QStringLiteral("Select a file and fit it to the scenario."));
+    }
+
+    void fitUsesTheModelTheNodeWasMeasuredWith() {
+        auto w = makeWindow();
+        QVERIFY(panelOf(w).selectModel(k70b));
+        w->refreshNow();
+        auto* fleet = fleetPanelOf(w);
+        QVERIFY(w->importCalibrations({kFixtures + QStringLiteral("/kvbe-node17.json")}));
+        QVERIFY(waitImport(fleet));
+        fleet->selectRow(0);
+        const auto st = fleet->fitSelected();
+        QVERIFY2(st.ok(), st.ok() ? "" : st.message().c_str());
+        // The same fit as core's against the scenario with the node's own model.
+        Scenario measured = explorerOf(w)->scenario();
+        measured.model = "meta-llama/Llama-3.2-3B";
+        const auto ref = reference(measured);
+        auto expect = fitCalibration(fleet->model()->at(0).calibration, ref.eval.cost.inputs(),
+                                     ref.eval.tiers);
+        QVERIFY(expect.ok());
+        const auto& fit = *fleet->lastFit();
+        QCOMPARE(*fit.params.utilisation, *expect->params.utilisation);
+        QVERIFY(*fit.params.utilisation < 0.9);
+        QVERIFY(fit.params.rmsRelativeResidual < 0.1);
+        QVERIFY2(fitSummary(fleet).contains(QStringLiteral("Llama-3.2-3B")),
+                 qPrintable(fitSummary(fleet)));
+    }
+
+    void anUnreliableFitIsFlagged() {
+        QTemporaryDir dir;
+        auto w = makeWindow();
+        auto* fleet = fleetPanelOf(w);
+        QVERIFY(w->importCalibrations({tooFastCalibration(dir)}));
+        QVERIFY(waitImport(fleet));
+        fleet->selectRow(0);
+        QVERIFY(fleet->fitSelected().ok());
+        QVERIFY(*fleet->lastFit()->params.utilisation > 0.99);
+        QVERIFY2(fitSummary(fleet).contains(QStringLiteral("Unreliable")),
+                 qPrintable(fitSummary(fleet)));
+        QVERIFY2(fitSummary(fleet).contains(QStringLiteral("at its bound")),
+                 qPrintable(fitSummary(fleet)));
+    }
+
+    void adoptChangesNothingWithoutConfirmationAndUndoRestores() {
+        auto w = makeWindow();
+        auto* fleet = fleetPanelOf(w);
+        QVERIFY(w->importCalibrations({kFixtures + QStringLiteral("/kvbe-node17.json")}));
+        QVERIFY(waitImport(fleet));
+        fleet->selectRow(0);
+        QVERIFY(fleet->fitSelected().ok());
+        const Scenario before = explorerOf(w)->scenario();
+        // Nobody answers (offscreen): nothing changes.
+        fleet->adoptFitted();
+        w->refreshNow();
+        QCOMPARE(explorerOf(w)->scenario(), before);
+
+        // The question shows each change, old → new; "No" changes nothing either.
+        QString details;
+        QMessageBox::StandardButton answer = QMessageBox::No;
+        w->setAsk([&](QWidget*, const Question& q) {
+            details = q.details;
+            return answer;
+        });
+        fleet->adoptFitted();
+        QCOMPARE(explorerOf(w)->scenario(), before);
+        QVERIFY2(details.contains(QStringLiteral("utilisation: 50 % → 44.6 %")),
+                 qPrintable(details));
+        QVERIFY2(
+            details.contains(QStringLiteral("NVMe (PCIe 5.0) bandwidth: 13.5 GB/s → 12.5 GB/s")),
+            qPrintable(details));
+        answer = QMessageBox::Yes;
+        QVERIFY(fleet->adoptFitted().ok());
+        // u changed: the default's name no longer fits, the scenario describes itself.
+        Scenario adopted = adoptFit(before, fleet->lastFit()->params);
+        adopted.name.clear();
+        QCOMPARE(explorerOf(w)->scenario(), adopted);
+
+        QAction* undo = menuAction(w.get(), QStringLiteral("Undo"));
+        QVERIFY(undo);
+        QVERIFY(undo->isEnabled());
+        undo->trigger();
+        QCOMPARE(explorerOf(w)->scenario(), before);
+        QAction* redo = menuAction(w.get(), QStringLiteral("Redo"));
+        QVERIFY(redo);
+        redo->trigger();
+        QCOMPARE(explorerOf(w)->scenario(), adopted);
+    }
+
+    void pStarZeroIsExplained() {
+        auto w = makeWindow();
+        auto* fleet = fleetPanelOf(w);
+        QVERIFY(w->importCalibrations({kFixtures + QStringLiteral("/kvbe-node17.json")}));
+        QVERIFY(waitImport(fleet));
+        fleet->selectRow(0);
+        QVERIFY(fleet->fitSelected().ok());
+        const auto p = fleet->lastFit()->breakevenPrefix.at("nvme");
+        QVERIFY(p);
+        QCOMPARE(*p, 0.0);
+        const QString text = fitSummary(fleet);
+        QVERIFY2(text.contains(QStringLiteral("p* = 0")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("from the first token")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("held at 0")), qPrintable(text));
     }
 };
 

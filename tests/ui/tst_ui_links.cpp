@@ -8,9 +8,9 @@
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_generate.h"
 #include "kvbe/trace/trace_sim.h"
-#include "kvbe/ui/workload/link_chart.h"
+#include "kvbe/ui/charts/link_chart.h"
+#include "kvbe/ui/charts/workload_charts.h"
 #include "kvbe/ui/workload/plan_section.h"
-#include "kvbe/ui/workload/workload_charts.h"
 #include "kvbe/ui/workload/workload_view.h"
 
 #include <QCheckBox>

@@ -1,6 +1,9 @@
 // The window's measured side: probes run through the fake kvbe-cli with their points on the
 // charts, calibration import of every format into the Fleet view, mismatch warnings, fit and
-// adopt, the py-kvcache export, and a 50 MB import that leaves the UI thread free.
+// adopt, the py-kvcache export, and a 50 MB import that leaves the UI thread free. Only a finished
+// run makes a measured tier (one undo away): a cancelled, failed or killed run never reaches the
+// scenario, unless kept on purpose; a drive's tier takes its t_fixed from the read at queue
+// depth 1 and its block sizes read as asked.
 #include "kvbe/calibration/fit.h"
 #include "kvbe/ui/charts/breakeven_chart.h"
 #include "kvbe/ui/charts/chart_legend.h"
@@ -16,7 +19,9 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScatterSeries>
+#include <QSignalSpy>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -71,7 +76,11 @@ class TestMeasured : public QObject {
         isolateSettings();
         useFakeProbe();
     }
-    void init() { resetFakeProbe(); }
+    void init() {
+        QSettings().clear();
+        resetFakeProbe();
+    }
+    void cleanup() { qunsetenv("KVBE_FAKE_PROBE_QD1_US"); }
 
     void driveBandwidthBecomesAMeasuredTier() {
         auto w = makeWindow();
@@ -630,6 +639,104 @@ class TestMeasured : public QObject {
                                                      .arg(longest.ms, 0, 'f', 1)
                                                      .arg(longest.what)
                                                      .arg(bound)));
+    }
+
+    // The fake drive probe reads 4 KiB at queue depth 1 in 224 µs: the measured tier's t_fixed is
+    // 0.224 ms, not a preset's nominal 1 ms shown without "(nominal)". And its 4 MiB blocks read
+    // "4 MiB", not "4.19 MB".
+    void aMeasuredTierTakesItsLatencyAndSizesReadAsAsked() {
+        qputenv("KVBE_FAKE_PROBE_QD1_US", "224");
+        auto w = makeWindow();
+        auto* panel = probePanelOf(w);
+        panel->setProbe(QStringLiteral("nvme-read"));
+        QVERIFY(panel->setOption(QStringLiteral("--dir"), QStringLiteral("/tmp/scratch")));
+        QVERIFY(panel->run());
+        QVERIFY(QTest::qWaitFor([&] { return !panel->anyRunning(); }, 30000));
+        const Scenario& s = explorerOf(w)->scenario();
+        const int t = tierIndex(s, w->measuredTierName(0));
+        QVERIFY(t >= 0);
+        QCOMPARE(s.tiers[size_t(t)].tFixedMs, 0.224);
+        auto* table = child<QTableWidget>(panel, QStringLiteral("runResults0"));
+        QStringList sizes;
+        for (int r = 0; r < table->rowCount(); ++r)
+            sizes << table->item(r, 1)->text();
+        QVERIFY2(sizes.contains(QStringLiteral("4 MiB")) && sizes.contains(QStringLiteral("4 KiB")),
+                 qPrintable(sizes.join(QStringLiteral(", "))));
+    }
+
+    void aFinishedRunBecomesATierThatCanBeUndone() {
+        auto w = makeWindow();
+        const Scenario before = explorerOf(w)->scenario();
+        ProbeRunner* r = probePanelOf(w)->run();
+        QVERIFY(waitRun(r));
+        QCOMPARE(explorerOf(w)->scenario().tiers.size(), before.tiers.size() + 1);
+        QCOMPARE(explorerOf(w)->scenario().tiers.back().bandwidthGBps, 6.5);
+        QVERIFY(w->isWindowModified());
+        child<QAction>(w.get(), QStringLiteral("undo"))->trigger();
+        QCOMPARE(explorerOf(w)->scenario(), before);
+    }
+
+    void aCancelledRunNeverReachesTheScenario() {
+        auto w = makeWindow();
+        const Scenario before = explorerOf(w)->scenario();
+        qputenv("KVBE_FAKE_PROBE", "hang-after:2");
+        ProbeRunner* r = probePanelOf(w)->run();
+        QSignalSpy points(r, &ProbeRunner::point);
+        QVERIFY(QTest::qWaitFor([&] { return points.count() >= 2; }, 10000));
+        w->refreshNow();
+        // Running: drawn as provisional, not a tier of the scenario.
+        QCOMPARE(explorerOf(w)->scenario(), before);
+        auto* live =
+            chartOf(w, QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("running/0"));
+        QVERIFY(live);
+        QVERIFY(live->name().contains(QStringLiteral("running")));
+        QCOMPARE(live->pen().style(), Qt::DashLine);
+        QCOMPARE(live->at(0).y(), 5.25);
+        r->cancel();
+        QVERIFY(waitRun(r));
+        w->refreshNow();
+        QCOMPARE(explorerOf(w)->scenario(), before);
+        QVERIFY(w->measuredTierName(0).isEmpty());
+        QVERIFY(!chartOf(w, QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("running/0")));
+        QVERIFY2(probePanelOf(w)->runStatus(0).contains(QStringLiteral("not used")),
+                 qPrintable(probePanelOf(w)->runStatus(0)));
+
+        // Kept on purpose, it joins the scenario, named for what it is.
+        auto* keep = probePanelOf(w)->findChild<QPushButton*>(QStringLiteral("keepRun0"));
+        QVERIFY(keep);
+        QVERIFY(keep->isVisible() || !keep->isHidden());
+        keep->click();
+        w->refreshNow();
+        QCOMPARE(explorerOf(w)->scenario().tiers.size(), before.tiers.size() + 1);
+        QVERIFY(QString::fromStdString(explorerOf(w)->scenario().tiers.back().name)
+                    .contains(QStringLiteral("stopped")));
+        QCOMPARE(explorerOf(w)->scenario().tiers.back().bandwidthGBps, 5.25);
+    }
+
+    void aFailedRunNeverReachesTheScenario() {
+        auto w = makeWindow();
+        const Scenario before = explorerOf(w)->scenario();
+        qputenv("KVBE_FAKE_PROBE", "fail-after:3");
+        ProbeRunner* r = probePanelOf(w)->run();
+        QVERIFY(waitRun(r));
+        QCOMPARE(r->outcome(), ProbeRunner::Outcome::Failed);
+        w->refreshNow();
+        QCOMPARE(explorerOf(w)->scenario(), before);
+        QVERIFY(!chartOf(w, QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("running/0")));
+    }
+
+    void aRunKilledByClosingDoesNotComeBack() {
+        const size_t nominal = defaultScenario(presets())->tiers.size();
+        {
+            auto w = makeWindow();
+            qputenv("KVBE_FAKE_PROBE", "hang-after:2");
+            ProbeRunner* r = probePanelOf(w)->run();
+            QSignalSpy points(r, &ProbeRunner::point);
+            QVERIFY(QTest::qWaitFor([&] { return points.count() >= 2; }, 10000));
+            w->close();
+        }
+        auto w = makeWindow();
+        QCOMPARE(explorerOf(w)->scenario().tiers.size(), nominal);
     }
 };
 

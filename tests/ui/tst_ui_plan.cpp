@@ -7,7 +7,7 @@
 
 #include "kvbe/plan/plan.h"
 #include "kvbe/ui/charts/chart_export.h"
-#include "kvbe/ui/workload/plan_chart.h"
+#include "kvbe/ui/charts/plan_chart.h"
 #include "kvbe/ui/workload/plan_section.h"
 
 #include <QFile>

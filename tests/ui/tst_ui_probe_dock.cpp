@@ -1,19 +1,32 @@
 // The Probes dock built from the probe catalog: it lists every probe kvbe-cli registers, each
 // option it shows reaches the command line of the process it starts, a group (--dir or --file)
-// passes the member chosen, and empty fields are left to kvbe-cli's defaults.
+// passes the member chosen, and empty fields are left to kvbe-cli's defaults. A finished run's
+// results: a table of its rows with the one that became the tier marked and why, and another row
+// made the tier in one undoable edit.
 #include "kvbe/probe/probe_catalog.h"
 #include "kvbe/ui/probes/probe_panel.h"
+#include "ui_test_support.h"
+
+#include <QAction>
 
 #include <QComboBox>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QProcess>
+#include <QPushButton>
+#include <QTableWidget>
 #include <QtTest>
 
 using namespace kvbe;
+using namespace kvbe::test;
 
 namespace {
+
+bool waitRun(ProbeRunner* r) {
+    return QTest::qWaitFor([r] { return !r->isRunning(); }, 10000);
+}
 
 QStringList dockKeys(const ProbePanel& panel) {
     auto* combo = panel.findChild<QComboBox*>(QStringLiteral("probeChoice"));
@@ -68,8 +81,14 @@ bool hasPair(const QStringList& args, const QString& flag, const QString& value,
 class TestProbeDock : public QObject {
     Q_OBJECT
   private slots:
-    void initTestCase() { qputenv("KVBE_CLI", KVBE_FAKE_PROBE_PATH); }
-    void init() { qunsetenv("KVBE_FAKE_PROBE"); }
+    void initTestCase() {
+        isolateSettings();
+        useFakeProbe();
+    }
+    void init() {
+        QSettings().clear();
+        resetFakeProbe();
+    }
 
     // The probes kvbe-cli has (its own `probe list`), all of them and in its order.
     void dockListsEveryRegisteredProbe() {
@@ -179,6 +198,44 @@ class TestProbeDock : public QObject {
         panel.setDefaultModel(QStringLiteral("acme/scenario-model"));
         QVERIFY(panel.setProbe(probe));
         QCOMPARE(panel.arguments(), args);
+    }
+
+    void theDockShowsTheRunsTableAndWhichRowIsTheTier() {
+        auto w = makeWindow();
+        ProbeRunner* r = probePanelOf(w)->run();
+        QVERIFY(waitRun(r));
+        auto* table = probePanelOf(w)->findChild<QTableWidget*>(QStringLiteral("runResults0"));
+        QVERIFY(table);
+        QCOMPARE(table->rowCount(), 4); // one row per block size × queue depth the probe sent
+        QStringList headers;
+        for (int c = 0; c < table->columnCount(); ++c)
+            headers << table->horizontalHeaderItem(c)->text();
+        for (const char* h : {"GB/s", "IOPS", "p50", "p99", "QD"})
+            QVERIFY2(headers.join(QLatin1Char('|')).contains(QLatin1String(h)), h);
+        const int gbps = int(headers.indexOf(QStringLiteral("GB/s")));
+        const int iops = int(headers.indexOf(QStringLiteral("IOPS")));
+        QCOMPARE(table->item(2, gbps)->text(), QStringLiteral("6.50"));
+        // IOPS = 6.5 GB/s over 4 MiB blocks.
+        QCOMPARE(table->item(2, iops)->text(), QString::number(6.5e9 / 4194304, 'f', 0));
+        // The row that became the tier is marked, and why is said.
+        QVERIFY(table->item(2, 0)->text().contains(QStringLiteral("tier")));
+        for (int row : {0, 1, 3})
+            QVERIFY(!table->item(row, 0)->text().contains(QStringLiteral("tier")));
+        auto* why = probePanelOf(w)->findChild<QLabel*>(QStringLiteral("runTierWhy0"));
+        QVERIFY(why);
+        QVERIFY2(why->text().contains(QStringLiteral("sustained")), qPrintable(why->text()));
+
+        // Another row as the tier: the tier takes its rate, in one undoable edit.
+        const int t = int(explorerOf(w)->scenario().tiers.size()) - 1;
+        table->selectRow(1);
+        auto* use = probePanelOf(w)->findChild<QPushButton*>(QStringLiteral("useRow0"));
+        QVERIFY(use);
+        use->click();
+        QCOMPARE(explorerOf(w)->scenario().tiers[size_t(t)].bandwidthGBps, 5.25);
+        QVERIFY(table->item(1, 0)->text().contains(QStringLiteral("tier")));
+        QVERIFY(!table->item(2, 0)->text().contains(QStringLiteral("tier")));
+        child<QAction>(w.get(), QStringLiteral("undo"))->trigger();
+        QCOMPARE(explorerOf(w)->scenario().tiers[size_t(t)].bandwidthGBps, 6.5);
     }
 };
 

@@ -3,8 +3,8 @@
 #include "ui_test_support.h"
 
 #include "kvbe/calibration/published.h"
+#include "kvbe/ui/results/scenario_result.h"
 #include "kvbe/ui/scenario/scenario_panel.h"
-#include "kvbe/ui/scenario/scenario_result.h"
 #include "kvbe/ui/scenario/tier_table_model.h"
 
 #include <QAction>

@@ -9,8 +9,8 @@
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_sim.h"
 #include "kvbe/ui/charts/chart_export.h"
+#include "kvbe/ui/charts/workload_charts.h"
 #include "kvbe/ui/scenario/scenario_panel.h"
-#include "kvbe/ui/workload/workload_charts.h"
 #include "kvbe/ui/workload/workload_view.h"
 
 #include <QApplication>

@@ -1,11 +1,15 @@
 // The Workload tab's answers a person can act on: a model too big for one GPU gets the
 // tensor-parallel sizes that hold it (a click away) and a GPU slider that gives the HBM for KV,
 // in the window's words; and where the replay and the one-pass capacity curve differ (the write
-// queue drops hits the curve assumes), both figures are shown and told apart.
+// queue drops hits the curve assumes), both figures are shown and told apart; requests longer than
+// the model's context are counted and named.
 #include "ui_test_support.h"
 #include "workload_reference.h"
 
 #include <QApplication>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QSlider>
 
@@ -142,6 +146,35 @@ class TestUiWorkloadAnswers : public QObject {
         QVERIFY2(label.contains(QStringLiteral("%1 points lost to the write backlog")
                                     .arg(hitsKeptUp - hits, 0, 'f', 1)),
                  qPrintable(label));
+    }
+
+    // Mistral 7B (a context of 32,768 tokens) on the conversation trace: the requests longer than
+    // that, counted here from the file, are named after the answer.
+    void requestsPastTheContextAreNamed() {
+        QFile f(QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        int past = 0, all = 0;
+        while (!f.atEnd()) {
+            const QByteArray line = f.readLine().trimmed();
+            if (line.isEmpty()) continue;
+            ++all;
+            past += QJsonDocument::fromJson(line).object().value("input_length").toInt() > 32768;
+        }
+        QVERIFY(past > 0);
+        auto w = makeWindow();
+        Scenario s = explorerOf(w)->scenario();
+        s.model = "mistralai/Mistral-7B-Instruct-v0.3";
+        explorerOf(w)->edit(s, QStringLiteral("Mistral"));
+        QVERIFY(w->openTrace(QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl")));
+        QVERIFY(settle(*w));
+        const QString summary = child<QLabel>(w.get(), QStringLiteral("workloadSummary"))->text();
+        const QString want =
+            QStringLiteral("%1 of the trace's %2 requests (%3 %) are longer than "
+                           "mistralai/Mistral-7B-Instruct-v0.3's context of 32,768 tokens")
+                .arg(past)
+                .arg(all)
+                .arg(100.0 * past / all, 0, 'f', 1);
+        QVERIFY2(summary.contains(want), qPrintable(summary + QStringLiteral("\nwanted: ") + want));
     }
 };
 

@@ -6,13 +6,13 @@
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_legend.h"
+#include "kvbe/ui/charts/workload_charts.h"
 #include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/probes/probe_panel.h"
 #include "kvbe/ui/scenario/number_field.h"
 #include "kvbe/ui/scenario/scenario_panel.h"
 #include "kvbe/ui/scenario/tier_table_model.h"
 #include "kvbe/ui/window/main_window.h"
-#include "kvbe/ui/workload/workload_charts.h"
 #include "kvbe/ui/workload/workload_view.h"
 
 #include <QCheckBox>
@@ -42,7 +42,7 @@ namespace kvbe::test {
 inline void isolateSettings() {
     QStandardPaths::setTestModeEnabled(true);
     // One store per suite: ctest -j runs suites side by side, and a shared one let a suite's
-    // saved scenario open in another suite's window (tst_ui_trust saw 35 % for 50 %).
+    // saved scenario open in another suite's window (one suite's window once showed 35 % for 50 %).
     QCoreApplication::setOrganizationName(QStringLiteral("kvbe-tests"));
     QCoreApplication::setApplicationName(
         QFileInfo(QCoreApplication::applicationFilePath()).completeBaseName());
@@ -68,6 +68,11 @@ inline const Presets& presets() {
         return *r;
     }();
     return p;
+}
+
+// The GPU's preset name as the window's labels shorten it ("H200 SXM 141GB").
+inline QString gpuLabel(const char* key) {
+    return QString::fromStdString(presets().findGpu(key)->name).remove(QStringLiteral("NVIDIA "));
 }
 
 inline std::unique_ptr<MainWindow> makeWindow() {

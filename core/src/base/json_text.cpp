@@ -170,12 +170,6 @@ Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax
     return ss.str();
 }
 
-Result<nlohmann::json> readJsonFile(const std::filesystem::path& path) {
-    auto text = readTextFile(path, kMaxJsonFileBytes);
-    if (!text) return text.error();
-    return parseJsonText(*text, path.string());
-}
-
 Status writeFileAtomically(const std::filesystem::path& path, std::string_view contents) {
     const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
     std::string tmpl = (dir / ("." + path.filename().string() + ".XXXXXX")).string();

@@ -144,10 +144,6 @@ Result<double> parseBytes(std::string_view text) {
                  "'; expected B, KiB, MiB, GiB, TiB (or KB, MB, GB, TB for powers of 1000)"};
 }
 
-Result<std::vector<double>> parseByteList(std::string_view text) {
-    return parseList<double>(text, parseBytes);
-}
-
 Result<std::uint64_t> parseWholeBytes(std::string_view text) {
     auto v = parseBytes(text);
     if (!v) return v.error();

@@ -1,7 +1,7 @@
 #include "kvbe/files/file_kind.h"
 
 #include "kvbe/base/json_text.h"
-#include "kvbe/trace/trace.h"
+#include "kvbe/files/trace_format.h"
 
 #include <algorithm>
 #include <cctype>

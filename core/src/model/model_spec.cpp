@@ -96,6 +96,13 @@ double ModelSpec::kvBytes(double p, KvDtype dtype) const {
     return elems * bytesPerElement(dtype) + fixed;
 }
 
+std::uint64_t ModelSpec::kvBlockBytes(KvDtype dtype) const {
+    const double perToken = kvBytesPerToken(dtype);
+    if (!(perToken > 0)) return 0;
+    const auto bytes = static_cast<std::uint64_t>(perToken * kKvBlockTokens);
+    return (bytes + 4095) / 4096 * 4096;
+}
+
 double ModelSpec::kvBytesPerToken(KvDtype dtype) const {
     double elems = 0;
     double fixed = 0;

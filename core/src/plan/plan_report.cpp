@@ -3,7 +3,7 @@
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
-#include "kvbe/cost/report.h"
+#include "kvbe/scenario/calc_report.h"
 
 #include "plan_text.h"
 

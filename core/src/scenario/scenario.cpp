@@ -280,6 +280,24 @@ Result<Scenario> defaultScenario(const Presets& presets) {
                             presets);
 }
 
+Result<std::uint64_t> kvBlockBytes(const std::string& modelRef) {
+    auto presets = Presets::loadBuiltin();
+    if (!presets) return presets.error();
+    std::string ref = modelRef;
+    std::optional<KvDtype> dtype;
+    if (ref.empty()) {
+        auto scenario = defaultScenario(*presets);
+        if (!scenario) return scenario.error();
+        ref = scenario->model;
+        dtype = scenario->kvDtype;
+    }
+    auto model = resolveModel(ref, *presets);
+    if (!model) return Error{"--model " + ref + ": " + model.message()};
+    const std::uint64_t bytes = model->kvBlockBytes(dtype.value_or(model->weightDtype));
+    if (bytes == 0) return Error{"--model " + ref + ": the model has no KV cache bytes per token"};
+    return bytes;
+}
+
 Result<Evaluation> evaluate(const Scenario& s, const Presets& presets) {
     auto model = resolveModel(s.model, presets);
     if (!model) return model.error();

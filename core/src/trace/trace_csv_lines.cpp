@@ -1,20 +1,13 @@
 // Azure LLM inference CSV and kvbe's own CSV: a header naming the columns, then one request a row.
 #include "trace_line_parsers.h"
 
+#include "kvbe/base/csv.h"
+
 #include <charconv>
 #include <cmath>
 #include <vector>
 
 namespace kvbe::detail {
-
-std::string_view trimCell(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
-    return s;
-}
 
 namespace {
 

@@ -43,7 +43,4 @@ std::unique_ptr<LineParser> makeJsonLineParser(const std::string& source, TraceF
 std::unique_ptr<LineParser> makeCsvLineParser(const std::string& source, TraceFormat format,
                                               double secondsPerUnit);
 
-// A CSV cell or a line without the blanks (and a cell's quotes) around it.
-std::string_view trimCell(std::string_view s);
-
 } // namespace kvbe::detail

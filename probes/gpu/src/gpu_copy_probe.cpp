@@ -6,8 +6,8 @@
 // the data is staged, so a host thread queuing it behind a held stream would wait for itself.
 #include "cuda_device.h"
 #include "kvbe/gpu/gpu_probes.h"
-#include "kvbe/probes/nvme_probe.h"
 #include "kvbe/probes/stop_signal.h"
+#include "kvbe/scenario/scenario.h"
 #include "probe_util.h"
 
 #include <cstring>
@@ -196,7 +196,7 @@ probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions& options,
     std::uint64_t kvBlock = 0;
     if (s.sizes.empty()) {
         s.sizes = defaultCopySizes();
-        auto kv = probes::kvBlockBytes(s.model);
+        auto kv = kvBlockBytes(s.model);
         if (!kv) return reportFailure(sink, ExitCode::BadInput, kv.message());
         kvBlock = *kv;
         if (kvBlock <= kMaxCopyBytes) s.sizes.push_back(kvBlock);
@@ -210,7 +210,7 @@ probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions& options,
     nlohmann::ordered_json params;
     params["sizes"] = s.sizes;
     params["kv_block_bytes"] = kvBlock;
-    params["kv_block_tokens"] = probes::kKvBlockTokens;
+    params["kv_block_tokens"] = kKvBlockTokens;
     params["model"] = s.model;
     params["pinned"] = s.pinned;
     params["pageable"] = s.pageable;
@@ -299,8 +299,8 @@ probes::ProbeOutcome GpuCopyProbe::run(const probes::ProbeOptions& options,
     table.footnotes.push_back(
         "both ways: the sum of the two directions, copied at once on two streams");
     if (kvBlock)
-        table.footnotes.push_back("KV block: " + std::to_string(probes::kKvBlockTokens) +
-                                  " tokens of " + s.model + " = " + probes::formatBlock(kvBlock));
+        table.footnotes.push_back("KV block: " + std::to_string(kKvBlockTokens) + " tokens of " +
+                                  s.model + " = " + probes::formatBlock(kvBlock));
     sink.table(table);
 
     nlohmann::ordered_json summary;

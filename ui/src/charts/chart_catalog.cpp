@@ -1,14 +1,14 @@
 #include "kvbe/ui/charts/chart_catalog.h"
 
 #include "kvbe/ui/charts/breakeven_chart.h"
+#include "kvbe/ui/charts/capacity_chart.h"
 #include "kvbe/ui/charts/fraction_chart.h"
 #include "kvbe/ui/charts/frontier_chart.h"
+#include "kvbe/ui/charts/link_chart.h"
 #include "kvbe/ui/charts/model_size_chart.h"
+#include "kvbe/ui/charts/plan_chart.h"
 #include "kvbe/ui/charts/ttft_chart.h"
-#include "kvbe/ui/workload/capacity_chart.h"
-#include "kvbe/ui/workload/link_chart.h"
-#include "kvbe/ui/workload/plan_chart.h"
-#include "kvbe/ui/workload/workload_charts.h"
+#include "kvbe/ui/charts/workload_charts.h"
 
 #include <QCoreApplication>
 

@@ -1,7 +1,7 @@
 #include "kvbe/ui/charts/chart_export.h"
 
 #include "kvbe/ui/charts/chart_catalog.h"
-#include "kvbe/ui/qt_error.h"
+#include "kvbe/ui/widgets/qt_error.h"
 
 #include <QApplication>
 #include <QFile>

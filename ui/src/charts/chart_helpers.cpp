@@ -1,7 +1,7 @@
 #include "kvbe/ui/charts/chart_view.h"
 
 #include "kvbe/base/units.h"
-#include "kvbe/cost/report.h"
+#include "kvbe/scenario/calc_report.h"
 
 #include <algorithm>
 #include <cmath>

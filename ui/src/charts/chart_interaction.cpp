@@ -24,14 +24,6 @@ void ChartView::zoomBy(double factor, QPointF centreValue) {
     layoutOverlays();
 }
 
-void ChartView::zoomToValues(QPointF a, QPointF b) {
-    const QRectF r = QRectF(toPixel(a), toPixel(b)).normalized();
-    if (r.width() < 3 || r.height() < 3) return;
-    chart()->zoomIn(r);
-    m_zoomed = true;
-    layoutOverlays();
-}
-
 void ChartView::panBy(QPointF pixels) {
     chart()->scroll(-pixels.x(), pixels.y());
     m_zoomed = true;

@@ -1,7 +1,7 @@
 #include "kvbe/ui/compare/pin_comparison.h"
 
 #include "kvbe/base/units.h"
-#include "kvbe/ui/qt_error.h"
+#include "kvbe/ui/widgets/qt_error.h"
 
 #include <QRegularExpression>
 

@@ -2,7 +2,7 @@
 
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/compare/pin_table_csv.h"
-#include "kvbe/ui/qt_error.h"
+#include "kvbe/ui/widgets/qt_error.h"
 
 #include <QFileInfo>
 #include <QFontMetricsF>

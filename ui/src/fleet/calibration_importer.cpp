@@ -1,7 +1,7 @@
 #include "kvbe/ui/fleet/calibration_importer.h"
 
 #include "kvbe/files/file_kind.h"
-#include "kvbe/ui/scenario/scenario_result.h"
+#include "kvbe/ui/results/scenario_result.h"
 
 #include <QThread>
 

@@ -34,11 +34,6 @@ int FleetModel::pstarColumn(const std::string& tier) const {
     return it == m_tiers.end() ? -1 : FixedColumns + 2 * int(it - m_tiers.begin());
 }
 
-int FleetModel::tFixedColumn(const std::string& tier) const {
-    const int c = pstarColumn(tier);
-    return c < 0 ? -1 : c + 1;
-}
-
 QVariant FleetModel::headerData(int section, Qt::Orientation o, int role) const {
     if (o != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= columnCount())
         return QAbstractTableModel::headerData(section, o, role);

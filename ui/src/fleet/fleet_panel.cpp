@@ -3,7 +3,7 @@
 #include "kvbe/calibration/pykvcache.h"
 #include "kvbe/ui/fleet/fleet_drawing.h"
 #include "kvbe/ui/scenario/explorer.h"
-#include "kvbe/ui/window/file_dialogs.h"
+#include "kvbe/ui/widgets/file_dialogs.h"
 
 #include <QFileDialog>
 #include <QFileInfo>

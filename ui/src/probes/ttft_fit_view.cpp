@@ -121,8 +121,4 @@ void TtftFitView::showResult(const ProbeResult& r) {
     show();
 }
 
-QString TtftFitView::fitText() const {
-    return m_fit->text();
-}
-
 } // namespace kvbe

@@ -3,7 +3,7 @@
 #include "kvbe/base/csv.h"
 #include "kvbe/base/interpolation.h"
 #include "kvbe/base/units.h"
-#include "kvbe/ui/window/file_dialogs.h"
+#include "kvbe/ui/widgets/file_dialogs.h"
 
 #include <QFile>
 #include <QFileDialog>

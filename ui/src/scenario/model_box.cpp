@@ -2,7 +2,7 @@
 
 #include "kvbe/base/units.h"
 #include "kvbe/model/config_reader.h"
-#include "kvbe/ui/window/file_dialogs.h"
+#include "kvbe/ui/widgets/file_dialogs.h"
 
 #include <QComboBox>
 #include <QFileDialog>

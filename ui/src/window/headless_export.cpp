@@ -2,10 +2,10 @@
 
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
+#include "kvbe/ui/charts/workload_charts.h"
 #include "kvbe/ui/fleet/fleet_drawing.h"
-#include "kvbe/ui/qt_error.h"
 #include "kvbe/ui/scenario/explorer.h"
-#include "kvbe/ui/workload/workload_charts.h"
+#include "kvbe/ui/widgets/qt_error.h"
 
 namespace kvbe {
 

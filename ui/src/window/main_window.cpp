@@ -8,12 +8,12 @@
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/charts/fraction_chart.h"
 #include "kvbe/ui/charts/ttft_chart.h"
+#include "kvbe/ui/charts/workload_charts.h"
 #include "kvbe/ui/compare/pin_table.h"
 #include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/fleet/measured_import.h"
 #include "kvbe/ui/scenario/scenario_panel.h"
-#include "kvbe/ui/window/file_dialogs.h"
-#include "kvbe/ui/workload/workload_charts.h"
+#include "kvbe/ui/widgets/file_dialogs.h"
 #include "kvbe/ui/workload/workload_view.h"
 
 #include <QAction>

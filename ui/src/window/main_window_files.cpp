@@ -1,8 +1,8 @@
 // MainWindow's files: the scenario's file and its unsaved changes, opening any file kvbe reads
 // (by what it is), recent files, drops, and the session kept between runs.
-#include "kvbe/ui/qt_error.h"
 #include "kvbe/ui/scenario/scenario_panel.h"
-#include "kvbe/ui/window/file_dialogs.h"
+#include "kvbe/ui/widgets/file_dialogs.h"
+#include "kvbe/ui/widgets/qt_error.h"
 #include "kvbe/ui/window/main_window.h"
 
 #include <QCloseEvent>

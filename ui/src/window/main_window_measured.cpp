@@ -6,7 +6,7 @@
 #include "kvbe/ui/charts/ttft_chart.h"
 #include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/probes/probe_panel.h"
-#include "kvbe/ui/window/file_dialogs.h"
+#include "kvbe/ui/widgets/file_dialogs.h"
 #include "kvbe/ui/window/main_window.h"
 #include "kvbe/ui/workload/workload_view.h"
 

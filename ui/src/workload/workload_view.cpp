@@ -4,12 +4,12 @@
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
-#include "kvbe/ui/window/file_dialogs.h"
-#include "kvbe/ui/window/wrap_box.h"
+#include "kvbe/ui/charts/link_chart.h"
+#include "kvbe/ui/charts/workload_charts.h"
+#include "kvbe/ui/widgets/file_dialogs.h"
+#include "kvbe/ui/widgets/wrap_box.h"
 #include "kvbe/ui/workload/capacity_panel.h"
-#include "kvbe/ui/workload/link_chart.h"
 #include "kvbe/ui/workload/plan_section.h"
-#include "kvbe/ui/workload/workload_charts.h"
 
 #include <QBoxLayout>
 #include <QCheckBox>

@@ -2,7 +2,7 @@
 // and described in the line beside the Open button.
 #include "kvbe/ui/workload/workload_view.h"
 
-#include "kvbe/ui/window/file_dialogs.h"
+#include "kvbe/ui/widgets/file_dialogs.h"
 
 #include <QFileDialog>
 #include <QFileInfo>

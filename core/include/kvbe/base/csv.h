@@ -24,4 +24,16 @@ struct CsvRow {
 // is dropped, so CRLF files read as LF files.
 std::vector<CsvRow> readCsv(std::string_view text, std::string_view separators = ",");
 
+// A CSV cell or a line without the blanks (and a cell's quotes) around it: the trace reader's
+// streaming splitter, and the detection of a trace's format from its first line. Inline: the
+// splitter calls it for every cell of a trace.
+inline std::string_view trimCell(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+        s.remove_suffix(1);
+    if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+    return s;
+}
+
 } // namespace kvbe

@@ -15,8 +15,6 @@ inline constexpr int kMaxJsonDepth = 256;
 inline constexpr std::uintmax_t kMaxJsonFileBytes = 64ull * 1024 * 1024;
 
 Result<nlohmann::json> parseJsonText(std::string_view text, const std::string& source);
-// Reads and parses a file, refusing ones over kMaxJsonFileBytes.
-Result<nlohmann::json> readJsonFile(const std::filesystem::path& path);
 Result<std::string> readTextFile(const std::filesystem::path& path, std::uintmax_t maxBytes);
 
 // Writes a file atomically: to a temporary beside it, flushed, then renamed over the target.

@@ -35,7 +35,6 @@ Result<std::vector<std::int64_t>> parseCountList(std::string_view text, std::int
 
 // A positive size in bytes: "4GiB", "1MiB", "128KiB", "64k" (KiB), "512", "1GB" (1e9), "28MiB".
 Result<double> parseBytes(std::string_view text);
-Result<std::vector<double>> parseByteList(std::string_view text);
 // A positive whole number of bytes (block and buffer sizes): "1MiB", "1.5GiB", "1GB".
 Result<std::uint64_t> parseWholeBytes(std::string_view text);
 Result<std::vector<std::uint64_t>> parseWholeByteList(std::string_view text);

@@ -137,8 +137,6 @@ class CostModel {
   public:
     // The fraction of the KV bytes one GPU holds under tensor parallelism.
     double kvSharePerGpu() const;
-    // Bytes that cross one storage path per byte of KV (kvSharePerGpu, times t if shared).
-    double bytesPerPathFactor() const { return perPathBytesFactor(); }
     // The same for the state: Mamba and linear-attention heads split evenly over t GPUs.
     double stateBytesPerPathFactor() const;
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include "kvbe/cost/cost_model.h"
-#include "kvbe/scenario/presets.h"
 
 #include <optional>
 #include <string>

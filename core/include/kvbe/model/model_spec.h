@@ -11,6 +11,9 @@
 
 namespace kvbe {
 
+// Tokens in the KV block of ModelSpec::kvBlockBytes.
+inline constexpr int kKvBlockTokens = 256;
+
 enum class KvDtype { FP32, BF16, FP16, FP8, INT8 };
 
 int bytesPerElement(KvDtype d);
@@ -127,6 +130,10 @@ struct ModelSpec {
     double kvBytes(double p, KvDtype dtype) const;
     // KV bytes per token without window caps (the headline figure).
     double kvBytesPerToken(KvDtype dtype) const;
+    // The KV block the drive and copy probes move: kKvBlockTokens tokens × KV bytes per token
+    // (28 MiB for Llama 3.2 3B in bf16), rounded up to whole 4 KiB pages so O_DIRECT accepts it;
+    // 0 for a model without KV bytes per token.
+    std::uint64_t kvBlockBytes(KvDtype dtype) const;
     // The simple FLOP model's attention coefficient, 2·L·Hq·d (with d = (d_qk + d_v) / 2).
     double simpleAttentionCoefficient() const;
     // Σ over layers of pairs · 2·Hq·(d_qk + d_v).

@@ -90,6 +90,10 @@ Result<Scenario> loadScenario(const std::filesystem::path& path, const Presets& 
 std::string scenarioToJson(const Scenario& s);
 Status saveScenario(const std::filesystem::path& path, const Scenario& s);
 Result<Scenario> defaultScenario(const Presets& presets);
+// The KV block (ModelSpec::kvBlockBytes) of the model a probe's --model names, among the
+// built-in presets, in the model's own dtype; an empty ref means the default scenario's model
+// and KV dtype. Fails with a sentence that starts with "--model REF".
+Result<std::uint64_t> kvBlockBytes(const std::string& modelRef);
 
 // Everything resolved: the model read, the GPU looked up, the tiers staged.
 struct Evaluation {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kvbe/base/result.h"
+#include "kvbe/files/trace_format.h" // TraceFormat, detectTraceFormat
 
 #include <cstdint>
 #include <filesystem>
@@ -15,11 +16,6 @@
 #include <vector>
 
 namespace kvbe {
-
-enum class TraceFormat { Auto, Mooncake, Bailian, Azure, Csv };
-
-std::string_view toString(TraceFormat f);
-std::optional<TraceFormat> parseTraceFormat(std::string_view text);
 
 // One request as a reader delivers it. blockIds are *prefix* ids: Bailian's content hashes are
 // already chained (prefix id j = mix(prefix id j-1, content id j)); empty for Azure and CSV.
@@ -52,9 +48,6 @@ struct TraceReadSummary {
     bool cancelled = false;
     bool hasBlocks() const { return blockTokens > 0; }
 };
-
-// Detects the format from the first non-empty line; source names the file in the message.
-Result<TraceFormat> detectTraceFormat(std::string_view firstLine, const std::string& source);
 
 // Streams the file once; memory does not grow with its size. A bad line fails the read with
 // "FILE:LINE: field 'F': expected ..." unless skipBad is set. Cancelling returns a summary with

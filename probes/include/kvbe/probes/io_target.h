@@ -37,7 +37,6 @@ class IoTarget {
     std::uint32_t logicalBlock() const { return m_logicalBlock; }
     bool direct() const { return m_direct; }
     bool writable() const { return m_kind == TargetKind::Scratch; }
-    const std::string& fsType() const { return m_fsType; }
     // The scratch file never had a name (O_TMPFILE); otherwise it was unlinked right after open.
     bool anonymous() const { return m_anonymous; }
     // "4 GiB scratch file in /work/x (ext4, O_TMPFILE, O_DIRECT, logical block 512 B)"

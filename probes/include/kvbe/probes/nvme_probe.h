@@ -6,15 +6,9 @@
 
 namespace kvbe::probes {
 
-inline constexpr int kKvBlockTokens = 256;
 inline constexpr int kMaxQueueDepth = 1024;
 inline constexpr std::uint64_t kMaxBlockBytes = kGiB; // io_uring registers at most 1 GiB per buffer
 inline constexpr std::uint64_t kDefaultScratchBytes = 4 * kGiB;
-
-// The KV block of a model: 256 tokens × KV bytes per token (28 MiB for Llama 3.2 3B in bf16),
-// rounded up to whole 4 KiB pages so O_DIRECT accepts it. An empty ref means the default
-// scenario's model and KV dtype.
-Result<std::uint64_t> kvBlockBytes(const std::string& modelRef);
 
 std::vector<int> defaultQueueDepths(); // 1, 4, 16, 32, 64
 

@@ -3,7 +3,7 @@
 // markers that hide their series, log/linear axes, themes, and labels pinned to data points.
 #pragma once
 
-#include "kvbe/ui/scenario/scenario_result.h"
+#include "kvbe/ui/results/scenario_result.h"
 
 #include <QChartView>
 #include <QHash>
@@ -68,7 +68,6 @@ class ChartView : public QChartView {
 
     // Zoom and pan in data coordinates; reset returns to the range that fits the data.
     void zoomBy(double factor, QPointF centreValue);
-    void zoomToValues(QPointF a, QPointF b);
     void panBy(QPointF pixels);
     void resetZoom();
     bool isZoomed() const { return m_zoomed; }

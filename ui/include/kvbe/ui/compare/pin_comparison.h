@@ -7,7 +7,7 @@
 #pragma once
 
 #include "kvbe/base/result.h"
-#include "kvbe/ui/scenario/scenario_result.h"
+#include "kvbe/ui/results/scenario_result.h"
 
 #include <QString>
 #include <QStringList>

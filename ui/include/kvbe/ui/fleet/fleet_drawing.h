@@ -6,7 +6,7 @@
 #include "kvbe/cost/cost_model.h"
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/fleet/calibration_importer.h"
-#include "kvbe/ui/scenario/scenario_result.h"
+#include "kvbe/ui/results/scenario_result.h"
 
 #include <vector>
 

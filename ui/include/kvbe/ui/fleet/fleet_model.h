@@ -33,9 +33,8 @@ class FleetModel : public QAbstractTableModel {
     void setMismatches(int row, const std::vector<std::string>& warnings);
     const std::vector<std::string>& mismatches(int row) const { return m_mismatch[size_t(row)]; }
     const std::vector<std::string>& tierNames() const { return m_tiers; }
-    // The column of "p* <tier>" or "t_fixed <tier>"; -1 when no file names the tier.
+    // The column of "p* <tier>" (its "t_fixed <tier>" is the next); -1 when no file names the tier.
     int pstarColumn(const std::string& tier) const;
-    int tFixedColumn(const std::string& tier) const;
     int measuredColumn() const { return columnCount() - 1; }
 
   private:

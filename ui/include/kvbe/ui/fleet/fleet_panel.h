@@ -8,7 +8,7 @@
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/fleet/calibration_importer.h"
 #include "kvbe/ui/fleet/fleet_model.h"
-#include "kvbe/ui/window/ask.h"
+#include "kvbe/ui/widgets/ask.h"
 
 #include <QWidget>
 
@@ -36,11 +36,9 @@ class FleetPanel : public QWidget {
 
     FleetModel* model() { return &m_model; }
     QTableView* table() const { return m_table; }
-    CalibrationImporter* importer() { return &m_importer; }
     bool importing() const { return m_importer.isRunning(); }
     QString warningText() const;
     QStringList importErrors() const { return m_errors; }
-    QProgressBar* progressBar() const { return m_progress; }
 
     // Questions (adopt these values?) go through this; the window passes its own.
     void setAsk(std::function<QMessageBox::StandardButton(const Question&)> ask) {
@@ -89,7 +87,6 @@ class FleetPanel : public QWidget {
     Result<Evaluation> fitBasis(const Calibration& c, QString& said);
     // "utilisation: 50 % → 44.6 %", per changed field.
     static QStringList adoptChanges(const Scenario& from, const Scenario& to);
-    void askExport();
 
     Explorer* m_explorer;
     std::function<QMessageBox::StandardButton(const Question&)> m_ask;

@@ -31,7 +31,6 @@ class ProbeRunner : public QObject {
 
     // A probe that sends no line for this long is stopped and reported as hung.
     void setHangTimeout(int ms) { m_hangMs = ms; }
-    int hangTimeout() const { return m_hangMs; }
     // How long a cancelled probe gets to stop on SIGTERM before it is killed.
     void setKillGrace(int ms) { m_graceMs = ms; }
 

@@ -24,7 +24,6 @@ class TtftFitView : public QWidget {
     bool addPoint(const ProbePoint& p);
     // The run's result: the fit, where it has one.
     void showResult(const ProbeResult& r);
-    QString fitText() const;
 
   private:
     QLabel* m_fit;

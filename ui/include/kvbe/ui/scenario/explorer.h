@@ -8,8 +8,8 @@
 #pragma once
 
 #include "kvbe/scenario/presets.h"
-#include "kvbe/ui/compare/pin_model.h"
-#include "kvbe/ui/scenario/scenario_result.h"
+#include "kvbe/ui/results/scenario_result.h"
+#include "kvbe/ui/scenario/pin_model.h"
 
 #include <QObject>
 #include <QTimer>

@@ -6,7 +6,7 @@
 #include "kvbe/scenario/presets.h"
 #include "kvbe/ui/charts/chart_view.h"
 #include "kvbe/ui/scenario/explorer.h"
-#include "kvbe/ui/window/ask.h"
+#include "kvbe/ui/widgets/ask.h"
 
 #include <QMainWindow>
 #include <QPointF>

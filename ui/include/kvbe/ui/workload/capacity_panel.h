@@ -6,7 +6,7 @@
 #pragma once
 
 #include "kvbe/trace/trace_capacity.h"
-#include "kvbe/ui/workload/capacity_chart.h"
+#include "kvbe/ui/charts/capacity_chart.h"
 
 #include <QWidget>
 

@@ -6,7 +6,7 @@
 // latest. Progress and Cancel as on the Capacity tab.
 #pragma once
 
-#include "kvbe/ui/workload/plan_chart.h"
+#include "kvbe/ui/charts/plan_chart.h"
 
 #include <QWidget>
 

@@ -4,8 +4,8 @@
 // thread, the latest request winning; they follow the scenario as the main window edits it.
 #pragma once
 
+#include "kvbe/ui/results/workload_result.h"
 #include "kvbe/ui/scenario/explorer.h"
-#include "kvbe/ui/workload/workload.h"
 
 #include <QPointer>
 #include <QStringList>

@@ -1,0 +1,1 @@
+#include "kvbe/probes/stream.h"

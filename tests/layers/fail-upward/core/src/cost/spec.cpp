@@ -1,0 +1,1 @@
+#include "kvbe/model/spec.h"

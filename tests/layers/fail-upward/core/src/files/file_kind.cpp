@@ -1,0 +1,1 @@
+#include "kvbe/trace/trace.h"

@@ -1,0 +1,3 @@
+#pragma once
+
+#include "kvbe/ui/scenario/scenario_result.h"

@@ -1,0 +1,2 @@
+#include "kvbe/probes/probe.h"
+#include "kvbe/scenario/scenario.h"

@@ -1,0 +1,1 @@
+#include "kvbe/ui/widgets/ask.h"

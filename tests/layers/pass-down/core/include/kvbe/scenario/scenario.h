@@ -1,0 +1,6 @@
+#pragma once
+
+#include "kvbe/base/result.h"
+#include "kvbe/cost/cost_model.h"
+
+#include <string>

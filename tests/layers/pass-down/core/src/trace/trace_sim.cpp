@@ -1,0 +1,3 @@
+#include "kvbe/scenario/scenario.h"
+
+#include "trace_cache.h"

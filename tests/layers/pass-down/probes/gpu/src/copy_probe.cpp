@@ -1,0 +1,1 @@
+#include "kvbe/probes/probe.h"

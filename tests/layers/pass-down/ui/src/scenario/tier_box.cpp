@@ -1,0 +1,2 @@
+#include "kvbe/scenario/scenario.h"
+#include "kvbe/ui/widgets/ask.h"

@@ -1,0 +1,138 @@
+// The charts' value axes: no "Logarithms of zero" on the console whatever the scenario does under a
+// log axis, and the log-axis button says what the chart shows after a restart.
+#include "ui_test_support.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QMenu>
+#include <QToolButton>
+
+using namespace kvbe;
+using namespace kvbe::test;
+
+namespace {
+
+// Warnings on the console while a test drives the window: "Logarithms of zero and negative
+// values are undefined." and its kin come from Qt Charts when a log axis meets a value <= 0.
+QStringList g_warnings;
+QtMessageHandler g_previous = nullptr;
+
+void recordWarnings(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
+    if (type == QtWarningMsg || type == QtCriticalMsg) g_warnings << msg;
+    if (g_previous) g_previous(type, ctx, msg);
+}
+
+} // namespace
+
+class TestUiChartAxes : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { isolateSettings(); }
+    void init() { QSettings().clear(); }
+
+    // The console logged "Logarithms of zero" 11 times. Every path that did,
+    // through the window: log and linear axes on each chart, with model and GPU changes, a tier
+    // removed and added, pins, and the minimum-cached-fraction chart of a 70B model on a log
+    // axis. No warning at all from the charts.
+    void noLogarithmsOfZeroOnTheConsole() {
+        g_warnings.clear();
+        g_previous = qInstallMessageHandler(recordWarnings);
+        {
+            auto w = makeWindow();
+            w->show();
+            QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+            auto* logY = menuAction(w.get(), QStringLiteral("Log value axis"));
+            QVERIFY(logY);
+            // Each chart in turn on screen, its value axis to the other kind and back.
+            const auto toggleEveryChart = [&] {
+                for (int i = 0; i < tabsOf(w)->count(); ++i) {
+                    tabsOf(w)->setCurrentIndex(i);
+                    w->refreshNow();
+                    QApplication::processEvents();
+                    if (!logY->isEnabled()) continue;
+                    for (int k = 0; k < 2; ++k) {
+                        logY->trigger();
+                        w->refreshNow();
+                        QApplication::processEvents();
+                    }
+                }
+            };
+            toggleEveryChart();
+            // Every chart on a log axis while the scenario changes under it.
+            for (int i = 0; i < tabsOf(w)->count(); ++i) {
+                tabsOf(w)->setCurrentIndex(i);
+                w->refreshNow();
+                if (logY->isEnabled() && !logY->isChecked()) logY->trigger();
+            }
+            QVERIFY(w->pinCurrent(QStringLiteral("the default")));
+            for (const QString& model : {QStringLiteral("meta-llama/Llama-3.3-70B-Instruct"),
+                                         QStringLiteral("meta-llama/Llama-3.2-3B")}) {
+                QVERIFY(panelOf(w).selectModel(model));
+                w->refreshNow();
+                toggleEveryChart();
+            }
+            auto* gpu = panelOf(w).gpuBox();
+            QVERIFY(gpu->count() > 1);
+            gpu->setCurrentIndex((gpu->currentIndex() + 1) % gpu->count());
+            w->refreshNow();
+            toggleEveryChart();
+            // A tier removed and one added from the presets' menu.
+            auto* tiers = panelOf(w).tierModel();
+            const int before = tiers->rowCount();
+            tiers->removeTier(before - 1);
+            w->refreshNow();
+            toggleEveryChart();
+            auto* add = w->findChild<QToolButton*>(QStringLiteral("addTier"));
+            QVERIFY(add && add->menu() && !add->menu()->actions().isEmpty());
+            add->menu()->actions().front()->trigger();
+            w->refreshNow();
+            QCOMPARE(tiers->rowCount(), before);
+            // The added tier without a fixed cost: p* = 0, which a log length axis cannot place.
+            Scenario s = explorerOf(w)->scenario();
+            s.tiers.back().tFixedMs = 0;
+            explorerOf(w)->edit(s, QStringLiteral("no fixed cost"));
+            w->refreshNow();
+            const auto& pStar = explorerOf(w)->result()->curves.tiers.back().breakevenPrefix;
+            QVERIFY(pStar && *pStar == 0);
+            QVERIFY(explorerOf(w)->scenario().lengths.log);
+            toggleEveryChart();
+            QVERIFY(w->pinCurrent(QStringLiteral("tiers changed")));
+            toggleEveryChart();
+            // The 70B model's minimum cached fraction on a log axis, with both pins.
+            QVERIFY(panelOf(w).selectModel(QStringLiteral("meta-llama/Llama-3.3-70B-Instruct")));
+            w->refreshNow();
+            auto* fraction = chartOf(w, QStringLiteral("fraction"));
+            tabsOf(w)->setCurrentWidget(fraction);
+            w->refreshNow();
+            if (!fraction->logY()) logY->trigger();
+            w->refreshNow();
+            QApplication::processEvents();
+            QVERIFY(fraction->logY());
+            explorerOf(w)->pins()->clear();
+            w->refreshNow();
+            QApplication::processEvents();
+        }
+        qInstallMessageHandler(g_previous);
+        // Every warning counts, but for the platform plugin's notes on what it cannot do
+        // ("This plugin does not support propagateSizeHints()" offscreen).
+        QStringList warnings;
+        for (const QString& m : std::as_const(g_warnings))
+            if (!m.startsWith(QLatin1String("This plugin does not support"))) warnings << m;
+        QVERIFY2(warnings.isEmpty(), qPrintable(QStringLiteral("%1 warnings: %2")
+                                                    .arg(warnings.size())
+                                                    .arg(warnings.join(QStringLiteral(" | ")))));
+    }
+
+    void theLogAxisButtonMatchesTheChartAfterARestart() {
+        QSettings().setValue(QStringLiteral("window/tab"), 1); // the fraction chart: linear
+        auto w = makeWindow();
+        auto* c = currentChartOf(w);
+        QVERIFY(c);
+        auto* logY = menuAction(w.get(), QStringLiteral("Log value axis"));
+        QVERIFY(logY);
+        QCOMPARE(logY->isChecked(), c->logY());
+    }
+};
+
+QTEST_MAIN(TestUiChartAxes)
+#include "tst_ui_chart_axes.moc"

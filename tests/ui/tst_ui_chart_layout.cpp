@@ -1,0 +1,211 @@
+// How a chart lays out its plot, titles and labels. Crowded: with a trace open, the Fleet files
+// imported and their dock unfolded, and a pin, every chart of every tab keeps at least half of its
+// height for the plot, cuts no title, axis title or tick label short, and places its labels where
+// they cover neither one another nor the legend, on a laptop's 1366×768, on 1600×1000 and on
+// 2560×1600 at ×2 (1280×800 in Qt's pixels). In presentation mode the titles are whole; on the dark
+// theme the labels keep their contrast.
+#include "ui_test_support.h"
+
+#include <QApplication>
+#include <QGraphicsSimpleTextItem>
+#include <QGraphicsTextItem>
+
+#include <algorithm>
+#include <cmath>
+
+using namespace kvbe;
+using namespace kvbe::test;
+
+namespace {
+
+const QString kFixtures = QStringLiteral(KVBE_FIXTURES);
+constexpr int kTitleBar = 32;
+
+bool settled(MainWindow& w) {
+    auto* v = child<WorkloadView>(&w, QStringLiteral("workloadView"));
+    return QTest::qWaitFor(
+        [&] {
+            return !v->loading() && !v->replaying() && !fleetPanelOf(&w)->importing() &&
+                   !explorerOf(&w)->recomputePending();
+        },
+        120000);
+}
+
+QString oneLine(QString s) {
+    return s.replace(QLatin1Char('\n'), QLatin1Char(' '));
+}
+
+// What is wrong with a chart as drawn: a plot under half the view's height, a text cut short, a
+// label over another or over the legend.
+QStringList crowding(ChartView* c, const QString& where) {
+    QStringList out;
+    const double view = c->viewport()->height();
+    const QRectF plot = c->chart()->plotArea();
+    if (plot.height() < 0.5 * view)
+        out << QStringLiteral("%1: plot %2 px high in a chart of %3 px")
+                   .arg(where)
+                   .arg(plot.height(), 0, 'f', 0)
+                   .arg(view, 0, 'f', 0);
+    std::vector<QGraphicsSimpleTextItem*> labels, legend;
+    ChartLegend* l = legendOf(c);
+    for (QGraphicsItem* i : c->scene()->items()) {
+        if (!i->isVisible()) continue;
+        if (auto* t = dynamic_cast<QGraphicsTextItem*>(i)) {
+            const QString text = t->toPlainText();
+            if (text.contains(QChar(0x2026)) || text.contains(QLatin1String("...")))
+                out << QStringLiteral("%1: \"%2\" is cut").arg(where, oneLine(text));
+        }
+        if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(i)) {
+            if (l && t->parentItem() == l)
+                legend.push_back(t);
+            else if (t->zValue() == 20) // ChartView's labels pinned to data points
+                labels.push_back(t);
+        }
+    }
+    for (std::size_t a = 0; a < labels.size(); ++a) {
+        const QRectF ra = labels[a]->sceneBoundingRect();
+        for (std::size_t b = a + 1; b < labels.size(); ++b)
+            if (ra.intersects(labels[b]->sceneBoundingRect()))
+                out << QStringLiteral("%1: \"%2\" covers \"%3\"")
+                           .arg(where, oneLine(labels[a]->text()), oneLine(labels[b]->text()));
+        for (auto* e : legend)
+            if (ra.intersects(e->sceneBoundingRect()))
+                out << QStringLiteral("%1: \"%2\" covers the legend's \"%3\"")
+                           .arg(where, oneLine(labels[a]->text()), oneLine(e->text()));
+        if (!QRectF(c->viewport()->rect()).contains(ra))
+            out << QStringLiteral("%1: \"%2\" leaves the chart")
+                       .arg(where, oneLine(labels[a]->text()));
+    }
+    return out;
+}
+
+// WCAG 2's contrast ratio, worked out here from its definition.
+double contrastRatio(const QColor& a, const QColor& b) {
+    const auto channel = [](double v) {
+        return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    const auto lum = [&](const QColor& c) {
+        return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) +
+               0.0722 * channel(c.blueF());
+    };
+    const double x = lum(a), y = lum(b);
+    return (std::max(x, y) + 0.05) / (std::min(x, y) + 0.05);
+}
+
+} // namespace
+
+class TestUiChartLayout : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { isolateSettings(); }
+    void init() { QSettings().clear(); }
+    void cleanup() { QTRY_VERIFY(QApplication::topLevelWidgets().isEmpty()); }
+
+    void everyChartKeepsHalfItsHeight_data() {
+        QTest::addColumn<QSize>("screen");
+        QTest::newRow("1366x768") << QSize(1366, 768);
+        QTest::newRow("1600x1000") << QSize(1600, 1000);
+        QTest::newRow("2560x1600 at x2") << QSize(1280, 800);
+    }
+    void everyChartKeepsHalfItsHeight() {
+        QFETCH(QSize, screen);
+        auto w = std::make_unique<MainWindow>(presets());
+        w->fitToScreen(QRect(QPoint(0, 0), QSize(screen.width(), screen.height())));
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        w->refreshNow();
+        QVERIFY(w->openTrace(kFixtures + QStringLiteral("/traces/mooncake-conversation.jsonl")));
+        QVERIFY(settled(*w));
+        QVERIFY(w->importCalibrations({kFixtures + QStringLiteral("/calibration")}));
+        QVERIFY(settled(*w));
+        QVERIFY(w->pinCurrent(QStringLiteral("pinned")));
+        w->setBottomDocksCollapsed(false);
+        w->resize(screen.width(), screen.height() - kTitleBar);
+        QApplication::processEvents();
+
+        QStringList problems;
+        auto* tabs = tabsOf(w);
+        for (int i = 0; i < tabs->count(); ++i) {
+            tabs->setCurrentIndex(i);
+            QVERIFY(settled(*w));
+            QTest::qWait(50);
+            if (auto* v = qobject_cast<WorkloadView*>(tabs->currentWidget())) {
+                auto* inner = child<QTabWidget>(v, QStringLiteral("workloadCharts"));
+                for (int k = 0; k < inner->count(); ++k) {
+                    inner->setCurrentIndex(k);
+                    QTest::qWait(50); // the chart lays out, then fits its axes' titles
+                    problems << crowding(v->visibleChart(), tabs->tabText(i) +
+                                                                QStringLiteral(" ▸ ") +
+                                                                inner->tabText(k));
+                }
+                continue;
+            }
+            if (auto* c = tabs->currentWidget()->findChild<ChartView*>();
+                c || (c = qobject_cast<ChartView*>(tabs->currentWidget())))
+                problems << crowding(c, tabs->tabText(i));
+        }
+        for (const QString& p : problems)
+            qWarning("%s", qPrintable(p));
+        QVERIFY2(problems.isEmpty(), qPrintable(QStringLiteral("%1 problems, the first: %2")
+                                                    .arg(problems.size())
+                                                    .arg(problems.value(0))));
+    }
+
+    // F5 on a 1366×768 screen: the chart alone at that size in presentation style; its title
+    // (the frontier map's long one too), axis titles and labels are whole.
+    void titlesAreWholeInPresentationMode() {
+        auto w = makeWindow();
+        w->refreshNow();
+        for (const char* key : {"breakeven", "frontier", "ttft"}) {
+            auto* source = chartOf(w, QString::fromLatin1(key));
+            source->setChartStyle(ChartStyle{false, true});
+            auto c = createChart(QString::fromLatin1(key));
+            c->setAttribute(Qt::WA_DontShowOnScreen);
+            c->resize(1366, 768);
+            c->show();
+            QApplication::processEvents();
+            c->copyStateFrom(*source);
+            QTest::qWait(50);
+            for (QGraphicsItem* i : c->scene()->items())
+                if (auto* t = dynamic_cast<QGraphicsTextItem*>(i); t && t->isVisible()) {
+                    const QString text = t->toPlainText();
+                    QVERIFY2(!text.contains(QChar(0x2026)) && !text.contains(QLatin1String("...")),
+                             qPrintable(QStringLiteral("%1: %2").arg(QLatin1String(key), text)));
+                }
+            source->setChartStyle(ChartStyle{});
+        }
+    }
+
+    // The dark theme: every label pinned to a point reads at 4.5 : 1 or better on the chart.
+    void labelsKeepTheirContrastOnTheDarkTheme() {
+        auto w = makeWindow();
+        w->setDark(true);
+        w->refreshNow();
+        for (const char* key : {"breakeven", "fraction", "models"}) {
+            auto* c = chartOf(w, QString::fromLatin1(key));
+            tabsOf(w)->setCurrentWidget(c);
+            w->refreshNow();
+            // The background as painted: the median of the chart's pixels.
+            const QImage img = c->grab().toImage();
+            std::vector<QRgb> px;
+            for (int y = 0; y < img.height(); y += 7)
+                for (int x = 0; x < img.width(); x += 7)
+                    px.push_back(img.pixel(x, y));
+            std::sort(px.begin(), px.end(), [](QRgb a, QRgb b) { return qGray(a) < qGray(b); });
+            const QColor background = QColor(px[px.size() / 2]);
+            int labels = 0;
+            for (QGraphicsItem* i : c->scene()->items())
+                if (auto* t = dynamic_cast<QGraphicsSimpleTextItem*>(i); t && t->zValue() == 20) {
+                    ++labels;
+                    const double r = contrastRatio(t->brush().color(), background);
+                    QVERIFY2(r >= 4.5, qPrintable(QStringLiteral("%1: \"%2\" at %3 : 1")
+                                                      .arg(QLatin1String(key), t->text())
+                                                      .arg(r, 0, 'f', 2)));
+                }
+            QVERIFY2(labels > 0, key);
+        }
+    }
+};
+
+QTEST_MAIN(TestUiChartLayout)
+#include "tst_ui_chart_layout.moc"
