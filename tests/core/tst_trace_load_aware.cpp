@@ -117,6 +117,10 @@ class TestTraceLoadAware : public QObject {
         const double linkS = double(n - 1) * gap + (r0 - rh) - gap;
         const double bound = std::min(double(n - 1), linkS / tl) * (r0 - rh);
         const double saved = opt.gpuSecondsSaved - r->rule("gpu-only")->gpuSecondsSaved;
+        qInfo("closed form: %.2f GB/s, recompute %.1f ms, load %.1f ms; optimal p99 %.1f ms, "
+              "breakeven p99 %.1f s; GPU s saved %.2f of %.2f the bandwidth allows (%.1f %%)",
+              bw / 1e9, r0 * 1e3, tl * 1e3, opt.ttft.p99 * 1e3, r->rule("breakeven")->ttft.p99,
+              saved, bound, saved / bound * 100);
         QVERIFY2(saved >= 0.8 * bound && saved <= bound * (1 + 1e-9),
                  qPrintable(QString("%1 of %2").arg(saved).arg(bound)));
         // Every load it made was of the whole prefix and beat recompute: the loads counted.
