@@ -16,6 +16,25 @@
 // whitespace-separated word, and POST /tokenize answers as vLLM's does ({"model", "prompt",
 // "add_special_tokens"} in,
 // {"count", "max_model_len", "tokens"} out). With --refuse-ids it takes only text prompts.
+//
+// Modes that play what the real engines do (each named in docs/serving-settings.md with the source
+// it was read from):
+// - --report-cached: responses carry usage.prompt_tokens_details.cached_tokens (vLLM with
+//   --enable-prompt-tokens-details).
+// - --reset-busy-ms X: a reset within X ms of a completion's end does nothing (vLLM's scheduler
+//   refuses while an offload store still holds blocks); the API answers a bare 200 as vLLM's
+//   does, or {"success": false} with --reset-says.
+// - --sglang: POST /flush_cache empties the offload (HiCache host) tier too, as
+//   HiRadixCache.reset() does; sglang:cached_tokens_total has a series per cache_source only
+//   once that source has counted a token; sglang:max_total_num_tokens gives the KV pool.
+//   --sglang-total counts offload hits under cache_source="total" (the fallback label).
+// - --llamacpp: llama.cpp's llama-server (tools/server at commit de3ff81): GET /props and
+//   /slots, POST /slots/{id}?action=erase|save|restore (restore answers n_read and
+//   timings.restore_ms), one slot whose prompt is moved to a host-RAM prompt cache when a
+//   prompt with little in common replaces it (--cache-ram-mib), timings.cache_n/prompt_n and
+//   usage.prompt_tokens_details.cached_tokens in the last chunk, any model name accepted, no
+//   /reset_prefix_cache nor /flush_cache. Its tiers' times: --ram-gbps/--ram-tfixed-ms (a
+//   prompt-cache load), --disk-gbps/--disk-tfixed-ms (a restore).
 // It listens on 127.0.0.1 only, and exits by itself after --lifetime seconds.
 #include <nlohmann/json.hpp>
 
@@ -36,6 +55,7 @@
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <list>
 #include <mutex>
 #include <string>
@@ -55,7 +75,11 @@ struct Config {
     double params = 3.21e9, layers = 28, heads = 24, headDim = 128, kvBytesPerToken = 114688;
     double gpuTFixedS = 0.004, offloadTFixedS = 0.008, offloadBps = 50e9;
     bool offload = true, countOffload = true, reset = true, metrics = true, sglang = false,
-         refuseIds = false;
+         refuseIds = false, reportCached = false, resetSays = false, sglangTotal = false,
+         llamacpp = false, slotSavePath = true;
+    double resetBusyS = 0;
+    double ramBps = 10e9, ramTFixedS = 0.002, diskBps = 2e9, diskTFixedS = 0.005;
+    long cacheRamMiB = 8192;
     long gpuCapacityTokens = 1L << 30;
     int block = 16;
     long maxModelLen = 1L << 20;
@@ -74,6 +98,16 @@ std::unordered_set<std::uint64_t> g_offload;
 double g_queries = 0, g_hits = 0, g_extQueries = 0, g_extHits = 0;
 int g_completions = 0;
 std::atomic<int> g_running{0};
+Clock::time_point g_lastDone{};
+// llama.cpp mode: the slot's prompt, the host-RAM prompt cache, the slot files.
+std::vector<std::int64_t> g_slot;
+std::list<std::vector<std::int64_t>> g_ram;
+std::unordered_map<std::string, std::vector<std::int64_t>> g_files;
+double g_cachedTotal = 0;
+
+double dsize(const std::vector<std::int64_t>& v) {
+    return static_cast<double>(v.size());
+}
 
 void logLine(const std::string& s) {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -194,7 +228,7 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
                      vllmError("the engine is loading", "ServiceUnavailableError", 503));
         return;
     }
-    if (!req.contains("model") || req["model"] != c.model) {
+    if (!c.llamacpp && (!req.contains("model") || req["model"] != c.model)) {
         sendResponse(
             fd, 404, "Not Found", "application/json",
             vllmError("The model `" + req.value("model", std::string()) + "` does not exist.",
@@ -249,7 +283,61 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
     const long maxHit = (n - 1) / c.block;
     long gpuBlocks = 0, offBlocks = 0;
     double seconds = 0;
-    {
+    long cacheN = 0; // the prompt tokens reused, as the response reports them
+    if (c.llamacpp) {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        auto lcp = [&](const std::vector<std::int64_t>& a) {
+            size_t i = 0;
+            while (i < a.size() && i < ids.size() && a[i] == ids[i])
+                ++i;
+            return i;
+        };
+        double load = 0;
+        // llama.cpp's get_available_slot with the slot pinned: a slot holding a prompt that
+        // keeps less than half of itself is saved to the prompt cache, and the cached prompt
+        // that keeps most (at least a quarter of itself) is loaded; an empty slot looks nowhere.
+        if (!g_slot.empty() && static_cast<double>(lcp(g_slot)) / dsize(g_slot) < 0.5 &&
+            c.cacheRamMiB > 0) {
+            double fKeep = static_cast<double>(lcp(g_slot)) / dsize(g_slot);
+            double fSim = static_cast<double>(lcp(g_slot)) / dsize(ids);
+            g_ram.push_front(g_slot);
+            double bytes = 0;
+            for (auto it = g_ram.begin(); it != g_ram.end();) {
+                bytes += dsize(*it) * c.kvBytesPerToken;
+                if (bytes > static_cast<double>(c.cacheRamMiB) * 1048576.0 && it != g_ram.begin())
+                    it = g_ram.erase(it);
+                else
+                    ++it;
+            }
+            auto best = g_ram.end();
+            for (auto it = std::next(g_ram.begin()); it != g_ram.end(); ++it) {
+                const double l = static_cast<double>(lcp(*it));
+                if (l / dsize(*it) < 0.25) continue;
+                if (l / dsize(*it) > fKeep && l / dsize(ids) > fSim) {
+                    fKeep = l / dsize(*it);
+                    fSim = l / dsize(ids);
+                    best = it;
+                }
+            }
+            if (best != g_ram.end()) {
+                g_slot = *best;
+                load = c.ramTFixedS + dsize(*best) * c.kvBytesPerToken / c.ramBps;
+                g_ram.erase(best);
+            } else {
+                g_slot.clear();
+            }
+        }
+        cacheN = static_cast<long>(lcp(g_slot));
+        if (cacheN == n) --cacheN; // at least one token is computed
+        g_queries += static_cast<double>(n);
+        g_cachedTotal += static_cast<double>(cacheN);
+        seconds = c.overheadS + load +
+                  flops(static_cast<double>(n - cacheN), static_cast<double>(cacheN)) /
+                      (c.peakFlops * c.utilisation);
+        seconds *= 1 + c.drift * (index - 1);
+        g_slot = ids;
+        gpuBlocks = cacheN / c.block;
+    } else {
         std::lock_guard<std::mutex> lock(g_mutex);
         while (gpuBlocks < maxHit && g_gpu.count(hashes[static_cast<size_t>(gpuBlocks)]))
             ++gpuBlocks;
@@ -275,6 +363,7 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
             touch(hh);
             if (c.offload) g_offload.insert(hh);
         }
+        cacheN = (gpuBlocks + offBlocks) * c.block;
     }
     const std::string id = "cmpl-standin-" + std::to_string(index);
     const std::string what = "completion #" + std::to_string(index) +
@@ -328,38 +417,87 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
                                    {"finish_reason", "length"},
                                    {"stop_reason", nullptr}}}},
                                 {"usage", nullptr}};
-    const nlohmann::json usage = {
+    nlohmann::json usage = {
         {"id", id},
         {"object", "text_completion"},
         {"created", 0},
         {"model", c.model},
         {"choices", nlohmann::json::array()},
         {"usage", {{"prompt_tokens", n}, {"total_tokens", n + 1}, {"completion_tokens", 1}}}};
-    if (event(fin) && event(usage) && chunk(fd, "data: [DONE]\n\n") && sendAll(fd, "0\r\n\r\n"))
+    if (c.reportCached || c.llamacpp)
+        usage["usage"]["prompt_tokens_details"] = {{"cached_tokens", cacheN}};
+    bool sent;
+    if (c.llamacpp) {
+        // llama.cpp sends one last chunk: the finish, the usage and its slot's timings.
+        nlohmann::json last = fin;
+        last["usage"] = usage["usage"];
+        last["timings"] = {{"cache_n", cacheN},
+                           {"prompt_n", n - cacheN},
+                           {"prompt_ms", seconds * 1e3},
+                           {"predicted_n", 1}};
+        sent = event(last);
+    } else {
+        sent = event(fin) && event(usage);
+    }
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        g_lastDone = Clock::now();
+    }
+    if (sent && chunk(fd, "data: [DONE]\n\n") && sendAll(fd, "0\r\n\r\n"))
         logLine(what + " ms=" + std::to_string(seconds * 1e3) + " outcome=done");
 }
 
 std::string sglangMetricsText() {
     std::lock_guard<std::mutex> lock(g_mutex);
     const std::string model = "model_name=\"" + g_cfg.model + "\"";
-    char buf[2048];
+    char buf[1024];
+    std::string out;
     std::snprintf(buf, sizeof buf,
                   "# HELP sglang:prompt_tokens_total Number of prefill tokens processed.\n"
                   "# TYPE sglang:prompt_tokens_total counter\nsglang:prompt_tokens_total{%s} %.1f\n"
-                  "# HELP sglang:cached_tokens_total Number of cached prompt tokens by source "
-                  "(device/host/storage).\n"
-                  "# TYPE sglang:cached_tokens_total counter\n"
-                  "sglang:cached_tokens_total{%s,cache_source=\"device\"} %.1f\n"
-                  "sglang:cached_tokens_total{%s,cache_source=\"host\"} %.1f\n"
+                  "# HELP sglang:max_total_num_tokens Maximum total number of tokens in the KV "
+                  "cache pool.\n# TYPE sglang:max_total_num_tokens gauge\n"
+                  "sglang:max_total_num_tokens{%s} %ld\n"
+                  "# HELP sglang:cached_tokens_total Number of cached prompt tokens.\n"
+                  "# TYPE sglang:cached_tokens_total counter\n",
+                  model.c_str(), g_queries, model.c_str(), g_cfg.gpuCapacityTokens);
+    out += buf;
+    // A labelled prometheus_client counter has a series only once it was incremented.
+    if (g_hits > 0) {
+        std::snprintf(buf, sizeof buf,
+                      "sglang:cached_tokens_total{%s,cache_source=\"device\"} %.1f\n",
+                      model.c_str(), g_hits);
+        out += buf;
+    }
+    if (g_extHits > 0) {
+        std::snprintf(buf, sizeof buf, "sglang:cached_tokens_total{%s,cache_source=\"%s\"} %.1f\n",
+                      model.c_str(), g_cfg.sglangTotal ? "total" : "host", g_extHits);
+        out += buf;
+    }
+    std::snprintf(buf, sizeof buf,
                   "# HELP sglang:cache_hit_rate The cache hit rate\n"
                   "# TYPE sglang:cache_hit_rate gauge\nsglang:cache_hit_rate{%s} %.6f\n",
-                  model.c_str(), g_queries, model.c_str(), g_hits, model.c_str(), g_extHits,
                   model.c_str(), g_queries > 0 ? (g_hits + g_extHits) / g_queries : 0.0);
+    return out + buf;
+}
+
+// llama.cpp's /metrics (server-task.cpp, the llamacpp: names); none of vLLM's or SGLang's.
+std::string llamaMetricsText() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    char buf[1024];
+    std::snprintf(buf, sizeof buf,
+                  "# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed.\n"
+                  "# TYPE llamacpp:prompt_tokens_total counter\nllamacpp:prompt_tokens_total %.0f\n"
+                  "# HELP llamacpp:prompt_tokens_cached_total Number of prompt tokens reused.\n"
+                  "# TYPE llamacpp:prompt_tokens_cached_total counter\n"
+                  "llamacpp:prompt_tokens_cached_total %.0f\n",
+                  g_queries, g_cachedTotal);
     return buf;
 }
 
 std::string metricsText() {
     if (g_cfg.sglang) return sglangMetricsText();
+    if (g_cfg.llamacpp) return llamaMetricsText();
     std::lock_guard<std::mutex> lock(g_mutex);
     const std::string labels = "{engine=\"0\",model_name=\"" + g_cfg.model + "\"}";
     char buf[2048];
@@ -389,6 +527,8 @@ std::string metricsText() {
                   g_running.load());
     return out + buf;
 }
+
+void slotAction(int fd, const std::string& path, const std::string& body);
 
 void serve(int fd) {
     std::string buf;
@@ -464,15 +604,42 @@ void serve(int fd) {
             sendResponse(fd, 200, "OK", "application/json", out.dump());
         } else if (method == "GET" && path == "/metrics" && g_cfg.metrics) {
             sendResponse(fd, 200, "OK", "text/plain; version=0.0.4", metricsText());
-        } else if (method == "POST" &&
+        } else if (method == "POST" && !g_cfg.llamacpp &&
                    ((path == "/reset_prefix_cache" && !g_cfg.sglang) || path == "/flush_cache") &&
                    g_cfg.reset) {
+            bool busy;
             {
                 std::lock_guard<std::mutex> lock(g_mutex);
-                g_gpu.clear();
-                g_lru.clear();
+                // vLLM's scheduler refuses while blocks are held (an offload store in flight).
+                busy = g_cfg.resetBusyS > 0 &&
+                       Clock::now() - g_lastDone < std::chrono::duration<double>(g_cfg.resetBusyS);
+                if (!busy) {
+                    g_gpu.clear();
+                    g_lru.clear();
+                    // SGLang's HiRadixCache.reset() clears the host pool as well.
+                    if (g_cfg.sglang) g_offload.clear();
+                }
             }
-            sendResponse(fd, 200, "OK", "application/json", "");
+            logLine(std::string("reset ") + (busy ? "refused (busy)" : "done"));
+            sendResponse(fd, 200, "OK", "application/json",
+                         g_cfg.resetSays ? nlohmann::json{{"success", !busy}}.dump() : "");
+        } else if (g_cfg.llamacpp && method == "GET" && path == "/props") {
+            sendResponse(
+                fd, 200, "OK", "application/json",
+                nlohmann::json{{"default_generation_settings", {{"n_ctx", g_cfg.maxModelLen}}},
+                               {"total_slots", 1},
+                               {"model_alias", g_cfg.model},
+                               {"model_path", "/standin/" + g_cfg.model + ".gguf"},
+                               {"build_info", "kvbe-serving-standin, not llama.cpp"}}
+                    .dump());
+        } else if (g_cfg.llamacpp && method == "GET" && path == "/slots") {
+            std::lock_guard<std::mutex> lock(g_mutex);
+            sendResponse(fd, 200, "OK", "application/json",
+                         nlohmann::json::array(
+                             {{{"id", 0}, {"n_ctx", g_cfg.maxModelLen}, {"is_processing", false}}})
+                             .dump());
+        } else if (g_cfg.llamacpp && method == "POST" && path.rfind("/slots/", 0) == 0) {
+            slotAction(fd, path, body);
         } else if (method == "GET" && path == "/v1/models") {
             sendResponse(fd, 200, "OK", "application/json",
                          nlohmann::json{{"object", "list"},
@@ -481,6 +648,74 @@ void serve(int fd) {
         } else {
             sendResponse(fd, 404, "Not Found", "application/json", "{\"detail\":\"Not Found\"}");
         }
+    }
+}
+
+// llama.cpp's POST /slots/{id}?action=erase|save|restore on the one slot, with its answers.
+void slotAction(int fd, const std::string& path, const std::string& body) {
+    const auto& c = g_cfg;
+    auto error = [&](int status, const std::string& message, const std::string& type) {
+        sendResponse(
+            fd, status, status == 501 ? "Not Implemented" : "Bad Request", "application/json",
+            nlohmann::json{{"error", {{"code", status}, {"message", message}, {"type", type}}}}
+                .dump());
+    };
+    if (!c.slotSavePath)
+        return error(501,
+                     "This server does not support slots action. Start it with `--slot-save-path`",
+                     "not_supported_error");
+    const size_t q = path.find("?action=");
+    const std::string id = path.substr(7, q == std::string::npos ? std::string::npos : q - 7);
+    const std::string action = q == std::string::npos ? "" : path.substr(q + 8);
+    if (id != "0") return error(400, "Invalid slot ID", "invalid_request_error");
+    const auto req = nlohmann::json::parse(body.empty() ? "{}" : body, nullptr, false);
+    const std::string file =
+        req.is_object() && req.contains("filename") && req["filename"].is_string()
+            ? req["filename"].get<std::string>()
+            : "";
+    std::unique_lock<std::mutex> lock(g_mutex);
+    if (action == "erase") {
+        const auto n = g_slot.size();
+        g_slot.clear();
+        lock.unlock();
+        sendResponse(fd, 200, "OK", "application/json",
+                     nlohmann::json{{"id_slot", 0}, {"n_erased", n}}.dump());
+    } else if (action == "save" && !file.empty()) {
+        g_files[file] = g_slot;
+        const double bytes = dsize(g_slot) * (c.kvBytesPerToken + 4) + 16;
+        lock.unlock();
+        sendResponse(fd, 200, "OK", "application/json",
+                     nlohmann::json{{"id_slot", 0},
+                                    {"filename", file},
+                                    {"n_saved", g_files[file].size()},
+                                    {"n_written", bytes},
+                                    {"timings", {{"save_ms", 1.0}}}}
+                         .dump());
+    } else if (action == "restore" && !file.empty()) {
+        const auto it = g_files.find(file);
+        if (it == g_files.end()) {
+            g_slot.clear();
+            lock.unlock();
+            return error(400, "Unable to restore slot: failed to open " + file,
+                         "invalid_request_error");
+        }
+        g_slot = it->second;
+        const double bytes = static_cast<double>(g_slot.size()) * (c.kvBytesPerToken + 4) + 16;
+        const auto tokens = g_slot.size();
+        lock.unlock();
+        const double seconds = c.diskTFixedS + bytes / c.diskBps;
+        waitUntil(fd, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                         std::chrono::duration<double>(seconds)));
+        sendResponse(fd, 200, "OK", "application/json",
+                     nlohmann::json{{"id_slot", 0},
+                                    {"filename", file},
+                                    {"n_restored", tokens},
+                                    {"n_read", bytes},
+                                    {"timings", {{"restore_ms", seconds * 1e3}}}}
+                         .dump());
+    } else {
+        lock.unlock();
+        error(400, "Invalid action", "invalid_request_error");
     }
 }
 
@@ -509,6 +744,28 @@ int main(int argc, char** argv) {
             c.sglang = true;
         else if (a == "--refuse-ids")
             c.refuseIds = true;
+        else if (a == "--report-cached")
+            c.reportCached = true;
+        else if (a == "--reset-says")
+            c.resetSays = true;
+        else if (a == "--sglang-total")
+            c.sglangTotal = true;
+        else if (a == "--llamacpp")
+            c.llamacpp = true;
+        else if (a == "--no-slot-save-path")
+            c.slotSavePath = false;
+        else if (flag(i, argc, argv, "--reset-busy-ms", v))
+            c.resetBusyS = std::atof(v.c_str()) * 1e-3;
+        else if (flag(i, argc, argv, "--ram-gbps", v))
+            c.ramBps = std::atof(v.c_str()) * 1e9;
+        else if (flag(i, argc, argv, "--ram-tfixed-ms", v))
+            c.ramTFixedS = std::atof(v.c_str()) * 1e-3;
+        else if (flag(i, argc, argv, "--disk-gbps", v))
+            c.diskBps = std::atof(v.c_str()) * 1e9;
+        else if (flag(i, argc, argv, "--disk-tfixed-ms", v))
+            c.diskTFixedS = std::atof(v.c_str()) * 1e-3;
+        else if (flag(i, argc, argv, "--cache-ram-mib", v))
+            c.cacheRamMiB = std::atol(v.c_str());
         else if (flag(i, argc, argv, "--model", v))
             c.model = v;
         else if (flag(i, argc, argv, "--peak-tflops", v))

@@ -292,10 +292,12 @@ std::vector<ProbeDescription> makeCatalog() {
               .choices = {"dram", "nvme"}},
              {.flag = "--reset",
               .kind = K::Choice,
-              .help = "Clearing the GPU prefix cache: auto (vLLM's POST /reset_prefix_cache, else "
-                      "SGLang's POST /flush_cache, else filler), vllm, sglang, filler",
+              .help =
+                  "Clearing the GPU prefix cache: auto (llama.cpp's slot erase where GET /props "
+                  "says llama-server, else vLLM's POST /reset_prefix_cache, else SGLang's POST "
+                  "/flush_cache, else filler), llamacpp, vllm, sglang, filler",
               .defaultValue = "auto",
-              .choices = {"auto", "vllm", "sglang", "filler"}},
+              .choices = {"auto", "llamacpp", "vllm", "sglang", "filler"}},
              {.flag = "--block-size",
               .kind = K::Count,
               .help = "Prefix-cache block in tokens (default 16, vLLM's)",
@@ -318,6 +320,15 @@ std::vector<ProbeDescription> makeCatalog() {
                       "(for one-sided noise, e.g. the loopback stand-in on a busy machine)",
               .defaultValue = "median",
               .choices = {"median", "fastest"}},
+             {.flag = "--allow-unverified-hits",
+              .kind = K::Flag,
+              .help = "Fit hits that neither the response nor /metrics verifies (labelled "
+                      "UNVERIFIED in every output); without it they are reported and not fitted"},
+             {.flag = "--drift-limit",
+              .kind = K::Number,
+              .help = "Largest spread of the repeated reference point, as a fraction (default "
+                      "0.10); above it no thresholds are written",
+              .defaultValue = "0.10"},
              {.flag = "--config",
               .kind = K::Model,
               .help = "Model geometry for the fit: preset id, config.json or folder (default: "

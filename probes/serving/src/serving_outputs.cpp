@@ -33,9 +33,16 @@ struct CellSummary {
     std::vector<detail::CsvRow> rows;
     Calibration c;
     std::vector<HitSample> gpuHits;
-    int offloadAccepted = 0, offloadQueries = 0;
-    std::string offloadReject; // why the server did not count offload hits as hits
+    struct TierCount {
+        int accepted = 0, queries = 0, unverified = 0;
+        std::string reject; // why the server did not count hits as hits
+    };
+    std::map<std::string, TierCount> offload; // by offload tier
+    int unverified = 0;                       // hits nothing verified, in any tier
+    bool usedUnverified = false;              // --allow-unverified-hits fitted some
     probes::TextTable measured;
+    probes::TextTable restores; // llama.cpp slot restores, as the server reported them
+    double restoreBytes = 0, restoreMs = 0;
 };
 
 probes::ExitResult<CellSummary> summariseCells(const SweepData& d, probes::ProbeSink& sink) {
@@ -45,15 +52,20 @@ probes::ExitResult<CellSummary> summariseCells(const SweepData& d, probes::Probe
     c.format = "kvbe";
     c.host = hostName();
     c.date = utcNow();
-    c.gpuName = s.gpuName;
+    c.gpuName = s.gpuName; // "" where none was given (calibration.json says so: gpu.given)
     c.model = s.modelRef.empty() ? s.model : s.modelRef;
     c.kvDtype = s.costInputs.kvDtype;
     auto model = CostModel::create(s.costInputs);
     if (!model) return probes::ProbeOutcome{ExitCode::BadInput, model.message()};
     c.kvBytesPerToken = model->kvBytesPerToken();
-    out.measured = probes::TextTable{
-        "TTFT against " + s.endpoint + " (" + s.model + ")",
-        {"state", "tokens", "prefix", "median ms", "p05 ms", "p95 ms", "samples", "not hits"},
+    out.measured = probes::TextTable{"TTFT against " + s.endpoint + " (" + s.model + ")",
+                                     {"state", "tokens", "prefix", "median ms", "p05 ms", "p95 ms",
+                                      "samples", "not hits", "unverified"},
+                                     {},
+                                     {}};
+    out.restores = probes::TextTable{
+        "llama.cpp slot restores (POST /slots/{id}?action=restore, as the server reports them)",
+        {"tokens", "prefix", "n_read MiB", "restore_ms", "GB/s"},
         {},
         {}};
     for (const auto& cell : d.cells) {
@@ -69,28 +81,50 @@ probes::ExitResult<CellSummary> summariseCells(const SweepData& d, probes::Probe
         row.queries = cell.queries;
         row.successful = static_cast<int>(cell.ttft.size());
         row.ttfts = cell.ttft;
-        if (cell.tier == s.offloadTier) {
-            out.offloadQueries += cell.queries;
-            out.offloadAccepted += static_cast<int>(cell.ttft.size());
-            if (!cell.rejectReason.empty()) out.offloadReject = cell.rejectReason;
+        const int unverified = static_cast<int>(cell.unverifiedTtft.size());
+        out.unverified += unverified;
+        out.usedUnverified = out.usedUnverified || cell.usedUnverified;
+        if (!cell.tier.empty() && cell.tier != "gpu") {
+            auto& t = out.offload[cell.tier];
+            t.queries += cell.queries;
+            t.accepted += static_cast<int>(cell.ttft.size());
+            t.unverified += unverified;
+            if (!cell.rejectReason.empty()) t.reject = cell.rejectReason;
         }
+        for (size_t i = 0; i < cell.restoreBytes.size() && i < cell.restoreMs.size(); ++i) {
+            out.restoreBytes += cell.restoreBytes[i];
+            out.restoreMs += cell.restoreMs[i];
+        }
+        if (!cell.restoreBytes.empty()) {
+            const double b = quantile(cell.restoreBytes, 0.5), m = quantile(cell.restoreMs, 0.5);
+            out.restores.rows.push_back({std::to_string(cell.tokens), std::to_string(cell.prefix),
+                                         probes::fixedDecimals(b / 1048576.0, 2),
+                                         probes::fixedDecimals(m, 2),
+                                         probes::fixedDecimals(b / (m * 1e-3) / 1e9, 3)});
+        }
+        const std::string state =
+            (cell.tier.empty() ? "cold" : cell.tier) + (cell.usedUnverified ? " UNVERIFIED" : "");
         if (cell.ttft.empty()) {
-            row.error = cell.rejectReason.empty()
-                            ? "no sample"
-                            : "not counted as a hit by the server: " + cell.rejectReason;
+            row.error = !cell.rejectReason.empty()
+                            ? "not counted as a hit by the server: " + cell.rejectReason
+                        : unverified > 0 ? "hit not verified: neither the response nor /metrics "
+                                           "says what the server reused; not fitted"
+                                         : "no sample";
+            if (unverified > 0 && cell.rejectReason.empty()) row.ttfts = cell.unverifiedTtft;
             out.rows.push_back(row);
-            out.measured.rows.push_back({cell.tier.empty() ? "cold" : cell.tier,
-                                         std::to_string(cell.tokens), std::to_string(cell.prefix),
-                                         "-", "-", "-", "0", std::to_string(cell.rejected)});
+            out.measured.rows.push_back(
+                {state, std::to_string(cell.tokens), std::to_string(cell.prefix),
+                 unverified ? ms(quantile(cell.unverifiedTtft, 0.5)) : "-", "-", "-", "0",
+                 std::to_string(cell.rejected), std::to_string(unverified)});
             continue;
         }
         out.rows.push_back(row);
         const double med = quantile(cell.ttft, 0.5), p05 = quantile(cell.ttft, 0.05),
                      p95 = quantile(cell.ttft, 0.95);
-        out.measured.rows.push_back(
-            {cell.tier.empty() ? "cold" : cell.tier, std::to_string(cell.tokens),
-             cell.tier.empty() ? "0" : probes::fixedDecimals(counted, 0), ms(med), ms(p05), ms(p95),
-             std::to_string(cell.ttft.size()), std::to_string(cell.rejected)});
+        out.measured.rows.push_back({state, std::to_string(cell.tokens),
+                                     cell.tier.empty() ? "0" : probes::fixedDecimals(counted, 0),
+                                     ms(med), ms(p05), ms(p95), std::to_string(cell.ttft.size()),
+                                     std::to_string(cell.rejected), std::to_string(unverified)});
         probes::ProbePoint pt;
         pt.series = cell.tier.empty() ? series::kColdTtft : series::kHitTtft;
         pt.x = static_cast<double>(cell.tokens);
@@ -100,6 +134,7 @@ probes::ExitResult<CellSummary> summariseCells(const SweepData& d, probes::Probe
                    {"p95_s", p95},
                    {"samples", cell.ttft.size()},
                    {"not_hits", cell.rejected}};
+        if (cell.usedUnverified) pt.meta["unverified"] = true;
         if (!cell.tier.empty()) {
             pt.meta["tier"] = cell.tier;
             pt.meta["prefix"] = counted;
@@ -134,14 +169,18 @@ struct SweepFit {
     CostInputs inputs; // the scenario's, with the fitted utilisation
     CostModel model;   // of those inputs
     std::optional<double> gpuTFixed, gpuPStar;
-    const FittedTier* offload = nullptr; // the offload tier's fitted values (in c.fitted)
-    std::optional<double> offloadPStar;
+    struct Offload {
+        const FittedTier* fitted = nullptr; // in c.fitted
+        std::optional<double> pStar;
+    };
+    std::map<std::string, Offload> offload; // the offload tiers that were fitted
 };
 
-probes::ExitResult<SweepFit> fitSweep(const ServingSettings& s, Calibration& c,
+probes::ExitResult<SweepFit> fitSweep(const SweepData& d, Calibration& c,
                                       const std::vector<HitSample>& gpuHits,
                                       probes::ProbeSink& sink) {
     using probes::ProbeOutcome;
+    const ServingSettings& s = *d.settings;
     if (c.prefill.empty())
         return ProbeOutcome{ExitCode::Failed,
                             "no cold prompt was measured, so nothing can be fitted"};
@@ -162,7 +201,7 @@ probes::ExitResult<SweepFit> fitSweep(const ServingSettings& s, Calibration& c,
     if (!fitted)
         return ProbeOutcome{ExitCode::Failed,
                             "the fit gave an unusable model: " + fitted.message()};
-    SweepFit out{*fit, fittedInputs, *fitted, {}, {}, nullptr, {}};
+    SweepFit out{*fit, fittedInputs, *fitted, {}, {}, {}};
     const double overhead = fit->params.overheadS;
     if (!gpuHits.empty()) {
         double sum = 0, weights = 0;
@@ -177,11 +216,13 @@ probes::ExitResult<SweepFit> fitSweep(const ServingSettings& s, Calibration& c,
         if (out.gpuPStar) c.breakevenPrefix["gpu"] = *out.gpuPStar;
         c.hits.insert(c.hits.end(), gpuHits.begin(), gpuHits.end());
     }
-    if (const auto it = c.fitted->tiers.find(s.offloadTier); it != c.fitted->tiers.end()) {
-        out.offload = &it->second;
-        if (const auto p = fit->breakevenPrefix.find(s.offloadTier);
-            p != fit->breakevenPrefix.end())
-            out.offloadPStar = p->second;
+    for (const auto& tier : d.offloadTiers) {
+        const auto it = c.fitted->tiers.find(tier);
+        if (it == c.fitted->tiers.end()) continue;
+        SweepFit::Offload o{&it->second, {}};
+        if (const auto p = fit->breakevenPrefix.find(tier); p != fit->breakevenPrefix.end())
+            o.pStar = p->second;
+        out.offload[tier] = o;
     }
     return out;
 }
@@ -201,21 +242,20 @@ probes::TextTable fitTable(const ServingSettings& s, const SweepFit& f, double d
         t.rows.push_back(
             {"gpu p*", f.gpuPStar ? probes::fixedDecimals(*f.gpuPStar, 0) + " tokens" : "never"});
     }
-    if (f.offload) {
-        t.rows.push_back({s.offloadTier + " bandwidth",
-                          probes::fixedDecimals(f.offload->bandwidthBps / 1e9, 3) + " GB/s"});
-        t.rows.push_back({s.offloadTier + " t_fixed", ms(f.offload->tFixedS) + " ms"});
-        if (f.offload->tLayerS > 0)
-            t.rows.push_back({s.offloadTier + " t_fixed per layer",
-                              ms(f.offload->tLayerS) + " ms × " +
-                                  std::to_string(f.offload->layers) + " KV/state layers"});
-        if (f.fit.fixedCostForm)
-            t.rows.push_back({"fixed cost form", std::string(toString(*f.fit.fixedCostForm)) +
-                                                     " (one model: the held-out check's form)"});
+    for (const auto& [tier, o] : f.offload) {
+        t.rows.push_back({tier + " bandwidth",
+                          probes::fixedDecimals(o.fitted->bandwidthBps / 1e9, 3) + " GB/s"});
+        t.rows.push_back({tier + " t_fixed", ms(o.fitted->tFixedS) + " ms"});
+        if (o.fitted->tLayerS > 0)
+            t.rows.push_back({tier + " t_fixed per layer", ms(o.fitted->tLayerS) + " ms × " +
+                                                               std::to_string(o.fitted->layers) +
+                                                               " KV/state layers"});
         t.rows.push_back(
-            {s.offloadTier + " p*",
-             f.offloadPStar ? probes::fixedDecimals(*f.offloadPStar, 0) + " tokens" : "never"});
+            {tier + " p*", o.pStar ? probes::fixedDecimals(*o.pStar, 0) + " tokens" : "never"});
     }
+    if (!f.offload.empty() && f.fit.fixedCostForm)
+        t.rows.push_back({"fixed cost form", std::string(toString(*f.fit.fixedCostForm)) +
+                                                 " (one model: the held-out check's form)"});
     t.rows.push_back({"rms relative residual",
                       probes::fixedDecimals(f.fit.params.rmsRelativeResidual * 100, 2) + " %"});
     t.rows.push_back(
@@ -223,60 +263,113 @@ probes::TextTable fitTable(const ServingSettings& s, const SweepFit& f, double d
     return t;
 }
 
-// py-kvcache's v2 file for the measured tier: f and its g curve from the fitted model at the
-// measured lengths; the medium the sweep did not measure is written equal to f.
-PyKvcacheV2 pyKvcacheV2For(const ServingSettings& s, const SweepData& d, const Calibration& c,
-                           const SweepFit& f, const PyKvcacheThresholds& v1,
-                           const std::filesystem::path& csv) {
-    const bool ssd = s.offloadTier == "nvme";
-    PyKvcacheV2 v2;
-    v2.thresholds = v1;
-    v2.gpuModel = s.gpuName;
-    v2.kvBytesPerToken = f.model.kvBytesPerToken();
-    const TierPath path{s.offloadTier, f.offload->bandwidthBps, f.offload->tFixedS};
-    const std::string g = ssd ? "g_ssd" : "g_mem";
-    CurveKnots& gCurve = ssd ? v2.gSsd : v2.gMem;
-    v2.f.floorS = 0.0;
-    v2.f.knots.emplace_back(0.0, 0.0);
-    gCurve.floorS = path.tFixedS;
-    gCurve.knots.emplace_back(0.0, path.tFixedS);
-    for (const auto& p : c.prefill) {
-        if (!(p.tokens > 0)) continue;
-        v2.f.knots.emplace_back(p.tokens, f.model.tMiss(p.tokens));
-        gCurve.knots.emplace_back(p.tokens, f.model.tLoad(path, p.tokens));
-    }
-    std::sort(v2.f.knots.begin(), v2.f.knots.end());
-    std::sort(gCurve.knots.begin(), gCurve.knots.end());
-    // The format needs all three curves; the medium this sweep did not measure is written equal
-    // to f, so py-kvcache's rule (load where f > g) never loads from it.
-    (ssd ? v2.gMem : v2.gSsd) = v2.f;
-    v2.thresholds.ssdTokens = ssd ? std::optional<double>(pyKvcacheRuleThreshold(v2.f, gCurve))
-                                  : std::optional<double>(pyKvcacheRuleThreshold(v2.f, v2.gSsd));
-    v2.thresholds.memTokens = ssd ? std::optional<double>(pyKvcacheRuleThreshold(v2.f, v2.gMem))
-                                  : std::optional<double>(pyKvcacheRuleThreshold(v2.f, gCurve));
-    v2.thresholds.writeSsd = v2.thresholds.writeMem = true;
-    v2.provenance = {
-        {"source_csv", csv.string()},
-        {"generated", c.date},
-        {"endpoint", s.endpoint},
-        {"tool", "kvbe-cli probe serving"},
-        {"cache_reset", d.resetMethod},
-        {"hits_verified", d.verified ? "yes" : "no"},
-        {"curves", "fitted cost model: f = cold prefill without the shared overhead, " + g +
-                       " = t_fixed + kv_bytes / bandwidth; " + (ssd ? "g_mem" : "g_ssd") +
-                       " not measured: written equal to f, so it never loads"}};
-    return v2;
+// Why the sweep writes no thresholds ("" when it does): an offload tier fitted, no unverified
+// hit in the fit unless asked for, the reference point steady enough.
+std::string thresholdsRefused(const SweepData& d, const CellSummary& cells, const SweepFit& f) {
+    const ServingSettings& s = *d.settings;
+    if (f.offload.empty()) return "no offload tier was fitted";
+    if (std::abs(d.driftRelative) > s.driftLimit)
+        return "the reference point drifted " + probes::fixedDecimals(d.driftRelative * 100, 1) +
+               " % during the run, over --drift-limit " +
+               probes::fixedDecimals(s.driftLimit * 100, 1) + " %";
+    (void)cells;
+    return "";
 }
 
-// The files under --out: the Pareto CSV, the calibration and, with a fitted offload tier,
-// py-kvcache's v1 and v2 files. Returns their paths by role.
+// One threshold per fitted tier, the same in the v1 and the v2 file: py-kvcache's rule on the
+// v2 curves, which carry knots one block either side of the fitted p* so that the rule finds
+// p* rounded up to the block (the closed form's answer) and not a measured length; a tier that
+// never pays gets one block past the context (v1's convention), in both files.
+struct Thresholds {
+    std::map<std::string, double> tokens; // by tier
+    PyKvcacheV2 v2;
+};
+
+Thresholds thresholdsFor(const SweepData& d, const Calibration& c, const SweepFit& f,
+                         const std::filesystem::path& csv, const std::string& verification) {
+    const ServingSettings& s = *d.settings;
+    Thresholds out;
+    PyKvcacheV2& v2 = out.v2;
+    v2.gpuModel = s.gpuName;
+    v2.kvBytesPerToken = f.model.kvBytesPerToken();
+    const double contextLimit = s.costInputs.model.contextLimit;
+    const double block = s.blockSize;
+    std::vector<double> lengths;
+    for (const auto& p : c.prefill)
+        if (p.tokens > 0) lengths.push_back(p.tokens);
+    for (const auto& [tier, o] : f.offload)
+        if (o.pStar && *o.pStar > 0) {
+            const double up = detail::blockCeil(*o.pStar, s.blockSize);
+            lengths.push_back(up);
+            if (up - block > 0) lengths.push_back(up - block);
+        }
+    std::sort(lengths.begin(), lengths.end());
+    lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+    v2.f.floorS = 0.0;
+    v2.f.knots.emplace_back(0.0, 0.0);
+    for (double n : lengths)
+        v2.f.knots.emplace_back(n, f.model.tMiss(n));
+    v2.gMem = v2.f; // a medium not measured is written equal to f: the rule never loads from it
+    v2.gSsd = v2.f;
+    std::string curves = "fitted cost model: f = cold prefill without the shared overhead";
+    for (const auto& [tier, o] : f.offload) {
+        const bool ssd = tier == "nvme";
+        const TierPath path{tier, o.fitted->bandwidthBps, o.fitted->tFixedS};
+        CurveKnots& g = ssd ? v2.gSsd : v2.gMem;
+        g = CurveKnots{};
+        g.floorS = path.tFixedS;
+        g.knots.emplace_back(0.0, path.tFixedS);
+        for (double n : lengths)
+            g.knots.emplace_back(n, f.model.tLoad(path, n));
+        const double rule = pyKvcacheRuleThreshold(v2.f, g);
+        const double never = detail::blockCeil(contextLimit, s.blockSize);
+        out.tokens[tier] = o.pStar ? rule : never;
+        curves += std::string(", ") + (ssd ? "g_ssd" : "g_mem") + " = the " + tier +
+                  " tier's t_fixed + kv_bytes / bandwidth";
+    }
+    curves += "; a medium not measured is written equal to f, so it never loads";
+    v2.thresholds.kvDtype = vllmKvCacheDtype(s.costInputs.kvDtype, s.costInputs.model.weightDtype)
+                                .value_or(std::string(toString(s.costInputs.kvDtype)));
+    v2.thresholds.modelName = s.model;
+    v2.thresholds.contextTokens = contextLimit;
+    v2.thresholds.writeMem = out.tokens.count("dram") > 0;
+    v2.thresholds.writeSsd = out.tokens.count("nvme") > 0;
+    if (out.tokens.count("dram")) v2.thresholds.memTokens = out.tokens["dram"];
+    if (out.tokens.count("nvme")) v2.thresholds.ssdTokens = out.tokens["nvme"];
+    v2.provenance = {{"source_csv", csv.string()},
+                     {"generated", c.date},
+                     {"endpoint", s.endpoint},
+                     {"tool", "kvbe-cli probe serving"},
+                     {"engine", d.engine.empty() ? "unknown" : d.engine},
+                     {"cache_reset", d.resetMethod},
+                     {"hits_verified", verification},
+                     {"gpu", s.gpuName.empty() ? "none given (--gpu)" : s.gpuName},
+                     {"curves", curves}};
+    return out;
+}
+
+// What verified the hits, in one phrase for every output.
+std::string verificationText(const SweepData& d, const CellSummary& cells) {
+    std::string by;
+    for (const auto& v : d.verifiedBy)
+        by += (by.empty() ? "" : " and ") + v;
+    if (cells.usedUnverified)
+        return "NO: UNVERIFIED hits fitted (--allow-unverified-hits)" +
+               (by.empty() ? std::string() : "; the others verified by " + by);
+    if (by.empty()) return "no hit was verified";
+    return "yes, every fitted hit, by " + by;
+}
+
+// The files under --out: always the Pareto CSV and the calibration (what was measured, with
+// the fit); py-kvcache's v1 and v2 files only with thresholds that may be written.
 probes::ExitResult<nlohmann::ordered_json> writeFiles(const SweepData& d, const CellSummary& cells,
-                                                      const SweepFit& f) {
+                                                      const SweepFit& f,
+                                                      const std::string& refused) {
     using probes::ProbeOutcome;
     const ServingSettings& s = *d.settings;
     const Calibration& c = cells.c;
     nlohmann::ordered_json files = nlohmann::ordered_json::object();
-    if (s.outDir.empty() || cells.offloadAccepted == 0) return files;
+    if (s.outDir.empty()) return files;
     std::error_code ec;
     std::filesystem::create_directories(s.outDir, ec);
     if (ec)
@@ -286,29 +379,28 @@ probes::ExitResult<nlohmann::ordered_json> writeFiles(const SweepData& d, const 
     if (auto st = writeFileAtomically(dir / "serving.csv", detail::paretoCsv(cells.rows)); !st)
         return ProbeOutcome{ExitCode::CannotRun, st.message()};
     files["pareto_csv"] = (dir / "serving.csv").string();
-    if (auto st = saveCalibration(dir / "calibration.json", c); !st)
+    // The calibration says whether a GPU was given, and how its hits were verified.
+    auto cal = nlohmann::ordered_json::parse(calibrationToJson(c));
+    cal["gpu"]["given"] = s.gpuGiven;
+    if (!s.gpuGiven)
+        cal["gpu"]["note"] = "no GPU was given (--gpu or --scenario): the fit's peak is the "
+                             "default scenario's, and the machine is not named";
+    cal["serving"] = {{"endpoint", s.endpoint},
+                      {"engine", d.engine.empty() ? "unknown" : d.engine},
+                      {"hits_verified", verificationText(d, cells)},
+                      {"unverified_hits_fitted", cells.usedUnverified},
+                      {"drift_relative", d.driftRelative}};
+    if (auto st = writeFileAtomically(dir / "calibration.json", cal.dump(2) + "\n"); !st)
         return ProbeOutcome{ExitCode::CannotRun, st.message()};
     files["calibration"] = (dir / "calibration.json").string();
-    if (!f.offload) return files;
+    if (!refused.empty()) return files;
 
-    const double contextLimit = s.costInputs.model.contextLimit;
-    const bool ssd = s.offloadTier == "nvme";
-    PyKvcacheThresholds v1;
-    v1.modelName = s.model;
-    v1.kvDtype = vllmKvCacheDtype(s.costInputs.kvDtype, s.costInputs.model.weightDtype)
-                     .value_or(std::string(toString(s.costInputs.kvDtype)));
-    v1.contextTokens = contextLimit;
-    // Only the measured tier is gated; the other is left out (py-kvcache: gate off). py-kvcache
-    // stores whole blocks; a tier that never pays gets the context limit.
-    (ssd ? v1.ssdTokens : v1.memTokens) =
-        detail::blockCeil(f.offloadPStar ? *f.offloadPStar : contextLimit, s.blockSize);
-    (ssd ? v1.writeMem : v1.writeSsd) = false;
-    if (auto st = writeFileAtomically(dir / "pykvcache-v1.json", pyKvcacheV1Json(v1)); !st)
+    const Thresholds t = thresholdsFor(d, c, f, dir / "serving.csv", verificationText(d, cells));
+    if (auto st = writeFileAtomically(dir / "pykvcache-v1.json", pyKvcacheV1Json(t.v2.thresholds));
+        !st)
         return ProbeOutcome{ExitCode::CannotRun, st.message()};
     files["pykvcache_v1"] = (dir / "pykvcache-v1.json").string();
-
-    const PyKvcacheV2 v2 = pyKvcacheV2For(s, d, c, f, v1, dir / "serving.csv");
-    if (auto st = writeFileAtomically(dir / "pykvcache-v2.json", pyKvcacheV2Json(v2)); !st)
+    if (auto st = writeFileAtomically(dir / "pykvcache-v2.json", pyKvcacheV2Json(t.v2)); !st)
         return ProbeOutcome{ExitCode::CannotRun, st.message()};
     files["pykvcache_v2"] = (dir / "pykvcache-v2.json").string();
     return files;
@@ -316,18 +408,25 @@ probes::ExitResult<nlohmann::ordered_json> writeFiles(const SweepData& d, const 
 
 // The result event: the fitted values, how far to trust them and the files written.
 nlohmann::ordered_json summary(const SweepData& d, const CellSummary& cells, const SweepFit& f,
-                               const nlohmann::ordered_json& files) {
+                               const nlohmann::ordered_json& files, const std::string& refused) {
     const ServingSettings& s = *d.settings;
     nlohmann::ordered_json tiers = nlohmann::ordered_json::object();
     if (f.gpuTFixed)
         tiers["gpu"] = {{"t_fixed_s", *f.gpuTFixed},
                         {"breakeven_prefix_tokens", seconds(f.gpuPStar.value_or(NAN))}};
-    if (f.offload)
-        tiers[s.offloadTier] = {{"bandwidth_Bps", f.offload->bandwidthBps},
-                                {"t_fixed_s", f.offload->tFixedS},
-                                {"t_layer_s", f.offload->tLayerS},
-                                {"layers", f.offload->layers},
-                                {"breakeven_prefix_tokens", seconds(f.offloadPStar.value_or(NAN))}};
+    for (const auto& [tier, o] : f.offload) {
+        tiers[tier] = {{"bandwidth_Bps", o.fitted->bandwidthBps},
+                       {"t_fixed_s", o.fitted->tFixedS},
+                       {"t_layer_s", o.fitted->tLayerS},
+                       {"layers", o.fitted->layers},
+                       {"breakeven_prefix_tokens", seconds(o.pStar.value_or(NAN))}};
+        if (tier == "nvme" && cells.restoreMs > 0)
+            tiers[tier]["server_restore_Bps"] = cells.restoreBytes / (cells.restoreMs * 1e-3);
+    }
+    nlohmann::ordered_json offload = nlohmann::ordered_json::object();
+    for (const auto& [tier, t] : cells.offload)
+        offload[tier] = {
+            {"hits", t.accepted}, {"queries", t.queries}, {"unverified", t.unverified}};
     nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
     for (const auto& [n, why] : d.skippedLengths)
         skipped[std::to_string(n)] = why;
@@ -339,26 +438,44 @@ nlohmann::ordered_json summary(const SweepData& d, const CellSummary& cells, con
                              {"prefix", r.prefix},
                              {"measured_s", r.measuredS},
                              {"fitted_s", r.fittedS}});
-    return {{"fitted_to", s.fitOnFastest ? "fastest" : "median"},
-            {"utilisation", f.inputs.utilisation},
-            {"overhead_s", f.fit.params.overheadS},
-            {"rms_relative_residual", f.fit.params.rmsRelativeResidual},
-            {"tiers", tiers},
-            {"residuals", residuals},
-            {"fixed_cost_form", f.fit.fixedCostForm ? nlohmann::ordered_json(std::string(
-                                                          toString(*f.fit.fixedCostForm)))
-                                                    : nlohmann::ordered_json(nullptr)},
-            {"fixed_cost_why", f.fit.fixedCostWhy},
-            {"drift_relative", d.driftRelative},
-            {"hits_verified", d.verified},
-            {"offload_hits_verified", d.offloadVerified},
-            {"offload_hits", cells.offloadAccepted},
-            {"offload_queries", cells.offloadQueries},
-            {"retries", d.retries},
-            {"cache_reset", d.resetMethod},
-            {"skipped_lengths", skipped},
-            {"notes", d.notes},
-            {"files", files}};
+    int offloadHits = 0, offloadQueries = 0;
+    for (const auto& [tier, t] : cells.offload) {
+        offloadHits += t.accepted;
+        offloadQueries += t.queries;
+    }
+    return {
+        {"fitted_to", s.fitOnFastest ? "fastest" : "median"},
+        {"engine",
+         d.engine.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(d.engine)},
+        {"gpu",
+         s.gpuName.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.gpuName)},
+        {"utilisation", f.inputs.utilisation},
+        {"overhead_s", f.fit.params.overheadS},
+        {"rms_relative_residual", f.fit.params.rmsRelativeResidual},
+        {"tiers", tiers},
+        {"residuals", residuals},
+        {"fixed_cost_form",
+         f.fit.fixedCostForm ? nlohmann::ordered_json(std::string(toString(*f.fit.fixedCostForm)))
+                             : nlohmann::ordered_json(nullptr)},
+        {"fixed_cost_why", f.fit.fixedCostWhy},
+        {"drift_relative", d.driftRelative},
+        {"drift_limit", s.driftLimit},
+        {"hits_verified", !cells.usedUnverified && cells.unverified == 0 && !d.verifiedBy.empty()},
+        {"hit_verification", verificationText(d, cells)},
+        {"verified_by", d.verifiedBy},
+        {"unverified_hits", cells.unverified},
+        {"unverified_hits_fitted", cells.usedUnverified},
+        {"offload_tiers", offload},
+        {"offload_hits", offloadHits},
+        {"offload_queries", offloadQueries},
+        {"thresholds_written", refused.empty()},
+        {"thresholds_refused", refused},
+        {"retries", d.retries},
+        {"reset_retries", d.resetRetries},
+        {"cache_reset", d.resetMethod},
+        {"skipped_lengths", skipped},
+        {"notes", d.notes},
+        {"files", files}};
 }
 
 } // namespace
@@ -370,31 +487,53 @@ probes::ProbeOutcome finishSweep(const SweepData& d, probes::ProbeSink& sink) {
     };
     auto cells = summariseCells(d, sink);
     if (!cells) return fail(cells.error());
-    auto fit = fitSweep(s, cells->c, cells->gpuHits, sink);
+    auto fit = fitSweep(d, cells->c, cells->gpuHits, sink);
     if (!fit) return fail(fit.error());
 
     auto& measured = cells->measured;
-    measured.footnotes.push_back(
-        d.verified ? "hits verified against the server's /metrics counters"
-                   : "hits NOT verified: the server's /metrics has no prefix-cache counters");
+    measured.footnotes.push_back("hits verified: " + verificationText(d, *cells));
+    if (cells->unverified > 0)
+        measured.footnotes.push_back(
+            std::to_string(cells->unverified) +
+            " hit(s) that neither the response nor /metrics "
+            "verified: " +
+            (s.allowUnverified ? "fitted, labelled UNVERIFIED (--allow-unverified-hits)"
+                               : "shown, not fitted (--allow-unverified-hits fits them)"));
     if (d.retries)
         measured.footnotes.push_back(std::to_string(d.retries) +
                                      " request(s) retried after 429/503");
     sink.table(measured);
+    if (!cells->restores.rows.empty()) sink.table(cells->restores);
     sink.table(fitTable(s, *fit, d.driftRelative));
 
-    auto files = writeFiles(d, *cells, *fit);
+    const std::string refused = s.tierOffload ? thresholdsRefused(d, *cells, *fit) : "";
+    if (s.tierOffload && !refused.empty()) sink.note("no thresholds written: " + refused);
+    auto files = writeFiles(d, *cells, *fit, s.tierOffload ? refused : "no offload tier measured");
     if (!files) return fail(files.error());
-    if (s.tierOffload && cells->offloadAccepted == 0)
-        return fail({ExitCode::Failed,
-                     "the server counted none of the " + std::to_string(cells->offloadQueries) +
-                         " offload hits as hits (" + cells->offloadReject +
-                         "); is the offload connector on (vLLM --kv-transfer-config, SGLang "
-                         "--enable-hierarchical-cache)?"});
-    if (s.tierOffload && !fit->offload)
-        return fail({ExitCode::Failed, "the offload tier '" + s.offloadTier +
-                                           "' could not be fitted; see the fit notes"});
-    sink.result(summary(d, *cells, *fit, *files));
+    for (const auto& [tier, t] : cells->offload) {
+        if (t.accepted > 0) continue;
+        if (t.unverified > 0)
+            return fail({ExitCode::Failed,
+                         "none of the " + std::to_string(t.queries) + " " + tier +
+                             " hits could be verified: neither the responses (timings.cache_n, "
+                             "usage.prompt_tokens_details.cached_tokens) nor /metrics say what "
+                             "the server reused, so no thresholds were written; "
+                             "--allow-unverified-hits fits them anyway, labelled in every output"});
+        return fail(
+            {ExitCode::Failed, "the server counted none of the " + std::to_string(t.queries) + " " +
+                                   tier + " hits as hits (" + t.reject +
+                                   "); is the offload tier on (vLLM --kv-transfer-config, SGLang "
+                                   "--enable-hierarchical-cache, llama.cpp --cache-ram)?"});
+    }
+    for (const auto& tier : d.offloadTiers)
+        if (!fit->offload.count(tier))
+            return fail({ExitCode::Failed,
+                         "the offload tier '" + tier + "' could not be fitted; see the fit notes"});
+    if (s.tierOffload && !refused.empty())
+        return fail({ExitCode::Failed, "no thresholds written: " + refused +
+                                           " (serving.csv and calibration.json hold what was "
+                                           "measured)"});
+    sink.result(summary(d, *cells, *fit, *files, s.tierOffload ? refused : ""));
     return {};
 }
 

@@ -23,6 +23,9 @@ struct MeasuredCell {
     std::vector<double> counted; // hit tokens the server counted, per accepted sample
     int queries = 0, rejected = 0;
     std::string rejectReason;
+    std::vector<double> unverifiedTtft; // hits nothing verified: reported, never fitted
+    bool usedUnverified = false;        // --allow-unverified-hits put unverified hits in ttft
+    std::vector<double> restoreBytes, restoreMs; // llama.cpp slot restores, as it reports them
 };
 
 struct SweepData {
@@ -32,8 +35,11 @@ struct SweepData {
     double driftRelative = 0;
     double referenceTokens = 0;
     int retries = 0;
+    int resetRetries = 0; // samples measured again, or resets asked again, after one did not take
     std::string resetMethod;
-    bool verified = false, offloadVerified = false;
+    std::string engine;                    // "llama.cpp", "vLLM", "SGLang", "" when not known
+    std::vector<std::string> offloadTiers; // measured, in order
+    std::vector<std::string> verifiedBy;   // what verified the accepted hits
     std::vector<std::string> notes;
 };
 

@@ -117,22 +117,32 @@ HitCounters hitCounters(std::string_view text) {
         c.offload = promSum(text, "vllm:external_prefix_cache_hits_total");
         return c;
     }
-    // SGLang (python/sglang/srt/metrics/collector.py): one counter, by cache_source where split.
-    bool labelled = false;
+    // SGLang (python/sglang/srt/metrics/collector.py): one counter, by cache_source where split:
+    // device (GPU), host and storage_<Backend> (HiCache's tiers), and "total" where the
+    // scheduler could not split a request's count: that one holds GPU hits too, so it counts
+    // as neither tier (a "hit" it alone reports is not verified as an offload hit).
+    bool sglang = false;
     eachSample(text, [&](std::string_view n, std::string_view labels, double v) {
+        if (n.substr(0, 7) == "sglang:") sglang = true;
         if (n != "sglang:cached_tokens_total") return;
-        c.server = "SGLang";
         const auto m = parseLabels(labels);
         const auto source = m.find("cache_source");
-        if (source == m.end() || source->second == "device") {
+        c.labelled = c.labelled || source != m.end();
+        if (source == m.end() || source->second == "device")
             c.gpu = c.gpu.value_or(0) + v;
-        } else {
+        else if (source->second == "host" || source->second.rfind("storage", 0) == 0)
             c.offload = c.offload.value_or(0) + v;
-        }
-        labelled = labelled || source != m.end();
     });
-    // A split counter whose offload sources have not been hit yet reads 0, not "no counter".
-    if (labelled && !c.offload) c.offload = 0;
+    if (!sglang) return c;
+    c.server = "SGLang";
+    // A labelled counter has no series until its first cached token (prometheus_client adds a
+    // label set when it is first incremented): on a fresh server there is nothing yet, which
+    // reads 0, not "no counter". SGLang's own names (sglang:prompt_tokens_total) say it is one.
+    if (!c.gpu && !c.offload) c.labelled = true;
+    if (c.labelled) {
+        c.gpu = c.gpu.value_or(0);
+        c.offload = c.offload.value_or(0);
+    }
     return c;
 }
 
@@ -178,9 +188,25 @@ void CompletionStream::line(std::string_view l) {
             (c.contains("finish_reason") && !c["finish_reason"].is_null()))
             m_firstToken = true;
     }
-    if (j.contains("usage") && j["usage"].is_object() && j["usage"].contains("prompt_tokens") &&
-        j["usage"]["prompt_tokens"].is_number())
-        m_promptTokens = j["usage"]["prompt_tokens"].get<double>();
+    if (j.contains("usage") && j["usage"].is_object()) {
+        const auto& u = j["usage"];
+        if (u.contains("prompt_tokens") && u["prompt_tokens"].is_number())
+            m_promptTokens = u["prompt_tokens"].get<double>();
+        if (u.contains("prompt_tokens_details") && u["prompt_tokens_details"].is_object()) {
+            const auto& d = u["prompt_tokens_details"];
+            if (d.contains("cached_tokens") && d["cached_tokens"].is_number())
+                m_cachedTokens = d["cached_tokens"].get<double>();
+        }
+    }
+    // llama.cpp's server adds its slot's timings to the last chunk (tools/server/server-task.cpp,
+    // server_slot_stats::to_json): cache_n reused, prompt_n computed.
+    if (j.contains("timings") && j["timings"].is_object()) {
+        const auto& t = j["timings"];
+        if (t.contains("cache_n") && t["cache_n"].is_number())
+            m_cacheN = t["cache_n"].get<double>();
+        if (t.contains("prompt_n") && t["prompt_n"].is_number())
+            m_promptN = t["prompt_n"].get<double>();
+    }
 }
 
 std::string errorMessage(std::string_view body) {

@@ -29,6 +29,7 @@ std::optional<std::map<std::string, std::string>> promLabels(std::string_view te
 struct HitCounters {
     std::string server; // "vLLM", "SGLang", "" when neither's counters are there
     std::optional<double> gpu, offload;
+    bool labelled = false; // SGLang: cached_tokens_total split by cache_source
 };
 HitCounters hitCounters(std::string_view metricsText);
 
@@ -42,6 +43,18 @@ class CompletionStream {
     bool done() const { return m_done; }
     const std::string& error() const { return m_error; }
     std::optional<double> promptTokens() const { return m_promptTokens; }
+    // The prompt tokens the server says it reused for this request, from the response itself:
+    // llama.cpp's timings.cache_n (with timings.prompt_n, the tokens it computed), else OpenAI's
+    // usage.prompt_tokens_details.cached_tokens (vLLM with --enable-prompt-tokens-details,
+    // llama.cpp, SGLang). None where the response carries neither.
+    std::optional<double> cachedTokens() const { return m_cacheN ? m_cacheN : m_cachedTokens; }
+    // Where cachedTokens() came from: "timings.cache_n" or
+    // "usage.prompt_tokens_details.cached_tokens"; "" when none.
+    std::string cachedSource() const {
+        return m_cacheN ? "timings.cache_n"
+                        : (m_cachedTokens ? "usage.prompt_tokens_details.cached_tokens" : "");
+    }
+    std::optional<double> computedTokens() const { return m_promptN; }
     size_t bytes() const { return m_bytes; }
 
   private:
@@ -49,7 +62,7 @@ class CompletionStream {
     std::string m_pending;
     bool m_firstToken = false, m_done = false;
     std::string m_error;
-    std::optional<double> m_promptTokens;
+    std::optional<double> m_promptTokens, m_cachedTokens, m_cacheN, m_promptN;
     size_t m_bytes = 0;
 };
 

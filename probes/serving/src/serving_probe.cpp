@@ -17,16 +17,27 @@
 namespace kvbe::serving {
 namespace detail {
 
-Sent Sweep::measure(Cell& cell) {
+Sent Sweep::measureOnce(Cell& cell, bool& notCleared) {
     const std::int64_t n = cell.tokens, p = cell.prefix;
     std::vector<int> prompt = fresh(n);
+    double extraS = 0; // what the hit pays outside the timed completion (a slot restore)
+    if (isLlama()) {
+        // An empty slot first, so that no timed request pays for moving the slot's last
+        // prompt into the host-RAM prompt cache (llama.cpp does that when a slot is reused).
+        Sent e = slotAction("erase", "", nullptr);
+        if (!e.ok()) return e;
+    }
     if (!cell.tier.empty()) {
         // The prefix goes in first, untimed; then the same prefix with a fresh suffix.
         const std::vector<int> prefix(prompt.begin(), prompt.begin() + p);
         Sent prime = send(prefix);
         if (!prime.ok()) return prime;
         if (cell.tier != "gpu") {
-            Sent r = resetGpuCache();
+            // After a reset that did not take, each reset waits a little after the prime (an
+            // offload store of the prime may still hold its blocks).
+            if (!isLlama() && m_resetDelayS > 0 && !sleepFor(m_resetDelayS))
+                return {ExitCode::Stopped, probes::stopMessage()};
+            Sent r = isLlama() ? llamaTierSetup(cell, extraS) : resetGpuCache();
             if (!r.ok()) return r;
         }
     }
@@ -48,40 +59,88 @@ Sent Sweep::measure(Cell& cell) {
     const std::string at =
         "N=" + std::to_string(n) + (cell.tier.empty() ? "" : ", p=" + std::to_string(p));
     if (cell.tier.empty()) {
-        const double hit = (std::isnan(gpuHit) ? 0 : gpuHit) + (std::isnan(extHit) ? 0 : extHit);
+        // The response's own count first; else the /metrics deltas.
+        const double hit =
+            s.cached ? *s.cached
+                     : (std::isnan(gpuHit) ? 0 : gpuHit) + (std::isnan(extHit) ? 0 : extHit);
         if (hit > m_s.blockSize)
-            return reject(
-                "cold prompt " + at + ": the server counted " + fmt(hit, 0) +
-                " cached tokens, so it was not cold; left out (other traffic on the server?)");
+            return reject("cold prompt " + at + ": the server " +
+                          (s.cached ? "answered that it reused " : "counted ") + fmt(hit, 0) +
+                          " cached tokens" + (s.cached ? " (" + s.cachedSource + ")" : "") +
+                          ", so it was not cold; left out (other traffic on the server?)");
         cell.ttft.push_back(s.ttftS);
         cell.counted.push_back(0);
         return s;
     }
-    const double counted = cell.tier == "gpu" ? gpuHit : extHit;
-    if (cell.tier != "gpu" && !std::isnan(gpuHit) && gpuHit > m_s.blockSize)
+    // A hit is checked against the response first: a "hit" the server answered with a full
+    // recompute (cached 0) is caught here whatever /metrics says or lacks.
+    if (s.cached && *s.cached < static_cast<double>(reachable - m_s.blockSize))
+        return reject(cell.tier + " hit " + at + ": the response says the server reused " +
+                      fmt(*s.cached, 0) + " of " + std::to_string(reachable) + " prefix tokens (" +
+                      s.cachedSource + ", " + fmt(s.ttftS * 1e3, 2) +
+                      " ms): a recompute, so it is reported as not a hit and left out");
+    const double metric = cell.tier == "gpu" ? gpuHit : extHit;
+    if (cell.tier != "gpu" && !std::isnan(gpuHit) && gpuHit > m_s.blockSize) {
+        // vLLM refuses a reset while blocks are held (an offload store still in flight right
+        // after a request): its API answers 200 all the same. measure() waits and tries again.
+        notCleared = true;
+        --cell.queries;
         return {ExitCode::Failed, "after clearing the GPU prefix cache (" + m_resetPath +
                                       ") the server still counted " + fmt(gpuHit, 0) +
                                       " GPU prefix-cache hit tokens for " + at +
                                       ": the reset did not clear it"};
-    if (std::isnan(counted)) {
-        // Unverified: the server exposes no counter for this tier. Used, and said once.
-        cell.ttft.push_back(s.ttftS);
+    }
+    if (!std::isnan(metric) && metric < static_cast<double>(reachable - m_s.blockSize))
+        return reject(cell.tier + " hit " + at + ": the server counted " + fmt(metric, 0) + " of " +
+                      std::to_string(reachable) + " prefix tokens as " +
+                      (cell.tier == "gpu" ? "GPU prefix-cache" : "offload (external)") + " hits (" +
+                      fmt(s.ttftS * 1e3, 2) + " ms), so it is reported as not a hit and left out");
+    if (!s.cached && std::isnan(metric)) {
+        // Nothing verifies it: neither the response nor a /metrics counter for this tier.
+        if (!m_s.allowUnverified) {
+            cell.unverifiedTtft.push_back(s.ttftS + extraS);
+            return s;
+        }
+        cell.usedUnverified = true;
+        cell.ttft.push_back(s.ttftS + extraS);
         cell.counted.push_back(static_cast<double>(reachable));
         return s;
     }
-    if (counted < static_cast<double>(reachable - m_s.blockSize))
-        return reject(cell.tier + " hit " + at + ": the server counted " + fmt(counted, 0) +
-                      " of " + std::to_string(reachable) + " prefix tokens as " +
-                      (cell.tier == "gpu" ? "GPU prefix-cache" : "offload (external)") + " hits (" +
-                      fmt(s.ttftS * 1e3, 2) + " ms), so it is reported as not a hit and left out");
-    cell.ttft.push_back(s.ttftS);
-    cell.counted.push_back(counted);
+    if (s.cached) m_verifiedBy.insert("the response's " + s.cachedSource);
+    if (!std::isnan(metric)) m_verifiedBy.insert("/metrics");
+    cell.ttft.push_back(s.ttftS + extraS);
+    cell.counted.push_back(!std::isnan(metric) ? metric : *s.cached);
     return s;
+}
+
+Sent Sweep::measure(Cell& cell) {
+    constexpr int kTries = 6;
+    for (int attempt = 1;; ++attempt) {
+        bool notCleared = false;
+        Sent s = measureOnce(cell, notCleared);
+        if (!notCleared) return s;
+        if (attempt == kTries)
+            return {s.exit, s.message + ", " + std::to_string(kTries) + " times in a row, with " +
+                                fmt(m_resetDelayS, 2) +
+                                " s between the prefix and the reset at the end (blocks "
+                                "still held on the server?)"};
+        // vLLM's scheduler refuses a reset while blocks are held (block_pool.py: "Failed to
+        // reset prefix cache because some blocks (N) are not freed yet"), e.g. by an offload
+        // store of the prefix still in flight, and its API answers 200 all the same.
+        m_resetDelayS = m_resetDelayS > 0 ? 2 * m_resetDelayS : 0.1;
+        ++m_resetRetries;
+        note(s.message + " (try " + std::to_string(attempt) + " of " + std::to_string(kTries) +
+             "): a server refuses a reset while blocks are still held, e.g. by an offload store "
+             "in flight, and vLLM's API answers 200 all the same; from now on the sweep waits " +
+             fmt(m_resetDelayS, 2) +
+             " s between the prefix and the reset, and measures this point again");
+    }
 }
 
 ProbeOutcome Sweep::run() {
     if (auto failed = begin()) return *failed;
     if (auto failed = readMetrics()) return *failed;
+    if (auto failed = detectEngine()) return *failed;
     std::vector<Cell> cells = planCells();
     const int drift = 3;
     m_done = 0;
@@ -150,10 +209,20 @@ std::optional<ProbeOutcome> Sweep::readMetrics() {
     if (r.status == 200) {
         m_haveMetrics = true;
         const auto hc = detail::hitCounters(r.body);
+        if (hc.server == "vLLM") m_engine = Engine::Vllm;
+        if (hc.server == "SGLang") m_engine = Engine::Sglang;
         m_haveHitCounter = hc.gpu.has_value();
         m_haveExtCounter = hc.offload.has_value();
         if (m_haveHitCounter)
-            note("hits are verified against " + hc.server + "'s /metrics counters");
+            note("hits are checked against " + hc.server + "'s /metrics counters" +
+                 (hc.server == "SGLang" && !hc.labelled
+                      ? " (sglang:cached_tokens_total has no series before the first cached "
+                        "token; read again after every request)"
+                      : ""));
+        // SGLang's KV pool in tokens (metrics/collector.py: sglang:max_total_num_tokens).
+        if (const auto pool = detail::promSum(r.body, "sglang:max_total_num_tokens");
+            pool && *pool > 0)
+            m_capacityTokens = *pool;
         if (auto info = detail::promLabels(r.body, "vllm:cache_config_info")) {
             const auto blocks = info->find("num_gpu_blocks"), block = info->find("block_size");
             if (blocks != info->end() && block != info->end())
@@ -161,15 +230,9 @@ std::optional<ProbeOutcome> Sweep::readMetrics() {
                     std::atof(blocks->second.c_str()) * std::atof(block->second.c_str());
         }
     }
-    if (!m_haveHitCounter)
-        note("hits are not verified: " + m_root + "/metrics " +
-             (m_haveMetrics
-                  ? "has neither vllm:prefix_cache_hits_total nor sglang:cached_tokens_total"
-                  : "answered " + std::to_string(r.status)));
-    else if (s.tierOffload && !m_haveExtCounter)
-        note("offload hits are not verified: " + m_root +
-             "/metrics has no vllm:external_prefix_cache_hits_total nor "
-             "sglang:cached_tokens_total by cache_source");
+    // Whether hits are verified is known only from the responses: every timed request is
+    // checked against its own response first (timings.cache_n, usage's cached_tokens), then
+    // against these counters; what verified them is said at the end.
     return std::nullopt;
 }
 
@@ -196,7 +259,8 @@ std::vector<Sweep::Cell> Sweep::planCells() {
                 continue;
             }
             if (s.tierGpu) cells.push_back(cell(n, f, p, "gpu"));
-            if (s.tierOffload) cells.push_back(cell(n, f, p, s.offloadTier));
+            for (const auto& tier : m_offloadTiers)
+                cells.push_back(cell(n, f, p, tier));
         }
     }
     for (const auto& [n, f] : skippedFractions)
@@ -273,9 +337,14 @@ SweepData Sweep::sweepData(const std::vector<Cell>& cells,
     data.driftRelative = driftRel;
     data.referenceTokens = static_cast<double>(refN);
     data.retries = m_retries;
+    data.resetRetries = m_resetRetries;
     data.resetMethod = m_resetPath;
-    data.verified = m_haveHitCounter;
-    data.offloadVerified = m_haveExtCounter;
+    data.offloadTiers = m_offloadTiers;
+    data.verifiedBy.assign(m_verifiedBy.begin(), m_verifiedBy.end());
+    data.engine = m_engine == Engine::LlamaCpp ? "llama.cpp"
+                  : m_engine == Engine::Vllm   ? "vLLM"
+                  : m_engine == Engine::Sglang ? "SGLang"
+                                               : "";
     data.notes = m_notes;
     for (const auto& [n, why] : skippedLengths)
         data.skippedLengths[n] = why;
@@ -291,6 +360,10 @@ SweepData Sweep::sweepData(const std::vector<Cell>& cells,
         m.queries = c.queries;
         m.rejected = c.rejected;
         m.rejectReason = c.rejectReason;
+        m.unverifiedTtft = c.unverifiedTtft;
+        m.usedUnverified = c.usedUnverified;
+        m.restoreBytes = c.restoreBytes;
+        m.restoreMs = c.restoreMs;
         data.cells.push_back(std::move(m));
     }
     return data;

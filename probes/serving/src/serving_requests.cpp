@@ -81,6 +81,9 @@ Sent Sweep::send(const std::vector<int>& ids) {
     nlohmann::json body = {{"model", m_s.model}, {"prompt", ids},
                            {"max_tokens", 1},    {"stream", true},
                            {"temperature", 0},   {"stream_options", {{"include_usage", true}}}};
+    // llama.cpp: every request on one slot, so that its erase, save and restore act on the
+    // prompt the sweep sent (tools/server/server-context.cpp reads "id_slot" from the body).
+    if (isLlama()) body["id_slot"] = m_slot;
     const std::string what = std::to_string(ids.size()) + "-token prompt";
     const auto expected = static_cast<double>(ids.size()) +
                           (m_textPrompts ? static_cast<double>(m_specialTokens) : 0.0);
@@ -210,11 +213,13 @@ Sent Sweep::send(const std::vector<int>& ids) {
                         (m_textPrompts ? "text" : "ids") + " were not taken as they were sent"};
         if (!m_textPrompts) m_idsAccepted = true;
         s.ttftS = std::chrono::duration<double>(*first - t0).count();
+        s.cached = stream.cachedTokens();
+        s.cachedSource = stream.cachedSource();
         return s;
     }
 }
 
-Sent Sweep::post(const std::string& path, bool& notFound) {
+Sent Sweep::post(const std::string& path, bool& notFound, std::string* body) {
     HttpRequest req;
     req.method = "POST";
     req.url = m_root + path;
@@ -228,6 +233,7 @@ Sent Sweep::post(const std::string& path, bool& notFound) {
     if (r.status != 200 && !notFound)
         return {ExitCode::Failed, "POST " + req.url + " answered " + std::to_string(r.status) +
                                       ": " + detail::errorMessage(r.body)};
+    if (body) *body = r.body;
     return {};
 }
 
@@ -246,6 +252,16 @@ Counters Sweep::counters() {
     return c;
 }
 
+namespace {
+// {"success": false} (or "status": "error"), as a reset's answer that it did nothing.
+bool refusedReset(const std::string& body) {
+    const auto j = nlohmann::json::parse(body, nullptr, false);
+    if (!j.is_object()) return false;
+    if (j.contains("success") && j["success"].is_boolean()) return !j["success"].get<bool>();
+    return false;
+}
+} // namespace
+
 Sent Sweep::resetGpuCache() {
     std::vector<std::string> routes;
     if (!m_resetPath.empty())
@@ -256,10 +272,38 @@ Sent Sweep::resetGpuCache() {
         routes = {"/flush_cache"};
     else if (m_s.reset == "auto")
         routes = {"/reset_prefix_cache", "/flush_cache"};
+    // SGLang's POST /flush_cache empties HiCache's host tier too (HiRadixCache.reset() clears
+    // token_to_kv_pool_host), so an offload hit after it finds nothing: the GPU copy is
+    // evicted with filler prompts instead, which moves it to the host tier.
+    if (m_engine == Engine::Sglang) {
+        if (m_resetPath.empty())
+            note("SGLang's POST /flush_cache would also empty HiCache's host tier "
+                 "(HiRadixCache.reset), so it is not used: the GPU copy is evicted with filler "
+                 "prompts instead");
+        routes.clear();
+    }
     for (const auto& route : routes) {
         bool notFound = false;
-        Sent s = post(route, notFound);
+        std::string body;
+        Sent s = post(route, notFound, &body);
         if (!s.ok()) return s;
+        // A server that says the reset did not happen ({"success": false}, the engine's answer
+        // where an API passes it on) is waited out: blocks still held are freed within moments.
+        double wait = 0.1;
+        for (int attempt = 1; !notFound && refusedReset(body); ++attempt) {
+            if (attempt == 6)
+                return {ExitCode::Failed, "POST " + m_root + route + " answered " + body +
+                                              " 6 times in a row over " + fmt(2 * wait - 0.1, 1) +
+                                              " s: the server would not clear its prefix cache"};
+            note("POST " + m_root + route + " answered " + body + " (try " +
+                 std::to_string(attempt) + "): the cache was not cleared; waiting " + fmt(wait, 2) +
+                 " s and asking again");
+            ++m_resetRetries;
+            if (!sleepFor(wait)) return {ExitCode::Stopped, probes::stopMessage()};
+            wait *= 2;
+            s = post(route, notFound, &body);
+            if (!s.ok()) return s;
+        }
         if (!notFound) {
             if (m_resetPath.empty())
                 note("the GPU prefix cache is cleared with POST " + m_root + route);
@@ -267,17 +311,22 @@ Sent Sweep::resetGpuCache() {
             return {};
         }
     }
-    if (m_s.reset != "auto" && m_s.reset != "filler")
+    if (m_s.reset != "auto" && m_s.reset != "filler" && m_engine != Engine::Sglang)
         return {ExitCode::CannotRun, "POST " + m_root + routes.front() +
                                          " is not there (404): the server has no such reset "
                                          "endpoint; try --reset auto or filler"};
     // No reset endpoint: evict with filler traffic, sized from the KV capacity the server reports.
     if (!m_capacityTokens)
-        return {ExitCode::CannotRun, "cannot clear the GPU prefix cache: " + m_root +
-                                         " has no reset endpoint (POST /reset_prefix_cache and "
-                                         "/flush_cache answered 404) and its /metrics "
-                                         "reports no KV capacity (vllm:cache_config_info "
-                                         "num_gpu_blocks, block_size) to size filler traffic"};
+        return {ExitCode::CannotRun,
+                "cannot clear the GPU prefix cache: " + m_root +
+                    (m_engine == Engine::Sglang
+                         ? " is SGLang, whose /flush_cache empties the host tier too,"
+                     : routes.empty() ? " was given --reset filler,"
+                                      : " has no reset endpoint (POST /reset_prefix_cache and "
+                                        "/flush_cache answered 404),") +
+                    " and its /metrics reports no KV capacity (vllm:cache_config_info "
+                    "num_gpu_blocks and block_size, or sglang:max_total_num_tokens) to size "
+                    "filler traffic; llama.cpp's llama-server is cleared with --reset llamacpp"};
     const std::int64_t longest = m_s.lengths.back();
     const auto count =
         static_cast<int>(std::ceil(1.25 * *m_capacityTokens / static_cast<double>(longest)));
@@ -287,7 +336,8 @@ Sent Sweep::resetGpuCache() {
                                          std::to_string(count) +
                                          " filler requests; give the server a reset endpoint"};
     if (m_resetPath.empty()) {
-        note("no reset endpoint: the GPU prefix cache is evicted with " + std::to_string(count) +
+        note(std::string(m_engine == Engine::Sglang ? "" : "no reset endpoint: ") +
+             "the GPU prefix cache is evicted with " + std::to_string(count) +
              " filler prompts of " + std::to_string(longest) + " tokens (KV capacity " +
              fmt(*m_capacityTokens, 0) + " tokens)");
         m_resetPath = "filler";

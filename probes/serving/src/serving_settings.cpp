@@ -9,6 +9,7 @@
 #include "kvbe/scenario/scenario_flags.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace kvbe::serving {
 namespace {
@@ -106,6 +107,15 @@ Status readRequests(const ProbeArgs& a, ServingSettings& s) {
     s.offloadTier = a.text("--offload-tier");
     s.reset = a.text("--reset");
     s.fitOnFastest = a.text("--fit-on") == "fastest";
+    s.allowUnverified = a.on("--allow-unverified-hits");
+    const std::string driftText = a.text("--drift-limit");
+    char* end = nullptr;
+    const double drift = std::strtod(driftText.c_str(), &end);
+    if (driftText.empty() || end != driftText.c_str() + driftText.size() || !(drift > 0) ||
+        drift > 10)
+        return Error{"--drift-limit " + driftText +
+                     ": expected a fraction above 0, e.g. 0.10 for 10 %"};
+    s.driftLimit = drift;
     return Ok{};
 }
 
@@ -141,7 +151,10 @@ Status readFit(const ProbeArgs& a, ServingSettings& s) {
     s.costInputs = eval->cost.inputs();
     s.nominalTiers = eval->tiers;
     s.modelRef = eval->model.id;
-    s.gpuName = eval->gpu ? eval->gpu->name : std::string();
+    // The calibration names the GPU only where the user gave one: the default scenario's GPU
+    // is the model's assumption, not the machine the sweep ran against.
+    s.gpuGiven = a.given("--gpu") || a.given("--scenario");
+    s.gpuName = s.gpuGiven && eval->gpu ? eval->gpu->name : std::string();
     return Ok{};
 }
 

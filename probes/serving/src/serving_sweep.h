@@ -7,11 +7,14 @@
 #include "kvbe/serving/serving_probe.h"
 #include "serving_outputs.h"
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,6 +35,10 @@ struct Sent {
     std::string message;
     bool skipLength = false; // a 4xx that refuses this prompt (too long): skip the length
     double ttftS = 0;
+    // The prompt tokens the response says were reused (CompletionStream::cachedTokens), and the
+    // field it came from; none where the response does not say.
+    std::optional<double> cached{};
+    std::string cachedSource{};
     bool ok() const { return exit == ExitCode::Ok && !skipLength; }
 };
 
@@ -74,7 +81,12 @@ class Sweep {
         std::vector<double> counted; // hit tokens the server counted per accepted sample
         int queries = 0, rejected = 0;
         std::string rejectReason;
+        std::vector<double> unverifiedTtft; // hits nothing could verify, kept out of the fit
+        bool usedUnverified = false;        // --allow-unverified-hits took some into ttft
+        std::vector<double> restoreBytes, restoreMs; // llama.cpp slot restores, as it reports
     };
+    // The server behind the endpoint, as far as its routes tell (detectEngine).
+    enum class Engine { Unknown, Vllm, Sglang, LlamaCpp };
 
     bool stopping() const { return probes::stopRequested(); }
     std::vector<int> fresh(std::int64_t n) {
@@ -97,7 +109,7 @@ class Sweep {
             text += m_words[static_cast<size_t>(id) % m_words.size()];
         return text;
     }
-    Sent post(const std::string& path, bool& notFound);
+    Sent post(const std::string& path, bool& notFound, std::string* body = nullptr);
     bool sleepFor(double s) {
         const auto until = Clock::now() + std::chrono::duration<double>(s);
         while (Clock::now() < until) {
@@ -108,7 +120,20 @@ class Sweep {
     }
     Counters counters();
     Sent resetGpuCache();
+    // GET /props (llama.cpp) or /slots, the served model's name against /v1/models; sets
+    // m_engine, m_slot and the offload tiers to measure.
+    std::optional<ProbeOutcome> detectEngine();
+    // llama.cpp: POST /slots/{id}?action=erase|save|restore; `reply` gets the answer's JSON.
+    Sent slotAction(const std::string& action, const std::string& filename, nlohmann::json* reply);
+    // llama.cpp: the setup of a timed request in `tier`, after its prefix was primed: the
+    // host-RAM prompt cache (dram) or a slot file (nvme). `extraS` is time the hit pays outside
+    // the timed completion (the slot restore).
+    Sent llamaTierSetup(Cell& cell, double& extraS);
+    bool isLlama() const { return m_engine == Engine::LlamaCpp; }
+    // One sample of the cell; a reset that did not take (the GPU still hit after it) is waited
+    // out and the sample measured again, a few times, and said.
     Sent measure(Cell& cell);
+    Sent measureOnce(Cell& cell, bool& notCleared);
     // The steps of run(): the header line and the API key; /metrics (the counters that verify
     // hits, the KV capacity filler eviction needs); the cells to measure; the drift reference;
     // every cell, repeats interleaved; the drift; what finishSweep summarises.
@@ -146,10 +171,17 @@ class Sweep {
     int m_idHi = 30000;
     bool m_haveMetrics = false, m_haveHitCounter = false, m_haveExtCounter = false;
     std::string m_resetPath; // the reset route that worked, "" before the first reset
+    Engine m_engine = Engine::Unknown;
+    int m_slot = 0;                          // llama.cpp: the slot every request is pinned to
+    std::vector<std::string> m_offloadTiers; // the offload tiers measured (planCells)
+    std::set<std::string> m_verifiedBy;      // what verified the hits that were accepted
+    std::string m_slotFile;                  // llama.cpp: the slot file saved and restored
     std::optional<double> m_capacityTokens;
     std::vector<std::string> m_notes;
     int m_done = 0, m_total = 1; // requests sent, and to send
     int m_retries = 0;
+    int m_resetRetries = 0;   // samples measured again after a reset that did not take
+    double m_resetDelayS = 0; // wait between a prefix and its reset, learnt from such resets
     bool m_idsAccepted = false, m_triedText = false, m_textPrompts = false;
     std::vector<std::string> m_words; // text prompts: words of one token each, with their space
     std::int64_t m_specialTokens = 0; // what the server adds to a text prompt (a BOS)

@@ -28,12 +28,15 @@ struct ServingSettings {
     double timeoutS = 120;            // per request
     std::string outDir;               // where the four files go ("" = none written)
     std::string offloadTier = "dram"; // the offload tier's name in the outputs: dram or nvme
-    std::string reset = "auto";       // auto, vllm, sglang, filler
+    std::string reset = "auto";       // auto, llamacpp, vllm, sglang, filler
+    bool allowUnverified = false;     // --allow-unverified-hits: fit hits nothing verified
     int blockSize = 16;               // prefix-cache block in tokens (vLLM's default)
     double retryWaitS = 1;            // first wait after a 429/503, doubled each try
     int maxTries = 5;
-    int warmup = 2;           // cold requests sent first and not measured
-    double driftLimit = 0.10; // warn above this relative change of the reference point
+    int warmup = 2; // cold requests sent first and not measured
+    // Above this spread of the repeated reference point (relative to its median) the sweep
+    // writes no thresholds (--drift-limit).
+    double driftLimit = 0.10;
     // What the fit takes of each cell's samples: the median (default), or the fastest, for a
     // server whose noise is one-sided (a loopback stand-in on a busy machine: nothing makes a
     // request faster than its time model, everything else makes it slower).
@@ -42,7 +45,8 @@ struct ServingSettings {
     CostInputs costInputs;
     std::vector<TierPath> nominalTiers;
     std::string modelRef; // what the calibration names as its model
-    std::string gpuName;  // free-form, into the calibration and py-kvcache v2
+    std::string gpuName;  // the GPU the user gave (--gpu, or the --scenario's); "" when none
+    bool gpuGiven = false;
 };
 
 class ServingProbe : public probes::Probe {
