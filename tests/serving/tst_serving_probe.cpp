@@ -94,7 +94,8 @@ const QStringList kQuick = {"--model",       "standin/llama-3.2-3b",
                             "--repeats",     "1",
                             "--warmup",      "1",
                             "--retry-wait",  "0.02s",
-                            "--tiers",       "offload"};
+                            "--tiers",       "offload",
+                            "--drift-limit", "10"};
 
 nlohmann::json resultOf(const QByteArray& out) {
     kvbe::ProbeStreamReader reader;
@@ -245,6 +246,19 @@ class ServingProbeTest : public QObject {
         QVERIFY(v2["curves"]["f"]["knots"].is_object());
         QVERIFY(v2["curves"]["g_mem"]["knots"].contains("8192"));
         QCOMPARE(v2["break_even_mem_tokens"].get<long>() % 16, 0L);
+        // v1 and v2 carry one threshold (py-kvcache's rule on the v2 curves, knots around p*).
+        QFile v1f(dir.filePath("pykvcache-v1.json"));
+        QVERIFY(v1f.open(QIODevice::ReadOnly));
+        const auto v1j = nlohmann::json::parse(v1f.readAll().toStdString());
+        QCOMPARE(v1j["break_even_mem_tokens"].get<double>(),
+                 v2["break_even_mem_tokens"].get<double>());
+        // No --gpu: the calibration names no GPU and says none was given.
+        QFile calf(dir.filePath("calibration.json"));
+        QVERIFY(calf.open(QIODevice::ReadOnly));
+        const auto calj = nlohmann::json::parse(calf.readAll().toStdString());
+        QCOMPARE(calj["gpu"]["name"].get<std::string>(), std::string());
+        QCOMPARE(calj["gpu"]["given"].get<bool>(), false);
+        QVERIFY(r["gpu"].is_null());
     }
 
     void aHitTheServerDidNotCountIsNotAHit_data() {
@@ -252,8 +266,12 @@ class ServingProbeTest : public QObject {
         QTest::newRow("served fast, not counted") << QStringList{"--uncounted-offload"};
         QTest::newRow("no offload tier at all") << QStringList{"--no-offload"};
         QTest::newRow("SGLang, served fast, not counted")
-            << QStringList{"--sglang", "--uncounted-offload"};
-        QTest::newRow("SGLang, no offload tier at all") << QStringList{"--sglang", "--no-offload"};
+            << QStringList{"--sglang", "--uncounted-offload", "--gpu-capacity-tokens", "4096"};
+        QTest::newRow("SGLang, no offload tier at all")
+            << QStringList{"--sglang", "--no-offload", "--gpu-capacity-tokens", "4096"};
+        // SGLang's fallback cache_source "total" holds GPU hits too: never an offload hit.
+        QTest::newRow("SGLang, offload hits under cache_source total")
+            << QStringList{"--sglang", "--sglang-total", "--gpu-capacity-tokens", "4096"};
     }
     void aHitTheServerDidNotCountIsNotAHit() {
         QFETCH(QStringList, mode);
@@ -264,22 +282,31 @@ class ServingProbeTest : public QObject {
         QCOMPARE(run.exitCode, 4);
         const QByteArray all = run.out + run.err;
         QVERIFY2(all.contains("so it is reported as not a hit and left out"), all.constData());
-        QVERIFY2(run.err.contains("the server counted none of the 3 offload hits"),
-                 all.constData());
+        QVERIFY2(run.err.contains("the server counted none of the 3 dram hits"), all.constData());
+        // What was measured is written; no thresholds are.
+        QVERIFY(QFile::exists(QDir(out.path()).filePath("serving.csv")));
+        QVERIFY(QFile::exists(QDir(out.path()).filePath("calibration.json")));
+        QVERIFY(!QFile::exists(QDir(out.path()).filePath("pykvcache-v1.json")));
     }
 
-    // SGLang's counters (sglang:cached_tokens_total by cache_source) verify hits as vLLM's do;
-    // its cache is cleared with POST /flush_cache (the stand-in refuses /reset_prefix_cache).
+    // SGLang's counters (sglang:cached_tokens_total by cache_source) verify hits as vLLM's do,
+    // though a fresh server has no labelled series until its first cached token; its
+    // /flush_cache empties the host tier too (as HiRadixCache.reset does), so the GPU copy is
+    // evicted with filler sized from sglang:max_total_num_tokens instead.
     void sglangCountersVerifyHits() {
-        Standin server({"--sglang"});
+        Standin server({"--sglang", "--gpu-capacity-tokens", "4096"});
         QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
         const auto run =
             runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
         const QByteArray all = run.out + run.err;
         QVERIFY2(run.exitCode == 0, all.constData());
-        QVERIFY2(all.contains("hits are verified against SGLang's /metrics counters"),
+        QVERIFY2(all.contains("hits are checked against SGLang's /metrics counters"),
                  all.constData());
-        QVERIFY2(!all.contains("not verified"), all.constData());
+        QVERIFY2(all.contains("hits verified: yes, every fitted hit, by /metrics"),
+                 all.constData());
+        QVERIFY2(all.contains("would also empty HiCache's host tier"), all.constData());
+        QVERIFY2(all.contains("filler prompts of 2048 tokens (KV capacity 4096 tokens)"),
+                 all.constData());
         QVERIFY2(!all.contains("left out"), all.constData());
     }
 
@@ -346,8 +373,15 @@ class ServingProbeTest : public QObject {
                                      << "answered 404: The model `not/served` does not exist.";
         QTest::newRow("API key refused") << QStringList{"--api-key", "s3cret"} << QStringList{} << 3
                                          << "refused the request (401): Unauthorized";
-        QTest::newRow("drift warned") << QStringList{"--drift", "0.1"} << QStringList{} << 0
-                                      << "warning: TTFT drifted during the run";
+        QTest::newRow("drift warned")
+            << QStringList{"--drift", "0.3"} << QStringList{"--drift-limit", "0.1"} << 4
+            << "warning: TTFT drifted during the run";
+        QTest::newRow("drift over the limit: no thresholds")
+            << QStringList{"--drift", "0.3"} << QStringList{"--drift-limit", "0.1"} << 4
+            << "no thresholds written: the reference point drifted";
+        QTest::newRow("llama.cpp without --slot-save-path")
+            << QStringList{"--llamacpp", "--no-slot-save-path"} << QStringList{} << 3
+            << "(start llama-server with --slot-save-path DIR)";
     }
     void failuresSayWhatHappened() {
         QFETCH(QStringList, standin);
@@ -376,6 +410,149 @@ class ServingProbeTest : public QObject {
         const QByteArray all = run.out + run.err;
         QVERIFY2(all.contains(want.toUtf8()), all.constData());
         QCOMPARE(run.exitCode, exitCode);
+    }
+
+    // The adapter of the issue: a reset that erased the slot, so every "offload hit" was a full
+    // recompute, and no vLLM counters to tell. The response says what was reused (cached 0):
+    // each is caught, and no thresholds are written from them.
+    void aRecomputeReportedAsAHitIsCaught() {
+        Standin server({"--no-metrics", "--no-offload", "--report-cached"});
+        QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
+        const auto run =
+            runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
+        const QByteArray all = run.out + run.err;
+        QCOMPARE(run.exitCode, 4);
+        QVERIFY2(all.contains("the response says the server reused 0 of"), all.constData());
+        QVERIFY2(all.contains("usage.prompt_tokens_details.cached_tokens"), all.constData());
+        QVERIFY2(all.contains("a recompute, so it is reported as not a hit"), all.constData());
+        QVERIFY(QFile::exists(QDir(out.path()).filePath("serving.csv")));
+        QVERIFY(!QFile::exists(QDir(out.path()).filePath("pykvcache-v1.json")));
+        QVERIFY(!QFile::exists(QDir(out.path()).filePath("pykvcache-v2.json")));
+    }
+
+    // Hits nothing verifies (no counters, nothing in the response) are shown, not fitted; with
+    // --allow-unverified-hits they are fitted and every output says so.
+    void unverifiedHitsNeedTheFlagAndAreLabelled() {
+        Standin server({"--no-metrics"});
+        QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
+        const auto refused =
+            runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out.path()});
+        QCOMPARE(refused.exitCode, 4);
+        QVERIFY2(refused.err.contains("none of the 3 dram hits could be verified"),
+                 (refused.out + refused.err).constData());
+        QVERIFY(!QFile::exists(QDir(out.path()).filePath("pykvcache-v1.json")));
+
+        QTemporaryDir out2(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
+        const auto allowed =
+            runProbe(kQuick + QStringList{"--endpoint", server.url(), "--out", out2.path(),
+                                          "--allow-unverified-hits", "--format", "jsonl"});
+        QVERIFY2(allowed.exitCode == 0, (allowed.out + allowed.err).constData());
+        const auto r = resultOf(allowed.out);
+        QCOMPARE(r["unverified_hits_fitted"].get<bool>(), true);
+        QCOMPARE(r["hits_verified"].get<bool>(), false);
+        QVERIFY2(r["hit_verification"].get<std::string>().find("UNVERIFIED") != std::string::npos,
+                 r.dump().c_str());
+        const QDir dir(out2.path());
+        for (const char* file : {"pykvcache-v2.json", "calibration.json"}) {
+            QFile f(dir.filePath(file));
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QVERIFY2(f.readAll().contains("UNVERIFIED hits fitted (--allow-unverified-hits)"),
+                     file);
+        }
+        const auto table =
+            runProbe(kQuick + QStringList{"--endpoint", server.url(), "--allow-unverified-hits"});
+        QVERIFY2(table.out.contains("dram UNVERIFIED"), table.out.constData());
+    }
+
+    // llama.cpp's llama-server (the stand-in's --llamacpp mode plays it): found by GET /props,
+    // cleared by slot erase, both offload tiers measured and verified from timings.cache_n, the
+    // slot restore's reported bytes and time beside the fitted bandwidth, the name checked.
+    void llamaCppBothOffloadTiers() {
+        Standin server({"--llamacpp", "--ram-gbps", "10", "--ram-tfixed-ms", "2", "--disk-gbps",
+                        "2", "--disk-tfixed-ms", "5"});
+        QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
+        const auto run = runProbe(QStringList{"--model",       "no-such/model",
+                                              "--config",      "meta-llama/Llama-3.2-3B",
+                                              "--peak-tflops", "2000",
+                                              "--endpoint",    server.url(),
+                                              "--lengths",     "1k,2k,4k",
+                                              "--fractions",   "0.5,1",
+                                              "--repeats",     "3",
+                                              "--warmup",      "1",
+                                              "--fit-on",      "fastest",
+                                              "--drift-limit", "1",
+                                              "--out",         out.path(),
+                                              "--format",      "jsonl"});
+        QVERIFY2(run.exitCode == 0, (run.out + run.err).constData());
+        QVERIFY2(run.out.contains("is not a model this server serves"), run.out.constData());
+        QVERIFY2(run.out.contains("llama.cpp's llama-server"), run.out.constData());
+        const auto r = resultOf(run.out);
+        QCOMPARE(r["engine"].get<std::string>(), std::string("llama.cpp"));
+        QCOMPARE(r["hits_verified"].get<bool>(), true);
+        QCOMPARE(r["verified_by"][0].get<std::string>(),
+                 std::string("the response's timings.cache_n"));
+        // The stand-in's truths: host-RAM loads at 10 GB/s, slot restores at 2 GB/s of what
+        // they report reading (n_read carries 4 bytes of token id beside each token's KV).
+        const auto& dram = r["tiers"]["dram"];
+        const auto& nvme = r["tiers"]["nvme"];
+        QVERIFY2(within(dram["bandwidth_Bps"].get<double>(), 10e9, 0.15), r.dump().c_str());
+        QVERIFY2(within(nvme["bandwidth_Bps"].get<double>(), 2e9 * kKvPerToken / (kKvPerToken + 4),
+                        0.15),
+                 r.dump().c_str());
+        QVERIFY2(within(nvme["server_restore_Bps"].get<double>(),
+                        nvme["bandwidth_Bps"].get<double>(), 0.15),
+                 r.dump().c_str());
+        // Both thresholds, the same in v1 and v2.
+        const QDir dir(out.path());
+        QFile v1f(dir.filePath("pykvcache-v1.json")), v2f(dir.filePath("pykvcache-v2.json"));
+        QVERIFY(v1f.open(QIODevice::ReadOnly) && v2f.open(QIODevice::ReadOnly));
+        const auto v1 = nlohmann::json::parse(v1f.readAll().toStdString());
+        const auto v2 = nlohmann::json::parse(v2f.readAll().toStdString());
+        for (const char* key : {"break_even_mem_tokens", "break_even_ssd_tokens"}) {
+            QVERIFY2(v1.contains(key) && v2.contains(key), v1.dump().c_str());
+            QCOMPARE(v1[key].get<double>(), v2[key].get<double>());
+        }
+        QCOMPARE(v1["model_name"].get<std::string>(), std::string("no-such/model"));
+    }
+
+    // vLLM refuses a reset while blocks are still held (an offload store in flight right after
+    // the prefix) and its API answers 200 regardless; a server that says {"success": false} is
+    // heard. Either way the sweep waits, measures again and says so.
+    void aResetThatDidNotTakeIsWaitedOut_data() {
+        QTest::addColumn<QStringList>("mode");
+        QTest::addColumn<QString>("sentence");
+        QTest::newRow("bare 200, as vLLM's API")
+            << QStringList{"--reset-busy-ms", "150"}
+            << "from now on the sweep waits 0.10 s between the prefix and the reset";
+        QTest::newRow("success false in the body")
+            << QStringList{"--reset-busy-ms", "150", "--reset-says"}
+            << "answered {\"success\":false} (try 1): the cache was not cleared; waiting";
+    }
+    void aResetThatDidNotTakeIsWaitedOut() {
+        QFETCH(QStringList, mode);
+        QFETCH(QString, sentence);
+        Standin server(mode);
+        const auto run = runProbe(kQuick + QStringList{"--endpoint", server.url()});
+        const QByteArray all = run.out + run.err;
+        QVERIFY2(run.exitCode == 0, all.constData());
+        QVERIFY2(all.contains(sentence.toUtf8()), all.constData());
+    }
+
+    // --tiers gpu --out writes what was measured: the CSV and the calibration.
+    void gpuTierAloneStillWritesItsFiles() {
+        Standin server({});
+        QTemporaryDir out(QStringLiteral(KVBE_TEST_SCRATCH "/serving-XXXXXX"));
+        QStringList args = kQuick;
+        args.replace(args.indexOf("offload"), "gpu");
+        const auto run =
+            runProbe(args + QStringList{"--endpoint", server.url(), "--out", out.path()});
+        QVERIFY2(run.exitCode == 0, (run.out + run.err).constData());
+        const QDir dir(out.path());
+        QVERIFY(QFile::exists(dir.filePath("serving.csv")));
+        auto cal = kvbe::readCalibration(dir.filePath("calibration.json").toStdString());
+        QVERIFY2(cal.ok(), cal.ok() ? "" : cal.message().c_str());
+        QCOMPARE(cal->prefill.size(), size_t(3));
+        QVERIFY(!QFile::exists(dir.filePath("pykvcache-v1.json")));
     }
 
     void ctrlCLeavesNothingInFlight() {

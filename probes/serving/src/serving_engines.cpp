@@ -47,8 +47,10 @@ std::optional<ProbeOutcome> Sweep::detectEngine() {
         m_engine = Engine::LlamaCpp;
         std::string build = props.value("build_info", std::string());
         note("the server is llama.cpp's llama-server" + (build.empty() ? "" : " (" + build + ")") +
-             ": slots cleared with POST " + m_root + "/slots/{id}?action=erase, every request on "
-             "slot " + std::to_string(m_slot));
+             ": slots cleared with POST " + m_root +
+             "/slots/{id}?action=erase, every request on "
+             "slot " +
+             std::to_string(m_slot));
         m_resetPath = "/slots/" + std::to_string(m_slot) + "?action=erase";
     } else if (s.reset == "llamacpp") {
         return fail(ExitCode::CannotRun,
@@ -126,7 +128,8 @@ Sent Sweep::llamaTierSetup(Cell& cell, double& extraS) {
     }
     // nvme: the slot to a file, the slot erased, the file read back; the restore is part of the
     // hit, timed here on the same clock as TTFT.
-    if (m_slotFile.empty()) m_slotFile = "kvbe-probe-slot-" + std::to_string(m_rng() % 1000000) + ".bin";
+    if (m_slotFile.empty())
+        m_slotFile = "kvbe-probe-slot-" + std::to_string(m_rng() % 1000000) + ".bin";
     nlohmann::json saved;
     Sent s = slotAction("save", m_slotFile, &saved);
     if (!s.ok()) return s;

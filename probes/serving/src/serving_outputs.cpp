@@ -227,7 +227,8 @@ probes::ExitResult<SweepFit> fitSweep(const SweepData& d, Calibration& c,
     return out;
 }
 
-probes::TextTable fitTable(const ServingSettings& s, const SweepFit& f, double driftRelative) {
+probes::TextTable fitTable(const ServingSettings& s, const SweepFit& f, const SweepData& d) {
+    const double driftRelative = d.driftRelative;
     probes::TextTable t{"Fit to the " + std::string(s.fitOnFastest ? "fastest sample" : "median") +
                             " of each point (" + std::string(toString(s.costInputs.flopModel)) +
                             " FLOP model, peak " +
@@ -258,8 +259,13 @@ probes::TextTable fitTable(const ServingSettings& s, const SweepFit& f, double d
                                                  " (one model: the held-out check's form)"});
     t.rows.push_back({"rms relative residual",
                       probes::fixedDecimals(f.fit.params.rmsRelativeResidual * 100, 2) + " %"});
-    t.rows.push_back(
-        {"drift of the reference point", probes::fixedDecimals(driftRelative * 100, 1) + " %"});
+    t.rows.push_back({"drift of the reference point",
+                      probes::fixedDecimals(driftRelative * 100, 1) + " % (limit " +
+                          probes::fixedDecimals(s.driftLimit * 100, 0) + " %)"});
+    // How far to trust the fit: the residuals above, and the spread of one repeated point.
+    t.rows.push_back({"spread of the reference point",
+                      probes::fixedDecimals(d.referenceSpread * 100, 1) + " % (p10 to p90 of " +
+                          std::to_string(d.referenceSamples) + " samples through the run)"});
     return t;
 }
 
@@ -460,6 +466,8 @@ nlohmann::ordered_json summary(const SweepData& d, const CellSummary& cells, con
         {"fixed_cost_why", f.fit.fixedCostWhy},
         {"drift_relative", d.driftRelative},
         {"drift_limit", s.driftLimit},
+        {"reference_samples", d.referenceSamples},
+        {"reference_spread", d.referenceSpread},
         {"hits_verified", !cells.usedUnverified && cells.unverified == 0 && !d.verifiedBy.empty()},
         {"hit_verification", verificationText(d, cells)},
         {"verified_by", d.verifiedBy},
@@ -504,7 +512,7 @@ probes::ProbeOutcome finishSweep(const SweepData& d, probes::ProbeSink& sink) {
                                      " request(s) retried after 429/503");
     sink.table(measured);
     if (!cells->restores.rows.empty()) sink.table(cells->restores);
-    sink.table(fitTable(s, *fit, d.driftRelative));
+    sink.table(fitTable(s, *fit, d));
 
     const std::string refused = s.tierOffload ? thresholdsRefused(d, *cells, *fit) : "";
     if (s.tierOffload && !refused.empty()) sink.note("no thresholds written: " + refused);

@@ -33,6 +33,8 @@ struct SweepData {
     std::vector<MeasuredCell> cells;
     std::map<std::int64_t, std::string> skippedLengths;
     double driftRelative = 0;
+    double referenceSpread = 0; // (p90 − p10) / median of the reference point's samples
+    int referenceSamples = 0;
     double referenceTokens = 0;
     int retries = 0;
     int resetRetries = 0; // samples measured again, or resets asked again, after one did not take

@@ -142,9 +142,10 @@ ProbeOutcome Sweep::run() {
     if (auto failed = readMetrics()) return *failed;
     if (auto failed = detectEngine()) return *failed;
     std::vector<Cell> cells = planCells();
-    const int drift = 3;
+    const int drift = 3, between = 2; // reference samples at the ends, and after each repeat
     m_done = 0;
-    m_total = m_s.warmup + 2 * drift + static_cast<int>(cells.size()) * m_s.repeats;
+    m_total = m_s.warmup + 2 * drift + between * (m_s.repeats - 1) +
+              static_cast<int>(cells.size()) * m_s.repeats;
 
     // Warm-up (discarded), then the reference point measured at the start and again at the end.
     const std::int64_t refN = m_s.lengths[m_s.lengths.size() / 2];
@@ -154,15 +155,17 @@ ProbeOutcome Sweep::run() {
         if (!w.ok()) return failSent(w);
         step("warm-up " + std::to_string(i + 1) + " of " + std::to_string(m_s.warmup));
     }
-    std::vector<double> refStart, refEnd;
-    if (auto bad = reference(refN, drift, refStart)) {
+    // The reference point is measured at the start, between repeats and at the end, so that the
+    // drift is read from the run's whole course, not two moments of it.
+    std::vector<double> refs;
+    if (auto bad = reference(refN, drift, refs)) {
         if (bad->skipLength) return fail(ExitCode::Failed, bad->message);
         return failSent(*bad);
     }
     std::map<std::int64_t, std::string> skippedLengths;
-    if (auto bad = measureAll(cells, skippedLengths)) return failSent(*bad);
-    if (auto bad = reference(refN, drift, refEnd)) return failSent(*bad);
-    const double driftRel = checkDrift(refN, refStart, refEnd);
+    if (auto bad = measureAll(cells, skippedLengths, refN, between, refs)) return failSent(*bad);
+    if (auto bad = reference(refN, drift, refs)) return failSent(*bad);
+    const double driftRel = checkDrift(refN, refs);
     if (skippedLengths.size() == m_s.lengths.size())
         return fail(ExitCode::Failed, "every length was refused by the server; the first: " +
                                           skippedLengths.begin()->second);
@@ -285,10 +288,13 @@ std::optional<Sent> Sweep::reference(std::int64_t refN, int count, std::vector<d
 }
 
 std::optional<Sent> Sweep::measureAll(std::vector<Cell>& cells,
-                                      std::map<std::int64_t, std::string>& skippedLengths) {
+                                      std::map<std::int64_t, std::string>& skippedLengths,
+                                      std::int64_t refN, int between, std::vector<double>& refs) {
     const auto& s = m_s;
     const auto& lengths = s.lengths;
     for (int r = 0; r < s.repeats; ++r) {
+        if (r > 0)
+            if (auto bad = reference(refN, between, refs)) return bad;
         // Interleaved: each repeat starts at another length, so a slow drift spreads over all.
         for (size_t k = 0; k < lengths.size(); ++k) {
             const std::int64_t n = lengths[(k + static_cast<size_t>(r)) % lengths.size()];
@@ -316,15 +322,28 @@ std::optional<Sent> Sweep::measureAll(std::vector<Cell>& cells,
     return std::nullopt;
 }
 
-double Sweep::checkDrift(std::int64_t refN, const std::vector<double>& refStart,
-                         const std::vector<double>& refEnd) {
-    const double startMed = detail::quantile(refStart, 0.5), endMed = detail::quantile(refEnd, 0.5);
+double Sweep::checkDrift(std::int64_t refN, const std::vector<double>& refs) {
+    // The first third of the reference samples against the last third (at least 3 each), each
+    // by its median, or its fastest with --fit-on fastest (one-sided noise).
+    const size_t k = std::max<size_t>(3, refs.size() / 3);
+    const std::vector<double> head(refs.begin(),
+                                   refs.begin() + static_cast<long>(std::min(k, refs.size())));
+    const std::vector<double> tail(refs.end() - static_cast<long>(std::min(k, refs.size())),
+                                   refs.end());
+    auto stat = [this](const std::vector<double>& v) {
+        return m_s.fitOnFastest ? *std::min_element(v.begin(), v.end()) : detail::quantile(v, 0.5);
+    };
+    const double startMed = stat(head), endMed = stat(tail);
     const double driftRel = (endMed - startMed) / startMed;
+    const double med = detail::quantile(refs, 0.5);
+    m_refSpread = (detail::quantile(refs, 0.9) - detail::quantile(refs, 0.1)) / med;
+    m_refSamples = static_cast<int>(refs.size());
     if (std::abs(driftRel) > m_s.driftLimit)
         note("warning: TTFT drifted during the run: the " + std::to_string(refN) +
-             "-token cold point took " + fmt(startMed * 1e3, 2) + " ms at the start and " +
-             fmt(endMed * 1e3, 2) + " ms at the end (" + (driftRel > 0 ? "+" : "") +
-             fmt(driftRel * 100, 1) + " %, over " + fmt(m_s.driftLimit * 100, 0) +
+             "-token cold point took " + fmt(startMed * 1e3, 2) + " ms in its first " +
+             std::to_string(k) + " samples and " + fmt(endMed * 1e3, 2) + " ms in its last " +
+             std::to_string(k) + " (" + (driftRel > 0 ? "+" : "") + fmt(driftRel * 100, 1) +
+             " %, over --drift-limit " + fmt(m_s.driftLimit * 100, 0) +
              " %): other load on the server or thermal throttling; the fit is suspect");
     return driftRel;
 }
@@ -338,6 +357,8 @@ SweepData Sweep::sweepData(const std::vector<Cell>& cells,
     data.referenceTokens = static_cast<double>(refN);
     data.retries = m_retries;
     data.resetRetries = m_resetRetries;
+    data.referenceSpread = m_refSpread;
+    data.referenceSamples = m_refSamples;
     data.resetMethod = m_resetPath;
     data.offloadTiers = m_offloadTiers;
     data.verifiedBy.assign(m_verifiedBy.begin(), m_verifiedBy.end());

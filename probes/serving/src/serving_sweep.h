@@ -142,9 +142,9 @@ class Sweep {
     std::vector<Cell> planCells();
     std::optional<Sent> reference(std::int64_t refN, int count, std::vector<double>& out);
     std::optional<Sent> measureAll(std::vector<Cell>& cells,
-                                   std::map<std::int64_t, std::string>& skippedLengths);
-    double checkDrift(std::int64_t refN, const std::vector<double>& refStart,
-                      const std::vector<double>& refEnd);
+                                   std::map<std::int64_t, std::string>& skippedLengths,
+                                   std::int64_t refN, int between, std::vector<double>& refs);
+    double checkDrift(std::int64_t refN, const std::vector<double>& refs);
     SweepData sweepData(const std::vector<Cell>& cells,
                         const std::map<std::int64_t, std::string>& skippedLengths, double driftRel,
                         std::int64_t refN) const;
@@ -182,6 +182,8 @@ class Sweep {
     int m_retries = 0;
     int m_resetRetries = 0;   // samples measured again after a reset that did not take
     double m_resetDelayS = 0; // wait between a prefix and its reset, learnt from such resets
+    double m_refSpread = 0;   // (p90 − p10) / median of the reference samples
+    int m_refSamples = 0;
     bool m_idsAccepted = false, m_triedText = false, m_textPrompts = false;
     std::vector<std::string> m_words; // text prompts: words of one token each, with their space
     std::int64_t m_specialTokens = 0; // what the server adds to a text prompt (a BOS)
