@@ -22,7 +22,7 @@ namespace {
 
 // The plan's own flags.
 struct PlanOptions {
-    std::string life = "5", sloP99, budget, prices, output = "table", emit, emitFile;
+    std::string life = "5", sloP99, budget, prices, output = "table", emit, emitFile, servedModel;
     std::string dram, drives, storeAfter = "1,2,3";
     std::vector<std::string> driveKeys;
     int threads = 0;
@@ -100,6 +100,9 @@ void addPlanOptions(CLI::App* plan, PlanOptions& o) {
                      "of the report (or into --emit-file)")
         ->check(CLI::IsMember({"vllm", "lmcache", "pykvcache"}));
     plan->add_option("--emit-file", o.emitFile, "Write the --emit settings to this file");
+    plan->add_option("--served-model", o.servedModel,
+                     "The model's name as the server serves it, for --emit pykvcache's "
+                     "model_name (default: the scenario's --model)");
 }
 
 Status checkPlanOptions(const PlanOptions& o) {
@@ -158,9 +161,9 @@ ExitCode runTracePlan(const PlanOptions& o, const std::string& file, const Trace
     const PlanReport report{&trace, file, e.scenario.name, &*setup, &*plan};
     if (!o.emit.empty()) {
         if (!plan->recommended) return fail("--emit " + o.emit + ": " + plan->unmet);
-        auto text =
-            servingSettings(*parseServingStack(o.emit), plan->points[*plan->recommended], *setup, e,
-                            presets, trace.summary.blockTokens, trace.distinctBlocks);
+        auto text = servingSettings(*parseServingStack(o.emit), plan->points[*plan->recommended],
+                                    *setup, e, presets, trace.summary.blockTokens,
+                                    trace.distinctBlocks, o.servedModel);
         if (!text) return fail("--emit " + o.emit + ": " + text.message());
         if (o.emitFile.empty()) {
             std::cout << *text;

@@ -176,6 +176,17 @@ class TestCliTracePlan : public QObject {
         QCOMPARE(v.exitCode, 0);
         QVERIFY2(v.out.startsWith("# vLLM settings for: "), v.out.constData());
         QVERIFY(!v.out.contains("Recommended:")); // the settings alone, for a pipe
+        // py-kvcache refuses a file whose model_name is not the served model's name.
+        const auto served = cli(QStringList{"trace", "plan", conversation(), "--emit", "pykvcache",
+                                            "--served-model", "meta-llama/Llama-3.2-3B-Instruct"} +
+                                kSmallGrid);
+        QVERIFY2(served.exitCode == 0, served.err.constData());
+        QVERIFY2(served.out.contains("\"model_name\": \"meta-llama/Llama-3.2-3B-Instruct\""),
+                 served.out.constData());
+        const auto scenario =
+            cli(QStringList{"trace", "plan", conversation(), "--emit", "pykvcache"} + kSmallGrid);
+        QVERIFY2(scenario.out.contains("\"model_name\": \"meta-llama/Llama-3.2-3B\""),
+                 scenario.out.constData());
     }
 
     // Bad input: one sentence naming the flag or file and field, exit 1, nothing written.

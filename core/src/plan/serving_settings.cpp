@@ -138,7 +138,7 @@ std::string lmcache(const PlanPoint& p, const PlanSetup& s, std::uint32_t blockT
 }
 
 Result<std::string> pykvcache(const PlanPoint& p, const PlanSetup& s, const Evaluation& e,
-                              const Presets& presets) {
+                              const Presets& presets, const std::string& servedModel) {
     if (!p.offload())
         return Error{"the recommended configuration is GPU-only caching: py-kvcache has no tier "
                      "to gate"};
@@ -159,6 +159,7 @@ Result<std::string> pykvcache(const PlanPoint& p, const PlanSetup& s, const Eval
     if (!ev) return ev.error();
     auto x = pyKvcacheFromScenario(*ev, presets);
     if (!x) return x.error();
+    if (!servedModel.empty()) x->thresholds.modelName = servedModel;
     return pyKvcacheV1Json(x->thresholds);
 }
 
@@ -173,7 +174,8 @@ std::optional<ServingStack> parseServingStack(std::string_view s) {
 
 Result<std::string> servingSettings(ServingStack stack, const PlanPoint& p, const PlanSetup& s,
                                     const Evaluation& e, const Presets& presets,
-                                    std::uint32_t blockTokens, std::uint64_t distinctBlocks) {
+                                    std::uint32_t blockTokens, std::uint64_t distinctBlocks,
+                                    const std::string& servedModel) {
     switch (stack) {
     case ServingStack::Vllm:
         return vllm(p, s, blockTokens, distinctBlocks);
@@ -182,7 +184,7 @@ Result<std::string> servingSettings(ServingStack stack, const PlanPoint& p, cons
     case ServingStack::PyKvcache:
         break;
     }
-    return pykvcache(p, s, e, presets);
+    return pykvcache(p, s, e, presets, servedModel);
 }
 
 } // namespace kvbe

@@ -18,9 +18,12 @@ enum class ServingStack { Vllm, LMCache, PyKvcache };
 std::optional<ServingStack> parseServingStack(std::string_view s); // vllm, lmcache, pykvcache
 
 // The settings for point p of a plan for scenario e on a trace with `distinctBlocks` distinct
-// blocks of `blockTokens` tokens.
+// blocks of `blockTokens` tokens. `servedModel`: the name the serving stack serves the model
+// under (py-kvcache refuses a thresholds file whose model_name differs); "" keeps the
+// scenario's model id.
 Result<std::string> servingSettings(ServingStack stack, const PlanPoint& p, const PlanSetup& s,
                                     const Evaluation& e, const Presets& presets,
-                                    std::uint32_t blockTokens, std::uint64_t distinctBlocks);
+                                    std::uint32_t blockTokens, std::uint64_t distinctBlocks,
+                                    const std::string& servedModel = "");
 
 } // namespace kvbe
