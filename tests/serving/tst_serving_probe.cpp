@@ -502,6 +502,11 @@ class ServingProbeTest : public QObject {
         QVERIFY2(within(nvme["server_restore_Bps"].get<double>(),
                         nvme["bandwidth_Bps"].get<double>(), 0.15),
                  r.dump().c_str());
+        // The per-request floor (the stand-in's overhead, 2 ms) is measured and kept out of
+        // the tiers' t_fixed: the host-RAM tier's is the stand-in's 2 ms load cost alone.
+        QVERIFY2(within(r["per_request_floor_s"].get<double>(), 0.002, 0.5), r.dump().c_str());
+        QVERIFY2(within(r["overhead_s"].get<double>(), 0.002, 0.5), r.dump().c_str());
+        QVERIFY2(within(dram["t_fixed_s"].get<double>(), 0.002, 0.5), r.dump().c_str());
         // Both thresholds, the same in v1 and v2.
         const QDir dir(out.path());
         QFile v1f(dir.filePath("pykvcache-v1.json")), v2f(dir.filePath("pykvcache-v2.json"));

@@ -174,6 +174,7 @@ struct SweepFit {
         std::optional<double> pStar;
     };
     std::map<std::string, Offload> offload; // the offload tiers that were fitted
+    std::optional<double> floorS;           // the per-request floor measured
 };
 
 probes::ExitResult<SweepFit> fitSweep(const SweepData& d, Calibration& c,
@@ -189,6 +190,48 @@ probes::ExitResult<SweepFit> fitSweep(const SweepData& d, Calibration& c,
     fo.fitRamp = false;
     auto fit = fitCalibration(c, s.costInputs, s.nominalTiers, fo);
     if (!fit) return ProbeOutcome{ExitCode::Failed, "the fit failed: " + fit.message()};
+    std::optional<double> floorS;
+    if (!d.floorSamples.empty()) {
+        // The floor every request pays, cold or hit: one-block cold prompts less their compute.
+        CostInputs first = s.costInputs;
+        first.utilisation = std::min(1.0, fit->params.utilisation.value_or(first.utilisation));
+        if (auto m = CostModel::create(first)) {
+            const double t = s.fitOnFastest
+                                 ? *std::min_element(d.floorSamples.begin(), d.floorSamples.end())
+                                 : quantile(d.floorSamples, 0.5);
+            floorS = std::max(0.0, t - m->tMiss(static_cast<double>(d.floorTokens)));
+        }
+    }
+    if (floorS && fit->params.overheadS < 0.5 * *floorS) {
+        // The cold prompts alone cannot place the shared overhead (it sits at a bound on a slow
+        // or noisy server), so each tier's t_fixed would take the floor in. Fitted again with
+        // the measured floor as the shared overhead: every sample less the floor, no overhead.
+        Calibration shifted = c;
+        for (auto& p : shifted.prefill)
+            p.seconds = std::max(1e-6, p.seconds - *floorS);
+        for (auto& h : shifted.hits)
+            h.seconds = std::max(1e-6, h.seconds - *floorS);
+        FitOptions fixed = fo;
+        fixed.fitOverhead = false;
+        auto again = fitCalibration(shifted, s.costInputs, s.nominalTiers, fixed);
+        if (!again) return ProbeOutcome{ExitCode::Failed, "the fit failed: " + again.message()};
+        sink.note("fit: the cold prompts alone put the shared overhead at " +
+                  ms(fit->params.overheadS) + " ms, under the per-request floor measured with " +
+                  std::to_string(d.floorTokens) + "-token cold prompts (" + ms(*floorS) +
+                  " ms): fitted again with that floor as the overhead every request pays, so "
+                  "each tier's t_fixed holds only its own cost");
+        double sq = 0;
+        for (auto& r : again->residuals) {
+            r.measuredS += *floorS;
+            r.fittedS += *floorS;
+            sq += r.relative() * r.relative();
+        }
+        again->params.overheadS = *floorS;
+        if (!again->residuals.empty())
+            again->params.rmsRelativeResidual =
+                std::sqrt(sq / static_cast<double>(again->residuals.size()));
+        fit = std::move(again);
+    }
     for (const auto& n : fit->notes)
         sink.note("fit: " + n);
     c.fitted = fit->params;
@@ -201,7 +244,7 @@ probes::ExitResult<SweepFit> fitSweep(const SweepData& d, Calibration& c,
     if (!fitted)
         return ProbeOutcome{ExitCode::Failed,
                             "the fit gave an unusable model: " + fitted.message()};
-    SweepFit out{*fit, fittedInputs, *fitted, {}, {}, {}};
+    SweepFit out{*fit, fittedInputs, *fitted, {}, {}, {}, floorS};
     const double overhead = fit->params.overheadS;
     if (!gpuHits.empty()) {
         double sum = 0, weights = 0;
@@ -238,6 +281,9 @@ probes::TextTable fitTable(const ServingSettings& s, const SweepFit& f, const Sw
                         {}};
     t.rows.push_back({"utilisation u", probes::fixedDecimals(f.inputs.utilisation, 4)});
     t.rows.push_back({"overhead (both paths)", ms(f.fit.params.overheadS) + " ms"});
+    if (f.floorS)
+        t.rows.push_back({"per-request floor (measured)",
+                          ms(*f.floorS) + " ms (one-block cold prompts, less their compute)"});
     if (f.gpuTFixed) {
         t.rows.push_back({"gpu t_fixed", ms(*f.gpuTFixed) + " ms"});
         t.rows.push_back(
@@ -457,6 +503,8 @@ nlohmann::ordered_json summary(const SweepData& d, const CellSummary& cells, con
          s.gpuName.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.gpuName)},
         {"utilisation", f.inputs.utilisation},
         {"overhead_s", f.fit.params.overheadS},
+        {"per_request_floor_s",
+         f.floorS ? nlohmann::ordered_json(*f.floorS) : nlohmann::ordered_json(nullptr)},
         {"rms_relative_residual", f.fit.params.rmsRelativeResidual},
         {"tiers", tiers},
         {"residuals", residuals},

@@ -34,6 +34,10 @@ struct SweepData {
     std::map<std::int64_t, std::string> skippedLengths;
     double driftRelative = 0;
     double referenceSpread = 0; // (p90 − p10) / median of the reference point's samples
+    // The per-request floor: TTFTs of one-block cold prompts, interleaved through the run; what
+    // every request pays, cold or hit, before the model's compute.
+    std::vector<double> floorSamples;
+    std::int64_t floorTokens = 0;
     int referenceSamples = 0;
     double referenceTokens = 0;
     int retries = 0;

@@ -144,7 +144,7 @@ ProbeOutcome Sweep::run() {
     std::vector<Cell> cells = planCells();
     const int drift = 3, between = 2; // reference samples at the ends, and after each repeat
     m_done = 0;
-    m_total = m_s.warmup + 2 * drift + between * (m_s.repeats - 1) +
+    m_total = m_s.warmup + 2 * drift + between * (m_s.repeats - 1) + 2 * m_s.repeats +
               static_cast<int>(cells.size()) * m_s.repeats;
 
     // Warm-up (discarded), then the reference point measured at the start and again at the end.
@@ -295,6 +295,16 @@ std::optional<Sent> Sweep::measureAll(std::vector<Cell>& cells,
     for (int r = 0; r < s.repeats; ++r) {
         if (r > 0)
             if (auto bad = reference(refN, between, refs)) return bad;
+        // The per-request floor: two one-block cold prompts per repeat (llama.cpp: after an
+        // erase, as every timed request).
+        for (int i = 0; i < 2; ++i) {
+            if (isLlama())
+                if (Sent e = slotAction("erase", "", nullptr); !e.ok()) return e;
+            Sent f = send(fresh(s.blockSize));
+            if (!f.ok()) return f;
+            m_floor.push_back(f.ttftS);
+            step("per-request floor, " + std::to_string(s.blockSize) + " tokens cold");
+        }
         // Interleaved: each repeat starts at another length, so a slow drift spreads over all.
         for (size_t k = 0; k < lengths.size(); ++k) {
             const std::int64_t n = lengths[(k + static_cast<size_t>(r)) % lengths.size()];
@@ -359,6 +369,8 @@ SweepData Sweep::sweepData(const std::vector<Cell>& cells,
     data.resetRetries = m_resetRetries;
     data.referenceSpread = m_refSpread;
     data.referenceSamples = m_refSamples;
+    data.floorSamples = m_floor;
+    data.floorTokens = m_s.blockSize;
     data.resetMethod = m_resetPath;
     data.offloadTiers = m_offloadTiers;
     data.verifiedBy.assign(m_verifiedBy.begin(), m_verifiedBy.end());

@@ -184,6 +184,7 @@ class Sweep {
     double m_resetDelayS = 0; // wait between a prefix and its reset, learnt from such resets
     double m_refSpread = 0;   // (p90 − p10) / median of the reference samples
     int m_refSamples = 0;
+    std::vector<double> m_floor; // one-block cold prompts, for the per-request floor
     bool m_idsAccepted = false, m_triedText = false, m_textPrompts = false;
     std::vector<std::string> m_words; // text prompts: words of one token each, with their space
     std::int64_t m_specialTokens = 0; // what the server adds to a text prompt (a BOS)
