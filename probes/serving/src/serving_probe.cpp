@@ -279,6 +279,8 @@ void Sweep::step(const std::string& what) {
 
 std::optional<Sent> Sweep::reference(std::int64_t refN, int count, std::vector<double>& out) {
     for (int i = 0; i < count; ++i) {
+        if (isLlama())
+            if (Sent e = slotAction("erase", "", nullptr); !e.ok()) return e;
         Sent r = send(fresh(refN));
         if (!r.ok()) return r;
         out.push_back(r.ttftS);
