@@ -145,6 +145,7 @@ Sent Sweep::llamaTierSetup(Cell& cell, double& extraS) {
         restored["timings"].contains("restore_ms") &&
         restored["timings"]["restore_ms"].is_number()) {
         cell.restoreBytes.push_back(restored["n_read"].get<double>());
+        cell.restoreWallS.push_back(extraS);
         cell.restoreMs.push_back(restored["timings"]["restore_ms"].get<double>());
     } else {
         return {ExitCode::Failed, "POST " + m_root + "/slots/" + std::to_string(m_slot) +

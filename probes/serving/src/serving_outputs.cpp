@@ -3,6 +3,7 @@
 #include "kvbe/base/host_info.h"
 #include "kvbe/base/json_text.h"
 #include "kvbe/calibration/fit.h"
+#include "serving_fit.h"
 #include "serving_parts.h"
 
 #include <algorithm>
@@ -16,7 +17,9 @@
 namespace kvbe::serving {
 namespace {
 
+using detail::fitSweep;
 using detail::quantile;
+using detail::SweepFit;
 using probes::ExitCode;
 
 std::string ms(double s) {
@@ -162,120 +165,14 @@ probes::ExitResult<CellSummary> summariseCells(const SweepData& d, probes::Probe
     return out;
 }
 
-// The fit: u and the shared overhead from the cold prompts, the offload tier's t_fixed and
-// bandwidth from its hits; the GPU tier moves no bytes, so only its t_fixed is fitted.
-struct SweepFit {
-    FitResult fit;
-    CostInputs inputs; // the scenario's, with the fitted utilisation
-    CostModel model;   // of those inputs
-    std::optional<double> gpuTFixed, gpuPStar;
-    struct Offload {
-        const FittedTier* fitted = nullptr; // in c.fitted
-        std::optional<double> pStar;
-    };
-    std::map<std::string, Offload> offload; // the offload tiers that were fitted
-    std::optional<double> floorS;           // the per-request floor measured
-};
-
-probes::ExitResult<SweepFit> fitSweep(const SweepData& d, Calibration& c,
-                                      const std::vector<HitSample>& gpuHits,
-                                      probes::ProbeSink& sink) {
-    using probes::ProbeOutcome;
-    const ServingSettings& s = *d.settings;
-    if (c.prefill.empty())
-        return ProbeOutcome{ExitCode::Failed,
-                            "no cold prompt was measured, so nothing can be fitted"};
-    FitOptions fo;
-    fo.fitOverhead = true;
-    fo.fitRamp = false;
-    auto fit = fitCalibration(c, s.costInputs, s.nominalTiers, fo);
-    if (!fit) return ProbeOutcome{ExitCode::Failed, "the fit failed: " + fit.message()};
-    std::optional<double> floorS;
-    if (!d.floorSamples.empty()) {
-        // The floor every request pays, cold or hit: one-block cold prompts less their compute.
-        CostInputs first = s.costInputs;
-        first.utilisation = std::min(1.0, fit->params.utilisation.value_or(first.utilisation));
-        if (auto m = CostModel::create(first)) {
-            const double t = s.fitOnFastest
-                                 ? *std::min_element(d.floorSamples.begin(), d.floorSamples.end())
-                                 : quantile(d.floorSamples, 0.5);
-            floorS = std::max(0.0, t - m->tMiss(static_cast<double>(d.floorTokens)));
-        }
-    }
-    if (floorS && fit->params.overheadS < 0.5 * *floorS) {
-        // The cold prompts alone cannot place the shared overhead (it sits at a bound on a slow
-        // or noisy server), so each tier's t_fixed would take the floor in. Fitted again with
-        // the measured floor as the shared overhead: every sample less the floor, no overhead.
-        Calibration shifted = c;
-        for (auto& p : shifted.prefill)
-            p.seconds = std::max(1e-6, p.seconds - *floorS);
-        for (auto& h : shifted.hits)
-            h.seconds = std::max(1e-6, h.seconds - *floorS);
-        FitOptions fixed = fo;
-        fixed.fitOverhead = false;
-        auto again = fitCalibration(shifted, s.costInputs, s.nominalTiers, fixed);
-        if (!again) return ProbeOutcome{ExitCode::Failed, "the fit failed: " + again.message()};
-        sink.note("fit: the cold prompts alone put the shared overhead at " +
-                  ms(fit->params.overheadS) + " ms, under the per-request floor measured with " +
-                  std::to_string(d.floorTokens) + "-token cold prompts (" + ms(*floorS) +
-                  " ms): fitted again with that floor as the overhead every request pays, so "
-                  "each tier's t_fixed holds only its own cost");
-        double sq = 0;
-        for (auto& r : again->residuals) {
-            r.measuredS += *floorS;
-            r.fittedS += *floorS;
-            sq += r.relative() * r.relative();
-        }
-        again->params.overheadS = *floorS;
-        if (!again->residuals.empty())
-            again->params.rmsRelativeResidual =
-                std::sqrt(sq / static_cast<double>(again->residuals.size()));
-        fit = std::move(again);
-    }
-    for (const auto& n : fit->notes)
-        sink.note("fit: " + n);
-    c.fitted = fit->params;
-    for (const auto& [name, p] : fit->breakevenPrefix)
-        if (p) c.breakevenPrefix[name] = *p;
-    CostInputs fittedInputs = s.costInputs;
-    fittedInputs.utilisation =
-        std::min(1.0, fit->params.utilisation.value_or(s.costInputs.utilisation));
-    auto fitted = CostModel::create(fittedInputs);
-    if (!fitted)
-        return ProbeOutcome{ExitCode::Failed,
-                            "the fit gave an unusable model: " + fitted.message()};
-    SweepFit out{*fit, fittedInputs, *fitted, {}, {}, {}, floorS};
-    const double overhead = fit->params.overheadS;
-    if (!gpuHits.empty()) {
-        double sum = 0, weights = 0;
-        for (const auto& h : gpuHits) {
-            const double w = 1 / h.seconds;
-            sum += w * (h.seconds - overhead - fitted->tRecompute(h.tokens - h.prefix, h.prefix));
-            weights += w;
-        }
-        out.gpuTFixed = std::max(0.0, sum / weights);
-        out.gpuPStar = fitted->breakevenPrefix(
-            {"gpu", std::numeric_limits<double>::infinity(), *out.gpuTFixed});
-        if (out.gpuPStar) c.breakevenPrefix["gpu"] = *out.gpuPStar;
-        c.hits.insert(c.hits.end(), gpuHits.begin(), gpuHits.end());
-    }
-    for (const auto& tier : d.offloadTiers) {
-        const auto it = c.fitted->tiers.find(tier);
-        if (it == c.fitted->tiers.end()) continue;
-        SweepFit::Offload o{&it->second, {}};
-        if (const auto p = fit->breakevenPrefix.find(tier); p != fit->breakevenPrefix.end())
-            o.pStar = p->second;
-        out.offload[tier] = o;
-    }
-    return out;
-}
-
 probes::TextTable fitTable(const ServingSettings& s, const SweepFit& f, const SweepData& d) {
     const double driftRelative = d.driftRelative;
     probes::TextTable t{"Fit to the " + std::string(s.fitOnFastest ? "fastest sample" : "median") +
                             " of each point (" + std::string(toString(s.costInputs.flopModel)) +
                             " FLOP model, peak " +
-                            probes::fixedDecimals(s.costInputs.peakFlops / 1e12, 0) + " TFLOP/s)",
+                            probes::fixedDecimals(s.costInputs.peakFlops / 1e12,
+                                                  s.costInputs.peakFlops < 10e12 ? 2 : 0) +
+                            " TFLOP/s)",
                         {"parameter", "value"},
                         {},
                         {}};

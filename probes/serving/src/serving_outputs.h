@@ -26,6 +26,7 @@ struct MeasuredCell {
     std::vector<double> unverifiedTtft; // hits nothing verified: reported, never fitted
     bool usedUnverified = false;        // --allow-unverified-hits put unverified hits in ttft
     std::vector<double> restoreBytes, restoreMs; // llama.cpp slot restores, as it reports them
+    std::vector<double> restoreWallS;            // the same restores on the client's clock
 };
 
 struct SweepData {

@@ -399,6 +399,7 @@ SweepData Sweep::sweepData(const std::vector<Cell>& cells,
         m.usedUnverified = c.usedUnverified;
         m.restoreBytes = c.restoreBytes;
         m.restoreMs = c.restoreMs;
+        m.restoreWallS = c.restoreWallS;
         data.cells.push_back(std::move(m));
     }
     return data;

@@ -84,6 +84,7 @@ class Sweep {
         std::vector<double> unverifiedTtft; // hits nothing could verify, kept out of the fit
         bool usedUnverified = false;        // --allow-unverified-hits took some into ttft
         std::vector<double> restoreBytes, restoreMs; // llama.cpp slot restores, as it reports
+        std::vector<double> restoreWallS;            // and as the client timed them
     };
     // The server behind the endpoint, as far as its routes tell (detectEngine).
     enum class Engine { Unknown, Vllm, Sglang, LlamaCpp };
