@@ -62,17 +62,17 @@ probes::ExitResult<SweepFit> fitSweep(const SweepData& d, Calibration& c,
                 if (cell.tier == h.tier && !cell.restoreWallS.empty() &&
                     static_cast<double>(cell.tokens) == h.tokens && !cell.counted.empty() &&
                     std::abs(quantile(cell.counted, 0.5) - h.prefix) < 1)
-                    load = d.settings->fitOnFastest
-                               ? *std::min_element(cell.restoreWallS.begin(),
-                                                   cell.restoreWallS.end())
-                               : quantile(cell.restoreWallS, 0.5);
+                    load = d.settings->fitOnFastest ? *std::min_element(cell.restoreWallS.begin(),
+                                                                        cell.restoreWallS.end())
+                                                    : quantile(cell.restoreWallS, 0.5);
             // The host-RAM prompt cache: its load is inside the completion, over a slot hit.
             const auto g = std::find_if(gpuHits.begin(), gpuHits.end(), [&](const HitSample& x) {
                 return x.tokens == h.tokens && x.prefix == h.prefix;
             });
             if (!load && g != gpuHits.end()) load = std::max(1e-6, h.seconds - g->seconds);
             if (!load) continue;
-            h.seconds = *load + fit->params.overheadS + m->tRecompute(h.tokens - h.prefix, h.prefix);
+            h.seconds =
+                *load + fit->params.overheadS + m->tRecompute(h.tokens - h.prefix, h.prefix);
             ++matched;
         }
         if (matched > 0) {

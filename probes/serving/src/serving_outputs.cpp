@@ -94,9 +94,15 @@ probes::ExitResult<CellSummary> summariseCells(const SweepData& d, probes::Probe
             t.unverified += unverified;
             if (!cell.rejectReason.empty()) t.reject = cell.rejectReason;
         }
-        for (size_t i = 0; i < cell.restoreBytes.size() && i < cell.restoreMs.size(); ++i) {
-            out.restoreBytes += cell.restoreBytes[i];
-            out.restoreMs += cell.restoreMs[i];
+        // The server's restore rate from each cell's restore taken as the fit takes its samples
+        // (the fastest, or the median), so that it compares with the fitted bandwidth.
+        if (!cell.restoreMs.empty() && cell.restoreMs.size() == cell.restoreBytes.size()) {
+            const auto fastest = std::min_element(cell.restoreMs.begin(), cell.restoreMs.end());
+            const size_t i =
+                s.fitOnFastest ? static_cast<size_t>(fastest - cell.restoreMs.begin()) : 0;
+            out.restoreBytes +=
+                s.fitOnFastest ? cell.restoreBytes[i] : quantile(cell.restoreBytes, 0.5);
+            out.restoreMs += s.fitOnFastest ? cell.restoreMs[i] : quantile(cell.restoreMs, 0.5);
         }
         if (!cell.restoreBytes.empty()) {
             const double b = quantile(cell.restoreBytes, 0.5), m = quantile(cell.restoreMs, 0.5);
