@@ -75,30 +75,6 @@ ExitCode runCapacity(const TraceOptions& o) {
 
 } // namespace
 
-void addLoadOptions(CLI::App* sub, TraceOptions& o) {
-    sub->add_option("--rate-scale", o.rateScale,
-                    "S: every arrival time divided by S, the same requests in the same order "
-                    "(2: twice the load; default 1)");
-    sub->add_option("--duration-cap", o.durationCap,
-                    "Only the requests arriving within this long of the first, e.g. 10min, 600s");
-}
-
-Status applyLoadOptions(const TraceOptions& o, Trace& trace, ReplayConfig& config) {
-    if (!o.rateScale.empty()) {
-        const auto s = parseNumber(o.rateScale);
-        if (!s || !(*s > 0) || !std::isfinite(*s))
-            return Error{"--rate-scale '" + o.rateScale +
-                         "': expected a load scale above 0 (2 doubles the request rate)"};
-        config.rateScale = *s;
-    }
-    if (!o.durationCap.empty()) {
-        auto cap = parseSeconds(o.durationCap);
-        if (!cap) return Error{"--duration-cap " + cap.message()};
-        trace = tracePrefix(trace, *cap);
-    }
-    return Ok{};
-}
-
 void addTraceCapacityCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o,
                              Command& run) {
     auto* sub = trace->add_subcommand(

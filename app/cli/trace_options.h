@@ -1,5 +1,6 @@
 // The options of `kvbe-cli trace` and what they load, shared by trace inspect|replay|sweep
-// (trace_command.cpp) and trace capacity (trace_capacity_command.cpp).
+// (trace_command.cpp), trace capacity (trace_capacity_command.cpp) and trace plan; defined in
+// trace_options.cpp.
 #pragma once
 
 #include "commands.h"
@@ -74,7 +75,7 @@ void addCapacityOptions(CLI::App* sub, TraceOptions& o);
 // --tier-write, --write-buffer, --shared-link, --no-write-queue.
 void addReplayTierOptions(CLI::App* sub, TraceOptions& o);
 
-// --rate-scale and --duration-cap (trace_capacity_command.cpp).
+// --rate-scale and --duration-cap.
 void addLoadOptions(CLI::App* sub, TraceOptions& o);
 // Takes the prefix --duration-cap names and sets the config's rate scale from --rate-scale.
 Status applyLoadOptions(const TraceOptions& o, Trace& trace, ReplayConfig& config);
