@@ -26,6 +26,7 @@ namespace kvbe::cli {
 namespace {
 
 ExitCode runInspect(const TraceOptions& o) {
+    if (!o.errors.first.empty()) return fail(o.errors.first);
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
     auto loaded = loadAll(o, o.scenario, *ro);
@@ -42,11 +43,9 @@ ExitCode runInspect(const TraceOptions& o) {
 // ------------------------------------------------------------------------------- replay
 
 ExitCode runReplay(const TraceOptions& o) {
+    if (!o.errors.first.empty()) return fail(o.errors.first);
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
-    auto admission = parseAdmission(o.admission);
-    if (!admission)
-        return fail("--admission '" + o.admission + "': expected always, breakeven or optimal");
     auto loaded = loadAll(o, o.scenario, *ro);
     if (!loaded) return fail(loaded.message());
     const Setup* setup = &loaded->setup;
@@ -57,7 +56,7 @@ ExitCode runReplay(const TraceOptions& o) {
             " trace has no block ids, so it cannot be replayed; use trace inspect for its lengths");
     auto cfg = replayConfig(o, *setup, trace->summary.blockTokens);
     if (!cfg) return fail(cfg.message());
-    if (auto ok = applyLoadOptions(o, loaded->trace, *cfg); !ok) return fail(ok.message());
+    applyLoadOptions(o, loaded->trace);
     // With the replays it is compared with: storing every block (with --store-after), writes
     // that keep up (where they fell behind).
     auto run = runReplay(*trace, setup->eval.cost, *cfg);
@@ -70,7 +69,7 @@ ExitCode runReplay(const TraceOptions& o) {
                                    o.file,
                                    setup->eval.scenario.name,
                                    &*cfg,
-                                   *admission,
+                                   o.admission,
                                    &run->result,
                                    run->writesKeptUp ? &*run->writesKeptUp : nullptr,
                                    queued,
@@ -86,24 +85,26 @@ ExitCode runReplay(const TraceOptions& o) {
 
 // ------------------------------------------------------------------------------- sweep
 
-Result<std::vector<double>> parseGrid(const std::string& text, int points) {
+// "1e4:1e9", "10k:1m": the sweep's LOW:HIGH in tokens.
+Result<std::pair<double, double>> parseGridBounds(const std::string& text) {
     const auto colon = text.find(':');
     if (colon == std::string::npos)
-        return Error{"--capacities '" + text + "': expected LOW:HIGH in tokens, e.g. 1e4:1e9"};
-    const std::string expected =
-        "': expected LOW:HIGH in tokens with 1 <= LOW <= HIGH, e.g. 1e4:1e9 or 10k:1m";
+        return Error{"'" + text + "': expected LOW:HIGH in tokens, e.g. 1e4:1e9"};
     auto lo = parseTokens(text.substr(0, colon)), hi = parseTokens(text.substr(colon + 1));
-    if (!lo || !hi || !(*hi >= *lo)) return Error{"--capacities '" + text + expected};
-    if (points < 1 || points > 1000)
-        return Error{"--points " + std::to_string(points) + ": expected 1 to 1000"};
-    return logGrid(*lo, *hi, points);
+    if (!lo || !hi || !(*hi >= *lo))
+        return Error{"'" + text +
+                     "': expected LOW:HIGH in tokens with 1 <= LOW <= HIGH, e.g. 1e4:1e9 or "
+                     "10k:1m"};
+    return std::pair{*lo, *hi};
 }
 
 ExitCode runSweep(const TraceOptions& o) {
+    if (!o.errors.first.empty()) return fail(o.errors.first);
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
-    auto grid = parseGrid(o.capacities, o.points);
-    if (!grid) return fail(grid.message());
+    if (o.points < 1 || o.points > 1000)
+        return fail("--points " + std::to_string(o.points) + ": expected 1 to 1000");
+    const auto grid = logGrid(o.capacities.first, o.capacities.second, o.points);
     // The sweep's tiers: those --tier and --with name. The one named without a capacity is
     // swept (--tier gpu sweeps the GPU's); the others keep theirs.
     ScenarioFlags flags = o.scenario;
@@ -141,7 +142,7 @@ ExitCode runSweep(const TraceOptions& o) {
             return fail("--tier: every tier named has a capacity; name the one to sweep without "
                         "one (or gpu)");
     }
-    auto s = sweepCapacity(*trace, setup->eval.cost, *cfg, vary, *grid);
+    auto s = sweepCapacity(*trace, setup->eval.cost, *cfg, vary, grid);
     if (!s) return fail(s.message());
 
     const TraceSweepReport report{trace, o.file,        setup->eval.scenario.name,
@@ -177,15 +178,12 @@ void addTraceCommands(CLI::App& app, Command& run) {
     addCapacityOptions(replay, *o);
     addReplayTierOptions(replay, *o);
     addLoadOptions(replay, *o);
-    replay
-        ->add_option("--instances", o->instances,
-                     "Prefill servers fed first come first served (default 0: no queueing)")
-        ->check(CLI::Range(0, 1 << 20));
-    replay->add_option("--store-after", o->storeAfter,
-                       "K: write a block to the offload tiers at its K-th sighting (default 1: "
-                       "every block)");
-    replay->add_option("--admission", o->admission, "The rule the summary sentence reports")
-        ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
+    addInstancesOption(replay, *o,
+                       "Prefill servers fed first come first served (default 0: no queueing)");
+    addStoreAfterOption(replay, *o,
+                        "K: write a block to the offload tiers at its K-th sighting (default 1: "
+                        "every block)");
+    addAdmissionOption(replay, *o, "The rule the summary sentence reports");
     replay->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
     replay->footer(
@@ -204,11 +202,11 @@ void addTraceCommands(CLI::App& app, Command& run) {
 
     sweep->add_flag("--single-cache", o->singleCache,
                     "One cache level (the GPU): the classic hit-ratio curve");
-    sweep->add_option("--capacities", o->capacities,
-                      "LOW:HIGH in tokens, log grid (default 1e4:1e9)");
+    addParsed(sweep, "--capacities", o->capacities, o->errors, parseGridBounds,
+              "LOW:HIGH in tokens, log grid (default 1e4:1e9)");
     sweep->add_option("--points", o->points, "Grid points (default 40)");
-    sweep->add_option("--store-after", o->storeAfter,
-                      "Only 1: the one-pass sweep is exact only when every block is stored");
+    addStoreAfterOption(sweep, *o,
+                        "Only 1: the one-pass sweep is exact only when every block is stored");
     sweep->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
     sweep->footer(

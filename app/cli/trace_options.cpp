@@ -46,96 +46,60 @@ Result<Setup> loadSetup(const ScenarioFlags& flags) {
     return Setup{std::move(*e), std::move(f->capacities), std::move(f->presets)};
 }
 
-// "40GiB", "8TB", "6000blocks", "3.07e6tokens", "unlimited": core's parseCapacity, in bytes.
-Result<double> parseCapacity(const std::string& text, const std::string& what, double blockBytes,
-                             double blockTokens) {
-    auto c = kvbe::parseCapacity(text);
-    if (!c) return Error{what + ": " + c.message()};
-    return capacityBytes(*c, blockBytes, blockTokens);
-}
-
 } // namespace
 
+std::string flagOf(RequestField field) {
+    switch (field) {
+    case RequestField::None:
+        return "";
+    case RequestField::GpuCache:
+        return "--gpu-cache";
+    case RequestField::Tiers:
+        return "--tier";
+    case RequestField::TierWrite:
+        return "--tier-write";
+    case RequestField::SharedLink:
+        return "--shared-link";
+    case RequestField::WriteBuffer:
+        return "--write-buffer";
+    case RequestField::Instances:
+        return "--instances";
+    case RequestField::StoreAfter:
+    case RequestField::StoreAfterGrid:
+        return "--store-after";
+    case RequestField::RateScale:
+        return "--rate-scale";
+    case RequestField::Life:
+        return "--life";
+    case RequestField::SloP99:
+        return "--slo-p99";
+    case RequestField::Budget:
+        return "--budget";
+    case RequestField::DramSizes:
+        return "--dram";
+    case RequestField::DriveCounts:
+        return "--drives";
+    case RequestField::Drives:
+        return "--drive";
+    }
+    return "";
+}
+
+std::string flagMessage(const RequestError& e) {
+    const std::string flag = flagOf(e.field);
+    if (flag.empty()) return e.message;
+    // "--rate-scale '0': expected…", "--tier-write tape: not a tier…", "--gpu-cache: the GPU…"
+    const bool joined = (!e.message.empty() && e.message[0] == '\'') ||
+                        e.field == RequestField::TierWrite || e.field == RequestField::SharedLink;
+    return flag + (joined ? " " : ": ") + e.message;
+}
+
 Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double blockTokens) {
-    ReplayConfig c;
-    const auto& cost = s.eval.cost;
-    // B · kv_bytes_per_token, plus one state snapshot per block for hybrid models.
-    c.blockBytes = traceBlockBytes(cost, static_cast<std::uint32_t>(blockTokens));
-    auto pol = parseEvictionPolicy(o.policy);
-    if (!pol) return Error{"--policy '" + o.policy + "': expected lru or s3fifo"};
-    c.policy = *pol;
-    auto pl = parsePlacement(o.placement);
-    if (!pl) return Error{"--placement '" + o.placement + "': expected write-through or cascade"};
-    c.placement = *pl;
-    if (!o.gpuCache.empty()) {
-        auto g = parseCapacity(o.gpuCache, "--gpu-cache", c.blockBytes, blockTokens);
-        if (!g) return g.error();
-        c.gpuCapacityBytes = *g;
-    } else {
-        // vLLM's default: 90 % of HBM, less the weights, on each tensor-parallel GPU.
-        auto left = defaultGpuCacheBytes(s.eval);
-        if (!left) return Error{"--gpu-cache: " + left.message()};
-        c.gpuCapacityBytes = *left;
-    }
-    c.tiers = scenarioSimTiers(s.eval);
-    for (std::size_t i = 0; i < c.tiers.size() && i < s.capacities.size(); ++i)
-        if (s.capacities[i])
-            c.tiers[i].capacityBytes = capacityBytes(*s.capacities[i], c.blockBytes, blockTokens);
-    // --tier-write NAME=GB/s: a tier's write bandwidth (the scenario tier's otherwise).
-    for (const auto& t : o.tierWrites) {
-        const auto eq = t.find('=');
-        if (eq == std::string::npos || eq == 0)
-            return Error{"--tier-write '" + t + "': expected NAME=GB/s, e.g. nvme-gen4=2"};
-        const std::string name = t.substr(0, eq);
-        auto gbps = parseBandwidthGBps(t.substr(eq + 1));
-        if (!gbps) return Error{"--tier-write " + name + ": " + gbps.message()};
-        bool found = false;
-        for (auto& st : c.tiers)
-            if (st.name == name) {
-                st.writeBps = *gbps * 1e9;
-                found = true;
-            }
-        if (!found) {
-            std::string names;
-            for (const auto& st : c.tiers)
-                names += (names.empty() ? "" : ", ") + st.name;
-            return Error{"--tier-write " + name + ": not a tier of this replay; expected one of " +
-                         (names.empty() ? std::string("(none)") : names)};
-        }
-    }
-    // --shared-link NAME: the tier's reads and writes share one link (loads delay its writes).
-    for (const auto& name : o.sharedLinks) {
-        bool found = false;
-        for (auto& st : c.tiers)
-            if (st.name == name) {
-                st.sharedLink = true;
-                found = true;
-            }
-        if (!found) {
-            std::string names;
-            for (const auto& st : c.tiers)
-                names += (names.empty() ? "" : ", ") + st.name;
-            return Error{"--shared-link " + name + ": not a tier of this replay; expected one of " +
-                         (names.empty() ? std::string("(none)") : names)};
-        }
-    }
-    if (!o.writeBuffer.empty()) {
-        auto b = parseBytes(o.writeBuffer);
-        if (!b || !(*b > 0))
-            return Error{"--write-buffer '" + o.writeBuffer +
-                         "': expected a size above 0, e.g. 8GiB"};
-        for (auto& st : c.tiers)
-            st.writeBufferBytes = *b;
-    }
-    c.writeQueue = !o.noWriteQueue;
-    c.instances = o.instances;
-    auto k = parseCount(o.storeAfter, 1, kMaxStoreAfter);
-    if (!k)
-        return Error{"--store-after '" + o.storeAfter +
-                     "': expected a whole number of sightings, 1 (store every block) or more (" +
-                     k.message() + ")"};
-    c.storeAfter = static_cast<int>(*k);
-    return c;
+    ReplayRequest r = o.replay;
+    r.tierCapacities = s.capacities;
+    auto c = replaySetup(r, s.eval, static_cast<std::uint32_t>(blockTokens));
+    if (!c) return Error{flagMessage(c.error())};
+    return std::move(c->config);
 }
 
 namespace {
@@ -175,51 +139,120 @@ void addCommon(CLI::App* sub, TraceOptions& o) {
 }
 
 void addCapacityOptions(CLI::App* sub, TraceOptions& o) {
-    sub->add_option(
-        "--gpu-cache", o.gpuCache,
-        "HBM for KV (default: 90 % of the GPU less the weights), e.g. 40GiB, 6000blocks");
-    sub->add_option("--policy", o.policy, "Eviction in every tier")
+    addParsed(sub, "--gpu-cache", o.replay.gpuCache, o.errors, parseCapacity,
+              "HBM for KV (default: 90 % of the GPU less the weights), e.g. 40GiB, 6000blocks");
+    addParsed(
+        sub, "--policy", o.replay.policy, o.errors,
+        [](const std::string& t) -> Result<EvictionPolicy> {
+            if (auto p = parseEvictionPolicy(t)) return *p;
+            return Error{"'" + t + "': expected lru or s3fifo"};
+        },
+        "Eviction in every tier")
         ->check(CLI::IsMember({"lru", "s3fifo"}));
-    sub->add_option("--placement", o.placement, "write-through or cascade (demote on evict)")
+    addParsed(
+        sub, "--placement", o.replay.placement, o.errors,
+        [](const std::string& t) -> Result<Placement> {
+            if (auto p = parsePlacement(t)) return *p;
+            return Error{"'" + t + "': expected write-through or cascade"};
+        },
+        "write-through or cascade (demote on evict)")
         ->check(CLI::IsMember({"write-through", "cascade"}));
 }
 
+void addAdmissionOption(CLI::App* sub, TraceOptions& o, const std::string& help) {
+    addParsed(
+        sub, "--admission", o.admission, o.errors,
+        [](const std::string& t) -> Result<Admission> {
+            if (auto a = parseAdmission(t)) return *a;
+            return Error{"'" + t + "': expected always, breakeven or optimal"};
+        },
+        help)
+        ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
+}
+
+void addStoreAfterOption(CLI::App* sub, TraceOptions& o, const std::string& help) {
+    addParsed(
+        sub, "--store-after", o.replay.storeAfter, o.errors,
+        [](const std::string& t) -> Result<int> {
+            // The range is core's to check (replaySetup); this reads a whole number.
+            auto k = parseCount(t, -(1 << 30), 1 << 30);
+            if (!k)
+                return Error{"'" + t + "': expected a whole number of sightings, 1 (store every " +
+                             "block) or more (" + k.message() + ")"};
+            return static_cast<int>(*k);
+        },
+        help);
+}
+
+void addWriteBufferOption(CLI::App* sub, TraceOptions& o, const std::string& help) {
+    addParsed(
+        sub, "--write-buffer", o.replay.writeBufferBytes, o.errors,
+        [](const std::string& t) -> Result<double> {
+            auto b = parseBytes(t);
+            if (!b) return Error{"'" + t + "': expected a size above 0, e.g. 8GiB"};
+            return *b;
+        },
+        help);
+}
+
 void addReplayTierOptions(CLI::App* sub, TraceOptions& o) {
-    sub->add_option("--tier-write", o.tierWrites,
-                    "NAME=GB/s: a tier's write bandwidth (repeat; default: the scenario tier's, "
-                    "as calc shows it)");
-    sub->add_option("--write-buffer", o.writeBuffer,
-                    "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
-    sub->add_option("--shared-link", o.sharedLinks,
+    sub->add_option_function<std::vector<std::string>>(
+        "--tier-write",
+        [&o](const std::vector<std::string>& items) {
+            for (const auto& t : items) {
+                const auto eq = t.find('=');
+                if (eq == std::string::npos || eq == 0) {
+                    o.errors.add("--tier-write '" + t + "': expected NAME=GB/s, e.g. nvme-gen4=2");
+                    continue;
+                }
+                const std::string name = t.substr(0, eq);
+                auto gbps = parseBandwidthGBps(t.substr(eq + 1));
+                if (!gbps) {
+                    o.errors.add("--tier-write " + name + ": " + gbps.message());
+                    continue;
+                }
+                o.replay.tierWrites.push_back({name, *gbps * 1e9});
+            }
+        },
+        "NAME=GB/s: a tier's write bandwidth (repeat; default: the scenario tier's, as calc shows "
+        "it)");
+    addWriteBufferOption(
+        sub, o, "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
+    sub->add_option("--shared-link", o.replay.sharedLinks,
                     "NAME: the tier's reads and writes share one link, loads first (repeat; "
                     "needs the write queue)");
-    sub->add_flag(
-        "--no-write-queue", o.noWriteQueue,
-        "Writes always keep up (default: a write queue per tier, drained at its write bandwidth)");
+    addWriteQueueFlag(sub, o,
+                      "Writes always keep up (default: a write queue per tier, drained at its "
+                      "write bandwidth)");
+}
+
+void addWriteQueueFlag(CLI::App* sub, TraceOptions& o, const std::string& help) {
+    sub->add_flag_function(
+        "--no-write-queue", [&o](std::int64_t n) { o.replay.writeQueue = n <= 0; }, help);
+}
+
+void addInstancesOption(CLI::App* sub, TraceOptions& o, const std::string& help) {
+    sub->add_option("--instances", o.replay.instances, help)->check(CLI::Range(0, 1 << 20));
 }
 
 void addLoadOptions(CLI::App* sub, TraceOptions& o) {
-    sub->add_option("--rate-scale", o.rateScale,
-                    "S: every arrival time divided by S, the same requests in the same order "
-                    "(2: twice the load; default 1)");
-    sub->add_option("--duration-cap", o.durationCap,
-                    "Only the requests arriving within this long of the first, e.g. 10min, 600s");
+    addParsed(
+        sub, "--rate-scale", o.replay.rateScale, o.errors,
+        [](const std::string& t) -> Result<double> {
+            auto s = parseNumber(t);
+            if (!s)
+                return Error{"'" + t + "': expected a load scale above 0 (2 doubles the " +
+                             "request rate)"};
+            return *s;
+        },
+        "S: every arrival time divided by S, the same requests in the same order (2: twice the "
+        "load; default 1)");
+    addParsed(sub, "--duration-cap", o.durationCapS, o.errors, parseSeconds,
+              "Only the requests arriving within this long of the first, e.g. 10min, 600s");
 }
 
-Status applyLoadOptions(const TraceOptions& o, Trace& trace, ReplayConfig& config) {
-    if (!o.rateScale.empty()) {
-        const auto s = parseNumber(o.rateScale);
-        if (!s || !(*s > 0) || !std::isfinite(*s))
-            return Error{"--rate-scale '" + o.rateScale +
-                         "': expected a load scale above 0 (2 doubles the request rate)"};
-        config.rateScale = *s;
-    }
-    if (!o.durationCap.empty()) {
-        auto cap = parseSeconds(o.durationCap);
-        if (!cap) return Error{"--duration-cap " + cap.message()};
-        trace = tracePrefix(trace, *cap);
-    }
-    return Ok{};
+void applyLoadOptions(const TraceOptions& o, Trace& trace) {
+    if (o.durationCapS) trace = tracePrefix(trace, *o.durationCapS);
 }
 
 } // namespace kvbe::cli
