@@ -1,11 +1,11 @@
 // Streaming trace readers: the file's bytes (trace_sources.h) in chunks, split into lines, each
-// line through its format's parser (trace_line_parsers.h); and the compact in-memory trace a
+// line through its format's parser (formats/trace_format_entry.h); and the compact in-memory trace a
 // replay reads.
 #include "kvbe/trace/trace.h"
 
 #include "kvbe/base/csv.h"
 
-#include "trace_line_parsers.h"
+#include "formats/trace_format_entry.h"
 #include "trace_sources.h"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // copied into a padded buffer (simdjson reads a few bytes past the end) and its fields are read
 // in the order they come, the others skipped. simdjson says what kind of error a line has; the
 // messages name the field it was in.
-#include "trace_line_parsers.h"
+#include "trace_format_entry.h"
 
 #include <simdjson.h>
 

@@ -1,5 +1,5 @@
 // Azure LLM inference CSV and kvbe's own CSV: a header naming the columns, then one request a row.
-#include "trace_line_parsers.h"
+#include "trace_format_entry.h"
 
 #include "kvbe/base/csv.h"
 
