@@ -13,6 +13,7 @@ TraceFormatEntry mooncakeFormat();
 TraceFormatEntry bailianFormat();
 TraceFormatEntry azureFormat();
 TraceFormatEntry kvbeCsvFormat();
+TraceFormatEntry kvCacheTesterFormat(); // kv_cache_tester.cpp
 
 const std::vector<TraceFormatEntry>& traceFormatEntries() {
     // One line a format.
@@ -22,6 +23,7 @@ const std::vector<TraceFormatEntry>& traceFormatEntries() {
         bailianFormat(),
         azureFormat(),
         kvbeCsvFormat(),
+        kvCacheTesterFormat(),
     };
     // clang-format on
     return list;
