@@ -10,7 +10,8 @@
 //   partial last block has none) and are local: the tool keys a block by (session id, hash id),
 //   so no id is shared between files; within a file the ids of a sub-agent are its own under
 //   `hash_id_scope` "local" (the tool's default "per_context"), and shared with the session's
-//   under "global". Each such context gets its own range of kvbe's ids (context << 40 | id).
+//   under "global". Each such context gets the next free range of kvbe's ids, as wide as its
+//   largest id + 1, so the ids stay small and dense (the trace's id table indexes them directly).
 #include "trace_format_entry.h"
 
 #include <simdjson.h>
@@ -24,10 +25,9 @@ namespace {
 
 namespace dom = simdjson::dom;
 
-constexpr unsigned kIdBits = 40;
-constexpr std::uint64_t kMaxLocalId = (std::uint64_t(1) << kIdBits) - 1;
-constexpr std::uint64_t kMaxContexts = std::uint64_t(1) << (64 - kIdBits);
-constexpr int kMaxDepth = 8; // sub-agents within sub-agents
+constexpr std::uint64_t kMaxLocalId = (std::uint64_t(1) << 40) - 1;
+constexpr std::uint64_t kMaxIds = std::uint64_t(1) << 62; // the ranges of a whole trace
+constexpr int kMaxDepth = 8;                              // sub-agents within sub-agents
 
 std::string str(std::string_view s) {
     return std::string(s);
@@ -60,7 +60,20 @@ class SessionParser final : public LineParser {
         m_text.clear();
         m_records.clear();
         m_ids.clear();
+        m_contextMax.clear();
         if (auto e = session(text); !e.empty()) return e;
+        // Each context's range of ids, after those of the contexts (and files) before it.
+        std::vector<std::uint64_t> base(m_contextMax.size());
+        for (std::size_t c = 0; c < base.size(); ++c) {
+            if (m_nextId > kMaxIds - (m_contextMax[c] + 1))
+                return source() + ": more block ids than a trace can hold (2^62 over all its " +
+                       "sessions and sub-agents); expected fewer";
+            base[c] = m_nextId;
+            m_nextId += m_contextMax[c] + 1;
+        }
+        for (const auto& h : m_records)
+            for (std::size_t j = h.from; j < h.from + h.count; ++j)
+                m_ids[j] += base[h.context];
         // In the order of their arrivals: a sub-agent's requests come between its parent's.
         std::stable_sort(m_records.begin(), m_records.end(), [](const Held& a, const Held& b) {
             return a.rec.arrivalS < b.rec.arrivalS;
@@ -76,6 +89,7 @@ class SessionParser final : public LineParser {
     struct Held {
         TraceRecord rec;
         std::size_t from = 0, count = 0;
+        std::size_t context = 0; // the file's session is 0, its sub-agents (local scope) after it
     };
 
     std::string at(const std::string& path) const { return source() + ": " + path + ": "; }
@@ -120,21 +134,17 @@ class SessionParser final : public LineParser {
                               "the session's requests, an array";
         if (v.get_array().get(requests))
             return fieldError("", "requests", "the session's requests, an array");
-        std::uint64_t context = 0;
-        if (auto e = newContext(context); !e.empty()) return e;
+        const std::size_t context = newContext();
         m_number = 0;
         return walk(requests, 0.0, context, shared, "requests", 0);
     }
 
-    std::string newContext(std::uint64_t& context) {
-        if (m_nextContext >= kMaxContexts)
-            return source() + ": more than " + std::to_string(kMaxContexts) +
-                   " sessions and sub-agents in one trace; expected fewer";
-        context = m_nextContext++;
-        return {};
+    std::size_t newContext() {
+        m_contextMax.push_back(0);
+        return m_contextMax.size() - 1;
     }
 
-    std::string walk(dom::array requests, double base, std::uint64_t context, bool shared,
+    std::string walk(dom::array requests, double base, std::size_t context, bool shared,
                      const std::string& path, int depth) {
         if (depth > kMaxDepth)
             return at(path) + "sub-agents nested more than " + std::to_string(kMaxDepth) +
@@ -157,9 +167,7 @@ class SessionParser final : public LineParser {
                 dom::array inner;
                 if (req["requests"].get(v) || v.get_array().get(inner))
                     return fieldError(here, "requests", "the sub-agent's requests, an array");
-                std::uint64_t sub = context;
-                if (!shared)
-                    if (auto e = newContext(sub); !e.empty()) return e;
+                const std::size_t sub = shared ? context : newContext();
                 if (auto e = walk(inner, base + t, sub, shared, here + ".requests", depth + 1);
                     !e.empty())
                     return e;
@@ -170,7 +178,7 @@ class SessionParser final : public LineParser {
         return {};
     }
 
-    std::string request(dom::object req, double t, std::uint64_t context, const std::string& here) {
+    std::string request(dom::object req, double t, std::size_t context, const std::string& here) {
         Held h;
         h.rec.arrivalS = t * m_scale;
         h.rec.line = ++m_number;
@@ -195,9 +203,11 @@ class SessionParser final : public LineParser {
             std::uint64_t n = 0;
             if (id.get_uint64().get(n) || n > kMaxLocalId)
                 return fieldError(here, "hash_ids", "block ids, whole numbers from 0 to 2^40 - 1");
-            m_ids.push_back(context << kIdBits | n);
+            m_ids.push_back(n);
+            m_contextMax[context] = std::max(m_contextMax[context], n);
         }
         h.count = m_ids.size() - h.from;
+        h.context = context;
         if (h.count != in / m_block)
             return at(here) + "field 'hash_ids': " + std::to_string(h.count) + " block ids for " +
                    std::to_string(in) + " prompt tokens; expected " + std::to_string(in / m_block) +
@@ -212,8 +222,9 @@ class SessionParser final : public LineParser {
     dom::parser m_parser;
     std::vector<Held> m_records;
     std::vector<std::uint64_t> m_ids;
-    std::uint64_t m_nextContext = 0; // across the files of a folder: no id is shared between them
-    std::uint64_t m_number = 0;      // the file's requests, counted as they come
+    std::vector<std::uint64_t> m_contextMax; // the file's contexts' largest ids
+    std::uint64_t m_nextId = 0; // across the files of a folder: no id is shared between them
+    std::uint64_t m_number = 0; // the file's requests, counted as they come
 };
 
 std::unique_ptr<LineParser> makeParser(const std::string& source, const ParserSettings& s) {
