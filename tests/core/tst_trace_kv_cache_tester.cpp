@@ -204,6 +204,13 @@ class TestTraceKvCacheTester : public QObject {
         const std::string want =
             dir.filePath("b.json").toStdString() + ": requests[0]: field 'hash_ids'";
         QVERIFY2(t.message().find(want) == 0, t.message().c_str());
+        // An empty file there is named too.
+        QVERIFY(bad.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        bad.close();
+        t = loadTrace(dir.path().toStdString(), {});
+        QVERIFY(!t);
+        QCOMPARE(t.message(), dir.filePath("b.json").toStdString() +
+                                  ": the file is empty; expected one kv-cache-tester session");
     }
 };
 

@@ -56,6 +56,9 @@ class SessionParser final : public LineParser {
     }
 
     std::string finish(const std::function<void(const TraceRecord&)>& sink) override {
+        // An empty file of a folder (the reader refuses an empty first file itself).
+        if (m_text.find_first_not_of(" \t\r\n") == std::string::npos)
+            return source() + ": the file is empty; expected one kv-cache-tester session";
         const simdjson::padded_string text(m_text);
         m_text.clear();
         m_records.clear();
