@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 namespace kvbe {
 
@@ -103,7 +104,8 @@ std::vector<Job> gridJobs(const PlanSetup& s, const PlanGrid& g, std::size_t fir
     return jobs;
 }
 
-ReplayConfig pointConfig(const PlanSetup& s, const PlanPoint& p) {
+// scaled: as a sample replays it (fast mode); otherwise the configuration itself.
+ReplayConfig pointConfig(const PlanSetup& s, const PlanPoint& p, bool scaled = true) {
     ReplayConfig c = s.base;
     c.tiers.clear();
     c.storeAfter = p.storeAfter;
@@ -122,7 +124,29 @@ ReplayConfig pointConfig(const PlanSetup& s, const PlanPoint& p) {
             t.writeBps *= n;
             c.tiers.push_back(t);
         }
+    if (scaled && s.sampleRate < 1) // a sample: its share of each tier's capacity and links
+        for (auto& t : c.tiers) {
+            if (s.sampleCapacity) t.capacityBytes = s.sampleCapacity(t.capacityBytes);
+            t.path.bandwidthBps *= s.sampleRate;
+            t.writeBps *= s.sampleRate;
+            t.writeBufferBytes *= s.sampleRate;
+        }
     return c;
+}
+
+// A sample's tier report as the whole trace's: its writes divided by the rate.
+TierReport unsampled(const PlanSetup& s, TierReport t, double fullCapacityBytes) {
+    if (s.sampleRate >= 1) return t;
+    t.capacityBytes = fullCapacityBytes;
+    const double f = 1 / s.sampleRate;
+    t.blocksWritten = static_cast<std::uint64_t>(std::llround(double(t.blocksWritten) * f));
+    t.blocksStored = static_cast<std::uint64_t>(std::llround(double(t.blocksStored) * f));
+    t.bytesWritten *= f;
+    t.bytesStored *= f;
+    t.writeRateP50 *= f;
+    t.writeRateP99 *= f;
+    t.writeRateMax *= f;
+    return t;
 }
 
 const SimTier* driveTierOf(const PlanSetup& s, const PlanPoint& p) {
@@ -142,8 +166,9 @@ std::int64_t drivesFor(double need, double perDrive) {
 void driveNeeds(const PlanSetup& s, const ReplayResult& r, PlanPoint& p) {
     const SimTier* d = driveTierOf(s, p);
     if (!d) return;
-    const TierReport& t = r.tiers.back();
-    const double asked = t.readOffered.peakShare * t.readBps;
+    const TierReport t =
+        unsampled(s, r.tiers.back(), pointConfig(s, p, false).tiers.back().capacityBytes);
+    const double asked = t.readOffered.peakShare * t.readBps / s.sampleRate;
     p.askedReadBps = asked;
     p.writeRateMaxBps = t.writeRateMax;
     p.drivesForBandwidth =
@@ -164,8 +189,9 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
     p.ttftMeanS = rule.ttft.mean;
     p.ttftP99S = rule.ttft.p99;
     p.hitsTokenWeighted = r.anyTier.tokenWeighted;
+    const ReplayConfig full = pointConfig(s, p, false);
     for (std::size_t k = 1; k < r.tiers.size(); ++k) {
-        const auto& t = r.tiers[k];
+        const TierReport t = unsampled(s, r.tiers[k], full.tiers[k - 1].capacityBytes);
         PlanTier pt{t.name, t.capacityBytes, t.blocksWritten, t.bytesStored,
                     tierEndurance(t, c.tiers[k - 1].drive, r.durationS)};
         if (pt.endurance.yearsToRatedEndurance)
@@ -178,7 +204,7 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
     p.capexUsd = p.dramUsd + p.drivesUsd;
     const double perDay = r.durationS > 0 ? kSecondsPerDay / r.durationS : 0;
     p.gpuHoursSavedPerDay = (rule.gpuSecondsSaved - gpuOnly.gpuSecondsSaved) * perDay / 3600 *
-                            static_cast<double>(s.gpusPerInstance);
+                            static_cast<double>(s.gpusPerInstance) / s.sampleRate;
     const auto sat = tierSaturation(r, toString(s.rule));
     p.bandwidthBound =
         std::any_of(sat.begin(), sat.end(), [](const auto& t) { return t.saturated; });
@@ -186,7 +212,9 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
         std::vector<bool> drives;
         for (const auto& t : c.tiers)
             drives.push_back(t.drive.capacityBytes.has_value());
-        p.saturation = saturationSentence(r, toString(s.rule), c.instances > 0, drives);
+        p.saturation = s.sampleRate < 1
+                           ? "bandwidth-bound in the sample (its sentence comes with a full replay)"
+                           : saturationSentence(r, toString(s.rule), c.instances > 0, drives);
     }
     driveNeeds(s, r, p);
 }
@@ -202,6 +230,10 @@ Status countServers(const PlanSetup& s, const ReplayConfig& c, Job& j,
     q.rateScale = c.rateScale;
     q.maxInstances = s.maxServers;
     q.threads = 1;
+    // GPU-only caching's count is the same at every point (the GPU's cache does not depend on
+    // the offload tiers): GPU-only caching's own point counts it, the others their rule only.
+    q.serversRules = {std::string(toString(s.rule))};
+    if (!j.point.offload()) q.serversRules.push_back("gpu-only");
     auto r = traceCapacity(*s.trace, *s.cost, c, q, [&](double) { return !stop; });
     if (!r) return r.error();
     if (r->cancelled) return Ok{};
@@ -321,6 +353,37 @@ std::vector<PlanDriveNeeds> planDriveNeeds(const PlanSetup& s, const PlanGrid& g
     return out;
 }
 
+// The point whose replay gives a drive preset's needs (planDriveNeeds): the largest count of
+// the grid so far without DRAM at the smallest K. With `select`, it is replayed whether chosen
+// or not, so the drive counts grow as a full plan's do (with the grid's extension on).
+bool needsPoint(const PlanGrid& g, const PlanPoint& p) {
+    if (p.drives <= 0 || p.dramBytes > 0 || g.storeAfter.empty() || g.drives.empty()) return false;
+    return p.drives == *std::max_element(g.drives.begin(), g.drives.end()) &&
+           p.storeAfter == *std::min_element(g.storeAfter.begin(), g.storeAfter.end());
+}
+
+// A point not replayed in full: the sample's figures for it (`given`, found by its place in
+// the grid), marked sampled; its drive needs, where it was replayed for them, stay.
+void takeGiven(const PlanSetup& s, PlanPoint& p) {
+    const auto needs = std::pair(p.drivesForBandwidth, p.drivesForEndurance);
+    const auto asked = std::pair(p.askedReadBps, p.writeRateMaxBps);
+    if (s.given)
+        for (const auto& g : *s.given)
+            if (g.dramBytes == p.dramBytes && g.drive == p.drive && g.drives == p.drives &&
+                g.storeAfter == p.storeAfter) {
+                p = g;
+                break;
+            }
+    p.sampled = true;
+    p.serversAtSlo.reset();
+    p.gpusSaved.reset();
+    p.serversNote = "not replayed in full: figures from the sample";
+    if (needs.first) {
+        std::tie(p.drivesForBandwidth, p.drivesForEndurance) = needs;
+        std::tie(p.askedReadBps, p.writeRateMaxBps) = asked;
+    }
+}
+
 } // namespace
 
 PlanGrid defaultPlanGrid() {
@@ -372,7 +435,7 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
     std::vector<Job> jobs = gridJobs(s, grid);
     std::atomic<bool> stop{false};
     std::optional<Error> failure;
-    std::size_t done = 0;
+    std::atomic<std::size_t> replayed{0};
     int n = s.threads > 0 ? s.threads : int(std::max(1u, std::thread::hardware_concurrency()));
     auto runRound = [&](std::size_t begin) {
         std::atomic<std::size_t> next{begin}, finished{begin};
@@ -381,12 +444,23 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
         auto work = [&] {
             for (std::size_t i; (i = next++) < jobs.size() && !stop;) {
                 PlanPoint& p = jobs[i].point;
+                const bool chosen = !s.select || s.select(p);
+                if (!chosen && !(grid.extendDrives && needsPoint(grid, p))) {
+                    takeGiven(s, p);
+                    ++finished;
+                    cv.notify_one();
+                    continue;
+                }
                 const ReplayConfig c = pointConfig(s, p);
+                ++replayed;
                 auto r = replayTrace(*s.trace, *s.cost, c, nullptr, [&](double) { return !stop; });
                 Status counted = Ok{};
                 if (r && !r->cancelled) {
                     scorePoint(s, c, *r, p);
-                    if (res.serversSearched) counted = countServers(s, c, jobs[i], stop);
+                    if (res.serversSearched && chosen)
+                        counted = countServers(s, c, jobs[i], stop);
+                    else if (!chosen)
+                        takeGiven(s, p); // a drive-count extension's point, replayed for its needs
                 }
                 if (!r || r->cancelled || !counted) {
                     std::lock_guard lock(m);
@@ -414,7 +488,6 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
         }
         for (auto& t : pool)
             t.join();
-        done = finished;
     };
     runRound(0);
     for (int round = 0; grid.extendDrives && round < 4 && !stop && !failure; ++round) {
@@ -436,7 +509,7 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
         runRound(begin);
     }
     if (failure) return *failure;
-    res.replays = done + 1;
+    res.replays = replayed + 1;
     if (stop) {
         res.cancelled = true;
         return res;
@@ -478,7 +551,7 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
 
     for (std::size_t i = 0; i < res.points.size(); ++i) {
         const PlanPoint& p = res.points[i];
-        if (!p.fails.empty()) continue;
+        if (!p.fails.empty() || p.sampled) continue;
         if (!res.recommended) {
             res.recommended = i;
             continue;

@@ -45,6 +45,8 @@ struct PlanGrid {
 };
 inline constexpr std::int64_t kMaxPlanDrives = 1024;
 
+struct PlanPoint;
+
 // Everything a plan replays with. The GPU's capacity, the eviction policy, the placement, the
 // write queue and the prefill servers come from `base` (its tiers are ignored); each point
 // replays `base` with the DRAM tier at one size and one drive tier at one drive count: n drives
@@ -63,6 +65,18 @@ struct PlanSetup {
     PlanLimits limits;
     int threads = 0;       // 0: one per hardware thread
     int maxServers = 1024; // the servers search stops here
+
+    // Fast mode (kvbe/plan/plan_sample.h) sets these; a plain plan leaves them.
+    // The trace is a spatial sample (kvbe/trace/trace_sample.h) at this rate: the offload tiers'
+    // capacities are sampleCapacity's, their read and write bandwidths and write buffers are
+    // scaled by the rate (each link carries the same share of its time), and the writes, the
+    // reads asked and the GPU-hours saved are divided by it. No servers are counted.
+    double sampleRate = 1;
+    std::function<double(double)> sampleCapacity; // full capacity (bytes) -> the sample's
+    // Set: only the points it selects are replayed (and the drive-count extension's points);
+    // the others are taken from `given` (same grid, same order) and marked sampled.
+    std::function<bool(const PlanPoint&)> select;
+    const std::vector<PlanPoint>* given = nullptr;
 };
 
 // Per drive preset, from its largest-count configuration without DRAM storing every block (the
@@ -125,7 +139,24 @@ struct PlanPoint {
     // writes, and those its write rate needs to last the life limit.
     std::optional<std::int64_t> drivesForBandwidth, drivesForEndurance;
     double askedReadBps = 0, writeRateMaxBps = 0; // the drive tier's busiest minute
+    // Its figures are a sample's estimate (fast mode), not a full replay; never recommended.
+    bool sampled = false;
     bool offload() const { return !tiers.empty(); }
+};
+
+// How a plan was computed (kvbe/plan/plan_sample.h): every configuration replayed in full, or
+// the grid replayed on two independent samples and a shortlist replayed in full.
+struct PlanSampling {
+    bool sampled = false;
+    std::string reason; // why this mode ran ("--exact", "below N requests", ...)
+    double rate = 1;
+    std::uint64_t sampleRequests[2] = {0, 0}; // the two samples' requests
+    std::uint64_t trunkBlocks = 0, trunkMinRequests = 0;
+    // The error bound: the largest difference between the two samples' estimates over the grid
+    // (hit ratio in points of a share, the others relative).
+    double hitsError = 0, ttftMeanError = 0, ttftP99Error = 0, gpuHoursError = 0, lifeError = 0;
+    std::size_t shortlisted = 0; // configurations replayed in full (GPU-only caching included)
+    double sampleSeconds = 0, fullSeconds = 0;
 };
 
 struct PlanResult {
@@ -145,6 +176,7 @@ struct PlanResult {
     double seconds = 0; // wall time
     int threads = 0;
     bool cancelled = false;
+    PlanSampling sampling;
 };
 
 // Fails with a sentence for limits no configuration could meet (life not above 0, a p99 limit
