@@ -10,6 +10,7 @@
 #include "kvbe/base/units.h"
 #include "kvbe/plan/plan.h"
 #include "kvbe/plan/plan_report.h"
+#include "kvbe/plan/plan_sample.h"
 #include "kvbe/plan/plan_setup.h"
 #include "kvbe/plan/serving_settings.h"
 
@@ -26,6 +27,8 @@ struct PlanOptions {
     std::string dram, drives, storeAfter = "1,2,3";
     std::vector<std::string> driveKeys;
     int threads = 0;
+    bool exact = false;
+    double sampleRate = 0;
 };
 
 // "0,256GiB,1TiB": core's sizes, and 0 for no DRAM tier.
@@ -93,6 +96,13 @@ void addPlanOptions(CLI::App* plan, PlanOptions& o) {
     plan->add_option("--store-after", o.storeAfter, "Store-after K values to try (default 1,2,3)");
     plan->add_option("--threads", o.threads, "Replays at once (default: one per hardware thread)")
         ->check(CLI::Range(0, 1024));
+    plan->add_flag("--exact", o.exact,
+                   "Replay every configuration in full (default on large traces: the grid on two "
+                   "samples, the shortlist in full)");
+    plan->add_option("--sample-rate", o.sampleRate,
+                     "The share of prefix subtrees a sample keeps (default: about 62,500 "
+                     "requests' worth; traces under 200,000 requests are planned in full)")
+        ->check(CLI::Range(0.0, 1.0));
     plan->add_option("--output", o.output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
     plan->add_option("--emit", o.emit,
@@ -148,7 +158,11 @@ ExitCode runTracePlan(const PlanOptions& o, const std::string& file, const Trace
     }
     auto setup = planSetup(e, presets, trace, base, req);
     if (!setup) return fail(setup.message());
-    auto plan = planTrace(*setup);
+    PlanSampleOptions sampling;
+    sampling.exact = o.exact;
+    sampling.rate = o.sampleRate;
+    if (o.sampleRate > 0) sampling.exactBelow = 0; // asked for: sample whatever the size
+    auto plan = planTraceSampled(*setup, sampling);
     if (!plan) {
         const std::string m = plan.message();
         if (m.rfind("the latency limit", 0) == 0) return fail("--slo-p99: " + m);
