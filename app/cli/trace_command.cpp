@@ -24,8 +24,7 @@ namespace kvbe::cli {
 Result<TraceReadOptions> readOptions(const TraceOptions& o) {
     TraceReadOptions r;
     auto f = parseTraceFormat(o.format);
-    if (!f)
-        return Error{"--format '" + o.format + "': expected auto, mooncake, bailian, azure or csv"};
+    if (!f) return Error{"--format '" + o.format + "': expected " + traceFormatChoices()};
     r.format = *f;
     if (o.blockTokens) r.blockTokens = o.blockTokens;
     if (!o.timeUnit.empty()) {
@@ -302,15 +301,17 @@ ExitCode runSweep(const TraceOptions& o) {
 } // namespace
 
 void addCommon(CLI::App* sub, TraceOptions& o) {
-    sub->add_option("file", o.file, "Trace file (.jsonl, .csv; .gz and .zst read directly)")
-        ->required();
+    sub->add_option("file", o.file, traceFileHelp())->required();
+    std::vector<std::string> formats{"auto"};
+    for (const auto& f : traceFormats())
+        formats.emplace_back(f.name);
     sub->add_option("--format", o.format, "Trace format (default: detected from the content)")
-        ->check(CLI::IsMember({"auto", "mooncake", "bailian", "azure", "csv"}));
+        ->check(CLI::IsMember(formats));
     sub->add_option("--block-tokens", o.blockTokens,
-                    "Tokens per block id (default: 512 Mooncake, 16 Bailian)")
+                    "Tokens per block id (default: " + traceBlockDefaults() + ")")
         ->check(CLI::Range(1u, 1u << 24));
     sub->add_option("--time-unit", o.timeUnit,
-                    "Unit of the timestamps (default: ms Mooncake, s otherwise)")
+                    "Unit of the timestamps (default: " + traceTimeUnitDefaults() + ")")
         ->check(CLI::IsMember({"s", "ms", "us"}));
     sub->add_flag("--skip-bad", o.skipBad, "Skip bad lines, count them and show the first few");
     addScenarioFlags(sub, o.scenario);
