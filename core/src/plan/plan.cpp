@@ -24,11 +24,7 @@ namespace {
 
 constexpr double kDaysPerMonth = kDaysPerYear / 12;
 
-// A point's place in the grid: DRAM size, drive preset (-1: no NVMe tier), drive count and K
-// (indices; -1 for GPU-only caching), to find its neighbours.
-struct Coord {
-    int dram = -1, drive = -1, count = -1, k = -1;
-};
+using Coord = PlanCoord;
 
 struct Job {
     PlanPoint point;
@@ -404,6 +400,69 @@ std::string describePlanPoint(const PlanPoint& p) {
     return s;
 }
 
+void finishPlan(const PlanSetup& s, const PlanGrid& grid, std::vector<PlanPoint> points,
+                PlanResult& res) {
+    res.points.clear();
+    for (auto& p : points) {
+        // Idempotent: a shard's points (kvbe/plan/plan_shard.h) were finished once already.
+        p.fails.clear();
+        p.onTtftFront = p.onGpuHoursFront = false;
+        p.lifeIfEveryBlockStored.reset();
+        p.gpusSaved.reset();
+        p.valueFromGpusSaved = false;
+        p.paybackMonths.reset();
+        if (p.serversAtSlo) p.serversNote.clear();
+        valuePoint(s, res, p);
+        checkLimits(s.limits, p);
+        res.points.push_back(std::move(p));
+    }
+    const std::vector<PlanCoord>& at = res.coords;
+    res.recommended.reset();
+    res.front.clear();
+    for (auto& p : res.points) {
+        if (p.storeAfter <= 1 || !p.shortestLifeYears) continue;
+        for (const auto& q : res.points)
+            if (q.storeAfter == 1 && q.dramBytes == p.dramBytes && q.drive == p.drive &&
+                q.drives == p.drives)
+                p.lifeIfEveryBlockStored = q.shortestLifeYears;
+    }
+    markFront(
+        res.points,
+        [](const PlanPoint& a, const PlanPoint& b) { return a.ttftMeanS < b.ttftMeanS; },
+        &PlanPoint::onTtftFront);
+    markFront(
+        res.points,
+        [](const PlanPoint& a, const PlanPoint& b) {
+            return a.gpuHoursSavedPerDay > b.gpuHoursSavedPerDay;
+        },
+        &PlanPoint::onGpuHoursFront);
+    for (std::size_t i = 0; i < res.points.size(); ++i)
+        if (res.points[i].onTtftFront || res.points[i].onGpuHoursFront) res.front.push_back(i);
+    std::stable_sort(res.front.begin(), res.front.end(), [&](std::size_t a, std::size_t b) {
+        return res.points[a].capexUsd < res.points[b].capexUsd;
+    });
+
+    for (std::size_t i = 0; i < res.points.size(); ++i) {
+        const PlanPoint& p = res.points[i];
+        if (!p.fails.empty() || p.sampled) continue;
+        if (!res.recommended) {
+            res.recommended = i;
+            continue;
+        }
+        const PlanPoint& r = res.points[*res.recommended];
+        if (p.netUsdOverLife > r.netUsdOverLife + 1e-6 ||
+            (std::abs(p.netUsdOverLife - r.netUsdOverLife) <= 1e-6 && p.capexUsd < r.capexUsd))
+            res.recommended = i;
+    }
+    std::vector<std::size_t> near;
+    if (res.recommended)
+        for (std::size_t i = 0; i < res.points.size(); ++i)
+            if (i != *res.recommended && neighbours(grid, at[i], at[*res.recommended]))
+                near.push_back(i);
+    res.why = res.recommended ? plan_detail::whySentence(s, res, near) : "";
+    res.unmet = res.recommended ? "" : plan_detail::unmetSentence(s, res);
+}
+
 Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double)>& progress) {
     const auto t0 = std::chrono::steady_clock::now();
     if (auto ok = checkSetup(s); !ok) return ok.error();
@@ -444,7 +503,7 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
         auto work = [&] {
             for (std::size_t i; (i = next++) < jobs.size() && !stop;) {
                 PlanPoint& p = jobs[i].point;
-                const bool chosen = !s.select || s.select(p);
+                const bool chosen = !s.select || s.select(p, i);
                 if (!chosen && !(grid.extendDrives && needsPoint(grid, p))) {
                     takeGiven(s, p);
                     ++finished;
@@ -519,55 +578,12 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
     res.driveNeeds = planDriveNeeds(s, grid, jobs);
 
     if (res.serversSearched) res.gpuOnlyServers = jobs[0].gpuOnlyServers;
-    std::vector<Coord> at;
+    std::vector<PlanPoint> points;
     for (auto& j : jobs) {
-        valuePoint(s, res, j.point);
-        checkLimits(s.limits, j.point);
-        res.points.push_back(std::move(j.point));
-        at.push_back(j.at);
+        points.push_back(std::move(j.point));
+        res.coords.push_back(j.at);
     }
-    for (auto& p : res.points) {
-        if (p.storeAfter <= 1 || !p.shortestLifeYears) continue;
-        for (const auto& q : res.points)
-            if (q.storeAfter == 1 && q.dramBytes == p.dramBytes && q.drive == p.drive &&
-                q.drives == p.drives)
-                p.lifeIfEveryBlockStored = q.shortestLifeYears;
-    }
-    markFront(
-        res.points,
-        [](const PlanPoint& a, const PlanPoint& b) { return a.ttftMeanS < b.ttftMeanS; },
-        &PlanPoint::onTtftFront);
-    markFront(
-        res.points,
-        [](const PlanPoint& a, const PlanPoint& b) {
-            return a.gpuHoursSavedPerDay > b.gpuHoursSavedPerDay;
-        },
-        &PlanPoint::onGpuHoursFront);
-    for (std::size_t i = 0; i < res.points.size(); ++i)
-        if (res.points[i].onTtftFront || res.points[i].onGpuHoursFront) res.front.push_back(i);
-    std::stable_sort(res.front.begin(), res.front.end(), [&](std::size_t a, std::size_t b) {
-        return res.points[a].capexUsd < res.points[b].capexUsd;
-    });
-
-    for (std::size_t i = 0; i < res.points.size(); ++i) {
-        const PlanPoint& p = res.points[i];
-        if (!p.fails.empty() || p.sampled) continue;
-        if (!res.recommended) {
-            res.recommended = i;
-            continue;
-        }
-        const PlanPoint& r = res.points[*res.recommended];
-        if (p.netUsdOverLife > r.netUsdOverLife + 1e-6 ||
-            (std::abs(p.netUsdOverLife - r.netUsdOverLife) <= 1e-6 && p.capexUsd < r.capexUsd))
-            res.recommended = i;
-    }
-    std::vector<std::size_t> near;
-    if (res.recommended)
-        for (std::size_t i = 0; i < res.points.size(); ++i)
-            if (i != *res.recommended && neighbours(grid, at[i], at[*res.recommended]))
-                near.push_back(i);
-    res.why = res.recommended ? plan_detail::whySentence(s, res, near) : "";
-    res.unmet = res.recommended ? "" : plan_detail::unmetSentence(s, res);
+    finishPlan(s, grid, std::move(points), res);
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
 }

@@ -114,7 +114,7 @@ Result<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleOptions&
     // 1. The drive counts, as a full plan grows them: only the points their needs come from
     // are replayed (in full), nothing else.
     PlanSetup counts = s;
-    counts.select = [](const PlanPoint&) { return false; };
+    counts.select = [](const PlanPoint&, std::size_t) { return false; };
     auto g = planTrace(counts, stage(0, 0.1));
     if (!g || g->cancelled) return g;
 
@@ -164,7 +164,7 @@ Result<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleOptions&
             keys.insert(byCost[i].second);
     }
     PlanSetup full = fixed;
-    full.select = [&keys](const PlanPoint& p) {
+    full.select = [&keys](const PlanPoint& p, std::size_t) {
         return (p.dramBytes <= 0 && p.drives <= 0) || keys.count(keyOf(p)) > 0; // GPU-only too
     };
     full.given = &sampled[0].points;

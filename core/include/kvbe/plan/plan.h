@@ -75,7 +75,8 @@ struct PlanSetup {
     std::function<double(double)> sampleCapacity; // full capacity (bytes) -> the sample's
     // Set: only the points it selects are replayed (and the drive-count extension's points);
     // the others are taken from `given` (same grid, same order) and marked sampled.
-    std::function<bool(const PlanPoint&)> select;
+    // index: the point's place in grid order (shards slice by it).
+    std::function<bool(const PlanPoint&, std::size_t index)> select;
     const std::vector<PlanPoint>* given = nullptr;
 };
 
@@ -159,8 +160,15 @@ struct PlanSampling {
     double sampleSeconds = 0, fullSeconds = 0;
 };
 
+// A point's place in the grid: DRAM size, drive preset (-1: no NVMe tier), drive count and K
+// (indices; -1 for GPU-only caching), to find its neighbours.
+struct PlanCoord {
+    int dram = -1, drive = -1, count = -1, k = -1;
+};
+
 struct PlanResult {
     std::vector<PlanPoint> points;  // in grid order; points[0] is GPU-only caching
+    std::vector<PlanCoord> coords;  // each point's place in the grid
     std::vector<std::size_t> front; // indices of the points on either front, by capital cost
     std::optional<std::size_t> recommended;
     std::string why;      // why the recommended point beat its neighbours
@@ -184,6 +192,13 @@ struct PlanResult {
 // has DRAM, a drive preset's).
 Result<PlanResult> planTrace(const PlanSetup& setup,
                              const std::function<bool(double)>& progress = {});
+
+// The last step of a plan, from its points (grid order, res.coords their places; res's
+// durationS, serversSearched, gpuOnlyServers set): the value, the limits, the fronts, the
+// recommendation and its sentence. grid: the grid with the drive counts replayed. Merging shards
+// (kvbe/plan/plan_shard.h) calls it with the shards' points.
+void finishPlan(const PlanSetup& s, const PlanGrid& grid, std::vector<PlanPoint> points,
+                PlanResult& res);
 
 // The defaults: DRAM 0, 128, 256, 512, 1024 and 2048 GiB; 0, 1, 2, 4 and 8 drives, extended to
 // what bandwidth and endurance need.
