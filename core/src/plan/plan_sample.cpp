@@ -87,8 +87,8 @@ void shortlist(const PlanResult& r, const PlanLimits& l, const PlanSampling& e, 
 
 } // namespace
 
-Result<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleOptions& o,
-                                    const std::function<bool(double)>& progress) {
+RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleOptions& o,
+                                           const std::function<bool(double)>& progress) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t n = s.trace ? s.trace->size() : 0;
     const double rate = o.rate > 0
@@ -140,7 +140,9 @@ Result<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleOptions&
         x.base.instances = 0;     // servers are counted in full (stage 3) only
         x.limits.sloP99S.reset(); // its p99 is without queueing for servers
         auto r = planTrace(x, stage(0.1 + 0.25 * k, 0.35 + 0.25 * k));
-        if (!r) return Error{"the sample (rate " + formatFixed(rate, 4) + "): " + r.message()};
+        if (!r)
+            return RequestError{r.error().field, "the sample (rate " + formatFixed(rate, 4) +
+                                                     "): " + r.error().message};
         if (r->cancelled) return r;
         sampled[k] = std::move(*r);
     }

@@ -181,7 +181,7 @@ Result<PlanPart> planShard(const PlanSetup& s, int shard, int shards,
     };
     x.given = nullptr;
     auto r = planTrace(x, progress);
-    if (!r) return r.error();
+    if (!r) return Error{r.error().message};
     if (r->cancelled) return Error{"the shard was cancelled"};
     PlanPart part;
     part.shard = shard;
@@ -263,7 +263,7 @@ Result<PlanPart> parsePlanPart(const json& j, const std::string& source) {
     }
 }
 
-Result<PlanResult> mergePlanParts(const PlanSetup& s, const std::vector<PlanPart>& parts) {
+RequestResult<PlanResult> mergePlanParts(const PlanSetup& s, const std::vector<PlanPart>& parts) {
     if (parts.empty()) return Error{"no plan parts to merge"};
     const PlanPart& first = parts.front();
     const int n = first.shards;

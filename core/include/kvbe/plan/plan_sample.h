@@ -24,7 +24,7 @@ struct PlanSampleOptions {
     std::size_t shortlistMax = 24;      // at most this many configurations in full
 };
 
-Result<PlanResult> planTraceSampled(const PlanSetup& setup, const PlanSampleOptions& options,
-                                    const std::function<bool(double)>& progress = {});
+RequestResult<PlanResult> planTraceSampled(const PlanSetup& setup, const PlanSampleOptions& options,
+                                           const std::function<bool(double)>& progress = {});
 
 } // namespace kvbe

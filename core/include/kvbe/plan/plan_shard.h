@@ -40,6 +40,7 @@ nlohmann::json planPartJson(const PlanPart& part);
 Result<PlanPart> parsePlanPart(const nlohmann::json& j, const std::string& source);
 
 // Every shard of one plan exactly once (the same command, grid and shard count): the plan.
-Result<PlanResult> mergePlanParts(const PlanSetup& setup, const std::vector<PlanPart>& parts);
+RequestResult<PlanResult> mergePlanParts(const PlanSetup& setup,
+                                         const std::vector<PlanPart>& parts);
 
 } // namespace kvbe
