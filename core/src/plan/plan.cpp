@@ -314,6 +314,16 @@ void markFront(std::vector<PlanPoint>& pts, Better better, bool PlanPoint::*flag
 
 // One step apart in one coordinate of the grid (DRAM size, drive count or K), or the same sizes
 // with the other drive. GPU-only caching neighbours the single smallest tiers at the first K.
+bool neighbours(const PlanGrid& g, const Coord& a, const Coord& b);
+
+} // namespace
+
+bool planNeighbours(const PlanGrid& g, const PlanCoord& a, const PlanCoord& b) {
+    return neighbours(g, a, b);
+}
+
+namespace {
+
 bool neighbours(const PlanGrid& g, const Coord& a, const Coord& b) {
     if (a.k < 0 || b.k < 0) {
         const Coord& o = a.k < 0 ? b : a;
@@ -371,18 +381,22 @@ bool needsPoint(const PlanGrid& g, const PlanPoint& p) {
            p.storeAfter == *std::min_element(g.storeAfter.begin(), g.storeAfter.end());
 }
 
-// A point not replayed in full: the sample's figures for it (`given`, found by its place in
-// the grid), marked sampled; its drive needs, where it was replayed for them, stay.
+// A point not replayed here: its figures from `given` (found by its place in the grid), as
+// they are where they came from a full replay; otherwise marked sampled, its drive needs
+// (where it was replayed for them) kept.
 void takeGiven(const PlanSetup& s, PlanPoint& p) {
     const auto needs = std::pair(p.drivesForBandwidth, p.drivesForEndurance);
     const auto asked = std::pair(p.askedReadBps, p.writeRateMaxBps);
+    bool full = false; // a full replay's figures, its servers with them
     if (s.given)
         for (const auto& g : *s.given)
             if (g.dramBytes == p.dramBytes && g.drive == p.drive && g.drives == p.drives &&
                 g.storeAfter == p.storeAfter) {
                 p = g;
+                full = !g.sampled;
                 break;
             }
+    if (full) return;
     p.sampled = true;
     p.serversAtSlo.reset();
     p.gpusSaved.reset();

@@ -145,6 +145,8 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
                                                      "): " + r.error().message};
         if (r->cancelled) return r;
         sampled[k] = std::move(*r);
+        for (auto& p : sampled[k].points)
+            p.sampled = true; // estimates, all of them
     }
     sampleErrors(sampled[0], sampled[1], s.limits.lifeYears, info);
     info.sampleSeconds =
@@ -173,6 +175,36 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
     const auto t1 = std::chrono::steady_clock::now();
     auto res = planTrace(full, stage(0.6, 1));
     if (!res || res->cancelled) return res;
+    // 4. The recommendation's neighbours and its sizes storing every block, in full too, so
+    // that its sentence compares it with full replays only (GPU-only caching again, for its
+    // servers); the rest as stage 3 left it.
+    if (res->recommended) {
+        const std::size_t r = *res->recommended;
+        PlanGrid grid = fixed.grid;
+        std::set<Key> more;
+        for (std::size_t i = 0; i < res->points.size(); ++i) {
+            const PlanPoint& p = res->points[i];
+            const PlanPoint& rec = res->points[r];
+            const bool sibling = p.storeAfter == 1 && p.dramBytes == rec.dramBytes &&
+                                 p.drive == rec.drive && p.drives == rec.drives;
+            if (p.sampled && (sibling || planNeighbours(grid, res->coords[i], res->coords[r])))
+                more.insert(keyOf(p));
+        }
+        if (!more.empty()) {
+            const std::vector<PlanPoint> stage3 = res->points;
+            PlanSetup again = fixed;
+            again.select = [&more](const PlanPoint& p, std::size_t) {
+                return (p.dramBytes <= 0 && p.drives <= 0) || more.count(keyOf(p)) > 0;
+            };
+            again.given = &stage3;
+            const std::size_t before = res->replays;
+            res = planTrace(again, stage(0.95, 1));
+            if (!res || res->cancelled) return res;
+            res->replays += before;
+            for (const auto& k : more)
+                keys.insert(k);
+        }
+    }
     info.fullSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     info.shortlisted = keys.size() + 1;
     info.reason = "sampled: the grid on two samples, the shortlist replayed in full";

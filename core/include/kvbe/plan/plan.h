@@ -201,6 +201,10 @@ RequestResult<PlanResult> planTrace(const PlanSetup& setup,
 void finishPlan(const PlanSetup& s, const PlanGrid& grid, std::vector<PlanPoint> points,
                 PlanResult& res);
 
+// One step apart in one coordinate of the grid (DRAM size, drive count or K), or the same sizes
+// with the other drive; GPU-only caching neighbours the single smallest tiers at the first K.
+bool planNeighbours(const PlanGrid& grid, const PlanCoord& a, const PlanCoord& b);
+
 // The defaults: DRAM 0, 128, 256, 512, 1024 and 2048 GiB; 0, 1, 2, 4 and 8 drives, extended to
 // what bandwidth and endurance need.
 PlanGrid defaultPlanGrid();
