@@ -5,9 +5,12 @@
 //   simulator memory  <= 100 bytes per distinct block
 //   capacity search   <= 30 s wall for both searches on the conversation trace (2 cores)
 //   trace plan        <= 60 s wall on the conversation trace (the default grid, on every core)
+//   trace plan --life 5 --slo-p99 1s on the generated trace, sampled and --exact: wall, CPU and
+//                     peak memory of each (a child process each) and the ratio; <= 60 s, 2 GB
 // A 1-million-request trace is generated at bench time (deterministic); the conversation trace
 // is measured too (argument 1, or the fixture tests/fixtures/traces/mooncake-conversation.jsonl).
 #include "kvbe/cost/cost_model.h"
+#include "kvbe/plan/plan_sample.h"
 #include "kvbe/plan/plan_setup.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/trace/trace.h"
@@ -23,6 +26,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 #include <vector>
@@ -245,6 +250,78 @@ void measurePlan(const fs::path& file) {
     }
 }
 
+// The plan of the generated trace in both modes, each in a child process so that its peak memory
+// (the trace loaded, the plan) is its own: wall, CPU, peak RSS, the recommendation, the ratio.
+struct PlanRun {
+    double wall = 0, cpu = 0, rssMiB = 0;
+    bool ok = false;
+};
+PlanRun planInChild(const fs::path& file, bool exact) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        auto presets = Presets::loadBuiltin();
+        auto scenario = defaultScenario(*presets);
+        auto e = evaluate(*scenario, *presets);
+        auto trace = loadTrace(file, {});
+        if (!e || !trace) std::_Exit(1);
+        PlanRequest req;
+        req.limits.lifeYears = 5;
+        req.limits.sloP99S = 1;
+        auto setup = planSetup(*e, *presets, *trace, req);
+        if (!setup) std::_Exit(1);
+        PlanSampleOptions o;
+        o.exact = exact;
+        o.exactBelow = 0; // sample whatever the size (the smoke run's trace is tiny)
+        if (double(o.sampleRequests) / double(trace->size()) > 0.5) o.rate = 0.25;
+        auto plan = planTraceSampled(*setup, o);
+        if (!plan) {
+            std::fprintf(stderr, "plan: %s\n", plan.error().message.c_str());
+            std::_Exit(1);
+        }
+        std::printf(
+            "    %s: %s; %zu of %zu configurations in full%s\n", exact ? "exact  " : "sampled",
+            plan->recommended ? describePlanPoint(plan->points[*plan->recommended]).c_str()
+                              : "no recommendation",
+            plan->sampling.sampled ? plan->sampling.shortlisted : plan->points.size(),
+            plan->points.size(),
+            plan->sampling.sampled ? (", rate " + std::to_string(plan->sampling.rate)).c_str()
+                                   : "");
+        std::fflush(stdout);
+        std::_Exit(0);
+    }
+    PlanRun r;
+    int status = 0;
+    rusage ru{};
+    if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) return r;
+    r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+            double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+    r.rssMiB = double(ru.ru_maxrss) / 1024; // KiB on Linux
+    r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return r;
+}
+
+void measurePlanModes(const fs::path& file, std::size_t requests) {
+    std::printf(
+        "  trace plan --life 5 --slo-p99 1s on the generated %zu requests (default scenario "
+        "and grid):\n",
+        requests);
+    std::fflush(stdout);
+    const PlanRun fast = planInChild(file, false);
+    const PlanRun exact = planInChild(file, true);
+    if (!fast.ok || !exact.ok) {
+        std::printf("    a plan failed\n");
+        return;
+    }
+    for (const auto& [name, r] : {std::pair{"sampled", fast}, std::pair{"exact  ", exact}})
+        std::printf("    %s: %.1f s wall, %.1f s CPU, %.0f MiB peak; target <= 60 s wall and "
+                    "2 GB: %.1fx and %.1fx headroom\n",
+                    name, r.wall, r.cpu, r.rssMiB, 60.0 / r.wall, 2000.0 / (r.rssMiB * 1.048576));
+    std::printf("    exact / sampled: %.1fx the wall time, %.1fx the CPU, %.2fx the memory\n",
+                exact.wall / fast.wall, exact.cpu / fast.cpu, exact.rssMiB / fast.rssMiB);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -256,6 +333,7 @@ int main(int argc, char** argv) {
     generateTrace(tmp, requests);
     std::printf("generated %zu requests in %.2f s (%s)\n", requests, seconds(t0), tmp.c_str());
     measure("generated", tmp, cm, 20000, 200000, 2000000, false);
+    measurePlanModes(tmp, requests);
     fs::remove(tmp);
 
     fs::path real = argc > 1 ? fs::path(argv[1])

@@ -36,4 +36,8 @@ void addProbeCommands(CLI::App& app, Command& run);
 // Adds `trace inspect|replay|sweep|capacity|plan`: a request trace through a tiered prefix cache.
 void addTraceCommands(CLI::App& app, Command& run);
 
+// The process's arguments after the program name, kept by main for `trace plan --shard`, whose
+// part file records the command so that `trace plan merge` can set the same plan up again.
+void setCommandLine(int argc, char** argv);
+
 } // namespace kvbe::cli

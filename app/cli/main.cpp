@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
     app.footer("\n" + kvbe::exitCodeHelp());
     app.require_subcommand(1);
     app.set_version_flag("--version", "kvbe-cli " KVBE_VERSION);
+    kvbe::cli::setCommandLine(argc, argv);
     kvbe::cli::Command run;
     kvbe::cli::addCalcCommands(app, run);
     kvbe::cli::addCalibrationCommands(app, run);

@@ -10,15 +10,32 @@
 #include "kvbe/base/units.h"
 #include "kvbe/plan/plan.h"
 #include "kvbe/plan/plan_report.h"
+#include "kvbe/plan/plan_sample.h"
 #include "kvbe/plan/plan_setup.h"
+#include "kvbe/plan/plan_shard.h"
 #include "kvbe/plan/serving_settings.h"
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
 namespace kvbe::cli {
+
+namespace {
+std::vector<std::string>& commandLineStore() {
+    static std::vector<std::string> args;
+    return args;
+}
+// While `trace plan merge` re-reads the shards' command: the parts it merges.
+const std::vector<PlanPart>* g_merging = nullptr;
+} // namespace
+
+void setCommandLine(int argc, char** argv) {
+    commandLineStore().assign(argv + (argc > 0 ? 1 : 0), argv + argc);
+}
+
 namespace {
 
 // The plan's own flags, each parsed once as it is read (trace_options.h); core checks the
@@ -33,7 +50,38 @@ struct PlanOptions {
     std::string servedModel; // --served-model: model_name of --emit pykvcache
     std::vector<std::string> driveKeys;
     int threads = 0;
+    bool exact = false;
+    double sampleRate = 0;
+    std::string shard, out;         // --shard I/N, --out FILE
+    std::vector<std::string> parts; // trace plan merge PART...
 };
+
+// "3/16": shard 3 of 16.
+Result<std::pair<int, int>> parseShard(const std::string& text) {
+    const auto slash = text.find('/');
+    const auto i = parseCountList(text.substr(0, slash), 0, 1 << 20);
+    const auto n =
+        slash == std::string::npos ? i : parseCountList(text.substr(slash + 1), 1, 1 << 20);
+    if (slash == std::string::npos || !i || !n || i->size() != 1 || n->size() != 1 ||
+        i->front() >= n->front())
+        return Error{"--shard '" + text + "': expected I/N with 0 <= I < N, e.g. 3/16"};
+    return std::pair<int, int>(int(i->front()), int(n->front()));
+}
+
+// The shard's command for its part file: the arguments less --shard and --out.
+std::vector<std::string> partCommand() {
+    std::vector<std::string> out;
+    const auto& a = commandLineStore();
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i] == "--shard" || a[i] == "--out") {
+            ++i;
+            continue;
+        }
+        if (a[i].rfind("--shard=", 0) == 0 || a[i].rfind("--out=", 0) == 0) continue;
+        out.push_back(a[i]);
+    }
+    return out;
+}
 
 // "0,256GiB,1TiB": core's sizes, and 0 for no DRAM tier.
 Result<std::vector<double>> parseDramList(const std::string& text) {
@@ -109,6 +157,17 @@ void addPlanOptions(CLI::App* plan, PlanOptions& o, FlagErrors& errors) {
         "Store-after K values to try (default 1,2,3)");
     plan->add_option("--threads", o.threads, "Replays at once (default: one per hardware thread)")
         ->check(CLI::Range(0, 1024));
+    plan->add_flag("--exact", o.exact,
+                   "Replay every configuration in full (default on large traces: the grid on two "
+                   "samples, the shortlist in full)");
+    plan->add_option("--sample-rate", o.sampleRate,
+                     "The share of prefix subtrees a sample keeps (default: about 62,500 "
+                     "requests' worth; traces under 200,000 requests are planned in full)")
+        ->check(CLI::Range(0.0, 1.0));
+    plan->add_option("--shard", o.shard,
+                     "I/N: replay the I-th of N slices of the grid (exact) into --out; merge the "
+                     "parts with `trace plan merge`");
+    plan->add_option("--out", o.out, "The shard's part file (JSON)");
     plan->add_option("--output", o.output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
     plan->add_option_function<std::string>(
@@ -126,11 +185,37 @@ void addPlanOptions(CLI::App* plan, PlanOptions& o, FlagErrors& errors) {
                      "model_name (default: the scenario's --model)");
 }
 
+// --shard, --out and --sample-rate together, before the trace is read.
+Status checkShardOptions(const PlanOptions& o) {
+    if (!o.shard.empty()) {
+        if (auto sh = parseShard(o.shard); !sh) return sh.error();
+        if (o.out.empty()) return Error{"--shard: give --out FILE for the shard's part"};
+        if (o.sampleRate > 0) return Error{"--shard: shards are exact; drop --sample-rate"};
+    } else if (!o.out.empty())
+        return Error{"--out: only with --shard I/N"};
+    return Ok{};
+}
+
 ExitCode runTracePlan(const PlanOptions& o, const std::string& file, const Trace& trace,
                       const Evaluation& e, const Presets& presets, const PlanRequest& req) {
     auto setup = planSetup(e, presets, trace, req);
     if (!setup) return fail(flagMessage(setup.error()));
-    auto plan = planTrace(*setup);
+    if (!o.shard.empty()) { // one shard of an exact plan, into its part file
+        const auto [i, n] = *parseShard(o.shard);
+        auto part = planShard(*setup, i, n);
+        if (!part) return fail(part.message());
+        part->command = partCommand();
+        if (auto w = writeFileAtomically(o.out, dumpJson(planPartJson(*part), 1) + "\n"); !w)
+            return fail("--out: " + w.message());
+        std::cerr << "kvbe-cli: shard " << i << "/" << n << ": " << part->points.size() << " of "
+                  << part->configurations << " configurations in " << o.out << "\n";
+        return ExitCode::Ok;
+    }
+    PlanSampleOptions sampling;
+    sampling.exact = o.exact;
+    sampling.rate = o.sampleRate;
+    if (o.sampleRate > 0) sampling.exactBelow = 0; // asked for: sample whatever the size
+    auto plan = g_merging ? mergePlanParts(*setup, *g_merging) : planTraceSampled(*setup, sampling);
     if (!plan) return fail(flagMessage(plan.error()));
     const PlanReport report{&trace, file, e.scenario.name, &*setup, &*plan};
     if (o.emit) {
@@ -158,6 +243,7 @@ ExitCode runPlan(const TraceOptions& o, const PlanOptions& p) {
     if (!o.errors.first.empty()) return fail(o.errors.first);
     if (!p.emitFile.empty() && !p.emit)
         return fail("--emit-file: give --emit vllm, lmcache or pykvcache too");
+    if (auto ok = checkShardOptions(p); !ok) return fail(ok.message());
     PlanRequest req;
     req.replay = o.replay;
     req.limits = p.limits;
@@ -180,6 +266,47 @@ ExitCode runPlan(const TraceOptions& o, const PlanOptions& p) {
     return runTracePlan(p, o.file, loaded->trace, loaded->setup.eval, loaded->setup.presets, req);
 }
 
+// `trace plan merge PART...`: the parts read, the shards' command read again with them to merge.
+ExitCode runMerge(const std::vector<std::string>& files, const std::string& output) {
+    std::vector<PlanPart> parts;
+    for (const auto& f : files) {
+        std::ifstream in(f, std::ios::binary);
+        if (!in) return fail(f + ": cannot be read (a part file of `trace plan --shard I/N`)");
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(in);
+        } catch (const std::exception& e) {
+            return fail(f + ": not valid JSON (" + e.what() + ")");
+        }
+        auto part = parsePlanPart(j, f);
+        if (!part) return fail(part.message());
+        parts.push_back(std::move(*part));
+    }
+    std::vector<std::string> args;
+    try {
+        args = parts.front().command.get<std::vector<std::string>>();
+    } catch (const std::exception&) {
+        return fail(files.front() + ": field 'command': expected the shard's arguments");
+    }
+    if (args.size() < 2 || args[0] != "trace" || args[1] != "plan")
+        return fail(files.front() + ": field 'command': expected a `trace plan` command");
+    if (!output.empty()) args.insert(args.end(), {"--output", output});
+    CLI::App app;
+    Command run;
+    addTraceCommands(app, run);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    try {
+        app.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+        return fail(files.front() + ": its command does not parse: " + e.what());
+    }
+    if (!run) return fail(files.front() + ": its command is not a plan");
+    g_merging = &parts;
+    const ExitCode rc = run();
+    g_merging = nullptr;
+    return rc;
+}
+
 } // namespace
 
 void addTracePlanCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o, Command& run) {
@@ -194,7 +321,24 @@ void addTracePlanCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o
     addInstancesOption(plan, *o, "Prefill servers (default 0: no queueing)");
     addAdmissionOption(plan, *o, "The rule the plan's TTFT is taken under");
     addPlanOptions(plan, *p, o->errors);
-    plan->callback([o, p, &run] { run = [o, p] { return runPlan(*o, *p); }; });
+    auto* merge = plan->add_subcommand(
+        "merge", "Merge the part files of `trace plan FILE --shard I/N --out PART` (every shard "
+                 "once) into the plan one run gives: the same front and recommendation");
+    auto mergeOutput = std::make_shared<std::string>();
+    merge->add_option("parts", p->parts, "The part files")->required();
+    merge->add_option("--output", *mergeOutput, "Output format (default: the shards' command's)")
+        ->check(CLI::IsMember({"table", "json", "csv"}));
+    plan->get_option("file")->required(false); // not with merge
+    plan->callback([o, p, merge, mergeOutput, &run] {
+        if (merge->parsed())
+            run = [p, mergeOutput] { return runMerge(p->parts, *mergeOutput); };
+        else if (o->file.empty())
+            run = [] {
+                return fail("trace plan: give the trace FILE (or `trace plan merge PART...`)");
+            };
+        else
+            run = [o, p] { return runPlan(*o, *p); };
+    });
 }
 
 } // namespace kvbe::cli

@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 namespace kvbe {
 
@@ -21,13 +22,7 @@ using plan_detail::usd;
 
 namespace {
 
-constexpr double kDaysPerMonth = kDaysPerYear / 12;
-
-// A point's place in the grid: DRAM size, drive preset (-1: no NVMe tier), drive count and K
-// (indices; -1 for GPU-only caching), to find its neighbours.
-struct Coord {
-    int dram = -1, drive = -1, count = -1, k = -1;
-};
+using Coord = PlanCoord;
 
 struct Job {
     PlanPoint point;
@@ -116,7 +111,8 @@ std::vector<Job> gridJobs(const PlanSetup& s, const PlanGrid& g, std::size_t fir
     return jobs;
 }
 
-ReplayConfig pointConfig(const PlanSetup& s, const PlanPoint& p) {
+// scaled: as a sample replays it (fast mode); otherwise the configuration itself.
+ReplayConfig pointConfig(const PlanSetup& s, const PlanPoint& p, bool scaled = true) {
     ReplayConfig c = s.base;
     c.tiers.clear();
     c.storeAfter = p.storeAfter;
@@ -135,7 +131,29 @@ ReplayConfig pointConfig(const PlanSetup& s, const PlanPoint& p) {
             t.writeBps *= n;
             c.tiers.push_back(t);
         }
+    if (scaled && s.sampleRate < 1) // a sample: its share of each tier's capacity and links
+        for (auto& t : c.tiers) {
+            if (s.sampleCapacity) t.capacityBytes = s.sampleCapacity(t.capacityBytes);
+            t.path.bandwidthBps *= s.sampleRate;
+            t.writeBps *= s.sampleRate;
+            t.writeBufferBytes *= s.sampleRate;
+        }
     return c;
+}
+
+// A sample's tier report as the whole trace's: its writes divided by the rate.
+TierReport unsampled(const PlanSetup& s, TierReport t, double fullCapacityBytes) {
+    if (s.sampleRate >= 1) return t;
+    t.capacityBytes = fullCapacityBytes;
+    const double f = 1 / s.sampleRate;
+    t.blocksWritten = static_cast<std::uint64_t>(std::llround(double(t.blocksWritten) * f));
+    t.blocksStored = static_cast<std::uint64_t>(std::llround(double(t.blocksStored) * f));
+    t.bytesWritten *= f;
+    t.bytesStored *= f;
+    t.writeRateP50 *= f;
+    t.writeRateP99 *= f;
+    t.writeRateMax *= f;
+    return t;
 }
 
 const SimTier* driveTierOf(const PlanSetup& s, const PlanPoint& p) {
@@ -155,8 +173,9 @@ std::int64_t drivesFor(double need, double perDrive) {
 void driveNeeds(const PlanSetup& s, const ReplayResult& r, PlanPoint& p) {
     const SimTier* d = driveTierOf(s, p);
     if (!d) return;
-    const TierReport& t = r.tiers.back();
-    const double asked = t.readOffered.peakShare * t.readBps;
+    const TierReport t =
+        unsampled(s, r.tiers.back(), pointConfig(s, p, false).tiers.back().capacityBytes);
+    const double asked = t.readOffered.peakShare * t.readBps / s.sampleRate;
     p.askedReadBps = asked;
     p.writeRateMaxBps = t.writeRateMax;
     p.drivesForBandwidth =
@@ -177,8 +196,9 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
     p.ttftMeanS = rule.ttft.mean;
     p.ttftP99S = rule.ttft.p99;
     p.hitsTokenWeighted = r.anyTier.tokenWeighted;
+    const ReplayConfig full = pointConfig(s, p, false);
     for (std::size_t k = 1; k < r.tiers.size(); ++k) {
-        const auto& t = r.tiers[k];
+        const TierReport t = unsampled(s, r.tiers[k], full.tiers[k - 1].capacityBytes);
         PlanTier pt{t.name, t.capacityBytes, t.blocksWritten, t.bytesStored,
                     tierEndurance(t, c.tiers[k - 1].drive, r.durationS)};
         if (pt.endurance.yearsToRatedEndurance)
@@ -191,7 +211,7 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
     p.capexUsd = p.dramUsd + p.drivesUsd;
     const double perDay = r.durationS > 0 ? kSecondsPerDay / r.durationS : 0;
     p.gpuHoursSavedPerDay = (rule.gpuSecondsSaved - gpuOnly.gpuSecondsSaved) * perDay / 3600 *
-                            static_cast<double>(s.gpusPerInstance);
+                            static_cast<double>(s.gpusPerInstance) / s.sampleRate;
     const auto sat = tierSaturation(r, toString(s.rule));
     p.bandwidthBound =
         std::any_of(sat.begin(), sat.end(), [](const auto& t) { return t.saturated; });
@@ -199,7 +219,9 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
         std::vector<bool> drives;
         for (const auto& t : c.tiers)
             drives.push_back(t.drive.capacityBytes.has_value());
-        p.saturation = saturationSentence(r, toString(s.rule), c.instances > 0, drives);
+        p.saturation = s.sampleRate < 1
+                           ? "bandwidth-bound in the sample (its sentence comes with a full replay)"
+                           : saturationSentence(r, toString(s.rule), c.instances > 0, drives);
     }
     driveNeeds(s, r, p);
 }
@@ -215,6 +237,10 @@ Status countServers(const PlanSetup& s, const ReplayConfig& c, Job& j,
     q.rateScale = c.rateScale;
     q.maxInstances = s.maxServers;
     q.threads = 1;
+    // GPU-only caching's count is the same at every point (the GPU's cache does not depend on
+    // the offload tiers): GPU-only caching's own point counts it, the others their rule only.
+    q.serversRules = {std::string(toString(s.rule))};
+    if (!j.point.offload()) q.serversRules.push_back("gpu-only");
     auto r = traceCapacity(*s.trace, *s.cost, c, q, [&](double) { return !stop; });
     if (!r) return r.error();
     if (r->cancelled) return Ok{};
@@ -228,80 +254,6 @@ Status countServers(const PlanSetup& s, const ReplayConfig& c, Job& j,
                         " with a server per request)";
     j.gpuOnlyServers = gpuOnly->servers;
     return Ok{};
-}
-
-// The GPUs saved against GPU-only caching (where both counts are known) and the value: those
-// GPUs at the price per hour, or without them the GPU-hours saved; the payback and the net.
-void valuePoint(const PlanSetup& s, const PlanResult& res, PlanPoint& p) {
-    const double price = s.prices.gpuPerHour.at(s.gpuKey).usd;
-    if (res.serversSearched && p.serversAtSlo && res.gpuOnlyServers) {
-        p.gpusSaved = (*res.gpuOnlyServers - *p.serversAtSlo) * s.gpusPerInstance;
-        p.valueFromGpusSaved = true;
-        p.valuePerMonthUsd = *p.gpusSaved * 24 * kDaysPerMonth * price;
-    } else {
-        if (res.serversSearched && p.serversAtSlo)
-            p.serversNote = "GPU-only caching holds p99 at no count up to " +
-                            std::to_string(s.maxServers) +
-                            " servers, so the GPUs saved are not "
-                            "counted";
-        p.valuePerMonthUsd = p.gpuHoursSavedPerDay * kDaysPerMonth * price;
-    }
-    if (p.valuePerMonthUsd > 0 && p.capexUsd > 0) p.paybackMonths = p.capexUsd / p.valuePerMonthUsd;
-    p.netUsdOverLife = p.valuePerMonthUsd * 12 * s.limits.lifeYears - p.capexUsd;
-}
-
-void checkLimits(const PlanLimits& l, PlanPoint& p) {
-    if (p.shortestLifeYears && *p.shortestLifeYears < l.lifeYears)
-        p.fails.push_back("life: drives last " + formatLife(*p.shortestLifeYears) + ", " +
-                          formatFixed(l.lifeYears - *p.shortestLifeYears, 2) + " years short of " +
-                          formatFixed(l.lifeYears, 1));
-    if (l.sloP99S && p.ttftP99S > *l.sloP99S)
-        p.fails.push_back("latency: p99 TTFT " + formatFixed(p.ttftP99S, 3) + " s, " +
-                          formatFixed(p.ttftP99S - *l.sloP99S, 3) + " s over " +
-                          formatFixed(*l.sloP99S, 3) + " s");
-    else if (l.sloP99S && !p.serversAtSlo) // the search ran and found no count
-        p.fails.push_back("latency: " + p.serversNote);
-    if (l.budgetUsd && p.capexUsd > *l.budgetUsd)
-        p.fails.push_back("budget: " + usd(p.capexUsd) + ", " + usd(p.capexUsd - *l.budgetUsd) +
-                          " over " + usd(*l.budgetUsd));
-}
-
-// The points no cheaper (or equally cheap) point beats on `better`, by capital cost.
-template <class Better>
-void markFront(std::vector<PlanPoint>& pts, Better better, bool PlanPoint::*flag) {
-    std::vector<std::size_t> order(pts.size());
-    for (std::size_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        if (pts[a].capexUsd != pts[b].capexUsd) return pts[a].capexUsd < pts[b].capexUsd;
-        return better(pts[a], pts[b]);
-    });
-    const PlanPoint* best = nullptr;
-    for (std::size_t i : order)
-        if (!best || better(pts[i], *best)) {
-            pts[i].*flag = true;
-            best = &pts[i];
-        }
-}
-
-// One step apart in one coordinate of the grid (DRAM size, drive count or K), or the same sizes
-// with the other drive. GPU-only caching neighbours the single smallest tiers at the first K.
-bool neighbours(const PlanGrid& g, const Coord& a, const Coord& b) {
-    if (a.k < 0 || b.k < 0) {
-        const Coord& o = a.k < 0 ? b : a;
-        if (o.k != 0) return false;
-        auto firstAbove = [](const auto& v) {
-            for (std::size_t i = 0; i < v.size(); ++i)
-                if (v[i] > 0) return int(i);
-            return -1;
-        };
-        const bool noDram = g.dramBytes[std::size_t(o.dram)] <= 0;
-        return (o.drive < 0 && o.dram == firstAbove(g.dramBytes)) ||
-               (noDram && o.count == firstAbove(g.drives));
-    }
-    const int steps = std::abs(a.dram - b.dram) + std::abs(a.count - b.count) + std::abs(a.k - b.k);
-    if (a.drive == b.drive || a.drive < 0 || b.drive < 0) return steps == 1;
-    return steps == 0;
 }
 
 // Per drive preset, its needs from its largest count without DRAM, at K = 1 (or the grid's
@@ -332,6 +284,41 @@ std::vector<PlanDriveNeeds> planDriveNeeds(const PlanSetup& s, const PlanGrid& g
         out.push_back(n);
     }
     return out;
+}
+
+// The point whose replay gives a drive preset's needs (planDriveNeeds): the largest count of
+// the grid so far without DRAM at the smallest K. With `select`, it is replayed whether chosen
+// or not, so the drive counts grow as a full plan's do (with the grid's extension on).
+bool needsPoint(const PlanGrid& g, const PlanPoint& p) {
+    if (p.drives <= 0 || p.dramBytes > 0 || g.storeAfter.empty() || g.drives.empty()) return false;
+    return p.drives == *std::max_element(g.drives.begin(), g.drives.end()) &&
+           p.storeAfter == *std::min_element(g.storeAfter.begin(), g.storeAfter.end());
+}
+
+// A point not replayed here: its figures from `given` (found by its place in the grid), as
+// they are where they came from a full replay; otherwise marked sampled, its drive needs
+// (where it was replayed for them) kept.
+void takeGiven(const PlanSetup& s, PlanPoint& p) {
+    const auto needs = std::pair(p.drivesForBandwidth, p.drivesForEndurance);
+    const auto asked = std::pair(p.askedReadBps, p.writeRateMaxBps);
+    bool full = false; // a full replay's figures, its servers with them
+    if (s.given)
+        for (const auto& g : *s.given)
+            if (g.dramBytes == p.dramBytes && g.drive == p.drive && g.drives == p.drives &&
+                g.storeAfter == p.storeAfter) {
+                p = g;
+                full = !g.sampled;
+                break;
+            }
+    if (full) return;
+    p.sampled = true;
+    p.serversAtSlo.reset();
+    p.gpusSaved.reset();
+    p.serversNote = "not replayed in full: figures from the sample";
+    if (needs.first) {
+        std::tie(p.drivesForBandwidth, p.drivesForEndurance) = needs;
+        std::tie(p.askedReadBps, p.writeRateMaxBps) = asked;
+    }
 }
 
 } // namespace
@@ -388,7 +375,7 @@ RequestResult<PlanResult> planTrace(const PlanSetup& s,
     std::vector<Job> jobs = gridJobs(s, grid);
     std::atomic<bool> stop{false};
     std::optional<Error> failure;
-    std::size_t done = 0;
+    std::atomic<std::size_t> replayed{0};
     int n = s.threads > 0 ? s.threads : int(std::max(1u, std::thread::hardware_concurrency()));
     auto runRound = [&](std::size_t begin) {
         std::atomic<std::size_t> next{begin}, finished{begin};
@@ -397,12 +384,23 @@ RequestResult<PlanResult> planTrace(const PlanSetup& s,
         auto work = [&] {
             for (std::size_t i; (i = next++) < jobs.size() && !stop;) {
                 PlanPoint& p = jobs[i].point;
+                const bool chosen = !s.select || s.select(p, i);
+                if (!chosen && !(grid.extendDrives && needsPoint(grid, p))) {
+                    takeGiven(s, p);
+                    ++finished;
+                    cv.notify_one();
+                    continue;
+                }
                 const ReplayConfig c = pointConfig(s, p);
+                ++replayed;
                 auto r = replayTrace(*s.trace, *s.cost, c, nullptr, [&](double) { return !stop; });
                 Status counted = Ok{};
                 if (r && !r->cancelled) {
                     scorePoint(s, c, *r, p);
-                    if (res.serversSearched) counted = countServers(s, c, jobs[i], stop);
+                    if (res.serversSearched && chosen)
+                        counted = countServers(s, c, jobs[i], stop);
+                    else if (!chosen)
+                        takeGiven(s, p); // a drive-count extension's point, replayed for its needs
                 }
                 if (!r || r->cancelled || !counted) {
                     std::lock_guard lock(m);
@@ -430,7 +428,6 @@ RequestResult<PlanResult> planTrace(const PlanSetup& s,
         }
         for (auto& t : pool)
             t.join();
-        done = finished;
     };
     runRound(0);
     for (int round = 0; grid.extendDrives && round < 4 && !stop && !failure; ++round) {
@@ -452,7 +449,7 @@ RequestResult<PlanResult> planTrace(const PlanSetup& s,
         runRound(begin);
     }
     if (failure) return *failure;
-    res.replays = done + 1;
+    res.replays = replayed + 1;
     if (stop) {
         res.cancelled = true;
         return res;
@@ -462,55 +459,12 @@ RequestResult<PlanResult> planTrace(const PlanSetup& s,
     res.driveNeeds = planDriveNeeds(s, grid, jobs);
 
     if (res.serversSearched) res.gpuOnlyServers = jobs[0].gpuOnlyServers;
-    std::vector<Coord> at;
+    std::vector<PlanPoint> points;
     for (auto& j : jobs) {
-        valuePoint(s, res, j.point);
-        checkLimits(s.limits, j.point);
-        res.points.push_back(std::move(j.point));
-        at.push_back(j.at);
+        points.push_back(std::move(j.point));
+        res.coords.push_back(j.at);
     }
-    for (auto& p : res.points) {
-        if (p.storeAfter <= 1 || !p.shortestLifeYears) continue;
-        for (const auto& q : res.points)
-            if (q.storeAfter == 1 && q.dramBytes == p.dramBytes && q.drive == p.drive &&
-                q.drives == p.drives)
-                p.lifeIfEveryBlockStored = q.shortestLifeYears;
-    }
-    markFront(
-        res.points,
-        [](const PlanPoint& a, const PlanPoint& b) { return a.ttftMeanS < b.ttftMeanS; },
-        &PlanPoint::onTtftFront);
-    markFront(
-        res.points,
-        [](const PlanPoint& a, const PlanPoint& b) {
-            return a.gpuHoursSavedPerDay > b.gpuHoursSavedPerDay;
-        },
-        &PlanPoint::onGpuHoursFront);
-    for (std::size_t i = 0; i < res.points.size(); ++i)
-        if (res.points[i].onTtftFront || res.points[i].onGpuHoursFront) res.front.push_back(i);
-    std::stable_sort(res.front.begin(), res.front.end(), [&](std::size_t a, std::size_t b) {
-        return res.points[a].capexUsd < res.points[b].capexUsd;
-    });
-
-    for (std::size_t i = 0; i < res.points.size(); ++i) {
-        const PlanPoint& p = res.points[i];
-        if (!p.fails.empty()) continue;
-        if (!res.recommended) {
-            res.recommended = i;
-            continue;
-        }
-        const PlanPoint& r = res.points[*res.recommended];
-        if (p.netUsdOverLife > r.netUsdOverLife + 1e-6 ||
-            (std::abs(p.netUsdOverLife - r.netUsdOverLife) <= 1e-6 && p.capexUsd < r.capexUsd))
-            res.recommended = i;
-    }
-    std::vector<std::size_t> near;
-    if (res.recommended)
-        for (std::size_t i = 0; i < res.points.size(); ++i)
-            if (i != *res.recommended && neighbours(grid, at[i], at[*res.recommended]))
-                near.push_back(i);
-    res.why = res.recommended ? plan_detail::whySentence(s, res, near) : "";
-    res.unmet = res.recommended ? "" : plan_detail::unmetSentence(s, res);
+    finishPlan(s, grid, std::move(points), res);
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
 }

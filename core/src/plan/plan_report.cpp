@@ -88,6 +88,25 @@ std::string serversLine(const PlanSetup& s, const PlanResult& r) {
            "; the value is the GPUs a configuration saves against that, at the price per GPU-hour";
 }
 
+// Which mode ran, and with a sample its rate and the error bound.
+std::string samplingLine(const PlanResult& r) {
+    const PlanSampling& m = r.sampling;
+    if (!m.sampled)
+        return "exact: " + (m.reason.empty() ? "every configuration replayed in full" : m.reason);
+    return "sampled at " + formatFixed(m.rate * 100, 2) + " % of the prefix subtrees (" +
+           std::to_string(m.sampleRequests[0]) + " and " + std::to_string(m.sampleRequests[1]) +
+           " requests in two samples; blocks in " + std::to_string(m.trunkMinRequests) +
+           " requests or more are trunk, " + std::to_string(m.trunkBlocks) +
+           " blocks); error bound (the two samples' largest difference): hit ratio " +
+           formatFixed(m.hitsError * 100, 2) + " points, mean TTFT " +
+           formatFixed(m.ttftMeanError * 100, 1) + " %, p99 " +
+           formatFixed(m.ttftP99Error * 100, 1) + " %, GPU-hours " +
+           formatFixed(m.gpuHoursError * 100, 1) + " %, drive life " +
+           formatFixed(m.lifeError * 100, 1) + " %; " + std::to_string(m.shortlisted) +
+           " configurations replayed in full (the recommendation is one of them: its figures "
+           "are exact); --exact replays all";
+}
+
 } // namespace
 
 json planPointJson(const PlanPoint& p) {
@@ -137,7 +156,8 @@ json planPointJson(const PlanPoint& p) {
             {"bandwidth_bound", p.bandwidthBound},
             {"saturation", p.saturation},
             {"drives_for_bandwidth", optionalCount(p.drivesForBandwidth)},
-            {"drives_for_endurance", optionalCount(p.drivesForEndurance)}};
+            {"drives_for_endurance", optionalCount(p.drivesForEndurance)},
+            {"sampled", p.sampled}};
 }
 
 json planJson(const PlanReport& x) {
@@ -180,6 +200,23 @@ json planJson(const PlanReport& x) {
                          {"drives_for_bandwidth", d.forBandwidth},
                          {"drives_for_endurance", optionalCount(d.forEndurance)}});
     j["drive_needs"] = needs;
+    const PlanSampling& m = r.sampling;
+    j["mode"] = m.sampled ? "sampled" : "exact";
+    j["sampling"] = {{"sampled", m.sampled},
+                     {"reason", m.reason},
+                     {"rate", m.rate},
+                     {"sample_requests", {m.sampleRequests[0], m.sampleRequests[1]}},
+                     {"trunk_min_requests", m.trunkMinRequests},
+                     {"trunk_blocks", m.trunkBlocks},
+                     {"error",
+                      {{"hits_token_weighted", m.hitsError},
+                       {"ttft_mean_relative", m.ttftMeanError},
+                       {"ttft_p99_relative", m.ttftP99Error},
+                       {"gpu_hours_relative", m.gpuHoursError},
+                       {"life_relative", m.lifeError}}},
+                     {"replayed_in_full", m.sampled ? m.shortlisted : r.points.size()},
+                     {"sample_seconds", m.sampleSeconds},
+                     {"full_seconds", m.fullSeconds}};
     j["replays"] = r.replays;
     j["threads"] = r.threads;
     j["seconds"] = r.seconds;
@@ -200,7 +237,7 @@ std::string planCsv(const PlanReport& x) {
         "ttft_p99_s,hits_token_weighted,gpu_hours_saved_per_day,servers_at_slo,gpus_saved,"
         "value_per_month_usd,payback_months,net_usd_over_life,shortest_life_years,"
         "meets_limits,on_ttft_front,on_gpu_hours_front,recommended,bandwidth_bound,"
-        "drives_for_bandwidth,drives_for_endurance\n";
+        "drives_for_bandwidth,drives_for_endurance,sampled\n";
     auto opt = [](const std::optional<double>& v) {
         return v ? formatFixed(*v, 6) : std::string();
     };
@@ -221,7 +258,8 @@ std::string planCsv(const PlanReport& x) {
                (r.recommended && *r.recommended == i ? "1" : "0") + "," +
                (p.bandwidthBound ? "1" : "0") + "," +
                (p.drivesForBandwidth ? std::to_string(*p.drivesForBandwidth) : "") + "," +
-               (p.drivesForEndurance ? std::to_string(*p.drivesForEndurance) : "") + "\n";
+               (p.drivesForEndurance ? std::to_string(*p.drivesForEndurance) : "") + "," +
+               (p.sampled ? "1" : "0") + "\n";
     }
     return out;
 }
@@ -236,6 +274,7 @@ std::string planTable(const PlanReport& x) {
            "drives x store-after K, and GPU-only caching), " + std::to_string(r.replays) +
            " replays in " + formatFixed(r.seconds, 1) + " s on " + std::to_string(r.threads) +
            " thread" + (r.threads == 1 ? "" : "s") + "\n";
+    out += "mode      " + samplingLine(r) + "\n";
     out += "limits    " + limitsLine(s.limits) + "\n";
     out += "prices    " + pricesLine(s) + "\n";
     out += "servers   " + serversLine(s, r) + "\n\n";
@@ -245,8 +284,11 @@ std::string planTable(const PlanReport& x) {
     out += "drives    counts replayed: " + counts + "\n";
     for (const auto& d : r.driveNeeds)
         out += "          " + driveNeedsLine(d, s.limits) + "\n";
-    out += "\nThe Pareto front: capital cost against mean TTFT (T) and against GPU-hours saved (H);"
-           " B: bandwidth-bound (a tier saturated)\n";
+    out +=
+        "\nThe Pareto front: capital cost against mean TTFT (T) and against GPU-hours saved (H);"
+        " B: bandwidth-bound (a tier saturated)" +
+        std::string(r.sampling.sampled ? "; s: the sample's estimate, not replayed in full" : "") +
+        "\n";
     char line[512];
     // The servers and GPUs saved at the latency limit, where they were counted.
     auto servers = [&](const std::string& count, const std::string& saved) {
@@ -268,7 +310,8 @@ std::string planTable(const PlanReport& x) {
     for (std::size_t i : rows) {
         const PlanPoint& p = r.points[i];
         const std::string mark = std::string(p.onTtftFront ? "T" : " ") +
-                                 (p.onGpuHoursFront ? "H" : " ") + (p.bandwidthBound ? "B" : " ");
+                                 (p.onGpuHoursFront ? "H" : " ") + (p.bandwidthBound ? "B" : " ") +
+                                 (p.sampled ? "s" : "");
         const std::string ttft = ms(p.ttftMeanS) + " / " + ms(p.ttftP99S);
         const std::string payback =
             p.paybackMonths ? formatFixed(*p.paybackMonths, 1) + " mo" : "-";

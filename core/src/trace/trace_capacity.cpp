@@ -396,8 +396,13 @@ Result<CapacityResult> traceCapacity(const Trace& trace, const CostModel& cost,
             search.guarded([&] {
                 if (i < held.size())
                     held[i] = search.loadHeld(i, request.instances);
+                else if (const std::size_t r = i - held.size();
+                         request.serversRules.empty() ||
+                         std::find(request.serversRules.begin(), request.serversRules.end(),
+                                   kCapacityRules[r]) != request.serversRules.end())
+                    servers[r] = search.servers(r, request.rateScale);
                 else
-                    servers[i - held.size()] = search.servers(i - held.size(), request.rateScale);
+                    servers[r].rule = std::string(kCapacityRules[r]);
             });
         },
         tick, search.cancel);

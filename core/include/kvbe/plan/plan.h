@@ -46,6 +46,8 @@ struct PlanGrid {
 };
 inline constexpr std::int64_t kMaxPlanDrives = 1024;
 
+struct PlanPoint;
+
 // Everything a plan replays with. The GPU's capacity, the eviction policy, the placement, the
 // write queue and the prefill servers come from `base` (its tiers are ignored); each point
 // replays `base` with the DRAM tier at one size and one drive tier at one drive count: n drives
@@ -64,6 +66,19 @@ struct PlanSetup {
     PlanLimits limits;
     int threads = 0;       // 0: one per hardware thread
     int maxServers = 1024; // the servers search stops here
+
+    // Fast mode (kvbe/plan/plan_sample.h) sets these; a plain plan leaves them.
+    // The trace is a spatial sample (kvbe/trace/trace_sample.h) at this rate: the offload tiers'
+    // capacities are sampleCapacity's, their read and write bandwidths and write buffers are
+    // scaled by the rate (each link carries the same share of its time), and the writes, the
+    // reads asked and the GPU-hours saved are divided by it. No servers are counted.
+    double sampleRate = 1;
+    std::function<double(double)> sampleCapacity; // full capacity (bytes) -> the sample's
+    // Set: only the points it selects are replayed (and the drive-count extension's points);
+    // the others are taken from `given` (same grid, same order) and marked sampled.
+    // index: the point's place in grid order (shards slice by it).
+    std::function<bool(const PlanPoint&, std::size_t index)> select;
+    const std::vector<PlanPoint>* given = nullptr;
 };
 
 // Per drive preset, from its largest-count configuration without DRAM storing every block (the
@@ -126,11 +141,35 @@ struct PlanPoint {
     // writes, and those its write rate needs to last the life limit.
     std::optional<std::int64_t> drivesForBandwidth, drivesForEndurance;
     double askedReadBps = 0, writeRateMaxBps = 0; // the drive tier's busiest minute
+    // Its figures are a sample's estimate (fast mode), not a full replay; never recommended.
+    bool sampled = false;
     bool offload() const { return !tiers.empty(); }
+};
+
+// How a plan was computed (kvbe/plan/plan_sample.h): every configuration replayed in full, or
+// the grid replayed on two independent samples and a shortlist replayed in full.
+struct PlanSampling {
+    bool sampled = false;
+    std::string reason; // why this mode ran ("--exact", "below N requests", ...)
+    double rate = 1;
+    std::uint64_t sampleRequests[2] = {0, 0}; // the two samples' requests
+    std::uint64_t trunkBlocks = 0, trunkMinRequests = 0;
+    // The error bound: the largest difference between the two samples' estimates over the grid
+    // (hit ratio in points of a share, the others relative).
+    double hitsError = 0, ttftMeanError = 0, ttftP99Error = 0, gpuHoursError = 0, lifeError = 0;
+    std::size_t shortlisted = 0; // configurations replayed in full (GPU-only caching included)
+    double sampleSeconds = 0, fullSeconds = 0;
+};
+
+// A point's place in the grid: DRAM size, drive preset (-1: no NVMe tier), drive count and K
+// (indices; -1 for GPU-only caching), to find its neighbours.
+struct PlanCoord {
+    int dram = -1, drive = -1, count = -1, k = -1;
 };
 
 struct PlanResult {
     std::vector<PlanPoint> points;  // in grid order; points[0] is GPU-only caching
+    std::vector<PlanCoord> coords;  // each point's place in the grid
     std::vector<std::size_t> front; // indices of the points on either front, by capital cost
     std::optional<std::size_t> recommended;
     std::string why;      // why the recommended point beat its neighbours
@@ -146,6 +185,7 @@ struct PlanResult {
     double seconds = 0; // wall time
     int threads = 0;
     bool cancelled = false;
+    PlanSampling sampling;
 };
 
 // Fails with a sentence for limits no configuration could meet (life not above 0, a p99 limit
@@ -153,6 +193,17 @@ struct PlanResult {
 // and for a missing price (the GPU's, DRAM's where the grid has DRAM, a drive preset's).
 RequestResult<PlanResult> planTrace(const PlanSetup& setup,
                                     const std::function<bool(double)>& progress = {});
+
+// The last step of a plan, from its points (grid order, res.coords their places; res's
+// durationS, serversSearched, gpuOnlyServers set): the value, the limits, the fronts, the
+// recommendation and its sentence. grid: the grid with the drive counts replayed. Merging shards
+// (kvbe/plan/plan_shard.h) calls it with the shards' points.
+void finishPlan(const PlanSetup& s, const PlanGrid& grid, std::vector<PlanPoint> points,
+                PlanResult& res);
+
+// One step apart in one coordinate of the grid (DRAM size, drive count or K), or the same sizes
+// with the other drive; GPU-only caching neighbours the single smallest tiers at the first K.
+bool planNeighbours(const PlanGrid& grid, const PlanCoord& a, const PlanCoord& b);
 
 // The defaults: DRAM 0, 128, 256, 512, 1024 and 2048 GiB; 0, 1, 2, 4 and 8 drives, extended to
 // what bandwidth and endurance need.

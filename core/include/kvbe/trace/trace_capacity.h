@@ -77,6 +77,9 @@ struct CapacityRequest {
     double precision = 1e-3;
     int curvePoints = 25;
     int threads = 0; // 0: one per core
+    // The rules whose servers are searched (kCapacityRules names); empty: every rule. The others'
+    // RuleServers carry only their name.
+    std::vector<std::string> serversRules;
 };
 
 struct LoadPoint {

@@ -1,0 +1,164 @@
+// A plan from samples (kvbe/plan/plan_sample.h): the mode it says it ran, the recommendation
+// chosen among full replays with the exact plan's figures, the drive counts grown as the exact
+// plan grows them, and small traces planned in full.
+#include "kvbe/cost/cost_model.h"
+#include "kvbe/plan/plan.h"
+#include "kvbe/plan/plan_sample.h"
+#include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_setup.h"
+#include "test_support.h"
+#include "trace_test_support.h"
+
+#include <QTest>
+
+#include <cmath>
+
+using namespace kvbe;
+
+namespace {
+
+const Trace& conversation() {
+    static const Trace t = [] {
+        auto r = loadTrace(kvbe::test::realTracePath().toStdString(), {});
+        if (!r) qFatal("%s", r.message().c_str());
+        return std::move(*r);
+    }();
+    return t;
+}
+
+const CostModel& llama3b() {
+    static const CostModel c = kvbe::test::llama3b();
+    return c;
+}
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+// The conversation trace, DRAM 0, 64 or 256 GiB, 0, 1 or 2 drives of a 6.4 TB 3 DWPD drive
+// (extended to what bandwidth and endurance need), K 1 or 2, p99 at most 5 s.
+PlanSetup setup() {
+    PlanSetup s;
+    s.trace = &conversation();
+    s.cost = &llama3b();
+    s.base.blockBytes = traceBlockBytes(llama3b(), 512);
+    s.base.gpuCapacityBytes = 40e9;
+    s.base.writeQueue = true;
+    s.dram = SimTier{"dram", 0, TierPath{"dram", 55e9, 0.5e-3}, 55e9};
+    SimTier nvme{"nvme", 0, TierPath{"nvme", 14e9, 1e-3}, 10e9};
+    nvme.drive.model = "mixed use";
+    nvme.drive.writesPerDay = 3;
+    nvme.drive.warrantyYears = 5;
+    nvme.drive.capacityBytes = 6.4e12;
+    s.driveTiers = {nvme};
+    s.prices.origin = "the test";
+    s.prices.dramPerGiB = Price{10, ""};
+    s.prices.gpuPerHour["h100-sxm"] = Price{2, ""};
+    s.prices.drive["nvme"] = Price{500, ""};
+    s.gpuKey = "h100-sxm";
+    s.gpusPerInstance = 2;
+    s.grid.dramBytes = {0, 64 * kGiB, 256 * kGiB};
+    s.grid.drives = {0, 1, 2};
+    s.grid.storeAfter = {1, 2};
+    s.grid.extendDrives = true;
+    s.limits.lifeYears = 5;
+    s.limits.sloP99S = 5;
+    s.threads = 2;
+    return s;
+}
+
+const PlanPoint* find(const PlanResult& r, const PlanPoint& p) {
+    for (const auto& q : r.points)
+        if (q.dramBytes == p.dramBytes && q.drive == p.drive && q.drives == p.drives &&
+            q.storeAfter == p.storeAfter)
+            return &q;
+    return nullptr;
+}
+
+} // namespace
+
+class TestPlanSample : public QObject {
+    Q_OBJECT
+  private slots:
+    void sampledPlanRecommendsFromFullReplays() {
+        const PlanSetup s = setup();
+        auto exact = planTrace(s);
+        QVERIFY2(exact, exact ? "" : exact.message().c_str());
+        PlanSampleOptions o;
+        o.rate = 0.3;
+        o.exactBelow = 0;
+        auto fast = planTraceSampled(s, o);
+        QVERIFY2(fast, fast ? "" : fast.message().c_str());
+        const PlanSampling& m = fast->sampling;
+        QVERIFY(m.sampled);
+        QCOMPARE(m.rate, 0.3);
+        // Two samples of about 30 % of the requests each, and not the same one.
+        for (auto n : m.sampleRequests)
+            QVERIFY2(n > 2000 && n < 6000, qPrintable(QString::number(n)));
+        QVERIFY(m.sampleRequests[0] != m.sampleRequests[1]);
+        QVERIFY(m.hitsError > 0 && m.hitsError < 0.2);
+        // The same grid, the drive counts grown as the exact plan grows them.
+        QCOMPARE(fast->points.size(), exact->points.size());
+        QVERIFY(fast->drives == exact->drives);
+        QCOMPARE(fast->driveNeeds.size(), exact->driveNeeds.size());
+        for (std::size_t i = 0; i < fast->driveNeeds.size(); ++i) {
+            QCOMPARE(fast->driveNeeds[i].forBandwidth, exact->driveNeeds[i].forBandwidth);
+            QCOMPARE(fast->driveNeeds[i].forEndurance, exact->driveNeeds[i].forEndurance);
+        }
+        // The points replayed in full are the exact plan's, figure for figure.
+        std::size_t full = 0;
+        for (const auto& p : fast->points) {
+            const PlanPoint* e = find(*exact, p);
+            QVERIFY(e);
+            if (p.sampled) continue;
+            ++full;
+            QCOMPARE(p.ttftMeanS, e->ttftMeanS);
+            QCOMPARE(p.ttftP99S, e->ttftP99S);
+            QCOMPARE(p.hitsTokenWeighted, e->hitsTokenWeighted);
+            QCOMPARE(p.serversAtSlo, e->serversAtSlo);
+            QCOMPARE(p.gpusSaved, e->gpusSaved);
+            QCOMPARE(p.netUsdOverLife, e->netUsdOverLife);
+        }
+        QCOMPARE(full, m.shortlisted);
+        QVERIFY(full < fast->points.size());
+        QCOMPARE(fast->gpuOnlyServers, exact->gpuOnlyServers);
+        // The recommendation: a full replay, and the exact plan's.
+        QVERIFY(exact->recommended);
+        QVERIFY(fast->recommended);
+        const PlanPoint& r = fast->points[*fast->recommended];
+        QVERIFY(!r.sampled);
+        QCOMPARE(describePlanPoint(r), describePlanPoint(exact->points[*exact->recommended]));
+        // Sampled points carry the sample's estimates: within the error bound of the exact
+        // hit ratio, give or take the sample's own spread (three times the bound).
+        for (const auto& p : fast->points)
+            if (p.sampled) {
+                const PlanPoint* e = find(*exact, p);
+                QVERIFY2(std::abs(p.hitsTokenWeighted - e->hitsTokenWeighted) <=
+                             3 * m.hitsError + 0.02,
+                         qPrintable(QString::fromStdString(describePlanPoint(p))));
+            }
+    }
+
+    // Below the threshold, or with --exact, every configuration is replayed in full.
+    void smallTracesAndExactRunInFull() {
+        const PlanSetup s = setup();
+        auto exact = planTrace(s);
+        QVERIFY(exact);
+        for (bool askExact : {false, true}) {
+            PlanSampleOptions o;
+            o.exact = askExact;
+            if (askExact) o.exactBelow = 0;
+            auto r = planTraceSampled(s, o);
+            QVERIFY(r);
+            QVERIFY(!r->sampling.sampled);
+            QVERIFY(!r->sampling.reason.empty());
+            QCOMPARE(r->points.size(), exact->points.size());
+            for (std::size_t i = 0; i < r->points.size(); ++i) {
+                QVERIFY(!r->points[i].sampled);
+                QCOMPARE(r->points[i].ttftP99S, exact->points[i].ttftP99S);
+            }
+            QCOMPARE(r->recommended, exact->recommended);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPlanSample)
+#include "tst_plan_sample.moc"
