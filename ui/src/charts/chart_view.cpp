@@ -114,6 +114,10 @@ void ChartView::setResults(ResultPtr current, std::vector<ResultPtr> pins) {
     m_current = std::move(current);
     m_pins = std::move(pins);
     if (m_current) refill();
+    // The readout under a still pointer follows new results (a key changed u): it kept the old
+    // value until the mouse moved.
+    if (m_tipBox->isVisible())
+        updateCrosshair(QPointF(m_crossV->line().x1(), m_crossH->line().y1()));
 }
 
 void ChartView::setChartStyle(ChartStyle style) {
