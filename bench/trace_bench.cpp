@@ -222,11 +222,8 @@ void measurePlan(const fs::path& file) {
         std::fprintf(stderr, "plan: %s\n", !e ? e.message().c_str() : trace.message().c_str());
         std::exit(1);
     }
-    ReplayConfig base;
-    base.blockBytes = traceBlockBytes(e->cost, trace->summary.blockTokens);
-    base.gpuCapacityBytes = *defaultGpuCacheBytes(*e);
-    base.writeQueue = true;
-    auto setup = planSetup(*e, *presets, *trace, base, PlanRequest{});
+    // The default request: vLLM's GPU cache, the write queue on, as trace plan runs it.
+    auto setup = planSetup(*e, *presets, *trace, PlanRequest{});
     if (!setup) {
         std::fprintf(stderr, "plan: %s\n", setup.message().c_str());
         std::exit(1);

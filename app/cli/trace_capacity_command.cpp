@@ -16,28 +16,23 @@ namespace kvbe::cli {
 namespace {
 
 // A number of servers, 1 or more (core's count parser).
-Result<int> serverCount(const std::string& text, const std::string& flag) {
+Result<int> serverCount(const std::string& text) {
     auto n = parseCount(text, 1, 1 << 20);
     if (!n)
-        return Error{flag + " '" + text + "': expected a whole number of servers, 1 or more (" +
+        return Error{"'" + text + "': expected a whole number of servers, 1 or more (" +
                      n.message() + ")"};
     return static_cast<int>(*n);
 }
 
 ExitCode runCapacity(const TraceOptions& o) {
-    auto target = parseLatencyTarget(o.slo);
-    if (!target) return fail("--slo " + target.message());
+    if (!o.errors.first.empty()) return fail(o.errors.first);
     CapacityRequest q;
-    q.target = *target;
-    if (!o.servers.empty()) {
-        auto n = serverCount(o.servers, "--instances");
-        if (!n) return fail(n.message());
-        q.instances = *n;
+    q.target = *o.slo; // --slo is required
+    if (o.servers) {
+        q.instances = *o.servers;
         q.serversNeeded = false;
     }
-    auto most = serverCount(o.maxInstances, "--max-instances");
-    if (!most) return fail(most.message());
-    q.maxInstances = *most;
+    q.maxInstances = o.maxInstances;
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
     auto loaded = loadAll(o, o.scenario, *ro);
@@ -49,14 +44,13 @@ ExitCode runCapacity(const TraceOptions& o) {
                     "its lengths");
     auto cfg = replayConfig(o, loaded->setup, trace.summary.blockTokens);
     if (!cfg) return fail(cfg.message());
-    if (auto ok = applyLoadOptions(o, trace, *cfg); !ok) return fail(ok.message());
+    applyLoadOptions(o, trace);
     q.rateScale = cfg->rateScale;
     if (auto ok = checkArrivals(trace, o.file); !ok) return fail(ok.message());
     auto r = traceCapacity(trace, loaded->setup.eval.cost, *cfg, q);
     if (!r) return fail(r.message());
 
-    double cap = 0;
-    if (!o.durationCap.empty()) cap = *parseSeconds(o.durationCap);
+    const double cap = o.durationCapS.value_or(0);
     const TraceCapacityReport report{&trace,
                                      o.file,
                                      loaded->setup.eval.scenario.name,
@@ -75,30 +69,6 @@ ExitCode runCapacity(const TraceOptions& o) {
 
 } // namespace
 
-void addLoadOptions(CLI::App* sub, TraceOptions& o) {
-    sub->add_option("--rate-scale", o.rateScale,
-                    "S: every arrival time divided by S, the same requests in the same order "
-                    "(2: twice the load; default 1)");
-    sub->add_option("--duration-cap", o.durationCap,
-                    "Only the requests arriving within this long of the first, e.g. 10min, 600s");
-}
-
-Status applyLoadOptions(const TraceOptions& o, Trace& trace, ReplayConfig& config) {
-    if (!o.rateScale.empty()) {
-        const auto s = parseNumber(o.rateScale);
-        if (!s || !(*s > 0) || !std::isfinite(*s))
-            return Error{"--rate-scale '" + o.rateScale +
-                         "': expected a load scale above 0 (2 doubles the request rate)"};
-        config.rateScale = *s;
-    }
-    if (!o.durationCap.empty()) {
-        auto cap = parseSeconds(o.durationCap);
-        if (!cap) return Error{"--duration-cap " + cap.message()};
-        trace = tracePrefix(trace, *cap);
-    }
-    return Ok{};
-}
-
 void addTraceCapacityCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o,
                              Command& run) {
     auto* sub = trace->add_subcommand(
@@ -107,18 +77,18 @@ void addTraceCapacityCommand(CLI::App* trace, const std::shared_ptr<TraceOptions
     addCommon(sub, *o);
     addCapacityOptions(sub, *o);
     addReplayTierOptions(sub, *o);
-    sub->add_option("--slo", o->slo,
-                    "The latency target: p50, p90, p99 (any pNN) or mean, with a unit, e.g. "
-                    "p99=2s, p90=500ms")
+    addParsed(sub, "--slo", o->slo, o->errors, parseLatencyTarget,
+              "The latency target: p50, p90, p99 (any pNN) or mean, with a unit, e.g. "
+              "p99=2s, p90=500ms")
         ->required();
-    auto* servers = sub->add_option(
-        "--instances", o->servers,
+    auto* servers = addParsed(
+        sub, "--instances", o->servers, o->errors, serverCount,
         "N servers: find the largest load (S) each rule holds on them, instead of the servers "
         "each rule needs at --rate-scale");
     addLoadOptions(sub, *o);
     sub->get_option("--rate-scale")->excludes(servers);
-    sub->add_option("--max-instances", o->maxInstances,
-                    "The most servers the search tries (default 1024)");
+    addParsed(sub, "--max-instances", o->maxInstances, o->errors, serverCount,
+              "The most servers the search tries (default 1024)");
     sub->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
     sub->callback([o, &run] { run = [o] { return runCapacity(*o); }; });

@@ -21,155 +21,12 @@
 
 namespace kvbe::cli {
 
-Result<TraceReadOptions> readOptions(const TraceOptions& o) {
-    TraceReadOptions r;
-    auto f = parseTraceFormat(o.format);
-    if (!f)
-        return Error{"--format '" + o.format + "': expected auto, mooncake, bailian, azure or csv"};
-    r.format = *f;
-    if (o.blockTokens) r.blockTokens = o.blockTokens;
-    if (!o.timeUnit.empty()) {
-        if (o.timeUnit == "s")
-            r.secondsPerUnit = 1;
-        else if (o.timeUnit == "ms")
-            r.secondsPerUnit = 1e-3;
-        else if (o.timeUnit == "us")
-            r.secondsPerUnit = 1e-6;
-        else
-            return Error{"--time-unit '" + o.timeUnit + "': expected s, ms or us"};
-    }
-    r.skipBad = o.skipBad;
-    return r;
-}
-
-namespace {
-
-Result<Setup> loadSetup(const ScenarioFlags& flags) {
-    auto f = scenarioFromFlags(flags);
-    if (!f) return f.error();
-    auto e = evaluate(f->scenario, f->presets);
-    if (!e) return Error{f->where + e.message()};
-    return Setup{std::move(*e), std::move(f->capacities), std::move(f->presets)};
-}
-
-// "40GiB", "8TB", "6000blocks", "3.07e6tokens", "unlimited": core's parseCapacity, in bytes.
-Result<double> parseCapacity(const std::string& text, const std::string& what, double blockBytes,
-                             double blockTokens) {
-    auto c = kvbe::parseCapacity(text);
-    if (!c) return Error{what + ": " + c.message()};
-    return capacityBytes(*c, blockBytes, blockTokens);
-}
-
-} // namespace
-
-Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double blockTokens) {
-    ReplayConfig c;
-    const auto& cost = s.eval.cost;
-    // B · kv_bytes_per_token, plus one state snapshot per block for hybrid models.
-    c.blockBytes = traceBlockBytes(cost, static_cast<std::uint32_t>(blockTokens));
-    auto pol = parseEvictionPolicy(o.policy);
-    if (!pol) return Error{"--policy '" + o.policy + "': expected lru or s3fifo"};
-    c.policy = *pol;
-    auto pl = parsePlacement(o.placement);
-    if (!pl) return Error{"--placement '" + o.placement + "': expected write-through or cascade"};
-    c.placement = *pl;
-    if (!o.gpuCache.empty()) {
-        auto g = parseCapacity(o.gpuCache, "--gpu-cache", c.blockBytes, blockTokens);
-        if (!g) return g.error();
-        c.gpuCapacityBytes = *g;
-    } else {
-        // vLLM's default: 90 % of HBM, less the weights, on each tensor-parallel GPU.
-        auto left = defaultGpuCacheBytes(s.eval);
-        if (!left) return Error{"--gpu-cache: " + left.message()};
-        c.gpuCapacityBytes = *left;
-    }
-    c.tiers = scenarioSimTiers(s.eval);
-    for (std::size_t i = 0; i < c.tiers.size() && i < s.capacities.size(); ++i)
-        if (s.capacities[i])
-            c.tiers[i].capacityBytes = capacityBytes(*s.capacities[i], c.blockBytes, blockTokens);
-    // --tier-write NAME=GB/s: a tier's write bandwidth (the scenario tier's otherwise).
-    for (const auto& t : o.tierWrites) {
-        const auto eq = t.find('=');
-        if (eq == std::string::npos || eq == 0)
-            return Error{"--tier-write '" + t + "': expected NAME=GB/s, e.g. nvme-gen4=2"};
-        const std::string name = t.substr(0, eq);
-        auto gbps = parseBandwidthGBps(t.substr(eq + 1));
-        if (!gbps) return Error{"--tier-write " + name + ": " + gbps.message()};
-        bool found = false;
-        for (auto& st : c.tiers)
-            if (st.name == name) {
-                st.writeBps = *gbps * 1e9;
-                found = true;
-            }
-        if (!found) {
-            std::string names;
-            for (const auto& st : c.tiers)
-                names += (names.empty() ? "" : ", ") + st.name;
-            return Error{"--tier-write " + name + ": not a tier of this replay; expected one of " +
-                         (names.empty() ? std::string("(none)") : names)};
-        }
-    }
-    // --shared-link NAME: the tier's reads and writes share one link (loads delay its writes).
-    for (const auto& name : o.sharedLinks) {
-        bool found = false;
-        for (auto& st : c.tiers)
-            if (st.name == name) {
-                st.sharedLink = true;
-                found = true;
-            }
-        if (!found) {
-            std::string names;
-            for (const auto& st : c.tiers)
-                names += (names.empty() ? "" : ", ") + st.name;
-            return Error{"--shared-link " + name + ": not a tier of this replay; expected one of " +
-                         (names.empty() ? std::string("(none)") : names)};
-        }
-    }
-    if (!o.writeBuffer.empty()) {
-        auto b = parseBytes(o.writeBuffer);
-        if (!b || !(*b > 0))
-            return Error{"--write-buffer '" + o.writeBuffer +
-                         "': expected a size above 0, e.g. 8GiB"};
-        for (auto& st : c.tiers)
-            st.writeBufferBytes = *b;
-    }
-    c.writeQueue = !o.noWriteQueue;
-    c.instances = o.instances;
-    auto k = parseCount(o.storeAfter, 1, kMaxStoreAfter);
-    if (!k)
-        return Error{"--store-after '" + o.storeAfter +
-                     "': expected a whole number of sightings, 1 (store every block) or more (" +
-                     k.message() + ")"};
-    c.storeAfter = static_cast<int>(*k);
-    return c;
-}
-
 // ------------------------------------------------------------------------------- inspect
 
 namespace {
 
-void printSkipped(const TraceReadSummary& s) {
-    if (!s.skippedLines) return;
-    std::cerr << "kvbe-cli: skipped " << s.skippedLines << " bad line(s); the first:\n";
-    for (const auto& m : s.skippedExamples)
-        std::cerr << "  " << m << "\n";
-}
-
-} // namespace
-
-Result<Loaded> loadAll(const TraceOptions& o, const ScenarioFlags& flags,
-                       const TraceReadOptions& ro) {
-    auto setup = loadSetup(flags);
-    if (!setup) return setup.error();
-    auto trace = loadTrace(o.file, ro);
-    if (!trace) return trace.error();
-    printSkipped(trace->summary);
-    return Loaded{std::move(*setup), std::move(*trace)};
-}
-
-namespace {
-
 ExitCode runInspect(const TraceOptions& o) {
+    if (!o.errors.first.empty()) return fail(o.errors.first);
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
     auto loaded = loadAll(o, o.scenario, *ro);
@@ -186,11 +43,9 @@ ExitCode runInspect(const TraceOptions& o) {
 // ------------------------------------------------------------------------------- replay
 
 ExitCode runReplay(const TraceOptions& o) {
+    if (!o.errors.first.empty()) return fail(o.errors.first);
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
-    auto admission = parseAdmission(o.admission);
-    if (!admission)
-        return fail("--admission '" + o.admission + "': expected always, breakeven or optimal");
     auto loaded = loadAll(o, o.scenario, *ro);
     if (!loaded) return fail(loaded.message());
     const Setup* setup = &loaded->setup;
@@ -201,7 +56,7 @@ ExitCode runReplay(const TraceOptions& o) {
             " trace has no block ids, so it cannot be replayed; use trace inspect for its lengths");
     auto cfg = replayConfig(o, *setup, trace->summary.blockTokens);
     if (!cfg) return fail(cfg.message());
-    if (auto ok = applyLoadOptions(o, loaded->trace, *cfg); !ok) return fail(ok.message());
+    applyLoadOptions(o, loaded->trace);
     // With the replays it is compared with: storing every block (with --store-after), writes
     // that keep up (where they fell behind).
     auto run = runReplay(*trace, setup->eval.cost, *cfg);
@@ -214,7 +69,7 @@ ExitCode runReplay(const TraceOptions& o) {
                                    o.file,
                                    setup->eval.scenario.name,
                                    &*cfg,
-                                   *admission,
+                                   o.admission,
                                    &run->result,
                                    run->writesKeptUp ? &*run->writesKeptUp : nullptr,
                                    queued,
@@ -230,24 +85,26 @@ ExitCode runReplay(const TraceOptions& o) {
 
 // ------------------------------------------------------------------------------- sweep
 
-Result<std::vector<double>> parseGrid(const std::string& text, int points) {
+// "1e4:1e9", "10k:1m": the sweep's LOW:HIGH in tokens.
+Result<std::pair<double, double>> parseGridBounds(const std::string& text) {
     const auto colon = text.find(':');
     if (colon == std::string::npos)
-        return Error{"--capacities '" + text + "': expected LOW:HIGH in tokens, e.g. 1e4:1e9"};
-    const std::string expected =
-        "': expected LOW:HIGH in tokens with 1 <= LOW <= HIGH, e.g. 1e4:1e9 or 10k:1m";
+        return Error{"'" + text + "': expected LOW:HIGH in tokens, e.g. 1e4:1e9"};
     auto lo = parseTokens(text.substr(0, colon)), hi = parseTokens(text.substr(colon + 1));
-    if (!lo || !hi || !(*hi >= *lo)) return Error{"--capacities '" + text + expected};
-    if (points < 1 || points > 1000)
-        return Error{"--points " + std::to_string(points) + ": expected 1 to 1000"};
-    return logGrid(*lo, *hi, points);
+    if (!lo || !hi || !(*hi >= *lo))
+        return Error{"'" + text +
+                     "': expected LOW:HIGH in tokens with 1 <= LOW <= HIGH, e.g. 1e4:1e9 or "
+                     "10k:1m"};
+    return std::pair{*lo, *hi};
 }
 
 ExitCode runSweep(const TraceOptions& o) {
+    if (!o.errors.first.empty()) return fail(o.errors.first);
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
-    auto grid = parseGrid(o.capacities, o.points);
-    if (!grid) return fail(grid.message());
+    if (o.points < 1 || o.points > 1000)
+        return fail("--points " + std::to_string(o.points) + ": expected 1 to 1000");
+    const auto grid = logGrid(o.capacities.first, o.capacities.second, o.points);
     // The sweep's tiers: those --tier and --with name. The one named without a capacity is
     // swept (--tier gpu sweeps the GPU's); the others keep theirs.
     ScenarioFlags flags = o.scenario;
@@ -285,7 +142,7 @@ ExitCode runSweep(const TraceOptions& o) {
             return fail("--tier: every tier named has a capacity; name the one to sweep without "
                         "one (or gpu)");
     }
-    auto s = sweepCapacity(*trace, setup->eval.cost, *cfg, vary, *grid);
+    auto s = sweepCapacity(*trace, setup->eval.cost, *cfg, vary, grid);
     if (!s) return fail(s.message());
 
     const TraceSweepReport report{trace, o.file,        setup->eval.scenario.name,
@@ -300,45 +157,6 @@ ExitCode runSweep(const TraceOptions& o) {
 }
 
 } // namespace
-
-void addCommon(CLI::App* sub, TraceOptions& o) {
-    sub->add_option("file", o.file, "Trace file (.jsonl, .csv; .gz and .zst read directly)")
-        ->required();
-    sub->add_option("--format", o.format, "Trace format (default: detected from the content)")
-        ->check(CLI::IsMember({"auto", "mooncake", "bailian", "azure", "csv"}));
-    sub->add_option("--block-tokens", o.blockTokens,
-                    "Tokens per block id (default: 512 Mooncake, 16 Bailian)")
-        ->check(CLI::Range(1u, 1u << 24));
-    sub->add_option("--time-unit", o.timeUnit,
-                    "Unit of the timestamps (default: ms Mooncake, s otherwise)")
-        ->check(CLI::IsMember({"s", "ms", "us"}));
-    sub->add_flag("--skip-bad", o.skipBad, "Skip bad lines, count them and show the first few");
-    addScenarioFlags(sub, o.scenario);
-}
-
-void addCapacityOptions(CLI::App* sub, TraceOptions& o) {
-    sub->add_option(
-        "--gpu-cache", o.gpuCache,
-        "HBM for KV (default: 90 % of the GPU less the weights), e.g. 40GiB, 6000blocks");
-    sub->add_option("--policy", o.policy, "Eviction in every tier")
-        ->check(CLI::IsMember({"lru", "s3fifo"}));
-    sub->add_option("--placement", o.placement, "write-through or cascade (demote on evict)")
-        ->check(CLI::IsMember({"write-through", "cascade"}));
-}
-
-void addReplayTierOptions(CLI::App* sub, TraceOptions& o) {
-    sub->add_option("--tier-write", o.tierWrites,
-                    "NAME=GB/s: a tier's write bandwidth (repeat; default: the scenario tier's, "
-                    "as calc shows it)");
-    sub->add_option("--write-buffer", o.writeBuffer,
-                    "Writes a tier may have queued before the oldest are dropped (default 8GiB)");
-    sub->add_option("--shared-link", o.sharedLinks,
-                    "NAME: the tier's reads and writes share one link, loads first (repeat; "
-                    "needs the write queue)");
-    sub->add_flag(
-        "--no-write-queue", o.noWriteQueue,
-        "Writes always keep up (default: a write queue per tier, drained at its write bandwidth)");
-}
 
 void addTraceCommands(CLI::App& app, Command& run) {
     auto* trace = app.add_subcommand(
@@ -360,15 +178,12 @@ void addTraceCommands(CLI::App& app, Command& run) {
     addCapacityOptions(replay, *o);
     addReplayTierOptions(replay, *o);
     addLoadOptions(replay, *o);
-    replay
-        ->add_option("--instances", o->instances,
-                     "Prefill servers fed first come first served (default 0: no queueing)")
-        ->check(CLI::Range(0, 1 << 20));
-    replay->add_option("--store-after", o->storeAfter,
-                       "K: write a block to the offload tiers at its K-th sighting (default 1: "
-                       "every block)");
-    replay->add_option("--admission", o->admission, "The rule the summary sentence reports")
-        ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
+    addInstancesOption(replay, *o,
+                       "Prefill servers fed first come first served (default 0: no queueing)");
+    addStoreAfterOption(replay, *o,
+                        "K: write a block to the offload tiers at its K-th sighting (default 1: "
+                        "every block)");
+    addAdmissionOption(replay, *o, "The rule the summary sentence reports");
     replay->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
     replay->footer(
@@ -387,11 +202,11 @@ void addTraceCommands(CLI::App& app, Command& run) {
 
     sweep->add_flag("--single-cache", o->singleCache,
                     "One cache level (the GPU): the classic hit-ratio curve");
-    sweep->add_option("--capacities", o->capacities,
-                      "LOW:HIGH in tokens, log grid (default 1e4:1e9)");
+    addParsed(sweep, "--capacities", o->capacities, o->errors, parseGridBounds,
+              "LOW:HIGH in tokens, log grid (default 1e4:1e9)");
     sweep->add_option("--points", o->points, "Grid points (default 40)");
-    sweep->add_option("--store-after", o->storeAfter,
-                      "Only 1: the one-pass sweep is exact only when every block is stored");
+    addStoreAfterOption(sweep, *o,
+                        "Only 1: the one-pass sweep is exact only when every block is stored");
     sweep->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
     sweep->footer(

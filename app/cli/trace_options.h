@@ -1,5 +1,6 @@
 // The options of `kvbe-cli trace` and what they load, shared by trace inspect|replay|sweep
-// (trace_command.cpp) and trace capacity (trace_capacity_command.cpp).
+// (trace_command.cpp), trace capacity (trace_capacity_command.cpp) and trace plan; defined in
+// trace_options.cpp.
 #pragma once
 
 #include "commands.h"
@@ -8,40 +9,67 @@
 #include "kvbe/base/result.h"
 #include "kvbe/base/units.h"
 #include "kvbe/scenario/scenario.h"
+#include "kvbe/trace/replay_request.h"
 #include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_capacity.h"
 #include "kvbe/trace/trace_sim.h"
 
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kvbe::cli {
+
+// The first flag whose value did not parse, as a sentence naming the flag. Each value is parsed
+// once, as the flags are read, into its typed field (core's parsers, kvbe/base/units.h); the
+// command reports this when it runs (exit 1, as every bad value).
+struct FlagErrors {
+    std::string first;
+    void add(std::string message) {
+        if (first.empty()) first = std::move(message);
+    }
+};
+
+// A flag whose text `parse` turns into `into` (a Result<T>); a failure is `flag` and the
+// parser's sentence.
+template <class T, class Parse>
+CLI::Option* addParsed(CLI::App* sub, const std::string& flag, T& into, FlagErrors& errors,
+                       Parse parse, const std::string& help) {
+    return sub->add_option_function<std::string>(
+        flag,
+        [flag, &into, &errors, parse](const std::string& text) {
+            auto v = parse(text);
+            if (!v)
+                errors.add(flag + " " + v.message());
+            else
+                into = std::move(*v);
+        },
+        help);
+}
 
 struct TraceOptions {
     std::string file, format = "auto", timeUnit, output = "table";
     ScenarioFlags scenario; // its --tier flags pick the replay's tiers and their capacities
     std::uint32_t blockTokens = 0;
     bool skipBad = false;
-    // replay, sweep and capacity
-    std::string gpuCache, policy = "lru", placement = "write-through", admission = "optimal";
-    // replay and capacity
-    std::vector<std::string> tierWrites;  // NAME=GB/s
-    std::vector<std::string> sharedLinks; // NAME: reads and writes share one link
-    std::string writeBuffer;
-    bool noWriteQueue = false;
-    int instances = 0;
-    std::string rateScale, durationCap; // the load: arrivals divided by S; the trace's prefix
-    std::string storeAfter = "1";       // replay and sweep: store admission at the K-th sighting
+    FlagErrors errors;
+    // replay, sweep, capacity and plan: the request core assembles the replay from
+    // (kvbe/trace/replay_request.h); the tier capacities come from the scenario's --tier flags.
+    ReplayRequest replay;
+    Admission admission = Admission::Optimal;
+    std::optional<double> durationCapS; // the trace's prefix
     // sweep
-    std::vector<std::string> with; // tiers kept fixed: more --tier flags
-    std::string capacities = "1e4:1e9";
+    std::vector<std::string> with;                  // tiers kept fixed: more --tier flags
+    std::pair<double, double> capacities{1e4, 1e9}; // LOW:HIGH in tokens
     int points = 40;
     bool singleCache = false;
     // capacity
-    std::string slo, servers; // --instances, read by capacity itself (N < 1 is a sentence)
-    std::string maxInstances = "1024";
+    std::optional<LatencyTarget> slo;
+    std::optional<int> servers; // --instances, read by capacity itself (N < 1 is a sentence)
+    int maxInstances = 1024;
 };
 
 Result<TraceReadOptions> readOptions(const TraceOptions& o);
@@ -63,9 +91,15 @@ struct Loaded {
 Result<Loaded> loadAll(const TraceOptions& o, const ScenarioFlags& flags,
                        const TraceReadOptions& ro);
 
-// The replay's tiers: the scenario's (after its --tier flags), each with the capacity its flag
-// gave, unlimited where none; the policy, placement, write queues and servers as the options say.
+// The replay core assembles from the options' request (kvbe/trace/replay_request.h) and the
+// scenario's tiers (after its --tier flags), each with the capacity its flag gave; a failure
+// names the flag of the field it is about.
 Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double blockTokens);
+
+// The flag of a request's field: --gpu-cache, --store-after, --life…; "" for none.
+std::string flagOf(RequestField field);
+// A core failure as the CLI says it: the field's flag, then the sentence.
+std::string flagMessage(const RequestError& e);
 
 // The trace file and how to read it, and the scenario flags.
 void addCommon(CLI::App* sub, TraceOptions& o);
@@ -73,11 +107,17 @@ void addCommon(CLI::App* sub, TraceOptions& o);
 void addCapacityOptions(CLI::App* sub, TraceOptions& o);
 // --tier-write, --write-buffer, --shared-link, --no-write-queue.
 void addReplayTierOptions(CLI::App* sub, TraceOptions& o);
+// Each one flag of the request, with the command's help text.
+void addAdmissionOption(CLI::App* sub, TraceOptions& o, const std::string& help);
+void addStoreAfterOption(CLI::App* sub, TraceOptions& o, const std::string& help);
+void addWriteBufferOption(CLI::App* sub, TraceOptions& o, const std::string& help);
+void addWriteQueueFlag(CLI::App* sub, TraceOptions& o, const std::string& help);
+void addInstancesOption(CLI::App* sub, TraceOptions& o, const std::string& help);
 
-// --rate-scale and --duration-cap (trace_capacity_command.cpp).
+// --rate-scale and --duration-cap.
 void addLoadOptions(CLI::App* sub, TraceOptions& o);
-// Takes the prefix --duration-cap names and sets the config's rate scale from --rate-scale.
-Status applyLoadOptions(const TraceOptions& o, Trace& trace, ReplayConfig& config);
+// Takes the prefix --duration-cap names (the rate scale is the request's).
+void applyLoadOptions(const TraceOptions& o, Trace& trace);
 
 // Adds `trace capacity` to the `trace` command.
 void addTraceCapacityCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o, Command& run);

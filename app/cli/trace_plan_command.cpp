@@ -13,6 +13,7 @@
 #include "kvbe/plan/plan_setup.h"
 #include "kvbe/plan/serving_settings.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <sstream>
@@ -20,10 +21,15 @@
 namespace kvbe::cli {
 namespace {
 
-// The plan's own flags.
+// The plan's own flags, each parsed once as it is read (trace_options.h); core checks the
+// values (planSetup) and names the field of what is wrong, which flagMessage names as its flag.
 struct PlanOptions {
-    std::string life = "5", sloP99, budget, prices, output = "table", emit, emitFile;
-    std::string dram, drives, storeAfter = "1,2,3";
+    PlanLimits limits;
+    PlanGrid grid = defaultPlanGrid();
+    std::optional<PriceTable> prices; // the --prices file, read once
+    std::string output = "table", emitFile;
+    std::optional<ServingStack> emit;
+    std::string emitName;
     std::vector<std::string> driveKeys;
     int threads = 0;
 };
@@ -38,130 +44,96 @@ Result<std::vector<double>> parseDramList(const std::string& text) {
             continue;
         }
         auto b = parseBytes(item);
-        if (!b) return Error{"--dram '" + item + "': " + b.message() + ", or 0 for no DRAM tier"};
+        if (!b) return Error{"'" + item + "': " + b.message() + ", or 0 for no DRAM tier"};
         out.push_back(*b);
     }
-    if (out.empty()) return Error{"--dram: expected sizes such as 0,256GiB,1TiB"};
+    if (out.empty()) return Error{"expected sizes such as 0,256GiB,1TiB"};
     return out;
 }
 
-// A list of whole numbers from lo to hi (core's count parser), the flag named on failure.
-Result<std::vector<std::int64_t>> parseCounts(const std::string& text, const char* flag,
-                                              std::int64_t lo, std::int64_t hi, const char* what) {
-    auto v = parseCountList(text, lo, hi);
-    if (!v) return Error{std::string(flag) + " '" + text + "': " + v.message() + " (" + what + ")"};
+// A list of whole numbers (core's count parser); core checks their range.
+Result<std::vector<std::int64_t>> parseCounts(const std::string& text, const char* what) {
+    auto v = parseCountList(text, std::int64_t(-1) << 40, std::int64_t(1) << 40);
+    if (!v) return Error{"'" + text + "': " + v.message() + " (" + what + ")"};
     return v;
 }
 
-// The limits, read from the flags: each fails with a sentence naming its flag.
-Result<PlanLimits> readLimits(const PlanOptions& o) {
-    PlanLimits l;
-    auto life = parseNumber(o.life);
-    if (!life || !(*life > 0) || *life > 100)
-        return Error{"--life '" + o.life +
-                     "': expected the years the drives must last, more than 0 and at most 100"};
-    l.lifeYears = *life;
-    if (!o.sloP99.empty()) {
-        auto s = parseSeconds(o.sloP99);
-        if (!s) return Error{"--slo-p99 '" + o.sloP99 + "': " + s.message()};
-        l.sloP99S = *s;
-    }
-    if (!o.budget.empty()) {
-        auto b = parseNumber(o.budget);
-        if (!b || !(*b >= 0))
-            return Error{"--budget '" + o.budget + "': expected US dollars, 0 or more, e.g. 20000"};
-        l.budgetUsd = *b;
-    }
-    return l;
-}
-
-void addPlanOptions(CLI::App* plan, PlanOptions& o) {
-    plan->add_option("--life", o.life,
-                     "Years every drive must last at the trace's write rate, and the horizon "
-                     "over which savings are weighed against cost (default 5)");
-    plan->add_option("--slo-p99", o.sloP99, "The p99 TTFT a configuration must meet, e.g. 2s");
-    plan->add_option("--budget", o.budget, "The most a configuration may cost up front, in USD");
-    plan->add_option("--prices", o.prices,
-                     "A price table (the layout of resources/prices.json; default: its example "
-                     "prices)");
-    plan->add_option("--dram", o.dram, "DRAM sizes to try (default 0,128GiB,...,2TiB; 0: none)");
-    plan->add_option("--drives", o.drives,
-                     "Drive counts to try (default 0,1,2,4,8, and more up to what bandwidth and "
-                     "endurance need; 0: none)");
+void addPlanOptions(CLI::App* plan, PlanOptions& o, FlagErrors& errors) {
+    addParsed(
+        plan, "--life", o.limits.lifeYears, errors,
+        [](const std::string& t) -> Result<double> {
+            auto v = parseNumber(t);
+            if (!v)
+                return Error{"'" + t + "': expected the years the drives must last, more than 0 " +
+                             "and at most 100"};
+            return *v;
+        },
+        "Years every drive must last at the trace's write rate, and the horizon over which "
+        "savings are weighed against cost (default 5)");
+    addParsed(plan, "--slo-p99", o.limits.sloP99S, errors, parseSeconds,
+              "The p99 TTFT a configuration must meet, e.g. 2s");
+    addParsed(
+        plan, "--budget", o.limits.budgetUsd, errors,
+        [](const std::string& t) -> Result<double> {
+            auto v = parseNumber(t);
+            if (!v) return Error{"'" + t + "': expected US dollars, 0 or more, e.g. 20000"};
+            return *v;
+        },
+        "The most a configuration may cost up front, in USD");
+    addParsed(plan, "--prices", o.prices, errors, loadPriceTable,
+              "A price table (the layout of resources/prices.json; default: its example prices)");
+    addParsed(plan, "--dram", o.grid.dramBytes, errors, parseDramList,
+              "DRAM sizes to try (default 0,128GiB,...,2TiB; 0: none)");
+    plan->add_option_function<std::string>(
+        "--drives",
+        [&o, &errors](const std::string& t) {
+            auto v = parseCounts(t, "drive counts");
+            if (!v) return errors.add("--drives " + v.message());
+            o.grid.drives = *v;
+            o.grid.extendDrives = false; // the counts asked for, and no more
+        },
+        "Drive counts to try (default 0,1,2,4,8, and more up to what bandwidth and endurance "
+        "need; 0: none)");
     plan->add_option("--drive", o.driveKeys,
                      "A drive preset to try (repeat; default: every rated, priced NVMe preset)");
-    plan->add_option("--store-after", o.storeAfter, "Store-after K values to try (default 1,2,3)");
+    plan->add_option_function<std::string>(
+        "--store-after",
+        [&o, &errors](const std::string& t) {
+            auto v = parseCounts(t, "sightings; 1 stores every block");
+            if (!v) return errors.add("--store-after " + v.message());
+            o.grid.storeAfter.clear();
+            for (auto k : *v) // core checks the range (checkPlanRequest)
+                o.grid.storeAfter.push_back(int(std::clamp<std::int64_t>(k, -1, 1 << 20)));
+        },
+        "Store-after K values to try (default 1,2,3)");
     plan->add_option("--threads", o.threads, "Replays at once (default: one per hardware thread)")
         ->check(CLI::Range(0, 1024));
     plan->add_option("--output", o.output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
-    plan->add_option("--emit", o.emit,
-                     "The serving stack's settings for the recommended configuration, instead "
-                     "of the report (or into --emit-file)")
+    plan->add_option_function<std::string>(
+            "--emit",
+            [&o](const std::string& t) {
+                o.emit = parseServingStack(t);
+                o.emitName = t;
+            },
+            "The serving stack's settings for the recommended configuration, instead of the "
+            "report (or into --emit-file)")
         ->check(CLI::IsMember({"vllm", "lmcache", "pykvcache"}));
     plan->add_option("--emit-file", o.emitFile, "Write the --emit settings to this file");
 }
 
-Status checkPlanOptions(const PlanOptions& o) {
-    if (auto l = readLimits(o); !l) return l.error();
-    if (!o.dram.empty())
-        if (auto d = parseDramList(o.dram); !d) return d.error();
-    if (!o.drives.empty())
-        if (auto d = parseCounts(o.drives, "--drives", 0, 1 << 20, "drive counts"); !d)
-            return d.error();
-    if (auto k = parseCounts(o.storeAfter, "--store-after", 1, kMaxStoreAfter,
-                             "sightings; 1 stores every block");
-        !k)
-        return k.error();
-    if (!o.emitFile.empty() && o.emit.empty())
-        return Error{"--emit-file: give --emit vllm, lmcache or pykvcache too"};
-    if (!o.prices.empty())
-        if (auto p = loadPriceTable(o.prices); !p) return p.error();
-    return Ok{};
-}
-
 ExitCode runTracePlan(const PlanOptions& o, const std::string& file, const Trace& trace,
-                      const Evaluation& e, const Presets& presets, const ReplayConfig& base,
-                      Admission rule) {
-    PlanRequest req;
-    auto limits = readLimits(o);
-    if (!limits) return fail(limits.message());
-    req.limits = *limits;
-    req.rule = rule;
-    req.threads = o.threads;
-    req.drives = o.driveKeys;
-    PlanGrid grid = defaultPlanGrid();
-    if (!o.dram.empty()) grid.dramBytes = *parseDramList(o.dram);
-    if (!o.drives.empty()) {
-        grid.drives = *parseCounts(o.drives, "--drives", 0, 1 << 20, "drive counts");
-        grid.extendDrives = false; // the counts asked for, and no more
-    }
-    grid.storeAfter.clear();
-    const auto ks = parseCounts(o.storeAfter, "--store-after", 1, kMaxStoreAfter, "sightings");
-    for (auto k : *ks)
-        grid.storeAfter.push_back(static_cast<int>(k));
-    req.grid = grid;
-    if (!o.prices.empty()) {
-        auto p = loadPriceTable(o.prices);
-        if (!p) return fail(p.message());
-        req.prices = *p;
-    }
-    auto setup = planSetup(e, presets, trace, base, req);
-    if (!setup) return fail(setup.message());
+                      const Evaluation& e, const Presets& presets, const PlanRequest& req) {
+    auto setup = planSetup(e, presets, trace, req);
+    if (!setup) return fail(flagMessage(setup.error()));
     auto plan = planTrace(*setup);
-    if (!plan) {
-        const std::string m = plan.message();
-        if (m.rfind("the latency limit", 0) == 0) return fail("--slo-p99: " + m);
-        if (m.rfind("the life limit", 0) == 0) return fail("--life: " + m);
-        return fail(m);
-    }
+    if (!plan) return fail(flagMessage(plan.error()));
     const PlanReport report{&trace, file, e.scenario.name, &*setup, &*plan};
-    if (!o.emit.empty()) {
-        if (!plan->recommended) return fail("--emit " + o.emit + ": " + plan->unmet);
-        auto text =
-            servingSettings(*parseServingStack(o.emit), plan->points[*plan->recommended], *setup, e,
-                            presets, trace.summary.blockTokens, trace.distinctBlocks);
-        if (!text) return fail("--emit " + o.emit + ": " + text.message());
+    if (o.emit) {
+        if (!plan->recommended) return fail("--emit " + o.emitName + ": " + plan->unmet);
+        auto text = servingSettings(*o.emit, plan->points[*plan->recommended], *setup, e, presets,
+                                    trace.summary.blockTokens, trace.distinctBlocks);
+        if (!text) return fail("--emit " + o.emitName + ": " + text.message());
         if (o.emitFile.empty()) {
             std::cout << *text;
             return ExitCode::Ok;
@@ -179,22 +151,29 @@ ExitCode runTracePlan(const PlanOptions& o, const std::string& file, const Trace
 }
 
 ExitCode runPlan(const TraceOptions& o, const PlanOptions& p) {
-    if (auto ok = checkPlanOptions(p); !ok) return fail(ok.message());
+    if (!o.errors.first.empty()) return fail(o.errors.first);
+    if (!p.emitFile.empty() && !p.emit)
+        return fail("--emit-file: give --emit vllm, lmcache or pykvcache too");
+    PlanRequest req;
+    req.replay = o.replay;
+    req.limits = p.limits;
+    req.grid = p.grid;
+    req.prices = p.prices;
+    req.drives = p.driveKeys;
+    req.rule = o.admission;
+    req.threads = p.threads;
+    // The limits and the grid are checked before the trace is read.
+    if (auto ok = checkPlanRequest(req); !ok) return fail(flagMessage(ok.error()));
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
-    auto admission = parseAdmission(o.admission);
-    if (!admission)
-        return fail("--admission '" + o.admission + "': expected always, breakeven or optimal");
     auto loaded = loadAll(o, o.scenario, *ro);
     if (!loaded) return fail(loaded.message());
     if (!loaded->trace.summary.hasBlocks())
         return fail(o.file + ": a " + std::string(toString(loaded->trace.summary.format)) +
                     " trace has no block ids, so there is nothing to plan a cache for");
-    auto cfg = replayConfig(o, loaded->setup, loaded->trace.summary.blockTokens);
-    if (!cfg) return fail(cfg.message());
-    if (auto ok = applyLoadOptions(o, loaded->trace, *cfg); !ok) return fail(ok.message());
-    return runTracePlan(p, o.file, loaded->trace, loaded->setup.eval, loaded->setup.presets, *cfg,
-                        *admission);
+    applyLoadOptions(o, loaded->trace);
+    // The scenario's --tier capacities are the plan's to choose: the request does not carry them.
+    return runTracePlan(p, o.file, loaded->trace, loaded->setup.eval, loaded->setup.presets, req);
 }
 
 } // namespace
@@ -205,14 +184,12 @@ void addTracePlanCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o
     auto p = std::make_shared<PlanOptions>();
     addCommon(plan, *o);
     addCapacityOptions(plan, *o);
-    plan->add_option("--write-buffer", o->writeBuffer, "As for trace replay (default 8GiB)");
-    plan->add_flag("--no-write-queue", o->noWriteQueue, "Writes always keep up");
+    addWriteBufferOption(plan, *o, "As for trace replay (default 8GiB)");
+    addWriteQueueFlag(plan, *o, "Writes always keep up");
     addLoadOptions(plan, *o);
-    plan->add_option("--instances", o->instances, "Prefill servers (default 0: no queueing)")
-        ->check(CLI::Range(0, 1 << 20));
-    plan->add_option("--admission", o->admission, "The rule the plan's TTFT is taken under")
-        ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
-    addPlanOptions(plan, *p);
+    addInstancesOption(plan, *o, "Prefill servers (default 0: no queueing)");
+    addAdmissionOption(plan, *o, "The rule the plan's TTFT is taken under");
+    addPlanOptions(plan, *p, o->errors);
     plan->callback([o, p, &run] { run = [o, p] { return runPlan(*o, *p); }; });
 }
 

@@ -1,5 +1,6 @@
 // kvbe: the desktop explorer, and headless chart export for scripts and the README.
 #include "kvbe/base/exit_code.h"
+#include "kvbe/files/trace_format.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/ui/charts/chart_export.h"
@@ -57,9 +58,9 @@ int main(int argc, char** argv) {
         QStringLiteral("PATH"));
     const QCommandLineOption traceOpt(
         QStringLiteral("trace"),
-        QStringLiteral(
-            "A request trace (Mooncake or Bailian JSONL, Azure or kvbe CSV, .gz, .zst) to "
-            "open in the Workload view, or to draw with --export and a workload chart."),
+        QStringLiteral("A request trace (%1, .gz, .zst) to open in the Workload view, or to "
+                       "draw with --export and a workload chart.")
+            .arg(QString::fromStdString(kvbe::traceFormatsSentence())),
         QStringLiteral("FILE"));
     const QCommandLineOption sloOpt(QStringLiteral("slo"), kvbe::targetOptionHelp(),
                                     QStringLiteral("TARGET"));

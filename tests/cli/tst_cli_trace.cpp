@@ -188,6 +188,34 @@ class TestCliTrace : public QObject {
         QCOMPARE(o["tiers"].toArray().size(), 3);
     }
 
+    // A folder of kv-cache-tester sessions is one trace, and one session file is one too; the
+    // figures are tst_trace_kv_cache_tester's (a Python count over the same files).
+    void kvCacheTesterFolderAndFile() {
+        const QString dir = fixture("kv-cache-tester");
+        const auto i = cli({"trace", "inspect", dir, "--output", "json"});
+        QCOMPARE(i.exitCode, 0);
+        const auto o = json(i);
+        QCOMPARE(o["trace"].toObject()["format"].toString(), QString("kv-cache-tester"));
+        QCOMPARE(o["trace"].toObject()["requests"].toInt(), 44);
+        QCOMPARE(o["trace"].toObject()["distinct_blocks"].toInt(), 4808);
+        QVERIFY(close(o["unlimited_capacity_hits"].toObject()["token_weighted"].toDouble(),
+                      0.8727914612499218));
+        const auto r = cli({"trace", "replay", dir, "--output", "json"});
+        QCOMPARE(r.exitCode, 0);
+        const auto p = json(r);
+        QCOMPARE(p["requests"].toInt(), 44);
+        QCOMPARE(p["tokens"].toDouble(), 2429208.0);
+        QCOMPARE(p["duration_s"].toDouble(), 3075.0);
+        const auto f = cli({"trace", "replay", dir + "/trace_0291.json", "--output", "json"});
+        QCOMPARE(f.exitCode, 0);
+        QCOMPARE(json(f)["requests"].toInt(), 32);
+        QCOMPARE(json(f)["tokens"].toDouble(), 2254119.0);
+        // A folder of one-file formats is refused, naming it.
+        const auto m = cli({"trace", "inspect", QStringLiteral(KVBE_FIXTURES "/calibration")});
+        QCOMPARE(m.exitCode, 1);
+        QVERIFY2(m.err.contains("calibration"), m.err.constData());
+    }
+
     void azureHasLengthsButNoReplay() {
         const auto i = cli({"trace", "inspect", fixture("azure.csv"), "--output", "json"});
         QCOMPARE(i.exitCode, 0);

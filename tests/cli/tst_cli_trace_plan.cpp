@@ -195,6 +195,24 @@ class TestCliTracePlan : public QObject {
             << QStringList{"trace", "plan", t, "--budget", "-5"} << "--budget '-5'";
         QTest::newRow("plan K 0") << QStringList{"trace", "plan", t, "--store-after", "1,0"}
                                   << "--store-after '1,0'";
+        // Core checks each field of the request and names it (RequestField); the CLI names the
+        // field's flag.
+        QTest::newRow("life 101") << QStringList{"trace", "plan", t, "--life", "101"}
+                                  << "--life '101': expected the years";
+        QTest::newRow("negative drive count")
+            << QStringList{"trace", "plan", t, "--drives", "0,-1"} << "--drives '0,-1'";
+        QTest::newRow("a drive that is no NVMe preset")
+            << QStringList{"trace", "plan", t, "--drive", "dram-pcie5"}
+            << "--drive 'dram-pcie5': not an NVMe tier preset";
+        QTest::newRow("p99 not a time")
+            << QStringList{"trace", "plan", t, "--slo-p99", "fast"} << "--slo-p99 'fast'";
+        QTest::newRow("p99 below the floor names its flag")
+            << QStringList{"trace", "plan", t, "--slo-p99", "10ms"}
+            << "--slo-p99: the latency limit";
+        QTest::newRow("plan rate scale 0")
+            << QStringList{"trace", "plan", t, "--rate-scale", "0"} << "--rate-scale '0'";
+        QTest::newRow("plan write buffer 0")
+            << QStringList{"trace", "plan", t, "--write-buffer", "0"} << "--write-buffer '0'";
         QTest::newRow("emit file alone")
             << QStringList{"trace", "plan", t, "--emit-file", "x.yaml"} << "--emit-file";
     }

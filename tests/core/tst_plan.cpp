@@ -414,9 +414,7 @@ class TestPlan : public QObject {
         QVERIFY(sc.ok());
         auto e = evaluate(*sc, presets);
         QVERIFY(e.ok());
-        ReplayConfig base;
-        base.blockBytes = traceBlockBytes(e->cost, 512);
-        auto s = planSetup(*e, presets, conversation(), base, PlanRequest{});
+        auto s = planSetup(*e, presets, conversation(), PlanRequest{});
         QVERIFY2(s.ok(), s.ok() ? "" : s.message().c_str());
         QVERIFY(s->dram && s->dram->name == "dram-pcie5");
         QStringList drives;
@@ -429,7 +427,7 @@ class TestPlan : public QObject {
         PriceTable noDrive = *builtinPriceTable();
         noDrive.drive.clear();
         req.prices = noDrive;
-        auto refused = planSetup(*e, presets, conversation(), base, req);
+        auto refused = planSetup(*e, presets, conversation(), req);
         QVERIFY(!refused.ok());
         QVERIFY2(refused.message().find("no price for the drive 'nvme-gen5'") != std::string::npos,
                  refused.message().c_str());

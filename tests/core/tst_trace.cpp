@@ -1050,6 +1050,74 @@ class TestTrace : public QObject {
         QVERIFY(r->rule("optimal")->ttft.mean <= r->rule("always")->ttft.mean);
         QVERIFY(r->rule("optimal")->lossShare == 0);
     }
+
+    // The formats' table (traceFormats) gives the help texts and messages the CLI, the window
+    // and classifyFile print; they open with the words they had when each was written by hand
+    // for these four formats (a format added later adds its words after them).
+    void formatTableGivesTheHelpTexts() {
+        auto startsWith = [](const std::string& s, const std::string& head) {
+            if (s.rfind(head, 0) == 0) return true;
+            qWarning("'%s' does not start with '%s'", s.c_str(), head.c_str());
+            return false;
+        };
+        QVERIFY(startsWith(traceFormatChoices(), "auto, mooncake, bailian, azure"));
+        QVERIFY(startsWith(traceFormatsSentence(),
+                           "Mooncake or Bailian JSON Lines, Azure or kvbe CSV"));
+        QVERIFY(startsWith(traceBlockDefaults(), "512 Mooncake, 16 Bailian"));
+        QCOMPARE(traceTimeUnitDefaults(), std::string("ms Mooncake, s otherwise"));
+        auto json = detectTraceFormat("{\"model\": \"llama\"}", "t.jsonl");
+        QVERIFY(!json);
+        QVERIFY(startsWith(json.message(),
+                           "t.jsonl:1: a JSON line without 'hash_ids' or 'chat_id'; expected a "
+                           "Mooncake (timestamp, input_length, output_length, hash_ids) or "
+                           "Bailian (chat_id, parent_chat_id, timestamp, ..., hash_ids) "
+                           "request"));
+        auto text = detectTraceFormat("hello", "t.jsonl");
+        QVERIFY(!text);
+        QVERIFY(startsWith(text.message(),
+                           "t.jsonl:1: not a known trace format; expected JSON lines "
+                           "(Mooncake, Bailian) or a CSV header (Azure: "
+                           "TIMESTAMP,ContextTokens,GeneratedTokens; kvbe: "
+                           "timestamp_s,input_tokens,output_tokens[,cached_tokens])"));
+        // Every entry has a name that round-trips, a detection and extensions; the choices end
+        // with the last entry's name.
+        for (const auto& f : traceFormats()) {
+            QCOMPARE(toString(*parseTraceFormat(f.name)), f.name);
+            QVERIFY(f.detect != nullptr);
+            QVERIFY(!f.extensions.empty());
+        }
+        const std::string last = " or " + std::string(traceFormats().back().name);
+        QVERIFY(traceFormatChoices().size() > last.size());
+        QCOMPARE(traceFormatChoices().substr(traceFormatChoices().size() - last.size()), last);
+        QVERIFY(!parseTraceFormat("jsonl"));
+        // A code-made format no entry has is refused with the names there are.
+        TraceReadOptions bad;
+        bad.format = TraceFormat{"nonesuch"};
+        auto r = loadTraceText("{}\n", "t.jsonl", bad);
+        QVERIFY(!r);
+        QVERIFY2(r.message().find("t.jsonl: no trace format is named 'nonesuch'; expected auto, "
+                                  "mooncake") == 0,
+                 r.message().c_str());
+    }
+
+    // A folder is one trace only for a format whose entry says so; Mooncake's does not.
+    void aFolderOfLineFormatFilesIsRefused() {
+        QTemporaryDir dir;
+        QFile f(dir.filePath("a.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"timestamp\": 0, \"input_length\": 1, \"hash_ids\": [1]}\n");
+        f.close();
+        for (auto format : {TraceFormat::Auto, TraceFormat::Mooncake}) {
+            TraceReadOptions opt;
+            opt.format = format;
+            auto r = loadTrace(dir.path().toStdString(), opt);
+            QVERIFY(!r);
+            QVERIFY2(r.message().find(dir.path().toStdString() + ": a folder") == 0,
+                     r.message().c_str());
+            QVERIFY2(r.message().find("trace is one file") != std::string::npos,
+                     r.message().c_str());
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestTrace)

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 namespace kvbe::fuzz {
 
@@ -30,8 +31,10 @@ inline int fuzzTrace(const uint8_t* data, size_t size) {
         return *cm;
     }();
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    for (auto f : {kvbe::TraceFormat::Auto, kvbe::TraceFormat::Mooncake, kvbe::TraceFormat::Bailian,
-                   kvbe::TraceFormat::Azure, kvbe::TraceFormat::Csv}) {
+    std::vector<kvbe::TraceFormat> formats{kvbe::TraceFormat::Auto};
+    for (const auto& info : kvbe::traceFormats())
+        formats.push_back(kvbe::TraceFormat{info.name});
+    for (auto f : formats) {
         for (bool skip : {false, true}) {
             kvbe::TraceReadOptions opt;
             opt.format = f;

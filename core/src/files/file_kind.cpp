@@ -142,10 +142,11 @@ Keys keysOf(const json& j) {
 }
 
 std::string unknownReason(const std::string& source) {
-    return source + ": not a file kvbe knows; expected a model's config.json, a kvbe scenario, a "
-                    "calibration file (kvbe, py-kvcache, pareto-measure CSV, fio or nvbandwidth "
-                    "JSON), published figures, a request trace (Mooncake or Bailian JSON Lines, "
-                    "Azure or kvbe CSV) or probe output (JSON Lines)";
+    return source +
+           ": not a file kvbe knows; expected a model's config.json, a kvbe scenario, a "
+           "calibration file (kvbe, py-kvcache, pareto-measure CSV, fio or nvbandwidth "
+           "JSON), published figures, a request trace (" +
+           traceFormatsSentence() + ") or probe output (JSON Lines)";
 }
 
 // py-kvcache's schema: its schema_version where it gives one (a version the reader does not
@@ -199,12 +200,17 @@ bool isParetoHeader(std::string_view header) {
 }
 
 // A JSON Lines file tells itself by its first line: a probe stream's header or a trace's
-// request. Anything else starting with an object is a JSON document.
+// request; a trace that is one JSON document by its first line too, which the head may cut short
+// (a document on one line). Anything else starting with an object is a JSON document.
 std::optional<FileClass> classifyJsonLine(std::string_view line, const std::string& source) {
-    if (!json::accept(line)) return std::nullopt;
-    if (scanKeys(line).keys.count("kvbe_probe")) return FileClass{FileKind::ProbeStream, "", ""};
-    if (auto f = detectTraceFormat(line, source))
-        return FileClass{FileKind::Trace, std::string(toString(*f)), ""};
+    const bool whole = json::accept(line);
+    if (whole && scanKeys(line).keys.count("kvbe_probe"))
+        return FileClass{FileKind::ProbeStream, "", ""};
+    if (auto f = detectTraceFormat(line, source)) {
+        const auto* info = traceFormatInfo(*f);
+        if (whole || (info && info->layout == TraceLayout::JsonDocument))
+            return FileClass{FileKind::Trace, std::string(toString(*f)), ""};
+    }
     return std::nullopt;
 }
 
@@ -241,6 +247,13 @@ FileClass classifyStart(std::string_view text, const std::string& source, More&&
     return classifyDocument(scan, source);
 }
 
+// Every trace format's extensions, and the compressed files the trace reader opens.
+std::vector<std::string_view> traceFileExtensions() {
+    auto exts = traceExtensions();
+    exts.insert(exts.end(), {".gz", ".zst"});
+    return exts;
+}
+
 } // namespace
 
 const std::vector<FileKindInfo>& fileKinds() {
@@ -249,7 +262,7 @@ const std::vector<FileKindInfo>& fileKinds() {
         {FileKind::Scenario, "kvbe scenario", "Scenarios", {".kvbe.json"}},
         {FileKind::Calibration, "calibration file", "Calibrations", {".json", ".csv"}},
         {FileKind::PublishedReference, "published-figures file", "Published figures", {".json"}},
-        {FileKind::Trace, "request trace", "Traces", {".jsonl", ".csv", ".json", ".gz", ".zst"}},
+        {FileKind::Trace, "request trace", "Traces", traceFileExtensions()},
         {FileKind::ProbeStream, "probe output", "Probe output", {".jsonl", ".json"}},
         {FileKind::PrefillTable, "prefill table", "Prefill tables", {".csv", ".txt"}},
     };

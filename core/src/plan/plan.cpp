@@ -37,43 +37,56 @@ struct Job {
     std::optional<int> gpuOnlyServers;
 };
 
-Status checkSetup(const PlanSetup& s) {
-    if (!s.trace || !s.cost) return Error{"the plan has no trace or cost model"};
+RequestStatus checkSetup(const PlanSetup& s) {
+    if (!s.trace || !s.cost)
+        return RequestError{RequestField::None, "the plan has no trace or cost model"};
     if (!(s.limits.lifeYears > 0) || !std::isfinite(s.limits.lifeYears))
-        return Error{"the life limit: " + formatFixed(s.limits.lifeYears, 2) +
-                     " years; expected more than 0 years"};
+        return RequestError{RequestField::Life,
+                            "the life limit: " + formatFixed(s.limits.lifeYears, 2) +
+                                " years; expected more than 0 years"};
     if (s.limits.sloP99S && !(*s.limits.sloP99S > 0))
-        return Error{"the latency limit: a p99 TTFT of " + formatFixed(*s.limits.sloP99S, 3) +
-                     " s; expected more than 0 s"};
+        return RequestError{RequestField::SloP99, "the latency limit: a p99 TTFT of " +
+                                                      formatFixed(*s.limits.sloP99S, 3) +
+                                                      " s; expected more than 0 s"};
     if (s.limits.budgetUsd && !(*s.limits.budgetUsd >= 0))
-        return Error{"the budget: " + usd(*s.limits.budgetUsd) + "; expected 0 or more"};
+        return RequestError{RequestField::Budget,
+                            "the budget: " + usd(*s.limits.budgetUsd) + "; expected 0 or more"};
     const std::string where = " (" + s.prices.origin + ")";
     if (!s.prices.gpuPerHour.count(s.gpuKey))
-        return Error{"prices: no price per hour for the GPU '" + s.gpuKey + "'" + where +
-                     "; give gpu_usd_per_hour." + s.gpuKey + " in a --prices file or the " +
-                     "scenario's prices"};
+        return RequestError{RequestField::None,
+                            "prices: no price per hour for the GPU '" + s.gpuKey + "'" + where +
+                                "; give gpu_usd_per_hour." + s.gpuKey +
+                                " in a --prices file or the " + "scenario's prices"};
     const bool anyDram = std::any_of(s.grid.dramBytes.begin(), s.grid.dramBytes.end(),
                                      [](double b) { return b > 0; });
-    if (anyDram && !s.dram) return Error{"the scenario has no DRAM tier for the plan's DRAM sizes"};
+    if (anyDram && !s.dram)
+        return RequestError{RequestField::None,
+                            "the scenario has no DRAM tier for the plan's DRAM sizes"};
     if (anyDram && !s.prices.dramPerGiB)
-        return Error{"prices: no DRAM price" + where + "; give dram_usd_per_GiB"};
+        return RequestError{RequestField::None,
+                            "prices: no DRAM price" + where + "; give dram_usd_per_GiB"};
     for (const auto& t : s.driveTiers) {
         if (!t.drive.rated())
-            return Error{"drive " + t.name + ": the plan needs its drive writes per day, " +
-                         "warranty years and drive capacity (drive_writes_per_day, " +
-                         "warranty_years, drive_capacity_TB)"};
+            return RequestError{RequestField::None,
+                                "drive " + t.name + ": the plan needs its drive writes per day, " +
+                                    "warranty years and drive capacity (drive_writes_per_day, " +
+                                    "warranty_years, drive_capacity_TB)"};
         if (!s.prices.drive.count(t.name))
-            return Error{"prices: no price for the drive " + t.name + where + "; give drive_usd." +
-                         t.name};
+            return RequestError{RequestField::None, "prices: no price for the drive " + t.name +
+                                                        where + "; give drive_usd." + t.name};
     }
     for (auto k : s.grid.storeAfter)
         if (k < 1 || k > kMaxStoreAfter)
-            return Error{"store after: " + std::to_string(k) + "; expected 1 to " +
-                         std::to_string(kMaxStoreAfter)};
+            return RequestError{RequestField::StoreAfterGrid, "store after: " + std::to_string(k) +
+                                                                  "; expected 1 to " +
+                                                                  std::to_string(kMaxStoreAfter)};
     for (auto n : s.grid.drives)
-        if (n < 0) return Error{"drive counts: expected 0 or more drives"};
+        if (n < 0)
+            return RequestError{RequestField::DriveCounts,
+                                "drive counts: expected 0 or more drives"};
     for (auto b : s.grid.dramBytes)
-        if (!(b >= 0) || !std::isfinite(b)) return Error{"DRAM sizes: expected 0 or more bytes"};
+        if (!(b >= 0) || !std::isfinite(b))
+            return RequestError{RequestField::DramSizes, "DRAM sizes: expected 0 or more bytes"};
     return Ok{};
 }
 
@@ -341,7 +354,8 @@ std::string describePlanPoint(const PlanPoint& p) {
     return s;
 }
 
-Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double)>& progress) {
+RequestResult<PlanResult> planTrace(const PlanSetup& s,
+                                    const std::function<bool(double)>& progress) {
     const auto t0 = std::chrono::steady_clock::now();
     if (auto ok = checkSetup(s); !ok) return ok.error();
     PlanResult res;
@@ -361,10 +375,12 @@ Result<PlanResult> planTrace(const PlanSetup& s, const std::function<bool(double
     if (res.serversSearched)
         if (auto ok = checkArrivals(*s.trace, "the trace"); !ok) return ok.error();
     if (s.limits.sloP99S && *s.limits.sloP99S < res.floorP99S)
-        return Error{"the latency limit: a p99 TTFT of " + formatFixed(*s.limits.sloP99S, 3) +
-                     " s is below " + formatFixed(res.floorP99S, 3) +
-                     " s, the p99 with every prefix hit free on the GPU; no configuration can "
-                     "meet it"};
+        return RequestError{RequestField::SloP99,
+                            "the latency limit: a p99 TTFT of " +
+                                formatFixed(*s.limits.sloP99S, 3) + " s is below " +
+                                formatFixed(res.floorP99S, 3) +
+                                " s, the p99 with every prefix hit free on the GPU; no "
+                                "configuration can meet it"};
 
     // The jobs run on a pool of threads, a round at a time: the grid, then the drive counts it
     // must reach for bandwidth and endurance.

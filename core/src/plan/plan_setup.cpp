@@ -3,6 +3,7 @@
 #include "kvbe/trace/trace_setup.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kvbe {
 
@@ -24,17 +25,83 @@ bool isNvme(const TierConfig& t, const Presets& presets) {
 
 } // namespace
 
-Result<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, const Trace& trace,
-                            const ReplayConfig& base, const PlanRequest& req) {
+RequestStatus checkPlanLimits(const PlanLimits& l) {
+    if (!(l.lifeYears > 0) || !(l.lifeYears <= 100))
+        return RequestError{RequestField::Life,
+                            "'" + valueText(l.lifeYears) +
+                                "': expected the years the drives must last, more than 0 and at "
+                                "most 100"};
+    if (l.sloP99S && (!(*l.sloP99S > 0) || !std::isfinite(*l.sloP99S)))
+        return RequestError{RequestField::SloP99,
+                            "'" + valueText(*l.sloP99S) + "': expected a p99 TTFT above 0 s"};
+    if (l.budgetUsd && (!(*l.budgetUsd >= 0) || !std::isfinite(*l.budgetUsd)))
+        return RequestError{RequestField::Budget,
+                            "'" + valueText(*l.budgetUsd) +
+                                "': expected US dollars, 0 or more, e.g. 20000"};
+    return Ok{};
+}
+
+namespace {
+
+template <class T> std::string listText(const std::vector<T>& v) {
+    std::string s;
+    for (const auto& x : v)
+        s += (s.empty() ? "" : ",") + valueText(double(x));
+    return "'" + s + "'";
+}
+
+RequestStatus checkGrid(const PlanGrid& g) {
+    if (g.dramBytes.empty())
+        return RequestError{RequestField::DramSizes, "expected sizes such as 0,256GiB,1TiB"};
+    for (double b : g.dramBytes)
+        if (!(b >= 0) || !std::isfinite(b))
+            return RequestError{RequestField::DramSizes,
+                                listText(g.dramBytes) + ": " + valueText(b) +
+                                    " bytes; expected sizes, or 0 for no DRAM tier"};
+    if (g.drives.empty())
+        return RequestError{RequestField::DriveCounts, "expected drive counts such as 0,1,2,4"};
+    for (auto n : g.drives)
+        if (n < 0 || n > (1 << 20))
+            return RequestError{RequestField::DriveCounts,
+                                listText(g.drives) + ": " + std::to_string(n) +
+                                    " is out of range; expected 0 (none) to 1048576 drives"};
+    if (g.storeAfter.empty())
+        return RequestError{RequestField::StoreAfterGrid, "expected K values such as 1,2,3"};
+    for (int k : g.storeAfter)
+        if (k < 1 || k > kMaxStoreAfter)
+            return RequestError{RequestField::StoreAfterGrid,
+                                listText(g.storeAfter) + ": " + std::to_string(k) +
+                                    " is out of range; expected 1 to " +
+                                    std::to_string(kMaxStoreAfter) +
+                                    " (sightings; 1 stores every block)"};
+    return Ok{};
+}
+
+} // namespace
+
+RequestStatus checkPlanRequest(const PlanRequest& req) {
+    if (auto ok = checkPlanLimits(req.limits); !ok) return ok;
+    return checkGrid(req.grid.value_or(defaultPlanGrid()));
+}
+
+RequestResult<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, const Trace& trace,
+                                   const PlanRequest& req) {
+    if (auto ok = checkPlanRequest(req); !ok) return ok.error();
     PlanSetup s;
+    s.grid = req.grid.value_or(defaultPlanGrid());
+    // The replay each point runs, with no tiers: the plan puts its own in.
+    ReplayRequest replay = req.replay;
+    replay.tierCapacities.clear();
+    replay.storeAfter = 1;
+    auto base = replaySetup(replay, e, trace.summary.blockTokens);
+    if (!base) return base.error();
     s.trace = &trace;
     s.cost = &e.cost;
-    s.base = base;
+    s.base = std::move(base->config);
     s.base.tiers.clear();
     s.rule = req.rule;
     s.limits = req.limits;
     s.threads = req.threads;
-    s.grid = req.grid.value_or(defaultPlanGrid());
     s.gpuKey = e.scenario.gpu.empty() ? "custom" : e.scenario.gpu;
     s.gpusPerInstance = e.scenario.tensorParallel;
     if (req.prices) {
@@ -62,13 +129,16 @@ Result<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, const T
                 std::string keys;
                 for (const auto& [k, spec] : presets.tiers())
                     if (spec.kind == "nvme") keys += (keys.empty() ? "" : ", ") + k;
-                return Error{"drive '" + key + "': not an NVMe tier preset or NVMe tier of the " +
-                             "scenario; expected one of " + keys};
+                return RequestError{RequestField::Drives,
+                                    "'" + key + "': not an NVMe tier preset or NVMe tier of the " +
+                                        "scenario; expected one of " + keys};
             }
             if (!t->drive.rated())
-                return Error{"drive '" + key + "': its drive writes per day, warranty years and " +
-                             "drive capacity are not all known; give them in a scenario tier " +
-                             "(drive_writes_per_day, warranty_years, drive_capacity_TB)"};
+                return RequestError{RequestField::Drives,
+                                    "'" + key + "': its drive writes per day, warranty years and " +
+                                        "drive capacity are not all known; give them in a " +
+                                        "scenario tier (drive_writes_per_day, warranty_years, " +
+                                        "drive_capacity_TB)"};
             if (!s.prices.drive.count(key))
                 return Error{"prices: no price for the drive '" + key + "' (" + s.prices.origin +
                              "); give drive_usd." + key + " in a --prices file or the " +
@@ -101,7 +171,10 @@ Result<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, const T
         withDrives.tiers.push_back(d);
     auto ev = evaluate(withDrives, presets, e.model);
     if (!ev) return ev.error();
+    // The request's per-tier settings (write buffer, shared links, write bandwidths) hold for
+    // these tiers as for the replay's; a name the plan's tiers lack was checked above.
     auto tiers = scenarioSimTiers(*ev);
+    if (auto ok = applyTierSettings(req.replay, tiers, false); !ok) return ok.error();
     std::size_t next = 0;
     if (dram) {
         s.dram = tiers[next++];

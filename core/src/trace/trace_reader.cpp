@@ -1,15 +1,17 @@
 // Streaming trace readers: the file's bytes (trace_sources.h) in chunks, split into lines, each
-// line through its format's parser (trace_line_parsers.h); and the compact in-memory trace a
-// replay reads.
+// line through its format's parser (formats/trace_format_entry.h); and the compact in-memory trace
+// a replay reads.
 #include "kvbe/trace/trace.h"
 
 #include "kvbe/base/csv.h"
 
-#include "trace_line_parsers.h"
+#include "formats/trace_format_entry.h"
 #include "trace_sources.h"
 
 #include <algorithm>
+#include <cctype>
 #include <memory>
+#include <optional>
 
 namespace kvbe {
 
@@ -23,20 +25,58 @@ std::uint64_t chainPrefixId(std::uint64_t parentPrefix, std::uint64_t contentId)
 
 namespace {
 
+namespace fs = std::filesystem;
 using detail::kTraceChunk;
 using detail::LineParser;
+using detail::TraceFormatEntry;
 using detail::TraceSource;
+using Sink = std::function<void(const TraceRecord&)>;
 
 constexpr std::size_t kMaxSkippedExamples = 5;
 
-Result<TraceReadSummary> readFrom(TraceSource& src, const std::string& source,
-                                  const TraceReadOptions& opt,
-                                  const std::function<void(const TraceRecord&)>& sink) {
+// One read: a file, or every file of a folder in turn through the same parser.
+struct ReadState {
+    explicit ReadState(const TraceReadOptions& o) : opt(o) {}
+    const TraceReadOptions& opt;
     TraceReadSummary sum;
+    const TraceFormatEntry* entry = nullptr;
+    std::unique_ptr<LineParser> parser;
+    std::string source; // the file being read; the parser names it in its messages
+};
+
+// The format of the read, from the options or the first line, and its parser.
+std::optional<Error> startParser(ReadState& st, std::string_view line) {
+    TraceFormat f = st.opt.format;
+    if (f == TraceFormat::Auto) {
+        auto d = detectTraceFormat(line, st.source);
+        if (!d) return d.error();
+        f = *d;
+    }
+    st.entry = detail::traceFormatEntry(f);
+    if (!st.entry)
+        return Error{st.source + ": no trace format is named '" + std::string(f.name) +
+                     "'; expected " + traceFormatChoices()};
+    const TraceFormatInfo& info = st.entry->info;
+    st.sum.format = TraceFormat{info.name};
+    st.sum.blockTokens = info.blockTokens;
+    if (st.opt.blockTokens && st.sum.blockTokens) st.sum.blockTokens = *st.opt.blockTokens;
+    st.sum.secondsPerUnit = info.secondsPerUnit;
+    if (st.opt.secondsPerUnit) st.sum.secondsPerUnit = *st.opt.secondsPerUnit;
+    st.parser =
+        st.entry->makeParser(st.source, {st.sum.format, st.sum.blockTokens, st.sum.secondsPerUnit});
+    return std::nullopt;
+}
+
+// Reads one file's lines into the read's parser; `fractionOf` maps the file's fraction read to
+// the read's (a folder's files share the progress).
+Result<bool> readFrom(TraceSource& src, ReadState& st, const Sink& sink,
+                      const std::function<double(double)>& fractionOf) {
+    const TraceReadOptions& opt = st.opt;
+    TraceReadSummary& sum = st.sum;
+    const std::string& source = st.source;
     const auto inMemory = src.whole();
     std::vector<char> buf(inMemory ? 0 : src.chunkBytes());
     std::string carry; // a line cut by the chunk boundary
-    std::unique_ptr<LineParser> parser;
     std::uint64_t lineNo = 0;
     TraceRecord rec;
     bool eof = false;
@@ -45,26 +85,11 @@ Result<TraceReadSummary> readFrom(TraceSource& src, const std::string& source,
         ++lineNo;
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         if (trimCell(line).empty()) return std::nullopt;
-        if (!parser) {
-            TraceFormat f = opt.format;
-            if (f == TraceFormat::Auto) {
-                auto d = detectTraceFormat(line, source);
-                if (!d) return d.error();
-                f = *d;
-            }
-            sum.format = f;
-            sum.blockTokens = f == TraceFormat::Mooncake ? 512 : f == TraceFormat::Bailian ? 16 : 0;
-            if (opt.blockTokens && sum.blockTokens) sum.blockTokens = *opt.blockTokens;
-            sum.secondsPerUnit = f == TraceFormat::Mooncake ? 1e-3 : 1.0;
-            if (opt.secondsPerUnit) sum.secondsPerUnit = *opt.secondsPerUnit;
-            parser =
-                f == TraceFormat::Azure || f == TraceFormat::Csv
-                    ? detail::makeCsvLineParser(source, f, sum.secondsPerUnit)
-                    : detail::makeJsonLineParser(source, f, sum.blockTokens, sum.secondsPerUnit);
-        }
+        if (!st.parser)
+            if (auto e = startParser(st, line)) return e;
         bool isRecord = false;
         rec.line = lineNo;
-        std::string err = parser->parse(line, lineNo, rec, isRecord);
+        std::string err = st.parser->parse(line, lineNo, rec, isRecord);
         if (!err.empty()) {
             if (!opt.skipBad || !isRecord) return Error{err};
             ++sum.skippedLines;
@@ -119,16 +144,118 @@ Result<TraceReadSummary> readFrom(TraceSource& src, const std::string& source,
         const double fraction =
             inMemory ? (inMemory->empty() ? 1.0 : double(memPos) / double(inMemory->size()))
                      : src.fraction();
-        if (opt.progress && !opt.progress(fraction)) {
+        if (opt.progress && !opt.progress(fractionOf(fraction))) {
             sum.cancelled = true;
-            return sum;
+            return false;
         }
     }
     if (!carry.empty())
         if (auto e = handle(carry)) return *e;
-    if (!parser) return Error{source + ": the file is empty; expected a request trace"};
+    if (!st.parser) return Error{source + ": the file is empty; expected a request trace"};
+    std::string err = st.parser->finish([&](const TraceRecord& r) {
+        ++sum.requests;
+        sink(r);
+    });
+    if (!err.empty()) return Error{err};
+    return true;
+}
+
+Result<TraceReadSummary> readOne(TraceSource& src, const std::string& source,
+                                 const TraceReadOptions& opt, const Sink& sink) {
+    ReadState st(opt);
+    st.source = source;
+    auto r = readFrom(src, st, sink, [](double f) { return f; });
+    if (!r) return r.error();
+    if (*r && opt.progress) opt.progress(1.0);
+    return st.sum;
+}
+
+bool hasExtension(const fs::path& p, const std::vector<std::string_view>& exts) {
+    std::string name = p.filename().string();
+    for (auto& ch : name)
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return std::any_of(exts.begin(), exts.end(), [&](std::string_view e) {
+        return name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0;
+    });
+}
+
+// A folder is one trace where its format says so (TraceFormatInfo::folder): the files directly
+// inside it with that format's extensions, in the order of their names, through one parser, and
+// their requests merged in the order of their arrivals (ties in the order of the files).
+Result<TraceReadSummary> readFolder(const fs::path& dir, const TraceReadOptions& opt,
+                                    const Sink& sink) {
+    const std::string where = dir.string();
+    std::vector<std::string_view> exts;
+    std::vector<std::string> folderFormats;
+    for (const auto& e : detail::traceFormatEntries())
+        if (e.info.folder && (opt.format == TraceFormat::Auto || opt.format.name == e.info.name)) {
+            exts.insert(exts.end(), e.info.extensions.begin(), e.info.extensions.end());
+            folderFormats.emplace_back(e.info.title);
+        }
+    if (folderFormats.empty())
+        return Error{
+            where + ": a folder; a " +
+            std::string(opt.format == TraceFormat::Auto ? "request" : toString(opt.format)) +
+            " trace is one file (" + traceFormatsSentence() + "): give the file"};
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.is_regular_file(ec) && hasExtension(e.path(), exts)) files.push_back(e.path());
+    if (ec) return Error{where + ": cannot list the folder: " + ec.message()};
+    std::sort(files.begin(), files.end());
+    if (files.empty()) {
+        std::string list;
+        for (std::size_t i = 0; i < exts.size(); ++i)
+            list += (i ? " or " : "") + std::string(exts[i]);
+        return Error{where + ": the folder holds no " + list + " files; expected the files of a " +
+                     folderFormats.front() + " trace"};
+    }
+
+    // Held records: the folder's requests in file order, sorted by arrival at the end.
+    struct Held {
+        TraceRecord rec;
+        std::size_t from = 0, to = 0;
+    };
+    std::vector<Held> held;
+    std::vector<std::uint64_t> ids;
+    const Sink hold = [&](const TraceRecord& r) {
+        Held h{r, ids.size(), ids.size() + r.blockIds.size()};
+        h.rec.blockIds = {};
+        ids.insert(ids.end(), r.blockIds.begin(), r.blockIds.end());
+        held.push_back(h);
+    };
+
+    ReadState st(opt);
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        st.source = files[i].string();
+        auto src = detail::openTraceFile(files[i]);
+        if (!src) return src.error();
+        const bool first = !st.parser;
+        auto r = readFrom(**src, st, hold, [&](double f) {
+            return (static_cast<double>(i) + f) / static_cast<double>(files.size());
+        });
+        if (!r && !(*src)->error().empty()) return Error{st.source + ": " + (*src)->error()};
+        if (!r) return r.error();
+        if (!*r) return st.sum; // cancelled
+        if (first && !st.entry->info.folder)
+            return Error{where + ": a folder of " + std::string(st.entry->info.title) +
+                         " files; a " + std::string(st.entry->info.title) +
+                         " trace is one file: give the file"};
+    }
+    std::vector<std::size_t> order(held.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return held[a].rec.arrivalS < held[b].rec.arrivalS;
+    });
+    for (std::size_t i : order) {
+        TraceRecord r = held[i].rec;
+        r.blockIds =
+            std::span<const std::uint64_t>(ids.data() + held[i].from, held[i].to - held[i].from);
+        sink(r);
+    }
     if (opt.progress) opt.progress(1.0);
-    return sum;
+    return st.sum;
 }
 
 } // namespace
@@ -136,9 +263,11 @@ Result<TraceReadSummary> readFrom(TraceSource& src, const std::string& source,
 Result<TraceReadSummary> readTrace(const std::filesystem::path& path,
                                    const TraceReadOptions& options,
                                    const std::function<void(const TraceRecord&)>& sink) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) return readFolder(path, options, sink);
     auto src = detail::openTraceFile(path);
     if (!src) return src.error();
-    auto r = readFrom(**src, path.string(), options, sink);
+    auto r = readOne(**src, path.string(), options, sink);
     // A source that knows why its read failed (a zstd stream cut inside a frame) says so.
     if (!r && !(*src)->error().empty()) return Error{path.string() + ": " + (*src)->error()};
     return r;
@@ -147,7 +276,7 @@ Result<TraceReadSummary> readTrace(const std::filesystem::path& path,
 Result<TraceReadSummary> readTraceText(std::string_view text, const std::string& source,
                                        const TraceReadOptions& options,
                                        const std::function<void(const TraceRecord&)>& sink) {
-    return readFrom(*detail::memoryTraceSource(text), source, options, sink);
+    return readOne(*detail::memoryTraceSource(text), source, options, sink);
 }
 
 // ---------------------------------------------------------------- the in-memory trace

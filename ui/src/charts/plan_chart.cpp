@@ -59,9 +59,10 @@ WorkloadPlan computePlan(WorkloadPtr w, const Presets& presets, const PlanLimits
         return out;
     }
     PlanRequest req;
+    req.replay = workloadRequest(w->settings, w->eval->scenario.tiers.size());
     req.limits = limits;
     req.rule = w->settings.admission;
-    auto setup = planSetup(*w->eval, presets, *w->trace, w->config, req);
+    auto setup = planSetup(*w->eval, presets, *w->trace, req);
     if (!setup) {
         out.error = qs(setup.message());
         return out;

@@ -56,6 +56,25 @@ std::vector<SimTier> workloadSimTiers(const Evaluation& e) {
     return sim;
 }
 
+ReplayRequest workloadRequest(const WorkloadSettings& s, std::size_t scenarioTiers) {
+    ReplayRequest r;
+    if (s.gpuCacheBytes) r.gpuCache = Capacity{Capacity::Unit::Bytes, *s.gpuCacheBytes};
+    r.leaveOutEmptyTiers = true;
+    r.tiersNamedAsScenario = true;
+    // Capacities per scenario tier: the slider's, or the default where it has none yet.
+    for (std::size_t i = 0; i < scenarioTiers; ++i)
+        r.tierCapacities.push_back(Capacity{Capacity::Unit::Bytes, i < s.tierCapacityBytes.size()
+                                                                       ? s.tierCapacityBytes[i]
+                                                                       : defaultTierCapacity(i)});
+    r.policy = s.policy;
+    r.placement = s.placement;
+    r.writeQueue = s.writeQueue;
+    r.everyLinkShared = s.sharedLinks;
+    r.instances = s.instances;
+    r.storeAfter = s.storeAfter;
+    return r;
+}
+
 std::vector<double> workloadSweepTokens() {
     return logGrid(1e4, 1e9, 40);
 }
@@ -100,18 +119,11 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
         return w;
     }
 
-    ReplayConfig& c = w.config;
-    c.blockBytes = traceBlockBytes(e.cost, trace->summary.blockTokens);
-    c.policy = settings.policy;
-    c.placement = settings.placement;
-    c.writeQueue = settings.writeQueue;
-    c.instances = settings.instances;
-    c.storeAfter = settings.storeAfter;
-    if (settings.gpuCacheBytes) {
-        c.gpuCapacityBytes = *settings.gpuCacheBytes;
-    } else if (auto g = defaultGpuCacheBytes(e)) {
-        c.gpuCapacityBytes = *g;
-    } else {
+    // The replay as core assembles it from the view's request; a GPU cache core cannot size
+    // is the GPU control's, answered with advice.
+    auto setup = replaySetup(workloadRequest(settings, e.scenario.tiers.size()), e,
+                             trace->summary.blockTokens);
+    if (!setup && setup.error().field == RequestField::GpuCache) {
         w.gpuCacheMissing = true;
         for (const auto& f : tensorParallelFits(e))
             if (f.gpus > e.scenario.tensorParallel) w.tensorParallelFits.push_back(f);
@@ -120,16 +132,14 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
                                      "charts.");
         return w;
     }
-    for (std::size_t i = 0; i < sim.size(); ++i) {
-        const double cap = i < settings.tierCapacityBytes.size() ? settings.tierCapacityBytes[i]
-                                                                 : defaultTierCapacity(i);
-        if (!(cap > 0)) continue;
-        SimTier t = sim[i];
-        t.capacityBytes = cap;
-        t.sharedLink = settings.sharedLinks;
-        c.tiers.push_back(t);
-        w.configTierOf.push_back(int(i));
+    if (!setup) {
+        w.error = QString::fromStdString(setup.message());
+        w.summary = w.error;
+        return w;
     }
+    w.config = std::move(setup->config);
+    w.configTierOf = std::move(setup->scenarioTierOf);
+    ReplayConfig& c = w.config;
     const auto go = [cancel](double) { return !(cancel && cancel->load()); };
 
     const auto t0 = std::chrono::steady_clock::now();

@@ -3,6 +3,7 @@
 #include "kvbe/ui/workload/background_job.h"
 
 #include "kvbe/base/units.h"
+#include "kvbe/plan/plan_setup.h"
 
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
@@ -219,29 +220,45 @@ bool PlanSection::setLimitsText(double lifeYears, const QString& sloP99, const Q
 }
 
 void PlanSection::readFields() {
+    // The fields' text read with core's parsers, the limits checked by core (checkPlanLimits),
+    // and each failure shown against the field it names.
     PlanLimits l;
     l.lifeYears = m_life->value();
     QStringList errors;
     const QString slo = m_slo->text().trimmed();
+    const QString budget = m_budget->text().trimmed();
+    auto fieldLabel = [&](RequestField f) {
+        switch (f) {
+        case RequestField::SloP99:
+            return tr("p99 TTFT");
+        case RequestField::Budget:
+            return tr("Budget");
+        case RequestField::Life:
+            return tr("Drive life");
+        default:
+            return QString();
+        }
+    };
     if (!slo.isEmpty()) {
-        auto s = parseSeconds(slo.toStdString());
-        if (s && *s > 0)
+        if (auto s = parseSeconds(slo.toStdString()))
             l.sloP99S = *s;
         else
-            errors << tr("p99 TTFT '%1': expected a time with a unit, such as 2s or 800ms, or "
-                         "nothing for no limit")
-                          .arg(slo);
+            errors << tr("%1 '%2': expected a time with a unit, such as 2s or 800ms, or nothing "
+                         "for no limit")
+                          .arg(fieldLabel(RequestField::SloP99), slo);
     }
-    const QString budget = m_budget->text().trimmed();
     if (!budget.isEmpty()) {
-        auto b = parseNumber(budget.toStdString());
-        if (b && *b >= 0)
+        if (auto b = parseNumber(budget.toStdString()))
             l.budgetUsd = *b;
         else
-            errors << tr("Budget '%1': expected US dollars, 0 or more, such as 20000, or nothing "
-                         "for no limit")
-                          .arg(budget);
+            errors << tr("%1 '%2': expected US dollars, 0 or more, such as 20000, or nothing for "
+                         "no limit")
+                          .arg(fieldLabel(RequestField::Budget), budget);
     }
+    if (errors.isEmpty())
+        if (auto ok = checkPlanLimits(l); !ok)
+            errors << tr("%1: %2").arg(fieldLabel(ok.error().field),
+                                       QString::fromStdString(ok.error().message));
     m_error->setText(errors.join(QLatin1Char('\n')));
     m_error->setVisible(!errors.isEmpty());
     if (!errors.isEmpty()) return;

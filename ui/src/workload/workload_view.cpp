@@ -1,6 +1,7 @@
 #include "kvbe/ui/workload/workload_view.h"
 
 #include "kvbe/base/units.h"
+#include "kvbe/files/trace_format.h"
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
@@ -114,8 +115,8 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
     auto* top = new QHBoxLayout;
     auto* open = new QPushButton(tr("Open trace…"), this);
     open->setObjectName(QStringLiteral("workloadOpen"));
-    open->setToolTip(tr("Mooncake or Bailian JSON Lines, Azure or kvbe CSV, also .gz and .zst; or "
-                        "drop the file on the window"));
+    open->setToolTip(tr("%1, also .gz and .zst; or drop the file on the window")
+                         .arg(QString::fromStdString(traceFormatsSentence())));
     connect(open, &QPushButton::clicked, this, &WorkloadView::chooseTraceFile);
     m_fileLabel = new QLabel(tr("No trace open"), this);
     m_fileLabel->setObjectName(QStringLiteral("workloadFile"));

@@ -6,6 +6,7 @@
 
 #include <cassert>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -19,6 +20,15 @@ template <class T, class E = Error> class Result {
   public:
     Result(T value) : m_v(std::in_place_index<0>, std::move(value)) {}
     Result(E error) : m_v(std::in_place_index<1>, std::move(error)) {}
+    // A failure of another kind that converts to E (an Error into a RequestError, which then
+    // names no field), so `return r.error()` works across kinds.
+    // (enable_if, not requires: the CUDA sources include this too, as C++17.)
+    template <class U,
+              std::enable_if_t<!std::is_same_v<std::decay_t<U>, E> &&
+                                   !std::is_same_v<std::decay_t<U>, T> &&
+                                   !std::is_convertible_v<U, T> && std::is_convertible_v<U, E>,
+                               int> = 0>
+    Result(U&& error) : m_v(std::in_place_index<1>, E(std::forward<U>(error))) {}
 
     bool ok() const { return m_v.index() == 0; }
     explicit operator bool() const { return ok(); }

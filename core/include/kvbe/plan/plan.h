@@ -13,6 +13,7 @@
 
 #include "kvbe/base/result.h"
 #include "kvbe/scenario/prices.h"
+#include "kvbe/trace/replay_request.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_endurance.h"
 #include "kvbe/trace/trace_sim.h"
@@ -148,10 +149,10 @@ struct PlanResult {
 };
 
 // Fails with a sentence for limits no configuration could meet (life not above 0, a p99 limit
-// below floorP99S, a negative budget) and for a missing price (the GPU's, DRAM's where the grid
-// has DRAM, a drive preset's).
-Result<PlanResult> planTrace(const PlanSetup& setup,
-                             const std::function<bool(double)>& progress = {});
+// below floorP99S, a negative budget), naming the field (RequestField::Life, SloP99, Budget),
+// and for a missing price (the GPU's, DRAM's where the grid has DRAM, a drive preset's).
+RequestResult<PlanResult> planTrace(const PlanSetup& setup,
+                                    const std::function<bool(double)>& progress = {});
 
 // The defaults: DRAM 0, 128, 256, 512, 1024 and 2048 GiB; 0, 1, 2, 4 and 8 drives, extended to
 // what bandwidth and endurance need.

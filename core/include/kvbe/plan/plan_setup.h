@@ -8,6 +8,7 @@
 #include "kvbe/plan/plan.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
+#include "kvbe/trace/replay_request.h"
 
 #include <optional>
 #include <string>
@@ -16,6 +17,10 @@
 namespace kvbe {
 
 struct PlanRequest {
+    // The replay each point runs: the GPU's cache, policy, placement, write queue and buffer,
+    // shared links, prefill servers and load (kvbe/trace/replay_request.h). Its tier capacities
+    // and store-after K are the plan's to choose, so they are not read.
+    ReplayRequest replay;
     // Tier preset keys of the drives to try; empty: every NVMe preset (or NVMe tier of the
     // scenario) whose drive has a full rating and a price.
     std::vector<std::string> drives;
@@ -26,10 +31,19 @@ struct PlanRequest {
     int threads = 0;
 };
 
-// base: the replay as `trace replay` would run it for the scenario (GPU capacity, policy,
-// placement, write queue, prefill servers, block bytes); its tiers are replaced per point.
-// Fails with a sentence for a drive that is not an NVMe preset or lacks a rating or a price.
-Result<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, const Trace& trace,
-                            const ReplayConfig& base, const PlanRequest& request);
+// The limits, each checked: life more than 0 and at most 100 years, a p99 above 0, a budget of 0
+// or more. Fails naming the field.
+RequestStatus checkPlanLimits(const PlanLimits& limits);
+// The limits and the grid (DRAM sizes 0 or more, drive counts 0 to 2^20, K 1 to kMaxStoreAfter),
+// which need no scenario or trace: a front end asks before it reads the trace.
+RequestStatus checkPlanRequest(const PlanRequest& request);
+
+// Checks the request (the limits, the grid, the drives, the replay) and sets the plan up: the
+// replay core assembles from request.replay, the scenario's DRAM tier and the drives to try, each
+// read as the scenario reads its tiers and given the request's per-tier settings. Fails naming
+// the field: a drive that is not an NVMe preset or lacks a rating or a price is
+// RequestField::Drives.
+RequestResult<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, const Trace& trace,
+                                   const PlanRequest& request);
 
 } // namespace kvbe

@@ -5,6 +5,7 @@
 
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
+#include "kvbe/trace/replay_request.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/trace/trace_sim.h"
@@ -46,6 +47,10 @@ double defaultTierCapacity(std::size_t scenarioTier);
 // The scenario's tiers as the replay takes them (core's scenarioSimTiers), named as the charts
 // and the scenario panel name them ("Host DRAM (PCIe 5.0)"), not by their preset's key.
 std::vector<SimTier> workloadSimTiers(const Evaluation& e);
+
+// The request the view's settings make (kvbe/trace/replay_request.h), for a scenario of
+// `scenarioTiers` tiers: core assembles the replay from it (computeWorkload, the plan).
+ReplayRequest workloadRequest(const WorkloadSettings& settings, std::size_t scenarioTiers);
 
 // The capacity chart's grid: 40 points from 10^4 to 10^9 tokens (from a few blocks to more than any
 // trace needs).

@@ -2,7 +2,7 @@
 // copied into a padded buffer (simdjson reads a few bytes past the end) and its fields are read
 // in the order they come, the others skipped. simdjson says what kind of error a line has; the
 // messages name the field it was in.
-#include "trace_line_parsers.h"
+#include "trace_format_entry.h"
 
 #include <simdjson.h>
 
@@ -194,11 +194,52 @@ class JsonLineParser final : public LineParser {
     bool m_haveTs = false, m_haveIn = false, m_haveIds = false;
 };
 
+bool startsWithObject(std::string_view line) {
+    return !line.empty() && line.front() == '{';
+}
+
+bool has(std::string_view line, std::string_view field) {
+    return line.find(field) != std::string_view::npos;
+}
+
+std::unique_ptr<LineParser> makeParser(const std::string& source, const ParserSettings& s) {
+    return std::make_unique<JsonLineParser>(source, s.format, s.blockTokens, s.secondsPerUnit);
+}
+
 } // namespace
 
-std::unique_ptr<LineParser> makeJsonLineParser(const std::string& source, TraceFormat format,
-                                               std::uint32_t blockTokens, double secondsPerUnit) {
-    return std::make_unique<JsonLineParser>(source, format, blockTokens, secondsPerUnit);
+TraceFormatEntry mooncakeFormat() {
+    return {{.name = "mooncake",
+             .title = "Mooncake",
+             .layout = TraceLayout::JsonLines,
+             .telling = "'hash_ids'",
+             .shape = "(timestamp, input_length, output_length, hash_ids)",
+             .extensions = {".jsonl", ".json"},
+             .blockTokens = 512,
+             .secondsPerUnit = 1e-3,
+             .detect =
+                 [](std::string_view line) {
+                     return startsWithObject(line) && has(line, "\"hash_ids\"") &&
+                            !has(line, "\"chat_id\"") && !has(line, "\"parent_chat_id\"");
+                 }},
+            makeParser};
+}
+
+TraceFormatEntry bailianFormat() {
+    return {{.name = "bailian",
+             .title = "Bailian",
+             .layout = TraceLayout::JsonLines,
+             .telling = "'chat_id'",
+             .shape = "(chat_id, parent_chat_id, timestamp, ..., hash_ids)",
+             .extensions = {".jsonl", ".json"},
+             .blockTokens = 16,
+             .secondsPerUnit = 1,
+             .detect =
+                 [](std::string_view line) {
+                     return startsWithObject(line) &&
+                            (has(line, "\"chat_id\"") || has(line, "\"parent_chat_id\""));
+                 }},
+            makeParser};
 }
 
 } // namespace kvbe::detail

@@ -1,5 +1,5 @@
 // Azure LLM inference CSV and kvbe's own CSV: a header naming the columns, then one request a row.
-#include "trace_line_parsers.h"
+#include "trace_format_entry.h"
 
 #include "kvbe/base/csv.h"
 
@@ -194,11 +194,47 @@ class CsvLineParser final : public LineParser {
     std::size_t m_columns = 0;
 };
 
+bool csvHeaderWith(std::string_view line, std::string_view a, std::string_view b) {
+    return !line.empty() && line.front() != '{' && line.find(a) != std::string_view::npos &&
+           line.find(b) != std::string_view::npos;
+}
+
+std::unique_ptr<LineParser> makeParser(const std::string& source, const ParserSettings& s) {
+    return std::make_unique<CsvLineParser>(source, s.format, s.secondsPerUnit);
+}
+
 } // namespace
 
-std::unique_ptr<LineParser> makeCsvLineParser(const std::string& source, TraceFormat format,
-                                              double secondsPerUnit) {
-    return std::make_unique<CsvLineParser>(source, format, secondsPerUnit);
+TraceFormatEntry azureFormat() {
+    return {{.name = "azure",
+             .title = "Azure",
+             .layout = TraceLayout::Csv,
+             .telling = "TIMESTAMP,ContextTokens,GeneratedTokens",
+             .shape = "(date-time, prompt and generated tokens)",
+             .extensions = {".csv"},
+             .blockTokens = 0,
+             .secondsPerUnit = 1,
+             .detect =
+                 [](std::string_view line) {
+                     return csvHeaderWith(line, "ContextTokens", "TIMESTAMP");
+                 }},
+            makeParser};
+}
+
+TraceFormatEntry kvbeCsvFormat() {
+    return {{.name = "csv",
+             .title = "kvbe",
+             .layout = TraceLayout::Csv,
+             .telling = "timestamp_s,input_tokens,output_tokens[,cached_tokens]",
+             .shape = "(seconds, prompt, generated and cached tokens)",
+             .extensions = {".csv"},
+             .blockTokens = 0,
+             .secondsPerUnit = 1,
+             .detect =
+                 [](std::string_view line) {
+                     return csvHeaderWith(line, "input_tokens", "timestamp_s");
+                 }},
+            makeParser};
 }
 
 } // namespace kvbe::detail
