@@ -176,6 +176,11 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
 
 PlanSection::~PlanSection() = default;
 
+void PlanSection::addAboveChart(QWidget* w) {
+    // Under the limits' row and the error line, over the chart.
+    static_cast<QVBoxLayout*>(layout())->insertWidget(2, w);
+}
+
 bool PlanSection::computing() const {
     return m_job->running();
 }

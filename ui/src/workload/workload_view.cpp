@@ -11,6 +11,7 @@
 #include "kvbe/ui/widgets/wrap_box.h"
 #include "kvbe/ui/workload/capacity_panel.h"
 #include "kvbe/ui/workload/plan_section.h"
+#include "kvbe/ui/workload/price_fields.h"
 
 #include <QBoxLayout>
 #include <QCheckBox>
@@ -194,7 +195,9 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
             m_capacity = new CapacityPanel(capacity, this);
             m_chartTabs->addTab(m_capacity, c->title());
         } else if (auto* plan = qobject_cast<PlanChart*>(c)) {
-            m_chartTabs->addTab(new PlanSection(plan, &m_explorer->presets(), this), c->title());
+            auto* section = new PlanSection(plan, &m_explorer->presets(), this);
+            section->addAboveChart(new PriceFields(m_explorer, section));
+            m_chartTabs->addTab(section, c->title());
         } else if (qobject_cast<TtftDistributionChart*>(c)) {
             ttftTab = new TtftLinksTab(c, this);
             m_chartTabs->addTab(ttftTab, c->title());
