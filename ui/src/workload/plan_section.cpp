@@ -176,9 +176,9 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
 
 PlanSection::~PlanSection() = default;
 
-void PlanSection::addAboveChart(QWidget* w) {
-    // Under the limits' row and the error line, over the chart.
-    static_cast<QVBoxLayout*>(layout())->insertWidget(2, w);
+void PlanSection::addToAnswer(QWidget* w) {
+    // In the answer's scrolling column, under the sentence and the drive life.
+    static_cast<QVBoxLayout*>(m_driveLife->parentWidget()->layout())->insertWidget(2, w);
 }
 
 bool PlanSection::computing() const {

@@ -4,7 +4,7 @@
 #include "kvbe/scenario/prices.h"
 #include "kvbe/ui/scenario/explorer.h"
 
-#include <QHBoxLayout>
+#include <QGridLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QVBoxLayout>
@@ -23,6 +23,8 @@ PriceTable pricesInForce(const Scenario& s) {
 }
 
 // The key a GPU's price goes by: its preset key, "custom" for a custom GPU (as the plan reads it).
+constexpr int kPerRow = 1;
+
 std::string gpuKey(const Scenario& s) {
     return s.gpu.empty() ? "custom" : s.gpu;
 }
@@ -50,11 +52,16 @@ PriceFields::PriceFields(Explorer* explorer, QWidget* parent)
     auto* v = new QVBoxLayout(this);
     v->setContentsMargins(0, 0, 0, 0);
     v->setSpacing(2);
-    m_row = new QHBoxLayout;
+    // The title over a form of one price a row: the section's answer column is narrow, and it
+    // scrolls where a short screen leaves it little height.
     m_title = new QLabel(this);
     m_title->setObjectName(QStringLiteral("planPricesTitle"));
-    m_row->addWidget(m_title);
-    m_row->addStretch(1);
+    m_title->setWordWrap(true);
+    v->addWidget(m_title);
+    m_row = new QGridLayout;
+    m_row->setContentsMargins(0, 0, 0, 0);
+    m_row->setVerticalSpacing(2);
+    m_row->setColumnStretch(2 * kPerRow, 1);
     v->addLayout(m_row);
     m_error = new QLabel(this);
     m_error->setObjectName(QStringLiteral("planPricesError"));
@@ -79,9 +86,9 @@ QLineEdit* PriceFields::addField(const QString& what, const QString& label) {
     f->setMaximumWidth(f->fontMetrics().horizontalAdvance(QStringLiteral("99999.99")) + 16);
     f->setPlaceholderText(tr("none"));
     l->setBuddy(f);
-    // Before the stretch at the end of the row.
-    m_row->insertWidget(m_row->count() - 1, l);
-    m_row->insertWidget(m_row->count() - 1, f);
+    const int i = int(m_fields.size());
+    m_row->addWidget(l, i / kPerRow, 2 * (i % kPerRow), Qt::AlignRight);
+    m_row->addWidget(f, i / kPerRow, 2 * (i % kPerRow) + 1);
     connect(f, &QLineEdit::editingFinished, this, [this, what, f] { edited(what, f); });
     m_fields[what] = f;
     return f;
@@ -102,8 +109,7 @@ void PriceFields::showPrices() {
     for (const auto& [what, label] : wanted)
         same = same && m_fields.count(what);
     if (!same) {
-        while (m_row->count() > 2) {
-            QLayoutItem* item = m_row->takeAt(1);
+        while (QLayoutItem* item = m_row->takeAt(0)) {
             delete item->widget();
             delete item;
         }
@@ -111,9 +117,8 @@ void PriceFields::showPrices() {
         for (const auto& [what, label] : wanted)
             addField(what, label);
     }
-    m_title->setText(t.example ? tr("<b>Prices</b> (USD; examples, replace them with your "
-                                    "quotes):")
-                               : tr("<b>Prices</b> (USD):"));
+    m_title->setText(t.example ? tr("<b>Prices</b> in USD: examples, to replace with your quotes")
+                               : tr("<b>Prices</b> in USD"));
     m_title->setToolTip(QString::fromStdString(t.note));
     for (const auto& [what, f] : m_fields) {
         if (f->hasFocus()) continue;

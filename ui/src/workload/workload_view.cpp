@@ -196,7 +196,7 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
             m_chartTabs->addTab(m_capacity, c->title());
         } else if (auto* plan = qobject_cast<PlanChart*>(c)) {
             auto* section = new PlanSection(plan, &m_explorer->presets(), this);
-            section->addAboveChart(new PriceFields(m_explorer, section));
+            section->addToAnswer(new PriceFields(m_explorer, section));
             m_chartTabs->addTab(section, c->title());
         } else if (qobject_cast<TtftDistributionChart*>(c)) {
             ttftTab = new TtftLinksTab(c, this);

@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-class QHBoxLayout;
+class QGridLayout;
 class QLabel;
 class QLineEdit;
 
@@ -34,7 +34,7 @@ class PriceFields : public QWidget {
     QLineEdit* addField(const QString& what, const QString& label);
 
     Explorer* m_explorer;
-    QHBoxLayout* m_row;
+    QGridLayout* m_row; // the fields, kPerRow label-field pairs a row
     QLabel* m_title;
     QLabel* m_error;
     std::map<QString, QLineEdit*> m_fields;
