@@ -124,6 +124,9 @@ class TestUiWorkloadAnswers : public QObject {
         emit weights->activated(fp8);
         QVERIFY(settle(*w));
         QVERIFY(explorerOf(w)->scenario().weightDtype == WeightDtype::FP8);
+        // Pins and legends tell it from the BF16 one.
+        QVERIFY2(explorerOf(w)->result()->label.contains(QLatin1String(", FP8 weights")),
+                 qPrintable(explorerOf(w)->result()->label));
 
         const double decoder =
             80 * (8192.0 * 8192 * 2 + 8192.0 * 1024 * 2 + 3.0 * 8192 * 28672 + 2 * 8192) + 8192;
