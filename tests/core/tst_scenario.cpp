@@ -93,7 +93,8 @@ class TestScenario : public QObject {
             << "model config.json";
         QTest::newRow("weight dtype int3")
             << QByteArray(R"({"kvbe_scenario": 1, "weight_dtype": "int3"})")
-            << "'weight_dtype' is a string (\"int3\"); expected bf16, fp16, fp8, int8, int4 or fp32";
+            << "'weight_dtype' is a string (\"int3\"); expected bf16, fp16, fp8, int8, int4 or "
+               "fp32";
         QTest::newRow("utilisation 0")
             << QByteArray(R"({"kvbe_scenario": 1, "utilisation": 0})") << "'utilisation'";
         QTest::newRow("utilisation 1.5")
