@@ -14,6 +14,7 @@
 #include <QLogValueAxis>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QRubberBand>
 #include <QScatterSeries>
 #include <QTextDocument>
@@ -208,7 +209,12 @@ QColor ChartView::dimmed(QColor c) const {
 
 void ChartView::setTitles(const QString& headline, const QString& detail, const QString& note) {
     m_plainTitle = headline + QStringLiteral(" · ") + detail;
-    m_titleParts = {headline, detail, note};
+    // An export is for a slide: the note's on-screen hints, a menu path in parentheses
+    // ("(File ▸ Built-in scenarios has one fitted …)"), stay on the screen.
+    QString kept = note;
+    if (property(kExportProperty).toBool())
+        kept.remove(QRegularExpression(QStringLiteral("\\s*\\([^()]*▸[^()]*\\)")));
+    m_titleParts = {headline, detail, kept};
     applyTitle();
 }
 
