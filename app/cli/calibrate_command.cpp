@@ -68,10 +68,11 @@ void takeGpuName(Calibration& c, const nlohmann::ordered_json& header) {
 }
 
 // A probe that ran and measured no point still leaves its tier in the file, empty.
-TierMeasurement tierOrEmpty(std::optional<TierMeasurement> tier, const char* name) {
+// A measured tier, or an empty one named for its kind ("nvme", "dram").
+TierMeasurement tierOrEmpty(std::optional<TierMeasurement> tier, TierKind kind) {
     if (tier) return std::move(*tier);
     TierMeasurement empty;
-    empty.name = name;
+    empty.name = toString(kind);
     return empty;
 }
 
@@ -98,7 +99,7 @@ CalibrateStep driveStep(const CalibrateOptions& o, double fileBytes, double dura
     po.queueDepths = {1, 32};
     po.model = o.model;
     step.apply = [](Calibration& c, const CollectingSink& sink) {
-        c.tiers.push_back(tierOrEmpty(measurementsFromPoints(sink.points).drive, "nvme"));
+        c.tiers.push_back(tierOrEmpty(measurementsFromPoints(sink.points).drive, TierKind::Nvme));
     };
     return step;
 }
@@ -113,7 +114,8 @@ CalibrateStep hostLinkStep(const CalibrateOptions& o) {
         "gpu-copy", "host DRAM to GPU", std::make_unique<gpu::GpuCopyProbe>(cs), {}, {}};
     step.apply = [](Calibration& c, const CollectingSink& sink) {
         takeGpuName(c, sink.header);
-        c.tiers.push_back(tierOrEmpty(measurementsFromPoints(sink.points).hostLink, "dram"));
+        c.tiers.push_back(
+            tierOrEmpty(measurementsFromPoints(sink.points).hostLink, TierKind::Dram));
     };
     return step;
 }

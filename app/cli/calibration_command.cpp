@@ -70,7 +70,8 @@ json calibrationSummary(const Calibration& c, const std::vector<std::string>& mi
     json breakeven = json::object();
     for (const auto& [tier, tokens] : c.breakevenPrefix)
         breakeven[tier] = jsonCount(tokens);
-    const bool pykv = c.format.rfind("py-kvcache", 0) == 0;
+    const auto format = calibrationFormatOf(c.format);
+    const bool pykv = format && isPyKvcache(*format);
     json gate = nullptr;
     if (pykv) {
         gate = json::object();

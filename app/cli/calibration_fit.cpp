@@ -135,8 +135,10 @@ void printFit(const FileFit& f, bool ownForm) {
     }
     std::cout << "  rms residual     " << std::round(p.rmsRelativeResidual * 1000) / 10
               << " % of the measured time\n";
-    for (const auto& note : f.fit.notes)
-        if (ownForm || note.rfind("fixed cost: ", 0) != 0) std::cout << "  note: " << note << "\n";
+    // The fixed cost's note only where its form is this tool's own (it is told by its index,
+    // not its text).
+    for (std::size_t i = 0; i < f.fit.notes.size(); ++i)
+        if (ownForm || f.fit.fixedCostNote != i) std::cout << "  note: " << f.fit.notes[i] << "\n";
     for (const auto& why : f.fit.unreliable)
         std::cout << "  unreliable: " << why << "\n";
 }

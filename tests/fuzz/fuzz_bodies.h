@@ -5,6 +5,7 @@
 #include "kvbe/calibration/calibration.h"
 #include "kvbe/calibration/fit.h"
 #include "kvbe/cost/cost_model.h"
+#include "kvbe/files/file_kind.h"
 #include "kvbe/model/config_reader.h"
 #include "kvbe/probe/probe_protocol.h"
 #include "kvbe/scenario/scenario.h"
@@ -83,7 +84,7 @@ inline int fuzzCalibration(const uint8_t* data, size_t size) {
     auto back = kvbe::parseCalibration(saved, "fuzz-calibration-roundtrip");
     if (!back || !(*back == *c)) std::abort();
     // What a v2 file's curves imply: B* positive and finite where given, p* a whole block.
-    if (c->format == "py-kvcache-v2") {
+    if (kvbe::calibrationFormatOf(c->format) == kvbe::CalibrationFormat::PyKvcacheV2) {
         auto implied = kvbe::pyKvcacheImplied(*c, 131072.0);
         if (!implied) std::abort();
         for (const auto& t : implied->tiers) {

@@ -566,9 +566,9 @@ class TestMeasured : public QObject {
             const auto* preset = presets().findTier(ref.eval.scenario.tiers[i].preset);
             const auto p = ref.eval.cost.breakevenPrefix(ref.eval.tiers[i]);
             if (!preset || !p) continue;
-            const std::string key = preset->kind == "nvme"   ? "ssd"
-                                    : preset->kind == "dram" ? "mem"
-                                                             : "";
+            const std::string key = preset->kind == TierKind::Nvme   ? "ssd"
+                                    : preset->kind == TierKind::Dram ? "mem"
+                                                                     : "";
             if (!key.empty() && !expect.count(key)) expect[key] = std::ceil(*p);
         }
         QVERIFY(!expect.empty());

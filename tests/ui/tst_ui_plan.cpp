@@ -284,6 +284,12 @@ class TestUiPlan : public QObject {
         QVERIFY(!s->setLimitsText(3, QStringLiteral("fast"), QString()));
         QVERIFY(child<QLabel>(s, "planError")->isVisible());
         QCOMPARE(s->limits().lifeYears, 3.0);
+        // A value core refuses (checkPlanLimits) is shown against the control its field names.
+        QVERIFY(!s->setLimitsText(3, QString(), QStringLiteral("-5")));
+        const QString said = child<QLabel>(s, "planError")->text();
+        QVERIFY2(said.startsWith(QLatin1String("Budget: '-5': expected US dollars")),
+                 qPrintable(said));
+        QCOMPARE(s->limits().budgetUsd, std::optional<double>(1e6));
 
         // The table as CSV (a header and one row per configuration) and the chart as PNG, SVG.
         const QString csv = dir.filePath(QStringLiteral("plan.csv"));

@@ -1,5 +1,7 @@
 #include "kvbe/base/units.h"
 
+#include "kvbe/base/text.h"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -29,9 +31,7 @@ bool splitNumber(std::string_view s, double& value, std::string& suffix) {
     if (begin != end && *begin == '+') ++begin; // from_chars takes no plus sign
     auto [ptr, ec] = std::from_chars(begin, end, value);
     if (ec != std::errc() || !std::isfinite(value)) return false;
-    suffix = std::string(trim(std::string_view(ptr, static_cast<size_t>(end - ptr))));
-    for (auto& c : suffix)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    suffix = lower(trim(std::string_view(ptr, static_cast<size_t>(end - ptr))));
     return true;
 }
 
@@ -162,11 +162,9 @@ Result<Capacity> parseCapacity(std::string_view text) {
     const auto s = trim(text);
     const std::string expected =
         "expected bytes (512GiB, 8TB), blocks (6000blocks), tokens (3e6tokens) or unlimited";
-    std::string lower(s);
-    for (auto& c : lower)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower == "unlimited" || lower == "inf") return Capacity{Capacity::Unit::Unlimited, 0};
-    if (lower == "0") return Capacity{Capacity::Unit::Bytes, 0};
+    const std::string low = lower(s);
+    if (low == "unlimited" || low == "inf") return Capacity{Capacity::Unit::Unlimited, 0};
+    if (low == "0") return Capacity{Capacity::Unit::Bytes, 0};
     struct Word {
         const char* name;
         Capacity::Unit unit;
@@ -177,7 +175,7 @@ Result<Capacity> parseCapacity(std::string_view text) {
                                      {"tok", Capacity::Unit::Tokens}};
     for (const auto& w : words) {
         const std::string_view word = w.name;
-        if (lower.size() <= word.size() || !lower.ends_with(word)) continue;
+        if (low.size() <= word.size() || !low.ends_with(word)) continue;
         auto n = parseNumber(std::string_view(s).substr(0, s.size() - word.size()));
         if (!n || *n < 0)
             return Error{quoted(s) + " is not a capacity: expected a number of 0 or more before '" +

@@ -190,7 +190,7 @@ Calibration parseOurs(const FieldReader& r) {
         r.failWith("calibration format version " + std::to_string(version.get<long long>()) +
                    "; this kvbe reads version " + std::to_string(kCalibrationVersion));
     Calibration c;
-    c.format = "kvbe";
+    c.format = toString(CalibrationFormat::Kvbe);
     c.host = r.string(j, "host", "host").value_or("");
     c.date = r.string(j, "date", "date").value_or("");
     readGpu(r, j, c);
@@ -252,7 +252,8 @@ Result<Calibration> parseCalibration(std::string_view text, const std::string& s
     if (text[first] != '{' && text[first] != '[') {
         const FileClass kind = classifyText(text, source);
         if (kind.kind != FileKind::Calibration) return notACalibration(kind, source);
-        if (kind.format == "pareto-csv") return detail::parseParetoCsv(text, source);
+        if (calibrationFormatOf(kind.format) == CalibrationFormat::ParetoCsv)
+            return detail::parseParetoCsv(text, source);
     }
     auto j = parseJsonText(jsonAfterPreamble(text), source);
     if (!j) return j.error();
@@ -262,11 +263,12 @@ Result<Calibration> parseCalibration(std::string_view text, const std::string& s
         const FileClass kind = classifyJson(*j, source);
         if (kind.kind != FileKind::Calibration) return notACalibration(kind, source);
         Calibration c;
-        if (kind.format == "kvbe")
+        const auto format = calibrationFormatOf(kind.format);
+        if (format == CalibrationFormat::Kvbe)
             c = parseOurs(r);
-        else if (kind.format == "fio")
+        else if (format == CalibrationFormat::Fio)
             c = detail::parseFio(r);
-        else if (kind.format == "nvbandwidth")
+        else if (format == CalibrationFormat::Nvbandwidth)
             c = detail::parseNvbandwidth(r);
         else
             c = detail::parsePyKvcache(r);

@@ -1,4 +1,5 @@
 #include "calibration_import.h"
+#include "kvbe/files/file_kind.h"
 
 #include "kvbe/base/csv.h"
 #include "kvbe/base/json_text.h"
@@ -16,7 +17,7 @@ using nlohmann::json;
 Calibration parseFio(const FieldReader& r) {
     const json& j = r.root();
     Calibration c;
-    c.format = "fio";
+    c.format = toString(CalibrationFormat::Fio);
     c.date = r.string(j, "time", "time").value_or("");
     const auto& jobs = r.array(j, "jobs", "jobs");
     if (jobs.empty()) r.failWith("field 'jobs' is empty; expected at least one fio job");
@@ -92,7 +93,7 @@ Calibration parseFio(const FieldReader& r) {
 Calibration parseNvbandwidth(const FieldReader& r) {
     const auto& root = r.object(r.root(), "nvbandwidth", "nvbandwidth");
     Calibration c;
-    c.format = "nvbandwidth";
+    c.format = toString(CalibrationFormat::Nvbandwidth);
     const std::string runError =
         root.contains("error") && root["error"].is_string() ? root["error"].get<std::string>() : "";
     for (const auto& [k, v] : root.items())
@@ -216,7 +217,7 @@ Result<Calibration> parseParetoCsv(std::string_view text, const std::string& sou
         return Error{source + ": line 1: no 'ttft_median_s' or 'ttft_mean_s' column"};
 
     Calibration c;
-    c.format = "pareto-csv";
+    c.format = toString(CalibrationFormat::ParetoCsv);
     struct Row {
         std::string curve, config;
         double n, p, conc, t;

@@ -1,4 +1,8 @@
 #include "kvbe/calibration/fit.h"
+#include "kvbe/files/file_kind.h"
+
+#include "kvbe/base/text.h"
+#include "kvbe/scenario/hardware.h"
 
 #include <Eigen/Dense>
 #include <unsupported/Eigen/LevenbergMarquardt>
@@ -55,25 +59,14 @@ struct PrefillFunctor : Eigen::DenseFunctor<double> {
     }
 };
 
-std::string lower(std::string s) {
-    for (auto& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
 const TierPath* findTier(const std::vector<TierPath>& tiers, const std::string& name) {
     const auto want = lower(name);
     for (const auto& t : tiers)
         if (lower(t.name) == want) return &t;
-    auto kind = [&](const char* a, const char* b) {
-        for (const auto& t : tiers) {
-            const auto n = lower(t.name);
-            if (n.find(a) != std::string::npos || n.find(b) != std::string::npos) return &t;
-        }
-        return static_cast<const TierPath*>(nullptr);
-    };
-    if (want == "ssd" || want == "nvme" || want == "disk") return kind("nvme", "ssd");
-    if (want == "mem" || want == "dram" || want == "cpu") return kind("dram", "mem");
+    // A kind's word ("ssd", "mem"…): the first tier whose name suggests that kind.
+    if (const auto kind = tierKindOfWord(want))
+        for (const auto& t : tiers)
+            if (nameSuggestsKind(t.name, *kind)) return &t;
     return nullptr;
 }
 
@@ -396,7 +389,10 @@ Result<FitResult> fitCalibration(const Calibration& c, const CostInputs& base,
     for (const auto& name : tierNames(c))
         fitTier(c, name, nominalTiers, *model, fitted->overhead, out);
     out.params.fittedOn = {{base.model.id, model->kvStateLayers()}};
-    if (out.fixedCostForm) out.notes.push_back("fixed cost: " + out.fixedCostWhy);
+    if (out.fixedCostForm) {
+        out.fixedCostNote = out.notes.size();
+        out.notes.push_back("fixed cost: " + out.fixedCostWhy);
+    }
 
     out.params.rmsRelativeResidual = rmsRelative(out.residuals);
     out.unreliable = unreliability(!c.prefill.empty(), fitted->u, out.params.rmsRelativeResidual);
@@ -434,7 +430,7 @@ FittedParameters withFixedCostLines(const ModelFit& fit,
 
 Result<PyKvcacheImplied> pyKvcacheImplied(const Calibration& c,
                                           std::optional<double> fallbackKvBytesPerToken) {
-    if (c.format != "py-kvcache-v2" || !c.curves.count("f"))
+    if (calibrationFormatOf(c.format) != CalibrationFormat::PyKvcacheV2 || !c.curves.count("f"))
         return Error{c.source + ": not a py-kvcache v2 file; only its curves imply B* and p*"};
     PyKvcacheImplied out;
     out.kvBytesPerToken = c.kvBytesPerToken.value_or(fallbackKvBytesPerToken.value_or(0));

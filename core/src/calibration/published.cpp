@@ -1,5 +1,8 @@
 #include "kvbe/calibration/published.h"
 
+#include "kvbe/base/text.h"
+#include "kvbe/scenario/hardware.h"
+
 #include "kvbe/base/json_fields.h"
 #include "kvbe/base/json_text.h"
 #include "kvbe/scenario/presets.h"
@@ -14,12 +17,6 @@ namespace kvbe {
 using nlohmann::json;
 
 namespace {
-
-std::string lower(std::string s) {
-    for (auto& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 
 std::string afterSlash(const std::string& s) {
     const auto pos = s.find('/');
@@ -239,17 +236,10 @@ int tierIndexFor(const std::vector<TierPath>& tiers, const std::string& publishe
     const auto want = lower(publishedTier);
     for (size_t i = 0; i < tiers.size(); ++i)
         if (lower(tiers[i].name) == want) return static_cast<int>(i);
-    auto firstWith = [&](std::initializer_list<const char*> keys) {
-        for (size_t i = 0; i < tiers.size(); ++i) {
-            const auto n = lower(tiers[i].name);
-            for (const char* k : keys)
-                if (n.find(k) != std::string::npos) return static_cast<int>(i);
-        }
-        return -1;
-    };
-    if (want == "ssd" || want == "nvme" || want == "disk")
-        return firstWith({"nvme", "ssd", "disk"});
-    if (want == "mem" || want == "dram" || want == "cpu") return firstWith({"dram", "mem"});
+    // A kind's word ("ssd", "mem"…): the first tier whose name suggests that kind.
+    if (const auto kind = tierKindOfWord(want))
+        for (size_t i = 0; i < tiers.size(); ++i)
+            if (nameSuggestsKind(tiers[i].name, *kind)) return static_cast<int>(i);
     return -1;
 }
 

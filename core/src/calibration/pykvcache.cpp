@@ -1,5 +1,8 @@
 #include "kvbe/calibration/pykvcache.h"
 
+#include "kvbe/base/text.h"
+#include "kvbe/scenario/hardware.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -8,35 +11,29 @@
 namespace kvbe {
 namespace {
 
-std::string lower(std::string s) {
-    for (auto& ch : s)
-        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
-}
-
 struct Candidate {
     std::string name;
-    std::string kind; // preset kind: nvme, dram, network; "" when unknown
+    std::optional<TierKind> kind; // the preset's kind; none when unknown
     std::optional<double> pStar;
 };
 
 std::optional<size_t> pick(const std::vector<Candidate>& tiers, const std::string& wanted,
-                           std::initializer_list<const char*> hints) {
+                           TierKind kind) {
     if (!wanted.empty()) {
         for (size_t i = 0; i < tiers.size(); ++i)
             if (lower(tiers[i].name) == lower(wanted)) return i;
         return std::nullopt;
     }
+    // The first tier of the kind: by its preset's kind, or by its name (the synonym rule).
     for (size_t i = 0; i < tiers.size(); ++i)
-        for (const char* h : hints)
-            if (tiers[i].kind == h || lower(tiers[i].name).find(h) != std::string::npos) return i;
+        if (tiers[i].kind == kind || nameSuggestsKind(tiers[i].name, kind)) return i;
     return std::nullopt;
 }
 
 Result<PyKvcacheExport> choose(PyKvcacheThresholds t, const std::vector<Candidate>& tiers,
                                const std::string& ssdTier, const std::string& memTier) {
-    const auto ssd = pick(tiers, ssdTier, {"nvme", "ssd", "disk"});
-    const auto mem = pick(tiers, memTier, {"dram", "mem", "cpu"});
+    const auto ssd = pick(tiers, ssdTier, TierKind::Nvme);
+    const auto mem = pick(tiers, memTier, TierKind::Dram);
     if (!ssdTier.empty() && !ssd)
         return Error{"no tier is named '" + ssdTier + "' (the SSD tier asked for)"};
     if (!memTier.empty() && !mem)
@@ -78,7 +75,7 @@ Result<PyKvcacheExport> pyKvcacheFromScenario(const Evaluation& e, const Presets
         const auto& tc = e.scenario.tiers[i];
         const auto* preset = tc.preset.empty() ? nullptr : presets.findTier(tc.preset);
         tiers.push_back(
-            {tc.name, preset ? preset->kind : std::string(), e.cost.breakevenPrefix(e.tiers[i])});
+            {tc.name, preset ? preset->kind : std::nullopt, e.cost.breakevenPrefix(e.tiers[i])});
     }
     return choose(std::move(t), tiers, ssdTier, memTier);
 }
@@ -103,7 +100,7 @@ Result<PyKvcacheExport> pyKvcacheFromCalibration(const Calibration& c, const std
     t.safetyMarginTokens = c.safetyMarginTokens.value_or(0);
     std::vector<Candidate> tiers;
     for (const auto& [name, p] : c.breakevenPrefix)
-        tiers.push_back({name, "", p});
+        tiers.push_back({name, std::nullopt, p});
     return choose(std::move(t), tiers, ssdTier, memTier);
 }
 

@@ -2,6 +2,7 @@
 // them (the shared formats/py-kvcache.md): every field optional, thresholds non-negative
 // integers, v2 curves f, g_ssd and g_mem with knots keyed by token counts written as strings.
 #include "pykvcache_import.h"
+#include "kvbe/files/file_kind.h"
 
 #include "kvbe/scenario/presets.h"
 
@@ -161,7 +162,8 @@ Calibration parsePyKvcache(const FieldReader& r) {
             r.fail("schema_version", "1 or 2 (the py-kvcache schemas kvbe reads)", &v);
         schema = static_cast<int>(v.get<long long>());
     }
-    c.format = schema == 2 ? "py-kvcache-v2" : "py-kvcache-v1";
+    c.format =
+        toString(schema == 2 ? CalibrationFormat::PyKvcacheV2 : CalibrationFormat::PyKvcacheV1);
     c.model = r.string(j, "model_name", "model_name").value_or("");
     if (auto kd = r.string(j, "kv_dtype", "kv_dtype")) {
         c.kvDtypeText = *kd;

@@ -1,5 +1,7 @@
 #include "kvbe/files/file_kind.h"
 
+#include "kvbe/base/text.h"
+
 #include "kvbe/base/json_text.h"
 #include "kvbe/files/trace_format.h"
 
@@ -18,12 +20,6 @@ namespace {
 
 // Enough for every kind's telling line or keys but a large JSON document's.
 constexpr std::size_t kHeadBytes = 64 * 1024;
-
-std::string lowerAscii(std::string s) {
-    for (auto& ch : s)
-        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
-}
 
 // A JSON document's top-level keys, each with its value's type (and the value, for integers).
 struct KeyValue {
@@ -152,11 +148,14 @@ std::string unknownReason(const std::string& source) {
 // py-kvcache's schema: its schema_version where it gives one (a version the reader does not
 // know keeps the bare name: the reader refuses it), else 2 where it has curves.
 std::string pyKvcacheFormat(const Keys& k) {
+    auto name = [](CalibrationFormat f) { return std::string(toString(f)); };
     const auto v = k.find("schema_version");
-    if (v == k.end()) return k.count("curves") ? "py-kvcache-v2" : "py-kvcache-v1";
-    if (v->second.integer == 1) return "py-kvcache-v1";
-    if (v->second.integer == 2) return "py-kvcache-v2";
-    return "py-kvcache";
+    if (v == k.end())
+        return name(k.count("curves") ? CalibrationFormat::PyKvcacheV2
+                                      : CalibrationFormat::PyKvcacheV1);
+    if (v->second.integer == 1) return name(CalibrationFormat::PyKvcacheV1);
+    if (v->second.integer == 2) return name(CalibrationFormat::PyKvcacheV2);
+    return name(CalibrationFormat::PyKvcache);
 }
 
 // The rule, over a JSON document's top-level keys. kvbe's own files carry their marker; the
@@ -166,7 +165,10 @@ FileClass classifyKeys(const Keys& k, const std::string& source) {
     auto hasAny = [&](std::initializer_list<std::string_view> keys) {
         return std::any_of(keys.begin(), keys.end(), has);
     };
-    if (has("kvbe_calibration")) return {FileKind::Calibration, "kvbe", ""};
+    auto calibration = [](CalibrationFormat f) {
+        return FileClass{FileKind::Calibration, std::string(toString(f)), ""};
+    };
+    if (has("kvbe_calibration")) return calibration(CalibrationFormat::Kvbe);
     if (has("kvbe_scenario")) return {FileKind::Scenario, "", ""};
     if (has("kvbe_published")) return {FileKind::PublishedReference, "", ""};
     if (has("kvbe_probe")) return {FileKind::ProbeStream, "", ""};
@@ -177,8 +179,8 @@ FileClass classifyKeys(const Keys& k, const std::string& source) {
         return {FileKind::Calibration, pyKvcacheFormat(k), ""};
     const auto jobs = k.find("jobs");
     if (has("fio version") || (jobs != k.end() && jobs->second.type == json::value_t::array))
-        return {FileKind::Calibration, "fio", ""};
-    if (has("nvbandwidth")) return {FileKind::Calibration, "nvbandwidth", ""};
+        return calibration(CalibrationFormat::Fio);
+    if (has("nvbandwidth")) return calibration(CalibrationFormat::Nvbandwidth);
     return {FileKind::Unknown, "", unknownReason(source)};
 }
 
@@ -227,7 +229,8 @@ FileClass classifyStart(std::string_view text, const std::string& source, More&&
     if (text[first] != '{' && text[first] != '[') {
         if (auto f = detectTraceFormat(line, source))
             return {FileKind::Trace, std::string(toString(*f)), ""};
-        if (isParetoHeader(line)) return {FileKind::Calibration, "pareto-csv", ""};
+        if (isParetoHeader(line))
+            return {FileKind::Calibration, std::string(toString(CalibrationFormat::ParetoCsv)), ""};
     }
     const std::string_view rest = jsonAfterPreamble(text);
     if (rest.empty()) {
@@ -277,7 +280,7 @@ const FileKindInfo& fileKindInfo(FileKind kind) {
 }
 
 bool hasExtensionOf(const fs::path& path, FileKind kind) {
-    const std::string name = lowerAscii(path.filename().string());
+    const std::string name = lower(path.filename().string());
     for (std::string_view ext : fileKindInfo(kind).extensions)
         if (name.size() > ext.size() &&
             name.compare(name.size() - ext.size(), ext.size(), ext) == 0)
@@ -315,7 +318,7 @@ FileClass classifyFile(const fs::path& path) {
     if (fs::is_directory(path, ec))
         return {FileKind::Unknown, "", source + ": a folder, not a file"};
     // Compressed traces are read by their name (the trace reader's rule) and told apart by it.
-    const std::string ext = lowerAscii(path.extension().string());
+    const std::string ext = lower(path.extension().string());
     if (ext == ".gz" || ext == ".zst") return {FileKind::Trace, "", ""};
     std::ifstream in(path, std::ios::binary);
     if (!in) return {FileKind::Unknown, "", source + ": cannot read the file"};
@@ -361,6 +364,41 @@ FilesToRead filesToRead(const std::vector<fs::path>& paths, FileKind kind) {
         out.files.insert(out.files.end(), inside.begin(), inside.end());
     }
     return out;
+}
+
+namespace {
+
+struct FormatName {
+    CalibrationFormat format;
+    std::string_view name;
+};
+constexpr FormatName kCalibrationFormats[] = {
+    {CalibrationFormat::Kvbe, "kvbe"},
+    {CalibrationFormat::PyKvcacheV1, "py-kvcache-v1"},
+    {CalibrationFormat::PyKvcacheV2, "py-kvcache-v2"},
+    {CalibrationFormat::PyKvcache, "py-kvcache"},
+    {CalibrationFormat::ParetoCsv, "pareto-csv"},
+    {CalibrationFormat::Fio, "fio"},
+    {CalibrationFormat::Nvbandwidth, "nvbandwidth"},
+};
+
+} // namespace
+
+std::optional<CalibrationFormat> parseCalibrationFormat(std::string_view text) {
+    for (const auto& f : kCalibrationFormats)
+        if (f.name == text) return f.format;
+    return std::nullopt;
+}
+
+std::string_view toString(CalibrationFormat format) {
+    for (const auto& f : kCalibrationFormats)
+        if (f.format == format) return f.name;
+    return "kvbe";
+}
+
+bool isPyKvcache(CalibrationFormat format) {
+    return format == CalibrationFormat::PyKvcacheV1 || format == CalibrationFormat::PyKvcacheV2 ||
+           format == CalibrationFormat::PyKvcache;
 }
 
 } // namespace kvbe

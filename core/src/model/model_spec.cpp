@@ -1,5 +1,7 @@
 #include "kvbe/model/model_spec.h"
 
+#include "kvbe/base/text.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -38,9 +40,7 @@ std::string_view toString(KvDtype d) {
 }
 
 std::optional<KvDtype> parseKvDtype(std::string_view text) {
-    std::string s(text);
-    for (auto& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string s = lower(text);
     if (s == "bf16" || s == "bfloat16") return KvDtype::BF16;
     if (s == "fp16" || s == "float16" || s == "half") return KvDtype::FP16;
     if (s == "fp8" || s == "fp8_e4m3" || s == "fp8_e5m2" || s == "float8_e4m3fn")
@@ -193,10 +193,7 @@ double ModelSpec::simpleAttentionCoefficient() const {
 
 bool sameModelName(const std::string& a, const std::string& b) {
     auto name = [](const std::string& id) {
-        std::string s = id.substr(id.rfind('/') == std::string::npos ? 0 : id.rfind('/') + 1);
-        for (auto& c : s)
-            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        return s;
+        return lower(id.substr(id.rfind('/') == std::string::npos ? 0 : id.rfind('/') + 1));
     };
     return name(a) == name(b);
 }

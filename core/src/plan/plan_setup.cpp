@@ -13,14 +13,14 @@ const TierSpec* presetOf(const TierConfig& t, const Presets& presets) {
     return t.preset.empty() ? nullptr : presets.findTier(t.preset);
 }
 
-bool isKind(const TierConfig& t, const Presets& presets, const char* kind) {
+bool isKind(const TierConfig& t, const Presets& presets, TierKind kind) {
     const auto* spec = presetOf(t, presets);
     return spec && spec->kind == kind;
 }
 
 // An NVMe preset's tier, or a scenario's own tier (no preset) that names a rated drive.
 bool isNvme(const TierConfig& t, const Presets& presets) {
-    return isKind(t, presets, "nvme") || (t.preset.empty() && t.drive.rated());
+    return isKind(t, presets, TierKind::Nvme) || (t.preset.empty() && t.drive.rated());
 }
 
 } // namespace
@@ -128,7 +128,7 @@ RequestResult<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, 
             if (!t || !isNvme(*t, presets)) {
                 std::string keys;
                 for (const auto& [k, spec] : presets.tiers())
-                    if (spec.kind == "nvme") keys += (keys.empty() ? "" : ", ") + k;
+                    if (spec.kind == TierKind::Nvme) keys += (keys.empty() ? "" : ", ") + k;
                 return RequestError{RequestField::Drives,
                                     "'" + key + "': not an NVMe tier preset or NVMe tier of the " +
                                         "scenario; expected one of " + keys};
@@ -150,7 +150,7 @@ RequestResult<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, 
         for (const auto& t : e.scenario.tiers)
             if (isNvme(t, presets)) keys.push_back(t.preset.empty() ? t.name : t.preset);
         for (const auto& [key, spec] : presets.tiers())
-            if (spec.kind == "nvme") keys.push_back(key);
+            if (spec.kind == TierKind::Nvme) keys.push_back(key);
         for (const auto& key : keys) {
             auto t = configFor(key);
             const bool seen = std::any_of(drives.begin(), drives.end(), [&](const TierConfig& d) {
@@ -165,7 +165,7 @@ RequestResult<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, 
     withDrives.tiers.clear();
     const TierConfig* dram = nullptr;
     for (const auto& t : e.scenario.tiers)
-        if (!dram && isKind(t, presets, "dram")) dram = &t;
+        if (!dram && isKind(t, presets, TierKind::Dram)) dram = &t;
     if (dram) withDrives.tiers.push_back(*dram);
     for (const auto& d : drives)
         withDrives.tiers.push_back(d);

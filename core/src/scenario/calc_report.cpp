@@ -349,7 +349,7 @@ json tiersJson(const Presets& p) {
     for (const auto& [k, t] : p.tiers()) {
         a.push_back({{"key", k},
                      {"name", t.name},
-                     {"kind", t.kind},
+                     {"kind", t.kind ? json(std::string(toString(*t.kind))) : json("")},
                      {"read_Bps", t.readBps},
                      {"write_Bps", t.writeBps},
                      {"t_fixed_s", t.tFixedS},

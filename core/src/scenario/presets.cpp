@@ -1,5 +1,7 @@
 #include "kvbe/scenario/presets.h"
 
+#include "kvbe/base/text.h"
+
 #include "kvbe/base/json_fields.h"
 #include "kvbe/base/json_text.h"
 #include "kvbe/cost/cost_model.h"
@@ -16,13 +18,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 std::string joinKeys(const auto& map) {
     std::string out;
@@ -105,7 +100,10 @@ Result<std::map<std::string, TierSpec>> parseTierPresets(std::string_view text,
             TierSpec s;
             s.key = key;
             s.name = r.string(t, "name", at + ".name").value_or(key);
-            s.kind = r.string(t, "kind", at + ".kind").value_or("");
+            if (auto kind = r.string(t, "kind", at + ".kind")) {
+                s.kind = parseTierKind(*kind);
+                if (!s.kind) r.fail(at + ".kind", tierKindChoices(), &t["kind"]);
+            }
             s.readBps = positive(r, t, "read_GBps", at) * 1e9;
             s.writeBps = positive(r, t, "write_GBps", at) * 1e9;
             const std::string fixed = "a number of milliseconds, 0 or more";

@@ -192,7 +192,7 @@ TierConfig tierFromPreset(const TierSpec& spec) {
     if (spec.writeBps > 0) t.writeGBps = spec.writeBps / 1e9;
     t.tFixedMs = spec.tFixedS * 1e3;
     t.tLayerUs = spec.tLayerS * 1e6;
-    t.staging = spec.kind == "nvme" ? Staging::Pipelined : Staging::None;
+    t.staging = spec.kind == TierKind::Nvme ? Staging::Pipelined : Staging::None;
     t.amplification = spec.amplification;
     t.drive = spec.drive;
     return t;

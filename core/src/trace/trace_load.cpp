@@ -3,6 +3,8 @@
 // arrival times at all.
 #include "kvbe/trace/trace_capacity.h"
 
+#include "kvbe/base/text.h"
+
 #include "kvbe/base/statistics.h"
 #include "kvbe/base/units.h"
 
@@ -49,9 +51,7 @@ Result<LatencyTarget> parseLatencyTarget(std::string_view text) {
     const auto eq = text.find('=');
     if (eq == std::string_view::npos)
         return Error{quoted + ": expected STATISTIC=DURATION, e.g. p99=2s, p90=500ms or mean=1s"};
-    std::string stat(text.substr(0, eq));
-    for (auto& c : stat)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string stat = lower(text.substr(0, eq));
     const std::string_view value = text.substr(eq + 1);
     LatencyTarget t;
     if (stat == "mean") {

@@ -2,6 +2,7 @@
 // match.
 #include "kvbe/gpu/gpu_probes.h"
 
+#include "kvbe/base/text.h"
 #include "kvbe/base/units.h"
 
 #include <algorithm>
@@ -70,9 +71,7 @@ Result<probes::ProbeOptions> PrefillProbe::configure(const ProbeArgs& a) {
 }
 
 std::optional<std::string> matchGpuPreset(const std::string& deviceName) {
-    std::string n = deviceName;
-    for (auto& c : n)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string n = lower(deviceName);
     const auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
     if (has("h200")) return "h200";
     if (has("h100")) {

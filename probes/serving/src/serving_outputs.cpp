@@ -3,6 +3,7 @@
 #include "kvbe/base/host_info.h"
 #include "kvbe/base/json_text.h"
 #include "kvbe/calibration/fit.h"
+#include "kvbe/files/file_kind.h"
 #include "serving_parts.h"
 
 #include <algorithm>
@@ -42,7 +43,7 @@ probes::ExitResult<CellSummary> summariseCells(const SweepData& d, probes::Probe
     const ServingSettings& s = *d.settings;
     CellSummary out;
     Calibration& c = out.c;
-    c.format = "kvbe";
+    c.format = toString(CalibrationFormat::Kvbe);
     c.host = hostName();
     c.date = utcNow();
     c.gpuName = s.gpuName;

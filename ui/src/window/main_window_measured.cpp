@@ -39,7 +39,8 @@ Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::
             if (tFixedMs) t.tFixedMs = *tFixedMs;
             return out;
         }
-    const std::string kind = probe.startsWith(QLatin1String("nvme-")) ? "nvme" : "dram";
+    const TierKind kind =
+        probe.startsWith(QLatin1String("nvme-")) ? TierKind::Nvme : TierKind::Dram;
     TierConfig t;
     t.name = name;
     t.bandwidthGBps = gbps;

@@ -45,6 +45,9 @@ struct FitResult {
     std::vector<FitResidual> residuals;
     std::map<std::string, std::optional<double>> breakevenPrefix; // p* per tier with fitted values
     std::vector<std::string> notes; // what could not be fitted, and why
+    // The note that says the fixed cost's form (notes[*fixedCostNote]), for a reader that shows
+    // the form its own way; none where there is no such note.
+    std::optional<std::size_t> fixedCostNote;
     // Why the fit should not be trusted (a parameter at its bound, residuals above
     // kReliableRmsResidual), one sentence each; empty for a fit that describes its data.
     std::vector<std::string> unreliable;

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,27 @@ struct FileClass {
 // The format of an Unknown file that is nvbandwidth's text output: kvbe reads only its JSON, and
 // the reason says how to get that.
 inline constexpr std::string_view kNvbandwidthText = "nvbandwidth-text";
+
+// A calibration's format (FileClass::format and Calibration::format name it): kvbe's own, each
+// py-kvcache schema ("py-kvcache" where the file's schema is neither 1 nor 2), pareto-csv, fio's
+// JSON and nvbandwidth's. One parser and one name each, so a typo fails to compile.
+enum class CalibrationFormat {
+    Kvbe,
+    PyKvcacheV1,
+    PyKvcacheV2,
+    PyKvcache,
+    ParetoCsv,
+    Fio,
+    Nvbandwidth
+};
+std::optional<CalibrationFormat> parseCalibrationFormat(std::string_view text);
+std::string_view toString(CalibrationFormat format);
+// py-kvcache's break-even files, any schema.
+bool isPyKvcache(CalibrationFormat format);
+// The format a Calibration or FileClass names, where it is one of these.
+inline std::optional<CalibrationFormat> calibrationFormatOf(const std::string& format) {
+    return parseCalibrationFormat(format);
+}
 
 // Reads the file's head; a JSON document whose head does not decide is read on, up to
 // kMaxJsonFileBytes, without building it.

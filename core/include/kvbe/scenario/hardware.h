@@ -4,8 +4,25 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace kvbe {
+
+// What a tier preset is built of (resources/tiers.json's "kind").
+enum class TierKind { Dram, Nvme, Network };
+// "dram", "nvme", "network" (any case); none for anything else.
+std::optional<TierKind> parseTierKind(std::string_view text);
+std::string_view toString(TierKind kind);
+// "dram, nvme or network": what parseTierKind takes, for error messages.
+std::string tierKindChoices();
+
+// The tier-name synonym rule, the one every reader of another tool's or a paper's tier names
+// uses (calibration fits, published figures, py-kvcache's export): "ssd", "nvme" and "disk" name
+// the NVMe kind, "mem", "dram" and "cpu" the DRAM kind, in any case. tierKindOfWord reads a
+// word that names a kind ("SSD" -> Nvme); nameSuggestsKind says whether a tier's own name
+// contains one of the kind's words ("Local NVMe (Gen5)" suggests Nvme).
+std::optional<TierKind> tierKindOfWord(std::string_view word);
+bool nameSuggestsKind(std::string_view name, TierKind kind);
 
 struct GpuSpec {
     std::string key;      // "h100-sxm"
@@ -32,10 +49,10 @@ struct DriveRating {
 };
 
 struct TierSpec {
-    std::string key;    // "nvme-gen5"
-    std::string name;   // "NVMe (PCIe 5.0)"
-    std::string kind;   // dram, nvme, network
-    double readBps = 0; // bytes/s
+    std::string key;              // "nvme-gen5"
+    std::string name;             // "NVMe (PCIe 5.0)"
+    std::optional<TierKind> kind; // none where the preset does not say
+    double readBps = 0;           // bytes/s
     double writeBps = 0;
     double tFixedS = 0;       // t0 of the fixed cost per hit
     double tLayerS = 0;       // its per-layer part: t_fixed = t0 + layers · t_layer
