@@ -85,9 +85,7 @@ std::string_view toString(WeightDtype d) {
 }
 
 std::optional<WeightDtype> parseWeightDtype(std::string_view text) {
-    std::string s(text);
-    for (auto& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string s = lower(text);
     if (s == "int4" || s == "w4") return WeightDtype::INT4;
     if (auto kv = parseKvDtype(s)) return weightDtypeOf(*kv);
     return std::nullopt;

@@ -7,19 +7,13 @@
 // A method not listed (mxfp4 quantizes only the experts) leaves the weights in torch_dtype, with
 // a note: the scenario's weight precision then says what is served.
 #include "config_parts.h"
+#include "kvbe/base/text.h"
 
-#include <cctype>
 #include <string>
 
 namespace kvbe::detail {
 
 namespace {
-
-std::string lower(std::string s) {
-    for (auto& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 
 std::optional<WeightDtype> fromBits(double bits, bool isFloat) {
     if (bits == 8) return isFloat ? WeightDtype::FP8 : WeightDtype::INT8;
