@@ -272,6 +272,27 @@ class TestCliTrace : public QObject {
             QVERIFY2(err.contains(QString::fromUtf8(part)), qPrintable(err));
     }
 
+    // The same 70B served with FP8 weights (--weights fp8, or weight_dtype in the scenario):
+    // the decoder's 68.45 B weights take a byte each, the embeddings and untied lm_head
+    // (2 · 128256 · 8192) stay in BF16, so 90 % of 141 GB leaves 54.24 GB for KV.
+    void fp8WeightsLeaveRoomForKv() {
+        const double decoder =
+            80 * (8192.0 * 8192 * 2 + 8192.0 * 1024 * 2 + 3.0 * 8192 * 28672 + 2 * 8192) + 8192;
+        const double left = 0.9 * 141e9 - (decoder + 2 * 2 * 128256.0 * 8192);
+        const auto r = cli({"trace", "replay", fixture("hand.jsonl"), "--model",
+                            "meta-llama/Llama-3.3-70B-Instruct", "--gpu", "h200", "--weights",
+                            "fp8", "--tier", "dram-pcie5", "--output", "json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const auto gpu = json(r)["tiers"].toArray()[0].toObject();
+        QCOMPARE(gpu["name"].toString(), QStringLiteral("gpu"));
+        QVERIFY2(std::abs(gpu["capacity_bytes"].toDouble() - left) <= 1e-9 * left,
+                 qPrintable(QString::number(gpu["capacity_bytes"].toDouble(), 'f', 0)));
+        const auto bad = cli({"trace", "replay", fixture("hand.jsonl"), "--weights", "int3"});
+        QVERIFY(bad.exitCode != 0);
+        QVERIFY2(QString::fromUtf8(bad.err).contains(QLatin1String("--weights")),
+                 bad.err.constData());
+    }
+
     // The reads asked of a tier, by hand: on hand.jsonl (arrivals 0, 1, 2, 3 s) r3 finds 1,024
     // tokens in DRAM and r4 512; each token of Llama 3.2 3B is 28 layers x 8 KV heads x 128 x 2
     // (K, V) x 2 bytes of KV, asked over the trace's 3 s. Without prefill servers no link is

@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QTemporaryDir>
+#include <algorithm>
 
 using namespace kvbe;
 using kvbe::test::preset;
@@ -153,6 +154,80 @@ class TestModelConfig : public QObject {
         QCOMPARE(m.expertsPerToken, 4);
         QVERIFY(m.weightDtype == KvDtype::BF16); // no torch_dtype; MXFP4 experts do not change KV
         QVERIFY(!m.notes.empty());
+    }
+
+    // The weights' precision: quantization_config as each method writes it (transformers'
+    // FineGrainedFP8Config for DeepSeek-V3's; llm-compressor's compressed-tensors config_groups;
+    // AutoAWQ's bits), else torch_dtype. A method kvbe does not read (gpt-oss's mxfp4, which
+    // quantizes only the experts) leaves torch_dtype, with a note.
+    void quantizationConfigSetsTheWeights() {
+        QVERIFY(preset("deepseek-ai/DeepSeek-V3").quantizedWeights == WeightDtype::FP8);
+        QVERIFY(preset("deepseek-ai/DeepSeek-V3").weightDtype == KvDtype::BF16); // KV stays
+        const auto& oss = preset("openai/gpt-oss-120b");
+        QVERIFY(!oss.quantizedWeights);
+        QVERIFY(oss.servedWeights(std::nullopt) == WeightDtype::BF16);
+        QVERIFY(std::any_of(oss.notes.begin(), oss.notes.end(), [](const std::string& n) {
+            return n.find("mxfp4") != std::string::npos;
+        }));
+        const auto& llama = preset("meta-llama/Llama-3.3-70B-Instruct");
+        QVERIFY(!llama.quantizedWeights);
+        QVERIFY(llama.servedWeights(std::nullopt) == WeightDtype::BF16);
+
+        const std::string base =
+            R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
+                "num_attention_heads": 4, "vocab_size": 10, "torch_dtype": "bfloat16",
+                "quantization_config": )";
+        const auto read = [&](const std::string& q) {
+            auto r = parseModelConfig(base + q + "}", "q/config.json", "q");
+            if (!r) qFatal("%s", r.message().c_str());
+            return *r;
+        };
+        const char* ctFloat8 =
+            R"({"config_groups": {"group_0": {"input_activations": {"dynamic": true,
+                "num_bits": 8, "strategy": "token", "symmetric": true, "type": "float"},
+                "targets": ["Linear"], "weights": {"dynamic": false, "num_bits": 8,
+                "strategy": "channel", "symmetric": true, "type": "float"}}},
+                "format": "float-quantized", "ignore": ["lm_head"],
+                "quant_method": "compressed-tensors", "quantization_status": "compressed"})";
+        QVERIFY(read(ctFloat8).quantizedWeights == WeightDtype::FP8);
+        const char* ctInt4 =
+            R"({"config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4,
+                "type": "int", "symmetric": true, "strategy": "group", "group_size": 128}}},
+                "format": "pack-quantized", "quant_method": "compressed-tensors"})";
+        QVERIFY(read(ctInt4).quantizedWeights == WeightDtype::INT4);
+        const char* awq =
+            R"({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": true,
+                "version": "gemm"})";
+        QVERIFY(read(awq).quantizedWeights == WeightDtype::INT4);
+        QVERIFY(
+            read(R"({"quant_method": "bitsandbytes", "load_in_8bit": true})").quantizedWeights ==
+            WeightDtype::INT8);
+
+        // Not an object: refused, naming the field.
+        auto bad = parseModelConfig(base + R"("fp8"})", "q/config.json", "q");
+        QVERIFY(!bad.ok());
+        QVERIFY2(QString::fromStdString(bad.message()).contains("'quantization_config'"),
+                 bad.message().c_str());
+    }
+
+    // The weights' bytes by hand for Llama 3.3 70B: 80 layers of attention 8192²·2 +
+    // 8192·1024·2, MLP 3·8192·28672 and 2 norms, a final norm, and the embeddings and untied
+    // lm_head of 128256·8192 each. In BF16 every weight takes 2 bytes; in FP8 the decoder's take
+    // 1 and the embeddings and lm_head stay in BF16; in INT4 the decoder's take half a byte.
+    void weightBytesByHand() {
+        const auto& m = preset("meta-llama/Llama-3.3-70B-Instruct");
+        const double decoder =
+            80 * (8192.0 * 8192 * 2 + 8192.0 * 1024 * 2 + 3.0 * 8192 * 28672 + 2 * 8192) + 8192;
+        const double embeddings = 2 * 128256.0 * 8192;
+        QCOMPARE(m.paramsTotal, decoder + embeddings);
+        QCOMPARE(m.weightBytes(std::nullopt), 2 * (decoder + embeddings));
+        QCOMPARE(m.weightBytes(WeightDtype::BF16), 2 * (decoder + embeddings));
+        QCOMPARE(m.weightBytes(WeightDtype::FP8), decoder + 2 * embeddings);
+        QCOMPARE(m.weightBytes(WeightDtype::INT4), 0.5 * decoder + 2 * embeddings);
+        QCOMPARE(m.weightBytes(WeightDtype::FP32), 4 * (decoder + embeddings));
+        QVERIFY(parseWeightDtype("INT4") == WeightDtype::INT4);
+        QVERIFY(parseWeightDtype("float8_e4m3fn") == WeightDtype::FP8);
+        QVERIFY(!parseWeightDtype("int3"));
     }
 
     // Switched-off and context-long windows change nothing.

@@ -41,6 +41,7 @@ class TestScenario : public QObject {
         s.rampHalfTokens = 1536.5;
         s.flopModel = FlopModel::Detailed;
         s.kvDtype = KvDtype::FP8;
+        s.weightDtype = WeightDtype::INT4;
         s.tensorParallel = 4;
         s.sharedPath = true;
         s.hostLinkGBps = 51.2;
@@ -90,6 +91,10 @@ class TestScenario : public QObject {
         QTest::newRow("a config.json")
             << QByteArray(R"({"num_hidden_layers": 2, "architectures": []})")
             << "model config.json";
+        QTest::newRow("weight dtype int3")
+            << QByteArray(R"({"kvbe_scenario": 1, "weight_dtype": "int3"})")
+            << "'weight_dtype' is a string (\"int3\"); expected bf16, fp16, fp8, int8, int4 or "
+               "fp32";
         QTest::newRow("utilisation 0")
             << QByteArray(R"({"kvbe_scenario": 1, "utilisation": 0})") << "'utilisation'";
         QTest::newRow("utilisation 1.5")

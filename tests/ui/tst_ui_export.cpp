@@ -171,6 +171,22 @@ class TestUiExport : public QObject {
             QVERIFY2(text.contains(key), qPrintable(key));
     }
 
+    // An export is for a slide (issue 40): the nominal note stays, its on-screen hint ("File ▸
+    // Built-in scenarios has one fitted to the study") does not; the screen keeps it.
+    void exportsLeaveOutOnScreenHints() {
+        auto* c = chartOf(m_window, "breakeven");
+        QVERIFY2(c->chart()->title().contains(QStringLiteral("Built-in scenarios")),
+                 qPrintable(c->chart()->title()));
+        const QString path = m_dir.filePath(QStringLiteral("slide.svg"));
+        QVERIFY(exportChart(*c, path, QSize(1600, 900)).ok());
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString svg = QString::fromUtf8(f.readAll());
+        QVERIFY(svg.contains(QStringLiteral("per-hit overhead that dominates short prompts")));
+        QVERIFY(!svg.contains(QStringLiteral("Built-in scenarios")));
+        QVERIFY(!svg.contains(QStringLiteral("▸")));
+    }
+
     void exportKeepsWhatTheUserDid() {
         auto* c = chartOf(m_window, "breakeven");
         c->setSeriesHidden("bstar", true);

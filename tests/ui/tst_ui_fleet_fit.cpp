@@ -163,6 +163,34 @@ class TestUiFleetFit : public QObject {
                  qPrintable(fitSummary(fleet)));
     }
 
+    // The Adopt question says when the file was measured on another GPU than the scenario's
+    // (it said so for another model only): node17 measured an H100; the scenario on an H200.
+    void adoptWarnsOfAnotherGpu() {
+        auto w = makeWindow();
+        auto* fleet = fleetPanelOf(w);
+        QVERIFY(w->importCalibrations({kFixtures + QStringLiteral("/kvbe-node17.json")}));
+        QVERIFY(waitImport(fleet));
+        QString details;
+        w->setAsk([&](QWidget*, const Question& q) {
+            details = q.details;
+            return QMessageBox::No;
+        });
+        fleet->selectRow(0);
+        QVERIFY(fleet->fitSelected().ok());
+        fleet->adoptFitted();
+        QVERIFY2(!details.isEmpty() && !details.contains(QStringLiteral("measured on")),
+                 qPrintable(details));
+
+        panelOf(w).pickGpu(QStringLiteral("h200"));
+        w->refreshNow();
+        QVERIFY(fleet->fitSelected().ok());
+        fleet->adoptFitted();
+        QVERIFY2(details.contains(QStringLiteral(
+                     "The file was measured on NVIDIA H100 80GB HBM3; the scenario's GPU is "
+                     "NVIDIA H200 SXM 141GB")),
+                 qPrintable(details));
+    }
+
     void adoptChangesNothingWithoutConfirmationAndUndoRestores() {
         auto w = makeWindow();
         auto* fleet = fleetPanelOf(w);

@@ -6,6 +6,7 @@
 #include "ui_test_support.h"
 
 #include "kvbe/plan/plan.h"
+#include "kvbe/scenario/prices.h"
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/charts/plan_chart.h"
 #include "kvbe/ui/workload/plan_section.h"
@@ -13,6 +14,7 @@
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QSignalSpy>
@@ -119,6 +121,68 @@ class TestUiPlan : public QObject {
         QCOMPARE(section->chart(), child<PlanChart>(section, QStringLiteral("plan")));
         tabs->setCurrentIndex(i);
         QCOMPARE(viewOf(*w)->visibleChart(), static_cast<WorkloadChart*>(section->chart()));
+    }
+
+    // The prices on screen (issue 40): DRAM per GiB, each drive and the GPU-hour, as the shipped
+    // example table gives them, each with its source in the tooltip. An edit re-plans at the new
+    // price (every point's DRAM costs its GiB at it), is saved in the scenario as `prices`, and
+    // Edit > Undo takes it back.
+    void pricesAreOnScreenAndEditable() {
+        QTemporaryDir dir;
+        auto w = shownOnPlan();
+        auto* v = viewOf(*w);
+        auto* s = sectionOf(*w);
+        QVERIFY(v->openTrace(writeSharedPrefix(dir)));
+        QVERIFY(settle(*w));
+        QVERIFY(s->plan() && s->plan()->result);
+        const auto builtin = *builtinPriceTable();
+
+        auto* dram = child<QLineEdit>(s, QStringLiteral("planPrice-dram"));
+        QCOMPARE(dram->text(), QStringLiteral("18.80"));
+        QVERIFY2(dram->toolTip().contains(QLatin1String("hi-tech.ua")),
+                 qPrintable(dram->toolTip()));
+        auto* drive = child<QLineEdit>(s, QStringLiteral("planPrice-drive-nvme-gen5"));
+        QCOMPARE(drive->text(), QStringLiteral("2250"));
+        QVERIFY(drive->toolTip().contains(QLatin1String("OSCOO")));
+        auto* gpu = child<QLineEdit>(s, QStringLiteral("planPrice-gpu"));
+        const std::string gpuKey = explorerOf(w)->scenario().gpu;
+        QCOMPARE(gpu->text(), QString::number(builtin.gpuPerHour.at(gpuKey).usd, 'f', 2));
+        QVERIFY(child<QLabel>(s, QStringLiteral("planPricesTitle"))
+                    ->text()
+                    .contains(QLatin1String("examples")));
+
+        // DRAM at $10 a GiB: one undoable edit, re-planned at that price.
+        const Scenario before = explorerOf(w)->scenario();
+        dram->setText(QStringLiteral("10"));
+        emit dram->editingFinished();
+        QVERIFY(settle(*w));
+        QVERIFY(explorerOf(w)->scenario().prices.dramPerGiB);
+        QCOMPARE(explorerOf(w)->scenario().prices.dramPerGiB->usd, 10.0);
+        QVERIFY(QString::fromStdString(scenarioToJson(explorerOf(w)->scenario()))
+                    .contains(QLatin1String("\"dram_usd_per_GiB\": 10")));
+        int withDram = 0;
+        for (const PlanPoint& p : s->plan()->result->points) {
+            if (p.dramBytes <= 0) continue;
+            ++withDram;
+            QVERIFY(sameValue(p.dramUsd, p.dramBytes / (1024.0 * 1024 * 1024) * 10, 1e-9));
+        }
+        QVERIFY(withDram > 0);
+        QCOMPARE(dram->text(), QStringLiteral("10.00"));
+        QVERIFY(dram->toolTip().contains(QLatin1String("Your price")));
+
+        // A price that is not one: said, nothing changes.
+        drive->setText(QStringLiteral("cheap"));
+        emit drive->editingFinished();
+        QVERIFY(child<QLabel>(s, QStringLiteral("planPricesError"))->isVisibleTo(s));
+        QVERIFY(explorerOf(w)->scenario().prices.drive.empty());
+
+        explorerOf(w)->undoStack()->undo();
+        QVERIFY(settle(*w));
+        QCOMPARE(explorerOf(w)->scenario(), before);
+        QCOMPARE(dram->text(), QStringLiteral("18.80"));
+        for (const PlanPoint& p : s->plan()->result->points)
+            if (p.dramBytes > 0)
+                QVERIFY(sameValue(p.dramUsd, p.dramBytes / (1024.0 * 1024 * 1024) * 18.80, 1e-9));
     }
 
     // The plan on the small trace: the sentence, the colours, a limit change, the exports.

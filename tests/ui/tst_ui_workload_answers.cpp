@@ -7,6 +7,7 @@
 #include "workload_reference.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -62,8 +63,9 @@ class TestUiWorkloadAnswers : public QObject {
         QVERIFY(v->result() && v->result()->gpuCacheMissing);
         const QString summary = text(v, "workloadSummary");
         for (const char* part :
-             {"weights (141.11 GB) do not fit in 90 % of one NVIDIA H200 SXM 141GB (126.90 GB)",
-              "2 GPUs leave 112.69 GB", "4 GPUs leave 366.49 GB", "GPU slider"})
+             {"weights (141.11 GB in BF16) do not fit in 90 % of one NVIDIA H200 SXM 141GB (126.90 "
+              "GB)",
+              "Model ▸ Weights", "2 GPUs leave 112.69 GB", "4 GPUs leave 366.49 GB", "GPU slider"})
             QVERIFY2(summary.contains(QString::fromUtf8(part)), qPrintable(summary));
         QVERIFY2(!summary.contains(QLatin1String("--gpu-cache")), qPrintable(summary));
         // Said once: no red box repeating it.
@@ -94,6 +96,62 @@ class TestUiWorkloadAnswers : public QObject {
         QCOMPARE(v->result()->config.gpuCapacityBytes, 16.0 * 1024 * 1024 * 1024);
         QVERIFY2(text(v, "workloadTier0Value").startsWith(QLatin1String("16 GiB")),
                  qPrintable(text(v, "workloadTier0Value")));
+    }
+
+    // Llama 3.3 70B with FP8 weights on one H200 (issue 40): the decoder's 68.45 B weights take
+    // a byte each, the embeddings and untied lm_head (2 · 128256 · 8192) stay in BF16, so the
+    // weights take 72.66 GB and 90 % of 141 GB leaves 54.24 GB for KV: the Workload tab answers.
+    // The GPU row's handle sits at that value (it stayed at the left end when only the value
+    // changed), and a drag past it is said in red.
+    void seventyBWithFp8WeightsOnOneH200GetsAnAnswer() {
+        auto w = makeWindow();
+        w->show();
+        auto* v = viewOf(*w);
+        Scenario s = explorerOf(w)->scenario();
+        s.model = "meta-llama/Llama-3.3-70B-Instruct";
+        s.gpu = "h200";
+        s.tensorParallel = 1;
+        explorerOf(w)->edit(s, QStringLiteral("70B on an H200"));
+        QVERIFY(w->openTrace(QStringLiteral(KVBE_FIXTURES "/traces/hand.jsonl")));
+        QVERIFY(settle(*w));
+        QVERIFY(v->result() && v->result()->gpuCacheMissing);
+
+        // Weights ▸ FP8 in the scenario panel, as a user picks it.
+        QComboBox* weights = panelOf(w).get<QComboBox>("weightDtype");
+        const int fp8 = weights->findData(QStringLiteral("fp8"));
+        QVERIFY(fp8 > 0);
+        weights->setCurrentIndex(fp8);
+        emit weights->activated(fp8);
+        QVERIFY(settle(*w));
+        QVERIFY(explorerOf(w)->scenario().weightDtype == WeightDtype::FP8);
+        // Pins and legends tell it from the BF16 one.
+        QVERIFY2(explorerOf(w)->result()->label.contains(QLatin1String(", FP8 weights")),
+                 qPrintable(explorerOf(w)->result()->label));
+
+        const double decoder =
+            80 * (8192.0 * 8192 * 2 + 8192.0 * 1024 * 2 + 3.0 * 8192 * 28672 + 2 * 8192) + 8192;
+        const double embeddings = 2 * 128256.0 * 8192;
+        const double left = 0.9 * 141e9 - (decoder * 1 + embeddings * 2);
+        QVERIFY2(std::abs(left - 54.24e9) < 0.01e9, qPrintable(QString::number(left)));
+        QVERIFY(v->result() && !v->result()->gpuCacheMissing);
+        QVERIFY(v->result()->replay);
+        QVERIFY(sameValue(v->result()->config.gpuCapacityBytes, left));
+        const QString summary = text(v, "workloadSummary");
+        QVERIFY2(summary.startsWith(QLatin1String("With ")), qPrintable(summary));
+
+        auto* slider = child<QSlider>(v, QStringLiteral("workloadTier0"));
+        const int step = int(std::lround(std::log2(left / (1024.0 * 1024 * 1024)) * 4)) + 4;
+        QCOMPARE(slider->value(), step);
+        const QString value = text(v, "workloadTier0Value");
+        QVERIFY2(!value.contains(QLatin1String("beside the weights")), qPrintable(value));
+
+        // 128 GiB (step 32): more than the HBM the weights leave, said beside the slider.
+        slider->setValue(32);
+        QVERIFY(settle(*w));
+        const QString over = text(v, "workloadTier0Value");
+        QVERIFY2(over.startsWith(QLatin1String("128 GiB")) &&
+                     over.contains(QLatin1String("more than the 54.24 GB left beside the weights")),
+                 qPrintable(over));
     }
 
     // The conversation trace with 512 GiB of DRAM and 8 TiB of NVMe, write queues on (the

@@ -80,4 +80,8 @@ void countParameters(const Fields& f, const std::string& type, const ArchDefault
                      const AttentionLayout& a, const AttentionParams& attn,
                      const MoeShape& moeShape, ModelSpec& m);
 
+// The weights' precision config.json's quantization_config names (ModelSpec::quantizedWeights),
+// or a note saying why it is not read (quantization.cpp).
+void readQuantization(const Fields& f, ModelSpec& m);
+
 } // namespace kvbe::detail

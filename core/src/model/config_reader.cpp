@@ -406,6 +406,7 @@ ModelSpec build(const json& top, const std::string& source, const std::string& i
     countParameters(f, type, def, mla, a, attn, moe, m);
     m.cacheLayers = countCacheLayers(a, m.layers);
     readStateDtype(f, m);
+    readQuantization(f, m);
     return m;
 }
 

@@ -50,6 +50,77 @@ std::optional<KvDtype> parseKvDtype(std::string_view text) {
     return std::nullopt;
 }
 
+double bytesPerWeight(WeightDtype d) {
+    switch (d) {
+    case WeightDtype::FP32:
+        return 4;
+    case WeightDtype::BF16:
+    case WeightDtype::FP16:
+        return 2;
+    case WeightDtype::FP8:
+    case WeightDtype::INT8:
+        return 1;
+    case WeightDtype::INT4:
+        return 0.5;
+    }
+    return 2;
+}
+
+std::string_view toString(WeightDtype d) {
+    switch (d) {
+    case WeightDtype::FP32:
+        return "fp32";
+    case WeightDtype::BF16:
+        return "bf16";
+    case WeightDtype::FP16:
+        return "fp16";
+    case WeightDtype::FP8:
+        return "fp8";
+    case WeightDtype::INT8:
+        return "int8";
+    case WeightDtype::INT4:
+        return "int4";
+    }
+    return "bf16";
+}
+
+std::optional<WeightDtype> parseWeightDtype(std::string_view text) {
+    const std::string s = lower(text);
+    if (s == "int4" || s == "w4") return WeightDtype::INT4;
+    if (auto kv = parseKvDtype(s)) return weightDtypeOf(*kv);
+    return std::nullopt;
+}
+
+WeightDtype weightDtypeOf(KvDtype torchDtype) {
+    switch (torchDtype) {
+    case KvDtype::FP32:
+        return WeightDtype::FP32;
+    case KvDtype::BF16:
+        return WeightDtype::BF16;
+    case KvDtype::FP16:
+        return WeightDtype::FP16;
+    case KvDtype::FP8:
+        return WeightDtype::FP8;
+    case KvDtype::INT8:
+        return WeightDtype::INT8;
+    }
+    return WeightDtype::BF16;
+}
+
+WeightDtype ModelSpec::servedWeights(std::optional<WeightDtype> chosen) const {
+    if (chosen) return *chosen;
+    if (quantizedWeights) return *quantizedWeights;
+    return weightDtypeOf(weightDtype);
+}
+
+double ModelSpec::weightBytes(std::optional<WeightDtype> chosen) const {
+    const double per = bytesPerWeight(servedWeights(chosen));
+    const double own = bytesPerElement(weightDtype);
+    if (per >= own) return paramsTotal * per;
+    const double kept = std::min(paramsTotal, vocab * hidden + (tiedEmbeddings ? 0 : lmHeadParams));
+    return (paramsTotal - kept) * per + kept * own;
+}
+
 namespace {
 // Σ_{i=0}^{n-1} c(i) for each kind, continued to real n so that solvers can bisect.
 double cumulativePairs(AttnKind kind, double w, double n) {

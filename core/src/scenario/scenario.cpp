@@ -70,6 +70,11 @@ Scenario parse(const FieldReader& r, const Presets& presets) {
         if (!d) r.fail("state_dtype", "bf16, fp16, fp32 (or fp8, int8)", &j["state_dtype"]);
         s.stateDtype = *d;
     }
+    if (auto wd = r.string(j, "weight_dtype", "weight_dtype")) {
+        auto d = parseWeightDtype(*wd);
+        if (!d) r.fail("weight_dtype", "bf16, fp16, fp8, int8, int4 or fp32", &j["weight_dtype"]);
+        s.weightDtype = *d;
+    }
     if (auto tp = r.number(j, "tensor_parallel", "tensor_parallel", 1, 1024,
                            "a whole number from 1 to 1024")) {
         if (std::floor(*tp) != *tp)
@@ -226,6 +231,7 @@ std::string scenarioToJson(const Scenario& s) {
     j["flop_model"] = std::string(toString(s.flopModel));
     if (s.kvDtype) j["kv_dtype"] = std::string(toString(*s.kvDtype));
     if (s.stateDtype) j["state_dtype"] = std::string(toString(*s.stateDtype));
+    if (s.weightDtype) j["weight_dtype"] = std::string(toString(*s.weightDtype));
     j["tensor_parallel"] = s.tensorParallel;
     j["shared_path"] = s.sharedPath;
     if (s.hostLinkGBps) j["host_link_GBps"] = *s.hostLinkGBps;

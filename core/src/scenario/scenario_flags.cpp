@@ -30,6 +30,11 @@ const std::vector<ScenarioFlagSpec>& scenarioFlagSpecs() {
          "mamba_ssm_cache_dtype, else the model's dtype)",
          {"fp32", "bf16", "fp16"},
          &F::stateDtype},
+        {"--weights",
+         "The weights' precision as served, which sets the HBM left for KV (default: the "
+         "config's quantization_config, else its torch_dtype)",
+         {"bf16", "fp16", "fp8", "int8", "int4", "fp32"},
+         &F::weights},
         {"--params", "Parameter count P of the simple model (3.21e9, 70B)", {}, &F::params},
         {"--tp",
          "Tensor parallel degree, 1 to 1024: the query heads must divide by it, and the KV heads "
@@ -91,6 +96,7 @@ Result<FlaggedScenario> scenarioFromFlags(const ScenarioFlags& f) {
     if (!f.flops.empty()) s.flopModel = parseFlopModel(f.flops).value_or(s.flopModel);
     if (!f.kvDtype.empty()) s.kvDtype = parseKvDtype(f.kvDtype);
     if (!f.stateDtype.empty()) s.stateDtype = parseKvDtype(f.stateDtype);
+    if (!f.weights.empty()) s.weightDtype = parseWeightDtype(f.weights);
     if (!f.params.empty()) {
         auto p = parseParamCount(f.params);
         if (!p) return Error{"--params " + p.message()};

@@ -24,8 +24,9 @@ double capacityBytes(const Capacity& capacity, double blockBytes, double blockTo
 
 namespace {
 
-double weightBytes(const ModelSpec& m) {
-    return m.paramsTotal * bytesPerElement(m.weightDtype);
+// At the scenario's weight precision (ModelSpec::weightBytes).
+double weightBytes(const Evaluation& e) {
+    return e.model.weightBytes(e.scenario.weightDtype);
 }
 
 } // namespace
@@ -34,7 +35,7 @@ std::vector<TensorParallelFit> tensorParallelFits(const Evaluation& e, int maxGp
     std::vector<TensorParallelFit> out;
     if (!e.gpu) return out;
     for (int t : validTensorParallelSizes(e.model, maxGpus)) {
-        const double left = 0.9 * e.gpu->memoryBytes * t - weightBytes(e.model);
+        const double left = 0.9 * e.gpu->memoryBytes * t - weightBytes(e);
         if (left > 0) out.push_back({t, left});
     }
     return out;
@@ -44,7 +45,7 @@ Result<double> defaultGpuCacheBytes(const Evaluation& e) {
     if (!e.gpu)
         return Error{"the scenario's GPU is not a preset, so its memory is unknown; give the HBM "
                      "left for KV, e.g. --gpu-cache 40GiB"};
-    const double weights = weightBytes(e.model);
+    const double weights = weightBytes(e);
     const int tp = e.scenario.tensorParallel;
     const double left = 0.9 * e.gpu->memoryBytes * tp - weights;
     if (left > 0) return left;
@@ -59,7 +60,8 @@ Result<double> defaultGpuCacheBytes(const Evaluation& e) {
                            : ", with " + gpus + " " + formatBytes(f.kvBytes);
         ++shown;
     }
-    return Error{"the weights of " + e.model.id + " (" + formatBytes(weights) +
+    return Error{"the weights of " + e.model.id + " (" + formatBytes(weights) + " in " +
+                 std::string(toString(e.model.servedWeights(e.scenario.weightDtype))) +
                  ") do not fit in 90 % of " + std::to_string(tp) + " × " + e.gpu->name + " (" +
                  formatBytes(0.9 * e.gpu->memoryBytes * tp) + ")" +
                  (fits.empty() ? std::string("; no tensor-parallel size up to 8 GPUs holds them")

@@ -92,6 +92,7 @@ void clipToPlot(ChartView& view) {
 // layout events without a window appearing, on a display or offscreen.
 std::unique_ptr<ChartView> layoutCopy(const ChartView& source, QSize size) {
     auto copy = createChart(source.key());
+    copy->setProperty(kExportProperty, true);
     copy->setAttribute(Qt::WA_DontShowOnScreen);
     copy->setMinimumSize(1, 1);
     copy->resize(size);

@@ -93,6 +93,8 @@ QString tierNameText(const TierPath& tier) {
         .arg(bandwidthText(tier.effectiveBandwidthBps()));
 }
 QString millisText(double s) {
+    // Seconds past 1 s: "12.19 s", not "12191.6 ms".
+    if (std::abs(s) >= 1) return QString::number(s, 'f', std::abs(s) < 100 ? 2 : 1) + " s";
     return QString::number(s * 1e3, 'f', s < 0.01 ? 3 : 1) + " ms";
 }
 QString paramsText(double p) {

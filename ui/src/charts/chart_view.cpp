@@ -14,6 +14,7 @@
 #include <QLogValueAxis>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QRubberBand>
 #include <QScatterSeries>
 #include <QTextDocument>
@@ -114,6 +115,10 @@ void ChartView::setResults(ResultPtr current, std::vector<ResultPtr> pins) {
     m_current = std::move(current);
     m_pins = std::move(pins);
     if (m_current) refill();
+    // The readout under a still pointer follows new results (a key changed u): it kept the old
+    // value until the mouse moved.
+    if (m_tipBox->isVisible())
+        updateCrosshair(QPointF(m_crossV->line().x1(), m_crossH->line().y1()));
 }
 
 void ChartView::setChartStyle(ChartStyle style) {
@@ -204,7 +209,12 @@ QColor ChartView::dimmed(QColor c) const {
 
 void ChartView::setTitles(const QString& headline, const QString& detail, const QString& note) {
     m_plainTitle = headline + QStringLiteral(" · ") + detail;
-    m_titleParts = {headline, detail, note};
+    // An export is for a slide: the note's on-screen hints, a menu path in parentheses
+    // ("(File ▸ Built-in scenarios has one fitted …)"), stay on the screen.
+    QString kept = note;
+    if (property(kExportProperty).toBool())
+        kept.remove(QRegularExpression(QStringLiteral("\\s*\\([^()]*▸[^()]*\\)")));
+    m_titleParts = {headline, detail, kept};
     applyTitle();
 }
 

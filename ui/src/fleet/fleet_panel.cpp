@@ -27,6 +27,29 @@
 
 namespace kvbe {
 
+namespace {
+
+// Letters and digits only, in lower case: "NVIDIA H100 80GB HBM3" → "nvidiah10080gbhbm3".
+QString squeezed(const QString& s) {
+    QString out;
+    for (const QChar c : s)
+        if (c.isLetterOrNumber()) out += c.toLower();
+    return out;
+}
+
+// Whether a file's GPU name (nvidia-smi's, as the probes write it) is of the GPU preset's
+// family: the preset key less its form factor ("h100-sxm" → "h100", "rtx-4090" → "rtx4090")
+// within the name. A name the file leaves empty matches (nothing to warn about).
+bool sameGpuFamily(const std::string& measured, const std::string& presetKey) {
+    if (measured.empty() || presetKey.empty()) return true;
+    QString family = QString::fromStdString(presetKey);
+    for (const char* form : {"-sxm", "-pcie", "-nvl", "-80gb", "-40gb", "-ada"})
+        family.remove(QLatin1String(form));
+    return squeezed(QString::fromStdString(measured)).contains(squeezed(family));
+}
+
+} // namespace
+
 FleetPanel::FleetPanel(Explorer* explorer, QWidget* parent)
     : QWidget(parent), m_explorer(explorer),
       m_ask([this](const Question& q) { return askWithMessageBox(this, q); }) {
@@ -504,6 +527,16 @@ Status FleetPanel::adoptFitted() {
                 << tr("The fit is of %1; the scenario uses %2, whose utilisation may differ.")
                        .arg(QString::fromStdString(m_fitModel),
                             QString::fromStdString(r->model().id));
+    // Measured on another GPU: its peak and host link are not the scenario's.
+    const std::string& measuredGpu = m_model.at(m_fitRow).calibration.gpuName;
+    if (r && !sameGpuFamily(measuredGpu, now.gpu))
+        details << QString()
+                << tr("The file was measured on %1; the scenario's GPU is %2, whose peak and "
+                      "host link differ: the fitted utilisation and fixed costs may not carry "
+                      "over.")
+                       .arg(QString::fromStdString(measuredGpu),
+                            r->eval->gpu ? QString::fromStdString(r->eval->gpu->name)
+                                         : QString::fromStdString(now.gpu));
     details << QString() << tr("Edit > Undo takes it back.");
     q.details = details.join(QLatin1Char('\n'));
     q.buttons = QMessageBox::Yes | QMessageBox::No;

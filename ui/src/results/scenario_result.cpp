@@ -68,6 +68,10 @@ QString describeInputs(const Scenario& s, const Evaluation& e) {
             .arg(s.utilisation * 100, 0, 'f', 0)
             .arg(QString::fromStdString(std::string(toString(e.cost.inputs().kvDtype))).toUpper());
     if (s.computeDtype == "fp8") text += QStringLiteral(", FP8 compute");
+    // Weights chosen in the scenario (the config's are the model's own, said nowhere else).
+    if (s.weightDtype)
+        text += QStringLiteral(", %1 weights")
+                    .arg(QString::fromStdString(std::string(toString(*s.weightDtype))).toUpper());
     if (s.tensorParallel > 1) text += QStringLiteral(", TP %1").arg(s.tensorParallel);
     return text;
 }

@@ -234,12 +234,14 @@ QString gpuCacheAdvice(const Evaluation& e, const std::vector<TensorParallelFit>
     if (!e.gpu)
         return QStringLiteral("The scenario's GPU is not a preset, so its memory is unknown: %1.")
             .arg(slider);
-    const double weights = e.model.paramsTotal * bytesPerElement(e.model.weightDtype);
+    const double weights = e.model.weightBytes(e.scenario.weightDtype);
+    const WeightDtype served = e.model.servedWeights(e.scenario.weightDtype);
     const int tp = e.scenario.tensorParallel;
     QString s =
-        QStringLiteral("%1's weights (%2) do not fit in 90 % of %3 (%4), so no HBM is "
+        QStringLiteral("%1's weights (%2 in %3) do not fit in 90 % of %4 (%5), so no HBM is "
                        "left for KV.")
             .arg(QString::fromStdString(e.model.id), QString::fromStdString(formatBytes(weights)),
+                 QString::fromStdString(std::string(toString(served))).toUpper(),
                  tp == 1
                      ? QStringLiteral("one %1").arg(QString::fromStdString(e.gpu->name))
                      : QStringLiteral("%1 × %2").arg(tp).arg(QString::fromStdString(e.gpu->name)),
@@ -249,6 +251,10 @@ QString gpuCacheAdvice(const Evaluation& e, const std::vector<TensorParallelFit>
         sizes << QStringLiteral("%1 GPUs leave %2")
                      .arg(f.gpus)
                      .arg(QString::fromStdString(formatBytes(f.kvBytes)));
+    // Served quantized, they may fit: the Model box's Weights says in what precision they are.
+    if (bytesPerWeight(served) > 1)
+        s += QStringLiteral(" Served in FP8 or INT4, they take about a half or a quarter of that: "
+                            "set Weights in the scenario panel (Model ▸ Weights).");
     if (sizes.isEmpty())
         return s +
                QStringLiteral(" No tensor-parallel size up to 8 GPUs holds them: %1.").arg(slider);

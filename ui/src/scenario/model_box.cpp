@@ -52,6 +52,25 @@ ModelBox::ModelBox(ScenarioEditing& editing, QWidget* parent) : ScenarioPart(edi
         });
     });
 
+    // What the weights take of the HBM, so what is left for KV (the Workload tab's GPU row).
+    m_weights = new QComboBox(modelBox);
+    m_weights->setObjectName(QStringLiteral("weightDtype"));
+    m_weights->addItem(tr("config's"), QString());
+    for (const char* d : {"bf16", "fp16", "fp8", "int8", "int4"})
+        m_weights->addItem(QString::fromLatin1(d).toUpper(), QString::fromLatin1(d));
+    m_weights->setToolTip(
+        tr("The precision the weights are served in: what they take of the GPU's memory, so the "
+           "HBM left for KV. Default: config.json's quantization_config, else its torch_dtype. "
+           "The embeddings and lm_head stay in the model's dtype; INT4's group scales (about "
+           "3 %) are not counted"));
+    mf->addRow(tr("Weights"), m_weights);
+    connect(m_weights, &QComboBox::activated, this, [this] {
+        const QString d = m_weights->currentData().toString();
+        edit(tr("Weights"), [&](Scenario& s) {
+            s.weightDtype = d.isEmpty() ? std::nullopt : parseWeightDtype(d.toStdString());
+        });
+    });
+
     m_stateDtype = new QComboBox(modelBox);
     m_stateDtype->setObjectName(QStringLiteral("stateDtype"));
     m_stateDtype->addItem(tr("config's or model's"), QString());
@@ -157,18 +176,29 @@ void ModelBox::showScenario(const Scenario& s) {
     m_model->setCurrentIndex(mi);
     m_kvDtype->setCurrentIndex(dtypeIndex(m_kvDtype, s.kvDtype));
     m_stateDtype->setCurrentIndex(dtypeIndex(m_stateDtype, s.stateDtype));
+    m_weights->setCurrentIndex(std::max(
+        0, m_weights->findData(s.weightDtype
+                                   ? QString::fromStdString(std::string(toString(*s.weightDtype)))
+                                   : QString())));
 }
 
 void ModelBox::showResult(const ScenarioResult& r) {
     const ModelSpec& m = r.model();
     const auto& cost = r.eval->cost;
     m_stateDtype->setEnabled(m.isHybrid());
+    // The default item names what it stands for with this model ("config's (FP8)").
+    m_weights->setItemText(
+        0, tr("config's (%1)")
+               .arg(QString::fromStdString(std::string(toString(m.servedWeights(std::nullopt))))
+                        .toUpper()));
     m_modelInfo->setText(
         tr("%1 layers, %2 query / %3 KV heads · %4 parameters · KV %5 per token")
             .arg(m.layers)
             .arg(m.qHeads)
             .arg(m.kvHeads)
-            .arg(QString::number(m.paramsTotal / 1e9, 'f', 2) + QStringLiteral("B"))
+            .arg(QString::number(m.paramsTotal / 1e9, 'f', 2) + QStringLiteral("B (") +
+                 QString::fromStdString(formatBytes(m.weightBytes(r.eval->scenario.weightDtype))) +
+                 QStringLiteral(")"))
             .arg(QString::fromStdString(formatBytes(cost.kvBytesPerToken()))) +
         (m.isHybrid() ? tr("\n%1 · state %2 per cached prefix (%3)")
                             .arg(QString::fromStdString(m.layerMix()),

@@ -14,6 +14,7 @@
 #include "kvbe/ui/fleet/measured_import.h"
 #include "kvbe/ui/scenario/scenario_panel.h"
 #include "kvbe/ui/widgets/file_dialogs.h"
+#include "kvbe/ui/widgets/wheel_guard.h"
 #include "kvbe/ui/workload/workload_view.h"
 
 #include <QAction>
@@ -70,6 +71,13 @@ class PanelWidthFollower : public QObject {
     QScrollArea* m_scroll;
 };
 
+// The platform's key bindings followed by the others not among them.
+QList<QKeySequence> oneEach(QList<QKeySequence> keys, const QList<QKeySequence>& more) {
+    for (const QKeySequence& k : more)
+        if (!keys.contains(k)) keys.push_back(k);
+    return keys;
+}
+
 template <class T> T* chartOf(const std::vector<ChartView*>& charts) {
     for (ChartView* c : charts)
         if (auto* t = qobject_cast<T*>(c)) return t;
@@ -124,6 +132,8 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
 
     m_panel = new ScenarioPanel(&m_explorer);
     m_panel->setObjectName(QStringLiteral("scenarioPanel"));
+    // The wheel scrolls the panel; an input takes it only when focused (wheel_guard.h).
+    guardWheel(m_panel);
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_panel);
     scroll->setWidgetResizable(true);
@@ -250,11 +260,15 @@ void MainWindow::buildActions() {
     auto* editMenu = menuBar()->addMenu(tr("&Edit"));
     m_undoAction = m_explorer.undoStack()->createUndoAction(this, tr("&Undo"));
     m_undoAction->setObjectName(QStringLiteral("undo"));
-    m_undoAction->setShortcuts({QKeySequence::Undo, QKeySequence(Qt::CTRL | Qt::Key_Z)});
+    // The platform's keys and Ctrl+Z, each once: a key listed twice is an ambiguous shortcut
+    // that Qt refuses ("Ambiguous shortcut overload: Ctrl+Z"), and Ctrl+Z did nothing.
+    m_undoAction->setShortcuts(oneEach(QKeySequence::keyBindings(QKeySequence::Undo),
+                                       {QKeySequence(Qt::CTRL | Qt::Key_Z)}));
     m_redoAction = m_explorer.undoStack()->createRedoAction(this, tr("&Redo"));
     m_redoAction->setObjectName(QStringLiteral("redo"));
-    m_redoAction->setShortcuts(
-        {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    m_redoAction->setShortcuts(oneEach(
+        QKeySequence::keyBindings(QKeySequence::Redo),
+        {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)}));
     editMenu->addAction(m_undoAction);
     editMenu->addAction(m_redoAction);
     addAction(m_undoAction);

@@ -303,6 +303,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     // Offscreen, where nobody can answer, the window closes and the session keeps the changes
     // (they come back marked unsaved): nothing is written to the file unasked.
     Question q;
+    bool discarded = false;
     if (hasUnsavedChanges()) {
         q.title = tr("Unsaved changes");
         q.text = m_file.isEmpty()
@@ -311,17 +312,23 @@ void MainWindow::closeEvent(QCloseEvent* e) {
                            .arg(QFileInfo(m_file).fileName());
         q.buttons = QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel;
         q.defaultButton = QMessageBox::Save;
-        q.unattended = QMessageBox::Discard;
-        q.details = tr("Without saving, the file stays as it is; the window brings these changes "
-                       "back next time, marked unsaved.");
+        // Unattended, the changes are kept for the next session (Ignore: not a button shown).
+        q.unattended = QMessageBox::Ignore;
+        q.details = tr("Discard: the file stays as it is, and the next start opens it as saved "
+                       "(or the default scenario), without these changes.");
         const auto answer = ask(q);
         if (answer == QMessageBox::Cancel ||
             (answer == QMessageBox::Save && (save(false), hasUnsavedChanges()))) {
             e->ignore();
             return;
         }
+        discarded = answer == QMessageBox::Discard;
     }
     saveSettings();
+    // Discarded: the next start does not bring the changes back (it did, marked unsaved).
+    if (discarded)
+        QSettings().setValue(QStringLiteral("scenario/last"),
+                             QString::fromStdString(scenarioToJson(m_saved)));
     QMainWindow::closeEvent(e);
 }
 

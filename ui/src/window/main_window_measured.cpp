@@ -7,6 +7,7 @@
 #include "kvbe/ui/fleet/fleet_panel.h"
 #include "kvbe/ui/probes/probe_panel.h"
 #include "kvbe/ui/widgets/file_dialogs.h"
+#include "kvbe/ui/widgets/wheel_guard.h"
 #include "kvbe/ui/window/main_window.h"
 #include "kvbe/ui/workload/workload_view.h"
 
@@ -63,6 +64,7 @@ Scenario withMeasuredTier(const Scenario& s, const Presets& presets, const std::
 // A dock's contents in a scroll area: a dock shorter than its contents scrolls them, and never
 // makes the window taller than the screen.
 QScrollArea* scrolling(QWidget* contents) {
+    guardWheel(contents); // the wheel scrolls the dock, not the inputs it passes over
     auto* scroll = new QScrollArea;
     scroll->setObjectName(contents->objectName() + QStringLiteral("Scroll"));
     scroll->setFrameShape(QFrame::NoFrame);

@@ -176,6 +176,11 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
 
 PlanSection::~PlanSection() = default;
 
+void PlanSection::addToAnswer(QWidget* w) {
+    // In the answer's scrolling column, under the sentence and the drive life.
+    static_cast<QVBoxLayout*>(m_driveLife->parentWidget()->layout())->insertWidget(2, w);
+}
+
 bool PlanSection::computing() const {
     return m_job->running();
 }

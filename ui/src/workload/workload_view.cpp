@@ -11,6 +11,7 @@
 #include "kvbe/ui/widgets/wrap_box.h"
 #include "kvbe/ui/workload/capacity_panel.h"
 #include "kvbe/ui/workload/plan_section.h"
+#include "kvbe/ui/workload/price_fields.h"
 
 #include <QBoxLayout>
 #include <QCheckBox>
@@ -194,7 +195,9 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
             m_capacity = new CapacityPanel(capacity, this);
             m_chartTabs->addTab(m_capacity, c->title());
         } else if (auto* plan = qobject_cast<PlanChart*>(c)) {
-            m_chartTabs->addTab(new PlanSection(plan, &m_explorer->presets(), this), c->title());
+            auto* section = new PlanSection(plan, &m_explorer->presets(), this);
+            section->addToAnswer(new PriceFields(m_explorer, section));
+            m_chartTabs->addTab(section, c->title());
         } else if (qobject_cast<TtftDistributionChart*>(c)) {
             ttftTab = new TtftLinksTab(c, this);
             m_chartTabs->addTab(ttftTab, c->title());
@@ -409,7 +412,7 @@ void WorkloadView::syncTierRows() {
         names << QString::fromStdString(t.name);
     if (names == m_tierNames) {
         for (std::size_t i = 0; i < m_rows.size(); ++i)
-            m_rows[i].value->setText(rowText(i));
+            showRow(i);
         return;
     }
     m_tierNames = names;
@@ -479,15 +482,31 @@ std::optional<double> WorkloadView::rowBytes(std::size_t row) const {
 
 QString WorkloadView::rowText(std::size_t row) const {
     const auto bytes = rowBytes(row);
-    return bytes ? tierValueText(*bytes) : tr("not set: drag to give the HBM for KV");
+    if (!bytes) return tr("not set: drag to give the HBM for KV");
+    QString text = tierValueText(*bytes);
+    // More KV than the GPU holds beside the weights: allowed (a what-if), but said.
+    if (row == 0 && m_settings.gpuCacheBytes)
+        if (const auto& r = m_explorer->result())
+            if (auto left = defaultGpuCacheBytes(*r->eval); left && *bytes > *left * 1.001)
+                text += tr("; more than the %1 left beside the weights")
+                            .arg(QString::fromStdString(formatBytes(*left)));
+    return text;
+}
+
+// A row's handle at its capacity and its value beside it, in red past the HBM left for KV. The
+// handle follows the result too: after a reset it sat at zero while its value said 61.1 GiB.
+void WorkloadView::showRow(std::size_t i) {
+    const QSignalBlocker block(m_rows[i].slider);
+    m_rows[i].slider->setValue(bytesStep(rowBytes(i).value_or(0)));
+    const QString text = rowText(i);
+    m_rows[i].value->setText(text);
+    const bool over = i == 0 && text.contains(QLatin1String("left beside the weights"));
+    m_rows[i].value->setStyleSheet(over ? QStringLiteral("color: #c0392b;") : QString());
 }
 
 void WorkloadView::syncControls() {
-    for (std::size_t i = 0; i < m_rows.size(); ++i) {
-        const QSignalBlocker block(m_rows[i].slider);
-        m_rows[i].slider->setValue(bytesStep(rowBytes(i).value_or(0)));
-        m_rows[i].value->setText(rowText(i));
-    }
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
+        showRow(i);
     const QSignalBlocker b1(m_policy), b2(m_placement), b3(m_admission), b4(m_instances),
         b5(m_writeQueue), b6(m_sweepTier), b7(m_sharedLink), b8(m_storeAfter);
     m_policy->setCurrentText(QString::fromStdString(std::string(toString(m_settings.policy))));
@@ -509,7 +528,7 @@ void WorkloadView::onCapacityMoved(int row, int step) {
         m_settings.gpuCacheBytes = bytes;
     else
         m_settings.tierCapacityBytes[std::size_t(row - 1)] = bytes;
-    m_rows[std::size_t(row)].value->setText(tierValueText(bytes));
+    showRow(std::size_t(row));
     // Fast replays follow the slider; slow ones wait for its release (keys and clicks at once).
     if (live() || !m_rows[std::size_t(row)].slider->isSliderDown()) requestReplay();
 }
@@ -600,7 +619,7 @@ void WorkloadView::apply(WorkloadPtr w) {
     if (m_capacity) m_capacity->setWorkload(m_result);
     if (auto* plan = findChild<PlanSection*>()) plan->setWorkload(m_result);
     for (std::size_t i = 0; i < m_rows.size(); ++i)
-        m_rows[i].value->setText(rowText(i));
+        showRow(i);
     // Where the weights fill the GPU: the tensor-parallel sizes that hold them, a click away.
     QStringList sizes;
     for (const auto& f : m_result->tensorParallelFits)

@@ -21,6 +21,17 @@ std::string_view toString(KvDtype d);
 // "bf16", "bfloat16", "fp16", "float16", "half", "fp8", "fp8_e4m3", "int8", "fp32", "float32".
 std::optional<KvDtype> parseKvDtype(std::string_view text);
 
+// The precision a model's weights are served in (docs/cost-model.md, "Weights in HBM"): what the
+// weights take of the GPU's memory, so the HBM left for KV. INT4 counts half a byte a weight
+// (the group scales of AWQ / GPTQ, about 3 % more, are not counted).
+enum class WeightDtype { FP32, BF16, FP16, FP8, INT8, INT4 };
+double bytesPerWeight(WeightDtype d);
+std::string_view toString(WeightDtype d);
+// "bf16", "bfloat16", "fp16", "float16", "fp8", "int8", "int4", "fp32", "float32".
+std::optional<WeightDtype> parseWeightDtype(std::string_view text);
+// The weights' dtype of an unquantized checkpoint of this torch_dtype.
+WeightDtype weightDtypeOf(KvDtype torchDtype);
+
 enum class AttnKind {
     Full,    // every earlier token
     Sliding, // the last `window` tokens (Gemma 3, gpt-oss, Mistral with sliding_window)
@@ -81,6 +92,9 @@ struct ModelSpec {
 
     double contextLimit = 0;             // max_position_embeddings
     KvDtype weightDtype = KvDtype::BF16; // torch_dtype / dtype: the KV dtype unless overridden
+    // The weights' precision that config.json's quantization_config names (fp8, int4, ...);
+    // none: the checkpoint is not quantized, or its method is not one kvbe reads (a note says so).
+    std::optional<WeightDtype> quantizedWeights;
 
     double paramsTotal = 0;  // every weight; lm_head counted again when untied
     double paramsActive = 0; // what one token touches (MoE: routed top-k + shared), embeddings in
@@ -112,6 +126,14 @@ struct ModelSpec {
     // FLOPs per token of the recurrences (linear attention, Mamba), beyond 2·P_mm, summed over
     // layers.
     double recurrentFlopsPerToken = 0;
+
+    // The weights' precision when served: the one chosen, else quantization_config's, else
+    // torch_dtype's.
+    WeightDtype servedWeights(std::optional<WeightDtype> chosen) const;
+    // Bytes of the weights in HBM, across all GPUs, at that precision. A quantized precision
+    // applies to the decoder's weights; the embeddings and an untied lm_head stay in torch_dtype,
+    // as FP8, AWQ and GPTQ checkpoints keep them (docs/cost-model.md, "Weights in HBM").
+    double weightBytes(std::optional<WeightDtype> chosen) const;
 
     // The layers a per-layer fixed cost counts (cacheLayers, else every layer).
     int kvStateLayers() const { return cacheLayers > 0 ? cacheLayers : layers; }

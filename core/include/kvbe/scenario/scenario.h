@@ -62,6 +62,9 @@ struct Scenario {
     // Hybrid models' recurrent state dtype; default: the config's mamba_ssm_cache_dtype, else
     // the model's dtype (docs/cost-model.md, "Hybrid and sparse models").
     std::optional<KvDtype> stateDtype;
+    // The precision the weights are served in (fp8, int4, ...): what they take of the HBM, so
+    // the HBM left for KV. Default: the config's quantization_config, else its torch_dtype.
+    std::optional<WeightDtype> weightDtype;
     int tensorParallel = 1;
     bool sharedPath = false;
     std::optional<double> hostLinkGBps; // staging link; default: the GPU preset's

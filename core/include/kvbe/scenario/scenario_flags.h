@@ -19,7 +19,7 @@ namespace kvbe {
 
 // The flags as typed; empty: not given.
 struct ScenarioFlags {
-    std::string scenario, model, gpu, peak, util, flops, kvDtype, stateDtype, params, tp;
+    std::string scenario, model, gpu, peak, util, flops, kvDtype, stateDtype, weights, params, tp;
     bool sharedPath = false;
     std::vector<std::string> tiers;         // kvbe/scenario/tier_flags.h
     std::vector<std::string> amplification; // AMP or NAME=AMP

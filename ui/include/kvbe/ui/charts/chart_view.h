@@ -25,6 +25,10 @@ namespace kvbe {
 
 class ChartLegend;
 
+// The property an export's copy of a chart carries (chart_export.cpp): its title leaves out
+// on-screen hints.
+inline constexpr const char* kExportProperty = "kvbeExport";
+
 struct ChartStyle {
     bool dark = false;
     bool presentation = false; // large fonts and lines, for a room

@@ -29,6 +29,7 @@ class ModelBox : public ScenarioPart {
     QLabel* m_modelInfo;
     QComboBox* m_kvDtype;
     QComboBox* m_stateDtype; // hybrids: the recurrent state's dtype
+    QComboBox* m_weights;    // the weights as served (Scenario::weightDtype)
 };
 
 } // namespace kvbe

@@ -36,6 +36,8 @@ class PlanSection : public QWidget {
     // The replay to plan for: after the debounce if the section is shown and the trace, the
     // scenario or a setting the plan reads differs from the last plan's, else when it is shown.
     void setWorkload(WorkloadPtr w);
+    // A part of the window's own in the answer's column (the prices, price_fields.h).
+    void addToAnswer(QWidget* w);
     // Sets the fields; text that does not parse shows its sentence and keeps the last limits.
     bool setLimitsText(double lifeYears, const QString& sloP99, const QString& budgetUsd);
     const PlanLimits& limits() const { return m_limits; }

@@ -105,6 +105,7 @@ class WorkloadView : public QWidget {
     QString tierValueText(double bytes) const;
     std::optional<double> rowBytes(std::size_t row) const;
     QString rowText(std::size_t row) const;
+    void showRow(std::size_t row);
 
     Explorer* m_explorer;
     std::vector<WorkloadChart*> m_charts;
