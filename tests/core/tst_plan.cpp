@@ -11,6 +11,7 @@
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_setup.h"
+#include "plan_test_support.h"
 #include "queueing_by_hand.h"
 #include "test_support.h"
 #include "trace_test_support.h"
@@ -28,47 +29,19 @@ using namespace kvbe;
 namespace {
 
 const Trace& conversation() {
-    static const Trace t = [] {
-        auto r = loadTrace(kvbe::test::realTracePath().toStdString(), {});
-        if (!r) qFatal("%s", r.message().c_str());
-        return std::move(*r);
-    }();
-    return t;
+    return kvbe::test::conversationTrace();
 }
 
 const CostModel& llama3b() {
-    static const CostModel c = kvbe::test::llama3b();
-    return c;
+    return kvbe::test::llama3bModel();
 }
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
+constexpr double kGiB = kvbe::test::kPlanGiB;
 
 // DRAM at $10 a GiB, a 6.4 TB drive rated 3 DWPD for 5 years at $500, the GPU at $2 an hour and
 // two GPUs an instance; DRAM 0 or 64 GiB, 0 or 1 drive, K 1 or 2.
 PlanSetup smallSetup() {
-    PlanSetup s;
-    s.trace = &conversation();
-    s.cost = &llama3b();
-    s.base.blockBytes = traceBlockBytes(llama3b(), 512);
-    s.base.gpuCapacityBytes = 40e9;
-    s.base.writeQueue = true;
-    s.dram = SimTier{"dram", 0, TierPath{"dram", 55e9, 0.5e-3}, 55e9};
-    SimTier nvme{"nvme", 0, TierPath{"nvme", 14e9, 1e-3}, 10e9};
-    nvme.drive.model = "mixed use";
-    nvme.drive.writesPerDay = 3;
-    nvme.drive.warrantyYears = 5;
-    nvme.drive.capacityBytes = 6.4e12;
-    s.driveTiers = {nvme};
-    s.prices.origin = "the test";
-    s.prices.dramPerGiB = Price{10, ""};
-    s.prices.gpuPerHour["h100-sxm"] = Price{2, ""};
-    s.prices.drive["nvme"] = Price{500, ""};
-    s.gpuKey = "h100-sxm";
-    s.gpusPerInstance = 2;
-    s.grid.dramBytes = {0, 64 * kGiB};
-    s.grid.drives = {0, 1};
-    s.grid.storeAfter = {1, 2};
-    s.limits.lifeYears = 5;
+    PlanSetup s = kvbe::test::smallPlanSetup({0, 64 * kGiB}, {0, 1});
     return s;
 }
 

@@ -6,6 +6,7 @@
 #include "kvbe/plan/plan_sample.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_setup.h"
+#include "plan_test_support.h"
 #include "test_support.h"
 #include "trace_test_support.h"
 
@@ -18,48 +19,20 @@ using namespace kvbe;
 namespace {
 
 const Trace& conversation() {
-    static const Trace t = [] {
-        auto r = loadTrace(kvbe::test::realTracePath().toStdString(), {});
-        if (!r) qFatal("%s", r.message().c_str());
-        return std::move(*r);
-    }();
-    return t;
+    return kvbe::test::conversationTrace();
 }
 
 const CostModel& llama3b() {
-    static const CostModel c = kvbe::test::llama3b();
-    return c;
+    return kvbe::test::llama3bModel();
 }
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
+constexpr double kGiB = kvbe::test::kPlanGiB;
 
 // The conversation trace, DRAM 0, 64 or 256 GiB, 0, 1 or 2 drives of a 6.4 TB 3 DWPD drive
 // (extended to what bandwidth and endurance need), K 1 or 2, p99 at most 5 s.
 PlanSetup setup() {
-    PlanSetup s;
-    s.trace = &conversation();
-    s.cost = &llama3b();
-    s.base.blockBytes = traceBlockBytes(llama3b(), 512);
-    s.base.gpuCapacityBytes = 40e9;
-    s.base.writeQueue = true;
-    s.dram = SimTier{"dram", 0, TierPath{"dram", 55e9, 0.5e-3}, 55e9};
-    SimTier nvme{"nvme", 0, TierPath{"nvme", 14e9, 1e-3}, 10e9};
-    nvme.drive.model = "mixed use";
-    nvme.drive.writesPerDay = 3;
-    nvme.drive.warrantyYears = 5;
-    nvme.drive.capacityBytes = 6.4e12;
-    s.driveTiers = {nvme};
-    s.prices.origin = "the test";
-    s.prices.dramPerGiB = Price{10, ""};
-    s.prices.gpuPerHour["h100-sxm"] = Price{2, ""};
-    s.prices.drive["nvme"] = Price{500, ""};
-    s.gpuKey = "h100-sxm";
-    s.gpusPerInstance = 2;
-    s.grid.dramBytes = {0, 64 * kGiB, 256 * kGiB};
-    s.grid.drives = {0, 1, 2};
-    s.grid.storeAfter = {1, 2};
+    PlanSetup s = kvbe::test::smallPlanSetup({0, 64 * kGiB, 256 * kGiB}, {0, 1, 2});
     s.grid.extendDrives = true;
-    s.limits.lifeYears = 5;
     s.limits.sloP99S = 5;
     s.threads = 2;
     return s;

@@ -7,6 +7,7 @@
 #include "kvbe/trace/replay_request.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_setup.h"
+#include "plan_test_support.h"
 #include "test_support.h"
 #include "trace_test_support.h"
 
@@ -30,12 +31,7 @@ const Evaluation& defaultEvaluation() {
 }
 
 const Trace& conversation() {
-    static const Trace t = [] {
-        auto r = loadTrace(kvbe::test::realTracePath().toStdString(), {});
-        if (!r) qFatal("%s", r.message().c_str());
-        return std::move(*r);
-    }();
-    return t;
+    return kvbe::test::conversationTrace();
 }
 
 } // namespace
