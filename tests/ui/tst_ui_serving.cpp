@@ -43,18 +43,20 @@ class Standin {
     QString m_url;
 };
 
-// The dock's serving form for the stand-in's model, fully cached prompts of these lengths.
-void fillServingForm(ProbePanel* panel, const QString& url, const QString& lengths) {
+// The dock's serving form for the stand-in's model, fully cached prompts of these lengths; false
+// where the form has no row for one of the options (the run would go without it).
+bool fillServingForm(ProbePanel* panel, const QString& url, const QString& lengths) {
     panel->setProbe(QStringLiteral("serving"));
-    panel->setOption(QStringLiteral("--endpoint"), url);
-    panel->setOption(QStringLiteral("--model"), QStringLiteral("standin/llama-3.2-3b"));
-    // The model geometry for the fit, when the served name is not a preset.
-    panel->setOption(QStringLiteral("--config"), QStringLiteral("meta-llama/Llama-3.2-3B"));
-    panel->setOption(QStringLiteral("--lengths"), lengths);
-    panel->setOption(QStringLiteral("--fractions"), QStringLiteral("1"));
-    // Not about drift: the stand-in's few-millisecond reference point on a busy machine drifts
-    // past the default limit, which would withhold the thresholds (exit 4).
-    panel->setOption(QStringLiteral("--drift-limit"), QStringLiteral("10"));
+    return panel->setOption(QStringLiteral("--endpoint"), url) &&
+           panel->setOption(QStringLiteral("--model"), QStringLiteral("standin/llama-3.2-3b")) &&
+           // The model geometry for the fit, when the served name is not a preset.
+           panel->setOption(QStringLiteral("--config"),
+                            QStringLiteral("meta-llama/Llama-3.2-3B")) &&
+           panel->setOption(QStringLiteral("--lengths"), lengths) &&
+           panel->setOption(QStringLiteral("--fractions"), QStringLiteral("1")) &&
+           // Not about drift: the stand-in's few-millisecond reference point on a busy machine
+           // drifts past the default limit, which would withhold the thresholds (exit 4).
+           panel->setOption(QStringLiteral("--drift-limit"), QStringLiteral("10"));
 }
 
 } // namespace
@@ -78,8 +80,8 @@ class TestUiServing : public QObject {
                     ->isAncestorOf(probePanelOf(w)));
         auto* panel = probePanelOf(w);
         QTemporaryDir out;
-        fillServingForm(panel, server.url(), QStringLiteral("512,1k,2k"));
-        panel->setOption(QStringLiteral("--out"), out.path());
+        QVERIFY(fillServingForm(panel, server.url(), QStringLiteral("512,1k,2k")));
+        QVERIFY(panel->setOption(QStringLiteral("--out"), out.path()));
         ProbeRunner* run = panel->run();
         QVERIFY(QTest::qWaitFor([run] { return !run->isRunning(); }, 240000));
         QVERIFY2(run->outcome() == ProbeRunner::Outcome::Succeeded, qPrintable(run->message()));
@@ -107,7 +109,7 @@ class TestUiServing : public QObject {
         QVERIFY2(!server.url().isEmpty(), "the stand-in printed no URL");
         auto w = makeWindow();
         auto* panel = probePanelOf(w);
-        fillServingForm(panel, server.url(), QStringLiteral("512,1k"));
+        QVERIFY(fillServingForm(panel, server.url(), QStringLiteral("512,1k")));
         ProbeRunner* run = panel->run();
         auto* notes = child<QLabel>(panel, QStringLiteral("runNotes0"));
         QVERIFY(QTest::qWaitFor([run] { return !run->isRunning(); }, 240000));

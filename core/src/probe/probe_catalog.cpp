@@ -328,7 +328,8 @@ std::vector<ProbeDescription> makeCatalog() {
               .kind = K::Number,
               .help = "Largest spread of the repeated reference point, as a fraction (default "
                       "0.10); above it no thresholds are written",
-              .defaultValue = "0.10"},
+              .defaultValue = "0.10",
+              .label = "Drift limit"},
              {.flag = "--config",
               .kind = K::Model,
               .help = "Model geometry for the fit: preset id, config.json or folder (default: "
