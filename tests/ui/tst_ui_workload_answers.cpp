@@ -36,6 +36,17 @@ QString text(WorkloadView* v, const char* name) {
     return child<QLabel>(v, QString::fromLatin1(name))->text();
 }
 
+// Llama 3.3 70B on one H200 (tensor parallel 1), edited as one change, with the hand-written
+// trace open and everything settled.
+bool open70BOnOneH200(MainWindow& w) {
+    Scenario s = explorerOf(&w)->scenario();
+    s.model = "meta-llama/Llama-3.3-70B-Instruct";
+    s.gpu = "h200";
+    s.tensorParallel = 1;
+    explorerOf(&w)->edit(s, QStringLiteral("70B on an H200"));
+    return w.openTrace(QStringLiteral(KVBE_FIXTURES "/traces/hand.jsonl")) && settle(w);
+}
+
 } // namespace
 
 class TestUiWorkloadAnswers : public QObject {
@@ -53,13 +64,7 @@ class TestUiWorkloadAnswers : public QObject {
         auto w = makeWindow();
         w->show();
         auto* v = viewOf(*w);
-        Scenario s = explorerOf(w)->scenario();
-        s.model = "meta-llama/Llama-3.3-70B-Instruct";
-        s.gpu = "h200";
-        s.tensorParallel = 1;
-        explorerOf(w)->edit(s, QStringLiteral("70B on an H200"));
-        QVERIFY(w->openTrace(QStringLiteral(KVBE_FIXTURES "/traces/hand.jsonl")));
-        QVERIFY(settle(*w));
+        QVERIFY(open70BOnOneH200(*w));
         QVERIFY(v->result() && v->result()->gpuCacheMissing);
         const QString summary = text(v, "workloadSummary");
         for (const char* part :
@@ -107,13 +112,7 @@ class TestUiWorkloadAnswers : public QObject {
         auto w = makeWindow();
         w->show();
         auto* v = viewOf(*w);
-        Scenario s = explorerOf(w)->scenario();
-        s.model = "meta-llama/Llama-3.3-70B-Instruct";
-        s.gpu = "h200";
-        s.tensorParallel = 1;
-        explorerOf(w)->edit(s, QStringLiteral("70B on an H200"));
-        QVERIFY(w->openTrace(QStringLiteral(KVBE_FIXTURES "/traces/hand.jsonl")));
-        QVERIFY(settle(*w));
+        QVERIFY(open70BOnOneH200(*w));
         QVERIFY(v->result() && v->result()->gpuCacheMissing);
 
         // Weights ▸ FP8 in the scenario panel, as a user picks it.
