@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -58,9 +59,10 @@ class TestCliPublished : public QObject {
             QCOMPARE(o["published"].toDouble(), w.published);
             QVERIFY2(std::abs(o["model"].toDouble() / w.published - 1) <= w.tolerance, w.id);
         }
-        // The default scenario (nominal t_fixed) is far from the SSD threshold: the gap is shown,
-        // not hidden.
-        const auto d = cli({"calc", "--format", "json"});
+        // The illustrative scenario (nominal t_fixed) is far from the SSD threshold: the gap is
+        // shown, not hidden.
+        const auto d = cli({"calc", "--scenario", "illustrative", "--format", "json"});
+        QCOMPARE(d.exitCode, 0);
         const auto pd = publishedRow(QJsonDocument::fromJson(d.out).object()["published"].toArray(),
                                      "pstar-ssd-llama");
         QVERIFY(pd["model"].toDouble() < 0.5 * 6057);
@@ -68,6 +70,37 @@ class TestCliPublished : public QObject {
         const auto other = cli({"calc", "--model", "meta-llama/Llama-3.3-70B-Instruct"});
         QCOMPARE(other.exitCode, 0);
         QVERIFY(!other.out.contains("Published"));
+    }
+
+    // The first run (issue 40, item 9): ./scripts/run without a display prints `calc` on the
+    // default scenario, and every B*, f* and p* row of its Published table is within 10 % of
+    // the study (the seed's default printed p* SSD 219 tokens against 6,057, -96.4 %).
+    void firstRunAgreesWithThePublishedFigures() {
+        const auto r =
+            cli({"calc", "--scenario", KVBE_SOURCE_DIR "/resources/scenarios/default.kvbe.json"});
+        QCOMPARE(r.exitCode, 0);
+        const QString out = QString::fromUtf8(r.out);
+        const qsizetype at = out.indexOf(QStringLiteral("Published ("));
+        QVERIFY2(at >= 0, r.out.constData());
+        // "  p* ssd      6,057 tokens   6,239 tokens  +3.0 %   NVMe (PCIe 5.0)"
+        const QRegularExpression row(
+            QStringLiteral("^  (B\\*|f\\* \\w+|p\\* \\w+)\\s.*\\s([+-]\\d+\\.\\d) %"),
+            QRegularExpression::MultilineOption);
+        QStringList seen;
+        for (auto it = row.globalMatch(out.mid(at)); it.hasNext();) {
+            const auto m = it.next();
+            seen << m.captured(1);
+            QVERIFY2(std::abs(m.captured(2).toDouble()) <= 10.0, qPrintable(m.captured(0)));
+        }
+        QCOMPARE(seen, (QStringList{"B*", "B*", "B*", "f* ssd", "f* ssd", "p* ssd", "p* mem"}));
+        // Without --scenario, calc prints the same scenario.
+        QCOMPARE(cli({"calc"}).out, r.out);
+        // The illustrative scenario is one name away and says what it is.
+        const auto seed = cli({"published", "compare", "--scenario", "illustrative"});
+        QCOMPARE(seed.exitCode, 0);
+        QVERIFY2(seed.out.contains("against Llama 3.2 3B on an H100 SXM, illustrative") &&
+                     seed.out.contains("219 tokens") && seed.out.contains("-96.4 %"),
+                 seed.out.constData());
     }
 
     void inspectReadsTheReference() {

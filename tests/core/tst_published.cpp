@@ -1,5 +1,6 @@
 // The published reference (resources/published/) against the text it quotes, and the fitted
 // scenario (resources/scenarios/) against the published figures, with B* worked out again here.
+#include "illustrative_scenario.h"
 #include "kvbe/calibration/published.h"
 #include "kvbe/scenario/scenario.h"
 #include "test_support.h"
@@ -463,15 +464,62 @@ class TestPublished : public QObject {
         QVERIFY(fit->params.rmsRelativeResidual > 0.2);
     }
 
-    void nominalFixedCost() {
+    // The first run agrees with the study (issue 40, item 9): every B*, f* and p* the default
+    // scenario is compared with is within 10 % of the published figure. The seed's scenario,
+    // now the illustrative one, missed by up to 96.6 % (p* SSD 219 tokens against 6,057).
+    void defaultScenarioAgreesWithPublished() {
         auto d = defaultScenario(presets());
         QVERIFY(d.ok());
-        for (const auto& t : d->tiers)
+        const auto rows =
+            comparePublished(matchingPoints(reference(), evaluated(*d)), evaluated(*d));
+        int checked = 0;
+        for (const auto& r : rows) {
+            if (r.point.quantity == PublishedQuantity::Bandwidth) continue; // rates, not B*/f*/p*
+            QVERIFY2(r.model, r.point.id.c_str());
+            QVERIFY2(std::abs(*r.relative()) <= 0.10,
+                     qPrintable(QString("%1: model %2, published %3 (%4 %)")
+                                    .arg(QString::fromStdString(r.point.id))
+                                    .arg(*r.model)
+                                    .arg(r.point.value)
+                                    .arg(*r.relative() * 100, 0, 'f', 1)));
+            ++checked;
+        }
+        QCOMPARE(checked, 7); // B* at 1k, 8k, 80k; f* at 8k, 80k; p* SSD and DRAM
+        // And the illustrative scenario is the seed's, as far off as the issue found it.
+        const auto seed = evaluated(test::illustrative());
+        const auto far = comparePublished({point("pstar-ssd-llama")}, seed);
+        QVERIFY(far[0].model && *far[0].relative() < -0.9);
+    }
+
+    // The default scenario carries the shipped fit's values (utilisation, each tier's bandwidth
+    // and fixed cost per layer) on the tier presets, which keep their drive figures.
+    void defaultScenarioHasTheFittedValues() {
+        auto d = defaultScenario(presets());
+        QVERIFY(d.ok());
+        const Scenario fitted = fittedScenarioShipped();
+        QCOMPARE(d->utilisation, fitted.utilisation);
+        QCOMPARE(d->tiers.size(), fitted.tiers.size());
+        for (size_t i = 0; i < d->tiers.size(); ++i) {
+            QCOMPARE(d->tiers[i].bandwidthGBps, fitted.tiers[i].bandwidthGBps);
+            QCOMPARE(d->tiers[i].tFixedMs, fitted.tiers[i].tFixedMs);
+            QCOMPARE(d->tiers[i].tLayerUs, fitted.tiers[i].tLayerUs);
+            QVERIFY(d->tiers[i].staging == fitted.tiers[i].staging);
+            QCOMPARE(d->tiers[i].name + ", fitted", fitted.tiers[i].name);
+            QVERIFY2(!hasNominalFixedCost(d->tiers[i], presets()), d->tiers[i].name.c_str());
+        }
+        QCOMPARE(d->tiers[0].preset, std::string("dram-pcie5"));
+        QCOMPARE(d->tiers[1].preset, std::string("nvme-gen5"));
+        QVERIFY(d->tiers[1].drive.rated());
+    }
+
+    void nominalFixedCost() {
+        const Scenario d = test::illustrative();
+        for (const auto& t : d.tiers)
             QVERIFY2(hasNominalFixedCost(t, presets()), t.name.c_str());
-        TierConfig changed = d->tiers[0];
+        TierConfig changed = d.tiers[0];
         changed.tFixedMs += 1;
         QVERIFY(!hasNominalFixedCost(changed, presets()));
-        changed = d->tiers[0];
+        changed = d.tiers[0];
         changed.tLayerUs = 10;
         QVERIFY(!hasNominalFixedCost(changed, presets()));
         for (const auto& t : fittedScenarioShipped().tiers)

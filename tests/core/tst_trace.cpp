@@ -1,5 +1,6 @@
 // Traces: the four readers, Bailian chaining, the tiered cache replay against hand counts and an
 // independent reference LRU, the one-pass capacity sweep against replays, and the admission rules.
+#include "illustrative_scenario.h"
 #include "kvbe/cost/cost_model.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace.h"
@@ -506,8 +507,7 @@ class TestTrace : public QObject {
     // written at it (calc reports the same), one that does not at its preset's (DRAM PCIe 5.0:
     // 55 GB/s in resources/tiers.json), a custom tier without one at 0 (unknown, not queued).
     void simTiersTakeTheScenarioTiersWriteBandwidth() {
-        auto s = defaultScenario(kvbe::test::presets());
-        QVERIFY(s.ok());
+        std::optional<Scenario> s = kvbe::test::illustrative();
         QCOMPARE(s->tiers.size(), std::size_t(3));
         s->tiers[1].writeGBps = 1.5; // the nvme-gen5 preset's is 6.75
         TierConfig ssd;

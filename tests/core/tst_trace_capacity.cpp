@@ -2,6 +2,7 @@
 // prefix, and the two searches against queueing worked out in closed form (D/D/1 and D/D/n), a
 // full replay at the same load, a case where offload holds what GPU-only caching cannot, and the
 // statistic's rise with the load on the conversation trace.
+#include "illustrative_scenario.h"
 #include "kvbe/cost/cost_model.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace.h"
@@ -21,12 +22,12 @@ using kvbe::test::percentileByHand;
 
 namespace {
 
-// The default scenario's cost model (Llama 3.2 3B on an H100 SXM at u = 0.5) and its evaluation.
+// The illustrative scenario's cost model (Llama 3.2 3B on an H100 SXM at u = 0.5) and its
+// evaluation: the numbers worked out here do not move with the default scenario's fit.
 const Evaluation& defaultEvaluation() {
     static const Evaluation e = [] {
-        auto scenario = defaultScenario(kvbe::test::presets());
-        if (!scenario) qFatal("%s", scenario.message().c_str());
-        auto ev = evaluate(*scenario, kvbe::test::presets());
+        const Scenario scenario = kvbe::test::illustrative();
+        auto ev = evaluate(scenario, kvbe::test::presets());
         if (!ev) qFatal("%s", ev.message().c_str());
         return *ev;
     }();

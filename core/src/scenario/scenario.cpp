@@ -3,6 +3,7 @@
 #include "kvbe/base/json_fields.h"
 #include "kvbe/base/json_text.h"
 #include "kvbe/files/file_kind.h"
+#include "kvbe/scenario/builtin_scenarios.h"
 
 #include <cmath>
 #include <regex>
@@ -211,7 +212,29 @@ Result<Scenario> scenarioFromJson(std::string_view text, const std::string& sour
     }
 }
 
+namespace {
+// A built-in scenario's key: its path under resources/ without the folder and .kvbe.json.
+constexpr std::string_view kScenarioDir = "scenarios/", kScenarioExt = ".kvbe.json";
+
+std::string keyOf(const std::string& path) {
+    std::string key = path;
+    if (key.rfind(kScenarioDir, 0) == 0) key.erase(0, kScenarioDir.size());
+    if (key.size() > kScenarioExt.size() &&
+        key.compare(key.size() - kScenarioExt.size(), kScenarioExt.size(), kScenarioExt) == 0)
+        key.erase(key.size() - kScenarioExt.size());
+    return key;
+}
+} // namespace
+
 Result<Scenario> loadScenario(const std::filesystem::path& path, const Presets& presets) {
+    // A bare name that is no file here: a built-in scenario by its key ("illustrative").
+    std::error_code ec;
+    if (!path.has_parent_path() && !std::filesystem::exists(path, ec)) {
+        const std::string key = keyOf(path.string());
+        if (builtinScenarioText(key, presets)) return builtinScenario(key, presets);
+        return Error{path.string() + ": no such file, nor a built-in scenario (" +
+                     builtinScenarioKeys(presets) + ")"};
+    }
     auto text = readTextFile(path, kMaxJsonFileBytes);
     if (!text) return text.error();
     return scenarioFromJson(*text, path.string(), presets);
@@ -284,6 +307,29 @@ Status saveScenario(const std::filesystem::path& path, const Scenario& s) {
 Result<Scenario> defaultScenario(const Presets& presets) {
     return scenarioFromJson(presets.defaultScenarioText(), "resources/scenarios/default.kvbe.json",
                             presets);
+}
+
+std::optional<std::string_view> builtinScenarioText(const std::string& key,
+                                                    const Presets& presets) {
+    if (key == "default") return presets.defaultScenarioText();
+    for (const auto& [path, text] : presets.scenarioTexts())
+        if (keyOf(path) == key) return std::string_view(text);
+    return std::nullopt;
+}
+
+std::string builtinScenarioKeys(const Presets& presets) {
+    std::string out = "default";
+    for (const auto& [path, text] : presets.scenarioTexts())
+        out += ", " + keyOf(path);
+    return out;
+}
+
+Result<Scenario> builtinScenario(const std::string& key, const Presets& presets) {
+    const auto text = builtinScenarioText(key, presets);
+    if (!text)
+        return Error{"'" + key + "': not a built-in scenario; expected one of " +
+                     builtinScenarioKeys(presets)};
+    return scenarioFromJson(*text, "resources/scenarios/" + key + ".kvbe.json", presets);
 }
 
 Result<std::uint64_t> kvBlockBytes(const std::string& modelRef) {

@@ -9,8 +9,9 @@ const std::vector<ScenarioFlagSpec>& scenarioFlagSpecs() {
     using F = ScenarioFlags;
     static const std::vector<ScenarioFlagSpec> specs = {
         {"--scenario",
-         "Start from a .kvbe.json scenario (default: the built-in one); the flags below override "
-         "it",
+         "Start from a .kvbe.json scenario, or a built-in one by name: default (fitted to the "
+         "py-kvcache study), illustrative (u = 50 %, nominal fixed costs), "
+         "llama-3.2-3b-h100-study-fitted; the flags below override it",
          {},
          &F::scenario},
         {"--model",
