@@ -94,7 +94,9 @@ class TestCliCalc : public QObject {
         const auto table = cli({"calc", "--lengths", "8k"});
         QCOMPARE(table.exitCode, 0);
         QVERIFY(table.out.contains("Llama-3.2-3B"));
-        QVERIFY(table.out.contains("NVMe (PCIe 4.0)"));
+        QVERIFY(table.out.contains("NVMe (PCIe 5.0)")); // the default scenario's tiers
+        QVERIFY(cli({"calc", "--lengths", "8k", "--scenario", "illustrative"})
+                    .out.contains("NVMe (PCIe 4.0)"));
         const auto csv = cli({"calc", "--lengths", "1k,8k", "--format", "csv"});
         QCOMPARE(csv.exitCode, 0);
         const auto lines = csv.out.trimmed().split('\n');
@@ -203,7 +205,7 @@ class TestCliCalc : public QObject {
             return at;
         };
         const auto want = bars(lines[header]);
-        QCOMPARE(want.size(), 3); // three tiers in the default scenario
+        QCOMPARE(want.size(), 2); // two tiers in the default scenario
         for (qsizetype i = header + 1; i <= header + 3; ++i)
             QCOMPARE(bars(lines[i]), want);
         QVERIFY2(lines[header + 3].contains("1,000,000,000,000 *"), qPrintable(lines[header + 3]));

@@ -114,8 +114,7 @@ class TestCliScenarioFlags : public QObject {
         QTest::addColumn<QStringList>("names");
         QTest::addColumn<QList<double>>("capacities"); // -1: unlimited
         QTest::newRow("no --tier: every scenario tier, unlimited")
-            << QStringList{} << QStringList{"dram-pcie5", "nvme-gen5", "nvme-gen4"}
-            << QList<double>{-1, -1, -1};
+            << QStringList{} << QStringList{"dram-pcie5", "nvme-gen5"} << QList<double>{-1, -1};
         QTest::newRow("KEY") << QStringList{"nvme-gen5"} << QStringList{"nvme-gen5"}
                              << QList<double>{-1};
         QTest::newRow("KEY=bytes, scenario order kept")

@@ -164,14 +164,16 @@ class TestCliTraceCapacity : public QObject {
     // counts, that decode is not modelled, and the sentences; offload needs fewer servers.
     void conversationTraceTables() {
         const QString trace = kTraces + "mooncake-conversation.jsonl";
-        const auto need = runCli({"trace", "capacity", trace, "--slo", "p99=5s"});
+        // The illustrative scenario, as README and docs/trace.md quote these figures.
+        const auto need =
+            runCli({"trace", "capacity", trace, "--slo", "p99=5s", "--scenario", "illustrative"});
         QVERIFY2(need.exitCode == 0, need.err.constData());
         QVERIFY(need.out.contains("the wait for a prefill server"));
         QVERIFY(need.out.contains("decode is not modelled"));
         QVERIFY2(need.out.contains("GPU-only caching needs 3 servers and optimal 2 servers"),
                  need.out.constData());
-        const auto held =
-            runCli({"trace", "capacity", trace, "--slo", "p99=5s", "--instances", "4"});
+        const auto held = runCli({"trace", "capacity", trace, "--slo", "p99=5s", "--instances", "4",
+                                  "--scenario", "illustrative"});
         QVERIFY2(held.exitCode == 0, held.err.constData());
         QVERIFY2(held.out.contains("On 4 servers GPU-only caching holds p99 ≤ 5 s up to S = "),
                  held.out.constData());

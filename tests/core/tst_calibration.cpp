@@ -1,4 +1,5 @@
 // Calibration files: our format, the formats of other tools, fitting, and the py-kvcache export.
+#include "illustrative_scenario.h"
 #include "kvbe/calibration/calibration.h"
 #include "kvbe/calibration/fit.h"
 #include "kvbe/calibration/pykvcache.h"
@@ -412,7 +413,9 @@ class TestCalibration : public QObject {
     // py-kvcache's rule equal to the cost model's p* rounded up to a block, knots and golden
     // points equal to the model's values.
     void pyKvcacheV2ExportReadsBack() {
-        const auto scenario = *defaultScenario(presets());
+        // The illustrative scenario: the default's DRAM p* is the published 736 tokens to the
+        // last digit, a multiple of 16 where rounding up to a block is a tie within 1e-13.
+        const auto scenario = test::illustrative();
         const auto e = *evaluate(scenario, presets());
         auto ex = pyKvcacheV2FromScenario(e, presets());
         QVERIFY2(ex.ok(), ex.ok() ? "" : ex.message().c_str());
@@ -1084,7 +1087,7 @@ class TestCalibration : public QObject {
     }
 
     void adoptFitIntoScenario() {
-        Scenario s = *defaultScenario(presets());
+        Scenario s = test::illustrative(); // three tiers: the third is left as it was
         FittedParameters p;
         p.utilisation = 0.37;
         p.rampHalfTokens = 900;
