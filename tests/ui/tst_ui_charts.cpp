@@ -112,7 +112,7 @@ class TestCharts : public QObject {
     void init() { QSettings().clear(); }
 
     void tierLabelsOfCloseBandwidthsDoNotOverlap() {
-        auto w = makeWindow();
+        auto w = makeIllustrativeWindow(); // three tiers
         Scenario s = explorerOf(w)->scenario();
         QCOMPARE(s.tiers.size(), size_t(3));
         s.tiers[0].bandwidthGBps = 55;
@@ -150,7 +150,7 @@ class TestCharts : public QObject {
     // shows its series' whole name, inside the chart and off the plot, which keeps a useful
     // height, in the window at 1366×768 and 1920×1080 with two long-named pins.
     void legendsShowFullNames() {
-        auto w = makeWindow();
+        auto w = makeIllustrativeWindow(); // three tiers, and the nominal-t_fixed note
         pinTwoLongNames(w.get());
         if (QTest::currentTestFailed()) return;
         for (const QSize size : {QSize(1366, 768), QSize(1920, 1080)}) {

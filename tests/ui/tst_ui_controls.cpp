@@ -3,6 +3,7 @@
 #include "ui_test_support.h"
 
 #include "kvbe/base/units.h"
+#include "kvbe/scenario/builtin_scenarios.h"
 #include "kvbe/ui/charts/breakeven_chart.h"
 #include "kvbe/ui/charts/frontier_chart.h"
 #include "kvbe/ui/charts/ttft_chart.h"
@@ -244,7 +245,7 @@ class TestUiControls : public QObject {
         QTemporaryDir dir;
         const QString file = dir.filePath("amp.kvbe.json");
         {
-            auto w = makeWindow();
+            auto w = makeIllustrativeWindow(); // the preset NVMe, 13.5 GB/s
             auto* m = panelOf(w).tierModel();
             QCOMPARE(
                 m->data(m->index(1, TierTableModel::WriteBandwidth), Qt::DisplayRole).toString(),
@@ -334,7 +335,7 @@ class TestUiControls : public QObject {
     }
 
     void tierTableEditsMoveTierLines() {
-        auto w = makeWindow();
+        auto w = makeIllustrativeWindow(); // three tiers
         auto* m = panelOf(w).tierModel();
         QVERIFY(
             m->setData(m->index(1, TierTableModel::Bandwidth), QStringLiteral("20"), Qt::EditRole));
@@ -406,7 +407,7 @@ class TestUiControls : public QObject {
     // docs/cost-model.md: Llama 3.3 70B on an H100 SXM at u = 0.5, simple model, no t_fixed,
     // N = 32,768 needs about 0.88 GB/s.
     void modelSizeChartMatchesTheCostModelPage() {
-        auto w = makeWindow();
+        auto w = makeIllustrativeWindow(); // u = 50 %
         const auto pts = chartOf(w, "models")->seriesByKey("models")->points();
         bool found = false;
         for (const auto& p : pts)
@@ -452,7 +453,7 @@ class TestUiControls : public QObject {
     }
 
     void frontierMapFollowsTheCostModel() {
-        auto w = makeWindow();
+        auto w = makeIllustrativeWindow(); // its third tier
         auto* f = static_cast<FrontierChart*>(chartOf(w, "frontier"));
         f->setTier(2);
         const auto ref = reference(explorerOf(w)->scenario());
@@ -666,7 +667,7 @@ class TestUiControls : public QObject {
     void tierModelPassesTheModelTester() {
         TierTableModel m;
         QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        const Scenario s = *defaultScenario(presets());
+        const Scenario s = *builtinScenario("illustrative", presets()); // three tiers
         m.setTiers(s.tiers);
         QCOMPARE(m.rowCount(), 3);
         QCOMPARE(m.columnCount(), int(TierTableModel::ColumnCount));

@@ -92,7 +92,9 @@ class TestUiExport : public QObject {
     void initTestCase() {
         isolateSettings();
         QVERIFY(m_dir.isValid());
-        m_window = makeWindow();
+        // The illustrative scenario: its preset tiers' nominal-t_fixed note is what an export
+        // must keep without the note's on-screen hint.
+        m_window = makeIllustrativeWindow();
     }
     void cleanupTestCase() {
         m_window.reset();

@@ -87,7 +87,7 @@ class TestPanelFields : public QObject {
     }
 
     void theHostLinkSetsAStagedTiersBandwidth() {
-        auto w = makeWindow();
+        auto w = makeIllustrativeWindow(); // its NVMe tiers are staged through the host link
         auto* link = panelOf(w).get<NumberField>("hostLink");
         const auto& tiers = explorerOf(w)->scenario().tiers;
         QVERIFY(tiers[1].staging == Staging::Pipelined);

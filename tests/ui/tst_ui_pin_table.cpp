@@ -102,7 +102,7 @@ class TestUiPinTable : public QObject {
     void cleanup() { QTRY_VERIFY(QApplication::topLevelWidgets().isEmpty()); }
 
     void valuesAndDifferencesAreCores() {
-        auto w = makeWindow();
+        auto w = makeIllustrativeWindow(); // three tiers, u = 50 %
         auto* model = tableModelOf(w.get());
         QAbstractItemModelTester tester(model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -185,7 +185,7 @@ class TestUiPinTable : public QObject {
     }
 
     void aTierAScenarioLacksShowsADashAndNeverIsSaid() {
-        auto w = makeWindow();
+        auto w = makeIllustrativeWindow(); // three tiers, u = 50 %
         QVERIFY(w->pinCurrent(QStringLiteral("three tiers")));
         // The current scenario drops the PCIe 4.0 drive and gets a tier too slow to pay off.
         Scenario s = explorerOf(w)->scenario();
@@ -265,7 +265,7 @@ class TestUiPinTable : public QObject {
     }
 
     void theCsvReadsBack() {
-        auto w = makeWindow();
+        auto w = makeIllustrativeWindow(); // three tiers, u = 50 %
         const Scenario small = explorerOf(w)->scenario();
         QVERIFY(w->pinCurrent(QStringLiteral("3B, on an \"H100\"")));
         QVERIFY(panelOf(w).selectModel(QStringLiteral("meta-llama/Llama-3.3-70B-Instruct")));

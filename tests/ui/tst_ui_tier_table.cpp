@@ -35,7 +35,7 @@ class TestUiTierTable : public QObject {
     // An adopted fit's t_fixed of 5.74332 ms shows as 5.74 (the editor keeps every digit); the
     // tier names wrap onto a second line of their row instead of losing their middle.
     void tierTableShowsFewDigitsAndWholeNames() {
-        auto w = makeWindow();
+        auto w = makeIllustrativeWindow(); // no per-layer part in its fixed costs
         w->show();
         Scenario s = explorerOf(w)->scenario();
         s.tiers[0].tFixedMs = 5.74332;

@@ -31,7 +31,7 @@ inline ReplayResult referenceReplay(const Trace& t, const Evaluation& e, double 
         SimTier st;
         st.name = e.scenario.tiers[i].preset;
         st.capacityBytes = caps[i];
-        st.path = e.tiers[i];
+        st.path = e.cost.resolved(e.tiers[i]); // a fixed cost per layer, on this model
         st.writeBps = presets().findTier(e.scenario.tiers[i].preset)->writeBps;
         c.tiers.push_back(st);
     }

@@ -16,6 +16,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <filesystem>
 
 namespace kvbe {
 
@@ -90,6 +91,15 @@ bool MainWindow::isUserName(const Scenario& s) {
 }
 
 Status MainWindow::openFile(const QString& path) {
+    // A built-in scenario by name (kvbe --scenario illustrative), where no file has that name:
+    // opened as the File menu's Built-in scenarios open it, tied to no file.
+    if (!QFileInfo::exists(path) && !std::filesystem::path(path.toStdString()).has_parent_path()) {
+        auto s = loadScenario(path.toStdString(), m_explorer.presets());
+        if (!s) return s.error();
+        if (auto m = m_explorer.loadModel(s->model); !m) return m.error();
+        startOver(*s, QString());
+        return Ok{};
+    }
     return openAs(path, classifyFile(path.toStdString()));
 }
 
