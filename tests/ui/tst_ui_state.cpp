@@ -4,10 +4,18 @@
 #include "ui_test_support.h"
 
 #include <QApplication>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QSignalSpy>
 
 using namespace kvbe;
 using namespace kvbe::test;
+
+namespace {
+QString rectText(const QRect& r) {
+    return QStringLiteral("%1×%2 at %3,%4").arg(r.width()).arg(r.height()).arg(r.x()).arg(r.y());
+}
+} // namespace
 
 class TestUiState : public QObject {
     Q_OBJECT
@@ -65,6 +73,55 @@ class TestUiState : public QObject {
         auto w = makeWindow();
         QCOMPARE(explorerOf(w)->scenario().utilisation, 0.65);
         QVERIFY(w->isWindowModified());
+    }
+
+    // A layout saved on another screen (a run at 2560×1600 ×2, then a smaller screen) opens
+    // with this screen's own layout, not at its old size in a corner (issue 40, item 7); one
+    // saved on this screen but partly off it is moved onto it whole; either way the window's
+    // frame lies within the screen's available area.
+    void restoredGeometryIsClampedToTheScreen() {
+        const QRect avail = QGuiApplication::primaryScreen()->availableGeometry();
+        const auto savedAt = [](const QRect& g) {
+            QWidget w;
+            w.setGeometry(g);
+            return w.saveGeometry();
+        };
+        const QSize saved = avail.size() * 3 / 4;
+        QRect fitted;
+        {
+            MainWindow reference(presets());
+            reference.fitToScreen(avail);
+            fitted = reference.geometry();
+        }
+        // Saved in the corner of a screen twice this one's size.
+        QSettings().setValue(QStringLiteral("window/geometry"),
+                             savedAt(QRect(avail.topLeft(), saved)));
+        QSettings().setValue(QStringLiteral("window/screen"), avail.size() * 2);
+        {
+            MainWindow w(presets());
+            QVERIFY2(avail.contains(w.frameGeometry()), qPrintable(rectText(w.frameGeometry())));
+            QCOMPARE(w.geometry(), fitted);
+        }
+        // Saved on this screen, three quarters of it past the right and bottom edges.
+        QSettings().setValue(
+            QStringLiteral("window/geometry"),
+            savedAt(QRect(avail.topLeft() + QPoint(avail.width() - saved.width() / 4,
+                                                   avail.height() - saved.height() / 4),
+                          saved)));
+        QSettings().setValue(QStringLiteral("window/screen"), avail.size());
+        {
+            MainWindow w(presets());
+            QVERIFY2(avail.contains(w.frameGeometry()), qPrintable(rectText(w.frameGeometry())));
+            QVERIFY2(w.width() <= avail.width() && w.height() <= avail.height(),
+                     qPrintable(rectText(w.geometry())));
+        }
+        // A window closed on this screen saves the screen it was laid out for.
+        {
+            MainWindow w(presets());
+            w.setAsk([](QWidget*, const Question&) { return QMessageBox::Discard; });
+            QVERIFY(w.close());
+        }
+        QCOMPARE(QSettings().value(QStringLiteral("window/screen")).toSize(), avail.size());
     }
 
     // 12191.6 ms reads 12.19 s; under a second, milliseconds as before.

@@ -22,6 +22,16 @@ namespace kvbe {
 
 namespace {
 constexpr int kMaxRecent = 8;
+
+// The frame moved, not resized, so that all of it lies within `available` (a frame larger than
+// it keeps its top left corner there).
+QRect movedInto(QRect frame, const QRect& available) {
+    frame.moveLeft(
+        std::max(available.left(), std::min(frame.left(), available.right() + 1 - frame.width())));
+    frame.moveTop(
+        std::max(available.top(), std::min(frame.top(), available.bottom() + 1 - frame.height())));
+    return frame;
+}
 } // namespace
 
 void MainWindow::updateTitle() {
@@ -244,16 +254,25 @@ void MainWindow::sniffAndOpen(const QStringList& paths) {
 
 void MainWindow::restoreSettings() {
     QSettings st;
-    // A saved layout, where it still fits a screen; otherwise the one for this screen.
+    // A saved layout, on a screen of the size it was saved on and moved wholly onto it; one
+    // saved on a screen of another size (a run at 2560×1600 ×2, then a 1600×1000 screen), or
+    // larger than this screen, gives way to this screen's own layout.
     const bool restored =
         restoreGeometry(st.value(QStringLiteral("window/geometry")).toByteArray());
     const QScreen* screen = QGuiApplication::screenAt(geometry().center());
     if (!screen) screen = QGuiApplication::primaryScreen();
     const QRect available = screen ? screen->availableGeometry() : QRect();
-    if (!restored || (available.isValid() && (frameGeometry().height() > available.height() ||
-                                              frameGeometry().width() > available.width()))) {
+    const QSize savedOn = st.value(QStringLiteral("window/screen")).toSize();
+    const bool otherScreen =
+        savedOn.isValid() && available.isValid() && savedOn != available.size();
+    if (!restored || otherScreen ||
+        (available.isValid() && (frameGeometry().height() > available.height() ||
+                                 frameGeometry().width() > available.width()))) {
         if (available.isValid()) fitToScreen(available);
     } else {
+        if (available.isValid()) {
+            move(movedInto(frameGeometry(), available).topLeft()); // pos() is the frame's
+        }
         restoreState(st.value(QStringLiteral("window/state")).toByteArray());
         setBottomDocksCollapsed(st.value(QStringLiteral("window/docksCollapsed"), true).toBool());
     }
@@ -297,6 +316,9 @@ void MainWindow::saveSettings() const {
                 m_style.presentation && !m_geometryBeforePresentation.isEmpty()
                     ? m_geometryBeforePresentation
                     : saveGeometry());
+    // The screen the layout was made for: another one gets its own layout at the next start.
+    if (const QScreen* on = screen())
+        st.setValue(QStringLiteral("window/screen"), on->availableGeometry().size());
     st.setValue(QStringLiteral("window/docksCollapsed"), m_bottomCollapsed);
     st.setValue(QStringLiteral("window/state"),
                 m_style.presentation && !m_stateBeforePresentation.isEmpty()
