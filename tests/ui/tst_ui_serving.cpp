@@ -8,6 +8,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QProcess>
+#include <QScatterSeries>
 #include <QTemporaryDir>
 #include <QXYSeries>
 
@@ -45,10 +46,11 @@ class Standin {
 
 // The dock's serving form for the stand-in's model, fully cached prompts of these lengths; false
 // where the form has no row for one of the options (the run would go without it).
-bool fillServingForm(ProbePanel* panel, const QString& url, const QString& lengths) {
+bool fillServingForm(ProbePanel* panel, const QString& url, const QString& lengths,
+                     const QString& served = QStringLiteral("standin/llama-3.2-3b")) {
     panel->setProbe(QStringLiteral("serving"));
     return panel->setOption(QStringLiteral("--endpoint"), url) &&
-           panel->setOption(QStringLiteral("--model"), QStringLiteral("standin/llama-3.2-3b")) &&
+           panel->setOption(QStringLiteral("--model"), served) &&
            // The model geometry for the fit, when the served name is not a preset.
            panel->setOption(QStringLiteral("--config"),
                             QStringLiteral("meta-llama/Llama-3.2-3B")) &&
@@ -100,6 +102,42 @@ class TestUiServing : public QObject {
         QCOMPARE(lengths, (std::set<double>{512, 1024, 2048}));
         QVERIFY2(points->name().startsWith(QStringLiteral("serving #1, measured")),
                  qPrintable(points->name()));
+    }
+
+    // Issue 40, item 7: a server whose served name is "standin", run with --config the
+    // scenario's model. Its points are the scenario model's: not marked "[another model:
+    // standin]", not dimmed, and drawn at the size of the other measured points (8 px, as the
+    // Fleet files' points; they were 6 px).
+    void servingPointsOfTheScenariosModelAreItsOwn() {
+        Standin server({"--model", "standin"});
+        QVERIFY2(!server.url().isEmpty(), "the stand-in printed no URL");
+        auto w = makeWindow();
+        auto* panel = probePanelOf(w);
+        QVERIFY(fillServingForm(panel, server.url(), QStringLiteral("512,1k"),
+                                QStringLiteral("standin")));
+        QCOMPARE(panel->runModel(), QStringLiteral("meta-llama/Llama-3.2-3B"));
+        ProbeRunner* run = panel->run();
+        QVERIFY(QTest::qWaitFor([run] { return !run->isRunning(); }, 240000));
+        QVERIFY2(run->outcome() == ProbeRunner::Outcome::Succeeded, qPrintable(run->message()));
+        w->refreshNow();
+        auto* ttft = qobject_cast<TtftChart*>(chartOf(w, QStringLiteral("ttft")));
+        QVERIFY(ttft);
+        auto* points = qobject_cast<QScatterSeries*>(ttft->seriesByKey(QStringLiteral("imported")));
+        QVERIFY(points);
+        QVERIFY(!points->points().isEmpty());
+        QVERIFY2(!points->name().contains(QStringLiteral("another model")),
+                 qPrintable(points->name()));
+        QCOMPARE(points->color().alphaF(), 1.0);
+        QCOMPARE(points->markerSize(), 8.0);
+        // The B* chart's measured points likewise.
+        auto* bstar =
+            chartOf(w, QStringLiteral("breakeven"))->seriesByKey(QStringLiteral("measured-bstar"));
+        if (bstar)
+            QVERIFY2(!bstar->name().contains(QStringLiteral("another model")),
+                     qPrintable(bstar->name()));
+        // Left empty, the geometry field runs with the scenario's model.
+        QVERIFY(panel->setOption(QStringLiteral("--config"), QString()));
+        QCOMPARE(panel->runModel(), QStringLiteral("meta-llama/Llama-3.2-3B"));
     }
 
     // A server that refuses token-id prompts: the probe falls back to text measured by

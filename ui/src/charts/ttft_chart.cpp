@@ -10,6 +10,12 @@
 
 namespace kvbe {
 
+namespace {
+// Measured points (a probe run's, a Fleet file's, the scenario's table): one size for all, in
+// pixels before penScale, as large as the Fleet files' points (a probe run's were 6 px).
+constexpr qreal kMeasuredPoint = 8;
+} // namespace
+
 void TtftChart::refill() {
     const ScenarioResult& r = *m_current;
     const CurveSet& c = r.curves;
@@ -83,7 +89,7 @@ void TtftChart::refill() {
     auto dots = [&](const QString& key, const QString& name, const std::vector<QPointF>& pts,
                     QColor col) {
         if (pts.empty()) return;
-        auto* s = scatter(key, name, col, 6);
+        auto* s = scatter(key, name, col, kMeasuredPoint);
         // The points only change with the data, the visible range or the plot's width, not
         // with a slider: then the last decimation still holds.
         const DotsInput in{pts.data(), pts.size(), columns, x0, x1, logX(), penScale(), col.rgba()};
@@ -91,7 +97,7 @@ void TtftChart::refill() {
         m_dotsInput.insert(key, in);
         const auto shown = decimateToColumns(pts, columns, x0, x1, logX());
         // A light marker is painted, not one graphics item per point: thousands stay cheap.
-        const int d = int(6 * penScale());
+        const int d = int(kMeasuredPoint * penScale());
         QImage dot(d + 2, d + 2, QImage::Format_ARGB32_Premultiplied);
         dot.fill(Qt::transparent);
         QPainter p(&dot);
@@ -131,7 +137,7 @@ void TtftChart::refill() {
             l->setPointsVisible(pts.size() <= 64);
             l->replace(pts);
         } else
-            scatter(o.key, name, col, 8)->replace(pts);
+            scatter(o.key, name, col, kMeasuredPoint)->replace(pts);
     }
     endRefill();
     setHomeRange(c.tokens.front(), c.tokens.back(), logY() ? lo / 1.5 : 0,

@@ -125,6 +125,18 @@ void ProbePanel::showProbe() {
         tr("%1. Needs %2.").arg(QString::fromUtf8(p.description), QString::fromUtf8(p.needs)));
 }
 
+QString ProbePanel::runModel() const {
+    const QStringList args = arguments();
+    const auto valueOf = [&args](const QString& flag) {
+        const qsizetype i = args.indexOf(flag);
+        return i >= 0 && i + 1 < args.size() ? args[i + 1] : QString();
+    };
+    for (const auto& o : form()->probe().options)
+        if (o.kind == ProbeOptionKind::Model)
+            if (const QString v = valueOf(QString::fromUtf8(o.flag)); !v.isEmpty()) return v;
+    return valueOf(QStringLiteral("--model"));
+}
+
 ProbeForm* ProbePanel::form() const {
     return static_cast<ProbeForm*>(m_forms->currentWidget());
 }

@@ -182,10 +182,12 @@ QString MainWindow::measuredTierName(int run) const {
 void MainWindow::connectRun(int index, ProbeRunner* runner, const QString& probe) {
     LiveRun live;
     live.probe = probe;
-    // The form's arguments, as the run was just started with them.
-    const QStringList args = m_probePanel->arguments();
-    if (const qsizetype m = args.indexOf(QStringLiteral("--model")); m >= 0 && m + 1 < args.size())
-        live.model = args[m + 1];
+    // The model the run measures, as the form just started it: the serving probe's --config,
+    // not its served name ("standin"), named by its id as the scenario's model is, so that a
+    // config.json of the scenario's model is not marked as another model's.
+    live.model = m_probePanel->runModel();
+    if (auto spec = resolveModel(live.model.toStdString(), m_explorer.presets()))
+        live.model = QString::fromStdString(spec->id);
     live.name = tr("%1 #%2, measured").arg(probe).arg(index + 1);
     m_liveRuns[index] = live;
     connect(runner, &ProbeRunner::point, this, [this, index, probe](const ProbePoint& p) {

@@ -43,6 +43,10 @@ class ProbePanel : public QWidget {
     void setDefaultGpu(const QString& gpu);
     // The arguments after `kvbe-cli probe` for the form as it stands.
     QStringList arguments() const;
+    // The model whose geometry a run of the form measures, as the form passes it: its Model
+    // field (the serving probe's --config, a GPU probe's --model; the scenario's model where the
+    // field is left empty), else --model (the serving probe's served name, without --config).
+    QString runModel() const;
 
     // Starts a run of the form's probe; its row joins the history at the top.
     ProbeRunner* run();
