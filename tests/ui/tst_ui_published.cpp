@@ -191,6 +191,11 @@ class TestUiPublished : public QObject {
             ++checked;
         }
         QCOMPARE(checked, 7);
+        // The fitted fixed cost in the legend as the tier table shows it (it read 5.74332 ms).
+        auto* dotted = chartOf(w, "breakeven")->seriesByKey(QStringLiteral("tier/0/bstar"));
+        QVERIFY(dotted);
+        QVERIFY2(dotted->name().endsWith(QStringLiteral("B* with 5.74 ms fixed cost")),
+                 qPrintable(dotted->name()));
         auto* m = panelOf(w).tierModel();
         for (int row = 0; row < m->rowCount(); ++row)
             QVERIFY(!m->data(m->index(row, TierTableModel::FixedCost), Qt::DisplayRole)

@@ -110,7 +110,7 @@ void BreakevenChart::drawTiers(const ScenarioResult& r, YRange& range) {
              (nominal ? tr("%1: B* with %2 ms fixed cost (nominal)")
                       : tr("%1: B* with %2 ms fixed cost"))
                  .arg(name)
-                 .arg(r.eval->cost.tFixed(tc.tier) * 1e3),
+                 .arg(r.eval->cost.tFixed(tc.tier) * 1e3, 0, 'g', 3), // 5.74, as the tier table
              col, 1.5, Qt::DotLine)
             ->replace(withFixed);
         label(g + "label", tr("%1 · %2").arg(name, tierRateText(tc.tier)), QPointF(inf, b), col,
