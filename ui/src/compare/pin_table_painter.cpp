@@ -25,6 +25,7 @@ struct TableLayout {
     std::vector<double> colW;
     std::vector<double> rowH;
     std::vector<QStringList> labelLines; // each row's label as drawn, line by line
+    std::vector<QStringList> titleLines; // each column's title as drawn
     QStringList notes;
     double width = 0, height = 0;
     double longestWord = 0; // of the labels: the label column is never narrower
@@ -81,11 +82,18 @@ TableLayout layoutTable(const PinComparison& t, double width = 0) {
         for (const QString& word : row.label.split(QLatin1Char(' '), Qt::SkipEmptyParts))
             L.longestWord = std::max(L.longestWord, rm.horizontalAdvance(word) + 1);
     }
-    L.headerH = 2 * bm.height() + L.lineGap + 2 * L.padY;
     double valuesW = 0;
     for (size_t c = 0; c < t.columns.size(); ++c) {
-        double w = std::max(bm.horizontalAdvance(columnTitle(t.columns[c])),
-                            bm.horizontalAdvance(columnUnit(t.columns[c])));
+        // On a slide a column title may wrap at its words ("p* Host DRAM" over "(PCIe 5.0)"),
+        // so that the numbers, not the titles, set the width; on its own it takes one line.
+        const QString title = columnTitle(t.columns[c]);
+        double titleW = bm.horizontalAdvance(title);
+        if (width > 0) {
+            titleW = 0;
+            for (const QString& word : title.split(QLatin1Char(' '), Qt::SkipEmptyParts))
+                titleW = std::max(titleW, bm.horizontalAdvance(word) + 1);
+        }
+        double w = std::max(titleW, bm.horizontalAdvance(columnUnit(t.columns[c])));
         for (size_t r = 0; r < t.rows.size(); ++r) {
             w = std::max(w, fm.horizontalAdvance(valueText(t.rows[r].values[c], t.columns[c])));
             if (r > 0) w = std::max(w, sm.horizontalAdvance(deltaLine(t, r, c)));
@@ -106,6 +114,14 @@ TableLayout layoutTable(const PinComparison& t, double width = 0) {
                 w += spare / double(L.colW.size());
     }
     L.labelW = label + 2 * L.padX;
+    // The titles wrapped to their columns, over the unit.
+    qsizetype titleLines = 1;
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+        L.titleLines.push_back(wrapText(columnTitle(t.columns[c]), bm, L.colW[c] - 2 * L.padX + 0.5)
+                                   .split(QLatin1Char('\n')));
+        titleLines = std::max(titleLines, L.titleLines.back().size());
+    }
+    L.headerH = double(titleLines + 1) * bm.height() + L.lineGap + 2 * L.padY;
     L.headingH = tm.height() + 6;
     L.subtitleH =
         sm.boundingRect(QRectF(0, 0, textW, 1e6), Qt::TextWordWrap, L.subtitle).height() + 12;
@@ -205,7 +221,7 @@ void paintPinTable(QPainter& p, const PinComparison& t, QSize size, bool dark) {
     y += L.subtitleH;
 
     // Header: the title over its unit.
-    const QFontMetricsF fm(L.text), sm(L.small);
+    const QFontMetricsF bm(L.bold), fm(L.text), sm(L.small);
     p.setFont(L.bold);
     p.setPen(ink);
     double x = x0;
@@ -214,7 +230,10 @@ void paintPinTable(QPainter& p, const PinComparison& t, QSize size, bool dark) {
     x += L.labelW;
     for (size_t c = 0; c < t.columns.size(); ++c) {
         const QRectF cell(x + L.padX, y + L.padY, L.colW[c] - 2 * L.padX, L.headerH - 2 * L.padY);
-        p.drawText(cell, Qt::AlignRight | Qt::AlignTop, columnTitle(t.columns[c]));
+        for (qsizetype i = 0; i < L.titleLines[c].size(); ++i)
+            p.drawText(QRectF(cell.left(), cell.top() + double(i) * bm.height(), cell.width(),
+                              bm.height()),
+                       Qt::AlignRight | Qt::AlignTop | Qt::TextDontClip, L.titleLines[c][i]);
         p.drawText(cell, Qt::AlignRight | Qt::AlignBottom, columnUnit(t.columns[c]));
         x += L.colW[c];
     }
