@@ -37,8 +37,14 @@ double labelRoom(const QLogValueAxis* l) {
     if (!(pixels > 0)) return 12;
     const QFontMetricsF fm(l->labelsFont());
     const bool across = l->orientation() == Qt::Horizontal;
+    // Across: the range's longest label ("131072", not a 7-digit stand-in) with a gap of most of
+    // a line; the stand-in's width turned a presentation's doublings into decades.
+    const double widest = std::max(std::abs(l->min()), std::abs(l->max()));
+    const QString longest = std::isfinite(widest) && widest < 1e15
+                                ? QString::number(qint64(std::ceil(widest)))
+                                : QStringLiteral("1048576");
     const double label =
-        across ? fm.horizontalAdvance(QStringLiteral("1048576")) + fm.height() : fm.height() * 1.8;
+        across ? fm.horizontalAdvance(longest) + 0.8 * fm.height() : fm.height() * 1.8;
     return pixels / label;
 }
 
@@ -64,12 +70,34 @@ void tuneLogBase(QLogValueAxis* l) {
     l->setLabelFormat(base < 2 ? "%.4g" : l->property("kvbeFormat").toByteArray().constData());
 }
 
+// A linear axis's range widened to whole steps of 1, 2 or 5 × 10^k, some five of them. Not
+// QValueAxis::applyNiceNumbers: it rounds the range up to a nice number before choosing the
+// step, and it lowers the axis's tick count each time it runs, so the axes of a chart redrawn
+// a few times ran on to 100,000 for data ending near 57,000, with one tick between.
+struct NiceRange {
+    double min, max;
+    int ticks;
+};
+NiceRange niceRange(double min, double max) {
+    constexpr int kSteps = 5;
+    if (!(max > min) || !std::isfinite(min) || !std::isfinite(max)) return {min, max, 2};
+    const double raw = (max - min) / kSteps;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    const double f = raw / magnitude;
+    const double step = (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * magnitude;
+    // A hair of tolerance: 60000.0000001 still ends at 60000.
+    const double lo = std::floor(min / step + 1e-9) * step;
+    const double hi = std::ceil(max / step - 1e-9) * step;
+    return {lo, hi, int(std::lround((hi - lo) / step)) + 1};
+}
+
 void setAxisRange(QAbstractAxis* a, double min, double max) {
     if (auto* l = qobject_cast<QLogValueAxis*>(a)) {
         l->setRange(min, max);
     } else if (auto* v = qobject_cast<QValueAxis*>(a)) {
-        v->setRange(min, max);
-        v->applyNiceNumbers();
+        const NiceRange r = niceRange(min, max);
+        v->setRange(r.min, r.max);
+        v->setTickCount(std::max(2, r.ticks));
     }
 }
 QAbstractAxis* makeAxis(bool log, const QString& title, const char* logFormat) {

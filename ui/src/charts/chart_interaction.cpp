@@ -1,5 +1,8 @@
 #include "kvbe/ui/charts/chart_view.h"
 
+#include "kvbe/ui/charts/chart_legend.h"
+
+#include <QFontMetricsF>
 #include <QGraphicsLineItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
@@ -42,13 +45,14 @@ void ChartView::updateCrosshair(QPointF pos) {
     m_crossH->setLine(plot.left(), pos.y(), plot.right(), pos.y());
     const QPointF value = chart()->mapToValue(pos, m_anchor);
     const QString text = hoverText(value);
-    m_tip->setText(text);
+    const QRectF view = mapToScene(viewport()->rect()).boundingRect().adjusted(2, 2, -2, -2);
+    // Lines longer than the view wraps (a Plan configuration's drive life) wrap within it.
+    m_tip->setText(wrapText(text, QFontMetricsF(m_tip->font()), std::max(80.0, view.width() - 12)));
     const QRectF tb = m_tip->boundingRect().adjusted(-5, -4, 5, 4);
     m_tipBox->setRect(QRectF(QPointF(0, 0), tb.size()));
     m_tip->setPos(5, 4);
     // Beside the cursor, on the side with room; never past the view's edges, where its first
     // lines or characters would be cut off (a tall box starts at the top).
-    const QRectF view = mapToScene(viewport()->rect()).boundingRect().adjusted(2, 2, -2, -2);
     double x = pos.x() + 14, y = pos.y() + 14;
     if (x + tb.width() > plot.right()) x = pos.x() - 14 - tb.width();
     if (y + tb.height() > plot.bottom()) y = pos.y() - 14 - tb.height();

@@ -6,10 +6,12 @@
 
 #include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
+#include <QLineSeries>
 
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 namespace kvbe {
 
@@ -19,6 +21,47 @@ double distance(const QRectF& r, QPointF p) {
     const double dx = std::max({r.left() - p.x(), 0.0, p.x() - r.right()});
     const double dy = std::max({r.top() - p.y(), 0.0, p.y() - r.bottom()});
     return std::hypot(dx, dy);
+}
+
+// Whether the segment a–b passes through r (Liang–Barsky).
+bool crosses(QPointF a, QPointF b, const QRectF& r) {
+    double t0 = 0, t1 = 1;
+    const double dx = b.x() - a.x(), dy = b.y() - a.y();
+    const double p[] = {-dx, dx, -dy, dy};
+    const double q[] = {a.x() - r.left(), r.right() - a.x(), a.y() - r.top(), r.bottom() - a.y()};
+    for (int i = 0; i < 4; ++i) {
+        if (p[i] == 0) {
+            if (q[i] < 0) return false;
+            continue;
+        }
+        const double t = q[i] / p[i];
+        if (p[i] < 0)
+            t0 = std::max(t0, t);
+        else
+            t1 = std::min(t1, t);
+        if (t0 > t1) return false;
+    }
+    return true;
+}
+
+// The curves drawn in the plot (visible line series), as pixel segments: a label's backdrop
+// hides what it covers, so a label goes where no curve is wherever it can.
+std::vector<QLineF> curveSegments(QChart* chart, const QRectF& plot) {
+    std::vector<QLineF> out;
+    for (QAbstractSeries* s : chart->series()) {
+        auto* line = qobject_cast<QLineSeries*>(s);
+        if (!line || !line->isVisible() || line->count() < 2 || line->attachedAxes().size() < 2)
+            continue;
+        QPointF prev = chart->mapToPosition(line->at(0), line);
+        for (int i = 1; i < line->count(); ++i) {
+            const QPointF next = chart->mapToPosition(line->at(i), line);
+            if (std::isfinite(prev.y()) && std::isfinite(next.y()) &&
+                QRectF(prev, next).normalized().adjusted(-1, -1, 1, 1).intersects(plot))
+                out.emplace_back(prev, next);
+            prev = next;
+        }
+    }
+    return out;
 }
 
 QRectF placed(QPointF p, QSizeF b, Qt::Alignment a, double gap = 3) {
@@ -71,6 +114,13 @@ void ChartView::layoutOverlays() {
         return std::none_of(taken.begin(), taken.end(),
                             [&](const QRectF& t) { return t.intersects(r); });
     };
+    const std::vector<QLineF> curves = curveSegments(chart(), plot);
+    const auto clearOfCurves = [&](const QRectF& r) {
+        return std::none_of(curves.begin(), curves.end(), [&](const QLineF& c) {
+            return QRectF(c.p1(), c.p2()).normalized().adjusted(-1, -1, 1, 1).intersects(r) &&
+                   crosses(c.p1(), c.p2(), r);
+        });
+    };
     // Labels on their own side of a point (tier levels, p*), top to bottom. One that would
     // cover another moves up or down by whole label heights to the nearest free place in the
     // plot, with a leader line back to its point: close bandwidths stack.
@@ -89,9 +139,18 @@ void ChartView::layoutOverlays() {
             align = (align & ~Qt::AlignLeft) | Qt::AlignRight;
         const QRectF home = placed(p, size, align);
         if (home.left() < plot.left() - 2 || home.right() > plot.right() + 2) return std::nullopt;
-        if (isFree(home)) return home;
         const double step = home.height() + 1;
         const double lowest = plot.bottom() + 2, highest = plot.top() - home.height();
+        // Free of labels and curves at home or a few heights from it; else free of labels.
+        if (isFree(home) && clearOfCurves(home)) return home;
+        for (int k = 1; k <= 3; ++k)
+            for (const double dir : {-1.0, 1.0}) {
+                const QRectF c = home.translated(0, dir * k * step);
+                if (c.top() < highest || c.bottom() > lowest || !isFree(c) || !clearOfCurves(c))
+                    continue;
+                return c;
+            }
+        if (isFree(home)) return home;
         for (int k = 1; k < 40; ++k)
             for (const double dir : {1.0, -1.0}) {
                 const QRectF c = home.translated(0, dir * k * step);
@@ -148,18 +207,23 @@ void ChartView::layoutOverlays() {
         const QSizeF size = l->item->boundingRect().size();
         std::optional<QRectF> best;
         double gap = 15;
-        for (const double g : {15.0, 32.0, 52.0, 75.0}) {
-            for (Qt::Alignment a : around) {
-                const QRectF r = placed(p, size, a, g);
-                if (plot.contains(r) && isFree(r) && nearestIsOwn(r, p)) {
-                    best = r;
+        // Where no curve is, if any place is; else where only curves are.
+        for (const bool avoidCurves : {true, false}) {
+            for (const double g : {15.0, 32.0, 52.0, 75.0}) {
+                for (Qt::Alignment a : around) {
+                    const QRectF r = placed(p, size, a, g);
+                    if (plot.contains(r) && isFree(r) && nearestIsOwn(r, p) &&
+                        (!avoidCurves || clearOfCurves(r))) {
+                        best = r;
+                        break;
+                    }
+                }
+                if (best) {
+                    gap = g;
                     break;
                 }
             }
-            if (best) {
-                gap = g;
-                break;
-            }
+            if (best) break;
         }
         if (!best) {
             l->item->setVisible(false);

@@ -35,8 +35,13 @@ ChartLegend::ChartLegend(QGraphicsItem* parent) : QGraphicsObject(parent) {
 
 bool ChartLegend::setEntries(std::vector<Entry> entries, const QFont& font, QColor textColor) {
     if (entries == m_entries && font == m_font && textColor == m_textColor) return false;
+    // A new font (presentation mode, and back) chooses the place afresh: the list at the right
+    // kept for steadiness took 40 % of a presentation's width, and after Esc the chart's
+    // margins were not those it had before.
+    if (font != m_font) m_lastPlace = Place::Bottom;
     m_entries = std::move(entries);
     m_font = font;
+    m_drawFont = font;
     m_textColor = textColor;
     // One text item per entry, kept across updates.
     while (m_slots.size() > m_entries.size()) {
@@ -48,7 +53,7 @@ bool ChartLegend::setEntries(std::vector<Entry> entries, const QFont& font, QCol
     for (size_t i = 0; i < m_entries.size(); ++i) {
         QColor c = m_textColor;
         if (m_entries[i].hidden) c.setAlphaF(0.35f);
-        m_slots[i].text->setFont(m_font);
+        m_slots[i].text->setFont(m_drawFont);
         m_slots[i].text->setBrush(c);
     }
     update();
@@ -56,8 +61,8 @@ bool ChartLegend::setEntries(std::vector<Entry> entries, const QFont& font, QCol
 }
 
 qreal ChartLegend::naturalWidth(const Entry& e) const {
-    const Metrics m(m_font);
-    return std::ceil(m.swatch + m.gap + QFontMetricsF(m_font).horizontalAdvance(e.name)) + 1;
+    const Metrics m(m_drawFont);
+    return std::ceil(m.swatch + m.gap + QFontMetricsF(m_drawFont).horizontalAdvance(e.name)) + 1;
 }
 
 namespace {
@@ -98,11 +103,11 @@ QString wrapText(const QString& text, const QFontMetricsF& fm, qreal width) {
 }
 
 QString ChartLegend::wrapped(const QString& name, qreal width) const {
-    return wrapText(name, QFontMetricsF(m_font), width);
+    return wrapText(name, QFontMetricsF(m_drawFont), width);
 }
 
 QSizeF ChartLegend::flowRows(qreal width) {
-    const Metrics m(m_font);
+    const Metrics m(m_drawFont);
     const qreal line = m.line, swatch = m.swatch, gap = m.gap;
     const qreal spacing = line * 1.2, rowGap = line * 0.2;
     qreal x = 0, y = 0, rowHeight = 0;
@@ -138,7 +143,7 @@ QSizeF ChartLegend::flowRows(qreal width) {
 }
 
 QSizeF ChartLegend::stackColumn(qreal width) {
-    const Metrics m(m_font);
+    const Metrics m(m_drawFont);
     const qreal line = m.line, swatch = m.swatch, gap = m.gap;
     const qreal rowGap = line * 0.3;
     qreal y = 0, used = 0;
@@ -154,8 +159,7 @@ QSizeF ChartLegend::stackColumn(qreal width) {
     return QSizeF(used, m_entries.empty() ? 0 : y - rowGap);
 }
 
-ChartLegend::Layout ChartLegend::arrange(QSizeF area, qreal rowsBudget) {
-    if (rowsBudget < 0) rowsBudget = area.height() * kMaxRowsShare;
+QStringList ChartLegend::arrangeOnce(QSizeF area, qreal rowsBudget, qreal columnShare) {
     m_layout = Layout{};
     QStringList cut;
     if (m_entries.empty()) {
@@ -171,11 +175,11 @@ ChartLegend::Layout ChartLegend::arrange(QSizeF area, qreal rowsBudget) {
             qreal widest = 0;
             for (const Entry& e : m_entries)
                 widest = std::max(widest, naturalWidth(e));
-            const QSizeF column = stackColumn(std::min(widest, area.width() * kMaxColumnShare));
+            const QSizeF column = stackColumn(std::min(widest, area.width() * columnShare));
             // The list where it fits beside the plot; else the rows after all (the plot keeps
             // its width, the names stay whole); where not even two rows are left for them, the
             // list, cut at the chart's height (the plot keeps its height).
-            const qreal line = QFontMetricsF(m_font).height();
+            const qreal line = QFontMetricsF(m_drawFont).height();
             if (column.height() <= area.height()) {
                 m_size = column, m_layout = Layout{Place::Right, column.width()};
             } else if (rowsBudget < 2 * line) {
@@ -196,7 +200,27 @@ ChartLegend::Layout ChartLegend::arrange(QSizeF area, qreal rowsBudget) {
             }
         }
     }
-    const Metrics m(m_font);
+    return cut;
+}
+
+ChartLegend::Layout ChartLegend::arrange(QSizeF area, qreal rowsBudget, qreal columnShare) {
+    if (rowsBudget < 0) rowsBudget = area.height() * kMaxRowsShare;
+    if (columnShare <= 0) columnShare = kMaxColumnShare;
+    // Every name whole: where the entries fit neither in rows nor in the list, a smaller type
+    // (down to 70 %) before any entry is cut for room (the Fleet files add seven or more).
+    QStringList cut;
+    for (const qreal scale : {1.0, 0.9, 0.8, 0.7}) {
+        m_drawFont = m_font;
+        if (m_font.pointSizeF() > 0)
+            m_drawFont.setPointSizeF(m_font.pointSizeF() * scale);
+        else
+            m_drawFont.setPixelSize(std::max(1, int(std::lround(m_font.pixelSize() * scale))));
+        for (Slot& s : m_slots)
+            s.text->setFont(m_drawFont);
+        cut = arrangeOnce(area, rowsBudget, columnShare);
+        if (cut.isEmpty()) break;
+    }
+    const Metrics m(m_drawFont);
     for (const Slot& s : m_slots)
         s.text->setPos(s.swatch.right() + m.gap, s.rect.top());
     m_lastPlace = m_layout.place;
@@ -219,7 +243,7 @@ void ChartLegend::placeIn(const QRectF& area) {
 void ChartLegend::paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) {
     p->setRenderHint(QPainter::Antialiasing);
     p->setClipRect(m_bounds);
-    const qreal line = QFontMetricsF(m_font).height();
+    const qreal line = QFontMetricsF(m_drawFont).height();
     for (size_t i = 0; i < m_entries.size() && i < m_slots.size(); ++i) {
         const Entry& e = m_entries[i];
         const QRectF r = m_slots[i].swatch;

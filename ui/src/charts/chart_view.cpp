@@ -29,8 +29,8 @@ namespace kvbe {
 
 namespace {
 
-// A label pinned to a data point, on a backdrop of the chart's background: gridlines and curves
-// do not cross its text.
+// A label pinned to a data point, on a translucent backdrop of the chart's background: gridlines
+// do not cross its text, and a curve under it still shows.
 class LabelItem : public QGraphicsSimpleTextItem {
   public:
     QColor backdrop;
@@ -375,8 +375,10 @@ void ChartView::label(const QString& key, const QString& text, QPointF value, QC
     it->brief = brief;
     const QColor background = backgroundColor();
     it->item->setBrush(readableOn(color, background));
+    // Translucent: a curve the label could not avoid shows through (labels go where no curve is
+    // wherever they can, chart_labels.cpp).
     QColor backdrop = background;
-    backdrop.setAlphaF(0.8f);
+    backdrop.setAlphaF(0.6f);
     static_cast<LabelItem*>(it->item)->backdrop = backdrop;
     it->value = value;
     it->align = align;
@@ -463,7 +465,10 @@ void ChartView::updateLegend() {
     // The plot gives up the legend's room: the rows under it, or the list at its right.
     QMargins margins(kMargin, kMargin, kMargin, kMargin);
     if (!m_legend->isEmpty() && area.isValid()) {
-        const auto layout = m_legend->arrange(area.size(), rowsBudget);
+        // In presentation mode the list at the right takes a quarter of the width at most (at
+        // 38 % it took 40 % of the screen from the plot); the rows or a smaller type instead.
+        const auto layout =
+            m_legend->arrange(area.size(), rowsBudget, m_style.presentation ? 0.25 : -1);
         const int room = int(std::ceil(layout.extent)) + kMargin;
         if (layout.place == ChartLegend::Place::Bottom)
             margins.setBottom(kMargin + room);

@@ -1,6 +1,7 @@
 #include "kvbe/ui/compare/pin_table_painter.h"
 
 #include "kvbe/ui/charts/chart_export.h"
+#include "kvbe/ui/charts/chart_legend.h"
 #include "kvbe/ui/compare/pin_table_csv.h"
 #include "kvbe/ui/widgets/qt_error.h"
 
@@ -23,13 +24,40 @@ struct TableLayout {
     double labelW = 0;
     std::vector<double> colW;
     std::vector<double> rowH;
+    std::vector<QStringList> labelLines; // each row's label as drawn, line by line
+    std::vector<QStringList> titleLines; // each column's title as drawn
     QStringList notes;
     double width = 0, height = 0;
+    double longestWord = 0; // of the labels: the label column is never narrower
+    double scale = 1;       // design units to the canvas's pixels
+    QPointF origin;         // of the table's top-left corner on the canvas
 };
 
+// The label column's width on its own (labels wrap past it) and its least; a label takes at most
+// kMaxLabelLines lines, the last cut with "…" (never a word cut silently: "…, FP8 compute" read
+// as FP8 KV when its last word fell off).
 constexpr double kMaxLabelWidth = 360;
+constexpr double kMinLabelWidth = 150;
+constexpr int kMaxLabelLines = 3;
+// The most the table is scaled up on a canvas, and the most its rows grow to fill it (+150 %).
+constexpr double kMaxScale = 3;
+constexpr double kRowGrowth = 1.5;
 
-TableLayout layoutTable(const PinComparison& t) {
+QStringList labelLines(const QString& label, const QFont& font, double width) {
+    const QFontMetricsF fm(font);
+    QStringList lines = wrapText(label, fm, width).split(QLatin1Char('\n'));
+    if (lines.size() > kMaxLabelLines) {
+        const QString rest = lines.mid(kMaxLabelLines - 1).join(QLatin1Char(' '));
+        lines = lines.mid(0, kMaxLabelLines - 1);
+        lines << fm.elidedText(rest, Qt::ElideRight, width);
+    }
+    return lines;
+}
+
+// The table laid out `width` design units wide (0: its natural width): the value columns at their
+// width, the labels the rest, wrapped; past what the labels need, the value columns share the
+// room, so that the table spans the width it is given.
+TableLayout layoutTable(const PinComparison& t, double width = 0) {
     TableLayout L;
     L.text.setFamily(QStringLiteral("sans-serif"));
     L.text.setPixelSize(16);
@@ -46,31 +74,61 @@ TableLayout layoutTable(const PinComparison& t) {
                     "with recompute. p*: the shortest prefix whose load from the tier beats "
                     "recomputing it. Δ: against the current scenario.");
 
-    // The scenario column: labels wrap at kMaxLabelWidth.
-    double label = bm.horizontalAdvance(QObject::tr("Scenario"));
-    for (const auto& row : t.rows)
-        label = std::max(label, std::min(kMaxLabelWidth, fm.horizontalAdvance(row.label) + 1));
-    L.labelW = label + 2 * L.padX;
-    L.headerH = 2 * bm.height() + L.lineGap + 2 * L.padY;
+    // Each label in the font it is drawn in: the current row's is bold.
+    double widest = bm.horizontalAdvance(QObject::tr("Scenario"));
+    for (const auto& row : t.rows) {
+        const QFontMetricsF rm(row.current ? L.bold : L.text);
+        widest = std::max(widest, rm.horizontalAdvance(row.label) + 1);
+        for (const QString& word : row.label.split(QLatin1Char(' '), Qt::SkipEmptyParts))
+            L.longestWord = std::max(L.longestWord, rm.horizontalAdvance(word) + 1);
+    }
+    double valuesW = 0;
     for (size_t c = 0; c < t.columns.size(); ++c) {
-        double w = std::max(bm.horizontalAdvance(columnTitle(t.columns[c])),
-                            bm.horizontalAdvance(columnUnit(t.columns[c])));
+        // On a slide a column title may wrap at its words ("p* Host DRAM" over "(PCIe 5.0)"),
+        // so that the numbers, not the titles, set the width; on its own it takes one line.
+        const QString title = columnTitle(t.columns[c]);
+        double titleW = bm.horizontalAdvance(title);
+        if (width > 0) {
+            titleW = 0;
+            for (const QString& word : title.split(QLatin1Char(' '), Qt::SkipEmptyParts))
+                titleW = std::max(titleW, bm.horizontalAdvance(word) + 1);
+        }
+        double w = std::max(titleW, bm.horizontalAdvance(columnUnit(t.columns[c])));
         for (size_t r = 0; r < t.rows.size(); ++r) {
             w = std::max(w, fm.horizontalAdvance(valueText(t.rows[r].values[c], t.columns[c])));
             if (r > 0) w = std::max(w, sm.horizontalAdvance(deltaLine(t, r, c)));
         }
         L.colW.push_back(w + 2 * L.padX);
+        valuesW += w + 2 * L.padX;
     }
-    double tableW = L.labelW;
-    for (double w : L.colW)
-        tableW += w;
+    double label = std::min(kMaxLabelWidth, widest);
+    double textW = std::max(label + 2 * L.padX + valuesW, 600.0);
+    if (width > 0) {
+        textW = width - 2 * L.margin;
+        label = std::min(widest, std::max(kMinLabelWidth, textW - valuesW - 2 * L.padX));
+        // Too narrow for the numbers and the least label: wider than asked (the fit says no).
+        textW = std::max(textW, label + 2 * L.padX + valuesW);
+        const double spare = textW - (label + 2 * L.padX + valuesW);
+        if (spare > 0 && !L.colW.empty())
+            for (double& w : L.colW)
+                w += spare / double(L.colW.size());
+    }
+    L.labelW = label + 2 * L.padX;
+    // The titles wrapped to their columns, over the unit.
+    qsizetype titleLines = 1;
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+        L.titleLines.push_back(wrapText(columnTitle(t.columns[c]), bm, L.colW[c] - 2 * L.padX + 0.5)
+                                   .split(QLatin1Char('\n')));
+        titleLines = std::max(titleLines, L.titleLines.back().size());
+    }
+    L.headerH = double(titleLines + 1) * bm.height() + L.lineGap + 2 * L.padY;
     L.headingH = tm.height() + 6;
-    const double textW = std::max(tableW, 600.0);
     L.subtitleH =
         sm.boundingRect(QRectF(0, 0, textW, 1e6), Qt::TextWordWrap, L.subtitle).height() + 12;
     for (const auto& row : t.rows) {
-        const double labelH =
-            fm.boundingRect(QRectF(0, 0, label, 1e6), Qt::TextWordWrap, row.label).height();
+        const QFont& font = row.current ? L.bold : L.text;
+        L.labelLines.push_back(labelLines(row.label, font, label));
+        const double labelH = double(L.labelLines.back().size()) * QFontMetricsF(font).height();
         const double cellH = fm.height() + (row.current ? 0 : L.lineGap + sm.height());
         L.rowH.push_back(std::max(labelH, cellH) + 2 * L.padY);
     }
@@ -86,11 +144,49 @@ TableLayout layoutTable(const PinComparison& t) {
     return L;
 }
 
+// The table fitted to a canvas: the largest scale (at most kMaxScale) at which the table, laid
+// out across the whole width, fits the height; rows share what height is left (up to twice
+// their own), and the table is centred.
+TableLayout fittedTable(const PinComparison& t, QSizeF canvas) {
+    TableLayout best = layoutTable(t);
+    // Larger type while the labels keep most of their natural width (two or three lines for a
+    // description of the inputs) and whole words: not 3× type with a name broken over five lines.
+    const double leastLabel =
+        std::max(0.6 * (best.labelW - 2 * best.padX), std::min(best.longestWord, kMaxLabelWidth));
+    best.scale = std::min({canvas.width() / best.width, canvas.height() / best.height, kMaxScale});
+    for (double s = kMaxScale; s > best.scale; s -= 0.02) {
+        TableLayout L = layoutTable(t, canvas.width() / s);
+        if (L.width * s > canvas.width() + 0.5 || L.height * s > canvas.height() ||
+            L.labelW - 2 * L.padX < leastLabel - 0.5)
+            continue;
+        L.scale = s;
+        best = std::move(L);
+        break;
+    }
+    double rowsH = 0;
+    for (double h : best.rowH)
+        rowsH += h;
+    const double spare = canvas.height() / best.scale - best.height;
+    if (spare > 0 && rowsH > 0) {
+        const double grow = std::min(spare, kRowGrowth * rowsH) / rowsH;
+        for (double& h : best.rowH)
+            h *= 1 + grow;
+        best.height += rowsH * grow;
+    }
+    best.origin = QPointF((canvas.width() - best.width * best.scale) / 2,
+                          std::max(0.0, (canvas.height() - best.height * best.scale) / 2));
+    return best;
+}
+
 } // namespace
 
 QSizeF pinTableNaturalSize(const PinComparison& t) {
     const auto L = layoutTable(t);
     return {L.width, L.height};
+}
+
+std::vector<QStringList> pinTableLabelLines(const PinComparison& t, QSize size) {
+    return fittedTable(t, QSizeF(size)).labelLines;
 }
 
 void paintPinTable(QPainter& p, const PinComparison& t, QSize size, bool dark) {
@@ -103,12 +199,10 @@ void paintPinTable(QPainter& p, const PinComparison& t, QSize size, bool dark) {
     p.setRenderHint(QPainter::TextAntialiasing);
     p.fillRect(QRect(QPoint(0, 0), size), bg);
     if (t.empty()) return;
-    const auto L = layoutTable(t);
-    // Fitted: scaled to the canvas (never past 3×), centred across, from the top.
-    const double scale = std::min({size.width() / L.width, size.height() / L.height, 3.0});
+    const auto L = fittedTable(t, QSizeF(size));
     p.save();
-    p.translate((size.width() - L.width * scale) / 2, 0);
-    p.scale(scale, scale);
+    p.translate(L.origin);
+    p.scale(L.scale, L.scale);
 
     double y = L.margin;
     const double x0 = L.margin;
@@ -136,7 +230,10 @@ void paintPinTable(QPainter& p, const PinComparison& t, QSize size, bool dark) {
     x += L.labelW;
     for (size_t c = 0; c < t.columns.size(); ++c) {
         const QRectF cell(x + L.padX, y + L.padY, L.colW[c] - 2 * L.padX, L.headerH - 2 * L.padY);
-        p.drawText(cell, Qt::AlignRight | Qt::AlignTop, columnTitle(t.columns[c]));
+        for (qsizetype i = 0; i < L.titleLines[c].size(); ++i)
+            p.drawText(QRectF(cell.left(), cell.top() + double(i) * bm.height(), cell.width(),
+                              bm.height()),
+                       Qt::AlignRight | Qt::AlignTop | Qt::TextDontClip, L.titleLines[c][i]);
         p.drawText(cell, Qt::AlignRight | Qt::AlignBottom, columnUnit(t.columns[c]));
         x += L.colW[c];
     }
@@ -148,14 +245,21 @@ void paintPinTable(QPainter& p, const PinComparison& t, QSize size, bool dark) {
         const auto& row = t.rows[r];
         const double h = L.rowH[r];
         if (row.current) p.fillRect(QRectF(x0, y, tableW, h), band);
+        // The row's contents centred in its height (rows grow to fill a slide).
+        const double labelH =
+            double(L.labelLines[r].size()) * QFontMetricsF(row.current ? L.bold : L.text).height();
+        const double cellH = fm.height() + (row.current ? 0 : L.lineGap + sm.height());
+        const double top = y + (h - std::max(labelH, cellH)) / 2;
         x = x0;
         p.setPen(ink);
         p.setFont(row.current ? L.bold : L.text);
-        p.drawText(QRectF(x + L.padX, y + L.padY, L.labelW - 2 * L.padX, h - 2 * L.padY),
-                   Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, row.label);
+        const double lineH = QFontMetricsF(p.font()).height();
+        for (qsizetype i = 0; i < L.labelLines[r].size(); ++i)
+            p.drawText(QRectF(x + L.padX, top + double(i) * lineH, L.labelW - 2 * L.padX, lineH),
+                       Qt::AlignLeft | Qt::AlignTop | Qt::TextDontClip, L.labelLines[r][i]);
         x += L.labelW;
         for (size_t c = 0; c < t.columns.size(); ++c) {
-            const QRectF cell(x + L.padX, y + L.padY, L.colW[c] - 2 * L.padX, h - 2 * L.padY);
+            const QRectF cell(x + L.padX, top, L.colW[c] - 2 * L.padX, cellH);
             p.setFont(L.text);
             p.setPen(ink);
             p.drawText(QRectF(cell.left(), cell.top(), cell.width(), fm.height()),

@@ -35,6 +35,9 @@ QSize WrapBox::minimumSizeHint() const {
 
 void WrapBox::arrange(int width) {
     const bool side = width >= sideBySideWidth();
+    // Beside the first, the second keeps the width it asked for (its combo boxes' whole
+    // choices); the first, whose minimum fits the rest, gives way.
+    m_second->setMinimumWidth(side ? m_secondBeside : 0);
     if (side == sideBySide()) return;
     m_layout->setDirection(side ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
     emit sideBySideChanged(side);

@@ -14,6 +14,7 @@
 #include "kvbe/ui/fleet/measured_import.h"
 #include "kvbe/ui/scenario/scenario_panel.h"
 #include "kvbe/ui/widgets/file_dialogs.h"
+#include "kvbe/ui/widgets/fitting_tabs.h"
 #include "kvbe/ui/widgets/wheel_guard.h"
 #include "kvbe/ui/workload/workload_view.h"
 
@@ -93,8 +94,17 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
     m_explorer.setParent(this);
     m_explorer.setObjectName(QStringLiteral("explorer"));
 
-    m_tabs = new QTabWidget(this);
+    auto* tabs = new FittingTabs(this);
+    m_tabs = tabs;
     m_tabs->setObjectName(QStringLiteral("chartTabs"));
+    // Where the full titles do not fit (2560×1600 at ×2), these, so that every tab stays in view.
+    const auto shortTitle = [](const QString& key) {
+        if (key == QLatin1String("breakeven")) return tr("Break-even");
+        if (key == QLatin1String("fraction")) return tr("Cached fraction");
+        if (key == QLatin1String("ttft")) return tr("TTFT");
+        if (key == QLatin1String("frontier")) return tr("Frontier");
+        return QString();
+    };
     m_tabs->setDocumentMode(true);
     // The scenario charts of the chart table, in its order; the window talks to the charts that
     // probe runs draw on through their own types.
@@ -110,10 +120,10 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
             v->addWidget(controls);
             m_chartControls.push_back(controls);
             v->addWidget(c, 1);
-            m_tabs->addTab(page, c->title());
+            tabs->addTab(page, c->title(), shortTitle(key));
         } else {
             delete page;
-            m_tabs->addTab(c, c->title());
+            tabs->addTab(c, c->title(), shortTitle(key));
         }
     }
     m_breakeven = chartOf<BreakevenChart>(m_charts);
@@ -121,11 +131,11 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
     m_ttft = chartOf<TtftChart>(m_charts);
     // After the charts: tab indices below m_charts.size() stay the charts'.
     m_workload = new WorkloadView(&m_explorer);
-    m_tabs->addTab(m_workload, tr("Workload"));
+    tabs->addTab(m_workload, tr("Workload"));
     // The pins side by side: B* at chosen lengths and p* per tier, with differences.
     m_pinTable = new PinTableView(&m_explorer);
     m_pinTable->setObjectName(QStringLiteral("pinTable"));
-    m_tabs->addTab(m_pinTable, tr("Pin table"));
+    tabs->addTab(m_pinTable, tr("Pin table"));
     connect(m_pinTable, &PinTableView::exportRequested, this, &MainWindow::exportPinTable);
     setCentralWidget(m_tabs);
     m_stale.assign(m_charts.size(), true);

@@ -7,7 +7,10 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace kvbe {
 
@@ -136,6 +139,26 @@ void CapacityPanel::showEvent(QShowEvent* e) {
     request();
 }
 
+void CapacityPanel::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    holdTextHeight();
+}
+
+void CapacityPanel::holdTextHeight() {
+    bool changed = false;
+    for (QLabel* l : {m_sentence, m_error, m_status}) {
+        const int h = l->text().isEmpty() || l->width() <= 0 ? 0 : l->heightForWidth(l->width());
+        if (l->minimumHeight() == std::max(0, h)) continue;
+        l->setMinimumHeight(std::max(0, h));
+        changed = true;
+    }
+    // A tab widget does not pass its pages' new minimum on: the widgets above it ask again.
+    if (changed)
+        for (QWidget* p = parentWidget(); p && !qobject_cast<QScrollArea*>(p);
+             p = p->parentWidget())
+            p->updateGeometry();
+}
+
 void CapacityPanel::request() {
     if (!m_workload || !m_workload->trace || !isVisible()) return;
     const Key k = keyNow();
@@ -181,6 +204,7 @@ void CapacityPanel::apply(const std::shared_ptr<WorkloadCapacity>& c) {
         QString s = c->serversSentence;
         if (!c->loadSentence.isEmpty()) s += QLatin1Char(' ') + c->loadSentence;
         m_sentence->setText(s);
+        holdTextHeight();
         const CapacityResult& r = *c->result;
         QString status = tr("Searched in %1 s (%2 cache passes, %3 queueings); decode is not "
                             "modelled")
@@ -201,12 +225,14 @@ void CapacityPanel::apply(const std::shared_ptr<WorkloadCapacity>& c) {
                           .arg(loads);
         m_status->setText(status);
     }
+    holdTextHeight();
     emit computed();
 }
 
 void CapacityPanel::showError(const QString& message) {
     m_error->setText(message);
     m_error->setVisible(true);
+    holdTextHeight();
 }
 
 } // namespace kvbe

@@ -132,7 +132,9 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     for (int c = 1; c < 4; ++c)
         m_table->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-    m_table->setWordWrap(false);
+    // A configuration's name wraps in its cell rather than being cut ("128 GiB DRAM + 1 …").
+    m_table->setWordWrap(true);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     // The sentence and the drive life scroll where a short screen leaves them too little height,
     // rather than being cut at the table's edge.
     auto* answer = new QWidget(this);

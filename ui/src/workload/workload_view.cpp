@@ -8,6 +8,7 @@
 #include "kvbe/ui/charts/link_chart.h"
 #include "kvbe/ui/charts/workload_charts.h"
 #include "kvbe/ui/widgets/file_dialogs.h"
+#include "kvbe/ui/widgets/wheel_guard.h"
 #include "kvbe/ui/widgets/wrap_box.h"
 #include "kvbe/ui/workload/capacity_panel.h"
 #include "kvbe/ui/workload/plan_section.h"
@@ -23,6 +24,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -34,6 +36,29 @@
 #include <optional>
 
 namespace kvbe {
+
+namespace {
+
+// A rule's combo box: as wide as its longest item ("Host DRAM (PCIe 5.0)") where the tab has
+// the room, as narrow as a short name's where it has not, so that the rules still fit in rows on
+// a narrow tab; the list opens at full width.
+class RuleCombo : public QComboBox {
+  public:
+    explicit RuleCombo(QWidget* parent) : QComboBox(parent) {
+        setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    }
+    QSize minimumSizeHint() const override {
+        QSize s = QComboBox::minimumSizeHint();
+        int longest = 0;
+        for (int i = 0; i < count(); ++i)
+            longest = std::max(longest, fontMetrics().horizontalAdvance(itemText(i)));
+        const int shortName = fontMetrics().horizontalAdvance(QLatin1Char('x')) * 8;
+        if (longest > shortName) s.rwidth() -= longest - shortName;
+        return s;
+    }
+};
+
+} // namespace
 
 // The TTFT tab: the distribution, the links over time and the saturation sentence (core's
 // saturationSentence). Under the distribution where the tab is tall enough for both charts,
@@ -86,7 +111,18 @@ void TtftLinksTab::resizeEvent(QResizeEvent* e) {
 WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
     : QWidget(parent), m_explorer(explorer) {
     setObjectName(QStringLiteral("workloadView"));
-    auto* v = new QVBoxLayout(this);
+    // The tab's contents scroll where a short screen or an unfolded dock leaves them less height
+    // than the charts need (kMinChartHeight each), rather than squeezing the charts to a strip
+    // and the Capacity sentence onto its chart's axis.
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("workloadScroll"));
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    auto* page = new QWidget(scroll);
+    page->setObjectName(QStringLiteral("workloadPage"));
+    auto* v = new QVBoxLayout(page);
     v->setContentsMargins(6, 6, 6, 0);
     v->setSpacing(4);
 
@@ -168,6 +204,7 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
         auto* c = qobject_cast<WorkloadChart*>(createChart(key).release());
         m_charts.push_back(c);
         c->setObjectName(key);
+        c->setMinimumHeight(kMinChartHeight);
         // The Capacity chart's tab holds it with its target field and sentence.
         if (auto* capacity = qobject_cast<SloCapacityChart*>(c)) {
             m_capacity = new CapacityPanel(capacity, this);
@@ -185,7 +222,16 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
             m_chartTabs->addTab(c, c->title());
         }
     }
+    // Its pages' wrapped text (the Capacity sentence) counts in the height it asks of the tab:
+    // without, a three-line sentence was squeezed onto its chart's axis.
+    QSizePolicy tabsPolicy = m_chartTabs->sizePolicy();
+    tabsPolicy.setHeightForWidth(true);
+    m_chartTabs->setSizePolicy(tabsPolicy);
     v->addWidget(m_chartTabs, 1);
+    scroll->setWidget(page);
+    outer->addWidget(scroll);
+    // The wheel scrolls the tab, not the rules and sliders it passes over.
+    guardWheel(page);
 
     m_progressTimer = new QTimer(this);
     m_progressTimer->setInterval(50);
@@ -240,14 +286,10 @@ QWidget* WorkloadView::buildControls() {
     auto addCombo = [&](const QString& label, const char* name, const QStringList& items,
                         const QString& tip) {
         auto* l = new QLabel(label, this);
-        auto* c = new QComboBox(this);
+        auto* c = new RuleCombo(this);
         c->setObjectName(QString::fromLatin1(name));
         c->addItems(items);
         c->setToolTip(tip);
-        // A combo's minimum width is a short name's, not its longest item's ("Host DRAM (PCIe
-        // 5.0)"), so that four rules fit in a row on a narrow tab; the list opens at full width.
-        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        c->setMinimumContentsLength(8);
         l->setBuddy(c);
         m_ruleCells.push_back({l, c});
         return c;
@@ -308,9 +350,10 @@ QWidget* WorkloadView::buildControls() {
     m_ruleCells.push_back({m_writeQueue, queueCell});
     m_timing = new QLabel(this);
     m_timing->setObjectName(QStringLiteral("workloadTiming"));
-    // One line that never widens the tab (the tooltip holds it whole where it is cut): it shares
-    // the last row of rules, and a second line would raise the tab's minimum height.
+    // It never widens the tab: it wraps onto a second line where its cell is narrow (the tab
+    // scrolls where that leaves the charts too little height).
     m_timing->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_timing->setWordWrap(true);
     QFont small = m_timing->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     m_timing->setFont(small);
@@ -350,9 +393,9 @@ void WorkloadView::layRules(bool besideTiers) {
     for (int c = 0; c < m_rulesGrid->columnCount(); ++c)
         m_rulesGrid->setColumnStretch(c, 0);
     // Beside the tiers a column of four rows with the servers, queues and store admission at its
-    // right; under them, where the tab is narrow, rows of three, so that the chart keeps the
-    // height.
-    const int perRow = besideTiers ? 4 : 3;
+    // right; under them, where the tab is narrow, rows of two, so that each combo box has the
+    // width for its whole choice ("Host DRAM (PCIe 5.0)"; the tab scrolls for the extra row).
+    const int perRow = besideTiers ? 4 : 2;
     const int cells = int(m_ruleCells.size());
     for (int i = 0; i < cells; ++i) {
         const int row = besideTiers ? (i < perRow ? i : i - perRow) : i / perRow;

@@ -54,9 +54,11 @@ class ChartLegend : public QGraphicsObject {
         qreal extent = 0;
     };
     // Rows go under the plot where they take at most `rowsBudget` (by default 30 % of the
-    // height); else a list at the right where it fits the height; else the rows, cut at the
-    // budget, the names that did not fit listed in the tooltip.
-    Layout arrange(QSizeF chartSize, qreal rowsBudget = -1);
+    // height); else a list at the right where it fits the height; else the same at a smaller
+    // type (down to 70 %); else the rows, cut at the budget, the names that did not fit listed
+    // in the tooltip.
+    // The list takes at most `columnShare` of the width (by default 38 %).
+    Layout arrange(QSizeF chartSize, qreal rowsBudget = -1, qreal columnShare = -1);
     // Puts the laid-out legend in its place: `area` is the chart's rectangle in the scene less
     // its outer margins; the legend takes its bottom or right edge.
     void placeIn(const QRectF& area);
@@ -83,12 +85,15 @@ class ChartLegend : public QGraphicsObject {
     // The entries in rows no wider than `width`, or in one column `width` wide; the size taken.
     QSizeF flowRows(qreal width);
     QSizeF stackColumn(qreal width);
+    // One try at the legend's place at the type m_drawFont; the names cut for room.
+    QStringList arrangeOnce(QSizeF area, qreal rowsBudget, qreal columnShare);
     QString wrapped(const QString& name, qreal width) const;
     qreal naturalWidth(const Entry& e) const;
 
     std::vector<Entry> m_entries;
     std::vector<Slot> m_slots;
     QFont m_font;
+    QFont m_drawFont; // m_font, or smaller where the names would not fit whole
     QColor m_textColor;
     Layout m_layout;
     QSizeF m_size;                     // of the arranged entries

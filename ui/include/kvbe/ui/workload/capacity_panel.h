@@ -50,8 +50,12 @@ class CapacityPanel : public QWidget {
 
   protected:
     void showEvent(QShowEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
 
   private:
+    // The wrapped lines' height at the panel's width is their minimum, so that the tab asks for
+    // it (and scrolls) rather than squeeze the sentence onto the chart's axis.
+    void holdTextHeight();
     // What a search depends on; a search for the same key is not run again.
     struct Key {
         const void* trace = nullptr;

@@ -81,6 +81,9 @@ class WorkloadView : public QWidget {
     WorkloadChart* visibleChart() const;
     // Replays of this long or shorter follow a slider as it moves; longer ones on release.
     static constexpr double kLiveSeconds = 0.1;
+    // The least height of each chart (titles, a plot to hover, the axis, the legend); where the
+    // tab is shorter it scrolls.
+    static constexpr int kMinChartHeight = 330;
     bool live() const { return m_lastSeconds <= kLiveSeconds; }
 
   signals:
