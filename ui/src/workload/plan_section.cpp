@@ -5,17 +5,24 @@
 #include "kvbe/base/units.h"
 #include "kvbe/plan/plan_setup.h"
 
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QTableWidget>
 #include <QTimer>
+#include <QUndoStack>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
 
 namespace kvbe {
 
@@ -33,11 +40,36 @@ QLabel* wrapped(const char* name, QWidget* parent) {
     return l;
 }
 
+QString percent(double rate) {
+    return QString::number(rate * 100, 'f', 2);
+}
+
 } // namespace
+
+// A tick of the Exact box as a step of the window's undo stack.
+class ExactCommand : public QUndoCommand {
+  public:
+    ExactCommand(PlanSection* section, bool exact)
+        : QUndoCommand(exact ? PlanSection::tr("Exact plan") : PlanSection::tr("Fast plan")),
+          m_section(section), m_exact(exact) {}
+    void undo() override { set(!m_exact); }
+    void redo() override { set(m_exact); }
+
+  private:
+    void set(bool exact) {
+        if (!m_section) return;
+        m_section->m_undoing = true;
+        m_section->m_exact->setChecked(exact);
+        m_section->m_undoing = false;
+    }
+    QPointer<PlanSection> m_section;
+    bool m_exact;
+};
 
 bool PlanSection::Key::operator==(const Key& o) const {
     return trace == o.trace && eval == o.eval && settings == o.settings &&
-           lifeYears == o.lifeYears && slo == o.slo && budget == o.budget;
+           lifeYears == o.lifeYears && slo == o.slo && budget == o.budget && exact == o.exact &&
+           exactBelow == o.exactBelow && sampleRequests == o.sampleRequests && rate == o.rate;
 }
 
 PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* parent)
@@ -83,6 +115,15 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     addField(tr("Drive life"), m_life);
     addField(tr("p99 TTFT at most"), m_slo);
     addField(tr("Budget (USD)"), m_budget);
+    m_exact = new QCheckBox(tr("Exact"), this);
+    m_exact->setObjectName(QStringLiteral("planExact"));
+    row->addWidget(m_exact);
+    setSampleOptions(m_sampleOptions); // the box's tooltip
+    connect(m_exact, &QCheckBox::toggled, this, [this](bool on) {
+        if (m_undo && !m_undoing) m_undo->push(new ExactCommand(this, on));
+        m_cancelKey.reset();
+        request();
+    });
     connect(m_life, &QDoubleSpinBox::valueChanged, this, [this] { readFields(); });
     connect(m_slo, &QLineEdit::editingFinished, this, [this] { readFields(); });
     connect(m_budget, &QLineEdit::editingFinished, this, [this] { readFields(); });
@@ -104,6 +145,12 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     row->addWidget(m_cancel);
     row->addWidget(m_status, 1);
     v->addLayout(row);
+
+    // Which mode the last plan ran in, its sample rate and error bound.
+    m_mode = wrapped("planMode", this);
+    m_mode->setFont(small);
+    m_mode->setVisible(false);
+    v->addWidget(m_mode);
 
     m_error = wrapped("planError", this);
     m_error->setStyleSheet(QStringLiteral("color: #c0392b;"));
@@ -197,6 +244,10 @@ PlanSection::Key PlanSection::keyNow() const {
     k.lifeYears = m_limits.lifeYears;
     k.slo = m_limits.sloP99S;
     k.budget = m_limits.budgetUsd;
+    k.exact = exact();
+    k.exactBelow = m_sampleOptions.exactBelow;
+    k.sampleRequests = m_sampleOptions.sampleRequests;
+    k.rate = m_sampleOptions.rate;
     return k;
 }
 
@@ -212,8 +263,90 @@ void PlanSection::setWorkload(WorkloadPtr w) {
         m_driveLife->clear();
         m_table->setRowCount(0);
         m_status->clear();
+        m_mode->clear();
+        m_mode->setVisible(false);
     }
     request();
+}
+
+bool PlanSection::exact() const {
+    return m_exact->isChecked();
+}
+
+void PlanSection::setExact(bool exact) {
+    m_exact->setChecked(exact);
+}
+
+void PlanSection::setSampleOptions(const PlanSampleOptions& o) {
+    m_sampleOptions = o;
+    m_sampleOptions.exact = false;
+    m_sampleOptions.stages = nullptr;
+    m_exact->setToolTip(
+        tr("Replay every configuration in full. Unticked, a trace of %L1 requests or more is "
+           "planned as kvbe-cli trace plan plans it: the grid on two samples of its prefix "
+           "trees, the shortlist replayed in full (the recommended configuration's figures are "
+           "exact), the sample rate and error bound stated under the limits.")
+            .arg(qulonglong(o.exactBelow)));
+    request();
+}
+
+QString PlanSection::progressText(const PlanProgress& p) {
+    const int pct = int(std::clamp(p.stageDone, 0.0, 1.0) * 100);
+    switch (p.stage) {
+    case PlanStage::Full:
+        return tr("Exact mode: replaying every configuration in full (%1 %)").arg(pct);
+    case PlanStage::DriveCounts:
+        return tr("Fast mode, sample rate %1 %: replaying in full the configurations the drive "
+                  "counts are read from (%2 %)")
+            .arg(percent(p.rate))
+            .arg(pct);
+    case PlanStage::Sampling:
+        return tr("Fast mode: drawing sample %1 of 2 at a rate of %2 % of the prefix subtrees")
+            .arg(p.sample)
+            .arg(percent(p.rate));
+    case PlanStage::Sample: {
+        const auto done = std::min(
+            p.configurations, std::size_t(std::llround(p.stageDone * double(p.configurations))));
+        return tr("Fast mode, sample %1 of 2 at a rate of %2 %: replaying the grid, "
+                  "configuration %L3 of %L4")
+            .arg(p.sample)
+            .arg(percent(p.rate))
+            .arg(std::min(done + 1, p.configurations))
+            .arg(p.configurations);
+    }
+    case PlanStage::Shortlist:
+        return tr("Fast mode (sample rate %1 %): evaluating the %L2 shortlisted configurations in "
+                  "full (%3 %)")
+            .arg(percent(p.rate))
+            .arg(p.configurations)
+            .arg(pct);
+    }
+    return {};
+}
+
+QString PlanSection::modeText(const PlanResult& r, bool exactAsked) {
+    const PlanSampling& m = r.sampling;
+    if (!m.sampled)
+        return exactAsked ? tr("Exact mode: every configuration replayed in full, as the Exact box "
+                               "asks.")
+                          : tr("Exact mode: %1.").arg(qs(m.reason));
+    return tr("Fast mode: sampled at %1 % of the prefix subtrees (%L2 and %L3 requests in two "
+              "samples; blocks in %L4 requests or more are trunk, %L5 blocks). Error bound (the "
+              "two samples' largest difference): hit ratio %6 points, mean TTFT %7 %, p99 %8 %, "
+              "GPU-hours %9 %, drive life %10 %. %L11 configurations replayed in full, the "
+              "recommendation among them (its figures are exact); the others are a sample's "
+              "estimates, marked sampled. Tick Exact to replay all.")
+        .arg(percent(m.rate))
+        .arg(qulonglong(m.sampleRequests[0]))
+        .arg(qulonglong(m.sampleRequests[1]))
+        .arg(qulonglong(m.trunkMinRequests))
+        .arg(qulonglong(m.trunkBlocks))
+        .arg(m.hitsError * 100, 0, 'f', 2)
+        .arg(m.ttftMeanError * 100, 0, 'f', 1)
+        .arg(m.ttftP99Error * 100, 0, 'f', 1)
+        .arg(m.gpuHoursError * 100, 0, 'f', 1)
+        .arg(m.lifeError * 100, 0, 'f', 1)
+        .arg(qulonglong(m.shortlisted));
 }
 
 bool PlanSection::setLimitsText(double lifeYears, const QString& sloP99, const QString& budgetUsd) {
@@ -293,14 +426,31 @@ void PlanSection::start() {
     const PlanLimits limits = m_limits;
     // A copy: the worker reads it while the window may read its own.
     auto presets = std::make_shared<const Presets>(*m_presets);
+    // The stage the worker is at, for the status line.
+    struct Live {
+        std::mutex m;
+        std::optional<PlanProgress> at;
+    };
+    auto live = std::make_shared<Live>();
+    PlanSampleOptions sampling = m_sampleOptions;
+    sampling.exact = exact();
+    sampling.stages = [live](const PlanProgress& p) {
+        const std::lock_guard lock(live->m);
+        live->at = p;
+    };
+    const bool exactAsked = sampling.exact;
     m_job->run(
-        [out, w, limits, presets](const BackgroundJob::Progress& progress) {
-            *out = computePlan(w, *presets, limits, progress);
+        [out, w, limits, presets, sampling](const BackgroundJob::Progress& progress) {
+            *out = computePlan(w, *presets, limits, progress, sampling);
         },
-        [this, out] {
-            if (!out->cancelled) apply(out);
+        [this, out, exactAsked] {
+            if (!out->cancelled) apply(out, exactAsked);
         },
-        tr("Replaying the grid of configurations…"));
+        tr("Planning…"),
+        [live] {
+            const std::lock_guard lock(live->m);
+            return live->at ? progressText(*live->at) : QString();
+        });
 }
 
 void PlanSection::cancel() {
@@ -311,7 +461,7 @@ void PlanSection::cancel() {
     m_planned.reset();
 }
 
-void PlanSection::apply(const std::shared_ptr<WorkloadPlan>& p) {
+void PlanSection::apply(const std::shared_ptr<WorkloadPlan>& p, bool exactAsked) {
     m_plan = p;
     m_chart->setPlan(p);
     // The configuration in bold, the reasons after it in the label's own weight.
@@ -326,6 +476,8 @@ void PlanSection::apply(const std::shared_ptr<WorkloadPlan>& p) {
     m_sentence->setText(sentence);
     m_driveLife->clear();
     m_table->setRowCount(0);
+    m_mode->setVisible(p->result.has_value());
+    m_mode->setText(p->result ? modeText(*p->result, exactAsked) : QString());
     if (!p->result) {
         m_status->clear();
         emit computed();
@@ -360,6 +512,7 @@ void PlanSection::fillTable(const WorkloadPlan& p) {
         const bool rec = r.recommended && *r.recommended == i;
         const QStringList cells = {
             qs(describePlanPoint(pt)) + (pt.bandwidthBound ? tr(" [bandwidth-bound]") : QString()) +
+                (pt.sampled ? tr(" [sampled]") : QString()) +
                 (rec ? tr(" (recommended)") : QString()),
             QStringLiteral("$%L1").arg(qint64(std::llround(pt.capexUsd))),
             qs(formatSeconds(pt.ttftMeanS)),
@@ -374,9 +527,12 @@ void PlanSection::fillTable(const WorkloadPlan& p) {
                 f.setBold(true);
                 item->setFont(f);
             }
-            item->setToolTip(pt.bandwidthBound
-                                 ? planPointText(pt) + QLatin1Char('\n') + qs(pt.saturation)
-                                 : planPointText(pt));
+            QString tip = planPointText(pt);
+            if (pt.bandwidthBound) tip += QLatin1Char('\n') + qs(pt.saturation);
+            if (pt.sampled)
+                tip += QLatin1Char('\n') + tr("A sample's estimate, not replayed in full (the "
+                                              "line under the limits gives the error bound)");
+            item->setToolTip(tip);
             m_table->setItem(row, c, item);
         }
         ++row;

@@ -2,6 +2,8 @@
 // and described in the line beside the Open button.
 #include "kvbe/ui/workload/workload_view.h"
 
+#include "kvbe/ui/workload/background_job.h"
+
 #include "kvbe/ui/widgets/file_dialogs.h"
 
 #include <QFileDialog>
@@ -41,6 +43,7 @@ bool WorkloadView::openTrace(const QString& path) {
     auto cancel = m_loadCancel;
     auto fraction = m_loadFraction;
     m_loadThread = QThread::create([path, out, cancel, fraction] {
+        yieldToTheWindow();
         TraceReadOptions o;
         o.progress = [cancel, fraction](double f) {
             fraction->store(f);
