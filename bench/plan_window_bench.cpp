@@ -8,6 +8,9 @@
 //   kvbe-bench-plan-window FILE [--exact]          open FILE
 //   kvbe-bench-plan-window --generate N [--exact]  write N generated requests to a temporary
 //                                                  folder (kvbe/trace/trace_generate.h), open them
+//   --exact-below N --sample-requests M            the fast mode's threshold and sample size
+//                                                  (default 200,000 and 62,500, as the CLI's), to
+//                                                  sample a small trace
 #include "bench_qt.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/trace/trace_generate.h"
@@ -110,12 +113,17 @@ int main(int argc, char** argv) {
     QString trace;
     quint64 generate = 0;
     bool exact = false;
+    kvbe::PlanSampleOptions sampling;
     for (int i = 1; i < argc; ++i) {
         const QString a = QString::fromLocal8Bit(argv[i]);
         if (a == QLatin1String("--exact"))
             exact = true;
         else if (a == QLatin1String("--generate") && i + 1 < argc)
             generate = QString::fromLocal8Bit(argv[++i]).toULongLong();
+        else if (a == QLatin1String("--exact-below") && i + 1 < argc)
+            sampling.exactBelow = QString::fromLocal8Bit(argv[++i]).toULongLong();
+        else if (a == QLatin1String("--sample-requests") && i + 1 < argc)
+            sampling.sampleRequests = QString::fromLocal8Bit(argv[++i]).toULongLong();
         else
             trace = a;
     }
@@ -145,8 +153,8 @@ int main(int argc, char** argv) {
     auto* plan = w.findChild<kvbe::PlanSection*>(QStringLiteral("planSection"));
     w.findChild<QTabWidget*>(QStringLiteral("chartTabs"))->setCurrentWidget(v);
     v->findChild<QTabWidget*>(QStringLiteral("workloadCharts"))->setCurrentWidget(plan);
-    if (auto* box = plan->findChild<QCheckBox*>(QStringLiteral("planExact")))
-        box->setChecked(exact);
+    plan->findChild<QCheckBox*>(QStringLiteral("planExact"))->setChecked(exact);
+    plan->setSampleOptions(sampling);
     QTest::qWait(200); // the window settled before the clocks start
 
     // The frame clock: a 5 ms timer; each gap between its ticks is one frame's wait at least.
@@ -161,6 +169,8 @@ int main(int argc, char** argv) {
         if (v->replaying()) return Replaying;
         return Planning;
     };
+    QElapsedTimer all;
+    double readS = 0, replayS = 0;
     QTimer tick;
     tick.setInterval(5);
     QObject::connect(&tick, &QTimer::timeout, [&] {
@@ -169,6 +179,9 @@ int main(int argc, char** argv) {
         longest[phase] = std::max(longest[phase], gap);
         over100 += gap > 100;
         phase = phaseNow();
+        // The time each phase ended: the first tick after it.
+        if (phase != Reading && readS == 0) readS = double(all.elapsed()) / 1e3;
+        if (phase == Planning && replayS == 0) replayS = double(all.elapsed()) / 1e3;
         const QString s = plan->findChild<QLabel*>(QStringLiteral("planStatus"))->text();
         // Each stage once: its first line (the figures in it change as it goes).
         static const QRegularExpression figures(QStringLiteral("[0-9][0-9,.]*"));
@@ -180,16 +193,12 @@ int main(int argc, char** argv) {
     });
     app.longestMs = app.longestWallMs = 0;
     app.slow.clear();
-    QElapsedTimer all;
     all.start();
     frame.start();
     tick.start();
     if (!v->openTrace(trace)) return 1;
-    double readS = 0, replayS = 0;
     const bool done = QTest::qWaitFor(
         [&] {
-            if (v->loading()) readS = double(all.elapsed()) / 1e3;
-            if (v->replaying()) replayS = double(all.elapsed()) / 1e3;
             return !v->loading() && !v->replaying() && v->result() && !plan->computing() &&
                    !plan->scheduled() && plan->plan() && plan->plan()->workload == v->result();
         },
@@ -202,12 +211,14 @@ int main(int argc, char** argv) {
         return 1;
     }
     const auto& r = *plan->plan()->result;
-    std::printf("trace %s: %zu requests; read by %.1f s, replayed by %.1f s, planned by %.1f s "
+    std::printf("trace %s: %zu requests; read by %.2f s, replayed by %.2f s, planned by %.2f s "
                 "(%zu configurations, %s)\n",
                 qPrintable(trace), v->trace()->size(), readS, replayS, totalS, r.points.size(),
                 r.sampling.sampled ? "sampled" : "exact");
     for (const QString& s : stages)
         std::printf("  progress: %s\n", qPrintable(s));
+    std::printf("  mode: %s\n",
+                qPrintable(plan->findChild<QLabel*>(QStringLiteral("planMode"))->text()));
     std::printf("longest frame (gap between ticks of a 5 ms timer, wall clock): reading %.0f ms, "
                 "replaying %.0f ms, planning %.0f ms; %d over 100 ms\n",
                 longest[Reading], longest[Replaying], longest[Planning], over100);
