@@ -30,6 +30,7 @@
 #include <QThread>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <string>
@@ -50,6 +51,8 @@ class TimedApp : public QApplication {
     double longestMs = 0, longestWallMs = 0, longestWallCpuMs = 0;
     QString longestWhat, longestWallWhat;
     QStringList slow; // the events over 50 ms by the wall clock, the first 20
+    // Window repaints, those that waited for another thread (Qt's paint helpers), layout passes.
+    int paints = 0, paintsWaiting = 0, layouts = 0;
     bool notify(QObject* receiver, QEvent* event) override {
         if (m_depth > 0 || QThread::currentThread() != thread())
             return QApplication::notify(receiver, event);
@@ -76,9 +79,14 @@ class TimedApp : public QApplication {
             longestMs = spent;
             longestWhat = what();
         }
+        rusage after{};
+        getrusage(RUSAGE_THREAD, &after);
+        if (type == QEvent::UpdateRequest) {
+            ++paints;
+            paintsWaiting += after.ru_nvcsw > before.ru_nvcsw;
+        }
+        layouts += type == QEvent::LayoutRequest;
         if (wallMs > 50 && slow.size() < 20) {
-            rusage after{};
-            getrusage(RUSAGE_THREAD, &after);
             slow << QStringLiteral("%1 ms wall, %2 ms CPU, %3 waits, %4 preemptions, %5 page "
                                    "faults: %6")
                         .arg(wallMs, 0, 'f', 0)
@@ -193,6 +201,7 @@ int main(int argc, char** argv) {
     });
     app.longestMs = app.longestWallMs = 0;
     app.slow.clear();
+    app.paints = app.paintsWaiting = app.layouts = 0;
     all.start();
     frame.start();
     tick.start();
@@ -226,6 +235,8 @@ int main(int argc, char** argv) {
                 "%.0f ms, %.0f ms of it CPU (%s)\n",
                 app.longestMs, qPrintable(app.longestWhat), app.longestWallMs, app.longestWallCpuMs,
                 qPrintable(app.longestWallWhat));
+    std::printf("repaints: %d, %d of them waited for another thread; layout passes: %d\n",
+                app.paints, app.paintsWaiting, app.layouts);
     for (const QString& e : app.slow)
         std::printf("  event over 50 ms: %s\n", qPrintable(e));
     return 0;

@@ -141,6 +141,16 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     QFont small = m_status->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     m_status->setFont(small);
+    // Two lines whatever it says: the stage it reports changes many times a second, and a line
+    // more or less would move and repaint the chart under it each time.
+    m_status->setMinimumHeight(2 * QFontMetrics(small).lineSpacing());
+    // The progress and Cancel keep their place while hidden, so that a plan starting or ending
+    // does not move the status line, and with it the chart and the answer under the row.
+    for (QWidget* w : {static_cast<QWidget*>(m_progress), static_cast<QWidget*>(m_cancel)}) {
+        QSizePolicy p = w->sizePolicy();
+        p.setRetainSizeWhenHidden(true);
+        w->setSizePolicy(p);
+    }
     row->addWidget(m_progress);
     row->addWidget(m_cancel);
     row->addWidget(m_status, 1);
