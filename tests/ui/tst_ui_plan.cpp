@@ -367,8 +367,8 @@ class TestUiPlan : public QObject {
         QVERIFY(!s->computing() && !s->scheduled());
     }
 
-    // Fast mode (issue 41): a trace below the threshold is planned in full and the line under the
-    // limits says why; at or above it, from two samples as `kvbe-cli trace plan` does, the line
+    // Fast mode (issue 41): a trace below the threshold is planned in full and the mode line
+    // says why; at or above it, from two samples as `kvbe-cli trace plan` does, the line
     // giving the rate and the error bound (the plan's own figures), the status line naming each
     // stage and the rate while it runs, the recommendation a full replay.
     void largeTracesArePlannedFromSamples() {
@@ -404,6 +404,14 @@ class TestUiPlan : public QObject {
                          .arg(m.ttftMeanError * 100, 0, 'f', 1)),
                  qPrintable(mode->text()));
         QVERIFY(m.hitsError > 0);
+        // The status line leads with the mode in short.
+        QVERIFY2(child<QLabel>(s, QStringLiteral("planStatus"))
+                     ->text()
+                     .startsWith(QStringLiteral("Fast mode, sampled at 30.00 % (hit ratio within "
+                                                "%1 points): %2 replays in ")
+                                     .arg(m.hitsError * 100, 0, 'f', 2)
+                                     .arg(r.replays)),
+                 qPrintable(child<QLabel>(s, QStringLiteral("planStatus"))->text()));
         QVERIFY(mode->text().contains(
             QStringLiteral("%1 configurations replayed in full").arg(m.shortlisted)));
         // Some configurations are the samples' estimates; the recommendation is not one.
@@ -479,6 +487,9 @@ class TestUiPlan : public QObject {
         QCOMPARE(exact.replays, exact.points.size() + 1); // every one, and the floor
         QCOMPARE(mode->text(), QStringLiteral("Exact mode: every configuration replayed in full, "
                                               "as the Exact box asks."));
+        QVERIFY(child<QLabel>(s, QStringLiteral("planStatus"))
+                    ->text()
+                    .startsWith(QStringLiteral("Exact mode: %1 replays in ").arg(exact.replays)));
         QCOMPARE(undo->count(), steps + 1);
         QCOMPARE(undo->undoText(), QStringLiteral("Exact plan"));
 

@@ -40,6 +40,22 @@ QLabel* wrapped(const char* name, QWidget* parent) {
     return l;
 }
 
+// Holds the status label at its own size: no layout, so the label's text never reaches the
+// window's layouts.
+class StatusBox : public QWidget {
+  public:
+    using QWidget::QWidget;
+    QSize sizeHint() const override { return {200, height()}; }
+    QSize minimumSizeHint() const override { return {0, height()}; }
+
+  protected:
+    void resizeEvent(QResizeEvent* e) override {
+        QWidget::resizeEvent(e);
+        for (auto* c : findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly))
+            c->setGeometry(rect());
+    }
+};
+
 QString percent(double rate) {
     return QString::number(rate * 100, 'f', 2);
 }
@@ -137,15 +153,18 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     m_cancel->setObjectName(QStringLiteral("planCancel"));
     m_cancel->setVisible(false);
     connect(m_cancel, &QPushButton::clicked, this, &PlanSection::cancel);
-    m_status = wrapped("planStatus", this);
+    // The status line in a box of its own, three lines high, outside the layouts: the stage it
+    // reports changes several times a second, and a label's new text asks every layout up to the
+    // window's for a new pass, which repainted the whole window each time.
+    auto* statusBox = new StatusBox(this);
+    m_status = wrapped("planStatus", statusBox);
     QFont small = m_status->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     m_status->setFont(small);
-    // Two lines whatever it says: the stage it reports changes many times a second, and a line
-    // more or less would move and repaint the chart under it each time.
-    m_status->setMinimumHeight(2 * QFontMetrics(small).lineSpacing());
+    m_status->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    statusBox->setFixedHeight(3 * QFontMetrics(small).lineSpacing() + 2);
     // The progress and Cancel keep their place while hidden, so that a plan starting or ending
-    // does not move the status line, and with it the chart and the answer under the row.
+    // does not change the row's size and lay the window out anew.
     for (QWidget* w : {static_cast<QWidget*>(m_progress), static_cast<QWidget*>(m_cancel)}) {
         QSizePolicy p = w->sizePolicy();
         p.setRetainSizeWhenHidden(true);
@@ -153,14 +172,13 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     }
     row->addWidget(m_progress);
     row->addWidget(m_cancel);
-    row->addWidget(m_status, 1);
+    row->addStretch(1);
     v->addLayout(row);
 
-    // Which mode the last plan ran in, its sample rate and error bound.
+    // Which mode the last plan ran in, its sample rate and error bound: under the sentence.
     m_mode = wrapped("planMode", this);
     m_mode->setFont(small);
     m_mode->setVisible(false);
-    v->addWidget(m_mode);
 
     m_error = wrapped("planError", this);
     m_error->setStyleSheet(QStringLiteral("color: #c0392b;"));
@@ -195,7 +213,11 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     auto* answer = new QWidget(this);
     auto* answerLayout = new QVBoxLayout(answer);
     answerLayout->setContentsMargins(0, 0, 0, 0);
+    // At the top of the answer's column (which scrolls, so it raises no minimum height): the
+    // stage while it plans, then the time it took; the sentence; the mode it ran in.
+    answerLayout->addWidget(statusBox);
     answerLayout->addWidget(m_sentence);
+    answerLayout->addWidget(m_mode);
     answerLayout->addWidget(m_driveLife);
     answerLayout->addStretch(1);
     auto* answerScroll = new QScrollArea(this);
@@ -235,7 +257,8 @@ PlanSection::~PlanSection() = default;
 
 void PlanSection::addToAnswer(QWidget* w) {
     // In the answer's scrolling column, under the sentence and the drive life.
-    static_cast<QVBoxLayout*>(m_driveLife->parentWidget()->layout())->insertWidget(2, w);
+    auto* l = static_cast<QVBoxLayout*>(m_driveLife->parentWidget()->layout());
+    l->insertWidget(l->count() - 1, w); // before the stretch
 }
 
 bool PlanSection::computing() const {
@@ -295,7 +318,7 @@ void PlanSection::setSampleOptions(const PlanSampleOptions& o) {
         tr("Replay every configuration in full. Unticked, a trace of %L1 requests or more is "
            "planned as kvbe-cli trace plan plans it: the grid on two samples of its prefix "
            "trees, the shortlist replayed in full (the recommended configuration's figures are "
-           "exact), the sample rate and error bound stated under the limits.")
+           "exact), the mode, sample rate and error bound stated beside the answer.")
             .arg(qulonglong(o.exactBelow)));
     request();
 }
@@ -506,7 +529,14 @@ void PlanSection::apply(const std::shared_ptr<WorkloadPlan>& p, bool exactAsked)
                 .arg(lines.isEmpty() ? tr("no offload tier") : lines.join(QStringLiteral("<br>"))));
     }
     fillTable(*p);
-    m_status->setText(tr("%1 configurations replayed in %2 s on %3 threads")
+    // The mode first, in short (the line under the sentence has the rest).
+    const QString mode = r.sampling.sampled
+                             ? tr("Fast mode, sampled at %1 % (hit ratio within %2 points)")
+                                   .arg(percent(r.sampling.rate))
+                                   .arg(r.sampling.hitsError * 100, 0, 'f', 2)
+                             : tr("Exact mode");
+    m_status->setText(tr("%1: %2 replays in %3 s on %4 threads")
+                          .arg(mode)
                           .arg(r.replays)
                           .arg(r.seconds, 0, 'f', 1)
                           .arg(r.threads));
@@ -540,8 +570,9 @@ void PlanSection::fillTable(const WorkloadPlan& p) {
             QString tip = planPointText(pt);
             if (pt.bandwidthBound) tip += QLatin1Char('\n') + qs(pt.saturation);
             if (pt.sampled)
-                tip += QLatin1Char('\n') + tr("A sample's estimate, not replayed in full (the "
-                                              "line under the limits gives the error bound)");
+                tip +=
+                    QLatin1Char('\n') + tr("A sample's estimate, not replayed in full (the "
+                                           "line under the recommendation gives the error bound)");
             item->setToolTip(tip);
             m_table->setItem(row, c, item);
         }

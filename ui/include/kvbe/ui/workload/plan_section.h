@@ -5,8 +5,9 @@
 // the last change (edits in a row start one plan); a change cancels a running plan and starts the
 // latest. Progress and Cancel as on the Capacity tab, with the stage the plan is at and its
 // sample rate. Like `kvbe-cli trace plan`, a large trace is planned from samples (fast mode,
-// kvbe/plan/plan_sample.h) unless the Exact box is ticked (an undoable edit), and the line under
-// the limits says which mode ran, the sample rate and the error bound.
+// kvbe/plan/plan_sample.h) unless the Exact box is ticked (an undoable edit); the status line
+// leads with the mode when it is done, and the line under the recommendation says which mode ran,
+// the sample rate and the error bound.
 #pragma once
 
 #include "kvbe/ui/charts/plan_chart.h"
