@@ -63,7 +63,13 @@ class TimedApp : public QApplication {
         rusage before{};
         getrusage(RUSAGE_THREAD, &before);
         const int type = int(event->type());
-        const char* cls = receiver ? receiver->metaObject()->className() : "nothing";
+        // The receiver's class, and its parent's where it has no name of its own (a QTimer).
+        const QObject* up = receiver ? receiver->parent() : nullptr;
+        const QString cls =
+            QLatin1String(receiver ? receiver->metaObject()->className() : "nothing") +
+            (up && receiver->objectName().isEmpty()
+                 ? QLatin1String(" of ") + QLatin1String(up->metaObject()->className())
+                 : QString());
         const bool r = QApplication::notify(receiver, event);
         const double spent = threadCpuMs() - start;
         const double wallMs = double(wall.nsecsElapsed()) / 1e6;
@@ -72,8 +78,7 @@ class TimedApp : public QApplication {
             const char* name = QEvent::staticMetaObject
                                    .enumerator(QEvent::staticMetaObject.indexOfEnumerator("Type"))
                                    .valueToKey(type);
-            return QStringLiteral("%1 to %2")
-                .arg(QLatin1String(name ? name : "event"), QLatin1String(cls));
+            return QStringLiteral("%1 to %2").arg(QLatin1String(name ? name : "event"), cls);
         };
         if (spent > longestMs) {
             longestMs = spent;
