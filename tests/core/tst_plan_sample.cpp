@@ -126,7 +126,11 @@ class TestPlanSample : public QObject {
         double done = 0;
         for (const auto& p : seen) {
             QCOMPARE(p.rate, 0.3);
-            QVERIFY(p.done >= done);
+            QVERIFY2(p.done >= done, qPrintable(QStringLiteral("stage %1 sample %2: %3 after %4")
+                                                    .arg(int(p.stage))
+                                                    .arg(p.sample)
+                                                    .arg(p.done)
+                                                    .arg(done)));
             done = p.done;
             if (p.stage == PlanStage::Sample) QCOMPARE(p.configurations, fast->points.size());
             if (order.empty() || order.back() != std::make_pair(p.stage, p.sample))

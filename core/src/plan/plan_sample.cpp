@@ -111,8 +111,10 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
         p.done = lo;
         report(p);
         return [lo, hi, p, &progress, &report](double f) mutable {
-            p.stageDone = f;
-            p.done = lo + (hi - lo) * f;
+            // Never back: a drive-count round adds configurations, and planTrace's share with
+            // them drops.
+            p.stageDone = std::max(p.stageDone, f);
+            p.done = lo + (hi - lo) * p.stageDone;
             report(p);
             return !progress || progress(p.done);
         };
