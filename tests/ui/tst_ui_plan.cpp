@@ -144,6 +144,21 @@ struct StatusLog {
     }
 };
 
+// Counts the paint events of a widget and its children while `on` says so.
+struct PaintCount : QObject {
+    std::function<bool()> on;
+    int paints = 0;
+    bool eventFilter(QObject* o, QEvent* e) override {
+        if (e->type() == QEvent::Paint && on()) ++paints;
+        return QObject::eventFilter(o, e);
+    }
+    void watch(QWidget* w) {
+        w->installEventFilter(this);
+        for (auto* c : w->findChildren<QWidget*>())
+            c->installEventFilter(this);
+    }
+};
+
 } // namespace
 
 class TestUiPlan : public QObject {
@@ -503,6 +518,41 @@ class TestUiPlan : public QObject {
         QVERIFY(box->isChecked());
         QVERIFY(settle(*w));
         QVERIFY(!s->plan()->result->sampling.sampled);
+    }
+
+    // The stage line changes several times a second while the plan runs; only it and the
+    // progress bar repaint, not the window around them (its text once asked every layout up to
+    // the window's for a new pass and repainted the Workload controls each time).
+    void theStageLineRepaintsOnlyItself() {
+        QTemporaryDir dir;
+        auto w = shownOnPlan();
+        auto* s = sectionOf(*w);
+        auto* status = child<QLabel>(s, QStringLiteral("planStatus"));
+        s->setSampleOptions(scaledDown());
+        QVERIFY(viewOf(*w)->openTrace(writeGenerated(dir)));
+        // From the first stage the worker reports to the plan's end.
+        PaintCount controls, line;
+        QStringList texts;
+        auto staged = [&] {
+            return s->computing() && status->text().startsWith(QLatin1String("Fast mode"));
+        };
+        controls.on = line.on = staged;
+        controls.watch(child<QWidget>(w.get(), QStringLiteral("workloadControls")));
+        line.watch(status);
+        QTimer poll;
+        QObject::connect(&poll, &QTimer::timeout, [&] {
+            if (staged() && !texts.contains(status->text())) texts << status->text();
+        });
+        poll.start(2);
+        QVERIFY(settle(*w));
+        QVERIFY(s->plan()->result->sampling.sampled);
+        QVERIFY2(texts.size() >= 3, qPrintable(texts.join(QLatin1Char('\n'))));
+        QVERIFY2(line.paints >= 3, qPrintable(QString::number(line.paints)));
+        QVERIFY2(controls.paints == 0,
+                 qPrintable(QStringLiteral("the Workload controls were painted %1 times while %2 "
+                                           "stage lines were shown")
+                                .arg(controls.paints)
+                                .arg(texts.size())));
     }
 };
 
