@@ -392,6 +392,10 @@ class TestUiPlan : public QObject {
         auto* s = sectionOf(*w);
         auto* mode = child<QLabel>(s, QStringLiteral("planMode"));
         QVERIFY(viewOf(*w)->openTrace(writeGenerated(dir)));
+        // The first stage: the trace being read.
+        QCOMPARE(child<QLabel>(s, QStringLiteral("planStatus"))->text(),
+                 QStringLiteral("Reading generated.jsonl; the plan starts once it is read and "
+                                "replayed"));
         QVERIFY(settle(*w));
         QVERIFY(s->plan() && s->plan()->result);
         QVERIFY(!s->plan()->result->sampling.sampled);

@@ -265,6 +265,10 @@ bool PlanSection::computing() const {
     return m_job->running();
 }
 
+void PlanSection::showWaiting(const QString& text) {
+    if (!m_job->running()) m_status->setText(text);
+}
+
 PlanSection::Key PlanSection::keyNow() const {
     Key k;
     k.trace = m_workload ? m_workload->trace.get() : nullptr;

@@ -70,6 +70,8 @@ class PlanSection : public QWidget {
     // or the limits change.
     void cancel();
     bool computing() const;
+    // What the plan waits for (the trace being read), in the status line unless a plan runs.
+    void showWaiting(const QString& text);
     bool scheduled() const;
     const PlanPtr& plan() const { return m_plan; }
     // The milliseconds a change waits for the next before the plan starts.
