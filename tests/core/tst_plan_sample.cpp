@@ -110,6 +110,48 @@ class TestPlanSample : public QObject {
             }
     }
 
+    // The stages a front end shows, in order, each with the rate; the share done never goes
+    // back; the samples' configuration count is the grid's.
+    void reportsEachStage() {
+        const PlanSetup s = setup();
+        std::vector<PlanProgress> seen;
+        PlanSampleOptions o;
+        o.rate = 0.3;
+        o.exactBelow = 0;
+        o.stages = [&](const PlanProgress& p) { seen.push_back(p); };
+        auto fast = planTraceSampled(s, o);
+        QVERIFY(fast && fast->sampling.sampled);
+        QVERIFY(!seen.empty());
+        std::vector<std::pair<PlanStage, int>> order;
+        double done = 0;
+        for (const auto& p : seen) {
+            QCOMPARE(p.rate, 0.3);
+            QVERIFY2(p.done >= done, qPrintable(QStringLiteral("stage %1 sample %2: %3 after %4")
+                                                    .arg(int(p.stage))
+                                                    .arg(p.sample)
+                                                    .arg(p.done)
+                                                    .arg(done)));
+            done = p.done;
+            if (p.stage == PlanStage::Sample) QCOMPARE(p.configurations, fast->points.size());
+            if (order.empty() || order.back() != std::make_pair(p.stage, p.sample))
+                order.emplace_back(p.stage, p.sample);
+        }
+        const std::vector<std::pair<PlanStage, int>> expected = {
+            {PlanStage::DriveCounts, 0}, {PlanStage::Sampling, 1}, {PlanStage::Sample, 1},
+            {PlanStage::Sampling, 2},    {PlanStage::Sample, 2},   {PlanStage::Shortlist, 0}};
+        QVERIFY(order == expected);
+        // In full: one stage, at rate 1.
+        seen.clear();
+        o.exact = true;
+        auto exact = planTraceSampled(s, o);
+        QVERIFY(exact && !exact->sampling.sampled);
+        QVERIFY(!seen.empty());
+        for (const auto& p : seen) {
+            QVERIFY(p.stage == PlanStage::Full);
+            QCOMPARE(p.rate, 1.0);
+        }
+    }
+
     // Below the threshold, or with --exact, every configuration is replayed in full.
     void smallTracesAndExactRunInFull() {
         const PlanSetup s = setup();

@@ -6,11 +6,14 @@
 #include "ui_test_support.h"
 
 #include "kvbe/plan/plan.h"
+#include "kvbe/plan/plan_sample.h"
 #include "kvbe/scenario/prices.h"
+#include "kvbe/trace/trace_generate.h"
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/charts/plan_chart.h"
 #include "kvbe/ui/workload/plan_section.h"
 
+#include <QCheckBox>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
@@ -20,6 +23,8 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTimer>
+#include <QUndoStack>
 
 #include <cmath>
 
@@ -103,6 +108,56 @@ LifeBand bandByHand(const PlanPoint& p, double blockBytes) {
     }
     return LifeBand::Long;
 }
+
+// The generator's trace (kvbe/trace/trace_generate.h): shared system prompts, conversations and
+// one-off requests, as a day of a service has them, at a size a test plans in seconds.
+constexpr quint64 kGenerated = 8000;
+QString writeGenerated(const QTemporaryDir& dir) {
+    TraceGeneratorSpec spec;
+    spec.requests = kGenerated;
+    spec.seed = 42;
+    const QString path = dir.filePath(QStringLiteral("generated.jsonl"));
+    if (auto g = generateTraceFile(spec, path.toStdString()); !g) qFatal("%s", g.message().c_str());
+    return path;
+}
+
+// The CLI's sampling with its threshold and sample size scaled down 25 times, so that the
+// generated trace counts as large: 8,000 requests at or above 4,000, sampled at 2,400 / 8,000.
+PlanSampleOptions scaledDown() {
+    PlanSampleOptions o;
+    o.exactBelow = 4000;
+    o.sampleRequests = 2400;
+    return o;
+}
+
+// The status line's texts while the section plans, each once.
+struct StatusLog {
+    QStringList texts;
+    QTimer timer;
+    StatusLog(PlanSection* s) {
+        auto* status = child<QLabel>(s, QStringLiteral("planStatus"));
+        timer.setInterval(2);
+        QObject::connect(&timer, &QTimer::timeout, [this, s, status] {
+            if (s->computing() && !texts.contains(status->text())) texts << status->text();
+        });
+        timer.start();
+    }
+};
+
+// Counts the paint events of a widget and its children while `on` says so.
+struct PaintCount : QObject {
+    std::function<bool()> on;
+    int paints = 0;
+    bool eventFilter(QObject* o, QEvent* e) override {
+        if (e->type() == QEvent::Paint && on()) ++paints;
+        return QObject::eventFilter(o, e);
+    }
+    void watch(QWidget* w) {
+        w->installEventFilter(this);
+        for (auto* c : w->findChildren<QWidget*>())
+            c->installEventFilter(this);
+    }
+};
 
 } // namespace
 
@@ -325,6 +380,183 @@ class TestUiPlan : public QObject {
         // Not started again by itself.
         QTest::qWait(PlanSection::kDebounceMs * 3);
         QVERIFY(!s->computing() && !s->scheduled());
+    }
+
+    // Fast mode (issue 41): a trace below the threshold is planned in full and the mode line
+    // says why; at or above it, from two samples as `kvbe-cli trace plan` does, the line
+    // giving the rate and the error bound (the plan's own figures), the status line naming each
+    // stage and the rate while it runs, the recommendation a full replay.
+    void largeTracesArePlannedFromSamples() {
+        QTemporaryDir dir;
+        auto w = shownOnPlan();
+        auto* s = sectionOf(*w);
+        auto* mode = child<QLabel>(s, QStringLiteral("planMode"));
+        QVERIFY(viewOf(*w)->openTrace(writeGenerated(dir)));
+        // The first stage: the trace being read.
+        QCOMPARE(child<QLabel>(s, QStringLiteral("planStatus"))->text(),
+                 QStringLiteral("Reading generated.jsonl; the plan starts once it is read and "
+                                "replayed"));
+        QVERIFY(settle(*w));
+        QVERIFY(s->plan() && s->plan()->result);
+        QVERIFY(!s->plan()->result->sampling.sampled);
+        QVERIFY(mode->isVisibleTo(s));
+        QCOMPARE(mode->text(), QStringLiteral("Exact mode: every configuration replayed in full "
+                                              "(below 200000 requests)."));
+
+        StatusLog log(s);
+        s->setSampleOptions(scaledDown());
+        QVERIFY(settle(*w));
+        const PlanResult& r = *s->plan()->result;
+        const PlanSampling& m = r.sampling;
+        QVERIFY(m.sampled);
+        QCOMPARE(m.rate, 2400.0 / 8000);
+        QVERIFY(m.sampleRequests[0] > 1000 && m.sampleRequests[0] < 4000);
+        QVERIFY(mode->text().startsWith(
+            QStringLiteral("Fast mode: sampled at 30.00 % of the prefix subtrees (%L1 and %L2 "
+                           "requests in two samples;")
+                .arg(m.sampleRequests[0])
+                .arg(m.sampleRequests[1])));
+        QVERIFY2(mode->text().contains(
+                     QStringLiteral("Error bound (the two samples' largest difference): hit "
+                                    "ratio %1 points, mean TTFT %2 %")
+                         .arg(m.hitsError * 100, 0, 'f', 2)
+                         .arg(m.ttftMeanError * 100, 0, 'f', 1)),
+                 qPrintable(mode->text()));
+        QVERIFY(m.hitsError > 0);
+        // The status line leads with the mode in short.
+        QVERIFY2(child<QLabel>(s, QStringLiteral("planStatus"))
+                     ->text()
+                     .startsWith(QStringLiteral("Fast mode, sampled at 30.00 % (hit ratio within "
+                                                "%1 points): %2 replays in ")
+                                     .arg(m.hitsError * 100, 0, 'f', 2)
+                                     .arg(r.replays)),
+                 qPrintable(child<QLabel>(s, QStringLiteral("planStatus"))->text()));
+        QVERIFY(mode->text().contains(
+            QStringLiteral("%1 configurations replayed in full").arg(m.shortlisted)));
+        // Some configurations are the samples' estimates; the recommendation is not one.
+        QVERIFY(std::any_of(r.points.begin(), r.points.end(),
+                            [](const PlanPoint& p) { return p.sampled; }));
+        QVERIFY(r.recommended);
+        QVERIFY(!r.points[*r.recommended].sampled);
+        auto* table = child<QTableWidget>(s, QStringLiteral("planTable"));
+        for (int row = 0; row < table->rowCount(); ++row)
+            QCOMPARE(table->item(row, 0)->text().contains(QLatin1String("[sampled]")),
+                     r.points[r.front[std::size_t(row)]].sampled);
+
+        // The status line while it ran: each stage with the rate.
+        const QString all = log.texts.join(QLatin1Char('\n'));
+        QVERIFY2(all.contains(QLatin1String("Fast mode, sample 1 of 2 at a rate of 30.00 %: "
+                                            "replaying the grid, configuration ")) ||
+                     all.contains(QLatin1String("Fast mode, sample 2 of 2 at a rate of 30.00 %: "
+                                                "replaying the grid, configuration ")),
+                 qPrintable(all));
+        for (const QString& t : log.texts)
+            QVERIFY2(t == QStringLiteral("Planning…") || t.contains(QLatin1String("30.00 %")),
+                     qPrintable(t));
+        // Every stage's line, as the section words it.
+        PlanProgress p{PlanStage::Sample, 2, 0.0625, 268};
+        p.stageDone = 0.5;
+        QCOMPARE(PlanSection::progressText(p),
+                 QStringLiteral("Fast mode, sample 2 of 2 at a rate of 6.25 %: replaying the "
+                                "grid, configuration 135 of 268"));
+        p = {PlanStage::Sampling, 1, 0.0625};
+        QCOMPARE(PlanSection::progressText(p),
+                 QStringLiteral("Fast mode: drawing sample 1 of 2 at a rate of 6.25 % of the "
+                                "prefix subtrees"));
+        p = {PlanStage::Shortlist, 0, 0.0625, 11};
+        p.stageDone = 0.4;
+        QCOMPARE(PlanSection::progressText(p),
+                 QStringLiteral("Fast mode (sample rate 6.25 %): evaluating the 11 shortlisted "
+                                "configurations in full (40 %)"));
+        p = {PlanStage::DriveCounts, 0, 0.0625};
+        QVERIFY(PlanSection::progressText(p).startsWith(
+            QLatin1String("Fast mode, sample rate 6.25 %: replaying in full the configurations "
+                          "the drive counts are read from")));
+        p = {PlanStage::Full};
+        p.stageDone = 0.25;
+        QCOMPARE(PlanSection::progressText(p),
+                 QStringLiteral("Exact mode: replaying every configuration in full (25 %)"));
+    }
+
+    // The Exact box replays every configuration in full whatever the trace's size; a tick is a
+    // step of the window's undo stack, and undoing it plans from samples again.
+    void exactIsTheUsersChoiceAndUndoable() {
+        QTemporaryDir dir;
+        auto w = shownOnPlan();
+        auto* s = sectionOf(*w);
+        auto* box = child<QCheckBox>(s, QStringLiteral("planExact"));
+        auto* mode = child<QLabel>(s, QStringLiteral("planMode"));
+        QUndoStack* undo = explorerOf(w)->undoStack();
+        s->setSampleOptions(scaledDown());
+        QVERIFY(viewOf(*w)->openTrace(writeGenerated(dir)));
+        QVERIFY(settle(*w));
+        QVERIFY(s->plan()->result->sampling.sampled);
+        const std::size_t points = s->plan()->result->points.size();
+        const int steps = undo->count();
+
+        QVERIFY(!box->isChecked());
+        QTest::mouseClick(box, Qt::LeftButton);
+        QVERIFY(box->isChecked() && s->exact());
+        QVERIFY(settle(*w));
+        const PlanResult& exact = *s->plan()->result;
+        QVERIFY(!exact.sampling.sampled);
+        QCOMPARE(exact.points.size(), points);
+        for (const PlanPoint& p : exact.points)
+            QVERIFY(!p.sampled);
+        QCOMPARE(exact.replays, exact.points.size() + 1); // every one, and the floor
+        QCOMPARE(mode->text(), QStringLiteral("Exact mode: every configuration replayed in full, "
+                                              "as the Exact box asks."));
+        QVERIFY(child<QLabel>(s, QStringLiteral("planStatus"))
+                    ->text()
+                    .startsWith(QStringLiteral("Exact mode: %1 replays in ").arg(exact.replays)));
+        QCOMPARE(undo->count(), steps + 1);
+        QCOMPARE(undo->undoText(), QStringLiteral("Exact plan"));
+
+        undo->undo();
+        QVERIFY(!box->isChecked());
+        QVERIFY(settle(*w));
+        QVERIFY(s->plan()->result->sampling.sampled);
+        QVERIFY(mode->text().startsWith(QLatin1String("Fast mode: sampled at 30.00 %")));
+        QCOMPARE(undo->count(), steps + 1); // undone, not a new step
+        undo->redo();
+        QVERIFY(box->isChecked());
+        QVERIFY(settle(*w));
+        QVERIFY(!s->plan()->result->sampling.sampled);
+    }
+
+    // The stage line changes several times a second while the plan runs; only it and the
+    // progress bar repaint, not the window around them (its text once asked every layout up to
+    // the window's for a new pass and repainted the Workload controls each time).
+    void theStageLineRepaintsOnlyItself() {
+        QTemporaryDir dir;
+        auto w = shownOnPlan();
+        auto* s = sectionOf(*w);
+        auto* status = child<QLabel>(s, QStringLiteral("planStatus"));
+        s->setSampleOptions(scaledDown());
+        QVERIFY(viewOf(*w)->openTrace(writeGenerated(dir)));
+        // From the first stage the worker reports to the plan's end.
+        PaintCount controls, line;
+        QStringList texts;
+        auto staged = [&] {
+            return s->computing() && status->text().startsWith(QLatin1String("Fast mode"));
+        };
+        controls.on = line.on = staged;
+        controls.watch(child<QWidget>(w.get(), QStringLiteral("workloadControls")));
+        line.watch(status);
+        QTimer poll;
+        QObject::connect(&poll, &QTimer::timeout, [&] {
+            if (staged() && !texts.contains(status->text())) texts << status->text();
+        });
+        poll.start(2);
+        QVERIFY(settle(*w));
+        QVERIFY(s->plan()->result->sampling.sampled);
+        QVERIFY2(texts.size() >= 3, qPrintable(texts.join(QLatin1Char('\n'))));
+        QVERIFY2(line.paints >= 3, qPrintable(QString::number(line.paints)));
+        QVERIFY2(controls.paints == 0,
+                 qPrintable(QStringLiteral("the Workload controls were painted %1 times while %2 "
+                                           "stage lines were shown")
+                                .arg(controls.paints)
+                                .arg(texts.size())));
     }
 };
 

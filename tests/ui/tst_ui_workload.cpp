@@ -223,6 +223,13 @@ class TestUiWorkload : public QObject {
         for (const auto& b : chart->bins())
             inBins += b.requests;
         QCOMPARE(inBins, lengths.size());
+        // Each bin holds the prompts in [lo, hi), counted here.
+        for (const auto& b : chart->bins()) {
+            std::size_t in = 0;
+            for (double n : lengths)
+                in += std::max(1.0, n) >= b.lo && std::max(1.0, n) < b.hi;
+            QCOMPARE(b.requests, in);
+        }
         const auto ref = reference(explorerOf(w)->scenario());
         int drawn = 0;
         for (std::size_t i = 0; i < ref.eval.tiers.size(); ++i) {

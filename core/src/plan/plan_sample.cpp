@@ -102,20 +102,34 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
                  " requests)";
     else if (rate > 0.5)
         reason = "every configuration replayed in full (a sample would hold more than half)";
+    auto report = [&o](const PlanProgress& p) {
+        if (o.stages) o.stages(p);
+    };
+    // A stage's progress from lo to hi of the whole; reported as it starts.
+    auto stage = [&](double lo, double hi, PlanProgress p) {
+        p.rate = reason.empty() ? rate : 1;
+        p.done = lo;
+        report(p);
+        return [lo, hi, p, &progress, &report](double f) mutable {
+            // Never back: a drive-count round adds configurations, and planTrace's share with
+            // them drops.
+            p.stageDone = std::max(p.stageDone, f);
+            p.done = lo + (hi - lo) * p.stageDone;
+            report(p);
+            return !progress || progress(p.done);
+        };
+    };
     if (!reason.empty()) {
-        auto r = planTrace(s, progress);
+        auto r = planTrace(s, stage(0, 1, {PlanStage::Full}));
         if (r) r->sampling.reason = reason;
         return r;
     }
-    auto stage = [&](double lo, double hi) {
-        return [lo, hi, &progress](double f) { return !progress || progress(lo + (hi - lo) * f); };
-    };
 
     // 1. The drive counts, as a full plan grows them: only the points their needs come from
     // are replayed (in full), nothing else.
     PlanSetup counts = s;
     counts.select = [](const PlanPoint&, std::size_t) { return false; };
-    auto g = planTrace(counts, stage(0, 0.1));
+    auto g = planTrace(counts, stage(0, 0.1, {PlanStage::DriveCounts}));
     if (!g || g->cancelled) return g;
 
     // 2. The grid at those counts on two samples with different salts.
@@ -128,6 +142,9 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
     info.rate = rate;
     PlanResult sampled[2];
     for (int k = 0; k < 2; ++k) {
+        PlanProgress drawing{PlanStage::Sampling, k + 1, rate};
+        drawing.done = 0.1 + 0.25 * k;
+        report(drawing);
         const TraceSample t = sampleTrace(*s.trace, rate, std::uint64_t(k + 1));
         info.sampleRequests[k] = t.trace.size();
         info.trunkBlocks = t.trunkBlocks;
@@ -139,7 +156,8 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
         x.base.gpuCapacityBytes = t.capacity(s.base.gpuCapacityBytes, blockBytes);
         x.base.instances = 0;     // servers are counted in full (stage 3) only
         x.limits.sloP99S.reset(); // its p99 is without queueing for servers
-        auto r = planTrace(x, stage(0.1 + 0.25 * k, 0.35 + 0.25 * k));
+        auto r = planTrace(x, stage(0.1 + 0.25 * k, 0.35 + 0.25 * k,
+                                    {PlanStage::Sample, k + 1, rate, g->points.size()}));
         if (!r)
             return RequestError{r.error().field, "the sample (rate " + formatFixed(rate, 4) +
                                                      "): " + r.error().message};
@@ -173,7 +191,7 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
     };
     full.given = &sampled[0].points;
     const auto t1 = std::chrono::steady_clock::now();
-    auto res = planTrace(full, stage(0.6, 1));
+    auto res = planTrace(full, stage(0.6, 0.95, {PlanStage::Shortlist, 0, rate, keys.size() + 1}));
     if (!res || res->cancelled) return res;
     // 4. The recommendation's neighbours and its sizes storing every block, in full too, so
     // that its sentence compares it with full replays only (GPU-only caching again, for its
@@ -198,7 +216,8 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
             };
             again.given = &stage3;
             const std::size_t before = res->replays;
-            res = planTrace(again, stage(0.95, 1));
+            res =
+                planTrace(again, stage(0.95, 1, {PlanStage::Shortlist, 0, rate, more.size() + 1}));
             if (!res || res->cancelled) return res;
             res->replays += before;
             for (const auto& k : more)

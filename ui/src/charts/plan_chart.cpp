@@ -41,7 +41,8 @@ constexpr LifeBand kBands[] = {LifeBand::Short, LifeBand::Fair, LifeBand::Long, 
 } // namespace
 
 WorkloadPlan computePlan(WorkloadPtr w, const Presets& presets, const PlanLimits& limits,
-                         const std::function<bool(double)>& progress) {
+                         const std::function<bool(double)>& progress,
+                         const PlanSampleOptions& sampling) {
     WorkloadPlan out;
     out.workload = w;
     out.limits = limits;
@@ -67,7 +68,7 @@ WorkloadPlan computePlan(WorkloadPtr w, const Presets& presets, const PlanLimits
         out.error = qs(setup.message());
         return out;
     }
-    auto r = planTrace(*setup, progress);
+    auto r = planTraceSampled(*setup, sampling, progress);
     if (!r) {
         out.error = qs(r.message());
         return out;

@@ -6,7 +6,24 @@
 #include <QThread>
 #include <QTimer>
 
+#include <algorithm>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace kvbe {
+
+void yieldToTheWindow() {
+#if defined(__linux__)
+    // Linux keeps a nice value per thread: this one's, not the process's.
+    const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+    const int now = getpriority(PRIO_PROCESS, tid);
+    setpriority(PRIO_PROCESS, tid, std::min(19, now + 5));
+#endif
+}
 
 BackgroundJob::BackgroundJob(QProgressBar* progress, QPushButton* cancel, QLabel* status,
                              QObject* parent)
@@ -15,6 +32,9 @@ BackgroundJob::BackgroundJob(QProgressBar* progress, QPushButton* cancel, QLabel
     m_progressTimer->setInterval(50);
     connect(m_progressTimer, &QTimer::timeout, this, [this] {
         if (m_fraction) m_progress->setValue(int(m_fraction->load() * 1000));
+        if (m_liveText)
+            if (const QString t = m_liveText(); !t.isEmpty() && t != m_status->text())
+                m_status->setText(t);
     });
 }
 
@@ -27,8 +47,9 @@ BackgroundJob::~BackgroundJob() {
     }
 }
 
-void BackgroundJob::run(Work work, std::function<void()> done, const QString& startText) {
-    Run r{std::move(work), std::move(done), startText};
+void BackgroundJob::run(Work work, std::function<void()> done, const QString& startText,
+                        std::function<QString()> liveText) {
+    Run r{std::move(work), std::move(done), startText, std::move(liveText)};
     if (m_thread) {
         // The running one is out of date: stop it, and run the latest when it returns.
         m_stop->store(true);
@@ -45,6 +66,7 @@ void BackgroundJob::start(Run r) {
     auto stop = m_stop;
     auto fraction = m_fraction;
     m_thread = QThread::create([work = std::move(r.work), stop, fraction] {
+        yieldToTheWindow();
         work([stop, fraction](double f) {
             fraction->store(f);
             return !stop->load();
@@ -64,6 +86,7 @@ void BackgroundJob::start(Run r) {
             return;
         }
         m_progressTimer->stop();
+        m_liveText = nullptr;
         m_progress->setVisible(false);
         m_cancel->setVisible(false);
     });
@@ -71,6 +94,7 @@ void BackgroundJob::start(Run r) {
     m_progress->setVisible(true);
     m_cancel->setVisible(true);
     m_status->setText(r.startText);
+    m_liveText = std::move(r.liveText);
     m_progressTimer->start();
     m_thread->start();
 }

@@ -5,17 +5,24 @@
 #include "kvbe/base/units.h"
 #include "kvbe/plan/plan_setup.h"
 
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QTableWidget>
 #include <QTimer>
+#include <QUndoStack>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
 
 namespace kvbe {
 
@@ -33,11 +40,52 @@ QLabel* wrapped(const char* name, QWidget* parent) {
     return l;
 }
 
+// Holds the status label at its own size: no layout, so the label's text never reaches the
+// window's layouts.
+class StatusBox : public QWidget {
+  public:
+    using QWidget::QWidget;
+    QSize sizeHint() const override { return {200, height()}; }
+    QSize minimumSizeHint() const override { return {0, height()}; }
+
+  protected:
+    void resizeEvent(QResizeEvent* e) override {
+        QWidget::resizeEvent(e);
+        for (auto* c : findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly))
+            c->setGeometry(rect());
+    }
+};
+
+QString percent(double rate) {
+    return QString::number(rate * 100, 'f', 2);
+}
+
 } // namespace
+
+// A tick of the Exact box as a step of the window's undo stack.
+class ExactCommand : public QUndoCommand {
+  public:
+    ExactCommand(PlanSection* section, bool exact)
+        : QUndoCommand(exact ? PlanSection::tr("Exact plan") : PlanSection::tr("Fast plan")),
+          m_section(section), m_exact(exact) {}
+    void undo() override { set(!m_exact); }
+    void redo() override { set(m_exact); }
+
+  private:
+    void set(bool exact) {
+        if (!m_section) return;
+        m_section->m_undoing = true;
+        m_section->m_exact->setChecked(exact);
+        m_section->m_undoing = false;
+    }
+    QPointer<PlanSection> m_section;
+    bool m_exact;
+};
 
 bool PlanSection::Key::operator==(const Key& o) const {
     return trace == o.trace && eval == o.eval && settings == o.settings &&
-           lifeYears == o.lifeYears && slo == o.slo && budget == o.budget;
+           lifeYears == o.lifeYears && slo == o.slo && budget == o.budget && exact == o.exact &&
+           exactBelow == o.exactBelow && sampleRequests == o.sampleRequests && rate == o.rate;
 }
 
 PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* parent)
@@ -83,6 +131,15 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     addField(tr("Drive life"), m_life);
     addField(tr("p99 TTFT at most"), m_slo);
     addField(tr("Budget (USD)"), m_budget);
+    m_exact = new QCheckBox(tr("Exact"), this);
+    m_exact->setObjectName(QStringLiteral("planExact"));
+    row->addWidget(m_exact);
+    setSampleOptions(m_sampleOptions); // the box's tooltip
+    connect(m_exact, &QCheckBox::toggled, this, [this](bool on) {
+        if (m_undo && !m_undoing) m_undo->push(new ExactCommand(this, on));
+        m_cancelKey.reset();
+        request();
+    });
     connect(m_life, &QDoubleSpinBox::valueChanged, this, [this] { readFields(); });
     connect(m_slo, &QLineEdit::editingFinished, this, [this] { readFields(); });
     connect(m_budget, &QLineEdit::editingFinished, this, [this] { readFields(); });
@@ -96,14 +153,32 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     m_cancel->setObjectName(QStringLiteral("planCancel"));
     m_cancel->setVisible(false);
     connect(m_cancel, &QPushButton::clicked, this, &PlanSection::cancel);
-    m_status = wrapped("planStatus", this);
+    // The status line in a box of its own, three lines high, outside the layouts: the stage it
+    // reports changes several times a second, and a label's new text asks every layout up to the
+    // window's for a new pass, which repainted the whole window each time.
+    auto* statusBox = new StatusBox(this);
+    m_status = wrapped("planStatus", statusBox);
     QFont small = m_status->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     m_status->setFont(small);
+    m_status->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    statusBox->setFixedHeight(3 * QFontMetrics(small).lineSpacing() + 2);
+    // The progress and Cancel keep their place while hidden, so that a plan starting or ending
+    // does not change the row's size and lay the window out anew.
+    for (QWidget* w : {static_cast<QWidget*>(m_progress), static_cast<QWidget*>(m_cancel)}) {
+        QSizePolicy p = w->sizePolicy();
+        p.setRetainSizeWhenHidden(true);
+        w->setSizePolicy(p);
+    }
     row->addWidget(m_progress);
     row->addWidget(m_cancel);
-    row->addWidget(m_status, 1);
+    row->addStretch(1);
     v->addLayout(row);
+
+    // Which mode the last plan ran in, its sample rate and error bound: under the sentence.
+    m_mode = wrapped("planMode", this);
+    m_mode->setFont(small);
+    m_mode->setVisible(false);
 
     m_error = wrapped("planError", this);
     m_error->setStyleSheet(QStringLiteral("color: #c0392b;"));
@@ -140,7 +215,11 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     auto* answer = new QWidget(this);
     auto* answerLayout = new QVBoxLayout(answer);
     answerLayout->setContentsMargins(0, 0, 0, 0);
+    // At the top of the answer's column (which scrolls, so it raises no minimum height): the
+    // stage while it plans, then the time it took; the sentence; the mode it ran in.
+    answerLayout->addWidget(statusBox);
     answerLayout->addWidget(m_sentence);
+    answerLayout->addWidget(m_mode);
     answerLayout->addWidget(m_driveLife);
     answerLayout->addStretch(1);
     auto* answerScroll = new QScrollArea(this);
@@ -180,11 +259,16 @@ PlanSection::~PlanSection() = default;
 
 void PlanSection::addToAnswer(QWidget* w) {
     // In the answer's scrolling column, under the sentence and the drive life.
-    static_cast<QVBoxLayout*>(m_driveLife->parentWidget()->layout())->insertWidget(2, w);
+    auto* l = static_cast<QVBoxLayout*>(m_driveLife->parentWidget()->layout());
+    l->insertWidget(l->count() - 1, w); // before the stretch
 }
 
 bool PlanSection::computing() const {
     return m_job->running();
+}
+
+void PlanSection::showWaiting(const QString& text) {
+    if (!m_job->running()) m_status->setText(text);
 }
 
 PlanSection::Key PlanSection::keyNow() const {
@@ -199,6 +283,10 @@ PlanSection::Key PlanSection::keyNow() const {
     k.lifeYears = m_limits.lifeYears;
     k.slo = m_limits.sloP99S;
     k.budget = m_limits.budgetUsd;
+    k.exact = exact();
+    k.exactBelow = m_sampleOptions.exactBelow;
+    k.sampleRequests = m_sampleOptions.sampleRequests;
+    k.rate = m_sampleOptions.rate;
     return k;
 }
 
@@ -214,8 +302,90 @@ void PlanSection::setWorkload(WorkloadPtr w) {
         m_driveLife->clear();
         m_table->setRowCount(0);
         m_status->clear();
+        m_mode->clear();
+        m_mode->setVisible(false);
     }
     request();
+}
+
+bool PlanSection::exact() const {
+    return m_exact->isChecked();
+}
+
+void PlanSection::setExact(bool exact) {
+    m_exact->setChecked(exact);
+}
+
+void PlanSection::setSampleOptions(const PlanSampleOptions& o) {
+    m_sampleOptions = o;
+    m_sampleOptions.exact = false;
+    m_sampleOptions.stages = nullptr;
+    m_exact->setToolTip(
+        tr("Replay every configuration in full. Unticked, a trace of %L1 requests or more is "
+           "planned as kvbe-cli trace plan plans it: the grid on two samples of its prefix "
+           "trees, the shortlist replayed in full (the recommended configuration's figures are "
+           "exact), the mode, sample rate and error bound stated beside the answer.")
+            .arg(qulonglong(o.exactBelow)));
+    request();
+}
+
+QString PlanSection::progressText(const PlanProgress& p) {
+    const int pct = int(std::clamp(p.stageDone, 0.0, 1.0) * 100);
+    switch (p.stage) {
+    case PlanStage::Full:
+        return tr("Exact mode: replaying every configuration in full (%1 %)").arg(pct);
+    case PlanStage::DriveCounts:
+        return tr("Fast mode, sample rate %1 %: replaying in full the configurations the drive "
+                  "counts are read from (%2 %)")
+            .arg(percent(p.rate))
+            .arg(pct);
+    case PlanStage::Sampling:
+        return tr("Fast mode: drawing sample %1 of 2 at a rate of %2 % of the prefix subtrees")
+            .arg(p.sample)
+            .arg(percent(p.rate));
+    case PlanStage::Sample: {
+        const auto done = std::min(
+            p.configurations, std::size_t(std::llround(p.stageDone * double(p.configurations))));
+        return tr("Fast mode, sample %1 of 2 at a rate of %2 %: replaying the grid, "
+                  "configuration %L3 of %L4")
+            .arg(p.sample)
+            .arg(percent(p.rate))
+            .arg(std::min(done + 1, p.configurations))
+            .arg(p.configurations);
+    }
+    case PlanStage::Shortlist:
+        return tr("Fast mode (sample rate %1 %): evaluating the %L2 shortlisted configurations in "
+                  "full (%3 %)")
+            .arg(percent(p.rate))
+            .arg(p.configurations)
+            .arg(pct);
+    }
+    return {};
+}
+
+QString PlanSection::modeText(const PlanResult& r, bool exactAsked) {
+    const PlanSampling& m = r.sampling;
+    if (!m.sampled)
+        return exactAsked ? tr("Exact mode: every configuration replayed in full, as the Exact box "
+                               "asks.")
+                          : tr("Exact mode: %1.").arg(qs(m.reason));
+    return tr("Fast mode: sampled at %1 % of the prefix subtrees (%L2 and %L3 requests in two "
+              "samples; blocks in %L4 requests or more are trunk, %L5 blocks). Error bound (the "
+              "two samples' largest difference): hit ratio %6 points, mean TTFT %7 %, p99 %8 %, "
+              "GPU-hours %9 %, drive life %10 %. %L11 configurations replayed in full, the "
+              "recommendation among them (its figures are exact); the others are a sample's "
+              "estimates, marked sampled. Tick Exact to replay all.")
+        .arg(percent(m.rate))
+        .arg(qulonglong(m.sampleRequests[0]))
+        .arg(qulonglong(m.sampleRequests[1]))
+        .arg(qulonglong(m.trunkMinRequests))
+        .arg(qulonglong(m.trunkBlocks))
+        .arg(m.hitsError * 100, 0, 'f', 2)
+        .arg(m.ttftMeanError * 100, 0, 'f', 1)
+        .arg(m.ttftP99Error * 100, 0, 'f', 1)
+        .arg(m.gpuHoursError * 100, 0, 'f', 1)
+        .arg(m.lifeError * 100, 0, 'f', 1)
+        .arg(qulonglong(m.shortlisted));
 }
 
 bool PlanSection::setLimitsText(double lifeYears, const QString& sloP99, const QString& budgetUsd) {
@@ -295,14 +465,31 @@ void PlanSection::start() {
     const PlanLimits limits = m_limits;
     // A copy: the worker reads it while the window may read its own.
     auto presets = std::make_shared<const Presets>(*m_presets);
+    // The stage the worker is at, for the status line.
+    struct Live {
+        std::mutex m;
+        std::optional<PlanProgress> at;
+    };
+    auto live = std::make_shared<Live>();
+    PlanSampleOptions sampling = m_sampleOptions;
+    sampling.exact = exact();
+    sampling.stages = [live](const PlanProgress& p) {
+        const std::lock_guard lock(live->m);
+        live->at = p;
+    };
+    const bool exactAsked = sampling.exact;
     m_job->run(
-        [out, w, limits, presets](const BackgroundJob::Progress& progress) {
-            *out = computePlan(w, *presets, limits, progress);
+        [out, w, limits, presets, sampling](const BackgroundJob::Progress& progress) {
+            *out = computePlan(w, *presets, limits, progress, sampling);
         },
-        [this, out] {
-            if (!out->cancelled) apply(out);
+        [this, out, exactAsked] {
+            if (!out->cancelled) apply(out, exactAsked);
         },
-        tr("Replaying the grid of configurations…"));
+        tr("Planning…"),
+        [live] {
+            const std::lock_guard lock(live->m);
+            return live->at ? progressText(*live->at) : QString();
+        });
 }
 
 void PlanSection::cancel() {
@@ -313,7 +500,7 @@ void PlanSection::cancel() {
     m_planned.reset();
 }
 
-void PlanSection::apply(const std::shared_ptr<WorkloadPlan>& p) {
+void PlanSection::apply(const std::shared_ptr<WorkloadPlan>& p, bool exactAsked) {
     m_plan = p;
     m_chart->setPlan(p);
     // The configuration in bold, the reasons after it in the label's own weight.
@@ -328,6 +515,8 @@ void PlanSection::apply(const std::shared_ptr<WorkloadPlan>& p) {
     m_sentence->setText(sentence);
     m_driveLife->clear();
     m_table->setRowCount(0);
+    m_mode->setVisible(p->result.has_value());
+    m_mode->setText(p->result ? modeText(*p->result, exactAsked) : QString());
     if (!p->result) {
         m_status->clear();
         emit computed();
@@ -346,7 +535,14 @@ void PlanSection::apply(const std::shared_ptr<WorkloadPlan>& p) {
                 .arg(lines.isEmpty() ? tr("no offload tier") : lines.join(QStringLiteral("<br>"))));
     }
     fillTable(*p);
-    m_status->setText(tr("%1 configurations replayed in %2 s on %3 threads")
+    // The mode first, in short (the line under the sentence has the rest).
+    const QString mode = r.sampling.sampled
+                             ? tr("Fast mode, sampled at %1 % (hit ratio within %2 points)")
+                                   .arg(percent(r.sampling.rate))
+                                   .arg(r.sampling.hitsError * 100, 0, 'f', 2)
+                             : tr("Exact mode");
+    m_status->setText(tr("%1: %2 replays in %3 s on %4 threads")
+                          .arg(mode)
                           .arg(r.replays)
                           .arg(r.seconds, 0, 'f', 1)
                           .arg(r.threads));
@@ -362,6 +558,7 @@ void PlanSection::fillTable(const WorkloadPlan& p) {
         const bool rec = r.recommended && *r.recommended == i;
         const QStringList cells = {
             qs(describePlanPoint(pt)) + (pt.bandwidthBound ? tr(" [bandwidth-bound]") : QString()) +
+                (pt.sampled ? tr(" [sampled]") : QString()) +
                 (rec ? tr(" (recommended)") : QString()),
             QStringLiteral("$%L1").arg(qint64(std::llround(pt.capexUsd))),
             qs(formatSeconds(pt.ttftMeanS)),
@@ -376,9 +573,13 @@ void PlanSection::fillTable(const WorkloadPlan& p) {
                 f.setBold(true);
                 item->setFont(f);
             }
-            item->setToolTip(pt.bandwidthBound
-                                 ? planPointText(pt) + QLatin1Char('\n') + qs(pt.saturation)
-                                 : planPointText(pt));
+            QString tip = planPointText(pt);
+            if (pt.bandwidthBound) tip += QLatin1Char('\n') + qs(pt.saturation);
+            if (pt.sampled)
+                tip +=
+                    QLatin1Char('\n') + tr("A sample's estimate, not replayed in full (the "
+                                           "line under the recommendation gives the error bound)");
+            item->setToolTip(tip);
             m_table->setItem(row, c, item);
         }
         ++row;

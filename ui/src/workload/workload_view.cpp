@@ -1,5 +1,7 @@
 #include "kvbe/ui/workload/workload_view.h"
 
+#include "kvbe/ui/workload/background_job.h"
+
 #include "kvbe/base/units.h"
 #include "kvbe/files/trace_format.h"
 #include "kvbe/trace/trace_setup.h"
@@ -211,6 +213,7 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
             m_chartTabs->addTab(m_capacity, c->title());
         } else if (auto* plan = qobject_cast<PlanChart*>(c)) {
             auto* section = new PlanSection(plan, &m_explorer->presets(), this);
+            section->setUndoStack(m_explorer->undoStack());
             section->addToAnswer(new PriceFields(m_explorer, section));
             m_chartTabs->addTab(section, c->title());
         } else if (qobject_cast<TtftDistributionChart*>(c)) {
@@ -450,6 +453,7 @@ void WorkloadView::startReplay() {
     const WorkloadSettings settings = m_settings;
     const QString file = m_file;
     m_replayThread = QThread::create([out, trace, file, eval, settings, cancel] {
+        yieldToTheWindow();
         *out = computeWorkload(trace, file, eval, settings, cancel.get());
     });
     connect(m_replayThread, &QThread::finished, this, [this, out, cancel, generation] {

@@ -2,6 +2,9 @@
 // and described in the line beside the Open button.
 #include "kvbe/ui/workload/workload_view.h"
 
+#include "kvbe/ui/workload/background_job.h"
+#include "kvbe/ui/workload/plan_section.h"
+
 #include "kvbe/ui/widgets/file_dialogs.h"
 
 #include <QFileDialog>
@@ -32,6 +35,10 @@ bool WorkloadView::openTrace(const QString& path) {
     m_progress->setVisible(true);
     m_cancel->setVisible(true);
     m_progressTimer->start();
+    // The plan's first stage: the trace read, then replayed, before it starts.
+    if (auto* plan = findChild<PlanSection*>())
+        plan->showWaiting(tr("Reading %1; the plan starts once it is read and replayed")
+                              .arg(QFileInfo(path).fileName()));
     struct Outcome {
         std::optional<Trace> trace;
         QString error;
@@ -41,6 +48,7 @@ bool WorkloadView::openTrace(const QString& path) {
     auto cancel = m_loadCancel;
     auto fraction = m_loadFraction;
     m_loadThread = QThread::create([path, out, cancel, fraction] {
+        yieldToTheWindow();
         TraceReadOptions o;
         o.progress = [cancel, fraction](double f) {
             fraction->store(f);
@@ -60,6 +68,8 @@ bool WorkloadView::openTrace(const QString& path) {
         m_progressTimer->stop();
         m_progress->setVisible(false);
         m_cancel->setVisible(false);
+        if (!out->trace || cancel->load())
+            if (auto* plan = findChild<PlanSection*>()) plan->showWaiting(QString());
         // A cancel wins even over a read that had just finished: nothing of it is kept.
         if (cancel->load() || out->cancelled) {
             emit loadCancelled();

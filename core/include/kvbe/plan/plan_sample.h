@@ -15,6 +15,25 @@
 
 namespace kvbe {
 
+// Where a plan is, for a front end's progress line (the window's Plan section).
+enum class PlanStage {
+    Full,        // every configuration replayed in full (--exact, or a trace below exactBelow)
+    DriveCounts, // fast mode, stage 1: the full replays the drive counts are read from
+    Sampling,    // stage 2: drawing sample `sample` from the trace
+    Sample,      // stage 2: the grid replayed on sample `sample`
+    Shortlist,   // stages 3 and 4: the shortlist (and the recommendation's neighbours) in full
+};
+struct PlanProgress {
+    PlanStage stage = PlanStage::Full;
+    int sample = 0;  // Sampling and Sample: 1 or 2
+    double rate = 1; // the sampling rate (fast mode's, in every stage); 1 in full
+    // The configurations this stage replays: Sample the grid's, Shortlist the shortlist's (stage
+    // 4's neighbours added when it starts); 0 where not known beforehand (Full, DriveCounts).
+    std::size_t configurations = 0;
+    double stageDone = 0; // the share of this stage done
+    double done = 0;      // the share of the whole plan done, as `progress` gets it
+};
+
 struct PlanSampleOptions {
     bool exact = false;                 // --exact: every configuration in full
     std::size_t exactBelow = 200000;    // traces with fewer requests are planned in full
@@ -22,6 +41,9 @@ struct PlanSampleOptions {
     std::size_t sampleRequests = 62500; // with rate 0
     std::size_t shortlistByNet = 4;     // the sample's best by net value, per sample
     std::size_t shortlistMax = 24;      // at most this many configurations in full
+    // Called with every progress report (on the calling thread, as `progress`) and when a stage
+    // starts; `progress` alone cancels.
+    std::function<void(const PlanProgress&)> stages;
 };
 
 RequestResult<PlanResult> planTraceSampled(const PlanSetup& setup, const PlanSampleOptions& options,

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "kvbe/plan/plan.h"
+#include "kvbe/plan/plan_sample.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/ui/charts/workload_charts.h"
 
@@ -32,10 +33,13 @@ struct WorkloadPlan {
 using PlanPtr = std::shared_ptr<const WorkloadPlan>;
 
 // The plan for the workload's trace, scenario and replay settings (GPU cache, policy, placement,
-// write queue, prefill servers, admission rule) over the default grid, under `limits`.
-// `progress` gets the share done and cancels by returning false (cancelled is then set).
+// write queue, prefill servers, admission rule) over the default grid, under `limits`: as
+// `kvbe-cli trace plan` plans it (planTraceSampled), from samples for a large trace unless
+// `sampling` asks for every configuration in full. `progress` gets the share done and cancels by
+// returning false (cancelled is then set); sampling.stages gets the stage.
 WorkloadPlan computePlan(WorkloadPtr w, const Presets& presets, const PlanLimits& limits,
-                         const std::function<bool(double)>& progress = {});
+                         const std::function<bool(double)>& progress = {},
+                         const PlanSampleOptions& sampling = {});
 
 // A configuration's shortest drive life against its drives' warranty: the colour bands of the
 // chart's points.

@@ -15,6 +15,12 @@ class QTimer;
 
 namespace kvbe {
 
+// Called first on a worker thread of the window's (a trace read, a replay, a plan): lowers its
+// scheduling priority (Linux: nice +5, inherited by the threads it starts, such as the plan's
+// pool), so that on a machine whose cores the work fills the UI thread still gets a core the
+// moment it has an event to handle. Elsewhere it does nothing.
+void yieldToTheWindow();
+
 // One computation at a time on a worker thread, for a panel that shows its progress bar, a Cancel
 // button and a status line (the Capacity chart's search, the Plan section's grid). A run asked
 // for while one is under way stops that one and starts when it returns; a stopped run's result is
@@ -31,8 +37,10 @@ class BackgroundJob : public QObject {
 
     // Runs `work` on the worker with `startText` in the status line, and `done` on this thread
     // when it returns unstopped. Where a run is under way, it is stopped and this one starts
-    // when it returns.
-    void run(Work work, std::function<void()> done, const QString& startText);
+    // when it returns. `liveText`, asked on this thread with each progress update, replaces the
+    // status line while the run lasts where it says something (the stage the work is at).
+    void run(Work work, std::function<void()> done, const QString& startText,
+             std::function<QString()> liveText = {});
     // Stops the run (and forgets a queued one): nothing of it is kept, and cancelled() is
     // emitted when it returns.
     void cancel();
@@ -47,6 +55,7 @@ class BackgroundJob : public QObject {
         Work work;
         std::function<void()> done;
         QString startText;
+        std::function<QString()> liveText;
     };
     void start(Run r);
 
@@ -57,6 +66,7 @@ class BackgroundJob : public QObject {
     QThread* m_thread = nullptr;
     std::shared_ptr<std::atomic<bool>> m_stop;
     std::shared_ptr<std::atomic<double>> m_fraction;
+    std::function<QString()> m_liveText;
     std::unique_ptr<Run> m_next;
     bool m_userCancelled = false;
 };
