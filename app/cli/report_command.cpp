@@ -59,6 +59,25 @@ std::vector<std::string> planArgs(const std::vector<std::string>& args) {
     return out;
 }
 
+// The program, its command and those of `args` that are scenario flags (with their values).
+std::vector<std::string> scenarioArgs(const std::vector<std::string>& args) {
+    std::vector<std::string> out(args.begin(), args.begin() + 2);
+    for (std::size_t i = 2; i < args.size(); ++i)
+        for (const auto& spec : scenarioFlagSpecs()) {
+            const std::string flag(spec.flag);
+            if (args[i] == flag) {
+                out.push_back(args[i]);
+                if (!spec.on && i + 1 < args.size()) out.push_back(args[++i]);
+                break;
+            }
+            if (args[i].rfind(flag + "=", 0) == 0) {
+                out.push_back(args[i]);
+                break;
+            }
+        }
+    return out;
+}
+
 // Every file the report reads, for its hash: the scenario, the trace, the price table, a model
 // named by its config file. Calibration imports are hashed as they are read (one per file of a
 // folder).
@@ -133,15 +152,18 @@ ExitCode runReport(const ReportOptions& o) {
         for (const auto& a : planArgs(reportArgs()))
             words.push_back(a);
         words.insert(words.end(), {"--output", "json"});
-        job.planCommand = shellCommand(words);
+        job.planCommand = shellCommandLines(words);
     }
     // calc takes the scenario flags only: those of the report's arguments.
-    const std::string flags = scenarioFlagsCommandLine(o.trace.scenario);
+    std::vector<std::string> calc = {"kvbe-cli", "calc"};
+    for (const auto& a : planArgs(reportArgs()))
+        calc.push_back(a);
+    calc = scenarioArgs(calc);
     std::string lengths;
     for (double n : reportLengths(job.scenario))
         lengths += (lengths.empty() ? "" : ",") + std::to_string(std::int64_t(n));
-    job.calcCommand = "kvbe-cli calc" + (flags.empty() ? std::string() : " " + flags) +
-                      " --lengths " + lengths + " --format json";
+    calc.insert(calc.end(), {"--lengths", lengths, "--format", "json"});
+    job.calcCommand = shellCommandLines(calc);
     if (auto st = writeReport(job); !st) return fail(st.message());
     std::cerr << "kvbe-cli: report written to " << o.out << "\n";
     return ExitCode::Ok;

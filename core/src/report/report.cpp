@@ -6,6 +6,7 @@
 #include "kvbe/base/units.h"
 #include "kvbe/trace/trace_endurance.h"
 
+#include <cctype>
 #include <set>
 
 namespace kvbe {
@@ -26,7 +27,7 @@ ReportSection reproduction(const ReportInputs& in) {
          {},
          {},
          {}});
-    sec.blocks.push_back({ReportBlock::Kind::Code, shellCommand(in.command), {}, {}, {}});
+    sec.blocks.push_back({ReportBlock::Kind::Code, shellCommandLines(in.command), {}, {}, {}});
     if (!in.calcCommand.empty()) {
         sec.blocks.push_back({ReportBlock::Kind::Text,
                               "The break-even figures alone (B*, p*, f* at each length):",
@@ -74,6 +75,35 @@ ReportSection reproduction(const ReportInputs& in) {
     return sec;
 }
 
+// The GPU's model in a name, "H100" of "NVIDIA H100 80GB HBM3" and "NVIDIA H100 SXM5 80GB":
+// the first word of 1 to 3 letters, then 2 to 4 digits and at most one letter; "" for none.
+std::string gpuModel(const std::string& name) {
+    std::string word;
+    for (std::size_t i = 0; i <= name.size(); ++i) {
+        if (i < name.size() && name[i] != ' ') {
+            word += name[i];
+            continue;
+        }
+        std::size_t letters = 0;
+        while (letters < word.size() && std::isalpha(static_cast<unsigned char>(word[letters])))
+            ++letters;
+        std::size_t digits = letters;
+        while (digits < word.size() && std::isdigit(static_cast<unsigned char>(word[digits])))
+            ++digits;
+        if (letters >= 1 && letters <= 3 && digits - letters >= 2 && digits - letters <= 4 &&
+            word.size() - digits <= 1)
+            return lower(word);
+        word.clear();
+    }
+    return {};
+}
+
+// Whether a calibration's GPU is the scenario's, as far as their names tell (unknown: yes).
+bool sameGpu(const std::string& measured, const std::string& scenario) {
+    const std::string a = gpuModel(measured), b = gpuModel(scenario);
+    return a.empty() || b.empty() || a == b;
+}
+
 } // namespace
 
 std::string shellWord(const std::string& w) {
@@ -89,6 +119,13 @@ std::string shellCommand(const std::vector<std::string>& words) {
     std::string cmd;
     for (const auto& w : words)
         cmd += (cmd.empty() ? "" : " ") + shellWord(w);
+    return cmd;
+}
+
+std::string shellCommandLines(const std::vector<std::string>& words) {
+    std::string cmd;
+    for (const auto& w : words)
+        cmd += (cmd.empty() ? "" : w.rfind("--", 0) == 0 ? " \\\n  " : " ") + shellWord(w);
     return cmd;
 }
 
@@ -148,15 +185,12 @@ std::vector<std::string> reportRisks(const ReportInputs& in) {
                             "samples " +
                             sig(in.plan->sampling.hitsError * 100) + " points).");
     }
-    if (!in.saturation.empty())
+    if (in.saturated)
         risks.push_back("Saturated tier in the Workload view's replay: " + in.saturation);
     for (const Calibration& c : in.calibrations) {
         for (const auto& w : mismatchWarnings(c, e.model, e.cost.inputs().kvDtype))
             risks.push_back("Measured elsewhere: " + c.source + ": " + w);
-        if (!c.gpuName.empty() && e.gpu &&
-            lower(c.gpuName).find(lower(e.gpu->key)) == std::string::npos &&
-            lower(e.gpu->name).find(lower(c.gpuName)) == std::string::npos &&
-            lower(c.gpuName).find(lower(e.gpu->name)) == std::string::npos)
+        if (e.gpu && !sameGpu(c.gpuName, e.gpu->name))
             risks.push_back("Measured on another GPU: " + c.source + " was measured on " +
                             c.gpuName + ", the scenario is " + e.gpu->name + ".");
         auto fit = reportFit(c, e);

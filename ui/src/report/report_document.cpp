@@ -82,7 +82,7 @@ const char* kPdfStyle = "body { font-family: 'DejaVu Sans', sans-serif; font-siz
                         "h1 { font-size: 24pt; } h2 { font-size: 15pt; margin-top: 12pt; }"
                         "p.answer { font-size: 11pt; margin: 6pt 0; }"
                         "p.code, code { font-family: 'DejaVu Sans Mono', monospace; "
-                        "font-size: 8pt; }"
+                        "font-size: 7pt; white-space: pre; }"
                         "p.caption { font-size: 9pt; } th { background-color: #e8eef2; }";
 
 // The whole document as Qt's rich text: title page, contents (with `pages` where known),

@@ -3,6 +3,7 @@
 #include "report_document.h"
 
 #include "kvbe/report/report.h"
+#include "kvbe/trace/trace_saturation.h"
 #include "kvbe/ui/charts/capacity_chart.h"
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
@@ -146,6 +147,9 @@ Status writeReport(const ReportJob& job) {
         d.workload = w;
         in.answer = w->summary.toStdString();
         in.saturation = w->saturation.toStdString();
+        if (w->replay && !w->replay->cancelled)
+            for (const auto& t : tierSaturation(*w->replay, toString(w->settings.admission)))
+                in.saturated = in.saturated || t.saturated;
         auto wp = std::make_shared<WorkloadPlan>();
         wp->workload = w;
         if (job.planSetup) {

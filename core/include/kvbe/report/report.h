@@ -69,7 +69,8 @@ struct ReportInputs {
     const Trace* trace = nullptr;
     std::string traceFile;
     std::string answer;     // the Workload view's one-sentence answer (the replay at its defaults)
-    std::string saturation; // its saturation sentence, where a tier is the bottleneck
+    std::string saturation; // its saturation sentence (which tier is the bottleneck, if any)
+    bool saturated = false; // a tier of that replay is saturated
     const PlanSetup* planSetup = nullptr;
     const PlanResult* plan = nullptr;
     std::string planError;      // why there is no plan
@@ -105,6 +106,9 @@ Result<FitResult> reportFit(const Calibration& c, const Evaluation& e);
 // A word of a command line quoted for a POSIX shell where it needs it, and a whole command.
 std::string shellWord(const std::string& word);
 std::string shellCommand(const std::vector<std::string>& words);
+// The same, one flag (a word starting with --) a line, continued with a backslash: a long command
+// that reads and copies whole.
+std::string shellCommandLines(const std::vector<std::string>& words);
 
 // "$12,345"
 std::string formatUsd(double usd);
