@@ -68,14 +68,17 @@ QString sha256(const QString& path) {
 // the commands' continuation lines joined.
 QString pdfText(const QString& pdf) {
     const QString tool = QStandardPaths::findExecutable(QStringLiteral("pdftotext"));
-    if (tool.isEmpty()) qWarning("pdftotext not found: scripts/install-deps installs poppler-utils");
+    if (tool.isEmpty())
+        qWarning("pdftotext not found: scripts/install-deps installs poppler-utils");
     QProcess p;
     p.start(tool, {QStringLiteral("-layout"), pdf, QStringLiteral("-")});
     p.waitForFinished(60000);
     QString t = QString::fromUtf8(p.readAllStandardOutput());
-    const std::pair<const char*, const char*> ligatures[] = {
-        {"\xef\xac\x80", "ff"}, {"\xef\xac\x81", "fi"}, {"\xef\xac\x82", "fl"},
-        {"\xef\xac\x83", "ffi"}, {"\xef\xac\x84", "ffl"}};
+    const std::pair<const char*, const char*> ligatures[] = {{"\xef\xac\x80", "ff"},
+                                                             {"\xef\xac\x81", "fi"},
+                                                             {"\xef\xac\x82", "fl"},
+                                                             {"\xef\xac\x83", "ffi"},
+                                                             {"\xef\xac\x84", "ffl"}};
     for (const auto& [from, to] : ligatures)
         t.replace(QString::fromUtf8(from), QString::fromLatin1(to));
     // Commands are one flag a line, continued with a backslash.
@@ -89,14 +92,15 @@ double breakevenFromFiles(const QString& scenarioPath, double n) {
     const QString src = QStringLiteral(KVBE_SOURCE_DIR);
     if (s.contains(QStringLiteral("flop_model")) &&
         s[QStringLiteral("flop_model")].toString() != QLatin1String("simple"))
-        qWarning("the default scenario is not on the simple FLOP model: this closed form is not it");
+        qWarning(
+            "the default scenario is not on the simple FLOP model: this closed form is not it");
     for (const char* k : {"measured_prefill", "params", "tensor_parallel", "ramp_half_tokens"})
         if (s.contains(QLatin1String(k)))
             qWarning("the default scenario sets %s: extend the closed form", k);
     QString id = s[QStringLiteral("model")].toString();
-    const QJsonObject c = readJson(src + QStringLiteral("/resources/models/") +
-                                   id.replace(QLatin1Char('/'), QStringLiteral("__")) +
-                                   QStringLiteral(".json"));
+    const QJsonObject c =
+        readJson(src + QStringLiteral("/resources/models/") +
+                 id.replace(QLatin1Char('/'), QStringLiteral("__")) + QStringLiteral(".json"));
     const double h = c["hidden_size"].toDouble(), layers = c["num_hidden_layers"].toDouble();
     const double hq = c["num_attention_heads"].toDouble();
     const double hkv = c["num_key_value_heads"].toDouble();
@@ -104,12 +108,13 @@ double breakevenFromFiles(const QString& scenarioPath, double n) {
     const double inter = c["intermediate_size"].toDouble(), vocab = c["vocab_size"].toDouble();
     // Every weight: embeddings (and the head when untied), attention, a gated MLP, the norms.
     const double perLayer = h * hq * d + 2 * h * hkv * d + hq * d * h + 3 * h * inter + 2 * h;
-    const double params = vocab * h * (c["tie_word_embeddings"].toBool() ? 1 : 2) +
-                          layers * perLayer + h;
-    const QString kv = s.contains("kv_dtype") ? s["kv_dtype"].toString()
-                                              : c["torch_dtype"].toString();
+    const double params =
+        vocab * h * (c["tie_word_embeddings"].toBool() ? 1 : 2) + layers * perLayer + h;
+    const QString kv =
+        s.contains("kv_dtype") ? s["kv_dtype"].toString() : c["torch_dtype"].toString();
     const double b = kv.startsWith(QLatin1String("fp8")) ? 1 : 2;
-    const QJsonObject gpus = readJson(src + QStringLiteral("/resources/gpus.json"))["gpus"].toObject();
+    const QJsonObject gpus =
+        readJson(src + QStringLiteral("/resources/gpus.json"))["gpus"].toObject();
     const QJsonObject gpu = gpus[s["gpu"].toString()].toObject();
     const double peak = s.contains("peak_tflops") ? s["peak_tflops"].toDouble() * 1e12
                                                   : gpu["bf16_tflops"].toDouble() * 1e12;
@@ -152,8 +157,9 @@ class TestCliReport : public QObject {
     QString m_text; // the report's text, from pdftotext
 
     const QString m_trace = QStringLiteral("traces/mooncake-conversation.jsonl");
-    const QStringList m_imports = {QStringLiteral("calibration/kvbe-node17.json"),
-                                   QStringLiteral("calibration/pykvcache-v1-llama-3.2-3b-h100.json")};
+    const QStringList m_imports = {
+        QStringLiteral("calibration/kvbe-node17.json"),
+        QStringLiteral("calibration/pykvcache-v1-llama-3.2-3b-h100.json")};
 
   private slots:
     // The default scenario, the conversation trace, two calibration fixtures and a small plan
@@ -166,8 +172,17 @@ class TestCliReport : public QObject {
         QStringList args = {"report", "--trace", m_trace};
         for (const auto& i : m_imports)
             args << "--import" << i;
-        args << "--life" << "0.5" << "--dram" << "0,512GiB" << "--drives" << "0,2"
-             << "--store-after" << "1,2" << "--slo-p99" << "5s" << "--out" << pdf;
+        args << "--life"
+             << "0.5"
+             << "--dram"
+             << "0,512GiB"
+             << "--drives"
+             << "0,2"
+             << "--store-after"
+             << "1,2"
+             << "--slo-p99"
+             << "5s"
+             << "--out" << pdf;
         const Run r = cliIn(fixtures(), args);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(QFile::exists(pdf));
@@ -187,8 +202,8 @@ class TestCliReport : public QObject {
     // The recommended configuration, its cost and payback, as `trace plan` gives them with the
     // command the report names, run on the files it names.
     void recommendedAsTracePlanGivesIt() {
-        const QStringList plan = namedCommand(m_text, QStringLiteral("trace plan"),
-                                              QStringLiteral("--output json"));
+        const QStringList plan =
+            namedCommand(m_text, QStringLiteral("trace plan"), QStringLiteral("--output json"));
         QVERIFY2(plan.size() > 4, qPrintable(m_text.right(2000)));
         QVERIFY(plan.contains(m_trace));
         QVERIFY(plan.contains(QStringLiteral("--life")));
@@ -211,8 +226,8 @@ class TestCliReport : public QObject {
 
     // The break-even figures the report names (`kvbe-cli calc …`) give its B* at 32k.
     void calcGivesTheSameBreakeven() {
-        const QStringList calc = namedCommand(m_text, QStringLiteral("calc"),
-                                              QStringLiteral("--format json"));
+        const QStringList calc =
+            namedCommand(m_text, QStringLiteral("calc"), QStringLiteral("--format json"));
         QVERIFY2(calc.size() > 2, qPrintable(m_text.right(2000)));
         const Run r = cliIn(fixtures(), calc);
         QVERIFY2(r.exitCode == 0, r.err.constData());
@@ -228,7 +243,8 @@ class TestCliReport : public QObject {
         QStringList files = m_imports;
         files << m_trace;
         for (const auto& f : files) {
-            const QString line = sha256(fixtures() + QLatin1Char('/') + f) + QStringLiteral(" ") + f;
+            const QString line =
+                sha256(fixtures() + QLatin1Char('/') + f) + QStringLiteral(" ") + f;
             QVERIFY2(m_text.contains(line), qPrintable(line));
         }
         QVERIFY(m_text.contains(QStringLiteral("kvbe-cli report --trace ") + m_trace));
@@ -266,11 +282,12 @@ class TestCliReport : public QObject {
         const double b = 1 / slope, t0 = 0.0011 - 1e6 * slope;
         QCOMPARE(QString::number(b / 1e9, 'f', 1), QStringLiteral("12.5"));
         QCOMPARE(QString::number(t0 * 1e3, 'f', 2), QStringLiteral("1.02"));
-        QVERIFY2(text.contains(QStringLiteral("fitted from 2 measured transfers of "
-                                              "calibration/kvbe-node17.json (tier &#x27;nvme&#x27;)")) ||
-                     text.contains(QStringLiteral("fitted from 2 measured transfers of "
-                                                  "calibration/kvbe-node17.json (tier 'nvme')")),
-                 qPrintable(text.left(4000)));
+        QVERIFY2(
+            text.contains(QStringLiteral("fitted from 2 measured transfers of "
+                                         "calibration/kvbe-node17.json (tier &#x27;nvme&#x27;)")) ||
+                text.contains(QStringLiteral("fitted from 2 measured transfers of "
+                                             "calibration/kvbe-node17.json (tier 'nvme')")),
+            qPrintable(text.left(4000)));
         QVERIFY(text.contains(QStringLiteral("gives B = 12.5 GB/s, t_fixed = 1.02 ms")));
         // One self-contained file: the charts inline, nothing fetched.
         QVERIFY(text.count(QStringLiteral("<svg")) >= 4);

@@ -21,13 +21,24 @@ std::string sig(double v, int digits = 3) {
 
 ReportSection reproduction(const ReportInputs& in) {
     ReportSection sec{"How to reproduce it", {}};
-    sec.blocks.push_back(
-        {ReportBlock::Kind::Text,
-         "Made by kvbe " + in.version + " on " + in.date + ", with this command line:",
-         {},
-         {},
-         {}});
-    sec.blocks.push_back({ReportBlock::Kind::Code, shellCommandLines(in.command), {}, {}, {}});
+    if (in.command.empty()) {
+        sec.blocks.push_back({ReportBlock::Kind::Text,
+                              "Made by kvbe " + in.version + " on " + in.date +
+                                  " in the window (File, Export report). The scenario it shows "
+                                  "is at the end of this section: saved as a .kvbe.json file, "
+                                  "kvbe-cli report --scenario FILE gives its figures again.",
+                              {},
+                              {},
+                              {}});
+    } else {
+        sec.blocks.push_back(
+            {ReportBlock::Kind::Text,
+             "Made by kvbe " + in.version + " on " + in.date + ", with this command line:",
+             {},
+             {},
+             {}});
+        sec.blocks.push_back({ReportBlock::Kind::Code, shellCommandLines(in.command), {}, {}, {}});
+    }
     if (!in.calcCommand.empty()) {
         sec.blocks.push_back({ReportBlock::Kind::Text,
                               "The break-even figures alone (B*, p*, f* at each length):",
@@ -65,6 +76,11 @@ ReportSection reproduction(const ReportInputs& in) {
                               {},
                               {}});
         sec.blocks.push_back({ReportBlock::Kind::Code, sums, {}, {}, {}});
+    }
+    if (!in.scenarioJson.empty()) {
+        sec.blocks.push_back(
+            {ReportBlock::Kind::Text, "The scenario, as a .kvbe.json file holds it:", {}, {}, {}});
+        sec.blocks.push_back({ReportBlock::Kind::Code, in.scenarioJson, {}, {}, {}});
     }
     sec.blocks.push_back({ReportBlock::Kind::Text,
                           "Presets, model configs and example prices are built into kvbe " +

@@ -34,12 +34,10 @@ std::string presetSource(const std::string& key, const std::map<std::string, std
 
 // Where the scenario's own value came from when no preset gave it.
 std::string setBy(const ReportInputs& in) {
-    if (!in.scenarioFlags.empty())
-        return "set by the user (" + in.scenarioFlags + " or " +
-               (in.scenarioFile.empty() ? std::string("the default scenario") : in.scenarioFile) +
-               ")";
-    return "set by the user in " +
-           (in.scenarioFile.empty() ? std::string("the default scenario") : in.scenarioFile);
+    std::string s = "set in " + (in.scenarioFile.empty() ? std::string("the default scenario")
+                                                         : in.scenarioFile);
+    if (!in.scenarioFlags.empty()) s += ", with " + in.scenarioFlags;
+    return s;
 }
 
 bool same(double a, double b) {

@@ -175,6 +175,7 @@ Status writeReport(const ReportJob& job) {
     in.capacityChart = !d.target.isEmpty();
     in.version = job.version;
     in.command = job.command;
+    in.scenarioJson = scenarioToJson(job.scenario);
     in.planCommand = job.planCommand;
     in.calcCommand = job.calcCommand;
     in.files = std::move(files);

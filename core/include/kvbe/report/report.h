@@ -76,7 +76,8 @@ struct ReportInputs {
     std::string planError;      // why there is no plan
     bool capacityChart = false; // the capacity chart (servers at a latency target) is drawn
     std::string version;
-    std::vector<std::string> command; // the command line as given, program first
+    std::vector<std::string> command; // the command line as given, program first; empty: the window
+    std::string scenarioJson;         // the scenario as a .kvbe.json file holds it
     std::string planCommand; // the `kvbe-cli trace plan … --output json` that gives the same plan
     std::string calcCommand; // the `kvbe-cli calc …` that gives the same break-even figures
     std::vector<ReportFile> files;
