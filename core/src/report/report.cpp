@@ -205,7 +205,7 @@ std::vector<std::string> reportRisks(const ReportInputs& in) {
         risks.push_back("Saturated tier in the Workload view's replay: " + in.saturation);
     for (const Calibration& c : in.calibrations) {
         for (const auto& w : mismatchWarnings(c, e.model, e.cost.inputs().kvDtype))
-            risks.push_back("Measured elsewhere: " + c.source + ": " + w);
+            risks.push_back("Measured elsewhere: " + w);
         if (e.gpu && !sameGpu(c.gpuName, e.gpu->name))
             risks.push_back("Measured on another GPU: " + c.source + " was measured on " +
                             c.gpuName + ", the scenario is " + e.gpu->name + ".");

@@ -84,9 +84,11 @@ ReportSection reportBreakevenSection(const ReportInputs& in) {
          {},
          {}});
 
-    const std::string measured = in.calibrations.empty()
-                                     ? std::string()
-                                     : " Points: what the imported calibration files imply.";
+    const std::string measured =
+        in.calibrations.empty()
+            ? std::string()
+            : " Where an imported calibration file implies B* or f* (py-kvcache v2 curves), "
+              "its points are drawn too.";
     sec.blocks.push_back({ReportBlock::Kind::Figure,
                           "Break-even bandwidth B*(N) against prompt length, with each tier's "
                           "bandwidth and the published figures for this model and GPU." +

@@ -40,8 +40,10 @@ QString blocksHtml(const ReportSection& s, int& figureNo, const Figure& figure) 
             h += QStringLiteral("<p class=\"answer\"><b>%1</b></p>\n").arg(esc(b.text));
             break;
         case ReportBlock::Kind::Code:
-            h += QStringLiteral("<p class=\"code\"><code>%1</code></p>\n")
-                     .arg(esc(b.text).replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+            // A paragraph a line: Qt's layout keeps an unwrapped paragraph whole, so a long one
+            // would run over a page's end instead of going on to the next page.
+            for (const QString& line : esc(b.text).split(QLatin1Char('\n')))
+                h += QStringLiteral("<p class=\"code\"><code>%1</code></p>\n").arg(line);
             break;
         case ReportBlock::Kind::Items: {
             h += QStringLiteral("<ul>\n");
@@ -82,7 +84,7 @@ const char* kPdfStyle = "body { font-family: 'DejaVu Sans', sans-serif; font-siz
                         "h1 { font-size: 24pt; } h2 { font-size: 15pt; margin-top: 12pt; }"
                         "p.answer { font-size: 11pt; margin: 6pt 0; }"
                         "p.code, code { font-family: 'DejaVu Sans Mono', monospace; "
-                        "font-size: 7pt; white-space: pre; }"
+                        "font-size: 7pt; white-space: pre; margin: 0; }"
                         "p.caption { font-size: 9pt; } th { background-color: #e8eef2; }";
 
 // The whole document as Qt's rich text: title page, contents (with `pages` where known),
@@ -182,9 +184,12 @@ Status writeReportPdf(const Report& report, const std::vector<QByteArray>& figur
         p.save();
         p.setClipRect(QRectF(0, 0, page.width(), page.height()));
         p.translate(0, -i * page.height());
-        // Lines are drawn where they meet the rectangle: one starting on the next page's first
-        // pixel would be drawn (clipped, but in the text) on this one too.
-        doc->drawContents(&p, QRectF(0, i * page.height() + 1, page.width(), page.height() - 2));
+        // A line is drawn on every page whose rectangle it meets, and Qt's pagination lets a
+        // line's box run a few device pixels past the page: the rectangle leaves out 2 mm at
+        // either edge, so a line is in the text of its own page only (the clip keeps the rest).
+        const double edge = pdf.resolution() * 2 / 25.4;
+        doc->drawContents(
+            &p, QRectF(0, i * page.height() + edge, page.width(), page.height() - 2 * edge));
         p.restore();
         if (i == 0) continue; // the title page goes without
         p.setFont(footer);
@@ -208,7 +213,8 @@ Status writeReportHtml(const Report& r, const std::vector<QByteArray>& figures,
             "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;padding:0 1em;"
             "line-height:1.4}table{border-collapse:collapse;margin:0.6em 0}td,th{border:1px solid "
             "#bbb;padding:3px 6px;text-align:left;vertical-align:top}th{background:#e8eef2}"
-            "p.answer{font-size:1.1em}p.code,code{font-family:monospace;font-size:0.9em;"
+            "p.answer{font-size:1.1em}p.code{margin:0;white-space:pre}"
+            "p.code,code{font-family:monospace;font-size:0.9em;"
             "overflow-wrap:anywhere}p.caption{text-align:center;font-style:italic}"
             "figure{margin:1em 0;text-align:center}figure svg{max-width:100%;height:auto}</style>\n"
             "</head><body>\n<h1>%1</h1>\n<p>%2</p>\n<p>%3</p>\n<h2>Contents</h2>\n<ol>\n")
