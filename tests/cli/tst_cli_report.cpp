@@ -312,6 +312,26 @@ class TestCliReport : public QObject {
         QVERIFY(text.contains(sha256(scenario) + QStringLiteral("  ") + scenario));
     }
 
+    // Node 17 measured an H100 ("NVIDIA H100 80GB HBM3"): the H100 SXM of the default scenario
+    // is the same GPU (no risk above), an H200 another one.
+    void calibrationOfAnotherGpu() {
+        QVERIFY(!m_text.contains(QStringLiteral("Measured on another GPU")));
+        const QString html = m_dir.filePath(QStringLiteral("h200.html"));
+        const Run r = cliIn(
+            fixtures(), {"report", "--gpu", "h200", "--import", m_imports.front(), "--out", html});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QFile h(html);
+        QVERIFY(h.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(h.readAll());
+        QVERIFY(
+            text.contains(QStringLiteral("Measured on another GPU: calibration/kvbe-node17.json "
+                                         "was measured on NVIDIA H100 80GB HBM3")));
+        // The flag that changed the default scenario is named where the GPU came from.
+        QVERIFY(
+            text.contains(QStringLiteral("kvbe&#x27;s default scenario, changed by --gpu h200")) ||
+            text.contains(QStringLiteral("kvbe's default scenario, changed by --gpu h200")));
+    }
+
     // An output that is neither .pdf nor .html is refused before anything is computed.
     void refusesAnUnknownOutput() {
         const Run r = cliIn(fixtures(), {"report", "--out", m_dir.filePath("report.docx")});

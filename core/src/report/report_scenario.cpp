@@ -73,6 +73,15 @@ ReportSection reportScenarioSection(const ReportInputs& in) {
          {},
          {},
          {}});
+    sec.blocks.push_back(
+        {ReportBlock::Kind::Text,
+         "The scenario: " +
+             (in.scenarioFile.empty() ? std::string("kvbe's default scenario") : in.scenarioFile) +
+             (in.scenarioFlags.empty() ? std::string(".")
+                                       : ", changed by " + in.scenarioFlags + "."),
+         {},
+         {},
+         {}});
     const std::string scenarioSrc =
         in.scenarioFile.empty() ? std::string("the built-in default scenario") : in.scenarioFile;
 
