@@ -188,7 +188,8 @@ void addReportCommand(CLI::App& app, Command& run, int argc, char** argv) {
     sub->add_option("--trace", o->trace.file, "A request trace: adds the workload and the plan");
     sub->add_option("--import", o->imports,
                     "Calibration files, or folders of them (repeatable): fitted to the scenario, "
-                    "drawn on the break-even charts");
+                    "drawn on the break-even charts")
+        ->allow_extra_args(false); // one path a flag: the plan command leaves each out whole
     sub->add_option("--out", o->out, "The report: .pdf or .html")->required();
     sub->add_option("--title", o->title, "The report's title (default: KV offload sign-off)");
     addCapacityOptions(sub, o->trace);

@@ -86,9 +86,9 @@ class TestReport : public QObject {
         QVERIFY2(dram.back().rfind("preset " + s.tiers[0].preset + "; bandwidth: ", 0) == 0,
                  dram.back().c_str());
         const auto changed = tierRow(sec, s.tiers[1].name);
-        QVERIFY2(changed.back().rfind("set in mine.kvbe.json over preset " + s.tiers[1].preset, 0) ==
-                     0,
-                 changed.back().c_str());
+        QVERIFY2(
+            changed.back().rfind("set in mine.kvbe.json over preset " + s.tiers[1].preset, 0) == 0,
+            changed.back().c_str());
         QCOMPARE(changed[1], std::string("20.0 GB/s")); // not staged
     }
 
