@@ -2,22 +2,19 @@
 // how to reproduce it.
 #include "kvbe/report/report.h"
 
+#include "report_text.h"
+
 #include "kvbe/base/text.h"
 #include "kvbe/base/units.h"
 #include "kvbe/trace/trace_endurance.h"
 
 #include <cctype>
-#include <set>
 
 namespace kvbe {
 
-namespace {
+using report_detail::sig;
 
-std::string sig(double v, int digits = 3) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    return buf;
-}
+namespace {
 
 ReportSection reproduction(const ReportInputs& in) {
     ReportSection sec{"How to reproduce it", {}};

@@ -2,6 +2,8 @@
 // imported calibration file fitted to the scenario, as `kvbe-cli calibration fit` fits it).
 #include "kvbe/report/report.h"
 
+#include "report_text.h"
+
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 
@@ -10,13 +12,9 @@
 
 namespace kvbe {
 
-namespace {
+using report_detail::sig;
 
-std::string sig(double v, int digits = 3) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    return buf;
-}
+namespace {
 
 std::string bw(const std::optional<double>& b) {
     return b ? formatBandwidth(*b) : std::string("none (recompute is cheaper at any bandwidth)");

@@ -4,6 +4,8 @@
 // (kvbe/plan/plan.h); this only lays it out.
 #include "kvbe/report/report.h"
 
+#include "report_text.h"
+
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 #include "kvbe/trace/trace_endurance.h"
@@ -12,13 +14,9 @@
 
 namespace kvbe {
 
-namespace {
+using report_detail::sig;
 
-std::string sig(double v, int digits = 3) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    return buf;
-}
+namespace {
 
 std::string months(const std::optional<double>& m) {
     if (!m) return "never";

@@ -3,6 +3,8 @@
 // or the scenario file or a flag).
 #include "kvbe/report/report.h"
 
+#include "report_text.h"
+
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 #include "kvbe/cost/fixed_cost.h"
@@ -12,13 +14,9 @@
 
 namespace kvbe {
 
-namespace {
+using report_detail::sig;
 
-std::string sig(double v, int digits = 3) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    return buf;
-}
+namespace {
 
 // "preset h100-sxm (NVIDIA H100 datasheet: …)": the preset and the source of `field`; with no
 // field (or none under it), every source it gives, each under its key.
