@@ -15,6 +15,7 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QPainter>
 #include <QSpinBox>
@@ -109,8 +110,10 @@ Status MainWindow::exportReportTo(const QString& path) {
     } else {
         job.scenarioFlags = "changes made in the window";
     }
+    // The Fleet's files (a probe's streamed rows are no file to read again or hash).
     for (const auto& row : m_fleetPanel->model()->rows())
-        job.imports.push_back(row.calibration.source);
+        if (QFileInfo(QString::fromStdString(row.calibration.source)).isFile())
+            job.imports.push_back(row.calibration.source);
     if (const WorkloadPtr& w = m_workload->result(); w && w->trace && w->error.isEmpty()) {
         job.trace = w->trace;
         job.traceFile = w->file.toStdString();
