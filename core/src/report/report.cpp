@@ -130,15 +130,19 @@ std::string shellWord(const std::string& w) {
 
 std::string shellCommand(const std::vector<std::string>& words) {
     std::string cmd;
-    for (const auto& w : words)
-        cmd += (cmd.empty() ? "" : " ") + shellWord(w);
+    for (const auto& w : words) {
+        if (!cmd.empty()) cmd += ' ';
+        cmd += shellWord(w);
+    }
     return cmd;
 }
 
 std::string shellCommandLines(const std::vector<std::string>& words) {
     std::string cmd;
-    for (const auto& w : words)
-        cmd += (cmd.empty() ? "" : w.rfind("--", 0) == 0 ? " \\\n  " : " ") + shellWord(w);
+    for (const auto& w : words) {
+        if (!cmd.empty()) cmd += w.rfind("--", 0) == 0 ? " \\\n  " : " ";
+        cmd += shellWord(w);
+    }
     return cmd;
 }
 
