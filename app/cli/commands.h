@@ -36,6 +36,11 @@ void addProbeCommands(CLI::App& app, Command& run);
 // Adds `trace inspect|replay|sweep|capacity|plan`: a request trace through a tiered prefix cache.
 void addTraceCommands(CLI::App& app, Command& run);
 
+// Adds `report`: the sign-off report (PDF or HTML); where kvbe-cli is built without the GUI,
+// a command that says it needs the Qt build. argv: the process's, for the command line the
+// report names.
+void addReportCommand(CLI::App& app, Command& run, int argc, char** argv);
+
 // The process's arguments after the program name, kept by main for `trace plan --shard`, whose
 // part file records the command so that `trace plan merge` can set the same plan up again.
 void setCommandLine(int argc, char** argv);

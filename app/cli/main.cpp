@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     kvbe::cli::addPublishedCommands(app, run);
     kvbe::cli::addProbeCommands(app, run);
     kvbe::cli::addTraceCommands(app, run);
+    kvbe::cli::addReportCommand(app, run, argc, argv);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

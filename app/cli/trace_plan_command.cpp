@@ -38,20 +38,14 @@ void setCommandLine(int argc, char** argv) {
 
 namespace {
 
-// The plan's own flags, each parsed once as it is read (trace_options.h); core checks the
-// values (planSetup) and names the field of what is wrong, which flagMessage names as its flag.
+// The plan's own flags besides those of the shared request (trace_plan.h): the output, the
+// shards and the serving stack's settings.
 struct PlanOptions {
-    PlanLimits limits;
-    PlanGrid grid = defaultPlanGrid();
-    std::optional<PriceTable> prices; // the --prices file, read once
+    PlanFlags flags;
     std::string output = "table", emitFile;
     std::optional<ServingStack> emit;
     std::string emitName;
-    std::string servedModel; // --served-model: model_name of --emit pykvcache
-    std::vector<std::string> driveKeys;
-    int threads = 0;
-    bool exact = false;
-    double sampleRate = 0;
+    std::string servedModel;        // --served-model: model_name of --emit pykvcache
     std::string shard, out;         // --shard I/N, --out FILE
     std::vector<std::string> parts; // trace plan merge PART...
 };
@@ -107,7 +101,29 @@ Result<std::vector<std::int64_t>> parseCounts(const std::string& text, const cha
     return v;
 }
 
-void addPlanOptions(CLI::App* plan, PlanOptions& o, FlagErrors& errors) {
+} // namespace
+
+PlanRequest planRequest(const TraceOptions& o, const PlanFlags& p) {
+    PlanRequest req;
+    req.replay = o.replay;
+    req.limits = p.limits;
+    req.grid = p.grid;
+    req.prices = p.prices;
+    req.drives = p.driveKeys;
+    req.rule = o.admission;
+    req.threads = p.threads;
+    return req;
+}
+
+PlanSampleOptions planSampling(const PlanFlags& p) {
+    PlanSampleOptions sampling;
+    sampling.exact = p.exact;
+    sampling.rate = p.sampleRate;
+    if (p.sampleRate > 0) sampling.exactBelow = 0; // asked for: sample whatever the size
+    return sampling;
+}
+
+void addPlanFlags(CLI::App* plan, PlanFlags& o, FlagErrors& errors) {
     addParsed(
         plan, "--life", o.limits.lifeYears, errors,
         [](const std::string& t) -> Result<double> {
@@ -164,6 +180,12 @@ void addPlanOptions(CLI::App* plan, PlanOptions& o, FlagErrors& errors) {
                      "The share of prefix subtrees a sample keeps (default: about 62,500 "
                      "requests' worth; traces under 200,000 requests are planned in full)")
         ->check(CLI::Range(0.0, 1.0));
+}
+
+namespace {
+
+void addPlanOptions(CLI::App* plan, PlanOptions& o, FlagErrors& errors) {
+    addPlanFlags(plan, o.flags, errors);
     plan->add_option("--shard", o.shard,
                      "I/N: replay the I-th of N slices of the grid (exact) into --out; merge the "
                      "parts with `trace plan merge`");
@@ -190,7 +212,7 @@ Status checkShardOptions(const PlanOptions& o) {
     if (!o.shard.empty()) {
         if (auto sh = parseShard(o.shard); !sh) return sh.error();
         if (o.out.empty()) return Error{"--shard: give --out FILE for the shard's part"};
-        if (o.sampleRate > 0) return Error{"--shard: shards are exact; drop --sample-rate"};
+        if (o.flags.sampleRate > 0) return Error{"--shard: shards are exact; drop --sample-rate"};
     } else if (!o.out.empty())
         return Error{"--out: only with --shard I/N"};
     return Ok{};
@@ -211,11 +233,8 @@ ExitCode runTracePlan(const PlanOptions& o, const std::string& file, const Trace
                   << part->configurations << " configurations in " << o.out << "\n";
         return ExitCode::Ok;
     }
-    PlanSampleOptions sampling;
-    sampling.exact = o.exact;
-    sampling.rate = o.sampleRate;
-    if (o.sampleRate > 0) sampling.exactBelow = 0; // asked for: sample whatever the size
-    auto plan = g_merging ? mergePlanParts(*setup, *g_merging) : planTraceSampled(*setup, sampling);
+    auto plan = g_merging ? mergePlanParts(*setup, *g_merging)
+                          : planTraceSampled(*setup, planSampling(o.flags));
     if (!plan) return fail(flagMessage(plan.error()));
     const PlanReport report{&trace, file, e.scenario.name, &*setup, &*plan};
     if (o.emit) {
@@ -244,14 +263,7 @@ ExitCode runPlan(const TraceOptions& o, const PlanOptions& p) {
     if (!p.emitFile.empty() && !p.emit)
         return fail("--emit-file: give --emit vllm, lmcache or pykvcache too");
     if (auto ok = checkShardOptions(p); !ok) return fail(ok.message());
-    PlanRequest req;
-    req.replay = o.replay;
-    req.limits = p.limits;
-    req.grid = p.grid;
-    req.prices = p.prices;
-    req.drives = p.driveKeys;
-    req.rule = o.admission;
-    req.threads = p.threads;
+    const PlanRequest req = planRequest(o, p.flags);
     // The limits and the grid are checked before the trace is read.
     if (auto ok = checkPlanRequest(req); !ok) return fail(flagMessage(ok.error()));
     auto ro = readOptions(o);

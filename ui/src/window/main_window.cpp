@@ -248,6 +248,9 @@ void MainWindow::buildActions() {
     file->addAction(tr("Save scenario &as…"), this, [this] { save(true); })
         ->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
+    file->addAction(tr("E&xport report…"), this, &MainWindow::exportReport)
+        ->setToolTip(tr("The sign-off report of what is open, as PDF or HTML: the scenario and "
+                        "its sources, the charts, the trace's plan, the risks"));
     file->addAction(tr("&Reset to the default scenario"), this, [this] { resetToDefault(); });
     // The scenarios shipped in resources/scenarios/, by name: the default and the one fitted to
     // the study's published figures.

@@ -1,14 +1,21 @@
 // MainWindow's exports: the visible chart or the pin table as PNG, SVG, PDF or CSV, and to the
-// clipboard.
+// clipboard; the sign-off report of what is open.
 #include "kvbe/ui/charts/chart_export.h"
 #include "kvbe/ui/compare/pin_table.h"
+#include "kvbe/ui/fleet/fleet_model.h"
+#include "kvbe/ui/fleet/fleet_panel.h"
+#include "kvbe/ui/report/report_writer.h"
+#include "kvbe/ui/widgets/qt_error.h"
 #include "kvbe/ui/window/main_window.h"
+#include "kvbe/ui/workload/plan_section.h"
+#include "kvbe/ui/workload/workload_view.h"
 
 #include <QApplication>
 #include <QClipboard>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QPainter>
 #include <QSpinBox>
@@ -81,6 +88,60 @@ void MainWindow::exportCsv() {
     if (path.isEmpty()) return;
     rememberExportFolder(path);
     if (auto st = kvbe::exportCsv(*c, path); !st)
+        reportError(QString::fromStdString(st.message()));
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 4000);
+}
+
+Status MainWindow::exportReportTo(const QString& path) {
+    if (!m_explorer.result())
+        return fail(tr("There is nothing to report: the scenario has not been computed."));
+    ReportJob job;
+    job.out = path.toStdString();
+    job.presets = m_explorer.presets();
+    job.scenario = m_explorer.scenario();
+    job.version = QCoreApplication::applicationVersion().toStdString();
+    if (!m_file.isEmpty() && !hasUnsavedChanges()) {
+        job.scenarioFile = m_file.toStdString();
+        job.inputs.emplace_back(job.scenarioFile, "scenario");
+    } else if (!m_file.isEmpty()) {
+        job.scenarioFile = m_file.toStdString();
+        job.scenarioFlags = "changes made in the window since it was saved";
+    } else {
+        job.scenarioFlags = "changes made in the window";
+    }
+    // The Fleet's files (a probe's streamed rows are no file to read again or hash).
+    for (const auto& row : m_fleetPanel->model()->rows())
+        if (QFileInfo(QString::fromStdString(row.calibration.source)).isFile())
+            job.imports.push_back(row.calibration.source);
+    if (const WorkloadPtr& w = m_workload->result(); w && w->trace && w->error.isEmpty()) {
+        job.trace = w->trace;
+        job.traceFile = w->file.toStdString();
+        job.eval = w->eval;
+        job.inputs.emplace_back(job.traceFile, "trace");
+        const auto* section = findChild<PlanSection*>();
+        const PlanPtr plan = section ? section->plan() : nullptr;
+        if (plan && plan->workload == w && plan->setup && plan->result) {
+            job.planSetup = plan->setup;
+            job.plan = plan->result;
+        } else {
+            job.planError = "the Plan section has no plan of this trace (open the Plan tab and "
+                            "let it finish)";
+        }
+    }
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const Status st = writeReport(job);
+    QApplication::restoreOverrideCursor();
+    return st;
+}
+
+void MainWindow::exportReport() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export report"), exportFolder().filePath(QStringLiteral("report.pdf")),
+        tr("PDF (*.pdf);;HTML (*.html)"));
+    if (path.isEmpty()) return;
+    rememberExportFolder(path);
+    if (auto st = exportReportTo(path); !st)
         reportError(QString::fromStdString(st.message()));
     else
         statusBar()->showMessage(tr("Wrote %1").arg(path), 4000);

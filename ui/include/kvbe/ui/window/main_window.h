@@ -88,6 +88,10 @@ class MainWindow : public QMainWindow {
     bool openTrace(const QString& path);
     // The visible chart as an image on the clipboard.
     void copyToClipboard();
+    // File > Export report…: the sign-off report of what is open (the scenario, the Fleet's
+    // imported files, the Workload tab's trace and the Plan section's plan) as PDF or HTML
+    // (kvbe/ui/report/report_writer.h), written to `path` without asking.
+    Status exportReportTo(const QString& path);
 
   protected:
     void showEvent(QShowEvent* e) override;
@@ -135,6 +139,7 @@ class MainWindow : public QMainWindow {
     // main_window_export.cpp: the visible chart or the pin table to a file or the clipboard.
     void exportImage(const QString& format);
     void exportCsv();
+    void exportReport(); // asks for the file, then exportReportTo
     // The Pin table tab as CSV or an image ("csv", "png", "svg", "pdf"), asking for the file.
     void exportPinTable(const QString& format);
     // The PNG size dialog of the exports; false when cancelled.
