@@ -78,14 +78,24 @@ std::vector<std::string> scenarioArgs(const std::vector<std::string>& args) {
     return out;
 }
 
+// Whether --scenario names one of kvbe's built-in scenarios ("illustrative"): a bare name that is
+// no file here, as loadScenario reads it. It is part of kvbe (its version is in the report), not
+// an input file to hash.
+bool isBuiltinScenarioName(const std::string& name) {
+    const std::filesystem::path p(name);
+    std::error_code ec;
+    return !p.has_parent_path() && !std::filesystem::exists(p, ec);
+}
+
 // Every file the report reads, for its hash: the scenario, the trace, the price table, a model
 // named by its config file. Calibration imports are hashed as they are read (one per file of a
 // folder).
 std::vector<std::pair<std::string, std::string>> inputFiles(const ReportOptions& o) {
     std::vector<std::pair<std::string, std::string>> files;
     const ScenarioFlags& f = o.trace.scenario;
-    if (!f.scenario.empty()) files.emplace_back(f.scenario, "scenario (--scenario)");
     std::error_code ec;
+    if (!f.scenario.empty() && !isBuiltinScenarioName(f.scenario))
+        files.emplace_back(f.scenario, "scenario (--scenario)");
     if (!f.model.empty() && std::filesystem::is_regular_file(f.model, ec))
         files.emplace_back(f.model, "model config (--model)");
     if (!o.trace.file.empty()) files.emplace_back(o.trace.file, "trace (--trace)");
@@ -108,6 +118,8 @@ ExitCode runReport(const ReportOptions& o) {
     job.command = {"kvbe-cli", "report"};
     job.command.insert(job.command.end(), reportArgs().begin(), reportArgs().end());
     job.scenarioFile = o.trace.scenario.scenario;
+    if (!job.scenarioFile.empty() && isBuiltinScenarioName(job.scenarioFile))
+        job.scenarioFile = "kvbe's built-in scenario '" + job.scenarioFile + "'";
     job.scenarioFlags = scenarioFlagsCommandLine(o.trace.scenario);
     if (!job.scenarioFile.empty()) {
         // The flags besides --scenario: what changed the file's scenario.

@@ -214,7 +214,8 @@ class TestUiSlides : public QObject {
         QVERIFY2(!right || share <= 0.25, qPrintable(QString::number(share)));
 
         // The chart at a 2560×1600 ×2 screen's size (the offscreen platform's full screen is
-        // 800×600): the length axis counts in doublings.
+        // 800×600): the length axis labels powers of two (each doubling, or every other one where
+        // the labels would not fit), not decades.
         auto big = createChart(QStringLiteral("breakeven"));
         big->setAttribute(Qt::WA_DontShowOnScreen);
         big->resize(1280, 800);
@@ -228,7 +229,7 @@ class TestUiSlides : public QObject {
         QVERIFY(x);
         qInfo("x axis base %g over %g px, %g..%g", x->base(), big->chart()->plotArea().width(),
               x->min(), x->max());
-        QCOMPARE(x->base(), 2.0);
+        QVERIFY2(x->base() == 2.0 || x->base() == 4.0, qPrintable(QString::number(x->base())));
 
         w->setPresentation(false);
         QApplication::processEvents();

@@ -60,8 +60,11 @@ void tuneLogBase(QLogValueAxis* l) {
         base = std::max(1.001, std::pow(ratio, 1.0 / std::clamp(room - 1, 2.0, 5.0)));
     else if (std::log2(ratio) <= std::min(11.0, room - 1))
         base = 2;
-    // Doublings that do not fit the axis's length count in fours, then in decades.
-    else if (std::log2(ratio) / 2 <= std::min(11.0, room - 1) && std::log10(ratio) < 2)
+    // Doublings that do not fit the axis's length count in fours, then in decades. Whole-number
+    // axes (prompt lengths: 256, 1024, 4096 …) keep powers of two over any range that fits;
+    // others (GB/s) read by decades past two of them.
+    else if (std::log2(ratio) / 2 <= std::min(11.0, room - 1) &&
+             (std::log10(ratio) < 2 || l->property("kvbeFormat").toByteArray() == "%.0f"))
         base = 4;
     if (base == l->base()) return;
     l->setBase(base);

@@ -29,6 +29,7 @@ struct TableLayout {
     QStringList notes;
     double width = 0, height = 0;
     double longestWord = 0; // of the labels: the label column is never narrower
+    bool labelCut = false;  // a label took more than kMaxLabelLines lines and ends in "…"
     double scale = 1;       // design units to the canvas's pixels
     QPointF origin;         // of the table's top-left corner on the canvas
 };
@@ -128,6 +129,8 @@ TableLayout layoutTable(const PinComparison& t, double width = 0) {
     for (const auto& row : t.rows) {
         const QFont& font = row.current ? L.bold : L.text;
         L.labelLines.push_back(labelLines(row.label, font, label));
+        if (L.labelLines.back().join(QLatin1Char(' ')) != row.label.simplified())
+            L.labelCut = true;
         const double labelH = double(L.labelLines.back().size()) * QFontMetricsF(font).height();
         const double cellH = fm.height() + (row.current ? 0 : L.lineGap + sm.height());
         L.rowH.push_back(std::max(labelH, cellH) + 2 * L.padY);
@@ -156,8 +159,10 @@ TableLayout fittedTable(const PinComparison& t, QSizeF canvas) {
     best.scale = std::min({canvas.width() / best.width, canvas.height() / best.height, kMaxScale});
     for (double s = kMaxScale; s > best.scale; s -= 0.02) {
         TableLayout L = layoutTable(t, canvas.width() / s);
+        // Smaller type rather than a name cut with "…" where the table's own width keeps it
+        // whole.
         if (L.width * s > canvas.width() + 0.5 || L.height * s > canvas.height() ||
-            L.labelW - 2 * L.padX < leastLabel - 0.5)
+            L.labelW - 2 * L.padX < leastLabel - 0.5 || (L.labelCut && !best.labelCut))
             continue;
         L.scale = s;
         best = std::move(L);
