@@ -22,6 +22,10 @@ using plan_detail::usd;
 
 namespace {
 
+// The replays that run at once keep their state under this (planTrace): a 10^7-request trace
+// runs them one at a time, a 10^6-request one on every core.
+constexpr double kReplayMemoryBytes = 1.2e9;
+
 using Coord = PlanCoord;
 
 struct Job {
@@ -377,6 +381,13 @@ RequestResult<PlanResult> planTrace(const PlanSetup& s,
     std::optional<Error> failure;
     std::atomic<std::size_t> replayed{0};
     int n = s.threads > 0 ? s.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+    // Replays at once: no more than their state fits in kReplayMemoryBytes (docs/workload-model.md,
+    // "Planning a large trace from a sample"): per request its prefill times under each rule
+    // (40 bytes) and, with servers counted, their queueing inputs (the loads, their transfers, the
+    // hit runs and the search's copies: 170 bytes more); per distinct block 24 bytes.
+    const double perReplay = double(s.trace->size()) * (40.0 + (s.limits.sloP99S ? 170.0 : 0.0)) +
+                             double(s.trace->distinctBlocks) * 24.0;
+    n = std::max(1, std::min(n, int(kReplayMemoryBytes / std::max(perReplay, 1.0))));
     auto runRound = [&](std::size_t begin) {
         std::atomic<std::size_t> next{begin}, finished{begin};
         std::mutex m;

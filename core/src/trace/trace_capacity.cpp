@@ -173,7 +173,7 @@ class Search {
     double statistic(const QueueInputs& in, const std::vector<double>& arrival, std::size_t r,
                      int servers, const std::vector<double>& loadEnd) {
         if (cancel) throw Stop{};
-        std::vector<double> t = in.times[r + 1]; // after `none`
+        std::vector<double> t(in.times(r + 1), in.times(r + 1) + in.requests); // after `none`
         if (r == kLoadAware) {
             const detail::LoadAwareInputs li{&m_trace,        &m_cost,
                                              &m_config.tiers, double(m_trace.summary.blockTokens),
@@ -181,7 +181,7 @@ class Search {
             detail::queueLoadAware(servers, arrival, m_order, li, t.data());
         } else {
             detail::queueOnServers(servers, arrival, m_order, t.data(),
-                                   r == 0 ? nullptr : in.loads[r - 1].data(), loadEnd);
+                                   r == 0 ? nullptr : in.loads(r - 1), loadEnd);
         }
         ++evaluations;
         return latencyStatistic(m_req.target, t);

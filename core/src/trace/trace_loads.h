@@ -5,6 +5,7 @@
 #pragma once
 
 #include "trace_admission.h"
+#include "trace_cache.h"
 #include "trace_link_use.h"
 
 #include "kvbe/base/result.h"
@@ -138,8 +139,11 @@ LoadAwareResult queueLoadAware(int servers, const std::vector<double>& arrival,
 // number of servers, and without write queues none of it depends on the arrival times: the
 // capacity search (trace_capacity.h) queues the same inputs at every load and number of servers.
 struct QueueInputs {
-    std::array<std::vector<double>, 5> times;
-    std::array<std::vector<double>, 2> loads;
+    std::size_t requests = 0;
+    BlockArray<double> allTimes; // per rule (none … optimal) a column of `requests`
+    BlockArray<double> allLoads; // for always and breakeven
+    const double* times(std::size_t rule) const { return allTimes.data() + rule * requests; }
+    const double* loads(std::size_t r) const { return allLoads.data() + r * requests; }
     std::array<FifoLoads, 2> fifo;
     HitRuns runs;
     std::vector<std::uint32_t> staticCut;

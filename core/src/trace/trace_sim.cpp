@@ -151,13 +151,12 @@ class Replay {
 
     // The columns before the servers queue them (the config has instances > 0).
     detail::QueueInputs queueInputs() {
-        detail::QueueInputs q;
-        for (std::size_t r = 0; r < kRules; ++r)
-            q.times[r].assign(column(r), column(r) + m_n);
-        for (std::size_t r = 0; r < 2; ++r) {
-            q.loads[r].assign(m_loads.data() + r * m_n, m_loads.data() + (r + 1) * m_n);
+        detail::QueueInputs q; // the columns moved, not copied: at 10^7 requests, 560 MB
+        q.requests = m_n;
+        q.allTimes = std::move(m_times);
+        q.allLoads = std::move(m_loads);
+        for (std::size_t r = 0; r < 2; ++r)
             q.fifo[r] = std::move(m_fifo[r]);
-        }
         q.runs = std::move(m_runs);
         q.staticCut = std::move(m_staticCut);
         return q;
