@@ -12,12 +12,13 @@ struct CliRun {
     QByteArray out, err;
 };
 
-// Runs `program` (kvbe-cli, or kvbe) with `args`.
+// Runs `program` (kvbe-cli, or kvbe) with `args`, in `dir` where one is given.
 inline CliRun runProgram(const QString& program, const QStringList& args,
                          const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
-                         int timeoutMs = 120000) {
+                         int timeoutMs = 120000, const QString& dir = {}) {
     QProcess p;
     p.setProcessEnvironment(env);
+    if (!dir.isEmpty()) p.setWorkingDirectory(dir);
     p.start(program, args);
     CliRun r;
     if (!p.waitForFinished(timeoutMs)) {

@@ -34,21 +34,7 @@ Run cliIn(const QString& dir, const QStringList& args) {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     for (const char* v : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
         env.remove(QString::fromLatin1(v));
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.setWorkingDirectory(dir);
-    p.start(QStringLiteral(KVBE_CLI_PATH), args);
-    Run r;
-    if (!p.waitForFinished(300000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.status = p.exitStatus();
-    if (r.status == QProcess::NormalExit) r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return kvbe::test::runProgram(QStringLiteral(KVBE_CLI_PATH), args, env, 300000, dir);
 }
 
 QJsonObject readJson(const QString& path) {

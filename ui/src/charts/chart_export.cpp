@@ -1,6 +1,7 @@
 #include "kvbe/ui/charts/chart_export.h"
 
 #include "kvbe/ui/charts/chart_catalog.h"
+#include "kvbe/ui/charts/segment_clip.h"
 #include "kvbe/ui/widgets/qt_error.h"
 
 #include <QApplication>
@@ -23,27 +24,6 @@
 namespace kvbe {
 
 namespace {
-
-// The part of the segment a–b inside r (Liang–Barsky), if any.
-std::optional<QLineF> clipped(QPointF a, QPointF b, const QRectF& r) {
-    double t0 = 0, t1 = 1;
-    const double dx = b.x() - a.x(), dy = b.y() - a.y();
-    const double p[] = {-dx, dx, -dy, dy};
-    const double q[] = {a.x() - r.left(), r.right() - a.x(), a.y() - r.top(), r.bottom() - a.y()};
-    for (int i = 0; i < 4; ++i) {
-        if (p[i] == 0) {
-            if (q[i] < 0) return std::nullopt;
-            continue;
-        }
-        const double t = q[i] / p[i];
-        if (p[i] < 0)
-            t0 = std::max(t0, t);
-        else
-            t1 = std::min(t1, t);
-        if (t0 > t1) return std::nullopt;
-    }
-    return QLineF(a + t0 * (b - a), a + t1 * (b - a));
-}
 
 // Every line and scatter series cut to the plot. On screen and in PNG and PDF the painter's clip
 // does it, but Qt's SVG writer leaves the clip out, so a pinned curve that reaches further than
@@ -68,7 +48,7 @@ void clipToPlot(ChartView& view) {
                 run.clear();
             };
             for (int i = 0; i + 1 < px.size(); ++i) {
-                const auto seg = clipped(px[i], px[i + 1], plot);
+                const auto seg = clippedSegment(px[i], px[i + 1], plot);
                 if (!seg) {
                     close();
                     continue;

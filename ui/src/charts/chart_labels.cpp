@@ -3,6 +3,7 @@
 #include "kvbe/ui/charts/chart_view.h"
 
 #include "kvbe/ui/charts/chart_legend.h"
+#include "kvbe/ui/charts/segment_clip.h"
 
 #include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
@@ -21,27 +22,6 @@ double distance(const QRectF& r, QPointF p) {
     const double dx = std::max({r.left() - p.x(), 0.0, p.x() - r.right()});
     const double dy = std::max({r.top() - p.y(), 0.0, p.y() - r.bottom()});
     return std::hypot(dx, dy);
-}
-
-// Whether the segment a–b passes through r (Liang–Barsky).
-bool crosses(QPointF a, QPointF b, const QRectF& r) {
-    double t0 = 0, t1 = 1;
-    const double dx = b.x() - a.x(), dy = b.y() - a.y();
-    const double p[] = {-dx, dx, -dy, dy};
-    const double q[] = {a.x() - r.left(), r.right() - a.x(), a.y() - r.top(), r.bottom() - a.y()};
-    for (int i = 0; i < 4; ++i) {
-        if (p[i] == 0) {
-            if (q[i] < 0) return false;
-            continue;
-        }
-        const double t = q[i] / p[i];
-        if (p[i] < 0)
-            t0 = std::max(t0, t);
-        else
-            t1 = std::min(t1, t);
-        if (t0 > t1) return false;
-    }
-    return true;
 }
 
 // The curves drawn in the plot (visible line series), as pixel segments: a label's backdrop
@@ -118,7 +98,7 @@ void ChartView::layoutOverlays() {
     const auto clearOfCurves = [&](const QRectF& r) {
         return std::none_of(curves.begin(), curves.end(), [&](const QLineF& c) {
             return QRectF(c.p1(), c.p2()).normalized().adjusted(-1, -1, 1, 1).intersects(r) &&
-                   crosses(c.p1(), c.p2(), r);
+                   clippedSegment(c.p1(), c.p2(), r).has_value();
         });
     };
     // Labels on their own side of a point (tier levels, p*), top to bottom. One that would

@@ -129,8 +129,7 @@ TableLayout layoutTable(const PinComparison& t, double width = 0) {
     for (const auto& row : t.rows) {
         const QFont& font = row.current ? L.bold : L.text;
         L.labelLines.push_back(labelLines(row.label, font, label));
-        if (L.labelLines.back().join(QLatin1Char(' ')) != row.label.simplified())
-            L.labelCut = true;
+        if (L.labelLines.back().join(QLatin1Char(' ')) != row.label.simplified()) L.labelCut = true;
         const double labelH = double(L.labelLines.back().size()) * QFontMetricsF(font).height();
         const double cellH = fm.height() + (row.current ? 0 : L.lineGap + sm.height());
         L.rowH.push_back(std::max(labelH, cellH) + 2 * L.padY);
