@@ -135,17 +135,25 @@ ReplayConfig pointConfig(const PlanSetup& s, const PlanPoint& p, bool scaled = t
             t.writeBps *= n;
             c.tiers.push_back(t);
         }
-    if (scaled && s.sampleRate < 1) // a sample: its share of each tier's capacity and links
-        for (auto& t : c.tiers) {
+    // A sample: its share of each tier's capacity. Its links keep their bandwidth and its write
+    // buffers their size: the sample's arrivals come R times closer together (plan_sample.cpp),
+    // so a link carries the full trace's bytes a second, and a load takes as long as in the full
+    // trace (scaling the bandwidth by R instead made each load 1/R times slower, and a sampled
+    // tier below the break-even bandwidth looked useless).
+    if (scaled && s.sampleRate < 1)
+        for (auto& t : c.tiers)
             if (s.sampleCapacity) t.capacityBytes = s.sampleCapacity(t.capacityBytes);
-            t.path.bandwidthBps *= s.sampleRate;
-            t.writeBps *= s.sampleRate;
-            t.writeBufferBytes *= s.sampleRate;
-        }
     return c;
 }
 
-// A sample's tier report as the whole trace's: its writes divided by the rate.
+// The span of time the replay stands for: a sample's arrivals are R times closer together than
+// the whole trace's (plan_sample.cpp), so its span is R times shorter.
+double fullSpanS(const PlanSetup& s, const ReplayResult& r) {
+    return s.sampleRate < 1 ? r.durationS / s.sampleRate : r.durationS;
+}
+
+// A sample's tier report as the whole trace's: its writes divided by the rate. Its write rates
+// (bytes a second) are the whole trace's already: the sample arrives as fast.
 TierReport unsampled(const PlanSetup& s, TierReport t, double fullCapacityBytes) {
     if (s.sampleRate >= 1) return t;
     t.capacityBytes = fullCapacityBytes;
@@ -154,9 +162,6 @@ TierReport unsampled(const PlanSetup& s, TierReport t, double fullCapacityBytes)
     t.blocksStored = static_cast<std::uint64_t>(std::llround(double(t.blocksStored) * f));
     t.bytesWritten *= f;
     t.bytesStored *= f;
-    t.writeRateP50 *= f;
-    t.writeRateP99 *= f;
-    t.writeRateMax *= f;
     return t;
 }
 
@@ -179,13 +184,13 @@ void driveNeeds(const PlanSetup& s, const ReplayResult& r, PlanPoint& p) {
     if (!d) return;
     const TierReport t =
         unsampled(s, r.tiers.back(), pointConfig(s, p, false).tiers.back().capacityBytes);
-    const double asked = t.readOffered.peakShare * t.readBps / s.sampleRate;
+    const double asked = t.readOffered.peakShare * t.readBps;
     p.askedReadBps = asked;
     p.writeRateMaxBps = t.writeRateMax;
     p.drivesForBandwidth =
         std::max(drivesFor(asked, d->path.bandwidthBps), drivesFor(t.writeRateMax, d->writeBps));
     const DriveRating& rating = d->drive;
-    const TierEndurance e = tierEndurance(t, rating, r.durationS);
+    const TierEndurance e = tierEndurance(t, rating, fullSpanS(s, r));
     if (rating.rated() && e.bytesStoredPerDay)
         p.drivesForEndurance = drivesFor(s.limits.lifeYears * *e.bytesStoredPerDay /
                                              (*rating.writesPerDay * *rating.warrantyYears),
@@ -204,7 +209,7 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
     for (std::size_t k = 1; k < r.tiers.size(); ++k) {
         const TierReport t = unsampled(s, r.tiers[k], full.tiers[k - 1].capacityBytes);
         PlanTier pt{t.name, t.capacityBytes, t.blocksWritten, t.bytesStored,
-                    tierEndurance(t, c.tiers[k - 1].drive, r.durationS)};
+                    tierEndurance(t, c.tiers[k - 1].drive, fullSpanS(s, r))};
         if (pt.endurance.yearsToRatedEndurance)
             p.shortestLifeYears = std::min(p.shortestLifeYears.value_or(kUnlimited),
                                            *pt.endurance.yearsToRatedEndurance);
@@ -213,7 +218,8 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
     if (p.dramBytes > 0) p.dramUsd = p.dramBytes / double(1ull << 30) * s.prices.dramPerGiB->usd;
     if (p.drives > 0) p.drivesUsd = static_cast<double>(p.drives) * s.prices.drive.at(p.drive).usd;
     p.capexUsd = p.dramUsd + p.drivesUsd;
-    const double perDay = r.durationS > 0 ? kSecondsPerDay / r.durationS : 0;
+    const double span = fullSpanS(s, r);
+    const double perDay = span > 0 ? kSecondsPerDay / span : 0;
     p.gpuHoursSavedPerDay = (rule.gpuSecondsSaved - gpuOnly.gpuSecondsSaved) * perDay / 3600 *
                             static_cast<double>(s.gpusPerInstance) / s.sampleRate;
     const auto sat = tierSaturation(r, toString(s.rule));

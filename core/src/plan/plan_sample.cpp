@@ -145,7 +145,12 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
         PlanProgress drawing{PlanStage::Sampling, k + 1, rate};
         drawing.done = 0.1 + 0.25 * k;
         report(drawing);
-        const TraceSample t = sampleTrace(*s.trace, rate, std::uint64_t(k + 1));
+        TraceSample t = sampleTrace(*s.trace, rate, std::uint64_t(k + 1));
+        // Its arrivals R times closer together: the sample arrives as fast as the whole trace,
+        // so each link and write queue sees the full trace's rate at its own bandwidth (a load
+        // takes as long as in the full trace; see plan.cpp, pointConfig).
+        for (double& a : t.trace.arrivalS)
+            a *= rate;
         info.sampleRequests[k] = t.trace.size();
         info.trunkBlocks = t.trunkBlocks;
         info.trunkMinRequests = t.trunkMinRequests;

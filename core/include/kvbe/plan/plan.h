@@ -68,10 +68,12 @@ struct PlanSetup {
     int maxServers = 1024; // the servers search stops here
 
     // Fast mode (kvbe/plan/plan_sample.h) sets these; a plain plan leaves them.
-    // The trace is a spatial sample (kvbe/trace/trace_sample.h) at this rate: the offload tiers'
-    // capacities are sampleCapacity's, their read and write bandwidths and write buffers are
-    // scaled by the rate (each link carries the same share of its time), and the writes, the
-    // reads asked and the GPU-hours saved are divided by it. No servers are counted.
+    // The trace is a spatial sample (kvbe/trace/trace_sample.h) at this rate, its arrival times
+    // multiplied by the rate (it arrives as fast as the whole trace): the offload tiers'
+    // capacities are sampleCapacity's, their bandwidths and write buffers are the full ones,
+    // the writes and blocks stored are divided by the rate, and the GPU-hours saved and the
+    // drive life are reckoned over the whole trace's span (the replay's divided by the rate). No
+    // servers are counted.
     double sampleRate = 1;
     std::function<double(double)> sampleCapacity; // full capacity (bytes) -> the sample's
     // Set: only the points it selects are replayed (and the drive-count extension's points);
