@@ -38,6 +38,14 @@ PlanSetup setup() {
     return s;
 }
 
+// Fast mode at `rate`, whatever the trace's size.
+PlanSampleOptions sampledAt(double rate) {
+    PlanSampleOptions o;
+    o.rate = rate;
+    o.exactBelow = 0;
+    return o;
+}
+
 const PlanPoint* find(const PlanResult& r, const PlanPoint& p) {
     for (const auto& q : r.points)
         if (q.dramBytes == p.dramBytes && q.drive == p.drive && q.drives == p.drives &&
@@ -55,10 +63,7 @@ class TestPlanSample : public QObject {
         const PlanSetup s = setup();
         auto exact = planTrace(s);
         QVERIFY2(exact, exact ? "" : exact.message().c_str());
-        PlanSampleOptions o;
-        o.rate = 0.3;
-        o.exactBelow = 0;
-        auto fast = planTraceSampled(s, o);
+        auto fast = planTraceSampled(s, sampledAt(0.3));
         QVERIFY2(fast, fast ? "" : fast.message().c_str());
         const PlanSampling& m = fast->sampling;
         QVERIFY(m.sampled);
@@ -124,10 +129,7 @@ class TestPlanSample : public QObject {
         s.limits.sloP99S.reset(); // no servers counted: every figure compared is the sample's
         auto exact = planTrace(s);
         QVERIFY2(exact, exact ? "" : exact.message().c_str());
-        PlanSampleOptions o;
-        o.rate = 0.1;
-        o.exactBelow = 0;
-        auto fast = planTraceSampled(s, o);
+        auto fast = planTraceSampled(s, sampledAt(0.1));
         QVERIFY2(fast, fast ? "" : fast.message().c_str());
         int compared = 0;
         for (const auto& p : fast->points) {
