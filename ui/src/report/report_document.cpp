@@ -88,7 +88,7 @@ const char* kPdfStyle = "body { font-family: 'DejaVu Sans', sans-serif; font-siz
                         "p.caption { font-size: 9pt; } th { background-color: #e8eef2; }";
 
 // The whole document as Qt's rich text: title page, contents (with `pages` where known),
-// sections. Figures are placeholders the PDF replaces with chart objects.
+// sections. Each figure is a marker (@@FIGUREn@@) that placeFigures turns into its chart object.
 QString pdfHtml(const Report& r, const std::vector<int>& pages) {
     QString h = QStringLiteral("<html><head><style>%1</style></head><body>").arg(kPdfStyle);
     h += QStringLiteral("<p style=\"margin-top: 180pt\"></p><h1 align=\"center\">%1</h1>"
@@ -114,7 +114,7 @@ QString pdfHtml(const Report& r, const std::vector<int>& pages) {
     return h + QStringLiteral("</body></html>");
 }
 
-// The placeholders replaced by chart objects.
+// Each figure's marker in `doc` replaced by its chart object (drawn as vectors by the PDF writer).
 void placeFigures(QTextDocument& doc, int count) {
     for (int n = 1; n <= count; ++n) {
         QTextCursor c = doc.find(QStringLiteral("@@FIGURE%1@@").arg(n));
