@@ -11,6 +11,7 @@
 #include "trace_plan.h"
 
 #include "kvbe/report/report.h"
+#include "kvbe/scenario/builtin_scenarios.h"
 #include "kvbe/scenario/scenario_flags.h"
 #include "kvbe/ui/report/report_writer.h"
 
@@ -78,15 +79,6 @@ std::vector<std::string> scenarioArgs(const std::vector<std::string>& args) {
     return out;
 }
 
-// Whether --scenario names one of kvbe's built-in scenarios ("illustrative"): a bare name that is
-// no file here, as loadScenario reads it. It is part of kvbe (its version is in the report), not
-// an input file to hash.
-bool isBuiltinScenarioName(const std::string& name) {
-    const std::filesystem::path p(name);
-    std::error_code ec;
-    return !p.has_parent_path() && !std::filesystem::exists(p, ec);
-}
-
 // Every file the report reads, for its hash: the scenario, the trace, the price table, a model
 // named by its config file. Calibration imports are hashed as they are read (one per file of a
 // folder).
@@ -94,7 +86,7 @@ std::vector<std::pair<std::string, std::string>> inputFiles(const ReportOptions&
     std::vector<std::pair<std::string, std::string>> files;
     const ScenarioFlags& f = o.trace.scenario;
     std::error_code ec;
-    if (!f.scenario.empty() && !isBuiltinScenarioName(f.scenario))
+    if (!f.scenario.empty() && !namesBuiltinScenario(f.scenario))
         files.emplace_back(f.scenario, "scenario (--scenario)");
     if (!f.model.empty() && std::filesystem::is_regular_file(f.model, ec))
         files.emplace_back(f.model, "model config (--model)");
@@ -118,7 +110,7 @@ ExitCode runReport(const ReportOptions& o) {
     job.command = {"kvbe-cli", "report"};
     job.command.insert(job.command.end(), reportArgs().begin(), reportArgs().end());
     job.scenarioFile = o.trace.scenario.scenario;
-    if (!job.scenarioFile.empty() && isBuiltinScenarioName(job.scenarioFile))
+    if (!job.scenarioFile.empty() && namesBuiltinScenario(job.scenarioFile))
         job.scenarioFile = "kvbe's built-in scenario '" + job.scenarioFile + "'";
     job.scenarioFlags = scenarioFlagsCommandLine(o.trace.scenario);
     if (!job.scenarioFile.empty()) {

@@ -228,8 +228,7 @@ std::string keyOf(const std::string& path) {
 
 Result<Scenario> loadScenario(const std::filesystem::path& path, const Presets& presets) {
     // A bare name that is no file here: a built-in scenario by its key ("illustrative").
-    std::error_code ec;
-    if (!path.has_parent_path() && !std::filesystem::exists(path, ec)) {
+    if (namesBuiltinScenario(path)) {
         const std::string key = keyOf(path.string());
         if (builtinScenarioText(key, presets)) return builtinScenario(key, presets);
         return Error{path.string() + ": no such file, nor a built-in scenario (" +
@@ -322,6 +321,11 @@ std::string builtinScenarioKeys(const Presets& presets) {
     for (const auto& [path, text] : presets.scenarioTexts())
         out += ", " + keyOf(path);
     return out;
+}
+
+bool namesBuiltinScenario(const std::filesystem::path& path) {
+    std::error_code ec;
+    return !path.has_parent_path() && !std::filesystem::exists(path, ec);
 }
 
 Result<Scenario> builtinScenario(const std::string& key, const Presets& presets) {

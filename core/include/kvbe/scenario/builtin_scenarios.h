@@ -7,12 +7,16 @@
 
 #include "kvbe/scenario/scenario.h"
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace kvbe {
 
+// Whether loadScenario reads `path` as a built-in scenario's key: a bare name that is no file
+// here. Such a name is part of kvbe, not an input file (kvbe-cli report does not hash it).
+bool namesBuiltinScenario(const std::filesystem::path& path);
 Result<Scenario> builtinScenario(const std::string& key, const Presets& presets);
 std::optional<std::string_view> builtinScenarioText(const std::string& key, const Presets& presets);
 std::string builtinScenarioKeys(const Presets& presets); // "default, illustrative, …"
