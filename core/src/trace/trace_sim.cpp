@@ -164,6 +164,7 @@ class Replay {
         q.requests = m_n;
         q.columns = std::move(m_cols);
         q.loadColumns = std::move(m_loads);
+        sealQueueInputs();
         q.fifo = std::move(m_fifo);
         q.runs = std::move(m_runs);
         q.staticCut = std::move(m_staticCut);
@@ -567,7 +568,14 @@ class Replay {
     // columns become the TTFTs with queueing (detail::queueOnServers), each rule's loads queued
     // on the tiers' links behind the loads booked before them (FifoLoads); `optimal` cuts each
     // run at its arrival from the wait and the links' backlog (detail::queueLoadAware).
+    void sealQueueInputs() {
+        m_fifo[0].seal();
+        m_fifo[1].seal();
+        m_runs.seal();
+    }
+
     void queueOnInstances() {
+        sealQueueInputs();
         const auto& arrival = *m_arrival;
         std::vector<std::uint32_t> order(m_n);
         for (std::size_t i = 0; i < m_n; ++i)
