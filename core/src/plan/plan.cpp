@@ -390,10 +390,11 @@ RequestResult<PlanResult> planTrace(const PlanSetup& s,
     std::atomic<std::size_t> replayed{0};
     int n = s.threads > 0 ? s.threads : int(std::max(1u, std::thread::hardware_concurrency()));
     // Replays at once: no more than their state fits in kReplayMemoryBytes (docs/workload-model.md,
-    // "Planning a large trace from a sample"): per request its prefill times under each rule
-    // (40 bytes) and, with servers counted, their queueing inputs (the loads, their transfers, the
-    // hit runs and the search's copies: 170 bytes more); per distinct block 24 bytes.
-    const double perReplay = double(s.trace->size()) * (40.0 + (s.limits.sloP99S ? 170.0 : 0.0)) +
+    // "Planning a large trace from a sample"): per request its prefill times under the two rules
+    // a point reads (16 bytes) and, with servers counted, the rule's queueing inputs (its hit runs
+    // and static cuts) and the search's order and copy of the times (34 bytes more); per distinct
+    // block the caches' state, 24 bytes at most.
+    const double perReplay = double(s.trace->size()) * (16.0 + (s.limits.sloP99S ? 34.0 : 0.0)) +
                              double(s.trace->distinctBlocks) * 24.0;
     n = std::max(1, std::min(n, int(kReplayMemoryBytes / std::max(perReplay, 1.0))));
     auto runRound = [&](std::size_t begin) {

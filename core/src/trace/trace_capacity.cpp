@@ -191,7 +191,11 @@ class Search {
     double statistic(const QueueInputs& in, const std::vector<double>& arrival, std::size_t r,
                      int servers, const std::vector<double>& loadEnd) {
         if (cancel) throw Stop{};
-        std::vector<double> t(in.times(r + 1), in.times(r + 1) + in.requests); // after `none`
+        // The rule's prefill times (after `none`), which the queueing turns into TTFTs; the
+        // load-aware rule's come from its runs alone (its column is not kept).
+        std::vector<double> t =
+            r == kLoadAware ? std::vector<double>(in.requests)
+                            : std::vector<double>(in.times(r + 1), in.times(r + 1) + in.requests);
         if (r == kLoadAware) {
             const detail::LoadAwareInputs li{&m_trace,        &m_cost,
                                              &m_config.tiers, double(m_trace.summary.blockTokens),

@@ -33,7 +33,8 @@ void HitRuns::add(const std::uint8_t* tierOf, std::size_t h) {
     m_adding.start.push_back(static_cast<std::uint32_t>(m_adding.segs.size()));
     for (std::size_t j = 0; j < h; ++j) {
         if (j + 1 < h && tierOf[j + 1] == tierOf[j]) continue;
-        m_adding.segs.push_back({static_cast<std::uint32_t>(j + 1), tierOf[j]});
+        m_adding.segs.push_back({static_cast<std::uint32_t>(j + 1) & kMaxRunBlocks, // checked
+                                 static_cast<std::uint32_t>(tierOf[j] & 7u)});
     }
 }
 

@@ -60,6 +60,13 @@ Status checkConfig(const Trace& trace, const ReplayConfig& c) {
         return Error{"tiers: " + std::to_string(c.tiers.size()) +
                      " offload tiers; expected at most " + std::to_string(kMaxTiers - 1)};
     if (!(c.gpuCapacityBytes >= 0)) return Error{"GPU cache capacity: expected 0 or more bytes"};
+    if (c.instances > 0)
+        for (std::size_t i = 0; i < trace.size(); ++i)
+            if (trace.blockOffset[i + 1] - trace.blockOffset[i] > detail::kMaxRunBlocks)
+                return Error{"request " + std::to_string(i + 1) + ": " +
+                             std::to_string(trace.blockOffset[i + 1] - trace.blockOffset[i]) +
+                             " blocks; queueing on servers takes at most " +
+                             std::to_string(detail::kMaxRunBlocks) + " a request"};
     if (c.storeAfter < 1 || c.storeAfter > kMaxStoreAfter)
         return Error{"store after: " + std::to_string(c.storeAfter) +
                      " sightings; expected a whole number from 1 (store every block) to " +
@@ -104,11 +111,14 @@ class Replay {
         // the hit runs the load-aware rule cuts at queueing time.
         if (per || (config.instances > 0 && !forQueueing)) kept = detail::kAllRules;
         for (std::size_t r = 0; r < kRules; ++r)
-            if (kept & (1u << r)) m_cols[r] = detail::BlockArray<double>(m_n);
+            // Queueing overwrites the load-aware rule's times from its runs without reading them.
+            if ((kept & (1u << r)) && !(forQueueing && r == Optimal))
+                m_cols[r] = detail::BlockArray<double>(m_n);
+        m_keepRuns = config.instances > 0 && (kept & (1u << Optimal));
         if (config.instances > 0) {
             for (std::size_t r : {Always, Breakeven})
                 if (kept & (1u << r)) m_loads[r - Always] = detail::BlockArray<double>(m_n);
-            if (kept & (1u << Optimal)) m_staticCut.reserve(m_n);
+            if (m_keepRuns) m_staticCut.reserve(m_n);
         }
         m_windowBytes.resize(m_k);
         for (std::size_t r = 0; r < kRules; ++r)
@@ -359,7 +369,7 @@ class Replay {
                 m_loads[1][i] = std::max(0.0, rt.breakeven - re.at(rt.beJ));
                 m_fifo[1].add(m_rc, rt.beTok);
             }
-            if (column(Optimal)) {
+            if (m_keepRuns) {
                 m_runs.add(m_tierOf.data(), h);
                 m_staticCut.push_back(static_cast<std::uint32_t>(rt.bestJ));
             }
@@ -666,6 +676,7 @@ class Replay {
     const double m_b;                                         // tokens per block
     const std::size_t m_n;                                    // requests
     const bool m_forQueueing; // stops before the queueing (queueInputs())
+    bool m_keepRuns = false;  // optimal's hit runs and static cuts, for the load-aware rule
 
     ReplayResult m_res;
     std::vector<std::uint64_t> m_caps;
