@@ -42,15 +42,40 @@ json traceSweepJson(const TraceSweepReport& x) {
                          {"always", p.meanTtftAlways}}},
                        {"ttft_saved_vs_none", p.ttftSavedVsNone},
                        {"ttft_saved_vs_gpu_only", p.ttftSavedVsGpuOnly}});
+        if (x.run && pts.size() <= x.run->hitsBound.size())
+            pts.back()["hits_error_bound"] = x.run->hitsBound[pts.size() - 1];
     }
     j["points"] = pts;
+    if (x.run) {
+        const TraceSampling& m = x.run->sampling;
+        j["sampling"] = {
+            {"mode", m.sampled ? "sampled" : "full"},
+            {"text", m.mode},
+            {"rate", m.rate},
+            {"sample_requests",
+             m.sampled ? json{m.sampleRequests[0], m.sampleRequests[1]} : json(nullptr)},
+            {"trunk_blocks", m.sampled ? json(m.trunkBlocks) : json(nullptr)},
+            {"trunk_min_requests", m.sampled ? json(m.trunkMinRequests) : json(nullptr)},
+            {"error_bound", m.sampled ? json{{"hits_token_weighted", x.run->hitsError},
+                                             {"ttft_mean_always_relative", x.run->ttftError}}
+                                      : json(nullptr)}};
+    }
     return j;
 }
 
 std::string traceSweepCsv(const TraceSweepReport& x) {
     std::string out = "capacity_tokens,capacity_bytes,hits_token_weighted,hits_block_weighted,"
                       "hits_per_request,ttft_mean_none_s,ttft_mean_gpu_only_s,ttft_mean_always_s,"
-                      "ttft_saved_vs_none,ttft_saved_vs_gpu_only\n";
+                      "ttft_saved_vs_none,ttft_saved_vs_gpu_only" +
+                      std::string(x.run ? ",mode,sample_rate,hits_error_bound" : "") + "\n";
+    auto mode = [&x](std::size_t g) -> std::string {
+        if (!x.run) return "";
+        const auto& b = x.run->hitsBound;
+        return std::string(x.run->sampling.sampled ? ",sampled," : ",full,") +
+               formatFixed(x.run->sampling.rate, 6) + "," +
+               formatFixed(g < b.size() ? b[g] : 0.0, 6);
+    };
+    std::size_t g = 0;
     for (const auto& p : x.sweep->points)
         out += formatFixed(p.capacityTokens, 0) + "," + formatFixed(p.capacityBytes, 0) + "," +
                formatFixed(p.anyTier.tokenWeighted, 6) + "," +
@@ -58,7 +83,7 @@ std::string traceSweepCsv(const TraceSweepReport& x) {
                formatFixed(p.anyTier.perRequest, 6) + "," + formatFixed(p.meanTtftNone, 9) + "," +
                formatFixed(p.meanTtftGpuOnly, 9) + "," + formatFixed(p.meanTtftAlways, 9) + "," +
                formatFixed(p.ttftSavedVsNone, 6) + "," + formatFixed(p.ttftSavedVsGpuOnly, 6) +
-               "\n";
+               mode(g++) + "\n";
     return out;
 }
 
@@ -68,14 +93,32 @@ std::string traceSweepTable(const TraceSweepReport& x) {
                       " over " + std::to_string(s.points.size()) +
                       " capacities, one pass (LRU stack distances), " +
                       std::to_string(x.trace->size()) + " requests\n";
-    appendf(out, "%14s %12s  %-26s %12s %12s %12s\n", "tokens", "bytes", "hits: tok / blk / req",
-            "TTFT ms", "saved/none", "saved/GPU");
+    if (x.run) {
+        const TraceSampling& m = x.run->sampling;
+        if (m.sampled)
+            out += "mode: sampled at rate " + formatFixed(m.rate, 4) + " (" + m.mode +
+                   "); error bound up to " + formatFixed(x.run->hitsError * 100, 2) +
+                   " points of hit ratio (per capacity: ± column), " +
+                   formatFixed(x.run->ttftError * 100, 2) +
+                   " % of mean TTFT; without --sample-rate every request is swept\n";
+        else
+            out += "mode: full, " + m.mode + "\n";
+    }
+    const bool sampled = x.run && x.run->sampling.sampled;
+    appendf(out, "%14s %12s  %-26s %12s %12s %12s%s\n", "tokens", "bytes", "hits: tok / blk / req",
+            "TTFT ms", "saved/none", "saved/GPU", sampled ? "   ± hits" : "");
+    std::size_t g = 0;
     for (const auto& p : s.points) {
+        const auto& b = x.run ? x.run->hitsBound : std::vector<double>{};
+        const std::string bound =
+            sampled && g < b.size() ? "   " + formatFixed(b[g] * 100, 1) + " pt" : "";
+        ++g;
         const std::string hits = pct(p.anyTier.tokenWeighted) + " / " +
                                  pct(p.anyTier.blockWeighted) + " / " + pct(p.anyTier.perRequest);
-        appendf(out, "%14s %12s  %-26s %12s %12s %12s\n", formatFixed(p.capacityTokens, 0).c_str(),
-                formatBytes(p.capacityBytes).c_str(), hits.c_str(), ms(p.meanTtftAlways).c_str(),
-                pct(p.ttftSavedVsNone).c_str(), pct(p.ttftSavedVsGpuOnly).c_str());
+        appendf(out, "%14s %12s  %-26s %12s %12s %12s%s\n",
+                formatFixed(p.capacityTokens, 0).c_str(), formatBytes(p.capacityBytes).c_str(),
+                hits.c_str(), ms(p.meanTtftAlways).c_str(), pct(p.ttftSavedVsNone).c_str(),
+                pct(p.ttftSavedVsGpuOnly).c_str(), bound.c_str());
     }
     return out;
 }
