@@ -210,9 +210,13 @@ void addTraceCommands(CLI::App& app, Command& run) {
     addStoreAfterOption(sweep, *o,
                         "Only 1: the one-pass sweep is exact only when every block is stored");
     addSampleFlags(sweep, o->sampling,
-                   "Sweep every request (default on large traces: the mean of two samples, "
-                   "with their largest difference as the error bound)",
+                   "Sweep every request (the default at every size: the one pass costs about "
+                   "what reading the trace does)",
                    "swept");
+    sweep->get_option("--sample-rate")
+        ->description("Sweep two samples keeping this share of prefix subtrees instead, their "
+                      "mean with a bound per capacity (default: every request; see "
+                      "docs/workload-model.md, \"Sweeps and capacity from a sample\")");
     sweep->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
     sweep->footer(
