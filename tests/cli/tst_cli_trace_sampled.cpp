@@ -52,7 +52,7 @@ class TestCliTraceSampled : public QObject {
 
         const auto table = runCli(base + QStringList{"--sample-rate", "0.25"});
         QCOMPARE(table.exitCode, 0);
-        QVERIFY2(table.out.contains("mode: sampled at rate 0.2500"), table.out.constData());
+        QVERIFY2(table.out.contains("mode: sampled at rate 0.25 ("), table.out.constData());
         QVERIFY(table.out.contains("error bound up to"));
         QVERIFY(table.out.contains("± hits"));
 
@@ -102,6 +102,19 @@ class TestCliTraceSampled : public QObject {
                                    "statistic_one_fewer_s,statistic_unlimited_s,mode,sample_rate,"
                                    "samples_servers\n"));
         QVERIFY(csv.out.contains(",sampled,0.25,"));
+    }
+
+    void anEmptySampleIsASentenceNotZeros() {
+        for (const QStringList& args :
+             {QStringList{"trace", "sweep", m_trace, "--single-cache"},
+              QStringList{"trace", "capacity", m_trace, "--slo", "p99=1s"}}) {
+            const auto r = runCli(args + QStringList{"--sample-rate", "1e-7"});
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.contains("kept none of the 20000 requests") &&
+                         r.err.contains("--sample-rate"),
+                     r.err.constData());
+            QVERIFY(r.out.isEmpty());
+        }
     }
 
     void badSampleRateIsRefused() {

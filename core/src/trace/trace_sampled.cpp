@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 namespace kvbe {
@@ -39,8 +40,22 @@ void describe(TraceSampling& info, const TraceSample& t, int k) {
     info.trunkMinRequests = t.trunkMinRequests;
 }
 
+std::string rateText(double rate) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", rate);
+    return buf;
+}
+
 std::string sampleError(double rate, const std::string& message) {
-    return "the sample (rate " + formatFixed(rate, 4) + "): " + message;
+    return "the sample (rate " + rateText(rate) + "): " + message;
+}
+
+// A sample with no request has no figure to give: a sentence, never zeros.
+Status checkSample(const TraceSample& t, std::size_t requests) {
+    if (t.trace.size() > 0) return Ok{};
+    return Error{"the sample at rate " + rateText(t.rate) + " kept none of the " +
+                 std::to_string(requests) +
+                 " requests; give a larger sampling rate (--sample-rate) or --exact"};
 }
 
 // The mean of two sweeps of the same grid, at the full trace's capacities; the bound.
@@ -105,6 +120,7 @@ Result<SweepRun> sweepTrace(const Trace& trace, const CostModel& cost, const Rep
     for (int k = 0; k < 3; ++k) {
         const TraceSample t = sampleTrace(trace, choice.rate, std::uint64_t(k == 2 ? 1 : k + 1));
         if (k < 2) describe(run.sampling, t, k);
+        if (auto ok = checkSample(t, trace.size()); !ok) return ok.error();
         std::vector<double> grid;
         for (const double c : q.capacitiesTokens)
             grid.push_back(k < 2 ? t.capacity(c, B) : c * t.rate);
@@ -178,6 +194,7 @@ Result<CapacityRun> traceCapacityRun(const Trace& trace, const CostModel& cost,
     for (int k = 0; k < 2; ++k) {
         const TraceSample t = sampleAtFullLoad(trace, choice.rate, std::uint64_t(k + 1));
         describe(run.sampling, t, k);
+        if (auto ok = checkSample(t, trace.size()); !ok) return ok.error();
         auto r = traceCapacity(t.trace, cost, sampledConfig(config, t), q,
                                stage(progress, share * k / 2, share * (k + 1) / 2));
         if (!r) return Error{sampleError(choice.rate, r.message())};

@@ -7,6 +7,7 @@
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
+#include "kvbe/trace/replay_request.h"
 
 namespace kvbe {
 using detail::appendf;
@@ -96,7 +97,7 @@ std::string traceSweepTable(const TraceSweepReport& x) {
     if (x.run) {
         const TraceSampling& m = x.run->sampling;
         if (m.sampled)
-            out += "mode: sampled at rate " + formatFixed(m.rate, 4) + " (" + m.mode +
+            out += "mode: sampled at rate " + valueText(m.rate) + " (" + m.mode +
                    "); error bound up to " + formatFixed(x.run->hitsError * 100, 2) +
                    " points of hit ratio (per capacity: ± column), " +
                    formatFixed(x.run->ttftError * 100, 2) +
