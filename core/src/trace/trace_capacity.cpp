@@ -85,6 +85,14 @@ class Search {
            const CapacityRequest& request)
         : m_trace(trace), m_cost(cost), m_config(config), m_req(request), m_order(trace.size()) {
         m_config.instances = 1;
+        // The rules whose queueing inputs each pass keeps (QueueInputs): the load search and the
+        // curve queue every rule; the servers search alone only those it is asked for.
+        for (std::size_t r = 0; r < kCapacityRules.size(); ++r)
+            if (request.instances > 0 || request.serversRules.empty() ||
+                std::find(request.serversRules.begin(), request.serversRules.end(),
+                          kCapacityRules[r]) != request.serversRules.end())
+                m_rules |= 1u << (r + 1); // after `none`
+
         m_timeDependent =
             m_config.writeQueue && std::any_of(m_config.tiers.begin(), m_config.tiers.end(),
                                                [](const SimTier& t) { return t.writeBps > 0; });
@@ -136,7 +144,7 @@ class Search {
         if (mine) {
             ReplayConfig c = m_config;
             c.rateScale = key;
-            auto r = detail::replayForQueueing(m_trace, m_cost, c,
+            auto r = detail::replayForQueueing(m_trace, m_cost, c, m_rules,
                                                [this](double) { return !cancel.load(); });
             ++passes;
             if (!r) {
@@ -349,6 +357,7 @@ class Search {
     const CapacityRequest& m_req;
     std::vector<std::uint32_t> m_order;
     bool m_timeDependent = false;
+    unsigned m_rules = 0; // QueueInputs kept: bits 1 << (kCapacityRules index + 1)
     std::mutex m_mutex;
     std::vector<std::pair<double, std::shared_future<Pass>>> m_passes;
     std::optional<std::string> m_error;

@@ -138,21 +138,29 @@ LoadAwareResult queueLoadAware(int servers, const std::vector<double>& arrival,
 // transfers; for the load-aware rule the hit runs and the static cuts. None of it depends on the
 // number of servers, and without write queues none of it depends on the arrival times: the
 // capacity search (trace_capacity.h) queues the same inputs at every load and number of servers.
+// Only the rules asked for are kept (replayForQueueing's `rules`): a column is 8 bytes a request,
+// the transfers 20 or more, so at 10^7 requests every rule's inputs take 1.1 GB and one rule's
+// (the plan's servers search) a quarter of it.
 struct QueueInputs {
     std::size_t requests = 0;
-    BlockArray<double> allTimes; // per rule (none … optimal) a column of `requests`
-    BlockArray<double> allLoads; // for always and breakeven
-    const double* times(std::size_t rule) const { return allTimes.data() + rule * requests; }
-    const double* loads(std::size_t r) const { return allLoads.data() + r * requests; }
+    std::array<BlockArray<double>, 5> columns;     // per rule (none … optimal); empty: not kept
+    std::array<BlockArray<double>, 2> loadColumns; // for always and breakeven
+    const double* times(std::size_t rule) const { return columns[rule].data(); }
+    const double* loads(std::size_t r) const { return loadColumns[r].data(); }
     std::array<FifoLoads, 2> fifo;
-    HitRuns runs;
-    std::vector<std::uint32_t> staticCut;
+    HitRuns runs;                         // for optimal
+    std::vector<std::uint32_t> staticCut; // for optimal
     bool cancelled = false;
 };
 
-// One pass of the replay (at config.rateScale) that stops before the queueing.
+// The rules a replay keeps each request's time for, as bits (1 << rule, in the order none,
+// gpu-only, always, breakeven, optimal).
+inline constexpr unsigned kAllRules = 0x1Fu;
+
+// One pass of the replay (at config.rateScale) that stops before the queueing, keeping the inputs
+// of `rules` only (kAllRules: every rule's).
 Result<QueueInputs> replayForQueueing(const Trace& trace, const CostModel& cost,
-                                      const ReplayConfig& config,
+                                      const ReplayConfig& config, unsigned rules,
                                       const std::function<bool(double)>& progress);
 
 } // namespace kvbe::detail
