@@ -8,6 +8,7 @@
 #include "kvbe/base/units.h"
 #include "kvbe/trace/trace_capacity.h"
 #include "kvbe/trace/trace_capacity_report.h"
+#include "kvbe/trace/trace_sampled.h"
 
 #include <cmath>
 #include <iostream>
@@ -47,8 +48,9 @@ ExitCode runCapacity(const TraceOptions& o) {
     applyLoadOptions(o, trace);
     q.rateScale = cfg->rateScale;
     if (auto ok = checkArrivals(trace, o.file); !ok) return fail(ok.message());
-    auto r = traceCapacity(trace, loaded->setup.eval.cost, *cfg, q);
-    if (!r) return fail(r.message());
+    auto run = traceCapacityRun(trace, loaded->setup.eval.cost, *cfg, q, sampleMode(o.sampling));
+    if (!run) return fail(run.message());
+    const CapacityResult* r = &run->result;
 
     const double cap = o.durationCapS.value_or(0);
     const TraceCapacityReport report{&trace,
@@ -57,7 +59,8 @@ ExitCode runCapacity(const TraceOptions& o) {
                                      &*cfg,
                                      loaded->setup.eval.scenario.tensorParallel,
                                      cap,
-                                     &*r};
+                                     r,
+                                     &*run};
     if (o.output == "json")
         std::cout << dumpJson(traceCapacityJson(report), 2) << "\n";
     else if (o.output == "csv")
@@ -87,6 +90,11 @@ void addTraceCapacityCommand(CLI::App* trace, const std::shared_ptr<TraceOptions
         "each rule needs at --rate-scale");
     addLoadOptions(sub, *o);
     sub->get_option("--rate-scale")->excludes(servers);
+    addSampleFlags(sub, o->sampling,
+                   "Search on the whole trace from the start (default on large traces: two "
+                   "samples guide both searches, whose answers are then confirmed on the whole "
+                   "trace)",
+                   "searched");
     addParsed(sub, "--max-instances", o->maxInstances, o->errors, serverCount,
               "The most servers the search tries (default 1024)");
     sub->add_option("--output", o->output, "Output format")

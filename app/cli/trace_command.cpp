@@ -11,6 +11,7 @@
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_report.h"
 #include "kvbe/trace/trace_run.h"
+#include "kvbe/trace/trace_sampled.h"
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/trace/trace_sim.h"
 
@@ -142,11 +143,12 @@ ExitCode runSweep(const TraceOptions& o) {
             return fail("--tier: every tier named has a capacity; name the one to sweep without "
                         "one (or gpu)");
     }
-    auto s = sweepCapacity(*trace, setup->eval.cost, *cfg, vary, grid);
+    const SweepRequest request{vary, grid, sampleMode(o.sampling)};
+    auto s = sweepTrace(*trace, setup->eval.cost, *cfg, request);
     if (!s) return fail(s.message());
 
-    const TraceSweepReport report{trace, o.file,        setup->eval.scenario.name,
-                                  &*cfg, o.singleCache, &*s};
+    const TraceSweepReport report{
+        trace, o.file, setup->eval.scenario.name, &*cfg, o.singleCache, &s->sweep, &*s};
     if (o.output == "json")
         std::cout << dumpJson(traceSweepJson(report), 2) << "\n";
     else if (o.output == "csv")
@@ -207,6 +209,14 @@ void addTraceCommands(CLI::App& app, Command& run) {
     sweep->add_option("--points", o->points, "Grid points (default 40)");
     addStoreAfterOption(sweep, *o,
                         "Only 1: the one-pass sweep is exact only when every block is stored");
+    addSampleFlags(sweep, o->sampling,
+                   "Sweep every request (the default at every size: the one pass costs about "
+                   "what reading the trace does)",
+                   "swept");
+    sweep->get_option("--sample-rate")
+        ->description("Sweep two samples keeping this share of prefix subtrees instead, their "
+                      "mean with a bound per capacity (default: every request; see "
+                      "docs/workload-model.md, \"Sweeps and capacity from a sample\")");
     sweep->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
     sweep->footer(

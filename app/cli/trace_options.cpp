@@ -236,6 +236,26 @@ void addInstancesOption(CLI::App* sub, TraceOptions& o, const std::string& help)
     sub->add_option("--instances", o.replay.instances, help)->check(CLI::Range(0, 1 << 20));
 }
 
+void addSampleFlags(CLI::App* sub, SampleFlags& f, const std::string& exactHelp,
+                    const std::string& answered) {
+    const SampleMode d;
+    sub->add_flag("--exact", f.exact, exactHelp);
+    sub->add_option("--sample-rate", f.sampleRate,
+                    "The share of prefix subtrees a sample keeps (default: about " +
+                        formatTokens(double(d.sampleRequests)) + " requests' worth; traces under " +
+                        formatTokens(double(d.exactBelow)) + " requests are " + answered +
+                        " in full)")
+        ->check(CLI::Range(0.0, 1.0));
+}
+
+SampleMode sampleMode(const SampleFlags& f) {
+    SampleMode m;
+    m.exact = f.exact;
+    m.rate = f.sampleRate;
+    if (f.sampleRate > 0) m.exactBelow = 0; // asked for: sample whatever the size
+    return m;
+}
+
 void addLoadOptions(CLI::App* sub, TraceOptions& o) {
     addParsed(
         sub, "--rate-scale", o.replay.rateScale, o.errors,

@@ -12,6 +12,7 @@
 #include "kvbe/trace/replay_request.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_capacity.h"
+#include "kvbe/trace/trace_sample.h"
 #include "kvbe/trace/trace_sim.h"
 
 #include <CLI/CLI.hpp>
@@ -50,6 +51,19 @@ CLI::Option* addParsed(CLI::App* sub, const std::string& flag, T& into, FlagErro
         help);
 }
 
+// --exact and --sample-rate: how trace plan, sweep and capacity answer a large trace (the same
+// SampleMode defaults, kvbe/trace/trace_sample.h).
+struct SampleFlags {
+    bool exact = false;
+    double sampleRate = 0; // 0: the default rate
+};
+// `exactHelp` says what --exact does for the command; `answered` what happens to a small trace
+// ("planned", "swept").
+void addSampleFlags(CLI::App* sub, SampleFlags& f, const std::string& exactHelp,
+                    const std::string& answered);
+// --sample-rate given: sampled whatever the trace's size.
+SampleMode sampleMode(const SampleFlags& f);
+
 struct TraceOptions {
     std::string file, format = "auto", timeUnit, output = "table";
     ScenarioFlags scenario; // its --tier flags pick the replay's tiers and their capacities
@@ -70,6 +84,8 @@ struct TraceOptions {
     std::optional<LatencyTarget> slo;
     std::optional<int> servers; // --instances, read by capacity itself (N < 1 is a sentence)
     int maxInstances = 1024;
+    // sweep and capacity
+    SampleFlags sampling;
 };
 
 Result<TraceReadOptions> readOptions(const TraceOptions& o);

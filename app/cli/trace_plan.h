@@ -24,8 +24,7 @@ struct PlanFlags {
     std::optional<PriceTable> prices; // the --prices file, read once
     std::vector<std::string> driveKeys;
     int threads = 0;
-    bool exact = false;
-    double sampleRate = 0;
+    SampleFlags sampling; // --exact, --sample-rate
 };
 void addPlanFlags(CLI::App* sub, PlanFlags& o, FlagErrors& errors);
 // The request core checks and sets the plan up from (kvbe/plan/plan_setup.h), and how it samples.

@@ -117,9 +117,7 @@ PlanRequest planRequest(const TraceOptions& o, const PlanFlags& p) {
 
 PlanSampleOptions planSampling(const PlanFlags& p) {
     PlanSampleOptions sampling;
-    sampling.exact = p.exact;
-    sampling.rate = p.sampleRate;
-    if (p.sampleRate > 0) sampling.exactBelow = 0; // asked for: sample whatever the size
+    static_cast<SampleMode&>(sampling) = sampleMode(p.sampling);
     return sampling;
 }
 
@@ -173,13 +171,10 @@ void addPlanFlags(CLI::App* plan, PlanFlags& o, FlagErrors& errors) {
         "Store-after K values to try (default 1,2,3)");
     plan->add_option("--threads", o.threads, "Replays at once (default: one per hardware thread)")
         ->check(CLI::Range(0, 1024));
-    plan->add_flag("--exact", o.exact,
+    addSampleFlags(plan, o.sampling,
                    "Replay every configuration in full (default on large traces: the grid on two "
-                   "samples, the shortlist in full)");
-    plan->add_option("--sample-rate", o.sampleRate,
-                     "The share of prefix subtrees a sample keeps (default: about 62,500 "
-                     "requests' worth; traces under 200,000 requests are planned in full)")
-        ->check(CLI::Range(0.0, 1.0));
+                   "samples, the shortlist in full)",
+                   "planned");
 }
 
 namespace {
@@ -212,7 +207,8 @@ Status checkShardOptions(const PlanOptions& o) {
     if (!o.shard.empty()) {
         if (auto sh = parseShard(o.shard); !sh) return sh.error();
         if (o.out.empty()) return Error{"--shard: give --out FILE for the shard's part"};
-        if (o.flags.sampleRate > 0) return Error{"--shard: shards are exact; drop --sample-rate"};
+        if (o.flags.sampling.sampleRate > 0)
+            return Error{"--shard: shards are exact; drop --sample-rate"};
     } else if (!o.out.empty())
         return Error{"--out: only with --shard I/N"};
     return Ok{};

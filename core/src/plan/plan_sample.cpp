@@ -91,17 +91,9 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
                                            const std::function<bool(double)>& progress) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t n = s.trace ? s.trace->size() : 0;
-    const double rate = o.rate > 0
-                            ? std::min(1.0, o.rate)
-                            : (n > 0 ? std::min(1.0, double(o.sampleRequests) / double(n)) : 1.0);
-    std::string reason;
-    if (o.exact)
-        reason = "--exact: every configuration replayed in full";
-    else if (n < o.exactBelow)
-        reason = "every configuration replayed in full (below " + std::to_string(o.exactBelow) +
-                 " requests)";
-    else if (rate > 0.5)
-        reason = "every configuration replayed in full (a sample would hold more than half)";
+    const SampleChoice choice = chooseSampling(o, n);
+    const double rate = choice.rate;
+    const std::string reason = choice.fullText("every configuration replayed in full");
     auto report = [&o](const PlanProgress& p) {
         if (o.stages) o.stages(p);
     };
@@ -145,12 +137,10 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
         PlanProgress drawing{PlanStage::Sampling, k + 1, rate};
         drawing.done = 0.1 + 0.25 * k;
         report(drawing);
-        TraceSample t = sampleTrace(*s.trace, rate, std::uint64_t(k + 1));
         // Its arrivals R times closer together: the sample arrives as fast as the whole trace,
         // so each link and write queue sees the full trace's rate at its own bandwidth (a load
         // takes as long as in the full trace; see plan.cpp, pointConfig).
-        for (double& a : t.trace.arrivalS)
-            a *= rate;
+        TraceSample t = sampleAtFullLoad(*s.trace, rate, std::uint64_t(k + 1));
         info.sampleRequests[k] = t.trace.size();
         info.trunkBlocks = t.trunkBlocks;
         info.trunkMinRequests = t.trunkMinRequests;

@@ -229,7 +229,15 @@ class Search {
             return v;
         };
         const double minS = m_req.minRateScale, maxS = m_req.maxRateScale;
-        double S = std::clamp(1.0, minS, maxS);
+        // From the guess, if given, in steps that square as they go; else from S = 1, doubling.
+        const double from = r < m_req.loadFrom.size() ? m_req.loadFrom[r] : 0;
+        double S = std::clamp(from > 0 ? from : 1.0, minS, maxS);
+        double f = from > 0 ? std::max(1 + m_req.precision, m_req.loadStep) : 2;
+        auto next = [&f, from] {
+            const double g = f;
+            if (from > 0) f = std::min(f * f, 2.0);
+            return g;
+        };
         double v = eval(S);
         LoadPoint lo{0, 0}, hi{0, 0};
         if (holds(v)) {
@@ -241,7 +249,7 @@ class Search {
                     out.statistic = lo.statistic;
                     return out;
                 }
-                S = std::min(S * 2, maxS);
+                S = std::min(S * next(), maxS);
                 v = eval(S);
                 (holds(v) ? lo : hi) = {S, v};
             }
@@ -254,7 +262,7 @@ class Search {
                     out.statisticFails = hi.statistic;
                     return out;
                 }
-                S = std::max(S / 2, minS);
+                S = std::max(S / next(), minS);
                 v = eval(S);
                 (holds(v) ? lo : hi) = {S, v};
             }
@@ -290,7 +298,14 @@ class Search {
         }
         int good = 0, bad = 0;
         double vGood = 0, vBad = 0;
-        for (int n = 1; good == 0; n = n > maxN / 2 ? maxN : n * 2) {
+        if (const int from = r < m_req.serversFrom.size() ? m_req.serversFrom[r] : 0; from > 1)
+            startFrom(std::min(from, maxN), at, good, vGood, bad, vBad);
+        if (bad >= maxN) {
+            out.statistic = vBad;
+            return out;
+        }
+        for (int n = bad > 0 ? (bad > maxN / 2 ? maxN : 2 * bad) : 1; good == 0;
+             n = n > maxN / 2 ? maxN : n * 2) {
             const double v = at(n);
             if (holds(v)) {
                 good = n;
@@ -322,6 +337,30 @@ class Search {
     }
 
   private:
+    // From a guess: if it holds, down from it (guess − 1, − 2, − 4 …) to the first that fails
+    // (or none: `bad` stays 0); if it fails, `bad` is set and the doubling goes on above it.
+    template <class At>
+    void startFrom(int from, At& at, int& good, double& vGood, int& bad, double& vBad) {
+        const double v = at(from);
+        if (!holds(v)) {
+            bad = from;
+            vBad = v;
+            return;
+        }
+        good = from;
+        vGood = v;
+        for (int step = 1; good - step >= 1; step *= 2) {
+            const double w = at(good - step);
+            if (!holds(w)) {
+                bad = good - step;
+                vBad = w;
+                return;
+            }
+            good -= step;
+            vGood = w;
+        }
+    }
+
     void fail(const std::string& message) {
         const std::lock_guard lock(m_mutex);
         if (!m_error) m_error = message;

@@ -151,6 +151,49 @@ std::string capacityLoadSentence(const CapacityResult& r) {
     return s + ".";
 }
 
+namespace {
+
+// A sample's answer for rule i: its servers, or its load held ("-": none).
+std::string sampleServers(const TraceCapacityReport& x, std::size_t k, std::size_t i) {
+    const auto& v = x.run->samples[k].servers;
+    return i < v.size() && v[i].servers ? std::to_string(*v[i].servers) : "-";
+}
+std::string sampleLoad(const TraceCapacityReport& x, std::size_t k, std::size_t i) {
+    const auto& v = x.run->samples[k].loadHeld;
+    return i < v.size() && v[i].rateScale > 0 ? scale(v[i].rateScale) : "-";
+}
+bool sampled(const TraceCapacityReport& x) {
+    return x.run && x.run->sampling.sampled && x.run->samples.size() == 2;
+}
+
+json samplingJson(const TraceCapacityReport& x) {
+    const TraceSampling& m = x.run->sampling;
+    json j = {{"mode", m.sampled ? "sampled" : "full"}, {"text", m.mode}, {"rate", m.rate}};
+    if (!sampled(x)) return j;
+    j["sample_requests"] = {m.sampleRequests[0], m.sampleRequests[1]};
+    j["error_bound"] = {{"servers", x.run->serversError}, {"load_relative", x.run->loadError}};
+    json rules = json::array();
+    for (std::size_t i = 0; i < kCapacityRules.size(); ++i) {
+        json servers = json::array(), loads = json::array();
+        for (std::size_t k = 0; k < 2; ++k) {
+            const auto& s = x.run->samples[k];
+            servers.push_back(i < s.servers.size() && s.servers[i].servers
+                                  ? json(*s.servers[i].servers)
+                                  : json(nullptr));
+            loads.push_back(i < s.loadHeld.size() && s.loadHeld[i].rateScale > 0
+                                ? json(s.loadHeld[i].rateScale)
+                                : json(nullptr));
+        }
+        rules.push_back({{"rule", std::string(kCapacityRules[i])},
+                         {"servers", servers},
+                         {"rate_scale", loads}});
+    }
+    j["samples"] = rules;
+    return j;
+}
+
+} // namespace
+
 json traceCapacityJson(const TraceCapacityReport& x) {
     const CapacityResult& r = *x.result;
     const ReplayConfig& cfg = *x.config;
@@ -225,6 +268,7 @@ json traceCapacityJson(const TraceCapacityReport& x) {
                           {"curve_statistic_s", curve},
                           {"sentence", capacityLoadSentence(r)}};
     }
+    if (x.run) j["sampling"] = samplingJson(x);
     j["passes"] = r.passes;
     j["evaluations"] = r.evaluations;
     return j;
@@ -236,26 +280,64 @@ std::string traceCapacityCsv(const TraceCapacityReport& x) {
     auto opt = [&](const std::optional<double>& v) { return v ? g(*v) : std::string(); };
     std::string out;
     if (r.serversSearched) {
-        out += csvLine({"rule", "rate_scale", "requests_per_s", "servers", "statistic_s",
-                        "statistic_one_fewer_s", "statistic_unlimited_s"});
-        for (const auto& s : r.servers)
-            out += csvLine({s.rule, g(r.rateScale), g(r.rateScale * r.requestsPerS),
-                            s.servers ? std::to_string(*s.servers) : "", g(s.statistic),
-                            opt(s.statisticOneFewer), g(s.statisticUnlimited)});
+        std::vector<std::string> head{"rule",
+                                      "rate_scale",
+                                      "requests_per_s",
+                                      "servers",
+                                      "statistic_s",
+                                      "statistic_one_fewer_s",
+                                      "statistic_unlimited_s"};
+        if (x.run) head.insert(head.end(), {"mode", "sample_rate", "samples_servers"});
+        out += csvLine(head);
+        for (std::size_t i = 0; i < r.servers.size(); ++i) {
+            const RuleServers& s = r.servers[i];
+            std::vector<std::string> row{s.rule,
+                                         g(r.rateScale),
+                                         g(r.rateScale * r.requestsPerS),
+                                         s.servers ? std::to_string(*s.servers) : "",
+                                         g(s.statistic),
+                                         opt(s.statisticOneFewer),
+                                         g(s.statisticUnlimited)};
+            if (x.run)
+                row.insert(
+                    row.end(),
+                    {sampled(x) ? "sampled" : "full", g(x.run->sampling.rate),
+                     sampled(x) ? sampleServers(x, 0, i) + " " + sampleServers(x, 1, i) : ""});
+            out += csvLine(row);
+        }
     }
     if (r.instances > 0) {
         if (!out.empty()) out += "\n";
-        out +=
-            csvLine({"rule", "instances", "outcome", "rate_scale", "requests_per_s", "statistic_s",
-                     "fails_at_rate_scale", "statistic_fails_s", "vs_gpu_only", "rises"});
-        for (const auto& h : r.loadHeld) {
+        std::vector<std::string> head{"rule",
+                                      "instances",
+                                      "outcome",
+                                      "rate_scale",
+                                      "requests_per_s",
+                                      "statistic_s",
+                                      "fails_at_rate_scale",
+                                      "statistic_fails_s",
+                                      "vs_gpu_only",
+                                      "rises"};
+        if (x.run) head.insert(head.end(), {"mode", "sample_rate", "samples_rate_scale"});
+        out += csvLine(head);
+        for (std::size_t i = 0; i < r.loadHeld.size(); ++i) {
+            const RuleLoadHeld& h = r.loadHeld[i];
             const bool found = h.rateScale > 0, fails = h.failsAt > 0;
-            out +=
-                csvLine({h.rule, std::to_string(r.instances), outcomeName(h.outcome),
-                         found ? g(h.rateScale) : "", found ? g(h.rateScale * r.requestsPerS) : "",
-                         found ? g(h.statistic) : "", fails ? g(h.failsAt) : "",
-                         fails ? g(h.statisticFails) : "", opt(h.vsGpuOnly),
-                         h.falls.empty() ? "true" : "false"});
+            std::vector<std::string> row{h.rule,
+                                         std::to_string(r.instances),
+                                         outcomeName(h.outcome),
+                                         found ? g(h.rateScale) : "",
+                                         found ? g(h.rateScale * r.requestsPerS) : "",
+                                         found ? g(h.statistic) : "",
+                                         fails ? g(h.failsAt) : "",
+                                         fails ? g(h.statisticFails) : "",
+                                         opt(h.vsGpuOnly),
+                                         h.falls.empty() ? "true" : "false"};
+            if (x.run)
+                row.insert(row.end(),
+                           {sampled(x) ? "sampled" : "full", g(x.run->sampling.rate),
+                            sampled(x) ? sampleLoad(x, 0, i) + " " + sampleLoad(x, 1, i) : ""});
+            out += csvLine(row);
         }
     }
     return out;
@@ -276,6 +358,19 @@ std::string traceCapacityTable(const TraceCapacityReport& x) {
            (cfg.writeQueue ? ", write queues" : ", writes keep up") + "\n";
     out += "target    " + r.target.text() + " for the time to first token, where\n          " +
            std::string(kCapacityTtftNote) + ".\n";
+    if (x.run) {
+        const TraceSampling& m = x.run->sampling;
+        if (sampled(x))
+            out += "mode      sampled at rate " + num("%.4g", m.rate) + " (" + m.mode +
+                   "); the samples differ by up to " + std::to_string(x.run->serversError) +
+                   " server" + (x.run->serversError == 1 ? "" : "s") +
+                   (r.instances > 0
+                        ? " and " + num("%.1f", x.run->loadError * 100) + " % of the load held"
+                        : std::string()) +
+                   "\n";
+        else
+            out += "mode      full, " + m.mode + "\n";
+    }
     const std::string server =
         x.gpusPerServer > 1
             ? "a server is " + std::to_string(x.gpusPerServer) + " GPUs (tensor parallel)"
@@ -285,10 +380,15 @@ std::string traceCapacityTable(const TraceCapacityReport& x) {
         t.title = "\nservers needed at " + rateScaleText(r) + "; " + server + ", searched up to " +
                   std::to_string(r.maxInstances);
         t.columns = {"rule", "servers", stat + " TTFT", "with one fewer", "with one per request"};
-        for (const auto& s : r.servers)
+        if (sampled(x)) t.columns.push_back("samples said");
+        for (std::size_t i = 0; i < r.servers.size(); ++i) {
+            const RuleServers& s = r.servers[i];
             t.rows.push_back({s.rule, serversText(s, r), formatSeconds(s.statistic),
                               s.statisticOneFewer ? formatSeconds(*s.statisticOneFewer) : "-",
                               formatSeconds(s.statisticUnlimited)});
+            if (sampled(x))
+                t.rows.back().push_back(sampleServers(x, 0, i) + " / " + sampleServers(x, 1, i));
+        }
         out += renderTable(t) + capacityServersSentence(r) + "\n";
     }
     if (r.instances > 0) {
@@ -298,7 +398,9 @@ std::string traceCapacityTable(const TraceCapacityReport& x) {
                   server + ")";
         t.columns = {"rule",          "S",          "requests/s", stat + " there", "fails at S",
                      stat + " there", "vs GPU-only"};
-        for (const auto& h : r.loadHeld) {
+        if (sampled(x)) t.columns.push_back("samples said");
+        for (std::size_t i = 0; i < r.loadHeld.size(); ++i) {
+            const RuleLoadHeld& h = r.loadHeld[i];
             const bool found = h.rateScale > 0, fails = h.failsAt > 0;
             t.rows.push_back({h.rule, found ? scale(h.rateScale) : "none",
                               found ? num("%.2f", h.rateScale * r.requestsPerS) : "-",
@@ -306,6 +408,8 @@ std::string traceCapacityTable(const TraceCapacityReport& x) {
                               fails ? scale(h.failsAt) : "-",
                               fails ? formatSeconds(h.statisticFails) : "-",
                               h.vsGpuOnly ? num("%.2f", *h.vsGpuOnly) + "×" : "-"});
+            if (sampled(x))
+                t.rows.back().push_back(sampleLoad(x, 0, i) + " / " + sampleLoad(x, 1, i));
         }
         t.footnotes.push_back(fallsNote(r, cfg.writeQueue));
         out += renderTable(t) + capacityLoadSentence(r) + "\n";

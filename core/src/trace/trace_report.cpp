@@ -1,5 +1,7 @@
 #include "kvbe/trace/trace_report.h"
 
+#include "trace_report_text.h"
+
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/statistics.h"
 #include "kvbe/base/text_table.h"
@@ -14,44 +16,20 @@
 #include <sstream>
 
 namespace kvbe {
+using detail::appendf;
+using detail::ms;
+using detail::pct;
+using detail::ratiosJson;
+using detail::traceJson;
 using nlohmann::json;
 
 namespace {
 
-std::string pct(double v) {
-    return formatFixed(v * 100, 1) + " %";
-}
-std::string ms(double s) {
-    return formatFixed(s * 1e3, 2);
-}
 std::string duration(double s) {
     return s >= 120 ? formatFixed(s / 60, 1) + " min" : formatFixed(s, 1) + " s";
 }
 std::string capacityText(double bytes) {
     return std::isfinite(bytes) ? formatBytes(bytes) : "unlimited";
-}
-
-// printf onto the end of out: the tables pad their columns in bytes, as printf does.
-[[gnu::format(printf, 2, 3)]] void appendf(std::string& out, const char* format, ...) {
-    va_list args;
-    va_start(args, format);
-    va_list again;
-    va_copy(again, args);
-    const int n = std::vsnprintf(nullptr, 0, format, args);
-    va_end(args);
-    if (n > 0) {
-        const std::size_t at = out.size();
-        out.resize(at + static_cast<std::size_t>(n) + 1);
-        std::vsnprintf(out.data() + at, static_cast<std::size_t>(n) + 1, format, again);
-        out.resize(at + static_cast<std::size_t>(n));
-    }
-    va_end(again);
-}
-
-json ratiosJson(const HitRatios& h) {
-    return {{"token_weighted", h.tokenWeighted},
-            {"block_weighted", h.blockWeighted},
-            {"per_request", h.perRequest}};
 }
 
 json optionalJson(const std::optional<double>& v) {
@@ -115,15 +93,6 @@ std::vector<bool> driveTiers(const ReplayConfig& c) {
     for (const auto& t : c.tiers)
         d.push_back(t.drive.capacityBytes.has_value() || t.drive.writesPerDay.has_value());
     return d;
-}
-
-json traceJson(const Trace& t, const std::string& file) {
-    return {{"file", file},
-            {"format", std::string(toString(t.summary.format))},
-            {"block_tokens", t.summary.blockTokens},
-            {"requests", t.size()},
-            {"skipped_lines", t.summary.skippedLines},
-            {"distinct_blocks", t.distinctBlocks}};
 }
 
 } // namespace
@@ -621,70 +590,6 @@ std::string traceReplayTable(const TraceReplayReport& x) {
         sentence +=
             saturationSentence(r, toString(x.admission), cfg.instances > 0, driveTiers(cfg)) + "\n";
     return out + sentence;
-}
-
-// ------------------------------------------------------------------------------- sweep
-
-json traceSweepJson(const TraceSweepReport& x) {
-    json j = {{"kvbe_trace_sweep", 1}, {"trace", traceJson(*x.trace, x.file)}};
-    j["scenario"] = x.scenario;
-    j["tier"] = x.sweep->tierName;
-    j["single_cache"] = x.singleCache;
-    json names = json::array({"gpu"});
-    for (const auto& t : x.config->tiers)
-        names.push_back(t.name);
-    j["tiers"] = names;
-    json pts = json::array();
-    for (const auto& p : x.sweep->points) {
-        json per = json::array();
-        for (const auto& h : p.tiers)
-            per.push_back(ratiosJson(h));
-        pts.push_back({{"capacity_tokens", jsonCount(p.capacityTokens)},
-                       {"capacity_bytes", jsonCount(p.capacityBytes)},
-                       {"hits_any_tier", ratiosJson(p.anyTier)},
-                       {"hits_per_tier", per},
-                       {"ttft_mean_s",
-                        {{"none", p.meanTtftNone},
-                         {"gpu_only", p.meanTtftGpuOnly},
-                         {"always", p.meanTtftAlways}}},
-                       {"ttft_saved_vs_none", p.ttftSavedVsNone},
-                       {"ttft_saved_vs_gpu_only", p.ttftSavedVsGpuOnly}});
-    }
-    j["points"] = pts;
-    return j;
-}
-
-std::string traceSweepCsv(const TraceSweepReport& x) {
-    std::string out = "capacity_tokens,capacity_bytes,hits_token_weighted,hits_block_weighted,"
-                      "hits_per_request,ttft_mean_none_s,ttft_mean_gpu_only_s,ttft_mean_always_s,"
-                      "ttft_saved_vs_none,ttft_saved_vs_gpu_only\n";
-    for (const auto& p : x.sweep->points)
-        out += formatFixed(p.capacityTokens, 0) + "," + formatFixed(p.capacityBytes, 0) + "," +
-               formatFixed(p.anyTier.tokenWeighted, 6) + "," +
-               formatFixed(p.anyTier.blockWeighted, 6) + "," +
-               formatFixed(p.anyTier.perRequest, 6) + "," + formatFixed(p.meanTtftNone, 9) + "," +
-               formatFixed(p.meanTtftGpuOnly, 9) + "," + formatFixed(p.meanTtftAlways, 9) + "," +
-               formatFixed(p.ttftSavedVsNone, 6) + "," + formatFixed(p.ttftSavedVsGpuOnly, 6) +
-               "\n";
-    return out;
-}
-
-std::string traceSweepTable(const TraceSweepReport& x) {
-    const SweepResult& s = *x.sweep;
-    std::string out = "sweep of " + s.tierName + (x.singleCache ? " (single cache)" : "") +
-                      " over " + std::to_string(s.points.size()) +
-                      " capacities, one pass (LRU stack distances), " +
-                      std::to_string(x.trace->size()) + " requests\n";
-    appendf(out, "%14s %12s  %-26s %12s %12s %12s\n", "tokens", "bytes", "hits: tok / blk / req",
-            "TTFT ms", "saved/none", "saved/GPU");
-    for (const auto& p : s.points) {
-        const std::string hits = pct(p.anyTier.tokenWeighted) + " / " +
-                                 pct(p.anyTier.blockWeighted) + " / " + pct(p.anyTier.perRequest);
-        appendf(out, "%14s %12s  %-26s %12s %12s %12s\n", formatFixed(p.capacityTokens, 0).c_str(),
-                formatBytes(p.capacityBytes).c_str(), hits.c_str(), ms(p.meanTtftAlways).c_str(),
-                pct(p.ttftSavedVsNone).c_str(), pct(p.ttftSavedVsGpuOnly).c_str());
-    }
-    return out;
 }
 
 } // namespace kvbe

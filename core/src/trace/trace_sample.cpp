@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 namespace kvbe {
@@ -83,6 +84,42 @@ TraceSample sampleTrace(const Trace& t, double rate, std::uint64_t salt,
     }
     out.summary.requests = out.size();
     return s;
+}
+
+SampleChoice chooseSampling(const SampleMode& m, std::size_t n) {
+    SampleChoice c;
+    const double rate = m.rate > 0
+                            ? std::min(1.0, m.rate)
+                            : (n > 0 ? std::min(1.0, double(m.sampleRequests) / double(n)) : 1.0);
+    if (m.exact)
+        c.whyFull = "--exact";
+    else if (n < m.exactBelow)
+        c.whyFull = "below " + std::to_string(m.exactBelow) + " requests";
+    else if (rate > 0.5)
+        c.whyFull = "a sample would hold more than half";
+    c.rate = c.sampled() ? rate : 1;
+    return c;
+}
+
+std::string SampleChoice::fullText(const std::string& what) const {
+    if (sampled()) return "";
+    if (whyFull == "--exact") return "--exact: " + what;
+    return what + " (" + whyFull + ")";
+}
+
+TraceSample sampleAtFullLoad(const Trace& trace, double rate, std::uint64_t salt) {
+    TraceSample t = sampleTrace(trace, rate, salt);
+    for (double& a : t.trace.arrivalS)
+        a *= t.rate;
+    return t;
+}
+
+ReplayConfig sampledConfig(const ReplayConfig& config, const TraceSample& sample) {
+    ReplayConfig c = config;
+    c.gpuCapacityBytes = sample.capacity(config.gpuCapacityBytes, config.blockBytes);
+    for (auto& t : c.tiers)
+        t.capacityBytes = sample.capacity(t.capacityBytes, config.blockBytes);
+    return c;
 }
 
 } // namespace kvbe

@@ -9,6 +9,7 @@
 
 #include "kvbe/base/result.h"
 #include "kvbe/plan/plan.h"
+#include "kvbe/trace/trace_sample.h"
 
 #include <cstddef>
 #include <functional>
@@ -34,13 +35,11 @@ struct PlanProgress {
     double done = 0;      // the share of the whole plan done, as `progress` gets it
 };
 
-struct PlanSampleOptions {
-    bool exact = false;                 // --exact: every configuration in full
-    std::size_t exactBelow = 200000;    // traces with fewer requests are planned in full
-    double rate = 0;                    // the sampling rate; 0: sampleRequests / requests
-    std::size_t sampleRequests = 62500; // with rate 0
-    std::size_t shortlistByNet = 4;     // the sample's best by net value, per sample
-    std::size_t shortlistMax = 24;      // at most this many configurations in full
+// exact (--exact: every configuration in full), exactBelow, rate and sampleRequests: the same
+// defaults as trace sweep and trace capacity (kvbe/trace/trace_sample.h).
+struct PlanSampleOptions : SampleMode {
+    std::size_t shortlistByNet = 4; // the sample's best by net value, per sample
+    std::size_t shortlistMax = 24;  // at most this many configurations in full
     // Called with every progress report (on the calling thread, as `progress`) and when a stage
     // starts; `progress` alone cancels.
     std::function<void(const PlanProgress&)> stages;

@@ -80,6 +80,16 @@ struct CapacityRequest {
     // The rules whose servers are searched (kCapacityRules names); empty: every rule. The others'
     // RuleServers carry only their name.
     std::vector<std::string> serversRules;
+    // Per rule (kCapacityRules order), a count the servers search starts from (a sample's
+    // answer, kvbe/trace/trace_sampled.h); 0 or none: from 1. It checks that count and the one
+    // below, and gallops away from them only where they do not bracket the answer, so the answer
+    // is the same as from 1 (the statistic never rises with more servers), in fewer evaluations.
+    std::vector<int> serversFrom;
+    // Per rule, a load the load search starts from (a sample's answer); 0 or none: from S = 1.
+    // The bracket then grows from it in steps of loadStep (squared at each step, up to 2)
+    // instead of doubling, and is bisected to the same precision: the same guarantee as from 1.
+    std::vector<double> loadFrom;
+    double loadStep = 1.05;
 };
 
 struct LoadPoint {

@@ -5,6 +5,7 @@
 
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_capacity.h"
+#include "kvbe/trace/trace_sampled.h"
 #include "kvbe/trace/trace_sim.h"
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,9 @@ struct TraceCapacityReport {
     int gpusPerServer = 1;   // the scenario's tensor-parallel degree
     double durationCapS = 0; // the prefix taken (0: the whole trace)
     const CapacityResult* result = nullptr;
+    // Which mode ran, its rate, the samples' answers and error (kvbe/trace/trace_sampled.h);
+    // null: not said.
+    const CapacityRun* run = nullptr;
 };
 
 nlohmann::json traceCapacityJson(const TraceCapacityReport& r);

@@ -6,6 +6,7 @@
 #include "kvbe/base/result.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_sampled.h"
 #include "kvbe/trace/trace_sim.h"
 
 #include <nlohmann/json.hpp>
@@ -70,6 +71,8 @@ struct TraceSweepReport {
     const ReplayConfig* config = nullptr; // the fixed tiers (and the swept one)
     bool singleCache = false;
     const SweepResult* sweep = nullptr;
+    // Which mode ran, its rate and error bound (kvbe/trace/trace_sampled.h); null: not said.
+    const SweepRun* run = nullptr;
 };
 
 nlohmann::json traceSweepJson(const TraceSweepReport& r);
