@@ -431,6 +431,65 @@ class TestTraceCapacity : public QObject {
         }
     }
 
+    // A plan reads two rules of each replay and keeps only their columns (8 bytes a request
+    // each: at 10^7 requests the other three took 240 MB): their figures are those of the replay
+    // of every rule, exactly, and the result lists them alone. The servers search of one rule
+    // keeps that rule's queueing inputs alone, with the same answer as the search of them all.
+    void replaysAndSearchesOfSomeRulesEqualThoseOfEvery() {
+        auto t = loadTrace(realTracePath().toStdString(), {});
+        QVERIFY2(t.ok(), t.ok() ? "" : t.message().c_str());
+        const Trace part = tracePrefix(*t, 900);
+        const CostModel cm = defaultCost();
+        ReplayConfig c;
+        c.blockBytes = cm.kvBytesPerToken() * 512;
+        c.gpuCapacityBytes = 2000 * c.blockBytes;
+        c.tiers.push_back(
+            SimTier{"nvme", 200000 * c.blockBytes, TierPath{"nvme", 13.5e9, 1e-3}, 2e9});
+        c.writeQueue = true;
+        auto all = replayTrace(part, cm, c);
+        QVERIFY(all.ok());
+        QCOMPARE(all->rules.size(), std::size_t(5));
+        ReplayConfig two = c;
+        two.reportRules = {"optimal", "gpu-only"};
+        auto some = replayTrace(part, cm, two);
+        QVERIFY2(some.ok(), some.ok() ? "" : some.message().c_str());
+        QCOMPARE(some->rules.size(), std::size_t(2));
+        QVERIFY(!some->rule("always") && !some->rule("none") && !some->rule("breakeven"));
+        for (const char* name : {"optimal", "gpu-only"}) {
+            const RuleResult& a = *all->rule(name);
+            const RuleResult& b = *some->rule(name);
+            QCOMPARE(b.ttft.mean, a.ttft.mean);
+            QCOMPARE(b.ttft.p99, a.ttft.p99);
+            QCOMPARE(b.gpuSecondsSaved, a.gpuSecondsSaved);
+            QCOMPARE(b.gainShare, a.gainShare);
+            QCOMPARE(b.tiers.back().tokensServed, a.tiers.back().tokensServed);
+        }
+        QVERIFY(some->rule("optimal")->ttft.mean > 0);
+        QCOMPARE(some->anyTier.tokenWeighted, all->anyTier.tokenWeighted);
+
+        two.reportRules = {"optimal", "fastest"};
+        auto bad = replayTrace(part, cm, two);
+        QVERIFY(!bad.ok());
+        QVERIFY2(bad.message().find("'fastest'") != std::string::npos &&
+                     bad.message().find("gpu-only, always, breakeven or optimal") !=
+                         std::string::npos,
+                 bad.message().c_str());
+
+        CapacityRequest q;
+        q.target = *parseLatencyTarget("p99=6s"); // 4.3 s with a server per request
+        q.threads = 1;
+        auto every = traceCapacity(part, cm, c, q);
+        QVERIFY(every.ok());
+        for (const char* name : {"optimal", "always", "gpu-only"}) {
+            q.serversRules = {name};
+            auto one = traceCapacity(part, cm, c, q);
+            QVERIFY(one.ok());
+            QVERIFY(one->serversOf(name)->servers.has_value());
+            QCOMPARE(*one->serversOf(name)->servers, *every->serversOf(name)->servers);
+            QCOMPARE(one->serversOf(name)->statistic, every->serversOf(name)->statistic);
+        }
+    }
+
     // On the conversation trace with the default scenario (its three tiers unlimited, 4
     // servers): without write queues p99 rises with the load under every rule, replay by replay,
     // and the search finds no fall either. With write queues the hits move with the load, and

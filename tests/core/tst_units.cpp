@@ -1,3 +1,4 @@
+#include "kvbe/base/chunked_column.h"
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/units.h"
 
@@ -212,6 +213,25 @@ class TestUnits : public QObject {
         QCOMPARE(formatBandwidth(13.5e9), std::string("13.5 GB/s"));
         QCOMPARE(formatBandwidth(2.5e6), std::string("2.5 MB/s")); // not "0.00 GB/s"
         QCOMPARE(formatSeconds(0.1297), std::string("130 ms"));
+    }
+
+    // A trace's columns as read: in chunks (here of 16 bytes, 4 values), joined in order into a
+    // vector of exactly their size, the column empty after; one chunk or none the same.
+    void chunkedColumnsJoinInOrder() {
+        for (std::uint32_t n : {0u, 1u, 4u, 5u, 13u}) {
+            kvbe::ChunkedColumn<std::uint32_t, 16> c;
+            for (std::uint32_t i = 0; i < n; ++i)
+                c.push_back(i * 7 + 1);
+            QCOMPARE(c.size(), std::size_t(n));
+            QCOMPARE(c.chunks(), std::size_t((n + 3) / 4));
+            const std::vector<std::uint32_t> v = c.join();
+            QCOMPARE(v.size(), std::size_t(n));
+            QCOMPARE(v.capacity(), std::size_t(n));
+            for (std::uint32_t i = 0; i < n; ++i)
+                QCOMPARE(v[i], i * 7 + 1);
+            QCOMPARE(c.size(), std::size_t(0));
+            QCOMPARE(c.chunks(), std::size_t(0));
+        }
     }
 };
 

@@ -120,6 +120,7 @@ ReplayConfig pointConfig(const PlanSetup& s, const PlanPoint& p, bool scaled = t
     ReplayConfig c = s.base;
     c.tiers.clear();
     c.storeAfter = p.storeAfter;
+    c.reportRules = {std::string(toString(s.rule)), "gpu-only"}; // scorePoint reads these two
     if (p.dramBytes > 0) {
         SimTier t = *s.dram;
         t.capacityBytes = p.dramBytes;
@@ -362,6 +363,7 @@ RequestResult<PlanResult> planTrace(const PlanSetup& s,
     floor.tiers.clear();
     floor.gpuCapacityBytes = kUnlimited;
     floor.writeQueue = false;
+    floor.reportRules = {"gpu-only"};
     auto f = replayTrace(*s.trace, *s.cost, floor);
     if (!f) return f.error();
     res.floorP99S = f->rule("gpu-only")->ttft.p99;

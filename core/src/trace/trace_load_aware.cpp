@@ -167,17 +167,21 @@ LoadAwareResult queueLoadAware(int servers, const std::vector<double>& arrival,
     if (cuts) cuts->assign(n, 0);
     std::uint32_t ignored = 0;
     LoadAware rule(in);
+    // A server for every request (the searches' bound) needs no queue: each is free from 0.
+    const bool everyone = static_cast<std::size_t>(servers) >= n;
     std::priority_queue<double, std::vector<double>, std::greater<>> free;
-    for (int s = 0; s < servers; ++s)
+    for (int s = 0; s < servers && !everyone; ++s)
         free.push(0.0);
     double waitSum = 0;
     for (const std::uint32_t i : order) {
         const double a = arrival[i];
-        const double wait = std::max(0.0, free.top() - a);
+        const double wait = std::max(0.0, (everyone ? 0.0 : free.top()) - a);
         double t = 0;
         rule.request(i, a, wait, busy, out, t, cuts ? (*cuts)[i] : ignored);
-        free.pop();
-        free.push(a + t);
+        if (!everyone) {
+            free.pop();
+            free.push(a + t);
+        }
         ttft[i] = t;
         waitSum += wait;
     }

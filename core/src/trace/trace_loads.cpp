@@ -30,10 +30,10 @@ std::vector<double> FifoLoads::loadEnds(const std::vector<double>& arrival,
 }
 
 void HitRuns::add(const std::uint8_t* tierOf, std::size_t h) {
-    m_start.push_back(static_cast<std::uint32_t>(m_segs.size()));
+    m_adding.start.push_back(static_cast<std::uint32_t>(m_adding.segs.size()));
     for (std::size_t j = 0; j < h; ++j) {
         if (j + 1 < h && tierOf[j + 1] == tierOf[j]) continue;
-        m_segs.push_back({static_cast<std::uint32_t>(j + 1), tierOf[j]});
+        m_adding.segs.push_back({static_cast<std::uint32_t>(j + 1), tierOf[j]});
     }
 }
 
@@ -42,28 +42,30 @@ ServerQueueing queueOnServers(int servers, const std::vector<double>& arrival,
                               const double* load, const std::vector<double>& loadEnd,
                               const double* none) {
     const std::size_t n = order.size();
-    std::vector<double> queued(n);
+    // A server for every request (the searches' bound) needs no queue: each is free from 0.
+    const bool everyone = static_cast<std::size_t>(servers) >= n;
     std::priority_queue<double, std::vector<double>, std::greater<>> free;
-    for (int s = 0; s < servers; ++s)
+    for (int s = 0; s < servers && !everyone; ++s)
         free.push(0.0);
     double waitSum = 0, hidden = 0, shared = 0, saved = 0;
     for (const std::uint32_t i : order) {
         const double a = arrival[i];
-        const double start = std::max(a, free.top());
+        const double start = std::max(a, everyone ? 0.0 : free.top());
         const double alone = load ? std::min(load[i], t[i]) : 0;
         const double l = load ? std::max(alone, loadEnd[i] - a) : 0; // after the loads ahead
         const double wait = start - a;
         const double recompute = t[i] - alone;
         const double end = std::max(wait, l) + recompute;
-        free.pop();
-        free.push(a + end);
-        queued[i] = end;
+        if (!everyone) {
+            free.pop();
+            free.push(a + end);
+        }
+        t[i] = end; // each request once, its prefill time read above: in place
         waitSum += wait;
         hidden += std::min(l, wait);
         shared += l - alone;
         if (none && end < wait + none[i]) saved += none[i] - recompute;
     }
-    std::copy(queued.begin(), queued.end(), t);
     return {n ? waitSum / static_cast<double>(n) : 0, hidden, shared, saved};
 }
 

@@ -8,6 +8,7 @@
 #include "trace_cache.h"
 #include "trace_link_use.h"
 
+#include "kvbe/base/chunked_column.h"
 #include "kvbe/base/result.h"
 #include "kvbe/trace/trace.h"
 
@@ -26,15 +27,21 @@ namespace kvbe::detail {
 // has finished the loads booked before it.
 class FifoLoads {
   public:
-    // Request i's transfers; requests are added in trace order.
+    // Request i's transfers; requests are added in trace order, then seal() once.
     void add(const RequestCost& rc, const TierTokens& tok) {
-        m_start.push_back(static_cast<std::uint32_t>(m_segs.size()));
+        m_adding.start.push_back(static_cast<std::uint32_t>(m_adding.segs.size()));
         for (std::size_t k = 1; k <= rc.tiers.size(); ++k)
             if (tok[k] > 0) {
                 const TierPath& path = rc.tiers[k - 1].path;
-                m_segs.push_back({static_cast<std::uint8_t>(k),
-                                  std::max(0.0, rc.cost.tLoad(path, tok[k]) - path.tFixedS)});
+                m_adding.segs.push_back(
+                    {static_cast<std::uint8_t>(k),
+                     std::max(0.0, rc.cost.tLoad(path, tok[k]) - path.tFixedS)});
             }
+    }
+    // The transfers added, in arrays of their exact size (read by loadEnds).
+    void seal() {
+        m_start = m_adding.start.join();
+        m_segs = m_adding.segs.join();
     }
 
     // When each request's load ends (its arrival when it loads nothing), the loads booked in
@@ -50,6 +57,12 @@ class FifoLoads {
         std::uint8_t tier; // 1 … the offload tiers
         double work;       // seconds at the tier's whole bandwidth
     };
+    // While requests are added: chunks, which hold no spare capacity and never move what they
+    // hold (at 10^7 requests a vector doubling its segments held them twice while it grew).
+    struct Adding {
+        ChunkedColumn<Segment> segs;
+        ChunkedColumn<std::uint32_t> start;
+    } m_adding;
     std::vector<Segment> m_segs;
     std::vector<std::uint32_t> m_start; // per request: its first segment
 };
@@ -62,7 +75,11 @@ struct RunSegment {
 };
 class HitRuns {
   public:
-    void add(const std::uint8_t* tierOf, std::size_t h);
+    void add(const std::uint8_t* tierOf, std::size_t h); // in trace order, then seal() once
+    void seal() {
+        m_start = m_adding.start.join();
+        m_segs = m_adding.segs.join();
+    }
     std::span<const RunSegment> of(std::size_t i) const {
         const std::size_t b = m_start[i];
         const std::size_t e = i + 1 < m_start.size() ? m_start[i + 1] : m_segs.size();
@@ -71,6 +88,10 @@ class HitRuns {
     std::size_t size() const { return m_start.size(); }
 
   private:
+    struct Adding { // as FifoLoads's
+        ChunkedColumn<RunSegment> segs;
+        ChunkedColumn<std::uint32_t> start;
+    } m_adding;
     std::vector<RunSegment> m_segs;
     std::vector<std::uint32_t> m_start;
 };
@@ -138,21 +159,29 @@ LoadAwareResult queueLoadAware(int servers, const std::vector<double>& arrival,
 // transfers; for the load-aware rule the hit runs and the static cuts. None of it depends on the
 // number of servers, and without write queues none of it depends on the arrival times: the
 // capacity search (trace_capacity.h) queues the same inputs at every load and number of servers.
+// Only the rules asked for are kept (replayForQueueing's `rules`): a column is 8 bytes a request,
+// the transfers 20 or more, so at 10^7 requests every rule's inputs take 1.1 GB and one rule's
+// (the plan's servers search) a quarter of it.
 struct QueueInputs {
     std::size_t requests = 0;
-    BlockArray<double> allTimes; // per rule (none … optimal) a column of `requests`
-    BlockArray<double> allLoads; // for always and breakeven
-    const double* times(std::size_t rule) const { return allTimes.data() + rule * requests; }
-    const double* loads(std::size_t r) const { return allLoads.data() + r * requests; }
+    std::array<BlockArray<double>, 5> columns;     // per rule (none … optimal); empty: not kept
+    std::array<BlockArray<double>, 2> loadColumns; // for always and breakeven
+    const double* times(std::size_t rule) const { return columns[rule].data(); }
+    const double* loads(std::size_t r) const { return loadColumns[r].data(); }
     std::array<FifoLoads, 2> fifo;
-    HitRuns runs;
-    std::vector<std::uint32_t> staticCut;
+    HitRuns runs;                         // for optimal
+    std::vector<std::uint32_t> staticCut; // for optimal
     bool cancelled = false;
 };
 
-// One pass of the replay (at config.rateScale) that stops before the queueing.
+// The rules a replay keeps each request's time for, as bits (1 << rule, in the order none,
+// gpu-only, always, breakeven, optimal).
+inline constexpr unsigned kAllRules = 0x1Fu;
+
+// One pass of the replay (at config.rateScale) that stops before the queueing, keeping the inputs
+// of `rules` only (kAllRules: every rule's).
 Result<QueueInputs> replayForQueueing(const Trace& trace, const CostModel& cost,
-                                      const ReplayConfig& config,
+                                      const ReplayConfig& config, unsigned rules,
                                       const std::function<bool(double)>& progress);
 
 } // namespace kvbe::detail

@@ -3,6 +3,7 @@
 // a replay reads.
 #include "kvbe/trace/trace.h"
 
+#include "kvbe/base/chunked_column.h"
 #include "kvbe/base/csv.h"
 
 #include "formats/trace_format_entry.h"
@@ -371,18 +372,27 @@ Result<Trace> buildTrace(
         read) {
     Trace t;
     IdMap ids;
-    t.blockOffset.push_back(0);
+    ChunkedColumn<double> arrival;
+    ChunkedColumn<std::uint32_t> input, output, blocks;
+    ChunkedColumn<std::uint64_t> offset;
+    offset.push_back(0);
     auto sum = read([&](const TraceRecord& r) {
-        t.arrivalS.push_back(r.arrivalS);
-        t.inputTokens.push_back(r.inputTokens);
-        t.outputTokens.push_back(r.outputTokens);
+        arrival.push_back(r.arrivalS);
+        input.push_back(r.inputTokens);
+        output.push_back(r.outputTokens);
         for (auto id : r.blockIds)
-            t.blocks.push_back(ids.intern(id));
-        t.blockOffset.push_back(t.blocks.size());
+            blocks.push_back(ids.intern(id));
+        offset.push_back(blocks.size());
     });
     if (!sum) return sum.error();
     t.summary = *sum;
     t.distinctBlocks = ids.size();
+    ids = IdMap{}; // freed before the columns are joined
+    t.arrivalS = arrival.join();
+    t.inputTokens = input.join();
+    t.outputTokens = output.join();
+    t.blockOffset = offset.join();
+    t.blocks = blocks.join();
     if (!t.arrivalS.empty()) {
         const double t0 = *std::min_element(t.arrivalS.begin(), t.arrivalS.end());
         for (auto& a : t.arrivalS)

@@ -44,6 +44,10 @@ std::uint64_t windowOf(double t) {
     return static_cast<std::uint64_t>(std::floor(std::min(t / 60.0, 1e18)));
 }
 
+// Rules in the order of ReplayResult::rules.
+enum Rule : std::size_t { None, GpuOnly, Always, Breakeven, Optimal, kRules };
+constexpr const char* kRuleNames[kRules] = {"none", "gpu-only", "always", "breakeven", "optimal"};
+
 Status checkConfig(const Trace& trace, const ReplayConfig& c) {
     if (!trace.summary.hasBlocks())
         return Error{"the trace has no block ids (" + std::string(toString(trace.summary.format)) +
@@ -62,6 +66,10 @@ Status checkConfig(const Trace& trace, const ReplayConfig& c) {
                      std::to_string(kMaxStoreAfter)};
     if (!(c.rateScale > 0) || !std::isfinite(c.rateScale))
         return Error{"rate scale: expected a number above 0 (2 doubles the request rate)"};
+    for (const auto& name : c.reportRules)
+        if (std::find(std::begin(kRuleNames), std::end(kRuleNames), name) == std::end(kRuleNames))
+            return Error{"report rules: '" + name +
+                         "'; expected none, gpu-only, always, breakeven or optimal"};
     for (const auto& t : c.tiers) {
         if (!(t.capacityBytes >= 0))
             return Error{"tier " + t.name + ": capacity expected 0 or more bytes"};
@@ -71,16 +79,16 @@ Status checkConfig(const Trace& trace, const ReplayConfig& c) {
     return Ok{};
 }
 
-// Rules in the order of ReplayResult::rules.
-enum Rule : std::size_t { None, GpuOnly, Always, Breakeven, Optimal, kRules };
-
 // One replay: the tiers' state, the per-request times under each rule and the counters of the
 // report. run() walks the trace once (look up, admit, update per request); finish() summarises.
 class Replay {
   public:
-    Replay(const Trace& trace, const CostModel& cost, const ReplayConfig& config, RequestTimes* per)
+    // kept: the rules whose columns are kept (bits 1 << Rule); forQueueing: the replay stops
+    // before the queueing (queueInputs()), which needs only the kept rules' inputs.
+    Replay(const Trace& trace, const CostModel& cost, const ReplayConfig& config, RequestTimes* per,
+           unsigned kept, bool forQueueing = false)
         : m_trace(trace), m_cost(cost), m_config(config), m_per(per), m_k(config.tiers.size() + 1),
-          m_b(trace.summary.blockTokens), m_n(trace.size()),
+          m_b(trace.summary.blockTokens), m_n(trace.size()), m_forQueueing(forQueueing),
           m_resident(trace.distinctBlocks, 0), m_rc{cost, config.tiers} {
         if (config.rateScale != 1) {
             m_scaled.reserve(m_n);
@@ -94,16 +102,17 @@ class Replay {
         // Prefill times per rule (none, gpu-only, always, breakeven, optimal), and with instances
         // the load part of always and breakeven (the part a wait can hide), their transfers, and
         // the hit runs the load-aware rule cuts at queueing time.
-        m_times = detail::BlockArray<double>(kRules * m_n);
+        if (per || (config.instances > 0 && !forQueueing)) kept = detail::kAllRules;
+        for (std::size_t r = 0; r < kRules; ++r)
+            if (kept & (1u << r)) m_cols[r] = detail::BlockArray<double>(m_n);
         if (config.instances > 0) {
-            m_loads = detail::BlockArray<double>(2 * m_n);
-            m_fifo.resize(2);
-            m_staticCut.reserve(m_n);
+            for (std::size_t r : {Always, Breakeven})
+                if (kept & (1u << r)) m_loads[r - Always] = detail::BlockArray<double>(m_n);
+            if (kept & (1u << Optimal)) m_staticCut.reserve(m_n);
         }
         m_windowBytes.resize(m_k);
-        const char* names[kRules] = {"none", "gpu-only", "always", "breakeven", "optimal"};
         for (std::size_t r = 0; r < kRules; ++r)
-            m_rules[r].name = names[r];
+            m_rules[r].name = kRuleNames[r];
         if (per) {
             per->hitBlocks.clear();
             per->hitBlocks.reserve(m_n);
@@ -127,7 +136,6 @@ class Replay {
 
     ReplayResult finish() {
         summariseTiers();
-        double* const t = m_times.data();
         if (m_per) {
             m_per->none.assign(column(None), column(None) + m_n);
             m_per->gpuOnly.assign(column(GpuOnly), column(GpuOnly) + m_n);
@@ -144,8 +152,9 @@ class Replay {
         compareWithGpuOnly();
         // The GPU-only column is compared against last, as the quantiles reorder each column.
         for (std::size_t r : {None, Always, Breakeven, Optimal, GpuOnly})
-            m_rules[r].ttft = detail::ttftStats(t + r * m_n, t + (r + 1) * m_n);
-        m_res.rules.assign(m_rules.begin(), m_rules.end());
+            if (double* t = column(r)) m_rules[r].ttft = detail::ttftStats(t, t + m_n);
+        for (std::size_t r = 0; r < kRules; ++r)
+            if (column(r)) m_res.rules.push_back(m_rules[r]);
         return std::move(m_res);
     }
 
@@ -153,10 +162,10 @@ class Replay {
     detail::QueueInputs queueInputs() {
         detail::QueueInputs q; // the columns moved, not copied: at 10^7 requests, 560 MB
         q.requests = m_n;
-        q.allTimes = std::move(m_times);
-        q.allLoads = std::move(m_loads);
-        for (std::size_t r = 0; r < 2; ++r)
-            q.fifo[r] = std::move(m_fifo[r]);
+        q.columns = std::move(m_cols);
+        q.loadColumns = std::move(m_loads);
+        sealQueueInputs();
+        q.fifo = std::move(m_fifo);
         q.runs = std::move(m_runs);
         q.staticCut = std::move(m_staticCut);
         return q;
@@ -168,7 +177,7 @@ class Replay {
     }
 
   private:
-    double* column(std::size_t rule) { return m_times.data() + rule * m_n; }
+    double* column(std::size_t rule) { return m_cols[rule].data(); } // null: not kept
 
     // Capacities in blocks, the report's tier rows, and the caches: write-through LRU (the
     // common case) runs on one recency list for all tiers; the other policies and placements
@@ -337,20 +346,24 @@ class Replay {
         const double N = m_trace.inputTokens[i];
         Recompute re(m_cost, m_b, N);
         const RuleTimes rt = detail::ruleTimes(m_rc, re, m_tierOf.data(), h, m_b, N, m_pStar);
-        column(None)[i] = rt.none;
-        column(GpuOnly)[i] = rt.gpuOnly;
-        column(Always)[i] = rt.always;
-        column(Breakeven)[i] = rt.breakeven;
-        column(Optimal)[i] = rt.optimal;
+        const double times[kRules] = {rt.none, rt.gpuOnly, rt.always, rt.breakeven, rt.optimal};
+        for (std::size_t r = 0; r < kRules; ++r)
+            if (double* c = column(r)) c[i] = times[r];
         if (m_config.instances > 0) {
             // t(j) = loads + recompute after j blocks: the load part is what a wait can hide.
-            m_loads[i] = h > 0 ? std::max(0.0, rt.always - re.at(h)) : 0;
-            m_loads[m_n + i] = std::max(0.0, rt.breakeven - re.at(rt.beJ));
-            m_fifo[0].add(m_rc, rt.allTok);
-            m_fifo[1].add(m_rc, rt.beTok);
-            m_runs.add(m_tierOf.data(), h);
-            m_staticCut.push_back(static_cast<std::uint32_t>(rt.bestJ));
-            m_hitRun.push_back(static_cast<std::uint32_t>(h));
+            if (m_loads[0].size()) {
+                m_loads[0][i] = h > 0 ? std::max(0.0, rt.always - re.at(h)) : 0;
+                m_fifo[0].add(m_rc, rt.allTok);
+            }
+            if (m_loads[1].size()) {
+                m_loads[1][i] = std::max(0.0, rt.breakeven - re.at(rt.beJ));
+                m_fifo[1].add(m_rc, rt.beTok);
+            }
+            if (column(Optimal)) {
+                m_runs.add(m_tierOf.data(), h);
+                m_staticCut.push_back(static_cast<std::uint32_t>(rt.bestJ));
+            }
+            if (!m_forQueueing) m_hitRun.push_back(static_cast<std::uint32_t>(h));
         }
         for (std::size_t k = 1; k < m_k; ++k)
             if (rt.allTok[k] > 0) {
@@ -555,7 +568,14 @@ class Replay {
     // columns become the TTFTs with queueing (detail::queueOnServers), each rule's loads queued
     // on the tiers' links behind the loads booked before them (FifoLoads); `optimal` cuts each
     // run at its arrival from the wait and the links' backlog (detail::queueLoadAware).
+    void sealQueueInputs() {
+        m_fifo[0].seal();
+        m_fifo[1].seal();
+        m_runs.seal();
+    }
+
     void queueOnInstances() {
+        sealQueueInputs();
         const auto& arrival = *m_arrival;
         std::vector<std::uint32_t> order(m_n);
         for (std::size_t i = 0; i < m_n; ++i)
@@ -578,7 +598,7 @@ class Replay {
             m_busy[r].assign(m_k, BusySeries(m_res.binS));
         for (std::size_t r = 0; r < Optimal; ++r) {
             double* t = column(r);
-            const double* load = r >= Always ? m_loads.data() + (r - Always) * m_n : nullptr;
+            const double* load = r >= Always ? m_loads[r - Always].data() : nullptr;
             const std::vector<double> loadEnd =
                 load ? m_fifo[r - Always].loadEnds(arrival, order, m_config.tiers, &m_busy[r])
                      : std::vector<double>();
@@ -620,8 +640,9 @@ class Replay {
     // Faster or slower than GPU-only caching (the TTFTs with queueing where it is modelled).
     void compareWithGpuOnly() {
         const double* g = column(GpuOnly);
-        for (std::size_t r = 0; r < kRules; ++r) {
+        for (std::size_t r = 0; r < kRules && g; ++r) {
             const double* t = column(r);
+            if (!t) continue;
             std::uint64_t gain = 0, loss = 0;
             for (std::size_t i = 0; i < m_n; ++i) {
                 if (t[i] < g[i] * (1 - 1e-12))
@@ -644,6 +665,7 @@ class Replay {
     const std::size_t m_k;                                    // the GPU and the offload tiers
     const double m_b;                                         // tokens per block
     const std::size_t m_n;                                    // requests
+    const bool m_forQueueing; // stops before the queueing (queueInputs())
 
     ReplayResult m_res;
     std::vector<std::uint64_t> m_caps;
@@ -658,7 +680,7 @@ class Replay {
     std::optional<WriteQueues> m_queues;
     // With instances: always's and breakeven's transfers, the hit runs and optimal's static cut
     // (the load-aware rule cuts at queueing time), the hit run's length per request.
-    std::vector<FifoLoads> m_fifo;
+    std::array<FifoLoads, 2> m_fifo;
     detail::HitRuns m_runs;
     std::vector<std::uint32_t> m_staticCut, m_hitRun;
     std::array<std::vector<BusySeries>, kRules> m_busy; // per rule and tier: the reads' time
@@ -667,7 +689,8 @@ class Replay {
     std::array<std::uint64_t, kMaxTiers> m_backlogBlocks{}, m_backlogRequests{};
     RequestCost m_rc;
 
-    detail::BlockArray<double> m_times, m_loads;
+    std::array<detail::BlockArray<double>, kRules> m_cols; // per rule, the kept ones
+    std::array<detail::BlockArray<double>, 2> m_loads;     // always's and breakeven's load parts
     std::array<RuleResult, kRules> m_rules;
     TierTokens m_hitTok{}, m_hitBlk{}, m_hitReq{};
     double m_anyTok = 0, m_anyBlk = 0, m_anyReq = 0;
@@ -685,18 +708,22 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
                                  const ReplayConfig& config, RequestTimes* per,
                                  const std::function<bool(double)>& progress) {
     if (auto ok = checkConfig(trace, config); !ok) return ok.error();
-    Replay replay(trace, cost, config, per);
+    unsigned kept = config.reportRules.empty() ? detail::kAllRules : 0;
+    for (const auto& name : config.reportRules)
+        for (std::size_t r = 0; r < kRules; ++r)
+            if (name == kRuleNames[r]) kept |= 1u << r;
+    Replay replay(trace, cost, config, per, kept);
     if (!replay.run(progress)) return replay.cancelled();
     return replay.finish();
 }
 
 Result<detail::QueueInputs> detail::replayForQueueing(const Trace& trace, const CostModel& cost,
-                                                      const ReplayConfig& config,
+                                                      const ReplayConfig& config, unsigned rules,
                                                       const std::function<bool(double)>& progress) {
     ReplayConfig c = config;
     c.instances = std::max(1, c.instances); // collects the loads and their segments
     if (auto ok = checkConfig(trace, c); !ok) return ok.error();
-    Replay replay(trace, cost, c, nullptr);
+    Replay replay(trace, cost, c, nullptr, rules, true);
     if (!replay.run(progress)) {
         QueueInputs cancelled;
         cancelled.cancelled = true;

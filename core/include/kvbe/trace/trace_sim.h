@@ -88,6 +88,11 @@ struct ReplayConfig {
     // in the same order). The tiers' contents do not change with it; what depends on time does
     // (the write queues drain in the scaled time, the servers queue in it, write rates count it).
     double rateScale = 1;
+    // The rules whose TTFTs the result reports (none, gpu-only, always, breakeven, optimal, by
+    // name; ReplayResult::rules lists only these); empty: every rule. Each keeps 8 bytes a request
+    // while the trace replays, 80 MB at 10^7 requests: a plan asks for the two it reads. With
+    // instances > 0, or per-request times asked for, every rule is kept.
+    std::vector<std::string> reportRules;
 };
 inline constexpr int kMaxStoreAfter = 255;
 inline constexpr std::size_t kMaxLinkBins = 1440;
