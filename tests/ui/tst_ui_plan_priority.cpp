@@ -114,8 +114,7 @@ class TestUiPlanPriority : public QObject {
             for (const auto& [tid, s] : readThreads()) {
                 if (tid == ui) continue;
                 const auto was = before.find(tid);
-                if (s.cpuTicks > (was == before.end() ? 0 : was->second.cpuTicks))
-                    workers[tid] = s;
+                if (s.cpuTicks > (was == before.end() ? 0 : was->second.cpuTicks)) workers[tid] = s;
             }
         });
         look.start();
