@@ -1,5 +1,6 @@
 #include "kvbe/ui/workload/background_job.h"
 
+#include <QDeadlineTimer>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
@@ -9,6 +10,7 @@
 #include <algorithm>
 
 #if defined(__linux__)
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -18,11 +20,26 @@ namespace kvbe {
 
 void yieldToTheWindow() {
 #if defined(__linux__)
-    // Linux keeps a nice value per thread: this one's, not the process's.
+    // Linux keeps a nice value and a policy per thread: this one's, not the process's, and the
+    // threads it starts inherit both. Raising one's own nice value and moving from SCHED_OTHER to
+    // SCHED_BATCH need no privilege (sched(7)).
     const auto tid = static_cast<id_t>(syscall(SYS_gettid));
     const int now = getpriority(PRIO_PROCESS, tid);
-    setpriority(PRIO_PROCESS, tid, std::min(19, now + 5));
+    setpriority(PRIO_PROCESS, tid, std::min(19, now + kWorkerNiceIncrement));
+    sched_param none{};
+    sched_setscheduler(0, SCHED_BATCH, &none);
 #endif
+}
+
+void deleteWhenReturned(QThread* thread) {
+    // QThread's destructor waits for a thread still in its finishing code (it emits finished()
+    // before it is done), and a worker at a low priority on a busy machine may not get a core to
+    // finish for hundreds of milliseconds: so look again, from the event loop, until it has.
+    if (thread->wait(QDeadlineTimer(0))) {
+        thread->deleteLater(); // returned: its destructor has nothing to wait for
+        return;
+    }
+    QTimer::singleShot(10, thread, [thread] { deleteWhenReturned(thread); });
 }
 
 BackgroundJob::BackgroundJob(QProgressBar* progress, QPushButton* cancel, QLabel* status,
@@ -73,7 +90,7 @@ void BackgroundJob::start(Run r) {
         });
     });
     connect(m_thread, &QThread::finished, this, [this, done = std::move(r.done), stop] {
-        m_thread->deleteLater();
+        deleteWhenReturned(m_thread);
         m_thread = nullptr;
         if (!stop->load()) {
             done();

@@ -34,6 +34,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -457,7 +458,7 @@ void WorkloadView::startReplay() {
         *out = computeWorkload(trace, file, eval, settings, cancel.get());
     });
     connect(m_replayThread, &QThread::finished, this, [this, out, cancel, generation] {
-        m_replayThread->deleteLater();
+        deleteWhenReturned(m_replayThread);
         m_replayThread = nullptr;
         if (!cancel->load() && generation == m_generation) apply(out);
         if (m_replayPending) startReplay();
@@ -490,13 +491,36 @@ void WorkloadView::apply(WorkloadPtr w) {
         m_timing->setToolTip(m_timing->text());
     } else
         m_timing->clear();
-    const auto& r = m_explorer->result();
-    for (auto* c : m_charts) {
-        if (r && c->current() != r)
-            c->setResultAndWorkload(r, m_result);
-        else
-            c->setWorkload(m_result);
-    }
+    // The charts take the result one at a time, each in its own turn of the event loop, the one
+    // on screen first: together they hold the UI thread for tens of milliseconds on a large trace
+    // (issue 41: no frame over 100 ms), one of them for about ten.
+    m_applySteps.clear();
+    std::vector<WorkloadChart*> order = m_charts;
+    std::stable_partition(order.begin(), order.end(),
+                          [shown = visibleChart()](WorkloadChart* c) { return c == shown; });
+    for (auto* c : order)
+        m_applySteps.push_back([this, c] {
+            const auto& r = m_explorer->result();
+            if (r && c->current() != r)
+                c->setResultAndWorkload(r, m_result);
+            else
+                c->setWorkload(m_result);
+        });
+    m_applySteps.push_back([this] { finishApply(); });
+    applyStep(++m_applyGeneration);
+}
+
+void WorkloadView::applyStep(quint64 generation) {
+    // A newer result's steps replace these.
+    if (generation != m_applyGeneration || m_applySteps.empty()) return;
+    auto step = std::move(m_applySteps.front());
+    m_applySteps.pop_front();
+    step();
+    if (!m_applySteps.empty())
+        QTimer::singleShot(0, this, [this, generation] { applyStep(generation); });
+}
+
+void WorkloadView::finishApply() {
     if (m_capacity) m_capacity->setWorkload(m_result);
     if (auto* plan = findChild<PlanSection*>()) plan->setWorkload(m_result);
     for (std::size_t i = 0; i < m_rows.size(); ++i)

@@ -63,7 +63,7 @@ bool WorkloadView::openTrace(const QString& path) {
             out->trace = std::move(*t);
     });
     connect(m_loadThread, &QThread::finished, this, [this, out, cancel, path] {
-        m_loadThread->deleteLater();
+        deleteWhenReturned(m_loadThread);
         m_loadThread = nullptr;
         m_progressTimer->stop();
         m_progress->setVisible(false);

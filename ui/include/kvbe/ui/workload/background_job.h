@@ -15,11 +15,17 @@ class QTimer;
 
 namespace kvbe {
 
-// Called first on a worker thread of the window's (a trace read, a replay, a plan): lowers its
-// scheduling priority (Linux: nice +5, inherited by the threads it starts, such as the plan's
-// pool), so that on a machine whose cores the work fills the UI thread still gets a core the
-// moment it has an event to handle. Elsewhere it does nothing.
+// Called first on a worker thread of the window's (a trace read, a replay, a plan, a capacity
+// search): lowers its scheduling priority (Linux: nice +10 over the caller's, and SCHED_BATCH,
+// both inherited by the threads it starts, such as the plan's pool), so that on a machine whose
+// cores the work fills the UI thread still gets a core the moment it has an event to handle.
+// Core's threads never change their own priority: kvbe-cli's run at the caller's. Elsewhere it
+// does nothing.
+inline constexpr int kWorkerNiceIncrement = 10;
 void yieldToTheWindow();
+// Deletes a worker's QThread once its thread has returned, from the event loop, without making
+// the UI thread wait for it: for the handler of its finished() signal, instead of deleteLater().
+void deleteWhenReturned(QThread* thread);
 
 // One computation at a time on a worker thread, for a panel that shows its progress bar, a Cancel
 // button and a status line (the Capacity chart's search, the Plan section's grid). A run asked

@@ -12,6 +12,8 @@
 #include <QWidget>
 
 #include <atomic>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -66,7 +68,8 @@ class WorkloadView : public QWidget {
     // Stops a running read: nothing of it is kept.
     void cancelLoad();
     bool loading() const { return m_loadThread != nullptr; }
-    bool replaying() const { return m_replayThread != nullptr; }
+    // A replay runs, or its result is still being handed to the charts.
+    bool replaying() const { return m_replayThread != nullptr || !m_applySteps.empty(); }
 
     const WorkloadPtr& result() const { return m_result; }
     const QString& traceFile() const { return m_file; }
@@ -102,6 +105,8 @@ class WorkloadView : public QWidget {
     void requestReplay();
     void startReplay();
     void apply(WorkloadPtr w);
+    void applyStep(quint64 generation);
+    void finishApply(); // the last step: the capacity and plan panels, the rows, replayed()
     void showError(const QString& message);
     void onCapacityMoved(int row, int step);
     void exportVisible(bool csv);
@@ -155,7 +160,9 @@ class WorkloadView : public QWidget {
     std::shared_ptr<std::atomic<bool>> m_replayCancel;
     bool m_replayPending = false;
     quint64 m_generation = 0;
-    double m_lastSeconds = 0; // the last replay and sweep, on the worker
+    double m_lastSeconds = 0;                       // the last replay and sweep, on the worker
+    std::deque<std::function<void()>> m_applySteps; // a result's hand-over, one step a turn
+    quint64 m_applyGeneration = 0;
 };
 
 } // namespace kvbe
