@@ -4,6 +4,8 @@
 #pragma once
 
 #include "kvbe/cost/cost_model.h"
+#include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_generate.h"
 #include "test_support.h"
 
 #include <QFile>
@@ -16,6 +18,24 @@
 #include <vector>
 
 namespace kvbe::test {
+
+// A generated trace of n requests (docs/trace.md, "Generated traces"): shared system prompts,
+// conversations and one-off requests, from `seed`, at `rate` requests a second.
+inline Trace generatedTrace(std::uint64_t n, std::uint64_t seed, double rate = 20) {
+    TraceGeneratorSpec spec;
+    spec.requests = n;
+    spec.seed = seed;
+    spec.ratePerS = rate;
+    std::string text;
+    auto g = generateTrace(spec, [&](std::string_view chunk) -> Status {
+        text += chunk;
+        return Ok{};
+    });
+    if (!g) qFatal("%s", g.message().c_str());
+    auto t = loadTraceText(text, "generated", {});
+    if (!t) qFatal("%s", t.message().c_str());
+    return std::move(*t);
+}
 
 struct RealRequest {
     double n = 0;

@@ -5,6 +5,7 @@
 #include "kvbe/trace/trace_sample.h"
 
 #include "test_support.h"
+#include "trace_test_support.h"
 
 #include <QTest>
 
@@ -17,19 +18,8 @@ using namespace kvbe;
 namespace {
 
 // A generated trace of n requests (docs/trace.md, "Generated traces"), loaded as a replay holds it.
-Trace generated(std::uint64_t n) {
-    TraceGeneratorSpec spec;
-    spec.requests = n;
-    spec.seed = 7;
-    std::string text;
-    auto g = generateTrace(spec, [&](std::string_view chunk) -> Status {
-        text += chunk;
-        return Ok{};
-    });
-    if (!g) qFatal("%s", g.message().c_str());
-    auto t = loadTraceText(text, "generated", {});
-    if (!t) qFatal("%s", t.message().c_str());
-    return std::move(*t);
+Trace generated(std::uint64_t n, double rate = 20) {
+    return kvbe::test::generatedTrace(n, 7, rate);
 }
 
 const Trace& day() {

@@ -25,19 +25,7 @@ namespace {
 // A generated trace of n requests (docs/trace.md, "Generated traces"): shared system prompts,
 // conversations and one-off requests, at rate requests a second.
 Trace generated(std::uint64_t n, double rate = 20) {
-    TraceGeneratorSpec spec;
-    spec.requests = n;
-    spec.seed = 11;
-    spec.ratePerS = rate;
-    std::string text;
-    auto g = generateTrace(spec, [&](std::string_view chunk) -> Status {
-        text += chunk;
-        return Ok{};
-    });
-    if (!g) qFatal("%s", g.message().c_str());
-    auto t = loadTraceText(text, "generated", {});
-    if (!t) qFatal("%s", t.message().c_str());
-    return std::move(*t);
+    return kvbe::test::generatedTrace(n, 11, rate);
 }
 
 const Trace& day() {
