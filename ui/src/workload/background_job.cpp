@@ -1,5 +1,6 @@
 #include "kvbe/ui/workload/background_job.h"
 
+#include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QLabel>
 #include <QProgressBar>
@@ -8,6 +9,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <vector>
 
 #if defined(__linux__)
 #include <sched.h>
@@ -31,13 +33,40 @@ void yieldToTheWindow() {
 #endif
 }
 
+namespace {
+// The threads deleteWhenReturned is still looking at. When the application ends before one has
+// returned (its event loop gone), the last of Qt's clean-up waits for it and deletes it, so no
+// QThread outlives the application (LeakSanitizer caught one at exit).
+std::vector<QThread*>& pendingThreads() {
+    static std::vector<QThread*> pending;
+    return pending;
+}
+void deletePendingThreads() {
+    for (QThread* t : pendingThreads()) {
+        t->wait();
+        delete t;
+    }
+    pendingThreads().clear();
+}
+} // namespace
+
 void deleteWhenReturned(QThread* thread) {
     // QThread's destructor waits for a thread still in its finishing code (it emits finished()
     // before it is done), and a worker at a low priority on a busy machine may not get a core to
     // finish for hundreds of milliseconds: so look again, from the event loop, until it has.
+    auto& pending = pendingThreads();
     if (thread->wait(QDeadlineTimer(0))) {
+        pending.erase(std::remove(pending.begin(), pending.end(), thread), pending.end());
         thread->deleteLater(); // returned: its destructor has nothing to wait for
         return;
+    }
+    if (std::find(pending.begin(), pending.end(), thread) == pending.end()) {
+        static const bool registered = [] {
+            qAddPostRoutine(deletePendingThreads);
+            return true;
+        }();
+        (void)registered;
+        pending.push_back(thread);
     }
     QTimer::singleShot(10, thread, [thread] { deleteWhenReturned(thread); });
 }
