@@ -52,6 +52,19 @@ ReplayConfig plainConfig(const CostModel& cm) {
     return c;
 }
 
+// The conversation trace's tiered set-up: 2,000 blocks of GPU, 20,000 of DRAM (withDram) and
+// 200,000 of NVMe, each with its write bandwidth.
+ReplayConfig tieredConfig(const CostModel& cm, bool withDram) {
+    ReplayConfig c;
+    c.blockBytes = cm.kvBytesPerToken() * 512;
+    c.gpuCapacityBytes = 2000 * c.blockBytes;
+    if (withDram)
+        c.tiers.push_back(
+            SimTier{"dram", 20000 * c.blockBytes, TierPath{"dram", 55e9, 0.5e-3}, 5e9});
+    c.tiers.push_back(SimTier{"nvme", 200000 * c.blockBytes, TierPath{"nvme", 13.5e9, 1e-3}, 2e9});
+    return c;
+}
+
 QString realTracePath() {
     return QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl");
 }
@@ -403,13 +416,7 @@ class TestTraceCapacity : public QObject {
         QVERIFY2(t.ok(), t.ok() ? "" : t.message().c_str()); // the fixture ships with the tests
         const Trace part = tracePrefix(*t, 900);
         const CostModel cm = defaultCost();
-        ReplayConfig c;
-        c.blockBytes = cm.kvBytesPerToken() * 512;
-        c.gpuCapacityBytes = 2000 * c.blockBytes;
-        c.tiers.push_back(
-            SimTier{"dram", 20000 * c.blockBytes, TierPath{"dram", 55e9, 0.5e-3}, 5e9});
-        c.tiers.push_back(
-            SimTier{"nvme", 200000 * c.blockBytes, TierPath{"nvme", 13.5e9, 1e-3}, 2e9});
+        ReplayConfig c = tieredConfig(cm, true);
         c.writeQueue = writeQueue;
         CapacityRequest q;
         q.target = *parseLatencyTarget("p90=1s");
@@ -440,11 +447,7 @@ class TestTraceCapacity : public QObject {
         QVERIFY2(t.ok(), t.ok() ? "" : t.message().c_str());
         const Trace part = tracePrefix(*t, 900);
         const CostModel cm = defaultCost();
-        ReplayConfig c;
-        c.blockBytes = cm.kvBytesPerToken() * 512;
-        c.gpuCapacityBytes = 2000 * c.blockBytes;
-        c.tiers.push_back(
-            SimTier{"nvme", 200000 * c.blockBytes, TierPath{"nvme", 13.5e9, 1e-3}, 2e9});
+        ReplayConfig c = tieredConfig(cm, false);
         c.writeQueue = true;
         auto all = replayTrace(part, cm, c);
         QVERIFY(all.ok());
