@@ -12,6 +12,7 @@
 //                                                  (default 200,000 and 62,500, as the CLI's), to
 //                                                  sample a small trace
 #include "bench_qt.h"
+#include "kvbe/base/allocator.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/trace/trace_generate.h"
 #include "kvbe/ui/window/main_window.h"
@@ -121,6 +122,7 @@ const char* const kPhaseNames[Phases] = {"reading", "replaying", "planning"};
 } // namespace
 
 int main(int argc, char** argv) {
+    kvbe::returnLargeFreesToTheSystem(); // as kvbe-cli and kvbe do
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     TimedApp app(argc, argv);
     kvbe::bench::isolateBenchSettings();

@@ -9,6 +9,7 @@
 //                     peak memory of each (a child process each) and the ratio; <= 60 s, 2 GB
 // A 1-million-request trace is generated at bench time (deterministic); the conversation trace
 // is measured too (argument 1, or the fixture tests/fixtures/traces/mooncake-conversation.jsonl).
+#include "kvbe/base/allocator.h"
 #include "kvbe/cost/cost_model.h"
 #include "kvbe/plan/plan_sample.h"
 #include "kvbe/plan/plan_setup.h"
@@ -325,6 +326,7 @@ void measurePlanModes(const fs::path& file, std::size_t requests) {
 } // namespace
 
 int main(int argc, char** argv) {
+    kvbe::returnLargeFreesToTheSystem(); // as kvbe-cli and kvbe do
     const CostModel cm = costModel();
     const fs::path tmp =
         fs::temp_directory_path() / ("kvbe-bench-trace-" + std::to_string(::getpid()) + ".jsonl");

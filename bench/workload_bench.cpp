@@ -4,6 +4,7 @@
 // against the view's live budget (WorkloadView::kLiveSeconds): under it, sliders re-run as they
 // move; over it, on release.
 #include "bench_qt.h"
+#include "kvbe/base/allocator.h"
 #include "kvbe/base/statistics.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/ui/window/main_window.h"
@@ -20,6 +21,7 @@
 #include <vector>
 
 int main(int argc, char** argv) {
+    kvbe::returnLargeFreesToTheSystem(); // as kvbe-cli and kvbe do
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     kvbe::bench::isolateBenchSettings();

@@ -1,9 +1,12 @@
 // kvbe-cli: the headless side of kvbe. Other tools script against its output and exit codes.
 #include "commands.h"
 
+#include "kvbe/base/allocator.h"
+
 #include <iostream>
 
 int main(int argc, char** argv) {
+    kvbe::returnLargeFreesToTheSystem();
     using kvbe::ExitCode;
     CLI::App app{"kvbe-cli: KV offload break-even calculator and probes."};
     app.name("kvbe-cli");

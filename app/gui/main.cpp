@@ -1,4 +1,5 @@
 // kvbe: the desktop explorer, and headless chart export for scripts and the README.
+#include "kvbe/base/allocator.h"
 #include "kvbe/base/exit_code.h"
 #include "kvbe/files/trace_format.h"
 #include "kvbe/scenario/presets.h"
@@ -26,6 +27,7 @@ int printError(const QString& sentence, kvbe::ExitCode code = kvbe::ExitCode::Ba
 } // namespace
 
 int main(int argc, char** argv) {
+    kvbe::returnLargeFreesToTheSystem();
     QCoreApplication::setOrganizationName(QStringLiteral("kvbe"));
     QCoreApplication::setApplicationName(QStringLiteral("kvbe"));
     QCoreApplication::setApplicationVersion(QStringLiteral(KVBE_VERSION));

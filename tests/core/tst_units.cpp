@@ -1,8 +1,13 @@
+#include "kvbe/base/allocator.h"
 #include "kvbe/base/chunked_column.h"
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/units.h"
 
 #include <QTest>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 using namespace kvbe;
 
@@ -232,6 +237,28 @@ class TestUnits : public QObject {
             QCOMPARE(c.size(), std::size_t(0));
             QCOMPARE(c.chunks(), std::size_t(0));
         }
+    }
+
+    // After returnLargeFreesToTheSystem, an array of 1 MiB or more is a mapping of its own even
+    // after a larger one was freed; glibc alone would have raised its threshold past 2 MiB on
+    // that free and taken the next array from its arena, keeping the pages when freed.
+    void largeArraysAreMappedOnTheirOwn() {
+#if !defined(__GLIBC__) || defined(__SANITIZE_ADDRESS__)
+        QSKIP("glibc's malloc only (sanitizers bring their own allocator)");
+#else
+        QVERIFY(kvbe::returnLargeFreesToTheSystem());
+        constexpr std::size_t kBig = 8u << 20, kSmaller = 2u << 20;
+        void* big = std::malloc(kBig);
+        QVERIFY(big);
+        static_cast<volatile char*>(big)[0] = 1;
+        std::free(big);
+        const std::size_t before = mallinfo2().hblkhd; // bytes in mappings of their own
+        void* smaller = std::malloc(kSmaller);
+        QVERIFY(smaller);
+        QVERIFY(mallinfo2().hblkhd >= before + kSmaller);
+        std::free(smaller);
+        QCOMPARE(mallinfo2().hblkhd, before);
+#endif
     }
 };
 
