@@ -17,11 +17,13 @@ TEST_CASE("cuBLASLt: not mapped until asked for, then every function found") {
 #define KVBE_CHECK_BOUND(name) CHECK_MSG((*lt)->name != nullptr, #name);
     KVBE_CUBLASLT_FUNCTIONS(KVBE_CHECK_BOUND)
 #undef KVBE_CHECK_BOUND
-    // A call that needs no GPU: the status names are the library's own.
-    const std::string name = (*lt)->cublasLtGetStatusString(CUBLAS_STATUS_SUCCESS);
-    CHECK_MSG(name == "success", name); // CUDA 13.0's text for CUBLAS_STATUS_SUCCESS
+    // A call that needs no GPU ("success" in CUDA 13.0).
+    const char* name = (*lt)->cublasLtGetStatusString(CUBLAS_STATUS_SUCCESS);
+    CHECK(name != nullptr && std::string(name).size() > 0);
     auto again = cublasLt(); // loaded once
     CHECK(again.ok() && *again == *lt);
 }
 
-int main(int argc, char** argv) { return kvbe::test::runAll(argc, argv); }
+int main(int argc, char** argv) {
+    return kvbe::test::runAll(argc, argv);
+}

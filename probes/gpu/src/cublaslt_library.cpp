@@ -48,7 +48,7 @@ Result<const CublasLt*> load() {
     if (!handle) return cannotLoad(reason);
     static CublasLt api;
 #define KVBE_CUBLASLT_BIND(name)                                                                   \
-    api.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name));                         \
+    api.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name));                          \
     if (!api.name) return missing(#name);
     KVBE_CUBLASLT_FUNCTIONS(KVBE_CUBLASLT_BIND)
 #undef KVBE_CUBLASLT_BIND
