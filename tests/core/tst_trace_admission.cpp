@@ -222,6 +222,8 @@ class TestTraceAdmission : public QObject {
         QTest::newRow("K=2, 500 + 6000") << 500 << 6000 << 2;
         QTest::newRow("K=3, 2000 + 30000") << 2000 << 30000 << 3;
         QTest::newRow("K=2, no GPU, 6000") << 0 << 6000 << 2;
+        // A GPU holding a fifth of the trace's 182,790 distinct blocks.
+        QTest::newRow("K=2, 40000 + 60000") << 40000 << 60000 << 2;
     }
     void finiteCapacitiesEqualReferenceLrus() {
         QFETCH(int, gpu);

@@ -105,9 +105,11 @@ Result<TraceInspectReport> makeTraceInspectReport(const Trace& t, const std::str
     r.trace = &t;
     r.file = file;
     r.scenario = eval.scenario.name;
-    const std::vector<double> in(t.inputTokens.begin(), t.inputTokens.end());
+    // One copy of the lengths, sorted (sums of whole numbers below 2^53 are exact in any order).
+    std::vector<double> sorted(t.inputTokens.begin(), t.inputTokens.end());
+    std::sort(sorted.begin(), sorted.end());
     double sumIn = 0, sumOut = 0;
-    for (double v : in)
+    for (double v : sorted)
         sumIn += v;
     for (auto v : t.outputTokens)
         sumOut += v;
@@ -115,16 +117,16 @@ Result<TraceInspectReport> makeTraceInspectReport(const Trace& t, const std::str
         r.durationS = std::max(r.durationS, a);
     const double n = double(t.size());
     r.inputMean = n > 0 ? sumIn / n : 0;
-    std::vector<double> sorted = in;
-    std::sort(sorted.begin(), sorted.end());
     r.inputP50 = quantileOfSorted(sorted, 0.5);
     r.inputP90 = quantileOfSorted(sorted, 0.9);
     r.inputP99 = quantileOfSorted(sorted, 0.99);
-    r.inputMax = in.empty() ? 0 : *std::max_element(in.begin(), in.end());
+    r.inputMax = sorted.empty() ? 0 : sorted.back();
     r.outputMean = n > 0 ? sumOut / n : 0;
     if (t.summary.hasBlocks()) {
         ReplayConfig c;
         c.blockBytes = 1;
+        // The hits only: one rule's times kept, not five (8 bytes a request each).
+        c.reportRules = {"none"};
         auto u = replayTrace(t, eval.cost, c);
         if (!u) return u.error();
         r.unlimited = std::move(*u);
@@ -134,9 +136,8 @@ Result<TraceInspectReport> makeTraceInspectReport(const Trace& t, const std::str
         TraceInspectReport::Tier a{tc.preset.empty() ? tc.name : tc.preset,
                                    eval.cost.breakevenPrefix(eval.tiers[i]), 0};
         if (a.pStar) {
-            std::size_t k = 0;
-            for (double v : in)
-                k += v >= *a.pStar;
+            const auto k = static_cast<std::size_t>(
+                sorted.end() - std::lower_bound(sorted.begin(), sorted.end(), *a.pStar));
             a.shareAtOrAbove = n > 0 ? double(k) / n : 0;
         }
         r.tiers.push_back(a);
