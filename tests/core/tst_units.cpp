@@ -8,6 +8,15 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+// A sanitizer's allocator replaces glibc's (GCC says so with __SANITIZE_ADDRESS__, clang with
+// __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define KVBE_OWN_ALLOCATOR 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KVBE_OWN_ALLOCATOR 1
+#endif
+#endif
 
 using namespace kvbe;
 
@@ -243,7 +252,7 @@ class TestUnits : public QObject {
     // after a larger one was freed; glibc alone would have raised its threshold past 2 MiB on
     // that free and taken the next array from its arena, keeping the pages when freed.
     void largeArraysAreMappedOnTheirOwn() {
-#if !defined(__GLIBC__) || defined(__SANITIZE_ADDRESS__)
+#if !defined(__GLIBC__) || defined(KVBE_OWN_ALLOCATOR)
         QSKIP("glibc's malloc only (sanitizers bring their own allocator)");
 #else
         QVERIFY(kvbe::returnLargeFreesToTheSystem());
