@@ -2,20 +2,12 @@
 #include "kvbe/base/chunked_column.h"
 #include "kvbe/base/json_text.h"
 #include "kvbe/base/units.h"
+#include "sanitizer_build.h"
 
 #include <QTest>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
-#endif
-// A sanitizer's allocator replaces glibc's (GCC says so with __SANITIZE_ADDRESS__, clang with
-// __has_feature).
-#if defined(__SANITIZE_ADDRESS__)
-#define KVBE_OWN_ALLOCATOR 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KVBE_OWN_ALLOCATOR 1
-#endif
 #endif
 
 using namespace kvbe;
@@ -252,9 +244,11 @@ class TestUnits : public QObject {
     // after a larger one was freed; glibc alone would have raised its threshold past 2 MiB on
     // that free and taken the next array from its arena, keeping the pages when freed.
     void largeArraysAreMappedOnTheirOwn() {
-#if !defined(__GLIBC__) || defined(KVBE_OWN_ALLOCATOR)
-        QSKIP("glibc's malloc only (sanitizers bring their own allocator)");
+#if !defined(__GLIBC__)
+        QSKIP("glibc's malloc only");
 #else
+        if (kvbe::test::kAddressSanitizer)
+            QSKIP("glibc's malloc only (sanitizers bring their own allocator)");
         QVERIFY(kvbe::returnLargeFreesToTheSystem());
         constexpr std::size_t kBig = 8u << 20, kSmaller = 2u << 20;
         void* big = std::malloc(kBig);

@@ -4,6 +4,7 @@
 // Truths come from the stand-in's settings and docs/cost-model.md's formula, not from the probe.
 #include "kvbe/calibration/calibration.h"
 #include "kvbe/probe/probe_protocol.h"
+#include "sanitizer_build.h"
 
 #include <QDir>
 #include <QFile>
@@ -115,17 +116,7 @@ bool within(double got, double want, double rel) {
 // several times slower and lands in the measured TTFT unevenly across cache states (runs here
 // missed 15 % on a t_fixed of a few ms), so there the test only holds the parameters to the right
 // range (50 %): wrong units or a wrong state still fail it.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr double kRecoveryTolerance = 0.5;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr double kRecoveryTolerance = 0.5;
-#else
-constexpr double kRecoveryTolerance = 0.05;
-#endif
-#else
-constexpr double kRecoveryTolerance = 0.05;
-#endif
+constexpr double kRecoveryTolerance = kvbe::test::kAddressSanitizer ? 0.5 : 0.05;
 
 // The first fitted value that misses the stand-in's truth by more than the bound, as a sentence
 // with the whole result; empty when all are within it.

@@ -6,6 +6,8 @@
 // of QTEST_MAIN, then UiEventClock::reset() and UiEventClock::longest() around the work.
 #pragma once
 
+#include "sanitizer_build.h"
+
 #include <QApplication>
 #include <QEvent>
 #include <QMetaEnum>
@@ -18,17 +20,7 @@ namespace kvbe::test {
 
 // Sanitizers multiply the CPU cost of the same code; a bound on one event's work is stated for
 // the optimised build and scaled by this factor in a sanitizer build.
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr double kSanitizerSlowdown = 10.0;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr double kSanitizerSlowdown = 10.0;
-#else
-inline constexpr double kSanitizerSlowdown = 1.0;
-#endif
-#else
-inline constexpr double kSanitizerSlowdown = 1.0;
-#endif
+inline constexpr double kSanitizerSlowdown = kAddressSanitizer ? 10.0 : 1.0;
 
 struct LongestEvent {
     double ms = 0;

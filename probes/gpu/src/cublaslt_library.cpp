@@ -1,5 +1,7 @@
 #include "cublaslt_library.h"
 
+#include "dl_symbol.h"
+
 #include <dlfcn.h>
 #include <fstream>
 #include <mutex>
@@ -48,7 +50,7 @@ Result<const CublasLt*> load() {
     if (!handle) return cannotLoad(reason);
     static CublasLt api;
 #define KVBE_CUBLASLT_BIND(name)                                                                   \
-    api.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name));                          \
+    bindSymbol(handle, api.name, #name);                                                           \
     if (!api.name) return missing(#name);
     KVBE_CUBLASLT_FUNCTIONS(KVBE_CUBLASLT_BIND)
 #undef KVBE_CUBLASLT_BIND

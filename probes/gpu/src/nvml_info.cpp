@@ -1,5 +1,7 @@
 #include "kvbe/gpu/nvml_info.h"
 
+#include "dl_symbol.h"
+
 #include <dlfcn.h>
 
 namespace kvbe::gpu {
@@ -24,12 +26,6 @@ struct NvmlLibrary::Api {
     NvmlReturn (*eventReasons)(NvmlDevice, unsigned long long*) = nullptr;
 };
 
-namespace {
-template <class F> void bind(void* handle, F& fn, const char* symbol) {
-    fn = reinterpret_cast<F>(dlsym(handle, symbol));
-}
-} // namespace
-
 NvmlLibrary::NvmlLibrary() {
     for (const char* lib : {"libnvidia-ml.so.1", "libnvidia-ml.so"}) {
         m_handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
@@ -40,19 +36,19 @@ NvmlLibrary::NvmlLibrary() {
         return;
     }
     m_api = new Api;
-    bind(m_handle, m_api->init, "nvmlInit_v2");
-    bind(m_handle, m_api->shutdown, "nvmlShutdown");
-    bind(m_handle, m_api->byPciBusId, "nvmlDeviceGetHandleByPciBusId_v2");
-    bind(m_handle, m_api->name, "nvmlDeviceGetName");
-    bind(m_handle, m_api->clock, "nvmlDeviceGetClockInfo");
-    bind(m_handle, m_api->maxClock, "nvmlDeviceGetMaxClockInfo");
-    bind(m_handle, m_api->power, "nvmlDeviceGetPowerUsage");
-    bind(m_handle, m_api->powerLimit, "nvmlDeviceGetEnforcedPowerLimit");
-    bind(m_handle, m_api->temperature, "nvmlDeviceGetTemperature");
-    bind(m_handle, m_api->driverVersion, "nvmlSystemGetDriverVersion");
-    bind(m_handle, m_api->eventReasons, "nvmlDeviceGetCurrentClocksEventReasons");
+    bindSymbol(m_handle, m_api->init, "nvmlInit_v2");
+    bindSymbol(m_handle, m_api->shutdown, "nvmlShutdown");
+    bindSymbol(m_handle, m_api->byPciBusId, "nvmlDeviceGetHandleByPciBusId_v2");
+    bindSymbol(m_handle, m_api->name, "nvmlDeviceGetName");
+    bindSymbol(m_handle, m_api->clock, "nvmlDeviceGetClockInfo");
+    bindSymbol(m_handle, m_api->maxClock, "nvmlDeviceGetMaxClockInfo");
+    bindSymbol(m_handle, m_api->power, "nvmlDeviceGetPowerUsage");
+    bindSymbol(m_handle, m_api->powerLimit, "nvmlDeviceGetEnforcedPowerLimit");
+    bindSymbol(m_handle, m_api->temperature, "nvmlDeviceGetTemperature");
+    bindSymbol(m_handle, m_api->driverVersion, "nvmlSystemGetDriverVersion");
+    bindSymbol(m_handle, m_api->eventReasons, "nvmlDeviceGetCurrentClocksEventReasons");
     if (!m_api->eventReasons)
-        bind(m_handle, m_api->eventReasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+        bindSymbol(m_handle, m_api->eventReasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
     if (!m_api->init || !m_api->shutdown || !m_api->byPciBusId) {
         m_reason =
             "libnvidia-ml lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2 (driver too old)";
