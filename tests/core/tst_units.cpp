@@ -224,12 +224,17 @@ class TestUnits : public QObject {
     // A trace's columns as read: in chunks (here of 16 bytes, 4 values), joined in order into a
     // vector of exactly their size, the column empty after; one chunk or none the same.
     void chunkedColumnsJoinInOrder() {
-        for (std::uint32_t n : {0u, 1u, 4u, 5u, 13u}) {
-            kvbe::ChunkedColumn<std::uint32_t, 16> c;
+        // uint32 chunks of 8 bytes first (2 values), doubling to 32 bytes (8 values): 2, 4, 8,
+        // 8, ... values, so n values take these chunks (counted by hand).
+        const std::pair<std::uint32_t, std::size_t> cases[] = {{0, 0},  {1, 1},  {2, 1},  {3, 2},
+                                                               {6, 2},  {7, 3},  {14, 3}, {15, 4},
+                                                               {22, 4}, {23, 5}, {30, 5}, {31, 6}};
+        for (auto [n, chunks] : cases) {
+            kvbe::ChunkedColumn<std::uint32_t, 32, 8> c;
             for (std::uint32_t i = 0; i < n; ++i)
                 c.push_back(i * 7 + 1);
             QCOMPARE(c.size(), std::size_t(n));
-            QCOMPARE(c.chunks(), std::size_t((n + 3) / 4));
+            QCOMPARE(c.chunks(), chunks);
             const std::vector<std::uint32_t> v = c.join();
             QCOMPARE(v.size(), std::size_t(n));
             QCOMPARE(v.capacity(), std::size_t(n));
@@ -238,6 +243,27 @@ class TestUnits : public QObject {
             QCOMPARE(c.size(), std::size_t(0));
             QCOMPARE(c.chunks(), std::size_t(0));
         }
+    }
+
+    // A column costs what it holds: one value reserves the first chunk (4 KiB), not the 64 MiB
+    // of a full one, and a column of a million reserves less than twice what it holds.
+    void chunkedColumnsReserveWhatTheyHold() {
+        kvbe::ChunkedColumn<std::uint64_t> one;
+        one.push_back(7);
+        QCOMPARE(one.reserved() * sizeof(std::uint64_t), std::size_t(4096));
+        kvbe::ChunkedColumn<std::uint64_t> many;
+        for (std::uint64_t i = 0; i < 1'000'000; ++i)
+            many.push_back(i);
+        QVERIFY(many.reserved() >= 1'000'000);
+        QVERIFY(many.reserved() < 2'000'000);
+        // A chunk never exceeds the largest: 2^21 values of 8 bytes fill 16 MiB chunks only.
+        kvbe::ChunkedColumn<std::uint64_t, (16u << 20)> capped;
+        for (std::uint64_t i = 0; i < (std::uint64_t(5) << 21); ++i)
+            capped.push_back(i);
+        QVERIFY(capped.reserved() <= (std::size_t(5) << 21) + (std::size_t(2) << 21));
+        const auto v = capped.join();
+        QCOMPARE(v.size(), std::size_t(5) << 21);
+        QCOMPARE(v.back(), (std::uint64_t(5) << 21) - 1);
     }
 
     // After returnLargeFreesToTheSystem, an array of 1 MiB or more is a mapping of its own even
