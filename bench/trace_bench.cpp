@@ -303,6 +303,68 @@ PlanRun planInChild(const fs::path& file, bool exact) {
     return r;
 }
 
+// Reading alone, in a child process so its peak is its own: CPU seconds and peak RSS of
+// loadTrace (the replayable trace, its columns joined), and the trace's size.
+struct ReadRun {
+    double cpu = 0, rssMiB = 0;
+    bool ok = false;
+};
+ReadRun readInChild(const fs::path& file) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+        auto trace = loadTrace(file, {});
+        std::_Exit(trace ? 0 : 1);
+    }
+    ReadRun r;
+    int status = 0;
+    rusage ru{};
+    if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) return r;
+    r.cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+            double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+    r.rssMiB = double(ru.ru_maxrss) / 1024; // KiB on Linux
+    r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return r;
+}
+
+// A one-line trace read many times, as the trace fuzzer reads its inputs: microseconds of CPU a
+// read. The columns' storage should cost what the trace holds.
+// Main before the columns' chunks grew from 4 KiB (each column reserved 64 MiB at its first
+// value), measured by this bench built there, on the shared 2-core machine of
+// docs/measurements.md ("Reading: columns that cost what they hold").
+constexpr double kMainOneLineReadUs = 79.3;
+double oneLineReadUs() {
+    const std::string line =
+        "{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 10, \"hash_ids\": [1, 2]}\n";
+    constexpr int kReads = 2000;
+    const auto t0 = CpuClock::now();
+    for (int i = 0; i < kReads; ++i) {
+        auto t = loadTraceText(line, "one-line.jsonl", {});
+        if (!t || t->size() != 1) {
+            std::fprintf(stderr, "one-line trace: %s\n", t ? "wrong size" : t.message().c_str());
+            std::exit(1);
+        }
+    }
+    return seconds(t0) / kReads * 1e6;
+}
+
+void printOneLineRead() {
+    const double us = oneLineReadUs();
+    std::printf("  a one-line trace: %.1f us of CPU a read; main before growing chunks: %.1f us "
+                "(%.1fx faster)\n",
+                us, kMainOneLineReadUs, kMainOneLineReadUs / us);
+}
+
+void printRead(const fs::path& file) {
+    const ReadRun r = readInChild(file);
+    if (!r.ok) {
+        std::printf("  reading %s failed\n", file.c_str());
+        return;
+    }
+    std::printf("  read into a replayable trace, alone in a child process: %.2f s CPU, %.0f MiB "
+                "peak RSS\n",
+                r.cpu, r.rssMiB);
+}
+
 void measurePlanModes(const fs::path& file, std::size_t requests) {
     std::printf(
         "  trace plan --life 5 --slo-p99 1s on the generated %zu requests (default scenario "
@@ -327,6 +389,13 @@ void measurePlanModes(const fs::path& file, std::size_t requests) {
 
 int main(int argc, char** argv) {
     kvbe::returnLargeFreesToTheSystem(); // as kvbe-cli and kvbe do
+    // --read FILE: reading alone (a 10^7-request trace takes minutes through the whole bench).
+    if (argc == 3 && std::string(argv[1]) == "--read") {
+        std::printf("%s:\n", argv[2]);
+        printRead(argv[2]);
+        printOneLineRead();
+        return 0;
+    }
     const CostModel cm = costModel();
     const fs::path tmp =
         fs::temp_directory_path() / ("kvbe-bench-trace-" + std::to_string(::getpid()) + ".jsonl");
@@ -335,6 +404,8 @@ int main(int argc, char** argv) {
     generateTrace(tmp, requests);
     std::printf("generated %zu requests in %.2f s (%s)\n", requests, seconds(t0), tmp.c_str());
     measure("generated", tmp, cm, 20000, 200000, 2000000, false);
+    printRead(tmp);
+    printOneLineRead();
     measurePlanModes(tmp, requests);
     fs::remove(tmp);
 
