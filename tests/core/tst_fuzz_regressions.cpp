@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QDirIterator>
+#include <QFileInfo>
 #include <QTest>
 
 class TestFuzzRegressions : public QObject {
@@ -56,9 +57,34 @@ class TestFuzzRegressions : public QObject {
     }
     void traceReaders() {
         const int n = replay({"tests/fuzz/regressions/fuzz_trace", "tests/bad-inputs/trace",
-                              "tests/fixtures/traces"},
+                              "tests/fixtures/traces", "tests/fuzz/seeds/trace"},
                              kvbe::fuzz::fuzzTrace);
-        QVERIFY(n >= 20);
+        QVERIFY(n >= 28);
+    }
+    // Every registered trace format has a seed in tests/fuzz/seeds/trace that it reads, read as
+    // that format by name, with requests and block ids: the fuzzer starts inside each reader.
+    void everyTraceFormatHasASeed() {
+        QStringList seeds;
+        QDirIterator it(QStringLiteral(KVBE_SOURCE_DIR "/tests/fuzz/seeds/trace"), QDir::Files);
+        while (it.hasNext())
+            seeds << it.next();
+        QVERIFY(seeds.size() >= 5);
+        for (const auto& info : kvbe::traceFormats()) {
+            QStringList readBy;
+            for (const auto& path : seeds) {
+                QFile f(path);
+                QVERIFY(f.open(QIODevice::ReadOnly));
+                const QByteArray data = f.readAll();
+                kvbe::TraceReadOptions opt;
+                opt.format = kvbe::TraceFormat{info.name};
+                auto t = kvbe::loadTraceText(std::string_view(data.constData(), data.size()),
+                                             path.toStdString(), opt);
+                if (t && t->size() > 0) readBy << QFileInfo(path).fileName();
+            }
+            QVERIFY2(!readBy.isEmpty(),
+                     qPrintable(QStringLiteral("no seed in tests/fuzz/seeds/trace is read as '%1'")
+                                    .arg(QString::fromUtf8(info.name.data(), info.name.size()))));
+        }
     }
 };
 
