@@ -1,4 +1,4 @@
-// The config.json reader: the figures of shared/configs/README.md for every shipped config,
+// The config.json reader: the figures of resources/models/README.md for every shipped config,
 // the traps those files contain, the ways a config can be addressed, and bad input.
 #include "kvbe/model/config_reader.h"
 #include "test_support.h"
@@ -13,7 +13,7 @@ using kvbe::test::preset;
 class TestModelConfig : public QObject {
     Q_OBJECT
   private slots:
-    // shared/configs/README.md: KV bytes per token (BF16, no window cap) and total parameters.
+    // resources/models/README.md: KV bytes per token (BF16, no window cap) and total parameters.
     // The tolerance is half a unit of the last digit printed there.
     void readmeFigures_data() {
         QTest::addColumn<QString>("id");
