@@ -1,6 +1,8 @@
 // libFuzzer target: the config.json reader (see fuzz_bodies.h).
 #include "fuzz_bodies.h"
+#include "fuzz_delay.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    kvbe::fuzz::delayIfAsked();
     return kvbe::fuzz::fuzzConfigReader(data, size);
 }

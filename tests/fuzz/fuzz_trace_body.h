@@ -10,15 +10,34 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string_view>
 #include <vector>
 
 namespace kvbe::fuzz {
 
+// Two reads that give the same requests replay alike: Auto and the format it detects, and a
+// trace with nothing to skip read with and without skipBad, give the same trace, which is
+// replayed once (each input read 12 ways replayed up to 4 copies of one trace, 16 replays).
+inline bool sameReplayInput(const kvbe::Trace& a, const kvbe::Trace& b) {
+    return a.summary.blockTokens == b.summary.blockTokens && a.distinctBlocks == b.distinctBlocks &&
+           a.arrivalS == b.arrivalS && a.inputTokens == b.inputTokens &&
+           a.outputTokens == b.outputTokens && a.blockOffset == b.blockOffset &&
+           a.blocks == b.blocks;
+}
+
+// How many ways an input is tried. EveryWay (the regression test, tst_fuzz_regressions): every
+// format, with and without skipBad, and each distinct trace under both policies and both
+// placements. OneWay (the libFuzzer target): the input picks one format besides Auto detection
+// and one policy by its hash, so one input runs a sixth of the code and the fuzzer runs six
+// times the inputs; over the inputs every format and policy is tried, and an input that fails
+// one way fails the regression test too, which tries it every way.
+enum class FuzzWays { EveryWay, OneWay };
+
 // Whatever the bytes, every reader gives requests or a sentence naming the source; a trace with
 // block ids replays under every policy and placement with ratios in [0, 1] and `optimal` never
 // slower than `always` or GPU-only caching.
-inline int fuzzTrace(const uint8_t* data, size_t size) {
+inline int fuzzTraceWays(const uint8_t* data, size_t size, FuzzWays ways) {
     static const kvbe::CostModel cost = [] {
         auto p = kvbe::Presets::loadBuiltin();
         if (!p) std::abort();
@@ -34,6 +53,14 @@ inline int fuzzTrace(const uint8_t* data, size_t size) {
     std::vector<kvbe::TraceFormat> formats{kvbe::TraceFormat::Auto};
     for (const auto& info : kvbe::traceFormats())
         formats.push_back(kvbe::TraceFormat{info.name});
+    std::vector<kvbe::EvictionPolicy> policies{kvbe::EvictionPolicy::Lru,
+                                               kvbe::EvictionPolicy::S3Fifo};
+    if (ways == FuzzWays::OneWay) {
+        const std::size_t h = std::hash<std::string_view>{}(text);
+        formats = {kvbe::TraceFormat::Auto, formats[1 + h % (formats.size() - 1)]};
+        policies = {policies[(h >> 8) % 2]};
+    }
+    std::vector<kvbe::Trace> replayed;
     for (auto f : formats) {
         for (bool skip : {false, true}) {
             kvbe::TraceReadOptions opt;
@@ -46,7 +73,12 @@ inline int fuzzTrace(const uint8_t* data, size_t size) {
             }
             if (t->size() + 1 != t->blockOffset.size()) std::abort();
             if (!t->summary.hasBlocks() || t->size() > 2000) continue;
-            for (auto pol : {kvbe::EvictionPolicy::Lru, kvbe::EvictionPolicy::S3Fifo}) {
+            bool seen = false;
+            for (const auto& r : replayed)
+                seen = seen || sameReplayInput(r, *t);
+            if (seen) continue;
+            replayed.push_back(*t);
+            for (auto pol : policies) {
                 for (auto pl : {kvbe::Placement::WriteThrough, kvbe::Placement::Cascade}) {
                     kvbe::ReplayConfig c;
                     c.blockBytes = 1;
@@ -91,6 +123,10 @@ inline int fuzzTrace(const uint8_t* data, size_t size) {
         }
     }
     return 0;
+}
+
+inline int fuzzTrace(const uint8_t* data, size_t size) {
+    return fuzzTraceWays(data, size, FuzzWays::EveryWay);
 }
 
 } // namespace kvbe::fuzz
