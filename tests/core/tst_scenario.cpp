@@ -1,6 +1,8 @@
-// Scenarios: the default one, exact JSON round trips, evaluation, bad files, and the KV block
-// of a probe's --model.
+// Scenarios: the default one, exact JSON round trips, evaluation, bad files, the KV block of a
+// probe's --model, and the GPU presets' device names.
 #include "illustrative_scenario.h"
+#include "kvbe/scenario/gpu_names.h"
+#include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "test_support.h"
 
@@ -352,6 +354,84 @@ class TestScenario : public QObject {
         s.kvDtype = KvDtype::FP8;
         e = evaluate(s, presets());
         QCOMPARE(e->cost.kvBytesPerToken(), 57344.0);
+    }
+
+    // A device's name is taken for a preset by one rule, the device_names of the GPU presets
+    // (the GPU probes and the Fleet panel both ask it): the shipped file's names.
+    void deviceNamesMatchTheShippedPresets_data() {
+        QTest::addColumn<QString>("device");
+        QTest::addColumn<QString>("preset"); // empty: none
+        const auto row = [](const char* device, const char* preset) {
+            QTest::newRow(*device ? device : "(empty)") << QString(device) << QString(preset);
+        };
+        row("NVIDIA H200", "h200");
+        row("NVIDIA H100 80GB HBM3", "h100-sxm");
+        row("NVIDIA H100 PCIe", "h100-pcie");
+        row("NVIDIA H100 NVL", "h100-nvl");
+        row("NVIDIA A100-SXM4-80GB", "a100-80gb-sxm");
+        row("NVIDIA A100-SXM4-40GB", "");
+        row("NVIDIA L40S", "l40s");
+        row("NVIDIA RTX 4000 Ada Generation", "rtx-4000-ada");
+        row("NVIDIA GeForce RTX 4090", "rtx-4090");
+        row("AMD Instinct MI300X", "mi300x");
+        row("Tesla T4", "");
+        row("", "");
+    }
+    void deviceNamesMatchTheShippedPresets() {
+        QFETCH(QString, device);
+        QFETCH(QString, preset);
+        const auto got = matchGpuPreset(device.toStdString());
+        QCOMPARE(QString::fromStdString(got.value_or("")), preset);
+        if (got) QVERIFY(presets().findGpu(*got));
+    }
+
+    // A preset added to the file is matched with nothing else changed: presets read from a text
+    // with one more GPU, whose device names win over a shorter pattern that also matches.
+    void aGpuPresetAddedAtRunTimeIsMatched() {
+        const std::string text = R"({"kvbe_gpus": 1, "gpus": {
+            "h100-sxm": {"name": "NVIDIA H100 SXM5 80GB", "device_names": ["h100"],
+                         "bf16_tflops": 989.4, "fp8_tflops": 1978.9, "memory_GB": 80,
+                         "host_link_practical_GBps": 55},
+            "h100-x": {"name": "NVIDIA H100 X 96GB", "device_names": ["h100 x96", "hx 96gb"],
+                       "bf16_tflops": 900, "fp8_tflops": null, "memory_GB": 96,
+                       "host_link_practical_GBps": 60}}})";
+        auto gpus = parseGpuPresets(text, "more-gpus.json");
+        QVERIFY2(gpus.ok(), gpus.ok() ? "" : gpus.message().c_str());
+        auto names = parseGpuDeviceNames(text, "more-gpus.json");
+        QVERIFY2(names.ok(), names.ok() ? "" : names.message().c_str());
+        QCOMPARE(names->size(), std::size_t(3));
+        const auto match = [&](const char* device) {
+            return matchGpuPreset(device, *names).value_or("");
+        };
+        QCOMPARE(match("NVIDIA H100 X96"), std::string("h100-x"));
+        QCOMPARE(match("nvidia hx 96GB"), std::string("h100-x"));
+        QCOMPARE(match("NVIDIA H100 80GB HBM3"), std::string("h100-sxm"));
+        QCOMPARE(match("NVIDIA H200"), std::string());
+        QVERIFY(gpus->count(match("NVIDIA H100 X96")));
+        QCOMPARE(gpus->at("h100-x").memoryBytes, 96e9);
+    }
+
+    // Malformed device names fail the presets' reader too, naming the field.
+    void badDeviceNamesAreRefused_data() {
+        QTest::addColumn<QString>("names");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("not an array") << R"("h100")"
+                                      << "gpus.g.device_names is a string";
+        QTest::newRow("a number") << "[1]"
+                                  << "gpus.g.device_names[0] is a number";
+        QTest::newRow("blank") << R"(["  "])"
+                               << "gpus.g.device_names[0] is a string";
+    }
+    void badDeviceNamesAreRefused() {
+        QFETCH(QString, names);
+        QFETCH(QString, error);
+        const std::string text = R"({"gpus": {"g": {"bf16_tflops": 1, "fp8_tflops": null,
+            "memory_GB": 1, "host_link_practical_GBps": 1, "device_names": )" +
+                                 names.toStdString() + "}}}";
+        auto gpus = parseGpuPresets(text, "g.json");
+        QVERIFY(!gpus.ok());
+        QVERIFY2(QString::fromStdString(gpus.message()).contains(error), gpus.message().c_str());
+        QVERIFY(!parseGpuDeviceNames(text, "g.json").ok());
     }
 
     void kvBlockOfLlama32_3BIs28MiB() {

@@ -10,6 +10,7 @@
 #include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/gpu/layer_plan.h"
 #include "kvbe/gpu/reference_attention.h"
+#include "kvbe/scenario/gpu_names.h"
 #include "kvbe/scenario/presets.h"
 
 #include <cstdio>
@@ -255,6 +256,8 @@ TEST_CASE("options: ranges, sorting and de-duplication") {
     CHECK(!validate(g).ok());
 }
 
+// The probes take the preset by core's one rule (kvbe/scenario/gpu_names.h, the device_names of
+// resources/gpus.json).
 TEST_CASE("presets: device names map to data-sheet presets") {
     CHECK(matchGpuPreset("NVIDIA H200") == std::optional<std::string>("h200"));
     CHECK(matchGpuPreset("NVIDIA H100 80GB HBM3") == std::optional<std::string>("h100-sxm"));

@@ -128,15 +128,6 @@ std::string shellWord(const std::string& w) {
     return q + "'";
 }
 
-std::string shellCommand(const std::vector<std::string>& words) {
-    std::string cmd;
-    for (const auto& w : words) {
-        if (!cmd.empty()) cmd += ' ';
-        cmd += shellWord(w);
-    }
-    return cmd;
-}
-
 std::string shellCommandLines(const std::vector<std::string>& words) {
     std::string cmd;
     for (const auto& w : words) {

@@ -6,6 +6,7 @@
 #include "kvbe/base/json_text.h"
 #include "kvbe/cost/cost_model.h"
 #include "kvbe/model/config_reader.h"
+#include "kvbe/scenario/gpu_names.h"
 
 #include <algorithm>
 #include <cctype>
@@ -59,6 +60,9 @@ Result<std::map<std::string, GpuSpec>> parseGpuPresets(std::string_view text,
                                                        const std::string& source) {
     auto j = parseJsonText(text, source);
     if (!j) return j.error();
+    // Each preset's device names are the matching rule's (gpu_names.h); a file whose names are
+    // malformed is refused here too, rather than matching no device unseen.
+    if (auto names = parseGpuDeviceNames(text, source); !names) return names.error();
     try {
         const FieldReader r(*j, source, FieldNaming::Bare);
         if (!j->is_object() || !j->contains("gpus") || !(*j)["gpus"].is_object())

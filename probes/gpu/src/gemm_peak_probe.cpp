@@ -6,6 +6,7 @@
 #include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/gpu/layer_plan.h"
 #include "kvbe/probes/stop_signal.h"
+#include "kvbe/scenario/gpu_names.h"
 #include "kvbe/scenario/presets.h"
 #include "probe_util.h"
 

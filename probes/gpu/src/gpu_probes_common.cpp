@@ -1,12 +1,9 @@
-// What the GPU probes share with or without CUDA: their settings from the flags, the preset
-// match.
+// What the GPU probes share with or without CUDA: their settings from the flags.
 #include "kvbe/gpu/gpu_probes.h"
 
-#include "kvbe/base/text.h"
 #include "kvbe/base/units.h"
 
-#include <algorithm>
-#include <cctype>
+#include <cstdint>
 
 namespace kvbe::gpu {
 
@@ -68,23 +65,6 @@ Result<probes::ProbeOptions> PrefillProbe::configure(const ProbeArgs& a) {
     }
     if (auto st = readCommon(a, m_s.samples, m_s.device); !st) return st.error();
     return probes::ProbeOptions{};
-}
-
-std::optional<std::string> matchGpuPreset(const std::string& deviceName) {
-    const std::string n = lower(deviceName);
-    const auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
-    if (has("h200")) return "h200";
-    if (has("h100")) {
-        if (has("nvl")) return "h100-nvl";
-        if (has("pcie")) return "h100-pcie";
-        return "h100-sxm"; // "NVIDIA H100 80GB HBM3" is the SXM part
-    }
-    if (has("b200")) return "b200";
-    if (has("a100") && has("80")) return "a100-80gb-sxm";
-    if (has("l40s")) return "l40s";
-    if (has("rtx 4000 ada")) return "rtx-4000-ada";
-    if (has("4090")) return "rtx-4090";
-    return std::nullopt;
 }
 
 } // namespace kvbe::gpu

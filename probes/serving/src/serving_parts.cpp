@@ -199,13 +199,11 @@ void CompletionStream::line(std::string_view l) {
         }
     }
     // llama.cpp's server adds its slot's timings to the last chunk (tools/server/server-task.cpp,
-    // server_slot_stats::to_json): cache_n reused, prompt_n computed.
+    // server_slot_stats::to_json): cache_n reused (its prompt_n, computed, is not read).
     if (j.contains("timings") && j["timings"].is_object()) {
         const auto& t = j["timings"];
         if (t.contains("cache_n") && t["cache_n"].is_number())
             m_cacheN = t["cache_n"].get<double>();
-        if (t.contains("prompt_n") && t["prompt_n"].is_number())
-            m_promptN = t["prompt_n"].get<double>();
     }
 }
 

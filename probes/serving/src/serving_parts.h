@@ -54,7 +54,6 @@ class CompletionStream {
         return m_cacheN ? "timings.cache_n"
                         : (m_cachedTokens ? "usage.prompt_tokens_details.cached_tokens" : "");
     }
-    std::optional<double> computedTokens() const { return m_promptN; }
     size_t bytes() const { return m_bytes; }
 
   private:
@@ -62,7 +61,7 @@ class CompletionStream {
     std::string m_pending;
     bool m_firstToken = false, m_done = false;
     std::string m_error;
-    std::optional<double> m_promptTokens, m_cachedTokens, m_cacheN, m_promptN;
+    std::optional<double> m_promptTokens, m_cachedTokens, m_cacheN;
     size_t m_bytes = 0;
 };
 

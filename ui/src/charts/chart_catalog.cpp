@@ -22,11 +22,13 @@ using Target = Status (*)(ChartView&, const QString&);
 using Compute = Status (*)(ChartView&);
 
 template <class T>
-ChartKind row(const char* key, const char* title, ChartSource source, Tier tier = nullptr,
-              Imports imports = nullptr, Target target = nullptr, Compute compute = nullptr) {
+ChartKind row(const char* key, const char* title, const char* shortTitle, ChartSource source,
+              Tier tier = nullptr, Imports imports = nullptr, Target target = nullptr,
+              Compute compute = nullptr) {
     return {
         QLatin1String(key),
         title,
+        shortTitle,
         source,
         &T::staticMetaObject,
         [](QWidget* parent) -> std::unique_ptr<ChartView> { return std::make_unique<T>(parent); },
@@ -56,7 +58,8 @@ Status planNow(ChartView& c) {
     return static_cast<PlanChart&>(c).computeNow();
 }
 
-// Titles are translated where they are shown (ChartView::title), in ChartView's context.
+// Titles are translated where they are shown (ChartView::title, the window's tabs), in
+// ChartView's context.
 #define KVBE_TITLE(text) QT_TRANSLATE_NOOP("kvbe::ChartView", text)
 
 } // namespace
@@ -64,21 +67,23 @@ Status planNow(ChartView& c) {
 const std::vector<ChartKind>& chartKinds() {
     constexpr auto S = ChartSource::Scenario, T = ChartSource::Trace;
     static const std::vector<ChartKind> kinds = {
-        row<BreakevenChart>("breakeven", KVBE_TITLE("Break-even bandwidth"), S, nullptr,
-                            drawImplied<BreakevenChart>),
-        row<FractionChart>("fraction", KVBE_TITLE("Minimum cached fraction"), S, nullptr,
-                           drawImplied<FractionChart>),
-        row<TtftChart>("ttft", KVBE_TITLE("Time to first token"), S, nullptr, drawCurves),
-        row<ModelSizeChart>("models", KVBE_TITLE("Model size"), S),
-        row<FrontierChart>("frontier", KVBE_TITLE("Frontier map"), S, frontierTier),
-        row<PromptLengthChart>("workload-lengths", KVBE_TITLE("Prompt lengths"), T),
-        row<CapacityChart>("workload-capacity", KVBE_TITLE("Cache size"), T),
-        row<TtftDistributionChart>("workload-ttft", KVBE_TITLE("TTFT distribution"), T),
+        row<BreakevenChart>("breakeven", KVBE_TITLE("Break-even bandwidth"),
+                            KVBE_TITLE("Break-even"), S, nullptr, drawImplied<BreakevenChart>),
+        row<FractionChart>("fraction", KVBE_TITLE("Minimum cached fraction"),
+                           KVBE_TITLE("Cached fraction"), S, nullptr, drawImplied<FractionChart>),
+        row<TtftChart>("ttft", KVBE_TITLE("Time to first token"), KVBE_TITLE("TTFT"), S, nullptr,
+                       drawCurves),
+        row<ModelSizeChart>("models", KVBE_TITLE("Model size"), nullptr, S),
+        row<FrontierChart>("frontier", KVBE_TITLE("Frontier map"), KVBE_TITLE("Frontier"), S,
+                           frontierTier),
+        row<PromptLengthChart>("workload-lengths", KVBE_TITLE("Prompt lengths"), nullptr, T),
+        row<CapacityChart>("workload-capacity", KVBE_TITLE("Cache size"), nullptr, T),
+        row<TtftDistributionChart>("workload-ttft", KVBE_TITLE("TTFT distribution"), nullptr, T),
         // Drawn under the TTFT distribution, in its tab (workload_view.cpp).
-        row<LinkUseChart>("workload-links", KVBE_TITLE("Links over time"), T),
-        row<SloCapacityChart>("capacity", KVBE_TITLE("Capacity"), T, nullptr, nullptr,
+        row<LinkUseChart>("workload-links", KVBE_TITLE("Links over time"), nullptr, T),
+        row<SloCapacityChart>("capacity", KVBE_TITLE("Capacity"), nullptr, T, nullptr, nullptr,
                               capacityTarget, capacityNow),
-        row<PlanChart>("plan", KVBE_TITLE("Plan"), T, nullptr, nullptr, nullptr, planNow),
+        row<PlanChart>("plan", KVBE_TITLE("Plan"), nullptr, T, nullptr, nullptr, nullptr, planNow),
     };
     return kinds;
 }

@@ -1,6 +1,8 @@
 #include "kvbe/ui/fleet/fleet_panel.h"
 
+#include "kvbe/base/text.h"
 #include "kvbe/calibration/pykvcache.h"
+#include "kvbe/scenario/gpu_names.h"
 #include "kvbe/ui/fleet/fleet_drawing.h"
 #include "kvbe/ui/scenario/explorer.h"
 #include "kvbe/ui/widgets/file_dialogs.h"
@@ -29,23 +31,13 @@ namespace kvbe {
 
 namespace {
 
-// Letters and digits only, in lower case: "NVIDIA H100 80GB HBM3" → "nvidiah10080gbhbm3".
-QString squeezed(const QString& s) {
-    QString out;
-    for (const QChar c : s)
-        if (c.isLetterOrNumber()) out += c.toLower();
-    return out;
-}
-
-// Whether a file's GPU name (nvidia-smi's, as the probes write it) is of the GPU preset's
-// family: the preset key less its form factor ("h100-sxm" → "h100", "rtx-4090" → "rtx4090")
-// within the name. A name the file leaves empty matches (nothing to warn about).
-bool sameGpuFamily(const std::string& measured, const std::string& presetKey) {
+// Whether a file's GPU name (nvidia-smi's, as the probes write it) is the scenario's GPU preset,
+// by core's one rule (the device_names of resources/gpus.json); a scenario names its preset in
+// any case. A name the file leaves empty is (nothing to warn about), as is a scenario with no
+// preset.
+bool measuredOnPreset(const std::string& measured, const std::string& presetKey) {
     if (measured.empty() || presetKey.empty()) return true;
-    QString family = QString::fromStdString(presetKey);
-    for (const char* form : {"-sxm", "-pcie", "-nvl", "-80gb", "-40gb", "-ada"})
-        family.remove(QLatin1String(form));
-    return squeezed(QString::fromStdString(measured)).contains(squeezed(family));
+    return matchGpuPreset(measured) == lower(presetKey);
 }
 
 } // namespace
@@ -529,7 +521,7 @@ Status FleetPanel::adoptFitted() {
                             QString::fromStdString(r->model().id));
     // Measured on another GPU: its peak and host link are not the scenario's.
     const std::string& measuredGpu = m_model.at(m_fitRow).calibration.gpuName;
-    if (r && !sameGpuFamily(measuredGpu, now.gpu))
+    if (r && !measuredOnPreset(measuredGpu, now.gpu))
         details << QString()
                 << tr("The file was measured on %1; the scenario's GPU is %2, whose peak and "
                       "host link differ: the fitted utilisation and fixed costs may not carry "

@@ -97,13 +97,12 @@ MainWindow::MainWindow(Presets presets, QWidget* parent)
     auto* tabs = new FittingTabs(this);
     m_tabs = tabs;
     m_tabs->setObjectName(QStringLiteral("chartTabs"));
-    // Where the full titles do not fit (2560×1600 at ×2), these, so that every tab stays in view.
+    // Where the full titles do not fit (2560×1600 at ×2), the chart table's short ones, so that
+    // every tab stays in view.
     const auto shortTitle = [](const QString& key) {
-        if (key == QLatin1String("breakeven")) return tr("Break-even");
-        if (key == QLatin1String("fraction")) return tr("Cached fraction");
-        if (key == QLatin1String("ttft")) return tr("TTFT");
-        if (key == QLatin1String("frontier")) return tr("Frontier");
-        return QString();
+        const ChartKind* k = findChartKind(key);
+        return k && k->shortTitle ? QCoreApplication::translate("kvbe::ChartView", k->shortTitle)
+                                  : QString();
     };
     m_tabs->setDocumentMode(true);
     // The scenario charts of the chart table, in its order; the window talks to the charts that

@@ -104,11 +104,10 @@ std::vector<std::string> reportRisks(const ReportInputs& in);
 // The fit of one imported calibration to the scenario, as `kvbe-cli calibration fit` makes it.
 Result<FitResult> reportFit(const Calibration& c, const Evaluation& e);
 
-// A word of a command line quoted for a POSIX shell where it needs it, and a whole command.
+// A word of a command line quoted for a POSIX shell where it needs it.
 std::string shellWord(const std::string& word);
-std::string shellCommand(const std::vector<std::string>& words);
-// The same, one flag (a word starting with --) a line, continued with a backslash: a long command
-// that reads and copies whole.
+// A whole command of such words, one flag (a word starting with --) a line, continued with a
+// backslash: a long command that reads and copies whole.
 std::string shellCommandLines(const std::vector<std::string>& words);
 
 // "$12,345"

@@ -7,7 +7,6 @@
 #include "kvbe/probes/probe.h"
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,10 +14,6 @@ namespace kvbe::gpu {
 
 // Whether this build has the CUDA code (KVBE_HAVE_CUDA at configure time).
 bool builtWithCuda();
-
-// The data-sheet preset for a device name as CUDA or NVML reports it ("NVIDIA H200",
-// "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"); none for a GPU without a preset.
-std::optional<std::string> matchGpuPreset(const std::string& deviceName);
 
 class GpuCopyProbe : public probes::Probe {
   public:

@@ -32,6 +32,9 @@ enum class ChartSource { Scenario, Trace };
 struct ChartKind {
     QString key;       // "breakeven": --chart, object names, export file names
     const char* title; // the tab's title, untranslated (ChartView::title translates it)
+    // The window's tab title where the full ones do not fit (2560×1600 at ×2), untranslated, in
+    // ChartView's context; null where the title is short enough.
+    const char* shortTitle;
     ChartSource source;
     const QMetaObject* type;
     std::unique_ptr<ChartView> (*create)(QWidget* parent);

@@ -14,8 +14,6 @@ class FittingTabs : public QTabWidget {
     explicit FittingTabs(QWidget* parent = nullptr);
     // Adds a page with its full title and, if not empty, a short one.
     int addTab(QWidget* page, const QString& title, const QString& shortTitle = QString());
-    // Whether the short titles are shown now.
-    bool shortTitles() const { return m_short; }
 
   protected:
     void resizeEvent(QResizeEvent* e) override;

@@ -49,7 +49,7 @@ class PlanSection : public QWidget {
     bool setLimitsText(double lifeYears, const QString& sloP99, const QString& budgetUsd);
     const PlanLimits& limits() const { return m_limits; }
     // Exact: every configuration replayed in full, whatever the trace's size; otherwise a trace
-    // of sampleOptions().exactBelow requests or more is planned from samples. setExact is the
+    // of the sample options' exactBelow requests or more is planned from samples. setExact is the
     // user's tick (an undoable step where an undo stack is set).
     bool exact() const;
     void setExact(bool exact);
@@ -58,7 +58,6 @@ class PlanSection : public QWidget {
     // How a trace is sampled: the CLI's defaults (PlanSampleOptions: 200,000 requests or more,
     // at 62,500 / requests), a lower threshold and a set rate for a test on a small trace. Its
     // `exact` and `stages` are the section's own.
-    const PlanSampleOptions& sampleOptions() const { return m_sampleOptions; }
     void setSampleOptions(const PlanSampleOptions& o);
     // The progress line for a stage: "Fast mode, sample 1 of 2 at 6.25 %: replaying configuration
     // 12 of 268".
