@@ -330,7 +330,7 @@ ReadRun readInChild(const fs::path& file) {
 // read. The columns' storage should cost what the trace holds.
 // Main before the columns' chunks grew from 4 KiB (each column reserved 64 MiB at its first
 // value), measured by this bench built there, on the shared 2-core machine of
-// docs/measurements.md ("Reading: columns that cost what they hold").
+// docs/measurements.md (its entry on reading a trace into columns that grow).
 constexpr double kMainOneLineReadUs = 79.3;
 double oneLineReadUs() {
     const std::string line =
