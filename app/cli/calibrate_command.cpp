@@ -222,7 +222,7 @@ ExitCode runCalibrate(const CalibrateOptions& o) {
     if (fit) {
         c.fitted = fit->params;
         for (const auto& [name, p] : fit->breakevenPrefix)
-            if (p) c.breakevenPrefix[name] = std::ceil(*p);
+            if (p) c.breakevenPrefix[name] = *wholeBreakevenPrefix(p);
         for (const auto& n : fit->notes)
             std::cerr << "kvbe-cli calibrate: fit: " << n << "\n";
     } else {

@@ -148,7 +148,7 @@ ExitCode writeOut(const CalibrationFitOptions& o, const FileFit& f, const Calibr
     saved.fitted = f.fit.params;
     saved.breakevenPrefix.clear();
     for (const auto& [n, p] : f.fit.breakevenPrefix)
-        if (p) saved.breakevenPrefix[n] = std::ceil(*p);
+        if (p) saved.breakevenPrefix[n] = *wholeBreakevenPrefix(p);
     if (saved.model.empty()) saved.model = ctx.eval.model.id;
     if (!saved.kvDtype) saved.kvDtype = ctx.eval.cost.inputs().kvDtype;
     if (auto st = saveCalibration(o.out, saved); !st) return fail(st.message());

@@ -233,7 +233,9 @@ class TestUiWorkload : public QObject {
         const auto ref = reference(explorerOf(w)->scenario());
         int drawn = 0;
         for (std::size_t i = 0; i < ref.eval.tiers.size(); ++i) {
-            const auto pStar = ref.eval.cost.breakevenPrefix(ref.eval.tiers[i]);
+            // The whole prefix every view states (the prompts are whole tokens: the same count).
+            const auto pStar =
+                wholeBreakevenPrefix(ref.eval.cost.breakevenPrefix(ref.eval.tiers[i]));
             const QString key = QStringLiteral("tier/%1/pstar").arg(i);
             if (!pStar) {
                 QVERIFY(!chart->seriesByKey(key));
@@ -361,7 +363,7 @@ class TestUiWorkload : public QObject {
         QVERIFY(settle(*w));
         QCOMPARE(v->result()->eval->scenario.utilisation, s.utilisation);
         const auto ref = reference(s);
-        const auto pStar = ref.eval.cost.breakevenPrefix(ref.eval.tiers[0]);
+        const auto pStar = wholeBreakevenPrefix(ref.eval.cost.breakevenPrefix(ref.eval.tiers[0]));
         QCOMPARE(v->result()->scenarioTiers[0].pStar.has_value(), pStar.has_value());
         if (pStar) QCOMPARE(*v->result()->scenarioTiers[0].pStar, *pStar);
     }

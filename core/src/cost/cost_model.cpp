@@ -219,6 +219,14 @@ std::optional<double> CostModel::breakevenPrefixClosedForm(const TierPath& tier)
     return p;
 }
 
+std::optional<double> wholeBreakevenPrefix(std::optional<double> pStar) {
+    if (!pStar) return std::nullopt;
+    const double p = *pStar;
+    if (!(p > 0)) return 0.0;
+    if (!std::isfinite(p)) return p;
+    return std::ceil(p);
+}
+
 std::optional<double> CostModel::breakevenPrefix(const TierPath& tier) const {
     auto gain = [&](double p) { return tRecompute(p, 0) - tLoad(tier, p); };
     const double limit = m_in.model.contextLimit;

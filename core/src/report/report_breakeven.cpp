@@ -67,9 +67,9 @@ ReportSection reportBreakevenSection(const ReportInputs& in) {
 
     ReportTable prefix{{"Tier", "p* (break-even prefix)", "f*(N) at " + formatTokens(n)}, {}};
     for (const auto& t : e.tiers) {
-        const auto p = e.cost.breakevenPrefix(t);
+        const auto p = wholeBreakevenPrefix(e.cost.breakevenPrefix(t));
         const auto f = e.cost.minCachedFraction(t, n);
-        prefix.rows.push_back({t.name, p ? formatTokens(std::ceil(*p)) + " tokens" : "never pays",
+        prefix.rows.push_back({t.name, p ? formatTokens(*p) + " tokens" : "never pays",
                                f ? sig(*f * 100, 3) + " %" : std::string("never pays")});
     }
     sec.blocks.push_back({ReportBlock::Kind::Table, {}, prefix, {}, {}});

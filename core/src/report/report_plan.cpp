@@ -76,13 +76,13 @@ ReportSection reportTraceSection(const ReportInputs& in) {
 
     ReportTable lengths{{"Tier", "p*", "Requests at or above p*"}, {}};
     for (const auto& t : e.tiers) {
-        const auto p = e.cost.breakevenPrefix(t);
+        const auto p = wholeBreakevenPrefix(e.cost.breakevenPrefix(t));
         std::size_t above = 0;
         if (p)
             for (std::size_t i = 0; i < tr.size(); ++i)
                 if (double(tr.inputTokens[i]) >= *p) ++above;
         lengths.rows.push_back(
-            {t.name, p ? formatTokens(std::ceil(*p)) + " tokens" : "never pays",
+            {t.name, p ? formatTokens(*p) + " tokens" : "never pays",
              p && tr.size() ? sig(100.0 * double(above) / double(tr.size())) + " %" : "-"});
     }
     sec.blocks.push_back({ReportBlock::Kind::Table, {}, lengths, {}, {}});

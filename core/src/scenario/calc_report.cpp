@@ -125,7 +125,7 @@ json calcJson(const CalcReport& r) {
              {"t_fixed_s", e.cost.tFixed(t)},
              {"t0_s", t.tFixedS},
              {"t_layer_s", t.tLayerS},
-             {"breakeven_prefix_tokens", p ? jsonCount(std::ceil(*p)) : json(nullptr)}});
+             {"breakeven_prefix_tokens", p ? jsonCount(*wholeBreakevenPrefix(p)) : json(nullptr)}});
     }
     out["rows"] = json::array();
     for (const auto& row : r.rows) {
@@ -204,7 +204,8 @@ std::string calcTable(const CalcReport& r) {
             os << " (" << formatSeconds(t.tFixedS) << " + " << e.cost.kvStateLayers()
                << " layers × " << formatSeconds(t.tLayerS) << ")";
         os << "  break-even prefix "
-           << (p ? formatTokens(std::ceil(*p)) + " tokens" : std::string("never")) << "\n";
+           << (p ? formatTokens(*wholeBreakevenPrefix(p)) + " tokens" : std::string("never"))
+           << "\n";
     }
     os << "\nCached fraction for t_hit and speedup: " << printf1("%.0f", r.fraction * 100)
        << " %\n\n";

@@ -134,7 +134,8 @@ Result<TraceInspectReport> makeTraceInspectReport(const Trace& t, const std::str
     for (std::size_t i = 0; i < eval.tiers.size() && i < eval.scenario.tiers.size(); ++i) {
         const auto& tc = eval.scenario.tiers[i];
         TraceInspectReport::Tier a{tc.preset.empty() ? tc.name : tc.preset,
-                                   eval.cost.breakevenPrefix(eval.tiers[i]), 0};
+                                   wholeBreakevenPrefix(eval.cost.breakevenPrefix(eval.tiers[i])),
+                                   0};
         if (a.pStar) {
             const auto k = static_cast<std::size_t>(
                 sorted.end() - std::lower_bound(sorted.begin(), sorted.end(), *a.pStar));

@@ -126,9 +126,11 @@ void Replay::setUpTiers() {
         tr.capacityBytes = bytes;
         tr.capacityBlocks = m_caps[k];
         if (k > 0) {
-            tr.pStarTokens = m_cost.breakevenPrefix(m_config.tiers[k - 1].path);
+            // The rule decides on p* itself; the report states the whole prefix, as every view.
+            const auto pStar = m_cost.breakevenPrefix(m_config.tiers[k - 1].path);
+            tr.pStarTokens = wholeBreakevenPrefix(pStar);
             tr.writeBps = m_config.tiers[k - 1].writeBps;
-            m_pStar[k] = tr.pStarTokens ? *tr.pStarTokens : kUnlimited;
+            m_pStar[k] = pStar ? *pStar : kUnlimited;
         }
     }
     const std::uint32_t nb = m_trace.distinctBlocks;

@@ -11,7 +11,8 @@ namespace kvbe {
 
 namespace {
 QString pStarText(const std::optional<double>& p) {
-    return p ? QObject::tr("p* = %1").arg(tokensText(*p)) : QObject::tr("p*: never");
+    const auto whole = wholeBreakevenPrefix(p); // the value every view states
+    return whole ? QObject::tr("p* = %1").arg(tokensText(*whole)) : QObject::tr("p*: never");
 }
 // The curve falls to the right of p*, so its label goes below and to the left, unless that
 // would leave the plot.

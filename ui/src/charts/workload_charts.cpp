@@ -153,17 +153,17 @@ void PromptLengthChart::refill() {
         // The legend carries the sentence; the plot a short form of it, next to its line.
         line(key,
              tr("%1 p* = %2 tokens: %3 % of requests at or above")
-                 .arg(tier.name, QString::fromStdString(formatTokens(std::round(*tier.pStar))))
+                 .arg(tier.name, QString::fromStdString(formatTokens(*tier.pStar)))
                  .arg(tier.shareAtOrAbove * 100, 0, 'f', 1),
              col, 2, Qt::DashLine)
             ->replace(QList<QPointF>{{p, 0}, {p, ymax}});
         label(key,
               tr("p* %1: %2 % above")
-                  .arg(QString::fromStdString(formatTokens(std::round(*tier.pStar))))
+                  .arg(QString::fromStdString(formatTokens(*tier.pStar)))
                   .arg(tier.shareAtOrAbove * 100, 0, 'f', 1),
               QPointF(p, ymax * (0.98 - 0.25 * double(i % 3))), col,
               Qt::AlignRight | Qt::AlignBottom,
-              tr("p* %1").arg(QString::fromStdString(formatTokens(std::round(*tier.pStar)))));
+              tr("p* %1").arg(QString::fromStdString(formatTokens(*tier.pStar))));
     }
     endRefill();
     setHomeRange(xlo, xhi, 0, ymax);

@@ -162,12 +162,12 @@ PinComparison comparePins(const ResultPtr& current, const std::vector<ResultPtr>
         }
         for (size_t i = 0; i < tierColumns[s].size(); ++i) {
             // p* as core computed it for the scenario's curves (the tier table and the
-            // fraction chart show the same), whole tokens up as kvbe-cli calc prints it.
-            const auto p = i < r.curves.tiers.size()
-                               ? r.curves.tiers[i].breakevenPrefix
-                               : r.eval->cost.breakevenPrefix(r.eval->tiers[i]);
+            // fraction chart show the same), the whole prefix every view states.
+            const auto p = wholeBreakevenPrefix(
+                i < r.curves.tiers.size() ? r.curves.tiers[i].breakevenPrefix
+                                          : r.eval->cost.breakevenPrefix(r.eval->tiers[i]));
             row.values[tierColumns[s][i]] =
-                p ? CompareValue{State::Number, std::ceil(*p)} : CompareValue{State::Never, 0};
+                p ? CompareValue{State::Number, *p} : CompareValue{State::Never, 0};
         }
         if (!past.isEmpty()) {
             const QString lengthsText =

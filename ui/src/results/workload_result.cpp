@@ -110,7 +110,7 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
     for (std::size_t i = 0; i < sim.size(); ++i) {
         WorkloadTier t;
         t.name = QString::fromStdString(sim[i].name);
-        t.pStar = e.cost.breakevenPrefix(sim[i].path);
+        t.pStar = wholeBreakevenPrefix(e.cost.breakevenPrefix(sim[i].path));
         if (t.pStar) t.shareAtOrAbove = shareAtOrAbove(*trace, *t.pStar);
         w.scenarioTiers.push_back(t);
     }
@@ -293,7 +293,7 @@ QString workloadAnswer(const WorkloadResult& w) {
             if (t.pStar)
                 above << QStringLiteral("%1 above %2's p* (%3 tokens)")
                              .arg(percent(t.shareAtOrAbove), t.name)
-                             .arg(std::round(*t.pStar), 0, 'f', 0);
+                             .arg(*t.pStar, 0, 'f', 0);
         QString s =
             QStringLiteral("This %1 trace has no block ids, so it gives lengths and arrivals only: "
                            "no hit ratios.")

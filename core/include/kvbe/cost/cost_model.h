@@ -146,4 +146,11 @@ class CostModel {
     double m_effectiveFlops = 0; // peak · u · t
 };
 
+// A break-even prefix as every view states it: the smallest whole prefix that pays (its load no
+// slower than its recompute), ceil(p*). The default scenario's host DRAM has p* = 736.0000005:
+// 736 tokens do not quite pay, 737 do. calc, the charts, the pin table, the Workload tab, the
+// trace reports and the sign-off report all show this value; none rounds p* itself. None stays
+// none.
+std::optional<double> wholeBreakevenPrefix(std::optional<double> pStar);
+
 } // namespace kvbe
