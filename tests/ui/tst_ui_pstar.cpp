@@ -157,9 +157,9 @@ class TestPStar : public QObject {
             // The Workload tab: its tiers and its sentence for a trace without block ids.
             QCOMPARE(workload.scenarioTiers.size(), eval->tiers.size());
             QCOMPARE(*workload.scenarioTiers[i].pStar, n);
-            QCOMPARE(tokensIn(answer, QStringLiteral("%1's p\\* \\(([\\d,]+) tokens\\)")
-                                          .arg(QRegularExpression::escape(
-                                              workload.scenarioTiers[i].name))),
+            QCOMPARE(tokensIn(answer,
+                              QStringLiteral("%1's p\\* \\(([\\d,]+) tokens\\)")
+                                  .arg(QRegularExpression::escape(workload.scenarioTiers[i].name))),
                      n);
             // trace inspect: its JSON and its table.
             QCOMPARE(inspectJ["tiers"][i]["p_star_tokens"].get<double>(), n);
