@@ -27,6 +27,12 @@ std::string_view toString(RequestField f) {
         return "store after";
     case RequestField::RateScale:
         return "rate scale";
+    case RequestField::Router:
+        return "router";
+    case RequestField::NodeServers:
+        return "node servers";
+    case RequestField::Pooled:
+        return "pooled";
     case RequestField::Life:
         return "life";
     case RequestField::SloP99:
@@ -147,6 +153,52 @@ RequestResult<ReplaySetup> replaySetup(const ReplayRequest& r, const Evaluation&
                             "'" + std::to_string(r.instances) +
                                 "': expected 0 (no queueing) or more prefill servers"};
     c.instances = r.instances;
+    c.fleet.enabled = r.fleet;
+    if (!r.router.empty()) {
+        auto router = parseRouter(r.router);
+        if (!router) return RequestError{RequestField::Router, router.message()};
+        c.fleet.router = std::move(*router);
+    }
+    if (r.nodeServers < 1)
+        return RequestError{RequestField::NodeServers,
+                            "'" + std::to_string(r.nodeServers) +
+                                "': expected 1 or more servers per node"};
+    c.fleet.nodeServers = r.nodeServers;
+    auto tierNames = [&] {
+        std::string names;
+        for (std::size_t k = 0; k < c.tiers.size(); ++k)
+            names += (k ? ", " : "") + c.tiers[k].name;
+        return names.empty() ? std::string("none (the scenario has no offload tier)") : names;
+    };
+    c.fleet.pooled.assign(c.tiers.size(), false);
+    c.fleet.poolBps.assign(c.tiers.size(), 0.0);
+    for (const auto& name : r.pooled) {
+        bool found = false;
+        for (std::size_t k = 0; k < c.tiers.size(); ++k)
+            if (c.tiers[k].name == name) c.fleet.pooled[k] = found = true;
+        if (!found)
+            return RequestError{RequestField::Pooled, "'" + name +
+                                                          "' names no tier of the replay; "
+                                                          "expected one of " +
+                                                          tierNames()};
+    }
+    for (const auto& b : r.poolBandwidths) {
+        bool found = false;
+        for (std::size_t k = 0; k < c.tiers.size(); ++k)
+            if (c.tiers[k].name == b.tier && c.fleet.pooled[k]) {
+                c.fleet.poolBps[k] = b.bytesPerSecond;
+                found = true;
+            }
+        if (!found)
+            return RequestError{RequestField::Pooled,
+                                "'" + b.tier +
+                                    "': a pool bandwidth for a tier that is not "
+                                    "pooled; pool it first (--pooled " +
+                                    b.tier + ")"};
+    }
+    if (!r.pooled.empty() && r.instances < 2)
+        return RequestError{RequestField::Pooled,
+                            "a pooled tier needs a fleet: expected 2 or more servers (--servers)"};
     if (r.storeAfter < 1 || r.storeAfter > kMaxStoreAfter)
         return RequestError{RequestField::StoreAfter,
                             "'" + std::to_string(r.storeAfter) +

@@ -3,6 +3,7 @@
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -19,8 +20,10 @@ TierEndurance tierEndurance(const TierReport& tier, const DriveRating& drive, do
     TierEndurance e;
     e.drive = drive;
     if (durationS > 0) {
-        e.bytesOfferedPerDay = tier.bytesWritten * kSecondsPerDay / durationS;
-        e.bytesStoredPerDay = tier.bytesStored * kSecondsPerDay / durationS;
+        // In a fleet a local tier's drives are each node's: what each copy takes, on average.
+        const double copies = std::max<double>(1, tier.copies);
+        e.bytesOfferedPerDay = tier.bytesWritten / copies * kSecondsPerDay / durationS;
+        e.bytesStoredPerDay = tier.bytesStored / copies * kSecondsPerDay / durationS;
     }
     if (drive.capacityBytes && std::isfinite(tier.capacityBytes)) {
         // A hair below the quotient: 2 × 7.68 TB given in bytes takes 2 drives, not 3.

@@ -15,7 +15,7 @@ class LoadAware {
   public:
     LoadAware(const LoadAwareInputs& in)
         : m_in(in), m_cost(*in.cost), m_tiers(*in.tiers), m_k(in.tiers->size() + 1),
-          m_tail(m_k, 0.0) {}
+          m_tail(in.fleet ? in.fleet->links : m_k, 0.0) {}
 
     // Request i arriving at a, W seconds before a server is free: its cut and TTFT; books its
     // transfers (adding their time to `busy`).
@@ -23,6 +23,7 @@ class LoadAware {
                  LoadAwareResult& out, double& ttft, std::uint32_t& cut) {
         m_a = a;
         m_W = W;
+        m_i = static_cast<std::uint32_t>(i);
         m_n = static_cast<double>(m_in.trace->inputTokens[i]);
         const auto segs = m_in.runs->of(i);
         const double r0 = recompute(0);
@@ -83,9 +84,9 @@ class LoadAware {
             if (!(bestTok[q] > 0)) continue;
             const TierPath& path = m_tiers[q - 1].path;
             const double t = m_cost.tLoad(path, bestTok[q]);
-            const double start = std::max(e + path.tFixedS, m_tail[q]);
-            e = start + std::max(0.0, t - path.tFixedS);
-            m_tail[q] = e;
+            double start = 0;
+            e = bookTransfer(m_tail, m_in.fleet, q, slot(q), e + path.tFixedS,
+                             std::max(0.0, t - path.tFixedS), &start);
             alone += t;
             out.tokensServed[q] += bestTok[q];
             if (busy) (*busy)[q].add(start, e);
@@ -115,13 +116,20 @@ class LoadAware {
         return m_cost.tRecompute(m_n - p, p);
     }
     // When the transfers of tok would end, booked now behind the links' loads.
+    std::uint32_t slot(std::size_t q) const {
+        return m_in.fleet ? m_in.fleet->slot(q, m_i) : static_cast<std::uint32_t>(q);
+    }
     double loadEnd(const TierTokens& tok) const {
         double e = m_a;
         for (std::size_t q = 1; q < m_k; ++q) {
             if (!(tok[q] > 0)) continue;
             const TierPath& path = m_tiers[q - 1].path;
-            e = std::max(e + path.tFixedS, m_tail[q]) +
-                std::max(0.0, m_cost.tLoad(path, tok[q]) - path.tFixedS);
+            const double work = std::max(0.0, m_cost.tLoad(path, tok[q]) - path.tFixedS);
+            const double start = std::max(e + path.tFixedS, m_tail[slot(q)]);
+            e = start + work;
+            if (m_in.fleet && m_in.fleet->pool[q] != kNil)
+                e = std::max(e, std::max(m_tail[m_in.fleet->pool[q]], start) +
+                                    work * m_in.fleet->poolScale[q]);
         }
         return e;
     }
@@ -154,6 +162,7 @@ class LoadAware {
     const std::size_t m_k;
     std::vector<double> m_tail; // per tier: when its link has finished the loads booked
     double m_a = 0, m_W = 0, m_n = 0;
+    std::uint32_t m_i = 0;
 };
 
 } // namespace
@@ -168,17 +177,24 @@ LoadAwareResult queueLoadAware(int servers, const std::vector<double>& arrival,
     std::uint32_t ignored = 0;
     LoadAware rule(in);
     // A server for every request (the searches' bound) needs no queue: each is free from 0.
-    const bool everyone = static_cast<std::size_t>(servers) >= n;
+    const FleetLinks* fleet = in.fleet;
+    const bool everyone = !fleet && static_cast<std::size_t>(servers) >= n;
     std::priority_queue<double, std::vector<double>, std::greater<>> free;
-    for (int s = 0; s < servers && !everyone; ++s)
+    for (int s = 0; s < servers && !everyone && !fleet; ++s)
         free.push(0.0);
+    std::vector<double> own(fleet ? static_cast<std::size_t>(fleet->servers) : 0, 0.0);
     double waitSum = 0;
     for (const std::uint32_t i : order) {
         const double a = arrival[i];
-        const double wait = std::max(0.0, (everyone ? 0.0 : free.top()) - a);
+        const double wait = std::max(0.0, (fleet      ? own[fleet->server[i]]
+                                           : everyone ? 0.0
+                                                      : free.top()) -
+                                              a);
         double t = 0;
         rule.request(i, a, wait, busy, out, t, cuts ? (*cuts)[i] : ignored);
-        if (!everyone) {
+        if (fleet) {
+            own[fleet->server[i]] = a + t;
+        } else if (!everyone) {
             free.pop();
             free.push(a + t);
         }

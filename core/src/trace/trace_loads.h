@@ -20,6 +20,35 @@
 
 namespace kvbe::detail {
 
+// A fleet's queues and links (docs/workload-model.md, "The fleet"): each request's server, whose
+// queue is its own, and per tier and server the link its loads take (a local tier's: its node's;
+// a pooled tier's: its node's link to the pool, and the pool's aggregate bandwidth behind it).
+struct FleetLinks {
+    const std::uint16_t* server = nullptr; // per request
+    int servers = 0;
+    std::vector<std::vector<std::uint32_t>> link; // per tier (GPU first, unused): per server
+    std::vector<std::uint32_t> pool; // per tier: the pool's aggregate link (kNil: none)
+    std::vector<double> poolScale;   // per tier: seconds on the pool per second on a node's link
+    std::size_t links = 0;
+    std::uint32_t slot(std::size_t k, std::uint32_t i) const { return link[k][server[i]]; }
+};
+
+// One transfer of `work` seconds on tier k's link `slot` (its node's), starting no sooner than
+// `ready`: when it ends, the links' tails moved. Without a fleet the slot is the tier.
+inline double bookTransfer(std::vector<double>& tail, const FleetLinks* fleet, std::size_t k,
+                           std::uint32_t slot, double ready, double work, double* startOut) {
+    const double start = std::max(ready, tail[slot]);
+    double end = start + work;
+    if (fleet && fleet->pool[k] != kNil) {
+        double& p = tail[fleet->pool[k]];
+        p = std::max(p, start) + work * fleet->poolScale[k];
+        end = std::max(end, p);
+    }
+    tail[slot] = end;
+    if (startOut) *startOut = start;
+    return end;
+}
+
 // The loads of a rule whose cut is fixed before the queueing (always, breakeven): per request its
 // transfer per tier. Each tier's link is one FIFO: a request reads its tiers one after the other,
 // fastest first, as RequestCost::loadTime adds them; per tier t_fixed (a latency, shared with
@@ -50,7 +79,8 @@ class FifoLoads {
     std::vector<double> loadEnds(const std::vector<double>& arrival,
                                  const std::vector<std::uint32_t>& order,
                                  const std::vector<SimTier>& tiers,
-                                 std::vector<BusySeries>* busy = nullptr) const;
+                                 std::vector<BusySeries>* busy = nullptr,
+                                 const FleetLinks* fleet = nullptr) const;
 
   private:
     struct Segment {
@@ -121,7 +151,7 @@ struct ServerQueueing {
 ServerQueueing queueOnServers(int servers, const std::vector<double>& arrival,
                               const std::vector<std::uint32_t>& order, double* times,
                               const double* load, const std::vector<double>& loadEnd,
-                              const double* none = nullptr);
+                              const double* none = nullptr, const FleetLinks* fleet = nullptr);
 
 // The load-aware rule (`optimal` with prefill servers): at each request's arrival, in arrival
 // order, the cut j of its hit run (0 ≤ j ≤ h) with the shortest TTFT given the wait for a server W
@@ -140,6 +170,7 @@ struct LoadAwareInputs {
     // Per request the static optimal cut (no wait, idle links): where the rule cuts a run
     // shorter, the blocks between are declined for the backlog.
     const std::vector<std::uint32_t>* staticCut = nullptr;
+    const FleetLinks* fleet = nullptr; // a fleet's servers and links
 };
 
 struct LoadAwareResult : ServerQueueing {

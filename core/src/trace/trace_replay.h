@@ -9,6 +9,7 @@
 
 #include "trace_admission.h"
 #include "trace_cache.h"
+#include "trace_fleet.h"
 #include "trace_link_use.h"
 #include "trace_loads.h"
 #include "trace_write_queues.h"
@@ -184,6 +185,19 @@ class Replay {
     std::uint64_t m_window = 0;
     std::vector<std::uint8_t> m_tierOf; // per block of the current hit run: the tier read
     std::size_t m_evictLevel = 0;       // cascade: the tier evicting
+    // A fleet (instances > 1): its caches and router, each request's server, its links.
+    std::optional<detail::Fleet> m_fleet;
+    std::vector<std::uint16_t> m_serverOf;
+    std::optional<detail::FleetLinks> m_fleetLinks;
+    // Its write queues: one set per node (its local tiers), then one for the pools.
+    std::vector<WriteQueues> m_fleetQueues;
+    void setUpFleetLinks();
+    void fleetRequest(std::size_t i, std::span<const std::uint32_t> ids, double now);
+    // Tier k's write queue is on (in a fleet: on some node's or the pool's); the writes it queued;
+    // its time spent writing, per copy in a fleet (the mean over the nodes).
+    bool queueOn(std::size_t k) const;
+    std::uint64_t queuedWrites(std::size_t k) const;
+    BusySeries writeBusy(std::size_t k) const;
 };
 
 } // namespace kvbe::detail::sim

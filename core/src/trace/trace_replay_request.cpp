@@ -18,6 +18,10 @@ void Replay::request(std::size_t i) {
     m_res.blocks += m;
     if (m_tierOf.size() < m) m_tierOf.resize(m);
 
+    if (m_fleet) {
+        fleetRequest(i, ids, now);
+        return;
+    }
     const std::size_t h = lookUp(ids);
     const auto tok = countHits(i, h);
     // Shared links: the request's loads (its whole hit run, as `always` loads it: the cache
@@ -32,6 +36,67 @@ void Replay::request(std::size_t i) {
     const double issueDelay = admit(i, h, now);
     update(i, ids);
     if (m_queues->any()) m_queues->closeBatch(now + issueDelay);
+}
+
+// A fleet: the router picks the server; the caches it reads (its GPU, its node's tiers, the
+// pools) give the hit run, each with its node's (or the pools') write queues, and take the blocks.
+void Replay::fleetRequest(std::size_t i, std::span<const std::uint32_t> ids, double now) {
+    const std::size_t m = ids.size();
+    const int s = m_fleet->route(i, now);
+    m_serverOf.push_back(static_cast<std::uint16_t>(s));
+    WriteQueues* node = nullptr;
+    WriteQueues* pool = nullptr;
+    if (!m_fleetQueues.empty()) {
+        for (auto& q : m_fleetQueues)
+            if (q.any()) q.drain(now);
+        node = &m_fleetQueues[static_cast<std::size_t>(s / m_fleet->nodeServers())];
+        pool = &m_fleetQueues.back();
+    }
+    auto group = [&](std::size_t k) { return m_res.tiers[k].pooled ? pool : node; };
+    std::size_t h = 0;
+    for (; h < m; ++h) {
+        const std::uint32_t id = ids[h];
+        const std::uint8_t held = m_fleet->heldMask(id, s);
+        std::uint8_t mask = held;
+        if (node) {
+            const auto pending = static_cast<std::uint8_t>(node->pending(id) | pool->pending(id));
+            const auto dropped = static_cast<std::uint8_t>(node->dropped(id) | pool->dropped(id));
+            mask = static_cast<std::uint8_t>(held & ~(pending | dropped));
+            if (held && (held & -held) != (mask & -mask)) {
+                const auto f = static_cast<std::size_t>(__builtin_ctz(held));
+                if (pending & (1u << f))
+                    ++m_res.tiers[f].lookupsLate;
+                else
+                    ++m_res.tiers[f].lookupsDropped;
+            }
+        }
+        if (!mask) break;
+        m_tierOf[h] = static_cast<std::uint8_t>(__builtin_ctz(mask));
+    }
+    m_res.lookups += h < m ? h + 1 : h;
+    const auto tok = countHits(i, h);
+    if (node)
+        for (std::size_t k = 1; k < m_k; ++k)
+            if (WriteQueues* g = group(k); g->shared(k) && tok[k] > 0) {
+                const TierPath& path = m_config.tiers[k - 1].path;
+                g->occupyLink(k, now, std::max(0.0, m_cost.tLoad(path, tok[k]) - path.tFixedS));
+            }
+    const double service = admit(i, h, now);
+    m_fleet->update(
+        s, ids, [this](std::uint32_t id) { return sighted(id); },
+        [&](std::size_t k, std::uint32_t id, bool stored) {
+            WriteQueues* g = node ? group(k) : nullptr;
+            const auto bit = static_cast<std::uint8_t>(1u << k);
+            // A held block whose write was dropped is written again.
+            if (!stored && !(g && g->any() && (g->dropped(id) & bit))) return;
+            writeTo(k);
+            if (g && g->on(k)) g->enqueue(k, id);
+        });
+    if (node) {
+        if (node->any()) node->closeBatch(now + service);
+        if (pool != node && pool->any()) pool->closeBatch(now + service);
+    }
+    m_fleet->booked(i, s, now, service);
 }
 
 std::size_t Replay::lookUp(std::span<const std::uint32_t> ids) {

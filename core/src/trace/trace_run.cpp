@@ -37,7 +37,8 @@ Result<ReplayRun> runReplay(const Trace& trace, const CostModel& cost, const Rep
     if (backlog) {
         ReplayConfig free = config;
         free.writeQueue = false;
-        free.instances = 0;
+        // No servers (nothing queues), except a fleet's: its caches are its servers'.
+        if (!(config.instances > 1 && config.fleet.enabled)) free.instances = 0;
         auto f = replayTrace(trace, cost, free, nullptr,
                              [&](double) { return !progress || progress(1.0); });
         if (!f) return f.error();

@@ -37,8 +37,27 @@ Replay::Replay(const Trace& trace, const CostModel& cost, const ReplayConfig& co
         m_arrival = &m_scaled;
     }
     setUpTiers();
-    m_queues.emplace(config, m_caps, trace.distinctBlocks, m_resident.data(), m_res.tiers,
-                     m_res.binS);
+    // A fleet's write queues are its nodes' and its pools' (m_fleetQueues); the replay's own
+    // are then off.
+    m_queues.emplace(config, m_fleet ? std::vector<std::uint64_t>(m_k, 0) : m_caps,
+                     trace.distinctBlocks, m_resident.data(), m_res.tiers, m_res.binS);
+    if (m_fleet && config.writeQueue) {
+        const int nodes = m_fleet->nodes(), per = m_fleet->nodeServers();
+        m_fleetQueues.reserve(static_cast<std::size_t>(nodes) + 1);
+        for (int g = 0; g <= nodes; ++g) {
+            std::vector<std::uint64_t> caps = m_caps;
+            for (std::size_t k = 1; k < m_k; ++k)
+                if (m_res.tiers[k].pooled != (g == nodes)) caps[k] = 0;
+            const int server = g == nodes ? 0 : g * per;
+            const detail::Fleet* fleet = &*m_fleet;
+            m_fleetQueues.emplace_back(
+                config, caps, trace.distinctBlocks,
+                [fleet, server](std::uint32_t id, std::size_t k) {
+                    return fleet->holds(k, id, server);
+                },
+                m_res.tiers, m_res.binS);
+        }
+    }
     // Prefill times per rule (none, gpu-only, always, breakeven, optimal), and with instances
     // the load part of always and breakeven (the part a wait can hide), their transfers, and
     // the hit runs the load-aware rule cuts at queueing time.
@@ -86,6 +105,7 @@ ReplayResult Replay::finish() {
         m_per->optimal.assign(column(Optimal), column(Optimal) + m_n);
     }
     if (m_config.instances > 0) queueOnInstances();
+    if (m_fleet) m_res.fleet = m_fleet->report();
     summariseRuleTiers();
     for (std::size_t k = 1; k < m_k; ++k) {
         m_rules[Optimal].tiers[k].blocksDeclinedForBacklog = m_backlogBlocks[k];
@@ -134,11 +154,23 @@ void Replay::setUpTiers() {
         }
     }
     const std::uint32_t nb = m_trace.distinctBlocks;
-    m_inclusive = m_config.policy == EvictionPolicy::Lru &&
+    if (m_config.storeAfter > 1) m_seen = detail::BlockArray<std::uint8_t>(nb, 0);
+    if (m_config.instances > 1 && m_config.fleet.enabled) {
+        // A fleet: a cache per server, a local tier per node, one copy of a pooled tier.
+        m_fleet.emplace(m_trace, m_config, m_caps);
+        for (std::size_t k = 0; k < m_k; ++k) {
+            m_res.tiers[k].copies = m_fleet->copies(k);
+            m_res.tiers[k].pooled =
+                k > 0 && k - 1 < m_config.fleet.pooled.size() && m_config.fleet.pooled[k - 1];
+        }
+        m_serverOf.reserve(m_n);
+    }
+    m_inclusive = !m_fleet && m_config.policy == EvictionPolicy::Lru &&
                   m_config.placement == Placement::WriteThrough &&
                   m_trace.blocks.size() < detail::InclusiveLru::kNever;
-    if (m_config.storeAfter > 1) m_seen = detail::BlockArray<std::uint8_t>(nb, 0);
-    if (m_inclusive && m_config.storeAfter > 1) {
+    if (m_fleet) {
+        // The fleet holds the caches.
+    } else if (m_inclusive && m_config.storeAfter > 1) {
         // Store admission: the GPU sees every access, the offload tiers only the accesses of
         // admitted blocks. Each stream is inclusive by itself, so one recency structure
         // each: the GPU's, and the offload tiers' (their cursors skip the positions of the
@@ -197,6 +229,21 @@ Status checkConfig(const Trace& trace, const ReplayConfig& c) {
                              std::to_string(trace.blockOffset[i + 1] - trace.blockOffset[i]) +
                              " blocks; queueing on servers takes at most " +
                              std::to_string(detail::kMaxRunBlocks) + " a request"};
+    if (c.instances > 1 && c.fleet.enabled) {
+        if (c.instances > kMaxServers)
+            return Error{"servers: " + std::to_string(c.instances) + "; expected at most " +
+                         std::to_string(kMaxServers)};
+        if (c.policy != EvictionPolicy::Lru || c.placement != Placement::WriteThrough)
+            return Error{"servers: a fleet of " + std::to_string(c.instances) +
+                         " servers is replayed with LRU eviction and write-through placement; "
+                         "S3-FIFO and cascade are replayed on one server"};
+        if (c.fleet.nodeServers < 1)
+            return Error{"servers per node: " + std::to_string(c.fleet.nodeServers) +
+                         "; expected 1 or more"};
+        for (std::size_t k = 0; k < c.fleet.poolBps.size(); ++k)
+            if (!(c.fleet.poolBps[k] >= 0) || !std::isfinite(c.fleet.poolBps[k]))
+                return Error{"pool bandwidth: expected 0 (no limit) or more bytes/s"};
+    }
     if (c.storeAfter < 1 || c.storeAfter > kMaxStoreAfter)
         return Error{"store after: " + std::to_string(c.storeAfter) +
                      " sightings; expected a whole number from 1 (store every block) to " +
@@ -235,7 +282,10 @@ Result<detail::QueueInputs> detail::replayForQueueing(const Trace& trace, const 
                                                       const ReplayConfig& config, unsigned rules,
                                                       const std::function<bool(double)>& progress) {
     ReplayConfig c = config;
-    c.instances = std::max(1, c.instances); // collects the loads and their segments
+    // Collects the loads and their segments, on one server: the searches queue them on as many
+    // as they try.
+    c.instances = 1;
+    c.fleet.enabled = false;
     if (auto ok = checkConfig(trace, c); !ok) return ok.error();
     Replay replay(trace, cost, c, nullptr, rules, true);
     if (!replay.run(progress)) {

@@ -11,6 +11,22 @@ WriteQueues::WriteQueues(const ReplayConfig& config, const std::vector<std::uint
                          std::uint32_t blocks, const std::uint8_t* resident,
                          std::vector<TierReport>& report, double binS)
     : m_resident(resident), m_report(report), m_tiers(caps.size()) {
+    setUp(config, caps, binS);
+    m_pending = BlockBits(m_any ? blocks : 0, false);
+    m_dropped = BlockBits(m_any ? blocks : 0, false);
+}
+
+WriteQueues::WriteQueues(const ReplayConfig& config, const std::vector<std::uint64_t>& caps,
+                         std::uint32_t, std::function<bool(std::uint32_t, std::size_t)> held,
+                         std::vector<TierReport>& report, double binS)
+    : m_held(std::move(held)), m_report(report), m_tiers(caps.size()) {
+    setUp(config, caps, binS);
+    m_pending = BlockBits(0, true);
+    m_dropped = BlockBits(0, true);
+}
+
+void WriteQueues::setUp(const ReplayConfig& config, const std::vector<std::uint64_t>& caps,
+                        double binS) {
     if (config.writeQueue) {
         for (std::size_t k = 1; k < m_tiers; ++k) {
             const auto& t = config.tiers[k - 1];
@@ -25,8 +41,6 @@ WriteQueues::WriteQueues(const ReplayConfig& config, const std::vector<std::uint
             wq.bound = b >= 1 ? (b < 1e18 ? static_cast<std::uint64_t>(b) : kNoLimit) : 1;
         }
     }
-    m_pending = BlockArray<std::uint8_t>(m_any ? blocks : 0, 0);
-    m_dropped = BlockArray<std::uint8_t>(m_any ? blocks : 0, 0);
 }
 
 void WriteQueues::drain(double t) {
@@ -67,7 +81,7 @@ void WriteQueues::drainTier(std::size_t k, double t) {
     const double from = wq.headDone - wq.tau;
     double to = from;
     while (!wq.q.empty() && wq.headDone <= t) {
-        m_pending[wq.q.front()] &= static_cast<std::uint8_t>(~bit);
+        m_pending.clear(wq.q.front(), bit);
         wq.q.pop_front();
         to = wq.headDone;
         if (!wq.q.empty()) wq.headDone += wq.tau;
@@ -90,8 +104,8 @@ void WriteQueues::issue(std::size_t k, std::uint32_t id, double t) {
         wq.busy.add(t - done, t);
         const std::uint32_t old = wq.q.front();
         wq.q.pop_front();
-        m_pending[old] &= static_cast<std::uint8_t>(~bit);
-        if (m_resident[old] & bit) m_dropped[old] |= bit;
+        m_pending.clear(old, bit);
+        if (m_resident ? (m_resident[old] & bit) != 0 : m_held(old, k)) m_dropped.set(old, bit);
         ++m_report[k].writesDropped;
         wq.headDone = start + wq.tau;
     }

@@ -8,10 +8,50 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <functional>
 #include <queue>
+#include <unordered_map>
 #include <vector>
 
 namespace kvbe::detail {
+
+// A byte of tier bits per block: dense (an array over every block) or, for the many queues of a
+// fleet, sparse (only the blocks with a bit set: their pending and dropped writes).
+class BlockBits {
+  public:
+    BlockBits() = default;
+    BlockBits(std::uint32_t blocks, bool sparse) : m_sparse(sparse) {
+        if (!sparse) m_dense = BlockArray<std::uint8_t>(blocks, 0);
+    }
+    std::uint8_t operator[](std::uint32_t id) const {
+        if (!m_sparse) return m_dense[id];
+        const auto it = m_map.find(id);
+        return it == m_map.end() ? 0 : it->second;
+    }
+    void set(std::uint32_t id, std::uint8_t bits) {
+        if (!m_sparse) {
+            m_dense[id] |= bits;
+            return;
+        }
+        m_map[id] |= bits;
+    }
+    void clear(std::uint32_t id, std::uint8_t bits) {
+        if (!m_sparse) {
+            m_dense[id] &= static_cast<std::uint8_t>(~bits);
+            return;
+        }
+        const auto it = m_map.find(id);
+        if (it == m_map.end()) return;
+        it->second &= static_cast<std::uint8_t>(~bits);
+        if (!it->second) m_map.erase(it);
+    }
+    std::uint64_t bytes() const { return m_dense.bytes() + m_map.size() * 16; }
+
+  private:
+    bool m_sparse = false;
+    BlockArray<std::uint8_t> m_dense;
+    std::unordered_map<std::uint32_t, std::uint8_t> m_map;
+};
 
 // One queue per offload tier with a write bandwidth (ReplayConfig::writeQueue). Writes wait for
 // their request's prefill to end, then join their tier's queue in the order they were issued and
@@ -23,6 +63,12 @@ class WriteQueues {
     WriteQueues(const ReplayConfig& config, const std::vector<std::uint64_t>& caps,
                 std::uint32_t blocks, const std::uint8_t* resident, std::vector<TierReport>& report,
                 double binS);
+    // A fleet's queues of one node (or of the pools): the tiers whose caps are not 0 here, each
+    // block's pending and dropped bits kept sparsely, and `held(id, k)` whether this node's copy
+    // of tier k still holds a block.
+    WriteQueues(const ReplayConfig& config, const std::vector<std::uint64_t>& caps,
+                std::uint32_t blocks, std::function<bool(std::uint32_t, std::size_t)> held,
+                std::vector<TierReport>& report, double binS);
 
     bool any() const { return m_any; }
     bool anySharedLink() const { return m_anyShared; }
@@ -52,9 +98,9 @@ class WriteQueues {
     // write, issued when the request's prefill ends, has gone through the queue.
     void enqueue(std::size_t k, std::uint32_t id) {
         const auto bit = static_cast<std::uint8_t>(1u << k);
-        m_dropped[id] &= static_cast<std::uint8_t>(~bit);
+        m_dropped.clear(id, bit);
         if (m_pending[id] & bit) return; // its earlier write is still to come: that one stores it
-        m_pending[id] |= bit;
+        m_pending.set(id, bit);
         ++m_queued[k];
         m_writes.push_back(Write{id, static_cast<std::uint32_t>(k)});
     }
@@ -97,13 +143,15 @@ class WriteQueues {
     void drainTier(std::size_t k, double t);
     void issue(std::size_t k, std::uint32_t id, double t);
 
-    const std::uint8_t* m_resident;
+    const std::uint8_t* m_resident = nullptr;
+    std::function<bool(std::uint32_t, std::size_t)> m_held; // a fleet's, instead of m_resident
     std::vector<TierReport>& m_report;
     std::size_t m_tiers;
     std::array<Queue, kMaxTiers> m_q;
     std::array<std::uint64_t, kMaxTiers> m_queued{};
     bool m_any = false, m_anyShared = false;
-    BlockArray<std::uint8_t> m_pending, m_dropped;
+    BlockBits m_pending, m_dropped;
+    void setUp(const ReplayConfig& config, const std::vector<std::uint64_t>& caps, double binS);
     std::deque<Write> m_writes;
     std::deque<Batch> m_batches;
     std::uint64_t m_writesBase = 0, m_batchesBase = 0;

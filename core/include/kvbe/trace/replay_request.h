@@ -30,6 +30,9 @@ enum class RequestField {
     Instances,
     StoreAfter,
     RateScale,
+    Router,
+    NodeServers,
+    Pooled,
     // the plan's
     Life,
     SloP99,
@@ -75,7 +78,15 @@ struct ReplayRequest {
     bool everyLinkShared = false;           // every offload tier's
     std::optional<double> writeBufferBytes; // every tier's; none: kDefaultWriteBufferBytes
     bool writeQueue = true;
-    int instances = 0;  // prefill servers; 0: no queueing
+    int instances = 0; // prefill servers; 0: no queueing; above 1: a fleet, a cache each
+    // The fleet (above one server): the router as `--router` takes it (empty: round-robin),
+    // servers per node, the tiers pooled for the whole fleet by name (the others are on each
+    // node), and a pooled tier's aggregate read bandwidth by name.
+    bool fleet = false; // instances > 1 are a fleet (else servers sharing one cache)
+    std::string router;
+    int nodeServers = 1;
+    std::vector<std::string> pooled;
+    std::vector<TierWrite> poolBandwidths;
     int storeAfter = 1; // 1 to kMaxStoreAfter
     double rateScale = 1;
 };

@@ -22,7 +22,8 @@ struct TierEndurance {
     std::optional<std::int64_t> drives;
     double installedBytes = 0; // drives × drive capacity
     // The bytes offered to the tier and those that reached it (a full write queue drops some),
-    // per day: × 86,400 s / the trace's duration. Empty when the trace spans no time.
+    // per day: × 86,400 s / the trace's duration; in a fleet, a local tier's per node (its
+    // drives are each node's). Empty when the trace spans no time.
     std::optional<double> bytesOfferedPerDay, bytesStoredPerDay;
     // Stored bytes per day ÷ installed capacity: the drive writes per day the workload asks for.
     std::optional<double> driveWritesPerDay;

@@ -5,6 +5,7 @@
 #include "kvbe/base/result.h"
 #include "kvbe/cost/cost_model.h"
 #include "kvbe/scenario/hardware.h"
+#include "kvbe/trace/fleet.h"
 #include "kvbe/trace/trace.h"
 
 #include <cstdint>
@@ -77,7 +78,11 @@ struct ReplayConfig {
     // (FIFO): a load starts when the loads ahead of it have finished. `optimal` then decides each
     // request at its arrival from the wait for a server and the loads already queued on each
     // link (docs/workload-model.md, "Admission under load").
+    // With more than one and fleet.enabled, a fleet (docs/workload-model.md, "The fleet"): each
+    // server has its own GPU cache of gpuCapacityBytes and its own queue, the router
+    // (fleet.router) sends each request to one, and each offload tier is on every node or pooled.
     int instances = 0;
+    FleetConfig fleet;
     // Store admission: a block is written to the offload tiers only from its storeAfter-th
     // sighting on (every request that contains it is a sighting, hits included), and is
     // readable there from the next request on. 1 stores every block (write-all). The GPU is not
@@ -183,6 +188,10 @@ struct TierReport {
     // The write path's busy share: with a write queue the time it spent writing, otherwise the
     // writes offered at writeBps (which may exceed 1). Empty without a write bandwidth.
     LinkUse write;
+    // In a fleet: the copies of the tier (a GPU cache per server, a local tier per node, one
+    // pool); capacityBytes and capacityBlocks are each copy's, the hits and writes all of them.
+    std::uint32_t copies = 1;
+    bool pooled = false;
 };
 
 struct ReplayResult {
@@ -196,10 +205,11 @@ struct ReplayResult {
     // kMaxLinkBins over the trace.
     double binS = 60;
     double durationS = 0;
-    HitRatios anyTier;             // the whole hit run, wherever it is
-    std::vector<TierReport> tiers; // GPU first
-    std::vector<RuleResult> rules; // none, gpu-only, always, breakeven, optimal
-    std::uint64_t stateBytes = 0;  // the simulator's cache state
+    HitRatios anyTier;                // the whole hit run, wherever it is
+    std::vector<TierReport> tiers;    // GPU first
+    std::vector<RuleResult> rules;    // none, gpu-only, always, breakeven, optimal
+    std::uint64_t stateBytes = 0;     // the simulator's cache state
+    std::optional<FleetReport> fleet; // with instances > 1
     bool cancelled = false;
 
     const RuleResult* rule(std::string_view name) const;

@@ -1,0 +1,252 @@
+// A fleet in the replay (trace_fleet.h): its caches, what the router knows of the servers' load,
+// and the report of where the requests went. The routers are in trace_router.cpp.
+#include "trace_fleet.h"
+
+#include "kvbe/base/text.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kvbe::detail {
+
+Fleet::Fleet(const Trace& trace, const ReplayConfig& config, const std::vector<std::uint64_t>& caps)
+    : m_trace(trace), m_rc(config.fleet.router), m_n(config.instances),
+      m_nodeServers(std::clamp(config.fleet.nodeServers, 1, config.instances)),
+      m_b(trace.summary.blockTokens), m_caps(caps), m_queue(static_cast<std::size_t>(m_n)),
+      m_free(static_cast<std::size_t>(m_n), 0.0), m_requests(static_cast<std::size_t>(m_n), 0),
+      m_busy(static_cast<std::size_t>(m_n), 0.0), m_rng(m_rc.seed) {
+    const std::uint32_t blocks = trace.distinctBlocks;
+    m_tiers.reserve(caps.size());
+    m_tiers.emplace_back(blocks, m_n, 1, caps[0]);
+    m_tierNames.emplace_back("gpu");
+    for (const auto& t : config.tiers)
+        m_tierNames.push_back(t.name);
+    for (std::size_t k = 1; k < caps.size(); ++k) {
+        const bool pooled = k - 1 < config.fleet.pooled.size() && config.fleet.pooled[k - 1];
+        m_tiers.emplace_back(blocks, m_n, pooled ? m_n : m_nodeServers, caps[k]);
+        if (!pooled) m_localLevels.push_back(k);
+    }
+    const RouterKind kind = m_rc.kind;
+    m_needsLoad = kind == RouterKind::LeastLoaded || kind == RouterKind::Sglang ||
+                  kind == RouterKind::LlmD || kind == RouterKind::Dynamo;
+    if (kind == RouterKind::Session) {
+        // 160 points a server, as uhashring's default ring; kvbe's hash, as it has no URLs.
+        for (int s = 0; s < m_n; ++s)
+            for (std::uint64_t v = 0; v < 160; ++v)
+                m_ring.emplace_back(mix64((static_cast<std::uint64_t>(s + 1) << 32) ^ v), s);
+        std::sort(m_ring.begin(), m_ring.end());
+    }
+    if (kind == RouterKind::Sglang) {
+        m_tree.emplace(blocks, m_n, 1, kNoLimit);
+        const double chars = std::max(1.0, m_rc.charsPerToken * m_b);
+        m_treeBlocks = static_cast<std::uint64_t>(std::floor(m_rc.maxTreeSize / chars));
+        m_nextEviction = m_rc.evictionIntervalS;
+    }
+    if (kind == RouterKind::LlmD) {
+        m_waiting.assign(static_cast<std::size_t>(m_n), 0.0);
+        m_usage.assign(static_cast<std::size_t>(m_n), 0.0);
+    }
+    if (kind == RouterKind::Dynamo) {
+        m_active.emplace(blocks, m_n);
+        m_activeTokens.assign(static_cast<std::size_t>(m_n), 0.0);
+        m_activeBlocks.assign(static_cast<std::size_t>(m_n), 0);
+    }
+    m_depthLevel.resize(m_localLevels.size());
+}
+
+std::size_t Fleet::lookUp(int s, std::span<const std::uint32_t> ids, std::uint8_t* tierOf) const {
+    const std::size_t k = m_tiers.size();
+    std::size_t h = 0;
+    for (; h < ids.size(); ++h) {
+        std::size_t q = 0;
+        while (q < k && !m_tiers[q].holds(ids[h], s))
+            ++q;
+        if (q == k) break;
+        tierOf[h] = static_cast<std::uint8_t>(q);
+    }
+    return h;
+}
+
+void Fleet::booked(std::size_t i, int s, double now, double serviceS) {
+    const auto u = static_cast<std::size_t>(s);
+    const double start = std::max(now, m_free[u]);
+    const double finish = start + serviceS;
+    m_free[u] = finish;
+    m_busy[u] += serviceS;
+    if (m_needsLoad) m_queue[u].push_back({finish, static_cast<std::uint32_t>(i), m_routedTokens});
+    m_routedTokens = 0;
+}
+
+void Fleet::finishBy(double now) {
+    for (int s = 0; s < m_n; ++s) {
+        auto& q = m_queue[static_cast<std::size_t>(s)];
+        while (!q.empty() && q.front().finish <= now) {
+            const Booked b = q.front();
+            q.pop_front();
+            if (!m_active) continue;
+            // Dynamo: its prefill tokens and its blocks leave the server's active set.
+            m_activeTokens[static_cast<std::size_t>(s)] -= b.tokens;
+            const auto ids = m_trace.blocksOf(b.request);
+            const auto full = std::min<std::size_t>(
+                ids.size(), static_cast<std::size_t>(m_trace.inputTokens[b.request] / m_b));
+            for (std::size_t j = 0; j < full; ++j) {
+                const std::uint64_t key = (static_cast<std::uint64_t>(s) << 32) | ids[j];
+                auto it = m_activeRefs.find(key);
+                if (it == m_activeRefs.end()) continue;
+                if (--it->second == 0) {
+                    m_activeRefs.erase(it);
+                    m_active->set(ids[j], s, 1, false);
+                    --m_activeBlocks[static_cast<std::size_t>(s)];
+                }
+            }
+        }
+    }
+}
+
+std::uint32_t Fleet::depthsOf(const ServerIndex* const* idx, std::size_t n,
+                              std::span<const std::uint32_t> ids,
+                              std::vector<std::uint32_t>& out) const {
+    out.assign(static_cast<std::size_t>(m_n), 0);
+    if (ids.empty() || n == 0) return 0;
+    const std::size_t words = idx[0]->words();
+    std::uint64_t aliveBuf[8], nextBuf[8];
+    std::vector<std::uint64_t> aliveBig, nextBig;
+    std::uint64_t* alive = aliveBuf;
+    std::uint64_t* next = nextBuf;
+    if (words > 8) {
+        aliveBig.resize(words);
+        nextBig.resize(words);
+        alive = aliveBig.data();
+        next = nextBig.data();
+    }
+    auto held = [&](std::uint32_t id, std::uint64_t* into) {
+        bool any = false;
+        for (std::size_t w = 0; w < words; ++w) {
+            std::uint64_t v = 0;
+            for (std::size_t l = 0; l < n; ++l)
+                v |= idx[l]->of(id)[w];
+            into[w] = v;
+            any |= v != 0;
+        }
+        return any;
+    };
+    if (!held(ids[0], alive)) return 0;
+    std::uint32_t best = 1;
+    for (std::size_t j = 1; j < ids.size(); ++j) {
+        held(ids[j], next);
+        bool any = false;
+        for (std::size_t w = 0; w < words; ++w) {
+            const std::uint64_t kept = alive[w] & next[w];
+            for (std::uint64_t d = alive[w] & ~kept; d; d &= d - 1)
+                out[w * 64 + static_cast<std::size_t>(__builtin_ctzll(d))] =
+                    static_cast<std::uint32_t>(j);
+            alive[w] = kept;
+            any |= kept != 0;
+        }
+        if (!any) return best;
+        best = static_cast<std::uint32_t>(j + 1);
+    }
+    for (std::size_t w = 0; w < words; ++w)
+        for (std::uint64_t d = alive[w]; d; d &= d - 1)
+            out[w * 64 + static_cast<std::size_t>(__builtin_ctzll(d))] =
+                static_cast<std::uint32_t>(ids.size());
+    return best;
+}
+
+std::uint32_t Fleet::depths(std::size_t level, std::span<const std::uint32_t> ids,
+                            std::vector<std::uint32_t>& out) const {
+    const ServerIndex* idx[kMaxTiers];
+    std::size_t n = 0;
+    idx[n++] = &m_tiers[0].index();
+    for (std::size_t l = 0; l < level && l < m_localLevels.size(); ++l)
+        idx[n++] = &m_tiers[m_localLevels[l]].index();
+    return depthsOf(idx, n, ids, out);
+}
+
+int Fleet::leastLoaded() const {
+    int best = 0;
+    for (int s = 1; s < m_n; ++s)
+        if (m_queue[static_cast<std::size_t>(s)].size() <
+            m_queue[static_cast<std::size_t>(best)].size())
+            best = s;
+    return best;
+}
+
+int Fleet::pickRandom(const std::vector<int>& among) {
+    if (among.size() == 1) return among[0];
+    return among[static_cast<std::size_t>(m_rng() % among.size())];
+}
+
+int Fleet::route(std::size_t i, double now) {
+    const auto ids = m_trace.blocksOf(i);
+    if (m_needsLoad) finishBy(now);
+    const std::uint32_t best = depths(0, ids, m_depth0);
+    const auto full = ids.first(
+        std::min<std::size_t>(ids.size(), static_cast<std::size_t>(m_trace.inputTokens[i] / m_b)));
+    int s = 0;
+    switch (m_rc.kind) {
+    case RouterKind::RoundRobin:
+        s = roundRobin();
+        break;
+    case RouterKind::Random:
+        s = static_cast<int>(m_rng() % static_cast<std::uint64_t>(m_n));
+        break;
+    case RouterKind::LeastLoaded:
+        s = leastLoaded();
+        break;
+    case RouterKind::Session:
+        s = session(ids);
+        break;
+    case RouterKind::Sglang:
+        s = sglang(ids, now);
+        break;
+    case RouterKind::LlmD:
+        s = llmd(full, now);
+        break;
+    case RouterKind::Dynamo:
+        s = dynamo(i, full);
+        break;
+    }
+    if (m_depth0[static_cast<std::size_t>(s)] < best) ++m_away;
+    ++m_requests[static_cast<std::size_t>(s)];
+    return s;
+}
+
+FleetReport Fleet::report() const {
+    FleetReport r;
+    r.router = m_rc.text.empty() ? std::string(toString(m_rc.kind)) : m_rc.text;
+    r.servers = m_n;
+    r.nodes = nodes();
+    r.requests = m_requests;
+    r.busyS = m_busy;
+    std::uint64_t total = 0, most = 0;
+    for (auto q : m_requests) {
+        total += q;
+        most = std::max(most, q);
+    }
+    double busy = 0, busiest = 0;
+    for (double b : m_busy) {
+        busy += b;
+        busiest = std::max(busiest, b);
+    }
+    if (total > 0) {
+        r.requestSkew = static_cast<double>(most) * m_n / static_cast<double>(total);
+        r.routedAway = m_away;
+        r.routedAwayShare = static_cast<double>(m_away) / static_cast<double>(total);
+    }
+    if (busy > 0) r.busySkew = busiest * m_n / busy;
+    r.indexBytes = stateBytes();
+    return r;
+}
+
+std::uint64_t Fleet::stateBytes() const {
+    std::uint64_t b = 0;
+    for (const auto& t : m_tiers)
+        b += t.bytes();
+    if (m_tree) b += m_tree->bytes();
+    if (m_active) b += m_active->bytes() + m_activeRefs.size() * 32;
+    b += m_ring.size() * 16;
+    return b;
+}
+
+} // namespace kvbe::detail

@@ -1,0 +1,266 @@
+// The caches of a fleet (docs/workload-model.md, "The fleet"): the copies of one tier (a GPU
+// cache per server, a local tier per node, one pool), each an LRU of block ids in slots of its
+// own, and one index of which servers hold each block, so that a router reads a prefix's holders
+// in the prefix's length, not in servers times it. Internal to kvbe_core.
+#pragma once
+
+#include "trace_cache.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace kvbe::detail {
+
+// Block id -> slot, open addressing with linear probing and backward-shift deletion.
+class IdSlots {
+  public:
+    std::uint32_t find(std::uint32_t id) const {
+        if (m_keys.empty()) return kNil;
+        for (std::size_t p = hash(id);; p = (p + 1) & m_mask) {
+            const std::uint32_t k = m_keys[p];
+            if (k == id) return m_vals[p];
+            if (k == kNil) return kNil;
+        }
+    }
+    void put(std::uint32_t id, std::uint32_t slot) {
+        if ((m_size + 1) * 4 > m_keys.size() * 3) grow();
+        std::size_t p = hash(id);
+        while (m_keys[p] != kNil && m_keys[p] != id)
+            p = (p + 1) & m_mask;
+        if (m_keys[p] == kNil) ++m_size;
+        m_keys[p] = id;
+        m_vals[p] = slot;
+    }
+    void erase(std::uint32_t id) {
+        std::size_t p = hash(id);
+        while (m_keys[p] != id) {
+            if (m_keys[p] == kNil) return;
+            p = (p + 1) & m_mask;
+        }
+        // Backward shift: move later entries of the run into the hole where they may sit.
+        for (std::size_t q = (p + 1) & m_mask;; q = (q + 1) & m_mask) {
+            const std::uint32_t k = m_keys[q];
+            if (k == kNil) break;
+            const std::size_t home = hash(k);
+            // q's entry may move to p when its home is not in (p, q] cyclically.
+            const bool between = p <= q ? (home > p && home <= q) : (home > p || home <= q);
+            if (between) continue;
+            m_keys[p] = k;
+            m_vals[p] = m_vals[q];
+            p = q;
+        }
+        m_keys[p] = kNil;
+        --m_size;
+    }
+    void reserve(std::size_t n) {
+        while (m_keys.size() * 3 < n * 4 + 4)
+            grow();
+    }
+    std::uint64_t bytes() const { return m_keys.capacity() * 8; }
+
+  private:
+    std::size_t hash(std::uint32_t id) const {
+        return static_cast<std::size_t>((static_cast<std::uint64_t>(id) * 0x9E3779B97F4A7C15ull) >>
+                                        m_shift) &
+               m_mask;
+    }
+    void grow() {
+        std::vector<std::uint32_t> keys = std::move(m_keys), vals = std::move(m_vals);
+        const std::size_t n = keys.empty() ? 16 : keys.size() * 2;
+        m_keys.assign(n, kNil);
+        m_vals.assign(n, 0);
+        m_mask = n - 1;
+        m_shift = 64 - static_cast<unsigned>(__builtin_ctzll(n));
+        m_size = 0;
+        for (std::size_t p = 0; p < keys.size(); ++p)
+            if (keys[p] != kNil) put(keys[p], vals[p]);
+    }
+    std::vector<std::uint32_t> m_keys, m_vals;
+    std::size_t m_mask = 0, m_size = 0;
+    unsigned m_shift = 60;
+};
+
+// One LRU cache of block ids: slots hold the ids and their links; memory follows what it holds.
+class SlotLru {
+  public:
+    explicit SlotLru(std::uint64_t capacity) : m_cap(capacity) {
+        if (capacity != kNoLimit && capacity < (1u << 20)) {
+            m_slots.reserve(capacity);
+            m_map.reserve(capacity);
+        }
+    }
+    std::uint64_t capacity() const { return m_cap; }
+    std::uint64_t size() const { return m_size; }
+    // A held block becomes the most recent.
+    void touch(std::uint32_t id) {
+        const std::uint32_t s = m_map.find(id);
+        if (s == kNil || s == m_head) return;
+        unlink(s);
+        pushFront(s);
+    }
+    // Stores a block it does not hold; the least recent goes to onEvict when full (capacity 0:
+    // nothing is stored).
+    template <class F> void insert(std::uint32_t id, F&& onEvict) {
+        if (m_cap == 0) return;
+        std::uint32_t s;
+        if (m_size >= m_cap) {
+            s = m_tail;
+            const std::uint32_t old = m_slots[s].id;
+            unlink(s);
+            m_map.erase(old);
+            --m_size;
+            onEvict(old);
+        } else if (!m_free.empty()) {
+            s = m_free.back();
+            m_free.pop_back();
+        } else {
+            s = static_cast<std::uint32_t>(m_slots.size());
+            m_slots.push_back({});
+        }
+        m_slots[s].id = id;
+        pushFront(s);
+        m_map.put(id, s);
+        ++m_size;
+    }
+    // The least recent block (kNil when empty) and its removal.
+    std::uint32_t oldest() const { return m_tail == kNil ? kNil : m_slots[m_tail].id; }
+    void remove(std::uint32_t id) {
+        const std::uint32_t s = m_map.find(id);
+        if (s == kNil) return;
+        unlink(s);
+        m_map.erase(id);
+        m_free.push_back(s);
+        --m_size;
+    }
+    std::uint64_t bytes() const {
+        return m_slots.capacity() * sizeof(Slot) + m_map.bytes() + m_free.capacity() * 4;
+    }
+
+  private:
+    struct Slot {
+        std::uint32_t id = kNil, prev = kNil, next = kNil;
+    };
+    void pushFront(std::uint32_t s) {
+        m_slots[s].prev = kNil;
+        m_slots[s].next = m_head;
+        if (m_head != kNil)
+            m_slots[m_head].prev = s;
+        else
+            m_tail = s;
+        m_head = s;
+    }
+    void unlink(std::uint32_t s) {
+        const Slot k = m_slots[s];
+        if (k.prev != kNil)
+            m_slots[k.prev].next = k.next;
+        else
+            m_head = k.next;
+        if (k.next != kNil)
+            m_slots[k.next].prev = k.prev;
+        else
+            m_tail = k.prev;
+    }
+    std::uint64_t m_cap;
+    std::vector<Slot> m_slots;
+    std::vector<std::uint32_t> m_free;
+    IdSlots m_map;
+    std::uint32_t m_head = kNil, m_tail = kNil;
+    std::uint64_t m_size = 0;
+};
+
+// Which servers hold each block: a bit per server, `words` 64-bit words a block.
+class ServerIndex {
+  public:
+    ServerIndex() = default;
+    ServerIndex(std::uint32_t blocks, int servers)
+        : m_words((static_cast<std::size_t>(servers) + 63) / 64),
+          m_bits(static_cast<std::size_t>(blocks) * m_words, 0) {}
+    std::size_t words() const { return m_words; }
+    const std::uint64_t* of(std::uint32_t id) const {
+        return m_bits.data() + static_cast<std::size_t>(id) * m_words;
+    }
+    bool holds(std::uint32_t id, int s) const {
+        return (of(id)[static_cast<std::size_t>(s) / 64] >> (s % 64)) & 1u;
+    }
+    bool any(std::uint32_t id) const {
+        const std::uint64_t* w = of(id);
+        for (std::size_t q = 0; q < m_words; ++q)
+            if (w[q]) return true;
+        return false;
+    }
+    // The servers [first, first + count) gain or lose the block.
+    void set(std::uint32_t id, int first, int count, bool on) {
+        std::uint64_t* w = m_bits.data() + static_cast<std::size_t>(id) * m_words;
+        for (int s = first; s < first + count;) {
+            const int bit = s % 64, n = std::min(64 - bit, first + count - s);
+            const std::uint64_t m = (n == 64 ? ~std::uint64_t(0) : ((std::uint64_t(1) << n) - 1))
+                                    << bit;
+            if (on)
+                w[static_cast<std::size_t>(s) / 64] |= m;
+            else
+                w[static_cast<std::size_t>(s) / 64] &= ~m;
+            s += n;
+        }
+    }
+    std::uint64_t bytes() const { return m_bits.bytes(); }
+
+  private:
+    std::size_t m_words = 0;
+    BlockArray<std::uint64_t> m_bits;
+};
+
+// The copies of one tier: copy c serves the servers [c × span, (c + 1) × span) (span 1 for the
+// GPU, the node's servers for a local tier, every server for a pool). The index says which
+// servers can read each block from this tier.
+class TierCopies {
+  public:
+    TierCopies(std::uint32_t blocks, int servers, int span, std::uint64_t capacity)
+        : m_span(span), m_servers(servers), m_index(blocks, servers) {
+        const int copies = (servers + span - 1) / span;
+        m_copies.reserve(static_cast<std::size_t>(copies));
+        for (int c = 0; c < copies; ++c)
+            m_copies.emplace_back(capacity);
+    }
+    int copyOf(int server) const { return server / m_span; }
+    std::uint32_t copies() const { return static_cast<std::uint32_t>(m_copies.size()); }
+    const ServerIndex& index() const { return m_index; }
+    bool holds(std::uint32_t id, int server) const { return m_index.holds(id, server); }
+    // The block used at a server: touched where its copy holds it, else stored (true: written).
+    bool access(std::uint32_t id, int server) {
+        const int c = copyOf(server);
+        if (m_index.holds(id, server)) {
+            m_copies[static_cast<std::size_t>(c)].touch(id);
+            return false;
+        }
+        auto& cache = m_copies[static_cast<std::size_t>(c)];
+        if (cache.capacity() == 0) return false;
+        cache.insert(id, [&](std::uint32_t old) { m_index.set(old, c * m_span, span(c), false); });
+        m_index.set(id, c * m_span, span(c), true);
+        return true;
+    }
+    // Evicts a copy's least recent blocks until it holds at most `keep`.
+    void trim(int c, std::uint64_t keep) {
+        auto& cache = m_copies[static_cast<std::size_t>(c)];
+        while (cache.size() > keep) {
+            const std::uint32_t old = cache.oldest();
+            cache.remove(old);
+            m_index.set(old, c * m_span, span(c), false);
+        }
+    }
+    std::uint64_t size(int c) const { return m_copies[static_cast<std::size_t>(c)].size(); }
+    std::uint64_t bytes() const {
+        std::uint64_t b = m_index.bytes();
+        for (const auto& c : m_copies)
+            b += c.bytes();
+        return b;
+    }
+
+  private:
+    int span(int c) const { return std::min(m_span, m_servers - c * m_span); }
+    int m_span, m_servers;
+    ServerIndex m_index;
+    std::vector<SlotLru> m_copies;
+};
+
+} // namespace kvbe::detail

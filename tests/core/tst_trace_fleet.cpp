@@ -1,0 +1,295 @@
+// The fleet (docs/workload-model.md, "The fleet"): a GPU cache per server behind a router, tiers
+// on each node or pooled, checked against independent counts computed here, and the routers'
+// choices on small traces worked out by hand in docs/routers.md.
+#include "kvbe/cost/cost_model.h"
+#include "kvbe/trace/fleet.h"
+#include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_sim.h"
+#include "test_support.h"
+#include "trace_test_support.h"
+
+#include <list>
+#include <unordered_map>
+
+using namespace kvbe;
+using namespace kvbe::test;
+
+namespace {
+
+// An ordered-dictionary LRU (std::list + hash map), independent of the simulator's.
+class ReferenceLru {
+  public:
+    explicit ReferenceLru(std::size_t capacity) : m_cap(capacity) {}
+    // The request's hit run in blocks, then its blocks stored (touch order first to last).
+    std::size_t request(const std::vector<qint64>& ids) {
+        std::size_t h = 0;
+        while (h < ids.size() && m_where.count(ids[h]))
+            ++h;
+        for (auto id : ids) {
+            auto it = m_where.find(id);
+            if (it != m_where.end()) m_order.erase(it->second);
+            m_order.push_front(id);
+            m_where[id] = m_order.begin();
+            if (m_order.size() > m_cap) {
+                m_where.erase(m_order.back());
+                m_order.pop_back();
+            }
+        }
+        return h;
+    }
+
+  private:
+    std::size_t m_cap;
+    std::list<qint64> m_order;
+    std::unordered_map<qint64, std::list<qint64>::iterator> m_where;
+};
+
+double hitTokens(std::size_t h, double n, double B) {
+    return std::min(double(h) * B, n);
+}
+
+ReplayConfig fleetConfig(const CostModel& cm, int servers, const std::string& router) {
+    ReplayConfig cfg;
+    cfg.blockBytes = cm.kvBytesPerToken() * 512;
+    cfg.instances = servers;
+    cfg.fleet.enabled = true;
+    auto r = parseRouter(router);
+    if (!r) qFatal("%s", r.message().c_str());
+    cfg.fleet.router = *r;
+    return cfg;
+}
+
+// Every request at t = 0 (nobody finishes during the example, as docs/routers.md's examples
+// assume), each the given prefix ids, whole 512-token blocks.
+Trace atOnce(const std::vector<std::vector<int>>& requests) {
+    std::string text;
+    for (const auto& ids : requests) {
+        std::string list;
+        for (std::size_t j = 0; j < ids.size(); ++j)
+            list += (j ? ", " : "") + std::to_string(ids[j]);
+        text += R"({"timestamp": 0, "input_length": )" + std::to_string(512 * ids.size()) +
+                R"(, "hash_ids": [)" + list + "]}\n";
+    }
+    auto t = loadTraceText(text, "routers.jsonl", {});
+    if (!t) qFatal("%s", t.message().c_str());
+    return std::move(*t);
+}
+
+std::vector<std::uint64_t> routed(const Trace& t, const ReplayConfig& cfg) {
+    auto r = replayTrace(t, llama3b(), cfg);
+    if (!r) qFatal("%s", r.message().c_str());
+    // Each request's server, from the per-server counts of growing prefixes of the trace.
+    std::vector<std::uint64_t> out;
+    std::vector<std::uint64_t> before(static_cast<std::size_t>(cfg.instances), 0);
+    for (std::size_t n = 1; n <= t.size(); ++n) {
+        Trace head = t;
+        head.arrivalS.resize(n);
+        head.inputTokens.resize(n);
+        head.outputTokens.resize(n);
+        head.blockOffset.resize(n + 1);
+        head.blocks.resize(head.blockOffset.back());
+        auto h = replayTrace(head, llama3b(), cfg);
+        if (!h) qFatal("%s", h.message().c_str());
+        for (std::size_t s = 0; s < before.size(); ++s)
+            if (h->fleet->requests[s] != before[s]) out.push_back(s);
+        before = h->fleet->requests;
+    }
+    return out;
+}
+
+} // namespace
+
+class TestTraceFleet : public QObject {
+    Q_OBJECT
+  private slots:
+    // The conversation trace on 8 servers of 4,000 blocks each behind round-robin: request i
+    // meets server i mod 8's cache, so the fleet's hits are those of 8 independent LRUs, each
+    // fed its share in arrival order.
+    void roundRobinIsEightIndependentLrus() {
+        const auto& reqs = realTrace();
+        if (reqs.empty()) QFAIL(kNoRealTrace);
+        auto t = loadTrace(realTracePath().toStdString(), {});
+        QVERIFY(t.ok());
+        const CostModel cm = llama3b();
+        ReplayConfig cfg = fleetConfig(cm, 8, "round-robin");
+        cfg.gpuCapacityBytes = 4000 * cfg.blockBytes;
+        auto r = replayTrace(*t, cm, cfg);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+
+        std::vector<ReferenceLru> caches(8, ReferenceLru(4000));
+        double hit = 0, total = 0;
+        for (std::size_t i = 0; i < reqs.size(); ++i) {
+            hit += hitTokens(caches[i % 8].request(reqs[i].ids), reqs[i].n, 512);
+            total += reqs[i].n;
+        }
+        QVERIFY(near(r->tiers[0].hits.tokenWeighted, hit / total, 1e-12));
+        QCOMPARE(QString::number(100 * hit / total, 'f', 2), QStringLiteral("10.00"));
+        QCOMPARE(r->fleet->requests[0], std::uint64_t((reqs.size() + 7) / 8));
+    }
+
+    // A pooled tier of 32,000 blocks and no GPU cache: every server reads the one pool, so the
+    // fleet's hits are one LRU's of 32,000 blocks over the whole trace, whatever the router.
+    void pooledTierIsOneCache() {
+        const auto& reqs = realTrace();
+        if (reqs.empty()) QFAIL(kNoRealTrace);
+        auto t = loadTrace(realTracePath().toStdString(), {});
+        QVERIFY(t.ok());
+        const CostModel cm = llama3b();
+        ReferenceLru pool(32000);
+        double hit = 0, total = 0;
+        for (const auto& q : reqs) {
+            hit += hitTokens(pool.request(q.ids), q.n, 512);
+            total += q.n;
+        }
+        for (const char* router : {"round-robin", "random", "sglang", "dynamo"}) {
+            ReplayConfig cfg = fleetConfig(cm, 8, router);
+            cfg.gpuCapacityBytes = 0;
+            cfg.tiers.push_back(SimTier{"dram", 32000 * cfg.blockBytes, {"dram", 50e9, 1e-3}, 0});
+            cfg.fleet.pooled = {true};
+            auto r = replayTrace(*t, cm, cfg);
+            QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+            QVERIFY2(near(r->anyTier.tokenWeighted, hit / total, 1e-12), router);
+            QCOMPARE(r->tiers[1].copies, 1u);
+            QVERIFY(r->tiers[1].pooled);
+        }
+    }
+
+    // A local tier is one per node: with 2 servers a node and round-robin, servers 0 and 1 share
+    // node 0's tier. No GPU cache: node n's tier is an LRU fed requests i with i mod 4 in
+    // {2n, 2n + 1}.
+    void localTiersArePerNode() {
+        const auto& reqs = realTrace();
+        if (reqs.empty()) QFAIL(kNoRealTrace);
+        auto t = loadTrace(realTracePath().toStdString(), {});
+        QVERIFY(t.ok());
+        const CostModel cm = llama3b();
+        ReplayConfig cfg = fleetConfig(cm, 4, "round-robin");
+        cfg.gpuCapacityBytes = 0;
+        cfg.fleet.nodeServers = 2;
+        cfg.tiers.push_back(SimTier{"dram", 3000 * cfg.blockBytes, {"dram", 50e9, 1e-3}, 0});
+        auto r = replayTrace(*t, cm, cfg);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        std::vector<ReferenceLru> nodes(2, ReferenceLru(3000));
+        double hit = 0, total = 0;
+        for (std::size_t i = 0; i < reqs.size(); ++i) {
+            hit += hitTokens(nodes[(i % 4) / 2].request(reqs[i].ids), reqs[i].n, 512);
+            total += reqs[i].n;
+        }
+        QVERIFY(near(r->tiers[1].hits.tokenWeighted, hit / total, 1e-12));
+        QCOMPARE(r->tiers[1].copies, 2u);
+        QCOMPARE(r->fleet->nodes, 2);
+    }
+
+    // One server is the replay as it always was, fleet or not, figure for figure.
+    void oneServerIsTheReplay() {
+        const Trace t = generatedTrace(3000, 7);
+        const CostModel cm = llama3b();
+        ReplayConfig a;
+        a.blockBytes = cm.kvBytesPerToken() * t.summary.blockTokens;
+        a.gpuCapacityBytes = 2000 * a.blockBytes;
+        a.tiers.push_back(SimTier{"dram", 20000 * a.blockBytes, {"dram", 50e9, 1e-3}, 0});
+        a.instances = 1;
+        ReplayConfig b = a;
+        b.fleet.enabled = true;
+        auto ra = replayTrace(t, cm, a), rb = replayTrace(t, cm, b);
+        QVERIFY(ra.ok() && rb.ok());
+        QVERIFY(!rb->fleet);
+        QCOMPARE(rb->anyTier.tokenWeighted, ra->anyTier.tokenWeighted);
+        for (std::size_t k = 0; k < ra->rules.size(); ++k) {
+            QCOMPARE(rb->rules[k].ttft.mean, ra->rules[k].ttft.mean);
+            QCOMPARE(rb->rules[k].ttft.p99, ra->rules[k].ttft.p99);
+        }
+    }
+
+    // docs/routers.md, SGLang example A (the CLI's defaults): [S0, S0, S1, S0, S2, S1].
+    void sglangExampleA() {
+        const Trace t = atOnce({{1, 2, 3, 4},
+                                {1, 2, 3, 4, 5, 6},
+                                {7, 8, 9},
+                                {1, 2, 10, 11},
+                                {20, 21, 22, 23, 24},
+                                {7, 8, 30, 31}});
+        const ReplayConfig cfg = fleetConfig(llama3b(), 3, "sglang");
+        QCOMPARE(routed(t, cfg), (std::vector<std::uint64_t>{0, 0, 1, 0, 2, 1}));
+    }
+
+    // docs/routers.md, SGLang example B (balance_abs_threshold 1): [S0, S0, S1, S2, S0, S1].
+    void sglangExampleB() {
+        const Trace t = atOnce({{1, 2, 3, 4},
+                                {1, 2, 3, 4, 5, 6},
+                                {1, 2, 3, 4},
+                                {1, 2, 3, 4},
+                                {1, 2, 3, 4, 5, 6, 7, 8},
+                                {1, 2, 3, 4, 9}});
+        const ReplayConfig cfg = fleetConfig(llama3b(), 3, "sglang:balance_abs_threshold=1");
+        QCOMPARE(routed(t, cfg), (std::vector<std::uint64_t>{0, 0, 1, 2, 0, 1}));
+    }
+
+    // Round-robin in turn; least-loaded to the first server with the fewest outstanding
+    // requests (everyone arrives at once, so each takes one in turn too); session keeps a key on
+    // one server.
+    void simpleRouters() {
+        const Trace t = atOnce({{1}, {2}, {3}, {4}, {5}});
+        QCOMPARE(routed(t, fleetConfig(llama3b(), 3, "round-robin")),
+                 (std::vector<std::uint64_t>{0, 1, 2, 0, 1}));
+        QCOMPARE(routed(t, fleetConfig(llama3b(), 3, "least-loaded")),
+                 (std::vector<std::uint64_t>{0, 1, 2, 0, 1}));
+        const Trace s = atOnce({{1, 2}, {1, 3}, {1, 2, 4}, {5}, {1, 6}});
+        const auto got = routed(s, fleetConfig(llama3b(), 3, "session:key_blocks=1"));
+        QCOMPARE(got[1], got[0]);
+        QCOMPARE(got[2], got[0]);
+        QCOMPARE(got[4], got[0]);
+    }
+
+    // Dynamo, T = 0: with S0 holding 1..4 from an earlier request that has finished, a request
+    // for 1..6 costs S0 (6 − 4) + 6 = 8 blocks and an empty server 6 + 6 = 12: S0.
+    void dynamoCreditsTheOverlap() {
+        const std::string text = lines({
+            R"({"timestamp": 0, "input_length": 2048, "hash_ids": [1, 2, 3, 4]})",
+            R"({"timestamp": 600000, "input_length": 3072, "hash_ids": [1, 2, 3, 4, 5, 6]})",
+            R"({"timestamp": 600000, "input_length": 1536, "hash_ids": [7, 8, 9]})",
+        });
+        auto t = loadTraceText(text, "dynamo.jsonl", {});
+        QVERIFY(t.ok());
+        ReplayConfig cfg = fleetConfig(llama3b(), 3, "dynamo:seed=1");
+        const auto got = routed(*t, cfg);
+        QCOMPARE(got[1], got[0]);
+        // The third has no overlap anywhere: the busy server costs more (its 2 prefill blocks
+        // and 6 decode blocks): it goes elsewhere.
+        QVERIFY(got[2] != got[1]);
+    }
+
+    void parseRouterNamesWhatIsWrong() {
+        QVERIFY(parseRouter("sglang").ok());
+        auto p = parseRouter("sglang:cache_threshold=0.5,balance_abs_threshold=8");
+        QVERIFY(p.ok());
+        QCOMPARE(p->cacheThreshold, 0.5);
+        QCOMPARE(p->balanceAbsThreshold, 8.0);
+        const RouterConfig d;
+        QCOMPARE(d.cacheThreshold, 0.3); // sgl-model-gateway 0.3.2's CLI defaults
+        QCOMPARE(d.balanceAbsThreshold, 64.0);
+        QCOMPARE(d.balanceRelThreshold, 1.5);
+        QCOMPARE(d.evictionIntervalS, 120.0);
+        QCOMPARE(d.maxTreeSize, 67108864.0);
+        QCOMPARE(d.prefixWeight, 2.0); // llm-d v0.8.0's precise profile
+        QCOMPARE(d.queueWeight, 1.0);
+        QCOMPARE(d.kvWeight, 1.0);
+        QCOMPARE(d.cpuTierWeight, 0.8);
+        QCOMPARE(d.refreshS, 0.05);
+        QCOMPARE(d.hostCacheHitWeight, 0.75); // Dynamo's KV router
+        QCOMPARE(d.diskCacheHitWeight, 0.25);
+        auto bad = parseRouter("nginx");
+        QVERIFY(!bad.ok());
+        QVERIFY(bad.message().find("expected one of round-robin, random") != std::string::npos);
+        bad = parseRouter("sglang:threshold=1");
+        QVERIFY(!bad.ok());
+        QVERIFY(bad.message().find("cache_threshold") != std::string::npos);
+        bad = parseRouter("sglang:cache_threshold=2");
+        QVERIFY(bad.message().find("out of range") != std::string::npos);
+        bad = parseRouter("random:seed=x");
+        QVERIFY(bad.message().find("not a number") != std::string::npos);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTraceFleet)
+#include "tst_trace_fleet.moc"
