@@ -8,6 +8,7 @@
 #include "kvbe/base/units.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
+#include "kvbe/trace/fleet_report.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_report.h"
 #include "kvbe/trace/trace_run.h"
@@ -43,6 +44,33 @@ ExitCode runInspect(const TraceOptions& o) {
 
 // ------------------------------------------------------------------------------- replay
 
+// --router compare: every router on the same fleet, one table.
+ExitCode runRouterCompare(const TraceOptions& o, const Setup& setup, Trace& trace) {
+    if (o.replay.instances < 2)
+        return fail("--router compare: expected a fleet to route to, --servers 2 or more");
+    std::vector<RouterRun> runs;
+    std::optional<ReplayConfig> shown;
+    applyLoadOptions(o, trace);
+    for (const auto name : routerNames()) {
+        TraceOptions one = o;
+        one.replay.router = std::string(name);
+        one.replay.fleet = true;
+        auto cfg = replayConfig(one, setup, trace.summary.blockTokens);
+        if (!cfg) return fail(cfg.message());
+        cfg->reportRules = {std::string(toString(o.admission))};
+        auto r = replayTrace(trace, setup.eval.cost, *cfg);
+        if (!r) return fail(r.message());
+        runs.push_back({std::string(name), std::move(*r)});
+        if (!shown) shown = std::move(*cfg);
+    }
+    const std::string rule(toString(o.admission));
+    if (o.output == "json")
+        std::cout << dumpJson(routerCompareJson(*shown, runs, rule), 2) << "\n";
+    else
+        std::cout << routerCompareTable(*shown, runs, rule);
+    return ExitCode::Ok;
+}
+
 ExitCode runReplay(const TraceOptions& o) {
     if (!o.errors.first.empty()) return fail(o.errors.first);
     auto ro = readOptions(o);
@@ -55,7 +83,10 @@ ExitCode runReplay(const TraceOptions& o) {
         return fail(
             o.file + ": a " + std::string(toString(trace->summary.format)) +
             " trace has no block ids, so it cannot be replayed; use trace inspect for its lengths");
-    auto cfg = replayConfig(o, *setup, trace->summary.blockTokens);
+    if (o.replay.router == "compare") return runRouterCompare(o, *setup, loaded->trace);
+    TraceOptions fleet = o; // servers above one are a fleet, a GPU cache each
+    fleet.replay.fleet = true;
+    auto cfg = replayConfig(fleet, *setup, trace->summary.blockTokens);
     if (!cfg) return fail(cfg.message());
     applyLoadOptions(o, loaded->trace);
     // With the replays it is compared with: storing every block (with --store-after), writes
@@ -181,7 +212,9 @@ void addTraceCommands(CLI::App& app, Command& run) {
     addReplayTierOptions(replay, *o);
     addLoadOptions(replay, *o);
     addInstancesOption(replay, *o,
-                       "Prefill servers fed first come first served (default 0: no queueing)");
+                       "Prefill servers, each first come first served (default 0: no queueing); "
+                       "above 1 a fleet, each server with its own GPU cache, behind --router");
+    addFleetOptions(replay, *o);
     addStoreAfterOption(replay, *o,
                         "K: write a block to the offload tiers at its K-th sighting (default 1: "
                         "every block)");

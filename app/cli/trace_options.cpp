@@ -62,7 +62,13 @@ std::string flagOf(RequestField field) {
     case RequestField::WriteBuffer:
         return "--write-buffer";
     case RequestField::Instances:
-        return "--instances";
+        return "--servers";
+    case RequestField::Router:
+        return "--router";
+    case RequestField::NodeServers:
+        return "--node-servers";
+    case RequestField::Pooled:
+        return "--pooled";
     case RequestField::StoreAfter:
     case RequestField::StoreAfterGrid:
         return "--store-after";
@@ -233,7 +239,43 @@ void addWriteQueueFlag(CLI::App* sub, TraceOptions& o, const std::string& help) 
 }
 
 void addInstancesOption(CLI::App* sub, TraceOptions& o, const std::string& help) {
-    sub->add_option("--instances", o.replay.instances, help)->check(CLI::Range(0, 1 << 20));
+    sub->add_option("--servers,--instances", o.replay.instances, help)
+        ->check(CLI::Range(0, 1 << 20));
+}
+
+void addFleetOptions(CLI::App* sub, TraceOptions& o) {
+    std::string names;
+    for (const auto n : routerNames())
+        names += std::string(n) + ", ";
+    sub->add_option("--router", o.replay.router,
+                    "NAME[:key=value,...]: what sends each request to a server of a fleet (" +
+                        names + "or compare: every router in one table; default round-robin)");
+    sub->add_option("--node-servers", o.replay.nodeServers,
+                    "Servers per node: a node-local tier is shared by them (default 1)")
+        ->check(CLI::Range(1, 1 << 20));
+    sub->add_option("--pooled", o.replay.pooled,
+                    "TIER: one pool of the tier for the whole fleet, reached over each node's "
+                    "link at the tier's bandwidth and t_fixed (repeat; a tier not named is on "
+                    "each node, its capacity each)");
+    sub->add_option_function<std::vector<std::string>>(
+        "--pool-bandwidth",
+        [&o](const std::vector<std::string>& items) {
+            for (const auto& t : items) {
+                const auto eq = t.find('=');
+                if (eq == std::string::npos || eq == 0) {
+                    o.errors.add("--pool-bandwidth '" + t + "': expected TIER=GB/s, e.g. nvme=50");
+                    continue;
+                }
+                auto gbps = parseBandwidthGBps(t.substr(eq + 1));
+                if (!gbps) {
+                    o.errors.add("--pool-bandwidth " + t.substr(0, eq) + ": " + gbps.message());
+                    continue;
+                }
+                o.replay.poolBandwidths.push_back({t.substr(0, eq), *gbps * 1e9});
+            }
+        },
+        "TIER=GB/s: a pooled tier's aggregate read bandwidth, shared by every node (repeat; "
+        "default: only each node's link limits it)");
 }
 
 void addSampleFlags(CLI::App* sub, SampleFlags& f, const std::string& exactHelp,

@@ -9,6 +9,7 @@
 #include "kvbe/base/result.h"
 #include "kvbe/base/units.h"
 #include "kvbe/scenario/scenario.h"
+#include "kvbe/trace/fleet.h"
 #include "kvbe/trace/replay_request.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_capacity.h"
@@ -129,6 +130,8 @@ void addStoreAfterOption(CLI::App* sub, TraceOptions& o, const std::string& help
 void addWriteBufferOption(CLI::App* sub, TraceOptions& o, const std::string& help);
 void addWriteQueueFlag(CLI::App* sub, TraceOptions& o, const std::string& help);
 void addInstancesOption(CLI::App* sub, TraceOptions& o, const std::string& help);
+// --router, --node-servers, --pooled, --pool-bandwidth: the fleet of trace replay.
+void addFleetOptions(CLI::App* sub, TraceOptions& o);
 
 // --rate-scale and --duration-cap.
 void addLoadOptions(CLI::App* sub, TraceOptions& o);

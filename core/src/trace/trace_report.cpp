@@ -6,6 +6,7 @@
 #include "kvbe/base/statistics.h"
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
+#include "kvbe/trace/fleet_report.h"
 #include "kvbe/trace/trace_endurance.h"
 #include "kvbe/trace/trace_saturation.h"
 
@@ -213,6 +214,7 @@ json traceReplayJson(const TraceReplayReport& x) {
                    {"instances", cfg.instances},
                    {"store_after", cfg.storeAfter},
                    {"rate_scale", cfg.rateScale}};
+    j["fleet"] = fleetJson(r);
     j["requests"] = r.requests;
     j["tokens"] = r.tokens;
     j["blocks"] = r.blocks;
@@ -411,8 +413,8 @@ std::string replaySentence(const TraceReplayReport& x) {
 std::string enduranceTable(const TraceReplayReport& x) {
     const ReplayResult& r = *x.result;
     std::string out;
-    appendf(out, "%-12s %14s %14s %22s %16s %20s\n", "endurance", "offered/day", "stored/day",
-            "drives", "DWPD needed/rated", "to rated endurance");
+    appendf(out, "%-12s %14s %14s %22s %16s %20s\n", r.fleet ? "endurance/copy" : "endurance",
+            "offered/day", "stored/day", "drives", "DWPD needed/rated", "to rated endurance");
     std::string warnings;
     for (std::size_t k = 1; k < r.tiers.size(); ++k) {
         const auto& t = r.tiers[k];
@@ -562,9 +564,10 @@ std::string traceReplayTable(const TraceReplayReport& x) {
     }
     if (r.tiers.size() > 1) out += enduranceTable(x);
     if (x.storeAll) out += admissionLines(x);
+    out += fleetSentence(cfg, r);
     if (cfg.instances > 0)
         out += "TTFT below: " + std::to_string(cfg.instances) + " prefill server" +
-               (cfg.instances > 1 ? "s" : "") +
+               (cfg.instances > 1 ? "s, each its own queue" : "") +
                ", first come first served; loads start at arrival, overlap the wait and queue on "
                "each tier's link behind the loads before them; optimal decides each request "
                "from the wait and the links' backlog at its arrival\n";
