@@ -3,6 +3,7 @@
 //   40-point sweep    <= 2x one replay
 //   JSONL reading     >= 100 MB/s
 //   simulator memory  <= 100 bytes per distinct block
+//   fleet             64 servers behind sglang >= 0.5x one server's block lookups/s, <= 2 GB
 //   capacity search   <= 30 s wall for both searches on the conversation trace (2 cores)
 //   trace plan        <= 60 s wall on the conversation trace (the default grid, on every core)
 //   trace plan --life 5 --slo-p99 1s on the generated trace, sampled and --exact: wall, CPU and
@@ -14,6 +15,7 @@
 #include "kvbe/plan/plan_sample.h"
 #include "kvbe/plan/plan_setup.h"
 #include "kvbe/scenario/presets.h"
+#include "kvbe/trace/fleet.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_capacity.h"
 #include "kvbe/trace/trace_generate.h"
@@ -385,6 +387,45 @@ void measurePlanModes(const fs::path& file, std::size_t requests) {
                 exact.wall / fast.wall, exact.cpu / fast.cpu, exact.rssMiB / fast.rssMiB);
 }
 
+// The fleet (docs/workload-model.md, "The fleet"): the same replay on one server and on 64 behind
+// a cache-aware router (sglang); block lookups per second of each and their ratio (target: at
+// least half), and the simulator's state on 64 (target: within 2 GB). A GPU cache of 20,000
+// blocks a server, DRAM and NVMe on each node, no write queue.
+void measureFleet(const fs::path& file, const CostModel& cm, int servers) {
+    auto trace = loadTrace(file, {});
+    if (!trace) {
+        std::fprintf(stderr, "%s\n", trace.message().c_str());
+        std::exit(1);
+    }
+    ReplayConfig cfg;
+    cfg.blockBytes = cm.kvBytesPerToken() * 512;
+    cfg.gpuCapacityBytes = 20000 * cfg.blockBytes;
+    cfg.tiers.push_back(
+        SimTier{"dram", 200000 * cfg.blockBytes, TierPath{"dram", 55e9, 0.5e-3}, 55e9});
+    cfg.tiers.push_back(
+        SimTier{"nvme", 2000000 * cfg.blockBytes, TierPath{"nvme", 13.5e9, 1e-3}, 10e9});
+    cfg.reportRules = {"gpu-only", "optimal"};
+    cfg.fleet.enabled = true;
+    cfg.fleet.router = *parseRouter("sglang");
+    double rate[2] = {0, 0};
+    std::uint64_t state = 0;
+    for (int f = 0; f < 2; ++f) {
+        cfg.instances = f == 0 ? 1 : servers;
+        const auto t0 = CpuClock::now();
+        auto r = replayTrace(*trace, cm, cfg);
+        const double cpu = seconds(t0);
+        if (!r) {
+            std::fprintf(stderr, "%s\n", r.message().c_str());
+            std::exit(1);
+        }
+        rate[f] = double(r->lookups) / cpu;
+        if (f == 1) state = r->stateBytes;
+    }
+    std::printf("fleet: 1 server %.1f M block lookups/s, %d servers behind sglang %.1f M/s: "
+                "%.2fx of one (target >= 0.5x); state %.0f MB (target <= 2 GB)\n",
+                rate[0] / 1e6, servers, rate[1] / 1e6, rate[1] / rate[0], double(state) / 1e6);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -404,6 +445,7 @@ int main(int argc, char** argv) {
     generateTrace(tmp, requests);
     std::printf("generated %zu requests in %.2f s (%s)\n", requests, seconds(t0), tmp.c_str());
     measure("generated", tmp, cm, 20000, 200000, 2000000, false);
+    measureFleet(tmp, cm, 64);
     printRead(tmp);
     printOneLineRead();
     measurePlanModes(tmp, requests);
