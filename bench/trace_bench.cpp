@@ -392,6 +392,8 @@ void measurePlanModes(const fs::path& file, std::size_t requests) {
 // least half), and the simulator's state on 64 (target: within 2 GB). A GPU cache of 20,000
 // blocks a server, DRAM and NVMe on each node, no write queue.
 void measureFleet(const fs::path& file, const CostModel& cm, int servers) {
+    struct rusage before{};
+    getrusage(RUSAGE_SELF, &before);
     auto trace = loadTrace(file, {});
     if (!trace) {
         std::fprintf(stderr, "%s\n", trace.message().c_str());
@@ -421,9 +423,13 @@ void measureFleet(const fs::path& file, const CostModel& cm, int servers) {
         rate[f] = double(r->lookups) / cpu;
         if (f == 1) state = r->stateBytes;
     }
+    struct rusage after{};
+    getrusage(RUSAGE_SELF, &after);
     std::printf("fleet: 1 server %.1f M block lookups/s, %d servers behind sglang %.1f M/s: "
-                "%.2fx of one (target >= 0.5x); state %.0f MB (target <= 2 GB)\n",
-                rate[0] / 1e6, servers, rate[1] / 1e6, rate[1] / rate[0], double(state) / 1e6);
+                "%.2fx of one (target >= 0.5x); state %.0f MB, peak resident %.0f MB (target "
+                "<= 2 GB)\n",
+                rate[0] / 1e6, servers, rate[1] / 1e6, rate[1] / rate[0], double(state) / 1e6,
+                double(after.ru_maxrss) / 1024);
 }
 
 } // namespace
@@ -438,6 +444,18 @@ int main(int argc, char** argv) {
         return 0;
     }
     const CostModel cm = costModel();
+    // --fleet [REQUESTS] [SERVERS]: the fleet's measure alone, on the generated trace.
+    if (argc >= 2 && std::string(argv[1]) == "--fleet") {
+        const std::size_t n = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1000000;
+        const int servers = argc > 3 ? std::atoi(argv[3]) : 64;
+        const fs::path file = fs::temp_directory_path() /
+                              ("kvbe-bench-fleet-" + std::to_string(::getpid()) + ".jsonl");
+        generateTrace(file, n);
+        std::printf("generated %zu requests\n", n);
+        measureFleet(file, cm, servers);
+        fs::remove(file);
+        return 0;
+    }
     const fs::path tmp =
         fs::temp_directory_path() / ("kvbe-bench-trace-" + std::to_string(::getpid()) + ".jsonl");
     const std::size_t requests = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1000000;

@@ -75,6 +75,22 @@ Trace atOnce(const std::vector<std::vector<int>>& requests) {
     return std::move(*t);
 }
 
+// Requests at the given times (seconds), each its prefix ids, whole 512-token blocks.
+Trace timed(const std::vector<std::pair<double, std::vector<int>>>& requests) {
+    std::string text;
+    for (const auto& [at, ids] : requests) {
+        std::string list;
+        for (std::size_t j = 0; j < ids.size(); ++j)
+            list += (j ? ", " : "") + std::to_string(ids[j]);
+        text += R"({"timestamp": )" + std::to_string(static_cast<long long>(at * 1000)) +
+                R"(, "input_length": )" + std::to_string(512 * ids.size()) + R"(, "hash_ids": [)" +
+                list + "]}\n";
+    }
+    auto t = loadTraceText(text, "timed.jsonl", {});
+    if (!t) qFatal("%s", t.message().c_str());
+    return std::move(*t);
+}
+
 std::vector<std::uint64_t> routed(const Trace& t, const ReplayConfig& cfg) {
     auto r = replayTrace(t, llama3b(), cfg);
     if (!r) qFatal("%s", r.message().c_str());
@@ -257,6 +273,51 @@ class TestTraceFleet : public QObject {
         // The third has no overlap anywhere: the busy server costs more (its 2 prefill blocks
         // and 6 decode blocks): it goes elsewhere.
         QVERIFY(got[2] != got[1]);
+    }
+
+    // llm-d's precise profile with its queue and KV-utilisation scorers. Two servers, GPU caches
+    // of 1,000 blocks, requests of 128 blocks (64k tokens: seconds of prefill, still running
+    // when the next arrives). R1 (t = 0) ties everywhere and lands on some server a. R2
+    // (t = 0.5 s) shares R1's first 4 blocks: a scores 2 × 1 (the only holder) + queue 1 (no one
+    // waits) + KV 1 − 128/1000 = 3.872, the other 0 + 1 + 1 = 2: a. R3 (t = 1 s) shares nothing:
+    // R1 and R2 both run at a (256 of its 1,000 blocks), so no one waits anywhere (queue 1 each),
+    // and a's KV score 1 − 0.256 loses to the idle server's 1: the other server.
+    void llmdScoresPrefixQueueAndKv() {
+        auto request = [](double t, int first, int tail) {
+            std::vector<int> ids{first, first + 1, first + 2, first + 3};
+            for (int j = 0; j < 124; ++j)
+                ids.push_back(tail + j);
+            return std::pair{t, ids};
+        };
+        const Trace t = timed({request(0, 1, 100), request(0.5, 1, 300), request(1, 9, 500)});
+        ReplayConfig cfg = fleetConfig(llama3b(), 2, "llm-d:seed=3");
+        cfg.gpuCapacityBytes = 1000 * cfg.blockBytes;
+        const auto got = routed(t, cfg);
+        QCOMPARE(got[1], got[0]);
+        QVERIFY(got[2] != got[0]);
+        // With the KV events 1 s late, R2 does not see R1's blocks at a: the idle server wins
+        // (0 + 1 + 1 against a's 0 + 1 + 0.872).
+        cfg.fleet.router = *parseRouter("llm-d:seed=3,event_lag=1");
+        const auto late = routed(t, cfg);
+        QVERIFY(late[1] != late[0]);
+    }
+
+    // random: seeded (the same seed, the same servers), and even.
+    void randomIsSeededAndEven() {
+        std::vector<std::vector<int>> reqs;
+        for (int i = 0; i < 2000; ++i)
+            reqs.push_back({i + 1});
+        const Trace t = atOnce(reqs);
+        auto counts = [&](const char* router) {
+            auto r = replayTrace(t, llama3b(), fleetConfig(llama3b(), 4, router));
+            if (!r) qFatal("%s", r.message().c_str());
+            return r->fleet->requests;
+        };
+        const auto a = counts("random:seed=7"), b = counts("random:seed=7"), c = counts("random");
+        QCOMPARE(a, b);
+        QVERIFY(a != c);
+        for (auto n : a)
+            QVERIFY2(n > 430 && n < 570, std::to_string(n).c_str()); // 500 ± 3 standard deviations
     }
 
     void parseRouterNamesWhatIsWrong() {

@@ -5,6 +5,7 @@
 #include "kvbe/cost/cost_model.h"
 #include "kvbe/scenario/presets.h"
 #include "kvbe/trace/trace.h"
+#include "kvbe/trace/fleet.h"
 #include "kvbe/trace/trace_sim.h"
 
 #include <cmath>
@@ -34,6 +35,38 @@ inline bool sameReplayInput(const kvbe::Trace& a, const kvbe::Trace& b) {
 // one way fails the regression test too, which tries it every way.
 enum class FuzzWays { EveryWay, OneWay };
 
+// A fleet of 3 servers, 2 a node, the second tier pooled behind a 3 GB/s pool, under each
+// router: every request routed once, ratios in [0, 1], optimal never slower than always or
+// GPU-only caching.
+inline void fuzzFleet(const kvbe::Trace& t, const kvbe::CostModel& cost,
+                      const kvbe::ReplayConfig& base, const std::vector<std::string>& routers) {
+    for (const auto& name : routers) {
+        kvbe::ReplayConfig c = base;
+        c.instances = 3;
+        c.fleet.enabled = true;
+        c.fleet.nodeServers = 2;
+        c.fleet.pooled = {false, true};
+        c.fleet.poolBps = {0, 3e9};
+        auto router = kvbe::parseRouter(name);
+        if (!router) std::abort();
+        c.fleet.router = *router;
+        kvbe::RequestTimes times;
+        auto r = kvbe::replayTrace(t, cost, c, &times);
+        if (!r || !r->fleet) std::abort();
+        std::uint64_t routed = 0;
+        for (auto n : r->fleet->requests)
+            routed += n;
+        if (routed != t.size()) std::abort();
+        for (double v : {r->anyTier.tokenWeighted, r->anyTier.blockWeighted, r->anyTier.perRequest})
+            if (!(v >= 0 && v <= 1 + 1e-12)) std::abort();
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            if (times.optimal[i] > times.always[i] || times.optimal[i] > times.gpuOnly[i])
+                std::abort();
+            if (!(times.queuedAlways[i] >= times.always[i] * (1 - 1e-12))) std::abort();
+        }
+    }
+}
+
 // Whatever the bytes, every reader gives requests or a sentence naming the source; a trace with
 // block ids replays under every policy and placement with ratios in [0, 1] and `optimal` never
 // slower than `always` or GPU-only caching.
@@ -55,10 +88,17 @@ inline int fuzzTraceWays(const uint8_t* data, size_t size, FuzzWays ways) {
         formats.push_back(kvbe::TraceFormat{info.name});
     std::vector<kvbe::EvictionPolicy> policies{kvbe::EvictionPolicy::Lru,
                                                kvbe::EvictionPolicy::S3Fifo};
+    // The fleet's routers, two with their index seen 10 ms late.
+    std::vector<std::string> routers;
+    for (const auto name : kvbe::routerNames())
+        routers.emplace_back(name);
+    routers.push_back("llm-d:event_lag=0.01");
+    routers.push_back("dynamo:event_lag=0.01");
     if (ways == FuzzWays::OneWay) {
         const std::size_t h = std::hash<std::string_view>{}(text);
         formats = {kvbe::TraceFormat::Auto, formats[1 + h % (formats.size() - 1)]};
         policies = {policies[(h >> 8) % 2]};
+        routers = {routers[(h >> 16) % routers.size()]};
     }
     std::vector<kvbe::Trace> replayed;
     for (auto f : formats) {
@@ -107,6 +147,9 @@ inline int fuzzTraceWays(const uint8_t* data, size_t size, FuzzWays ways) {
                         if (times.optimal[i] > times.always[i] ||
                             times.optimal[i] > times.gpuOnly[i])
                             std::abort();
+                    if (pol == kvbe::EvictionPolicy::Lru &&
+                        pl == kvbe::Placement::WriteThrough)
+                        fuzzFleet(*t, cost, c, routers);
                     if (c.instances > 0)
                         for (std::size_t i = 0; i < t->size(); ++i) {
                             if (!(times.queuedAlways[i] >= times.always[i] * (1 - 1e-12)))

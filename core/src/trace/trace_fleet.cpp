@@ -52,6 +52,20 @@ Fleet::Fleet(const Trace& trace, const ReplayConfig& config, const std::vector<s
         m_activeBlocks.assign(static_cast<std::size_t>(m_n), 0);
     }
     m_depthLevel.resize(m_localLevels.size());
+    if ((kind == RouterKind::LlmD || kind == RouterKind::Dynamo) && m_rc.eventLagS > 0) {
+        // The router's index lags the caches: a copy of each tier's index (the pools' are the
+        // same for every server and are not read), fed the caches' changes eventLagS late.
+        m_lagged = true;
+        m_view.resize(m_tiers.size());
+        for (std::size_t k = 0; k < m_tiers.size(); ++k) {
+            const bool local =
+                std::find(m_localLevels.begin(), m_localLevels.end(), k) != m_localLevels.end();
+            if (k != 0 && !local) continue;
+            m_view[k] = ServerIndex(blocks, m_n);
+            m_tiers[k].logTo(&m_events, &m_clock, m_rc.eventLagS, static_cast<std::uint8_t>(k));
+        }
+        m_seen0 = &m_depthSeen;
+    }
 }
 
 std::size_t Fleet::lookUp(int s, std::span<const std::uint32_t> ids, std::uint8_t* tierOf) const {
@@ -154,12 +168,15 @@ std::uint32_t Fleet::depthsOf(const ServerIndex* const* idx, std::size_t n,
 }
 
 std::uint32_t Fleet::depths(std::size_t level, std::span<const std::uint32_t> ids,
-                            std::vector<std::uint32_t>& out) const {
+                            std::vector<std::uint32_t>& out, bool seen) const {
+    auto index = [&](std::size_t k) -> const ServerIndex* {
+        return seen && m_lagged ? &m_view[k] : &m_tiers[k].index();
+    };
     const ServerIndex* idx[kMaxTiers];
     std::size_t n = 0;
-    idx[n++] = &m_tiers[0].index();
+    idx[n++] = index(0);
     for (std::size_t l = 0; l < level && l < m_localLevels.size(); ++l)
-        idx[n++] = &m_tiers[m_localLevels[l]].index();
+        idx[n++] = index(m_localLevels[l]);
     return depthsOf(idx, n, ids, out);
 }
 
@@ -180,7 +197,17 @@ int Fleet::pickRandom(const std::vector<int>& among) {
 int Fleet::route(std::size_t i, double now) {
     const auto ids = m_trace.blocksOf(i);
     if (m_needsLoad) finishBy(now);
+    m_clock = now; // the changes this request makes are stamped from its arrival
     const std::uint32_t best = depths(0, ids, m_depth0);
+    if (m_lagged) {
+        // The events that have reached the router by now.
+        while (!m_events.empty() && m_events.front().t <= now) {
+            const IndexEvent& e = m_events.front();
+            m_view[e.tier].set(e.id, e.first, e.count, e.on);
+            m_events.pop_front();
+        }
+        depths(0, ids, m_depthSeen, true);
+    }
     const auto full = ids.first(
         std::min<std::size_t>(ids.size(), static_cast<std::size_t>(m_trace.inputTokens[i] / m_b)));
     int s = 0;
@@ -245,6 +272,9 @@ std::uint64_t Fleet::stateBytes() const {
         b += t.bytes();
     if (m_tree) b += m_tree->bytes();
     if (m_active) b += m_active->bytes() + m_activeRefs.size() * 32;
+    for (const auto& v : m_view)
+        b += v.bytes();
+    b += m_events.size() * sizeof(IndexEvent);
     b += m_ring.size() * 16;
     return b;
 }

@@ -51,6 +51,12 @@ class Fleet {
                 accessed(k, id, m_tiers[k].access(id, s));
         }
     }
+    // Starts fetching what the request's lookups and updates at server s will read.
+    void prefetch(std::span<const std::uint32_t> ids, int s) const {
+        for (const std::uint32_t id : ids)
+            for (const auto& t : m_tiers)
+                t.prefetch(id, s);
+    }
     // The tiers server s can read block id from, a bit each (GPU: bit 0).
     std::uint8_t heldMask(std::uint32_t id, int s) const {
         std::uint8_t m = 0;
@@ -73,8 +79,9 @@ class Fleet {
     // Per server, how many of ids' leading blocks it can read from the tiers up to `level`
     // (0: its GPU; 1: its GPU or its node's first local tier …; pooled tiers are left out, as
     // they are the same for every server). Returns the most.
+    // seen: as the router's index has it (with an event lag, what the events delivered by now).
     std::uint32_t depths(std::size_t level, std::span<const std::uint32_t> ids,
-                         std::vector<std::uint32_t>& out) const;
+                         std::vector<std::uint32_t>& out, bool seen = false) const;
     std::uint32_t depthsOf(const ServerIndex* const* idx, std::size_t n,
                            std::span<const std::uint32_t> ids,
                            std::vector<std::uint32_t>& out) const;
@@ -113,6 +120,14 @@ class Fleet {
     std::vector<double> m_busy;
     std::uint64_t m_away = 0;
     std::vector<std::uint32_t> m_depth0; // per server: the GPU's leading blocks (scratch)
+    // The router's view with an event lag: per tier its index as the events delivered by now
+    // left it, the events in transit, and the GPU's leading blocks it sees.
+    bool m_lagged = false;
+    double m_clock = 0;
+    std::vector<ServerIndex> m_view;
+    std::deque<IndexEvent> m_events;
+    std::vector<std::uint32_t> m_depthSeen;
+    const std::vector<std::uint32_t>* m_seen0 = &m_depth0;
 
     std::mt19937_64 m_rng;
     std::uint64_t m_rr = 0;

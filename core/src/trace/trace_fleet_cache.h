@@ -8,75 +8,80 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 namespace kvbe::detail {
 
-// Block id -> slot, open addressing with linear probing and backward-shift deletion.
+// Block id -> slot, open addressing with linear probing and backward-shift deletion; a key and
+// its slot side by side, so a probe reads one line.
 class IdSlots {
   public:
     std::uint32_t find(std::uint32_t id) const {
-        if (m_keys.empty()) return kNil;
+        if (m_e.empty()) return kNil;
         for (std::size_t p = hash(id);; p = (p + 1) & m_mask) {
-            const std::uint32_t k = m_keys[p];
-            if (k == id) return m_vals[p];
-            if (k == kNil) return kNil;
+            const Entry e = m_e[p];
+            if (e.key == id) return e.slot;
+            if (e.key == kNil) return kNil;
         }
     }
+    void prefetch(std::uint32_t id) const {
+        if (!m_e.empty()) __builtin_prefetch(&m_e[hash(id)], 1);
+    }
     void put(std::uint32_t id, std::uint32_t slot) {
-        if ((m_size + 1) * 4 > m_keys.size() * 3) grow();
+        if ((m_size + 1) * 4 > m_e.size() * 3) grow();
         std::size_t p = hash(id);
-        while (m_keys[p] != kNil && m_keys[p] != id)
+        while (m_e[p].key != kNil && m_e[p].key != id)
             p = (p + 1) & m_mask;
-        if (m_keys[p] == kNil) ++m_size;
-        m_keys[p] = id;
-        m_vals[p] = slot;
+        if (m_e[p].key == kNil) ++m_size;
+        m_e[p] = {id, slot};
     }
     void erase(std::uint32_t id) {
         std::size_t p = hash(id);
-        while (m_keys[p] != id) {
-            if (m_keys[p] == kNil) return;
+        while (m_e[p].key != id) {
+            if (m_e[p].key == kNil) return;
             p = (p + 1) & m_mask;
         }
         // Backward shift: move later entries of the run into the hole where they may sit.
         for (std::size_t q = (p + 1) & m_mask;; q = (q + 1) & m_mask) {
-            const std::uint32_t k = m_keys[q];
-            if (k == kNil) break;
-            const std::size_t home = hash(k);
+            const Entry e = m_e[q];
+            if (e.key == kNil) break;
+            const std::size_t home = hash(e.key);
             // q's entry may move to p when its home is not in (p, q] cyclically.
             const bool between = p <= q ? (home > p && home <= q) : (home > p || home <= q);
             if (between) continue;
-            m_keys[p] = k;
-            m_vals[p] = m_vals[q];
+            m_e[p] = e;
             p = q;
         }
-        m_keys[p] = kNil;
+        m_e[p].key = kNil;
         --m_size;
     }
     void reserve(std::size_t n) {
-        while (m_keys.size() * 3 < n * 4 + 4)
+        while (m_e.size() * 3 < n * 4 + 4)
             grow();
     }
-    std::uint64_t bytes() const { return m_keys.capacity() * 8; }
+    std::uint64_t bytes() const { return m_e.capacity() * sizeof(Entry); }
 
   private:
+    struct Entry {
+        std::uint32_t key = kNil, slot = 0;
+    };
     std::size_t hash(std::uint32_t id) const {
         return static_cast<std::size_t>((static_cast<std::uint64_t>(id) * 0x9E3779B97F4A7C15ull) >>
                                         m_shift) &
                m_mask;
     }
     void grow() {
-        std::vector<std::uint32_t> keys = std::move(m_keys), vals = std::move(m_vals);
-        const std::size_t n = keys.empty() ? 16 : keys.size() * 2;
-        m_keys.assign(n, kNil);
-        m_vals.assign(n, 0);
+        std::vector<Entry> old = std::move(m_e);
+        const std::size_t n = old.empty() ? 16 : old.size() * 2;
+        m_e.assign(n, Entry{});
         m_mask = n - 1;
         m_shift = 64 - static_cast<unsigned>(__builtin_ctzll(n));
         m_size = 0;
-        for (std::size_t p = 0; p < keys.size(); ++p)
-            if (keys[p] != kNil) put(keys[p], vals[p]);
+        for (const Entry& e : old)
+            if (e.key != kNil) put(e.key, e.slot);
     }
-    std::vector<std::uint32_t> m_keys, m_vals;
+    std::vector<Entry> m_e;
     std::size_t m_mask = 0, m_size = 0;
     unsigned m_shift = 60;
 };
@@ -92,6 +97,7 @@ class SlotLru {
     }
     std::uint64_t capacity() const { return m_cap; }
     std::uint64_t size() const { return m_size; }
+    void prefetch(std::uint32_t id) const { m_map.prefetch(id); }
     // A held block becomes the most recent.
     void touch(std::uint32_t id) {
         const std::uint32_t s = m_map.find(id);
@@ -210,6 +216,16 @@ class ServerIndex {
     BlockArray<std::uint64_t> m_bits;
 };
 
+// A change of a tier's index (a block stored or evicted at a copy), for a router that sees it
+// late: at time t its servers [first, first + count) gain or lose the block.
+struct IndexEvent {
+    double t;
+    std::uint32_t id;
+    int first, count;
+    std::uint8_t tier;
+    bool on;
+};
+
 // The copies of one tier: copy c serves the servers [c × span, (c + 1) × span) (span 1 for the
 // GPU, the node's servers for a local tier, every server for a pool). The index says which
 // servers can read each block from this tier.
@@ -223,6 +239,11 @@ class TierCopies {
             m_copies.emplace_back(capacity);
     }
     int copyOf(int server) const { return server / m_span; }
+    // The lines an access at `server` reads: the block's index words and its copy's bucket.
+    void prefetch(std::uint32_t id, int server) const {
+        __builtin_prefetch(m_index.of(id));
+        m_copies[static_cast<std::size_t>(copyOf(server))].prefetch(id);
+    }
     std::uint32_t copies() const { return static_cast<std::uint32_t>(m_copies.size()); }
     const ServerIndex& index() const { return m_index; }
     bool holds(std::uint32_t id, int server) const { return m_index.holds(id, server); }
@@ -235,9 +256,20 @@ class TierCopies {
         }
         auto& cache = m_copies[static_cast<std::size_t>(c)];
         if (cache.capacity() == 0) return false;
-        cache.insert(id, [&](std::uint32_t old) { m_index.set(old, c * m_span, span(c), false); });
+        cache.insert(id, [&](std::uint32_t old) {
+            m_index.set(old, c * m_span, span(c), false);
+            log(old, c, false);
+        });
         m_index.set(id, c * m_span, span(c), true);
+        log(id, c, true);
         return true;
+    }
+    // Every change from now on goes to `events`, stamped `*clock + lag`.
+    void logTo(std::deque<IndexEvent>* events, const double* clock, double lag, std::uint8_t tier) {
+        m_events = events;
+        m_clock = clock;
+        m_lag = lag;
+        m_tier = tier;
     }
     // Evicts a copy's least recent blocks until it holds at most `keep`.
     void trim(int c, std::uint64_t keep) {
@@ -258,6 +290,13 @@ class TierCopies {
 
   private:
     int span(int c) const { return std::min(m_span, m_servers - c * m_span); }
+    void log(std::uint32_t id, int c, bool on) {
+        if (m_events) m_events->push_back({*m_clock + m_lag, id, c * m_span, span(c), m_tier, on});
+    }
+    std::deque<IndexEvent>* m_events = nullptr;
+    const double* m_clock = nullptr;
+    double m_lag = 0;
+    std::uint8_t m_tier = 0;
     int m_span, m_servers;
     ServerIndex m_index;
     std::vector<SlotLru> m_copies;

@@ -54,7 +54,8 @@ const std::vector<RouterInfo>& routers() {
           {"gpu_weight", &R::gpuTierWeight, 0, 1e6},
           {"cpu_weight", &R::cpuTierWeight, 0, 1e6},
           {"other_weight", &R::otherTierWeight, 0, 1e6},
-          {"refresh", &R::refreshS, 1e-6, 1e6}},
+          {"refresh", &R::refreshS, 1e-6, 1e6},
+          {"event_lag", &R::eventLagS, 0, 1e6}},
          true,
          false},
         {RouterKind::Dynamo,
@@ -62,7 +63,8 @@ const std::vector<RouterInfo>& routers() {
          {{"overlap_score_credit", &R::overlapScoreCredit, 0, 1},
           {"prefill_load_scale", &R::prefillLoadScale, 0, 1e6},
           {"host_cache_hit_weight", &R::hostCacheHitWeight, 0, 1e6},
-          {"disk_cache_hit_weight", &R::diskCacheHitWeight, 0, 1e6}},
+          {"disk_cache_hit_weight", &R::diskCacheHitWeight, 0, 1e6},
+          {"event_lag", &R::eventLagS, 0, 1e6}},
          true,
          false},
     };
@@ -237,6 +239,8 @@ int Fleet::sglang(std::span<const std::uint32_t> ids, double now) {
     if (s < 0) s = leastLoaded();
     // Deepest first, so that a prefix is always more recent than what extends it: trimming takes
     // leaves first, as the tree's eviction does.
+    for (const std::uint32_t id : ids)
+        tree.prefetch(id, s);
     for (std::size_t j = ids.size(); j-- > 0;)
         tree.access(ids[j], s);
     return s;
@@ -272,12 +276,12 @@ int Fleet::llmd(std::span<const std::uint32_t> full, double now) {
     std::vector<double> raw(N, 0.0);
     std::vector<bool> present(N, false);
     for (std::size_t s = 0; s < N; ++s) {
-        const std::uint32_t d0 = std::min(m_depth0[s], nf);
+        const std::uint32_t d0 = std::min((*m_seen0)[s], nf);
         raw[s] = m_rc.gpuTierWeight * d0;
         present[s] = d0 > 0;
     }
     for (std::size_t l = 0; l < m_localLevels.size(); ++l) {
-        depths(l + 1, full, m_depthLevel[l]);
+        depths(l + 1, full, m_depthLevel[l], m_lagged);
         const std::size_t k = m_localLevels[l];
         const std::string name = lower(m_tierNames[k]);
         const bool cpu = name.find("dram") != std::string::npos ||
@@ -286,7 +290,7 @@ int Fleet::llmd(std::span<const std::uint32_t> full, double now) {
         const double w = cpu ? m_rc.cpuTierWeight : m_rc.otherTierWeight;
         for (std::size_t s = 0; s < N; ++s) {
             const std::uint32_t before =
-                l == 0 ? std::min(m_depth0[s], nf) : m_depthLevel[l - 1][s];
+                l == 0 ? std::min((*m_seen0)[s], nf) : m_depthLevel[l - 1][s];
             const std::uint32_t d = std::max(before, m_depthLevel[l][s]);
             m_depthLevel[l][s] = d;
             raw[s] += w * (d - before);
@@ -329,7 +333,7 @@ int Fleet::dynamo(std::size_t i, std::span<const std::uint32_t> full) {
     const double isl = m_trace.inputTokens[i];
     const auto nf = static_cast<std::uint32_t>(full.size());
     for (std::size_t l = 0; l < m_localLevels.size(); ++l)
-        depths(l + 1, full, m_depthLevel[l]);
+        depths(l + 1, full, m_depthLevel[l], m_lagged);
     {
         const ServerIndex* idx[1] = {&*m_active};
         depthsOf(idx, 1, full, m_depthActive);
@@ -337,7 +341,7 @@ int Fleet::dynamo(std::size_t i, std::span<const std::uint32_t> full) {
     std::vector<int> bestSet;
     double best = 0;
     for (std::size_t s = 0; s < N; ++s) {
-        const std::uint32_t d0 = std::min(m_depth0[s], nf);
+        const std::uint32_t d0 = std::min((*m_seen0)[s], nf);
         double credit = m_rc.overlapScoreCredit * d0;
         std::uint32_t before = d0;
         for (std::size_t l = 0; l < m_localLevels.size(); ++l) {
@@ -358,7 +362,7 @@ int Fleet::dynamo(std::size_t i, std::span<const std::uint32_t> full) {
     }
     const int s = pickRandom(bestSet);
     const auto u = static_cast<std::size_t>(s);
-    m_routedTokens = std::max(0.0, isl - std::min(m_depth0[u], nf) * m_b);
+    m_routedTokens = std::max(0.0, isl - std::min((*m_seen0)[u], nf) * m_b);
     m_activeTokens[u] += m_routedTokens;
     for (const std::uint32_t id : full) {
         auto& r = m_activeRefs[(static_cast<std::uint64_t>(s) << 32) | id];

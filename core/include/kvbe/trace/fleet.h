@@ -37,6 +37,9 @@ struct RouterConfig {
     // dynamo (the KV router's cost with tier credits, docs/routers.md "Newer upstream main").
     double overlapScoreCredit = 1, prefillLoadScale = 1;
     double hostCacheHitWeight = 0.75, diskCacheHitWeight = 0.25;
+    // llm-d and dynamo: the seconds from a block's change at a server to the router's index
+    // seeing it (KV events in transit; BLIS uses 50 ms). 0: the index is the caches.
+    double eventLagS = 0;
 
     // The text that names it back: "sglang", "sglang:cache_threshold=0.5".
     std::string text;
