@@ -392,7 +392,7 @@ void measurePlanModes(const fs::path& file, std::size_t requests) {
 // least half), and the simulator's state on 64 (target: within 2 GB). A GPU cache of 20,000
 // blocks a server, DRAM and NVMe on each node, no write queue.
 void measureFleet(const fs::path& file, const CostModel& cm, int servers) {
-    struct rusage before{};
+    struct rusage before {};
     getrusage(RUSAGE_SELF, &before);
     auto trace = loadTrace(file, {});
     if (!trace) {
@@ -423,7 +423,7 @@ void measureFleet(const fs::path& file, const CostModel& cm, int servers) {
         rate[f] = double(r->lookups) / cpu;
         if (f == 1) state = r->stateBytes;
     }
-    struct rusage after{};
+    struct rusage after {};
     getrusage(RUSAGE_SELF, &after);
     std::printf("fleet: 1 server %.1f M block lookups/s, %d servers behind sglang %.1f M/s: "
                 "%.2fx of one (target >= 0.5x); state %.0f MB, peak resident %.0f MB (target "

@@ -4,8 +4,8 @@
 
 #include "kvbe/cost/cost_model.h"
 #include "kvbe/scenario/presets.h"
-#include "kvbe/trace/trace.h"
 #include "kvbe/trace/fleet.h"
+#include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_sim.h"
 
 #include <cmath>
@@ -147,8 +147,7 @@ inline int fuzzTraceWays(const uint8_t* data, size_t size, FuzzWays ways) {
                         if (times.optimal[i] > times.always[i] ||
                             times.optimal[i] > times.gpuOnly[i])
                             std::abort();
-                    if (pol == kvbe::EvictionPolicy::Lru &&
-                        pl == kvbe::Placement::WriteThrough)
+                    if (pol == kvbe::EvictionPolicy::Lru && pl == kvbe::Placement::WriteThrough)
                         fuzzFleet(*t, cost, c, routers);
                     if (c.instances > 0)
                         for (std::size_t i = 0; i < t->size(); ++i) {

@@ -63,9 +63,10 @@ class TestUiLinks : public QObject {
   private slots:
     void initTestCase() { isolateSettings(); }
 
-    // 12,000 requests, DRAM left out, NVMe 8 TiB, writes that keep up, 8 prefill servers: the links
-    // chart shares the TTFT tab, its dashed line is the reads the hits ask, equal to a replay set
-    // up here; the solid one the reads under the rule; the sentence says the drive is saturated.
+    // 12,000 requests, DRAM left out, NVMe 8 TiB, writes that keep up, 8 prefill servers on one
+    // node: the links chart shares the TTFT tab, its dashed line is the reads the hits ask,
+    // equal to a replay set up here; the solid one the reads under the rule; the sentence says
+    // the drive is saturated.
     // Without servers there is no solid line, and the sentence says loads are not queued.
     void linksAndTheSentence() {
         QTemporaryDir dir;
@@ -79,6 +80,8 @@ class TestUiLinks : public QObject {
         QVERIFY(settle(*w));
         child<QSpinBox>(v, QStringLiteral("workloadInstances"))->setValue(8);
         QVERIFY(settle(*w));
+        child<QSpinBox>(v, QStringLiteral("workloadNodeServers"))->setValue(8); // one node
+        QVERIFY(settle(*w));
         QVERIFY(v->result() && v->result()->replay);
 
         auto* tabs = child<QTabWidget>(v, QStringLiteral("workloadCharts"));
@@ -88,11 +91,12 @@ class TestUiLinks : public QObject {
         QVERIFY(links);
         QVERIFY(tab->findChild<WorkloadChart*>(QStringLiteral("workload-ttft")));
 
-        // The reads asked do not depend on the servers: a replay without them, set up here.
+        // The reads asked: the same fleet's (8 servers on one node, a GPU cache each,
+        // round-robin, one drive and its link), replayed here.
         auto t = loadTrace(v->result()->file.toStdString(), {});
         QVERIFY(t.ok());
         const auto ref = reference(explorerOf(w)->scenario());
-        const ReplayResult r = referenceReplay(*t, ref.eval, 0, 8 * 1024 * kGiB, false);
+        const ReplayResult r = referenceReplay(*t, ref.eval, 0, 8 * 1024 * kGiB, false, 1, 8, 8);
         QCOMPARE(r.tiers.size(), std::size_t(2));
         const LinkUse& asked = r.tiers[1].readOffered;
         QVERIFY2(asked.binsOver > 0, "the case: the drive saturates");

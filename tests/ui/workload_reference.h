@@ -17,8 +17,13 @@ namespace kvbe::test {
 // default, as in kvbe-cli trace replay; without them, writes keep up), storing a block in the
 // offload tiers at its storeAfter-th sighting.
 inline ReplayResult referenceReplay(const Trace& t, const Evaluation& e, double tier0Bytes,
-                                    double tier1Bytes, bool writeQueue = true, int storeAfter = 1) {
+                                    double tier1Bytes, bool writeQueue = true, int storeAfter = 1,
+                                    int servers = 0, int nodeServers = 1) {
     ReplayConfig c;
+    // Servers above one are a fleet behind round-robin, as the view replays them.
+    c.instances = servers;
+    c.fleet.enabled = servers > 1;
+    c.fleet.nodeServers = nodeServers;
     c.writeQueue = writeQueue;
     c.storeAfter = storeAfter;
     c.blockBytes = e.cost.kvBytesPerToken() * t.summary.blockTokens + e.cost.stateBytes();

@@ -172,6 +172,10 @@ RequestResult<ReplaySetup> replaySetup(const ReplayRequest& r, const Evaluation&
     };
     c.fleet.pooled.assign(c.tiers.size(), false);
     c.fleet.poolBps.assign(c.tiers.size(), 0.0);
+    for (std::size_t k = 0; k < c.tiers.size(); ++k) {
+        const auto i = static_cast<std::size_t>(out.scenarioTierOf[k]);
+        if (i < r.pooledScenarioTiers.size() && r.pooledScenarioTiers[i]) c.fleet.pooled[k] = true;
+    }
     for (const auto& name : r.pooled) {
         bool found = false;
         for (std::size_t k = 0; k < c.tiers.size(); ++k)
@@ -196,7 +200,7 @@ RequestResult<ReplaySetup> replaySetup(const ReplayRequest& r, const Evaluation&
                                     "pooled; pool it first (--pooled " +
                                     b.tier + ")"};
     }
-    if (!r.pooled.empty() && r.instances < 2)
+    if (!r.pooled.empty() && r.instances < 2 && r.fleet)
         return RequestError{RequestField::Pooled,
                             "a pooled tier needs a fleet: expected 2 or more servers (--servers)"};
     if (r.storeAfter < 1 || r.storeAfter > kMaxStoreAfter)

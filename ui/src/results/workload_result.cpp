@@ -71,6 +71,10 @@ ReplayRequest workloadRequest(const WorkloadSettings& s, std::size_t scenarioTie
     r.writeQueue = s.writeQueue;
     r.everyLinkShared = s.sharedLinks;
     r.instances = s.instances;
+    r.fleet = true; // as kvbe-cli trace replay: servers above one are a fleet
+    r.router = s.router;
+    r.nodeServers = std::max(1, s.nodeServers);
+    r.pooledScenarioTiers = s.pooled;
     r.storeAfter = s.storeAfter;
     return r;
 }
@@ -158,7 +162,8 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
     if (backlog) {
         ReplayConfig free = c;
         free.writeQueue = false;
-        free.instances = 0;
+        // No servers (nothing queues), except a fleet's: its caches are its servers'.
+        if (!(c.instances > 1 && c.fleet.enabled)) free.instances = 0;
         auto f = replayTrace(*trace, e.cost, free, nullptr, go);
         if (f && !f->cancelled) w.writesKeptUp = std::move(*f);
         w.replaySeconds = secondsSince(t0);
@@ -319,6 +324,10 @@ QString workloadAnswer(const WorkloadResult& w) {
         tiers.isEmpty()
             ? QStringLiteral("With the GPU's %1 alone").arg(capacityText(c.gpuCapacityBytes))
             : QStringLiteral("With %1").arg(listText(tiers));
+    if (r.fleet)
+        s += QStringLiteral(" on each of %1 servers behind %2")
+                 .arg(r.fleet->servers)
+                 .arg(QString::fromStdString(r.fleet->router));
     if (!tiers.isEmpty() && c.storeAfter > 1)
         s += QStringLiteral(" (offload at a block's %1)")
                  .arg(QString::fromStdString(sightingText(c.storeAfter)));

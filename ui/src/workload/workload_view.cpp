@@ -4,6 +4,7 @@
 
 #include "kvbe/base/units.h"
 #include "kvbe/files/trace_format.h"
+#include "kvbe/trace/fleet.h"
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/ui/charts/chart_catalog.h"
 #include "kvbe/ui/charts/chart_export.h"
@@ -318,11 +319,35 @@ QWidget* WorkloadView::buildControls() {
     m_instances->setRange(0, 1024);
     m_instances->setSpecialValueText(tr("no queueing"));
     m_instances->setToolTip(
-        tr("Servers fed first come first served; a load may start while its request waits, each "
-           "tier's link serves the loads in arrival order, and optimal admission decides each "
-           "request from the wait and the links' backlog at its arrival"));
+        tr("Prefill servers, each first come first served; a load may start while its request "
+           "waits, each link serves the loads in arrival order, and optimal admission decides "
+           "each request from the wait and the links' backlog at its arrival. Above one, a "
+           "fleet: each server has its own GPU cache, behind the router"));
     l->setBuddy(m_instances);
     m_ruleCells.push_back({l, m_instances});
+    // The fleet's router and its servers per node, in one cell.
+    m_router = new RuleCombo(this);
+    m_router->setObjectName(QStringLiteral("workloadRouter"));
+    for (const auto name : routerNames())
+        m_router->addItem(QString::fromLatin1(name.data(), qsizetype(name.size())));
+    m_router->setToolTip(
+        tr("What sends each request to a server of the fleet, as its project ships it "
+           "(docs/routers.md): round-robin, random, least-loaded, session affinity, SGLang's "
+           "cache-aware router, llm-d's precise prefix scorer, Dynamo's KV router"));
+    m_nodeServers = new QSpinBox(this);
+    m_nodeServers->setObjectName(QStringLiteral("workloadNodeServers"));
+    m_nodeServers->setRange(1, 64);
+    m_nodeServers->setPrefix(tr("per node "));
+    m_nodeServers->setToolTip(
+        tr("Servers per node: a tier on each node (not pooled) is shared by its servers"));
+    auto* routerLabel = new QLabel(tr("Router"), this);
+    routerLabel->setBuddy(m_router);
+    auto* routerCell = new QWidget(this);
+    auto* routerRow = new QHBoxLayout(routerCell);
+    routerRow->setContentsMargins(0, 0, 0, 0);
+    routerRow->setSpacing(4);
+    routerRow->addWidget(m_router, 1);
+    routerRow->addWidget(m_nodeServers);
     m_writeQueue = new QCheckBox(tr("Write queues"), this);
     m_writeQueue->setObjectName(QStringLiteral("workloadWriteQueue"));
     m_writeQueue->setToolTip(
@@ -352,6 +377,7 @@ QWidget* WorkloadView::buildControls() {
     queueRow->addWidget(offload);
     queueRow->addWidget(m_storeAfter, 1);
     m_ruleCells.push_back({m_writeQueue, queueCell});
+    m_ruleCells.push_back({routerLabel, routerCell});
     m_timing = new QLabel(this);
     m_timing->setObjectName(QStringLiteral("workloadTiming"));
     // It never widens the tab: it wraps onto a second line where its cell is narrow (the tab
@@ -368,6 +394,12 @@ QWidget* WorkloadView::buildControls() {
         m_settings.placement = *parsePlacement(m_placement->currentText().toStdString());
         m_settings.admission = *parseAdmission(m_admission->currentText().toStdString());
         m_settings.instances = m_instances->value();
+        m_settings.router = m_router->currentText().toStdString();
+        m_settings.nodeServers = m_nodeServers->value();
+        m_router->setEnabled(m_settings.instances > 1);
+        m_nodeServers->setEnabled(m_settings.instances > 1);
+        for (auto& row : m_rows)
+            if (row.pooled) row.pooled->setEnabled(m_settings.instances > 1);
         m_settings.storeAfter = m_storeAfter->value();
         m_settings.writeQueue = m_writeQueue->isChecked();
         m_settings.sharedLinks = m_sharedLink->isChecked();
@@ -375,9 +407,11 @@ QWidget* WorkloadView::buildControls() {
         m_settings.sweepTier = std::max(0, m_sweepTier->currentIndex());
         requestReplay();
     };
-    for (auto* c : {m_policy, m_placement, m_admission, m_sweepTier})
+    m_router->setEnabled(false);
+    m_nodeServers->setEnabled(false);
+    for (auto* c : {m_policy, m_placement, m_admission, m_sweepTier, m_router})
         connect(c, &QComboBox::currentIndexChanged, this, changed);
-    for (auto* spin : {m_instances, m_storeAfter})
+    for (auto* spin : {m_instances, m_storeAfter, m_nodeServers})
         connect(spin, &QSpinBox::valueChanged, this, changed);
     connect(m_writeQueue, &QCheckBox::toggled, this, changed);
     connect(m_sharedLink, &QCheckBox::toggled, this, changed);

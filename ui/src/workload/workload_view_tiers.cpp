@@ -6,6 +6,8 @@
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/ui/widgets/wrap_box.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QGridLayout>
 #include <QLabel>
 #include <QSlider>
@@ -69,6 +71,7 @@ void WorkloadView::syncTierRows() {
         delete row.name;
         delete row.slider;
         delete row.value;
+        delete row.pooled;
     }
     m_rows.clear();
     // New tiers start at their defaults; tiers kept by position keep what was set.
@@ -76,6 +79,7 @@ void WorkloadView::syncTierRows() {
     m_settings.tierCapacityBytes.resize(std::size_t(names.size() - 1), 0);
     for (std::size_t i = had; i < m_settings.tierCapacityBytes.size(); ++i)
         m_settings.tierCapacityBytes[i] = defaultTierCapacity(i);
+    m_settings.pooled.resize(std::size_t(names.size() - 1), false);
     for (int i = 0; i < names.size(); ++i) {
         TierRow row;
         row.name = new QLabel(names[i], this);
@@ -95,6 +99,21 @@ void WorkloadView::syncTierRows() {
         m_tierGrid->addWidget(row.name, i, 0);
         m_tierGrid->addWidget(row.slider, i, 1);
         m_tierGrid->addWidget(row.value, i, 2);
+        if (i > 0) {
+            row.pooled = new QCheckBox(tr("pooled"), this);
+            row.pooled->setObjectName(QStringLiteral("workloadTier%1Pooled").arg(i));
+            row.pooled->setToolTip(
+                tr("A fleet's %1: one pool for every server, its capacity in all, reached over "
+                   "each node's link (Mooncake Store, LMCache remote); unchecked, one on each "
+                   "node, its capacity each")
+                    .arg(names[i]));
+            row.pooled->setEnabled(m_settings.instances > 1);
+            m_tierGrid->addWidget(row.pooled, i, 3);
+            connect(row.pooled, &QCheckBox::toggled, this, [this, i](bool on) {
+                m_settings.pooled[std::size_t(i - 1)] = on;
+                requestReplay();
+            });
+        }
         connect(row.slider, &QSlider::valueChanged, this,
                 [this, i](int step) { onCapacityMoved(i, step); });
         // Replays too slow to follow the slider run when it is let go.
@@ -169,6 +188,19 @@ void WorkloadView::syncControls() {
     m_sharedLink->setChecked(m_settings.sharedLinks);
     m_sharedLink->setEnabled(m_settings.writeQueue);
     m_sweepTier->setCurrentIndex(m_settings.sweepTier);
+    const QSignalBlocker b9(m_router), b10(m_nodeServers);
+    m_router->setCurrentText(QString::fromStdString(m_settings.router));
+    m_nodeServers->setValue(m_settings.nodeServers);
+    const bool fleet = m_settings.instances > 1;
+    m_router->setEnabled(fleet);
+    m_nodeServers->setEnabled(fleet);
+    for (std::size_t i = 1; i < m_rows.size(); ++i) {
+        QCheckBox* pooled = m_rows[i].pooled;
+        if (!pooled) continue;
+        const QSignalBlocker b(pooled);
+        pooled->setChecked(i - 1 < m_settings.pooled.size() && m_settings.pooled[i - 1]);
+        pooled->setEnabled(fleet);
+    }
 }
 
 void WorkloadView::onCapacityMoved(int row, int step) {

@@ -86,6 +86,7 @@ struct ReplayRequest {
     std::string router;
     int nodeServers = 1;
     std::vector<std::string> pooled;
+    std::vector<bool> pooledScenarioTiers; // ... or by scenario tier, in its order (the window)
     std::vector<TierWrite> poolBandwidths;
     int storeAfter = 1; // 1 to kMaxStoreAfter
     double rateScale = 1;

@@ -32,6 +32,11 @@ struct WorkloadSettings {
     // Every offload tier's reads and writes share one link (needs writeQueue).
     bool sharedLinks = false;
     int instances = 0;
+    // Above one server, a fleet (docs/workload-model.md, "The fleet"): the router as `--router`
+    // takes it, servers per node, and per scenario tier whether it is pooled (else on each node).
+    std::string router = "round-robin";
+    int nodeServers = 1;
+    std::vector<bool> pooled;
     // Store admission: the offload tiers take a block at its storeAfter-th sighting (1: every
     // block). The capacity sweep is exact only for 1, so there is none for more.
     int storeAfter = 1;

@@ -132,6 +132,7 @@ class WorkloadView : public QWidget {
         QLabel* name = nullptr;
         QSlider* slider = nullptr;
         QLabel* value = nullptr;
+        QCheckBox* pooled = nullptr; // offload tiers: one pool for the fleet, else on each node
     };
     std::vector<TierRow> m_rows; // row 0: the GPU, row k: the scenario's tier k-1
     QStringList m_tierNames;
@@ -142,6 +143,8 @@ class WorkloadView : public QWidget {
     QComboBox* m_admission = nullptr;
     QComboBox* m_sweepTier = nullptr;
     QSpinBox* m_instances = nullptr;
+    QComboBox* m_router = nullptr;
+    QSpinBox* m_nodeServers = nullptr;
     QSpinBox* m_storeAfter = nullptr;
     QCheckBox* m_writeQueue = nullptr;
     QCheckBox* m_sharedLink = nullptr;

@@ -1,0 +1,104 @@
+// The Workload tab's fleet (docs/workload-model.md, "The fleet"): above one prefill server the
+// replay is a fleet behind the router the view names, each offload tier on every node or
+// pooled; the answer names the router, and every figure is the replay core gives for the same
+// request (one computation, as kvbe-cli trace replay's).
+#include "ui_test_support.h"
+
+#include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_setup.h"
+#include "kvbe/trace/trace_sim.h"
+#include "kvbe/ui/workload/plan_section.h"
+#include "kvbe/ui/workload/workload_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QSpinBox>
+
+using namespace kvbe;
+using namespace kvbe::test;
+
+namespace {
+
+QString realTracePath() {
+    return QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl");
+}
+
+WorkloadView* viewOf(MainWindow& w) {
+    return child<WorkloadView>(&w, QStringLiteral("workloadView"));
+}
+
+bool settle(MainWindow& w) {
+    auto* v = viewOf(w);
+    auto* s = child<PlanSection>(&w, QStringLiteral("planSection"));
+    return QTest::qWaitFor(
+        [&] {
+            return !v->loading() && !v->replaying() && !s->computing() && !s->scheduled() &&
+                   !explorerOf(&w)->recomputePending();
+        },
+        180000);
+}
+
+} // namespace
+
+class TestUiRouter : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { isolateSettings(); }
+
+    // The conversation trace: the router and the servers per node are off without a fleet; 8
+    // servers behind sglang with NVMe pooled give the replay core gives for that request, and
+    // the answer says so.
+    void theFleetIsTheRequestsReplay() {
+        QVERIFY2(QFile::exists(realTracePath()), qPrintable(realTracePath() + " is missing"));
+        auto w = makeWindow();
+        auto* v = viewOf(*w);
+        QVERIFY(v->openTrace(realTracePath()));
+        QVERIFY(settle(*w));
+        auto* router = child<QComboBox>(v, QStringLiteral("workloadRouter"));
+        auto* perNode = child<QSpinBox>(v, QStringLiteral("workloadNodeServers"));
+        auto* pooled = child<QCheckBox>(v, QStringLiteral("workloadTier2Pooled"));
+        QVERIFY(!router->isEnabled() && !perNode->isEnabled() && !pooled->isEnabled());
+        QVERIFY(!v->result()->replay->fleet);
+
+        child<QCheckBox>(v, QStringLiteral("workloadWriteQueue"))->setChecked(false);
+        child<QSpinBox>(v, QStringLiteral("workloadInstances"))->setValue(8);
+        QVERIFY(settle(*w));
+        QVERIFY(router->isEnabled() && perNode->isEnabled() && pooled->isEnabled());
+        router->setCurrentText(QStringLiteral("sglang"));
+        QVERIFY(settle(*w));
+        pooled->setChecked(true);
+        QVERIFY(settle(*w));
+
+        const auto& res = *v->result();
+        QVERIFY(res.replay && res.replay->fleet);
+        QCOMPARE(res.replay->fleet->router, std::string("sglang"));
+        QCOMPARE(res.replay->fleet->servers, 8);
+        QCOMPARE(res.replay->tiers.size(), std::size_t(3));
+        QVERIFY(!res.replay->tiers[1].pooled && res.replay->tiers[1].copies == 8);
+        QVERIFY(res.replay->tiers[2].pooled && res.replay->tiers[2].copies == 1);
+        const QString answer = child<QLabel>(v, QStringLiteral("workloadSummary"))->text();
+        QVERIFY2(answer.contains(QStringLiteral("on each of 8 servers behind sglang")),
+                 qPrintable(answer));
+
+        // The same request through core: the same figures.
+        ReplayRequest q = workloadRequest(res.settings, res.eval->scenario.tiers.size());
+        auto setup = replaySetup(q, *res.eval, res.trace->summary.blockTokens);
+        QVERIFY(setup.ok());
+        QVERIFY(setup->config.fleet.enabled && setup->config.fleet.pooled[1]);
+        auto r = replayTrace(*res.trace, res.eval->cost, setup->config);
+        QVERIFY(r.ok());
+        QCOMPARE(r->anyTier.tokenWeighted, res.replay->anyTier.tokenWeighted);
+        QCOMPARE(r->fleet->requests, res.replay->fleet->requests);
+        QCOMPARE(r->rule("optimal")->ttft.p99, res.replay->rule("optimal")->ttft.p99);
+
+        // Back to one server: no fleet, the controls off again.
+        child<QSpinBox>(v, QStringLiteral("workloadInstances"))->setValue(1);
+        QVERIFY(settle(*w));
+        QVERIFY(!v->result()->replay->fleet);
+        QVERIFY(!router->isEnabled() && !pooled->isEnabled());
+    }
+};
+
+QTEST_MAIN(TestUiRouter)
+#include "tst_ui_router.moc"
