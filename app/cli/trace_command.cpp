@@ -48,26 +48,19 @@ ExitCode runInspect(const TraceOptions& o) {
 ExitCode runRouterCompare(const TraceOptions& o, const Setup& setup, Trace& trace) {
     if (o.replay.instances < 2)
         return fail("--router compare: expected a fleet to route to, --servers 2 or more");
-    std::vector<RouterRun> runs;
-    std::optional<ReplayConfig> shown;
+    TraceOptions fleet = o;
+    fleet.replay.router.clear();
+    fleet.replay.fleet = true;
+    auto cfg = replayConfig(fleet, setup, trace.summary.blockTokens);
+    if (!cfg) return fail(cfg.message());
     applyLoadOptions(o, trace);
-    for (const auto name : routerNames()) {
-        TraceOptions one = o;
-        one.replay.router = std::string(name);
-        one.replay.fleet = true;
-        auto cfg = replayConfig(one, setup, trace.summary.blockTokens);
-        if (!cfg) return fail(cfg.message());
-        cfg->reportRules = {std::string(toString(o.admission))};
-        auto r = replayTrace(trace, setup.eval.cost, *cfg);
-        if (!r) return fail(r.message());
-        runs.push_back({std::string(name), std::move(*r)});
-        if (!shown) shown = std::move(*cfg);
-    }
     const std::string rule(toString(o.admission));
+    auto runs = compareRouters(trace, setup.eval.cost, *cfg, rule);
+    if (!runs) return fail(runs.message());
     if (o.output == "json")
-        std::cout << dumpJson(routerCompareJson(*shown, runs, rule), 2) << "\n";
+        std::cout << dumpJson(routerCompareJson(*cfg, *runs, rule), 2) << "\n";
     else
-        std::cout << routerCompareTable(*shown, runs, rule);
+        std::cout << routerCompareTable(*cfg, *runs, rule);
     return ExitCode::Ok;
 }
 

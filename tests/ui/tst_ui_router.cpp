@@ -4,15 +4,18 @@
 // request (one computation, as kvbe-cli trace replay's).
 #include "ui_test_support.h"
 
+#include "kvbe/trace/fleet.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_setup.h"
 #include "kvbe/trace/trace_sim.h"
+#include "kvbe/ui/charts/router_chart.h"
 #include "kvbe/ui/workload/plan_section.h"
 #include "kvbe/ui/workload/workload_view.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
+#include <QScatterSeries>
 #include <QSpinBox>
 
 using namespace kvbe;
@@ -92,11 +95,28 @@ class TestUiRouter : public QObject {
         QCOMPARE(r->fleet->requests, res.replay->fleet->requests);
         QCOMPARE(r->rule("optimal")->ttft.p99, res.replay->rule("optimal")->ttft.p99);
 
+        // The Routers chart: a point per router, the sglang one the replay above.
+        auto* chart = v->findChild<RouterChart*>(QStringLiteral("workload-routers"));
+        QVERIFY(chart);
+        auto* any =
+            qobject_cast<QScatterSeries*>(chart->seriesByKey(QStringLiteral("routers/any")));
+        QVERIFY(any);
+        QCOMPARE(any->count(), int(routerNames().size()));
+        QCOMPARE(res.routers.size(), routerNames().size());
+        std::size_t at = 0;
+        while (res.routers[at].router != "sglang")
+            ++at;
+        QCOMPARE(any->at(int(at)).y(), res.replay->anyTier.tokenWeighted * 100);
+        QCOMPARE(any->at(int(at)).x(), res.replay->rule("optimal")->ttft.p99);
+        QVERIFY(chart->csv().contains(QStringLiteral("\nsglang,")));
+
         // Back to one server: no fleet, the controls off again.
         child<QSpinBox>(v, QStringLiteral("workloadInstances"))->setValue(1);
         QVERIFY(settle(*w));
         QVERIFY(!v->result()->replay->fleet);
         QVERIFY(!router->isEnabled() && !pooled->isEnabled());
+        QVERIFY(v->result()->routers.empty());
+        QCOMPARE(chart->seriesByKey(QStringLiteral("routers/any")), nullptr);
     }
 };
 

@@ -57,6 +57,30 @@ json fleetJson(const ReplayResult& r) {
             {"tiers", tiers}};
 }
 
+Result<std::vector<RouterRun>> compareRouters(const Trace& trace, const CostModel& cost,
+                                              const ReplayConfig& config, std::string_view rule,
+                                              const std::function<bool(double)>& progress) {
+    if (!(config.instances > 1 && config.fleet.enabled))
+        return Error{"comparing routers needs a fleet: expected 2 or more servers"};
+    std::vector<RouterRun> runs;
+    const auto& names = routerNames();
+    for (std::size_t n = 0; n < names.size(); ++n) {
+        ReplayConfig c = config;
+        auto router = parseRouter(names[n]);
+        if (!router) return router.error();
+        c.fleet.router = *router;
+        c.reportRules = {std::string(rule), "gpu-only"};
+        const double share = 1.0 / static_cast<double>(names.size());
+        auto r = replayTrace(trace, cost, c, nullptr, [&](double f) {
+            return !progress || progress((static_cast<double>(n) + f) * share);
+        });
+        if (!r) return r.error();
+        if (r->cancelled) break;
+        runs.push_back({std::string(names[n]), std::move(*r)});
+    }
+    return runs;
+}
+
 std::string routerCompareTable(const ReplayConfig& c, const std::vector<RouterRun>& runs,
                                std::string_view rule) {
     if (runs.empty()) return "";

@@ -7,6 +7,7 @@
 #include "kvbe/ui/charts/link_chart.h"
 #include "kvbe/ui/charts/model_size_chart.h"
 #include "kvbe/ui/charts/plan_chart.h"
+#include "kvbe/ui/charts/router_chart.h"
 #include "kvbe/ui/charts/ttft_chart.h"
 #include "kvbe/ui/charts/workload_charts.h"
 
@@ -81,6 +82,7 @@ const std::vector<ChartKind>& chartKinds() {
         row<TtftDistributionChart>("workload-ttft", KVBE_TITLE("TTFT distribution"), nullptr, T),
         // Drawn under the TTFT distribution, in its tab (workload_view.cpp).
         row<LinkUseChart>("workload-links", KVBE_TITLE("Links over time"), nullptr, T),
+        row<RouterChart>("workload-routers", KVBE_TITLE("Routers"), nullptr, T),
         row<SloCapacityChart>("capacity", KVBE_TITLE("Capacity"), nullptr, T, nullptr, nullptr,
                               capacityTarget, capacityNow),
         row<PlanChart>("plan", KVBE_TITLE("Plan"), nullptr, T, nullptr, nullptr, nullptr, planNow),

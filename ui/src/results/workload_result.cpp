@@ -222,6 +222,21 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
         else if (!(cancel && cancel->load()))
             w.sweepNote = QString::fromStdString(s.message());
     }
+    // Every router on the fleet: seven replays, so only where one is quick.
+    if (c.instances > 1 && c.fleet.enabled && !(cancel && cancel->load())) {
+        if (trace->size() > kRouterCompareRequests) {
+            w.routersNote =
+                QStringLiteral("Routers not compared: the trace has more than %1 requests; "
+                               "kvbe-cli trace replay --router compare compares them")
+                    .arg(kRouterCompareRequests);
+        } else {
+            auto runs = compareRouters(*trace, e.cost, c, toString(settings.admission), go);
+            if (runs)
+                w.routers = std::move(*runs);
+            else
+                w.routersNote = QString::fromStdString(runs.message());
+        }
+    }
     w.summary = workloadSummary(w);
     if (w.replay && !w.replay->cancelled && !w.config.tiers.empty()) {
         std::vector<bool> drives;

@@ -5,6 +5,7 @@
 
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
+#include "kvbe/trace/fleet_report.h"
 #include "kvbe/trace/replay_request.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_setup.h"
@@ -87,6 +88,10 @@ struct WorkloadResult {
     std::optional<SweepResult> sweep;
     std::size_t sweepVary = 0; // the sweep's varied tier: 0 GPU, k its k-th offload tier
     QString sweepNote;         // why there is no sweep, if there is none
+    // A fleet (more than one server): every router on it (core's compareRouters, as kvbe-cli
+    // trace replay --router compare), or why not.
+    std::vector<RouterRun> routers;
+    QString routersNote;
     double replaySeconds = 0, sweepSeconds = 0;
     // Requests whose prompt is longer than the model's context: replayed as they are, but a
     // server would refuse them.
@@ -102,6 +107,9 @@ struct WorkloadResult {
     std::vector<TensorParallelFit> tensorParallelFits;
 };
 using WorkloadPtr = std::shared_ptr<const WorkloadResult>;
+
+// The largest trace whose routers the view compares with every replay (7 replays of it).
+inline constexpr std::size_t kRouterCompareRequests = 200000;
 
 // Share of requests whose prompt is at least `tokens` long, counted over the trace.
 double shareAtOrAbove(const Trace& trace, double tokens);
