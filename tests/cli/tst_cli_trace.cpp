@@ -324,6 +324,31 @@ class TestCliTrace : public QObject {
                  qPrintable(sat["sentence"].toString()));
     }
 
+    // --router compare: every router, in the order routerNames gives, each row the figures of
+    // trace replay with that router on the same fleet (one computation).
+    void routerCompareIsEachRoutersReplay() {
+        const QString trace = fixture("mooncake-conversation.jsonl");
+        const QStringList fleet{"trace",      "replay", trace,
+                                "--servers",  "8",      "--gpu-cache",
+                                "4000blocks", "--tier", "dram-pcie5=512GiB",
+                                "--output",   "json"};
+        const auto all = cli(fleet + QStringList{"--router", "compare"});
+        QCOMPARE(all.exitCode, 0);
+        const auto rows = json(all)["routers"].toArray();
+        QCOMPARE(rows.size(), 7);
+        QCOMPARE(rows[0].toObject()["router"].toString(), QString("round-robin"));
+        const auto one = cli(fleet + QStringList{"--router", "sglang"});
+        QCOMPARE(one.exitCode, 0);
+        const auto replay = json(one);
+        QCOMPARE(replay["fleet"].toObject()["router"].toString(), QString("sglang"));
+        const auto row = rows[4].toObject();
+        QCOMPARE(row["router"].toString(), QString("sglang"));
+        QCOMPARE(row["hits_any_tier"].toObject()["token_weighted"].toDouble(),
+                 replay["hits_any_tier"].toObject()["token_weighted"].toDouble());
+        QCOMPARE(row["fleet"].toObject()["requests_per_server"].toArray(),
+                 replay["fleet"].toObject()["requests_per_server"].toArray());
+    }
+
     // trace generate: the same bytes for the same seed, a trace the replay reads, with prefill
     // servers each rule's read busy share and the saturation sentence; bad flags a sentence.
     void generateWritesATraceTheReplayReads() {
@@ -367,6 +392,22 @@ class TestCliTrace : public QObject {
         const QString hand = fixture("hand.jsonl");
         QTest::newRow("unknown tier") << QStringList{"trace", "replay", hand, "--tier", "tape=1TB"}
                                       << 1 << "--tier tape: not a tier of the scenario";
+        QTest::newRow("unknown router")
+            << QStringList{"trace", "replay", hand, "--servers", "4", "--router", "nginx"} << 1
+            << "--router 'nginx': unknown router 'nginx'; expected one of round-robin, random, "
+               "least-loaded, session, sglang, llm-d, dynamo (or compare)";
+        QTest::newRow("unknown router key")
+            << QStringList{"trace", "replay", hand, "--servers", "4", "--router", "sglang:foo=1"}
+            << 1 << "sglang has no parameter 'foo'; it takes cache_threshold";
+        QTest::newRow("pooled names no tier")
+            << QStringList{"trace", "replay", hand, "--servers", "4", "--pooled", "tape"} << 1
+            << "--pooled 'tape' names no tier of the replay; expected one of";
+        QTest::newRow("pooled without a fleet")
+            << QStringList{"trace", "replay", hand, "--pooled", "nvme-gen5"} << 1
+            << "--pooled: a pooled tier needs a fleet: expected 2 or more servers (--servers)";
+        QTest::newRow("compare without a fleet")
+            << QStringList{"trace", "replay", hand, "--router", "compare"} << 1
+            << "--router compare: expected a fleet to route to, --servers 2 or more";
         QTest::newRow("bad capacity")
             << QStringList{"trace", "replay", hand, "--tier", "dram-pcie5=lots"} << 1
             << "--tier dram-pcie5";
