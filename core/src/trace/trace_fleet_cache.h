@@ -13,6 +13,21 @@
 
 namespace kvbe::detail {
 
+// Asks for transparent huge pages under a large array (where the system allows them, madvise
+// mode): the fleet's caches are read at random, and with 4 KiB pages most reads missed the TLB.
+inline void adviseHugePages(const void* p, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr std::size_t kHuge = std::size_t(2) << 20;
+    if (bytes < 2 * kHuge) return;
+    const auto begin = (reinterpret_cast<std::uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(kHuge - 1);
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 // Block id -> slot, open addressing with linear probing and backward-shift deletion; a key and
 // its slot side by side, so a probe reads one line.
 class IdSlots {
@@ -75,6 +90,7 @@ class IdSlots {
         std::vector<Entry> old = std::move(m_e);
         const std::size_t n = old.empty() ? 16 : old.size() * 2;
         m_e.assign(n, Entry{});
+        adviseHugePages(m_e.data(), n * sizeof(Entry));
         m_mask = n - 1;
         m_shift = 64 - static_cast<unsigned>(__builtin_ctzll(n));
         m_size = 0;
@@ -122,7 +138,10 @@ class SlotLru {
             m_free.pop_back();
         } else {
             s = static_cast<std::uint32_t>(m_slots.size());
+            const std::size_t had = m_slots.capacity();
             m_slots.push_back({});
+            if (m_slots.capacity() != had)
+                adviseHugePages(m_slots.data(), m_slots.capacity() * sizeof(Slot));
         }
         m_slots[s].id = id;
         pushFront(s);
