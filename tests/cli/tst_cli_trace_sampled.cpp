@@ -117,6 +117,35 @@ class TestCliTraceSampled : public QObject {
         }
     }
 
+    // A sampled plan's rows estimated from the sample had no servers counted: the table says
+    // "n/c" (not ">1024", which reads as "needs more than 1,024 servers"), the JSON null, the
+    // CSV nothing, and none of them fails the latency limit for want of a count.
+    void sampledPlanRowsSayNotComputed() {
+        const QString conversation =
+            QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl");
+        const QStringList base{"trace",     "plan", conversation,    "--life", "5",
+                               "--slo-p99", "5s",   "--sample-rate", "0.3"};
+        const auto o = json(base);
+        int sampled = 0;
+        for (const auto& v : o["front"].toArray()) {
+            const auto p = v.toObject();
+            if (!p["sampled"].toBool()) continue;
+            ++sampled;
+            QVERIFY(p["servers_at_slo"].isNull());
+            QVERIFY(p["value_per_month_usd"].isNull());
+            QVERIFY(p["net_usd_over_life"].isNull());
+            for (const auto& f : p["fails"].toArray())
+                QVERIFY2(!f.toString().startsWith(QStringLiteral("latency: not replayed")),
+                         qPrintable(f.toString()));
+        }
+        QVERIFY(sampled > 0);
+        const auto table = runCli(base);
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY2(!table.out.contains(">1024"), table.out.constData());
+        QVERIFY(table.out.contains(" n/c "));
+        QVERIFY(table.out.contains("n/c: not computed"));
+    }
+
     void badSampleRateIsRefused() {
         const auto r = runCli({"trace", "sweep", m_trace, "--single-cache", "--sample-rate", "2"});
         QVERIFY(r.exitCode > 0);

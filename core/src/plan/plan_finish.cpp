@@ -25,6 +25,14 @@ using Coord = PlanCoord;
 // GPUs at the price per hour, or without them the GPU-hours saved; the payback and the net.
 void valuePoint(const PlanSetup& s, const PlanResult& res, PlanPoint& p) {
     const double price = s.prices.gpuPerHour.at(s.gpuKey).usd;
+    p.valueNotComputed = res.serversSearched && p.sampled && !p.serversAtSlo;
+    if (p.valueNotComputed) {
+        // Its GPUs saved are unknown; the GPU-hours instead would price it on another basis
+        // than its neighbours replayed in full.
+        p.valuePerMonthUsd = 0;
+        p.netUsdOverLife = 0;
+        return;
+    }
     if (res.serversSearched && p.serversAtSlo && res.gpuOnlyServers) {
         p.gpusSaved = (*res.gpuOnlyServers - *p.serversAtSlo) * s.gpusPerInstance;
         p.valueFromGpusSaved = true;
@@ -50,7 +58,7 @@ void checkLimits(const PlanLimits& l, PlanPoint& p) {
         p.fails.push_back("latency: p99 TTFT " + formatFixed(p.ttftP99S, 3) + " s, " +
                           formatFixed(p.ttftP99S - *l.sloP99S, 3) + " s over " +
                           formatFixed(*l.sloP99S, 3) + " s");
-    else if (l.sloP99S && !p.serversAtSlo) // the search ran and found no count
+    else if (l.sloP99S && !p.serversAtSlo && !p.sampled) // the search ran and found no count
         p.fails.push_back("latency: " + p.serversNote);
     if (l.budgetUsd && p.capexUsd > *l.budgetUsd)
         p.fails.push_back("budget: " + usd(p.capexUsd) + ", " + usd(p.capexUsd - *l.budgetUsd) +
@@ -117,6 +125,7 @@ void finishPlan(const PlanSetup& s, const PlanGrid& grid, std::vector<PlanPoint>
         p.lifeIfEveryBlockStored.reset();
         p.gpusSaved.reset();
         p.valueFromGpusSaved = false;
+        p.valueNotComputed = false;
         p.paybackMonths.reset();
         if (p.serversAtSlo) p.serversNote.clear();
         valuePoint(s, res, p);

@@ -142,10 +142,12 @@ json planPointJson(const PlanPoint& p) {
             {"servers_at_slo", optionalInt(p.serversAtSlo)},
             {"gpus_saved", optionalInt(p.gpusSaved)},
             {"servers_note", p.serversNote},
-            {"value_per_month_usd", p.valuePerMonthUsd},
-            {"value_from", p.valueFromGpusSaved ? "gpus_saved" : "gpu_hours_saved_per_day"},
+            {"value_per_month_usd", p.valueNotComputed ? json(nullptr) : json(p.valuePerMonthUsd)},
+            {"value_from", p.valueNotComputed     ? json(nullptr)
+                           : p.valueFromGpusSaved ? json("gpus_saved")
+                                                  : json("gpu_hours_saved_per_day")},
             {"payback_months", optionalJson(p.paybackMonths)},
-            {"net_usd_over_life", p.netUsdOverLife},
+            {"net_usd_over_life", p.valueNotComputed ? json(nullptr) : json(p.netUsdOverLife)},
             {"years_to_rated_endurance", years},
             {"shortest_life_years", optionalJson(p.shortestLifeYears)},
             {"life_if_every_block_stored_years", optionalJson(p.lifeIfEveryBlockStored)},
@@ -251,8 +253,10 @@ std::string planCsv(const PlanReport& x) {
                formatFixed(p.capexUsd, 2) + "," + formatFixed(p.ttftMeanS, 9) + "," +
                formatFixed(p.ttftP99S, 9) + "," + formatFixed(p.hitsTokenWeighted, 6) + "," +
                formatFixed(p.gpuHoursSavedPerDay, 6) + "," + optInt(p.serversAtSlo) + "," +
-               optInt(p.gpusSaved) + "," + formatFixed(p.valuePerMonthUsd, 2) + "," +
-               opt(p.paybackMonths) + "," + formatFixed(p.netUsdOverLife, 2) + "," +
+               optInt(p.gpusSaved) + "," +
+               (p.valueNotComputed ? std::string() : formatFixed(p.valuePerMonthUsd, 2)) + "," +
+               opt(p.paybackMonths) + "," +
+               (p.valueNotComputed ? std::string() : formatFixed(p.netUsdOverLife, 2)) + "," +
                opt(p.shortestLifeYears) + "," + (p.fails.empty() ? "1" : "0") + "," +
                (p.onTtftFront ? "1" : "0") + "," + (p.onGpuHoursFront ? "1" : "0") + "," +
                (r.recommended && *r.recommended == i ? "1" : "0") + "," +
@@ -284,11 +288,13 @@ std::string planTable(const PlanReport& x) {
     out += "drives    counts replayed: " + counts + "\n";
     for (const auto& d : r.driveNeeds)
         out += "          " + driveNeedsLine(d, s.limits) + "\n";
-    out +=
-        "\nThe Pareto front: capital cost against mean TTFT (T) and against GPU-hours saved (H);"
-        " B: bandwidth-bound (a tier saturated)" +
-        std::string(r.sampling.sampled ? "; s: the sample's estimate, not replayed in full" : "") +
-        "\n";
+    out += "\nThe Pareto front: capital cost against mean TTFT (T) and against GPU-hours saved (H);"
+           " B: bandwidth-bound (a tier saturated)" +
+           std::string(r.sampling.sampled
+                           ? "; s: the sample's estimate, not replayed in full (n/c: not computed, "
+                             "its servers and the value they give)"
+                           : "") +
+           "\n";
     char line[512];
     // The servers and GPUs saved at the latency limit, where they were counted.
     auto servers = [&](const std::string& count, const std::string& saved) {
@@ -313,8 +319,10 @@ std::string planTable(const PlanReport& x) {
                                  (p.onGpuHoursFront ? "H" : " ") + (p.bandwidthBound ? "B" : " ") +
                                  (p.sampled ? "s" : "");
         const std::string ttft = ms(p.ttftMeanS) + " / " + ms(p.ttftP99S);
-        const std::string payback =
-            p.paybackMonths ? formatFixed(*p.paybackMonths, 1) + " mo" : "-";
+        // n/c: not computed (a sampled row's servers, and the value they give).
+        const std::string payback = p.valueNotComputed ? "n/c"
+                                    : p.paybackMonths  ? formatFixed(*p.paybackMonths, 1) + " mo"
+                                                       : "-";
         const std::string life = p.shortestLifeYears ? formatLife(*p.shortestLifeYears) : "-";
         std::string limits = p.fails.empty()
                                  ? "ok"
@@ -322,14 +330,18 @@ std::string planTable(const PlanReport& x) {
         if (r.recommended && *r.recommended == i)
             limits += p.onTtftFront || p.onGpuHoursFront ? "  <- recommended"
                                                          : "  <- recommended (not on a front)";
-        const std::string serversCells = servers(
-            p.serversAtSlo ? std::to_string(*p.serversAtSlo) : ">" + std::to_string(s.maxServers),
-            p.gpusSaved ? std::to_string(*p.gpusSaved) : "-");
+        const std::string serversCells = servers(p.serversAtSlo ? std::to_string(*p.serversAtSlo)
+                                                 : p.sampled    ? std::string("n/c")
+                                                             : ">" + std::to_string(s.maxServers),
+                                                 p.gpusSaved ? std::to_string(*p.gpusSaved)
+                                                 : p.sampled ? "n/c"
+                                                             : "-");
         std::snprintf(line, sizeof line, "%-3s %-58s %9s %21s %8s%s %9s %8s %12s  %s\n",
                       mark.c_str(), describePlanPoint(p).c_str(), usd(p.capexUsd).c_str(),
                       ttft.c_str(), formatFixed(p.gpuHoursSavedPerDay, 1).c_str(),
-                      serversCells.c_str(), usd(p.valuePerMonthUsd).c_str(), payback.c_str(),
-                      life.c_str(), limits.c_str());
+                      serversCells.c_str(),
+                      (p.valueNotComputed ? std::string("n/c") : usd(p.valuePerMonthUsd)).c_str(),
+                      payback.c_str(), life.c_str(), limits.c_str());
         out += line;
     }
     out += "\n";

@@ -32,6 +32,9 @@ std::string servers(int n) {
 // What a neighbour changes against the recommended point, in money over the life.
 std::string versus(const PlanPoint& rec, const PlanPoint& n, double life) {
     const double dCapex = n.capexUsd - rec.capexUsd;
+    if (n.valueNotComputed)
+        return dCapex >= 0 ? usd(dCapex) + " more up front; its value not computed (sampled)"
+                           : usd(-dCapex) + " less up front; its value not computed (sampled)";
     const double dValue = (n.valuePerMonthUsd - rec.valuePerMonthUsd) * 12 * life;
     if (dCapex >= 0)
         return usd(dCapex) + " more up front for " +

@@ -23,8 +23,14 @@ std::string months(const std::optional<double>& m) {
     return formatFixed(*m, *m < 10 ? 1 : 0) + " months";
 }
 
+// A sampled point's servers, GPUs saved and payback were not computed (kvbe/plan/plan.h).
 std::string gpusSaved(const PlanPoint& p) {
+    if (p.valueNotComputed) return "not computed (sampled)";
     return p.gpusSaved ? std::to_string(*p.gpusSaved) : std::string("-");
+}
+
+std::string payback(const PlanPoint& p) {
+    return p.valueNotComputed ? std::string("not computed (sampled)") : months(p.paybackMonths);
 }
 
 std::string life(const PlanPoint& p) {
@@ -178,7 +184,7 @@ ReportSection reportPlanSection(const ReportInputs& in) {
             {describePlanPoint(p) +
                  (r.recommended && *r.recommended == i ? " (recommended)" : std::string()),
              formatUsd(p.capexUsd), formatSeconds(p.ttftMeanS), formatSeconds(p.ttftP99S),
-             gpusSaved(p), months(p.paybackMonths), life(p)});
+             gpusSaved(p), payback(p), life(p)});
     }
     sec.blocks.push_back({ReportBlock::Kind::Table, {}, front, {}, {}});
     sec.blocks.push_back({ReportBlock::Kind::Figure,

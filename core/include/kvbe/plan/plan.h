@@ -127,6 +127,10 @@ struct PlanPoint {
     // known; otherwise the GPU-hours saved a day × 365 / 12 days × the price per hour.
     double valuePerMonthUsd = 0;
     bool valueFromGpusSaved = false;
+    // A sampled point where the servers were counted: its servers were not (it was not replayed
+    // in full), so neither are its GPUs saved, its value, payback and net (0 and none here, "not
+    // computed" in every report), nor whether it meets the latency limit by servers.
+    bool valueNotComputed = false;
     std::optional<double> paybackMonths;     // capex / value per month; none when it never pays
     double netUsdOverLife = 0;               // value per month × 12 × life − capex
     std::optional<double> shortestLifeYears; // the shortest years to rated endurance of its drives
