@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QMenu>
 #include <QToolButton>
+#include <QValueAxis>
 
 using namespace kvbe;
 using namespace kvbe::test;
@@ -20,6 +21,45 @@ QtMessageHandler g_previous = nullptr;
 void recordWarnings(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
     if (type == QtWarningMsg || type == QtCriticalMsg) g_warnings << msg;
     if (g_previous) g_previous(type, ctx, msg);
+}
+
+// A chart of money on a linear x axis, as the Plan chart's capital cost: $0 to $140,000.
+class CostChart : public ChartView {
+  public:
+    using ChartView::ChartView;
+    QString csv() const override { return {}; }
+    QString hoverText(QPointF) const override { return {}; }
+
+  protected:
+    void refill() override {
+        setAxes(false, QStringLiteral("Capital cost (USD)"), QStringLiteral("TTFT saved (ms)"),
+                false);
+        setTitles(QStringLiteral("Cost"), QString());
+        beginRefill();
+        line(QStringLiteral("cost"), QStringLiteral("cost"), Qt::black)
+            ->replace(QList<QPointF>{{0, 0}, {137000, 40}});
+        endRefill();
+        setHomeRange(0, 137000, 0, 40);
+    }
+};
+
+// The x axis's labels side by side: each the width of its text, within the plot's width.
+bool xLabelsFit(ChartView& c) {
+    auto* v = qobject_cast<QValueAxis*>(c.chart()->axes(Qt::Horizontal).value(0));
+    if (!v) return false;
+    const QFontMetricsF fm(v->labelsFont());
+    const QByteArray format = v->labelFormat().toLatin1();
+    QList<double> ticks;
+    if (v->tickType() == QValueAxis::TicksDynamic)
+        for (double x = v->tickAnchor(); x <= v->max() + 1e-9; x += v->tickInterval())
+            ticks << x;
+    else
+        for (int i = 0; i < v->tickCount(); ++i)
+            ticks << v->min() + (v->max() - v->min()) * i / std::max(1, v->tickCount() - 1);
+    double width = 0;
+    for (double x : ticks)
+        width += fm.horizontalAdvance(QString::asprintf(format.constData(), x));
+    return ticks.size() >= 2 && width <= c.chart()->plotArea().width();
 }
 
 } // namespace
@@ -121,6 +161,24 @@ class TestUiChartAxes : public QObject {
         QVERIFY2(warnings.isEmpty(), qPrintable(QStringLiteral("%1 warnings: %2")
                                                     .arg(warnings.size())
                                                     .arg(warnings.join(QStringLiteral(" | ")))));
+    }
+
+    // The Plan chart's cost axis read "20…", "40…", "14…" in a narrow window: Qt cuts labels
+    // that do not fit side by side. At 360 px the ticks thin out until every label is whole;
+    // wide, the nice steps stay.
+    void linearLabelsAreWholeAtEveryWidth() {
+        auto w = makeWindow();
+        const auto result = explorerOf(w.get())->result();
+        QVERIFY(result);
+        for (int width : {360, 520, 1200}) {
+            CostChart c;
+            c.resize(width, 320);
+            c.show();
+            c.setResults(result, {});
+            QVERIFY(QTest::qWaitForWindowExposed(&c));
+            QCoreApplication::processEvents();
+            QVERIFY2(xLabelsFit(c), qPrintable(QString::number(width)));
+        }
     }
 
     void theLogAxisButtonMatchesTheChartAfterARestart() {

@@ -94,11 +94,40 @@ NiceRange niceRange(double min, double max) {
     return {lo, hi, int(std::lround((hi - lo) / step)) + 1};
 }
 
+// A horizontal linear axis whose labels would not fit its length side by side (Qt then cuts them
+// to "14…"): ticks at a multiple of the nice step, 2, 5, 10, 20 … times it, as few as fit, where
+// the labels fit as they are the axis keeps its fixed ticks.
+void fitValueTicks(QValueAxis* v, double length) {
+    const double lo = v->min(), hi = v->max();
+    if (!(hi > lo) || !(length > 0)) return;
+    const QByteArray format = v->labelFormat().toLatin1();
+    const QFontMetricsF fm(v->labelsFont());
+    auto width = [&](double x) {
+        return fm.horizontalAdvance(QString::asprintf(format.constData(), x));
+    };
+    const NiceRange r = niceRange(lo, hi);
+    double step = r.ticks > 1 ? (r.max - r.min) / (r.ticks - 1) : hi - lo;
+    auto ticks = [&](double st) { return int(std::floor((hi - lo) / st + 1e-9)) + 1; };
+    const double label = std::max(width(lo), width(hi)) + 12;
+    auto fits = [&](double st) { return ticks(st) * label <= length; };
+    if (v->tickType() == QValueAxis::TicksFixed && double(v->tickCount()) * label <= length) return;
+    for (double k : {1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0})
+        if (fits(step * k) || k == 100.0) {
+            step *= k;
+            break;
+        }
+    if (ticks(step) >= v->tickCount() && v->tickType() == QValueAxis::TicksFixed) return;
+    v->setTickType(QValueAxis::TicksDynamic);
+    v->setTickAnchor(std::ceil(lo / step - 1e-9) * step);
+    v->setTickInterval(step);
+}
+
 void setAxisRange(QAbstractAxis* a, double min, double max) {
     if (auto* l = qobject_cast<QLogValueAxis*>(a)) {
         l->setRange(min, max);
     } else if (auto* v = qobject_cast<QValueAxis*>(a)) {
         const NiceRange r = niceRange(min, max);
+        v->setTickType(QValueAxis::TicksFixed);
         v->setRange(r.min, r.max);
         v->setTickCount(std::max(2, r.ticks));
     }
@@ -168,6 +197,8 @@ void ChartView::fitAxes() {
         const double length = axis->orientation() == Qt::Horizontal ? plot.width() : plot.height();
         const QString text = fittedAxisTitle(*title, length - 8, axis->titleFont());
         if (axis->titleText() != text) axis->setTitleText(text);
+        if (auto* v = qobject_cast<QValueAxis*>(axis); v && axis->orientation() == Qt::Horizontal)
+            fitValueTicks(v, length);
         if (auto* l = qobject_cast<QLogValueAxis*>(axis)) {
             if (l->property("kvbePixels").toDouble() == length) continue;
             l->setProperty("kvbePixels", length);
@@ -278,6 +309,8 @@ QList<QPointF> ChartView::plottable(QList<QPointF> points) const {
 void ChartView::applyRange(double xMin, double xMax, double yMin, double yMax) {
     setAxisRange(m_x, xMin, xMax);
     setAxisRange(m_y, yMin, yMax);
+    if (auto* v = qobject_cast<QValueAxis*>(m_x); v && chart()->plotArea().isValid())
+        fitValueTicks(v, chart()->plotArea().width());
     layoutOverlays();
 }
 
