@@ -13,6 +13,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QSlider>
+#include <QToolButton>
 
 #include <cmath>
 
@@ -151,6 +152,23 @@ class TestUiWorkloadAnswers : public QObject {
         QVERIFY2(over.startsWith(QLatin1String("128 GiB")) &&
                      over.contains(QLatin1String("more than the 54.24 GB left beside the weights")),
                  qPrintable(over));
+        // The row runs to the H200's 141 GB (step 32, 128 GiB), not to 64 TiB.
+        QCOMPARE(slider->maximum(), 32);
+
+        // Auto: back to the default, which follows the weights again.
+        auto* automatic = child<QToolButton>(v, QStringLiteral("workloadGpuAuto"));
+        QVERIFY(automatic->isEnabled());
+        automatic->click();
+        QVERIFY(settle(*w));
+        QVERIFY(!automatic->isEnabled());
+        QVERIFY(sameValue(v->result()->config.gpuCapacityBytes, left));
+        QCOMPARE(slider->value(), step);
+        const int bf16 = weights->findData(QStringLiteral("bf16"));
+        QVERIFY(bf16 >= 0);
+        weights->setCurrentIndex(bf16);
+        emit weights->activated(bf16);
+        QVERIFY(settle(*w));
+        QVERIFY(v->result()->gpuCacheMissing); // BF16 weights leave no room: it followed them
     }
 
     // The conversation trace with 512 GiB of DRAM and 8 TiB of NVMe, write queues on (the

@@ -11,6 +11,7 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QSlider>
+#include <QToolButton>
 
 #include <algorithm>
 #include <cmath>
@@ -72,6 +73,7 @@ void WorkloadView::syncTierRows() {
         delete row.slider;
         delete row.value;
         delete row.pooled;
+        delete row.automatic;
     }
     m_rows.clear();
     // New tiers start at their defaults; tiers kept by position keep what was set.
@@ -99,6 +101,22 @@ void WorkloadView::syncTierRows() {
         m_tierGrid->addWidget(row.name, i, 0);
         m_tierGrid->addWidget(row.slider, i, 1);
         m_tierGrid->addWidget(row.value, i, 2);
+        if (i == 0) {
+            // The default HBM for KV follows the scenario (the GPU, the weights, the tensor-
+            // parallel size); a value dragged to stays. Auto goes back to following.
+            row.automatic = new QToolButton(this);
+            row.automatic->setObjectName(QStringLiteral("workloadGpuAuto"));
+            row.automatic->setText(tr("Auto"));
+            row.automatic->setToolTip(
+                tr("Back to the default HBM for KV: 90 % of the GPUs' memory less the weights, "
+                   "following the model, the weights and the GPUs as they change"));
+            m_tierGrid->addWidget(row.automatic, i, 3);
+            connect(row.automatic, &QToolButton::clicked, this, [this] {
+                m_settings.gpuCacheBytes.reset();
+                showRow(0);
+                requestReplay();
+            });
+        }
         if (i > 0) {
             row.pooled = new QCheckBox(tr("pooled"), this);
             row.pooled->setObjectName(QStringLiteral("workloadTier%1Pooled").arg(i));
@@ -165,6 +183,16 @@ QString WorkloadView::rowText(std::size_t row) const {
 // handle follows the result too: after a reset it sat at zero while its value said 61.1 GiB.
 void WorkloadView::showRow(std::size_t i) {
     const QSignalBlocker block(m_rows[i].slider);
+    if (i == 0) {
+        // The GPU's row runs to the HBM of its GPUs (64 TiB where the GPU is not a preset).
+        int top = kMaxStep;
+        if (const auto& r = m_explorer->result(); r && r->eval->gpu)
+            top = std::max(1, bytesStep(r->eval->gpu->memoryBytes *
+                                        std::max(1, r->eval->scenario.tensorParallel)));
+        m_rows[0].slider->setRange(1, top);
+        if (m_rows[0].automatic)
+            m_rows[0].automatic->setEnabled(m_settings.gpuCacheBytes.has_value());
+    }
     m_rows[i].slider->setValue(bytesStep(rowBytes(i).value_or(0)));
     const QString text = rowText(i);
     m_rows[i].value->setText(text);

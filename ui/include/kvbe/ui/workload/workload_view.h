@@ -19,6 +19,7 @@
 #include <vector>
 
 class QCheckBox;
+class QToolButton;
 class QComboBox;
 class QGridLayout;
 class QLabel;
@@ -133,6 +134,7 @@ class WorkloadView : public QWidget {
         QSlider* slider = nullptr;
         QLabel* value = nullptr;
         QCheckBox* pooled = nullptr; // offload tiers: one pool for the fleet, else on each node
+        QToolButton* automatic = nullptr; // the GPU's: back to the default HBM for KV
     };
     std::vector<TierRow> m_rows; // row 0: the GPU, row k: the scenario's tier k-1
     QStringList m_tierNames;
