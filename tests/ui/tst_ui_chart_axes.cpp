@@ -181,6 +181,41 @@ class TestUiChartAxes : public QObject {
         }
     }
 
+    // The arrow keys panned past the data into blank space. Zoomed in, they pan up to the data's
+    // edges and stop there; at home, they leave the view as it is.
+    void arrowsPanWithinTheData() {
+        auto w = makeWindow();
+        const auto result = explorerOf(w.get())->result();
+        CostChart c;
+        c.resize(700, 400);
+        c.show();
+        c.setResults(result, {});
+        QVERIFY(QTest::qWaitForWindowExposed(&c));
+        const QRectF home = c.visibleRange();
+        for (int i = 0; i < 5; ++i)
+            QTest::keyClick(&c, Qt::Key_Up);
+        QVERIFY2(std::abs(c.visibleRange().top() - home.top()) < 1e-6 * home.height(),
+                 "a pan at home moved the view");
+        for (int i = 0; i < 3; ++i)
+            QTest::keyClick(&c, Qt::Key_Plus);
+        QVERIFY(c.visibleRange().width() < home.width() * 0.6);
+        for (int i = 0; i < 60; ++i)
+            QTest::keyClick(&c, Qt::Key_Right);
+        const double tolX = home.width() * 0.01, tolY = home.height() * 0.01;
+        QVERIFY2(c.visibleRange().right() <= home.right() + tolX,
+                 qPrintable(QString::number(c.visibleRange().right())));
+        QVERIFY(c.visibleRange().right() >= home.right() - tolX); // it got there
+        for (int i = 0; i < 120; ++i)
+            QTest::keyClick(&c, Qt::Key_Left);
+        QVERIFY(c.visibleRange().left() >= home.left() - tolX);
+        for (int i = 0; i < 60; ++i)
+            QTest::keyClick(&c, Qt::Key_Down);
+        QVERIFY(c.visibleRange().top() >= home.top() - tolY);
+        for (int i = 0; i < 120; ++i)
+            QTest::keyClick(&c, Qt::Key_Up);
+        QVERIFY(c.visibleRange().bottom() <= home.bottom() + tolY);
+    }
+
     void theLogAxisButtonMatchesTheChartAfterARestart() {
         QSettings().setValue(QStringLiteral("window/tab"), 1); // the fraction chart: linear
         auto w = makeWindow();

@@ -158,6 +158,26 @@ class TestUiInput : public QObject {
     }
 
     // Ctrl+Z and Ctrl+Shift+Z pressed in the window undo and redo an edit.
+    // Tab walks the GPU box in the order it reads: GPU, peak, compute dtype, utilisation, FLOP
+    // model, tensor parallel. It skipped from Compute dtype to FLOP model, past Utilisation.
+    void tabWalksTheGpuBoxInOrder() {
+        auto w = makeWindow();
+        w->show();
+        w->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(w.get()));
+        auto* dtype = child<QWidget>(&*w, QStringLiteral("computeDtype"));
+        auto* util = child<QWidget>(&*w, QStringLiteral("utilisation"));
+        auto* flops = child<QWidget>(&*w, QStringLiteral("flopModel"));
+        dtype->setFocus(Qt::TabFocusReason);
+        QVERIFY(QTest::qWaitFor([&] { return dtype->hasFocus(); }));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+        QVERIFY2(QApplication::focusWidget() == util,
+                 qPrintable(QApplication::focusWidget() ? QApplication::focusWidget()->objectName()
+                                                        : QStringLiteral("nothing")));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab);
+        QCOMPARE(QApplication::focusWidget(), flops);
+    }
+
     void ctrlZUndoes() {
         QTest::failOnWarning(QRegularExpression(QStringLiteral("Ambiguous shortcut")));
         auto w = makeWindow();

@@ -314,6 +314,41 @@ void ChartView::applyRange(double xMin, double xMax, double yMin, double yMax) {
     layoutOverlays();
 }
 
+void ChartView::keepHomeInView() {
+    if (!m_homeSet || !m_x || !m_y) return;
+    const QRectF plot = chart()->plotArea();
+    if (!plot.isValid()) return;
+    // The home range as its axes show it: a linear axis widened to its nice steps.
+    auto shown = [](QAbstractAxis* a, double lo, double hi) {
+        if (qobject_cast<QValueAxis*>(a)) {
+            const NiceRange r = niceRange(lo, hi);
+            return std::pair(r.min, r.max);
+        }
+        return std::pair(lo, hi);
+    };
+    const auto [x0, x1] = shown(m_x, m_home[0], m_home[1]);
+    const auto [y0, y1] = shown(m_y, m_home[2], m_home[3]);
+    const QPointF a = toPixel(QPointF(x0, y1)),
+                  b = toPixel(QPointF(x1, y0)); // top left, bottom right
+    double dx = 0, dy = 0;                      // how far the content must move: right and down
+    if (b.x() - a.x() >= plot.width()) {
+        if (a.x() > plot.left()) dx = plot.left() - a.x();
+        if (b.x() < plot.right()) dx = plot.right() - b.x();
+    } else {
+        if (a.x() < plot.left()) dx = plot.left() - a.x();
+        if (b.x() > plot.right()) dx = plot.right() - b.x();
+    }
+    if (b.y() - a.y() >= plot.height()) {
+        if (a.y() > plot.top()) dy = plot.top() - a.y();
+        if (b.y() < plot.bottom()) dy = plot.bottom() - b.y();
+    } else {
+        if (a.y() < plot.top()) dy = plot.top() - a.y();
+        if (b.y() > plot.bottom()) dy = plot.bottom() - b.y();
+    }
+    // QChart::scroll moves the view: the content moves the other way (x) and the same way (y).
+    if (std::abs(dx) > 0.5 || std::abs(dy) > 0.5) chart()->scroll(-dx, dy);
+}
+
 QRectF ChartView::visibleRange() const {
     if (!m_x) return {};
     return QRectF(QPointF(axisMin(m_x), axisMin(m_y)), QPointF(axisMax(m_x), axisMax(m_y)));

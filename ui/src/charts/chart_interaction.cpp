@@ -29,6 +29,7 @@ void ChartView::zoomBy(double factor, QPointF centreValue) {
 
 void ChartView::panBy(QPointF pixels) {
     chart()->scroll(-pixels.x(), pixels.y());
+    keepHomeInView();
     m_zoomed = true;
     layoutOverlays();
 }

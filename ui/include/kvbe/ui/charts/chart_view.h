@@ -182,6 +182,9 @@ class ChartView : public QChartView {
     // them back); the chart's margins make room for it.
     void updateLegend();
     void applyRange(double xMin, double xMax, double yMin, double yMax);
+    // After a pan: the data's range as the home view shows it stays on the plot (zoomed in, the
+    // view stays within it; zoomed out, it stays within the view): a pan never leaves blank.
+    void keepHomeInView();
     void applyFonts();
     // The title for the chart's size now (setTitles), and the room a title takes.
     void applyTitle();
