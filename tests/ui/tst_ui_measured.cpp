@@ -253,6 +253,13 @@ class TestMeasured : public QObject {
         QCOMPARE(explorerOf(w)->scenario().tiers.size(), before.tiers.size() + 1);
         QCOMPARE(explorerOf(w)->scenario().tiers.back().bandwidthGBps, 6.5);
         QVERIFY(w->isWindowModified());
+        // Said where the user looks: not "The probe finished" alone, but the tier it added.
+        const QString status = w->statusBar()->currentMessage();
+        const QString tier = QString::fromStdString(explorerOf(w)->scenario().tiers.back().name);
+        QVERIFY2(status.contains(QStringLiteral("added the tier")) && status.contains(tier) &&
+                     status.contains(QStringLiteral("6.50 GB/s")) &&
+                     status.contains(QStringLiteral("Undo")),
+                 qPrintable(status));
         child<QAction>(w.get(), QStringLiteral("undo"))->trigger();
         QCOMPARE(explorerOf(w)->scenario(), before);
     }

@@ -19,6 +19,20 @@ class TestUiTierTable : public QObject {
     void initTestCase() { isolateSettings(); }
     void init() { QSettings().clear(); }
 
+    // A model of another depth moved every fixed cost (5.74 → 16.4 ms from 3B to 70B, a part
+    // per layer) with nothing said. The panel now says which moved, and how far.
+    void aModelSwitchSaysTheFixedCostsMoved() {
+        auto w = makeWindow();
+        const PanelControls p = panelOf(w);
+        QVERIFY(p.messageText().isEmpty());
+        QVERIFY(p.selectModel(QStringLiteral("meta-llama/Llama-3.3-70B-Instruct")));
+        w->refreshNow();
+        QVERIFY(QTest::qWaitFor([&] { return !explorerOf(w)->recomputePending(); }, 30000));
+        const QString m = p.messageText();
+        QVERIFY2(m.contains(QStringLiteral("80 layers, not 28")), qPrintable(m));
+        QVERIFY2(m.contains(QString::fromUtf8("5.74 \u2192 16.4 ms")), qPrintable(m));
+    }
+
     void tierBandwidthsReadWithASensiblePrecision() {
         auto w = makeWindow();
         Scenario s = explorerOf(w)->scenario();

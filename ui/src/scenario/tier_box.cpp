@@ -54,6 +54,8 @@ TierBox::TierBox(ScenarioEditing& editing, QWidget* parent) : ScenarioPart(editi
     });
     connect(m_tiers, &TierTableModel::rejected, this,
             [this](const QString& why) { showMessage(why); });
+    connect(m_tiers, &TierTableModel::rescaled, this,
+            [this](const QString& what) { showMessage(what); });
 
     auto* tierButtons = new QHBoxLayout;
     auto* add = new QToolButton(tierBox);

@@ -102,7 +102,8 @@ QVariant TierTableModel::headerData(int section, Qt::Orientation o, int role) co
         case WriteBandwidth:
             return tr("Write (offload) bandwidth, GB/s; not part of the load");
         case FixedCost:
-            return tr("Fixed cost of one hit, ms");
+            return tr("Fixed cost of one hit on this model, ms: a part per layer, so it moves "
+                      "with the model's layers (hover a cell for its sum)");
         case StagingColumn:
             return tr("none, serial or pipelined: how loads pass through host DRAM");
         case Colour:
@@ -219,11 +220,28 @@ Qt::ItemFlags TierTableModel::flags(const QModelIndex& index) const {
 
 void TierTableModel::setModelLayers(int layers, const std::vector<FittedModel>& fittedOn) {
     if (layers == m_layers && fittedOn == m_fittedOn) return;
+    // A model of another depth moves every fixed cost with a part per layer: say so, with each
+    // tier's before and after, as the column shows only the sum.
+    QStringList moved;
+    if (m_layers > 0 && layers > 0 && layers != m_layers)
+        for (const auto& t : m_tiers)
+            if (t.tLayerUs > 0)
+                moved << tr("%1 %2 \u2192 %3 ms")
+                             .arg(QString::fromStdString(t.name))
+                             .arg(QString::number(fixedCostMs(t), 'g', 3))
+                             .arg(QString::number(t.tFixedMs + layers * t.tLayerUs * 1e-3, 'g', 3));
+    const int before = m_layers;
     m_layers = layers;
     m_fittedOn = fittedOn;
     if (!m_tiers.empty())
         emit dataChanged(index(0, FixedCost), index(rowCount() - 1, FixedCost),
                          {Qt::DisplayRole, Qt::EditRole, Qt::ToolTipRole});
+    if (!moved.isEmpty())
+        emit rescaled(tr("The model has %1 layers, not %2: the fixed costs, a part of them per "
+                         "layer, followed (%3).")
+                          .arg(layers)
+                          .arg(before)
+                          .arg(moved.join(QStringLiteral("; "))));
 }
 
 double TierTableModel::fixedCostMs(const TierConfig& t) const {

@@ -243,6 +243,15 @@ void MainWindow::finishRun(int run, ProbeRunner::Outcome outcome) {
     if (!(r.best > 0)) return;
     if (outcome == ProbeRunner::Outcome::Succeeded) {
         addMeasuredTier(run, r.name);
+        // An input changed: say which, and how to take it back.
+        statusBar()->showMessage(
+            tr("%1 finished and added the tier \"%2\" at %3 GB/s to the scenario (Edit ▸ Undo "
+               "takes it out)")
+                .arg(r.probe, QString::fromStdString(m_explorer.scenario().tiers.empty()
+                                                         ? std::string()
+                                                         : m_explorer.scenario().tiers.back().name))
+                .arg(r.best, 0, 'f', 2),
+            15000);
         m_probePanel->markTierRow(
             run, r.best,
             tr("The tier takes the marked row, %1 GB/s: the highest sustained rate of the run (the "

@@ -49,6 +49,9 @@ class TierTableModel : public QAbstractTableModel {
   signals:
     void tiersEdited();
     void rejected(const QString& message);
+    // The model's layers changed and with them tiers' fixed costs (a part of each is per layer):
+    // what moved, in a sentence.
+    void rescaled(const QString& message);
 
   private:
     double fixedCostMs(const TierConfig& t) const;
