@@ -324,6 +324,19 @@ class TestCliTrace : public QObject {
                  qPrintable(sat["sentence"].toString()));
     }
 
+    // The header names the model and GPU in use, not the scenario file's, when flags chose
+    // others (it read "Llama 3.2 3B on an H100 SXM … (--model … --gpu h200)").
+    void headerNamesTheModelInUse() {
+        const auto r =
+            cli({"trace", "replay", fixture("hand.jsonl"), "--model",
+                 "meta-llama/Llama-3.3-70B-Instruct", "--gpu", "h200", "--gpu-cache", "40GiB"});
+        QCOMPARE(r.exitCode, 0);
+        const QString head = QString::fromUtf8(r.out).section('\n', 1, 1);
+        QVERIFY2(head.startsWith(QStringLiteral(
+                     "scenario  meta-llama/Llama-3.3-70B-Instruct on NVIDIA H200 SXM 141GB (")),
+                 qPrintable(head));
+    }
+
     // --router compare: every router, in the order routerNames gives, each row the figures of
     // trace replay with that router on the same fleet (one computation).
     void routerCompareIsEachRoutersReplay() {

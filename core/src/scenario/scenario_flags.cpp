@@ -121,8 +121,18 @@ Result<FlaggedScenario> scenarioFromFlags(const ScenarioFlags& f) {
     // Outputs that print the scenario's name say what the flags changed in it.
     ScenarioFlags overrides = f;
     overrides.scenario.clear();
-    if (const auto changed = scenarioFlagsCommandLine(overrides); !changed.empty())
-        s.name += (s.name.empty() ? "" : " ") + ("(" + changed + ")");
+    if (const auto changed = scenarioFlagsCommandLine(overrides); !changed.empty()) {
+        if (!f.model.empty() || !f.gpu.empty()) {
+            // The name says the model and GPU the scenario had: with another, it names the
+            // ones in use first, and the scenario they came from.
+            const auto* gpu = out.presets.findGpu(s.gpu);
+            const std::string was = s.name.empty() ? "the scenario" : "'" + s.name + "'";
+            s.name = s.model + " on " + (gpu ? gpu->name : s.gpu) + " (" + was + " with " +
+                     changed + ")";
+        } else {
+            s.name += (s.name.empty() ? "" : " ") + ("(" + changed + ")");
+        }
+    }
     return out;
 }
 

@@ -45,7 +45,7 @@ bool WorkloadChart::drawEmptyUnlessLoaded(const QString& headline) {
     if (m_workload && m_workload->trace) return true;
     setAxes(true, tr("Prompt length N (tokens)"), tr("Requests"), false);
     setSecondaryAxis(QString(), 0, 1);
-    setTitles(headline, tr("Open a trace (File > Open trace…, or drop it on the window)"));
+    setTitles(headline, tr("Open a trace (File > Open request trace…, or drop it on the window)"));
     beginRefill();
     endRefill();
     setHomeRange(100, 1e6, 0, 1);
