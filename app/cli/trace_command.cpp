@@ -145,7 +145,9 @@ ExitCode runSweep(const TraceOptions& o) {
     if (!trace->summary.hasBlocks())
         return fail(o.file + ": a " + std::string(toString(trace->summary.format)) +
                     " trace has no block ids, so it has no capacity curve");
-    auto cfg = replayConfig(o, *setup, trace->summary.blockTokens);
+    TraceOptions fleet = o; // servers above one are a fleet, swept a replay at each capacity
+    fleet.replay.fleet = true;
+    auto cfg = replayConfig(fleet, *setup, trace->summary.blockTokens);
     if (!cfg) return fail(cfg.message());
     if (cfg->storeAfter > 1)
         return fail("--store-after " + std::to_string(cfg->storeAfter) +
@@ -233,6 +235,11 @@ void addTraceCommands(CLI::App& app, Command& run) {
     addParsed(sweep, "--capacities", o->capacities, o->errors, parseGridBounds,
               "LOW:HIGH in tokens, log grid (default 1e4:1e9)");
     sweep->add_option("--points", o->points, "Grid points (default 40)");
+    addInstancesOption(sweep, *o,
+                       "Above 1: a fleet, each server with its own GPU cache behind --router, "
+                       "swept a replay at each capacity (the swept tier's capacity is each "
+                       "server's, each node's, or the pool's)");
+    addFleetOptions(sweep, *o);
     addStoreAfterOption(sweep, *o,
                         "Only 1: the one-pass sweep is exact only when every block is stored");
     addSampleFlags(sweep, o->sampling,

@@ -4,6 +4,7 @@
 #include "kvbe/cost/cost_model.h"
 #include "kvbe/trace/fleet.h"
 #include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_sampled.h"
 #include "kvbe/trace/trace_sim.h"
 #include "test_support.h"
 #include "trace_test_support.h"
@@ -141,6 +142,35 @@ class TestTraceFleet : public QObject {
         QVERIFY(near(r->tiers[0].hits.tokenWeighted, hit / total, 1e-12));
         QCOMPARE(QString::number(100 * hit / total, 'f', 2), QStringLiteral("10.00"));
         QCOMPARE(r->fleet->requests[0], std::uint64_t((reqs.size() + 7) / 8));
+    }
+
+    // trace sweep on a fleet: a replay at each capacity; at 2,000 and 4,000 blocks a server
+    // behind round-robin, the counts of eight reference LRUs of each size.
+    void aFleetSweepIsAReplayAtEachCapacity() {
+        const auto& reqs = realTrace();
+        if (reqs.empty()) QFAIL(kNoRealTrace);
+        auto t = loadTrace(realTracePath().toStdString(), {});
+        QVERIFY(t.ok());
+        const CostModel cm = llama3b();
+        ReplayConfig cfg = fleetConfig(cm, 8, "round-robin");
+        SweepRequest q;
+        q.varyTier = 0;
+        q.capacitiesTokens = {2000.0 * 512, 4000.0 * 512};
+        auto run = sweepTrace(*t, cm, cfg, q);
+        QVERIFY2(run.ok(), run.ok() ? "" : run.message().c_str());
+        QCOMPARE(run->sweep.points.size(), std::size_t(2));
+        for (std::size_t p = 0; p < 2; ++p) {
+            const std::size_t blocks = p == 0 ? 2000 : 4000;
+            std::vector<ReferenceLru> caches(8, ReferenceLru(blocks));
+            double hit = 0, total = 0;
+            for (std::size_t i = 0; i < reqs.size(); ++i) {
+                hit += hitTokens(caches[i % 8].request(reqs[i].ids), reqs[i].n, 512);
+                total += reqs[i].n;
+            }
+            QVERIFY(near(run->sweep.points[p].anyTier.tokenWeighted, hit / total, 1e-12));
+        }
+        q.sampling.rate = 0.5;
+        QVERIFY(!sweepTrace(*t, cm, cfg, q).ok()); // a sample would change the routing
     }
 
     // A pooled tier of 32,000 blocks and no GPU cache: every server reads the one pool, so the

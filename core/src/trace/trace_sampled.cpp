@@ -88,8 +88,67 @@ void combine(const SweepResult (&part)[2], const SweepRequest& q, const ReplayCo
 
 } // namespace
 
+namespace {
+
+// A fleet's sweep: a replay at each capacity (each server's cache is fed what its router sends
+// it, which follows the caches and the queues, so no one pass gives every capacity), every
+// request, its TTFTs queued on its server.
+Result<SweepRun> sweepFleet(const Trace& trace, const CostModel& cost, const ReplayConfig& config,
+                            const SweepRequest& q, const std::function<bool(double)>& progress) {
+    if (q.varyTier > config.tiers.size()) return Error{"sweep: no such tier"};
+    SweepRun run;
+    run.sampling.mode = "a replay of every request at each capacity (a fleet of " +
+                        std::to_string(config.instances) + " servers behind " +
+                        std::string(toString(config.fleet.router.kind)) +
+                        ": its routing follows its caches, so no one pass and no sample gives "
+                        "every capacity); TTFTs queued on each server, writes keeping up";
+    SweepResult& s = run.sweep;
+    s.tierName = q.varyTier == 0 ? "gpu" : config.tiers[q.varyTier - 1].name;
+    const double B = trace.summary.blockTokens;
+    const std::size_t n = q.capacitiesTokens.size();
+    for (std::size_t p = 0; p < n; ++p) {
+        ReplayConfig c = config;
+        const double tokens = q.capacitiesTokens[p];
+        const double bytes = tokens / B * config.blockBytes;
+        if (q.varyTier == 0)
+            c.gpuCapacityBytes = bytes;
+        else
+            c.tiers[q.varyTier - 1].capacityBytes = bytes;
+        c.reportRules = {"none", "gpu-only", "always"};
+        c.writeQueue = false; // as the one-pass sweep: writes keep up
+        auto r = replayTrace(trace, cost, c, nullptr, [&](double f) {
+            return !progress || progress((static_cast<double>(p) + f) / static_cast<double>(n));
+        });
+        if (!r) return r.error();
+        if (r->cancelled) break;
+        CapacityPoint pt;
+        pt.capacityTokens = tokens;
+        pt.capacityBytes = bytes;
+        pt.anyTier = r->anyTier;
+        for (const auto& t : r->tiers)
+            pt.tiers.push_back(t.hits);
+        pt.meanTtftNone = r->rule("none")->ttft.mean;
+        pt.meanTtftGpuOnly = r->rule("gpu-only")->ttft.mean;
+        pt.meanTtftAlways = r->rule("always")->ttft.mean;
+        pt.ttftSavedVsNone = pt.meanTtftNone > 0 ? 1 - pt.meanTtftAlways / pt.meanTtftNone : 0;
+        pt.ttftSavedVsGpuOnly =
+            pt.meanTtftGpuOnly > 0 ? 1 - pt.meanTtftAlways / pt.meanTtftGpuOnly : 0;
+        s.accesses = r->blocks;
+        s.points.push_back(std::move(pt));
+    }
+    return run;
+}
+
+} // namespace
+
 Result<SweepRun> sweepTrace(const Trace& trace, const CostModel& cost, const ReplayConfig& config,
                             const SweepRequest& q, const std::function<bool(double)>& progress) {
+    if (config.instances > 1 && config.fleet.enabled) {
+        if (q.sampling.rate > 0)
+            return Error{"--sample-rate: a fleet's sweep replays every request at each capacity "
+                         "(a sample would change what each server's router sees); leave it out"};
+        return sweepFleet(trace, cost, config, q, progress);
+    }
     SweepRun run;
     // The one pass is linear in the trace and costs about what reading it does, so a sample
     // saves little; and below a few times the trunk's size its capacities are biased (docs/
