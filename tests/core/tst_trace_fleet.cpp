@@ -49,6 +49,20 @@ double hitTokens(std::size_t h, double n, double B) {
     return std::min(double(h) * B, n);
 }
 
+// The token-weighted hits of LRUs of `blocks` each, request i fed to LRU copyOf(i), counted
+// here: an independent reference for a fleet's caches.
+template <class CopyOf>
+double referenceHits(const std::vector<RealRequest>& reqs, std::size_t copies, std::size_t blocks,
+                     CopyOf copyOf) {
+    std::vector<ReferenceLru> caches(copies, ReferenceLru(blocks));
+    double hit = 0, total = 0;
+    for (std::size_t i = 0; i < reqs.size(); ++i) {
+        hit += hitTokens(caches[copyOf(i)].request(reqs[i].ids), reqs[i].n, 512);
+        total += reqs[i].n;
+    }
+    return hit / total;
+}
+
 ReplayConfig fleetConfig(const CostModel& cm, int servers, const std::string& router) {
     ReplayConfig cfg;
     cfg.blockBytes = cm.kvBytesPerToken() * 512;
@@ -133,14 +147,9 @@ class TestTraceFleet : public QObject {
         auto r = replayTrace(*t, cm, cfg);
         QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
 
-        std::vector<ReferenceLru> caches(8, ReferenceLru(4000));
-        double hit = 0, total = 0;
-        for (std::size_t i = 0; i < reqs.size(); ++i) {
-            hit += hitTokens(caches[i % 8].request(reqs[i].ids), reqs[i].n, 512);
-            total += reqs[i].n;
-        }
-        QVERIFY(near(r->tiers[0].hits.tokenWeighted, hit / total, 1e-12));
-        QCOMPARE(QString::number(100 * hit / total, 'f', 2), QStringLiteral("10.00"));
+        const double want = referenceHits(reqs, 8, 4000, [](std::size_t i) { return i % 8; });
+        QVERIFY(near(r->tiers[0].hits.tokenWeighted, want, 1e-12));
+        QCOMPARE(QString::number(100 * want, 'f', 2), QStringLiteral("10.00"));
         QCOMPARE(r->fleet->requests[0], std::uint64_t((reqs.size() + 7) / 8));
     }
 
@@ -161,13 +170,8 @@ class TestTraceFleet : public QObject {
         QCOMPARE(run->sweep.points.size(), std::size_t(2));
         for (std::size_t p = 0; p < 2; ++p) {
             const std::size_t blocks = p == 0 ? 2000 : 4000;
-            std::vector<ReferenceLru> caches(8, ReferenceLru(blocks));
-            double hit = 0, total = 0;
-            for (std::size_t i = 0; i < reqs.size(); ++i) {
-                hit += hitTokens(caches[i % 8].request(reqs[i].ids), reqs[i].n, 512);
-                total += reqs[i].n;
-            }
-            QVERIFY(near(run->sweep.points[p].anyTier.tokenWeighted, hit / total, 1e-12));
+            const double want = referenceHits(reqs, 8, blocks, [](std::size_t i) { return i % 8; });
+            QVERIFY(near(run->sweep.points[p].anyTier.tokenWeighted, want, 1e-12));
         }
         q.sampling.rate = 0.5;
         QVERIFY(!sweepTrace(*t, cm, cfg, q).ok()); // a sample would change the routing
@@ -181,12 +185,7 @@ class TestTraceFleet : public QObject {
         auto t = loadTrace(realTracePath().toStdString(), {});
         QVERIFY(t.ok());
         const CostModel cm = llama3b();
-        ReferenceLru pool(32000);
-        double hit = 0, total = 0;
-        for (const auto& q : reqs) {
-            hit += hitTokens(pool.request(q.ids), q.n, 512);
-            total += q.n;
-        }
+        const double want = referenceHits(reqs, 1, 32000, [](std::size_t) { return 0; });
         for (const char* router : {"round-robin", "random", "sglang", "dynamo"}) {
             ReplayConfig cfg = fleetConfig(cm, 8, router);
             cfg.gpuCapacityBytes = 0;
@@ -194,7 +193,7 @@ class TestTraceFleet : public QObject {
             cfg.fleet.pooled = {true};
             auto r = replayTrace(*t, cm, cfg);
             QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
-            QVERIFY2(near(r->anyTier.tokenWeighted, hit / total, 1e-12), router);
+            QVERIFY2(near(r->anyTier.tokenWeighted, want, 1e-12), router);
             QCOMPARE(r->tiers[1].copies, 1u);
             QVERIFY(r->tiers[1].pooled);
         }
@@ -215,13 +214,8 @@ class TestTraceFleet : public QObject {
         cfg.tiers.push_back(SimTier{"dram", 3000 * cfg.blockBytes, {"dram", 50e9, 1e-3}, 0});
         auto r = replayTrace(*t, cm, cfg);
         QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
-        std::vector<ReferenceLru> nodes(2, ReferenceLru(3000));
-        double hit = 0, total = 0;
-        for (std::size_t i = 0; i < reqs.size(); ++i) {
-            hit += hitTokens(nodes[(i % 4) / 2].request(reqs[i].ids), reqs[i].n, 512);
-            total += reqs[i].n;
-        }
-        QVERIFY(near(r->tiers[1].hits.tokenWeighted, hit / total, 1e-12));
+        const double want = referenceHits(reqs, 2, 3000, [](std::size_t i) { return (i % 4) / 2; });
+        QVERIFY(near(r->tiers[1].hits.tokenWeighted, want, 1e-12));
         QCOMPARE(r->tiers[1].copies, 2u);
         QCOMPARE(r->fleet->nodes, 2);
     }

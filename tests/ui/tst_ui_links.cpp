@@ -2,8 +2,8 @@
 // trace's time beside or under the TTFT distribution, drawn from the replay (the reads asked
 // against a replay set up here), the saturation sentence, and the Plan section marking the
 // bandwidth-bound configurations.
-#include "ui_test_support.h"
 #include "workload_reference.h"
+#include "workload_test_support.h"
 
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_generate.h"
@@ -28,21 +28,6 @@ using namespace kvbe::test;
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
-
-WorkloadView* viewOf(MainWindow& w) {
-    return child<WorkloadView>(&w, QStringLiteral("workloadView"));
-}
-
-bool settle(MainWindow& w) {
-    auto* v = viewOf(w);
-    auto* s = child<PlanSection>(&w, QStringLiteral("planSection"));
-    return QTest::qWaitFor(
-        [&] {
-            return !v->loading() && !v->replaying() && !s->computing() && !s->scheduled() &&
-                   !explorerOf(&w)->recomputePending();
-        },
-        180000);
-}
 
 // A generated trace at 60 requests a second (the generator's other defaults): more reads than
 // one NVMe drive carries once the conversations come back.
@@ -71,17 +56,17 @@ class TestUiLinks : public QObject {
     void linksAndTheSentence() {
         QTemporaryDir dir;
         auto w = makeWindow();
-        auto* v = viewOf(*w);
+        auto* v = workloadViewOf(*w);
         QVERIFY(v->openTrace(writeGenerated(dir, 12000)));
-        QVERIFY(settle(*w));
+        QVERIFY(settleWorkload(*w));
         child<QSlider>(v, QStringLiteral("workloadTier1"))->setValue(0); // no DRAM
-        QVERIFY(settle(*w));
+        QVERIFY(settleWorkload(*w));
         child<QCheckBox>(v, QStringLiteral("workloadWriteQueue"))->setChecked(false);
-        QVERIFY(settle(*w));
+        QVERIFY(settleWorkload(*w));
         child<QSpinBox>(v, QStringLiteral("workloadInstances"))->setValue(8);
-        QVERIFY(settle(*w));
+        QVERIFY(settleWorkload(*w));
         child<QSpinBox>(v, QStringLiteral("workloadNodeServers"))->setValue(8); // one node
-        QVERIFY(settle(*w));
+        QVERIFY(settleWorkload(*w));
         QVERIFY(v->result() && v->result()->replay);
 
         auto* tabs = child<QTabWidget>(v, QStringLiteral("workloadCharts"));
@@ -121,7 +106,7 @@ class TestUiLinks : public QObject {
         QVERIFY(sentence->text().contains(QStringLiteral("for the backlog")));
 
         child<QSpinBox>(v, QStringLiteral("workloadInstances"))->setValue(0);
-        QVERIFY(settle(*w));
+        QVERIFY(settleWorkload(*w));
         auto* none = qobject_cast<QLineSeries*>(links->seriesByKey(QStringLiteral("reads/0")));
         QVERIFY(!none || none->count() == 0);
         QVERIFY2(sentence->text().contains(QStringLiteral("without prefill servers")),
@@ -135,17 +120,17 @@ class TestUiLinks : public QObject {
         auto w = makeWindow();
         w->show();
         QVERIFY(QTest::qWaitForWindowExposed(w.get()));
-        auto* v = viewOf(*w);
+        auto* v = workloadViewOf(*w);
         QVERIFY(v->openTrace(writeGenerated(dir, 12000)));
-        QVERIFY(settle(*w));
+        QVERIFY(settleWorkload(*w));
         child<QCheckBox>(v, QStringLiteral("workloadWriteQueue"))->setChecked(false);
-        QVERIFY(settle(*w));
+        QVERIFY(settleWorkload(*w));
         tabsOf(w)->setCurrentWidget(v);
         auto* section = child<PlanSection>(&*w, QStringLiteral("planSection"));
         child<QTabWidget>(v, QStringLiteral("workloadCharts"))->setCurrentWidget(section);
         QVERIFY(
             QTest::qWaitFor([&] { return section->plan() && section->plan()->result; }, 180000));
-        QVERIFY(settle(*w));
+        QVERIFY(settleWorkload(*w));
         const PlanResult& r = *section->plan()->result;
         std::size_t bound = 0;
         for (const auto& p : r.points)

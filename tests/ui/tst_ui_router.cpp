@@ -2,7 +2,7 @@
 // replay is a fleet behind the router the view names, each offload tier on every node or
 // pooled; the answer names the router, and every figure is the replay core gives for the same
 // request (one computation, as kvbe-cli trace replay's).
-#include "ui_test_support.h"
+#include "workload_test_support.h"
 
 #include "kvbe/trace/fleet.h"
 #include "kvbe/trace/trace.h"
@@ -21,29 +21,6 @@
 using namespace kvbe;
 using namespace kvbe::test;
 
-namespace {
-
-QString realTracePath() {
-    return QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl");
-}
-
-WorkloadView* viewOf(MainWindow& w) {
-    return child<WorkloadView>(&w, QStringLiteral("workloadView"));
-}
-
-bool settle(MainWindow& w) {
-    auto* v = viewOf(w);
-    auto* s = child<PlanSection>(&w, QStringLiteral("planSection"));
-    return QTest::qWaitFor(
-        [&] {
-            return !v->loading() && !v->replaying() && !s->computing() && !s->scheduled() &&
-                   !explorerOf(&w)->recomputePending();
-        },
-        180000);
-}
-
-} // namespace
-
 class TestUiRouter : public QObject {
     Q_OBJECT
   private slots:
@@ -53,11 +30,12 @@ class TestUiRouter : public QObject {
     // servers behind sglang with NVMe pooled give the replay core gives for that request, and
     // the answer says so.
     void theFleetIsTheRequestsReplay() {
-        QVERIFY2(QFile::exists(realTracePath()), qPrintable(realTracePath() + " is missing"));
+        QVERIFY2(QFile::exists(conversationTracePath()),
+                 qPrintable(conversationTracePath() + " is missing"));
         auto w = makeWindow();
-        auto* v = viewOf(*w);
-        QVERIFY(v->openTrace(realTracePath()));
-        QVERIFY(settle(*w));
+        auto* v = workloadViewOf(*w);
+        QVERIFY(v->openTrace(conversationTracePath()));
+        QVERIFY(settleWorkload(*w));
         auto* router = child<QComboBox>(v, QStringLiteral("workloadRouter"));
         auto* perNode = child<QSpinBox>(v, QStringLiteral("workloadNodeServers"));
         auto* pooled = child<QCheckBox>(v, QStringLiteral("workloadTier2Pooled"));
@@ -66,12 +44,12 @@ class TestUiRouter : public QObject {
 
         child<QCheckBox>(v, QStringLiteral("workloadWriteQueue"))->setChecked(false);
         child<QSpinBox>(v, QStringLiteral("workloadInstances"))->setValue(8);
-        QVERIFY(settle(*w));
+        QVERIFY(settleWorkload(*w));
         QVERIFY(router->isEnabled() && perNode->isEnabled() && pooled->isEnabled());
         router->setCurrentText(QStringLiteral("sglang"));
-        QVERIFY(settle(*w));
+        QVERIFY(settleWorkload(*w));
         pooled->setChecked(true);
-        QVERIFY(settle(*w));
+        QVERIFY(settleWorkload(*w));
 
         const auto& res = *v->result();
         QVERIFY(res.replay && res.replay->fleet);
@@ -112,7 +90,7 @@ class TestUiRouter : public QObject {
 
         // Back to one server: no fleet, the controls off again.
         child<QSpinBox>(v, QStringLiteral("workloadInstances"))->setValue(1);
-        QVERIFY(settle(*w));
+        QVERIFY(settleWorkload(*w));
         QVERIFY(!v->result()->replay->fleet);
         QVERIFY(!router->isEnabled() && !pooled->isEnabled());
         QVERIFY(v->result()->routers.empty());

@@ -79,6 +79,9 @@ class Replay {
     // The hit run and, for each of its blocks, the fastest tier holding it (and, with write
     // queues, holding it readable: its write has completed and was not dropped).
     std::size_t lookUp(std::span<const std::uint32_t> ids);
+    // The tiers a block can be read from (held, its write neither pending nor dropped); where
+    // the fastest holding it cannot serve it, counted late or dropped.
+    std::uint8_t readable(std::uint8_t held, std::uint8_t pending, std::uint8_t dropped);
 
     double blockTokens(std::size_t j, double n) const {
         const double a = static_cast<double>(j) * m_b;

@@ -58,19 +58,10 @@ void Replay::fleetRequest(std::size_t i, std::span<const std::uint32_t> ids, dou
     for (; h < m; ++h) {
         const std::uint32_t id = ids[h];
         const std::uint8_t held = m_fleet->heldMask(id, s);
-        std::uint8_t mask = held;
-        if (node) {
-            const auto pending = static_cast<std::uint8_t>(node->pending(id) | pool->pending(id));
-            const auto dropped = static_cast<std::uint8_t>(node->dropped(id) | pool->dropped(id));
-            mask = static_cast<std::uint8_t>(held & ~(pending | dropped));
-            if (held && (held & -held) != (mask & -mask)) {
-                const auto f = static_cast<std::size_t>(__builtin_ctz(held));
-                if (pending & (1u << f))
-                    ++m_res.tiers[f].lookupsLate;
-                else
-                    ++m_res.tiers[f].lookupsDropped;
-            }
-        }
+        const std::uint8_t mask =
+            node ? readable(held, static_cast<std::uint8_t>(node->pending(id) | pool->pending(id)),
+                            static_cast<std::uint8_t>(node->dropped(id) | pool->dropped(id)))
+                 : held;
         if (!mask) break;
         m_tierOf[h] = static_cast<std::uint8_t>(__builtin_ctz(mask));
     }
@@ -100,6 +91,19 @@ void Replay::fleetRequest(std::size_t i, std::span<const std::uint32_t> ids, dou
     m_fleet->booked(i, s, now, service);
 }
 
+std::uint8_t Replay::readable(std::uint8_t held, std::uint8_t pending, std::uint8_t dropped) {
+    const auto mask = static_cast<std::uint8_t>(held & ~(pending | dropped));
+    if (held && (held & -held) != (mask & -mask)) {
+        // The fastest tier holding it cannot serve it yet (or ever).
+        const auto f = static_cast<std::size_t>(__builtin_ctz(held));
+        if (pending & (1u << f))
+            ++m_res.tiers[f].lookupsLate;
+        else
+            ++m_res.tiers[f].lookupsDropped;
+    }
+    return mask;
+}
+
 std::size_t Replay::lookUp(std::span<const std::uint32_t> ids) {
     const std::size_t m = ids.size();
     // The request's blocks are known up front: start fetching their links (all tiers share
@@ -124,18 +128,8 @@ std::size_t Replay::lookUp(std::span<const std::uint32_t> ids) {
     } else {
         while (h < m) {
             const std::uint32_t id = ids[h];
-            const std::uint8_t held = m_resident[id];
-            const std::uint8_t pending = m_queues->pending(id);
             const std::uint8_t mask =
-                static_cast<std::uint8_t>(held & ~(pending | m_queues->dropped(id)));
-            if (held && (held & -held) != (mask & -mask)) {
-                // The fastest tier holding it cannot serve it yet (or ever).
-                const auto f = static_cast<std::size_t>(__builtin_ctz(held));
-                if (pending & (1u << f))
-                    ++m_res.tiers[f].lookupsLate;
-                else
-                    ++m_res.tiers[f].lookupsDropped;
-            }
+                readable(m_resident[id], m_queues->pending(id), m_queues->dropped(id));
             if (!mask) break;
             m_tierOf[h] = static_cast<std::uint8_t>(__builtin_ctz(mask));
             ++h;
