@@ -43,8 +43,16 @@ ExitCode runCapacity(const TraceOptions& o) {
         return fail(o.file + ": a " + std::string(toString(trace.summary.format)) +
                     " trace has no block ids, so it cannot be replayed; use trace inspect for "
                     "its lengths");
-    auto cfg = replayConfig(o, loaded->setup, trace.summary.blockTokens);
+    // With --router, the servers are a fleet: a GPU cache each, behind the router.
+    TraceOptions fleet = o;
+    fleet.replay.fleet = !o.replay.router.empty();
+    if (o.replay.router == "compare")
+        return fail("--router compare: trace capacity takes one router; compare them with trace "
+                    "replay --router compare");
+    auto cfg = replayConfig(fleet, loaded->setup, trace.summary.blockTokens);
     if (!cfg) return fail(cfg.message());
+    if (!fleet.replay.fleet && (o.replay.nodeServers > 1 || !o.replay.pooled.empty()))
+        return fail("--node-servers and --pooled shape a fleet: name its router (--router)");
     applyLoadOptions(o, trace);
     q.rateScale = cfg->rateScale;
     if (auto ok = checkArrivals(trace, o.file); !ok) return fail(ok.message());
@@ -89,6 +97,7 @@ void addTraceCapacityCommand(CLI::App* trace, const std::shared_ptr<TraceOptions
         "N servers: find the largest load (S) each rule holds on them, instead of the servers "
         "each rule needs at --rate-scale");
     addLoadOptions(sub, *o);
+    addFleetOptions(sub, *o);
     sub->get_option("--rate-scale")->excludes(servers);
     addSampleFlags(sub, o->sampling,
                    "Search on the whole trace from the start (default on large traces: two "

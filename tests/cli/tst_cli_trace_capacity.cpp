@@ -199,6 +199,11 @@ class TestCliTraceCapacity : public QObject {
                                << "--instances '0': expected a whole number of servers";
         QTest::newRow("N = -2") << cap + QStringList{"--slo", "p99=2s", "--instances=-2"}
                                 << "--instances '-2'";
+        QTest::newRow("fleet without a router")
+            << cap + QStringList{"--slo", "p99=2s", "--node-servers", "2"}
+            << "--node-servers and --pooled shape a fleet: name its router (--router)";
+        QTest::newRow("compare") << cap + QStringList{"--slo", "p99=2s", "--router", "compare"}
+                                 << "--router compare: trace capacity takes one router";
         QTest::newRow("S = 0") << cap + QStringList{"--slo", "p99=2s", "--rate-scale", "0"}
                                << "--rate-scale '0': expected a load scale above 0";
         QTest::newRow("S < 0") << cap + QStringList{"--slo", "p99=2s", "--rate-scale=-1"}

@@ -4,12 +4,14 @@
 #include "kvbe/cost/cost_model.h"
 #include "kvbe/trace/fleet.h"
 #include "kvbe/trace/trace.h"
+#include "kvbe/trace/trace_capacity.h"
 #include "kvbe/trace/trace_sampled.h"
 #include "kvbe/trace/trace_sim.h"
 #include "test_support.h"
 #include "trace_test_support.h"
 
 #include <list>
+#include <map>
 #include <unordered_map>
 
 using namespace kvbe;
@@ -175,6 +177,42 @@ class TestTraceFleet : public QObject {
         }
         q.sampling.rate = 0.5;
         QVERIFY(!sweepTrace(*t, cm, cfg, q).ok()); // a sample would change the routing
+    }
+
+    // trace capacity on a fleet: the servers each rule needs are a count whose replay holds
+    // the target and one fewer does not, each replayed here; on the first 20 minutes of the
+    // conversation trace, sglang needs no more servers than round-robin under GPU-only caching.
+    void aFleetsServersAreReplayedCounts() {
+        auto full = loadTrace(realTracePath().toStdString(), {});
+        QVERIFY(full.ok());
+        const Trace t = tracePrefix(*full, 1200);
+        const CostModel cm = llama3b();
+        CapacityRequest q;
+        q.target = *parseLatencyTarget("p99=5s");
+        q.rateScale = 2;
+        std::map<std::string, int> needed;
+        for (const char* router : {"round-robin", "sglang"}) {
+            ReplayConfig cfg = fleetConfig(cm, 2, router);
+            cfg.gpuCapacityBytes = 4000 * cfg.blockBytes;
+            auto r = traceCapacity(t, cm, cfg, q);
+            QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+            const RuleServers* g = r->serversOf("gpu-only");
+            QVERIFY(g && g->servers);
+            needed[router] = *g->servers;
+            auto p99 = [&](int n) {
+                ReplayConfig c = cfg;
+                c.instances = n;
+                c.rateScale = 2;
+                RequestTimes times;
+                auto rr = replayTrace(t, cm, c, &times);
+                if (!rr) qFatal("%s", rr.message().c_str());
+                return latencyStatistic(q.target, times.queuedGpuOnly);
+            };
+            QVERIFY(p99(*g->servers) <= 5);
+            if (*g->servers > 1) QVERIFY(p99(*g->servers - 1) > 5);
+            QCOMPARE(g->statisticUnlimited, 0.0); // not computed on a fleet
+        }
+        QVERIFY(needed["sglang"] <= needed["round-robin"]);
     }
 
     // A pooled tier of 32,000 blocks and no GPU cache: every server reads the one pool, so the

@@ -418,6 +418,7 @@ Result<CapacityResult> traceCapacity(const Trace& trace, const CostModel& cost,
                                      const std::function<bool(double)>& progress) {
     if (auto ok = checkArrivals(trace, "the trace"); !ok) return ok.error();
     if (auto ok = checkRequest(request); !ok) return ok.error();
+    if (config.fleet.enabled) return fleetCapacity(trace, cost, config, request, progress);
     CapacityResult res;
     res.target = request.target;
     res.requests = trace.size();

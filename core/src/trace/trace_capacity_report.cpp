@@ -54,6 +54,11 @@ std::string heldClause(const RuleLoadHeld& h, const CapacityResult& r) {
            formatSeconds(h.statisticFails) + " there)";
 }
 
+// Servers that are a fleet, a GPU cache each: a server for every request bounds nothing there.
+bool fleetOf(const TraceCapacityReport& x) {
+    return x.config && x.config->fleet.enabled;
+}
+
 // No number of servers holds the target: even with no wait the statistic is above it.
 bool noNumberHolds(const RuleServers& s, const CapacityResult& r) {
     return !s.servers && s.statisticUnlimited > r.target.seconds;
@@ -230,7 +235,8 @@ json traceCapacityJson(const TraceCapacityReport& x) {
                              {"servers", s.servers ? json(*s.servers) : json(nullptr)},
                              {"statistic_s", s.statistic},
                              {"statistic_one_fewer_s", orNull(s.statisticOneFewer)},
-                             {"statistic_unlimited_s", s.statisticUnlimited}});
+                             {"statistic_unlimited_s",
+                              fleetOf(x) ? json(nullptr) : json(s.statisticUnlimited)}});
         j["servers_needed"] = {{"rate_scale", r.rateScale},
                                {"requests_per_s", r.rateScale * r.requestsPerS},
                                {"max_instances", r.maxInstances},
@@ -297,7 +303,7 @@ std::string traceCapacityCsv(const TraceCapacityReport& x) {
                                          s.servers ? std::to_string(*s.servers) : "",
                                          g(s.statistic),
                                          opt(s.statisticOneFewer),
-                                         g(s.statisticUnlimited)};
+                                         fleetOf(x) ? std::string() : g(s.statisticUnlimited)};
             if (x.run)
                 row.insert(
                     row.end(),
@@ -385,7 +391,7 @@ std::string traceCapacityTable(const TraceCapacityReport& x) {
             const RuleServers& s = r.servers[i];
             t.rows.push_back({s.rule, serversText(s, r), formatSeconds(s.statistic),
                               s.statisticOneFewer ? formatSeconds(*s.statisticOneFewer) : "-",
-                              formatSeconds(s.statisticUnlimited)});
+                              fleetOf(x) ? "n/c (a fleet)" : formatSeconds(s.statisticUnlimited)});
             if (sampled(x))
                 t.rows.back().push_back(sampleServers(x, 0, i) + " / " + sampleServers(x, 1, i));
         }

@@ -236,6 +236,19 @@ Result<CapacityRun> traceCapacityRun(const Trace& trace, const CostModel& cost,
                                      const SampleMode& sampling,
                                      const std::function<bool(double)>& progress) {
     CapacityRun run;
+    if (config.fleet.enabled) {
+        // A fleet: every request (a sample would change what each router sees).
+        if (sampling.rate > 0)
+            return Error{"--sample-rate: a fleet's capacity replays every request (a sample "
+                         "would change what each server's router sees); leave it out"};
+        auto r = traceCapacity(trace, cost, config, q, progress);
+        if (!r) return r.error();
+        run.result = std::move(*r);
+        run.sampling.mode = "every search a replay of the whole fleet (" +
+                            std::string(toString(config.fleet.router.kind)) +
+                            "): a server added adds a GPU cache";
+        return run;
+    }
     const SampleChoice choice = chooseSampling(sampling, trace.size());
     if (!choice.sampled()) {
         auto r = traceCapacity(trace, cost, config, q, progress);

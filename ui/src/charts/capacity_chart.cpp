@@ -63,10 +63,13 @@ WorkloadCapacity computeCapacity(WorkloadPtr w, const LatencyTarget& target,
         return out;
     }
     const auto t0 = std::chrono::steady_clock::now();
+    // The chart's servers share one cache, as kvbe-cli trace capacity's without --router.
+    ReplayConfig shared = w->config;
+    shared.fleet.enabled = false;
     // One search over part of the progress bar; false where it failed or was cancelled.
     auto run = [&](const CapacityRequest& q, double from,
                    double to) -> std::optional<CapacityResult> {
-        auto r = traceCapacity(*w->trace, w->eval->cost, w->config, q, [&](double f) {
+        auto r = traceCapacity(*w->trace, w->eval->cost, shared, q, [&](double f) {
             return !progress || progress(from + (to - from) * f);
         });
         if (!r) {

@@ -161,6 +161,12 @@ Result<CapacityResult> traceCapacity(const Trace& trace, const CostModel& cost,
                                      const ReplayConfig& config, const CapacityRequest& request,
                                      const std::function<bool(double)>& progress = {});
 
+// Both searches on a fleet (config.fleet.enabled): every evaluation a whole replay of the
+// fleet, as a server added adds a cache (trace_capacity_fleet.cpp). traceCapacity calls it.
+Result<CapacityResult> fleetCapacity(const Trace& trace, const CostModel& cost,
+                                     const ReplayConfig& config, const CapacityRequest& request,
+                                     const std::function<bool(double)>& progress = {});
+
 // The fewest servers each rule needs to hold the target at rateScale, for one configuration
 // (kCapacityRules order): the servers search alone. Empty when progress cancelled it.
 Result<std::vector<RuleServers>> serversNeeded(const Trace& trace, const CostModel& cost,
