@@ -401,6 +401,13 @@ class TestTraceFleet : public QObject {
         QCOMPARE(d.refreshS, 0.05);
         QCOMPARE(d.hostCacheHitWeight, 0.75); // Dynamo's KV router
         QCOMPARE(d.diskCacheHitWeight, 0.25);
+        QCOMPARE(d.overlapScoreCredit, 1.0);
+        QCOMPARE(d.prefillLoadScale, 1.0);
+        QCOMPARE(d.eventLagS, 0.0); // the routers see the caches as they are unless asked
+        QCOMPARE(d.keyBlocks, 4);   // session: ours (a trace names no session)
+        QCOMPARE(d.seed, std::uint64_t(0));
+        QVERIFY(routerParameters(RouterKind::Session) == std::vector<std::string>{"key_blocks=4"});
+        QCOMPARE(routerNames().size(), std::size_t(7));
         auto bad = parseRouter("nginx");
         QVERIFY(!bad.ok());
         QVERIFY(bad.message().find("expected one of round-robin, random") != std::string::npos);
