@@ -196,6 +196,10 @@ void SloCapacityChart::refill() {
         servers = c->instancesSet
                       ? tr("%1 servers, as set above").arg(c->instances)
                       : tr("%1 servers: GPU-only caching's need at S = 1").arg(c->instances);
+    // The Workload tab replays a fleet above one server; this search counts servers that share
+    // one cache (kvbe-cli trace capacity --router counts a fleet's).
+    if (c->instances > 1)
+        servers += tr(", sharing one GPU cache (not a fleet: trace capacity --router counts one)");
     setTitles(
         r->curveRateScale.empty()
             ? tr("%1: no number of servers holds it at the trace's rate").arg(qs(r->target.text()))
