@@ -413,12 +413,7 @@ void findFalls(RuleLoadHeld& r, double target) {
 
 } // namespace
 
-Result<CapacityResult> traceCapacity(const Trace& trace, const CostModel& cost,
-                                     const ReplayConfig& config, const CapacityRequest& request,
-                                     const std::function<bool(double)>& progress) {
-    if (auto ok = checkArrivals(trace, "the trace"); !ok) return ok.error();
-    if (auto ok = checkRequest(request); !ok) return ok.error();
-    if (config.fleet.enabled) return fleetCapacity(trace, cost, config, request, progress);
+CapacityResult capacityResultFor(const Trace& trace, const CapacityRequest& request) {
     CapacityResult res;
     res.target = request.target;
     res.requests = trace.size();
@@ -429,6 +424,16 @@ Result<CapacityResult> traceCapacity(const Trace& trace, const CostModel& cost,
     res.serversSearched = request.serversNeeded;
     res.rateScale = request.rateScale;
     res.maxInstances = request.maxInstances;
+    return res;
+}
+
+Result<CapacityResult> traceCapacity(const Trace& trace, const CostModel& cost,
+                                     const ReplayConfig& config, const CapacityRequest& request,
+                                     const std::function<bool(double)>& progress) {
+    if (auto ok = checkArrivals(trace, "the trace"); !ok) return ok.error();
+    if (auto ok = checkRequest(request); !ok) return ok.error();
+    if (config.fleet.enabled) return fleetCapacity(trace, cost, config, request, progress);
+    CapacityResult res = capacityResultFor(trace, request);
 
     Search search(trace, cost, config, request);
     const int threads = request.threads > 0

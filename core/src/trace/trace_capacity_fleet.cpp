@@ -64,16 +64,7 @@ class FleetSearch {
 Result<CapacityResult> fleetCapacity(const Trace& trace, const CostModel& cost,
                                      const ReplayConfig& config, const CapacityRequest& q,
                                      const std::function<bool(double)>& progress) {
-    CapacityResult res;
-    res.target = q.target;
-    res.requests = trace.size();
-    res.requestsPerS = traceRequestRate(trace);
-    const auto [first, last] = std::minmax_element(trace.arrivalS.begin(), trace.arrivalS.end());
-    res.durationS = *last - *first;
-    res.instances = q.instances;
-    res.serversSearched = q.serversNeeded;
-    res.rateScale = q.rateScale;
-    res.maxInstances = q.maxInstances;
+    CapacityResult res = capacityResultFor(trace, q);
     FleetSearch search(trace, cost, config, q, progress);
     auto cancelled = [&]() -> Result<CapacityResult> {
         if (!search.error().empty()) return Error{search.error()};

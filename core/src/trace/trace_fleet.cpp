@@ -18,13 +18,17 @@ Fleet::Fleet(const Trace& trace, const ReplayConfig& config, const std::vector<s
     const std::uint32_t blocks = trace.distinctBlocks;
     m_tiers.reserve(caps.size());
     m_tiers.emplace_back(blocks, m_n, 1, caps[0]);
-    m_tierNames.emplace_back("gpu");
-    for (const auto& t : config.tiers)
-        m_tierNames.push_back(t.name);
     for (std::size_t k = 1; k < caps.size(); ++k) {
         const bool pooled = k - 1 < config.fleet.pooled.size() && config.fleet.pooled[k - 1];
         m_tiers.emplace_back(blocks, m_n, pooled ? m_n : m_nodeServers, caps[k]);
-        if (!pooled) m_localLevels.push_back(k);
+        if (!pooled) {
+            m_localLevels.push_back(k);
+            const std::string name = lower(config.tiers[k - 1].name);
+            const bool cpu = name.find("dram") != std::string::npos ||
+                             name.find("cpu") != std::string::npos ||
+                             name.find("host") != std::string::npos;
+            m_levelWeight.push_back(cpu ? m_rc.cpuTierWeight : m_rc.otherTierWeight);
+        }
     }
     const RouterKind kind = m_rc.kind;
     m_needsLoad = kind == RouterKind::LeastLoaded || kind == RouterKind::Sglang ||

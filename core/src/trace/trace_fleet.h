@@ -102,7 +102,13 @@ class Fleet {
     std::vector<TierCopies> m_tiers;
     std::vector<std::size_t> m_localLevels; // the local offload tiers, fastest first
     std::vector<std::uint64_t> m_caps;
-    std::vector<std::string> m_tierNames; // GPU first
+    // llm-d: each local level's tier weight, cpu_weight for a DRAM (host, CPU) tier, else
+    // other_weight, from the tier's name once.
+    std::vector<double> m_levelWeight;
+    // Per request, reused: the routers' scores and their best servers.
+    std::vector<double> m_score;
+    std::vector<char> m_present;
+    std::vector<int> m_best;
 
     // Load: per server the requests not yet finished (FIFO, so finish times rise), and when
     // its queue empties.

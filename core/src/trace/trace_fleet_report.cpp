@@ -60,7 +60,7 @@ json fleetJson(const ReplayResult& r) {
 Result<std::vector<RouterRun>> compareRouters(const Trace& trace, const CostModel& cost,
                                               const ReplayConfig& config, std::string_view rule,
                                               const std::function<bool(double)>& progress) {
-    if (!(config.instances > 1 && config.fleet.enabled))
+    if (!config.isFleet())
         return Error{"comparing routers needs a fleet: expected 2 or more servers"};
     std::vector<RouterRun> runs;
     const auto& names = routerNames();

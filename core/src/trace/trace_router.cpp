@@ -273,8 +273,10 @@ int Fleet::llmd(std::span<const std::uint32_t> full, double now) {
         m_nextScrape = (std::floor(now / m_rc.refreshS) + 1) * m_rc.refreshS;
     }
     const auto nf = static_cast<std::uint32_t>(full.size());
-    std::vector<double> raw(N, 0.0);
-    std::vector<bool> present(N, false);
+    std::vector<double>& raw = m_score;
+    std::vector<char>& present = m_present;
+    raw.assign(N, 0.0);
+    present.assign(N, 0);
     for (std::size_t s = 0; s < N; ++s) {
         const std::uint32_t d0 = std::min((*m_seen0)[s], nf);
         raw[s] = m_rc.gpuTierWeight * d0;
@@ -282,19 +284,14 @@ int Fleet::llmd(std::span<const std::uint32_t> full, double now) {
     }
     for (std::size_t l = 0; l < m_localLevels.size(); ++l) {
         depths(l + 1, full, m_depthLevel[l], m_lagged);
-        const std::size_t k = m_localLevels[l];
-        const std::string name = lower(m_tierNames[k]);
-        const bool cpu = name.find("dram") != std::string::npos ||
-                         name.find("cpu") != std::string::npos ||
-                         name.find("host") != std::string::npos;
-        const double w = cpu ? m_rc.cpuTierWeight : m_rc.otherTierWeight;
+        const double w = m_levelWeight[l];
         for (std::size_t s = 0; s < N; ++s) {
             const std::uint32_t before =
                 l == 0 ? std::min((*m_seen0)[s], nf) : m_depthLevel[l - 1][s];
             const std::uint32_t d = std::max(before, m_depthLevel[l][s]);
             m_depthLevel[l][s] = d;
             raw[s] += w * (d - before);
-            present[s] = present[s] || d > 0;
+            present[s] = static_cast<char>(present[s] || d > 0);
         }
     }
     double lo = 0, hi = 0;
@@ -306,7 +303,8 @@ int Fleet::llmd(std::span<const std::uint32_t> full, double now) {
             first = false;
         }
     const auto [qlo, qhi] = std::minmax_element(m_waiting.begin(), m_waiting.end());
-    std::vector<int> bestSet;
+    std::vector<int>& bestSet = m_best;
+    bestSet.clear();
     double best = -1;
     for (std::size_t s = 0; s < N; ++s) {
         const double prefix = !present[s] ? 0.0 : hi == lo ? 1.0 : (raw[s] - lo) / (hi - lo);
@@ -338,7 +336,8 @@ int Fleet::dynamo(std::size_t i, std::span<const std::uint32_t> full) {
         const ServerIndex* idx[1] = {&*m_active};
         depthsOf(idx, 1, full, m_depthActive);
     }
-    std::vector<int> bestSet;
+    std::vector<int>& bestSet = m_best;
+    bestSet.clear();
     double best = 0;
     for (std::size_t s = 0; s < N; ++s) {
         const std::uint32_t d0 = std::min((*m_seen0)[s], nf);

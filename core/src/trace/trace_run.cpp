@@ -38,7 +38,7 @@ Result<ReplayRun> runReplay(const Trace& trace, const CostModel& cost, const Rep
         ReplayConfig free = config;
         free.writeQueue = false;
         // No servers (nothing queues), except a fleet's: its caches are its servers'.
-        if (!(config.instances > 1 && config.fleet.enabled)) free.instances = 0;
+        if (!config.isFleet()) free.instances = 0;
         auto f = replayTrace(trace, cost, free, nullptr,
                              [&](double) { return !progress || progress(1.0); });
         if (!f) return f.error();

@@ -143,7 +143,7 @@ Result<SweepRun> sweepFleet(const Trace& trace, const CostModel& cost, const Rep
 
 Result<SweepRun> sweepTrace(const Trace& trace, const CostModel& cost, const ReplayConfig& config,
                             const SweepRequest& q, const std::function<bool(double)>& progress) {
-    if (config.instances > 1 && config.fleet.enabled) {
+    if (config.isFleet()) {
         if (q.sampling.rate > 0)
             return Error{"--sample-rate: a fleet's sweep replays every request at each capacity "
                          "(a sample would change what each server's router sees); leave it out"};

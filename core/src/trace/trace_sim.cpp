@@ -155,7 +155,7 @@ void Replay::setUpTiers() {
     }
     const std::uint32_t nb = m_trace.distinctBlocks;
     if (m_config.storeAfter > 1) m_seen = detail::BlockArray<std::uint8_t>(nb, 0);
-    if (m_config.instances > 1 && m_config.fleet.enabled) {
+    if (m_config.isFleet()) {
         // A fleet: a cache per server, a local tier per node, one copy of a pooled tier.
         m_fleet.emplace(m_trace, m_config, m_caps);
         for (std::size_t k = 0; k < m_k; ++k) {
@@ -229,7 +229,7 @@ Status checkConfig(const Trace& trace, const ReplayConfig& c) {
                              std::to_string(trace.blockOffset[i + 1] - trace.blockOffset[i]) +
                              " blocks; queueing on servers takes at most " +
                              std::to_string(detail::kMaxRunBlocks) + " a request"};
-    if (c.instances > 1 && c.fleet.enabled) {
+    if (c.isFleet()) {
         if (c.instances > kMaxServers)
             return Error{"servers: " + std::to_string(c.instances) + "; expected at most " +
                          std::to_string(kMaxServers)};

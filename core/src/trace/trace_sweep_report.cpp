@@ -90,12 +90,12 @@ std::string traceSweepCsv(const TraceSweepReport& x) {
 
 std::string traceSweepTable(const TraceSweepReport& x) {
     const SweepResult& s = *x.sweep;
-    std::string out = "sweep of " + s.tierName + (x.singleCache ? " (single cache)" : "") +
-                      " over " + std::to_string(s.points.size()) +
-                      (x.config && x.config->instances > 1 && x.config->fleet.enabled
-                           ? " capacities, a replay at each, "
-                           : " capacities, one pass (LRU stack distances), ") +
-                      std::to_string(x.trace->size()) + " requests\n";
+    std::string out =
+        "sweep of " + s.tierName + (x.singleCache ? " (single cache)" : "") + " over " +
+        std::to_string(s.points.size()) +
+        (x.config && x.config->isFleet() ? " capacities, a replay at each, "
+                                         : " capacities, one pass (LRU stack distances), ") +
+        std::to_string(x.trace->size()) + " requests\n";
     if (x.run) {
         const TraceSampling& m = x.run->sampling;
         if (m.sampled)

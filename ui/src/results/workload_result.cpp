@@ -163,7 +163,7 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
         ReplayConfig free = c;
         free.writeQueue = false;
         // No servers (nothing queues), except a fleet's: its caches are its servers'.
-        if (!(c.instances > 1 && c.fleet.enabled)) free.instances = 0;
+        if (!c.isFleet()) free.instances = 0;
         auto f = replayTrace(*trace, e.cost, free, nullptr, go);
         if (f && !f->cancelled) w.writesKeptUp = std::move(*f);
         w.replaySeconds = secondsSince(t0);
@@ -223,7 +223,7 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
             w.sweepNote = QString::fromStdString(s.message());
     }
     // Every router on the fleet: seven replays, so only where one is quick.
-    if (c.instances > 1 && c.fleet.enabled && !(cancel && cancel->load())) {
+    if (c.isFleet() && !(cancel && cancel->load())) {
         if (trace->size() > kRouterCompareRequests) {
             w.routersNote =
                 QStringLiteral("Routers not compared: the trace has more than %1 requests; "

@@ -161,6 +161,10 @@ Result<CapacityResult> traceCapacity(const Trace& trace, const CostModel& cost,
                                      const ReplayConfig& config, const CapacityRequest& request,
                                      const std::function<bool(double)>& progress = {});
 
+// A result that says what the request asked of the trace (its target, requests, rate, span and
+// searches), its searches' findings still empty: what both searches start from.
+CapacityResult capacityResultFor(const Trace& trace, const CapacityRequest& request);
+
 // Both searches on a fleet (config.fleet.enabled): every evaluation a whole replay of the
 // fleet, as a server added adds a cache (trace_capacity_fleet.cpp). traceCapacity calls it.
 Result<CapacityResult> fleetCapacity(const Trace& trace, const CostModel& cost,

@@ -83,6 +83,8 @@ struct ReplayConfig {
     // (fleet.router) sends each request to one, and each offload tier is on every node or pooled.
     int instances = 0;
     FleetConfig fleet;
+    // The servers are a fleet: more than one, fleet enabled.
+    bool isFleet() const { return instances > 1 && fleet.enabled; }
     // Store admission: a block is written to the offload tiers only from its storeAfter-th
     // sighting on (every request that contains it is a sighting, hits included), and is
     // readable there from the next request on. 1 stores every block (write-all). The GPU is not
