@@ -16,11 +16,15 @@ Fleet::Fleet(const Trace& trace, const ReplayConfig& config, const std::vector<s
       m_free(static_cast<std::size_t>(m_n), 0.0), m_requests(static_cast<std::size_t>(m_n), 0),
       m_busy(static_cast<std::size_t>(m_n), 0.0), m_rng(m_rc.seed) {
     const std::uint32_t blocks = trace.distinctBlocks;
+    const RouterKind kind = m_rc.kind;
+    // Every tier's index, and the router's, side by side in one array.
+    const bool extra = kind == RouterKind::Sglang || kind == RouterKind::Dynamo;
+    auto index = ServerIndex::interleaved(blocks, m_n, static_cast<int>(caps.size()) + extra);
     m_tiers.reserve(caps.size());
-    m_tiers.emplace_back(blocks, m_n, 1, caps[0]);
+    m_tiers.emplace_back(std::move(index[0]), m_n, 1, caps[0]);
     for (std::size_t k = 1; k < caps.size(); ++k) {
         const bool pooled = k - 1 < config.fleet.pooled.size() && config.fleet.pooled[k - 1];
-        m_tiers.emplace_back(blocks, m_n, pooled ? m_n : m_nodeServers, caps[k]);
+        m_tiers.emplace_back(std::move(index[k]), m_n, pooled ? m_n : m_nodeServers, caps[k]);
         if (!pooled) {
             m_localLevels.push_back(k);
             const std::string name = lower(config.tiers[k - 1].name);
@@ -30,7 +34,6 @@ Fleet::Fleet(const Trace& trace, const ReplayConfig& config, const std::vector<s
             m_levelWeight.push_back(cpu ? m_rc.cpuTierWeight : m_rc.otherTierWeight);
         }
     }
-    const RouterKind kind = m_rc.kind;
     m_needsLoad = kind == RouterKind::LeastLoaded || kind == RouterKind::Sglang ||
                   kind == RouterKind::LlmD || kind == RouterKind::Dynamo;
     if (kind == RouterKind::Session) {
@@ -41,7 +44,7 @@ Fleet::Fleet(const Trace& trace, const ReplayConfig& config, const std::vector<s
         std::sort(m_ring.begin(), m_ring.end());
     }
     if (kind == RouterKind::Sglang) {
-        m_tree.emplace(blocks, m_n, 1, kNoLimit);
+        m_tree.emplace(std::move(index.back()), m_n, 1, kNoLimit);
         const double chars = std::max(1.0, m_rc.charsPerToken * m_b);
         m_treeBlocks = static_cast<std::uint64_t>(std::floor(m_rc.maxTreeSize / chars));
         m_nextEviction = m_rc.evictionIntervalS;
@@ -51,7 +54,7 @@ Fleet::Fleet(const Trace& trace, const ReplayConfig& config, const std::vector<s
         m_usage.assign(static_cast<std::size_t>(m_n), 0.0);
     }
     if (kind == RouterKind::Dynamo) {
-        m_active.emplace(blocks, m_n);
+        m_active.emplace(std::move(index.back()));
         m_activeTokens.assign(static_cast<std::size_t>(m_n), 0.0);
         m_activeBlocks.assign(static_cast<std::size_t>(m_n), 0);
     }

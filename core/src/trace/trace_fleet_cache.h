@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <vector>
 
 namespace kvbe::detail {
@@ -40,6 +41,16 @@ class IdSlots {
             if (e.key == kNil) return kNil;
         }
     }
+    // The slot of a held id, to read or change in place (null when not held).
+    std::uint32_t* at(std::uint32_t id) {
+        if (m_e.empty()) return nullptr;
+        for (std::size_t p = hash(id);; p = (p + 1) & m_mask) {
+            Entry& e = m_e[p];
+            if (e.key == id) return &e.slot;
+            if (e.key == kNil) return nullptr;
+        }
+    }
+    std::size_t size() const { return m_size; }
     void prefetch(std::uint32_t id) const {
         if (!m_e.empty()) __builtin_prefetch(&m_e[hash(id)], 1);
     }
@@ -102,108 +113,105 @@ class IdSlots {
     unsigned m_shift = 60;
 };
 
-// One LRU cache of block ids: slots hold the ids and their links; memory follows what it holds.
+// One LRU cache of block ids, kept as stamps: the map gives each held block the stamp of its
+// last use, and a queue lists the uses in order. The least recent block is the queue's first
+// entry whose stamp is still its block's; older entries are skipped (and the queue compacted when
+// they and the used-up head outnumber the blocks). A use is one probe of the map and an append,
+// where a linked list reads a block's two neighbours at random. Memory follows what it holds.
 class SlotLru {
   public:
-    explicit SlotLru(std::uint64_t capacity) : m_cap(capacity) {
-        if (capacity != kNoLimit && capacity < (1u << 20)) {
-            m_slots.reserve(capacity);
-            m_map.reserve(capacity);
-        }
-    }
+    explicit SlotLru(std::uint64_t capacity) : m_cap(capacity) {}
     std::uint64_t capacity() const { return m_cap; }
-    std::uint64_t size() const { return m_size; }
+    std::uint64_t size() const { return m_map.size(); }
     void prefetch(std::uint32_t id) const { m_map.prefetch(id); }
     // A held block becomes the most recent.
     void touch(std::uint32_t id) {
-        const std::uint32_t s = m_map.find(id);
-        if (s == kNil || s == m_head) return;
-        unlink(s);
-        pushFront(s);
+        std::uint32_t* stamp = m_map.at(id);
+        if (stamp == nullptr || *stamp == m_stamp) return;
+        *stamp = use(id);
     }
     // Stores a block it does not hold; the least recent goes to onEvict when full (capacity 0:
     // nothing is stored).
     template <class F> void insert(std::uint32_t id, F&& onEvict) {
         if (m_cap == 0) return;
-        std::uint32_t s;
-        if (m_size >= m_cap) {
-            s = m_tail;
-            const std::uint32_t old = m_slots[s].id;
-            unlink(s);
+        if (m_map.size() >= m_cap) {
+            const std::uint32_t old = oldest();
             m_map.erase(old);
-            --m_size;
+            ++m_head;
             onEvict(old);
-        } else if (!m_free.empty()) {
-            s = m_free.back();
-            m_free.pop_back();
-        } else {
-            s = static_cast<std::uint32_t>(m_slots.size());
-            const std::size_t had = m_slots.capacity();
-            m_slots.push_back({});
-            if (m_slots.capacity() != had)
-                adviseHugePages(m_slots.data(), m_slots.capacity() * sizeof(Slot));
         }
-        m_slots[s].id = id;
-        pushFront(s);
-        m_map.put(id, s);
-        ++m_size;
+        m_map.put(id, use(id));
     }
     // The least recent block (kNil when empty) and its removal.
-    std::uint32_t oldest() const { return m_tail == kNil ? kNil : m_slots[m_tail].id; }
-    void remove(std::uint32_t id) {
-        const std::uint32_t s = m_map.find(id);
-        if (s == kNil) return;
-        unlink(s);
-        m_map.erase(id);
-        m_free.push_back(s);
-        --m_size;
+    std::uint32_t oldest() {
+        while (m_head < m_uses.size()) {
+            const Use u = m_uses[m_head];
+            const std::uint32_t* stamp = m_map.at(u.id);
+            if (stamp != nullptr && *stamp == u.stamp) return u.id;
+            ++m_head;
+        }
+        return kNil;
     }
-    std::uint64_t bytes() const {
-        return m_slots.capacity() * sizeof(Slot) + m_map.bytes() + m_free.capacity() * 4;
-    }
+    void remove(std::uint32_t id) { m_map.erase(id); }
+    std::uint64_t bytes() const { return m_uses.capacity() * sizeof(Use) + m_map.bytes(); }
 
   private:
-    struct Slot {
-        std::uint32_t id = kNil, prev = kNil, next = kNil;
+    struct Use {
+        std::uint32_t id, stamp;
     };
-    void pushFront(std::uint32_t s) {
-        m_slots[s].prev = kNil;
-        m_slots[s].next = m_head;
-        if (m_head != kNil)
-            m_slots[m_head].prev = s;
-        else
-            m_tail = s;
-        m_head = s;
+    // Appends a use and returns its stamp; drops the stale uses first when they are most of the
+    // queue, renumbering the stamps from 1 (so that they never wrap).
+    std::uint32_t use(std::uint32_t id) {
+        if (m_uses.size() >= 2 * m_map.size() + 1024 || m_stamp == kNil - 1) compact();
+        m_uses.push_back({id, ++m_stamp});
+        return m_stamp;
     }
-    void unlink(std::uint32_t s) {
-        const Slot k = m_slots[s];
-        if (k.prev != kNil)
-            m_slots[k.prev].next = k.next;
-        else
-            m_head = k.next;
-        if (k.next != kNil)
-            m_slots[k.next].prev = k.prev;
-        else
-            m_tail = k.prev;
+    void compact() {
+        std::size_t out = 0;
+        m_stamp = 0;
+        for (std::size_t i = m_head; i < m_uses.size(); ++i) {
+            const Use u = m_uses[i];
+            std::uint32_t* stamp = m_map.at(u.id);
+            if (stamp == nullptr || *stamp != u.stamp) continue;
+            *stamp = ++m_stamp;
+            m_uses[out++] = {u.id, m_stamp};
+        }
+        m_uses.resize(out);
+        m_head = 0;
     }
     std::uint64_t m_cap;
-    std::vector<Slot> m_slots;
-    std::vector<std::uint32_t> m_free;
+    std::vector<Use> m_uses;
+    std::size_t m_head = 0;
+    std::uint32_t m_stamp = 0;
     IdSlots m_map;
-    std::uint32_t m_head = kNil, m_tail = kNil;
-    std::uint64_t m_size = 0;
 };
 
-// Which servers hold each block: a bit per server, `words` 64-bit words a block.
+// Which servers hold each block: a bit per server, `words` 64-bit words a block. Several indexes
+// may share one array, a block's words of each side by side (interleaved()), so that what a
+// request asks of every tier's index about a block is one cache line.
 class ServerIndex {
   public:
     ServerIndex() = default;
-    ServerIndex(std::uint32_t blocks, int servers)
-        : m_words((static_cast<std::size_t>(servers) + 63) / 64),
-          m_bits(static_cast<std::size_t>(blocks) * m_words, 0) {}
+    ServerIndex(std::uint32_t blocks, int servers) { *this = interleaved(blocks, servers, 1)[0]; }
+    // `count` indexes over one array.
+    static std::vector<ServerIndex> interleaved(std::uint32_t blocks, int servers, int count) {
+        const std::size_t words = (static_cast<std::size_t>(servers) + 63) / 64;
+        const std::size_t stride = words * static_cast<std::size_t>(count);
+        auto store = std::make_shared<BlockArray<std::uint64_t>>(
+            static_cast<std::size_t>(blocks) * stride, 0);
+        std::vector<ServerIndex> out(static_cast<std::size_t>(count));
+        for (int c = 0; c < count; ++c) {
+            ServerIndex& x = out[static_cast<std::size_t>(c)];
+            x.m_store = store;
+            x.m_base = store->data() + static_cast<std::size_t>(c) * words;
+            x.m_words = words;
+            x.m_stride = stride;
+        }
+        return out;
+    }
     std::size_t words() const { return m_words; }
     const std::uint64_t* of(std::uint32_t id) const {
-        return m_bits.data() + static_cast<std::size_t>(id) * m_words;
+        return m_base + static_cast<std::size_t>(id) * m_stride;
     }
     bool holds(std::uint32_t id, int s) const {
         return (of(id)[static_cast<std::size_t>(s) / 64] >> (s % 64)) & 1u;
@@ -216,7 +224,7 @@ class ServerIndex {
     }
     // The servers [first, first + count) gain or lose the block.
     void set(std::uint32_t id, int first, int count, bool on) {
-        std::uint64_t* w = m_bits.data() + static_cast<std::size_t>(id) * m_words;
+        std::uint64_t* w = m_base + static_cast<std::size_t>(id) * m_stride;
         for (int s = first; s < first + count;) {
             const int bit = s % 64, n = std::min(64 - bit, first + count - s);
             const std::uint64_t m = (n == 64 ? ~std::uint64_t(0) : ((std::uint64_t(1) << n) - 1))
@@ -228,11 +236,15 @@ class ServerIndex {
             s += n;
         }
     }
-    std::uint64_t bytes() const { return m_bits.bytes(); }
+    // Its share of the array.
+    std::uint64_t bytes() const {
+        return m_store && m_stride ? m_store->bytes() / m_stride * m_words : 0;
+    }
 
   private:
-    std::size_t m_words = 0;
-    BlockArray<std::uint64_t> m_bits;
+    std::shared_ptr<BlockArray<std::uint64_t>> m_store;
+    std::uint64_t* m_base = nullptr;
+    std::size_t m_words = 0, m_stride = 0;
 };
 
 // A change of a tier's index (a block stored or evicted at a copy), for a router that sees it
@@ -250,8 +262,8 @@ struct IndexEvent {
 // servers can read each block from this tier.
 class TierCopies {
   public:
-    TierCopies(std::uint32_t blocks, int servers, int span, std::uint64_t capacity)
-        : m_span(span), m_servers(servers), m_index(blocks, servers) {
+    TierCopies(ServerIndex index, int servers, int span, std::uint64_t capacity)
+        : m_span(span), m_servers(servers), m_index(std::move(index)) {
         const int copies = (servers + span - 1) / span;
         m_copies.reserve(static_cast<std::size_t>(copies));
         for (int c = 0; c < copies; ++c)
