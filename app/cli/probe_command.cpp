@@ -41,8 +41,14 @@ std::string joined(const std::vector<std::string>& items) {
 CLI::Option* addOption(CLI::App* sub, const ProbeOption& o, ProbeFlags& f) {
     const std::string flag(o.flag), help(o.help);
     if (o.kind == ProbeOptionKind::Flag) return sub->add_flag(flag, f.flags[flag], help);
-    if (o.list) return sub->add_option(flag, f.lists[flag], help);
-    CLI::Option* opt = sub->add_option(flag, f.values[flag], help);
+    if (o.list) {
+        CLI::Option* opt = sub->add_option(flag, f.lists[flag], help);
+        if (o.required) opt->required();
+        return opt;
+    }
+    // A positional one is named as CLI11 names positionals, e.g. "--trace,trace".
+    CLI::Option* opt =
+        sub->add_option(o.positional ? flag + "," + flag.substr(2) : flag, f.values[flag], help);
     if (o.kind == ProbeOptionKind::Choice)
         opt->check(CLI::IsMember(std::vector<std::string>(o.choices.begin(), o.choices.end())));
     else if (o.kind == ProbeOptionKind::Count)

@@ -4,6 +4,7 @@
 #include "kvbe/gpu/gpu_probes.h"
 #include "kvbe/probes/memcpy_probe.h"
 #include "kvbe/probes/nvme_probe.h"
+#include "kvbe/serving/replay_probe.h"
 #include "kvbe/serving/serving_probe.h"
 
 namespace kvbe::cli {
@@ -17,6 +18,7 @@ std::vector<std::unique_ptr<probes::Probe>> registeredProbes() {
     p.push_back(std::make_unique<gpu::GemmPeakProbe>());
     p.push_back(std::make_unique<gpu::PrefillProbe>());
     p.push_back(std::make_unique<serving::ServingProbe>());
+    p.push_back(std::make_unique<serving::ReplayProbe>());
     return p;
 }
 

@@ -76,6 +76,7 @@ ExitCode runReplay(const TraceOptions& o) {
         return fail(
             o.file + ": a " + std::string(toString(trace->summary.format)) +
             " trace has no block ids, so it cannot be replayed; use trace inspect for its lengths");
+    if (!o.compareDir.empty()) return runLiveCompare(o, *setup, loaded->trace);
     if (o.replay.router == "compare") return runRouterCompare(o, *setup, loaded->trace);
     TraceOptions fleet = o; // servers above one are a fleet, a GPU cache each
     fleet.replay.fleet = true;
@@ -216,6 +217,9 @@ void addTraceCommands(CLI::App& app, Command& run) {
     addAdmissionOption(replay, *o, "The rule the summary sentence reports");
     replay->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
+    replay->add_option("--compare", o->compareDir,
+                       "DIR: the prediction beside a live replay probe replay --out DIR wrote (the "
+                       "same requests, servers, router and load; rule always unless --admission)");
     replay->footer(
         "\nWithout --tier the replay has every tier of the scenario, unlimited. --tier names "
         "the tiers it has instead: KEY=CAPACITY a tier of the scenario (by name or "

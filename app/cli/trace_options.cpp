@@ -174,7 +174,8 @@ void addAdmissionOption(CLI::App* sub, TraceOptions& o, const std::string& help)
             return Error{"'" + t + "': expected always, breakeven or optimal"};
         },
         help)
-        ->check(CLI::IsMember({"always", "breakeven", "optimal"}));
+        ->check(CLI::IsMember({"always", "breakeven", "optimal"}))
+        ->each([&o](const std::string&) { o.admissionGiven = true; });
 }
 
 void addStoreAfterOption(CLI::App* sub, TraceOptions& o, const std::string& help) {

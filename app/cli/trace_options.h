@@ -75,6 +75,8 @@ struct TraceOptions {
     // (kvbe/trace/replay_request.h); the tier capacities come from the scenario's --tier flags.
     ReplayRequest replay;
     Admission admission = Admission::Optimal;
+    bool admissionGiven = false;
+    std::string compareDir;             // replay --compare: a probe replay's folder
     std::optional<double> durationCapS; // the trace's prefix
     // sweep
     std::vector<std::string> with;                  // tiers kept fixed: more --tier flags
@@ -112,6 +114,9 @@ Result<Loaded> loadAll(const TraceOptions& o, const ScenarioFlags& flags,
 // scenario's tiers (after its --tier flags), each with the capacity its flag gave; a failure
 // names the flag of the field it is about.
 Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double blockTokens);
+
+// trace replay --compare DIR (trace_compare.cpp): the prediction beside a live replay.
+ExitCode runLiveCompare(const TraceOptions& o, const Setup& setup, const Trace& loaded);
 
 // The flag of a request's field: --gpu-cache, --store-after, --life…; "" for none.
 std::string flagOf(RequestField field);

@@ -5,6 +5,7 @@
 #include "kvbe/calibration/calibration.h"
 #include "kvbe/probe/probe_protocol.h"
 #include "sanitizer_build.h"
+#include "standin_process.h"
 
 #include <QDir>
 #include <QFile>
@@ -37,34 +38,6 @@ double truePStar(double bandwidth, double tFixed) {
     const double b = 2 * kParams / fl - (std::isinf(bandwidth) ? 0 : kKvPerToken / bandwidth);
     return (-b + std::sqrt(b * b + 4 * a * tFixed)) / (2 * a);
 }
-
-class Standin {
-  public:
-    explicit Standin(const QStringList& args) {
-        m_p.start(QStringLiteral(KVBE_STANDIN_PATH), args + QStringList{"--lifetime", "150"});
-        if (!m_p.waitForStarted(10000)) return;
-        for (int i = 0; i < 100 && !m_p.canReadLine(); ++i)
-            m_p.waitForReadyRead(100);
-        const QString line = QString::fromUtf8(m_p.readLine()).trimmed();
-        const auto at = line.indexOf("http://127.0.0.1:");
-        if (at >= 0) m_url = line.mid(at);
-    }
-    ~Standin() {
-        m_p.kill();
-        m_p.waitForFinished(5000);
-    }
-    QString url() const { return m_url; }
-    QByteArray log() {
-        m_p.waitForReadyRead(50);
-        m_log += m_p.readAllStandardError();
-        return m_log;
-    }
-
-  private:
-    QProcess m_p;
-    QString m_url;
-    QByteArray m_log;
-};
 
 struct Run {
     int exitCode = -1;

@@ -103,9 +103,9 @@ class TestProbeDock : public QObject {
         QStringList registered;
         for (const auto& p : listed)
             registered << p.toObject().value(QStringLiteral("key")).toString();
-        const QStringList seven{"nvme-read",     "nvme-write",  "host-memcpy", "gpu-copy",
-                                "gpu-gemm-peak", "gpu-prefill", "serving"};
-        QCOMPARE(registered, seven);
+        const QStringList eight{"nvme-read",     "nvme-write",  "host-memcpy", "gpu-copy",
+                                "gpu-gemm-peak", "gpu-prefill", "serving",     "replay"};
+        QCOMPARE(registered, eight);
         ProbePanel panel;
         QCOMPARE(dockKeys(panel), registered);
         QCOMPARE(ProbePanel::probeNames(), registered);

@@ -352,6 +352,95 @@ std::vector<ProbeDescription> makeCatalog() {
              .list = f.list != nullptr,
              .choices = f.choices});
     }
+
+    c.push_back(
+        {.key = "replay",
+         .title = "Trace replay against live servers",
+         .description = "Replay a request trace against live OpenAI-compatible servers, open "
+                        "loop, routed as the replay's routers route: TTFT and cached tokens of "
+                        "every request",
+         .needs = "running OpenAI-compatible servers and a build with libcurl",
+         .footer = "Sends traffic only to the --endpoint servers. Each block id of the trace "
+                   "becomes a fixed run of token ids (derived\n"
+                   "from the id), sent to /v1/completions, streamed; two requests that share their "
+                   "first k blocks share exactly k runs.\n"
+                   "Writes DIR/requests.jsonl (a line per request as it completes) and "
+                   "DIR/replay.json (the summary); `kvbe-cli trace\n"
+                   "replay TRACE --compare DIR` puts the model's prediction beside them.",
+         .options = {
+             {.flag = "--trace",
+              .kind = K::File,
+              .help = "The request trace (any format trace replay reads); also the first "
+                      "argument",
+              .required = true,
+              .label = "Trace",
+              .positional = true},
+             {.flag = "--endpoint",
+              .kind = K::Url,
+              .help = "A server's OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1; "
+                      "repeat it for a fleet",
+              .list = true,
+              .required = true,
+              .label = "Endpoints",
+              .placeholder = "http://127.0.0.1:8000/v1"},
+             {.flag = "--model",
+              .kind = K::Text,
+              .help = "Served model name (as in /v1/models)",
+              .required = true,
+              .label = "Served model"},
+             {.flag = "--out",
+              .kind = K::Folder,
+              .help = "Folder for requests.jsonl and replay.json",
+              .required = true,
+              .label = "Write to"},
+             {.flag = "--router",
+              .kind = K::Text,
+              .help = "Where each request goes: round-robin (default), random, least-loaded, "
+                      "session or sglang, with NAME:key=value as trace replay takes it",
+              .defaultValue = "round-robin",
+              .label = "Router"},
+             {.flag = "--rate-scale",
+              .kind = K::Number,
+              .help = "Every arrival time divided by S (2: twice the load; default 1)",
+              .defaultValue = "1",
+              .label = "Rate scale"},
+             {.flag = "--limit",
+              .kind = K::Count,
+              .help = "Only the trace's first N requests (default: all)",
+              .label = "Requests",
+              .placeholder = "all"},
+             {.flag = "--duration-cap",
+              .kind = K::Seconds,
+              .help = "Only the requests arriving within this long of the first, e.g. 10min"},
+             {.flag = "--block-tokens",
+              .kind = K::Count,
+              .help = "Tokens a block id becomes (default: the trace's own, e.g. 512 for "
+                      "Mooncake); fewer scale every prompt down for a small engine",
+              .label = "Block tokens",
+              .placeholder = "the trace's"},
+             {.flag = "--output-tokens",
+              .kind = K::Text,
+              .help = "Tokens each request asks for: a number (default 1) or trace (the "
+                      "trace's output lengths)",
+              .defaultValue = "1"},
+             {.flag = "--vocab",
+              .kind = K::Count,
+              .help = "The model's vocabulary size; prompt token ids are drawn from [100, "
+                      "vocab) (default 32000)",
+              .defaultValue = "32000"},
+             {.flag = "--max-in-flight",
+              .kind = K::Count,
+              .help = "Requests open at once; at this many a request is sent late and its "
+                      "lateness recorded (default 256)",
+              .defaultValue = "256"},
+             {.flag = "--api-key-env",
+              .kind = K::Text,
+              .help = "Environment variable holding the API key (sent as a Bearer token)"},
+             {.flag = "--timeout",
+              .kind = K::Seconds,
+              .help = "Per request (default 300s)",
+              .defaultValue = "300s"},
+         }});
     return c;
 }
 #pragma GCC diagnostic pop

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace kvbe::detail {
 
@@ -96,6 +97,21 @@ void Fleet::booked(std::size_t i, int s, double now, double serviceS) {
     m_busy[u] += serviceS;
     if (m_needsLoad) m_queue[u].push_back({finish, static_cast<std::uint32_t>(i), m_routedTokens});
     m_routedTokens = 0;
+}
+
+void Fleet::started(std::size_t i, int s) {
+    if (m_needsLoad)
+        m_queue[static_cast<std::size_t>(s)].push_back({std::numeric_limits<double>::infinity(),
+                                                        static_cast<std::uint32_t>(i),
+                                                        m_routedTokens});
+    m_routedTokens = 0;
+}
+
+void Fleet::finished(std::size_t i, int s) {
+    auto& q = m_queue[static_cast<std::size_t>(s)];
+    const auto it =
+        std::find_if(q.begin(), q.end(), [&](const Booked& b) { return b.request == i; });
+    if (it != q.end()) q.erase(it);
 }
 
 void Fleet::finishBy(double now) {

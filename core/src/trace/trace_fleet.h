@@ -70,6 +70,9 @@ class Fleet {
     // `always`): the load the routers see.
     void booked(std::size_t i, int s, double now, double serviceS);
     std::uint32_t copies(std::size_t k) const { return m_tiers[k].copies(); }
+    // Live servers (LiveRouter): request i, routed to s, is on it until finished() says so.
+    void started(std::size_t i, int s);
+    void finished(std::size_t i, int s);
     FleetReport report() const;
     std::uint64_t stateBytes() const;
 

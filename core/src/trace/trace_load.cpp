@@ -90,11 +90,15 @@ double latencyStatistic(const LatencyTarget& target, std::span<double> ttfts) {
 }
 
 Trace tracePrefix(const Trace& trace, double seconds) {
+    return traceHead(trace, seconds, SIZE_MAX);
+}
+
+Trace traceHead(const Trace& trace, double seconds, std::size_t count) {
     Trace out;
     out.summary = trace.summary;
     std::vector<std::uint32_t> renamed(trace.distinctBlocks, UINT32_MAX);
     out.blockOffset.push_back(0);
-    for (std::size_t i = 0; i < trace.size(); ++i) {
+    for (std::size_t i = 0; i < trace.size() && out.size() < count; ++i) {
         if (!(trace.arrivalS[i] < seconds)) continue;
         out.arrivalS.push_back(trace.arrivalS[i]);
         out.inputTokens.push_back(trace.inputTokens[i]);
@@ -106,6 +110,23 @@ Trace tracePrefix(const Trace& trace, double seconds) {
         out.blockOffset.push_back(out.blocks.size());
     }
     out.summary.requests = out.size();
+    return out;
+}
+
+Trace traceWithBlockTokens(const Trace& trace, std::uint32_t blockTokens) {
+    Trace out = trace;
+    const std::uint32_t was = trace.summary.blockTokens;
+    if (blockTokens == 0 || was == 0 || blockTokens == was) return out;
+    out.summary.blockTokens = blockTokens;
+    const double f = static_cast<double>(blockTokens) / was;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const auto blocks = static_cast<double>(trace.blocksOf(i).size());
+        const double scaled = std::round(trace.inputTokens[i] * f);
+        // The same blocks, each of blockTokens: at least one token in the last.
+        out.inputTokens[i] = static_cast<std::uint32_t>(
+            std::clamp(scaled, blocks > 0 ? (blocks - 1) * blockTokens + 1 : 1.0,
+                       std::max(1.0, blocks * blockTokens)));
+    }
     return out;
 }
 

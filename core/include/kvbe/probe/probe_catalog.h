@@ -49,6 +49,7 @@ struct ProbeOption {
     std::string_view label;
     std::string_view placeholder; // what an empty field means; empty: the default value
     std::string_view onlyWith;    // shown only while this member of a group is the one chosen
+    bool positional = false;      // the CLI also takes it as the first argument
 
     bool inWindow() const { return !label.empty(); }
 };

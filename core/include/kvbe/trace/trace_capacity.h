@@ -48,6 +48,12 @@ double latencyStatistic(const LatencyTarget& target, std::span<double> ttfts);
 // The requests arriving within the first `seconds` of the trace (arrival < seconds), in trace
 // order, their block ids renumbered densely again.
 Trace tracePrefix(const Trace& trace, double seconds);
+// ... and of them the first `count` at most (trace replay and probe replay's --limit).
+Trace traceHead(const Trace& trace, double seconds, std::size_t count);
+// The same requests with blocks of `blockTokens` tokens (a trace scaled down for a small engine:
+// probe replay's and trace replay's --block-tokens): each request keeps its blocks, its prompt
+// scales with them (rounded, and at least one token in its last block).
+Trace traceWithBlockTokens(const Trace& trace, std::uint32_t blockTokens);
 
 // The trace's mean request rate: requests over the span of their arrivals (0 when they all
 // arrive at once).

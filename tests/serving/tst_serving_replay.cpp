@@ -1,0 +1,224 @@
+// kvbe-cli probe replay against kvbe-serving-standin (a loopback STAND-IN, not a real server),
+// and trace replay --compare on what it wrote: the prompts share exactly their common blocks, a
+// server that stops mid-replay is named while every request's row reaches the disk, and the
+// model's hit ratio equals the one the stand-ins report when the model is the stand-ins' cache
+// (an LRU of 16-token blocks per server). Truths come from the trace written here.
+#include "kvbe/serving/replay_probe.h"
+#include "standin_process.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <list>
+#include <set>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+Run runCli(const QStringList& args, int timeoutMs = 120000) {
+    QProcess p;
+    p.start(QStringLiteral(KVBE_CLI_PATH), args);
+    Run r;
+    if (!p.waitForStarted(10000)) return r;
+    p.waitForFinished(timeoutMs);
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+// A Mooncake trace: request i, `gapMs` after the one before, is a shared prefix of 3 blocks (of
+// group groupOf(i)) and 2 blocks of its own; every prompt a whole number of 16-token blocks.
+int groupOf(int i) {
+    // Forty draws from 6 groups (Python's random.seed(3); randrange(6)), then a cycle.
+    static const int kGroups[40] = {1, 4, 4, 1, 2, 4, 3, 5, 4, 0, 4, 0, 3, 2, 4, 1, 1, 5, 3, 4,
+                                    4, 3, 3, 5, 1, 1, 5, 1, 4, 3, 5, 0, 5, 0, 1, 4, 0, 2, 0, 2};
+    return kGroups[i % 40];
+}
+
+std::vector<int> blocksOf(int i) {
+    const int g = groupOf(i);
+    return {g * 10, g * 10 + 1, g * 10 + 2, 1000 + 2 * i, 1001 + 2 * i};
+}
+
+QString writeTrace(const QString& dir, int n, int gapMs) {
+    const QString path = dir + "/trace.jsonl";
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) return {};
+    for (int i = 0; i < n; ++i) {
+        const nlohmann::json row = {{"timestamp", i * gapMs},
+                                    {"input_length", 5 * 512},
+                                    {"output_length", 4},
+                                    {"hash_ids", blocksOf(i)}};
+        f.write(QByteArray::fromStdString(row.dump() + "\n"));
+    }
+    return path;
+}
+
+// The token hit ratio of `servers` LRU caches of `capacity` blocks fed round-robin, a hit run
+// at most 4 blocks (the last prompt token is always computed), counted here.
+double roundRobinLrus(int n, int servers, std::size_t capacity) {
+    std::vector<std::list<int>> lru(static_cast<std::size_t>(servers));
+    double hit = 0;
+    for (int i = 0; i < n; ++i) {
+        auto& c = lru[static_cast<std::size_t>(i % servers)];
+        const auto ids = blocksOf(i);
+        int h = 0;
+        while (h < 4 && std::find(c.begin(), c.end(), ids[static_cast<std::size_t>(h)]) != c.end())
+            ++h;
+        hit += 16.0 * h;
+        for (int b : ids) {
+            c.remove(b);
+            c.push_front(b);
+            if (c.size() > capacity) c.pop_back();
+        }
+    }
+    return hit / (80.0 * n);
+}
+
+nlohmann::json readJson(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+}
+
+std::vector<nlohmann::json> readRows(const QString& path) {
+    std::vector<nlohmann::json> rows;
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return rows;
+    for (const QByteArray& line : f.readAll().split('\n'))
+        if (!line.isEmpty()) rows.push_back(nlohmann::json::parse(line.toStdString()));
+    return rows;
+}
+
+} // namespace
+
+class TestServingReplay : public QObject {
+    Q_OBJECT
+
+  private slots:
+    // Two prompts that share their first k blocks share exactly k runs of tokens: the token
+    // after them differs, the shared runs are equal, and every id is within [100, vocab).
+    void promptsShareExactlyTheirCommonBlocks() {
+        using kvbe::serving::promptTokens;
+        const std::vector<std::uint32_t> a = {7, 8, 9, 10}, b = {7, 8, 11, 10};
+        const auto pa = promptTokens(a, 64, 16, 32000), pb = promptTokens(b, 64, 16, 32000);
+        QCOMPARE(pa.size(), std::size_t(64));
+        QVERIFY(std::equal(pa.begin(), pa.begin() + 32, pb.begin()));
+        QVERIFY(pa[32] != pb[32]);
+        for (auto t : pa)
+            QVERIFY(t >= 100 && t < 32000);
+        // A block is the same run wherever it stands; a partial last block is its run's start.
+        const auto c = promptTokens(std::vector<std::uint32_t>{10}, 16, 16, 32000);
+        QVERIFY(std::equal(c.begin(), c.end(), pa.begin() + 48));
+        const auto d = promptTokens(a, 50, 16, 32000);
+        QCOMPARE(d.size(), std::size_t(50));
+        QVERIFY(std::equal(d.begin(), d.end(), pa.begin()));
+        // Ids a vocabulary apart still differ in their first two tokens.
+        const std::uint32_t r = 32000 - 100;
+        const auto e = promptTokens(std::vector<std::uint32_t>{5}, 2, 16, 32000),
+                   f = promptTokens(std::vector<std::uint32_t>{5 + r}, 2, 16, 32000);
+        QCOMPARE(e[0], f[0]);
+        QVERIFY(e[1] != f[1]);
+    }
+
+    // The second stand-in exits 1.5 s into a 4-second replay: it is named in the output and in
+    // replay.json, the replay goes on with the first, and every request has its row on disk.
+    void aServerThatStopsIsNamedAndEveryRowIsWritten() {
+        QTemporaryDir dir;
+        const QString trace = writeTrace(dir.path(), 40, 100);
+        Standin a({"--no-offload"}), b({"--no-offload"}, 1.5);
+        QVERIFY(!a.url().isEmpty() && !b.url().isEmpty());
+        const QString out = dir.path() + "/live";
+        const Run r =
+            runCli({"probe", "replay", trace, "--endpoint", a.url(), "--endpoint", b.url(),
+                    "--model", "standin/llama-3.2-3b", "--out", out, "--block-tokens", "16"});
+        QVERIFY2(r.exitCode == 4, r.err.constData()); // some requests failed
+        QVERIFY2(r.out.contains(b.url().toUtf8() + " left the replay"), r.out.constData());
+        const auto rows = readRows(out + "/requests.jsonl");
+        QCOMPARE(rows.size(), std::size_t(40));
+        std::set<int> seen;
+        int failed = 0, onA = 0;
+        for (const auto& row : rows) {
+            seen.insert(row["request"].get<int>());
+            if (!row["error"].is_null()) ++failed;
+            if (row["server"] == 0) {
+                ++onA;
+                QVERIFY(row["error"].is_null());
+                QCOMPARE(row["prompt_tokens"].get<int>(), 80); // 5 blocks of 16 tokens
+            }
+        }
+        QCOMPARE(seen.size(), std::size_t(40));
+        QVERIFY(failed >= 1);
+        const auto sum = readJson(out + "/replay.json");
+        QVERIFY(sum["servers"][1]["down"].is_string());
+        QVERIFY(sum["servers"][0]["down"].is_null());
+        QCOMPARE(sum["completed"].get<int>() + sum["failed"].get<int>(), 40);
+        QCOMPARE(sum["completed"].get<int>(), 40 - failed);
+        QVERIFY(sum["rerouted"].get<int>() >= 1); // round-robin's picks of b went to a
+        QVERIFY(onA > 20);
+    }
+
+    // Each stand-in keeps an LRU of 10 blocks of 16 tokens and reports the tokens it reused: 16.5 %
+    // of the prompts, as two such LRUs counted here say. The model of the same fleet (a GPU cache
+    // of 10 blocks a server, round-robin) predicts exactly that; with 9 or 12 blocks it would
+    // not (10.5 % and 18.0 %).
+    void thePredictionMeetsTheStandinsHits() {
+        QTemporaryDir dir;
+        const QString trace = writeTrace(dir.path(), 40, 60);
+        const double want = roundRobinLrus(40, 2, 10);
+        QCOMPARE(QString::number(100 * want, 'f', 1), QStringLiteral("16.5"));
+        QVERIFY(std::abs(roundRobinLrus(40, 2, 9) - want) > 0.01);
+        QVERIFY(std::abs(roundRobinLrus(40, 2, 12) - want) > 0.01);
+        const QStringList cache = {"--no-offload", "--report-cached", "--gpu-capacity-tokens",
+                                   "160"};
+        Standin a(cache), b(cache);
+        QVERIFY(!a.url().isEmpty() && !b.url().isEmpty());
+        const QString out = dir.path() + "/live";
+        const Run r = runCli({"probe", "replay", trace, "--endpoint", a.url(), "--endpoint",
+                              b.url(), "--model", "standin/llama-3.2-3b", "--out", out,
+                              "--block-tokens", "16", "--format", "jsonl"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const auto live = readJson(out + "/replay.json");
+        const double measured = live["measured"]["token_hit_ratio"].get<double>();
+        QVERIFY(std::abs(measured - want) < 1e-12);
+        const Run c = runCli({"trace", "replay", trace, "--gpu-cache", "10blocks", "--tier",
+                              "dram-pcie5=0", "--compare", out, "--output", "json"});
+        QVERIFY2(c.exitCode == 0, c.err.constData());
+        const auto j = nlohmann::json::parse(c.out.toStdString(), nullptr, false);
+        QVERIFY2(j.is_object(), c.out.constData());
+        QCOMPARE(j["measured"]["token_hit_ratio"].get<double>(), measured);
+        QCOMPARE(j["predicted"]["token_hit_ratio"].get<double>(), measured);
+        QCOMPARE(j["compared"].get<int>(), 40);
+        QCOMPARE(j["router"].get<std::string>(), std::string("round-robin"));
+        QCOMPARE(j["rule"].get<std::string>(), std::string("always"));
+        // A flag that contradicts the live replay is a sentence, not a silent change.
+        const Run bad = runCli({"trace", "replay", trace, "--router", "sglang", "--compare", out});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains("--router sglang: the live replay in"), bad.err.constData());
+    }
+
+    // llm-d and dynamo read KV events a live server must publish: refused with a sentence.
+    void routersThatNeedKvEventsAreRefused() {
+        QTemporaryDir dir;
+        const QString trace = writeTrace(dir.path(), 4, 10);
+        const Run r = runCli({"probe", "replay", trace, "--endpoint", "http://127.0.0.1:9/v1",
+                              "--model", "m", "--out", dir.path() + "/x", "--router", "llm-d"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("--router llm-d") && r.err.contains("KV events"),
+                 r.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestServingReplay)
+#include "tst_serving_replay.moc"
