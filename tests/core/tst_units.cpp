@@ -1,6 +1,7 @@
 #include "kvbe/base/allocator.h"
 #include "kvbe/base/chunked_column.h"
 #include "kvbe/base/json_text.h"
+#include "kvbe/base/statistics.h"
 #include "kvbe/base/units.h"
 #include "sanitizer_build.h"
 
@@ -15,6 +16,28 @@ using namespace kvbe;
 class TestUnits : public QObject {
     Q_OBJECT
   private slots:
+    // The rank-sum test's p against the orderings counted by hand: 3 against 3 fully apart is
+    // 2 of the C(6,3) = 20 orderings (U = 0 or 9); 5 against 5, 2 of C(10,5) = 252; {1,3,5}
+    // against {2,4,6} has U = 3, and U <= 3 or U >= 6 covers 14 of the 20 orderings (U counts
+    // 1,1,2,3,3,3,3,2,1,1 for U = 0..9).
+    void rankSumPValueCountsOrderings() {
+        const std::vector<double> lo3{1, 2, 3}, hi3{4, 5, 6}, lo5{1, 2, 3, 4, 5},
+            hi5{6, 7, 8, 9, 10}, odd{1, 3, 5}, even{2, 4, 6};
+        QCOMPARE(kvbe::rankSumPValue(lo3, hi3), 2.0 / 20);
+        QCOMPARE(kvbe::rankSumPValue(hi3, lo3), 2.0 / 20);
+        QCOMPARE(kvbe::rankSumPValue(lo5, hi5), 2.0 / 252);
+        QCOMPARE(kvbe::rankSumPValue(odd, even), 14.0 / 20);
+        QCOMPARE(kvbe::rankSumPValue(lo3, {}), 1.0);
+        // Above 60 samples, the normal approximation: 31 against 31 fully apart is far below
+        // 1e-10 (exactly 2 / C(62, 31), about 1.8e-18).
+        std::vector<double> a, b;
+        for (int i = 0; i < 31; ++i) {
+            a.push_back(i);
+            b.push_back(100 + i);
+        }
+        QVERIFY(kvbe::rankSumPValue(a, b) < 1e-10);
+        QCOMPARE(kvbe::rankSumPValue(a, a), 1.0);
+    }
     void tokens_data() {
         QTest::addColumn<QString>("text");
         QTest::addColumn<double>("expected");

@@ -40,6 +40,7 @@ struct Config {
     int fail429 = 0, fail503 = 0;   // the first K completions are refused
     int truncateAt = 0, hangAt = 0; // the K-th completion (1-based) is cut or never answered
     double drift = 0;               // the time model grows by this fraction per completion
+    double jitter = 0;              // ... and is multiplied by 1 + jitter × (a hash in [0, 1))
     double lifetimeS = 120;
 };
 

@@ -32,6 +32,15 @@
 
 namespace standin {
 
+// Completion i's share of --jitter, in [0, 1): a hash of i, the same every run (noise with no
+// trend, as a busy shared machine gives).
+double jitterOf(int index) {
+    std::uint64_t z = static_cast<std::uint64_t>(index) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return static_cast<double>((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
 double flops(double nNew, double nPast) {
     const auto& c = g_cfg;
     return 2 * c.params * nNew +
@@ -193,7 +202,7 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
         seconds = c.overheadS + load +
                   flops(static_cast<double>(n - cacheN), static_cast<double>(cacheN)) /
                       (c.peakFlops * c.utilisation);
-        seconds *= 1 + c.drift * (index - 1);
+        seconds *= (1 + c.drift * (index - 1)) * (1 + c.jitter * jitterOf(index));
         g_slot = ids;
         gpuBlocks = cacheN / c.block;
     } else {
@@ -217,7 +226,7 @@ void completion(int fd, const nlohmann::json& req, Clock::time_point arrival) {
             c.overheadS + (gpuBlocks > 0 ? c.gpuTFixedS : 0) +
             (offBlocks > 0 ? c.offloadTFixedS + offTokens * c.kvBytesPerToken / c.offloadBps : 0) +
             flops(static_cast<double>(n) - hit, hit) / (c.peakFlops * c.utilisation);
-        seconds *= 1 + c.drift * (index - 1);
+        seconds *= (1 + c.drift * (index - 1)) * (1 + c.jitter * jitterOf(index));
         for (auto hh : hashes) {
             touch(hh);
             if (c.offload) g_offload.insert(hh);

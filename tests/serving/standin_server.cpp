@@ -338,6 +338,8 @@ int main(int argc, char** argv) {
             c.hangAt = std::atoi(v.c_str());
         else if (flag(i, argc, argv, "--drift", v))
             c.drift = std::atof(v.c_str());
+        else if (flag(i, argc, argv, "--jitter", v))
+            c.jitter = std::atof(v.c_str());
         else if (flag(i, argc, argv, "--lifetime", v))
             c.lifetimeS = std::atof(v.c_str());
         else {

@@ -59,7 +59,8 @@ Run runProbe(const QStringList& args) {
 const QStringList kModel = {"--model",       "standin/llama-3.2-3b",
                             "--config",      "meta-llama/Llama-3.2-3B",
                             "--peak-tflops", "2000"};
-// A short sweep for the failure cases: the first request (the warm-up) is a 512-token prompt.
+// A short sweep for the failure cases: the first request (the warm-up, at the reference length)
+// is a 1024-token prompt.
 const QStringList kQuick = {"--model",       "standin/llama-3.2-3b",
                             "--config",      "meta-llama/Llama-3.2-3B",
                             "--peak-tflops", "2000",
@@ -327,12 +328,12 @@ class ServingProbeTest : public QObject {
             << "the server answered 429 (too many requests in the queue); waiting";
         QTest::newRow("503 for good")
             << QStringList{"--fail-503", "1000"} << QStringList{"--tries", "3"} << 4
-            << "answered 503 (service unavailable) 3 times in a row for a 512-token prompt";
+            << "answered 503 (service unavailable) 3 times in a row for a 1024-token prompt";
         QTest::newRow("stream cut half-way") << QStringList{"--truncate-at", "1"} << QStringList{}
-                                             << 4 << "stopped half-way for a 512-token prompt";
+                                             << 4 << "stopped half-way for a 1024-token prompt";
         QTest::newRow("no answer in time")
             << QStringList{"--hang-at", "1"} << QStringList{"--timeout", "1s"} << 4
-            << "did not finish a 512-token prompt within 1.0 s (--timeout), no first token came";
+            << "did not finish a 1024-token prompt within 1.0 s (--timeout), no first token came";
         QTest::newRow("wrong model") << QStringList{} << QStringList{"--model", "not/served"} << 1
                                      << "answered 404: The model `not/served` does not exist.";
         QTest::newRow("API key refused") << QStringList{"--api-key", "s3cret"} << QStringList{} << 3
@@ -343,6 +344,12 @@ class ServingProbeTest : public QObject {
         QTest::newRow("drift over the limit: no thresholds")
             << QStringList{"--drift", "0.3"} << QStringList{"--drift-limit", "0.1"} << 4
             << "no thresholds written: the reference point drifted";
+        // Noise with no trend (every completion up to twice its time, at random) moves the
+        // reference point's medians past the limit, yet the rank test cannot tell the first
+        // samples from the last: noise, not drift, and the thresholds are written.
+        QTest::newRow("noise is not drift")
+            << QStringList{"--jitter", "1"} << QStringList{"--drift-limit", "0.1"} << 0
+            << "the reference point moved, within its own spread";
         QTest::newRow("llama.cpp without --slot-save-path")
             << QStringList{"--llamacpp", "--no-slot-save-path"} << QStringList{} << 3
             << "(start llama-server with --slot-save-path DIR)";

@@ -37,4 +37,45 @@ double median(std::vector<double> v) {
     return quantile(std::move(v), 0.5);
 }
 
+double rankSumPValue(std::span<const double> a, std::span<const double> b) {
+    const std::size_t m = a.size(), n = b.size();
+    if (m == 0 || n == 0) return 1;
+    // U counted in halves: each pair with a above b counts 2, a tie 1.
+    std::uint64_t u2 = 0;
+    for (double x : a)
+        for (double y : b)
+            u2 += x > y ? 2 : (x == y ? 1 : 0);
+    const double u = static_cast<double>(u2) / 2, mean = static_cast<double>(m * n) / 2;
+    const double dev = std::abs(u - mean);
+    if (m + n > 60) {
+        const double sd = std::sqrt(static_cast<double>(m * n * (m + n + 1)) / 12);
+        return std::min(1.0, std::erfc((dev - 0.5) / sd / std::sqrt(2.0)));
+    }
+    // count[i][j][k]: orderings of i a's and j b's whose U is k (the a's above the b's).
+    std::vector<std::vector<double>> prev(n + 1), cur(n + 1);
+    const std::size_t top = m * n;
+    for (std::size_t j = 0; j <= n; ++j) {
+        prev[j].assign(top + 1, 0);
+        prev[j][0] = 1; // no a's: U = 0
+    }
+    for (std::size_t i = 1; i <= m; ++i) {
+        for (std::size_t j = 0; j <= n; ++j) {
+            cur[j].assign(top + 1, 0);
+            for (std::size_t k = 0; k <= top; ++k) {
+                // The largest sample is an a (above all j b's) or a b.
+                double c = k >= j ? prev[j][k - j] : 0;
+                if (j > 0) c += cur[j - 1][k];
+                cur[j][k] = c;
+            }
+        }
+        std::swap(prev, cur);
+    }
+    double total = 0, tail = 0;
+    for (std::size_t k = 0; k <= top; ++k) {
+        total += prev[n][k];
+        if (std::abs(static_cast<double>(k) - mean) >= dev - 1e-9) tail += prev[n][k];
+    }
+    return std::min(1.0, tail / total);
+}
+
 } // namespace kvbe

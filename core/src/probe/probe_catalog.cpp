@@ -326,8 +326,9 @@ std::vector<ProbeDescription> makeCatalog() {
                       "UNVERIFIED in every output); without it they are reported and not fitted"},
              {.flag = "--drift-limit",
               .kind = K::Number,
-              .help = "Largest spread of the repeated reference point, as a fraction (default "
-                      "0.10); above it no thresholds are written",
+              .help = "Largest move of the repeated reference point between the run's first "
+                      "and last thirds, as a fraction (default 0.10); above it, where a rank test "
+                      "tells the two apart at 1 %, no thresholds are written",
               .defaultValue = "0.10",
               .label = "Drift limit"},
              {.flag = "--config",

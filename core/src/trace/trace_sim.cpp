@@ -42,13 +42,13 @@ Replay::Replay(const Trace& trace, const CostModel& cost, const ReplayConfig& co
     m_queues.emplace(config, m_fleet ? std::vector<std::uint64_t>(m_k, 0) : m_caps,
                      trace.distinctBlocks, m_resident.data(), m_res.tiers, m_res.binS);
     if (m_fleet && config.writeQueue) {
-        const int nodes = m_fleet->nodes(), per = m_fleet->nodeServers();
+        const int nodes = m_fleet->nodes(), perNode = m_fleet->nodeServers();
         m_fleetQueues.reserve(static_cast<std::size_t>(nodes) + 1);
         for (int g = 0; g <= nodes; ++g) {
             std::vector<std::uint64_t> caps = m_caps;
             for (std::size_t k = 1; k < m_k; ++k)
                 if (m_res.tiers[k].pooled != (g == nodes)) caps[k] = 0;
-            const int server = g == nodes ? 0 : g * per;
+            const int server = g == nodes ? 0 : g * perNode;
             const detail::Fleet* fleet = &*m_fleet;
             m_fleetQueues.emplace_back(
                 config, caps, trace.distinctBlocks,

@@ -211,7 +211,8 @@ probes::TextTable fitTable(const ServingSettings& s, const SweepFit& f, const Sw
                       probes::fixedDecimals(f.fit.params.rmsRelativeResidual * 100, 2) + " %"});
     t.rows.push_back({"drift of the reference point",
                       probes::fixedDecimals(driftRelative * 100, 1) + " % (limit " +
-                          probes::fixedDecimals(s.driftLimit * 100, 0) + " %)"});
+                          probes::fixedDecimals(s.driftLimit * 100, 0) + " %; rank test p " +
+                          probes::fixedDecimals(d.driftP, 3) + (d.drifted ? ", drift)" : ")")});
     // How far to trust the fit: the residuals above, and the spread of one repeated point.
     t.rows.push_back({"spread of the reference point",
                       probes::fixedDecimals(d.referenceSpread * 100, 1) + " % (p10 to p90 of " +
@@ -224,10 +225,12 @@ probes::TextTable fitTable(const ServingSettings& s, const SweepFit& f, const Sw
 std::string thresholdsRefused(const SweepData& d, const CellSummary& cells, const SweepFit& f) {
     const ServingSettings& s = *d.settings;
     if (f.offload.empty()) return "no offload tier was fitted";
-    if (std::abs(d.driftRelative) > s.driftLimit)
+    if (d.drifted)
         return "the reference point drifted " + probes::fixedDecimals(d.driftRelative * 100, 1) +
                " % during the run, over --drift-limit " +
-               probes::fixedDecimals(s.driftLimit * 100, 1) + " %";
+               probes::fixedDecimals(s.driftLimit * 100, 1) +
+               " %, and a rank test (p = " + probes::fixedDecimals(d.driftP, 3) +
+               ") tells the last samples from the first";
     (void)cells;
     return "";
 }
@@ -418,6 +421,8 @@ nlohmann::ordered_json summary(const SweepData& d, const CellSummary& cells, con
         {"fixed_cost_why", f.fit.fixedCostWhy},
         {"drift_relative", d.driftRelative},
         {"drift_limit", s.driftLimit},
+        {"drift_rank_test_p", d.driftP},
+        {"drifted", d.drifted},
         {"reference_samples", d.referenceSamples},
         {"reference_spread", d.referenceSpread},
         {"hits_verified", !cells.usedUnverified && cells.unverified == 0 && !d.verifiedBy.empty()},

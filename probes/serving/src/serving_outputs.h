@@ -34,6 +34,9 @@ struct SweepData {
     std::vector<MeasuredCell> cells;
     std::map<std::int64_t, std::string> skippedLengths;
     double driftRelative = 0;
+    // Past --drift-limit and the rank test's p under 1 % (serving_probe.cpp, checkDrift).
+    bool drifted = false;
+    double driftP = 1;
     double referenceSpread = 0; // (p90 − p10) / median of the reference point's samples
     // The per-request floor: TTFTs of one-block cold prompts, interleaved through the run; what
     // every request pays, cold or hit, before the model's compute.

@@ -142,15 +142,18 @@ ProbeOutcome Sweep::run() {
     if (auto failed = readMetrics()) return *failed;
     if (auto failed = detectEngine()) return *failed;
     std::vector<Cell> cells = planCells();
-    const int drift = 3, between = 2; // reference samples at the ends, and after each repeat
+    // Reference samples at the ends (5: the fewest for which the rank test can tell drift from
+    // noise at 1 %), and after each repeat.
+    const int drift = 5, between = 2;
     m_done = 0;
     m_total = m_s.warmup + 2 * drift + between * (m_s.repeats - 1) + 2 * m_s.repeats +
               static_cast<int>(cells.size()) * m_s.repeats;
 
-    // Warm-up (discarded), then the reference point measured at the start and again at the end.
+    // Warm-up (discarded) at the reference length, so that its first sample does not carry the
+    // first touch of a prompt that long; then the reference point at the start and at the end.
     const std::int64_t refN = m_s.lengths[m_s.lengths.size() / 2];
     for (int i = 0; i < m_s.warmup; ++i) {
-        Sent w = send(fresh(m_s.lengths.front()));
+        Sent w = send(fresh(refN));
         if (w.skipLength) return fail(ExitCode::Failed, w.message);
         if (!w.ok()) return failSent(w);
         step("warm-up " + std::to_string(i + 1) + " of " + std::to_string(m_s.warmup));
@@ -335,9 +338,11 @@ std::optional<Sent> Sweep::measureAll(std::vector<Cell>& cells,
 }
 
 double Sweep::checkDrift(std::int64_t refN, const std::vector<double>& refs) {
-    // The first third of the reference samples against the last third (at least 3 each), each
-    // by its median, or its fastest with --fit-on fastest (one-sided noise).
-    const size_t k = std::max<size_t>(3, refs.size() / 3);
+    // The first third of the reference samples against the last third (at least 5 each), each
+    // by its median, or its fastest with --fit-on fastest (one-sided noise). A move past
+    // --drift-limit is drift only when the rank test says the last samples are not the first
+    // ones' distribution (p < 1 %): a noisy but steady server moves its medians too.
+    const size_t k = std::max<size_t>(5, refs.size() / 3);
     const std::vector<double> head(refs.begin(),
                                    refs.begin() + static_cast<long>(std::min(k, refs.size())));
     const std::vector<double> tail(refs.end() - static_cast<long>(std::min(k, refs.size())),
@@ -350,13 +355,22 @@ double Sweep::checkDrift(std::int64_t refN, const std::vector<double>& refs) {
     const double med = detail::quantile(refs, 0.5);
     m_refSpread = (detail::quantile(refs, 0.9) - detail::quantile(refs, 0.1)) / med;
     m_refSamples = static_cast<int>(refs.size());
-    if (std::abs(driftRel) > m_s.driftLimit)
-        note("warning: TTFT drifted during the run: the " + std::to_string(refN) +
-             "-token cold point took " + fmt(startMed * 1e3, 2) + " ms in its first " +
-             std::to_string(k) + " samples and " + fmt(endMed * 1e3, 2) + " ms in its last " +
-             std::to_string(k) + " (" + (driftRel > 0 ? "+" : "") + fmt(driftRel * 100, 1) +
-             " %, over --drift-limit " + fmt(m_s.driftLimit * 100, 0) +
-             " %): other load on the server or thermal throttling; the fit is suspect");
+    m_driftP = rankSumPValue(head, tail);
+    m_drifted = std::abs(driftRel) > m_s.driftLimit && m_driftP < kDriftSignificance;
+    const std::string moved =
+        "the " + std::to_string(refN) + "-token cold point took " + fmt(startMed * 1e3, 2) +
+        " ms in its first " + std::to_string(k) + " samples and " + fmt(endMed * 1e3, 2) +
+        " ms in its last " + std::to_string(k) + " (" + (driftRel > 0 ? "+" : "") +
+        fmt(driftRel * 100, 1) + " %, over --drift-limit " + fmt(m_s.driftLimit * 100, 0) +
+        " %; rank test p = " + fmt(m_driftP, 3) + ")";
+    if (m_drifted)
+        note("warning: TTFT drifted during the run: " + moved +
+             ": other load on the server or thermal throttling; the fit is suspect");
+    else if (std::abs(driftRel) > m_s.driftLimit)
+        note("the reference point moved, within its own spread: " + moved +
+             "; a rank test cannot tell the first samples from the last at 1 %, so this is "
+             "noise (spread " +
+             fmt(m_refSpread * 100, 1) + " %), not drift");
     return driftRel;
 }
 
@@ -366,6 +380,8 @@ SweepData Sweep::sweepData(const std::vector<Cell>& cells,
     SweepData data;
     data.settings = &m_s;
     data.driftRelative = driftRel;
+    data.drifted = m_drifted;
+    data.driftP = m_driftP;
     data.referenceTokens = static_cast<double>(refN);
     data.retries = m_retries;
     data.resetRetries = m_resetRetries;

@@ -42,6 +42,9 @@ struct Sent {
     bool ok() const { return exit == ExitCode::Ok && !skipLength; }
 };
 
+// The rank test's level below which a move of the reference point is drift, not noise.
+inline constexpr double kDriftSignificance = 0.01;
+
 inline std::string fmt(double v, int decimals) {
     return probes::fixedDecimals(v, decimals);
 }
@@ -185,6 +188,8 @@ class Sweep {
     double m_resetDelayS = 0; // wait between a prefix and its reset, learnt from such resets
     double m_refSpread = 0;   // (p90 − p10) / median of the reference samples
     int m_refSamples = 0;
+    double m_driftP = 1;         // the rank test's p between the first and last reference samples
+    bool m_drifted = false;      // past --drift-limit and p under kDriftSignificance
     std::vector<double> m_floor; // one-block cold prompts, for the per-request floor
     bool m_idsAccepted = false, m_triedText = false, m_textPrompts = false;
     std::vector<std::string> m_words; // text prompts: words of one token each, with their space

@@ -34,4 +34,10 @@ double quantileInPlace(std::span<double> samples, double q);
 // The median, quantile(samples, 0.5): the middle sample, or the mean of the two middle ones.
 double median(std::vector<double> samples);
 
+// The two-sided p-value of the Wilcoxon rank-sum (Mann-Whitney U) test that `a` and `b` come
+// from one distribution: the chance, with every ordering of the pooled samples equally likely,
+// of a U at least as far from its mean as the one seen. Exact (by counting orderings) up to 60
+// samples in all, ties counted as half; the normal approximation above. 1 when either is empty.
+double rankSumPValue(std::span<const double> a, std::span<const double> b);
+
 } // namespace kvbe
