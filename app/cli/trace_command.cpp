@@ -20,6 +20,7 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 namespace kvbe::cli {
 
@@ -76,6 +77,13 @@ ExitCode runReplay(const TraceOptions& o) {
         return fail(
             o.file + ": a " + std::string(toString(trace->summary.format)) +
             " trace has no block ids, so it cannot be replayed; use trace inspect for its lengths");
+    std::optional<Setup> fitted;
+    if (!o.calibration.empty()) {
+        auto f = adoptCalibration(o.calibration, *setup);
+        if (!f) return fail(f.message());
+        fitted = std::move(*f);
+        setup = &*fitted;
+    }
     if (!o.compareDir.empty()) return runLiveCompare(o, *setup, loaded->trace);
     if (o.replay.router == "compare") return runRouterCompare(o, *setup, loaded->trace);
     TraceOptions fleet = o; // servers above one are a fleet, a GPU cache each
@@ -217,6 +225,9 @@ void addTraceCommands(CLI::App& app, Command& run) {
     addAdmissionOption(replay, *o, "The rule the summary sentence reports");
     replay->add_option("--output", o->output, "Output format")
         ->check(CLI::IsMember({"table", "json", "csv"}));
+    replay->add_option("--calibration", o->calibration,
+                       "FILE: a calibration (probe serving's calibration.json) whose fit the "
+                       "scenario adopts: utilisation, overhead, each tier's bandwidth and t_fixed");
     replay->add_option("--compare", o->compareDir,
                        "DIR: the prediction beside a live replay probe replay --out DIR wrote (the "
                        "same requests, servers, router and load; rule always unless --admission)");

@@ -10,6 +10,8 @@
 #include "kvbe/base/statistics.h"
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
+#include "kvbe/calibration/calibration.h"
+#include "kvbe/calibration/fit.h"
 #include "kvbe/trace/trace_capacity.h"
 #include "kvbe/trace/trace_sim.h"
 
@@ -59,6 +61,20 @@ Result<nlohmann::json> field(const nlohmann::json& j, const std::string& file, c
 }
 
 } // namespace
+
+Result<Setup> adoptCalibration(const std::string& file, const Setup& setup) {
+    auto c = readCalibration(file);
+    if (!c) return Error{"--calibration " + c.message()};
+    for (const auto& w : mismatchWarnings(*c, setup.eval.model, setup.eval.cost.inputs().kvDtype))
+        std::cerr << "kvbe-cli: warning: " << w << "\n";
+    auto fit = fitCalibration(*c, setup.eval.cost.inputs(), setup.eval.tiers);
+    if (!fit) return Error{"--calibration " + file + ": " + fit.message()};
+    Scenario s = adoptFit(setup.eval.scenario, fit->params);
+    s.name += " (fit of " + fs::path(file).filename().string() + " adopted)";
+    auto e = evaluate(s, setup.presets);
+    if (!e) return Error{"--calibration " + file + ": " + e.message()};
+    return Setup{std::move(*e), setup.capacities, setup.presets};
+}
 
 ExitCode runLiveCompare(const TraceOptions& o, const Setup& setup, const Trace& loaded) {
     const std::string summaryPath = (fs::path(o.compareDir) / "replay.json").string();

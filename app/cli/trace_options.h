@@ -76,7 +76,8 @@ struct TraceOptions {
     ReplayRequest replay;
     Admission admission = Admission::Optimal;
     bool admissionGiven = false;
-    std::string compareDir;             // replay --compare: a probe replay's folder
+    std::string compareDir;  // replay --compare: a probe replay's folder
+    std::string calibration; // replay --calibration: a calibration whose fit the scenario adopts
     std::optional<double> durationCapS; // the trace's prefix
     // sweep
     std::vector<std::string> with;                  // tiers kept fixed: more --tier flags
@@ -115,6 +116,9 @@ Result<Loaded> loadAll(const TraceOptions& o, const ScenarioFlags& flags,
 // names the flag of the field it is about.
 Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double blockTokens);
 
+// trace replay --calibration FILE (trace_compare.cpp): the setup with the file's fit adopted
+// (utilisation, overhead, each tier's bandwidth and fixed cost), as calibration fit --adopt.
+Result<Setup> adoptCalibration(const std::string& file, const Setup& setup);
 // trace replay --compare DIR (trace_compare.cpp): the prediction beside a live replay.
 ExitCode runLiveCompare(const TraceOptions& o, const Setup& setup, const Trace& loaded);
 

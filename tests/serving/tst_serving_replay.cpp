@@ -202,6 +202,19 @@ class TestServingReplay : public QObject {
         QCOMPARE(j["compared"].get<int>(), 40);
         QCOMPARE(j["router"].get<std::string>(), std::string("round-robin"));
         QCOMPARE(j["rule"].get<std::string>(), std::string("always"));
+        // --calibration adopts a calibration's fit (here the fixture of a Llama 3.2 3B node):
+        // the times move, the hits do not, and the output names the fit.
+        const Run fitted =
+            runCli({"trace", "replay", trace, "--gpu-cache", "10blocks", "--tier", "dram-pcie5=0",
+                    "--calibration", KVBE_FIXTURES "/calibration/kvbe-node17.json", "--compare",
+                    out, "--output", "json"});
+        QVERIFY2(fitted.exitCode == 0, fitted.err.constData());
+        const auto f = nlohmann::json::parse(fitted.out.toStdString(), nullptr, false);
+        QCOMPARE(f["predicted"]["token_hit_ratio"].get<double>(), measured);
+        QVERIFY(f["scenario"].get<std::string>().find("(fit of kvbe-node17.json adopted)") !=
+                std::string::npos);
+        QVERIFY(f["predicted"]["ttft_s"]["mean"].get<double>() !=
+                j["predicted"]["ttft_s"]["mean"].get<double>());
         // A flag that contradicts the live replay is a sentence, not a silent change.
         const Run bad = runCli({"trace", "replay", trace, "--router", "sglang", "--compare", out});
         QCOMPARE(bad.exitCode, 1);
