@@ -350,6 +350,13 @@ class ServingProbeTest : public QObject {
         QTest::newRow("noise is not drift")
             << QStringList{"--jitter", "1"} << QStringList{"--drift-limit", "0.1"} << 0
             << "the reference point moved, within its own spread";
+        // An offload tier so fast that its loads take less time than its hits' noise: the
+        // bandwidth is said to be not measurable, not printed.
+        QTest::newRow("loads too small to fit")
+            << QStringList{"--offload-gbps", "100000", "--jitter", "0.5"}
+            << QStringList{"--repeats", "3"} << 0
+            << "dram bandwidth                 not measurable: "
+               "its largest load (234.9 MB) would take";
         QTest::newRow("llama.cpp without --slot-save-path")
             << QStringList{"--llamacpp", "--no-slot-save-path"} << QStringList{} << 3
             << "(start llama-server with --slot-save-path DIR)";

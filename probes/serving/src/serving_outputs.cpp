@@ -172,6 +172,27 @@ probes::ExitResult<CellSummary> summariseCells(const SweepData& d, probes::Probe
     return out;
 }
 
+// Why a tier's bandwidth cannot be read from its hits ("" when it can): its largest load takes,
+// at the fitted bandwidth, less time than the spread of that point's own repeats, so the hits'
+// times cannot see the bandwidth (a small model's KV: at 16 KB a token, 8k tokens are 128 MiB,
+// 4 ms at 32 GB/s, inside a few ms of noise).
+std::string unmeasurable(const SweepData& d, const SweepFit& f, const std::string& tier) {
+    const auto it = f.offload.find(tier);
+    if (it == f.offload.end() || !(it->second.fitted->bandwidthBps > 0)) return "";
+    const MeasuredCell* big = nullptr;
+    for (const auto& c : d.cells)
+        if (c.tier == tier && c.ttft.size() >= 2 && (!big || c.prefix > big->prefix)) big = &c;
+    if (!big) return "";
+    const double spread = quantile(big->ttft, 0.9) - quantile(big->ttft, 0.1);
+    const double bytes = static_cast<double>(big->prefix) * f.model.kvBytesPerToken();
+    const double load = bytes / it->second.fitted->bandwidthBps;
+    if (load >= spread) return "";
+    return "not measurable: its largest load (" + probes::fixedDecimals(bytes / 1e6, 1) +
+           " MB) would take " + ms(load) + " ms at the " +
+           probes::fixedDecimals(it->second.fitted->bandwidthBps / 1e9, 1) +
+           " GB/s the fit holds, inside the " + ms(spread) + " ms spread of that point's repeats";
+}
+
 probes::TextTable fitTable(const ServingSettings& s, const SweepFit& f, const SweepData& d) {
     const double driftRelative = d.driftRelative;
     probes::TextTable t{"Fit to the " + std::string(s.fitOnFastest ? "fastest sample" : "median") +
@@ -194,8 +215,10 @@ probes::TextTable fitTable(const ServingSettings& s, const SweepFit& f, const Sw
             {"gpu p*", f.gpuPStar ? probes::fixedDecimals(*f.gpuPStar, 0) + " tokens" : "never"});
     }
     for (const auto& [tier, o] : f.offload) {
-        t.rows.push_back({tier + " bandwidth",
-                          probes::fixedDecimals(o.fitted->bandwidthBps / 1e9, 3) + " GB/s"});
+        const std::string why = unmeasurable(d, f, tier);
+        t.rows.push_back(
+            {tier + " bandwidth",
+             why.empty() ? probes::fixedDecimals(o.fitted->bandwidthBps / 1e9, 3) + " GB/s" : why});
         t.rows.push_back({tier + " t_fixed", ms(o.fitted->tFixedS) + " ms"});
         if (o.fitted->tLayerS > 0)
             t.rows.push_back({tier + " t_fixed per layer", ms(o.fitted->tLayerS) + " ms × " +
@@ -379,6 +402,9 @@ nlohmann::ordered_json summary(const SweepData& d, const CellSummary& cells, con
                        {"t_layer_s", o.fitted->tLayerS},
                        {"layers", o.fitted->layers},
                        {"breakeven_prefix_tokens", seconds(o.pStar.value_or(NAN))}};
+        const std::string why = unmeasurable(d, f, tier);
+        tiers[tier]["bandwidth_measurable"] = why.empty();
+        if (!why.empty()) tiers[tier]["bandwidth_why"] = why;
         if (tier == "nvme" && cells.restoreMs > 0)
             tiers[tier]["server_restore_Bps"] = cells.restoreBytes / (cells.restoreMs * 1e-3);
     }
