@@ -221,6 +221,81 @@ class TestServingReplay : public QObject {
         QVERIFY2(bad.err.contains("--router sglang: the live replay in"), bad.err.constData());
     }
 
+    // What --compare reads is checked: a folder without a replay, a summary of something else,
+    // a field of the wrong type, a trace that gives another count of requests, a row that names
+    // a request the replay did not send. Each is a sentence naming the file and what was wanted.
+    void compareRefusesWhatItCannotRead() {
+        QTemporaryDir dir;
+        const QString trace = writeTrace(dir.path(), 10, 10);
+        const QString live = dir.path() + "/live";
+        QVERIFY(QDir().mkpath(live));
+        auto write = [&](const QString& name, const std::string& text) {
+            QFile f(live + "/" + name);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(QByteArray::fromStdString(text));
+        };
+        auto refused = [&](const char* want) {
+            const Run r = runCli({"trace", "replay", trace, "--compare", live});
+            QCOMPARE(r.exitCode, 1);
+            QVERIFY2(r.err.contains(want), r.err.constData());
+        };
+        refused("no replay.json there; expected the folder probe replay --out wrote");
+        write("replay.json", R"({"kvbe_calibration": 1})");
+        refused("not a probe replay summary");
+        nlohmann::json sum = {{"kvbe_probe", "replay"},
+                              {"limit", nullptr},
+                              {"duration_cap_s", nullptr},
+                              {"rate_scale", "fast"},
+                              {"block_tokens", 16},
+                              {"requests", 10},
+                              {"servers", nlohmann::json::array({{}, {}})},
+                              {"router", "round-robin"}};
+        write("replay.json", sum.dump());
+        refused("a field of the wrong type");
+        sum["rate_scale"] = 1;
+        sum["requests"] = 12;
+        write("replay.json", sum.dump());
+        refused("gives 10 requests with the live replay's limits, where it replayed 12");
+        sum["requests"] = 10;
+        write("replay.json", sum.dump());
+        write("requests.jsonl", R"({"request": 11, "prompt_tokens": 80, "ttft_s": 0.01})"
+                                "\n");
+        refused("requests.jsonl:1: request 11 is not among the 10 replayed");
+        write("requests.jsonl", "{\"request\": 1}\n");
+        refused("requests.jsonl:1: expected a row with request, prompt_tokens and ttft_s");
+        write("requests.jsonl", R"({"request": 1, "prompt_tokens": 80, "ttft_s": null})"
+                                "\n");
+        refused("no request completed, so there is nothing to compare");
+    }
+
+    // Bad flags of probe replay: each a sentence naming the flag and what was expected.
+    void badFlagsAreSentences_data() {
+        QTest::addColumn<QStringList>("flags");
+        QTest::addColumn<QString>("sentence");
+        QTest::newRow("endpoint") << QStringList{"--endpoint", "127.0.0.1:8000"}
+                                  << "--endpoint 127.0.0.1:8000: expected an http:// or https://";
+        QTest::newRow("limit") << QStringList{"--limit", "0"}
+                               << "--limit 0: expected at least 1 request";
+        QTest::newRow("output tokens") << QStringList{"--output-tokens", "many"}
+                                       << "--output-tokens many: expected a number of tokens";
+        QTest::newRow("router") << QStringList{"--router", "nginx"} << "--router ";
+        QTest::newRow("rate scale")
+            << QStringList{"--rate-scale", "0"} << "--rate-scale 0: expected above 0";
+        QTest::newRow("vocab") << QStringList{"--vocab", "10"}
+                               << "--vocab 10: expected the model's vocabulary size";
+    }
+    void badFlagsAreSentences() {
+        QFETCH(QStringList, flags);
+        QFETCH(QString, sentence);
+        QTemporaryDir dir;
+        const QString trace = writeTrace(dir.path(), 4, 10);
+        QStringList args = {"probe", "replay", trace, "--model", "m", "--out", dir.path() + "/x"};
+        if (!flags.contains("--endpoint")) args += {"--endpoint", "http://127.0.0.1:9/v1"};
+        const Run r = runCli(args + flags);
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains(sentence.toUtf8()), r.err.constData());
+    }
+
     // llm-d and dynamo read KV events a live server must publish: refused with a sentence.
     void routersThatNeedKvEventsAreRefused() {
         QTemporaryDir dir;
