@@ -90,6 +90,7 @@ ExitCode runReplay(const TraceOptions& o) {
     fleet.replay.fleet = true;
     auto cfg = replayConfig(fleet, *setup, trace->summary.blockTokens);
     if (!cfg) return fail(cfg.message());
+    if (auto st = applyEngine(o.engine, *cfg); !st) return fail(st.message());
     applyLoadOptions(o, loaded->trace);
     // With the replays it is compared with: storing every block (with --store-after), writes
     // that keep up (where they fell behind).
@@ -228,6 +229,10 @@ void addTraceCommands(CLI::App& app, Command& run) {
     replay->add_option("--calibration", o->calibration,
                        "FILE: a calibration (probe serving's calibration.json) whose fit the "
                        "scenario adopts: utilisation, overhead, each tier's bandwidth and t_fixed");
+    replay->add_option("--engine", o->engine,
+                       "llama.cpp[:cache_ram=SIZE,similarity=F]: each server is llama-server "
+                       "with one slot (its last prompt, the GPU tier) and a host-RAM prompt cache "
+                       "of whole prompts (--cache-ram; read as the first offload tier)");
     replay->add_option("--compare", o->compareDir,
                        "DIR: the prediction beside a live replay probe replay --out DIR wrote (the "
                        "same requests, servers, router and load; rule always unless --admission)");

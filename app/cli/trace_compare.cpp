@@ -76,6 +76,45 @@ Result<Setup> adoptCalibration(const std::string& file, const Setup& setup) {
     return Setup{std::move(*e), setup.capacities, setup.presets};
 }
 
+Status applyEngine(const std::string& engine, ReplayConfig& config) {
+    if (engine.empty()) return Ok{};
+    const std::string name = engine.substr(0, engine.find(':'));
+    if (name != "llama.cpp")
+        return Error{"--engine " + engine + ": expected llama.cpp[:cache_ram=SIZE,similarity=F]"};
+    ReplayConfig::LlamaCpp l;
+    for (std::size_t at = engine.find(':'); at != std::string::npos;) {
+        const std::size_t end = engine.find(',', at + 1);
+        const std::string kv = engine.substr(at + 1, end == std::string::npos ? end : end - at - 1);
+        const auto eq = kv.find('=');
+        const std::string key = kv.substr(0, eq),
+                          value = eq == std::string::npos ? "" : kv.substr(eq + 1);
+        if (key == "cache_ram") {
+            auto b = parseBytes(value);
+            if (!b || !(*b >= 0))
+                return Error{"--engine cache_ram=" + value +
+                             ": expected the --cache-ram size, e.g. "
+                             "16MiB (0: none)"};
+            l.cacheRamBytes = *b;
+        } else if (key == "similarity") {
+            auto v = parseNumber(value);
+            if (!v || !(*v >= 0 && *v <= 1))
+                return Error{"--engine similarity=" + value +
+                             ": expected 0 to 1 (llama.cpp's "
+                             "--slot-prompt-similarity, 0.1 by default)"};
+            l.slotSimilarity = *v;
+        } else {
+            return Error{"--engine " + engine + ": '" + key +
+                         "' is not a key of llama.cpp; "
+                         "expected cache_ram or similarity"};
+        }
+        at = end;
+    }
+    config.llamaCpp = l;
+    config.fleet.enabled = true;
+    if (config.instances < 1) config.instances = 1;
+    return Ok{};
+}
+
 ExitCode runLiveCompare(const TraceOptions& o, const Setup& setup, const Trace& loaded) {
     const std::string summaryPath = (fs::path(o.compareDir) / "replay.json").string();
     const std::string rowsPath = (fs::path(o.compareDir) / "requests.jsonl").string();
@@ -133,6 +172,7 @@ ExitCode runLiveCompare(const TraceOptions& o, const Setup& setup, const Trace& 
     p.replay.rateScale = scale;
     auto cfg = replayConfig(p, setup, trace.summary.blockTokens);
     if (!cfg) return fail(cfg.message());
+    if (auto st = applyEngine(o.engine, *cfg); !st) return fail(st.message());
     RequestTimes times;
     auto r = replayTrace(trace, setup.eval.cost, *cfg, &times);
     if (!r) return fail(r.message());
@@ -192,6 +232,8 @@ ExitCode runLiveCompare(const TraceOptions& o, const Setup& setup, const Trace& 
                                     {"block_tokens", blockTokens},
                                     {"rule", toString(rule)},
                                     {"scenario", setup.eval.scenario.name},
+                                    {"engine", o.engine.empty() ? nlohmann::ordered_json(nullptr)
+                                                                : nlohmann::ordered_json(o.engine)},
                                     {"measured", figuresJson(measured)},
                                     {"predicted", figuresJson(predicted)},
                                     {"ttft_mape", mape}};

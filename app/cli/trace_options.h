@@ -78,6 +78,7 @@ struct TraceOptions {
     bool admissionGiven = false;
     std::string compareDir;  // replay --compare: a probe replay's folder
     std::string calibration; // replay --calibration: a calibration whose fit the scenario adopts
+    std::string engine;      // replay --engine: llama.cpp[:cache_ram=SIZE,similarity=F]
     std::optional<double> durationCapS; // the trace's prefix
     // sweep
     std::vector<std::string> with;                  // tiers kept fixed: more --tier flags
@@ -119,6 +120,8 @@ Result<ReplayConfig> replayConfig(const TraceOptions& o, const Setup& s, double 
 // trace replay --calibration FILE (trace_compare.cpp): the setup with the file's fit adopted
 // (utilisation, overhead, each tier's bandwidth and fixed cost), as calibration fit --adopt.
 Result<Setup> adoptCalibration(const std::string& file, const Setup& setup);
+// trace replay --engine (trace_compare.cpp): llama.cpp's servers in the config; "" leaves it.
+Status applyEngine(const std::string& engine, ReplayConfig& config);
 // trace replay --compare DIR (trace_compare.cpp): the prediction beside a live replay.
 ExitCode runLiveCompare(const TraceOptions& o, const Setup& setup, const Trace& loaded);
 

@@ -280,6 +280,44 @@ class TestTraceFleet : public QObject {
     }
 
     // docs/routers.md, SGLang example A (the CLI's defaults): [S0, S0, S1, S0, S2, S1].
+    // llama.cpp's servers (ReplayConfig::llamaCpp): one slot and a prompt cache of 6,400 tokens,
+    // worked by hand from llama.cpp's rules. r0 A fills the slot. r1 B saves A (cache [A]).
+    // r2 A' saves B ([A, B]) and loads A, which keeps 3 of its 4 blocks: 3 blocks from RAM.
+    // r3 A'' keeps all of the slot's A' (similar, keeping more than half): 4 blocks from the
+    // slot. r4 C saves A'' ([B, A''], 4,608 tokens). r5 B saves C (6,144 tokens): B and A'' go
+    // to make room, so B misses. r6 A'' saves B, C goes: A'' misses.
+    void llamaCppSlotAndPromptCache() {
+        const std::vector<std::vector<int>> reqs = {
+            {1, 2, 3, 4},
+            {5, 6, 7, 8},
+            {1, 2, 3, 9},
+            {1, 2, 3, 9, 10},
+            {11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22},
+            {5, 6, 7, 8},
+            {1, 2, 3, 9, 10}};
+        const Trace t = atOnce(reqs);
+        const CostModel cm = llama3b();
+        ReplayConfig cfg = fleetConfig(cm, 1, "round-robin");
+        cfg.tiers.push_back(SimTier{"dram", kUnlimited, TierPath{"dram", 30e9, 1e-3}, 0});
+        cfg.llamaCpp = ReplayConfig::LlamaCpp{6400 * cm.kvBytesPerToken(), 0.1};
+        RequestTimes times;
+        auto r = replayTrace(t, cm, cfg, &times);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        QCOMPARE(times.hitBlocks, (std::vector<std::uint32_t>{0, 0, 3, 4, 0, 0, 0}));
+        QCOMPARE(times.hitTiers, (std::vector<std::uint8_t>{1, 1, 1, 0, 0, 0, 0}));
+        // Without the cache only the slot: r3 alone hits, all of the slot's A' kept.
+        cfg.llamaCpp = ReplayConfig::LlamaCpp{0, 0.1};
+        RequestTimes slot;
+        QVERIFY(replayTrace(t, cm, cfg, &slot).ok());
+        QCOMPARE(slot.hitBlocks, (std::vector<std::uint32_t>{0, 0, 0, 4, 0, 0, 0}));
+        // A prompt cache needs an offload tier to be read from.
+        cfg.tiers.clear();
+        cfg.llamaCpp = ReplayConfig::LlamaCpp{6400 * cm.kvBytesPerToken(), 0.1};
+        auto bad = replayTrace(t, cm, cfg);
+        QVERIFY(!bad.ok());
+        QVERIFY(bad.message().find("name it with --tier") != std::string::npos);
+    }
+
     void sglangExampleA() {
         const Trace t = atOnce({{1, 2, 3, 4},
                                 {1, 2, 3, 4, 5, 6},

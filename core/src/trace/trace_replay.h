@@ -11,6 +11,7 @@
 #include "trace_cache.h"
 #include "trace_fleet.h"
 #include "trace_link_use.h"
+#include "trace_llamacpp.h"
 #include "trace_loads.h"
 #include "trace_write_queues.h"
 
@@ -190,6 +191,7 @@ class Replay {
     std::size_t m_evictLevel = 0;       // cascade: the tier evicting
     // A fleet (instances > 1): its caches and router, each request's server, its links.
     std::optional<detail::Fleet> m_fleet;
+    std::optional<detail::LlamaCppServers> m_llama; // ReplayConfig::llamaCpp
     std::vector<std::uint16_t> m_serverOf;
     std::optional<detail::FleetLinks> m_fleetLinks;
     // Its write queues: one set per node (its local tiers), then one for the pools.

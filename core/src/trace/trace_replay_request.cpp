@@ -55,7 +55,8 @@ void Replay::fleetRequest(std::size_t i, std::span<const std::uint32_t> ids, dou
     }
     auto group = [&](std::size_t k) { return m_res.tiers[k].pooled ? pool : node; };
     std::size_t h = 0;
-    for (; h < m; ++h) {
+    if (m_llama) h = m_llama->request(s, ids, m_trace.inputTokens[i], m_tierOf.data());
+    for (; !m_llama && h < m; ++h) {
         const std::uint32_t id = ids[h];
         const std::uint8_t held = m_fleet->heldMask(id, s);
         const std::uint8_t mask =
@@ -74,16 +75,17 @@ void Replay::fleetRequest(std::size_t i, std::span<const std::uint32_t> ids, dou
                 g->occupyLink(k, now, std::max(0.0, m_cost.tLoad(path, tok[k]) - path.tFixedS));
             }
     const double service = admit(i, h, now);
-    m_fleet->update(
-        s, ids, [this](std::uint32_t id) { return sighted(id); },
-        [&](std::size_t k, std::uint32_t id, bool stored) {
-            WriteQueues* g = node ? group(k) : nullptr;
-            const auto bit = static_cast<std::uint8_t>(1u << k);
-            // A held block whose write was dropped is written again.
-            if (!stored && !(g && g->any() && (g->dropped(id) & bit))) return;
-            writeTo(k);
-            if (g && g->on(k)) g->enqueue(k, id);
-        });
+    if (!m_llama)
+        m_fleet->update(
+            s, ids, [this](std::uint32_t id) { return sighted(id); },
+            [&](std::size_t k, std::uint32_t id, bool stored) {
+                WriteQueues* g = node ? group(k) : nullptr;
+                const auto bit = static_cast<std::uint8_t>(1u << k);
+                // A held block whose write was dropped is written again.
+                if (!stored && !(g && g->any() && (g->dropped(id) & bit))) return;
+                writeTo(k);
+                if (g && g->on(k)) g->enqueue(k, id);
+            });
     if (node) {
         if (node->any()) node->closeBatch(now + service);
         if (pool != node && pool->any()) pool->closeBatch(now + service);

@@ -158,6 +158,10 @@ void Replay::setUpTiers() {
     if (m_config.isFleet()) {
         // A fleet: a cache per server, a local tier per node, one copy of a pooled tier.
         m_fleet.emplace(m_trace, m_config, m_caps);
+        if (m_config.llamaCpp)
+            m_llama.emplace(m_config.instances,
+                            m_config.llamaCpp->cacheRamBytes / (m_config.blockBytes / m_b),
+                            m_config.llamaCpp->slotSimilarity, static_cast<std::uint32_t>(m_b));
         for (std::size_t k = 0; k < m_k; ++k) {
             m_res.tiers[k].copies = m_fleet->copies(k);
             m_res.tiers[k].pooled =
@@ -229,6 +233,15 @@ Status checkConfig(const Trace& trace, const ReplayConfig& c) {
                              std::to_string(trace.blockOffset[i + 1] - trace.blockOffset[i]) +
                              " blocks; queueing on servers takes at most " +
                              std::to_string(detail::kMaxRunBlocks) + " a request"};
+    if (c.llamaCpp) {
+        if (!c.fleet.enabled || c.instances < 1)
+            return Error{"llama.cpp servers: expected 1 or more servers (--servers)"};
+        if (c.llamaCpp->cacheRamBytes > 0 && c.tiers.empty())
+            return Error{"llama.cpp servers: the host-RAM prompt cache is read as the first "
+                         "offload tier, and the replay has none; name it with --tier"};
+        if (!(c.llamaCpp->cacheRamBytes >= 0))
+            return Error{"llama.cpp servers: the prompt cache's size is expected 0 or more bytes"};
+    }
     if (c.isFleet()) {
         if (c.instances > kMaxServers)
             return Error{"servers: " + std::to_string(c.instances) + "; expected at most " +

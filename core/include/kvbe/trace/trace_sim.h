@@ -83,8 +83,20 @@ struct ReplayConfig {
     // (fleet.router) sends each request to one, and each offload tier is on every node or pooled.
     int instances = 0;
     FleetConfig fleet;
-    // The servers are a fleet: more than one, fleet enabled.
-    bool isFleet() const { return instances > 1 && fleet.enabled; }
+    // Each server is llama.cpp's llama-server with one slot (docs/trace.md, "Replaying against
+    // live servers"): the slot holds its last prompt (the GPU tier), and a host-RAM prompt cache
+    // of cacheRamBytes (0: none) holds whole prompts, first in first out, read as the first
+    // offload tier. Replaces the GPU's LRU and that tier's; the servers are a fleet (of one, or
+    // more) with fleet.enabled.
+    struct LlamaCpp {
+        double cacheRamBytes = 0;
+        double slotSimilarity = 0.1; // --slot-prompt-similarity, llama.cpp's default
+    };
+    std::optional<LlamaCpp> llamaCpp;
+    // The servers are a fleet: more than one, fleet enabled (or llama.cpp's servers).
+    bool isFleet() const {
+        return fleet.enabled && (instances > 1 || (llamaCpp && instances >= 1));
+    }
     // Store admission: a block is written to the offload tiers only from its storeAfter-th
     // sighting on (every request that contains it is a sighting, hits included), and is
     // readable there from the next request on. 1 stores every block (write-all). The GPU is not
