@@ -192,21 +192,12 @@ Row Live::send(HttpClient& http, const Job& job) {
     nlohmann::json body = {
         {"model", m_s.model}, {"prompt", prompt}, {"max_tokens", maxTokens},
         {"stream", true},     {"temperature", 0}, {"stream_options", {{"include_usage", true}}}};
-    detail::CompletionStream stream;
-    std::string raw;
-    std::optional<Clock::time_point> first;
-    HttpRequest req;
-    req.method = "POST";
-    req.url = m_servers[static_cast<std::size_t>(job.server)].completions;
-    req.body = body.dump();
-    req.headers = m_headers;
-    req.timeoutS = m_s.timeoutS;
-    req.onBody = [&](std::string_view chunk) {
-        if (raw.size() < 65536) raw.append(chunk.substr(0, 65536 - raw.size()));
-        stream.feed(chunk);
-        if (!first && stream.firstToken()) first = Clock::now();
-        return true;
-    };
+    detail::StreamedExchange x;
+    const HttpRequest req = x.request(m_servers[static_cast<std::size_t>(job.server)].completions,
+                                      body.dump(), m_headers, m_s.timeoutS);
+    const auto& stream = x.stream;
+    const auto& raw = x.raw;
+    const auto& first = x.first;
     const auto t0 = Clock::now();
     row.sentS = std::chrono::duration<double>(t0 - m_start).count();
     const HttpResponse r = http.send(req, [] { return probes::stopRequested(); });

@@ -259,4 +259,21 @@ double blockCeil(double tokens, int block) {
     return std::ceil(tokens / b - 1e-9) * b;
 }
 
+HttpRequest StreamedExchange::request(const std::string& url, std::string body,
+                                      const std::vector<std::string>& headers, double timeoutS) {
+    HttpRequest req;
+    req.method = "POST";
+    req.url = url;
+    req.body = std::move(body);
+    req.headers = headers;
+    req.timeoutS = timeoutS;
+    req.onBody = [this](std::string_view chunk) {
+        if (raw.size() < 65536) raw.append(chunk.substr(0, 65536 - raw.size()));
+        stream.feed(chunk);
+        if (!first && stream.firstToken()) first = std::chrono::steady_clock::now();
+        return true;
+    };
+    return req;
+}
+
 } // namespace kvbe::serving::detail

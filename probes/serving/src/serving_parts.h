@@ -3,6 +3,9 @@
 #pragma once
 
 #include "kvbe/base/statistics.h"
+#include "kvbe/serving/http_client.h"
+
+#include <chrono>
 
 #include <map>
 #include <optional>
@@ -63,6 +66,18 @@ class CompletionStream {
     std::string m_error;
     std::optional<double> m_promptTokens, m_cachedTokens, m_cacheN;
     size_t m_bytes = 0;
+};
+
+// One streamed completion's exchange: the request, and what it keeps as the body arrives (the
+// first 64 KiB, for an error's message; the stream read; the time of the first token). It reads
+// to the end of the response, so the connection can be reused. Not to be moved once request()
+// has been called: the request's reader writes into it.
+struct StreamedExchange {
+    CompletionStream stream;
+    std::string raw;
+    std::optional<std::chrono::steady_clock::time_point> first;
+    HttpRequest request(const std::string& url, std::string body,
+                        const std::vector<std::string>& headers, double timeoutS);
 };
 
 // The message of an OpenAI/vLLM/SGLang error body ({"error":{"message"}}, {"message"},

@@ -103,21 +103,11 @@ Sent Sweep::send(const std::vector<int>& ids) {
     const std::string text = body.dump();
     double wait = m_s.retryWaitS, waited = 0;
     for (int attempt = 1;; ++attempt) {
-        detail::CompletionStream stream;
-        std::string raw;
-        std::optional<Clock::time_point> first;
-        HttpRequest req;
-        req.method = "POST";
-        req.url = m_completions;
-        req.body = text;
-        req.headers = m_headers;
-        req.timeoutS = m_s.timeoutS;
-        req.onBody = [&](std::string_view chunk) {
-            if (raw.size() < 65536) raw.append(chunk.substr(0, 65536 - raw.size()));
-            stream.feed(chunk);
-            if (!first && stream.firstToken()) first = Clock::now();
-            return true; // read to the end of the response, so the connection can be reused
-        };
+        detail::StreamedExchange x;
+        const HttpRequest req = x.request(m_completions, text, m_headers, m_s.timeoutS);
+        const auto& stream = x.stream;
+        const auto& raw = x.raw;
+        const auto& first = x.first;
         const auto t0 = Clock::now();
         const HttpResponse r = m_http.send(req, [this] { return stopping(); });
         Sent s;
