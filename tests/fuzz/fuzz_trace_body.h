@@ -37,7 +37,7 @@ enum class FuzzWays { EveryWay, OneWay };
 
 // A fleet of 3 servers, 2 a node, the second tier pooled behind a 3 GB/s pool, under each
 // router: every request routed once, ratios in [0, 1], optimal never slower than always or
-// GPU-only caching.
+// GPU-only caching. Then 2 llama.cpp servers.
 inline void fuzzFleet(const kvbe::Trace& t, const kvbe::CostModel& cost,
                       const kvbe::ReplayConfig& base, const std::vector<std::string>& routers) {
     for (const auto& name : routers) {
@@ -65,6 +65,24 @@ inline void fuzzFleet(const kvbe::Trace& t, const kvbe::CostModel& cost,
             if (!(times.queuedAlways[i] >= times.always[i] * (1 - 1e-12))) std::abort();
         }
     }
+    // llama.cpp's servers (a slot and a prompt cache of 64 blocks each): every hit run within
+    // its request's blocks, ratios in [0, 1]; without an offload tier, a sentence.
+    kvbe::ReplayConfig c = base;
+    c.instances = 2;
+    c.fleet.enabled = true;
+    c.fleet.router = kvbe::RouterConfig{};
+    c.llamaCpp = kvbe::ReplayConfig::LlamaCpp{64 * c.blockBytes, 0.1};
+    kvbe::RequestTimes times;
+    auto r = kvbe::replayTrace(t, cost, c, &times);
+    if (c.tiers.empty()) {
+        if (r) std::abort();
+        return;
+    }
+    if (!r) std::abort();
+    for (double v : {r->anyTier.tokenWeighted, r->anyTier.blockWeighted, r->anyTier.perRequest})
+        if (!(v >= 0 && v <= 1 + 1e-12)) std::abort();
+    for (std::size_t i = 0; i < t.size(); ++i)
+        if (times.hitBlocks[i] > t.blocksOf(i).size()) std::abort();
 }
 
 // Whatever the bytes, every reader gives requests or a sentence naming the source; a trace with
