@@ -203,7 +203,9 @@ class ServerIndex {
         for (int c = 0; c < count; ++c) {
             ServerIndex& x = out[static_cast<std::size_t>(c)];
             x.m_store = store;
-            x.m_base = store->data() + static_cast<std::size_t>(c) * words;
+            // With no blocks the array holds nothing and data() may be null: no offset.
+            x.m_base =
+                blocks == 0 ? store->data() : store->data() + static_cast<std::size_t>(c) * words;
             x.m_words = words;
             x.m_stride = stride;
         }
