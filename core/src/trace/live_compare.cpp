@@ -1,0 +1,218 @@
+// A live replay beside the model's prediction of it (kvbe/trace/live_compare.h).
+#include "kvbe/trace/live_compare.h"
+
+#include "kvbe/base/statistics.h"
+#include "kvbe/base/text_table.h"
+#include "kvbe/base/units.h"
+#include "kvbe/trace/trace_capacity.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+namespace kvbe {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+LiveFigures figures(std::vector<double>& ttft, double cached, double prompt) {
+    LiveFigures f;
+    if (prompt > 0) f.tokenHitRatio = cached / prompt;
+    if (ttft.empty()) return f;
+    std::sort(ttft.begin(), ttft.end());
+    double sum = 0;
+    for (double v : ttft)
+        sum += v;
+    f.mean = sum / static_cast<double>(ttft.size());
+    f.p50 = quantileOfSorted(ttft, 0.5);
+    f.p90 = quantileOfSorted(ttft, 0.9);
+    f.p99 = quantileOfSorted(ttft, 0.99);
+    return f;
+}
+
+} // namespace
+
+Result<LiveReplayRun> readLiveReplay(const std::string& dir) {
+    const std::string path = (fs::path(dir) / "replay.json").string();
+    std::ifstream in(path);
+    if (!in)
+        return Error{dir + ": no replay.json there; expected the folder probe replay --out wrote"};
+    const auto j = nlohmann::json::parse(in, nullptr, false);
+    if (!j.is_object() || !j.contains("kvbe_probe") || j["kvbe_probe"] != "replay")
+        return Error{path + ": not a probe replay summary (expected \"kvbe_probe\": \"replay\")"};
+    for (const char* key :
+         {"limit", "duration_cap_s", "rate_scale", "block_tokens", "requests", "servers", "router"})
+        if (!j.contains(key))
+            return Error{path + ": no \"" + key +
+                         "\"; expected the replay.json probe replay writes"};
+    LiveReplayRun r;
+    r.dir = dir;
+    try {
+        if (!j["limit"].is_null()) r.limit = j["limit"].get<std::size_t>();
+        if (!j["duration_cap_s"].is_null()) r.durationCapS = j["duration_cap_s"].get<double>();
+        r.rateScale = j["rate_scale"].get<double>();
+        r.blockTokens = j["block_tokens"].get<std::uint32_t>();
+        r.requests = j["requests"].get<std::size_t>();
+        if (!j["servers"].is_array()) throw nlohmann::json::type_error::create(302, "", nullptr);
+        r.servers = j["servers"].size();
+        r.router = j["router"].get<std::string>();
+        if (j.contains("trace") && j["trace"].is_string()) r.trace = j["trace"].get<std::string>();
+        if (j.contains("model") && j["model"].is_string()) r.model = j["model"].get<std::string>();
+    } catch (const nlohmann::json::exception&) {
+        return Error{path + ": a field of the wrong type (limit, duration_cap_s, rate_scale, "
+                            "block_tokens and requests are numbers, servers a list, router a "
+                            "text)"};
+    }
+    if (!(r.rateScale > 0) || r.blockTokens == 0 || r.servers == 0)
+        return Error{path + ": expected a rate_scale above 0, block_tokens of at least 1 and at "
+                            "least one server"};
+    return r;
+}
+
+Result<std::optional<ReplayConfig::LlamaCpp>> parseEngine(std::string_view text) {
+    if (text.empty()) return std::optional<ReplayConfig::LlamaCpp>{};
+    const std::string engine(text);
+    const std::string name = engine.substr(0, engine.find(':'));
+    if (name != "llama.cpp")
+        return Error{"--engine " + engine + ": expected llama.cpp[:cache_ram=SIZE,similarity=F]"};
+    ReplayConfig::LlamaCpp l;
+    for (std::size_t at = engine.find(':'); at != std::string::npos;) {
+        const std::size_t end = engine.find(',', at + 1);
+        const std::string kv = engine.substr(at + 1, end == std::string::npos ? end : end - at - 1);
+        const auto eq = kv.find('=');
+        const std::string key = kv.substr(0, eq),
+                          value = eq == std::string::npos ? "" : kv.substr(eq + 1);
+        if (key == "cache_ram") {
+            auto b = parseBytes(value);
+            if (!b || !(*b >= 0))
+                return Error{"--engine cache_ram=" + value +
+                             ": expected the --cache-ram size, e.g. 16MiB (0: none)"};
+            l.cacheRamBytes = *b;
+        } else if (key == "similarity") {
+            auto v = parseNumber(value);
+            if (!v || !(*v >= 0 && *v <= 1))
+                return Error{"--engine similarity=" + value +
+                             ": expected 0 to 1 (llama.cpp's --slot-prompt-similarity, 0.1 by "
+                             "default)"};
+            l.slotSimilarity = *v;
+        } else {
+            return Error{"--engine " + engine + ": '" + key +
+                         "' is not a key of llama.cpp; expected cache_ram or similarity"};
+        }
+        at = end;
+    }
+    return std::optional<ReplayConfig::LlamaCpp>(l);
+}
+
+void applyEngine(const std::optional<ReplayConfig::LlamaCpp>& engine, ReplayConfig& config) {
+    if (!engine) return;
+    config.llamaCpp = engine;
+    config.fleet.enabled = true;
+    if (config.instances < 1) config.instances = 1;
+}
+
+RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const Trace& loaded,
+                                                const Evaluation& e, ReplayRequest request,
+                                                const std::optional<ReplayConfig::LlamaCpp>& engine,
+                                                Admission rule) {
+    const Trace trace =
+        traceWithBlockTokens(traceHead(loaded, live.durationCapS, live.limit), live.blockTokens);
+    if (trace.size() != live.requests)
+        return RequestError{Error{"the trace gives " + std::to_string(trace.size()) +
+                                  " requests with the live replay's limits, where it replayed " +
+                                  std::to_string(live.requests) +
+                                  ": expected the trace it replayed" +
+                                  (live.trace.empty() ? std::string() : " (" + live.trace + ")")}};
+    request.instances = static_cast<int>(live.servers);
+    request.router = live.router;
+    request.fleet = true;
+    request.rateScale = live.rateScale;
+    auto setup = replaySetup(request, e, trace.summary.blockTokens);
+    if (!setup) return setup.error();
+    ReplayConfig config = std::move(setup->config);
+    applyEngine(engine, config);
+    RequestTimes times;
+    auto r = replayTrace(trace, e.cost, config, &times);
+    if (!r) return RequestError{Error{r.message()}};
+    const std::vector<double>& predictedTtft = rule == Admission::Always ? times.queuedAlways
+                                               : rule == Admission::Breakeven
+                                                   ? times.queuedBreakeven
+                                                   : times.queuedOptimal;
+
+    const std::string rowsPath = (fs::path(live.dir) / "requests.jsonl").string();
+    std::ifstream rows(rowsPath);
+    if (!rows) return RequestError{Error{live.dir + ": no requests.jsonl there"}};
+    LiveComparison out;
+    out.live = live;
+    out.rule = rule;
+    std::vector<double>& mt = out.measuredSorted;
+    std::vector<double>& pt = out.predictedSorted;
+    double mc = 0, pc = 0, prompt = 0, ape = 0;
+    std::size_t line = 0;
+    for (std::string text; std::getline(rows, text);) {
+        ++line;
+        const auto j = nlohmann::json::parse(text, nullptr, false);
+        const std::string at = rowsPath + ":" + std::to_string(line);
+        if (!j.is_object() || !j.contains("request") || !j["request"].is_number_unsigned() ||
+            !j.contains("ttft_s") || !j.contains("prompt_tokens"))
+            return RequestError{
+                Error{at + ": expected a row with request, prompt_tokens and ttft_s"}};
+        const auto i = j["request"].get<std::size_t>();
+        if (i >= trace.size())
+            return RequestError{Error{at + ": request " + std::to_string(i) + " is not among the " +
+                                      std::to_string(trace.size()) + " replayed"}};
+        if (!j["ttft_s"].is_number()) {
+            ++out.failed;
+            continue;
+        }
+        const double m = j["ttft_s"].get<double>(), q = predictedTtft[i];
+        mt.push_back(m);
+        pt.push_back(q);
+        if (m > 0) ape += std::abs(q - m) / m;
+        if (j.contains("cached_tokens") && j["cached_tokens"].is_number()) {
+            const double n = trace.inputTokens[i];
+            mc += j["cached_tokens"].get<double>();
+            // An engine computes a prompt's last token whatever it holds (vLLM, SGLang and
+            // llama.cpp alike): a whole prompt found reports n - 1 tokens cached.
+            pc += std::min(n - 1, static_cast<double>(times.hitBlocks[i]) * live.blockTokens);
+            prompt += n;
+        }
+    }
+    if (mt.empty())
+        return RequestError{
+            Error{rowsPath + ": no request completed, so there is nothing to compare"}};
+    out.compared = mt.size();
+    out.mape = ape / static_cast<double>(mt.size());
+    out.measured = figures(mt, mc, prompt);
+    out.predicted = figures(pt, pc, prompt);
+    return out;
+}
+
+std::vector<std::array<std::string, 4>> liveComparisonRows(const LiveComparison& c) {
+    std::vector<std::array<std::string, 4>> rows;
+    const LiveFigures &p = c.predicted, &m = c.measured;
+    if (p.tokenHitRatio && m.tokenHitRatio) {
+        const double ph = *p.tokenHitRatio, mh = *m.tokenHitRatio;
+        rows.push_back({"token hit ratio", formatFixed(100 * ph, 1) + " %",
+                        formatFixed(100 * mh, 1) + " %",
+                        (ph >= mh ? "+" : "") + formatFixed(100 * (ph - mh), 1) + " points"});
+    } else {
+        rows.push_back({"token hit ratio", "not compared", "not reported", ""});
+    }
+    auto row = [&](const char* name, double pv, double mv) {
+        rows.push_back(
+            {name, formatSeconds(pv), formatSeconds(mv),
+             mv > 0 ? (pv >= mv ? "+" : "") + formatFixed(100 * (pv / mv - 1), 1) + " %" : "n/a"});
+    };
+    row("TTFT mean", p.mean, m.mean);
+    row("TTFT p50", p.p50, m.p50);
+    row("TTFT p90", p.p90, m.p90);
+    row("TTFT p99", p.p99, m.p99);
+    return rows;
+}
+
+} // namespace kvbe
