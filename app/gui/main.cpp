@@ -8,6 +8,7 @@
 #include "kvbe/ui/window/headless_export.h"
 #include "kvbe/ui/window/main_window.h"
 #include "kvbe/ui/workload/capacity_panel.h"
+#include "kvbe/ui/workload/workload_view.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -66,8 +67,19 @@ int main(int argc, char** argv) {
         QStringLiteral("FILE"));
     const QCommandLineOption sloOpt(QStringLiteral("slo"), kvbe::targetOptionHelp(),
                                     QStringLiteral("TARGET"));
+    const QCommandLineOption liveOpt(
+        QStringLiteral("live"),
+        QStringLiteral("A live replay of the trace (the folder kvbe-cli probe replay --out wrote) "
+                       "to draw beside the model's prediction: the workload-live chart, or the "
+                       "Workload view's Live tab."),
+        QStringLiteral("DIR"));
+    const QCommandLineOption engineOpt(
+        QStringLiteral("engine"),
+        QStringLiteral("The engine's own cache to model on the live replay, as kvbe-cli trace "
+                       "replay --engine takes it: llama.cpp[:cache_ram=SIZE,similarity=F]."),
+        QStringLiteral("SPEC"));
     parser.addOptions({scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt,
-                       importOpt, traceOpt, sloOpt});
+                       importOpt, traceOpt, sloOpt, liveOpt, engineOpt});
     parser.addPositionalArgument(QStringLiteral("file"),
                                  QStringLiteral("A scenario or a model's config.json to open."));
     // Parsed before QApplication exists: a mistyped option must fail with a sentence even where
@@ -133,6 +145,8 @@ int main(int argc, char** argv) {
         request.imports = parser.values(importOpt);
         request.trace = parser.value(traceOpt);
         request.target = parser.value(sloOpt);
+        request.live = parser.value(liveOpt);
+        request.engine = parser.value(engineOpt);
         auto scenario = parser.isSet(scenarioOpt)
                             ? kvbe::loadScenario(parser.value(scenarioOpt).toStdString(), *presets)
                             : kvbe::defaultScenario(*presets);
@@ -151,6 +165,10 @@ int main(int argc, char** argv) {
             return printError(QString::fromStdString(st.message()));
     if (parser.isSet(importOpt)) window.importCalibrations(parser.values(importOpt));
     if (parser.isSet(traceOpt)) window.openTrace(parser.value(traceOpt));
+    // The Live tab's folder and engine (a sentence on its chart where they cannot be read).
+    if (parser.isSet(liveOpt) || parser.isSet(engineOpt))
+        if (auto* workload = window.findChild<kvbe::WorkloadView*>())
+            workload->setLiveReplay(parser.value(liveOpt), parser.value(engineOpt));
     // The Capacity tab's target field (a sentence there where it does not parse).
     if (parser.isSet(sloOpt))
         if (auto* capacity = window.findChild<kvbe::CapacityPanel*>())

@@ -140,7 +140,7 @@ class TestUiExport : public QObject {
             QVERIFY(!c->title().isEmpty());
             QCOMPARE(chartKindOf(*c), &k);
         }
-        QCOMPARE(all.size(), 12);
+        QCOMPARE(all.size(), 13);
         auto* tabs = child<QTabWidget>(&*m_window, QStringLiteral("chartTabs"));
         const QStringList scenarioKeys = chartKeys(ChartSource::Scenario);
         for (int i = 0; i < scenarioKeys.size(); ++i) {

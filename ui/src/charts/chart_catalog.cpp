@@ -5,6 +5,7 @@
 #include "kvbe/ui/charts/fraction_chart.h"
 #include "kvbe/ui/charts/frontier_chart.h"
 #include "kvbe/ui/charts/link_chart.h"
+#include "kvbe/ui/charts/live_chart.h"
 #include "kvbe/ui/charts/model_size_chart.h"
 #include "kvbe/ui/charts/plan_chart.h"
 #include "kvbe/ui/charts/router_chart.h"
@@ -83,6 +84,8 @@ const std::vector<ChartKind>& chartKinds() {
         // Drawn under the TTFT distribution, in its tab (workload_view.cpp).
         row<LinkUseChart>("workload-links", KVBE_TITLE("Links over time"), nullptr, T),
         row<RouterChart>("workload-routers", KVBE_TITLE("Routers"), nullptr, T),
+        // In its tab with the live replay's folder and the figures (live_section.cpp).
+        row<LiveChart>("workload-live", KVBE_TITLE("Live replay"), nullptr, T),
         row<SloCapacityChart>("capacity", KVBE_TITLE("Capacity"), nullptr, T, nullptr, nullptr,
                               capacityTarget, capacityNow),
         row<PlanChart>("plan", KVBE_TITLE("Plan"), nullptr, T, nullptr, nullptr, nullptr, planNow),

@@ -99,6 +99,30 @@ double shareAtOrAbove(const Trace& trace, double tokens) {
     return double(k) / double(trace.size());
 }
 
+namespace {
+
+// The live replay beside its prediction, with the rule an engine follows: it loads every cached
+// block it finds.
+void compareLive(WorkloadResult& w, const WorkloadSettings& settings) {
+    auto run = readLiveReplay(settings.liveDir);
+    auto engine = parseEngine(settings.engine);
+    if (!run) {
+        w.liveNote = QString::fromStdString(run.message());
+    } else if (!engine) {
+        w.liveNote = QString::fromStdString(engine.message());
+    } else {
+        auto c = compareLiveReplay(*run, *w.trace, *w.eval,
+                                   workloadRequest(settings, w.eval->scenario.tiers.size()),
+                                   *engine, Admission::Always);
+        if (c)
+            w.live = std::move(*c);
+        else
+            w.liveNote = QString::fromStdString(c.error().message);
+    }
+}
+
+} // namespace
+
 WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString& file,
                                std::shared_ptr<const Evaluation> eval,
                                const WorkloadSettings& settings, const std::atomic<bool>* cancel) {
@@ -237,6 +261,7 @@ WorkloadResult computeWorkload(std::shared_ptr<const Trace> trace, const QString
                 w.routersNote = QString::fromStdString(runs.message());
         }
     }
+    if (!settings.liveDir.empty() && !(cancel && cancel->load())) compareLive(w, settings);
     w.summary = workloadSummary(w);
     if (w.replay && !w.replay->cancelled && !w.config.tiers.empty()) {
         std::vector<bool> drives;

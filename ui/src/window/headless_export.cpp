@@ -56,6 +56,10 @@ Status checkRequest(const ChartKind& kind, const HeadlessExport& q, const Scenar
     if (!q.target.isEmpty() && !kind.setTarget)
         return fail(QStringLiteral("--slo sets the latency target of the %1 chart; %2 draws none")
                         .arg(orList(keysWhere(takesTarget)), kind.key));
+    if ((!q.live.isEmpty() || !q.engine.isEmpty()) && kind.key != QLatin1String("workload-live"))
+        return fail(QStringLiteral("--live and --engine draw the workload-live chart; --chart '%1' "
+                                   "is not it")
+                        .arg(kind.key));
     if (q.tier && *q.tier >= int(scenario.tiers.size()))
         return fail(QStringLiteral("--tier %1: the scenario has %2 tiers")
                         .arg(*q.tier + 1)
@@ -86,14 +90,19 @@ Result<std::vector<ImportedCalibration>> readImports(const QStringList& paths) {
     return files;
 }
 
-// The trace replayed through the scenario's tiers with the Workload view's default settings.
-Result<WorkloadPtr> replayTrace(const QString& path, const Explorer& explorer) {
-    auto trace = loadTrace(path.toStdString(), {});
+// The trace replayed through the scenario's tiers with the Workload view's default settings,
+// beside the live replay where one is given.
+Result<WorkloadPtr> replayTrace(const HeadlessExport& q, const Explorer& explorer) {
+    auto trace = loadTrace(q.trace.toStdString(), {});
     if (!trace) return trace.error();
+    WorkloadSettings settings;
+    settings.liveDir = q.live.toStdString();
+    settings.engine = q.engine.toStdString();
     auto w = std::make_shared<WorkloadResult>(
-        computeWorkload(std::make_shared<const Trace>(std::move(*trace)), path,
-                        explorer.result()->eval, WorkloadSettings{}));
+        computeWorkload(std::make_shared<const Trace>(std::move(*trace)), q.trace,
+                        explorer.result()->eval, settings));
     if (!w->error.isEmpty()) return fail(w->error);
+    if (!q.live.isEmpty() && !w->live) return fail(QStringLiteral("--live: ") + w->liveNote);
     return WorkloadPtr(std::move(w));
 }
 
@@ -121,7 +130,7 @@ Status exportHeadless(const Presets& presets, const Scenario& scenario, const He
     chart->setChartStyle(q.style);
     chart->setResults(explorer.result(), {});
     if (kind->source == ChartSource::Trace) {
-        auto w = replayTrace(q.trace, explorer);
+        auto w = replayTrace(q, explorer);
         if (!w) return w.error();
         if (auto* wc = qobject_cast<WorkloadChart*>(chart.get())) wc->setWorkload(*w);
         if (kind->computeNow)

@@ -14,6 +14,7 @@
 #include "kvbe/ui/widgets/wheel_guard.h"
 #include "kvbe/ui/widgets/wrap_box.h"
 #include "kvbe/ui/workload/capacity_panel.h"
+#include "kvbe/ui/workload/live_section.h"
 #include "kvbe/ui/workload/plan_section.h"
 #include "kvbe/ui/workload/price_fields.h"
 
@@ -169,6 +170,10 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
             auto* section = new PlanSection(plan, &m_explorer->presets(), this);
             section->setUndoStack(m_explorer->undoStack());
             section->addToAnswer(new PriceFields(m_explorer, section));
+            m_chartTabs->addTab(section, c->title());
+        } else if (auto* live = qobject_cast<LiveChart*>(c)) {
+            auto* section = new LiveSection(live, this);
+            connect(section, &LiveSection::changed, this, &WorkloadView::setLiveReplay);
             m_chartTabs->addTab(section, c->title());
         } else if (qobject_cast<TtftDistributionChart*>(c)) {
             ttftTab = new TtftLinksTab(c, this);
@@ -410,6 +415,13 @@ void WorkloadView::setSettings(const WorkloadSettings& s) {
     requestReplay();
 }
 
+void WorkloadView::setLiveReplay(const QString& dir, const QString& engine) {
+    m_settings.liveDir = dir.toStdString();
+    m_settings.engine = engine.toStdString();
+    if (auto* live = findChild<LiveSection*>()) live->showSettings(dir, engine);
+    requestReplay();
+}
+
 void WorkloadView::showError(const QString& message) {
     m_error->setText(message);
     m_error->setVisible(true);
@@ -509,6 +521,7 @@ void WorkloadView::applyStep(quint64 generation) {
 void WorkloadView::finishApply() {
     if (m_capacity) m_capacity->setWorkload(m_result);
     if (auto* plan = findChild<PlanSection*>()) plan->setWorkload(m_result);
+    if (auto* live = findChild<LiveSection*>()) live->setWorkload(m_result);
     for (std::size_t i = 0; i < m_rows.size(); ++i)
         showRow(i);
     // Where the weights fill the GPU: the tensor-parallel sizes that hold them, a click away.

@@ -6,6 +6,7 @@
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/fleet_report.h"
+#include "kvbe/trace/live_compare.h"
 #include "kvbe/trace/replay_request.h"
 #include "kvbe/trace/trace.h"
 #include "kvbe/trace/trace_setup.h"
@@ -43,6 +44,10 @@ struct WorkloadSettings {
     int storeAfter = 1;
     // The tier whose capacity the capacity chart varies: 0 the GPU, k the scenario's tier k-1.
     int sweepTier = 1;
+    // A live replay to compare with (the folder kvbe-cli probe replay --out wrote; empty: none)
+    // and the engine's own cache to model on it, as trace replay --engine takes it.
+    std::string liveDir;
+    std::string engine;
     bool operator==(const WorkloadSettings&) const = default;
 };
 
@@ -92,6 +97,10 @@ struct WorkloadResult {
     // trace replay --router compare), or why not.
     std::vector<RouterRun> routers;
     QString routersNote;
+    // The live replay of settings.liveDir beside its prediction (core's compareLiveReplay, as
+    // kvbe-cli trace replay --compare), or why not.
+    std::optional<LiveComparison> live;
+    QString liveNote;
     double replaySeconds = 0, sweepSeconds = 0;
     // Requests whose prompt is longer than the model's context: replayed as they are, but a
     // server would refuse them.

@@ -28,6 +28,9 @@ struct HeadlessExport {
     QStringList imports;     // calibration files or folders
     QString trace;           // a request trace, for the trace charts
     QString target;          // a latency target ("p99=5s"), for the charts drawn for one
+    // A live replay's folder (probe replay --out) and the engine's cache to model on it
+    // (trace replay --engine), for the workload-live chart.
+    QString live, engine;
 };
 
 // A file that cannot be read, a combination the chart cannot draw (a trace chart without a

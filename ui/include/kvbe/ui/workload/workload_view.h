@@ -78,6 +78,8 @@ class WorkloadView : public QWidget {
     WorkloadSettings settings() const { return m_settings; }
     // Sets the controls and replays.
     void setSettings(const WorkloadSettings& s);
+    // The Live tab's live replay folder and engine (WorkloadSettings::liveDir, engine); replays.
+    void setLiveReplay(const QString& dir, const QString& engine);
     std::vector<WorkloadChart*> charts() const { return m_charts; }
     // The Capacity tab: its chart, target field and sentence.
     CapacityPanel* capacityPanel() const { return m_capacity; }
