@@ -44,6 +44,16 @@ ReportSection reproduction(const ReportInputs& in) {
                               {}});
         sec.blocks.push_back({ReportBlock::Kind::Code, in.calcCommand, {}, {}, {}});
     }
+    if (!in.replayCommand.empty()) {
+        sec.blocks.push_back({ReportBlock::Kind::Text,
+                              "The trace's replay, with the settings the Workload view had (the "
+                              "HBM for KV, the tiers' capacities, the rules, the servers); "
+                              "scenario.kvbe.json is the scenario at the end of this section:",
+                              {},
+                              {},
+                              {}});
+        sec.blocks.push_back({ReportBlock::Kind::Code, in.replayCommand, {}, {}, {}});
+    }
     if (!in.planCommand.empty()) {
         sec.blocks.push_back({ReportBlock::Kind::Text,
                               "The plan alone (its front and recommended configuration as JSON):",

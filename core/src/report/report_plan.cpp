@@ -77,6 +77,8 @@ ReportSection reportTraceSection(const ReportInputs& in) {
          {}});
     if (!in.answer.empty())
         sec.blocks.push_back({ReportBlock::Kind::Answer, in.answer, {}, {}, {}});
+    if (!in.replaySettings.empty())
+        sec.blocks.push_back({ReportBlock::Kind::Text, in.replaySettings, {}, {}, {}});
     if (!in.saturation.empty())
         sec.blocks.push_back({ReportBlock::Kind::Text, in.saturation, {}, {}, {}});
 

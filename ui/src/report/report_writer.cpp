@@ -3,6 +3,7 @@
 #include "report_document.h"
 
 #include "kvbe/report/report.h"
+#include "kvbe/trace/replay_command.h"
 #include "kvbe/trace/trace_saturation.h"
 #include "kvbe/ui/charts/capacity_chart.h"
 #include "kvbe/ui/charts/chart_catalog.h"
@@ -141,11 +142,15 @@ Status writeReport(const ReportJob& job) {
     }
 
     if (job.trace) {
-        auto w = std::make_shared<WorkloadResult>(
-            computeWorkload(job.trace, qs(job.traceFile), eval, WorkloadSettings{}));
+        auto w = std::make_shared<WorkloadResult>(computeWorkload(
+            job.trace, qs(job.traceFile), eval, job.workload.value_or(WorkloadSettings{})));
         if (!w->error.isEmpty()) return fail(w->error);
         d.workload = w;
         in.answer = w->summary.toStdString();
+        in.replayCommand = shellCommandLines(
+            replayCommandLine(workloadRequest(w->settings, eval->scenario.tiers.size()), *eval,
+                              w->settings.admission, job.traceFile, "scenario.kvbe.json"));
+        in.replaySettings = replaySettingsSentence(w->config, w->settings.admission);
         in.saturation = w->saturation.toStdString();
         if (w->replay && !w->replay->cancelled)
             for (const auto& t : tierSaturation(*w->replay, toString(w->settings.admission)))

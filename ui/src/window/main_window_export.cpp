@@ -118,6 +118,7 @@ Status MainWindow::exportReportTo(const QString& path) {
         job.trace = w->trace;
         job.traceFile = w->file.toStdString();
         job.eval = w->eval;
+        job.workload = w->settings; // the figures the view shows, and the report with them
         job.inputs.emplace_back(job.traceFile, "trace");
         const auto* section = findChild<PlanSection*>();
         const PlanPtr plan = section ? section->plan() : nullptr;

@@ -68,7 +68,7 @@ struct ReportInputs {
     // A trace and its plan (none: a scenario report).
     const Trace* trace = nullptr;
     std::string traceFile;
-    std::string answer;     // the Workload view's one-sentence answer (the replay at its defaults)
+    std::string answer;     // the Workload view's one-sentence answer (its replay's settings)
     std::string saturation; // its saturation sentence (which tier is the bottleneck, if any)
     bool saturated = false; // a tier of that replay is saturated
     const PlanSetup* planSetup = nullptr;
@@ -80,6 +80,10 @@ struct ReportInputs {
     std::string scenarioJson;         // the scenario as a .kvbe.json file holds it
     std::string planCommand; // the `kvbe-cli trace plan … --output json` that gives the same plan
     std::string calcCommand; // the `kvbe-cli calc …` that gives the same break-even figures
+    // The `kvbe-cli trace replay …` that gives the trace section's replay (the window's settings
+    // as flags; kvbe/trace/replay_command.h), and the scenario file it names.
+    std::string replayCommand;
+    std::string replaySettings; // replaySettingsSentence of that replay
     std::vector<ReportFile> files;
     std::string date;  // ISO 8601, when the report was made
     std::string title; // default: "KV offload sign-off: <scenario name>"

@@ -11,6 +11,7 @@
 #include "kvbe/scenario/presets.h"
 #include "kvbe/scenario/scenario.h"
 #include "kvbe/trace/trace.h"
+#include "kvbe/ui/results/workload_result.h"
 
 #include <memory>
 #include <optional>
@@ -32,6 +33,9 @@ struct ReportJob {
     std::shared_ptr<const Trace> trace;
     std::string traceFile;
     std::shared_ptr<const Evaluation> eval; // the scenario evaluated (with a trace)
+    // The Workload view's settings the trace is replayed with (none: its defaults, as kvbe-cli
+    // report replays it).
+    std::optional<WorkloadSettings> workload;
     std::optional<PlanSetup> planSetup;
     std::optional<PlanResult> plan;
     std::string planError;
