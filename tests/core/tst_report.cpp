@@ -159,6 +159,13 @@ class TestReport : public QObject {
         QVERIFY(has(risks, "Saturated tier: in the recommended configuration nvme-gen5-mu is "
                            "saturated"));
         QVERIFY(has(risks, "Example prices:"));
+        // Store admission, with the ordinal in words: "2nd", not "2th".
+        r.points[0].storeAfter = 2;
+        r.points[0].lifeIfEveryBlockStored = 1.5;
+        QVERIFY(has(reportRisks(in), "Store admission: a serving stack that stores every block "
+                                     "instead of from the 2nd sighting wears these drives out"));
+        r.points[0].storeAfter = 1;
+        r.points[0].lifeIfEveryBlockStored.reset();
 
         r.points[0].tiers[0].endurance.yearsToRatedEndurance = 6;
         r.points[0].bandwidthBound = false;

@@ -174,8 +174,7 @@ std::vector<std::string> reportRisks(const ReportInputs& in) {
         if (p.lifeIfEveryBlockStored && p.storeAfter > 1)
             risks.push_back("Store admission: a serving stack that stores every block instead of "
                             "from the " +
-                            std::to_string(p.storeAfter) +
-                            "th sighting wears these drives out in " +
+                            sightingText(p.storeAfter) + " wears these drives out in " +
                             formatLife(*p.lifeIfEveryBlockStored) + ".");
     }
     if (in.plan) {

@@ -114,14 +114,7 @@ std::string replaySettingsSentence(const ReplayConfig& c, Admission rule) {
     }
     s += "; " + std::string(toString(c.policy)) + ", " + std::string(toString(c.placement)) + ", " +
          std::string(toString(rule)) + " admission";
-    if (c.storeAfter > 1) {
-        const int k = c.storeAfter;
-        const char* th = k % 10 == 1 && k % 100 != 11   ? "st"
-                         : k % 10 == 2 && k % 100 != 12 ? "nd"
-                         : k % 10 == 3 && k % 100 != 13 ? "rd"
-                                                        : "th";
-        s += "; blocks stored at their " + std::to_string(k) + th + " sighting";
-    }
+    if (c.storeAfter > 1) s += "; blocks stored at their " + sightingText(c.storeAfter);
     s += c.instances > 0 ? "" : "; no queueing";
     s += c.writeQueue ? "; a write queue per tier." : "; writes keep up.";
     return s;
