@@ -309,6 +309,57 @@ class TestCliReport : public QObject {
         QVERIFY(!all.contains(QStringLiteral("page 1 of")));
     }
 
+    // Pages that print whole: poppler reads the PDF without a syntax error, and no word runs
+    // past the right margin (pdftotext's boxes; A4 with 20 mm margins, half a millimetre of
+    // slack). A file's SHA-256 and its path ran 8 mm past it, and an imported file's empty
+    // dashed line drew an empty path that poppler reported as "No current point in closepath".
+    void pagesPrintWhole() {
+        const QString pdf = m_dir.filePath(QStringLiteral("report.pdf"));
+        // And a report whose trace has a long path, so that its SHA-256 line is wider than the
+        // page (64 + 2 + 90 characters of 7 pt mono against 115 that fit).
+        const QString deep = m_dir.filePath(
+            QStringLiteral("a-folder-with-a-long-name-as-traces-often-have/and-another-below-it"));
+        QVERIFY(QDir().mkpath(deep));
+        const QString longTrace = deep + QStringLiteral("/mooncake-conversation.jsonl");
+        QVERIFY(QFile::copy(fixtures() + "/" + m_trace, longTrace));
+        const QString longPdf = m_dir.filePath(QStringLiteral("long.pdf"));
+        const Run r = cliIn(fixtures(), {"report", "--trace", longTrace, "--dram", "0", "--drives",
+                                         "0,1", "--store-after", "1", "--out", longPdf});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString toppm = QStandardPaths::findExecutable(QStringLiteral("pdftoppm"));
+        QVERIFY2(!toppm.isEmpty(), "pdftoppm not found: scripts/install-deps installs it");
+        QTemporaryDir pngs;
+        QProcess p;
+        p.start(toppm, {QStringLiteral("-r"), QStringLiteral("20"), pdf,
+                        pngs.filePath(QStringLiteral("page"))});
+        QVERIFY(p.waitForFinished(120000));
+        const QByteArray warnings = p.readAllStandardError();
+        QVERIFY2(!warnings.contains("Syntax Error"), warnings.constData());
+        // Every word's box within the right margin, in both reports.
+        QString html;
+        for (const QString& file : {pdf, longPdf}) {
+            QProcess box;
+            box.start(QStandardPaths::findExecutable(QStringLiteral("pdftotext")),
+                      {QStringLiteral("-bbox"), file, QStringLiteral("-")});
+            QVERIFY(box.waitForFinished(120000));
+            html += QString::fromUtf8(box.readAllStandardOutput());
+        }
+        QVERIFY(html.contains(QStringLiteral("and-another-below-it")));
+        const double pageWidthPt = 595.276, rightPt = pageWidthPt - (20 - 0.5) / 25.4 * 72;
+        const QRegularExpression word(QStringLiteral(
+            "<word xMin=\"([\\d.]+)\" yMin=\"[\\d.]+\" xMax=\"([\\d.]+)\"[^>]*>([^<]*)<"));
+        int words = 0;
+        for (auto it = word.globalMatch(html); it.hasNext();) {
+            const auto m = it.next();
+            ++words;
+            QVERIFY2(m.captured(2).toDouble() <= rightPt,
+                     qPrintable(QStringLiteral("'%1' ends at %2 pt, past the right margin (%3 pt)")
+                                    .arg(m.captured(3), m.captured(2))
+                                    .arg(rightPt)));
+        }
+        QVERIFY(words > 1000);
+    }
+
     // A scenario whose tier is fitted from measured transfers names the calibration file they
     // came from and the fit: two reads of kvbe-node17.json's nvme tier, (1 MB, 1.1 ms) and
     // (1 GB, 81 ms): B = 999 MB / 79.9 ms = 12.5 GB/s, t_fixed = 1.1 ms − 1 MB / B = 1.02 ms.

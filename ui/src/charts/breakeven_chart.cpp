@@ -171,12 +171,14 @@ void BreakevenChart::drawImplied(double xMin, double xMax, YRange& range) {
                 if (!other) range.add(b);
                 if (t.pStarTokens > 0) mark.append(QPointF(t.pStarTokens, b));
             }
-            line(g + "level",
-                 tr("%1: %2 at %3 GB/s, as its load curve implies")
-                     .arg(o.file, tier)
-                     .arg(t.bandwidthBps.value_or(0) * GB, 0, 'g', 4),
-                 col, 1.5, Qt::DashDotLine, false)
-                ->replace(level);
+            // No bandwidth implied: no line.
+            if (!level.isEmpty())
+                line(g + "level",
+                     tr("%1: %2 at %3 GB/s, as its load curve implies")
+                         .arg(o.file, tier)
+                         .arg(*t.bandwidthBps * GB, 0, 'g', 4),
+                     col, 1.5, Qt::DashDotLine, false)
+                    ->replace(level);
             const QString pText =
                 t.pStarTokens <= 0 ? tr("%1: p* %2 = 0 (every prefix pays)").arg(o.file, tier)
                 : t.paysWithinKnots

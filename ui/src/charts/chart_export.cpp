@@ -5,6 +5,7 @@
 #include "kvbe/ui/widgets/qt_error.h"
 
 #include <QApplication>
+#include <QBuffer>
 #include <QFile>
 #include <QFileInfo>
 #include <QGraphicsScene>
@@ -165,8 +166,10 @@ Status exportPainted(const QString& path, QSize size, int dpi, const QString& ti
         if (!w.write(img))
             return fail(QStringLiteral("cannot write %1: %2").arg(path, w.errorString()));
     } else if (*format == ExportFormat::Svg) {
+        QBuffer buffer;
+        buffer.open(QIODevice::WriteOnly);
         QSvgGenerator svg;
-        svg.setOutputDevice(&out);
+        svg.setOutputDevice(&buffer);
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setResolution(dpi);
@@ -175,6 +178,12 @@ Status exportPainted(const QString& path, QSize size, int dpi, const QString& ti
         if (!p.begin(&svg)) return fail(QStringLiteral("cannot write %1").arg(path));
         paint(p);
         p.end();
+        // A series drawn wholly off the plot is an empty path (d=""): it draws nothing, and a
+        // PDF that draws the SVG (the report) closed it with no current point, which poppler
+        // reports as a syntax error. Left out.
+        QString text = QString::fromUtf8(buffer.data());
+        text.remove(QRegularExpression(QStringLiteral("<path[^>]*\\sd=\"\"[^>]*/>\\s*")));
+        out.write(text.toUtf8());
     } else {
         QPdfWriter pdf(&out);
         // One page of `size` points: at 72 dpi a painter unit is a point, so the scene maps 1:1.

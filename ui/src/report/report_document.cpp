@@ -7,12 +7,15 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QPainter>
+#include <QPalette>
 #include <QPdfWriter>
 #include <QSaveFile>
 #include <QTextBlock>
 #include <QTextCursor>
 #include <QTextDocument>
+#include <QTextLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -41,7 +44,9 @@ QString blocksHtml(const ReportSection& s, int& figureNo, const Figure& figure) 
             break;
         case ReportBlock::Kind::Code:
             // A paragraph a line: Qt's layout keeps an unwrapped paragraph whole, so a long one
-            // would run over a page's end instead of going on to the next page.
+            // would run over a page's end instead of going on to the next page. A line wider
+            // than the page (a file's SHA-256 and its path) wraps (pre-wrap) rather than run
+            // past the right margin.
             for (const QString& line : esc(b.text).split(QLatin1Char('\n')))
                 h += QStringLiteral("<p class=\"code\"><code>%1</code></p>\n").arg(line);
             break;
@@ -84,7 +89,7 @@ const char* kPdfStyle = "body { font-family: 'DejaVu Sans', sans-serif; font-siz
                         "h1 { font-size: 24pt; } h2 { font-size: 15pt; margin-top: 12pt; }"
                         "p.answer { font-size: 11pt; margin: 6pt 0; }"
                         "p.code, code { font-family: 'DejaVu Sans Mono', monospace; "
-                        "font-size: 7pt; white-space: pre; margin: 0; }"
+                        "font-size: 7pt; white-space: pre-wrap; margin: 0; }"
                         "p.caption { font-size: 9pt; } th { background-color: #e8eef2; }";
 
 // The whole document as Qt's rich text: title page, contents (with `pages` where known),
@@ -127,9 +132,45 @@ void placeFigures(QTextDocument& doc, int count) {
 }
 
 // The page each section's heading falls on (from 1; the title page is page 1).
-std::vector<int> sectionPages(QTextDocument& doc) {
+// Where each page starts in the laid-out document: a page ends at the top of the first line
+// that would cross its end, so that no line is split between two pages. Qt's own pagination lets
+// a line's box run past a page's end (a list item's line by several millimetres), and a page
+// drawn at multiples of its height cut that line at its top or bottom (a heading's top, half a
+// line at a page's top). Every block's lines count, tables' cells and figures included.
+std::vector<double> pageStarts(QTextDocument& doc, double pageH) {
+    std::vector<std::pair<double, double>> lines;
+    auto* layout = doc.documentLayout();
+    for (QTextBlock b = doc.begin(); b.isValid(); b = b.next()) {
+        const QTextLayout* tl = b.layout();
+        if (!tl) continue;
+        const double top = layout->blockBoundingRect(b).top();
+        for (int j = 0; j < tl->lineCount(); ++j) {
+            const QTextLine l = tl->lineAt(j);
+            lines.emplace_back(top + l.y(), top + l.y() + l.height());
+        }
+    }
+    const double docH = layout->documentSize().height();
+    std::vector<double> starts = {0};
+    while (starts.back() + pageH < docH) {
+        const double start = starts.back();
+        double end = start + pageH;
+        // A line taller than the page (none in a report) is cut rather than loop.
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (const auto& [t, b] : lines)
+                if (t > start + 1 && t < end - 0.5 && b > end + 0.5) {
+                    end = t;
+                    moved = true;
+                }
+        }
+        starts.push_back(end);
+    }
+    return starts;
+}
+
+// The page (from 1) each section's heading is on, from the page starts.
+std::vector<int> sectionPages(QTextDocument& doc, const std::vector<double>& starts) {
     std::vector<int> pages;
-    const double pageH = doc.pageSize().height();
     bool contents = true; // the first h2 is the contents' own heading
     for (QTextBlock b = doc.begin(); b.isValid(); b = b.next()) {
         if (b.blockFormat().headingLevel() != 2) continue;
@@ -138,7 +179,7 @@ std::vector<int> sectionPages(QTextDocument& doc) {
             continue;
         }
         const double top = doc.documentLayout()->blockBoundingRect(b).top();
-        pages.push_back(int(std::floor(top / pageH)) + 1);
+        pages.push_back(int(std::upper_bound(starts.begin(), starts.end(), top) - starts.begin()));
     }
     return pages;
 }
@@ -161,6 +202,7 @@ Status writeReportPdf(const Report& report, const std::vector<QByteArray>& figur
 
     ReportFigure charts(figures, page.width() * 0.98);
     std::vector<int> pages;
+    std::vector<double> starts;
     std::unique_ptr<QTextDocument> doc;
     // Laid out twice: the contents' page numbers come from the first layout.
     for (int pass = 0; pass < 2; ++pass) {
@@ -172,9 +214,10 @@ Status writeReportPdf(const Report& report, const std::vector<QByteArray>& figur
         placeFigures(*doc, int(figures.size()));
         // Laid out once, whole, with the figures in place (the page size starts the layout).
         doc->setPageSize(page);
-        pages = sectionPages(*doc);
+        starts = pageStarts(*doc, page.height());
+        pages = sectionPages(*doc, starts);
     }
-    const int count = doc->pageCount();
+    const int count = int(starts.size());
     QPainter p;
     if (!p.begin(&pdf)) return fail(QStringLiteral("cannot write %1").arg(path));
     QFont footer(QStringLiteral("DejaVu Sans"));
@@ -182,14 +225,20 @@ Status writeReportPdf(const Report& report, const std::vector<QByteArray>& figur
     for (int i = 0; i < count; ++i) {
         if (i > 0) pdf.newPage();
         p.save();
-        p.setClipRect(QRectF(0, 0, page.width(), page.height()));
-        p.translate(0, -i * page.height());
-        // A line is drawn on every page whose rectangle it meets, and Qt's pagination lets a
-        // line's box run a few device pixels past the page: the rectangle leaves out 2 mm at
-        // either edge, so a line is in the text of its own page only (the clip keeps the rest).
-        const double edge = pdf.resolution() * 2 / 25.4;
-        doc->drawContents(
-            &p, QRectF(0, i * page.height() + edge, page.width(), page.height() - 2 * edge));
+        // The page is the document from its start to the next page's (pageStarts): no line
+        // crosses either, so the clip cuts none.
+        const double top = starts[std::size_t(i)],
+                     bottom = i + 1 < count ? starts[std::size_t(i) + 1]
+                                            : doc->documentLayout()->documentSize().height();
+        p.setClipRect(QRectF(0, 0, page.width(), bottom - top));
+        p.translate(0, -top);
+        QAbstractTextDocumentLayout::PaintContext ctx;
+        // A pixel in from either end: the lines that end at the page's start or begin at its
+        // end are the neighbours', and drawn here (clipped) their text would be in this page's
+        // for a reader that extracts it.
+        ctx.clip = QRectF(0, top + 1, page.width(), bottom - top - 2);
+        ctx.palette.setColor(QPalette::Text, Qt::black);
+        doc->documentLayout()->draw(&p, ctx);
         p.restore();
         if (i == 0) continue; // the title page goes without
         p.setFont(footer);
