@@ -112,7 +112,10 @@ class TestUiPlanPriority : public QObject {
         look.setInterval(5);
         connect(&look, &QTimer::timeout, this, [&] {
             for (const auto& [tid, s] : readThreads()) {
-                if (tid == ui) continue;
+                // Qt's global thread pool ("Thread (pooled)") runs Qt's own work (kvbe starts no
+                // QThreadPool or QtConcurrent job): under the sanitizers on a busy machine one
+                // was seen working at the UI's priority and failed this test.
+                if (tid == ui || s.name == QLatin1String("Thread (pooled)")) continue;
                 const auto was = before.find(tid);
                 if (s.cpuTicks > (was == before.end() ? 0 : was->second.cpuTicks)) workers[tid] = s;
             }
