@@ -124,6 +124,30 @@ class TestReport : public QObject {
                 std::string::npos);
     }
 
+    // Figure 1's caption names the published figures only where the chart draws some: the
+    // default scenario (Llama 3.2 3B on an H100, the py-kvcache study's node) has them; Llama
+    // 3.3 70B on an H200 with FP8 KV has none, and its caption named them.
+    void captionNamesPublishedFiguresOnlyWhereDrawn() {
+        auto caption = [](const Scenario& s) {
+            const Evaluation e = evaluated(s);
+            ReportInputs in;
+            in.eval = &e;
+            in.presets = &presets();
+            for (const auto& b : reportBreakevenSection(in).blocks)
+                if (b.kind == ReportBlock::Kind::Figure && b.chart == "breakeven") return b.text;
+            return std::string();
+        };
+        const std::string named = "and the published figures for this model and GPU";
+        QVERIFY(caption(defaults()).find(named) != std::string::npos);
+        Scenario big = defaults();
+        big.model = "meta-llama/Llama-3.3-70B-Instruct";
+        big.gpu = "h200";
+        big.kvDtype = KvDtype::FP8;
+        const std::string c = caption(big);
+        QVERIFY2(!c.empty() && c.find(named) == std::string::npos, c.c_str());
+        QVERIFY(c.find("with each tier's bandwidth.") != std::string::npos);
+    }
+
     // Risks: drives worn out within warranty, a bandwidth-bound tier and example prices, each
     // from its cause; a configuration that wears nothing out and real prices raise none of them.
     void risksFromTheirCauses() {
