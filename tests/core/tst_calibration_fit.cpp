@@ -69,6 +69,24 @@ class TestCalibrationFit : public QObject {
         QVERIFY(fit->breakevenPrefix.at("nvme").has_value());
     }
 
+    // Hits whose times do not grow with the prefix give no bandwidth: the nominal tier's is
+    // used, and the fit names the tier in bandwidthNominal so that no reader shows it as fitted.
+    void aBandwidthNoHitGaveIsNamed() {
+        const CostInputs truth = h100Inputs("meta-llama/Llama-3.2-3B", 0.42);
+        const auto model = *CostModel::create(truth);
+        Calibration c;
+        for (double n : {1024.0, 4096.0, 16384.0})
+            c.prefill.push_back({n, model.tMiss(n)});
+        // The same hit time at every prefix: the load is lost in it.
+        for (double n : {4096.0, 16384.0, 65536.0})
+            c.hits.push_back({n, n / 2, "dram", model.tMiss(n / 2) + 0.004});
+        const std::vector<TierPath> nominal = {TierPath{"dram", 55e9, 0.002}};
+        auto fit = fitCalibration(c, truth, nominal, FitOptions{false, false});
+        QVERIFY2(fit.ok(), fit.ok() ? "" : fit.message().c_str());
+        QCOMPARE(fit->bandwidthNominal, std::set<std::string>{"dram"});
+        QCOMPARE(fit->params.tiers.at("dram").bandwidthBps, 55e9);
+    }
+
     // One model's fit states the per-layer form for tiers fitted from hits: t_layer = t_fixed /
     // 28 on Llama 3.2 3B (every layer holds KV), t0 = 0. A tier known only from its transfers
     // keeps a constant fixed cost (a drive's latency is no per-layer cost). adoptFit carries the
@@ -89,6 +107,7 @@ class TestCalibrationFit : public QObject {
         QVERIFY(fit->fixedCostForm == FixedCostForm::PerLayer);
         QCOMPARE(fit->fixedCostWhy, std::string(kOneModelFixedCostForm));
         QCOMPARE(fit->fixedFromHits, std::set<std::string>{"nvme"});
+        QVERIFY(fit->bandwidthNominal.empty()); // nvme's from its hits, dram's from transfers
         const auto& nvme = fit->params.tiers.at("nvme");
         QVERIFY2(std::abs(nvme.tFixedS - 0.0056) < 1e-6, qPrintable(QString::number(nvme.tFixedS)));
         QCOMPARE(nvme.layers, 28);

@@ -182,7 +182,8 @@ struct TierEstimate {
     std::optional<double> bandwidth;
     std::optional<double> tFixed;
     double amplification = 1;
-    bool fixedFromHits = false; // t_fixed came from hits, so it holds the per-layer loads
+    bool fixedFromHits = false;    // t_fixed came from hits, so it holds the per-layer loads
+    bool bandwidthNominal = false; // the bandwidth is the nominal tier's, not measured
 };
 
 // From the tier's transfer samples: a line through two or more reads, else the read rate given.
@@ -245,7 +246,10 @@ bool solveFromHitLine(const std::string& name, const std::vector<HitRow>& rows, 
 bool fixedCostAtBandwidth(const std::string& name, const std::vector<HitRow>& rows,
                           const TierPath* nominal, TierEstimate& e,
                           std::vector<std::string>& notes) {
-    if (!e.bandwidth && nominal) e.bandwidth = nominal->bandwidthBps;
+    if (!e.bandwidth && nominal) {
+        e.bandwidth = nominal->bandwidthBps;
+        e.bandwidthNominal = true;
+    }
     if (!e.bandwidth) {
         notes.push_back("tier '" + name + "': one prefix size and no bandwidth known; not fitted");
         return false;
@@ -312,7 +316,9 @@ void fitTier(const Calibration& c, const std::string& name,
             return;
         }
         e.bandwidth = nominal->bandwidthBps;
+        e.bandwidthNominal = true;
     }
+    if (e.bandwidthNominal) out.bandwidthNominal.insert(name);
     if (!e.tFixed) e.tFixed = nominal ? model.tFixed(*nominal) : 0.0;
     FittedTier fitted{*e.bandwidth, *e.tFixed, e.amplification};
     if (e.fixedFromHits) {

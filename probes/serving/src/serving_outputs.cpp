@@ -215,7 +215,12 @@ probes::TextTable fitTable(const ServingSettings& s, const SweepFit& f, const Sw
             {"gpu p*", f.gpuPStar ? probes::fixedDecimals(*f.gpuPStar, 0) + " tokens" : "never"});
     }
     for (const auto& [tier, o] : f.offload) {
-        const std::string why = unmeasurable(d, f, tier);
+        // A bandwidth no hit gave is the scenario's, not a measurement: said, not printed as one.
+        const std::string why = f.fit.bandwidthNominal.count(tier)
+                                    ? "not fitted (the hits gave none); the scenario's " +
+                                          probes::fixedDecimals(o.fitted->bandwidthBps / 1e9, 1) +
+                                          " GB/s is used"
+                                    : unmeasurable(d, f, tier);
         t.rows.push_back(
             {tier + " bandwidth",
              why.empty() ? probes::fixedDecimals(o.fitted->bandwidthBps / 1e9, 3) + " GB/s" : why});

@@ -58,6 +58,9 @@ struct FitResult {
     std::optional<FixedCostForm> fixedCostForm;
     std::string fixedCostWhy;
     std::set<std::string> fixedFromHits;
+    // Tiers whose bandwidth no transfer or hit gave: the nominal tier's is used (and said where
+    // a reader prints the bandwidth, not shown as fitted).
+    std::set<std::string> bandwidthNominal;
 };
 
 // `base` gives the model, FLOP model, GPU peak and TP (its utilisation is the starting point);
