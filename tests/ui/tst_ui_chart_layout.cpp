@@ -92,6 +92,37 @@ double contrastRatio(const QColor& a, const QColor& b) {
     return (std::max(x, y) + 0.05) / (std::min(x, y) + 0.05);
 }
 
+// Labels crowded at one point, more than the plot has room for: the last of them (rightmost)
+// names what a sentence under the chart names, at priority 1; one more is too wide for the plot
+// whole and has a brief form.
+class CrowdChart : public ChartView {
+  public:
+    using ChartView::ChartView;
+    QString csv() const override { return {}; }
+    QString hoverText(QPointF) const override { return {}; }
+
+  protected:
+    void refill() override {
+        setAxes(false, QStringLiteral("Load S"), QStringLiteral("TTFT (s)"), false);
+        setTitles(QStringLiteral("Crowd"), QString());
+        beginRefill();
+        line(QStringLiteral("curve"), QStringLiteral("curve"), Qt::black)
+            ->replace(QList<QPointF>{{0, 0}, {2, 2}});
+        for (int i = 0; i < 12; ++i)
+            label(QStringLiteral("crowd/%1").arg(i),
+                  QStringLiteral("always, breakeven, rule %1: S = 1.%2").arg(i).arg(i),
+                  QPointF(1 + 0.001 * i, 1), Qt::darkGreen, Qt::Alignment());
+        label(QStringLiteral("named"),
+              QStringLiteral("gpu-only, optimal: S = 1.013, 1.00× GPU-only"), QPointF(1.013, 1),
+              Qt::darkBlue, Qt::Alignment(), QStringLiteral("optimal: S = 1.013"), 1);
+        label(QStringLiteral("wide"),
+              QString(QStringLiteral("too wide for the plot ")).repeated(12), QPointF(0.3, 1.7),
+              Qt::darkRed, Qt::Alignment(), QStringLiteral("brief"), 2);
+        endRefill();
+        setHomeRange(0, 2, 0, 2);
+    }
+};
+
 } // namespace
 
 class TestUiChartLayout : public QObject {
@@ -204,6 +235,26 @@ class TestUiChartLayout : public QObject {
                 }
             QVERIFY2(labels > 0, key);
         }
+    }
+
+    // Where room runs out, the label of the higher priority is placed and the others yield;
+    // one too wide whole shows its brief form.
+    void crowdedLabelsShowTheNamedOnesFirst() {
+        auto w = makeWindow();
+        CrowdChart c;
+        c.resize(420, 300);
+        c.show();
+        c.setResults(explorerOf(w.get())->result(), {});
+        QVERIFY(QTest::qWaitForWindowExposed(&c));
+        QCoreApplication::processEvents();
+        QVERIFY2(c.labelShown(QStringLiteral("named")), "the named label yielded to the crowd");
+        int hidden = 0;
+        for (int i = 0; i < 12; ++i)
+            hidden += !c.labelShown(QStringLiteral("crowd/%1").arg(i));
+        QVERIFY2(hidden > 0, "the chart has room for every label: no crowd to test");
+        QCOMPARE(c.labelShownText(QStringLiteral("wide")), QStringLiteral("brief"));
+        QCOMPARE(c.labelShownText(QStringLiteral("named")),
+                 QStringLiteral("gpu-only, optimal: S = 1.013, 1.00× GPU-only"));
     }
 };
 

@@ -271,8 +271,13 @@ void SloCapacityChart::refill() {
             text += tr(" (the search's bound)");
         else if (gpuLoad > 0 && rules.front() != QLatin1String("gpu-only"))
             text += tr(", %1× GPU-only").arg(S / gpuLoad, 0, 'f', 2);
+        // The rules the sentence under the chart names (GPU-only and optimal) place first, and
+        // a crowded label falls back to its rules and load alone.
+        const bool named =
+            rules.contains(QStringLiteral("gpu-only")) || rules.contains(QStringLiteral("optimal"));
         label(QStringLiteral("held/%1").arg(i), text, QPointF(S, h->statistic),
-              ruleColor(rules.back()), Qt::Alignment());
+              ruleColor(rules.back()), Qt::Alignment(),
+              tr("%1: %2").arg(rules.join(QStringLiteral(", ")), loadText(S)), named ? 1 : 0);
     }
     // The trace's own rate, where the servers sentence below the chart counts.
     if (lo <= 1 && 1 <= hi) {

@@ -170,9 +170,13 @@ void ChartView::layoutOverlays() {
         }
     }
     // Labels without a fixed side take the first place around their point that is free of
-    // other labels and markers, left to right, so neighbours of similar size stay readable.
-    std::sort(automatic.begin(), automatic.end(),
-              [](const auto& a, const auto& b) { return a.first.x() < b.first.x(); });
+    // other labels and markers: those of a higher priority first, then left to right, so
+    // neighbours of similar size stay readable.
+    std::sort(automatic.begin(), automatic.end(), [](const auto& a, const auto& b) {
+        if (a.second->priority != b.second->priority)
+            return a.second->priority > b.second->priority;
+        return a.first.x() < b.first.x();
+    });
     static const Qt::Alignment around[] = {
         Qt::AlignHCenter | Qt::AlignTop,   Qt::AlignHCenter | Qt::AlignBottom,
         Qt::AlignRight | Qt::AlignVCenter, Qt::AlignLeft | Qt::AlignVCenter,
@@ -187,27 +191,26 @@ void ChartView::layoutOverlays() {
             return other.first != own && distance(r, other.first) < d;
         });
     };
-    for (auto& [p, l] : automatic) {
-        const QSizeF size = l->item->boundingRect().size();
-        std::optional<QRectF> best;
-        double gap = 15;
+    const auto findAround = [&](QPointF p, QSizeF size, double& gap) -> std::optional<QRectF> {
         // Where no curve is, if any place is; else where only curves are.
-        for (const bool avoidCurves : {true, false}) {
-            for (const double g : {15.0, 32.0, 52.0, 75.0}) {
+        for (const bool avoidCurves : {true, false})
+            for (const double g : {15.0, 32.0, 52.0, 75.0})
                 for (Qt::Alignment a : around) {
                     const QRectF r = placed(p, size, a, g);
                     if (plot.contains(r) && isFree(r) && nearestIsOwn(r, p) &&
                         (!avoidCurves || clearOfCurves(r))) {
-                        best = r;
-                        break;
+                        gap = g;
+                        return r;
                     }
                 }
-                if (best) {
-                    gap = g;
-                    break;
-                }
-            }
-            if (best) break;
+        return std::nullopt;
+    };
+    for (auto& [p, l] : automatic) {
+        double gap = 15;
+        std::optional<QRectF> best = findAround(p, l->item->boundingRect().size(), gap);
+        if (!best && !l->brief.isEmpty()) {
+            l->item->setText(l->brief);
+            best = findAround(p, l->item->boundingRect().size(), gap);
         }
         if (!best) {
             l->item->setVisible(false);

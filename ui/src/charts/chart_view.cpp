@@ -357,7 +357,7 @@ QAreaSeries* ChartView::area(const QString& key, const QString& name, QColor col
 }
 
 void ChartView::label(const QString& key, const QString& text, QPointF value, QColor color,
-                      Qt::Alignment align, const QString& brief) {
+                      Qt::Alignment align, const QString& brief, int priority) {
     m_touchedLabels.insert(key);
     auto it = m_labels.find(key);
     if (it == m_labels.end()) {
@@ -382,6 +382,7 @@ void ChartView::label(const QString& key, const QString& text, QPointF value, QC
     static_cast<LabelItem*>(it->item)->backdrop = backdrop;
     it->value = value;
     it->align = align;
+    it->priority = priority;
 }
 
 void ChartView::endRefill() {
@@ -511,6 +512,15 @@ QStringList ChartView::seriesKeys() const {
 QString ChartView::labelText(const QString& key) const {
     auto it = m_labels.find(key);
     return it == m_labels.end() ? QString() : it->text;
+}
+
+bool ChartView::labelShown(const QString& key) const {
+    auto it = m_labels.find(key);
+    return it != m_labels.end() && it->item->isVisible();
+}
+
+QString ChartView::labelShownText(const QString& key) const {
+    return labelShown(key) ? m_labels.find(key)->item->text() : QString();
 }
 
 void ChartView::copyStateFrom(const ChartView& other) {

@@ -85,6 +85,10 @@ class ChartView : public QChartView {
     void setSeriesHidden(const QString& key, bool hidden);
     bool isSeriesHidden(const QString& key) const;
     QString labelText(const QString& key) const;
+    // Whether the label is on the chart now (placed, not hidden for want of room), and its text
+    // as shown (its brief form where the whole did not fit).
+    bool labelShown(const QString& key) const;
+    QString labelShownText(const QString& key) const;
 
     // Copies what the user did to this chart (hidden series, zoom, axes, style) onto another
     // of the same kind, so an export renders what is on screen at any size.
@@ -110,8 +114,11 @@ class ChartView : public QChartView {
     // A text pinned to a data point; hidden when the point leaves the plot. With no alignment
     // it takes a free place around the point. Where it would cover another label or the legend
     // it moves, then shows `brief` where given, else hides (the legend and hover name it).
+    // Labels of a higher `priority` take their places first, so that where room runs out the
+    // ones a sentence under the chart names are the ones shown.
     void label(const QString& key, const QString& text, QPointF value, QColor color,
-               Qt::Alignment align = Qt::AlignRight | Qt::AlignTop, const QString& brief = {});
+               Qt::Alignment align = Qt::AlignRight | Qt::AlignTop, const QString& brief = {},
+               int priority = 0);
 
     // Published figures (resources/published/): one scatter per chart in a style of their own
     // (amber diamonds with a dark rim, not a tier's colour, not a measured point's disc), under
@@ -173,6 +180,7 @@ class ChartView : public QChartView {
         QString text, brief;                 // its whole text, and a short form for little room
         QPointF value;
         Qt::Alignment align;
+        int priority = 0;
     };
     void registerSeries(const QString& key, QAbstractSeries* s, bool inLegend, bool secondaryY);
     void attach(QAbstractSeries* s, bool secondaryY);

@@ -1,0 +1,218 @@
+// kvbe-cli trace plan on a fleet (--servers N --router NAME): a GPU cache on every server behind
+// the router, each tier on every node, its sizes a node's and its costs every node's. Each
+// configuration's figures are those trace replay gives for the same fleet, and its costs are
+// the prices times the nodes, worked out here.
+#include "cli_run.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+#include <cmath>
+
+namespace {
+
+using Run = kvbe::test::CliRun;
+Run cli(const QStringList& args) {
+    return kvbe::test::runCli(args);
+}
+QString conversation() {
+    return QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl");
+}
+QJsonObject json(const Run& r) {
+    return QJsonDocument::fromJson(r.out).object();
+}
+bool close(double a, double b, double rel = 1e-9) {
+    return std::abs(a - b) <= rel * std::max(1.0, std::abs(b));
+}
+
+// 4 servers, 2 a node, behind SGLang's cache-aware router; a small grid.
+const QStringList kFleet = {"--servers", "4", "--router", "sglang", "--node-servers", "2"};
+const QStringList kGrid = {"--dram",  "0,256GiB",  "--drives",      "0,2",
+                           "--drive", "nvme-gen5", "--store-after", "1"};
+
+// One CSV line's fields (a field in quotes may hold commas; "" is a quote).
+QStringList csvFields(const QString& line) {
+    QStringList out;
+    QString f;
+    bool quoted = false;
+    for (int i = 0; i < line.size(); ++i) {
+        const QChar c = line[i];
+        if (quoted) {
+            if (c == QLatin1Char('"') && i + 1 < line.size() && line[i + 1] == QLatin1Char('"'))
+                f += c, ++i;
+            else if (c == QLatin1Char('"'))
+                quoted = false;
+            else
+                f += c;
+        } else if (c == QLatin1Char('"')) {
+            quoted = true;
+        } else if (c == QLatin1Char(',')) {
+            out << f;
+            f.clear();
+        } else {
+            f += c;
+        }
+    }
+    out << f;
+    return out;
+}
+
+// The plan's configurations by their CSV columns.
+struct PlanRow {
+    double dramBytes = 0, capexUsd = 0, ttftMeanS = 0, hits = 0;
+    QString drive;
+    int drives = 0;
+};
+QList<PlanRow> planRows(const QByteArray& csv) {
+    const QStringList lines = QString::fromUtf8(csv).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QList<PlanRow> out;
+    if (lines.isEmpty()) return out;
+    const QStringList h = csvFields(lines.front());
+    for (int i = 1; i < lines.size(); ++i) {
+        const QStringList f = csvFields(lines[i]);
+        if (f.size() != h.size()) continue;
+        auto col = [&](const char* name) { return f[h.indexOf(QLatin1String(name))]; };
+        PlanRow r;
+        r.dramBytes = col("dram_bytes").toDouble();
+        r.drive = col("drive");
+        r.drives = col("drives").toInt();
+        r.capexUsd = col("capex_usd").toDouble();
+        r.ttftMeanS = col("ttft_mean_s").toDouble();
+        r.hits = col("hits_token_weighted").toDouble();
+        out << r;
+    }
+    return out;
+}
+
+// trace replay of the same fleet with the tiers given: its hit ratio over every tier and its
+// optimal rule's mean TTFT (the plan's default rule).
+std::pair<double, double> replayed(const QStringList& tiers) {
+    const auto r = cli(QStringList{"trace", "replay", conversation()} + kFleet + tiers +
+                       QStringList{"--output", "json"});
+    if (r.exitCode != 0) return {-1, -1};
+    const auto o = json(r);
+    double mean = -1;
+    for (const auto& v : o["rules"].toArray())
+        if (v.toObject()["rule"].toString() == QLatin1String("optimal"))
+            mean = v.toObject()["ttft_s"].toObject()["mean"].toDouble();
+    return {o["hits_any_tier"].toObject()["token_weighted"].toDouble(), mean};
+}
+
+void expectBadInput(const QStringList& args, const QString& says) {
+    const auto r = cli(QStringList{"trace", "plan", conversation()} + args);
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.out.isEmpty(), r.out.constData());
+    QVERIFY2(QString::fromUtf8(r.err).contains(says), r.err.constData());
+}
+
+} // namespace
+
+class TestCliTracePlanFleet : public QObject {
+    Q_OBJECT
+  private slots:
+    // Each configuration replays the fleet: its hits and TTFT are trace replay's for the same
+    // servers, router and tier; its DRAM and drives are a node's, bought for both nodes.
+    void eachConfigurationIsTheFleetsReplay() {
+        const auto csv = cli(QStringList{"trace", "plan", conversation()} + kFleet + kGrid +
+                             QStringList{"--output", "csv"});
+        QCOMPARE(csv.exitCode, 0);
+        const auto rows = planRows(csv.out);
+        QCOMPARE(rows.size(), 4); // GPU-only, DRAM, drives, both
+        const auto js = cli(QStringList{"trace", "plan", conversation()} + kFleet + kGrid +
+                            QStringList{"--output", "json"});
+        QCOMPARE(js.exitCode, 0);
+        const auto o = json(js);
+        const auto fleet = o["fleet"].toObject();
+        QCOMPARE(fleet["servers"].toInt(), 4);
+        QCOMPARE(fleet["nodes"].toInt(), 2);
+        QCOMPARE(fleet["node_servers"].toInt(), 2);
+        QCOMPARE(fleet["router"].toString(), QStringLiteral("sglang"));
+        // A fleet's plan is not sampled, and says so.
+        QCOMPARE(o["mode"].toString(), QStringLiteral("exact"));
+        QVERIFY2(o["sampling"].toObject()["reason"].toString().contains(
+                     QStringLiteral("a fleet's plan is not sampled")),
+                 js.out.constData());
+        const double perGiB = o["prices"].toObject()["dram_usd_per_GiB"].toDouble();
+        const double perDrive =
+            o["prices"].toObject()["drive_usd"].toObject()["nvme-gen5"].toDouble();
+        QVERIFY(perGiB > 0 && perDrive > 0);
+
+        const auto [gpuHits, gpuMean] = replayed({"--tier", "dram-pcie5=0"});
+        const auto [dramHits, dramMean] = replayed({"--tier", "dram-pcie5=256GiB"});
+        QVERIFY(gpuMean > 0 && dramMean > 0);
+        int seen = 0;
+        for (const PlanRow& r : rows) {
+            const double nodes = 2;
+            const double expected =
+                r.dramBytes / double(1ull << 30) * perGiB * nodes + r.drives * perDrive * nodes;
+            QVERIFY2(close(r.capexUsd, expected, 1e-6),
+                     qPrintable(QStringLiteral("%1 GiB, %2 drives: $%3, expected $%4")
+                                    .arg(r.dramBytes / double(1ull << 30))
+                                    .arg(r.drives)
+                                    .arg(r.capexUsd)
+                                    .arg(expected)));
+            if (r.drives == 0 && r.dramBytes == 0) {
+                QVERIFY(close(r.hits, gpuHits, 1e-5));
+                QVERIFY(close(r.ttftMeanS, gpuMean, 1e-6));
+                ++seen;
+            } else if (r.drives == 0) {
+                QCOMPARE(r.dramBytes, 256.0 * double(1ull << 30));
+                QVERIFY(close(r.hits, dramHits, 1e-5));
+                QVERIFY(close(r.ttftMeanS, dramMean, 1e-6));
+                ++seen;
+            }
+        }
+        QCOMPARE(seen, 2);
+        // The router's cache per server moves the hit ratio: the same grid on servers that
+        // share one cache gives another.
+        const auto shared = cli(QStringList{"trace", "plan", conversation(), "--servers", "4",
+                                            "--output", "csv"} +
+                                kGrid);
+        QCOMPARE(shared.exitCode, 0);
+        const auto sharedRows = planRows(shared.out);
+        QCOMPARE(sharedRows.size(), 4);
+        QVERIFY(std::abs(sharedRows.front().hits - rows.front().hits) > 1e-3);
+    }
+
+    // The table names the fleet, and where the tiers are.
+    void theTableNamesTheFleet() {
+        const auto r = cli(QStringList{"trace", "plan", conversation()} + kFleet + kGrid);
+        QCOMPARE(r.exitCode, 0);
+        const QString out = QString::fromUtf8(r.out);
+        QVERIFY2(out.contains(QStringLiteral("fleet     4 servers on 2 nodes (2 a node) behind "
+                                             "sglang, a GPU cache each: every DRAM size and "
+                                             "drive count is a node's, every cost is for the 2 "
+                                             "nodes")),
+                 r.out.constData());
+        const auto shared = cli(QStringList{"trace", "plan", conversation(), "--servers", "4"} +
+                                kGrid);
+        QVERIFY2(QString::fromUtf8(shared.out)
+                     .contains(QStringLiteral("fleet     4 servers sharing one GPU cache")),
+                 shared.out.constData());
+    }
+
+    void badInputIsOneSentence_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("router without servers")
+            << QStringList{"--router", "sglang"}
+            << "--router: expected a fleet to route to, --servers 2 or more";
+        QTest::newRow("fleet without a router")
+            << QStringList{"--servers", "4", "--node-servers", "2"}
+            << "--node-servers and --pooled shape a fleet: name its router (--router)";
+        QTest::newRow("compare") << QStringList{"--servers", "4", "--router", "compare"}
+                                 << "--router compare: a plan takes one router";
+        QTest::newRow("pooled") << QStringList{"--servers", "4", "--router", "sglang",
+                                               "--pooled", "dram-pcie5"}
+                                << "a pooled tier and the network links to it are not priced";
+    }
+    void badInputIsOneSentence() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, says);
+        expectBadInput(args + kGrid, says);
+    }
+};
+
+QTEST_MAIN(TestCliTracePlanFleet)
+#include "tst_cli_trace_plan_fleet.moc"
