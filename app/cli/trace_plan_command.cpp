@@ -259,7 +259,18 @@ ExitCode runPlan(const TraceOptions& o, const PlanOptions& p) {
     if (!p.emitFile.empty() && !p.emit)
         return fail("--emit-file: give --emit vllm, lmcache or pykvcache too");
     if (auto ok = checkShardOptions(p); !ok) return fail(ok.message());
-    const PlanRequest req = planRequest(o, p.flags);
+    // With --router, the servers are a fleet, as in trace capacity: a GPU cache each, each tier
+    // on every node.
+    TraceOptions fleet = o;
+    fleet.replay.fleet = !o.replay.router.empty();
+    if (o.replay.router == "compare")
+        return fail("--router compare: a plan takes one router; compare them with trace replay "
+                    "--router compare");
+    if (fleet.replay.fleet && o.replay.instances < 2)
+        return fail("--router: expected a fleet to route to, --servers 2 or more");
+    if (!fleet.replay.fleet && (o.replay.nodeServers > 1 || !o.replay.pooled.empty()))
+        return fail("--node-servers and --pooled shape a fleet: name its router (--router)");
+    const PlanRequest req = planRequest(fleet, p.flags);
     // The limits and the grid are checked before the trace is read.
     if (auto ok = checkPlanRequest(req); !ok) return fail(flagMessage(ok.error()));
     auto ro = readOptions(o);
@@ -326,7 +337,11 @@ void addTracePlanCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o
     addWriteBufferOption(plan, *o, "As for trace replay (default 8GiB)");
     addWriteQueueFlag(plan, *o, "Writes always keep up");
     addLoadOptions(plan, *o);
-    addInstancesOption(plan, *o, "Prefill servers (default 0: no queueing)");
+    addInstancesOption(plan, *o,
+                       "Prefill servers (default 0: no queueing); with --router a fleet, a GPU "
+                       "cache each and every tier on each node, its sizes a node's and its costs "
+                       "every node's");
+    addFleetOptions(plan, *o);
     addAdmissionOption(plan, *o, "The rule the plan's TTFT is taken under");
     addPlanOptions(plan, *p, o->errors);
     auto* merge = plan->add_subcommand(

@@ -166,9 +166,9 @@ class TestCliTracePlanFleet : public QObject {
         QCOMPARE(seen, 2);
         // The router's cache per server moves the hit ratio: the same grid on servers that
         // share one cache gives another.
-        const auto shared = cli(QStringList{"trace", "plan", conversation(), "--servers", "4",
-                                            "--output", "csv"} +
-                                kGrid);
+        const auto shared =
+            cli(QStringList{"trace", "plan", conversation(), "--servers", "4", "--output", "csv"} +
+                kGrid);
         QCOMPARE(shared.exitCode, 0);
         const auto sharedRows = planRows(shared.out);
         QCOMPARE(sharedRows.size(), 4);
@@ -185,8 +185,8 @@ class TestCliTracePlanFleet : public QObject {
                                              "drive count is a node's, every cost is for the 2 "
                                              "nodes")),
                  r.out.constData());
-        const auto shared = cli(QStringList{"trace", "plan", conversation(), "--servers", "4"} +
-                                kGrid);
+        const auto shared =
+            cli(QStringList{"trace", "plan", conversation(), "--servers", "4"} + kGrid);
         QVERIFY2(QString::fromUtf8(shared.out)
                      .contains(QStringLiteral("fleet     4 servers sharing one GPU cache")),
                  shared.out.constData());
@@ -203,8 +203,8 @@ class TestCliTracePlanFleet : public QObject {
             << "--node-servers and --pooled shape a fleet: name its router (--router)";
         QTest::newRow("compare") << QStringList{"--servers", "4", "--router", "compare"}
                                  << "--router compare: a plan takes one router";
-        QTest::newRow("pooled") << QStringList{"--servers", "4", "--router", "sglang",
-                                               "--pooled", "dram-pcie5"}
+        QTest::newRow("pooled") << QStringList{"--servers", "4",        "--router",
+                                               "sglang",    "--pooled", "dram-pcie5"}
                                 << "a pooled tier and the network links to it are not priced";
     }
     void badInputIsOneSentence() {

@@ -86,6 +86,11 @@ RequestStatus checkSetup(const PlanSetup& s) {
     for (auto b : s.grid.dramBytes)
         if (!(b >= 0) || !std::isfinite(b))
             return RequestError{RequestField::DramSizes, "DRAM sizes: expected 0 or more bytes"};
+    if (s.base.isFleet() && std::find(s.base.fleet.pooled.begin(), s.base.fleet.pooled.end(),
+                                      true) != s.base.fleet.pooled.end())
+        return RequestError{RequestField::None,
+                            "a fleet's plan buys its tiers for every node; a pooled tier and the "
+                            "network links to it are not priced: leave out --pooled"};
     return Ok{};
 }
 
@@ -114,6 +119,16 @@ std::vector<Job> gridJobs(const PlanSetup& s, const PlanGrid& g, std::size_t fir
     }
     return jobs;
 }
+
+} // namespace
+
+int planNodes(const PlanSetup& s) {
+    if (!s.base.isFleet()) return 1;
+    const int perNode = std::max(1, s.base.fleet.nodeServers);
+    return (s.base.instances + perNode - 1) / perNode;
+}
+
+namespace {
 
 // scaled: as a sample replays it (fast mode); otherwise the configuration itself.
 ReplayConfig pointConfig(const PlanSetup& s, const PlanPoint& p, bool scaled = true) {
@@ -185,11 +200,13 @@ void driveNeeds(const PlanSetup& s, const ReplayResult& r, PlanPoint& p) {
     if (!d) return;
     const TierReport t =
         unsampled(s, r.tiers.back(), pointConfig(s, p, false).tiers.back().capacityBytes);
+    // In a fleet each node's drives take their node's share: the read use is the mean node's
+    // already (each copy's link), the write rates the whole fleet's.
     const double asked = t.readOffered.peakShare * t.readBps;
     p.askedReadBps = asked;
-    p.writeRateMaxBps = t.writeRateMax;
+    p.writeRateMaxBps = t.writeRateMax / std::max<double>(1, t.copies);
     p.drivesForBandwidth =
-        std::max(drivesFor(asked, d->path.bandwidthBps), drivesFor(t.writeRateMax, d->writeBps));
+        std::max(drivesFor(asked, d->path.bandwidthBps), drivesFor(p.writeRateMaxBps, d->writeBps));
     const DriveRating& rating = d->drive;
     const TierEndurance e = tierEndurance(t, rating, fullSpanS(s, r));
     if (rating.rated() && e.bytesStoredPerDay)
@@ -216,8 +233,12 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
                                            *pt.endurance.yearsToRatedEndurance);
         p.tiers.push_back(std::move(pt));
     }
-    if (p.dramBytes > 0) p.dramUsd = p.dramBytes / double(1ull << 30) * s.prices.dramPerGiB->usd;
-    if (p.drives > 0) p.drivesUsd = static_cast<double>(p.drives) * s.prices.drive.at(p.drive).usd;
+    // A fleet's tiers are on every node: a node's sizes, bought for each.
+    const double nodes = planNodes(s);
+    if (p.dramBytes > 0)
+        p.dramUsd = p.dramBytes / double(1ull << 30) * s.prices.dramPerGiB->usd * nodes;
+    if (p.drives > 0)
+        p.drivesUsd = static_cast<double>(p.drives) * s.prices.drive.at(p.drive).usd * nodes;
     p.capexUsd = p.dramUsd + p.drivesUsd;
     const double span = fullSpanS(s, r);
     const double perDay = span > 0 ? kSecondsPerDay / span : 0;
@@ -357,6 +378,12 @@ RequestResult<PlanResult> planTrace(const PlanSetup& s,
     const auto t0 = std::chrono::steady_clock::now();
     if (auto ok = checkSetup(s); !ok) return ok.error();
     PlanResult res;
+    if (s.base.isFleet()) {
+        res.fleetServers = s.base.instances;
+        res.fleetNodes = planNodes(s);
+        res.fleetRouter =
+            s.base.fleet.router.text.empty() ? "round-robin" : s.base.fleet.router.text;
+    }
 
     // The floor: every prefix hit free on the GPU (unlimited HBM, no offload).
     ReplayConfig floor = s.base;

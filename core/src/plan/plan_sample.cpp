@@ -93,7 +93,13 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
     const std::size_t n = s.trace ? s.trace->size() : 0;
     const SampleChoice choice = chooseSampling(o, n);
     const double rate = choice.rate;
-    const std::string reason = choice.fullText("every configuration replayed in full");
+    // A fleet's router sees each server's load and what it routed; how a sample keeps both is
+    // not measured yet, so a fleet's plan replays every configuration in full.
+    const std::string reason =
+        s.base.isFleet() ? std::string("every configuration replayed in full (a fleet's plan is "
+                                       "not sampled: its router's choices on a sample are not "
+                                       "measured)")
+                         : choice.fullText("every configuration replayed in full");
     auto report = [&o](const PlanProgress& p) {
         if (o.stages) o.stages(p);
     };

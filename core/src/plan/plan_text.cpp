@@ -59,7 +59,11 @@ std::string whySentence(const PlanSetup& s, const PlanResult& res,
     const PlanPoint& r = res.points[*res.recommended];
     const double life = s.limits.lifeYears;
     const double price = s.prices.gpuPerHour.at(s.gpuKey).usd;
-    std::string w = describePlanPoint(r) + ": " + usd(r.capexUsd) + " up front";
+    // A fleet's tiers are on every node: "On each of the 4 nodes, 1 x nvme-gen5: $9,000".
+    std::string w = (r.offload() && res.fleetNodes > 0
+                         ? "On each of the " + std::to_string(res.fleetNodes) + " nodes, "
+                         : "") +
+                    describePlanPoint(r) + ": " + usd(r.capexUsd) + " up front";
     if (r.offload()) {
         if (r.valueFromGpusSaved)
             w += ", holds p99 TTFT within " + formatFixed(*s.limits.sloP99S, 3) + " s on " +

@@ -61,7 +61,9 @@ WorkloadPlan computePlan(WorkloadPtr w, const Presets& presets, const PlanLimits
     }
     PlanRequest req;
     req.replay = workloadRequest(w->settings, w->eval->scenario.tiers.size());
-    req.replay.fleet = false; // the plan's servers share one cache, as kvbe-cli trace plan's
+    // The plan's servers share one cache, as kvbe-cli trace plan's without --router (the
+    // window does not plan a fleet yet).
+    req.replay.fleet = false;
     req.limits = limits;
     req.rule = w->settings.admission;
     auto setup = planSetup(*w->eval, presets, *w->trace, req);

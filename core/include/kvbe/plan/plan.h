@@ -51,7 +51,9 @@ struct PlanPoint;
 // Everything a plan replays with. The GPU's capacity, the eviction policy, the placement, the
 // write queue and the prefill servers come from `base` (its tiers are ignored); each point
 // replays `base` with the DRAM tier at one size and one drive tier at one drive count: n drives
-// striped, n times the capacity and n times one drive's read and write bandwidth.
+// striped, n times the capacity and n times one drive's read and write bandwidth. Where `base`
+// is a fleet (base.isFleet(): a GPU cache per server behind a router), the tiers are on every
+// node: each size and drive count is a node's, and each cost is for every node (planNodes).
 struct PlanSetup {
     const Trace* trace = nullptr;
     const CostModel* cost = nullptr;
@@ -181,6 +183,10 @@ struct PlanResult {
     std::string why;      // why the recommended point beat its neighbours
     std::string unmet;    // when no point meets the limits: which limit fails and by how much
     double floorP99S = 0; // p99 TTFT with every prefix hit free on the GPU: no plan beats it
+    // A fleet plan (PlanSetup::base a fleet): its servers, the nodes its tiers are bought for,
+    // and its router's --router text; 0 and "" otherwise.
+    int fleetServers = 0, fleetNodes = 0;
+    std::string fleetRouter;
     // With a latency limit: the servers were counted, and the fewest GPU-only caching needs.
     bool serversSearched = false;
     std::optional<int> gpuOnlyServers;
@@ -193,6 +199,10 @@ struct PlanResult {
     bool cancelled = false;
     PlanSampling sampling;
 };
+
+// The nodes a plan buys its tiers for: a fleet's (its servers over the servers a node holds,
+// rounded up), else 1.
+int planNodes(const PlanSetup& s);
 
 // Fails with a sentence for limits no configuration could meet (life not above 0, a p99 limit
 // below floorP99S, a negative budget), naming the field (RequestField::Life, SloP99, Budget),
