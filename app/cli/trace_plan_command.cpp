@@ -45,9 +45,10 @@ struct PlanOptions {
     std::string output = "table", emitFile;
     std::optional<ServingStack> emit;
     std::string emitName;
-    std::string servedModel;        // --served-model: model_name of --emit pykvcache
-    std::string shard, out;         // --shard I/N, --out FILE
-    std::vector<std::string> parts; // trace plan merge PART...
+    std::string servedModel;          // --served-model: model_name of --emit pykvcache
+    std::string shard, out;           // --shard I/N, --out FILE
+    std::vector<std::string> parts;   // trace plan merge PART...
+    std::vector<std::string> routers; // --routers: other routers' GPU-only rows
 };
 
 // "3/16": shard 3 of 16.
@@ -99,6 +100,24 @@ Result<std::vector<std::int64_t>> parseCounts(const std::string& text, const cha
     auto v = parseCountList(text, std::int64_t(-1) << 40, std::int64_t(1) << 40);
     if (!v) return Error{"'" + text + "': " + v.message() + " (" + what + ")"};
     return v;
+}
+
+// --routers "round-robin,sglang:cache_threshold=0.5,balance_abs_threshold=32": the routers,
+// a comma before a key=value going on with the router before it.
+std::vector<std::string> routerList(const std::vector<std::string>& items) {
+    std::vector<std::string> out;
+    for (const auto& item : items) {
+        std::stringstream in(item);
+        for (std::string part; std::getline(in, part, ',');) {
+            const bool keyValue =
+                part.find('=') != std::string::npos && part.find(':') == std::string::npos;
+            if (keyValue && !out.empty())
+                out.back() += "," + part;
+            else
+                out.push_back(part);
+        }
+    }
+    return out;
 }
 
 } // namespace
@@ -270,7 +289,11 @@ ExitCode runPlan(const TraceOptions& o, const PlanOptions& p) {
         return fail("--router: expected a fleet to route to, --servers 2 or more");
     if (!fleet.replay.fleet && (o.replay.nodeServers > 1 || !o.replay.pooled.empty()))
         return fail("--node-servers and --pooled shape a fleet: name its router (--router)");
-    const PlanRequest req = planRequest(fleet, p.flags);
+    if (!p.routers.empty() && !fleet.replay.fleet)
+        return fail("--routers: a plan compares routers on a fleet; give --servers N and the "
+                    "fleet's --router");
+    PlanRequest req = planRequest(fleet, p.flags);
+    req.otherRouters = routerList(p.routers);
     // The limits and the grid are checked before the trace is read.
     if (auto ok = checkPlanRequest(req); !ok) return fail(flagMessage(ok.error()));
     auto ro = readOptions(o);
@@ -342,6 +365,10 @@ void addTracePlanCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o
                        "cache each and every tier on each node, its sizes a node's and its costs "
                        "every node's");
     addFleetOptions(plan, *o);
+    plan->add_option("--routers", p->routers,
+                     "Other routers, each a row of GPU-only caching on the same fleet, valued by "
+                     "the GPU-hours it saves against --router's (comma-separated or repeated; "
+                     "all: every router)");
     addAdmissionOption(plan, *o, "The rule the plan's TTFT is taken under");
     addPlanOptions(plan, *p, o->errors);
     auto* merge = plan->add_subcommand(

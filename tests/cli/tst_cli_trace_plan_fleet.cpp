@@ -60,8 +60,8 @@ QStringList csvFields(const QString& line) {
 
 // The plan's configurations by their CSV columns.
 struct PlanRow {
-    double dramBytes = 0, capexUsd = 0, ttftMeanS = 0, hits = 0;
-    QString drive;
+    double dramBytes = 0, capexUsd = 0, ttftMeanS = 0, hits = 0, gpuHours = 0;
+    QString configuration, drive;
     int drives = 0;
 };
 QList<PlanRow> planRows(const QByteArray& csv) {
@@ -80,6 +80,8 @@ QList<PlanRow> planRows(const QByteArray& csv) {
         r.capexUsd = col("capex_usd").toDouble();
         r.ttftMeanS = col("ttft_mean_s").toDouble();
         r.hits = col("hits_token_weighted").toDouble();
+        r.gpuHours = col("gpu_hours_saved_per_day").toDouble();
+        r.configuration = col("configuration");
         out << r;
     }
     return out;
@@ -97,6 +99,23 @@ std::pair<double, double> replayed(const QStringList& tiers) {
         if (v.toObject()["rule"].toString() == QLatin1String("optimal"))
             mean = v.toObject()["ttft_s"].toObject()["mean"].toDouble();
     return {o["hits_any_tier"].toObject()["token_weighted"].toDouble(), mean};
+}
+
+// trace replay of the fleet behind ROUTER with no offload tier: its GPU hit ratio, and its
+// GPU-only caching's GPU-hours saved a day against no caching.
+std::pair<double, double> gpuOnlyBehind(const QString& router) {
+    QStringList fleet = kFleet;
+    fleet[3] = router;
+    const auto r = cli(QStringList{"trace", "replay", conversation()} + fleet +
+                       QStringList{"--tier", "dram-pcie5=0", "--output", "json"});
+    if (r.exitCode != 0) return {-1, -1};
+    const auto o = json(r);
+    double saved = -1;
+    for (const auto& v : o["rules"].toArray())
+        if (v.toObject()["rule"].toString() == QLatin1String("gpu-only"))
+            saved = v.toObject()["gpu_prefill_s_saved"].toDouble();
+    return {o["hits_any_tier"].toObject()["token_weighted"].toDouble(),
+            saved * 86400 / o["duration_s"].toDouble() / 3600};
 }
 
 void expectBadInput(const QStringList& args, const QString& says) {
@@ -173,6 +192,41 @@ class TestCliTracePlanFleet : public QObject {
         const auto sharedRows = planRows(shared.out);
         QCOMPARE(sharedRows.size(), 4);
         QVERIFY(std::abs(sharedRows.front().hits - rows.front().hits) > 1e-3);
+    }
+
+    // --routers: GPU-only caching behind each other router is a row of its own, its hits those of
+    // the fleet behind that router, its value the GPU-hours it saves beyond the fleet's router.
+    void otherRoutersAreRowsOfGpuOnlyCaching() {
+        const auto r = cli(QStringList{"trace", "plan", conversation()} + kFleet + kGrid +
+                           QStringList{"--routers", "round-robin,sglang,llm-d", "--output", "csv"});
+        QCOMPARE(r.exitCode, 0);
+        const auto rows = planRows(r.out);
+        QCOMPARE(rows.size(), 6); // the fleet's own router (sglang) is not repeated
+        const auto [sglangHits, sglangHours] = gpuOnlyBehind(QStringLiteral("sglang"));
+        QVERIFY(sglangHours > 0);
+        int others = 0;
+        for (const PlanRow& row : rows) {
+            if (row.configuration == QLatin1String("GPU-only caching, sglang")) {
+                QVERIFY(close(row.hits, sglangHits, 1e-5));
+                QCOMPARE(row.gpuHours, 0.0);
+            }
+            for (const QString router : {QStringLiteral("round-robin"), QStringLiteral("llm-d")})
+                if (row.configuration == QStringLiteral("GPU-only caching, ") + router) {
+                    const auto [hits, hours] = gpuOnlyBehind(router);
+                    QVERIFY(close(row.hits, hits, 1e-5));
+                    QVERIFY2(close(row.gpuHours, hours - sglangHours, 1e-4),
+                             qPrintable(QStringLiteral("%1: %2 GPU-h/d, expected %3")
+                                            .arg(router)
+                                            .arg(row.gpuHours)
+                                            .arg(hours - sglangHours)));
+                    QCOMPARE(row.capexUsd, 0.0);
+                    ++others;
+                }
+        }
+        QCOMPARE(others, 2);
+        expectBadInput({"--servers", "4", "--routers", "all"},
+                       "--routers: a plan compares routers on a fleet");
+        expectBadInput(kFleet + QStringList{"--routers", "nonesuch"}, "--routers: ");
     }
 
     // The table names the fleet, and where the tiers are.

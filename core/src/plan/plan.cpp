@@ -86,6 +86,10 @@ RequestStatus checkSetup(const PlanSetup& s) {
     for (auto b : s.grid.dramBytes)
         if (!(b >= 0) || !std::isfinite(b))
             return RequestError{RequestField::DramSizes, "DRAM sizes: expected 0 or more bytes"};
+    if (!s.otherRouters.empty() && !s.base.isFleet())
+        return RequestError{RequestField::Router,
+                            "other routers: a plan compares routers on a fleet (--servers 2 or "
+                            "more and --router)"};
     if (s.base.isFleet() && std::find(s.base.fleet.pooled.begin(), s.base.fleet.pooled.end(),
                                       true) != s.base.fleet.pooled.end())
         return RequestError{RequestField::None,
@@ -97,7 +101,18 @@ RequestStatus checkSetup(const PlanSetup& s) {
 // The grid in order: GPU-only caching first, then DRAM size × drive preset × count × K; from
 // the count at index firstCount on only (the drive counts an extension added).
 std::vector<Job> gridJobs(const PlanSetup& s, const PlanGrid& g, std::size_t firstCount = 0) {
+    const std::string router = !s.base.isFleet()                  ? ""
+                               : s.base.fleet.router.text.empty() ? "round-robin"
+                                                                  : s.base.fleet.router.text;
     std::vector<Job> jobs(firstCount == 0 ? 1 : 0);
+    // GPU-only caching behind each other router, after the fleet's own.
+    if (firstCount == 0)
+        for (const auto& other : s.otherRouters) {
+            Job j;
+            j.point.router = other.text;
+            j.point.otherRouter = true;
+            jobs.push_back(std::move(j));
+        }
     for (std::size_t di = 0; di < g.dramBytes.size(); ++di) {
         const double dram = g.dramBytes[di];
         for (int pi = -1; pi < static_cast<int>(s.driveTiers.size()); ++pi) {
@@ -107,6 +122,7 @@ std::vector<Job> gridJobs(const PlanSetup& s, const PlanGrid& g, std::size_t fir
                 if (dram <= 0 && n == 0) continue;  // that is GPU-only caching
                 for (std::size_t ki = 0; ki < g.storeAfter.size(); ++ki) {
                     Job j;
+                    j.point.router = router;
                     j.point.dramBytes = dram;
                     j.point.drive = pi >= 0 ? s.driveTiers[std::size_t(pi)].name : "";
                     j.point.drives = n;
@@ -117,6 +133,7 @@ std::vector<Job> gridJobs(const PlanSetup& s, const PlanGrid& g, std::size_t fir
             }
         }
     }
+    if (firstCount == 0) jobs.front().point.router = router;
     return jobs;
 }
 
@@ -136,6 +153,9 @@ ReplayConfig pointConfig(const PlanSetup& s, const PlanPoint& p, bool scaled = t
     c.tiers.clear();
     c.storeAfter = p.storeAfter;
     c.reportRules = {std::string(toString(s.rule)), "gpu-only"}; // scorePoint reads these two
+    if (p.otherRouter)
+        for (const auto& r : s.otherRouters)
+            if (r.text == p.router) c.fleet.router = r;
     if (p.dramBytes > 0) {
         SimTier t = *s.dram;
         t.capacityBytes = p.dramBytes;
@@ -242,8 +262,9 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
     p.capexUsd = p.dramUsd + p.drivesUsd;
     const double span = fullSpanS(s, r);
     const double perDay = span > 0 ? kSecondsPerDay / span : 0;
-    p.gpuHoursSavedPerDay = (rule.gpuSecondsSaved - gpuOnly.gpuSecondsSaved) * perDay / 3600 *
-                            static_cast<double>(s.gpusPerInstance) / s.sampleRate;
+    const double hours = perDay / 3600 * static_cast<double>(s.gpusPerInstance) / s.sampleRate;
+    p.gpuHoursSavedPerDay = (rule.gpuSecondsSaved - gpuOnly.gpuSecondsSaved) * hours;
+    p.gpuOnlyHoursPerDay = gpuOnly.gpuSecondsSaved * hours;
     const auto sat = tierSaturation(r, toString(s.rule));
     p.bandwidthBound =
         std::any_of(sat.begin(), sat.end(), [](const auto& t) { return t.saturated; });
@@ -365,7 +386,8 @@ PlanGrid defaultPlanGrid() {
 }
 
 std::string describePlanPoint(const PlanPoint& p) {
-    if (!p.offload()) return "GPU-only caching";
+    if (!p.offload())
+        return p.router.empty() ? "GPU-only caching" : "GPU-only caching, " + p.router;
     std::string s;
     if (p.dramBytes > 0) s = plan_detail::gib(p.dramBytes) + " DRAM";
     if (p.drives > 0) s += (s.empty() ? "" : " + ") + std::to_string(p.drives) + " x " + p.drive;

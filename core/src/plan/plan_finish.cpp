@@ -118,6 +118,11 @@ bool neighbours(const PlanGrid& g, const Coord& a, const Coord& b) {
 void finishPlan(const PlanSetup& s, const PlanGrid& grid, std::vector<PlanPoint> points,
                 PlanResult& res) {
     res.points.clear();
+    // Another router's GPU-only caching saves what its GPU hits save beyond the fleet's router's
+    // (points[0], GPU-only caching behind the fleet's router).
+    const double fleetGpuOnly = points.empty() ? 0 : points.front().gpuOnlyHoursPerDay;
+    for (auto& p : points)
+        if (p.otherRouter) p.gpuHoursSavedPerDay = p.gpuOnlyHoursPerDay - fleetGpuOnly;
     for (auto& p : points) {
         // Idempotent: a shard's points (kvbe/plan/plan_shard.h) were finished once already.
         p.fails.clear();

@@ -79,12 +79,14 @@ std::string serversLine(const PlanSetup& s, const PlanResult& r) {
                                  : formatFixed(s.base.rateScale, 3) + " times the trace's load";
     const std::string gpus = std::to_string(s.gpusPerInstance) +
                              (s.gpusPerInstance == 1 ? " GPU" : " GPUs") + " a server";
+    const std::string gpuOnly =
+        r.points.empty() ? std::string("GPU-only caching") : describePlanPoint(r.points.front());
     if (!r.gpuOnlyServers)
-        return "the fewest that hold " + target + " at " + load + " (" + gpus +
-               "); GPU-only caching holds it with no count up to " + std::to_string(s.maxServers) +
+        return "the fewest that hold " + target + " at " + load + " (" + gpus + "); " + gpuOnly +
+               " holds it with no count up to " + std::to_string(s.maxServers) +
                ", so the value is the GPU-hours saved";
-    return "the fewest that hold " + target + " at " + load + " (" + gpus +
-           "): GPU-only caching needs " + std::to_string(*r.gpuOnlyServers) +
+    return "the fewest that hold " + target + " at " + load + " (" + gpus + "): " + gpuOnly +
+           " needs " + std::to_string(*r.gpuOnlyServers) +
            "; the value is the GPUs a configuration saves against that, at the price per GPU-hour";
 }
 
@@ -145,6 +147,8 @@ json planPointJson(const PlanPoint& p) {
         years[t.name] = optionalJson(e.yearsToRatedEndurance);
     }
     return {{"description", describePlanPoint(p)},
+            {"router", p.router.empty() ? json(nullptr) : json(p.router)},
+            {"other_router", p.otherRouter},
             {"capacities_bytes", capacities},
             {"tiers", tiers},
             {"dram_bytes", jsonCount(p.dramBytes)},
@@ -302,9 +306,13 @@ std::string planTable(const PlanReport& x) {
                       " requests over " + formatFixed(r.durationS / 60, 1) + " min; " + x.scenario +
                       "; " + std::string(toString(s.rule)) + " admission\n";
     out += "grid      " + std::to_string(r.points.size()) + " configurations (DRAM sizes x " +
-           "drives x store-after K, and GPU-only caching), " + std::to_string(r.replays) +
-           " replays in " + formatFixed(r.seconds, 1) + " s on " + std::to_string(r.threads) +
-           " thread" + (r.threads == 1 ? "" : "s") + "\n";
+           "drives x store-after K, and GPU-only caching" +
+           (s.otherRouters.empty()
+                ? std::string()
+                : " behind the fleet's router and " + std::to_string(s.otherRouters.size()) +
+                      (s.otherRouters.size() == 1 ? " other" : " others")) +
+           "), " + std::to_string(r.replays) + " replays in " + formatFixed(r.seconds, 1) +
+           " s on " + std::to_string(r.threads) + " thread" + (r.threads == 1 ? "" : "s") + "\n";
     out += "mode      " + samplingLine(r) + "\n";
     out += "limits    " + limitsLine(s.limits) + "\n";
     out += "prices    " + pricesLine(s) + "\n";

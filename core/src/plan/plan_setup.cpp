@@ -102,6 +102,24 @@ RequestResult<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, 
     s.rule = req.rule;
     s.limits = req.limits;
     s.threads = req.threads;
+    // Other routers: each once, the fleet's own left out ("all": every router, defaults).
+    std::vector<std::string> others;
+    for (const auto& r : req.otherRouters)
+        if (r == "all")
+            for (const auto n : routerNames())
+                others.emplace_back(n);
+        else
+            others.push_back(r);
+    for (const auto& text : others) {
+        auto r = parseRouter(text);
+        if (!r) return RequestError{RequestField::Router, "--routers: " + r.message()};
+        const RouterConfig& own = s.base.fleet.router;
+        const std::string ownText = own.text.empty() ? "round-robin" : own.text;
+        const bool same = r->text == ownText ||
+                          std::any_of(s.otherRouters.begin(), s.otherRouters.end(),
+                                      [&](const RouterConfig& o) { return o.text == r->text; });
+        if (!same) s.otherRouters.push_back(std::move(*r));
+    }
     s.gpuKey = e.scenario.gpu.empty() ? "custom" : e.scenario.gpu;
     s.gpusPerInstance = e.scenario.tensorParallel;
     if (req.prices) {

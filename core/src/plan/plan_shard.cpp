@@ -95,7 +95,10 @@ json pointJson(const PlanPoint& p) {
     json tiers = json::array();
     for (const auto& t : p.tiers)
         tiers.push_back(tierJson(t));
-    return {{"dram_bytes", num(p.dramBytes)},
+    return {{"router", p.router},
+            {"other_router", p.otherRouter},
+            {"gpu_only_hours_per_day", num(p.gpuOnlyHoursPerDay)},
+            {"dram_bytes", num(p.dramBytes)},
             {"drive", p.drive},
             {"drives", p.drives},
             {"store_after", p.storeAfter},
@@ -120,6 +123,10 @@ json pointJson(const PlanPoint& p) {
 // The figures a replay gives; finishPlan works out the rest (value, limits, fronts) again.
 PlanPoint pointOf(const json& j) {
     PlanPoint p;
+    p.router = j.value("router", std::string());
+    p.otherRouter = j.value("other_router", false);
+    if (j.contains("gpu_only_hours_per_day"))
+        p.gpuOnlyHoursPerDay = toNum(j.at("gpu_only_hours_per_day"));
     p.dramBytes = toNum(j.at("dram_bytes"));
     p.drive = j.at("drive").get<std::string>();
     p.drives = j.at("drives").get<std::int64_t>();

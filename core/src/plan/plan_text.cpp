@@ -63,11 +63,17 @@ std::string whySentence(const PlanSetup& s, const PlanResult& res,
     std::string w = (r.offload() && res.fleetNodes > 0
                          ? "On each of the " + std::to_string(res.fleetNodes) + " nodes, "
                          : "") +
-                    describePlanPoint(r) + ": " + usd(r.capexUsd) + " up front";
-    if (r.offload()) {
+                    describePlanPoint(r) +
+                    (r.otherRouter ? " (no new hardware: the fleet's servers behind " + r.router +
+                                         " instead of " + res.fleetRouter + ")"
+                                   : "") +
+                    ": " + usd(r.capexUsd) + " up front";
+    // GPU-only caching behind the fleet's router, named as the table names it.
+    const std::string gpuOnlyName = describePlanPoint(res.points.front());
+    if (r.offload() || r.otherRouter) {
         if (r.valueFromGpusSaved)
             w += ", holds p99 TTFT within " + formatFixed(*s.limits.sloP99S, 3) + " s on " +
-                 servers(*r.serversAtSlo) + " where GPU-only caching needs " +
+                 servers(*r.serversAtSlo) + " where " + gpuOnlyName + " needs " +
                  servers(*res.gpuOnlyServers) + ": " + std::to_string(*r.gpusSaved) +
                  (*r.gpusSaved == 1 ? " GPU" : " GPUs") + " saved (" + usd(r.valuePerMonthUsd) +
                  " a month at $" + formatFixed(price, 2) + " per GPU-hour), and saves " +

@@ -66,6 +66,8 @@ struct PlanSetup {
     int gpusPerInstance = 1; // the tensor-parallel group: every one of its GPUs prefills
     PlanGrid grid;
     PlanLimits limits;
+    // A fleet's plan: other routers, each replayed with GPU-only caching (a row each).
+    std::vector<RouterConfig> otherRouters;
     int threads = 0;       // 0: one per hardware thread
     int maxServers = 1024; // the servers search stops here
 
@@ -107,6 +109,12 @@ struct PlanTier {
 };
 
 struct PlanPoint {
+    // A fleet's plan: the router it is replayed behind (its --router text; "" otherwise), and
+    // whether that is another router than the fleet's (--routers): GPU-only caching only, valued
+    // by the GPU-hours its router saves against the fleet's router, so that a router with no new
+    // hardware competes with every purchase.
+    std::string router;
+    bool otherRouter = false;
     double dramBytes = 0;
     std::string drive; // the drive preset; "" without an NVMe tier
     std::int64_t drives = 0;
@@ -118,6 +126,9 @@ struct PlanPoint {
     // (GPU prefill seconds saved under the rule − under GPU-only caching) × 86,400 / the trace's
     // duration / 3,600 × the GPUs of the instance.
     double gpuHoursSavedPerDay = 0;
+    // The GPU-hours a day GPU-only caching saves in its replay against no caching (the same
+    // scaling): another router's value is its figure less the fleet's router's.
+    double gpuOnlyHoursPerDay = 0;
     // With a latency limit: the fewest prefill servers (each gpusPerInstance GPUs) that hold p99
     // TTFT within it under the rule at the plan's load, and (GPU-only caching's − these) × the
     // GPUs of a server. None without a limit, or where no count up to maxServers holds it (for

@@ -28,6 +28,9 @@ struct PlanRequest {
     PlanLimits limits;
     std::optional<PriceTable> prices; // a --prices file; empty: resources/prices.json
     Admission rule = Admission::Optimal;
+    // A fleet's plan: other routers (as --router takes them, or "all"), each replayed with
+    // GPU-only caching; the fleet's own router is left out of them.
+    std::vector<std::string> otherRouters;
     int threads = 0;
 };
 
