@@ -191,26 +191,32 @@ void ChartView::layoutOverlays() {
             return other.first != own && distance(r, other.first) < d;
         });
     };
-    const auto findAround = [&](QPointF p, QSizeF size, double& gap) -> std::optional<QRectF> {
-        // Where no curve is, if any place is; else where only curves are.
-        for (const bool avoidCurves : {true, false})
-            for (const double g : {15.0, 32.0, 52.0, 75.0})
-                for (Qt::Alignment a : around) {
-                    const QRectF r = placed(p, size, a, g);
-                    if (plot.contains(r) && isFree(r) && nearestIsOwn(r, p) &&
-                        (!avoidCurves || clearOfCurves(r))) {
-                        gap = g;
-                        return r;
-                    }
+    const auto findAround = [&](QPointF p, QSizeF size, double& gap,
+                                bool avoidCurves) -> std::optional<QRectF> {
+        for (const double g : {15.0, 32.0, 52.0, 75.0})
+            for (Qt::Alignment a : around) {
+                const QRectF r = placed(p, size, a, g);
+                if (plot.contains(r) && isFree(r) && nearestIsOwn(r, p) &&
+                    (!avoidCurves || clearOfCurves(r))) {
+                    gap = g;
+                    return r;
                 }
+            }
         return std::nullopt;
     };
     for (auto& [p, l] : automatic) {
         double gap = 15;
-        std::optional<QRectF> best = findAround(p, l->item->boundingRect().size(), gap);
-        if (!best && !l->brief.isEmpty()) {
-            l->item->setText(l->brief);
-            best = findAround(p, l->item->boundingRect().size(), gap);
+        std::optional<QRectF> best;
+        // Where no curve is, whole, else in its brief form; only then over a curve, whole or
+        // brief.
+        for (const bool avoidCurves : {true, false}) {
+            l->item->setText(l->text);
+            best = findAround(p, l->item->boundingRect().size(), gap, avoidCurves);
+            if (!best && !l->brief.isEmpty()) {
+                l->item->setText(l->brief);
+                best = findAround(p, l->item->boundingRect().size(), gap, avoidCurves);
+            }
+            if (best) break;
         }
         if (!best) {
             l->item->setVisible(false);
