@@ -160,6 +160,49 @@ class TestCliTraceCapacity : public QObject {
         QVERIFY(need["sentence"].toString().contains("GPU-only caching needs 3 servers"));
     }
 
+    // A fleet's servers search: each count's GPU hit ratio is trace replay's for that many
+    // servers behind the router, and the sentence says how it moves up to GPU-only's count.
+    void aFleetsHitRatioMovesWithItsServers() {
+        const QString trace = kTraces + "mooncake-conversation.jsonl";
+        const auto r = runCli({"trace", "capacity", trace, "--slo", "p99=5s", "--router", "sglang",
+                               "--scenario", "illustrative", "--output", "json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const auto need = json(r)["servers_needed"].toObject();
+        const auto hits = need["fleet_gpu_hits"].toArray();
+        QVERIFY(hits.size() >= 2);
+        int gpuOnly = 0;
+        for (const auto& v : need["rules"].toArray())
+            if (v.toObject()["rule"].toString() == QLatin1String("gpu-only"))
+                gpuOnly = v.toObject()["servers"].toInt();
+        QVERIFY(gpuOnly > 1);
+        double first = -1, atNeed = -1;
+        for (const auto& v : hits) {
+            const int n = v.toObject()["servers"].toInt();
+            const double h = v.toObject()["gpu_token_weighted"].toDouble();
+            if (n != 1 && n != gpuOnly) continue;
+            const auto replay =
+                runCli({"trace", "replay", trace, "--servers", QString::number(n), "--router",
+                        "sglang", "--scenario", "illustrative", "--output", "json"});
+            QCOMPARE(replay.exitCode, 0);
+            const double expected = json(replay)["tiers"]
+                                        .toArray()[0]
+                                        .toObject()["hits"]
+                                        .toObject()["token_weighted"]
+                                        .toDouble();
+            QVERIFY2(close(h, expected),
+                     qPrintable(QString("%1 servers: %2, replay %3").arg(n).arg(h).arg(expected)));
+            (n == 1 ? first : atNeed) = h;
+        }
+        QVERIFY(first >= 0 && atNeed > first);
+        const QString want = QString("Each server adds a GPU cache: from 1 to %1 servers the GPU "
+                                     "hit ratio rises from %2 % to %3 %.")
+                                 .arg(gpuOnly)
+                                 .arg(first * 100, 0, 'f', 1)
+                                 .arg(atNeed * 100, 0, 'f', 1);
+        QVERIFY2(need["sentence"].toString().contains(want),
+                 qPrintable(need["sentence"].toString()));
+    }
+
     // The conversation trace with the default scenario: both searches' tables, what a TTFT
     // counts, that decode is not modelled, and the sentences; offload needs fewer servers.
     void conversationTraceTables() {

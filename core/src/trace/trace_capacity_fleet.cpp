@@ -35,6 +35,8 @@ class FleetSearch {
             return std::nullopt;
         }
         ++evaluations;
+        if (S == m_q.rateScale && !r->tiers.empty())
+            gpuHits[n] = r->tiers.front().hits.tokenWeighted;
         std::array<double, 4> out{};
         std::vector<double>* cols[4] = {&times.queuedGpuOnly, &times.queuedAlways,
                                         &times.queuedBreakeven, &times.queuedOptimal};
@@ -48,6 +50,7 @@ class FleetSearch {
     const std::string& error() const { return m_error; }
     int evaluations = 0;
     double m_expected = 60;
+    std::map<int, double> gpuHits; // at the servers search's load, by count of servers
 
   private:
     const Trace& m_trace;
@@ -197,6 +200,7 @@ Result<CapacityResult> fleetCapacity(const Trace& trace, const CostModel& cost,
     }
     res.evaluations = search.evaluations;
     res.passes = search.evaluations;
+    if (q.serversNeeded) res.fleetGpuHits.assign(search.gpuHits.begin(), search.gpuHits.end());
     if (progress) progress(1.0);
     return res;
 }

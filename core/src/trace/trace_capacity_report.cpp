@@ -142,7 +142,26 @@ std::string capacityServersSentence(const CapacityResult& r) {
                  ? ": offload saves " + std::to_string(*g->servers - *o->servers) + " of " +
                        std::to_string(*g->servers)
                  : ": offload saves no server";
-    return s + ".";
+    s += ".";
+    // A fleet: each server added adds a GPU cache and moves the router's choices, so the hit
+    // ratio moves with the count.
+    const auto& h = r.fleetGpuHits;
+    if (g->servers && h.size() > 1) {
+        const auto at =
+            std::find_if(h.begin(), h.end(), [&](const auto& p) { return p.first == *g->servers; });
+        if (at != h.end() && at != h.begin()) {
+            const auto& [n0, h0] = h.front();
+            const auto& [n1, h1] = *at;
+            const std::string a = num("%.1f", h0 * 100), b = num("%.1f", h1 * 100);
+            s += " Each server adds a GPU cache: from " + std::to_string(n0) + " to " +
+                 std::to_string(n1) + " servers the GPU hit ratio " +
+                 (a == b ? "stays at " + b + " %"
+                         : std::string(h1 > h0 ? "rises" : "falls") + " from " + a + " % to " + b +
+                               " %") +
+                 ".";
+        }
+    }
+    return s;
 }
 
 std::string capacityLoadSentence(const CapacityResult& r) {
@@ -237,10 +256,14 @@ json traceCapacityJson(const TraceCapacityReport& x) {
                              {"statistic_one_fewer_s", orNull(s.statisticOneFewer)},
                              {"statistic_unlimited_s",
                               fleetOf(x) ? json(nullptr) : json(s.statisticUnlimited)}});
+        json hits = json::array();
+        for (const auto& [n, h] : r.fleetGpuHits)
+            hits.push_back({{"servers", n}, {"gpu_token_weighted", h}});
         j["servers_needed"] = {{"rate_scale", r.rateScale},
                                {"requests_per_s", r.rateScale * r.requestsPerS},
                                {"max_instances", r.maxInstances},
                                {"rules", rules},
+                               {"fleet_gpu_hits", fleetOf(x) ? hits : json(nullptr)},
                                {"sentence", capacityServersSentence(r)}};
     }
     if (r.instances > 0) {

@@ -151,8 +151,11 @@ struct CapacityResult {
     double rateScale = 1; // of the servers search
     int maxInstances = 0;
     std::vector<RuleServers> servers; // kCapacityRules order
-    int passes = 0;                   // replays of the cache run
-    int evaluations = 0;              // queueings on servers
+    // A fleet's servers search (a GPU cache each): the GPU's token-weighted hit ratio at each
+    // count of servers it replayed at rateScale, by count.
+    std::vector<std::pair<int, double>> fleetGpuHits;
+    int passes = 0;      // replays of the cache run
+    int evaluations = 0; // queueings on servers
     bool cancelled = false;
 
     const RuleLoadHeld* loadHeldOf(std::string_view rule) const;
