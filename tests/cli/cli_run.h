@@ -1,8 +1,13 @@
 // Running kvbe-cli (or kvbe) from a test: exit code (-1 for a crash or a hang), stdout and stderr.
 #pragma once
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QStringList>
+
+#include <algorithm>
+#include <cmath>
 
 namespace kvbe::test {
 
@@ -37,6 +42,16 @@ inline CliRun runCli(const QStringList& args,
                      const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(),
                      int timeoutMs = 120000) {
     return runProgram(QStringLiteral(KVBE_CLI_PATH), args, env, timeoutMs);
+}
+
+// A run's stdout as a JSON object (empty where it is none).
+inline QJsonObject jsonOut(const CliRun& r) {
+    return QJsonDocument::fromJson(r.out).object();
+}
+
+// Equal within a relative tolerance (absolute below 1).
+inline bool closeTo(double a, double b, double rel = 1e-9) {
+    return std::abs(a - b) <= rel * std::max(1.0, std::abs(b));
 }
 
 } // namespace kvbe::test

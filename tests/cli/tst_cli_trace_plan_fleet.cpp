@@ -12,19 +12,12 @@
 
 namespace {
 
+using kvbe::test::closeTo;
 using Run = kvbe::test::CliRun;
 Run cli(const QStringList& args) {
     return kvbe::test::runCli(args);
 }
-QString conversation() {
-    return QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl");
-}
-QJsonObject json(const Run& r) {
-    return QJsonDocument::fromJson(r.out).object();
-}
-bool close(double a, double b, double rel = 1e-9) {
-    return std::abs(a - b) <= rel * std::max(1.0, std::abs(b));
-}
+const QString kConversation = QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl");
 
 // 4 servers, 2 a node, behind SGLang's cache-aware router; a small grid.
 const QStringList kFleet = {"--servers", "4", "--router", "sglang", "--node-servers", "2"};
@@ -90,10 +83,10 @@ QList<PlanRow> planRows(const QByteArray& csv) {
 // trace replay of the same fleet with the tiers given: its hit ratio over every tier and its
 // optimal rule's mean TTFT (the plan's default rule).
 std::pair<double, double> replayed(const QStringList& tiers) {
-    const auto r = cli(QStringList{"trace", "replay", conversation()} + kFleet + tiers +
+    const auto r = cli(QStringList{"trace", "replay", kConversation} + kFleet + tiers +
                        QStringList{"--output", "json"});
     if (r.exitCode != 0) return {-1, -1};
-    const auto o = json(r);
+    const auto o = kvbe::test::jsonOut(r);
     double mean = -1;
     for (const auto& v : o["rules"].toArray())
         if (v.toObject()["rule"].toString() == QLatin1String("optimal"))
@@ -106,10 +99,10 @@ std::pair<double, double> replayed(const QStringList& tiers) {
 std::pair<double, double> gpuOnlyBehind(const QString& router) {
     QStringList fleet = kFleet;
     fleet[3] = router;
-    const auto r = cli(QStringList{"trace", "replay", conversation()} + fleet +
+    const auto r = cli(QStringList{"trace", "replay", kConversation} + fleet +
                        QStringList{"--tier", "dram-pcie5=0", "--output", "json"});
     if (r.exitCode != 0) return {-1, -1};
-    const auto o = json(r);
+    const auto o = kvbe::test::jsonOut(r);
     double saved = -1;
     for (const auto& v : o["rules"].toArray())
         if (v.toObject()["rule"].toString() == QLatin1String("gpu-only"))
@@ -119,7 +112,7 @@ std::pair<double, double> gpuOnlyBehind(const QString& router) {
 }
 
 void expectBadInput(const QStringList& args, const QString& says) {
-    const auto r = cli(QStringList{"trace", "plan", conversation()} + args);
+    const auto r = cli(QStringList{"trace", "plan", kConversation} + args);
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.out.isEmpty(), r.out.constData());
     QVERIFY2(QString::fromUtf8(r.err).contains(says), r.err.constData());
@@ -133,15 +126,15 @@ class TestCliTracePlanFleet : public QObject {
     // Each configuration replays the fleet: its hits and TTFT are trace replay's for the same
     // servers, router and tier; its DRAM and drives are a node's, bought for both nodes.
     void eachConfigurationIsTheFleetsReplay() {
-        const auto csv = cli(QStringList{"trace", "plan", conversation()} + kFleet + kGrid +
+        const auto csv = cli(QStringList{"trace", "plan", kConversation} + kFleet + kGrid +
                              QStringList{"--output", "csv"});
         QCOMPARE(csv.exitCode, 0);
         const auto rows = planRows(csv.out);
         QCOMPARE(rows.size(), 4); // GPU-only, DRAM, drives, both
-        const auto js = cli(QStringList{"trace", "plan", conversation()} + kFleet + kGrid +
+        const auto js = cli(QStringList{"trace", "plan", kConversation} + kFleet + kGrid +
                             QStringList{"--output", "json"});
         QCOMPARE(js.exitCode, 0);
-        const auto o = json(js);
+        const auto o = kvbe::test::jsonOut(js);
         const auto fleet = o["fleet"].toObject();
         QCOMPARE(fleet["servers"].toInt(), 4);
         QCOMPARE(fleet["nodes"].toInt(), 2);
@@ -165,20 +158,20 @@ class TestCliTracePlanFleet : public QObject {
             const double nodes = 2;
             const double expected =
                 r.dramBytes / double(1ull << 30) * perGiB * nodes + r.drives * perDrive * nodes;
-            QVERIFY2(close(r.capexUsd, expected, 1e-6),
+            QVERIFY2(closeTo(r.capexUsd, expected, 1e-6),
                      qPrintable(QStringLiteral("%1 GiB, %2 drives: $%3, expected $%4")
                                     .arg(r.dramBytes / double(1ull << 30))
                                     .arg(r.drives)
                                     .arg(r.capexUsd)
                                     .arg(expected)));
             if (r.drives == 0 && r.dramBytes == 0) {
-                QVERIFY(close(r.hits, gpuHits, 1e-5));
-                QVERIFY(close(r.ttftMeanS, gpuMean, 1e-6));
+                QVERIFY(closeTo(r.hits, gpuHits, 1e-5));
+                QVERIFY(closeTo(r.ttftMeanS, gpuMean, 1e-6));
                 ++seen;
             } else if (r.drives == 0) {
                 QCOMPARE(r.dramBytes, 256.0 * double(1ull << 30));
-                QVERIFY(close(r.hits, dramHits, 1e-5));
-                QVERIFY(close(r.ttftMeanS, dramMean, 1e-6));
+                QVERIFY(closeTo(r.hits, dramHits, 1e-5));
+                QVERIFY(closeTo(r.ttftMeanS, dramMean, 1e-6));
                 ++seen;
             }
         }
@@ -186,7 +179,7 @@ class TestCliTracePlanFleet : public QObject {
         // The router's cache per server moves the hit ratio: the same grid on servers that
         // share one cache gives another.
         const auto shared =
-            cli(QStringList{"trace", "plan", conversation(), "--servers", "4", "--output", "csv"} +
+            cli(QStringList{"trace", "plan", kConversation, "--servers", "4", "--output", "csv"} +
                 kGrid);
         QCOMPARE(shared.exitCode, 0);
         const auto sharedRows = planRows(shared.out);
@@ -197,7 +190,7 @@ class TestCliTracePlanFleet : public QObject {
     // --routers: GPU-only caching behind each other router is a row of its own, its hits those of
     // the fleet behind that router, its value the GPU-hours it saves beyond the fleet's router.
     void otherRoutersAreRowsOfGpuOnlyCaching() {
-        const auto r = cli(QStringList{"trace", "plan", conversation()} + kFleet + kGrid +
+        const auto r = cli(QStringList{"trace", "plan", kConversation} + kFleet + kGrid +
                            QStringList{"--routers", "round-robin,sglang,llm-d", "--output", "csv"});
         QCOMPARE(r.exitCode, 0);
         const auto rows = planRows(r.out);
@@ -207,14 +200,14 @@ class TestCliTracePlanFleet : public QObject {
         int others = 0;
         for (const PlanRow& row : rows) {
             if (row.configuration == QLatin1String("GPU-only caching, sglang")) {
-                QVERIFY(close(row.hits, sglangHits, 1e-5));
+                QVERIFY(closeTo(row.hits, sglangHits, 1e-5));
                 QCOMPARE(row.gpuHours, 0.0);
             }
             for (const QString router : {QStringLiteral("round-robin"), QStringLiteral("llm-d")})
                 if (row.configuration == QStringLiteral("GPU-only caching, ") + router) {
                     const auto [hits, hours] = gpuOnlyBehind(router);
-                    QVERIFY(close(row.hits, hits, 1e-5));
-                    QVERIFY2(close(row.gpuHours, hours - sglangHours, 1e-4),
+                    QVERIFY(closeTo(row.hits, hits, 1e-5));
+                    QVERIFY2(closeTo(row.gpuHours, hours - sglangHours, 1e-4),
                              qPrintable(QStringLiteral("%1: %2 GPU-h/d, expected %3")
                                             .arg(router)
                                             .arg(row.gpuHours)
@@ -231,7 +224,7 @@ class TestCliTracePlanFleet : public QObject {
 
     // The table names the fleet, and where the tiers are.
     void theTableNamesTheFleet() {
-        const auto r = cli(QStringList{"trace", "plan", conversation()} + kFleet + kGrid);
+        const auto r = cli(QStringList{"trace", "plan", kConversation} + kFleet + kGrid);
         QCOMPARE(r.exitCode, 0);
         const QString out = QString::fromUtf8(r.out);
         QVERIFY2(out.contains(QStringLiteral("fleet     4 servers on 2 nodes (2 a node) behind "
@@ -240,7 +233,7 @@ class TestCliTracePlanFleet : public QObject {
                                              "nodes")),
                  r.out.constData());
         const auto shared =
-            cli(QStringList{"trace", "plan", conversation(), "--servers", "4"} + kGrid);
+            cli(QStringList{"trace", "plan", kConversation, "--servers", "4"} + kGrid);
         QVERIFY2(QString::fromUtf8(shared.out)
                      .contains(QStringLiteral("fleet     4 servers sharing one GPU cache")),
                  shared.out.constData());

@@ -92,58 +92,57 @@ double contrastRatio(const QColor& a, const QColor& b) {
     return (std::max(x, y) + 0.05) / (std::min(x, y) + 0.05);
 }
 
-// Labels crowded at one point, more than the plot has room for: the last of them (rightmost)
-// names what a sentence under the chart names, at priority 1; one more is too wide for the plot
-// whole and has a brief form.
-class CrowdChart : public ChartView {
+// Labels on a diagonal curve. Crowd: more at one point than the plot has room for, the last
+// (rightmost) naming what a sentence under the chart names, at priority 1, and one too wide for
+// the plot whole, with a brief form. Curve: one label too long to sit near its point clear of
+// the curve whole; its brief form fits clear of it.
+class LabelChart : public ChartView {
   public:
-    using ChartView::ChartView;
+    enum class Kind { Crowd, Curve };
+    explicit LabelChart(Kind kind) : m_kind(kind) {}
     QString csv() const override { return {}; }
     QString hoverText(QPointF) const override { return {}; }
 
   protected:
     void refill() override {
         setAxes(false, QStringLiteral("Load S"), QStringLiteral("TTFT (s)"), false);
-        setTitles(QStringLiteral("Crowd"), QString());
+        setTitles(QStringLiteral("Labels"), QString());
         beginRefill();
         line(QStringLiteral("curve"), QStringLiteral("curve"), Qt::black)
             ->replace(QList<QPointF>{{0, 0}, {2, 2}});
-        for (int i = 0; i < 12; ++i)
-            label(QStringLiteral("crowd/%1").arg(i),
-                  QStringLiteral("always, breakeven, rule %1: S = 1.%2").arg(i).arg(i),
-                  QPointF(1 + 0.001 * i, 1), Qt::darkGreen, Qt::Alignment());
-        label(QStringLiteral("named"),
-              QStringLiteral("gpu-only, optimal: S = 1.013, 1.00× GPU-only"), QPointF(1.013, 1),
-              Qt::darkBlue, Qt::Alignment(), QStringLiteral("optimal: S = 1.013"), 1);
-        label(QStringLiteral("wide"),
-              QString(QStringLiteral("too wide for the plot ")).repeated(12), QPointF(0.3, 1.7),
-              Qt::darkRed, Qt::Alignment(), QStringLiteral("brief"), 2);
+        if (m_kind == Kind::Curve) {
+            label(QStringLiteral("long"), QStringLiteral("breakeven: S = 1.000, 1.30× GPU-only"),
+                  QPointF(1, 1), Qt::darkMagenta, Qt::Alignment(), QStringLiteral("S = 1"));
+        } else {
+            for (int i = 0; i < 12; ++i)
+                label(QStringLiteral("crowd/%1").arg(i),
+                      QStringLiteral("always, breakeven, rule %1: S = 1.%2").arg(i).arg(i),
+                      QPointF(1 + 0.001 * i, 1), Qt::darkGreen, Qt::Alignment());
+            label(QStringLiteral("named"),
+                  QStringLiteral("gpu-only, optimal: S = 1.013, 1.00× GPU-only"), QPointF(1.013, 1),
+                  Qt::darkBlue, Qt::Alignment(), QStringLiteral("optimal: S = 1.013"), 1);
+            label(QStringLiteral("wide"),
+                  QString(QStringLiteral("too wide for the plot ")).repeated(12), QPointF(0.3, 1.7),
+                  Qt::darkRed, Qt::Alignment(), QStringLiteral("brief"), 2);
+        }
         endRefill();
         setHomeRange(0, 2, 0, 2);
     }
+
+  private:
+    Kind m_kind;
 };
 
-// One label on a diagonal curve, too long to sit anywhere near its point clear of the curve
-// whole; its brief form fits clear of it.
-class CurveLabelChart : public ChartView {
-  public:
-    using ChartView::ChartView;
-    QString csv() const override { return {}; }
-    QString hoverText(QPointF) const override { return {}; }
-
-  protected:
-    void refill() override {
-        setAxes(false, QStringLiteral("x"), QStringLiteral("y"), false);
-        setTitles(QStringLiteral("Curve"), QString());
-        beginRefill();
-        line(QStringLiteral("curve"), QStringLiteral("curve"), Qt::black)
-            ->replace(QList<QPointF>{{0, 0}, {2, 2}});
-        label(QStringLiteral("long"), QStringLiteral("breakeven: S = 1.000, 1.30× GPU-only"),
-              QPointF(1, 1), Qt::darkMagenta, Qt::Alignment(), QStringLiteral("S = 1"));
-        endRefill();
-        setHomeRange(0, 2, 0, 2);
-    }
-};
+// A label chart of this kind, shown at 420 × 300 with the window's result, laid out.
+std::unique_ptr<LabelChart> shownLabelChart(LabelChart::Kind kind, MainWindow& w) {
+    auto c = std::make_unique<LabelChart>(kind);
+    c->resize(420, 300);
+    c->show();
+    c->setResults(explorerOf(&w)->result(), {});
+    if (!QTest::qWaitForWindowExposed(c.get())) return nullptr;
+    QCoreApplication::processEvents();
+    return c;
+}
 
 } // namespace
 
@@ -263,12 +262,9 @@ class TestUiChartLayout : public QObject {
     // one too wide whole shows its brief form.
     void crowdedLabelsShowTheNamedOnesFirst() {
         auto w = makeWindow();
-        CrowdChart c;
-        c.resize(420, 300);
-        c.show();
-        c.setResults(explorerOf(w.get())->result(), {});
-        QVERIFY(QTest::qWaitForWindowExposed(&c));
-        QCoreApplication::processEvents();
+        auto chart = shownLabelChart(LabelChart::Kind::Crowd, *w);
+        QVERIFY(chart);
+        LabelChart& c = *chart;
         QVERIFY2(c.labelShown(QStringLiteral("named")), "the named label yielded to the crowd");
         int hidden = 0;
         for (int i = 0; i < 12; ++i)
@@ -285,13 +281,9 @@ class TestUiChartLayout : public QObject {
     // GPU-only curve ran through "breakeven: S = 2.351, 1.30× GPU-only").
     void aLabelTakesItsBriefFormRatherThanCoverACurve() {
         auto w = makeWindow();
-        CurveLabelChart c;
-        c.resize(420, 300);
-        c.show();
-        c.setResults(explorerOf(w.get())->result(), {});
-        QVERIFY(QTest::qWaitForWindowExposed(&c));
-        QCoreApplication::processEvents();
-        QCOMPARE(c.labelShownText(QStringLiteral("long")), QStringLiteral("S = 1"));
+        auto c = shownLabelChart(LabelChart::Kind::Curve, *w);
+        QVERIFY(c);
+        QCOMPARE(c->labelShownText(QStringLiteral("long")), QStringLiteral("S = 1"));
     }
 };
 
