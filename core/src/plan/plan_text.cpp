@@ -67,7 +67,10 @@ std::string whySentence(const PlanSetup& s, const PlanResult& res,
                     (r.otherRouter ? " (no new hardware: the fleet's servers behind " + r.router +
                                          " instead of " + res.fleetRouter + ")"
                                    : "") +
-                    ": " + usd(r.capexUsd) + " up front";
+                    ": " + usd(r.capexUsd) + " up front" +
+                    (r.offload() && res.fleetNodes > 1
+                         ? " for the " + std::to_string(res.fleetNodes) + " nodes"
+                         : "");
     // GPU-only caching behind the fleet's router, named as the table names it.
     const std::string gpuOnlyName = describePlanPoint(res.points.front());
     if (r.offload() || r.otherRouter) {
