@@ -6,6 +6,8 @@
 // theme the labels keep their contrast.
 #include "ui_test_support.h"
 
+#include "kvbe/ui/workload/capacity_panel.h"
+
 #include <QApplication>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
@@ -186,9 +188,27 @@ class TestUiChartLayout : public QObject {
                 for (int k = 0; k < inner->count(); ++k) {
                     inner->setCurrentIndex(k);
                     QTest::qWait(50); // the chart lays out, then fits its axes' titles
-                    problems << crowding(v->visibleChart(), tabs->tabText(i) +
-                                                                QStringLiteral(" ▸ ") +
-                                                                inner->tabText(k));
+                    const QString where =
+                        tabs->tabText(i) + QStringLiteral(" ▸ ") + inner->tabText(k);
+                    problems << crowding(v->visibleChart(), where);
+                    // The Capacity chart names the optimal rule's largest load, as the
+                    // sentence under it does.
+                    auto* panel = v->findChild<CapacityPanel*>();
+                    if (panel && panel->isVisible()) {
+                        QTRY_VERIFY_WITH_TIMEOUT(!panel->computing(), 120000);
+                        QTest::qWait(50);
+                        bool named = false;
+                        for (int m = 0; m < 4; ++m) {
+                            const QString key = QStringLiteral("held/%1").arg(m);
+                            if (!panel->chart()->labelText(key).contains(QStringLiteral("optimal")))
+                                continue;
+                            named = true;
+                            if (!panel->chart()->labelShown(key))
+                                problems << QStringLiteral("%1: \"%2\" is hidden")
+                                                .arg(where, panel->chart()->labelText(key));
+                        }
+                        if (!named) problems << where + QStringLiteral(": no optimal label");
+                    }
                 }
                 continue;
             }

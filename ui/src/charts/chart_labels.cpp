@@ -184,11 +184,14 @@ void ChartView::layoutOverlays() {
         Qt::AlignRight | Qt::AlignBottom,  Qt::AlignLeft | Qt::AlignTop};
     // Where the places next to a point are taken, farther rings, with a leader line; where none
     // is free the label stays hidden rather than cover another (the hover text names the point).
-    // A place nearer another labelled point than its own would name the wrong one.
+    // A place clearly nearer another labelled point than its own would name the wrong one.
+    // Points a few pixels apart (a load held by two rules at S = 2.351 and 2.37) are one spot:
+    // either may take any place around it.
+    constexpr double kSameSpot = 6;
     const auto nearestIsOwn = [&](const QRectF& r, QPointF own) {
         const double d = distance(r, own);
         return std::none_of(automatic.begin(), automatic.end(), [&](const auto& other) {
-            return other.first != own && distance(r, other.first) < d;
+            return other.first != own && distance(r, other.first) < d - kSameSpot;
         });
     };
     const auto findAround = [&](QPointF p, QSizeF size, double& gap,
