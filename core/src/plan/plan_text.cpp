@@ -60,17 +60,17 @@ std::string whySentence(const PlanSetup& s, const PlanResult& res,
     const double life = s.limits.lifeYears;
     const double price = s.prices.gpuPerHour.at(s.gpuKey).usd;
     // A fleet's tiers are on every node: "On each of the 4 nodes, 1 x nvme-gen5: $9,000".
-    std::string w = (r.offload() && res.fleetNodes > 0
-                         ? "On each of the " + std::to_string(res.fleetNodes) + " nodes, "
-                         : "") +
-                    describePlanPoint(r) +
-                    (r.otherRouter ? " (no new hardware: the fleet's servers behind " + r.router +
-                                         " instead of " + res.fleetRouter + ")"
-                                   : "") +
-                    ": " + usd(r.capexUsd) + " up front" +
-                    (r.offload() && res.fleetNodes > 1
-                         ? " for the " + std::to_string(res.fleetNodes) + " nodes"
-                         : "");
+    std::string w =
+        (r.offload() && res.fleetNodes > 0
+             ? "On each of the " + std::to_string(res.fleetNodes) + " nodes, "
+             : "") +
+        describePlanPoint(r) +
+        (r.otherRouter ? " (no new hardware: the fleet's servers behind " + r.router +
+                             " instead of " + res.fleetRouter + ")"
+                       : "") +
+        ": " + usd(r.capexUsd) + " up front" +
+        (r.offload() && res.fleetNodes > 1 ? " for the " + std::to_string(res.fleetNodes) + " nodes"
+                                           : "");
     // GPU-only caching behind the fleet's router, named as the table names it.
     const std::string gpuOnlyName = describePlanPoint(res.points.front());
     if (r.offload() || r.otherRouter) {
