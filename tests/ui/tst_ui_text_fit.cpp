@@ -7,11 +7,14 @@
 #include "ui_test_support.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
+#include <QLineEdit>
 #include <QMouseEvent>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSpinBox>
 #include <QStyleOptionComboBox>
 #include <QTabBar>
 #include <QTableWidget>
@@ -202,6 +205,71 @@ class TestUiTextFit : public QObject {
         const QString timing = cutLabel(child<QLabel>(v, QStringLiteral("workloadTiming")));
         if (!timing.isEmpty()) cut << QStringLiteral("workloadTiming ") + timing;
         QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QStringLiteral("; "))));
+    }
+
+    // 1366×768 cut "571,392 toker", "no queueing", "Shared lin" and the status line, and put
+    // Store after out of reach. Every label, check box and spin box of the Workload tab (its
+    // charts aside) shows its whole text, and lies where a scroll area can bring it into view.
+    void theWorkloadControlsAreWholeAndReachable_data() { addScreens(); }
+    void theWorkloadControlsAreWholeAndReachable() {
+        QFETCH(QSize, screen);
+        auto w = crowded(screen);
+        QVERIFY(w);
+        auto* v = workloadOf(*w);
+        const auto inChart = [](const QWidget* c) {
+            for (const QWidget* p = c->parentWidget(); p; p = p->parentWidget())
+                if (qobject_cast<const ChartView*>(p)) return true;
+            return false;
+        };
+        QStringList bad;
+        int checked = 0;
+        for (auto* c : v->findChildren<QWidget*>()) {
+            if (!c->isVisible() || inChart(c)) continue;
+            QString cut;
+            if (auto* l = qobject_cast<QLabel*>(c)) {
+                cut = cutLabel(l);
+            } else if (auto* b = qobject_cast<QCheckBox*>(c)) {
+                if (b->sizeHint().width() > b->width() + 1)
+                    cut = QStringLiteral("\"%1\" needs %2 px, has %3")
+                              .arg(b->text())
+                              .arg(b->sizeHint().width())
+                              .arg(b->width());
+            } else if (auto* sb = qobject_cast<QAbstractSpinBox*>(c)) {
+                auto* edit = sb->findChild<QLineEdit*>();
+                const int needed = sb->fontMetrics().horizontalAdvance(sb->text());
+                if (edit && needed > edit->width())
+                    cut = QStringLiteral("\"%1\" needs %2 px, has %3")
+                              .arg(sb->text())
+                              .arg(needed)
+                              .arg(edit->width());
+            } else {
+                continue;
+            }
+            ++checked;
+            const QString name = c->objectName().isEmpty()
+                                     ? QString::fromLatin1(c->metaObject()->className())
+                                     : c->objectName();
+            if (!cut.isEmpty()) bad << name + QLatin1Char(' ') + cut;
+            // Within its scroll area's content, which the area can show whole or scroll to; or,
+            // outside any, within the window.
+            const QScrollArea* area = nullptr;
+            for (const QWidget* p = c->parentWidget(); p && !area; p = p->parentWidget())
+                area = qobject_cast<const QScrollArea*>(p);
+            const QRect r = inWindow(c, w.get());
+            if (!area) {
+                if (!w->rect().contains(r))
+                    bad << name + QStringLiteral(" lies outside the window");
+                continue;
+            }
+            const QWidget* content = area->widget();
+            const QRect inContent(c->mapTo(content, QPoint(0, 0)), c->size());
+            const bool scrollsAcross = area->horizontalScrollBarPolicy() != Qt::ScrollBarAlwaysOff;
+            if (!content->rect().contains(inContent) ||
+                (inContent.right() > area->viewport()->width() && !scrollsAcross))
+                bad << name + QStringLiteral(" lies beyond what its scroll area shows");
+        }
+        QVERIFY(checked > 10);
+        QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QStringLiteral("; "))));
     }
 
     // With the Fleet files imported and one fitted, every entry of the break-even chart's legend
