@@ -44,15 +44,10 @@ ExitCode runCapacity(const TraceOptions& o) {
                     " trace has no block ids, so it cannot be replayed; use trace inspect for "
                     "its lengths");
     // With --router, the servers are a fleet: a GPU cache each, behind the router.
-    TraceOptions fleet = o;
-    fleet.replay.fleet = !o.replay.router.empty();
-    if (o.replay.router == "compare")
-        return fail("--router compare: trace capacity takes one router; compare them with trace "
-                    "replay --router compare");
-    auto cfg = replayConfig(fleet, loaded->setup, trace.summary.blockTokens);
+    auto fleet = oneRouterFleet(o, "trace capacity takes one router");
+    if (!fleet) return fail(fleet.message());
+    auto cfg = replayConfig(*fleet, loaded->setup, trace.summary.blockTokens);
     if (!cfg) return fail(cfg.message());
-    if (!fleet.replay.fleet && (o.replay.nodeServers > 1 || !o.replay.pooled.empty()))
-        return fail("--node-servers and --pooled shape a fleet: name its router (--router)");
     applyLoadOptions(o, trace);
     q.rateScale = cfg->rateScale;
     if (auto ok = checkArrivals(trace, o.file); !ok) return fail(ok.message());

@@ -244,6 +244,17 @@ void addInstancesOption(CLI::App* sub, TraceOptions& o, const std::string& help)
         ->check(CLI::Range(0, 1 << 20));
 }
 
+Result<TraceOptions> oneRouterFleet(const TraceOptions& o, const std::string& oneRouter) {
+    if (o.replay.router == "compare")
+        return Error{"--router compare: " + oneRouter +
+                     "; compare them with trace replay --router compare"};
+    TraceOptions fleet = o;
+    fleet.replay.fleet = !o.replay.router.empty();
+    if (!fleet.replay.fleet && (o.replay.nodeServers > 1 || !o.replay.pooled.empty()))
+        return Error{"--node-servers and --pooled shape a fleet: name its router (--router)"};
+    return fleet;
+}
+
 void addFleetOptions(CLI::App* sub, TraceOptions& o) {
     std::string names;
     for (const auto n : routerNames())

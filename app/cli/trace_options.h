@@ -144,6 +144,10 @@ void addWriteQueueFlag(CLI::App* sub, TraceOptions& o, const std::string& help);
 void addInstancesOption(CLI::App* sub, TraceOptions& o, const std::string& help);
 // --router, --node-servers, --pooled, --pool-bandwidth: the fleet of trace replay.
 void addFleetOptions(CLI::App* sub, TraceOptions& o);
+// For a command that takes one router (trace capacity, trace plan): o with its servers a fleet
+// where --router names one; fails for --router compare (`oneRouter` says who takes one: "trace
+// capacity takes one router") and for --node-servers or --pooled without --router.
+Result<TraceOptions> oneRouterFleet(const TraceOptions& o, const std::string& oneRouter);
 
 // --rate-scale and --duration-cap.
 void addLoadOptions(CLI::App* sub, TraceOptions& o);

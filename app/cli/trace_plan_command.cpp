@@ -280,19 +280,14 @@ ExitCode runPlan(const TraceOptions& o, const PlanOptions& p) {
     if (auto ok = checkShardOptions(p); !ok) return fail(ok.message());
     // With --router, the servers are a fleet, as in trace capacity: a GPU cache each, each tier
     // on every node.
-    TraceOptions fleet = o;
-    fleet.replay.fleet = !o.replay.router.empty();
-    if (o.replay.router == "compare")
-        return fail("--router compare: a plan takes one router; compare them with trace replay "
-                    "--router compare");
-    if (fleet.replay.fleet && o.replay.instances < 2)
+    auto fleet = oneRouterFleet(o, "a plan takes one router");
+    if (!fleet) return fail(fleet.message());
+    if (fleet->replay.fleet && o.replay.instances < 2)
         return fail("--router: expected a fleet to route to, --servers 2 or more");
-    if (!fleet.replay.fleet && (o.replay.nodeServers > 1 || !o.replay.pooled.empty()))
-        return fail("--node-servers and --pooled shape a fleet: name its router (--router)");
-    if (!p.routers.empty() && !fleet.replay.fleet)
+    if (!p.routers.empty() && !fleet->replay.fleet)
         return fail("--routers: a plan compares routers on a fleet; give --servers N and the "
                     "fleet's --router");
-    PlanRequest req = planRequest(fleet, p.flags);
+    PlanRequest req = planRequest(*fleet, p.flags);
     req.otherRouters = routerList(p.routers);
     // The limits and the grid are checked before the trace is read.
     if (auto ok = checkPlanRequest(req); !ok) return fail(flagMessage(ok.error()));

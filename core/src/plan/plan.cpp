@@ -101,18 +101,18 @@ RequestStatus checkSetup(const PlanSetup& s) {
 // The grid in order: GPU-only caching first, then DRAM size × drive preset × count × K; from
 // the count at index firstCount on only (the drive counts an extension added).
 std::vector<Job> gridJobs(const PlanSetup& s, const PlanGrid& g, std::size_t firstCount = 0) {
-    const std::string router = !s.base.isFleet()                  ? ""
-                               : s.base.fleet.router.text.empty() ? "round-robin"
-                                                                  : s.base.fleet.router.text;
-    std::vector<Job> jobs(firstCount == 0 ? 1 : 0);
-    // GPU-only caching behind each other router, after the fleet's own.
-    if (firstCount == 0)
+    const std::string router = s.base.isFleet() ? routerText(s.base.fleet.router) : "";
+    std::vector<Job> jobs;
+    // GPU-only caching behind the fleet's router, then behind each other router.
+    if (firstCount == 0) {
+        jobs.emplace_back().point.router = router;
         for (const auto& other : s.otherRouters) {
             Job j;
             j.point.router = other.text;
             j.point.otherRouter = true;
             jobs.push_back(std::move(j));
         }
+    }
     for (std::size_t di = 0; di < g.dramBytes.size(); ++di) {
         const double dram = g.dramBytes[di];
         for (int pi = -1; pi < static_cast<int>(s.driveTiers.size()); ++pi) {
@@ -133,7 +133,6 @@ std::vector<Job> gridJobs(const PlanSetup& s, const PlanGrid& g, std::size_t fir
             }
         }
     }
-    if (firstCount == 0) jobs.front().point.router = router;
     return jobs;
 }
 
@@ -403,8 +402,7 @@ RequestResult<PlanResult> planTrace(const PlanSetup& s,
     if (s.base.isFleet()) {
         res.fleetServers = s.base.instances;
         res.fleetNodes = planNodes(s);
-        res.fleetRouter =
-            s.base.fleet.router.text.empty() ? "round-robin" : s.base.fleet.router.text;
+        res.fleetRouter = routerText(s.base.fleet.router);
     }
 
     // The floor: every prefix hit free on the GPU (unlimited HBM, no offload).

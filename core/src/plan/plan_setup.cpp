@@ -113,9 +113,7 @@ RequestResult<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, 
     for (const auto& text : others) {
         auto r = parseRouter(text);
         if (!r) return RequestError{RequestField::Router, "--routers: " + r.message()};
-        const RouterConfig& own = s.base.fleet.router;
-        const std::string ownText = own.text.empty() ? "round-robin" : own.text;
-        const bool same = r->text == ownText ||
+        const bool same = r->text == routerText(s.base.fleet.router) ||
                           std::any_of(s.otherRouters.begin(), s.otherRouters.end(),
                                       [&](const RouterConfig& o) { return o.text == r->text; });
         if (!same) s.otherRouters.push_back(std::move(*r));

@@ -96,9 +96,7 @@ std::string replaySettingsSentence(const ReplayConfig& c, Admission rule) {
     std::string s = "Replayed with " + bytes(c.gpuCapacityBytes) + " of HBM for KV";
     if (c.instances > 1)
         s += " on each of " + std::to_string(c.instances) + " servers" +
-             (c.isFleet() ? " behind " + (c.fleet.router.text.empty()
-                                              ? std::string(toString(c.fleet.router.kind))
-                                              : c.fleet.router.text)
+             (c.isFleet() ? " behind " + routerText(c.fleet.router)
                           : std::string(" sharing one cache"));
     else if (c.instances == 1)
         s += " on one server";

@@ -264,7 +264,7 @@ int Fleet::route(std::size_t i, double now) {
 
 FleetReport Fleet::report() const {
     FleetReport r;
-    r.router = m_rc.text.empty() ? std::string(toString(m_rc.kind)) : m_rc.text;
+    r.router = routerText(m_rc);
     r.servers = m_n;
     r.nodes = nodes();
     r.requests = m_requests;

@@ -121,6 +121,10 @@ std::vector<std::string> routerParameters(RouterKind k) {
     return out;
 }
 
+std::string routerText(const RouterConfig& r) {
+    return r.text.empty() ? std::string(toString(r.kind)) : r.text;
+}
+
 Result<RouterConfig> parseRouter(std::string_view text) {
     const auto colon = text.find(':');
     const std::string name = lower(text.substr(0, colon));

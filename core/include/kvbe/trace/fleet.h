@@ -48,6 +48,8 @@ struct RouterConfig {
 // Every router name `--router` takes, in the order `--router compare` replays them.
 const std::vector<std::string_view>& routerNames();
 std::string_view toString(RouterKind k);
+// Its --router text as given, else its name ("round-robin" for a default RouterConfig).
+std::string routerText(const RouterConfig& r);
 // "NAME" or "NAME:key=value,key=value"; an unknown name or key, or a value out of range, is a
 // sentence naming what was expected.
 Result<RouterConfig> parseRouter(std::string_view text);
