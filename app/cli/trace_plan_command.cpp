@@ -213,12 +213,13 @@ void addPlanOptions(CLI::App* plan, PlanOptions& o, FlagErrors& errors) {
                 o.emitName = t;
             },
             "The serving stack's settings for the recommended configuration, instead of the "
-            "report (or into --emit-file)")
-        ->check(CLI::IsMember({"vllm", "lmcache", "pykvcache"}));
+            "report (or into --emit-file); for a fleet, its router's (sglang, llm-d, dynamo, "
+            "production-stack)")
+        ->check(CLI::IsMember(servingStackNames()));
     plan->add_option("--emit-file", o.emitFile, "Write the --emit settings to this file");
     plan->add_option("--served-model", o.servedModel,
                      "The model's name as the server serves it, for --emit pykvcache's "
-                     "model_name (default: the scenario's --model)");
+                     "model_name and --emit llm-d's tokenizer (default: the scenario's --model)");
 }
 
 // --shard, --out and --sample-rate together, before the trace is read.
@@ -276,7 +277,8 @@ ExitCode runTracePlan(const PlanOptions& o, const std::string& file, const Trace
 ExitCode runPlan(const TraceOptions& o, const PlanOptions& p) {
     if (!o.errors.first.empty()) return fail(o.errors.first);
     if (!p.emitFile.empty() && !p.emit)
-        return fail("--emit-file: give --emit vllm, lmcache or pykvcache too");
+        return fail("--emit-file: give --emit too (vllm, lmcache, pykvcache, sglang, llm-d, "
+                    "dynamo or production-stack)");
     if (auto ok = checkShardOptions(p); !ok) return fail(ok.message());
     // With --router, the servers are a fleet, as in trace capacity: a GPU cache each, each tier
     // on every node.

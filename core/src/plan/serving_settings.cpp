@@ -5,6 +5,7 @@
 #include "kvbe/calibration/pykvcache.h"
 
 #include "plan_text.h"
+#include "router_settings.h"
 
 #include <cmath>
 
@@ -169,7 +170,17 @@ std::optional<ServingStack> parseServingStack(std::string_view s) {
     if (s == "vllm") return ServingStack::Vllm;
     if (s == "lmcache") return ServingStack::LMCache;
     if (s == "pykvcache" || s == "py-kvcache") return ServingStack::PyKvcache;
+    if (s == "sglang") return ServingStack::Sglang;
+    if (s == "llm-d") return ServingStack::LlmD;
+    if (s == "dynamo") return ServingStack::Dynamo;
+    if (s == "production-stack") return ServingStack::ProductionStack;
     return std::nullopt;
+}
+
+const std::vector<std::string>& servingStackNames() {
+    static const std::vector<std::string> names = {"vllm",  "lmcache", "pykvcache",       "sglang",
+                                                   "llm-d", "dynamo",  "production-stack"};
+    return names;
 }
 
 Result<std::string> servingSettings(ServingStack stack, const PlanPoint& p, const PlanSetup& s,
@@ -182,9 +193,14 @@ Result<std::string> servingSettings(ServingStack stack, const PlanPoint& p, cons
     case ServingStack::LMCache:
         return lmcache(p, s, blockTokens);
     case ServingStack::PyKvcache:
+        return pykvcache(p, s, e, presets, servedModel);
+    case ServingStack::Sglang:
+    case ServingStack::LlmD:
+    case ServingStack::Dynamo:
+    case ServingStack::ProductionStack:
         break;
     }
-    return pykvcache(p, s, e, presets, servedModel);
+    return plan_detail::routerSettings(stack, p, s, servedModel.empty() ? e.model.id : servedModel);
 }
 
 } // namespace kvbe
