@@ -227,6 +227,21 @@ class TestPlan : public QObject {
         for (const auto& p : free->points) {
             QVERIFY(!p.serversAtSlo && !p.gpusSaved && !p.valueFromGpusSaved);
         }
+        // The answer says what it values: prefill time, with no servers counted.
+        QVERIFY(free->recommended && free->points[*free->recommended].offload());
+        QVERIFY2(QString::fromStdString(free->why).contains(
+                     "valued as prefill time a smaller fleet could drop: with no "
+                     "p99 limit, servers are not counted"),
+                 free->why.c_str());
+        // An offload tier names its store-after K, every block included.
+        PlanPoint k1;
+        k1.drive = "nvme-gen5";
+        k1.drives = 4;
+        k1.storeAfter = 1;
+        k1.tiers.push_back(PlanTier{"nvme-gen5"});
+        QCOMPARE(describePlanPoint(k1), std::string("4 x nvme-gen5, store every block"));
+        k1.storeAfter = 2;
+        QCOMPARE(describePlanPoint(k1), std::string("4 x nvme-gen5, store at the 2nd sighting"));
     }
 
     // The fronts against a brute-force check of every pair, and the recommendation against

@@ -390,7 +390,7 @@ std::string describePlanPoint(const PlanPoint& p) {
     std::string s;
     if (p.dramBytes > 0) s = plan_detail::gib(p.dramBytes) + " DRAM";
     if (p.drives > 0) s += (s.empty() ? "" : " + ") + std::to_string(p.drives) + " x " + p.drive;
-    if (p.storeAfter > 1) s += ", store at the " + sightingText(p.storeAfter);
+    s += p.storeAfter > 1 ? ", store at the " + sightingText(p.storeAfter) : ", store every block";
     return s;
 }
 

@@ -82,9 +82,13 @@ std::string whySentence(const PlanSetup& s, const PlanResult& res,
                  " a month at $" + formatFixed(price, 2) + " per GPU-hour), and saves " +
                  formatFixed(r.gpuHoursSavedPerDay, 1) + " GPU-hours of prefill a day";
         else
+            // Without servers counted, the value is prefill time, not servers: say so, since
+            // trace capacity (and the window's Capacity chart) counts whole servers.
             w += ", saves " + formatFixed(r.gpuHoursSavedPerDay, 1) +
                  " GPU-hours of prefill a day (" + usd(r.valuePerMonthUsd) + " a month at $" +
-                 formatFixed(price, 2) + " per GPU-hour)";
+                 formatFixed(price, 2) + " per GPU-hour, valued as prefill time a smaller fleet " +
+                 "could drop" +
+                 (s.limits.sloP99S ? "" : ": with no p99 limit, servers are not counted") + ")";
         if (r.paybackMonths) w += ", pays back in " + formatFixed(*r.paybackMonths, 1) + " months";
         w += " and nets " + usd(r.netUsdOverLife) + " over " + years(life);
         if (r.shortestLifeYears)

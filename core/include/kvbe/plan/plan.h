@@ -236,7 +236,9 @@ bool planNeighbours(const PlanGrid& grid, const PlanCoord& a, const PlanCoord& b
 // what bandwidth and endurance need.
 PlanGrid defaultPlanGrid();
 
-// "512 GiB DRAM + 2 x nvme-gen5-mu, store at the 2nd sighting", "GPU-only caching".
+// "512 GiB DRAM + 2 x nvme-gen5-mu, store at the 2nd sighting", "4 x nvme-gen5, store every
+// block", "GPU-only caching": an offload tier's store-after is always named, so that the same
+// sizes storing every block and storing at a later sighting never read alike.
 std::string describePlanPoint(const PlanPoint& p);
 
 } // namespace kvbe
