@@ -128,6 +128,7 @@ bool CapacityPanel::setTargetText(const QString& text) {
     m_targetError.clear();
     m_error->setVisible(false);
     m_target = *t;
+    emit targetChanged();
     // An entry starts a search the user cancelled, even for the same target.
     m_cancelKey.reset();
     request();

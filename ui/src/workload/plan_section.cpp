@@ -1,6 +1,7 @@
 #include "kvbe/ui/workload/plan_section.h"
 
 #include "kvbe/ui/workload/background_job.h"
+#include "kvbe/ui/workload/plan_capacity_note.h"
 
 #include "kvbe/base/units.h"
 #include "kvbe/plan/plan_setup.h"
@@ -219,6 +220,10 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     // stage while it plans, then the time it took; the sentence; the mode it ran in.
     answerLayout->addWidget(statusBox);
     answerLayout->addWidget(m_sentence);
+    m_capacityNote = new PlanCapacityNote(answer);
+    connect(m_capacityNote, &PlanCapacityNote::useLimit, this,
+            [this](const QString& slo) { m_slo->setText(slo), readFields(); });
+    answerLayout->addWidget(m_capacityNote);
     answerLayout->addWidget(m_mode);
     answerLayout->addWidget(m_driveLife);
     answerLayout->addStretch(1);
@@ -440,8 +445,14 @@ void PlanSection::readFields() {
     m_error->setVisible(!errors.isEmpty());
     if (!errors.isEmpty()) return;
     m_limits = l;
+    m_capacityNote->setLimits(m_limits.sloP99S, m_capacityTarget);
     m_cancelKey.reset();
     request();
+}
+
+void PlanSection::setCapacityTarget(const LatencyTarget& t) {
+    m_capacityTarget = t;
+    m_capacityNote->setLimits(m_limits.sloP99S, m_capacityTarget);
 }
 
 void PlanSection::showEvent(QShowEvent* e) {

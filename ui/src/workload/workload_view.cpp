@@ -184,6 +184,12 @@ WorkloadView::WorkloadView(Explorer* explorer, QWidget* parent)
             m_chartTabs->addTab(c, c->title());
         }
     }
+    // The Plan says where it counts servers otherwise than the Capacity tab.
+    if (auto* plan = findChild<PlanSection*>(); plan && m_capacity) {
+        plan->setCapacityTarget(m_capacity->target());
+        connect(m_capacity, &CapacityPanel::targetChanged, plan,
+                [this, plan] { plan->setCapacityTarget(m_capacity->target()); });
+    }
     // Its pages' wrapped text (the Capacity sentence) counts in the height it asks of the tab:
     // without, a three-line sentence was squeezed onto its chart's axis.
     QSizePolicy tabsPolicy = m_chartTabs->sizePolicy();

@@ -46,6 +46,8 @@ class CapacityPanel : public QWidget {
   signals:
     // A search's result is shown (chart and sentence).
     void computed();
+    // The latency target changed (setTargetText with a target that parses).
+    void targetChanged();
     void cancelled();
 
   protected:

@@ -10,6 +10,7 @@
 // the sample rate and the error bound.
 #pragma once
 
+#include "kvbe/trace/trace_capacity.h"
 #include "kvbe/ui/charts/plan_chart.h"
 
 #include <QWidget>
@@ -31,6 +32,7 @@ namespace kvbe {
 
 class BackgroundJob;
 class ExactCommand;
+class PlanCapacityNote;
 
 class PlanSection : public QWidget {
     Q_OBJECT
@@ -47,6 +49,9 @@ class PlanSection : public QWidget {
     void addToAnswer(QWidget* w);
     // Sets the fields; text that does not parse shows its sentence and keeps the last limits.
     bool setLimitsText(double lifeYears, const QString& sloP99, const QString& budgetUsd);
+    // The Capacity tab's target: where the plan counts servers otherwise, a sentence under the
+    // answer says so and offers to plan at it (plan_capacity_note.h).
+    void setCapacityTarget(const LatencyTarget& t);
     const PlanLimits& limits() const { return m_limits; }
     // Exact: every configuration replayed in full, whatever the trace's size; otherwise a trace
     // of the sample options' exactBelow requests or more is planned from samples. setExact is the
@@ -117,6 +122,8 @@ class PlanSection : public QWidget {
     QLabel* m_status = nullptr;
     QCheckBox* m_exact = nullptr;
     QLabel* m_mode = nullptr;
+    PlanCapacityNote* m_capacityNote = nullptr;
+    std::optional<LatencyTarget> m_capacityTarget;
     QTimer* m_debounce = nullptr;
     QUndoStack* m_undo = nullptr;
     bool m_undoing = false; // an undo step sets the box: not a new step
