@@ -67,6 +67,8 @@ ExitCode runRouterCompare(const TraceOptions& o, const Setup& setup, Trace& trac
 
 ExitCode runReplay(const TraceOptions& o) {
     if (!o.errors.first.empty()) return fail(o.errors.first);
+    if (o.asRouted && o.compareDir.empty())
+        return fail("--as-routed: it replays a live run's routing; give --compare DIR too");
     auto ro = readOptions(o);
     if (!ro) return fail(ro.message());
     auto loaded = loadAll(o, o.scenario, *ro);
@@ -233,6 +235,10 @@ void addTraceCommands(CLI::App& app, Command& run) {
                        "llama.cpp[:cache_ram=SIZE,similarity=F]: each server is llama-server "
                        "with one slot (its last prompt, the GPU tier) and a host-RAM prompt cache "
                        "of whole prompts (--cache-ram; read as the first offload tier)");
+    replay->add_flag("--as-routed", o->asRouted,
+                     "With --compare: replay each request on the server the live run sent it to, "
+                     "not where the model's router would send it, so that the error left is the "
+                     "servers' and the caches'");
     replay->add_option("--compare", o->compareDir,
                        "DIR: the prediction beside a live replay probe replay --out DIR wrote (the "
                        "same requests, servers, router and load; rule always unless --admission)");

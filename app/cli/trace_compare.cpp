@@ -76,7 +76,7 @@ ExitCode runLiveCompare(const TraceOptions& o, const Setup& setup, const Trace& 
     const Admission rule = o.admissionGiven ? o.admission : Admission::Always;
     ReplayRequest request = o.replay;
     request.tierCapacities = setup.capacities;
-    auto c = compareLiveReplay(*live, loaded, setup.eval, request, *engine, rule);
+    auto c = compareLiveReplay(*live, loaded, setup.eval, request, *engine, rule, o.asRouted);
     if (!c) {
         if (c.error().field != RequestField::None) return fail(flagMessage(c.error()));
         const std::string& m = c.error().message;
@@ -97,6 +97,7 @@ ExitCode runLiveCompare(const TraceOptions& o, const Setup& setup, const Trace& 
                                     {"failed", r.failed},
                                     {"servers", servers},
                                     {"router", router},
+                                    {"routing", r.asRouted ? "as routed live" : "by the model"},
                                     {"rate_scale", scale},
                                     {"block_tokens", blockTokens},
                                     {"rule", toString(rule)},
@@ -112,8 +113,10 @@ ExitCode runLiveCompare(const TraceOptions& o, const Setup& setup, const Trace& 
     TextTable t;
     t.title = "Predicted against measured: " + std::to_string(r.compared) + " of " +
               std::to_string(requests) + " requests on " + std::to_string(servers) +
-              (servers == 1 ? " server" : " servers") + " behind " + router + ", rate scale " +
-              valueText(scale) + ", " + std::to_string(blockTokens) + "-token blocks";
+              (servers == 1 ? " server" : " servers") + " behind " + router +
+              (r.asRouted ? " (each request on the server it went to live)" : "") +
+              ", rate scale " + valueText(scale) + ", " + std::to_string(blockTokens) +
+              "-token blocks";
     t.columns = {"figure", "predicted", "measured", "error"};
     for (const auto& row : liveComparisonRows(r))
         t.rows.push_back({row[0], row[1], row[2], row[3]});

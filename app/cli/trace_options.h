@@ -77,6 +77,7 @@ struct TraceOptions {
     Admission admission = Admission::Optimal;
     bool admissionGiven = false;
     std::string compareDir;  // replay --compare: a probe replay's folder
+    bool asRouted = false;   // replay --as-routed: each request where the live run sent it
     std::string calibration; // replay --calibration: a calibration whose fit the scenario adopts
     std::string engine;      // replay --engine: llama.cpp[:cache_ram=SIZE,similarity=F]
     std::optional<double> durationCapS; // the trace's prefix

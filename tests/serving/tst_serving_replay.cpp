@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <list>
 #include <set>
 
@@ -65,13 +66,14 @@ QString writeTrace(const QString& dir, int n, int gapMs) {
     return path;
 }
 
-// The token hit ratio of `servers` LRU caches of `capacity` blocks fed round-robin, a hit run
-// at most 4 blocks (the last prompt token is always computed), counted here.
-double roundRobinLrus(int n, int servers, std::size_t capacity) {
+// The token hit ratio of `servers` LRU caches of `capacity` blocks, request i sent to
+// serverOf(i), a hit run at most 4 blocks (the last prompt token is always computed), counted
+// here.
+double routedLrus(int n, int servers, std::size_t capacity, const std::function<int(int)>& serverOf) {
     std::vector<std::list<int>> lru(static_cast<std::size_t>(servers));
     double hit = 0;
     for (int i = 0; i < n; ++i) {
-        auto& c = lru[static_cast<std::size_t>(i % servers)];
+        auto& c = lru[static_cast<std::size_t>(serverOf(i))];
         const auto ids = blocksOf(i);
         int h = 0;
         while (h < 4 && std::find(c.begin(), c.end(), ids[static_cast<std::size_t>(h)]) != c.end())
@@ -84,6 +86,11 @@ double roundRobinLrus(int n, int servers, std::size_t capacity) {
         }
     }
     return hit / (80.0 * n);
+}
+
+// ... fed round-robin.
+double roundRobinLrus(int n, int servers, std::size_t capacity) {
+    return routedLrus(n, servers, capacity, [servers](int i) { return i % servers; });
 }
 
 nlohmann::json readJson(const QString& path) {
@@ -219,6 +226,79 @@ class TestServingReplay : public QObject {
         const Run bad = runCli({"trace", "replay", trace, "--router", "sglang", "--compare", out});
         QCOMPARE(bad.exitCode, 1);
         QVERIFY2(bad.err.contains("--router sglang: the live replay in"), bad.err.constData());
+    }
+
+    // --as-routed: each request is replayed on the server the live run sent it to. A live run of
+    // 40 requests behind round-robin whose rows say each went to the server of its group's
+    // parity: the prediction's hits are those of two LRUs fed so, counted here, not round-robin's.
+    void asRoutedReplaysTheLiveRouting() {
+        QTemporaryDir dir;
+        const QString trace = writeTrace(dir.path(), 40, 60);
+        const QString live = dir.path() + "/live";
+        QVERIFY(QDir().mkpath(live));
+        auto write = [&](const QString& name, const std::string& text) {
+            QFile f(live + "/" + name);
+            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            f.write(QByteArray::fromStdString(text));
+        };
+        const nlohmann::json sum = {{"kvbe_probe", "replay"},
+                                    {"limit", nullptr},
+                                    {"duration_cap_s", nullptr},
+                                    {"rate_scale", 1},
+                                    {"block_tokens", 16},
+                                    {"requests", 40},
+                                    {"servers", nlohmann::json::array({{}, {}})},
+                                    {"router", "round-robin"}};
+        write("replay.json", sum.dump());
+        auto parity = [](int i) { return groupOf(i) % 2; };
+        std::string rows;
+        for (int i = 0; i < 40; ++i)
+            rows += nlohmann::json({{"request", i},
+                                    {"server", parity(i)},
+                                    {"prompt_tokens", 80},
+                                    {"cached_tokens", 0},
+                                    {"ttft_s", 0.1}})
+                        .dump() +
+                    "\n";
+        write("requests.jsonl", rows);
+        const QStringList args = {"trace",       "replay", trace,     "--gpu-cache", "10blocks",
+                                  "--tier",      "dram-pcie5=0", "--compare", live,
+                                  "--output", "json"};
+        const double byParity = routedLrus(40, 2, 10, parity);
+        const double byTurns = roundRobinLrus(40, 2, 10);
+        QVERIFY(std::abs(byParity - byTurns) > 0.01);
+        const Run routed = runCli(args + QStringList{"--as-routed"});
+        QVERIFY2(routed.exitCode == 0, routed.err.constData());
+        const auto j = nlohmann::json::parse(routed.out.toStdString(), nullptr, false);
+        QVERIFY(std::abs(j["predicted"]["token_hit_ratio"].get<double>() - byParity) < 1e-12);
+        QCOMPARE(j["routing"].get<std::string>(), std::string("as routed live"));
+        const Run modelled = runCli(args);
+        QVERIFY2(modelled.exitCode == 0, modelled.err.constData());
+        const auto m = nlohmann::json::parse(modelled.out.toStdString(), nullptr, false);
+        QVERIFY(std::abs(m["predicted"]["token_hit_ratio"].get<double>() - byTurns) < 1e-12);
+        QCOMPARE(m["routing"].get<std::string>(), std::string("by the model"));
+
+        // A row without its server, a server the run did not have, --as-routed alone.
+        write("requests.jsonl", R"({"request": 0, "prompt_tokens": 80, "ttft_s": 0.1})"
+                                "\n");
+        const Run noServer = runCli(args + QStringList{"--as-routed"});
+        QCOMPARE(noServer.exitCode, 1);
+        QVERIFY2(noServer.err.contains("requests.jsonl:1: expected the server the request went "
+                                       "to, 0 to 1"),
+                 noServer.err.constData());
+        write("requests.jsonl", R"({"request": 0, "server": 2, "prompt_tokens": 80, "ttft_s": 0.1})"
+                                "\n");
+        QCOMPARE(runCli(args + QStringList{"--as-routed"}).exitCode, 1);
+        write("requests.jsonl", R"({"request": 0, "server": 1, "prompt_tokens": 80, "ttft_s": 0.1})"
+                                "\n");
+        const Run missing = runCli(args + QStringList{"--as-routed"});
+        QCOMPARE(missing.exitCode, 1);
+        QVERIFY2(missing.err.contains("request 1 has no row"), missing.err.constData());
+        const Run alone = runCli({"trace", "replay", trace, "--as-routed"});
+        QCOMPARE(alone.exitCode, 1);
+        QVERIFY2(alone.err.contains("--as-routed: it replays a live run's routing; give --compare "
+                                    "DIR too"),
+                 alone.err.constData());
     }
 
     // What --compare reads is checked: a folder without a replay, a summary of something else,

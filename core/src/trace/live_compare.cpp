@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 namespace kvbe {
 
@@ -118,7 +119,7 @@ void applyEngine(const std::optional<ReplayConfig::LlamaCpp>& engine, ReplayConf
 RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const Trace& loaded,
                                                 const Evaluation& e, ReplayRequest request,
                                                 const std::optional<ReplayConfig::LlamaCpp>& engine,
-                                                Admission rule) {
+                                                Admission rule, bool asRouted) {
     const Trace trace =
         traceWithBlockTokens(traceHead(loaded, live.durationCapS, live.limit), live.blockTokens);
     if (trace.size() != live.requests)
@@ -127,6 +128,52 @@ RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const
                                   std::to_string(live.requests) +
                                   ": expected the trace it replayed" +
                                   (live.trace.empty() ? std::string() : " (" + live.trace + ")")}};
+
+    // The rows first: with asRouted the replay sends each request where the live run did.
+    const std::string rowsPath = (fs::path(live.dir) / "requests.jsonl").string();
+    std::ifstream rowsFile(rowsPath);
+    if (!rowsFile) return RequestError{Error{live.dir + ": no requests.jsonl there"}};
+    struct Row {
+        std::size_t request = 0;
+        std::optional<double> ttft, cached;
+    };
+    std::vector<Row> rows;
+    auto servers = std::make_shared<std::vector<std::int32_t>>(trace.size(), -1);
+    std::size_t line = 0;
+    for (std::string text; std::getline(rowsFile, text);) {
+        ++line;
+        const auto j = nlohmann::json::parse(text, nullptr, false);
+        const std::string at = rowsPath + ":" + std::to_string(line);
+        if (!j.is_object() || !j.contains("request") || !j["request"].is_number_unsigned() ||
+            !j.contains("ttft_s") || !j.contains("prompt_tokens"))
+            return RequestError{
+                Error{at + ": expected a row with request, prompt_tokens and ttft_s"}};
+        Row r;
+        r.request = j["request"].get<std::size_t>();
+        if (r.request >= trace.size())
+            return RequestError{Error{at + ": request " + std::to_string(r.request) +
+                                      " is not among the " + std::to_string(trace.size()) +
+                                      " replayed"}};
+        if (j["ttft_s"].is_number()) r.ttft = j["ttft_s"].get<double>();
+        if (j.contains("cached_tokens") && j["cached_tokens"].is_number())
+            r.cached = j["cached_tokens"].get<double>();
+        if (asRouted) {
+            if (!j.contains("server") || !j["server"].is_number_unsigned() ||
+                j["server"].get<std::size_t>() >= live.servers)
+                return RequestError{Error{at + ": expected the server the request went to, 0 to " +
+                                          std::to_string(live.servers - 1) +
+                                          " (--as-routed replays each request there)"}};
+            (*servers)[r.request] = j["server"].get<std::int32_t>();
+        }
+        rows.push_back(r);
+    }
+    if (asRouted)
+        for (std::size_t i = 0; i < servers->size(); ++i)
+            if ((*servers)[i] < 0)
+                return RequestError{Error{rowsPath + ": request " + std::to_string(i) +
+                                          " has no row, so where it went is not known "
+                                          "(--as-routed replays each request where it went)"}};
+
     request.instances = static_cast<int>(live.servers);
     request.router = live.router;
     request.fleet = true;
@@ -135,6 +182,7 @@ RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const
     if (!setup) return setup.error();
     ReplayConfig config = std::move(setup->config);
     applyEngine(engine, config);
+    if (asRouted) config.fleet.router.recorded = std::move(servers);
     RequestTimes times;
     auto r = replayTrace(trace, e.cost, config, &times);
     if (!r) return RequestError{Error{r.message()}};
@@ -143,39 +191,26 @@ RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const
                                                    ? times.queuedBreakeven
                                                    : times.queuedOptimal;
 
-    const std::string rowsPath = (fs::path(live.dir) / "requests.jsonl").string();
-    std::ifstream rows(rowsPath);
-    if (!rows) return RequestError{Error{live.dir + ": no requests.jsonl there"}};
     LiveComparison out;
     out.live = live;
     out.rule = rule;
+    out.asRouted = asRouted;
     std::vector<double>& mt = out.measuredSorted;
     std::vector<double>& pt = out.predictedSorted;
     double mc = 0, pc = 0, prompt = 0, ape = 0;
-    std::size_t line = 0;
-    for (std::string text; std::getline(rows, text);) {
-        ++line;
-        const auto j = nlohmann::json::parse(text, nullptr, false);
-        const std::string at = rowsPath + ":" + std::to_string(line);
-        if (!j.is_object() || !j.contains("request") || !j["request"].is_number_unsigned() ||
-            !j.contains("ttft_s") || !j.contains("prompt_tokens"))
-            return RequestError{
-                Error{at + ": expected a row with request, prompt_tokens and ttft_s"}};
-        const auto i = j["request"].get<std::size_t>();
-        if (i >= trace.size())
-            return RequestError{Error{at + ": request " + std::to_string(i) + " is not among the " +
-                                      std::to_string(trace.size()) + " replayed"}};
-        if (!j["ttft_s"].is_number()) {
+    for (const Row& row : rows) {
+        if (!row.ttft) {
             ++out.failed;
             continue;
         }
-        const double m = j["ttft_s"].get<double>(), q = predictedTtft[i];
+        const std::size_t i = row.request;
+        const double m = *row.ttft, q = predictedTtft[i];
         mt.push_back(m);
         pt.push_back(q);
         if (m > 0) ape += std::abs(q - m) / m;
-        if (j.contains("cached_tokens") && j["cached_tokens"].is_number()) {
+        if (row.cached) {
             const double n = trace.inputTokens[i];
-            mc += j["cached_tokens"].get<double>();
+            mc += *row.cached;
             // An engine computes a prompt's last token whatever it holds (vLLM, SGLang and
             // llama.cpp alike): a whole prompt found reports n - 1 tokens cached.
             pc += std::min(n - 1, static_cast<double>(times.hitBlocks[i]) * live.blockTokens);

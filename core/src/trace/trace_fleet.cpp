@@ -234,6 +234,12 @@ int Fleet::route(std::size_t i, double now) {
     const auto full = ids.first(
         std::min<std::size_t>(ids.size(), static_cast<std::size_t>(m_trace.inputTokens[i] / m_b)));
     int s = 0;
+    if (m_rc.recorded) {
+        s = (*m_rc.recorded)[i];
+        if (m_depth0[static_cast<std::size_t>(s)] < best) ++m_away;
+        ++m_requests[static_cast<std::size_t>(s)];
+        return s;
+    }
     switch (m_rc.kind) {
     case RouterKind::RoundRobin:
         s = roundRobin();

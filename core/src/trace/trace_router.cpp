@@ -122,7 +122,8 @@ std::vector<std::string> routerParameters(RouterKind k) {
 }
 
 std::string routerText(const RouterConfig& r) {
-    return r.text.empty() ? std::string(toString(r.kind)) : r.text;
+    return (r.text.empty() ? std::string(toString(r.kind)) : r.text) +
+           (r.recorded ? " as routed live" : "");
 }
 
 Result<RouterConfig> parseRouter(std::string_view text) {

@@ -6,6 +6,7 @@
 #include "kvbe/base/result.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,12 +44,17 @@ struct RouterConfig {
 
     // The text that names it back: "sglang", "sglang:cache_threshold=0.5".
     std::string text;
+    // Set: every request goes to the server recorded for it (by request index; a live replay's
+    // requests.jsonl, kvbe/trace/live_compare.h), whatever the router would pick; the router's
+    // kind and text name the router that picked them. Each entry is a server of the fleet.
+    std::shared_ptr<const std::vector<std::int32_t>> recorded;
 };
 
 // Every router name `--router` takes, in the order `--router compare` replays them.
 const std::vector<std::string_view>& routerNames();
 std::string_view toString(RouterKind k);
-// Its --router text as given, else its name ("round-robin" for a default RouterConfig).
+// Its --router text as given, else its name ("round-robin" for a default RouterConfig); with
+// recorded routing, followed by " as routed live".
 std::string routerText(const RouterConfig& r);
 // "NAME" or "NAME:key=value,key=value"; an unknown name or key, or a value out of range, is a
 // sentence naming what was expected.

@@ -53,6 +53,7 @@ struct LiveFigures {
 struct LiveComparison {
     LiveReplayRun live;
     Admission rule = Admission::Always;
+    bool asRouted = false; // each request replayed on the server the live run sent it to
     std::size_t compared = 0, failed = 0; // requests completed live, and failed
     LiveFigures measured, predicted;
     double mape = 0; // mean over the compared requests of |predicted − measured| / measured
@@ -63,13 +64,16 @@ struct LiveComparison {
 // Replays the requests the live run sent (its --limit, --duration-cap and --block-tokens of
 // `loaded`) through the model: `request` as the flags or controls give it, with the live run's
 // servers, router and load, the engine's cache where given, and `rule` for what it loads (an
-// engine loads every cached block it finds: Always). Fails naming the request's field, or with a
-// sentence naming the file and line of requests.jsonl it could not read, or the trace that does
-// not match.
+// engine loads every cached block it finds: Always). asRouted: each request goes to the server
+// the live run sent it to (requests.jsonl's `server`), not where the model's router would send
+// it, so that what is left of the error is the servers' and the caches', not the router's
+// (RouterConfig::recorded). Fails naming the request's field, or with a sentence naming the file
+// and line of requests.jsonl it could not read (with asRouted, a row without its server or a
+// request without a row), or the trace that does not match.
 RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const Trace& loaded,
                                                 const Evaluation& e, ReplayRequest request,
                                                 const std::optional<ReplayConfig::LlamaCpp>& engine,
-                                                Admission rule);
+                                                Admission rule, bool asRouted = false);
 
 // The comparison as rows of figure, predicted, measured and error, in words ("token hit ratio",
 // "37.4 %", "37.4 %", "+0.0 points"; "TTFT mean", "41.2 ms", …): the CLI's table and the window's
