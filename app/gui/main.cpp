@@ -78,8 +78,12 @@ int main(int argc, char** argv) {
         QStringLiteral("The engine's own cache to model on the live replay, as kvbe-cli trace "
                        "replay --engine takes it: llama.cpp[:cache_ram=SIZE,similarity=F]."),
         QStringLiteral("SPEC"));
+    const QCommandLineOption asRoutedOpt(
+        QStringLiteral("as-routed"),
+        QStringLiteral("With --live: replay each request on the server the live run sent it to, "
+                       "as kvbe-cli trace replay --as-routed does."));
     parser.addOptions({scenarioOpt, chartOpt, exportOpt, sizeOpt, tierOpt, darkOpt, bigOpt,
-                       importOpt, traceOpt, sloOpt, liveOpt, engineOpt});
+                       importOpt, traceOpt, sloOpt, liveOpt, engineOpt, asRoutedOpt});
     parser.addPositionalArgument(QStringLiteral("file"),
                                  QStringLiteral("A scenario or a model's config.json to open."));
     // Parsed before QApplication exists: a mistyped option must fail with a sentence even where
@@ -147,6 +151,7 @@ int main(int argc, char** argv) {
         request.target = parser.value(sloOpt);
         request.live = parser.value(liveOpt);
         request.engine = parser.value(engineOpt);
+        request.asRouted = parser.isSet(asRoutedOpt);
         auto scenario = parser.isSet(scenarioOpt)
                             ? kvbe::loadScenario(parser.value(scenarioOpt).toStdString(), *presets)
                             : kvbe::defaultScenario(*presets);
@@ -166,9 +171,10 @@ int main(int argc, char** argv) {
     if (parser.isSet(importOpt)) window.importCalibrations(parser.values(importOpt));
     if (parser.isSet(traceOpt)) window.openTrace(parser.value(traceOpt));
     // The Live tab's folder and engine (a sentence on its chart where they cannot be read).
-    if (parser.isSet(liveOpt) || parser.isSet(engineOpt))
+    if (parser.isSet(liveOpt) || parser.isSet(engineOpt) || parser.isSet(asRoutedOpt))
         if (auto* workload = window.findChild<kvbe::WorkloadView*>())
-            workload->setLiveReplay(parser.value(liveOpt), parser.value(engineOpt));
+            workload->setLiveReplay(parser.value(liveOpt), parser.value(engineOpt),
+                                    parser.isSet(asRoutedOpt));
     // The Capacity tab's target field (a sentence there where it does not parse).
     if (parser.isSet(sloOpt))
         if (auto* capacity = window.findChild<kvbe::CapacityPanel*>())

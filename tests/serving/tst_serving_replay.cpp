@@ -69,7 +69,8 @@ QString writeTrace(const QString& dir, int n, int gapMs) {
 // The token hit ratio of `servers` LRU caches of `capacity` blocks, request i sent to
 // serverOf(i), a hit run at most 4 blocks (the last prompt token is always computed), counted
 // here.
-double routedLrus(int n, int servers, std::size_t capacity, const std::function<int(int)>& serverOf) {
+double routedLrus(int n, int servers, std::size_t capacity,
+                  const std::function<int(int)>& serverOf) {
     std::vector<std::list<int>> lru(static_cast<std::size_t>(servers));
     double hit = 0;
     for (int i = 0; i < n; ++i) {
@@ -261,9 +262,9 @@ class TestServingReplay : public QObject {
                         .dump() +
                     "\n";
         write("requests.jsonl", rows);
-        const QStringList args = {"trace",       "replay", trace,     "--gpu-cache", "10blocks",
-                                  "--tier",      "dram-pcie5=0", "--compare", live,
-                                  "--output", "json"};
+        const QStringList args = {"trace",    "replay",   trace,          "--gpu-cache",
+                                  "10blocks", "--tier",   "dram-pcie5=0", "--compare",
+                                  live,       "--output", "json"};
         const double byParity = routedLrus(40, 2, 10, parity);
         const double byTurns = roundRobinLrus(40, 2, 10);
         QVERIFY(std::abs(byParity - byTurns) > 0.01);

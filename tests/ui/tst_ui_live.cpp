@@ -11,6 +11,8 @@
 #include "kvbe/ui/workload/live_section.h"
 #include "kvbe/ui/workload/workload_view.h"
 
+#include <QCheckBox>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
@@ -22,6 +24,11 @@ using namespace kvbe;
 using namespace kvbe::test;
 
 namespace {
+
+QByteArray readText(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
 
 void writeText(const QString& path, const std::string& text) {
     QFile f(path);
@@ -165,6 +172,65 @@ class TestUiLive : public QObject {
         QCOMPARE(engine->text(), QString());
     }
 
+    // As routed live: two servers, the run sent requests 2 and 3 to server 1 and the rest to 0.
+    // Ticked, the figures are compareLiveReplay's with asRouted (one computation); unticked,
+    // round-robin's.
+    void asRoutedFollowsTheBox() {
+        QTemporaryDir dir;
+        QString trace;
+        writeLive(dir.path(), &trace);
+        const QString live = dir.path() + "/live";
+        nlohmann::json sum = nlohmann::json::parse(readText(live + "/replay.json"));
+        sum["servers"] = nlohmann::json::array({{{"endpoint", "a"}}, {{"endpoint", "b"}}});
+        writeText(live + "/replay.json", sum.dump());
+        std::string rows;
+        for (const QByteArray& line : readText(live + "/requests.jsonl").split('\n')) {
+            if (line.isEmpty()) continue;
+            auto row = nlohmann::json::parse(line.toStdString());
+            const int i = row["request"].get<int>();
+            row["server"] = i == 2 || i == 3 ? 1 : 0;
+            rows += row.dump() + "\n";
+        }
+        writeText(live + "/requests.jsonl", rows);
+
+        auto w = makeWindow();
+        auto* v = workloadViewOf(*w);
+        QVERIFY(v->openTrace(trace));
+        QVERIFY(settleWorkload(*w));
+        auto* section = v->findChild<LiveSection*>(QStringLiteral("liveSection"));
+        auto* box = section->findChild<QCheckBox*>(QStringLiteral("liveAsRouted"));
+        QVERIFY(box && !box->isChecked());
+        v->setLiveReplay(live, QString());
+        QVERIFY(settleWorkload(*w));
+        QVERIFY2(v->result()->live, qPrintable(v->result()->liveNote));
+        QVERIFY(!v->result()->live->asRouted);
+        const double modelled = *v->result()->live->predicted.tokenHitRatio;
+
+        box->setChecked(true);
+        QVERIFY(settleWorkload(*w));
+        QVERIFY(v->settings().liveAsRouted);
+        const auto& res = *v->result();
+        QVERIFY2(res.live && res.live->asRouted, qPrintable(res.liveNote));
+        // By hand: server 0 takes requests 0, 1, 4 ({1,2} each) and 5 (failed): 1 and 4 find
+        // 1,023 tokens; server 1 takes 2 ({1,3}) and 3 ({4,5}), cold. Round-robin puts 2 after 0
+        // on server 0 (512 tokens) and 4 after 2 (1,023): 1,535 in all.
+        QCOMPARE(*res.live->predicted.tokenHitRatio, (1023.0 + 1023) / (5 * 1024));
+        QCOMPARE(modelled, (512.0 + 1023) / (5 * 1024));
+        QVERIFY(std::abs(modelled - *res.live->predicted.tokenHitRatio) > 1e-6);
+        auto run = readLiveReplay(live.toStdString());
+        QVERIFY(run.ok());
+        auto direct =
+            compareLiveReplay(*run, *res.trace, *res.eval,
+                              workloadRequest(res.settings, res.eval->scenario.tiers.size()),
+                              std::nullopt, Admission::Always, true);
+        QVERIFY(direct.ok());
+        QCOMPARE(direct->predicted.mean, res.live->predicted.mean);
+        QCOMPARE(direct->mape, res.live->mape);
+        auto* chart = v->findChild<LiveChart*>(QStringLiteral("workload-live"));
+        QVERIFY2(chart->plainTitle().contains(QStringLiteral("as routed live")),
+                 qPrintable(chart->plainTitle()));
+    }
+
     // kvbe --export --chart workload-live --live DIR draws it for a slide; --live on another
     // chart, or a folder with no live replay, is a sentence and no file.
     void theLiveChartExports() {
@@ -188,8 +254,8 @@ class TestUiLive : public QObject {
         q.path = dir.path() + "/other.svg";
         q.chart = QStringLiteral("workload-ttft");
         const Status other = exportHeadless(*presets, *scenario, q);
-        QVERIFY(!other.ok() && other.message().find("--live and --engine draw the workload-live "
-                                                    "chart") != std::string::npos);
+        QVERIFY(!other.ok() && other.message().find("--live, --engine and --as-routed draw the "
+                                                    "workload-live chart") != std::string::npos);
         q.chart = QStringLiteral("workload-live");
         q.live = dir.path();
         const Status none = exportHeadless(*presets, *scenario, q);

@@ -67,9 +67,10 @@ void LiveChart::refill() {
                   .arg(c.live.rateScale)
                   .arg(describeScenario(*m_current))
                   .arg(QString::fromStdString(std::string(toString(c.rule))))
-                  .arg(w.settings.engine.empty()
-                           ? QString()
-                           : tr(", engine %1").arg(QString::fromStdString(w.settings.engine))),
+                  .arg((w.settings.engine.empty()
+                            ? QString()
+                            : tr(", engine %1").arg(QString::fromStdString(w.settings.engine))) +
+                       (c.asRouted ? tr(", as routed live") : QString())),
               tr("error: hit ratio %1, mean %2, p50 %3, p90 %4; per request %5 % (MAPE)")
                   .arg(err(0).isEmpty() ? tr("not reported") : err(0), err(1), err(2), err(3))
                   .arg(c.mape * 100, 0, 'f', 1));

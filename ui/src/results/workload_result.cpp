@@ -113,7 +113,7 @@ void compareLive(WorkloadResult& w, const WorkloadSettings& settings) {
     } else {
         auto c = compareLiveReplay(*run, *w.trace, *w.eval,
                                    workloadRequest(settings, w.eval->scenario.tiers.size()),
-                                   *engine, Admission::Always);
+                                   *engine, Admission::Always, settings.liveAsRouted);
         if (c)
             w.live = std::move(*c);
         else

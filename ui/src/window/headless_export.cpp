@@ -56,8 +56,10 @@ Status checkRequest(const ChartKind& kind, const HeadlessExport& q, const Scenar
     if (!q.target.isEmpty() && !kind.setTarget)
         return fail(QStringLiteral("--slo sets the latency target of the %1 chart; %2 draws none")
                         .arg(orList(keysWhere(takesTarget)), kind.key));
-    if ((!q.live.isEmpty() || !q.engine.isEmpty()) && kind.key != QLatin1String("workload-live"))
-        return fail(QStringLiteral("--live and --engine draw the workload-live chart; --chart '%1' "
+    if ((!q.live.isEmpty() || !q.engine.isEmpty() || q.asRouted) &&
+        kind.key != QLatin1String("workload-live"))
+        return fail(QStringLiteral("--live, --engine and --as-routed draw the workload-live chart; "
+                                   "--chart '%1' "
                                    "is not it")
                         .arg(kind.key));
     if (q.tier && *q.tier >= int(scenario.tiers.size()))
@@ -98,6 +100,7 @@ Result<WorkloadPtr> replayTrace(const HeadlessExport& q, const Explorer& explore
     WorkloadSettings settings;
     settings.liveDir = q.live.toStdString();
     settings.engine = q.engine.toStdString();
+    settings.liveAsRouted = q.asRouted;
     auto w = std::make_shared<WorkloadResult>(
         computeWorkload(std::make_shared<const Trace>(std::move(*trace)), q.trace,
                         explorer.result()->eval, settings));

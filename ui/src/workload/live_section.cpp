@@ -1,5 +1,6 @@
 #include "kvbe/ui/workload/live_section.h"
 
+#include <QCheckBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -27,7 +28,7 @@ LiveSection::LiveSection(LiveChart* chart, QWidget* parent) : QWidget(parent), m
     m_clear->setEnabled(false);
     connect(m_clear, &QPushButton::clicked, this, [this] {
         m_dir.clear();
-        emit changed(m_dir, m_engine->text().trimmed());
+        emit changed(m_dir, m_engine->text().trimmed(), m_asRouted->isChecked());
     });
     m_folder = new QLabel(tr("No live replay"), this);
     m_folder->setObjectName(QStringLiteral("liveFolder"));
@@ -47,13 +48,24 @@ LiveSection::LiveSection(LiveChart* chart, QWidget* parent) : QWidget(parent), m
         m_engine->fontMetrics().horizontalAdvance(m_engine->placeholderText()) + 24);
     engineLabel->setBuddy(m_engine);
     connect(m_engine, &QLineEdit::editingFinished, this, [this] {
-        if (!m_dir.isEmpty()) emit changed(m_dir, m_engine->text().trimmed());
+        if (!m_dir.isEmpty())
+            emit changed(m_dir, m_engine->text().trimmed(), m_asRouted->isChecked());
+    });
+    m_asRouted = new QCheckBox(tr("As routed live"), this);
+    m_asRouted->setObjectName(QStringLiteral("liveAsRouted"));
+    m_asRouted->setToolTip(
+        tr("Replay each request on the server the live run sent it to, not where the model's "
+           "router would send it (kvbe-cli trace replay --as-routed): what error is left is the "
+           "servers' and the caches', not the router's"));
+    connect(m_asRouted, &QCheckBox::toggled, this, [this](bool on) {
+        if (!m_dir.isEmpty()) emit changed(m_dir, m_engine->text().trimmed(), on);
     });
     row->addWidget(open);
     row->addWidget(m_clear);
     row->addWidget(m_folder, 1);
     row->addWidget(engineLabel);
     row->addWidget(m_engine);
+    row->addWidget(m_asRouted);
     v->addLayout(row);
     v->addWidget(m_chart, 1);
 
@@ -71,12 +83,16 @@ void LiveSection::choose() {
         this, tr("Open a live replay (the folder probe replay --out wrote)"), m_dir);
     if (dir.isEmpty()) return;
     m_dir = dir;
-    emit changed(m_dir, m_engine->text().trimmed());
+    emit changed(m_dir, m_engine->text().trimmed(), m_asRouted->isChecked());
 }
 
-void LiveSection::showSettings(const QString& dir, const QString& engine) {
+void LiveSection::showSettings(const QString& dir, const QString& engine, bool asRouted) {
     m_dir = dir;
     if (m_engine->text() != engine) m_engine->setText(engine);
+    if (m_asRouted->isChecked() != asRouted) {
+        const QSignalBlocker quiet(m_asRouted);
+        m_asRouted->setChecked(asRouted);
+    }
     m_folder->setText(dir.isEmpty() ? tr("No live replay") : dir);
     m_folder->setToolTip(dir);
     m_clear->setEnabled(!dir.isEmpty());
@@ -85,7 +101,7 @@ void LiveSection::showSettings(const QString& dir, const QString& engine) {
 void LiveSection::setWorkload(const WorkloadPtr& w) {
     if (!w) return;
     showSettings(QString::fromStdString(w->settings.liveDir),
-                 QString::fromStdString(w->settings.engine));
+                 QString::fromStdString(w->settings.engine), w->settings.liveAsRouted);
     if (!w->live) {
         m_figures->clear();
         m_figures->setVisible(false);

@@ -421,10 +421,11 @@ void WorkloadView::setSettings(const WorkloadSettings& s) {
     requestReplay();
 }
 
-void WorkloadView::setLiveReplay(const QString& dir, const QString& engine) {
+void WorkloadView::setLiveReplay(const QString& dir, const QString& engine, bool asRouted) {
     m_settings.liveDir = dir.toStdString();
     m_settings.engine = engine.toStdString();
-    if (auto* live = findChild<LiveSection*>()) live->showSettings(dir, engine);
+    m_settings.liveAsRouted = asRouted;
+    if (auto* live = findChild<LiveSection*>()) live->showSettings(dir, engine, asRouted);
     requestReplay();
 }
 

@@ -48,6 +48,8 @@ struct WorkloadSettings {
     // and the engine's own cache to model on it, as trace replay --engine takes it.
     std::string liveDir;
     std::string engine;
+    // Each request replayed on the server the live run sent it to (trace replay --as-routed).
+    bool liveAsRouted = false;
     bool operator==(const WorkloadSettings&) const = default;
 };
 

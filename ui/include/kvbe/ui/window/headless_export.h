@@ -31,6 +31,7 @@ struct HeadlessExport {
     // A live replay's folder (probe replay --out) and the engine's cache to model on it
     // (trace replay --engine), for the workload-live chart.
     QString live, engine;
+    bool asRouted = false; // each request on the server the live run sent it to
 };
 
 // A file that cannot be read, a combination the chart cannot draw (a trace chart without a

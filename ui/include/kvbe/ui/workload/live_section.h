@@ -9,6 +9,7 @@
 
 #include <QWidget>
 
+class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -24,18 +25,19 @@ class LiveSection : public QWidget {
     // The figures and the folder shown for a replay's result.
     void setWorkload(const WorkloadPtr& w);
     // Sets the controls without asking for a replay.
-    void showSettings(const QString& dir, const QString& engine);
+    void showSettings(const QString& dir, const QString& engine, bool asRouted);
     QString figuresText() const;
 
   signals:
-    // The user chose another folder or engine: the view replays with them.
-    void changed(const QString& dir, const QString& engine);
+    // The user chose another folder, engine or routing: the view replays with them.
+    void changed(const QString& dir, const QString& engine, bool asRouted);
 
   private:
     void choose();
     LiveChart* m_chart;
     QLabel* m_folder;
     QLineEdit* m_engine;
+    QCheckBox* m_asRouted;
     QPushButton* m_clear;
     QLabel* m_figures;
     QString m_dir;

@@ -79,7 +79,7 @@ class WorkloadView : public QWidget {
     // Sets the controls and replays.
     void setSettings(const WorkloadSettings& s);
     // The Live tab's live replay folder and engine (WorkloadSettings::liveDir, engine); replays.
-    void setLiveReplay(const QString& dir, const QString& engine);
+    void setLiveReplay(const QString& dir, const QString& engine, bool asRouted = false);
     std::vector<WorkloadChart*> charts() const { return m_charts; }
     // The Capacity tab: its chart, target field and sentence.
     CapacityPanel* capacityPanel() const { return m_capacity; }
