@@ -59,10 +59,26 @@ std::string storeAllWarning(const PlanPoint& p, const PlanSetup& s) {
     return w + ".";
 }
 
+// A fleet plan's tiers are one per node, shared by the node's servers; vLLM's offload and
+// LMCache's local backends are one per server. The servers a node's tier is split among (1 but
+// for a fleet of several servers a node), and the comment that says so.
+int nodeShare(const PlanSetup& s) {
+    return s.base.isFleet() ? std::max(1, s.base.fleet.nodeServers) : 1;
+}
+std::string shareNote(const PlanSetup& s) {
+    const int k = nodeShare(s);
+    if (k == 1) return {};
+    return "# The plan's tiers are one per node, shared by its " + std::to_string(k) +
+           " servers; this stack keeps one per server, so each server gets 1/" + std::to_string(k) +
+           " of the node's (the sizes below). A block one server stored is not found by the "
+           "others: expect fewer offload hits than the plan's.\n";
+}
+
 std::string vllm(const PlanPoint& p, const PlanSetup& s, std::uint32_t blockTokens,
                  std::uint64_t distinctBlocks) {
     std::string out = "# vLLM settings for: " + describePlanPoint(p) + " (kvbe-cli trace plan)\n" +
                       "# Keys checked against " + kVllmChecked + ".\n";
+    const double dram = p.dramBytes / nodeShare(s); // one server's
     if (!p.offload())
         return out + "# GPU-only caching: vLLM's own prefix cache (--enable-prefix-caching), no "
                      "offload flags.\n";
@@ -75,10 +91,11 @@ std::string vllm(const PlanPoint& p, const PlanSetup& s, std::uint32_t blockToke
         return out + "--kv-transfer-config "
                      "'{\"kv_connector\":\"LMCacheConnectorV1\",\"kv_role\":\"kv_both\"}'\n";
     }
+    out += shareNote(s);
     if (p.storeAfter <= 1)
         return out + "# --kv-offloading-size is GiB of host memory, summed over the " +
                ranksText(s.gpusPerInstance) + ".\n" +
-               "--kv-offloading-backend native --kv-offloading-size " + gibText(p.dramBytes) + "\n";
+               "--kv-offloading-backend native --kv-offloading-size " + gibText(dram) + "\n";
     // Store admission needs the OffloadingConnector's own settings, which the two flags above
     // cannot carry. An offload block of the trace's block size makes vLLM count what the plan
     // counts; the tracker then needs one entry per distinct block of the trace.
@@ -89,7 +106,7 @@ std::string vllm(const PlanPoint& p, const PlanSetup& s, std::uint32_t blockToke
     out += "# Store a block at its " + sightingText(p.storeAfter) +
            ": the OffloadingConnector's store_threshold, in place of --kv-offloading-backend "
            "native --kv-offloading-size " +
-           gibText(p.dramBytes) + " (cpu_bytes_to_use is the same size in bytes, summed over the " +
+           gibText(dram) + " (cpu_bytes_to_use is the same size in bytes, summed over the " +
            ranksText(s.gpusPerInstance) + ").\n";
     out += "# vLLM counts a block each time its scheduler looks it up in host memory, which it "
            "does for the blocks past the GPU's own prefix hit; the plan counts every request "
@@ -99,7 +116,7 @@ std::string vllm(const PlanPoint& p, const PlanSetup& s, std::uint32_t blockToke
     out += "--kv-transfer-config "
            "'{\"kv_connector\":\"OffloadingConnector\",\"kv_role\":\"kv_both\","
            "\"kv_connector_extra_config\":{\"cpu_bytes_to_use\":" +
-           std::to_string(static_cast<std::uint64_t>(p.dramBytes)) +
+           std::to_string(static_cast<std::uint64_t>(dram)) +
            (sameBlocks ? ",\"block_size\":" + std::to_string(blockTokens) : std::string()) +
            ",\"store_threshold\":" + std::to_string(p.storeAfter) +
            ",\"max_tracker_size\":" + std::to_string(tracker) + "}}'\n";
@@ -108,6 +125,7 @@ std::string vllm(const PlanPoint& p, const PlanSetup& s, std::uint32_t blockToke
 
 std::string lmcache(const PlanPoint& p, const PlanSetup& s, std::uint32_t blockTokens) {
     const double ranks = double(std::max(1, s.gpusPerInstance));
+    const double split = ranks * nodeShare(s); // a node's size over its servers' workers
     double disk = 0;
     for (const auto& t : p.tiers)
         if (!p.drive.empty() && t.name == p.drive) disk = t.capacityBytes;
@@ -117,11 +135,12 @@ std::string lmcache(const PlanPoint& p, const PlanSetup& s, std::uint32_t blockT
         "# Sizes are GiB per vLLM worker: the plan's totals over " + ranksText(s.gpusPerInstance) +
         ".\n" + "# chunk_size is the trace's block (" + std::to_string(blockTokens) +
         " tokens; LMCache's default is 256), so LMCache's chunks are the plan's blocks.\n";
+    out += shareNote(s);
     if (p.storeAfter > 1) out += "# " + storeAllWarning(p, s) + "\n";
     out += "chunk_size: " + std::to_string(blockTokens) + "\n";
     out += std::string("local_cpu: ") + (p.dramBytes > 0 ? "true" : "false") + "\n";
     if (p.dramBytes > 0) {
-        out += "max_local_cpu_size: " + gibFloor(p.dramBytes / ranks) + "\n";
+        out += "max_local_cpu_size: " + gibFloor(p.dramBytes / split) + "\n";
     } else {
         out += "# No DRAM tier; the disk backend still stages through a pinned buffer of "
                "max_local_cpu_size (LMCache's default).\n";
@@ -131,7 +150,7 @@ std::string lmcache(const PlanPoint& p, const PlanSetup& s, std::uint32_t blockT
         out += "# Point local_disk at the file system on the " + std::to_string(p.drives) + " x " +
                p.drive + " drives.\n";
         out += "local_disk: \"file:///mnt/kvbe-nvme/lmcache/\"\n";
-        out += "max_local_disk_size: " + gibFloor(disk / ranks) + "\n";
+        out += "max_local_disk_size: " + gibFloor(disk / split) + "\n";
     } else {
         out += "max_local_disk_size: 0.0\n";
     }
