@@ -5,6 +5,7 @@
 #include "cli_run.h"
 
 #include <QFile>
+#include <QMap>
 #include <QRegularExpression>
 #include <QSet>
 #include <QTest>
@@ -53,6 +54,15 @@ QString valueOf(const QString& line, const QString& flag) {
     return i >= 0 && i + 1 < w.size() ? w[i + 1] : QString();
 }
 
+// A command line holds exactly these flags, each with its value.
+void expectFlags(const QString& cmd, const QMap<QString, QString>& want) {
+    const QStringList keys = want.keys();
+    QCOMPARE(flagsOf(cmd), QSet<QString>(keys.begin(), keys.end()));
+    for (auto it = want.begin(); it != want.end(); ++it)
+        QVERIFY2(valueOf(cmd, it.key()) == it.value(),
+                 qPrintable(it.key() + QStringLiteral(": ") + valueOf(cmd, it.key())));
+}
+
 void expectRefusal(const Run& r, const QString& says) {
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.out.isEmpty(), r.out.constData());
@@ -75,20 +85,13 @@ class TestCliRouterSettings : public QObject {
         QCOMPARE(lines.size(), 1);
         const QString& cmd = lines.front();
         QVERIFY2(cmd.startsWith(QLatin1String("smg launch ")), r.out.constData());
-        const QSet<QString> shipped = {"--policy",
-                                       "--cache-threshold",
-                                       "--balance-abs-threshold",
-                                       "--balance-rel-threshold",
-                                       "--eviction-interval",
-                                       "--max-tree-size"};
-        QCOMPARE(flagsOf(cmd), shipped);
-        QCOMPARE(valueOf(cmd, "--policy"), QStringLiteral("cache_aware"));
-        QCOMPARE(valueOf(cmd, "--cache-threshold"), QStringLiteral("0.5"));
-        QCOMPARE(valueOf(cmd, "--balance-abs-threshold"), QStringLiteral("16"));
-        // The CLI's shipped defaults where the plan kept them.
-        QCOMPARE(valueOf(cmd, "--balance-rel-threshold"), QStringLiteral("1.5"));
-        QCOMPARE(valueOf(cmd, "--eviction-interval"), QStringLiteral("120"));
-        QCOMPARE(valueOf(cmd, "--max-tree-size"), QStringLiteral("67108864"));
+        // The gateway's flags; the CLI's shipped defaults where the plan kept them.
+        expectFlags(cmd, {{"--policy", "cache_aware"},
+                          {"--cache-threshold", "0.5"},
+                          {"--balance-abs-threshold", "16"},
+                          {"--balance-rel-threshold", "1.5"},
+                          {"--eviction-interval", "120"},
+                          {"--max-tree-size", "67108864"}});
         QVERIFY2(r.out.contains("# The fleet: 4 prefill servers on 2 nodes, behind "
                                 "sglang:cache_threshold=0.5,balance_abs_threshold=16."),
                  r.out.constData());
@@ -153,18 +156,12 @@ class TestCliRouterSettings : public QObject {
         QCOMPARE(lines.size(), 1);
         const QString& cmd = lines.front();
         QVERIFY(cmd.startsWith(QLatin1String("python -m dynamo.frontend ")));
-        const QSet<QString> shipped = {"--router-mode",
-                                       "--router-kv-overlap-score-credit",
-                                       "--router-prefill-load-scale",
-                                       "--router-host-cache-hit-weight",
-                                       "--router-disk-cache-hit-weight",
-                                       "--router-temperature"};
-        QCOMPARE(flagsOf(cmd), shipped);
-        QCOMPARE(valueOf(cmd, "--router-mode"), QStringLiteral("kv"));
-        QCOMPARE(valueOf(cmd, "--router-host-cache-hit-weight"), QStringLiteral("0.5"));
-        QCOMPARE(valueOf(cmd, "--router-disk-cache-hit-weight"), QStringLiteral("0.25"));
-        QCOMPARE(valueOf(cmd, "--router-kv-overlap-score-credit"), QStringLiteral("1"));
-        QCOMPARE(valueOf(cmd, "--router-temperature"), QStringLiteral("0"));
+        expectFlags(cmd, {{"--router-mode", "kv"},
+                          {"--router-kv-overlap-score-credit", "1"},
+                          {"--router-prefill-load-scale", "1"},
+                          {"--router-host-cache-hit-weight", "0.5"},
+                          {"--router-disk-cache-hit-weight", "0.25"},
+                          {"--router-temperature", "0"}});
     }
 
     // production-stack: the session router, with the header the clients must send.

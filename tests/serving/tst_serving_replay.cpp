@@ -100,6 +100,25 @@ nlohmann::json readJson(const QString& path) {
     return nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
 }
 
+bool writeFile(const QString& path, const std::string& text) {
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+           f.write(QByteArray::fromStdString(text)) == qint64(text.size());
+}
+
+// A probe replay's replay.json: `requests` requests on two servers behind round-robin, 16-token
+// blocks, no limit.
+nlohmann::json liveSummary(int requests) {
+    return {{"kvbe_probe", "replay"},
+            {"limit", nullptr},
+            {"duration_cap_s", nullptr},
+            {"rate_scale", 1},
+            {"block_tokens", 16},
+            {"requests", requests},
+            {"servers", nlohmann::json::array({{}, {}})},
+            {"router", "round-robin"}};
+}
+
 std::vector<nlohmann::json> readRows(const QString& path) {
     std::vector<nlohmann::json> rows;
     QFile f(path);
@@ -238,19 +257,9 @@ class TestServingReplay : public QObject {
         const QString live = dir.path() + "/live";
         QVERIFY(QDir().mkpath(live));
         auto write = [&](const QString& name, const std::string& text) {
-            QFile f(live + "/" + name);
-            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-            f.write(QByteArray::fromStdString(text));
+            QVERIFY(writeFile(live + "/" + name, text));
         };
-        const nlohmann::json sum = {{"kvbe_probe", "replay"},
-                                    {"limit", nullptr},
-                                    {"duration_cap_s", nullptr},
-                                    {"rate_scale", 1},
-                                    {"block_tokens", 16},
-                                    {"requests", 40},
-                                    {"servers", nlohmann::json::array({{}, {}})},
-                                    {"router", "round-robin"}};
-        write("replay.json", sum.dump());
+        write("replay.json", liveSummary(40).dump());
         auto parity = [](int i) { return groupOf(i) % 2; };
         std::string rows;
         for (int i = 0; i < 40; ++i)
@@ -311,9 +320,7 @@ class TestServingReplay : public QObject {
         const QString live = dir.path() + "/live";
         QVERIFY(QDir().mkpath(live));
         auto write = [&](const QString& name, const std::string& text) {
-            QFile f(live + "/" + name);
-            QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-            f.write(QByteArray::fromStdString(text));
+            QVERIFY(writeFile(live + "/" + name, text));
         };
         auto refused = [&](const char* want) {
             const Run r = runCli({"trace", "replay", trace, "--compare", live});
@@ -323,14 +330,8 @@ class TestServingReplay : public QObject {
         refused("no replay.json there; expected the folder probe replay --out wrote");
         write("replay.json", R"({"kvbe_calibration": 1})");
         refused("not a probe replay summary");
-        nlohmann::json sum = {{"kvbe_probe", "replay"},
-                              {"limit", nullptr},
-                              {"duration_cap_s", nullptr},
-                              {"rate_scale", "fast"},
-                              {"block_tokens", 16},
-                              {"requests", 10},
-                              {"servers", nlohmann::json::array({{}, {}})},
-                              {"router", "round-robin"}};
+        nlohmann::json sum = liveSummary(10);
+        sum["rate_scale"] = "fast";
         write("replay.json", sum.dump());
         refused("a field of the wrong type");
         sum["rate_scale"] = 1;

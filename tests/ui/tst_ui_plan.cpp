@@ -3,7 +3,7 @@
 // recommended configuration's sentence, colours each front point by its drives' life worked out
 // here, follows a change of the limits (one plan for edits in a row), stops on Cancel, and
 // exports the table and the chart.
-#include "ui_test_support.h"
+#include "plan_test_support.h"
 
 #include "kvbe/plan/plan.h"
 #include "kvbe/plan/plan_sample.h"
@@ -32,56 +32,6 @@ using namespace kvbe;
 using namespace kvbe::test;
 
 namespace {
-
-WorkloadView* viewOf(MainWindow& w) {
-    return child<WorkloadView>(&w, QStringLiteral("workloadView"));
-}
-PlanSection* sectionOf(MainWindow& w) {
-    return child<PlanSection>(&w, QStringLiteral("planSection"));
-}
-
-// The window shown on the Workload tab's Plan section: the plan runs while it is shown.
-std::unique_ptr<MainWindow> shownOnPlan() {
-    auto w = makeWindow();
-    w->show();
-    if (!QTest::qWaitForWindowExposed(w.get())) qFatal("the window was not exposed");
-    auto* v = viewOf(*w);
-    tabsOf(w)->setCurrentWidget(v);
-    child<QTabWidget>(v, QStringLiteral("workloadCharts"))->setCurrentWidget(sectionOf(*w));
-    return w;
-}
-
-bool settle(MainWindow& w) {
-    auto* v = viewOf(w);
-    auto* s = sectionOf(w);
-    return QTest::qWaitFor(
-        [&] {
-            return !v->loading() && !v->replaying() && !s->computing() && !s->scheduled() &&
-                   !explorerOf(&w)->recomputePending();
-        },
-        180000);
-}
-
-// n requests one second apart, each with the shared blocks 0-3 and four blocks of its own.
-constexpr int kRequests = 20;
-constexpr int kShared = 4, kOwn = 4;
-QString writeSharedPrefix(const QTemporaryDir& dir) {
-    const QString path = dir.filePath(QStringLiteral("shared-prefix.jsonl"));
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
-    int own = 1000;
-    for (int i = 0; i < kRequests; ++i) {
-        QStringList ids = {"0", "1", "2", "3"};
-        for (int b = 0; b < kOwn; ++b)
-            ids << QString::number(own++);
-        f.write(QStringLiteral("{\"timestamp\": %1, \"input_length\": 4096, \"output_length\": 1, "
-                               "\"hash_ids\": [%2]}\n")
-                    .arg(i * 1000)
-                    .arg(ids.join(QStringLiteral(", ")))
-                    .toUtf8());
-    }
-    return path;
-}
 
 // The blocks that reach an offload tier: at K = 1 every block at its first sighting; at K >= 2
 // only the shared ones (seen by every request), each once; the own blocks are seen once only.

@@ -2,13 +2,11 @@
 // prefill time a configuration saves; the Capacity tab counts whole servers at its target. Where
 // the two differ, a sentence under the plan's answer says so and offers to plan at the Capacity
 // tab's target; the plan's limit changes only when the user takes that offer.
-#include "ui_test_support.h"
+#include "plan_test_support.h"
 
 #include "kvbe/ui/workload/capacity_panel.h"
 #include "kvbe/ui/workload/plan_capacity_note.h"
-#include "kvbe/ui/workload/plan_section.h"
 
-#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -18,43 +16,6 @@ using namespace kvbe;
 using namespace kvbe::test;
 
 namespace {
-
-WorkloadView* viewOf(MainWindow& w) {
-    return child<WorkloadView>(&w, QStringLiteral("workloadView"));
-}
-PlanSection* sectionOf(MainWindow& w) {
-    return child<PlanSection>(&w, QStringLiteral("planSection"));
-}
-
-// 40 requests a second apart, each with 4 shared blocks and 4 of its own.
-QString writeTrace(const QTemporaryDir& dir) {
-    const QString path = dir.filePath(QStringLiteral("shared.jsonl"));
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
-    int own = 1000;
-    for (int i = 0; i < 40; ++i) {
-        QStringList ids = {"0", "1", "2", "3"};
-        for (int b = 0; b < 4; ++b)
-            ids << QString::number(own++);
-        f.write(QStringLiteral("{\"timestamp\": %1, \"input_length\": 4096, \"output_length\": 1, "
-                               "\"hash_ids\": [%2]}\n")
-                    .arg(i * 1000)
-                    .arg(ids.join(QStringLiteral(", ")))
-                    .toUtf8());
-    }
-    return path;
-}
-
-bool settle(MainWindow& w) {
-    auto* v = viewOf(w);
-    auto* s = sectionOf(w);
-    return QTest::qWaitFor(
-        [&] {
-            return !v->loading() && !v->replaying() && !s->computing() && !s->scheduled() &&
-                   !explorerOf(&w)->recomputePending();
-        },
-        180000);
-}
 
 LatencyTarget target(const char* text) {
     auto t = parseLatencyTarget(text);
@@ -90,14 +51,10 @@ class TestUiPlanCapacity : public QObject {
     // goes.
     void thePlanTakesTheCapacityTargetOnlyWhenAsked() {
         QTemporaryDir dir;
-        auto w = makeWindow();
-        w->show();
-        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        auto w = shownOnPlan();
         auto* v = viewOf(*w);
         auto* s = sectionOf(*w);
-        tabsOf(w)->setCurrentWidget(v);
-        child<QTabWidget>(v, QStringLiteral("workloadCharts"))->setCurrentWidget(s);
-        QVERIFY(v->openTrace(writeTrace(dir)));
+        QVERIFY(v->openTrace(writeSharedPrefix(dir, 40)));
         QVERIFY(settle(*w));
         QVERIFY(s->plan() && s->plan()->result);
         QVERIFY(!s->limits().sloP99S);
