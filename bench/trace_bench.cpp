@@ -436,6 +436,20 @@ void measureFleet(const fs::path& file, const CostModel& cm, int servers) {
 
 int main(int argc, char** argv) {
     kvbe::returnLargeFreesToTheSystem(); // as kvbe-cli and kvbe do
+    // An option it does not take is not a trace path: say what it takes, start no measure.
+    if (argc > 1 && argv[1][0] == '-' && std::string(argv[1]) != "--read" &&
+        std::string(argv[1]) != "--fleet") {
+        const bool help = std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h";
+        std::fprintf(help ? stdout : stderr,
+                     "%s"
+                     "usage: kvbe-bench-trace [TRACE [REQUESTS]]   every measure: a generated "
+                     "trace of REQUESTS (10^6), then TRACE (the conversation fixture)\n"
+                     "       kvbe-bench-trace --fleet [REQUESTS [SERVERS]]   the fleet's alone\n"
+                     "       kvbe-bench-trace --read FILE   reading FILE alone\n",
+                     help ? "" : ("kvbe-bench-trace: unknown option " + std::string(argv[1]) +
+                                  "\n").c_str());
+        return help ? 0 : 2;
+    }
     // --read FILE: reading alone (a 10^7-request trace takes minutes through the whole bench).
     if (argc == 3 && std::string(argv[1]) == "--read") {
         std::printf("%s:\n", argv[2]);
