@@ -440,14 +440,15 @@ int main(int argc, char** argv) {
     if (argc > 1 && argv[1][0] == '-' && std::string(argv[1]) != "--read" &&
         std::string(argv[1]) != "--fleet") {
         const bool help = std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h";
-        std::fprintf(help ? stdout : stderr,
-                     "%s"
-                     "usage: kvbe-bench-trace [TRACE [REQUESTS]]   every measure: a generated "
-                     "trace of REQUESTS (10^6), then TRACE (the conversation fixture)\n"
-                     "       kvbe-bench-trace --fleet [REQUESTS [SERVERS]]   the fleet's alone\n"
-                     "       kvbe-bench-trace --read FILE   reading FILE alone\n",
-                     help ? "" : ("kvbe-bench-trace: unknown option " + std::string(argv[1]) +
-                                  "\n").c_str());
+        std::fprintf(
+            help ? stdout : stderr,
+            "%s"
+            "usage: kvbe-bench-trace [TRACE [REQUESTS]]   every measure: a generated "
+            "trace of REQUESTS (10^6), then TRACE (the conversation fixture)\n"
+            "       kvbe-bench-trace --fleet [REQUESTS [SERVERS]]   the fleet's alone\n"
+            "       kvbe-bench-trace --read FILE   reading FILE alone\n",
+            help ? ""
+                 : ("kvbe-bench-trace: unknown option " + std::string(argv[1]) + "\n").c_str());
         return help ? 0 : 2;
     }
     // --read FILE: reading alone (a 10^7-request trace takes minutes through the whole bench).
