@@ -127,7 +127,12 @@ ExitCode runReport(const ReportOptions& o) {
         job.presets = std::move(flagged->presets);
         job.scenario = std::move(flagged->scenario);
     } else {
-        const PlanRequest req = planRequest(o.trace, o.plan);
+        // With --router, the servers are a fleet, as in trace plan.
+        auto fleet = oneRouterFleet(o.trace, "a report plans for one router");
+        if (!fleet) return fail(fleet.message());
+        if (fleet->replay.fleet && o.trace.replay.instances < 2)
+            return fail("--router: expected a fleet to route to, --servers 2 or more");
+        const PlanRequest req = planRequest(*fleet, o.plan);
         if (auto ok = checkPlanRequest(req); !ok) return fail(flagMessage(ok.error()));
         auto ro = readOptions(o.trace);
         if (!ro) return fail(ro.message());
@@ -200,6 +205,7 @@ void addReportCommand(CLI::App& app, Command& run, int argc, char** argv) {
     addWriteBufferOption(sub, o->trace, "As for trace plan (default 8GiB)");
     addWriteQueueFlag(sub, o->trace, "Writes always keep up");
     addInstancesOption(sub, o->trace, "Prefill servers (default 0: no queueing)");
+    addFleetOptions(sub, o->trace);
     addAdmissionOption(sub, o->trace, "The rule the plan's TTFT is taken under");
     addPlanFlags(sub, o->plan, o->trace.errors);
     sub->callback([o, &run] { run = [o] { return runReport(*o); }; });

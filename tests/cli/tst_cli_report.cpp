@@ -261,6 +261,36 @@ class TestCliReport : public QObject {
         QVERIFY(text.contains(QStringLiteral("Why: ")));
     }
 
+    // A fleet (--servers N --router NAME): the report plans it as trace plan does, names the
+    // fleet, and its plan command gives the recommendation it prints. --router without servers
+    // to route to is refused.
+    void aFleetIsPlannedAsTracePlanPlansIt() {
+        const QString html = m_dir.filePath(QStringLiteral("fleet.html"));
+        const Run r =
+            cliIn(fixtures(), {"report", "--trace", m_trace, "--servers", "4", "--node-servers",
+                               "2", "--router", "sglang", "--life", "0.5", "--dram", "0,512GiB",
+                               "--drives", "0,2", "--store-after", "1", "--out", html});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QFile h(html);
+        QVERIFY(h.open(QIODevice::ReadOnly));
+        QString text = QString::fromUtf8(h.readAll());
+        text.replace(QRegularExpression(QStringLiteral("<[^>]*>")), QStringLiteral(" "));
+        text.replace(QStringLiteral("&#x27;"), QStringLiteral("'"))
+            .replace(QStringLiteral("&amp;"), QStringLiteral("&"));
+        text = text.simplified().replace(QStringLiteral(" \\ "), QStringLiteral(" "));
+        QVERIFY2(text.contains(QStringLiteral("Fleet: 4 servers on 2 nodes (2 a node) behind "
+                                              "sglang, a GPU cache each")),
+                 qPrintable(text.left(3000)));
+        const QJsonObject rec = recommendationAsTracePlan(text);
+        QVERIFY(!rec.isEmpty());
+        QCOMPARE(rec["router"].toString(), QStringLiteral("sglang"));
+        const Run bad = cliIn(fixtures(), {"report", "--trace", m_trace, "--router", "sglang",
+                                           "--out", m_dir.filePath(QStringLiteral("no.html"))});
+        QCOMPARE(bad.exitCode, 1);
+        QVERIFY2(bad.err.contains("--router: expected a fleet to route to, --servers 2 or more"),
+                 bad.err.constData());
+    }
+
     // The break-even figures the report names (`kvbe-cli calc …`) give its B* at 32k.
     void calcGivesTheSameBreakeven() {
         const QStringList calc =

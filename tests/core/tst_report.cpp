@@ -200,6 +200,42 @@ class TestReport : public QObject {
     }
 
     // Words a shell would split or expand are quoted; one flag a line with backslashes.
+    // A fleet's plan: the section names the fleet as trace plan's `fleet` line does, and the
+    // purchase reads per node.
+    void aFleetsPurchaseIsPerNode() {
+        PlanSetup s;
+        s.base.instances = 4;
+        s.base.fleet.enabled = true;
+        s.base.fleet.nodeServers = 2;
+        s.prices.origin = "example";
+        PlanResult r;
+        r.fleetServers = 4;
+        r.fleetNodes = 2;
+        r.fleetRouter = "sglang";
+        PlanPoint p;
+        p.drive = "nvme-gen5";
+        p.drives = 2;
+        p.tiers = {PlanTier{"nvme-gen5", 12.8e12, 0, 0, {}}};
+        r.points = {PlanPoint{}, p};
+        r.recommended = 1;
+        r.why = "why";
+        ReportInputs in;
+        in.planSetup = &s;
+        in.plan = &r;
+        const ReportSection sec = reportPlanSection(in);
+        QStringList texts;
+        for (const auto& b : sec.blocks)
+            texts << QString::fromStdString(b.text);
+        QVERIFY2(texts.contains(QStringLiteral(
+                     "Fleet: 4 servers on 2 nodes (2 a node) behind sglang, a GPU cache each: "
+                     "every DRAM size and drive count is a node's, every cost is for the 2 "
+                     "nodes.")),
+                 qPrintable(texts.join('\n')));
+        QVERIFY2(texts.contains(QStringLiteral(
+                     "Recommended: on each of the 2 nodes, 2 x nvme-gen5, store every block.")),
+                 qPrintable(texts.join('\n')));
+    }
+
     void shellQuoting() {
         QCOMPARE(shellWord("traces/a.jsonl"), std::string("traces/a.jsonl"));
         QCOMPARE(shellWord("my trace.jsonl"), std::string("'my trace.jsonl'"));

@@ -90,25 +90,6 @@ std::string serversLine(const PlanSetup& s, const PlanResult& r) {
            "; the value is the GPUs a configuration saves against that, at the price per GPU-hour";
 }
 
-// The servers each configuration is replayed on: a fleet's (a GPU cache each, behind its router;
-// each tier on every node), servers sharing one cache, or one server; "" without queueing.
-std::string fleetLine(const PlanSetup& s, const PlanResult& r) {
-    if (r.fleetServers > 0) {
-        const int perNode = std::max(1, s.base.fleet.nodeServers);
-        return std::to_string(r.fleetServers) + " servers on " + std::to_string(r.fleetNodes) +
-               (r.fleetNodes == 1 ? " node" : " nodes") +
-               (perNode > 1 ? " (" + std::to_string(perNode) + " a node)" : "") + " behind " +
-               r.fleetRouter + ", a GPU cache each: every DRAM size and drive count is a node's, " +
-               "every cost is for the " + std::to_string(r.fleetNodes) +
-               (r.fleetNodes == 1 ? " node" : " nodes");
-    }
-    if (s.base.instances > 1)
-        return std::to_string(s.base.instances) +
-               " servers sharing one GPU cache and one of each tier (not a fleet: --router gives "
-               "each server its own)";
-    return s.base.instances == 1 ? "one server" : "";
-}
-
 // Which mode ran, and with a sample its rate and the error bound.
 std::string samplingLine(const PlanResult& r) {
     const PlanSampling& m = r.sampling;
@@ -129,6 +110,25 @@ std::string samplingLine(const PlanResult& r) {
 }
 
 } // namespace
+
+// The servers each configuration is replayed on: a fleet's (a GPU cache each, behind its router;
+// each tier on every node), servers sharing one cache, or one server; "" without queueing.
+std::string planFleetText(const PlanSetup& s, const PlanResult& r) {
+    if (r.fleetServers > 0) {
+        const int perNode = std::max(1, s.base.fleet.nodeServers);
+        return std::to_string(r.fleetServers) + " servers on " + std::to_string(r.fleetNodes) +
+               (r.fleetNodes == 1 ? " node" : " nodes") +
+               (perNode > 1 ? " (" + std::to_string(perNode) + " a node)" : "") + " behind " +
+               r.fleetRouter + ", a GPU cache each: every DRAM size and drive count is a node's, " +
+               "every cost is for the " + std::to_string(r.fleetNodes) +
+               (r.fleetNodes == 1 ? " node" : " nodes");
+    }
+    if (s.base.instances > 1)
+        return std::to_string(s.base.instances) +
+               " servers sharing one GPU cache and one of each tier (not a fleet: --router gives "
+               "each server its own)";
+    return s.base.instances == 1 ? "one server" : "";
+}
 
 json planPointJson(const PlanPoint& p) {
     json tiers = json::array(), capacities = json::object(), years = json::object();
@@ -213,7 +213,7 @@ json planJson(const PlanReport& x) {
                                            {"router", r.fleetRouter},
                                            {"sizes", "per node"},
                                            {"costs", "every node"},
-                                           {"text", fleetLine(s, r)}}
+                                           {"text", planFleetText(s, r)}}
                                     : json(nullptr);
     j["duration_s"] = r.durationS;
     j["floor_p99_s"] = r.floorP99S;
@@ -316,7 +316,7 @@ std::string planTable(const PlanReport& x) {
     out += "mode      " + samplingLine(r) + "\n";
     out += "limits    " + limitsLine(s.limits) + "\n";
     out += "prices    " + pricesLine(s) + "\n";
-    if (const std::string f = fleetLine(s, r); !f.empty()) out += "fleet     " + f + "\n";
+    if (const std::string f = planFleetText(s, r); !f.empty()) out += "fleet     " + f + "\n";
     out += "servers   " + serversLine(s, r) + "\n\n";
     std::string counts;
     for (auto c : r.drives)

@@ -140,11 +140,23 @@ ReportSection reportPlanSection(const ReportInputs& in) {
                                   std::to_string(r.sampling.shortlisted) + " replayed in full."
                             : " replayed in full.");
     sec.blocks.push_back({ReportBlock::Kind::Text, limits, {}, {}, {}});
+    // A fleet's plan: its servers, nodes and router, as trace plan's `fleet` line says them.
+    if (r.fleetServers > 0)
+        sec.blocks.push_back(
+            {ReportBlock::Kind::Text, "Fleet: " + planFleetText(s, r) + ".", {}, {}, {}});
 
     if (r.recommended) {
         const PlanPoint& p = r.points[*r.recommended];
-        sec.blocks.push_back(
-            {ReportBlock::Kind::Answer, "Recommended: " + describePlanPoint(p) + ".", {}, {}, {}});
+        // A fleet's tiers are bought for every node: the purchase reads per node.
+        const std::string perNode =
+            p.offload() && r.fleetNodes > 0
+                ? "on each of the " + std::to_string(r.fleetNodes) + " nodes, "
+                : std::string();
+        sec.blocks.push_back({ReportBlock::Kind::Answer,
+                              "Recommended: " + perNode + describePlanPoint(p) + ".",
+                              {},
+                              {},
+                              {}});
         ReportTable t{{"Recommended configuration", ""}, {}};
         t.rows.push_back({"configuration", describePlanPoint(p)});
         t.rows.push_back({"capital cost", formatUsd(p.capexUsd) + " (DRAM " + formatUsd(p.dramUsd) +

@@ -241,4 +241,10 @@ PlanGrid defaultPlanGrid();
 // sizes storing every block and storing at a later sighting never read alike.
 std::string describePlanPoint(const PlanPoint& p);
 
+// The servers a plan's configurations are replayed on, as trace plan's `fleet` line and the
+// report say it: a fleet's ("8 servers on 4 nodes (2 a node) behind sglang, a GPU cache each:
+// every DRAM size and drive count is a node's, every cost is for the 4 nodes"), servers sharing
+// one cache, or one server; "" without queueing.
+std::string planFleetText(const PlanSetup& s, const PlanResult& r);
+
 } // namespace kvbe
