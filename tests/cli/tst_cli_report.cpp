@@ -146,6 +146,18 @@ QStringList namedCommand(const QString& text, const QString& verb, const QString
 // Runs the `trace plan` command the report's text names (on the conversation trace), on the files
 // it names, and checks that
 // the report recommends what it recommends, at the same capital cost; its "recommended" object.
+// An HTML report's text: tags dropped, the entities of the words the tests check spelt out,
+// white space made one space and the commands' line continuations joined.
+QString htmlText(const QString& path) {
+    QFile h(path);
+    if (!h.open(QIODevice::ReadOnly)) return {};
+    QString text = QString::fromUtf8(h.readAll());
+    text.replace(QRegularExpression(QStringLiteral("<[^>]*>")), QStringLiteral(" "));
+    text.replace(QStringLiteral("&#x27;"), QStringLiteral("'"))
+        .replace(QStringLiteral("&amp;"), QStringLiteral("&"));
+    return text.simplified().replace(QStringLiteral(" \\ "), QStringLiteral(" "));
+}
+
 QJsonObject recommendationAsTracePlan(const QString& text) {
     const QStringList plan =
         namedCommand(text, QStringLiteral("trace plan"), QStringLiteral("--output json"));
@@ -246,14 +258,8 @@ class TestCliReport : public QObject {
                                          "--life", "0.5", "--dram", "0,512GiB", "--drives", "0,2",
                                          "--store-after", "1,2", "--slo-p99", "5s", "--out", html});
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        QFile h(html);
-        QVERIFY(h.open(QIODevice::ReadOnly));
-        // The HTML's text: tags dropped, entities of the words checked here spelt out.
-        QString text = QString::fromUtf8(h.readAll());
-        text.replace(QRegularExpression(QStringLiteral("<[^>]*>")), QStringLiteral(" "));
-        text.replace(QStringLiteral("&#x27;"), QStringLiteral("'"))
-            .replace(QStringLiteral("&amp;"), QStringLiteral("&"));
-        text = text.simplified().replace(QStringLiteral(" \\ "), QStringLiteral(" "));
+        const QString text = htmlText(html);
+        QVERIFY(!text.isEmpty());
         const QJsonObject rec = recommendationAsTracePlan(text);
         QVERIFY(!rec.isEmpty());
         QVERIFY(rec["drives"].toInt() > 0); // drives are bought: the plan is not trivial
@@ -271,13 +277,8 @@ class TestCliReport : public QObject {
                                "2", "--router", "sglang", "--life", "0.5", "--dram", "0,512GiB",
                                "--drives", "0,2", "--store-after", "1", "--out", html});
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        QFile h(html);
-        QVERIFY(h.open(QIODevice::ReadOnly));
-        QString text = QString::fromUtf8(h.readAll());
-        text.replace(QRegularExpression(QStringLiteral("<[^>]*>")), QStringLiteral(" "));
-        text.replace(QStringLiteral("&#x27;"), QStringLiteral("'"))
-            .replace(QStringLiteral("&amp;"), QStringLiteral("&"));
-        text = text.simplified().replace(QStringLiteral(" \\ "), QStringLiteral(" "));
+        const QString text = htmlText(html);
+        QVERIFY(!text.isEmpty());
         QVERIFY2(text.contains(QStringLiteral("Fleet: 4 servers on 2 nodes (2 a node) behind "
                                               "sglang, a GPU cache each")),
                  qPrintable(text.left(3000)));
