@@ -128,10 +128,8 @@ ExitCode runReport(const ReportOptions& o) {
         job.scenario = std::move(flagged->scenario);
     } else {
         // With --router, the servers are a fleet, as in trace plan.
-        auto fleet = oneRouterFleet(o.trace, "a report plans for one router");
+        auto fleet = plannedFleet(o.trace, "a report plans for one router");
         if (!fleet) return fail(fleet.message());
-        if (fleet->replay.fleet && o.trace.replay.instances < 2)
-            return fail("--router: expected a fleet to route to, --servers 2 or more");
         const PlanRequest req = planRequest(*fleet, o.plan);
         if (auto ok = checkPlanRequest(req); !ok) return fail(flagMessage(ok.error()));
         auto ro = readOptions(o.trace);

@@ -255,6 +255,13 @@ Result<TraceOptions> oneRouterFleet(const TraceOptions& o, const std::string& on
     return fleet;
 }
 
+Result<TraceOptions> plannedFleet(const TraceOptions& o, const std::string& oneRouter) {
+    auto fleet = oneRouterFleet(o, oneRouter);
+    if (fleet && fleet->replay.fleet && o.replay.instances < 2)
+        return Error{"--router: expected a fleet to route to, --servers 2 or more"};
+    return fleet;
+}
+
 void addFleetOptions(CLI::App* sub, TraceOptions& o) {
     std::string names;
     for (const auto n : routerNames())

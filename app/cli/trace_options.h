@@ -149,6 +149,9 @@ void addFleetOptions(CLI::App* sub, TraceOptions& o);
 // where --router names one; fails for --router compare (`oneRouter` says who takes one: "trace
 // capacity takes one router") and for --node-servers or --pooled without --router.
 Result<TraceOptions> oneRouterFleet(const TraceOptions& o, const std::string& oneRouter);
+// A plan's fleet (trace plan, report): oneRouterFleet, and a router needs two servers or more
+// to route to.
+Result<TraceOptions> plannedFleet(const TraceOptions& o, const std::string& oneRouter);
 
 // --rate-scale and --duration-cap.
 void addLoadOptions(CLI::App* sub, TraceOptions& o);

@@ -282,10 +282,8 @@ ExitCode runPlan(const TraceOptions& o, const PlanOptions& p) {
     if (auto ok = checkShardOptions(p); !ok) return fail(ok.message());
     // With --router, the servers are a fleet, as in trace capacity: a GPU cache each, each tier
     // on every node.
-    auto fleet = oneRouterFleet(o, "a plan takes one router");
+    auto fleet = plannedFleet(o, "a plan takes one router");
     if (!fleet) return fail(fleet.message());
-    if (fleet->replay.fleet && o.replay.instances < 2)
-        return fail("--router: expected a fleet to route to, --servers 2 or more");
     if (!p.routers.empty() && !fleet->replay.fleet)
         return fail("--routers: a plan compares routers on a fleet; give --servers N and the "
                     "fleet's --router");

@@ -394,6 +394,13 @@ std::string describePlanPoint(const PlanPoint& p) {
     return s;
 }
 
+std::string planPurchaseText(const PlanResult& r, const PlanPoint& p) {
+    return (p.offload() && r.fleetNodes > 0
+                ? "on each of the " + std::to_string(r.fleetNodes) + " nodes, "
+                : std::string()) +
+           describePlanPoint(p);
+}
+
 RequestResult<PlanResult> planTrace(const PlanSetup& s,
                                     const std::function<bool(double)>& progress) {
     const auto t0 = std::chrono::steady_clock::now();

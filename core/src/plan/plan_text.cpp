@@ -4,6 +4,7 @@
 #include "kvbe/base/units.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -60,11 +61,9 @@ std::string whySentence(const PlanSetup& s, const PlanResult& res,
     const double life = s.limits.lifeYears;
     const double price = s.prices.gpuPerHour.at(s.gpuKey).usd;
     // A fleet's tiers are on every node: "On each of the 4 nodes, 1 x nvme-gen5: $9,000".
-    std::string w =
-        (r.offload() && res.fleetNodes > 0
-             ? "On each of the " + std::to_string(res.fleetNodes) + " nodes, "
-             : "") +
-        describePlanPoint(r) +
+    std::string w = planPurchaseText(res, r);
+    if (!w.empty()) w[0] = char(std::toupper(static_cast<unsigned char>(w[0])));
+    w +=
         (r.otherRouter ? " (no new hardware: the fleet's servers behind " + r.router +
                              " instead of " + res.fleetRouter + ")"
                        : "") +

@@ -2,6 +2,7 @@
 
 #include "kvbe/trace/fleet.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -39,40 +40,45 @@ std::string number(double v) {
     return buf;
 }
 
-std::string stackName(ServingStack s) {
-    switch (s) {
-    case ServingStack::Sglang:
-        return "sglang";
-    case ServingStack::LlmD:
-        return "llm-d";
-    case ServingStack::Dynamo:
-        return "dynamo";
-    case ServingStack::ProductionStack:
-        return "production-stack";
-    default:
-        return "?";
-    }
+// Each router stack, in --emit's order, with the routers of kvbe it ships as its own policy:
+// one table for the settings, the refusals and the --emit a refusal names.
+struct StackRouters {
+    ServingStack stack;
+    const char* name;
+    std::vector<RouterKind> kinds;
+};
+const std::vector<StackRouters>& stackRouters() {
+    using K = RouterKind;
+    static const std::vector<StackRouters> all = {
+        {ServingStack::Sglang, "sglang", {K::Sglang, K::RoundRobin, K::Random}},
+        {ServingStack::LlmD, "llm-d", {K::LlmD}},
+        {ServingStack::Dynamo, "dynamo", {K::Dynamo, K::RoundRobin, K::Random}},
+        {ServingStack::ProductionStack, "production-stack", {K::Session, K::RoundRobin}},
+    };
+    return all;
+}
+
+// "a", "a or b", "a, b or c".
+std::string orList(const std::vector<std::string>& items) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i)
+        out += (i ? (i + 1 == items.size() ? " or " : ", ") : "") + items[i];
+    return out;
+}
+
+const StackRouters& stackOf(ServingStack stack) {
+    for (const auto& e : stackRouters())
+        if (e.stack == stack) return e;
+    return stackRouters().front();
 }
 
 // The --emit that writes a router of this kind as its own project ships it, if any.
 std::string emitFor(RouterKind k) {
-    switch (k) {
-    case RouterKind::Sglang:
-        return "--emit sglang";
-    case RouterKind::LlmD:
-        return "--emit llm-d";
-    case RouterKind::Dynamo:
-        return "--emit dynamo";
-    case RouterKind::Session:
-        return "--emit production-stack";
-    case RouterKind::RoundRobin:
-        return "--emit sglang, dynamo or production-stack";
-    case RouterKind::Random:
-        return "--emit sglang or dynamo";
-    case RouterKind::LeastLoaded:
-        break;
-    }
-    return "no --emit";
+    std::vector<std::string> names;
+    for (const auto& e : stackRouters())
+        if (std::find(e.kinds.begin(), e.kinds.end(), k) != e.kinds.end())
+            names.emplace_back(e.name);
+    return names.empty() ? "no --emit" : "--emit " + orList(names);
 }
 
 Error notShipped(const std::string& project, const RouterConfig& r) {
@@ -255,15 +261,15 @@ Result<std::string> productionStack(const PlanPoint& p, const PlanSetup& s, cons
 
 Result<std::string> routerSettings(ServingStack stack, const PlanPoint& p, const PlanSetup& s,
                                    const std::string& modelName) {
-    if (!s.base.isFleet() || p.router.empty())
+    if (!s.base.isFleet() || p.router.empty()) {
+        const StackRouters& e = stackOf(stack);
+        std::vector<std::string> kinds;
+        for (RouterKind k : e.kinds)
+            kinds.emplace_back(toString(k));
         return Error{"a router's settings are for a fleet; the plan is of servers that share one "
                      "cache: give --servers N and --router NAME (" +
-                     stackName(stack) + " ships " +
-                     (stack == ServingStack::LlmD              ? "llm-d"
-                      : stack == ServingStack::Dynamo          ? "dynamo, round-robin or random"
-                      : stack == ServingStack::ProductionStack ? "session or round-robin"
-                                                               : "sglang, round-robin or random") +
-                     ")"};
+                     std::string(e.name) + " ships " + orList(kinds) + ")"};
+    }
     auto r = parseRouter(p.router);
     if (!r) return r.error();
     switch (stack) {

@@ -147,13 +147,8 @@ ReportSection reportPlanSection(const ReportInputs& in) {
 
     if (r.recommended) {
         const PlanPoint& p = r.points[*r.recommended];
-        // A fleet's tiers are bought for every node: the purchase reads per node.
-        const std::string perNode =
-            p.offload() && r.fleetNodes > 0
-                ? "on each of the " + std::to_string(r.fleetNodes) + " nodes, "
-                : std::string();
         sec.blocks.push_back({ReportBlock::Kind::Answer,
-                              "Recommended: " + perNode + describePlanPoint(p) + ".",
+                              "Recommended: " + planPurchaseText(r, p) + ".",
                               {},
                               {},
                               {}});

@@ -234,35 +234,32 @@ int Fleet::route(std::size_t i, double now) {
     const auto full = ids.first(
         std::min<std::size_t>(ids.size(), static_cast<std::size_t>(m_trace.inputTokens[i] / m_b)));
     int s = 0;
-    if (m_rc.recorded) {
-        s = (*m_rc.recorded)[i];
-        if (m_depth0[static_cast<std::size_t>(s)] < best) ++m_away;
-        ++m_requests[static_cast<std::size_t>(s)];
-        return s;
-    }
-    switch (m_rc.kind) {
-    case RouterKind::RoundRobin:
-        s = roundRobin();
-        break;
-    case RouterKind::Random:
-        s = static_cast<int>(m_rng() % static_cast<std::uint64_t>(m_n));
-        break;
-    case RouterKind::LeastLoaded:
-        s = leastLoaded();
-        break;
-    case RouterKind::Session:
-        s = session(ids);
-        break;
-    case RouterKind::Sglang:
-        s = sglang(ids, now);
-        break;
-    case RouterKind::LlmD:
-        s = llmd(full, now);
-        break;
-    case RouterKind::Dynamo:
-        s = dynamo(i, full);
-        break;
-    }
+    if (m_rc.recorded)
+        s = (*m_rc.recorded)[i]; // where a live run sent it
+    else
+        switch (m_rc.kind) {
+        case RouterKind::RoundRobin:
+            s = roundRobin();
+            break;
+        case RouterKind::Random:
+            s = static_cast<int>(m_rng() % static_cast<std::uint64_t>(m_n));
+            break;
+        case RouterKind::LeastLoaded:
+            s = leastLoaded();
+            break;
+        case RouterKind::Session:
+            s = session(ids);
+            break;
+        case RouterKind::Sglang:
+            s = sglang(ids, now);
+            break;
+        case RouterKind::LlmD:
+            s = llmd(full, now);
+            break;
+        case RouterKind::Dynamo:
+            s = dynamo(i, full);
+            break;
+        }
     if (m_depth0[static_cast<std::size_t>(s)] < best) ++m_away;
     ++m_requests[static_cast<std::size_t>(s)];
     return s;

@@ -28,7 +28,7 @@ LiveSection::LiveSection(LiveChart* chart, QWidget* parent) : QWidget(parent), m
     m_clear->setEnabled(false);
     connect(m_clear, &QPushButton::clicked, this, [this] {
         m_dir.clear();
-        emit changed(m_dir, m_engine->text().trimmed(), m_asRouted->isChecked());
+        emitChanged();
     });
     m_folder = new QLabel(tr("No live replay"), this);
     m_folder->setObjectName(QStringLiteral("liveFolder"));
@@ -48,8 +48,7 @@ LiveSection::LiveSection(LiveChart* chart, QWidget* parent) : QWidget(parent), m
         m_engine->fontMetrics().horizontalAdvance(m_engine->placeholderText()) + 24);
     engineLabel->setBuddy(m_engine);
     connect(m_engine, &QLineEdit::editingFinished, this, [this] {
-        if (!m_dir.isEmpty())
-            emit changed(m_dir, m_engine->text().trimmed(), m_asRouted->isChecked());
+        if (!m_dir.isEmpty()) emitChanged();
     });
     m_asRouted = new QCheckBox(tr("As routed live"), this);
     m_asRouted->setObjectName(QStringLiteral("liveAsRouted"));
@@ -57,8 +56,8 @@ LiveSection::LiveSection(LiveChart* chart, QWidget* parent) : QWidget(parent), m
         tr("Replay each request on the server the live run sent it to, not where the model's "
            "router would send it (kvbe-cli trace replay --as-routed): what error is left is the "
            "servers' and the caches', not the router's"));
-    connect(m_asRouted, &QCheckBox::toggled, this, [this](bool on) {
-        if (!m_dir.isEmpty()) emit changed(m_dir, m_engine->text().trimmed(), on);
+    connect(m_asRouted, &QCheckBox::toggled, this, [this] {
+        if (!m_dir.isEmpty()) emitChanged();
     });
     row->addWidget(open);
     row->addWidget(m_clear);
@@ -78,12 +77,16 @@ LiveSection::LiveSection(LiveChart* chart, QWidget* parent) : QWidget(parent), m
     v->addWidget(m_figures);
 }
 
+void LiveSection::emitChanged() {
+    emit changed(m_dir, m_engine->text().trimmed(), m_asRouted->isChecked());
+}
+
 void LiveSection::choose() {
     const QString dir = QFileDialog::getExistingDirectory(
         this, tr("Open a live replay (the folder probe replay --out wrote)"), m_dir);
     if (dir.isEmpty()) return;
     m_dir = dir;
-    emit changed(m_dir, m_engine->text().trimmed(), m_asRouted->isChecked());
+    emitChanged();
 }
 
 void LiveSection::showSettings(const QString& dir, const QString& engine, bool asRouted) {

@@ -246,5 +246,8 @@ std::string describePlanPoint(const PlanPoint& p);
 // every DRAM size and drive count is a node's, every cost is for the 4 nodes"), servers sharing
 // one cache, or one server; "" without queueing.
 std::string planFleetText(const PlanSetup& s, const PlanResult& r);
+// Point p as a purchase: describePlanPoint's words, for a fleet's offload tiers bought on every
+// node "on each of the 4 nodes, 1 x nvme-gen5, store every block".
+std::string planPurchaseText(const PlanResult& r, const PlanPoint& p);
 
 } // namespace kvbe

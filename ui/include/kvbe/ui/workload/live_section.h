@@ -34,6 +34,7 @@ class LiveSection : public QWidget {
 
   private:
     void choose();
+    void emitChanged(); // the folder, engine and routing as the controls have them
     LiveChart* m_chart;
     QLabel* m_folder;
     QLineEdit* m_engine;
