@@ -86,6 +86,10 @@ std::string flagOf(RequestField field) {
         return "--drives";
     case RequestField::Drives:
         return "--drive";
+    case RequestField::Placements:
+        return "--placements";
+    case RequestField::Links:
+        return "--links";
     }
     return "";
 }

@@ -17,12 +17,15 @@ namespace kvbe::cli {
 
 // The flags that set what a plan tries and holds it to, shared by `trace plan` and `report`
 // (report_command.cpp): --life, --slo-p99, --budget, --prices, --dram, --drives, --drive,
-// --store-after, --threads, --exact, --sample-rate; each parsed once as it is read.
+// --store-after, --placements, --links, --threads, --exact, --sample-rate; each parsed once as it
+// is read.
 struct PlanFlags {
     PlanLimits limits;
     PlanGrid grid = defaultPlanGrid();
     std::optional<PriceTable> prices; // the --prices file, read once
     std::vector<std::string> driveKeys;
+    bool placeLocal = true, placePooled = false; // --placements
+    std::vector<std::string> links;              // --links
     int threads = 0;
     SampleFlags sampling; // --exact, --sample-rate
 };

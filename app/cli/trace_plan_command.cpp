@@ -129,6 +129,9 @@ PlanRequest planRequest(const TraceOptions& o, const PlanFlags& p) {
     req.grid = p.grid;
     req.prices = p.prices;
     req.drives = p.driveKeys;
+    req.placeLocal = p.placeLocal;
+    req.placePooled = p.placePooled;
+    req.links = p.links;
     req.rule = o.admission;
     req.threads = p.threads;
     return req;
@@ -188,6 +191,32 @@ void addPlanFlags(CLI::App* plan, PlanFlags& o, FlagErrors& errors) {
                 o.grid.storeAfter.push_back(int(std::clamp<std::int64_t>(k, -1, 1 << 20)));
         },
         "Store-after K values to try (default 1,2,3)");
+    plan->add_option_function<std::string>(
+        "--placements",
+        [&o, &errors](const std::string& t) {
+            o.placeLocal = o.placePooled = false;
+            std::stringstream in(t);
+            for (std::string item; std::getline(in, item, ',');)
+                if (item == "local")
+                    o.placeLocal = true;
+                else if (item == "pooled")
+                    o.placePooled = true;
+                else
+                    return errors.add("--placements '" + t + "': '" + item +
+                                      "' is not a placement; expected local, pooled or both, "
+                                      "e.g. local,pooled");
+        },
+        "A fleet's tiers on each node (local), the last of them in one pool for the fleet over "
+        "a link on each node (pooled), or both (default local)");
+    plan->add_option_function<std::string>(
+        "--links",
+        [&o](const std::string& t) {
+            std::stringstream in(t);
+            for (std::string item; std::getline(in, item, ',');)
+                o.links.push_back(item);
+        },
+        "The network tier presets a pooled placement's nodes reach the pool by, each priced "
+        "by link_usd in --prices (default net-400g)");
     plan->add_option("--threads", o.threads, "Replays at once (default: one per hardware thread)")
         ->check(CLI::Range(0, 1024));
     addSampleFlags(plan, o.sampling,

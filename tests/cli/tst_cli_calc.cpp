@@ -336,7 +336,7 @@ class TestCliCalc : public QObject {
         QTest::newRow("tiers") << "tiers"
                                << QStringList{"dram-pcie4", "dram-pcie5",      "nvme-gen4",
                                               "nvme-gen5",  "nvme-gen4-raid4", "nvme-gen5-raid4",
-                                              "net-100g",   "net-400g"};
+                                              "net-100g",   "net-200g",        "net-400g"};
         QTest::newRow("models") << "models"
                                 << QStringList{"meta-llama/Llama-3.2-3B", "deepseek-ai/DeepSeek-V3",
                                                "openai/gpt-oss-120b", "google/gemma-3-27b-it"};

@@ -4,10 +4,13 @@
 // the prices times the nodes, worked out here.
 #include "cli_run.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <cmath>
 
 namespace {
@@ -53,8 +56,8 @@ QStringList csvFields(const QString& line) {
 
 // The plan's configurations by their CSV columns.
 struct PlanRow {
-    double dramBytes = 0, capexUsd = 0, ttftMeanS = 0, hits = 0, gpuHours = 0;
-    QString configuration, drive;
+    double dramBytes = 0, capexUsd = 0, ttftMeanS = 0, hits = 0, gpuHours = 0, linksUsd = 0;
+    QString configuration, drive, placement, link;
     int drives = 0;
 };
 QList<PlanRow> planRows(const QByteArray& csv) {
@@ -75,6 +78,9 @@ QList<PlanRow> planRows(const QByteArray& csv) {
         r.hits = col("hits_token_weighted").toDouble();
         r.gpuHours = col("gpu_hours_saved_per_day").toDouble();
         r.configuration = col("configuration");
+        r.placement = col("placement");
+        r.link = col("link");
+        r.linksUsd = col("links_usd").toDouble();
         out << r;
     }
     return out;
@@ -239,6 +245,122 @@ class TestCliTracePlanFleet : public QObject {
                  shared.out.constData());
     }
 
+    // --placements local,pooled: the grid again with the last tier in one pool for the fleet,
+    // reached over a link on each node. A pool of drives is trace replay's pooled tier with the
+    // link's bandwidth, the larger fixed cost, the drives' read bandwidth together as the pool's
+    // and the smaller of the drives' and the links' write bandwidth; a DRAM pool's only limit is
+    // the links. The pool is bought once, a link for every node.
+    void aPoolIsTheFleetsReplayOfThePool() {
+        QTemporaryDir tmp;
+        const QString prices = tmp.filePath(QStringLiteral("prices.json"));
+        {
+            QFile f(prices);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(R"({"kvbe_prices": 1, "gpu_usd_per_hour": {"h100-sxm": 2.5},
+                        "dram_usd_per_GiB": 20, "drive_usd": {"nvme-gen5": 2000},
+                        "link_usd": {"net-400g": 3000}})");
+        }
+        const auto csv =
+            cli(QStringList{"trace", "plan", kConversation} + kFleet + kGrid +
+                QStringList{"--placements", "local,pooled", "--prices", prices, "--output", "csv"});
+        QCOMPARE(csv.exitCode, 0);
+        const auto rows = planRows(csv.out);
+        QCOMPARE(rows.size(), 7); // GPU-only; DRAM, drives, both on each node and pooled
+        // The tiers as the plan's scenario reads them.
+        const auto calc = cli({"calc", "--tier", "dram-pcie5", "--tier", "nvme-gen5", "--tier",
+                               "net-400g", "--format", "json"});
+        QCOMPARE(calc.exitCode, 0);
+        const auto tiers = kvbe::test::jsonOut(calc)["tiers"].toArray();
+        QCOMPARE(tiers.size(), 3);
+        const auto dram = tiers[0].toObject(), nvme = tiers[1].toObject(),
+                   link = tiers[2].toObject();
+        const double nodes = 2, gib = double(1ull << 30);
+        int pooled = 0;
+        for (const PlanRow& r : rows) {
+            if (r.placement != QLatin1String("pooled")) continue;
+            ++pooled;
+            QCOMPARE(r.link, QStringLiteral("net-400g"));
+            QCOMPARE(r.linksUsd, 3000 * nodes);
+            // The pool holds the nodes' sizes together; DRAM beside a pool stays on each node.
+            const bool dramPool = r.drives == 0;
+            const double expected = (dramPool ? r.dramBytes / gib * 20
+                                              : r.dramBytes / gib * 20 * nodes + r.drives * 2000) +
+                                    3000 * nodes;
+            QVERIFY2(
+                closeTo(r.capexUsd, expected, 1e-6),
+                qPrintable(r.configuration +
+                           QStringLiteral(": $%1, expected $%2").arg(r.capexUsd).arg(expected)));
+            if (dramPool) {
+                QCOMPARE(r.dramBytes, 2 * 256 * gib);
+                QCOMPARE(r.configuration,
+                         QStringLiteral("a pool of 512 GiB DRAM over net-400g links, store every "
+                                        "block"));
+            } else {
+                QCOMPARE(r.drives, 2 * 2);
+            }
+            if (r.dramBytes > 0 && !dramPool) continue; // two tiers: their sum is not one tier
+            // The same pool as trace replay's custom tier.
+            const auto& media = dramPool ? dram : nvme;
+            const double fixedS =
+                std::max(media["t_fixed_s"].toDouble(), link["t_fixed_s"].toDouble());
+            const double capacity = dramPool ? r.dramBytes : r.drives * 7.68e12;
+            const double linksWrite = link["write_bandwidth_Bps"].toDouble() * nodes;
+            const double write =
+                dramPool ? linksWrite
+                         : std::min(r.drives * nvme["write_bandwidth_Bps"].toDouble(), linksWrite);
+            QStringList pool = {"--tier",
+                                QStringLiteral("pool=%1@%2:%3")
+                                    .arg(link["bandwidth_Bps"].toDouble() / 1e9, 0, 'g', 17)
+                                    .arg(fixedS * 1e3, 0, 'g', 17)
+                                    .arg(capacity, 0, 'f', 0),
+                                "--pooled",
+                                "pool",
+                                "--tier-write",
+                                QStringLiteral("pool=%1GB/s").arg(write / 1e9, 0, 'g', 17)};
+            if (!dramPool)
+                pool << "--pool-bandwidth"
+                     << QStringLiteral("pool=%1GB/s")
+                            .arg(r.drives * nvme["bandwidth_Bps"].toDouble() / 1e9, 0, 'g', 17);
+            const auto [hits, mean] = replayed(pool);
+            // The CSV's figures to its digits: hits to 6, seconds to 9.
+            QVERIFY2(closeTo(r.hits, hits, 1e-6),
+                     qPrintable(r.configuration +
+                                QStringLiteral(": hits %1, replay %2").arg(r.hits).arg(hits)));
+            QVERIFY2(
+                closeTo(r.ttftMeanS, mean, 1e-8),
+                qPrintable(r.configuration +
+                           QStringLiteral(": mean TTFT %1, replay %2").arg(r.ttftMeanS).arg(mean)));
+        }
+        QCOMPARE(pooled, 3);
+
+        // The answer reads as a purchase; the table names what the prices were.
+        const auto table = cli(QStringList{"trace", "plan", kConversation} + kFleet + kGrid +
+                               QStringList{"--placements", "pooled", "--prices", prices});
+        QCOMPARE(table.exitCode, 0);
+        const QString out = QString::fromUtf8(table.out);
+        QVERIFY2(out.contains(QStringLiteral("net-400g $3,000 a node's link")), table.out);
+        QVERIFY2(out.contains(QStringLiteral("a pool's size is the pool's, bought once, with a "
+                                             "link on every node")),
+                 table.out);
+
+        // Shards merge to the same plan.
+        QStringList plan = QStringList{"trace", "plan", kConversation} + kFleet + kGrid +
+                           QStringList{"--placements", "local,pooled", "--prices", prices};
+        QStringList parts;
+        for (int i = 0; i < 2; ++i) {
+            const QString part = tmp.filePath(QStringLiteral("part%1.json").arg(i));
+            QCOMPARE(
+                cli(plan + QStringList{"--shard", QStringLiteral("%1/2").arg(i), "--out", part})
+                    .exitCode,
+                0);
+            parts << part;
+        }
+        const auto merged =
+            cli(QStringList{"trace", "plan", "merge"} + parts + QStringList{"--output", "csv"});
+        QCOMPARE(merged.exitCode, 0);
+        QCOMPARE(merged.out, csv.out);
+    }
+
     void badInputIsOneSentence_data() {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("says");
@@ -252,7 +374,26 @@ class TestCliTracePlanFleet : public QObject {
                                  << "--router compare: a plan takes one router";
         QTest::newRow("pooled") << QStringList{"--servers", "4",        "--router",
                                                "sglang",    "--pooled", "dram-pcie5"}
-                                << "a pooled tier and the network links to it are not priced";
+                                << "--pooled: a plan places its tiers itself: leave out --pooled "
+                                   "and give --placements local,pooled";
+        QTest::newRow("placements")
+            << kFleet + QStringList{"--placements", "local,remote"}
+            << "--placements 'local,remote': 'remote' is not a placement; expected local, pooled "
+               "or both";
+        QTest::newRow("pool without a fleet")
+            << QStringList{"--servers", "4", "--placements", "pooled"}
+            << "--placements: a pooled placement: a pool serves a fleet";
+        QTest::newRow("link without a pool") << kFleet + QStringList{"--links", "net-200g"}
+                                             << "--links: a link reaches a pool: give "
+                                                "--placements pooled";
+        QTest::newRow("link not a network")
+            << kFleet + QStringList{"--placements", "pooled", "--links", "nvme-gen5"}
+            << "--links 'nvme-gen5': not a network tier preset; expected one of net-100g, "
+               "net-200g, net-400g";
+        QTest::newRow("link not priced")
+            << kFleet + QStringList{"--placements", "pooled"}
+            << "--links: prices: no price for the link net-400g (resources/prices.json); a pooled "
+               "placement buys one for every node: give link_usd.net-400g in a --prices file";
     }
     void badInputIsOneSentence() {
         QFETCH(QStringList, args);

@@ -127,7 +127,7 @@ class TestCliTracePlanShards : public QObject {
         const Run c = cli(base + QStringList{"--output", "csv"});
         QCOMPARE(c.exitCode, 0);
         QVERIFY(c.out.startsWith("configuration,") &&
-                c.out.split('\n').first().endsWith(",sampled"));
+                c.out.split('\n').first().split(',').contains("sampled"));
         // Without the flag a trace this small is planned in full, and says so.
         const Run e = cli(QStringList{"trace", "plan", conversation()} + kPlan);
         QCOMPARE(e.exitCode, 0);

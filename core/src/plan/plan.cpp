@@ -5,6 +5,7 @@
 #include "kvbe/trace/trace_capacity.h"
 #include "kvbe/trace/trace_saturation.h"
 
+#include "plan_pool.h"
 #include "plan_text.h"
 
 #include <algorithm>
@@ -90,11 +91,24 @@ RequestStatus checkSetup(const PlanSetup& s) {
         return RequestError{RequestField::Router,
                             "other routers: a plan compares routers on a fleet (--servers 2 or "
                             "more and --router)"};
-    if (s.base.isFleet() && std::find(s.base.fleet.pooled.begin(), s.base.fleet.pooled.end(),
-                                      true) != s.base.fleet.pooled.end())
-        return RequestError{RequestField::None,
-                            "a fleet's plan buys its tiers for every node; a pooled tier and the "
-                            "network links to it are not priced: leave out --pooled"};
+    if (std::find(s.base.fleet.pooled.begin(), s.base.fleet.pooled.end(), true) !=
+        s.base.fleet.pooled.end())
+        return RequestError{RequestField::Pooled,
+                            "a plan places its tiers itself: leave out --pooled and give "
+                            "--placements local,pooled"};
+    if (!s.links.empty() && !s.base.isFleet())
+        return RequestError{RequestField::Placements,
+                            "a pooled placement: a pool serves a fleet (--servers 2 or more and "
+                            "--router)"};
+    if (s.links.empty() && !s.placeLocal)
+        return RequestError{RequestField::Placements, "expected local, pooled or both"};
+    for (const auto& l : s.links)
+        if (!s.prices.link.count(l.name))
+            return RequestError{RequestField::Links,
+                                "prices: no price for the link " + l.name + where +
+                                    "; a pooled placement buys one for every node: give "
+                                    "link_usd." +
+                                    l.name + " in a --prices file"};
     return Ok{};
 }
 
@@ -113,26 +127,36 @@ std::vector<Job> gridJobs(const PlanSetup& s, const PlanGrid& g, std::size_t fir
             jobs.push_back(std::move(j));
         }
     }
-    for (std::size_t di = 0; di < g.dramBytes.size(); ++di) {
-        const double dram = g.dramBytes[di];
-        for (int pi = -1; pi < static_cast<int>(s.driveTiers.size()); ++pi) {
-            for (std::size_t ci = firstCount; ci < g.drives.size(); ++ci) {
-                const std::int64_t n = g.drives[ci];
-                if ((pi < 0) != (n == 0)) continue; // no preset goes with no drives, and back
-                if (dram <= 0 && n == 0) continue;  // that is GPU-only caching
-                for (std::size_t ki = 0; ki < g.storeAfter.size(); ++ki) {
-                    Job j;
-                    j.point.router = router;
-                    j.point.dramBytes = dram;
-                    j.point.drive = pi >= 0 ? s.driveTiers[std::size_t(pi)].name : "";
-                    j.point.drives = n;
-                    j.point.storeAfter = g.storeAfter[ki];
-                    j.at = {int(di), pi, int(ci), int(ki)};
-                    jobs.push_back(std::move(j));
+    // Local first, then pooled over each link: the pool holds the nodes' sizes together.
+    const std::int64_t nodes = planNodes(s);
+    for (int li = s.placeLocal ? -1 : 0; li < static_cast<int>(s.links.size()); ++li)
+        for (std::size_t di = 0; di < g.dramBytes.size(); ++di) {
+            const double dram = g.dramBytes[di];
+            for (int pi = -1; pi < static_cast<int>(s.driveTiers.size()); ++pi) {
+                for (std::size_t ci = firstCount; ci < g.drives.size(); ++ci) {
+                    const std::int64_t n = g.drives[ci];
+                    if ((pi < 0) != (n == 0)) continue; // no preset goes with no drives, and back
+                    if (dram <= 0 && n == 0) continue;  // that is GPU-only caching
+                    for (std::size_t ki = 0; ki < g.storeAfter.size(); ++ki) {
+                        Job j;
+                        j.point.router = router;
+                        j.point.dramBytes = dram;
+                        j.point.drive = pi >= 0 ? s.driveTiers[std::size_t(pi)].name : "";
+                        j.point.drives = n;
+                        j.point.storeAfter = g.storeAfter[ki];
+                        if (li >= 0) {
+                            j.point.link = s.links[std::size_t(li)].name;
+                            if (n > 0)
+                                j.point.drives = n * nodes;
+                            else
+                                j.point.dramBytes = dram * double(nodes);
+                        }
+                        j.at = {int(di), pi, int(ci), int(ki), li};
+                        jobs.push_back(std::move(j));
+                    }
                 }
             }
         }
-    }
     return jobs;
 }
 
@@ -170,6 +194,7 @@ ReplayConfig pointConfig(const PlanSetup& s, const PlanPoint& p, bool scaled = t
             t.writeBps *= n;
             c.tiers.push_back(t);
         }
+    plan_detail::poolTier(s, p, c);
     // A sample: its share of each tier's capacity. Its links keep their bandwidth and its write
     // buffers their size: the sample's arrivals come R times closer together (plan_sample.cpp),
     // so a link carries the full trace's bytes a second, and a load takes as long as in the full
@@ -252,13 +277,8 @@ void scorePoint(const PlanSetup& s, const ReplayConfig& c, const ReplayResult& r
                                            *pt.endurance.yearsToRatedEndurance);
         p.tiers.push_back(std::move(pt));
     }
-    // A fleet's tiers are on every node: a node's sizes, bought for each.
-    const double nodes = planNodes(s);
-    if (p.dramBytes > 0)
-        p.dramUsd = p.dramBytes / double(1ull << 30) * s.prices.dramPerGiB->usd * nodes;
-    if (p.drives > 0)
-        p.drivesUsd = static_cast<double>(p.drives) * s.prices.drive.at(p.drive).usd * nodes;
-    p.capexUsd = p.dramUsd + p.drivesUsd;
+    // A fleet's local tiers are on every node (a node's sizes, bought for each), its pool once.
+    plan_detail::pricePoint(s, p);
     const double span = fullSpanS(s, r);
     const double perDay = span > 0 ? kSecondsPerDay / span : 0;
     const double hours = perDay / 3600 * static_cast<double>(s.gpusPerInstance) / s.sampleRate;
@@ -320,7 +340,7 @@ std::vector<PlanDriveNeeds> planDriveNeeds(const PlanSetup& s, const PlanGrid& g
         for (const auto& j : jobs) {
             const PlanPoint& p = j.point;
             if (p.drive == d.name && p.drives > 0 && p.dramBytes <= 0 && p.storeAfter == k &&
-                p.drivesForBandwidth && (!at || p.drives > at->drives))
+                !p.pooled() && p.drivesForBandwidth && (!at || p.drives > at->drives))
                 at = &p;
         }
         if (!at) continue;
@@ -342,7 +362,8 @@ std::vector<PlanDriveNeeds> planDriveNeeds(const PlanSetup& s, const PlanGrid& g
 // the grid so far without DRAM at the smallest K. With `select`, it is replayed whether chosen
 // or not, so the drive counts grow as a full plan's do (with the grid's extension on).
 bool needsPoint(const PlanGrid& g, const PlanPoint& p) {
-    if (p.drives <= 0 || p.dramBytes > 0 || g.storeAfter.empty() || g.drives.empty()) return false;
+    if (p.drives <= 0 || p.dramBytes > 0 || p.pooled() || g.storeAfter.empty() || g.drives.empty())
+        return false;
     return p.drives == *std::max_element(g.drives.begin(), g.drives.end()) &&
            p.storeAfter == *std::min_element(g.storeAfter.begin(), g.storeAfter.end());
 }
@@ -357,7 +378,7 @@ void takeGiven(const PlanSetup& s, PlanPoint& p) {
     if (s.given)
         for (const auto& g : *s.given)
             if (g.dramBytes == p.dramBytes && g.drive == p.drive && g.drives == p.drives &&
-                g.storeAfter == p.storeAfter) {
+                g.storeAfter == p.storeAfter && g.link == p.link) {
                 p = g;
                 full = !g.sampled;
                 break;
@@ -387,17 +408,29 @@ PlanGrid defaultPlanGrid() {
 std::string describePlanPoint(const PlanPoint& p) {
     if (!p.offload())
         return p.router.empty() ? "GPU-only caching" : "GPU-only caching, " + p.router;
-    std::string s;
-    if (p.dramBytes > 0) s = plan_detail::gib(p.dramBytes) + " DRAM";
-    if (p.drives > 0) s += (s.empty() ? "" : " + ") + std::to_string(p.drives) + " x " + p.drive;
+    std::string s = plan_detail::pooledWords(p);
+    if (p.dramBytes > 0 && !p.pooled()) s = plan_detail::gib(p.dramBytes) + " DRAM";
+    if (p.drives > 0 && !p.pooled())
+        s += (s.empty() ? "" : " + ") + std::to_string(p.drives) + " x " + p.drive;
     s += p.storeAfter > 1 ? ", store at the " + sightingText(p.storeAfter) : ", store every block";
     return s;
 }
 
 std::string planPurchaseText(const PlanResult& r, const PlanPoint& p) {
-    return (p.offload() && r.fleetNodes > 0
-                ? "on each of the " + std::to_string(r.fleetNodes) + " nodes, "
-                : std::string()) +
+    const std::string nodes =
+        std::to_string(r.fleetNodes) + (r.fleetNodes == 1 ? " node" : " nodes");
+    if (p.pooled()) {
+        const std::string when = p.storeAfter > 1 ? ", store at the " + sightingText(p.storeAfter)
+                                                  : ", store every block";
+        const std::string pool = p.dramPooled()
+                                     ? "a pool of " + plan_detail::gib(p.dramBytes) + " DRAM"
+                                     : "a pool of " + std::to_string(p.drives) + " x " + p.drive;
+        const std::string local =
+            p.dramPooled() || p.dramBytes <= 0 ? "" : plan_detail::gib(p.dramBytes) + " DRAM and ";
+        return "on each of the " + nodes + ", " + local + "a " + p.link + " link to " + pool +
+               " for the " + nodes + when;
+    }
+    return (p.offload() && r.fleetNodes > 0 ? "on each of the " + nodes + ", " : std::string()) +
            describePlanPoint(p);
 }
 

@@ -109,6 +109,8 @@ bool neighbours(const PlanGrid& g, const Coord& a, const Coord& b) {
                (noDram && o.count == firstAbove(g.drives));
     }
     const int steps = std::abs(a.dram - b.dram) + std::abs(a.count - b.count) + std::abs(a.k - b.k);
+    // The same sizes placed otherwise (on each node, or pooled over another link) neighbour.
+    if (a.link != b.link) return steps == 0 && a.drive == b.drive;
     if (a.drive == b.drive || a.drive < 0 || b.drive < 0) return steps == 1;
     return steps == 0;
 }

@@ -7,6 +7,7 @@
 
 #include "plan_text.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 
@@ -56,6 +57,8 @@ std::string pricesLine(const PlanSetup& s) {
     if (p.dramPerGiB && s.dram) out += ", DRAM $" + formatFixed(p.dramPerGiB->usd, 2) + " per GiB";
     for (const auto& d : s.driveTiers)
         out += ", " + d.name + " " + usd(p.drive.at(d.name).usd) + " a drive";
+    for (const auto& l : s.links)
+        out += ", " + l.name + " " + usd(p.link.at(l.name).usd) + " a node's link";
     return out;
 }
 
@@ -121,7 +124,10 @@ std::string planFleetText(const PlanSetup& s, const PlanResult& r) {
                (perNode > 1 ? " (" + std::to_string(perNode) + " a node)" : "") + " behind " +
                r.fleetRouter + ", a GPU cache each: every DRAM size and drive count is a node's, " +
                "every cost is for the " + std::to_string(r.fleetNodes) +
-               (r.fleetNodes == 1 ? " node" : " nodes");
+               (r.fleetNodes == 1 ? " node" : " nodes") +
+               (s.links.empty() ? ""
+                                : "; a pool's size is the pool's, bought once, with a link on "
+                                  "every node");
     }
     if (s.base.instances > 1)
         return std::to_string(s.base.instances) +
@@ -155,7 +161,13 @@ json planPointJson(const PlanPoint& p) {
             {"drive", p.drive.empty() ? json(nullptr) : json(p.drive)},
             {"drives", p.drives},
             {"store_after", p.storeAfter},
+            {"placement", p.pooled() ? "pooled" : "local"},
+            {"pooled_tier", !p.pooled()      ? json(nullptr)
+                            : p.dramPooled() ? json("dram")
+                                             : json(p.drive)},
+            {"link", p.pooled() ? json(p.link) : json(nullptr)},
             {"capex_usd", p.capexUsd},
+            {"links_usd", p.linksUsd},
             {"dram_usd", p.dramUsd},
             {"drives_usd", p.drivesUsd},
             {"ttft_mean_s", p.ttftMeanS},
@@ -195,6 +207,9 @@ json planJson(const PlanReport& x) {
     json drives = json::object();
     for (const auto& d : s.driveTiers)
         drives[d.name] = s.prices.drive.at(d.name).usd;
+    json links = json::object();
+    for (const auto& l : s.links)
+        links[l.name] = s.prices.link.at(l.name).usd;
     j["prices"] = {
         {"origin", s.prices.origin},
         {"example", s.prices.example},
@@ -202,7 +217,8 @@ json planJson(const PlanReport& x) {
         {"gpu", s.gpuKey},
         {"gpu_usd_per_hour", s.prices.gpuPerHour.at(s.gpuKey).usd},
         {"dram_usd_per_GiB", s.prices.dramPerGiB ? json(s.prices.dramPerGiB->usd) : json(nullptr)},
-        {"drive_usd", drives}};
+        {"drive_usd", drives},
+        {"link_usd", links}};
     j["limits"] = {{"life_years", s.limits.lifeYears},
                    {"slo_p99_s", optionalJson(s.limits.sloP99S)},
                    {"budget_usd", optionalJson(s.limits.budgetUsd)}};
@@ -211,7 +227,9 @@ json planJson(const PlanReport& x) {
                                            {"nodes", r.fleetNodes},
                                            {"node_servers", std::max(1, s.base.fleet.nodeServers)},
                                            {"router", r.fleetRouter},
-                                           {"sizes", "per node"},
+                                           {"sizes", s.links.empty() ? "per node"
+                                                                     : "per node; a pool's in "
+                                                                       "total"},
                                            {"costs", "every node"},
                                            {"text", planFleetText(s, r)}}
                                     : json(nullptr);
@@ -270,7 +288,7 @@ std::string planCsv(const PlanReport& x) {
         "ttft_p99_s,hits_token_weighted,gpu_hours_saved_per_day,servers_at_slo,gpus_saved,"
         "value_per_month_usd,payback_months,net_usd_over_life,shortest_life_years,"
         "meets_limits,on_ttft_front,on_gpu_hours_front,recommended,bandwidth_bound,"
-        "drives_for_bandwidth,drives_for_endurance,sampled\n";
+        "drives_for_bandwidth,drives_for_endurance,sampled,placement,link,links_usd\n";
     auto opt = [](const std::optional<double>& v) {
         return v ? formatFixed(*v, 6) : std::string();
     };
@@ -294,7 +312,8 @@ std::string planCsv(const PlanReport& x) {
                (p.bandwidthBound ? "1" : "0") + "," +
                (p.drivesForBandwidth ? std::to_string(*p.drivesForBandwidth) : "") + "," +
                (p.drivesForEndurance ? std::to_string(*p.drivesForEndurance) : "") + "," +
-               (p.sampled ? "1" : "0") + "\n";
+               (p.sampled ? "1" : "0") + "," + (p.pooled() ? "pooled," : "local,") + p.link + "," +
+               formatFixed(p.linksUsd, 2) + "\n";
     }
     return out;
 }
@@ -339,16 +358,20 @@ std::string planTable(const PlanReport& x) {
         return std::string(line);
     };
     const std::string serversHead = servers("servers", "GPUs saved");
-    std::snprintf(line, sizeof line, "%-3s %-58s %9s %21s %8s%s %9s %8s %12s  %s\n", "",
-                  "configuration", "capex", "TTFT ms mean / p99", "GPU-h/d", serversHead.c_str(),
-                  "$/month", "payback", "drive life", "limits");
-    out += line;
-    // The front, and the recommended configuration where it is not on it (a front point that
-    // fails a limit can shadow it).
+    // The configuration column fits the longest name shown (a pool's are the longest).
     std::vector<std::size_t> rows = r.front;
     if (r.recommended && !r.points[*r.recommended].onTtftFront &&
         !r.points[*r.recommended].onGpuHoursFront)
         rows.push_back(*r.recommended);
+    int width = 58;
+    for (std::size_t i : rows)
+        width = std::max(width, int(describePlanPoint(r.points[i]).size()));
+    std::snprintf(line, sizeof line, "%-3s %-*s %9s %21s %8s%s %9s %8s %12s  %s\n", "", width,
+                  "configuration", "capex", "TTFT ms mean / p99", "GPU-h/d", serversHead.c_str(),
+                  "$/month", "payback", "drive life", "limits");
+    out += line;
+    // The front, and the recommended configuration where it is not on it (a front point that
+    // fails a limit can shadow it): rows, above.
     for (std::size_t i : rows) {
         const PlanPoint& p = r.points[i];
         const std::string mark = std::string(p.onTtftFront ? "T" : " ") +
@@ -372,8 +395,8 @@ std::string planTable(const PlanReport& x) {
                                                  p.gpusSaved ? std::to_string(*p.gpusSaved)
                                                  : p.sampled ? "n/c"
                                                              : "-");
-        std::snprintf(line, sizeof line, "%-3s %-58s %9s %21s %8s%s %9s %8s %12s  %s\n",
-                      mark.c_str(), describePlanPoint(p).c_str(), usd(p.capexUsd).c_str(),
+        std::snprintf(line, sizeof line, "%-3s %-*s %9s %21s %8s%s %9s %8s %12s  %s\n",
+                      mark.c_str(), width, describePlanPoint(p).c_str(), usd(p.capexUsd).c_str(),
                       ttft.c_str(), formatFixed(p.gpuHoursSavedPerDay, 1).c_str(),
                       serversCells.c_str(),
                       (p.valueNotComputed ? std::string("n/c") : usd(p.valuePerMonthUsd)).c_str(),

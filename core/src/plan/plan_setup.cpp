@@ -176,7 +176,34 @@ RequestResult<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, 
         }
     }
 
-    // The DRAM tier and the drives read as the scenario reads its tiers.
+    // The links to a pool: network tier presets, each its own preset's figures.
+    if (!req.placeLocal && !req.placePooled)
+        return RequestError{RequestField::Placements, "expected local, pooled or both"};
+    if (!req.links.empty() && !req.placePooled)
+        return RequestError{RequestField::Links,
+                            "a link reaches a pool: give --placements pooled (or local,pooled)"};
+    std::vector<TierConfig> links;
+    std::vector<std::string> linkKeys = req.links;
+    if (req.placePooled && linkKeys.empty()) linkKeys = {"net-400g"};
+    for (const auto& key : linkKeys) {
+        const auto* spec = presets.findTier(key);
+        if (!spec || spec->kind != TierKind::Network) {
+            std::string keys;
+            for (const auto& [k, sp] : presets.tiers())
+                if (sp.kind == TierKind::Network) keys += (keys.empty() ? "" : ", ") + k;
+            return RequestError{RequestField::Links,
+                                "'" + key + "': not a network tier preset; expected one of " +
+                                    keys};
+        }
+        TierConfig t = tierFromPreset(*spec);
+        t.name = key; // the link is named by its key, as the drives are
+        if (std::none_of(links.begin(), links.end(),
+                         [&](const TierConfig& l) { return l.name == key; }))
+            links.push_back(t);
+    }
+    s.placeLocal = req.placeLocal;
+
+    // The DRAM tier, the drives and the links read as the scenario reads its tiers.
     Scenario withDrives = e.scenario;
     withDrives.tiers.clear();
     const TierConfig* dram = nullptr;
@@ -185,6 +212,8 @@ RequestResult<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, 
     if (dram) withDrives.tiers.push_back(*dram);
     for (const auto& d : drives)
         withDrives.tiers.push_back(d);
+    for (const auto& l : links)
+        withDrives.tiers.push_back(l);
     auto ev = evaluate(withDrives, presets, e.model);
     if (!ev) return ev.error();
     // The request's per-tier settings (write buffer, shared links, write bandwidths) hold for
@@ -197,8 +226,10 @@ RequestResult<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, 
     } else {
         s.grid.dramBytes = {0};
     }
-    for (; next < tiers.size(); ++next)
+    for (; next < tiers.size() - links.size(); ++next)
         s.driveTiers.push_back(tiers[next]);
+    for (; next < tiers.size(); ++next)
+        s.links.push_back(tiers[next]);
     if (s.driveTiers.empty()) s.grid.drives = {0};
     return s;
 }

@@ -102,8 +102,10 @@ json pointJson(const PlanPoint& p) {
             {"drive", p.drive},
             {"drives", p.drives},
             {"store_after", p.storeAfter},
+            {"link", p.link},
             {"tiers", tiers},
             {"dram_usd", num(p.dramUsd)},
+            {"links_usd", num(p.linksUsd)},
             {"drives_usd", num(p.drivesUsd)},
             {"capex_usd", num(p.capexUsd)},
             {"ttft_mean_s", num(p.ttftMeanS)},
@@ -131,10 +133,12 @@ PlanPoint pointOf(const json& j) {
     p.drive = j.at("drive").get<std::string>();
     p.drives = j.at("drives").get<std::int64_t>();
     p.storeAfter = j.at("store_after").get<int>();
+    p.link = j.value("link", std::string());
     for (const auto& t : j.at("tiers"))
         p.tiers.push_back(tierOf(t));
     p.dramUsd = toNum(j.at("dram_usd"));
     p.drivesUsd = toNum(j.at("drives_usd"));
+    if (j.contains("links_usd")) p.linksUsd = toNum(j.at("links_usd"));
     p.capexUsd = toNum(j.at("capex_usd"));
     p.ttftMeanS = toNum(j.at("ttft_mean_s"));
     p.ttftP99S = toNum(j.at("ttft_p99_s"));
@@ -216,7 +220,7 @@ json planPartJson(const PlanPart& p) {
     for (std::size_t i = 0; i < p.points.size(); ++i) {
         const PlanCoord& c = p.coords[i];
         points.push_back({{"index", p.indices[i]},
-                          {"coord", {c.dram, c.drive, c.count, c.k}},
+                          {"coord", {c.dram, c.drive, c.count, c.k, c.link}},
                           {"point", pointJson(p.points[i])}});
     }
     json needs = json::array();
@@ -260,8 +264,9 @@ Result<PlanPart> parsePlanPart(const json& j, const std::string& source) {
         for (const auto& e : j.at("points")) {
             p.indices.push_back(e.at("index").get<std::size_t>());
             const auto c = e.at("coord").get<std::vector<int>>();
-            if (c.size() != 4) return Error{source + ": field 'coord': expected 4 indices"};
-            p.coords.push_back({c[0], c[1], c[2], c[3]});
+            if (c.size() != 4 && c.size() != 5)
+                return Error{source + ": field 'coord': expected 5 indices"};
+            p.coords.push_back({c[0], c[1], c[2], c[3], c.size() == 5 ? c[4] : -1});
             p.points.push_back(pointOf(e.at("point")));
         }
         return p;

@@ -206,6 +206,13 @@ Result<std::string> servingSettings(ServingStack stack, const PlanPoint& p, cons
                                     const Evaluation& e, const Presets& presets,
                                     std::uint32_t blockTokens, std::uint64_t distinctBlocks,
                                     const std::string& servedModel) {
+    const bool router = stack == ServingStack::Sglang || stack == ServingStack::LlmD ||
+                        stack == ServingStack::Dynamo || stack == ServingStack::ProductionStack;
+    if (p.pooled() && !router)
+        return Error{describePlanPoint(p) +
+                     ": a pool's server and its clients' settings are not written (each pool's "
+                     "project takes its own); --emit the router's, or plan with --placements "
+                     "local"};
     switch (stack) {
     case ServingStack::Vllm:
         return vllm(p, s, blockTokens, distinctBlocks);

@@ -154,8 +154,11 @@ ReportSection reportPlanSection(const ReportInputs& in) {
                               {}});
         ReportTable t{{"Recommended configuration", ""}, {}};
         t.rows.push_back({"configuration", describePlanPoint(p)});
-        t.rows.push_back({"capital cost", formatUsd(p.capexUsd) + " (DRAM " + formatUsd(p.dramUsd) +
-                                              ", drives " + formatUsd(p.drivesUsd) + ")"});
+        t.rows.push_back(
+            {"capital cost", formatUsd(p.capexUsd) + " (DRAM " + formatUsd(p.dramUsd) +
+                                 ", drives " + formatUsd(p.drivesUsd) +
+                                 (p.pooled() ? ", links " + formatUsd(p.linksUsd) : std::string()) +
+                                 ")"});
         t.rows.push_back(
             {"value", formatUsd(p.valuePerMonthUsd) + " a month" +
                           (p.valueFromGpusSaved ? " (GPUs saved)" : " (GPU-hours saved)")});

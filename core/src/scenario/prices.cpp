@@ -56,6 +56,7 @@ PriceTable readPriceTable(const FieldReader& r, const json& obj, const std::stri
     t.dramPerGiB = readPrice(r, obj, "dram_usd_per_GiB", pre + "dram_usd_per_GiB");
     readPrices(r, obj, "gpu_usd_per_hour", pre + "gpu_usd_per_hour", t.gpuPerHour);
     readPrices(r, obj, "drive_usd", pre + "drive_usd", t.drive);
+    readPrices(r, obj, "link_usd", pre + "link_usd", t.link);
     return t;
 }
 
@@ -88,6 +89,8 @@ PriceTable overridePrices(PriceTable base, const PriceTable& over) {
         base.gpuPerHour[k] = p;
     for (const auto& [k, p] : over.drive)
         base.drive[k] = p;
+    for (const auto& [k, p] : over.link)
+        base.link[k] = p;
     base.origin += " with " + over.origin + "'s prices";
     return base;
 }

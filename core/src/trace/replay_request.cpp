@@ -47,6 +47,10 @@ std::string_view toString(RequestField f) {
         return "drives";
     case RequestField::StoreAfterGrid:
         return "store after grid";
+    case RequestField::Placements:
+        return "placements";
+    case RequestField::Links:
+        return "links";
     }
     return "none";
 }

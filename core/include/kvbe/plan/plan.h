@@ -68,6 +68,14 @@ struct PlanSetup {
     PlanLimits limits;
     // A fleet's plan: other routers, each replayed with GPU-only caching (a row each).
     std::vector<RouterConfig> otherRouters;
+    // A fleet's plan: where its offload tiers go (docs/workload-model.md, "Pooled tiers in a
+    // plan"). Local: every tier on each node. Each link (a network tier preset, read as the
+    // scenario reads its tiers: its bandwidth and t_fixed are one node's link) adds the grid
+    // again with the configuration's last tier in one pool for the fleet, reached over that link
+    // from every node: its drives (any DRAM stays on each node), or its DRAM where it has no
+    // drives. The pool holds the nodes' sizes together (a size or count times the nodes).
+    bool placeLocal = true;
+    std::vector<SimTier> links;
     int threads = 0;       // 0: one per hardware thread
     int maxServers = 1024; // the servers search stops here
 
@@ -115,12 +123,15 @@ struct PlanPoint {
     // hardware competes with every purchase.
     std::string router;
     bool otherRouter = false;
+    // The sizes: a node's, but a pooled tier's (pooled()) the pool's.
     double dramBytes = 0;
     std::string drive; // the drive preset; "" without an NVMe tier
     std::int64_t drives = 0;
     int storeAfter = 1;
+    // Pooled: the link preset every node reaches the pool by (PlanSetup::links); "": local.
+    std::string link;
     std::vector<PlanTier> tiers; // the offload tiers, DRAM first
-    double dramUsd = 0, drivesUsd = 0, capexUsd = 0;
+    double dramUsd = 0, drivesUsd = 0, linksUsd = 0, capexUsd = 0;
     double ttftMeanS = 0, ttftP99S = 0;
     double hitsTokenWeighted = 0;
     // (GPU prefill seconds saved under the rule − under GPU-only caching) × 86,400 / the trace's
@@ -163,6 +174,9 @@ struct PlanPoint {
     // Its figures are a sample's estimate (fast mode), not a full replay; never recommended.
     bool sampled = false;
     bool offload() const { return !tiers.empty(); }
+    bool pooled() const { return !link.empty(); }
+    // Pooled, the tier in the pool: its drives, or its DRAM where it has none.
+    bool dramPooled() const { return pooled() && drives <= 0; }
 };
 
 // How a plan was computed (kvbe/plan/plan_sample.h): every configuration replayed in full, or
@@ -184,6 +198,7 @@ struct PlanSampling {
 // (indices; -1 for GPU-only caching), to find its neighbours.
 struct PlanCoord {
     int dram = -1, drive = -1, count = -1, k = -1;
+    int link = -1; // the pool's link (PlanSetup::links); -1: local
 };
 
 struct PlanResult {

@@ -31,6 +31,10 @@ struct PlanRequest {
     // A fleet's plan: other routers (as --router takes them, or "all"), each replayed with
     // GPU-only caching; the fleet's own router is left out of them.
     std::vector<std::string> otherRouters;
+    // A fleet's plan: its tiers on each node (local), in a pool over each link (pooled), or both;
+    // the links are network tier presets (default net-400g where pooled).
+    bool placeLocal = true, placePooled = false;
+    std::vector<std::string> links;
     int threads = 0;
 };
 

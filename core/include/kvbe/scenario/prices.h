@@ -27,12 +27,18 @@ struct PriceTable {
     std::optional<Price> dramPerGiB;
     std::map<std::string, Price> gpuPerHour; // by GPU preset key
     std::map<std::string, Price> drive;      // one drive, by tier preset key (or tier name)
-    bool empty() const { return !dramPerGiB && gpuPerHour.empty() && drive.empty(); }
+    // One node's link to a pool (its network adapter, and whatever else of the link the quote
+    // covers), by network tier preset key: a fleet plan's pooled placement buys one a node.
+    std::map<std::string, Price> link;
+    bool empty() const {
+        return !dramPerGiB && gpuPerHour.empty() && drive.empty() && link.empty();
+    }
     bool operator==(const PriceTable&) const = default;
 };
 
 // Parses a price table (the layout of resources/prices.json): "dram_usd_per_GiB",
-// "gpu_usd_per_hour" {GPU key: …} and "drive_usd" {tier key: …}, each price a number of USD or
+// "gpu_usd_per_hour" {GPU key: …}, "drive_usd" {tier key: …} and "link_usd" {network tier
+// key: …}, each price a number of USD or
 // {"usd": N, "source": "…"}; every key optional. A negative price or one that is not a number
 // fails with a sentence naming the file and the field.
 Result<PriceTable> parsePriceTable(std::string_view json, const std::string& source);

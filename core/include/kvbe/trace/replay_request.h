@@ -41,6 +41,8 @@ enum class RequestField {
     DriveCounts,
     Drives,
     StoreAfterGrid,
+    Placements,
+    Links,
 };
 // "gpu cache", "store after", "life"…: the field in words, for tests and logs.
 std::string_view toString(RequestField f);
