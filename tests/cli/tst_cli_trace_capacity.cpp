@@ -203,6 +203,41 @@ class TestCliTraceCapacity : public QObject {
                  qPrintable(need["sentence"].toString()));
     }
 
+    // A fleet's floor: no count of servers gets below every prefix hit free on the GPU with no
+    // wait, so a target under it is refused by every count at once, with that p99: trace
+    // replay's with an unlimited GPU cache and no offload tier, no servers.
+    void aFleetsFloorIsEveryHitFree() {
+        const QString trace = kTraces + "mooncake-conversation.jsonl";
+        const auto free =
+            runCli({"trace", "replay", trace, "--gpu-cache", "unlimited", "--tier", "dram-pcie5=0",
+                    "--scenario", "illustrative", "--output", "json"});
+        QVERIFY2(free.exitCode == 0, free.err.constData());
+        double floor = -1;
+        for (const auto& v : json(free)["rules"].toArray())
+            if (v.toObject()["rule"].toString() == QLatin1String("gpu-only"))
+                floor = v.toObject()["ttft_s"].toObject()["p99"].toDouble();
+        QVERIFY(floor > 0);
+        const QString target = QString("p99=%1ms").arg(floor * 0.9 * 1e3, 0, 'f', 3);
+        const auto r = runCli({"trace", "capacity", trace, "--slo", target, "--router", "sglang",
+                               "--scenario", "illustrative", "--output", "json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const auto need = json(r)["servers_needed"].toObject();
+        for (const auto& v : need["rules"].toArray()) {
+            const auto o = v.toObject();
+            QVERIFY(o["servers"].isNull());
+            QVERIFY2(close(o["statistic_floor_s"].toDouble(), floor),
+                     qPrintable(QString("%1: floor %2, replay %3")
+                                    .arg(o["rule"].toString())
+                                    .arg(o["statistic_floor_s"].toDouble())
+                                    .arg(floor)));
+            QVERIFY(o["statistic_unlimited_s"].isNull());
+        }
+        QVERIFY2(need["sentence"].toString().contains(
+                     "no number of servers is enough: with every prefix hit free on the GPU and "
+                     "no wait at all the p99 is "),
+                 qPrintable(need["sentence"].toString()));
+    }
+
     // The conversation trace with the default scenario: both searches' tables, what a TTFT
     // counts, that decode is not modelled, and the sentences; offload needs fewer servers.
     void conversationTraceTables() {

@@ -210,7 +210,19 @@ class TestTraceFleet : public QObject {
             };
             QVERIFY(p99(*g->servers) <= 5);
             if (*g->servers > 1) QVERIFY(p99(*g->servers - 1) > 5);
-            QCOMPARE(g->statisticUnlimited, 0.0); // not computed on a fleet
+            // No server per request on a fleet: its floor, every prefix hit free with no wait
+            // (an unlimited GPU cache, no offload tier, no servers), at the same load.
+            ReplayConfig free = cfg;
+            free.tiers.clear();
+            free.gpuCapacityBytes = kUnlimited;
+            free.instances = 0;
+            free.fleet.enabled = false;
+            free.rateScale = 2;
+            RequestTimes freeTimes;
+            QVERIFY(replayTrace(t, cm, free, &freeTimes).ok());
+            const double floor = latencyStatistic(q.target, freeTimes.gpuOnly);
+            QCOMPARE(g->statisticUnlimited, floor);
+            QVERIFY(floor <= p99(*g->servers));
         }
         QVERIFY(needed["sglang"] <= needed["round-robin"]);
     }

@@ -320,10 +320,14 @@ Status countServers(const PlanSetup& s, const ReplayConfig& c, Job& j,
     const RuleServers* gpuOnly = r->serversOf("gpu-only");
     PlanPoint& p = j.point;
     p.serversAtSlo = mine->servers;
+    // A fleet has no server-per-request figure (each server adds a cache): its p99 at the bound.
     if (!mine->servers)
         p.serversNote = "no count up to " + std::to_string(s.maxServers) + " servers holds " +
-                        q.target.text() + " (p99 " + formatSeconds(mine->statisticUnlimited) +
-                        " with a server per request)";
+                        q.target.text() +
+                        (c.isFleet() ? " (p99 " + formatSeconds(mine->statistic) + " with " +
+                                           std::to_string(s.maxServers) + ")"
+                                     : " (p99 " + formatSeconds(mine->statisticUnlimited) +
+                                           " with a server per request)");
     j.gpuOnlyServers = gpuOnly->servers;
     return Ok{};
 }

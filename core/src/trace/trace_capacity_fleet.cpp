@@ -156,6 +156,21 @@ Result<CapacityResult> fleetCapacity(const Trace& trace, const CostModel& cost,
     }
 
     if (q.serversNeeded) {
+        // A floor no fleet gets below: every prefix hit free on the GPU (one unlimited cache
+        // holds every block a fleet's caches could) and no wait. Where it misses the target, no
+        // number of servers is enough, for any rule.
+        ReplayConfig free = config;
+        free.tiers.clear();
+        free.gpuCapacityBytes = kUnlimited;
+        free.instances = 0;
+        free.fleet.enabled = false;
+        free.writeQueue = false;
+        free.rateScale = q.rateScale;
+        free.reportRules = {"gpu-only"};
+        RequestTimes freeTimes;
+        auto f = replayTrace(trace, cost, free, &freeTimes);
+        if (!f) return f.error();
+        const double floor = latencyStatistic(q.target, freeTimes.gpuOnly);
         for (std::size_t k = 0; k < kCapacityRules.size(); ++k) {
             RuleServers s;
             s.rule = std::string(kCapacityRules[k]);
@@ -193,8 +208,8 @@ Result<CapacityResult> fleetCapacity(const Trace& trace, const CostModel& cost,
                 }
             }
             // A server for every request is no bound on a fleet (each server adds a cache and
-            // moves the router's choices): not computed, so never the reason none holds.
-            s.statisticUnlimited = 0;
+            // moves the router's choices); every hit free with no wait is.
+            s.statisticUnlimited = floor;
             res.servers.push_back(std::move(s));
         }
     }

@@ -76,7 +76,9 @@ std::string needText(const RuleServers& s, const CapacityResult& r) {
     if (s.servers) return std::to_string(*s.servers) + (*s.servers == 1 ? " server" : " servers");
     if (noNumberHolds(s, r))
         return "more than any number of servers gives (" + r.target.statistic() + " " +
-               formatSeconds(s.statisticUnlimited) + " with no wait at all)";
+               formatSeconds(s.statisticUnlimited) +
+               (r.fleetGpuHits.empty() ? " with no wait at all)"
+                                       : " with every prefix hit free and no wait)");
     return "more than " + std::to_string(r.maxInstances) + " servers (" + r.target.statistic() +
            " " + formatSeconds(s.statistic) + " with " + std::to_string(r.maxInstances) + ")";
 }
@@ -129,6 +131,12 @@ std::string capacityServersSentence(const CapacityResult& r) {
     const RuleServers* o = r.serversOf("optimal");
     if (!r.serversSearched || !g || !o) return {};
     std::string s = "To hold " + r.target.text() + " at " + rateScaleText(r) + ", ";
+    if (noNumberHolds(*g, r) && noNumberHolds(*o, r) && !r.fleetGpuHits.empty())
+        return s +
+               "no number of servers is enough: with every prefix hit free on the GPU and no "
+               "wait at all the " +
+               r.target.statistic() + " is " + formatSeconds(g->statisticUnlimited) +
+               " (the prefill of what no cache holds alone).";
     if (noNumberHolds(*g, r) && noNumberHolds(*o, r))
         return s + "no number of servers is enough: with no wait at all the " +
                r.target.statistic() + " is " + formatSeconds(g->statisticUnlimited) +
@@ -250,12 +258,13 @@ json traceCapacityJson(const TraceCapacityReport& x) {
     if (r.serversSearched) {
         json rules = json::array();
         for (const auto& s : r.servers)
-            rules.push_back({{"rule", s.rule},
-                             {"servers", s.servers ? json(*s.servers) : json(nullptr)},
-                             {"statistic_s", s.statistic},
-                             {"statistic_one_fewer_s", orNull(s.statisticOneFewer)},
-                             {"statistic_unlimited_s",
-                              fleetOf(x) ? json(nullptr) : json(s.statisticUnlimited)}});
+            rules.push_back(
+                {{"rule", s.rule},
+                 {"servers", s.servers ? json(*s.servers) : json(nullptr)},
+                 {"statistic_s", s.statistic},
+                 {"statistic_one_fewer_s", orNull(s.statisticOneFewer)},
+                 {"statistic_unlimited_s", fleetOf(x) ? json(nullptr) : json(s.statisticUnlimited)},
+                 {"statistic_floor_s", fleetOf(x) ? json(s.statisticUnlimited) : json(nullptr)}});
         json hits = json::array();
         for (const auto& [n, h] : r.fleetGpuHits)
             hits.push_back({{"servers", n}, {"gpu_token_weighted", h}});
@@ -414,7 +423,8 @@ std::string traceCapacityTable(const TraceCapacityReport& x) {
             const RuleServers& s = r.servers[i];
             t.rows.push_back({s.rule, serversText(s, r), formatSeconds(s.statistic),
                               s.statisticOneFewer ? formatSeconds(*s.statisticOneFewer) : "-",
-                              fleetOf(x) ? "n/c (a fleet)" : formatSeconds(s.statisticUnlimited)});
+                              fleetOf(x) ? "n/c; floor " + formatSeconds(s.statisticUnlimited)
+                                         : formatSeconds(s.statisticUnlimited)});
             if (sampled(x))
                 t.rows.back().push_back(sampleServers(x, 0, i) + " / " + sampleServers(x, 1, i));
         }
