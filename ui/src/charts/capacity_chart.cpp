@@ -1,6 +1,7 @@
 #include "kvbe/ui/charts/capacity_chart.h"
 
 #include "kvbe/base/units.h"
+#include "kvbe/trace/fleet.h"
 #include "kvbe/trace/trace_capacity_report.h"
 #include "kvbe/ui/widgets/qt_error.h"
 
@@ -63,9 +64,9 @@ WorkloadCapacity computeCapacity(WorkloadPtr w, const LatencyTarget& target,
         return out;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    // The chart's servers share one cache, as kvbe-cli trace capacity's without --router.
-    ReplayConfig shared = w->config;
-    shared.fleet.enabled = false;
+    // The tab's replay: servers are a fleet behind its router, each with its own GPU cache, as
+    // kvbe-cli trace capacity --router counts them.
+    const ReplayConfig& shared = w->config;
     // One search over part of the progress bar; false where it failed or was cancelled.
     auto run = [&](const CapacityRequest& q, double from,
                    double to) -> std::optional<CapacityResult> {
@@ -105,6 +106,7 @@ WorkloadCapacity computeCapacity(WorkloadPtr w, const LatencyTarget& target,
             held->rateScale = servers->rateScale;
             held->maxInstances = servers->maxInstances;
             held->servers = std::move(servers->servers);
+            held->fleetGpuHits = std::move(servers->fleetGpuHits);
             held->passes += servers->passes;
             held->evaluations += servers->evaluations;
             out.result = std::move(held);
@@ -196,10 +198,10 @@ void SloCapacityChart::refill() {
         servers = c->instancesSet
                       ? tr("%1 servers, as set above").arg(c->instances)
                       : tr("%1 servers: GPU-only caching's need at S = 1").arg(c->instances);
-    // The Workload tab replays a fleet above one server; this search counts servers that share
-    // one cache (kvbe-cli trace capacity --router counts a fleet's).
-    if (c->instances > 1)
-        servers += tr(", sharing one GPU cache (not a fleet: trace capacity --router counts one)");
+    // The Workload tab's fleet: a GPU cache on each server, behind its router.
+    if (c->instances > 1 && m_workload->config.fleet.enabled)
+        servers +=
+            tr(", a GPU cache each behind %1").arg(qs(routerText(m_workload->config.fleet.router)));
     setTitles(
         r->curveRateScale.empty()
             ? tr("%1: no number of servers holds it at the trace's rate").arg(qs(r->target.text()))
@@ -209,7 +211,12 @@ void SloCapacityChart::refill() {
                   .arg(c->instances)
                   .arg(qs(r->target.text())),
         describeScenario(*m_current),
-        r->curveRateScale.empty()
+        r->curveRateScale.empty() &&
+                !(r->servers.empty() || r->servers.front().statisticUnlimited > 0)
+            ? tr("%1; a fleet has no floor of a server per request: each server adds a cache and "
+                 "moves the router's choices")
+                  .arg(file)
+        : r->curveRateScale.empty()
             ? tr("%1; dotted: with a server per request (no wait), the prefill and the "
                  "loads alone; decode is not modelled")
                   .arg(file)
@@ -223,8 +230,10 @@ void SloCapacityChart::refill() {
         const QString key = QStringLiteral("rule/%1/").arg(k);
         const QColor col = ruleColor(rule);
         if (r->curveRateScale.empty()) {
-            // No curve: each rule's floor, what no number of servers gets below.
-            if (const RuleServers* s = r->serversOf(kCapacityRules[k])) {
+            // No curve: each rule's floor, what no number of servers gets below (not computed
+            // for a fleet: each server adds a cache and moves the router's choices).
+            if (const RuleServers* s = r->serversOf(kCapacityRules[k]);
+                s && s->statisticUnlimited > 0) {
                 line(key + QStringLiteral("floor"),
                      tr("%1 with a server per request").arg(ruleName(rule)), col, 2, Qt::DotLine)
                     ->replace(

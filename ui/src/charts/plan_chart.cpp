@@ -60,10 +60,14 @@ WorkloadPlan computePlan(WorkloadPtr w, const Presets& presets, const PlanLimits
         return out;
     }
     PlanRequest req;
+    // The tab's replay: above one server a fleet behind its router, as kvbe-cli trace plan
+    // --servers N --router NAME plans it (each tier on every node, each cost every node's).
     req.replay = workloadRequest(w->settings, w->eval->scenario.tiers.size());
-    // The plan's servers share one cache, as kvbe-cli trace plan's without --router (the
-    // window does not plan a fleet yet).
-    req.replay.fleet = false;
+    // The plan places its tiers itself, each on every node (a pool and its links are priced by
+    // kvbe-cli trace plan --placements pooled, not here yet).
+    req.replay.pooled.clear();
+    req.replay.pooledScenarioTiers.clear();
+    req.replay.poolBandwidths.clear();
     req.limits = limits;
     req.rule = w->settings.admission;
     auto setup = planSetup(*w->eval, presets, *w->trace, req);

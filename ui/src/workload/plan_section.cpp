@@ -334,65 +334,6 @@ void PlanSection::setSampleOptions(const PlanSampleOptions& o) {
     request();
 }
 
-QString PlanSection::progressText(const PlanProgress& p) {
-    const int pct = int(std::clamp(p.stageDone, 0.0, 1.0) * 100);
-    switch (p.stage) {
-    case PlanStage::Full:
-        return tr("Exact mode: replaying every configuration in full (%1 %)").arg(pct);
-    case PlanStage::DriveCounts:
-        return tr("Fast mode, sample rate %1 %: replaying in full the configurations the drive "
-                  "counts are read from (%2 %)")
-            .arg(percent(p.rate))
-            .arg(pct);
-    case PlanStage::Sampling:
-        return tr("Fast mode: drawing sample %1 of 2 at a rate of %2 % of the prefix subtrees")
-            .arg(p.sample)
-            .arg(percent(p.rate));
-    case PlanStage::Sample: {
-        const auto done = std::min(
-            p.configurations, std::size_t(std::llround(p.stageDone * double(p.configurations))));
-        return tr("Fast mode, sample %1 of 2 at a rate of %2 %: replaying the grid, "
-                  "configuration %L3 of %L4")
-            .arg(p.sample)
-            .arg(percent(p.rate))
-            .arg(std::min(done + 1, p.configurations))
-            .arg(p.configurations);
-    }
-    case PlanStage::Shortlist:
-        return tr("Fast mode (sample rate %1 %): evaluating the %L2 shortlisted configurations in "
-                  "full (%3 %)")
-            .arg(percent(p.rate))
-            .arg(p.configurations)
-            .arg(pct);
-    }
-    return {};
-}
-
-QString PlanSection::modeText(const PlanResult& r, bool exactAsked) {
-    const PlanSampling& m = r.sampling;
-    if (!m.sampled)
-        return exactAsked ? tr("Exact mode: every configuration replayed in full, as the Exact box "
-                               "asks.")
-                          : tr("Exact mode: %1.").arg(qs(m.reason));
-    return tr("Fast mode: sampled at %1 % of the prefix subtrees (%L2 and %L3 requests in two "
-              "samples; blocks in %L4 requests or more are trunk, %L5 blocks). Error bound (the "
-              "two samples' largest difference): hit ratio %6 points, mean TTFT %7 %, p99 %8 %, "
-              "GPU-hours %9 %, drive life %10 %. %L11 configurations replayed in full, the "
-              "recommendation among them (its figures are exact); the others are a sample's "
-              "estimates, marked sampled. Tick Exact to replay all.")
-        .arg(percent(m.rate))
-        .arg(qulonglong(m.sampleRequests[0]))
-        .arg(qulonglong(m.sampleRequests[1]))
-        .arg(qulonglong(m.trunkMinRequests))
-        .arg(qulonglong(m.trunkBlocks))
-        .arg(m.hitsError * 100, 0, 'f', 2)
-        .arg(m.ttftMeanError * 100, 0, 'f', 1)
-        .arg(m.ttftP99Error * 100, 0, 'f', 1)
-        .arg(m.gpuHoursError * 100, 0, 'f', 1)
-        .arg(m.lifeError * 100, 0, 'f', 1)
-        .arg(qulonglong(m.shortlisted));
-}
-
 bool PlanSection::setLimitsText(double lifeYears, const QString& sloP99, const QString& budgetUsd) {
     const QSignalBlocker b(m_life);
     m_life->setValue(lifeYears);
@@ -517,8 +458,10 @@ void PlanSection::apply(const std::shared_ptr<WorkloadPlan>& p, bool exactAsked)
     // The configuration in bold, the reasons after it in the label's own weight.
     QString sentence = planSentence(*p).toHtmlEscaped();
     if (p->result && p->result->recommended) {
-        const QString head =
-            qs(describePlanPoint(p->result->points[*p->result->recommended])).toHtmlEscaped();
+        // The purchase as the sentence says it: for a fleet, "On each of the 4 nodes, …".
+        QString head = qs(planPurchaseText(*p->result, p->result->points[*p->result->recommended]));
+        if (!head.isEmpty()) head[0] = head[0].toUpper();
+        head = head.toHtmlEscaped();
         const QString lead = tr("Recommended: %1").arg(head);
         if (sentence.startsWith(lead))
             sentence = QStringLiteral("<b>%1</b>%2").arg(lead, sentence.mid(lead.size()));
@@ -527,7 +470,7 @@ void PlanSection::apply(const std::shared_ptr<WorkloadPlan>& p, bool exactAsked)
     m_driveLife->clear();
     m_table->setRowCount(0);
     m_mode->setVisible(p->result.has_value());
-    m_mode->setText(p->result ? modeText(*p->result, exactAsked) : QString());
+    m_mode->setText(p->result ? modeText(*p->result, exactAsked) + fleetText(*p) : QString());
     if (!p->result) {
         m_status->clear();
         emit computed();

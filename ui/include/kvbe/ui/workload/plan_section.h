@@ -70,6 +70,9 @@ class PlanSection : public QWidget {
     // Which mode ran, with a sample its rate and the error bound, as `kvbe-cli trace plan` says
     // it; exactAsked: the Exact box was ticked.
     static QString modeText(const PlanResult& r, bool exactAsked);
+    // " Fleet: 8 servers on 4 nodes …": the fleet the plan was for ("" for servers sharing one
+    // cache, or one server), and that a pooled tier of the tab does not reach the plan.
+    static QString fleetText(const WorkloadPlan& p);
     // Stops a running plan; nothing of it is kept, and it does not start again until the replay
     // or the limits change.
     void cancel();

@@ -1,0 +1,144 @@
+// The Workload tab's Plan and Capacity chart on a fleet: above one prefill server they plan and
+// count the fleet the tab replays (a GPU cache on each server behind its router, each tier on
+// every node), as kvbe-cli trace plan and trace capacity do with --servers N --router NAME; the
+// plan's answer reads as a purchase per node.
+#include "plan_test_support.h"
+
+#include "kvbe/trace/trace_capacity.h"
+#include "kvbe/ui/workload/capacity_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QProcess>
+#include <QSpinBox>
+#include <QTabWidget>
+
+using namespace kvbe;
+using namespace kvbe::test;
+
+namespace {
+
+QJsonObject cliJson(const QStringList& args) {
+    QProcess p;
+    p.start(QStringLiteral(KVBE_CLI_PATH), args);
+    if (!p.waitForFinished(300000) || p.exitCode() != 0)
+        qFatal("kvbe-cli %s: %s", qPrintable(args.join(' ')), p.readAllStandardError().constData());
+    return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+}
+
+// The tab's fleet: 4 servers, 2 a node, behind sglang, writes keeping up.
+void makeFleet(WorkloadView* v) {
+    child<QCheckBox>(v, QStringLiteral("workloadWriteQueue"))->setChecked(false);
+    child<QSpinBox>(v, QStringLiteral("workloadInstances"))->setValue(4);
+    child<QComboBox>(v, QStringLiteral("workloadRouter"))->setCurrentText(QStringLiteral("sglang"));
+    child<QSpinBox>(v, QStringLiteral("workloadNodeServers"))->setValue(2);
+}
+
+} // namespace
+
+class TestUiPlanFleet : public QObject {
+    Q_OBJECT
+  private slots:
+    void initTestCase() { isolateSettings(); }
+
+    // The Plan: the same configurations, costs and recommendation as trace plan of that fleet,
+    // said per node, with the fleet line.
+    void thePlanIsTheFleetsPlan() {
+        QTemporaryDir dir;
+        auto w = shownOnPlan();
+        auto* v = viewOf(*w);
+        auto* s = sectionOf(*w);
+        const QString trace = writeSharedPrefix(dir, 40);
+        QVERIFY(v->openTrace(trace));
+        QVERIFY(settle(*w));
+        makeFleet(v);
+        QVERIFY(settle(*w));
+        QVERIFY(s->plan() && s->plan()->result);
+        const PlanResult& r = *s->plan()->result;
+        QCOMPARE(r.fleetServers, 4);
+        QCOMPARE(r.fleetNodes, 2);
+        QCOMPARE(r.fleetRouter, std::string("sglang"));
+
+        const auto o = cliJson({"trace", "plan", trace, "--servers", "4", "--router", "sglang",
+                                "--node-servers", "2", "--no-write-queue", "--output", "json"});
+        QCOMPARE(o["configurations"].toInt(), int(r.points.size()));
+        const auto front = o["front"].toArray();
+        QCOMPARE(front.size(), qsizetype(r.front.size()));
+        for (qsizetype i = 0; i < front.size(); ++i) {
+            const auto f = front[i].toObject();
+            const PlanPoint& p = r.points[r.front[std::size_t(i)]];
+            QCOMPARE(f["description"].toString(), QString::fromStdString(describePlanPoint(p)));
+            QCOMPARE(f["capex_usd"].toDouble(), p.capexUsd);
+            QCOMPARE(f["ttft_mean_s"].toDouble(), p.ttftMeanS);
+        }
+        QVERIFY(r.recommended);
+        QCOMPARE(o["recommended"].toObject()["description"].toString(),
+                 QString::fromStdString(describePlanPoint(r.points[*r.recommended])));
+        QCOMPARE(o["why"].toString(), QString::fromStdString(r.why));
+
+        const QString mode = child<QLabel>(s, QStringLiteral("planMode"))->text();
+        QVERIFY2(mode.contains(QStringLiteral("Fleet: 4 servers on 2 nodes (2 a node) behind "
+                                              "sglang, a GPU cache each")),
+                 qPrintable(mode));
+        const QString sentence = child<QLabel>(s, QStringLiteral("planSentence"))->text();
+        const QString lead = r.points[*r.recommended].offload()
+                                 ? QStringLiteral("<b>Recommended: On each of the 2 "
+                                                  "nodes, ")
+                                 : QStringLiteral("<b>Recommended: GPU-only "
+                                                  "caching, sglang");
+        QVERIFY2(sentence.startsWith(lead), qPrintable(sentence));
+    }
+
+    // The Capacity chart: the load each rule holds on the tab's 4 servers is the fleet's
+    // (traceCapacity on the tab's replay, a fleet), not that of 4 servers sharing one cache.
+    void theCapacityIsTheFleets() {
+        auto w = makeWindow();
+        w->show();
+        QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+        auto* v = viewOf(*w);
+        tabsOf(w)->setCurrentWidget(v);
+        auto* panel = child<CapacityPanel>(w.get(), QStringLiteral("capacityPanel"));
+        child<QTabWidget>(v, QStringLiteral("workloadCharts"))->setCurrentWidget(panel);
+        auto settled = [&] {
+            return QTest::qWaitFor(
+                [&] {
+                    return !v->loading() && !v->replaying() && !panel->computing() &&
+                           !explorerOf(w.get())->recomputePending();
+                },
+                120000);
+        };
+        QVERIFY(v->openTrace(QStringLiteral(KVBE_FIXTURES "/traces/mooncake-conversation.jsonl")));
+        QVERIFY(settled());
+        makeFleet(v);
+        QVERIFY(settled());
+        const auto c = panel->capacity();
+        QVERIFY(c && c->result && c->workload);
+        QCOMPARE(c->instances, 4);
+        QVERIFY(c->instancesSet);
+        const ReplayConfig& fleet = c->workload->config;
+        QVERIFY(fleet.isFleet());
+
+        CapacityRequest q;
+        q.target = c->target;
+        q.instances = 4;
+        q.serversNeeded = false;
+        auto own = traceCapacity(*c->workload->trace, c->workload->eval->cost, fleet, q);
+        ReplayConfig shared = fleet;
+        shared.fleet.enabled = false;
+        auto one = traceCapacity(*c->workload->trace, c->workload->eval->cost, shared, q);
+        QVERIFY(own.ok() && one.ok());
+        bool differs = false;
+        for (const auto& h : c->result->loadHeld) {
+            QCOMPARE(h.rateScale, own->loadHeldOf(h.rule)->rateScale);
+            differs |= h.rateScale != one->loadHeldOf(h.rule)->rateScale;
+        }
+        QVERIFY(differs); // servers sharing one cache are another answer
+    }
+};
+
+QTEST_MAIN(TestUiPlanFleet)
+#include "tst_ui_plan_fleet.moc"
