@@ -146,10 +146,10 @@ class TestCliTracePlanFleet : public QObject {
         QCOMPARE(fleet["nodes"].toInt(), 2);
         QCOMPARE(fleet["node_servers"].toInt(), 2);
         QCOMPARE(fleet["router"].toString(), QStringLiteral("sglang"));
-        // A fleet's plan is not sampled, and says so.
+        // A trace this small is planned in full, and says so.
         QCOMPARE(o["mode"].toString(), QStringLiteral("exact"));
         QVERIFY2(o["sampling"].toObject()["reason"].toString().contains(
-                     QStringLiteral("a fleet's plan is not sampled")),
+                     QStringLiteral("below 200000 requests")),
                  js.out.constData());
         const double perGiB = o["prices"].toObject()["dram_usd_per_GiB"].toDouble();
         const double perDrive =
@@ -243,6 +243,36 @@ class TestCliTracePlanFleet : public QObject {
         QVERIFY2(QString::fromUtf8(shared.out)
                      .contains(QStringLiteral("fleet     4 servers sharing one GPU cache")),
                  shared.out.constData());
+    }
+
+    // A sampled fleet plan (--sample-rate): the grid ranked on two samples of the fleet, the
+    // recommendation replayed on the whole fleet, so its figures are the exact plan's for the
+    // same configuration, and the mode says which ran.
+    void aSampledFleetPlanRecommendsAFullReplay() {
+        const QStringList grid = {"--dram",    "0,256GiB",      "--drives", "0,2",      "--drive",
+                                  "nvme-gen5", "--store-after", "1,2",      "--output", "json"};
+        const auto sampled = cli(QStringList{"trace", "plan", kConversation} + kFleet + grid +
+                                 QStringList{"--sample-rate", "0.25"});
+        QCOMPARE(sampled.exitCode, 0);
+        const auto s = kvbe::test::jsonOut(sampled);
+        QCOMPARE(s["mode"].toString(), QStringLiteral("sampled"));
+        QVERIFY(s["sampling"].toObject()["sample_requests"].toArray()[0].toInt() > 0);
+        const auto rec = s["recommended"].toObject();
+        QVERIFY(!rec.isEmpty());
+        QCOMPARE(rec["sampled"].toBool(), false);
+
+        const auto csv = cli(QStringList{"trace", "plan", kConversation} + kFleet + grid.mid(0, 8) +
+                             QStringList{"--exact", "--output", "csv"});
+        QCOMPARE(csv.exitCode, 0);
+        bool found = false;
+        for (const PlanRow& r : planRows(csv.out))
+            if (r.configuration == rec["description"].toString()) {
+                found = true;
+                QVERIFY(closeTo(r.hits, rec["hits_token_weighted"].toDouble(), 1e-5));
+                QVERIFY(closeTo(r.ttftMeanS, rec["ttft_mean_s"].toDouble(), 1e-8));
+                QCOMPARE(r.capexUsd, rec["capex_usd"].toDouble());
+            }
+        QVERIFY2(found, qPrintable(rec["description"].toString()));
     }
 
     // --placements local,pooled: the grid again with the last tier in one pool for the fleet,

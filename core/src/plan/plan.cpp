@@ -382,7 +382,7 @@ void takeGiven(const PlanSetup& s, PlanPoint& p) {
     if (s.given)
         for (const auto& g : *s.given)
             if (g.dramBytes == p.dramBytes && g.drive == p.drive && g.drives == p.drives &&
-                g.storeAfter == p.storeAfter && g.link == p.link) {
+                g.storeAfter == p.storeAfter && g.link == p.link && g.router == p.router) {
                 p = g;
                 full = !g.sampled;
                 break;

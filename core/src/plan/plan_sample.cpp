@@ -14,10 +14,29 @@ namespace kvbe {
 
 namespace {
 
-using Key = std::tuple<double, std::string, std::int64_t, int>;
+// A configuration by its sizes, K, pool link and router (a pool of 512 GiB and 512 GiB on each
+// node are two; so are GPU-only caching behind two routers).
+using Key = std::tuple<double, std::string, std::int64_t, int, std::string, std::string>;
 
 Key keyOf(const PlanPoint& p) {
-    return {p.dramBytes, p.drive, p.drives, p.storeAfter};
+    return {p.dramBytes, p.drive, p.drives, p.storeAfter, p.link, p.router};
+}
+
+// A fleet's router on a sample (docs/workload-model.md, "A fleet's plan from a sample"): the
+// sample arrives as fast as the whole trace, so each server's load, and what a router reads of
+// it, is the whole trace's; what scales is what holds blocks. SGLang's tree is a cache of the
+// prefixes it routed, so its size scales as a cache's (the trunk whole, the rest at the rate),
+// and its eviction period, in the sample's time, by the rate (the sample's R·T seconds stand for
+// T of the whole). The others read loads and the caches (already scaled) alone.
+RouterConfig sampledRouter(RouterConfig r, const TraceSample& t, double rate, double blockBytes,
+                           double blockTokens) {
+    if (r.kind != RouterKind::Sglang || !(blockTokens > 0)) return r;
+    const double charsPerBlock = blockTokens * r.charsPerToken;
+    const double bytes = r.maxTreeSize / charsPerBlock * blockBytes;
+    r.maxTreeSize =
+        std::max(1.0, std::floor(t.capacity(bytes, blockBytes) / blockBytes * charsPerBlock));
+    r.evictionIntervalS *= rate;
+    return r;
 }
 
 double relative(double a, double b) {
@@ -93,13 +112,7 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
     const std::size_t n = s.trace ? s.trace->size() : 0;
     const SampleChoice choice = chooseSampling(o, n);
     const double rate = choice.rate;
-    // A fleet's router sees each server's load and what it routed; how a sample keeps both is
-    // not measured yet, so a fleet's plan replays every configuration in full.
-    const std::string reason =
-        s.base.isFleet() ? std::string("every configuration replayed in full (a fleet's plan is "
-                                       "not sampled: its router's choices on a sample are not "
-                                       "measured)")
-                         : choice.fullText("every configuration replayed in full");
+    const std::string reason = choice.fullText("every configuration replayed in full");
     auto report = [&o](const PlanProgress& p) {
         if (o.stages) o.stages(p);
     };
@@ -155,7 +168,11 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
         x.sampleRate = rate;
         x.sampleCapacity = [&t, blockBytes](double c) { return t.capacity(c, blockBytes); };
         x.base.gpuCapacityBytes = t.capacity(s.base.gpuCapacityBytes, blockBytes);
-        x.base.instances = 0;     // servers are counted in full (stage 3) only
+        if (s.base.isFleet())
+            x.base.fleet.router = sampledRouter(s.base.fleet.router, t, rate, blockBytes,
+                                                double(s.trace->summary.blockTokens));
+        else
+            x.base.instances = 0; // servers are counted in full (stage 3) only
         x.limits.sloP99S.reset(); // its p99 is without queueing for servers
         auto r = planTrace(x, stage(0.1 + 0.25 * k, 0.35 + 0.25 * k,
                                     {PlanStage::Sample, k + 1, rate, g->points.size()}));
@@ -205,7 +222,8 @@ RequestResult<PlanResult> planTraceSampled(const PlanSetup& s, const PlanSampleO
             const PlanPoint& p = res->points[i];
             const PlanPoint& rec = res->points[r];
             const bool sibling = p.storeAfter == 1 && p.dramBytes == rec.dramBytes &&
-                                 p.drive == rec.drive && p.drives == rec.drives;
+                                 p.drive == rec.drive && p.drives == rec.drives &&
+                                 p.link == rec.link;
             if (p.sampled && (sibling || planNeighbours(grid, res->coords[i], res->coords[r])))
                 more.insert(keyOf(p));
         }
