@@ -91,6 +91,30 @@ class TestUiPlanFleet : public QObject {
                                  : QStringLiteral("<b>Recommended: GPU-only "
                                                   "caching, sglang");
         QVERIFY2(sentence.startsWith(lead), qPrintable(sentence));
+
+        // All routers: a row of GPU-only caching behind each other router, as --routers all.
+        auto* routers = child<QCheckBox>(s, QStringLiteral("planRouters"));
+        QVERIFY(routers->isEnabled());
+        routers->setChecked(true);
+        QVERIFY(settle(*w));
+        const PlanResult& all = *s->plan()->result;
+        const auto o2 = cliJson({"trace", "plan", trace, "--servers", "4", "--router", "sglang",
+                                 "--node-servers", "2", "--no-write-queue", "--routers", "all",
+                                 "--output", "json"});
+        QCOMPARE(o2["configurations"].toInt(), int(all.points.size()));
+        QStringList others;
+        for (const PlanPoint& p : all.points)
+            if (p.otherRouter) others << QString::fromStdString(describePlanPoint(p));
+        QCOMPARE(others.size(), 6); // every router but sglang
+        QVERIFY(others.contains(QStringLiteral("GPU-only caching, round-robin")));
+        QCOMPARE(o2["why"].toString(), QString::fromStdString(all.why));
+
+        // One server: no fleet, no routers to compare.
+        child<QSpinBox>(v, QStringLiteral("workloadInstances"))->setValue(1);
+        QVERIFY(settle(*w));
+        QVERIFY(!routers->isEnabled());
+        QVERIFY(!s->allRouters());
+        QCOMPARE(s->plan()->result->fleetServers, 0);
     }
 
     // The Capacity chart: the load each rule holds on the tab's 4 servers is the fleet's

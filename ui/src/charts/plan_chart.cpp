@@ -42,7 +42,7 @@ constexpr LifeBand kBands[] = {LifeBand::Short, LifeBand::Fair, LifeBand::Long, 
 
 WorkloadPlan computePlan(WorkloadPtr w, const Presets& presets, const PlanLimits& limits,
                          const std::function<bool(double)>& progress,
-                         const PlanSampleOptions& sampling) {
+                         const PlanSampleOptions& sampling, bool allRouters) {
     WorkloadPlan out;
     out.workload = w;
     out.limits = limits;
@@ -70,6 +70,7 @@ WorkloadPlan computePlan(WorkloadPtr w, const Presets& presets, const PlanLimits
     req.replay.poolBandwidths.clear();
     req.limits = limits;
     req.rule = w->settings.admission;
+    if (allRouters && w->config.isFleet()) req.otherRouters = {"all"};
     auto setup = planSetup(*w->eval, presets, *w->trace, req);
     if (!setup) {
         out.error = qs(setup.message());

@@ -86,7 +86,8 @@ class ExactCommand : public QUndoCommand {
 bool PlanSection::Key::operator==(const Key& o) const {
     return trace == o.trace && eval == o.eval && settings == o.settings &&
            lifeYears == o.lifeYears && slo == o.slo && budget == o.budget && exact == o.exact &&
-           exactBelow == o.exactBelow && sampleRequests == o.sampleRequests && rate == o.rate;
+           allRouters == o.allRouters && exactBelow == o.exactBelow &&
+           sampleRequests == o.sampleRequests && rate == o.rate;
 }
 
 PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* parent)
@@ -136,6 +137,18 @@ PlanSection::PlanSection(PlanChart* chart, const Presets* presets, QWidget* pare
     m_exact->setObjectName(QStringLiteral("planExact"));
     row->addWidget(m_exact);
     setSampleOptions(m_sampleOptions); // the box's tooltip
+    m_routers = new QCheckBox(tr("All routers"), this);
+    m_routers->setObjectName(QStringLiteral("planRouters"));
+    m_routers->setToolTip(
+        tr("On a fleet (prefill servers above one), add a row of GPU-only caching behind each "
+           "other router the field ships, on the same servers with nothing bought, as kvbe-cli "
+           "trace plan --routers all: a better router competes with every purchase."));
+    m_routers->setEnabled(false); // until the tab is a fleet
+    row->addWidget(m_routers);
+    connect(m_routers, &QCheckBox::toggled, this, [this] {
+        m_cancelKey.reset();
+        request();
+    });
     connect(m_exact, &QCheckBox::toggled, this, [this](bool on) {
         if (m_undo && !m_undoing) m_undo->push(new ExactCommand(this, on));
         m_cancelKey.reset();
@@ -289,6 +302,7 @@ PlanSection::Key PlanSection::keyNow() const {
     k.slo = m_limits.sloP99S;
     k.budget = m_limits.budgetUsd;
     k.exact = exact();
+    k.allRouters = allRouters();
     k.exactBelow = m_sampleOptions.exactBelow;
     k.sampleRequests = m_sampleOptions.sampleRequests;
     k.rate = m_sampleOptions.rate;
@@ -302,6 +316,7 @@ bool PlanSection::scheduled() const {
 void PlanSection::setWorkload(WorkloadPtr w) {
     const bool newTrace = !m_workload || !w || m_workload->trace != w->trace;
     m_workload = std::move(w);
+    m_routers->setEnabled(m_workload && m_workload->config.isFleet());
     if (newTrace) {
         m_sentence->clear();
         m_driveLife->clear();
@@ -311,6 +326,10 @@ void PlanSection::setWorkload(WorkloadPtr w) {
         m_mode->setVisible(false);
     }
     request();
+}
+
+bool PlanSection::allRouters() const {
+    return m_routers->isChecked() && m_workload && m_workload->config.isFleet();
 }
 
 bool PlanSection::exact() const {
@@ -430,9 +449,10 @@ void PlanSection::start() {
         live->at = p;
     };
     const bool exactAsked = sampling.exact;
+    const bool routers = allRouters();
     m_job->run(
-        [out, w, limits, presets, sampling](const BackgroundJob::Progress& progress) {
-            *out = computePlan(w, *presets, limits, progress, sampling);
+        [out, w, limits, presets, sampling, routers](const BackgroundJob::Progress& progress) {
+            *out = computePlan(w, *presets, limits, progress, sampling, routers);
         },
         [this, out, exactAsked] {
             if (!out->cancelled) apply(out, exactAsked);

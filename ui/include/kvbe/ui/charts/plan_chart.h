@@ -37,9 +37,11 @@ using PlanPtr = std::shared_ptr<const WorkloadPlan>;
 // `kvbe-cli trace plan` plans it (planTraceSampled), from samples for a large trace unless
 // `sampling` asks for every configuration in full. `progress` gets the share done and cancels by
 // returning false (cancelled is then set); sampling.stages gets the stage.
+// allRouters: on a fleet, GPU-only caching behind every other router too (PlanRequest's
+// otherRouters "all").
 WorkloadPlan computePlan(WorkloadPtr w, const Presets& presets, const PlanLimits& limits,
                          const std::function<bool(double)>& progress = {},
-                         const PlanSampleOptions& sampling = {});
+                         const PlanSampleOptions& sampling = {}, bool allRouters = false);
 
 // A configuration's shortest drive life against its drives' warranty: the colour bands of the
 // chart's points.

@@ -58,6 +58,9 @@ class PlanSection : public QWidget {
     // user's tick (an undoable step where an undo stack is set).
     bool exact() const;
     void setExact(bool exact);
+    // All routers: on a fleet, a row of GPU-only caching behind each other router the field
+    // ships (kvbe-cli trace plan --routers all); off without a fleet.
+    bool allRouters() const;
     // Where the Exact box's ticks go as undoable steps (the window's Edit menu; none: not undone).
     void setUndoStack(QUndoStack* undo) { m_undo = undo; }
     // How a trace is sampled: the CLI's defaults (PlanSampleOptions: 200,000 requests or more,
@@ -99,7 +102,7 @@ class PlanSection : public QWidget {
         WorkloadSettings settings; // without what the plan varies itself
         double lifeYears = 0;
         std::optional<double> slo, budget;
-        bool exact = false;
+        bool exact = false, allRouters = false;
         std::size_t exactBelow = 0, sampleRequests = 0;
         double rate = 0;
         bool operator==(const Key& o) const;
@@ -124,6 +127,7 @@ class PlanSection : public QWidget {
     QPushButton* m_cancel = nullptr;
     QLabel* m_status = nullptr;
     QCheckBox* m_exact = nullptr;
+    QCheckBox* m_routers = nullptr;
     QLabel* m_mode = nullptr;
     PlanCapacityNote* m_capacityNote = nullptr;
     std::optional<LatencyTarget> m_capacityTarget;
