@@ -5,6 +5,7 @@
 #include "plan_test_support.h"
 
 #include "kvbe/trace/trace_capacity.h"
+#include "kvbe/ui/charts/plan_chart.h"
 #include "kvbe/ui/workload/capacity_panel.h"
 
 #include <QCheckBox>
@@ -108,6 +109,25 @@ class TestUiPlanFleet : public QObject {
         QCOMPARE(others.size(), 6); // every router but sglang
         QVERIFY(others.contains(QStringLiteral("GPU-only caching, round-robin")));
         QCOMPARE(o2["why"].toString(), QString::fromStdString(all.why));
+        // Routers slower than sglang (round-robin spreads the shared prefix) are drawn but left
+        // below the chart's home range (its note names them where the title has room).
+        auto* chart = w->findChild<PlanChart*>();
+        QVERIFY(chart);
+        double worst = 0;
+        QStringList slower;
+        for (const PlanPoint& p : all.points)
+            if (p.otherRouter && PlanChart::ttftSavedS(all, p) < 0 && !p.onTtftFront &&
+                !p.onGpuHoursFront) {
+                worst = std::min(worst, PlanChart::ttftSavedS(all, p) * 1e3);
+                slower << QString::fromStdString(p.router);
+            }
+        QVERIFY(slower.contains(QStringLiteral("round-robin")));
+        chart->resetZoom();
+        QVERIFY2(chart->visibleRange().top() > worst && chart->visibleRange().bottom() > worst,
+                 qPrintable(QStringLiteral("%1 .. %2, worst %3")
+                                .arg(chart->visibleRange().top())
+                                .arg(chart->visibleRange().bottom())
+                                .arg(worst)));
 
         // One server: no fleet, no routers to compare.
         child<QSpinBox>(v, QStringLiteral("workloadInstances"))->setValue(1);

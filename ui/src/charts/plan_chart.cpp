@@ -220,24 +220,34 @@ void PlanChart::refill() {
         setHomeRange(0, 1, 0, 1);
         return;
     }
-    setTitles(headline, describeScenario(*m_current),
-              tr("%1 configurations; colour: the shortest drive life").arg(r->points.size()));
     double xHi = 1, yLo = 0, yHi = 1;
     QList<QPointF> others, front, bound;
     QList<QPointF> banded[4];
+    // Another router slower than the fleet's (GPU-only caching behind it loses TTFT) would
+    // stretch the axis down and squeeze every purchase into a line: it is drawn, and named in
+    // the note, but the chart's home range leaves it below.
+    QStringList below;
     for (const PlanPoint& p : r->points) {
         const QPointF v(p.capexUsd, ttftSavedS(*r, p) * 1e3);
+        const bool rec = r->recommended && &p == &r->points[*r->recommended];
+        if (p.otherRouter && v.y() < 0 && !p.onTtftFront && !p.onGpuHoursFront && !rec)
+            below << tr("%1 (%2 ms)").arg(qs(p.router)).arg(v.y(), 0, 'f', 0);
+        else
+            yLo = std::min(yLo, v.y());
         xHi = std::max(xHi, v.x());
-        yLo = std::min(yLo, v.y());
         yHi = std::max(yHi, v.y());
         if (p.onTtftFront) front << v;
         if (p.bandwidthBound) bound << v;
-        const bool rec = r->recommended && &p == &r->points[*r->recommended];
         if (p.onTtftFront || p.onGpuHoursFront || rec)
             banded[std::size_t(lifeBand(p))] << v;
         else
             others << v;
     }
+    setTitles(headline, describeScenario(*m_current),
+              tr("%1 configurations; colour: the shortest drive life").arg(r->points.size()) +
+                  (below.isEmpty() ? QString()
+                                   : tr("; below the chart, GPU-only caching behind %1")
+                                         .arg(below.join(QStringLiteral(", ")))));
     std::sort(front.begin(), front.end(), [](QPointF a, QPointF b) { return a.x() < b.x(); });
     beginRefill();
     scatter(QStringLiteral("others"), tr("other configurations"), ghost(textColor()), 6)
