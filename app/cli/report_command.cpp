@@ -130,7 +130,9 @@ ExitCode runReport(const ReportOptions& o) {
         // With --router, the servers are a fleet, as in trace plan.
         auto fleet = plannedFleet(o.trace, "a report plans for one router");
         if (!fleet) return fail(fleet.message());
-        const PlanRequest req = planRequest(*fleet, o.plan);
+        auto planned = planRequest(*fleet, o.plan);
+        if (!planned) return fail(planned.message());
+        const PlanRequest req = std::move(*planned);
         if (auto ok = checkPlanRequest(req); !ok) return fail(flagMessage(ok.error()));
         auto ro = readOptions(o.trace);
         if (!ro) return fail(ro.message());
@@ -147,6 +149,17 @@ ExitCode runReport(const ReportOptions& o) {
         job.eval = eval;
         job.trace = trace;
         job.traceFile = o.trace.file;
+        // The trace's replay is the fleet the report plans (--servers N --router NAME), as the
+        // window's Workload tab replays it; otherwise the tab's defaults.
+        if (fleet->replay.fleet) {
+            WorkloadSettings ws;
+            ws.instances = fleet->replay.instances;
+            if (!fleet->replay.router.empty()) ws.router = fleet->replay.router;
+            ws.nodeServers = fleet->replay.nodeServers;
+            ws.writeQueue = fleet->replay.writeQueue;
+            ws.admission = fleet->admission;
+            job.workload = ws;
+        }
         auto setup = planSetup(*eval, job.presets, *trace, req);
         if (!setup) return fail(flagMessage(setup.error()));
         auto plan = planTraceSampled(*setup, planSampling(o.plan));

@@ -45,10 +45,9 @@ struct PlanOptions {
     std::string output = "table", emitFile;
     std::optional<ServingStack> emit;
     std::string emitName;
-    std::string servedModel;          // --served-model: model_name of --emit pykvcache
-    std::string shard, out;           // --shard I/N, --out FILE
-    std::vector<std::string> parts;   // trace plan merge PART...
-    std::vector<std::string> routers; // --routers: other routers' GPU-only rows
+    std::string servedModel;        // --served-model: model_name of --emit pykvcache
+    std::string shard, out;         // --shard I/N, --out FILE
+    std::vector<std::string> parts; // trace plan merge PART...
 };
 
 // "3/16": shard 3 of 16.
@@ -122,8 +121,12 @@ std::vector<std::string> routerList(const std::vector<std::string>& items) {
 
 } // namespace
 
-PlanRequest planRequest(const TraceOptions& o, const PlanFlags& p) {
+Result<PlanRequest> planRequest(const TraceOptions& o, const PlanFlags& p) {
+    if (!p.routers.empty() && !o.replay.fleet)
+        return Error{"--routers: a plan compares routers on a fleet; give --servers N and the "
+                     "fleet's --router"};
     PlanRequest req;
+    req.otherRouters = routerList(p.routers);
     req.replay = o.replay;
     req.limits = p.limits;
     req.grid = p.grid;
@@ -217,6 +220,10 @@ void addPlanFlags(CLI::App* plan, PlanFlags& o, FlagErrors& errors) {
         },
         "The network tier presets a pooled placement's nodes reach the pool by, each priced "
         "by link_usd in --prices (default net-400g)");
+    plan->add_option("--routers", o.routers,
+                     "Other routers, each a row of GPU-only caching on the same fleet, valued by "
+                     "the GPU-hours it saves against --router's (comma-separated or repeated; "
+                     "all: every router)");
     plan->add_option("--threads", o.threads, "Replays at once (default: one per hardware thread)")
         ->check(CLI::Range(0, 1024));
     addSampleFlags(plan, o.sampling,
@@ -313,11 +320,9 @@ ExitCode runPlan(const TraceOptions& o, const PlanOptions& p) {
     // on every node.
     auto fleet = plannedFleet(o, "a plan takes one router");
     if (!fleet) return fail(fleet.message());
-    if (!p.routers.empty() && !fleet->replay.fleet)
-        return fail("--routers: a plan compares routers on a fleet; give --servers N and the "
-                    "fleet's --router");
-    PlanRequest req = planRequest(*fleet, p.flags);
-    req.otherRouters = routerList(p.routers);
+    auto planned = planRequest(*fleet, p.flags);
+    if (!planned) return fail(planned.message());
+    PlanRequest req = std::move(*planned);
     // The limits and the grid are checked before the trace is read.
     if (auto ok = checkPlanRequest(req); !ok) return fail(flagMessage(ok.error()));
     auto ro = readOptions(o);
@@ -389,10 +394,6 @@ void addTracePlanCommand(CLI::App* trace, const std::shared_ptr<TraceOptions>& o
                        "cache each and every tier on each node, its sizes a node's and its costs "
                        "every node's");
     addFleetOptions(plan, *o);
-    plan->add_option("--routers", p->routers,
-                     "Other routers, each a row of GPU-only caching on the same fleet, valued by "
-                     "the GPU-hours it saves against --router's (comma-separated or repeated; "
-                     "all: every router)");
     addAdmissionOption(plan, *o, "The rule the plan's TTFT is taken under");
     addPlanOptions(plan, *p, o->errors);
     auto* merge = plan->add_subcommand(

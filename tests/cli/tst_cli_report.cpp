@@ -285,6 +285,9 @@ class TestCliReport : public QObject {
         const QJsonObject rec = recommendationAsTracePlan(text);
         QVERIFY(!rec.isEmpty());
         QCOMPARE(rec["router"].toString(), QStringLiteral("sglang"));
+        // Its replay of the trace is that fleet's too, as the Workload tab says it.
+        QVERIFY2(text.contains(QStringLiteral("on each of 4 servers behind sglang")),
+                 qPrintable(text.left(3000)));
         const Run bad = cliIn(fixtures(), {"report", "--trace", m_trace, "--router", "sglang",
                                            "--out", m_dir.filePath(QStringLiteral("no.html"))});
         QCOMPARE(bad.exitCode, 1);
