@@ -409,6 +409,16 @@ PlanGrid defaultPlanGrid() {
     return g;
 }
 
+namespace {
+
+// ", store every block", ", store at the 2nd sighting": always named (describePlanPoint).
+std::string storeAfterText(const PlanPoint& p) {
+    return p.storeAfter > 1 ? ", store at the " + sightingText(p.storeAfter)
+                            : ", store every block";
+}
+
+} // namespace
+
 std::string describePlanPoint(const PlanPoint& p) {
     if (!p.offload())
         return p.router.empty() ? "GPU-only caching" : "GPU-only caching, " + p.router;
@@ -416,23 +426,17 @@ std::string describePlanPoint(const PlanPoint& p) {
     if (p.dramBytes > 0 && !p.pooled()) s = plan_detail::gib(p.dramBytes) + " DRAM";
     if (p.drives > 0 && !p.pooled())
         s += (s.empty() ? "" : " + ") + std::to_string(p.drives) + " x " + p.drive;
-    s += p.storeAfter > 1 ? ", store at the " + sightingText(p.storeAfter) : ", store every block";
-    return s;
+    return s + storeAfterText(p);
 }
 
 std::string planPurchaseText(const PlanResult& r, const PlanPoint& p) {
     const std::string nodes =
         std::to_string(r.fleetNodes) + (r.fleetNodes == 1 ? " node" : " nodes");
     if (p.pooled()) {
-        const std::string when = p.storeAfter > 1 ? ", store at the " + sightingText(p.storeAfter)
-                                                  : ", store every block";
-        const std::string pool = p.dramPooled()
-                                     ? "a pool of " + plan_detail::gib(p.dramBytes) + " DRAM"
-                                     : "a pool of " + std::to_string(p.drives) + " x " + p.drive;
         const std::string local =
             p.dramPooled() || p.dramBytes <= 0 ? "" : plan_detail::gib(p.dramBytes) + " DRAM and ";
-        return "on each of the " + nodes + ", " + local + "a " + p.link + " link to " + pool +
-               " for the " + nodes + when;
+        return "on each of the " + nodes + ", " + local + "a " + p.link + " link to " +
+               plan_detail::poolText(p) + " for the " + nodes + storeAfterText(p);
     }
     return (p.offload() && r.fleetNodes > 0 ? "on each of the " + nodes + ", " : std::string()) +
            describePlanPoint(p);
@@ -450,12 +454,7 @@ RequestResult<PlanResult> planTrace(const PlanSetup& s,
     }
 
     // The floor: every prefix hit free on the GPU (unlimited HBM, no offload).
-    ReplayConfig floor = s.base;
-    floor.tiers.clear();
-    floor.gpuCapacityBytes = kUnlimited;
-    floor.writeQueue = false;
-    floor.reportRules = {"gpu-only"};
-    auto f = replayTrace(*s.trace, *s.cost, floor);
+    auto f = replayTrace(*s.trace, *s.cost, everyHitFree(s.base));
     if (!f) return f.error();
     res.floorP99S = f->rule("gpu-only")->ttft.p99;
     res.durationS = f->durationS;

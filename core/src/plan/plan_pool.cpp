@@ -53,12 +53,17 @@ void pricePoint(const PlanSetup& s, PlanPoint& p) {
     p.capexUsd = p.dramUsd + p.drivesUsd + p.linksUsd;
 }
 
+std::string poolText(const PlanPoint& p) {
+    if (!p.pooled()) return "";
+    return "a pool of " + (p.dramPooled() ? gib(p.dramBytes) + " DRAM"
+                                          : std::to_string(p.drives) + " x " + p.drive);
+}
+
 std::string pooledWords(const PlanPoint& p) {
     if (!p.pooled()) return "";
-    const std::string over = " over " + p.link + " links";
-    if (p.dramPooled()) return "a pool of " + gib(p.dramBytes) + " DRAM" + over;
-    return (p.dramBytes > 0 ? gib(p.dramBytes) + " DRAM + " : std::string()) + "a pool of " +
-           std::to_string(p.drives) + " x " + p.drive + over;
+    const bool localDram = !p.dramPooled() && p.dramBytes > 0;
+    return (localDram ? gib(p.dramBytes) + " DRAM + " : std::string()) + poolText(p) + " over " +
+           p.link + " links";
 }
 
 } // namespace kvbe::plan_detail

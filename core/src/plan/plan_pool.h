@@ -24,6 +24,9 @@ void poolTier(const PlanSetup& s, const PlanPoint& p, ReplayConfig& c);
 // local tier for every node, a pooled one once, a link for every node.
 void pricePoint(const PlanSetup& s, PlanPoint& p);
 
+// A pooled point's pool: "a pool of 16 x nvme-gen5-mu", "a pool of 2 TiB DRAM" ("" if local).
+std::string poolText(const PlanPoint& p);
+
 // A pooled point's sizes in words: "a pool of 16 x nvme-gen5-mu over net-400g links",
 // "512 GiB DRAM + a pool of ...". Empty for a local point.
 std::string pooledWords(const PlanPoint& p);

@@ -159,14 +159,10 @@ Result<CapacityResult> fleetCapacity(const Trace& trace, const CostModel& cost,
         // A floor no fleet gets below: every prefix hit free on the GPU (one unlimited cache
         // holds every block a fleet's caches could) and no wait. Where it misses the target, no
         // number of servers is enough, for any rule.
-        ReplayConfig free = config;
-        free.tiers.clear();
-        free.gpuCapacityBytes = kUnlimited;
+        ReplayConfig free = everyHitFree(config);
         free.instances = 0;
         free.fleet.enabled = false;
-        free.writeQueue = false;
         free.rateScale = q.rateScale;
-        free.reportRules = {"gpu-only"};
         RequestTimes freeTimes;
         auto f = replayTrace(trace, cost, free, &freeTimes);
         if (!f) return f.error();

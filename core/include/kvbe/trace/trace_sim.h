@@ -242,6 +242,17 @@ struct RequestTimes {
     std::vector<std::uint32_t> optimalCut;
 };
 
+// `c` with every prefix hit free on the GPU: an unlimited GPU cache, no offload tier, no write
+// queue, GPU-only caching's figures alone. No configuration of `c`'s caches beats it (a plan's
+// floor, and a fleet's in the capacity search).
+inline ReplayConfig everyHitFree(ReplayConfig c) {
+    c.tiers.clear();
+    c.gpuCapacityBytes = kUnlimited;
+    c.writeQueue = false;
+    c.reportRules = {"gpu-only"};
+    return c;
+}
+
 Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
                                  const ReplayConfig& config, RequestTimes* perRequest = nullptr,
                                  const std::function<bool(double)>& progress = {});
