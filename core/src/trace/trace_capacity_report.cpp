@@ -131,17 +131,17 @@ std::string capacityServersSentence(const CapacityResult& r) {
     const RuleServers* o = r.serversOf("optimal");
     if (!r.serversSearched || !g || !o) return {};
     std::string s = "To hold " + r.target.text() + " at " + rateScaleText(r) + ", ";
-    if (noNumberHolds(*g, r) && noNumberHolds(*o, r) && !r.fleetGpuHits.empty())
-        return s +
-               "no number of servers is enough: with every prefix hit free on the GPU and no "
-               "wait at all the " +
-               r.target.statistic() + " is " + formatSeconds(g->statisticUnlimited) +
-               " (the prefill of what no cache holds alone).";
+    // A fleet's floor is one figure for every rule (every hit free); servers sharing one cache
+    // have one per rule (a server per request).
+    const bool fleet = !r.fleetGpuHits.empty();
     if (noNumberHolds(*g, r) && noNumberHolds(*o, r))
-        return s + "no number of servers is enough: with no wait at all the " +
-               r.target.statistic() + " is " + formatSeconds(g->statisticUnlimited) +
-               " with GPU-only caching and " + formatSeconds(o->statisticUnlimited) +
-               " with optimal (the prefill and the loads alone).";
+        return s + "no number of servers is enough: with " +
+               (fleet ? "every prefix hit free on the GPU and no wait" : "no wait") +
+               " at all the " + r.target.statistic() + " is " +
+               formatSeconds(g->statisticUnlimited) +
+               (fleet ? " (the prefill of what no cache holds alone)."
+                      : " with GPU-only caching and " + formatSeconds(o->statisticUnlimited) +
+                            " with optimal (the prefill and the loads alone).");
     s += "GPU-only caching needs " + needText(*g, r) + " and optimal " + needText(*o, r) +
          " (always " + serversText(*r.serversOf("always"), r) + ", breakeven " +
          serversText(*r.serversOf("breakeven"), r) + ")";

@@ -66,11 +66,11 @@ WorkloadCapacity computeCapacity(WorkloadPtr w, const LatencyTarget& target,
     const auto t0 = std::chrono::steady_clock::now();
     // The tab's replay: servers are a fleet behind its router, each with its own GPU cache, as
     // kvbe-cli trace capacity --router counts them.
-    const ReplayConfig& shared = w->config;
+    const ReplayConfig& config = w->config;
     // One search over part of the progress bar; false where it failed or was cancelled.
     auto run = [&](const CapacityRequest& q, double from,
                    double to) -> std::optional<CapacityResult> {
-        auto r = traceCapacity(*w->trace, w->eval->cost, shared, q, [&](double f) {
+        auto r = traceCapacity(*w->trace, w->eval->cost, config, q, [&](double f) {
             return !progress || progress(from + (to - from) * f);
         });
         if (!r) {
@@ -198,6 +198,15 @@ void SloCapacityChart::refill() {
         servers = c->instancesSet
                       ? tr("%1 servers, as set above").arg(c->instances)
                       : tr("%1 servers: GPU-only caching's need at S = 1").arg(c->instances);
+    // The floor where no number of servers holds: a fleet's is every hit free (each server adds
+    // a cache, so a server per request bounds nothing), one cache's a server per request.
+    const bool fleetFloor = !r->fleetGpuHits.empty();
+    const QString floorText = fleetFloor
+                                  ? tr("every prefix hit free on the GPU, no wait")
+                                  : tr("with a server per request (no wait), the prefill and the "
+                                       "loads alone");
+    const QString floorLabel =
+        fleetFloor ? tr("with every hit free") : tr("with a server per request");
     // The Workload tab's fleet: a GPU cache on each server, behind its router.
     if (c->instances > 1 && m_workload->config.fleet.enabled)
         servers +=
@@ -211,15 +220,8 @@ void SloCapacityChart::refill() {
                   .arg(c->instances)
                   .arg(qs(r->target.text())),
         describeScenario(*m_current),
-        r->curveRateScale.empty() &&
-                !(r->servers.empty() || r->servers.front().statisticUnlimited > 0)
-            ? tr("%1; a fleet has no floor of a server per request: each server adds a cache and "
-                 "moves the router's choices")
-                  .arg(file)
-        : r->curveRateScale.empty()
-            ? tr("%1; dotted: with a server per request (no wait), the prefill and the "
-                 "loads alone; decode is not modelled")
-                  .arg(file)
+        r->curveRateScale.empty()
+            ? tr("%1; dotted: %2; decode is not modelled").arg(file, floorText)
             : tr("%1; %2; TTFT = wait + load + recompute, no decode").arg(file, servers));
     beginRefill();
     line(QStringLiteral("target"), tr("target: %1").arg(qs(r->target.text())), textColor(), 1.5,
@@ -230,12 +232,10 @@ void SloCapacityChart::refill() {
         const QString key = QStringLiteral("rule/%1/").arg(k);
         const QColor col = ruleColor(rule);
         if (r->curveRateScale.empty()) {
-            // No curve: each rule's floor, what no number of servers gets below (not computed
-            // for a fleet: each server adds a cache and moves the router's choices).
-            if (const RuleServers* s = r->serversOf(kCapacityRules[k]);
-                s && s->statisticUnlimited > 0) {
-                line(key + QStringLiteral("floor"),
-                     tr("%1 with a server per request").arg(ruleName(rule)), col, 2, Qt::DotLine)
+            // No curve: each rule's floor, what no number of servers gets below.
+            if (const RuleServers* s = r->serversOf(kCapacityRules[k])) {
+                line(key + QStringLiteral("floor"), tr("%1 %2").arg(ruleName(rule), floorLabel),
+                     col, 2, Qt::DotLine)
                     ->replace(
                         QList<QPointF>{{lo, s->statisticUnlimited}, {hi, s->statisticUnlimited}});
                 extend(s->statisticUnlimited);
