@@ -153,6 +153,17 @@ class TestTraceFleet : public QObject {
         QVERIFY(near(r->tiers[0].hits.tokenWeighted, want, 1e-12));
         QCOMPARE(QString::number(100 * want, 'f', 2), QStringLiteral("10.00"));
         QCOMPARE(r->fleet->requests[0], std::uint64_t((reqs.size() + 7) / 8));
+
+        // 64 servers of 300 blocks: the trace's shared blocks sit in many caches at once (more
+        // than a block's record has room for, the rest in each cache's own map) and each cache
+        // evicts and compacts its queue many times over.
+        cfg = fleetConfig(cm, 64, "round-robin");
+        cfg.gpuCapacityBytes = 300 * cfg.blockBytes;
+        r = replayTrace(*t, cm, cfg);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+        const double want64 = referenceHits(reqs, 64, 300, [](std::size_t i) { return i % 64; });
+        QVERIFY(near(r->tiers[0].hits.tokenWeighted, want64, 1e-12));
+        QVERIFY(want64 > 0.01);
     }
 
     // trace sweep on a fleet: a replay at each capacity; at 2,000 and 4,000 blocks a server

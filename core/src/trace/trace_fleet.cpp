@@ -18,9 +18,12 @@ Fleet::Fleet(const Trace& trace, const ReplayConfig& config, const std::vector<s
       m_busy(static_cast<std::size_t>(m_n), 0.0), m_rng(m_rc.seed) {
     const std::uint32_t blocks = trace.distinctBlocks;
     const RouterKind kind = m_rc.kind;
-    // Every tier's index, and the router's, side by side in one array.
+    // Every tier's index, and the router's, side by side in one array, with the inline stamps of
+    // each LRU among them (the tiers' and SGLang's tree).
     const bool extra = kind == RouterKind::Sglang || kind == RouterKind::Dynamo;
-    auto index = ServerIndex::interleaved(blocks, m_n, static_cast<int>(caps.size()) + extra);
+    const int tiers = static_cast<int>(caps.size());
+    auto index = ServerIndex::interleaved(blocks, m_n, tiers + extra,
+                                          tiers + (kind == RouterKind::Sglang ? 1 : 0));
     m_tiers.reserve(caps.size());
     m_tiers.emplace_back(std::move(index[0]), m_n, 1, caps[0]);
     for (std::size_t k = 1; k < caps.size(); ++k) {

@@ -51,11 +51,11 @@ class Fleet {
                 accessed(k, id, m_tiers[k].access(id, s));
         }
     }
-    // Starts fetching what the request's lookups and updates at server s will read.
-    void prefetch(std::span<const std::uint32_t> ids, int s) const {
+    // Starts fetching what a request's routing, lookups and updates will read: its blocks'
+    // records, which hold every tier's index and stamps (whichever server it goes to).
+    void prefetch(std::span<const std::uint32_t> ids) const {
         for (const std::uint32_t id : ids)
-            for (const auto& t : m_tiers)
-                t.prefetch(id, s);
+            m_tiers[0].prefetch(id);
     }
     // The tiers server s can read block id from, a bit each (GPU: bit 0).
     std::uint8_t heldMask(std::uint32_t id, int s) const {

@@ -7,6 +7,7 @@
 #include "trace_cache.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -113,90 +114,167 @@ class IdSlots {
     unsigned m_shift = 60;
 };
 
-// One LRU cache of block ids, kept as stamps: the map gives each held block the stamp of its
-// last use, and a queue lists the uses in order. The least recent block is the queue's first
-// entry whose stamp is still its block's; older entries are skipped (and the queue compacted when
-// they and the used-up head outnumber the blocks). A use is one probe of the map and an append,
-// where a linked list reads a block's two neighbours at random. Memory follows what it holds.
+// A block's record (ServerIndex::interleaved): each index's words, then for each LRU tier a few
+// inline entries, each a copy's tag (the copy + 1; 0: free) and its stamp for the block. A block
+// held by more copies of a tier than it has entries keeps the others in those copies' maps.
+struct InlineStamps {
+    std::uint64_t* base = nullptr; // the first block's entries of this tier
+    std::size_t stride = 0;        // words a block
+    int entries = 0;
+    std::uint64_t* of(std::uint32_t id) const {
+        return base + static_cast<std::size_t>(id) * stride;
+    }
+};
+
+// One LRU cache of block ids, kept as stamps: each held block has the stamp of its last use (in
+// the block's record where it has room, else in the copy's own map), and a queue lists the uses
+// in order. The least recent block is the queue's first entry whose stamp is still its block's;
+// older entries are skipped (and the queue compacted when they and the used-up head outnumber
+// the blocks). A use reads the block's record, which the router and the index read anyway, and
+// appends to the queue: no miss of its own where the record has room.
 class SlotLru {
   public:
-    explicit SlotLru(std::uint64_t capacity) : m_cap(capacity) {}
+    SlotLru(std::uint64_t capacity, InlineStamps stamps, std::uint32_t copy)
+        : m_cap(capacity), m_in(stamps), m_tag(copy + 1) {}
     std::uint64_t capacity() const { return m_cap; }
-    std::uint64_t size() const { return m_map.size(); }
-    void prefetch(std::uint32_t id) const { m_map.prefetch(id); }
+    std::uint64_t size() const { return m_size; }
     // A held block becomes the most recent.
     void touch(std::uint32_t id) {
-        std::uint32_t* stamp = m_map.at(id);
-        if (stamp == nullptr || *stamp == m_stamp) return;
-        *stamp = use(id);
+        const Ref r = find(id);
+        if (!r || r.get() == m_stamp) return;
+        r.set(use(id));
     }
     // Stores a block it does not hold; the least recent goes to onEvict when full (capacity 0:
     // nothing is stored).
     template <class F> void insert(std::uint32_t id, F&& onEvict) {
         if (m_cap == 0) return;
-        if (m_map.size() >= m_cap) {
+        if (m_size >= m_cap) {
             const std::uint32_t old = oldest();
-            m_map.erase(old);
+            remove(old);
             ++m_head;
+            ahead();
             onEvict(old);
         }
-        m_map.put(id, use(id));
+        const std::uint32_t stamp = use(id);
+        std::uint64_t* e = m_in.of(id);
+        ++m_size;
+        for (int q = 0; q < m_in.entries; ++q)
+            if ((e[q] >> 32) == 0) {
+                e[q] = static_cast<std::uint64_t>(m_tag) << 32 | stamp;
+                return;
+            }
+        m_map.put(id, stamp);
     }
     // The least recent block (kNil when empty) and its removal.
     std::uint32_t oldest() {
         while (m_head < m_uses.size()) {
             const Use u = m_uses[m_head];
-            const std::uint32_t* stamp = m_map.at(u.id);
-            if (stamp != nullptr && *stamp == u.stamp) return u.id;
+            const Ref r = find(u.id);
+            if (r && r.get() == u.stamp) return u.id;
             ++m_head;
+            ahead();
         }
         return kNil;
     }
-    void remove(std::uint32_t id) { m_map.erase(id); }
+    void remove(std::uint32_t id) {
+        std::uint64_t* e = m_in.of(id);
+        for (int q = 0; q < m_in.entries; ++q)
+            if ((e[q] >> 32) == m_tag) {
+                e[q] = 0;
+                --m_size;
+                return;
+            }
+        const std::size_t before = m_map.size();
+        m_map.erase(id);
+        m_size -= before - m_map.size();
+    }
     std::uint64_t bytes() const { return m_uses.capacity() * sizeof(Use) + m_map.bytes(); }
 
   private:
     struct Use {
         std::uint32_t id, stamp;
     };
+    // The records the next evictions read, fetched while this one goes on: the queue's head
+    // moves one entry or a few a time.
+    static constexpr std::size_t kAhead = 8;
+    void ahead() const {
+        if (m_in.entries > 0 && m_head + kAhead < m_uses.size())
+            __builtin_prefetch(m_in.of(m_uses[m_head + kAhead].id), 1);
+    }
+    // Where a held block's stamp is: an inline entry or the map's slot.
+    struct Ref {
+        std::uint64_t* in = nullptr;
+        std::uint32_t* out = nullptr;
+        explicit operator bool() const { return in != nullptr || out != nullptr; }
+        std::uint32_t get() const { return in ? static_cast<std::uint32_t>(*in) : *out; }
+        void set(std::uint32_t v) const {
+            if (in)
+                *in = (*in & ~std::uint64_t(0xFFFFFFFF)) | v;
+            else
+                *out = v;
+        }
+    };
+    Ref find(std::uint32_t id) {
+        std::uint64_t* e = m_in.of(id);
+        for (int q = 0; q < m_in.entries; ++q)
+            if ((e[q] >> 32) == m_tag) return {e + q, nullptr};
+        return {nullptr, m_map.at(id)};
+    }
     // Appends a use and returns its stamp; drops the stale uses first when they are most of the
     // queue, renumbering the stamps from 1 (so that they never wrap).
     std::uint32_t use(std::uint32_t id) {
-        if (m_uses.size() >= 2 * m_map.size() + 1024 || m_stamp == kNil - 1) compact();
+        if (m_uses.size() >= 2 * m_size + 1024 || m_stamp == kNil - 1) compact();
         m_uses.push_back({id, ++m_stamp});
         return m_stamp;
     }
     void compact() {
         std::size_t out = 0;
         m_stamp = 0;
+        constexpr std::size_t kWalk = 16; // records in flight while the walk goes on
         for (std::size_t i = m_head; i < m_uses.size(); ++i) {
+            if (m_in.entries > 0 && i + kWalk < m_uses.size())
+                __builtin_prefetch(m_in.of(m_uses[i + kWalk].id), 1);
             const Use u = m_uses[i];
-            std::uint32_t* stamp = m_map.at(u.id);
-            if (stamp == nullptr || *stamp != u.stamp) continue;
-            *stamp = ++m_stamp;
+            const Ref r = find(u.id);
+            if (!r || r.get() != u.stamp) continue;
+            r.set(++m_stamp);
             m_uses[out++] = {u.id, m_stamp};
         }
         m_uses.resize(out);
         m_head = 0;
     }
     std::uint64_t m_cap;
+    InlineStamps m_in;
+    std::uint32_t m_tag;
+    std::uint64_t m_size = 0;
     std::vector<Use> m_uses;
     std::size_t m_head = 0;
     std::uint32_t m_stamp = 0;
-    IdSlots m_map;
+    IdSlots m_map; // the blocks with no room in their record
 };
 
 // Which servers hold each block: a bit per server, `words` 64-bit words a block. Several indexes
-// may share one array, a block's words of each side by side (interleaved()), so that what a
-// request asks of every tier's index about a block is one cache line.
+// may share one array, a block's words of each side by side and then the inline stamps of the
+// first `stamped` (their LRUs', InlineStamps), so that what a request asks of every tier about a
+// block is one record: one cache line up to 64 servers and four tiers.
 class ServerIndex {
   public:
     ServerIndex() = default;
     ServerIndex(std::uint32_t blocks, int servers) { *this = interleaved(blocks, servers, 1)[0]; }
-    // `count` indexes over one array.
-    static std::vector<ServerIndex> interleaved(std::uint32_t blocks, int servers, int count) {
+    // `count` indexes over one array, the first `stamped` with inline stamps.
+    static std::vector<ServerIndex> interleaved(std::uint32_t blocks, int servers, int count,
+                                                int stamped = 0) {
         const std::size_t words = (static_cast<std::size_t>(servers) + 63) / 64;
-        const std::size_t stride = words * static_cast<std::size_t>(count);
+        const std::size_t bits = words * static_cast<std::size_t>(count);
+        const auto lru = static_cast<std::size_t>(stamped);
+        // A power of two up to a line, whole lines beyond, so that no record straddles more
+        // lines than it must; the room left goes to more inline stamps.
+        std::size_t stride = bits + lru;
+        if (stride <= 8)
+            stride = std::bit_ceil(stride);
+        else
+            stride = (stride + 7) / 8 * 8;
+        const int entries = lru == 0 ? 0 : static_cast<int>((stride - bits) / lru);
         auto store = std::make_shared<BlockArray<std::uint64_t>>(
             static_cast<std::size_t>(blocks) * stride, 0);
         std::vector<ServerIndex> out(static_cast<std::size_t>(count));
@@ -204,13 +282,17 @@ class ServerIndex {
             ServerIndex& x = out[static_cast<std::size_t>(c)];
             x.m_store = store;
             // With no blocks the array holds nothing and data() may be null: no offset.
-            x.m_base =
-                blocks == 0 ? store->data() : store->data() + static_cast<std::size_t>(c) * words;
+            std::uint64_t* data = store->data();
+            x.m_base = blocks == 0 ? data : data + static_cast<std::size_t>(c) * words;
             x.m_words = words;
             x.m_stride = stride;
+            if (c < stamped && blocks > 0)
+                x.m_stamps = {data + bits + static_cast<std::size_t>(c * entries), stride, entries};
         }
         return out;
     }
+    // This index's LRU stamps in the records (none: every stamp in the copies' maps).
+    InlineStamps stamps() const { return m_stamps; }
     std::size_t words() const { return m_words; }
     const std::uint64_t* of(std::uint32_t id) const {
         return m_base + static_cast<std::size_t>(id) * m_stride;
@@ -238,15 +320,18 @@ class ServerIndex {
             s += n;
         }
     }
-    // Its share of the array.
+    // Its share of the array: its words and its inline stamps.
     std::uint64_t bytes() const {
-        return m_store && m_stride ? m_store->bytes() / m_stride * m_words : 0;
+        return m_store && m_stride ? m_store->bytes() / m_stride *
+                                         (m_words + static_cast<std::size_t>(m_stamps.entries))
+                                   : 0;
     }
 
   private:
     std::shared_ptr<BlockArray<std::uint64_t>> m_store;
     std::uint64_t* m_base = nullptr;
     std::size_t m_words = 0, m_stride = 0;
+    InlineStamps m_stamps;
 };
 
 // A change of a tier's index (a block stored or evicted at a copy), for a router that sees it
@@ -269,14 +354,11 @@ class TierCopies {
         const int copies = (servers + span - 1) / span;
         m_copies.reserve(static_cast<std::size_t>(copies));
         for (int c = 0; c < copies; ++c)
-            m_copies.emplace_back(capacity);
+            m_copies.emplace_back(capacity, m_index.stamps(), static_cast<std::uint32_t>(c));
     }
-    int copyOf(int server) const { return server / m_span; }
-    // The lines an access at `server` reads: the block's index words and its copy's bucket.
-    void prefetch(std::uint32_t id, int server) const {
-        __builtin_prefetch(m_index.of(id));
-        m_copies[static_cast<std::size_t>(copyOf(server))].prefetch(id);
-    }
+    int copyOf(int server) const { return m_span == 1 ? server : server / m_span; }
+    // The line an access reads: the block's record (its index words and inline stamps).
+    void prefetch(std::uint32_t id) const { __builtin_prefetch(m_index.of(id), 1); }
     std::uint32_t copies() const { return static_cast<std::uint32_t>(m_copies.size()); }
     const ServerIndex& index() const { return m_index; }
     bool holds(std::uint32_t id, int server) const { return m_index.holds(id, server); }

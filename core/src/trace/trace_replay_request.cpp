@@ -42,8 +42,8 @@ void Replay::request(std::size_t i) {
 // pools) give the hit run, each with its node's (or the pools') write queues, and take the blocks.
 void Replay::fleetRequest(std::size_t i, std::span<const std::uint32_t> ids, double now) {
     const std::size_t m = ids.size();
+    m_fleet->prefetch(ids);
     const int s = m_fleet->route(i, now);
-    m_fleet->prefetch(ids, s);
     m_serverOf.push_back(static_cast<std::uint16_t>(s));
     WriteQueues* node = nullptr;
     WriteQueues* pool = nullptr;

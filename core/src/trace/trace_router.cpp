@@ -244,8 +244,6 @@ int Fleet::sglang(std::span<const std::uint32_t> ids, double now) {
     if (s < 0) s = leastLoaded();
     // Deepest first, so that a prefix is always more recent than what extends it: trimming takes
     // leaves first, as the tree's eviction does.
-    for (const std::uint32_t id : ids)
-        tree.prefetch(id, s);
     for (std::size_t j = ids.size(); j-- > 0;)
         tree.access(ids[j], s);
     return s;
