@@ -113,6 +113,12 @@ class TestScenario : public QObject {
         s.cachedFraction = 0.3;
         s.lengths = {100, 65536, 333, false};
         s.sweepTokens = 8192;
+        // Prices of every kind the plan reads, a node's link to a pool among them.
+        s.prices.dramPerGiB = Price{12.5, ""};
+        s.prices.gpuPerHour["h200"] = Price{3.75, "a quote"};
+        s.prices.drive["nvme-gen5"] = Price{2000, ""};
+        s.prices.link["net-400g"] = Price{3000.5, "a quote, 2026"};
+        s.prices.origin = "the scenario";
         const auto text = scenarioToJson(s);
         auto back = scenarioFromJson(text, "round-trip", presets());
         QVERIFY2(back.ok(), back.ok() ? "" : back.message().c_str());

@@ -293,6 +293,8 @@ std::string scenarioToJson(const Scenario& s) {
             p["gpu_usd_per_hour"][k] = price(v);
         for (const auto& [k, v] : s.prices.drive)
             p["drive_usd"][k] = price(v);
+        for (const auto& [k, v] : s.prices.link)
+            p["link_usd"][k] = price(v);
         j["prices"] = p;
     }
     if (!s.fittedOn.empty()) j["fitted_on"] = fittedOnJson(s.fittedOn);
