@@ -10,10 +10,12 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProcess>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -135,6 +137,79 @@ class TestUiPlanFleet : public QObject {
         QVERIFY(!routers->isEnabled());
         QVERIFY(!s->allRouters());
         QCOMPARE(s->plan()->result->fleetServers, 0);
+    }
+
+    // A tier the tab pools: the plan asks for the price of a node's link to a pool, then weighs
+    // a pool beside each tier on every node, as trace plan --placements local,pooled does with
+    // the same prices (the window's scenario, saved); Undo takes the price and the pool back.
+    void aPooledTierPlansAPool() {
+        QTemporaryDir dir;
+        auto w = shownOnPlan();
+        auto* v = viewOf(*w);
+        auto* s = sectionOf(*w);
+        const QString trace = writeSharedPrefix(dir, 40);
+        QVERIFY(v->openTrace(trace));
+        QVERIFY(settle(*w));
+        makeFleet(v);
+        QVERIFY(settle(*w));
+        // No pool, no link to price.
+        QVERIFY(!s->findChild<QLineEdit*>(QStringLiteral("planPrice-link-net-400g")));
+        child<QCheckBox>(v, QStringLiteral("workloadTier2Pooled"))->setChecked(true);
+        QVERIFY(settle(*w));
+        auto pools = [&] {
+            int n = 0;
+            for (const PlanPoint& p : s->plan()->result->points)
+                n += p.pooled() ? 1 : 0;
+            return n;
+        };
+        QVERIFY(s->plan() && s->plan()->result);
+        QCOMPARE(pools(), 0);
+        auto* mode = child<QLabel>(s, QStringLiteral("planMode"));
+        QVERIFY2(mode->text().contains(QStringLiteral("the net-400g link to a pool has no price")),
+                 qPrintable(mode->text()));
+        auto* link = child<QLineEdit>(s, QStringLiteral("planPrice-link-net-400g"));
+        QVERIFY(link->text().isEmpty());
+
+        const Scenario before = explorerOf(w.get())->scenario();
+        link->setText(QStringLiteral("3000"));
+        emit link->editingFinished();
+        QVERIFY(settle(*w));
+        QCOMPARE(explorerOf(w.get())->scenario().prices.link.at("net-400g").usd, 3000.0);
+        const PlanResult& r = *s->plan()->result;
+        QVERIFY(pools() > 0);
+        for (const PlanPoint& p : r.points)
+            if (p.pooled()) QCOMPARE(p.linksUsd, 2 * 3000.0); // a link on each of the 2 nodes
+        QVERIFY2(mode->text().contains(QStringLiteral("also planned with a pool for the fleet")),
+                 qPrintable(mode->text()));
+
+        const QString file = dir.filePath(QStringLiteral("priced.kvbe.json"));
+        {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(scenarioToJson(explorerOf(w.get())->scenario())));
+        }
+        const auto o = cliJson({"trace", "plan", trace, "--scenario", file, "--servers", "4",
+                                "--router", "sglang", "--node-servers", "2", "--no-write-queue",
+                                "--placements", "local,pooled", "--output", "json"});
+        QCOMPARE(o["configurations"].toInt(), int(r.points.size()));
+        const auto front = o["front"].toArray();
+        QCOMPARE(front.size(), qsizetype(r.front.size()));
+        for (qsizetype i = 0; i < front.size(); ++i) {
+            const auto f = front[i].toObject();
+            const PlanPoint& p = r.points[r.front[std::size_t(i)]];
+            QCOMPARE(f["description"].toString(), QString::fromStdString(describePlanPoint(p)));
+            QCOMPARE(f["capex_usd"].toDouble(), p.capexUsd);
+            QCOMPARE(f["ttft_mean_s"].toDouble(), p.ttftMeanS);
+        }
+        QVERIFY(r.recommended);
+        QCOMPARE(o["recommended"].toObject()["description"].toString(),
+                 QString::fromStdString(describePlanPoint(r.points[*r.recommended])));
+
+        explorerOf(w.get())->undoStack()->undo();
+        QVERIFY(settle(*w));
+        QCOMPARE(explorerOf(w.get())->scenario(), before);
+        QCOMPARE(pools(), 0);
+        QVERIFY(link->text().isEmpty());
     }
 
     // The Capacity chart: the load each rule holds on the tab's 4 servers is the fleet's

@@ -3,6 +3,7 @@
 #include "kvbe/base/units.h"
 #include "kvbe/plan/plan_report.h"
 #include "kvbe/plan/plan_setup.h"
+#include "kvbe/scenario/prices.h"
 #include "kvbe/ui/widgets/qt_error.h"
 
 #include <QFileInfo>
@@ -63,11 +64,15 @@ WorkloadPlan computePlan(WorkloadPtr w, const Presets& presets, const PlanLimits
     // The tab's replay: above one server a fleet behind its router, as kvbe-cli trace plan
     // --servers N --router NAME plans it (each tier on every node, each cost every node's).
     req.replay = workloadRequest(w->settings, w->eval->scenario.tiers.size());
-    // The plan places its tiers itself, each on every node (a pool and its links are priced by
-    // kvbe-cli trace plan --placements pooled, not here yet).
+    // The plan places its tiers itself: on every node, and where the tab pools a tier and the
+    // link has a price, in a pool over that link too (trace plan --placements local,pooled).
     req.replay.pooled.clear();
     req.replay.pooledScenarioTiers.clear();
     req.replay.poolBandwidths.clear();
+    if (planPoolPriced(*w)) {
+        req.placePooled = true;
+        req.links = {planPoolLink(*w)};
+    }
     req.limits = limits;
     req.rule = w->settings.admission;
     if (allRouters && w->config.isFleet()) req.otherRouters = {"all"};
@@ -88,6 +93,22 @@ WorkloadPlan computePlan(WorkloadPtr w, const Presets& presets, const PlanLimits
     out.setup = std::move(*setup);
     out.result = std::move(*r);
     return out;
+}
+
+std::string planPoolLink(const WorkloadResult& w) {
+    const auto& pooled = w.settings.pooled;
+    if (!w.config.isFleet() || std::find(pooled.begin(), pooled.end(), true) == pooled.end())
+        return {};
+    return "net-400g";
+}
+
+bool planPoolPriced(const WorkloadResult& w) {
+    const std::string link = planPoolLink(w);
+    if (link.empty() || !w.eval) return false;
+    auto builtin = builtinPriceTable();
+    const PriceTable prices =
+        overridePrices(builtin ? *builtin : PriceTable{}, w.eval->scenario.prices);
+    return prices.link.count(link) > 0;
 }
 
 LifeBand lifeBand(const PlanPoint& p) {

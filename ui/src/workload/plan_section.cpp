@@ -2,6 +2,7 @@
 
 #include "kvbe/ui/workload/background_job.h"
 #include "kvbe/ui/workload/plan_capacity_note.h"
+#include "kvbe/ui/workload/price_fields.h"
 
 #include "kvbe/base/units.h"
 #include "kvbe/plan/plan_setup.h"
@@ -317,6 +318,12 @@ void PlanSection::setWorkload(WorkloadPtr w) {
     const bool newTrace = !m_workload || !w || m_workload->trace != w->trace;
     m_workload = std::move(w);
     m_routers->setEnabled(m_workload && m_workload->config.isFleet());
+    // A price for the link to a pool, where the tab pools a tier.
+    if (auto* prices = findChild<PriceFields*>()) {
+        const std::string link = m_workload ? planPoolLink(*m_workload) : std::string();
+        prices->setLinks(link.empty() ? std::vector<std::string>{}
+                                      : std::vector<std::string>{link});
+    }
     if (newTrace) {
         m_sentence->clear();
         m_driveLife->clear();

@@ -84,10 +84,19 @@ QString PlanSection::fleetText(const WorkloadPlan& p) {
     // The servers it planned for, as trace plan's fleet line says them.
     if (!p.result || !p.setup || p.result->fleetServers <= 0) return {};
     QString out = tr(" Fleet: %1.").arg(qs(planFleetText(*p.setup, *p.result)));
-    const auto& pooled = p.workload->settings.pooled;
-    if (std::find(pooled.begin(), pooled.end(), true) != pooled.end())
-        out += tr(" The plan buys each tier for every node; a pool and its links are planned by "
-                  "kvbe-cli trace plan --placements pooled.");
+    // The tab pools a tier: a pool is planned beside each tier on every node once its link has
+    // a price (computePlan).
+    const QString link = qs(planPoolLink(*p.workload));
+    if (link.isEmpty()) return out;
+    if (planPoolPriced(*p.workload))
+        out += tr(" As the tab pools a tier, each configuration is also planned with a pool for "
+                  "the fleet (its drives, or its DRAM where it has none) over a %1 link on each "
+                  "node, as kvbe-cli trace plan --placements local,pooled.")
+                   .arg(link);
+    else
+        out += tr(" The tab pools a tier, but the %1 link to a pool has no price: give it under "
+                  "Prices for the plan to weigh a pool; until then each tier is on every node.")
+                   .arg(link);
     return out;
 }
 

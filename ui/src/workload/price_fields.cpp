@@ -35,6 +35,10 @@ std::optional<Price> priceOf(const PriceTable& t, const QString& what, const std
         if (auto it = t.gpuPerHour.find(gpu); it != t.gpuPerHour.end()) return it->second;
         return std::nullopt;
     }
+    if (what.startsWith(QLatin1String("link:"))) {
+        if (auto it = t.link.find(what.mid(5).toStdString()); it != t.link.end()) return it->second;
+        return std::nullopt;
+    }
     const std::string key = what.mid(6).toStdString(); // "drive:KEY"
     if (auto it = t.drive.find(key); it != t.drive.end()) return it->second;
     return std::nullopt;
@@ -94,6 +98,12 @@ QLineEdit* PriceFields::addField(const QString& what, const QString& label) {
     return f;
 }
 
+void PriceFields::setLinks(std::vector<std::string> links) {
+    if (links == m_links) return;
+    m_links = std::move(links);
+    showPrices();
+}
+
 void PriceFields::showPrices() {
     const Scenario& s = m_explorer->scenario();
     const PriceTable t = pricesInForce(s);
@@ -105,6 +115,9 @@ void PriceFields::showPrices() {
     for (const auto& [key, price] : t.drive)
         wanted.push_back({QStringLiteral("drive:%1").arg(QString::fromStdString(key)),
                           tr("%1 $ each").arg(QString::fromStdString(key))});
+    for (const auto& key : m_links)
+        wanted.push_back({QStringLiteral("link:%1").arg(QString::fromStdString(key)),
+                          tr("%1 link $ a node").arg(QString::fromStdString(key))});
     bool same = wanted.size() == m_fields.size();
     for (const auto& [what, label] : wanted)
         same = same && m_fields.count(what);
@@ -154,6 +167,8 @@ void PriceFields::edited(const QString& what, QLineEdit* f) {
         s.prices.dramPerGiB = own;
     else if (what == QLatin1String("gpu"))
         s.prices.gpuPerHour[gpuKey(s)] = own;
+    else if (what.startsWith(QLatin1String("link:")))
+        s.prices.link[what.mid(5).toStdString()] = own;
     else
         s.prices.drive[what.mid(6).toStdString()] = own;
     s.prices.origin = "the scenario";

@@ -43,6 +43,14 @@ WorkloadPlan computePlan(WorkloadPtr w, const Presets& presets, const PlanLimits
                          const std::function<bool(double)>& progress = {},
                          const PlanSampleOptions& sampling = {}, bool allRouters = false);
 
+// The link a plan of the tab's fleet reaches a pool by, where the tab pools a tier (a fleet,
+// some offload tier "pooled"): net-400g, trace plan's default; empty where it pools none. The
+// plan then places its tiers on each node and in a pool over that link (--placements
+// local,pooled) once the link has a price in force (the shipped table under the scenario's own
+// prices); planPoolPriced says whether it has.
+std::string planPoolLink(const WorkloadResult& w);
+bool planPoolPriced(const WorkloadResult& w);
+
 // A configuration's shortest drive life against its drives' warranty: the colour bands of the
 // chart's points.
 enum class LifeBand {

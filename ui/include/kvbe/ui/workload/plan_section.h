@@ -74,7 +74,8 @@ class PlanSection : public QWidget {
     // it; exactAsked: the Exact box was ticked.
     static QString modeText(const PlanResult& r, bool exactAsked);
     // " Fleet: 8 servers on 4 nodes …": the fleet the plan was for ("" for servers sharing one
-    // cache, or one server), and that a pooled tier of the tab does not reach the plan.
+    // cache, or one server), and where the tab pools a tier, the pool it weighs or the link price
+    // it waits for.
     static QString fleetText(const WorkloadPlan& p);
     // Stops a running plan; nothing of it is kept, and it does not start again until the replay
     // or the limits change.
