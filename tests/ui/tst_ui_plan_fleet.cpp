@@ -199,6 +199,11 @@ class TestUiPlanFleet : public QObject {
             if (p.pooled()) QCOMPARE(p.linksUsd, 2 * 3000.0); // a link on each of the 2 nodes
         QVERIFY2(mode->text().contains(QStringLiteral("also planned with a pool for the fleet")),
                  qPrintable(mode->text()));
+        // The cost axis counts the links too.
+        auto* chart = w->findChild<PlanChart*>();
+        QVERIFY(chart);
+        const QString axis = chart->chart()->axes(Qt::Horizontal).first()->titleText();
+        QVERIFY2(axis.contains(QStringLiteral("links to a pool")), qPrintable(axis));
 
         const QString file = dir.filePath(QStringLiteral("priced.kvbe.json"));
         {
@@ -216,6 +221,11 @@ class TestUiPlanFleet : public QObject {
         QCOMPARE(explorerOf(w.get())->scenario(), before);
         QCOMPARE(pools(), 0);
         QVERIFY(link->text().isEmpty());
+        QVERIFY(!chart->chart()
+                     ->axes(Qt::Horizontal)
+                     .first()
+                     ->titleText()
+                     .contains(QStringLiteral("links")));
     }
 
     // The Capacity chart: the load each rule holds on the tab's 4 servers is the fleet's

@@ -229,7 +229,13 @@ void PlanChart::refill() {
     const WorkloadPlan* pl = drawn();
     const PlanResult* r = pl && pl->result ? &*pl->result : nullptr;
     const QString file = QFileInfo(m_workload->file).fileName();
-    setAxes(false, tr("Capital cost (USD: DRAM and drives)"), tr("Mean TTFT saved (ms)"), false);
+    // A plan that weighs a pool counts the nodes' links to it in the cost too.
+    const bool links = r && std::any_of(r->points.begin(), r->points.end(),
+                                        [](const PlanPoint& p) { return p.linksUsd > 0; });
+    setAxes(false,
+            links ? tr("Capital cost (USD: DRAM, drives and links to a pool)")
+                  : tr("Capital cost (USD: DRAM and drives)"),
+            tr("Mean TTFT saved (ms)"), false);
     setSecondaryAxis(QString(), 0, 1);
     if (!r) {
         setTitles(headline, describeScenario(*m_current),
