@@ -52,9 +52,6 @@ class IdSlots {
         }
     }
     std::size_t size() const { return m_size; }
-    void prefetch(std::uint32_t id) const {
-        if (!m_e.empty()) __builtin_prefetch(&m_e[hash(id)], 1);
-    }
     void put(std::uint32_t id, std::uint32_t slot) {
         if ((m_size + 1) * 4 > m_e.size() * 3) grow();
         std::size_t p = hash(id);
