@@ -184,7 +184,7 @@ RequestResult<PlanSetup> planSetup(const Evaluation& e, const Presets& presets, 
                             "a link reaches a pool: give --placements pooled (or local,pooled)"};
     std::vector<TierConfig> links;
     std::vector<std::string> linkKeys = req.links;
-    if (req.placePooled && linkKeys.empty()) linkKeys = {"net-400g"};
+    if (req.placePooled && linkKeys.empty()) linkKeys = {kDefaultPoolLink};
     for (const auto& key : linkKeys) {
         const auto* spec = presets.findTier(key);
         if (!spec || spec->kind != TierKind::Network) {

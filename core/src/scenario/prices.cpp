@@ -95,4 +95,9 @@ PriceTable overridePrices(PriceTable base, const PriceTable& over) {
     return base;
 }
 
+PriceTable pricesInForce(const PriceTable& own) {
+    auto builtin = builtinPriceTable();
+    return overridePrices(builtin ? *builtin : PriceTable{}, own);
+}
+
 } // namespace kvbe

@@ -99,16 +99,13 @@ std::string planPoolLink(const WorkloadResult& w) {
     const auto& pooled = w.settings.pooled;
     if (!w.config.isFleet() || std::find(pooled.begin(), pooled.end(), true) == pooled.end())
         return {};
-    return "net-400g";
+    return kDefaultPoolLink;
 }
 
 bool planPoolPriced(const WorkloadResult& w) {
     const std::string link = planPoolLink(w);
     if (link.empty() || !w.eval) return false;
-    auto builtin = builtinPriceTable();
-    const PriceTable prices =
-        overridePrices(builtin ? *builtin : PriceTable{}, w.eval->scenario.prices);
-    return prices.link.count(link) > 0;
+    return pricesInForce(w.eval->scenario.prices).link.count(link) > 0;
 }
 
 LifeBand lifeBand(const PlanPoint& p) {

@@ -15,13 +15,6 @@ namespace kvbe {
 
 namespace {
 
-// The prices in force for a scenario: the shipped table with the scenario's own over it.
-PriceTable pricesInForce(const Scenario& s) {
-    auto builtin = builtinPriceTable();
-    PriceTable base = builtin ? *builtin : PriceTable{};
-    return s.prices.empty() ? base : overridePrices(base, s.prices);
-}
-
 // The key a GPU's price goes by: its preset key, "custom" for a custom GPU (as the plan reads it).
 constexpr int kPerRow = 1;
 
@@ -106,7 +99,7 @@ void PriceFields::setLinks(std::vector<std::string> links) {
 
 void PriceFields::showPrices() {
     const Scenario& s = m_explorer->scenario();
-    const PriceTable t = pricesInForce(s);
+    const PriceTable t = pricesInForce(s.prices);
     // The fields: DRAM, the GPU, each priced drive.
     std::vector<std::pair<QString, QString>> wanted = {
         {QStringLiteral("dram"), tr("DRAM $/GiB")},
@@ -151,7 +144,7 @@ void PriceFields::showPrices() {
 void PriceFields::edited(const QString& what, QLineEdit* f) {
     const QString text = f->text().trimmed();
     const Scenario& now = m_explorer->scenario();
-    const auto inForce = priceOf(pricesInForce(now), what, gpuKey(now));
+    const auto inForce = priceOf(pricesInForce(now.prices), what, gpuKey(now));
     if (text.isEmpty() && !inForce) return;
     const auto v = parseNumber(text.toStdString());
     if (!v || *v < 0 || *v > 1e9) {

@@ -16,6 +16,9 @@
 
 namespace kvbe {
 
+// The link a pooled placement's nodes reach the pool by where none is named (trace plan --links).
+inline constexpr const char* kDefaultPoolLink = "net-400g";
+
 struct PlanRequest {
     // The replay each point runs: the GPU's cache, policy, placement, write queue and buffer,
     // shared links, prefill servers and load (kvbe/trace/replay_request.h). Its tier capacities

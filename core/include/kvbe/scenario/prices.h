@@ -50,5 +50,8 @@ Result<PriceTable> builtinPriceTable();
 
 // `over`'s prices replace `base`'s one by one; the origin says both.
 PriceTable overridePrices(PriceTable base, const PriceTable& over);
+// The prices in force for a scenario whose own prices are `own`: the shipped table (none where
+// it cannot be read) with `own` over it.
+PriceTable pricesInForce(const PriceTable& own);
 
 } // namespace kvbe
