@@ -391,7 +391,8 @@ void measurePlanModes(const fs::path& file, std::size_t requests) {
 // a cache-aware router (sglang); block lookups per second of each and their ratio (target: at
 // least half), and the simulator's state on 64 (target: within 2 GB). A GPU cache of 20,000
 // blocks a server, DRAM and NVMe on each node, no write queue.
-void measureFleet(const fs::path& file, const CostModel& cm, int servers) {
+void measureFleet(const fs::path& file, const CostModel& cm, int servers,
+                  const std::string& router = "sglang") {
     struct rusage before {};
     getrusage(RUSAGE_SELF, &before);
     auto trace = loadTrace(file, {});
@@ -408,9 +409,14 @@ void measureFleet(const fs::path& file, const CostModel& cm, int servers) {
         SimTier{"nvme", 2000000 * cfg.blockBytes, TierPath{"nvme", 13.5e9, 1e-3}, 10e9});
     cfg.reportRules = {"gpu-only", "optimal"};
     cfg.fleet.enabled = true;
-    cfg.fleet.router = *parseRouter("sglang");
-    double rate[2] = {0, 0};
-    std::uint64_t state = 0;
+    const auto parsed = parseRouter(router);
+    if (!parsed) {
+        std::fprintf(stderr, "%s\n", parsed.message().c_str());
+        std::exit(2);
+    }
+    cfg.fleet.router = *parsed;
+    double rate[2] = {0, 0}, cpuS[2] = {0, 0};
+    std::uint64_t state = 0, lookups = 0;
     for (int f = 0; f < 2; ++f) {
         cfg.instances = f == 0 ? 1 : servers;
         const auto t0 = CpuClock::now();
@@ -421,15 +427,18 @@ void measureFleet(const fs::path& file, const CostModel& cm, int servers) {
             std::exit(1);
         }
         rate[f] = double(r->lookups) / cpu;
+        cpuS[f] = cpu;
+        lookups = r->lookups;
         if (f == 1) state = r->stateBytes;
     }
     struct rusage after {};
     getrusage(RUSAGE_SELF, &after);
-    std::printf("fleet: 1 server %.1f M block lookups/s, %d servers behind sglang %.1f M/s: "
+    std::printf("fleet: 1 server %.1f M block lookups/s, %d servers behind %s %.1f M/s: "
                 "%.2fx of one (target >= 0.5x); state %.0f MB, peak resident %.0f MB (target "
-                "<= 2 GB)\n",
-                rate[0] / 1e6, servers, rate[1] / 1e6, rate[1] / rate[0], double(state) / 1e6,
-                double(after.ru_maxrss) / 1024);
+                "<= 2 GB)\n    %.1f M lookups in %.2f s of CPU on one server, %.2f s on %d\n",
+                rate[0] / 1e6, servers, router.c_str(), rate[1] / 1e6, rate[1] / rate[0],
+                double(state) / 1e6, double(after.ru_maxrss) / 1024, double(lookups) / 1e6, cpuS[0],
+                cpuS[1], servers);
 }
 
 } // namespace
@@ -445,7 +454,7 @@ int main(int argc, char** argv) {
             "%s"
             "usage: kvbe-bench-trace [TRACE [REQUESTS]]   every measure: a generated "
             "trace of REQUESTS (10^6), then TRACE (the conversation fixture)\n"
-            "       kvbe-bench-trace --fleet [REQUESTS [SERVERS]]   the fleet's alone\n"
+            "       kvbe-bench-trace --fleet [REQUESTS [SERVERS [ROUTER]]]   the fleet's alone\n"
             "       kvbe-bench-trace --read FILE   reading FILE alone\n",
             help ? ""
                  : ("kvbe-bench-trace: unknown option " + std::string(argv[1]) + "\n").c_str());
@@ -459,15 +468,16 @@ int main(int argc, char** argv) {
         return 0;
     }
     const CostModel cm = costModel();
-    // --fleet [REQUESTS] [SERVERS]: the fleet's measure alone, on the generated trace.
+    // --fleet [REQUESTS] [SERVERS] [ROUTER]: the fleet's measure alone, on the generated trace.
     if (argc >= 2 && std::string(argv[1]) == "--fleet") {
         const std::size_t n = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1000000;
         const int servers = argc > 3 ? std::atoi(argv[3]) : 64;
+        const std::string router = argc > 4 ? argv[4] : "sglang";
         const fs::path file = fs::temp_directory_path() /
                               ("kvbe-bench-fleet-" + std::to_string(::getpid()) + ".jsonl");
         generateTrace(file, n);
         std::printf("generated %zu requests\n", n);
-        measureFleet(file, cm, servers);
+        measureFleet(file, cm, servers, router);
         fs::remove(file);
         return 0;
     }
