@@ -341,6 +341,26 @@ class TestTraceFleet : public QObject {
         QVERIFY(bad.message().find("name it with --tier") != std::string::npos);
     }
 
+    // An entry of llama.cpp's prompt cache holds 12 bytes a token beyond its KV (each cell's
+    // position, sequence count and sequence id, llama_kv_cache::state_write_meta): a cache of
+    // exactly two 2,048-token prompts' KV holds one such prompt. r1 B saves A; r2 C saves B, and A
+    // goes to make room ([B]); r3 B saves C, and B goes: B finds nothing. With 12 bytes a token
+    // more, r2 leaves [A, B], r3's save of C takes A only, and B is loaded (its 4 blocks).
+    void llamaCppEntriesCountTheirCells() {
+        const Trace t = atOnce({{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 10, 11, 12}, {5, 6, 7, 8}});
+        const CostModel cm = llama3b();
+        ReplayConfig cfg = fleetConfig(cm, 1, "round-robin");
+        cfg.tiers.push_back(SimTier{"dram", kUnlimited, TierPath{"dram", 30e9, 1e-3}, 0});
+        const double kv = cm.kvBytesPerToken();
+        cfg.llamaCpp = ReplayConfig::LlamaCpp{2 * 2048 * kv, 0.1};
+        RequestTimes tight, room;
+        QVERIFY(replayTrace(t, cm, cfg, &tight).ok());
+        QCOMPARE(tight.hitBlocks, (std::vector<std::uint32_t>{0, 0, 0, 0}));
+        cfg.llamaCpp = ReplayConfig::LlamaCpp{2 * 2048 * (kv + 12), 0.1};
+        QVERIFY(replayTrace(t, cm, cfg, &room).ok());
+        QCOMPARE(room.hitBlocks, (std::vector<std::uint32_t>{0, 0, 0, 4}));
+    }
+
     void sglangExampleA() {
         const Trace t = atOnce({{1, 2, 3, 4},
                                 {1, 2, 3, 4, 5, 6},

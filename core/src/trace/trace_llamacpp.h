@@ -13,6 +13,12 @@
 
 namespace kvbe::detail {
 
+// The bytes a prompt cache entry holds beyond its KV, per token: llama_kv_cache::state_write_meta
+// writes each cell's position, its count of sequences and its one sequence id (4 bytes each), so a
+// 256-token prompt of 16,384 KV bytes a token is 4.003 MiB, as the server logs it, and a 16 MiB
+// cache holds three such prompts, not four.
+inline constexpr double kLlamaCellMetaBytes = 12;
+
 class LlamaCppServers {
   public:
     // limitTokens: the RAM cache's size in tokens (0: no cache); blockTokens: a block's tokens.

@@ -160,7 +160,8 @@ void Replay::setUpTiers() {
         m_fleet.emplace(m_trace, m_config, m_caps);
         if (m_config.llamaCpp)
             m_llama.emplace(m_config.instances,
-                            m_config.llamaCpp->cacheRamBytes / (m_config.blockBytes / m_b),
+                            m_config.llamaCpp->cacheRamBytes /
+                                (m_config.blockBytes / m_b + detail::kLlamaCellMetaBytes),
                             m_config.llamaCpp->slotSimilarity, static_cast<std::uint32_t>(m_b));
         for (std::size_t k = 0; k < m_k; ++k) {
             m_res.tiers[k].copies = m_fleet->copies(k);
