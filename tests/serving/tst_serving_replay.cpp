@@ -242,6 +242,60 @@ class TestServingReplay : public QObject {
                 std::string::npos);
         QVERIFY(f["predicted"]["ttft_s"]["mean"].get<double>() !=
                 j["predicted"]["ttft_s"]["mean"].get<double>());
+        // Served alone: the requests that found their server idle live (none sent before them on
+        // it still open), here found from the rows, split by whether the engine reported cached
+        // tokens. The model's hits are the stand-ins' and its 60 ms gaps leave no wait, so every
+        // such request is in the check, and its measured median is theirs.
+        {
+            std::vector<double> ttft[2];
+            auto rows = readRows(out + "/requests.jsonl");
+            std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+                return a["server"] != b["server"] ? a["server"] < b["server"]
+                                                  : a["sent_s"] < b["sent_s"];
+            });
+            double open = 0;
+            for (std::size_t k = 0; k < rows.size(); ++k) {
+                if (k == 0 || rows[k]["server"] != rows[k - 1]["server"]) open = 0;
+                if (rows[k]["sent_s"].get<double>() >= open)
+                    ttft[rows[k]["cached_tokens"].get<int>() > 0 ? 1 : 0].push_back(
+                        rows[k]["ttft_s"].get<double>());
+                open = std::max(open, rows[k]["end_s"].get<double>());
+            }
+            const auto& alone = j["served_alone"];
+            int k = 0;
+            for (const char* kind : {"no_cached_token", "cached_tokens"}) {
+                auto& v = ttft[k++];
+                QCOMPARE(alone[kind]["requests"].get<std::size_t>(), v.size());
+                if (v.size() < 5) continue;
+                std::sort(v.begin(), v.end());
+                const double median =
+                    v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+                QVERIFY(std::abs(alone[kind]["measured_median_s"].get<double>() - median) < 1e-12);
+                QVERIFY(alone[kind]["measured_over_predicted"].is_number());
+            }
+            QVERIFY(ttft[0].size() + ttft[1].size() >= 2);
+            // Rows that never end: only each server's first request found it idle, too few to
+            // tell the engine's speed from.
+            for (auto& row : rows)
+                row["end_s"] = 1e9;
+            QString text;
+            for (const auto& row : rows)
+                text += QString::fromStdString(row.dump()) + "\n";
+            QVERIFY(writeFile(out + "/requests.jsonl", text.toStdString()));
+            const Run busy = runCli({"trace", "replay", trace, "--gpu-cache", "10blocks", "--tier",
+                                     "dram-pcie5=0", "--compare", out, "--output", "json"});
+            QVERIFY2(busy.exitCode == 0, busy.err.constData());
+            const auto b = nlohmann::json::parse(busy.out.toStdString(), nullptr, false);
+            const auto& none = b["served_alone"];
+            QCOMPARE(none["no_cached_token"]["requests"].get<int>() +
+                         none["cached_tokens"]["requests"].get<int>(),
+                     2);
+            QVERIFY(none["no_cached_token"]["measured_over_predicted"].is_null());
+            QVERIFY(none["cached_tokens"]["measured_over_predicted"].is_null());
+            const Run table = runCli({"trace", "replay", trace, "--gpu-cache", "10blocks", "--tier",
+                                      "dram-pcie5=0", "--compare", out});
+            QVERIFY2(table.out.contains("fewer than 5: not told"), table.out.constData());
+        }
         // A flag that contradicts the live replay is a sentence, not a silent change.
         const Run bad = runCli({"trace", "replay", trace, "--router", "sglang", "--compare", out});
         QCOMPARE(bad.exitCode, 1);

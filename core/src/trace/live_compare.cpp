@@ -136,6 +136,9 @@ RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const
     struct Row {
         std::size_t request = 0;
         std::optional<double> ttft, cached;
+        std::optional<std::size_t> server; // where it went, when it was sent, when it ended
+        double sent = 0, end = 0;
+        bool alone = false; // it found its server idle
     };
     std::vector<Row> rows;
     auto servers = std::make_shared<std::vector<std::int32_t>>(trace.size(), -1);
@@ -157,6 +160,12 @@ RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const
         if (j["ttft_s"].is_number()) r.ttft = j["ttft_s"].get<double>();
         if (j.contains("cached_tokens") && j["cached_tokens"].is_number())
             r.cached = j["cached_tokens"].get<double>();
+        if (j.contains("server") && j["server"].is_number_unsigned() && j.contains("sent_s") &&
+            j["sent_s"].is_number() && j.contains("end_s") && j["end_s"].is_number()) {
+            r.server = j["server"].get<std::size_t>();
+            r.sent = j["sent_s"].get<double>();
+            r.end = j["end_s"].get<double>();
+        }
         if (asRouted) {
             if (!j.contains("server") || !j["server"].is_number_unsigned() ||
                 j["server"].get<std::size_t>() >= live.servers)
@@ -174,6 +183,22 @@ RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const
                                           " has no row, so where it went is not known "
                                           "(--as-routed replays each request where it went)"}};
 
+    // Which requests found their server idle live: none sent before them on it was still open.
+    {
+        std::vector<Row*> sent;
+        for (Row& r : rows)
+            if (r.server && r.sent > 0) sent.push_back(&r);
+        std::sort(sent.begin(), sent.end(), [](const Row* a, const Row* b) {
+            return *a->server != *b->server ? *a->server < *b->server : a->sent < b->sent;
+        });
+        double open = 0;
+        for (std::size_t k = 0; k < sent.size(); ++k) {
+            if (k == 0 || *sent[k]->server != *sent[k - 1]->server) open = 0;
+            sent[k]->alone = sent[k]->sent >= open;
+            open = std::max(open, sent[k]->end);
+        }
+    }
+
     request.instances = static_cast<int>(live.servers);
     request.router = live.router;
     request.fleet = true;
@@ -186,15 +211,47 @@ RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const
     RequestTimes times;
     auto r = replayTrace(trace, e.cost, config, &times);
     if (!r) return RequestError{Error{r.message()}};
-    const std::vector<double>& predictedTtft = rule == Admission::Always ? times.queuedAlways
-                                               : rule == Admission::Breakeven
-                                                   ? times.queuedBreakeven
-                                                   : times.queuedOptimal;
+    const bool always = rule == Admission::Always, breakeven = rule == Admission::Breakeven;
+    const std::vector<double>& aloneTtft = always      ? times.always
+                                           : breakeven ? times.breakeven
+                                                       : times.optimal;
+    const std::vector<double>& predictedTtft = always      ? times.queuedAlways
+                                               : breakeven ? times.queuedBreakeven
+                                                           : times.queuedOptimal;
+    // A request's predicted cached tokens: its hit run's, at most its prompt less one (an engine
+    // computes a prompt's last token whatever it holds: vLLM, SGLang and llama.cpp alike, so a
+    // whole prompt found reports n - 1 tokens cached).
+    auto cachedOf = [&](std::size_t i) {
+        return std::min(static_cast<double>(trace.inputTokens[i]) - 1,
+                        static_cast<double>(times.hitBlocks[i]) * live.blockTokens);
+    };
 
     LiveComparison out;
     out.live = live;
     out.rule = rule;
     out.asRouted = asRouted;
+    {
+        std::vector<double> p[2], m[2]; // [0]: no cached token, [1]: some
+        for (const Row& row : rows) {
+            const std::size_t i = row.request;
+            if (!row.ttft || !row.alone || !row.cached) continue;
+            if (predictedTtft[i] > aloneTtft[i] * (1 + 1e-9) + 1e-12) continue; // it waited
+            if (std::abs(cachedOf(i) - *row.cached) >= live.blockTokens) continue;
+            const int hit = *row.cached > 0 ? 1 : 0;
+            p[hit].push_back(aloneTtft[i]);
+            m[hit].push_back(*row.ttft);
+        }
+        LiveServiceCheck* check[2] = {&out.aloneCold, &out.aloneHit};
+        for (int k = 0; k < 2; ++k) {
+            check[k]->requests = p[k].size();
+            if (p[k].empty()) continue;
+            std::sort(p[k].begin(), p[k].end());
+            std::sort(m[k].begin(), m[k].end());
+            check[k]->predictedMedian = quantileOfSorted(p[k], 0.5);
+            check[k]->measuredMedian = quantileOfSorted(m[k], 0.5);
+        }
+    }
+
     std::vector<double>& mt = out.measuredSorted;
     std::vector<double>& pt = out.predictedSorted;
     double mc = 0, pc = 0, prompt = 0, ape = 0;
@@ -209,12 +266,9 @@ RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const
         pt.push_back(q);
         if (m > 0) ape += std::abs(q - m) / m;
         if (row.cached) {
-            const double n = trace.inputTokens[i];
             mc += *row.cached;
-            // An engine computes a prompt's last token whatever it holds (vLLM, SGLang and
-            // llama.cpp alike): a whole prompt found reports n - 1 tokens cached.
-            pc += std::min(n - 1, static_cast<double>(times.hitBlocks[i]) * live.blockTokens);
-            prompt += n;
+            pc += cachedOf(i);
+            prompt += static_cast<double>(trace.inputTokens[i]);
         }
     }
     if (mt.empty())
@@ -247,6 +301,20 @@ std::vector<std::array<std::string, 4>> liveComparisonRows(const LiveComparison&
     row("TTFT p50", p.p50, m.p50);
     row("TTFT p90", p.p90, m.p90);
     row("TTFT p99", p.p99, m.p99);
+    // The engine's speed against the calibration's (LiveServiceCheck): the median TTFT of the
+    // requests served alone, with no cached token and with some.
+    for (const auto& [a, what] :
+         {std::pair{&c.aloneCold, "no cached token"}, std::pair{&c.aloneHit, "cached tokens"}}) {
+        const std::string name =
+            "alone, " + std::string(what) + " (" + std::to_string(a->requests) + "), median";
+        if (a->ratio())
+            row(name.c_str(), a->predictedMedian, a->measuredMedian);
+        else
+            rows.push_back(
+                {name, a->requests ? formatSeconds(a->predictedMedian) : "none",
+                 a->requests ? formatSeconds(a->measuredMedian) : "none",
+                 "fewer than " + std::to_string(LiveServiceCheck::kMinRequests) + ": not told"});
+    }
     return rows;
 }
 

@@ -50,6 +50,23 @@ struct LiveFigures {
     double mean = 0, p50 = 0, p90 = 0, p99 = 0;
 };
 
+// How fast the engine served against the model's service times, on the requests where both are
+// the service alone: those that found their server idle live (no other request open on it when
+// sent) and in the model (no wait), with the same cached tokens to less than a block. Live, such
+// a request's TTFT is its service; the model's is the calibration's price of the same work. Told
+// apart for requests with no cached token and with some: an engine can be priced right for one
+// and not the other (docs/trace.md, "Replaying against live servers").
+struct LiveServiceCheck {
+    static constexpr std::size_t kMinRequests = 5; // fewer: the engine's speed is not told
+    std::size_t requests = 0;
+    double predictedMedian = 0, measuredMedian = 0; // seconds
+    // measured over predicted median; none: fewer than kMinRequests such requests
+    std::optional<double> ratio() const {
+        if (requests < kMinRequests || !(predictedMedian > 0)) return std::nullopt;
+        return measuredMedian / predictedMedian;
+    }
+};
+
 struct LiveComparison {
     LiveReplayRun live;
     Admission rule = Admission::Always;
@@ -57,6 +74,8 @@ struct LiveComparison {
     std::size_t compared = 0, failed = 0; // requests completed live, and failed
     LiveFigures measured, predicted;
     double mape = 0; // mean over the compared requests of |predicted − measured| / measured
+    // The service checks: requests with no cached token, and with some.
+    LiveServiceCheck aloneCold, aloneHit;
     // The compared requests' TTFT, seconds, ascending.
     std::vector<double> measuredSorted, predictedSorted;
 };
