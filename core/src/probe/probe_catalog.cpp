@@ -314,6 +314,12 @@ std::vector<ProbeDescription> makeCatalog() {
               .kind = K::Count,
               .help = "Cold requests sent first and not measured (default 2)",
               .defaultValue = "2"},
+             {.flag = "--pause",
+              .kind = K::Seconds,
+              .help = "Idle time before each timed request (default 0s): a server that has "
+                      "idled runs its next request slower on some machines, as a replay's "
+                      "requests that find it idle do",
+              .defaultValue = "0s"},
              {.flag = "--fit-on",
               .kind = K::Choice,
               .help = "What the fit takes of each point's repeats: median (default) or fastest "

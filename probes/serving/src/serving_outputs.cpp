@@ -435,6 +435,7 @@ nlohmann::ordered_json summary(const SweepData& d, const CellSummary& cells, con
     }
     return {
         {"fitted_to", s.fitOnFastest ? "fastest" : "median"},
+        {"pause_s", s.pauseS},
         {"engine",
          d.engine.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(d.engine)},
         {"gpu",

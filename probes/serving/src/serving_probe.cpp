@@ -41,6 +41,7 @@ Sent Sweep::measureOnce(Cell& cell, bool& notCleared) {
             if (!r.ok()) return r;
         }
     }
+    if (!pauseBeforeTimed()) return {ExitCode::Stopped, probes::stopMessage()};
     const Counters before = counters();
     Sent s = send(prompt);
     if (!s.ok()) return s;
@@ -187,7 +188,8 @@ std::optional<ProbeOutcome> Sweep::begin() {
                                      {"offload_tier", s.offloadTier},
                                      {"reset", s.reset},
                                      {"block_size", s.blockSize},
-                                     {"timeout_s", s.timeoutS}};
+                                     {"timeout_s", s.timeoutS},
+                                     {"pause_s", s.pauseS}};
     if (s.tierGpu) params["tiers"].push_back("gpu");
     if (s.tierOffload) params["tiers"].push_back("offload");
     m_sink.begin("serving", params);
@@ -284,6 +286,7 @@ std::optional<Sent> Sweep::reference(std::int64_t refN, int count, std::vector<d
     for (int i = 0; i < count; ++i) {
         if (isLlama())
             if (Sent e = slotAction("erase", "", nullptr); !e.ok()) return e;
+        if (!pauseBeforeTimed()) return Sent{ExitCode::Stopped, probes::stopMessage()};
         Sent r = send(fresh(refN));
         if (!r.ok()) return r;
         out.push_back(r.ttftS);
@@ -305,6 +308,7 @@ std::optional<Sent> Sweep::measureAll(std::vector<Cell>& cells,
         for (int i = 0; i < 2; ++i) {
             if (isLlama())
                 if (Sent e = slotAction("erase", "", nullptr); !e.ok()) return e;
+            if (!pauseBeforeTimed()) return Sent{ExitCode::Stopped, probes::stopMessage()};
             Sent f = send(fresh(s.blockSize));
             if (!f.ok()) return f;
             m_floor.push_back(f.ttftS);

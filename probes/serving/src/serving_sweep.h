@@ -122,6 +122,8 @@ class Sweep {
         }
         return true;
     }
+    // --pause before a timed request (false: stopped while it waited).
+    bool pauseBeforeTimed() { return m_s.pauseS <= 0 || sleepFor(m_s.pauseS); }
     Counters counters();
     Sent resetGpuCache();
     // GET /props (llama.cpp) or /slots, the served model's name against /v1/models; sets
