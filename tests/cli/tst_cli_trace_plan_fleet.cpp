@@ -193,6 +193,48 @@ class TestCliTracePlanFleet : public QObject {
         QVERIFY(std::abs(sharedRows.front().hits - rows.front().hits) > 1e-3);
     }
 
+    // With --slo-p99 the servers are searched, as trace capacity searches them: a configuration
+    // holds the limit at its own count, whatever its p99 at the servers given. Two servers behind
+    // round-robin miss p99 4 s (5.4 s); trace capacity finds GPU-only caching holds it at a count
+    // of its own, and the plan neither refuses the limit (its floor is capacity's: one cache and
+    // no wait) nor fails the rows that hold it.
+    void aLatencyLimitIsHeldAtTheSearchedCount() {
+        const QStringList fleet = {"--servers", "2", "--router", "round-robin"};
+        const auto cap = cli({"trace", "capacity", kConversation, "--slo", "p99=4s", "--router",
+                              "round-robin", "--output", "json"});
+        QCOMPARE(cap.exitCode, 0);
+        const auto rules = kvbe::test::jsonOut(cap)["servers_needed"].toObject()["rules"].toArray();
+        QVERIFY(!rules.isEmpty());
+        const auto gpuOnly = rules.first().toObject();
+        QCOMPARE(gpuOnly["rule"].toString(), QStringLiteral("gpu-only"));
+        const int needed = gpuOnly["servers"].toInt();
+        QVERIFY2(needed > 2, cap.out.constData());
+
+        const auto js = cli(QStringList{"trace", "plan", kConversation} + fleet + kGrid +
+                            QStringList{"--slo-p99", "4s", "--output", "json"});
+        QVERIFY2(js.exitCode == 0, js.err.constData());
+        const auto o = kvbe::test::jsonOut(js);
+        QVERIFY(
+            closeTo(o["floor_p99_s"].toDouble(), gpuOnly["statistic_floor_s"].toDouble(), 1e-9));
+        QCOMPARE(o["gpu_only_servers_at_slo"].toInt(), needed);
+        int held = 0; // the front's configurations (the JSON lists those)
+        for (const auto& v : o["front"].toArray()) {
+            const auto p = v.toObject();
+            const QString what = p["description"].toString();
+            QVERIFY2(p["ttft_p99_s"].toDouble() > 4, qPrintable(what));
+            QVERIFY2(p["servers_at_slo"].isDouble(), qPrintable(what));
+            for (const auto& f : p["fails"].toArray())
+                QVERIFY2(!f.toString().startsWith(QStringLiteral("latency")),
+                         qPrintable(what + ": " + f.toString()));
+            ++held;
+        }
+        QVERIFY2(held >= 2, js.out.constData());
+        QVERIFY2(o["recommended"].isObject(), js.out.constData());
+        // Below the floor of any count the limit is refused, naming it.
+        expectBadInput(fleet + kGrid + QStringList{"--slo-p99", "1s"},
+                       QStringLiteral("the p99 with every prefix hit free on the GPU"));
+    }
+
     // --routers: GPU-only caching behind each other router is a row of its own, its hits those of
     // the fleet behind that router, its value the GPU-hours it saves beyond the fleet's router.
     void otherRoutersAreRowsOfGpuOnlyCaching() {

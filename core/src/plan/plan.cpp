@@ -453,8 +453,15 @@ RequestResult<PlanResult> planTrace(const PlanSetup& s,
         res.fleetRouter = routerText(s.base.fleet.router);
     }
 
-    // The floor: every prefix hit free on the GPU (unlimited HBM, no offload).
-    auto f = replayTrace(*s.trace, *s.cost, everyHitFree(s.base));
+    // The floor: every prefix hit free on the GPU (unlimited HBM, no offload). Where the servers
+    // are searched (--slo-p99) it is that of any count, as trace capacity's: one cache holding
+    // every block a fleet's caches could, and no wait; else that of the servers given.
+    ReplayConfig floor = everyHitFree(s.base);
+    if (s.limits.sloP99S) {
+        floor.instances = 0;
+        floor.fleet.enabled = false;
+    }
+    auto f = replayTrace(*s.trace, *s.cost, floor);
     if (!f) return f.error();
     res.floorP99S = f->rule("gpu-only")->ttft.p99;
     res.durationS = f->durationS;

@@ -49,12 +49,19 @@ void valuePoint(const PlanSetup& s, const PlanResult& res, PlanPoint& p) {
     p.netUsdOverLife = p.valuePerMonthUsd * 12 * s.limits.lifeYears - p.capexUsd;
 }
 
-void checkLimits(const PlanLimits& l, PlanPoint& p) {
+// countDecides: the servers are searched and the point's p99 is that of the servers given, which
+// queue (a fleet, or prefill servers): another count can hold the limit, so the search's count
+// decides it, and a sampled point's (not searched) is not known. Without queueing the p99 is no
+// wait at all, the least of any count, and decides it alone.
+void checkLimits(const PlanLimits& l, PlanPoint& p, bool countDecides) {
     if (p.shortestLifeYears && *p.shortestLifeYears < l.lifeYears)
         p.fails.push_back("life: drives last " + formatLife(*p.shortestLifeYears) + ", " +
                           formatFixed(l.lifeYears - *p.shortestLifeYears, 2) + " years short of " +
                           formatFixed(l.lifeYears, 1));
-    if (l.sloP99S && p.ttftP99S > *l.sloP99S)
+    p.latencyNotComputed = countDecides && p.sampled && !p.serversAtSlo;
+    if (countDecides) {
+        if (!p.serversAtSlo && !p.sampled) p.fails.push_back("latency: " + p.serversNote);
+    } else if (l.sloP99S && p.ttftP99S > *l.sloP99S)
         p.fails.push_back("latency: p99 TTFT " + formatFixed(p.ttftP99S, 3) + " s, " +
                           formatFixed(p.ttftP99S - *l.sloP99S, 3) + " s over " +
                           formatFixed(*l.sloP99S, 3) + " s");
@@ -120,6 +127,7 @@ bool neighbours(const PlanGrid& g, const Coord& a, const Coord& b) {
 void finishPlan(const PlanSetup& s, const PlanGrid& grid, std::vector<PlanPoint> points,
                 PlanResult& res) {
     res.points.clear();
+    res.latencyByCount = res.serversSearched && (s.base.isFleet() || s.base.instances > 0);
     // Another router's GPU-only caching saves what its GPU hits save beyond the fleet's router's
     // (points[0], GPU-only caching behind the fleet's router).
     const double fleetGpuOnly = points.empty() ? 0 : points.front().gpuOnlyHoursPerDay;
@@ -136,7 +144,7 @@ void finishPlan(const PlanSetup& s, const PlanGrid& grid, std::vector<PlanPoint>
         p.paybackMonths.reset();
         if (p.serversAtSlo) p.serversNote.clear();
         valuePoint(s, res, p);
-        checkLimits(s.limits, p);
+        checkLimits(s.limits, p, res.latencyByCount);
         res.points.push_back(std::move(p));
     }
     const std::vector<PlanCoord>& at = res.coords;

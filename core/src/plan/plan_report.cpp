@@ -186,7 +186,8 @@ json planPointJson(const PlanPoint& p) {
             {"years_to_rated_endurance", years},
             {"shortest_life_years", optionalJson(p.shortestLifeYears)},
             {"life_if_every_block_stored_years", optionalJson(p.lifeIfEveryBlockStored)},
-            {"meets_limits", p.fails.empty()},
+            {"meets_limits",
+             p.latencyNotComputed && p.fails.empty() ? json(nullptr) : json(p.fails.empty())},
             {"fails", p.fails},
             {"on_ttft_front", p.onTtftFront},
             {"on_gpu_hours_front", p.onGpuHoursFront},
@@ -306,8 +307,11 @@ std::string planCsv(const PlanReport& x) {
                (p.valueNotComputed ? std::string() : formatFixed(p.valuePerMonthUsd, 2)) + "," +
                opt(p.paybackMonths) + "," +
                (p.valueNotComputed ? std::string() : formatFixed(p.netUsdOverLife, 2)) + "," +
-               opt(p.shortestLifeYears) + "," + (p.fails.empty() ? "1" : "0") + "," +
-               (p.onTtftFront ? "1" : "0") + "," + (p.onGpuHoursFront ? "1" : "0") + "," +
+               opt(p.shortestLifeYears) + "," +
+               (!p.fails.empty()       ? "0"
+                : p.latencyNotComputed ? ""
+                                       : "1") +
+               "," + (p.onTtftFront ? "1" : "0") + "," + (p.onGpuHoursFront ? "1" : "0") + "," +
                (r.recommended && *r.recommended == i ? "1" : "0") + "," +
                (p.bandwidthBound ? "1" : "0") + "," +
                (p.drivesForBandwidth ? std::to_string(*p.drivesForBandwidth) : "") + "," +
@@ -347,7 +351,8 @@ std::string planTable(const PlanReport& x) {
            " B: bandwidth-bound (a tier saturated)" +
            std::string(r.sampling.sampled
                            ? "; s: the sample's estimate, not replayed in full (n/c: not computed, "
-                             "its servers and the value they give)"
+                             "its servers, the value they give and whether they hold the "
+                             "latency limit)"
                            : "") +
            "\n";
     char line[512];
@@ -383,9 +388,11 @@ std::string planTable(const PlanReport& x) {
                                     : p.paybackMonths  ? formatFixed(*p.paybackMonths, 1) + " mo"
                                                        : "-";
         const std::string life = p.shortestLifeYears ? formatLife(*p.shortestLifeYears) : "-";
-        std::string limits = p.fails.empty()
-                                 ? "ok"
-                                 : "fails " + p.fails.front().substr(0, p.fails.front().find(':'));
+        // n/c: a sampled row whose latency verdict is its searched count's, not computed.
+        std::string limits = !p.fails.empty()
+                                 ? "fails " + p.fails.front().substr(0, p.fails.front().find(':'))
+                             : p.latencyNotComputed ? "n/c"
+                                                    : "ok";
         if (r.recommended && *r.recommended == i)
             limits += p.onTtftFront || p.onGpuHoursFront ? "  <- recommended"
                                                          : "  <- recommended (not on a front)";

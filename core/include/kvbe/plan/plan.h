@@ -155,6 +155,9 @@ struct PlanPoint {
     // in full), so neither are its GPUs saved, its value, payback and net (0 and none here, "not
     // computed" in every report), nor whether it meets the latency limit by servers.
     bool valueNotComputed = false;
+    // Whether it holds the latency limit is its searched count's, which a sampled point has not
+    // (PlanResult::latencyByCount): its limits are not computed, neither met nor failed.
+    bool latencyNotComputed = false;
     std::optional<double> paybackMonths;     // capex / value per month; none when it never pays
     double netUsdOverLife = 0;               // value per month × 12 × life − capex
     std::optional<double> shortestLifeYears; // the shortest years to rated endurance of its drives
@@ -206,15 +209,20 @@ struct PlanResult {
     std::vector<PlanCoord> coords;  // each point's place in the grid
     std::vector<std::size_t> front; // indices of the points on either front, by capital cost
     std::optional<std::size_t> recommended;
-    std::string why;      // why the recommended point beat its neighbours
-    std::string unmet;    // when no point meets the limits: which limit fails and by how much
-    double floorP99S = 0; // p99 TTFT with every prefix hit free on the GPU: no plan beats it
+    std::string why;   // why the recommended point beat its neighbours
+    std::string unmet; // when no point meets the limits: which limit fails and by how much
+    // p99 TTFT with every prefix hit free on the GPU, of the servers given, or with a latency
+    // limit of any count (one cache, no wait): no plan beats it.
+    double floorP99S = 0;
     // A fleet plan (PlanSetup::base a fleet): its servers, the nodes its tiers are bought for,
     // and its router's --router text; 0 and "" otherwise.
     int fleetServers = 0, fleetNodes = 0;
     std::string fleetRouter;
     // With a latency limit: the servers were counted, and the fewest GPU-only caching needs.
     bool serversSearched = false;
+    // The latency limit is held by a point's searched count, not its p99 at the servers given
+    // (those queue: a fleet, or prefill servers), so a sampled point's verdict is not computed.
+    bool latencyByCount = false;
     std::optional<int> gpuOnlyServers;
     double durationS = 0;             // the trace's
     std::vector<std::int64_t> drives; // the drive counts replayed (the grid's, extended)
