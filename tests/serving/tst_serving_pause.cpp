@@ -1,46 +1,18 @@
 // kvbe-cli probe serving --pause against kvbe-serving-standin (a loopback STAND-IN, not a real
 // server): the sweep idles that long before each timed request, as a replay's requests that find
 // their server idle do, and says so in its parameters; a pause out of range is a sentence.
+#include "probe_run.h"
 #include "standin_process.h"
 
 #include <QElapsedTimer>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
 
 namespace {
-
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-Run runProbe(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(KVBE_CLI_PATH), QStringList{"probe", "serving"} + args);
-    Run r;
-    if (!p.waitForStarted(10000)) return r;
-    p.waitForFinished(180000);
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
-
-// Three lengths, one fraction, one repeat: with the drift reference (5 samples at each end) and
-// the per-request floor (2 prompts), at least 15 timed requests.
-const QStringList kQuick = {"--model",       "standin/llama-3.2-3b",
-                            "--config",      "meta-llama/Llama-3.2-3B",
-                            "--peak-tflops", "2000",
-                            "--lengths",     "512,1k,2k",
-                            "--fractions",   "1",
-                            "--repeats",     "1",
-                            "--warmup",      "1",
-                            "--tiers",       "offload",
-                            "--drift-limit", "10"};
-
+using kvbe::test::runProbe;
+const QStringList& kQuick = kvbe::test::kQuickSweep;
 } // namespace
 
 class TestServingPause : public QObject {

@@ -4,6 +4,7 @@
 // Truths come from the stand-in's settings and docs/cost-model.md's formula, not from the probe.
 #include "kvbe/calibration/calibration.h"
 #include "kvbe/probe/probe_protocol.h"
+#include "probe_run.h"
 #include "sanitizer_build.h"
 #include "standin_process.h"
 
@@ -41,38 +42,13 @@ double truePStar(double bandwidth, double tFixed) {
     return (-b + std::sqrt(b * b + 4 * a * tFixed)) / (2 * a);
 }
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out, err;
-};
-
-Run runProbe(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(KVBE_CLI_PATH), QStringList{"probe", "serving"} + args);
-    Run r;
-    if (!p.waitForStarted(10000)) return r;
-    p.waitForFinished(180000);
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
+using Run = kvbe::test::ProbeRun;
+using kvbe::test::runProbe;
 
 const QStringList kModel = {"--model",       "standin/llama-3.2-3b",
                             "--config",      "meta-llama/Llama-3.2-3B",
                             "--peak-tflops", "2000"};
-// A short sweep for the failure cases: the first request (the warm-up, at the reference length)
-// is a 1024-token prompt.
-const QStringList kQuick = {"--model",       "standin/llama-3.2-3b",
-                            "--config",      "meta-llama/Llama-3.2-3B",
-                            "--peak-tflops", "2000",
-                            "--lengths",     "512,1k,2k",
-                            "--fractions",   "1",
-                            "--repeats",     "1",
-                            "--warmup",      "1",
-                            "--retry-wait",  "0.02s",
-                            "--tiers",       "offload",
-                            "--drift-limit", "10"};
+const QStringList& kQuick = kvbe::test::kQuickSweep;
 
 nlohmann::json resultOf(const QByteArray& out) {
     kvbe::ProbeStreamReader reader;
