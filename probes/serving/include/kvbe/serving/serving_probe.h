@@ -35,8 +35,8 @@ struct ServingSettings {
     int maxTries = 5;
     int warmup = 2; // cold requests sent first and not measured
     // Idle time before each timed request (--pause): a server that has idled a while runs its
-    // next request slower on some machines (llama.cpp on a shared CPU: 10 to 25 % after 0.1 to
-    // 1 s), and a replay at moderate load sends most requests to an idle server.
+    // next request slower on some machines (llama.cpp on a shared CPU, docs/trace.md), and a
+    // replay at moderate load sends most requests to an idle server.
     double pauseS = 0;
     // Above this spread of the repeated reference point (relative to its median) the sweep
     // writes no thresholds (--drift-limit).
