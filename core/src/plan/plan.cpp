@@ -456,12 +456,8 @@ RequestResult<PlanResult> planTrace(const PlanSetup& s,
     // The floor: every prefix hit free on the GPU (unlimited HBM, no offload). Where the servers
     // are searched (--slo-p99) it is that of any count, as trace capacity's: one cache holding
     // every block a fleet's caches could, and no wait; else that of the servers given.
-    ReplayConfig floor = everyHitFree(s.base);
-    if (s.limits.sloP99S) {
-        floor.instances = 0;
-        floor.fleet.enabled = false;
-    }
-    auto f = replayTrace(*s.trace, *s.cost, floor);
+    auto f = replayTrace(*s.trace, *s.cost,
+                         s.limits.sloP99S ? everyHitFreeNoWait(s.base) : everyHitFree(s.base));
     if (!f) return f.error();
     res.floorP99S = f->rule("gpu-only")->ttft.p99;
     res.durationS = f->durationS;

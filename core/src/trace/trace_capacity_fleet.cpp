@@ -159,9 +159,7 @@ Result<CapacityResult> fleetCapacity(const Trace& trace, const CostModel& cost,
         // A floor no fleet gets below: every prefix hit free on the GPU (one unlimited cache
         // holds every block a fleet's caches could) and no wait. Where it misses the target, no
         // number of servers is enough, for any rule.
-        ReplayConfig free = everyHitFree(config);
-        free.instances = 0;
-        free.fleet.enabled = false;
+        ReplayConfig free = everyHitFreeNoWait(config);
         free.rateScale = q.rateScale;
         RequestTimes freeTimes;
         auto f = replayTrace(trace, cost, free, &freeTimes);

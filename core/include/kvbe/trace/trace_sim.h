@@ -13,6 +13,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kvbe {
@@ -250,6 +251,15 @@ inline ReplayConfig everyHitFree(ReplayConfig c) {
     c.gpuCapacityBytes = kUnlimited;
     c.writeQueue = false;
     c.reportRules = {"gpu-only"};
+    return c;
+}
+// everyHitFree with no wait either: one cache for all, no prefill servers, no fleet. No count of
+// servers, router or caches beats it (the floor of a search over server counts: trace capacity's,
+// and a plan's with a latency limit).
+inline ReplayConfig everyHitFreeNoWait(ReplayConfig c) {
+    c = everyHitFree(std::move(c));
+    c.instances = 0;
+    c.fleet.enabled = false;
     return c;
 }
 
