@@ -196,6 +196,11 @@ class TestUnits : public QObject {
         QCOMPARE(*parseSeconds("500ms"), 0.5);
         QCOMPARE(*parseSeconds("2min"), 120.0);
         QVERIFY(!parseSeconds("-1s").ok());
+        QVERIFY(!parseSeconds("0").ok());
+        QCOMPARE(*parseSecondsOrZero("0"), 0.0);
+        QCOMPARE(*parseSecondsOrZero("0ms"), 0.0);
+        QCOMPARE(*parseSecondsOrZero("250ms"), 0.25);
+        QVERIFY(!parseSecondsOrZero("-1s").ok());
         QVERIFY(!parseSeconds("5 parsecs").ok());
     }
     void paramCounts() {

@@ -187,7 +187,8 @@ Result<Capacity> parseCapacity(std::string_view text) {
     return Capacity{Capacity::Unit::Bytes, *b};
 }
 
-Result<double> parseSeconds(std::string_view text) {
+namespace {
+Result<double> seconds(std::string_view text, bool allowZero) {
     const auto s = trim(text);
     double v = 0;
     std::string suffix;
@@ -203,8 +204,17 @@ Result<double> parseSeconds(std::string_view text) {
     else
         return Error{quoted(s) + " has an unknown unit '" + suffix +
                      "'; expected s, ms, us or min"};
-    if (v <= 0) return Error{quoted(s) + " is not a positive duration"};
+    if (v < 0 || (v == 0 && !allowZero)) return Error{quoted(s) + " is not a positive duration"};
     return v;
+}
+} // namespace
+
+Result<double> parseSeconds(std::string_view text) {
+    return seconds(text, false);
+}
+
+Result<double> parseSecondsOrZero(std::string_view text) {
+    return seconds(text, true);
 }
 
 Result<double> parseBandwidthGBps(std::string_view text) {

@@ -95,10 +95,8 @@ Status readRequests(const ProbeArgs& a, ServingSettings& s) {
                      (wait ? waitText + ": expected a time of 0 or more" : wait.message())};
     s.retryWaitS = *wait;
     const std::string pauseText = a.text("--pause");
-    // 0 (no pause) is a time here, where parseSeconds wants a positive one.
-    const bool none = pauseText == "0" || pauseText == "0s" || pauseText == "0ms";
-    auto pause = none ? Result<double>(0.0) : parseSeconds(pauseText);
-    if (!pause || !(*pause >= 0) || *pause > 60)
+    auto pause = parseSecondsOrZero(pauseText); // 0: no pause
+    if (!pause || *pause > 60)
         return Error{"--pause " +
                      (pause ? pauseText + ": expected a time from 0 to 60s" : pause.message())};
     s.pauseS = *pause;

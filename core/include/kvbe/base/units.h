@@ -53,6 +53,8 @@ Result<Capacity> parseCapacity(std::string_view text);
 // A positive duration in seconds: "5s", "500ms", "2m" or "2min", "250us"; a bare number is
 // seconds.
 Result<double> parseSeconds(std::string_view text);
+// The same, 0 taken too ("0", "0s", "0ms": none).
+Result<double> parseSecondsOrZero(std::string_view text);
 
 // The largest bandwidth a flag or field takes, in GB/s (a petabyte a second).
 inline constexpr double kMaxBandwidthGBps = 1e6;
