@@ -136,9 +136,9 @@ RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const
     struct Row {
         std::size_t request = 0;
         std::optional<double> ttft, cached;
-        std::optional<std::size_t> server; // where it went, when it was sent, when it ended
-        double sent = 0, end = 0;
-        bool alone = false; // it found its server idle
+        std::optional<std::size_t> server; // where it went
+        std::optional<double> sent, end;   // when it was sent and ended
+        bool alone = false;                // it found its server idle
     };
     std::vector<Row> rows;
     auto servers = std::make_shared<std::vector<std::int32_t>>(trace.size(), -1);
@@ -160,19 +160,17 @@ RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const
         if (j["ttft_s"].is_number()) r.ttft = j["ttft_s"].get<double>();
         if (j.contains("cached_tokens") && j["cached_tokens"].is_number())
             r.cached = j["cached_tokens"].get<double>();
-        if (j.contains("server") && j["server"].is_number_unsigned() && j.contains("sent_s") &&
-            j["sent_s"].is_number() && j.contains("end_s") && j["end_s"].is_number()) {
+        if (j.contains("server") && j["server"].is_number_unsigned() &&
+            j["server"].get<std::size_t>() < live.servers)
             r.server = j["server"].get<std::size_t>();
-            r.sent = j["sent_s"].get<double>();
-            r.end = j["end_s"].get<double>();
-        }
+        if (j.contains("sent_s") && j["sent_s"].is_number()) r.sent = j["sent_s"].get<double>();
+        if (j.contains("end_s") && j["end_s"].is_number()) r.end = j["end_s"].get<double>();
         if (asRouted) {
-            if (!j.contains("server") || !j["server"].is_number_unsigned() ||
-                j["server"].get<std::size_t>() >= live.servers)
+            if (!r.server)
                 return RequestError{Error{at + ": expected the server the request went to, 0 to " +
                                           std::to_string(live.servers - 1) +
                                           " (--as-routed replays each request there)"}};
-            (*servers)[r.request] = j["server"].get<std::int32_t>();
+            (*servers)[r.request] = static_cast<std::int32_t>(*r.server);
         }
         rows.push_back(r);
     }
@@ -187,15 +185,15 @@ RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const
     {
         std::vector<Row*> sent;
         for (Row& r : rows)
-            if (r.server && r.sent > 0) sent.push_back(&r);
+            if (r.server && r.sent && r.end) sent.push_back(&r);
         std::sort(sent.begin(), sent.end(), [](const Row* a, const Row* b) {
-            return *a->server != *b->server ? *a->server < *b->server : a->sent < b->sent;
+            return *a->server != *b->server ? *a->server < *b->server : *a->sent < *b->sent;
         });
         double open = 0;
         for (std::size_t k = 0; k < sent.size(); ++k) {
             if (k == 0 || *sent[k]->server != *sent[k - 1]->server) open = 0;
-            sent[k]->alone = sent[k]->sent >= open;
-            open = std::max(open, sent[k]->end);
+            sent[k]->alone = *sent[k]->sent >= open;
+            open = std::max(open, *sent[k]->end);
         }
     }
 
