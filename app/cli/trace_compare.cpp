@@ -137,10 +137,7 @@ ExitCode runLiveCompare(const TraceOptions& o, const Setup& setup, const Trace& 
     t.footnotes.push_back("Per request, the predicted TTFT is off by " +
                           formatFixed(100 * r.mape, 1) + " % on average (MAPE).");
     // The engine's speed in this run against the calibration's price of the same work.
-    t.footnotes.push_back(
-        "Alone: the requests that found their server idle, live and in the model, with the same "
-        "cached tokens (to a block); live, their TTFT is the service alone. Fewer than " +
-        std::to_string(LiveServiceCheck::kMinRequests) + " of a kind are not told.");
+    t.footnotes.push_back(servedAloneSentence());
     t.footnotes.push_back(
         "Predicted: " + setup.eval.scenario.name + ", rule " + std::string(toString(rule)) +
         (o.admissionGiven ? "" : " (an engine loads every cached block it finds)") +

@@ -316,4 +316,10 @@ std::vector<std::array<std::string, 4>> liveComparisonRows(const LiveComparison&
     return rows;
 }
 
+std::string servedAloneSentence() {
+    return "Alone: the requests that found their server idle, live and in the model, with the "
+           "same cached tokens (to a block); live, their TTFT is the service alone. Fewer than " +
+           std::to_string(LiveServiceCheck::kMinRequests) + " of a kind are not told.";
+}
+
 } // namespace kvbe

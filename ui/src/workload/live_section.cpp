@@ -125,9 +125,7 @@ void LiveSection::setWorkload(const WorkloadPtr& w) {
     const LiveComparison& c = *w->live;
     html += tr("Per request, the predicted TTFT is off by %1 % on average (MAPE).")
                 .arg(c.mape * 100, 0, 'f', 1);
-    html += QLatin1Char(' ') +
-            tr("Alone: the requests that found their server idle, live and in the model, with "
-               "the same cached tokens (to a block); live, their TTFT is the service alone.");
+    html += QLatin1Char(' ') + QString::fromStdString(servedAloneSentence()).toHtmlEscaped();
     if (c.failed > 0)
         html +=
             QLatin1Char(' ') +

@@ -98,5 +98,7 @@ RequestResult<LiveComparison> compareLiveReplay(const LiveReplayRun& live, const
 // "37.4 %", "37.4 %", "+0.0 points"; "TTFT mean", "41.2 ms", …): the CLI's table and the window's
 // both print these.
 std::vector<std::array<std::string, 4>> liveComparisonRows(const LiveComparison& c);
+// What the "alone" rows are, in one sentence under them (the CLI's table and the window's).
+std::string servedAloneSentence();
 
 } // namespace kvbe
