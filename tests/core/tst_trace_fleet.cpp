@@ -1,6 +1,7 @@
 // The fleet (docs/workload-model.md, "The fleet"): a GPU cache per server behind a router, tiers
 // on each node or pooled, checked against independent counts computed here, and the routers'
 // choices on small traces worked out by hand in docs/routers.md.
+#include "fleet_test_support.h"
 #include "kvbe/cost/cost_model.h"
 #include "kvbe/trace/fleet.h"
 #include "kvbe/trace/trace.h"
@@ -10,87 +11,12 @@
 #include "test_support.h"
 #include "trace_test_support.h"
 
-#include <list>
 #include <map>
-#include <unordered_map>
 
 using namespace kvbe;
 using namespace kvbe::test;
 
 namespace {
-
-// An ordered-dictionary LRU (std::list + hash map), independent of the simulator's.
-class ReferenceLru {
-  public:
-    explicit ReferenceLru(std::size_t capacity) : m_cap(capacity) {}
-    // The request's hit run in blocks, then its blocks stored (touch order first to last).
-    std::size_t request(const std::vector<qint64>& ids) {
-        std::size_t h = 0;
-        while (h < ids.size() && m_where.count(ids[h]))
-            ++h;
-        for (auto id : ids) {
-            auto it = m_where.find(id);
-            if (it != m_where.end()) m_order.erase(it->second);
-            m_order.push_front(id);
-            m_where[id] = m_order.begin();
-            if (m_order.size() > m_cap) {
-                m_where.erase(m_order.back());
-                m_order.pop_back();
-            }
-        }
-        return h;
-    }
-
-  private:
-    std::size_t m_cap;
-    std::list<qint64> m_order;
-    std::unordered_map<qint64, std::list<qint64>::iterator> m_where;
-};
-
-double hitTokens(std::size_t h, double n, double B) {
-    return std::min(double(h) * B, n);
-}
-
-// The token-weighted hits of LRUs of `blocks` each, request i fed to LRU copyOf(i), counted
-// here: an independent reference for a fleet's caches.
-template <class CopyOf>
-double referenceHits(const std::vector<RealRequest>& reqs, std::size_t copies, std::size_t blocks,
-                     CopyOf copyOf) {
-    std::vector<ReferenceLru> caches(copies, ReferenceLru(blocks));
-    double hit = 0, total = 0;
-    for (std::size_t i = 0; i < reqs.size(); ++i) {
-        hit += hitTokens(caches[copyOf(i)].request(reqs[i].ids), reqs[i].n, 512);
-        total += reqs[i].n;
-    }
-    return hit / total;
-}
-
-ReplayConfig fleetConfig(const CostModel& cm, int servers, const std::string& router) {
-    ReplayConfig cfg;
-    cfg.blockBytes = cm.kvBytesPerToken() * 512;
-    cfg.instances = servers;
-    cfg.fleet.enabled = true;
-    auto r = parseRouter(router);
-    if (!r) qFatal("%s", r.message().c_str());
-    cfg.fleet.router = *r;
-    return cfg;
-}
-
-// Every request at t = 0 (nobody finishes during the example, as docs/routers.md's examples
-// assume), each the given prefix ids, whole 512-token blocks.
-Trace atOnce(const std::vector<std::vector<int>>& requests) {
-    std::string text;
-    for (const auto& ids : requests) {
-        std::string list;
-        for (std::size_t j = 0; j < ids.size(); ++j)
-            list += (j ? ", " : "") + std::to_string(ids[j]);
-        text += R"({"timestamp": 0, "input_length": )" + std::to_string(512 * ids.size()) +
-                R"(, "hash_ids": [)" + list + "]}\n";
-    }
-    auto t = loadTraceText(text, "routers.jsonl", {});
-    if (!t) qFatal("%s", t.message().c_str());
-    return std::move(*t);
-}
 
 // Requests at the given times (seconds), each its prefix ids, whole 512-token blocks.
 Trace timed(const std::vector<std::pair<double, std::vector<int>>>& requests) {

@@ -14,21 +14,19 @@ Fleet::Fleet(const Trace& trace, const ReplayConfig& config, const std::vector<s
     : m_trace(trace), m_rc(config.fleet.router), m_n(config.instances),
       m_nodeServers(std::clamp(config.fleet.nodeServers, 1, config.instances)),
       m_b(trace.summary.blockTokens), m_caps(caps), m_queue(static_cast<std::size_t>(m_n)),
-      m_free(static_cast<std::size_t>(m_n), 0.0), m_requests(static_cast<std::size_t>(m_n), 0),
-      m_busy(static_cast<std::size_t>(m_n), 0.0), m_rng(m_rc.seed) {
+      m_load(static_cast<std::size_t>(m_n), 0), m_free(static_cast<std::size_t>(m_n), 0.0),
+      m_requests(static_cast<std::size_t>(m_n), 0), m_busy(static_cast<std::size_t>(m_n), 0.0),
+      m_rng(m_rc.seed) {
     const std::uint32_t blocks = trace.distinctBlocks;
     const RouterKind kind = m_rc.kind;
-    // Every tier's index, and the router's, side by side in one array, with the inline stamps of
-    // each LRU among them (the tiers' and SGLang's tree).
-    const bool extra = kind == RouterKind::Sglang || kind == RouterKind::Dynamo;
-    const int tiers = static_cast<int>(caps.size());
-    auto index = ServerIndex::interleaved(blocks, m_n, tiers + extra,
-                                          tiers + (kind == RouterKind::Sglang ? 1 : 0));
-    m_tiers.reserve(caps.size());
-    m_tiers.emplace_back(std::move(index[0]), m_n, 1, caps[0]);
-    for (std::size_t k = 1; k < caps.size(); ++k) {
+    const std::size_t tiers = caps.size();
+    // The tiers in groups that see the same uses: the same span (1: the GPU; a node's servers:
+    // a local tier; every server: a pool) and the same blocks (the GPU every block, an offload
+    // tier the admitted ones, which are every block unless stores wait for a sighting).
+    std::vector<int> span(tiers, 1);
+    for (std::size_t k = 1; k < tiers; ++k) {
         const bool pooled = k - 1 < config.fleet.pooled.size() && config.fleet.pooled[k - 1];
-        m_tiers.emplace_back(std::move(index[k]), m_n, pooled ? m_n : m_nodeServers, caps[k]);
+        span[k] = pooled ? m_n : m_nodeServers;
         if (!pooled) {
             m_localLevels.push_back(k);
             const std::string name = lower(config.tiers[k - 1].name);
@@ -37,6 +35,39 @@ Fleet::Fleet(const Trace& trace, const ReplayConfig& config, const std::vector<s
                              name.find("host") != std::string::npos;
             m_levelWeight.push_back(cpu ? m_rc.cpuTierWeight : m_rc.otherTierWeight);
         }
+    }
+    const bool gpuShares = config.storeAfter <= 1;
+    std::vector<std::vector<std::size_t>> members;
+    std::vector<std::pair<int, bool>> keys;
+    m_groupOf.resize(tiers);
+    for (std::size_t k = 0; k < tiers; ++k) {
+        const std::pair<int, bool> key{span[k], k == 0 && !gpuShares};
+        const auto at = std::find(keys.begin(), keys.end(), key);
+        m_groupOf[k] = static_cast<std::size_t>(at - keys.begin());
+        if (at == keys.end()) {
+            keys.push_back(key);
+            members.emplace_back();
+        }
+        members[m_groupOf[k]].push_back(k);
+    }
+    // Every tier's index, and the router's, side by side in one array, with the inline stamps of
+    // each LRU order among them (the groups' and SGLang's tree).
+    const bool extra = kind == RouterKind::Sglang || kind == RouterKind::Dynamo;
+    auto records =
+        ServerIndex::interleaved(blocks, m_n, static_cast<int>(tiers) + extra,
+                                 static_cast<int>(members.size()) + (kind == RouterKind::Sglang));
+    m_index.assign(records.index.begin(), records.index.begin() + static_cast<long>(tiers));
+    for (std::size_t g = 0; g < members.size(); ++g) {
+        std::vector<ServerIndex> index;
+        std::vector<std::uint64_t> groupCaps;
+        std::array<std::uint8_t, kMaxTiers> numbers{};
+        for (std::size_t j = 0; j < members[g].size(); ++j) {
+            index.push_back(m_index[members[g][j]]);
+            groupCaps.push_back(caps[members[g][j]]);
+            numbers[j] = static_cast<std::uint8_t>(members[g][j]);
+        }
+        m_groups.emplace_back(std::move(index), records.stamps[g], m_n, keys[g].first, groupCaps);
+        m_groupTiers.push_back(numbers);
     }
     m_needsLoad = kind == RouterKind::LeastLoaded || kind == RouterKind::Sglang ||
                   kind == RouterKind::LlmD || kind == RouterKind::Dynamo;
@@ -48,7 +79,8 @@ Fleet::Fleet(const Trace& trace, const ReplayConfig& config, const std::vector<s
         std::sort(m_ring.begin(), m_ring.end());
     }
     if (kind == RouterKind::Sglang) {
-        m_tree.emplace(std::move(index.back()), m_n, 1, kNoLimit);
+        m_tree.emplace(std::vector<ServerIndex>{records.index.back()}, records.stamps.back(), m_n,
+                       1, std::vector<std::uint64_t>{kNoLimit});
         const double chars = std::max(1.0, m_rc.charsPerToken * m_b);
         m_treeBlocks = static_cast<std::uint64_t>(std::floor(m_rc.maxTreeSize / chars));
         m_nextEviction = m_rc.evictionIntervalS;
@@ -58,7 +90,7 @@ Fleet::Fleet(const Trace& trace, const ReplayConfig& config, const std::vector<s
         m_usage.assign(static_cast<std::size_t>(m_n), 0.0);
     }
     if (kind == RouterKind::Dynamo) {
-        m_active.emplace(std::move(index.back()));
+        m_active.emplace(records.index.back());
         m_activeTokens.assign(static_cast<std::size_t>(m_n), 0.0);
         m_activeBlocks.assign(static_cast<std::size_t>(m_n), 0);
     }
@@ -67,24 +99,28 @@ Fleet::Fleet(const Trace& trace, const ReplayConfig& config, const std::vector<s
         // The router's index lags the caches: a copy of each tier's index (the pools' are the
         // same for every server and are not read), fed the caches' changes eventLagS late.
         m_lagged = true;
-        m_view.resize(m_tiers.size());
-        for (std::size_t k = 0; k < m_tiers.size(); ++k) {
+        m_view.resize(tiers);
+        for (std::size_t k = 0; k < tiers; ++k) {
             const bool local =
                 std::find(m_localLevels.begin(), m_localLevels.end(), k) != m_localLevels.end();
             if (k != 0 && !local) continue;
             m_view[k] = ServerIndex(blocks, m_n);
-            m_tiers[k].logTo(&m_events, &m_clock, m_rc.eventLagS, static_cast<std::uint8_t>(k));
+            const auto& in = members[m_groupOf[k]];
+            const auto j =
+                static_cast<std::size_t>(std::find(in.begin(), in.end(), k) - in.begin());
+            m_groups[m_groupOf[k]].logTo(j, &m_events, &m_clock, m_rc.eventLagS,
+                                         static_cast<std::uint8_t>(k));
         }
         m_seen0 = &m_depthSeen;
     }
 }
 
 std::size_t Fleet::lookUp(int s, std::span<const std::uint32_t> ids, std::uint8_t* tierOf) const {
-    const std::size_t k = m_tiers.size();
+    const std::size_t k = m_index.size();
     std::size_t h = 0;
     for (; h < ids.size(); ++h) {
         std::size_t q = 0;
-        while (q < k && !m_tiers[q].holds(ids[h], s))
+        while (q < k && !m_index[q].holds(ids[h], s))
             ++q;
         if (q == k) break;
         tierOf[h] = static_cast<std::uint8_t>(q);
@@ -98,15 +134,21 @@ void Fleet::booked(std::size_t i, int s, double now, double serviceS) {
     const double finish = start + serviceS;
     m_free[u] = finish;
     m_busy[u] += serviceS;
-    if (m_needsLoad) m_queue[u].push_back({finish, static_cast<std::uint32_t>(i), m_routedTokens});
+    if (m_needsLoad) {
+        m_queue[u].push_back({finish, static_cast<std::uint32_t>(i), m_routedTokens});
+        ++m_load[u];
+        m_nextFinish = std::min(m_nextFinish, finish);
+    }
     m_routedTokens = 0;
 }
 
 void Fleet::started(std::size_t i, int s) {
-    if (m_needsLoad)
+    if (m_needsLoad) {
         m_queue[static_cast<std::size_t>(s)].push_back({std::numeric_limits<double>::infinity(),
                                                         static_cast<std::uint32_t>(i),
                                                         m_routedTokens});
+        ++m_load[static_cast<std::size_t>(s)];
+    }
     m_routedTokens = 0;
 }
 
@@ -114,15 +156,22 @@ void Fleet::finished(std::size_t i, int s) {
     auto& q = m_queue[static_cast<std::size_t>(s)];
     const auto it =
         std::find_if(q.begin(), q.end(), [&](const Booked& b) { return b.request == i; });
-    if (it != q.end()) q.erase(it);
+    if (it == q.end()) return;
+    q.erase(it);
+    --m_load[static_cast<std::size_t>(s)];
+    if (!q.empty()) m_nextFinish = std::min(m_nextFinish, q.front().finish);
 }
 
 void Fleet::finishBy(double now) {
+    // Nothing finishes before the earliest finish at the head of a queue.
+    if (now < m_nextFinish) return;
+    m_nextFinish = std::numeric_limits<double>::infinity();
     for (int s = 0; s < m_n; ++s) {
         auto& q = m_queue[static_cast<std::size_t>(s)];
         while (!q.empty() && q.front().finish <= now) {
             const Booked b = q.front();
             q.pop_front();
+            --m_load[static_cast<std::size_t>(s)];
             if (!m_active) continue;
             // Dynamo: its prefill tokens and its blocks leave the server's active set.
             m_activeTokens[static_cast<std::size_t>(s)] -= b.tokens;
@@ -140,6 +189,7 @@ void Fleet::finishBy(double now) {
                 }
             }
         }
+        if (!q.empty()) m_nextFinish = std::min(m_nextFinish, q.front().finish);
     }
 }
 
@@ -196,7 +246,7 @@ std::uint32_t Fleet::depthsOf(const ServerIndex* const* idx, std::size_t n,
 std::uint32_t Fleet::depths(std::size_t level, std::span<const std::uint32_t> ids,
                             std::vector<std::uint32_t>& out, bool seen) const {
     auto index = [&](std::size_t k) -> const ServerIndex* {
-        return seen && m_lagged ? &m_view[k] : &m_tiers[k].index();
+        return seen && m_lagged ? &m_view[k] : &m_index[k];
     };
     const ServerIndex* idx[kMaxTiers];
     std::size_t n = 0;
@@ -209,9 +259,7 @@ std::uint32_t Fleet::depths(std::size_t level, std::span<const std::uint32_t> id
 int Fleet::leastLoaded() const {
     int best = 0;
     for (int s = 1; s < m_n; ++s)
-        if (m_queue[static_cast<std::size_t>(s)].size() <
-            m_queue[static_cast<std::size_t>(best)].size())
-            best = s;
+        if (m_load[static_cast<std::size_t>(s)] < m_load[static_cast<std::size_t>(best)]) best = s;
     return best;
 }
 
@@ -297,8 +345,8 @@ FleetReport Fleet::report() const {
 
 std::uint64_t Fleet::stateBytes() const {
     std::uint64_t b = 0;
-    for (const auto& t : m_tiers)
-        b += t.bytes();
+    for (const auto& g : m_groups)
+        b += g.bytes();
     if (m_tree) b += m_tree->bytes();
     if (m_active) b += m_active->bytes() + m_activeRefs.size() * 32;
     for (const auto& v : m_view)

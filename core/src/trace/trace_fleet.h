@@ -10,6 +10,7 @@
 
 #include "trace_fleet_cache.h"
 
+#include <array>
 #include <deque>
 #include <optional>
 #include <random>
@@ -44,32 +45,39 @@ class Fleet {
     // offload tier's access (stored: it was not held and is now).
     template <class Admit, class Accessed>
     void update(int s, std::span<const std::uint32_t> ids, Admit&& admit, Accessed&& accessed) {
+        const std::size_t k = m_index.size();
         for (const std::uint32_t id : ids) {
-            m_tiers[0].access(id, s);
-            if (m_tiers.size() == 1 || !admit(id)) continue;
-            for (std::size_t k = 1; k < m_tiers.size(); ++k)
-                accessed(k, id, m_tiers[k].access(id, s));
+            // The GPU's group takes every block, the others the admitted ones (the GPU's group
+            // holds offload tiers only where every block is admitted).
+            const bool admitted = k > 1 && admit(id);
+            std::uint32_t stored = 0;
+            for (std::size_t g = 0; g < m_groups.size() && (g == 0 || admitted); ++g)
+                for (unsigned w = m_groups[g].access(id, s); w; w &= w - 1)
+                    stored |= 1u << m_groupTiers[g][static_cast<std::size_t>(__builtin_ctz(w))];
+            if (!admitted) continue;
+            for (std::size_t q = 1; q < k; ++q)
+                accessed(q, id, (stored >> q & 1u) != 0);
         }
     }
     // Starts fetching what a request's routing, lookups and updates will read: its blocks'
     // records, which hold every tier's index and stamps (whichever server it goes to).
     void prefetch(std::span<const std::uint32_t> ids) const {
         for (const std::uint32_t id : ids)
-            m_tiers[0].prefetch(id);
+            __builtin_prefetch(m_index[0].of(id), 1);
     }
     // The tiers server s can read block id from, a bit each (GPU: bit 0).
     std::uint8_t heldMask(std::uint32_t id, int s) const {
         std::uint8_t m = 0;
-        for (std::size_t k = 0; k < m_tiers.size(); ++k)
-            if (m_tiers[k].holds(id, s)) m |= static_cast<std::uint8_t>(1u << k);
+        for (std::size_t k = 0; k < m_index.size(); ++k)
+            if (m_index[k].holds(id, s)) m |= static_cast<std::uint8_t>(1u << k);
         return m;
     }
-    bool holds(std::size_t k, std::uint32_t id, int s) const { return m_tiers[k].holds(id, s); }
+    bool holds(std::size_t k, std::uint32_t id, int s) const { return m_index[k].holds(id, s); }
     int nodeServers() const { return m_nodeServers; }
     // The request routed to s takes serviceS of it once it starts (its prefill time under
     // `always`): the load the routers see.
     void booked(std::size_t i, int s, double now, double serviceS);
-    std::uint32_t copies(std::size_t k) const { return m_tiers[k].copies(); }
+    std::uint32_t copies(std::size_t k) const { return m_groups[m_groupOf[k]].copies(); }
     // Live servers (LiveRouter): request i, routed to s, is on it until finished() says so.
     void started(std::size_t i, int s);
     void finished(std::size_t i, int s);
@@ -102,7 +110,13 @@ class Fleet {
     const int m_n;
     const int m_nodeServers;
     const double m_b; // tokens per block
-    std::vector<TierCopies> m_tiers;
+    // The tiers' caches, in groups of the tiers that see the same uses at the same span (each
+    // group one LRU order a copy, SlotLru): the GPU's group first. Per tier: its index (a
+    // handle on its group's) and its group; per group, its tiers.
+    std::vector<TierCopies> m_groups;
+    std::vector<ServerIndex> m_index;
+    std::vector<std::size_t> m_groupOf;
+    std::vector<std::array<std::uint8_t, kMaxTiers>> m_groupTiers;
     std::vector<std::size_t> m_localLevels; // the local offload tiers, fastest first
     std::vector<std::uint64_t> m_caps;
     // llm-d: each local level's tier weight, cpu_weight for a DRAM (host, CPU) tier, else
@@ -121,6 +135,8 @@ class Fleet {
         double tokens; // dynamo: the prefill tokens it added to the server's
     };
     std::vector<std::deque<Booked>> m_queue;
+    std::vector<std::uint32_t> m_load; // each queue's length
+    double m_nextFinish = 0;           // no request finishes before it
     std::vector<double> m_free;
     bool m_needsLoad = false;
 

@@ -1,7 +1,8 @@
-// The caches of a fleet (docs/workload-model.md, "The fleet"): the copies of one tier (a GPU
-// cache per server, a local tier per node, one pool), each an LRU of block ids in slots of its
-// own, and one index of which servers hold each block, so that a router reads a prefix's holders
-// in the prefix's length, not in servers times it. Internal to kvbe_core.
+// The caches of a fleet (docs/workload-model.md, "The fleet"): the copies of a tier (a GPU cache
+// per server, a local tier per node, one pool), each an LRU of block ids kept as stamps (one
+// order for the tiers that see the same uses), and one index per tier of which servers hold each
+// block, so that a router reads a prefix's holders in the prefix's length, not in servers times
+// it. Internal to kvbe_core.
 #pragma once
 
 #include "trace_cache.h"
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace kvbe::detail {
@@ -111,93 +113,89 @@ class IdSlots {
     unsigned m_shift = 60;
 };
 
-// A block's record (ServerIndex::interleaved): each index's words, then for each LRU tier a few
-// inline entries, each a copy's tag (the copy + 1; 0: free) and its stamp for the block. A block
-// held by more copies of a tier than it has entries keeps the others in those copies' maps.
+// A block's record (ServerIndex::interleaved): each index's words, then for each LRU a few inline
+// entries, each a copy's tag (the copy + 1; 0: free) and its stamp for the block. A block held by
+// more copies of an LRU than it has entries keeps the others in those copies' maps.
 struct InlineStamps {
-    std::uint64_t* base = nullptr; // the first block's entries of this tier
+    std::uint64_t* base = nullptr; // the first block's entries of this LRU
     std::size_t stride = 0;        // words a block
     int entries = 0;
+    std::size_t blocks = 0;
     std::uint64_t* of(std::uint32_t id) const {
         return base + static_cast<std::size_t>(id) * stride;
     }
+    std::uint64_t bytes() const { return blocks * static_cast<std::size_t>(entries) * 8; }
 };
 
-// One LRU cache of block ids, kept as stamps: each held block has the stamp of its last use (in
-// the block's record where it has room, else in the copy's own map), and a queue lists the uses
-// in order. The least recent block is the queue's first entry whose stamp is still its block's;
-// older entries are skipped (and the queue compacted when they and the used-up head outnumber
-// the blocks). A use reads the block's record, which the router and the index read anyway, and
-// appends to the queue: no miss of its own where the record has room.
+// One copy's LRU order of block ids, shared by the tiers that see the same uses (a GPU cache and
+// the offload tiers written through beside it, each with its own capacity). A queue lists the
+// uses in order, and each held block has the stamp of its last use (its place in the queue: the
+// queue's first use has stamp m_base), in the block's record where it has room, else in the
+// copy's own map. A use marks the block's previous use in the queue stale (its id becomes kNil).
+// As every tier of the group sees the same uses, a tier of capacity c holds the c most recent
+// blocks: the blocks whose live use is at or after the tier's head. A tier that must evict moves
+// its head over stale uses to the next live one and drops that block; a block that no tier holds
+// any more loses its stamp. So a head reads the queue in order and a block's record only to
+// evict it. When the stale uses and the used-up start outnumber the held blocks, the queue is
+// packed and the held blocks' stamps renumbered from 1 (so that they never wrap). A use reads
+// the block's record, which the router and the index read anyway: one record and one queue for
+// the group, where an LRU per tier would read and append once per tier.
 class SlotLru {
   public:
-    SlotLru(std::uint64_t capacity, InlineStamps stamps, std::uint32_t copy)
-        : m_cap(capacity), m_in(stamps), m_tag(copy + 1) {}
-    std::uint64_t capacity() const { return m_cap; }
-    std::uint64_t size() const { return m_size; }
-    // A held block becomes the most recent.
-    void touch(std::uint32_t id) {
-        const Ref r = find(id);
-        if (!r || r.get() == m_stamp) return;
-        r.set(use(id));
-    }
-    // Stores a block it does not hold; the least recent goes to onEvict when full (capacity 0:
-    // nothing is stored).
-    template <class F> void insert(std::uint32_t id, F&& onEvict) {
-        if (m_cap == 0) return;
-        if (m_size >= m_cap) {
-            const std::uint32_t old = oldest();
-            remove(old);
-            ++m_head;
-            ahead();
-            onEvict(old);
+    static constexpr int kMax = 8; // tiers in a group (kMaxTiers)
+    SlotLru(std::span<const std::uint64_t> capacities, InlineStamps stamps, std::uint32_t copy)
+        : m_tiers(static_cast<int>(std::min<std::size_t>(capacities.size(), kMax))), m_in(stamps),
+          m_tag(copy + 1) {
+        for (int j = 0; j < m_tiers; ++j) {
+            m_cap[j] = capacities[static_cast<std::size_t>(j)];
+            if (m_cap[j] > 0) m_stores |= static_cast<std::uint8_t>(1u << j);
         }
-        const std::uint32_t stamp = use(id);
-        std::uint64_t* e = m_in.of(id);
-        ++m_size;
-        for (int q = 0; q < m_in.entries; ++q)
-            if ((e[q] >> 32) == 0) {
+    }
+    std::uint64_t capacity(int j) const { return m_cap[j]; }
+    std::uint64_t size(int j) const { return m_count[j]; }
+    // Block id is used, and the tiers in `missing` (a bit each) do not hold it: it becomes the
+    // most recent in every tier, and each missing tier stores it (a full one evicting its least
+    // recent first: onEvict(j, old); capacity 0: nothing is stored). Returns the tiers that
+    // stored it.
+    template <class F> std::uint8_t access(std::uint32_t id, std::uint8_t missing, F&& onEvict) {
+        if (!m_stores) return 0;
+        if (const Ref r = find(id)) {
+            const std::uint32_t was = r.get();
+            if (was != m_stamp) {
+                m_uses[was - m_base] = kNil;
+                r.set(use(id));
+            }
+        } else {
+            const std::uint32_t stamp = use(id);
+            ++m_live;
+            std::uint64_t* e = m_in.of(id);
+            int q = 0;
+            while (q < m_in.entries && (e[q] >> 32) != 0)
+                ++q;
+            if (q < m_in.entries)
                 e[q] = static_cast<std::uint64_t>(m_tag) << 32 | stamp;
-                return;
-            }
-        m_map.put(id, stamp);
-    }
-    // The least recent block (kNil when empty) and its removal.
-    std::uint32_t oldest() {
-        while (m_head < m_uses.size()) {
-            const Use u = m_uses[m_head];
-            const Ref r = find(u.id);
-            if (r && r.get() == u.stamp) return u.id;
-            ++m_head;
-            ahead();
+            else
+                m_map.put(id, stamp);
         }
-        return kNil;
+        const auto stored = static_cast<std::uint8_t>(missing & m_stores);
+        for (unsigned w = stored; w; w &= w - 1) {
+            const int j = __builtin_ctz(w);
+            if (m_count[j] >= m_cap[j]) evict(j, onEvict);
+            ++m_count[j];
+        }
+        return stored;
     }
-    void remove(std::uint32_t id) {
-        std::uint64_t* e = m_in.of(id);
-        for (int q = 0; q < m_in.entries; ++q)
-            if ((e[q] >> 32) == m_tag) {
-                e[q] = 0;
-                --m_size;
-                return;
-            }
-        const std::size_t before = m_map.size();
-        m_map.erase(id);
-        m_size -= before - m_map.size();
+    // Evicts tier j's least recent blocks until it holds at most `keep`.
+    template <class F> void trim(int j, std::uint64_t keep, F&& onEvict) {
+        while (m_count[j] > keep)
+            evict(j, onEvict);
     }
-    std::uint64_t bytes() const { return m_uses.capacity() * sizeof(Use) + m_map.bytes(); }
+    std::uint64_t bytes() const {
+        return m_uses.capacity() * sizeof(std::uint32_t) + m_map.bytes();
+    }
 
   private:
-    struct Use {
-        std::uint32_t id, stamp;
-    };
-    // The records the next evictions read, fetched while this one goes on: the queue's head
-    // moves one entry or a few a time.
-    static constexpr std::size_t kAhead = 8;
-    void ahead() const {
-        if (m_in.entries > 0 && m_head + kAhead < m_uses.size())
-            __builtin_prefetch(m_in.of(m_uses[m_head + kAhead].id), 1);
-    }
+    static constexpr int kAhead = 8;
     // Where a held block's stamp is: an inline entry or the map's slot.
     struct Ref {
         std::uint64_t* in = nullptr;
@@ -217,53 +215,114 @@ class SlotLru {
             if ((e[q] >> 32) == m_tag) return {e + q, nullptr};
         return {nullptr, m_map.at(id)};
     }
-    // Appends a use and returns its stamp; drops the stale uses first when they are most of the
-    // queue, renumbering the stamps from 1 (so that they never wrap).
+    // Tier j's least recent block leaves it: the first live use from its head on (there is one:
+    // the tier holds its blocks' live uses). A block that no other tier holds loses its stamp.
+    template <class F> void evict(int j, F& onEvict) {
+        std::size_t h = m_head[j];
+        while (m_uses[h] == kNil)
+            ++h;
+        const std::uint32_t old = m_uses[h];
+        const std::size_t at = h;
+        m_head[j] = h + 1;
+        // The records the tier's next evictions change (a request's misses evict a few blocks
+        // in a row), fetched meanwhile: the live uses up to kAhead on from the head.
+        std::size_t& p = m_ahead[j];
+        int more = 1;
+        if (p <= h) p = h, more = kAhead;
+        for (; more > 0 && p + 1 < m_uses.size(); --more) {
+            ++p;
+            while (p + 1 < m_uses.size() && m_uses[p] == kNil)
+                ++p;
+            if (m_uses[p] != kNil) __builtin_prefetch(m_in.of(m_uses[p]), 1);
+        }
+        --m_count[j];
+        bool held = false;
+        for (int o = 0; o < m_tiers && !held; ++o)
+            held = o != j && m_cap[o] > 0 && m_head[o] <= at;
+        if (!held) {
+            forget(old);
+            m_uses[at] = kNil;
+        }
+        onEvict(j, old);
+    }
+    void forget(std::uint32_t id) {
+        --m_live;
+        std::uint64_t* e = m_in.of(id);
+        for (int q = 0; q < m_in.entries; ++q)
+            if ((e[q] >> 32) == m_tag) {
+                e[q] = 0;
+                return;
+            }
+        m_map.erase(id);
+    }
+    // Appends a use and returns its stamp; packs the queue first when its stale uses are most of
+    // it.
     std::uint32_t use(std::uint32_t id) {
-        if (m_uses.size() >= 2 * m_size + 1024 || m_stamp == kNil - 1) compact();
-        m_uses.push_back({id, ++m_stamp});
-        return m_stamp;
+        if (m_uses.size() >= 4 * m_live + 1024 || m_stamp == kNil - 1) compact();
+        m_uses.push_back(id);
+        return ++m_stamp;
     }
     void compact() {
+        // No tier holds a block whose use is before the first head.
+        std::size_t from = m_uses.size();
+        for (int j = 0; j < m_tiers; ++j)
+            if (m_cap[j] > 0) from = std::min(from, m_head[j]);
+        std::size_t next[kMax];
+        for (int j = 0; j < m_tiers; ++j)
+            next[j] = m_head[j];
         std::size_t out = 0;
-        m_stamp = 0;
         constexpr std::size_t kWalk = 16; // records in flight while the walk goes on
-        for (std::size_t i = m_head; i < m_uses.size(); ++i) {
-            if (m_in.entries > 0 && i + kWalk < m_uses.size())
-                __builtin_prefetch(m_in.of(m_uses[i + kWalk].id), 1);
-            const Use u = m_uses[i];
-            const Ref r = find(u.id);
-            if (!r || r.get() != u.stamp) continue;
-            r.set(++m_stamp);
-            m_uses[out++] = {u.id, m_stamp};
+        for (std::size_t i = from; i < m_uses.size(); ++i) {
+            for (int j = 0; j < m_tiers; ++j)
+                if (m_head[j] == i) next[j] = out;
+            if (m_in.entries > 0 && i + kWalk < m_uses.size() && m_uses[i + kWalk] != kNil)
+                __builtin_prefetch(m_in.of(m_uses[i + kWalk]), 1);
+            const std::uint32_t id = m_uses[i];
+            if (id == kNil) continue;
+            find(id).set(static_cast<std::uint32_t>(out + 1));
+            m_uses[out++] = id;
         }
+        for (int j = 0; j < m_tiers; ++j)
+            m_head[j] = m_cap[j] == 0 ? 0 : m_head[j] >= m_uses.size() ? out : next[j];
+        for (int j = 0; j < m_tiers; ++j)
+            m_ahead[j] = 0;
         m_uses.resize(out);
-        m_head = 0;
+        m_base = 1;
+        m_stamp = static_cast<std::uint32_t>(out);
     }
-    std::uint64_t m_cap;
+    int m_tiers;
+    std::uint64_t m_cap[kMax] = {}, m_count[kMax] = {};
+    std::size_t m_head[kMax] = {};
+    std::size_t m_ahead[kMax] = {}; // per tier: the last use whose record was fetched ahead
+    std::uint8_t m_stores = 0;      // the tiers that store anything (capacity above 0)
     InlineStamps m_in;
     std::uint32_t m_tag;
-    std::uint64_t m_size = 0;
-    std::vector<Use> m_uses;
-    std::size_t m_head = 0;
-    std::uint32_t m_stamp = 0;
-    IdSlots m_map; // the blocks with no room in their record
+    std::uint64_t m_live = 0;          // blocks with a stamp: held by one tier or more
+    std::vector<std::uint32_t> m_uses; // block ids in order of use; kNil: a stale use
+    std::uint32_t m_base = 1;          // the stamp of the queue's first use
+    std::uint32_t m_stamp = 0;         // the last use's
+    IdSlots m_map;                     // the blocks with no room in their record
 };
 
 // Which servers hold each block: a bit per server, `words` 64-bit words a block. Several indexes
-// may share one array, a block's words of each side by side and then the inline stamps of the
-// first `stamped` (their LRUs', InlineStamps), so that what a request asks of every tier about a
-// block is one record: one cache line up to 64 servers and four tiers.
+// may share one array, a block's words of each side by side and then the inline stamps of each
+// LRU (InlineStamps), so that what a request asks of every tier about a block is one record: one
+// cache line up to 64 servers and four tiers.
 class ServerIndex {
   public:
     ServerIndex() = default;
-    ServerIndex(std::uint32_t blocks, int servers) { *this = interleaved(blocks, servers, 1)[0]; }
-    // `count` indexes over one array, the first `stamped` with inline stamps.
-    static std::vector<ServerIndex> interleaved(std::uint32_t blocks, int servers, int count,
-                                                int stamped = 0) {
+    ServerIndex(std::uint32_t blocks, int servers) {
+        *this = interleaved(blocks, servers, 1).index[0];
+    }
+    struct Records {
+        std::vector<ServerIndex> index;
+        std::vector<InlineStamps> stamps;
+    };
+    // `count` indexes over one array, and the inline stamps of `lrus` LRUs.
+    static Records interleaved(std::uint32_t blocks, int servers, int count, int lrus = 0) {
         const std::size_t words = (static_cast<std::size_t>(servers) + 63) / 64;
         const std::size_t bits = words * static_cast<std::size_t>(count);
-        const auto lru = static_cast<std::size_t>(stamped);
+        const auto lru = static_cast<std::size_t>(lrus);
         // A power of two up to a line, whole lines beyond, so that no record straddles more
         // lines than it must; the room left goes to more inline stamps.
         std::size_t stride = bits + lru;
@@ -274,22 +333,24 @@ class ServerIndex {
         const int entries = lru == 0 ? 0 : static_cast<int>((stride - bits) / lru);
         auto store = std::make_shared<BlockArray<std::uint64_t>>(
             static_cast<std::size_t>(blocks) * stride, 0);
-        std::vector<ServerIndex> out(static_cast<std::size_t>(count));
+        Records out;
+        out.index.resize(static_cast<std::size_t>(count));
+        // With no blocks the array holds nothing and data() may be null: no offset.
+        std::uint64_t* data = store->data();
         for (int c = 0; c < count; ++c) {
-            ServerIndex& x = out[static_cast<std::size_t>(c)];
+            ServerIndex& x = out.index[static_cast<std::size_t>(c)];
             x.m_store = store;
-            // With no blocks the array holds nothing and data() may be null: no offset.
-            std::uint64_t* data = store->data();
             x.m_base = blocks == 0 ? data : data + static_cast<std::size_t>(c) * words;
             x.m_words = words;
             x.m_stride = stride;
-            if (c < stamped && blocks > 0)
-                x.m_stamps = {data + bits + static_cast<std::size_t>(c * entries), stride, entries};
         }
+        for (std::size_t l = 0; l < lru; ++l)
+            out.stamps.push_back(
+                blocks == 0 ? InlineStamps{}
+                            : InlineStamps{data + bits + l * static_cast<std::size_t>(entries),
+                                           stride, entries, blocks});
         return out;
     }
-    // This index's LRU stamps in the records (none: every stamp in the copies' maps).
-    InlineStamps stamps() const { return m_stamps; }
     std::size_t words() const { return m_words; }
     const std::uint64_t* of(std::uint32_t id) const {
         return m_base + static_cast<std::size_t>(id) * m_stride;
@@ -317,18 +378,15 @@ class ServerIndex {
             s += n;
         }
     }
-    // Its share of the array: its words and its inline stamps.
+    // Its share of the array: its words.
     std::uint64_t bytes() const {
-        return m_store && m_stride ? m_store->bytes() / m_stride *
-                                         (m_words + static_cast<std::size_t>(m_stamps.entries))
-                                   : 0;
+        return m_store && m_stride ? m_store->bytes() / m_stride * m_words : 0;
     }
 
   private:
     std::shared_ptr<BlockArray<std::uint64_t>> m_store;
     std::uint64_t* m_base = nullptr;
     std::size_t m_words = 0, m_stride = 0;
-    InlineStamps m_stamps;
 };
 
 // A change of a tier's index (a block stored or evicted at a copy), for a router that sees it
@@ -341,60 +399,73 @@ struct IndexEvent {
     bool on;
 };
 
-// The copies of one tier: copy c serves the servers [c × span, (c + 1) × span) (span 1 for the
-// GPU, the node's servers for a local tier, every server for a pool). The index says which
-// servers can read each block from this tier.
+// The copies of a group of tiers that see the same uses: copy c serves the servers
+// [c × span, (c + 1) × span) (span 1 for the GPU, the node's servers for a local tier, every
+// server for a pool), and each copy keeps one LRU order for all the group's tiers (SlotLru). Each
+// tier's index says which servers can read each block from it.
 class TierCopies {
   public:
-    TierCopies(ServerIndex index, int servers, int span, std::uint64_t capacity)
-        : m_span(span), m_servers(servers), m_index(std::move(index)) {
+    // The group's tiers: their indexes and capacities (blocks a copy), in the same order.
+    TierCopies(std::vector<ServerIndex> index, InlineStamps stamps, int servers, int span,
+               const std::vector<std::uint64_t>& capacities)
+        : m_span(span), m_servers(servers), m_index(std::move(index)), m_stamps(stamps),
+          m_tierOf(m_index.size(), 0) {
         const int copies = (servers + span - 1) / span;
         m_copies.reserve(static_cast<std::size_t>(copies));
         for (int c = 0; c < copies; ++c)
-            m_copies.emplace_back(capacity, m_index.stamps(), static_cast<std::uint32_t>(c));
+            m_copies.emplace_back(capacities, stamps, static_cast<std::uint32_t>(c));
     }
     int copyOf(int server) const { return m_span == 1 ? server : server / m_span; }
-    // The line an access reads: the block's record (its index words and inline stamps).
-    void prefetch(std::uint32_t id) const { __builtin_prefetch(m_index.of(id), 1); }
     std::uint32_t copies() const { return static_cast<std::uint32_t>(m_copies.size()); }
-    const ServerIndex& index() const { return m_index; }
-    bool holds(std::uint32_t id, int server) const { return m_index.holds(id, server); }
-    // The block used at a server: touched where its copy holds it, else stored (true: written).
-    bool access(std::uint32_t id, int server) {
-        const int c = copyOf(server);
-        if (m_index.holds(id, server)) {
-            m_copies[static_cast<std::size_t>(c)].touch(id);
-            return false;
-        }
-        auto& cache = m_copies[static_cast<std::size_t>(c)];
-        if (cache.capacity() == 0) return false;
-        cache.insert(id, [&](std::uint32_t old) {
-            m_index.set(old, c * m_span, span(c), false);
-            log(old, c, false);
-        });
-        m_index.set(id, c * m_span, span(c), true);
-        log(id, c, true);
-        return true;
+    std::size_t tiers() const { return m_index.size(); }
+    const ServerIndex& index(std::size_t j = 0) const { return m_index[j]; }
+    bool holds(std::uint32_t id, int server, std::size_t j = 0) const {
+        return m_index[j].holds(id, server);
     }
-    // Every change from now on goes to `events`, stamped `*clock + lag`.
-    void logTo(std::deque<IndexEvent>* events, const double* clock, double lag, std::uint8_t tier) {
+    // The block used at a server: it becomes the most recent in every tier of the group, and
+    // each tier whose copy did not hold it stores it. Returns the tiers that did (bit j: the
+    // group's j-th).
+    std::uint8_t access(std::uint32_t id, int server) {
+        const int c = copyOf(server);
+        std::uint8_t missing = 0;
+        for (std::size_t j = 0; j < m_index.size(); ++j)
+            if (!m_index[j].holds(id, server)) missing |= static_cast<std::uint8_t>(1u << j);
+        auto& cache = m_copies[static_cast<std::size_t>(c)];
+        const std::uint8_t stored = cache.access(id, missing, [&](int j, std::uint32_t old) {
+            m_index[static_cast<std::size_t>(j)].set(old, c * m_span, span(c), false);
+            log(j, old, c, false);
+        });
+        for (unsigned w = stored; w; w &= w - 1) {
+            const int j = __builtin_ctz(w);
+            m_index[static_cast<std::size_t>(j)].set(id, c * m_span, span(c), true);
+            log(j, id, c, true);
+        }
+        return stored;
+    }
+    // Every change of the group's j-th tier from now on goes to `events`, stamped
+    // `*clock + lag`, as tier `tier`.
+    void logTo(std::size_t j, std::deque<IndexEvent>* events, const double* clock, double lag,
+               std::uint8_t tier) {
         m_events = events;
         m_clock = clock;
         m_lag = lag;
-        m_tier = tier;
+        m_tierOf[j] = tier;
+        m_logged |= static_cast<std::uint8_t>(1u << j);
     }
-    // Evicts a copy's least recent blocks until it holds at most `keep`.
-    void trim(int c, std::uint64_t keep) {
-        auto& cache = m_copies[static_cast<std::size_t>(c)];
-        while (cache.size() > keep) {
-            const std::uint32_t old = cache.oldest();
-            cache.remove(old);
-            m_index.set(old, c * m_span, span(c), false);
-        }
+    // Evicts the least recent blocks of a copy's j-th tier until it holds at most `keep`.
+    void trim(int c, std::uint64_t keep, int j = 0) {
+        m_copies[static_cast<std::size_t>(c)].trim(j, keep, [&](int t, std::uint32_t old) {
+            m_index[static_cast<std::size_t>(t)].set(old, c * m_span, span(c), false);
+            log(t, old, c, false);
+        });
     }
-    std::uint64_t size(int c) const { return m_copies[static_cast<std::size_t>(c)].size(); }
+    std::uint64_t size(int c, int j = 0) const {
+        return m_copies[static_cast<std::size_t>(c)].size(j);
+    }
     std::uint64_t bytes() const {
-        std::uint64_t b = m_index.bytes();
+        std::uint64_t b = m_stamps.bytes();
+        for (const auto& x : m_index)
+            b += x.bytes();
         for (const auto& c : m_copies)
             b += c.bytes();
         return b;
@@ -402,15 +473,19 @@ class TierCopies {
 
   private:
     int span(int c) const { return std::min(m_span, m_servers - c * m_span); }
-    void log(std::uint32_t id, int c, bool on) {
-        if (m_events) m_events->push_back({*m_clock + m_lag, id, c * m_span, span(c), m_tier, on});
+    void log(int j, std::uint32_t id, int c, bool on) {
+        if (m_logged >> j & 1u)
+            m_events->push_back({*m_clock + m_lag, id, c * m_span, span(c),
+                                 m_tierOf[static_cast<std::size_t>(j)], on});
     }
     std::deque<IndexEvent>* m_events = nullptr;
     const double* m_clock = nullptr;
     double m_lag = 0;
-    std::uint8_t m_tier = 0;
+    std::uint8_t m_logged = 0; // the tiers whose changes are logged, a bit each
     int m_span, m_servers;
-    ServerIndex m_index;
+    std::vector<ServerIndex> m_index;
+    InlineStamps m_stamps;
+    std::vector<std::uint8_t> m_tierOf; // the fleet's number of each tier (its events')
     std::vector<SlotLru> m_copies;
 };
 

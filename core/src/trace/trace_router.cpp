@@ -220,10 +220,10 @@ int Fleet::sglang(std::span<const std::uint32_t> ids, double now) {
             tree.trim(c, m_treeBlocks);
         m_nextEviction = (std::floor(now / m_rc.evictionIntervalS) + 1) * m_rc.evictionIntervalS;
     }
-    std::size_t lo = SIZE_MAX, hi = 0;
-    for (const auto& q : m_queue) {
-        lo = std::min(lo, q.size());
-        hi = std::max(hi, q.size());
+    std::uint32_t lo = UINT32_MAX, hi = 0;
+    for (const std::uint32_t q : m_load) {
+        lo = std::min(lo, q);
+        hi = std::max(hi, q);
     }
     const bool imbalanced =
         static_cast<double>(hi - lo) > m_rc.balanceAbsThreshold &&
