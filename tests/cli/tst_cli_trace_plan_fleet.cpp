@@ -197,7 +197,8 @@ class TestCliTracePlanFleet : public QObject {
     // holds the limit at its own count, whatever its p99 at the servers given. Two servers behind
     // round-robin miss p99 4 s (5.4 s); trace capacity finds GPU-only caching holds it at a count
     // of its own, and the plan neither refuses the limit (its floor is capacity's: one cache and
-    // no wait) nor fails the rows that hold it.
+    // no wait) nor fails the rows that hold it. Each counted row is the fleet of its count: its
+    // p99 is within the limit, and its cost for that count's nodes.
     void aLatencyLimitIsHeldAtTheSearchedCount() {
         const QStringList fleet = {"--servers", "2", "--router", "round-robin"};
         const auto cap = cli({"trace", "capacity", kConversation, "--slo", "p99=4s", "--router",
@@ -217,19 +218,66 @@ class TestCliTracePlanFleet : public QObject {
         QVERIFY(
             closeTo(o["floor_p99_s"].toDouble(), gpuOnly["statistic_floor_s"].toDouble(), 1e-9));
         QCOMPARE(o["gpu_only_servers_at_slo"].toInt(), needed);
-        int held = 0; // the front's configurations (the JSON lists those)
+        const double perGiB = o["prices"].toObject()["dram_usd_per_GiB"].toDouble();
+        const double perDrive =
+            o["prices"].toObject()["drive_usd"].toObject()["nvme-gen5"].toDouble();
+        QVERIFY(perGiB > 0 && perDrive > 0);
+        int held = 0, moreNodes = 0; // the front's configurations (the JSON lists those)
         for (const auto& v : o["front"].toArray()) {
             const auto p = v.toObject();
             const QString what = p["description"].toString();
-            QVERIFY2(p["ttft_p99_s"].toDouble() > 4, qPrintable(what));
+            QVERIFY2(p["ttft_p99_s"].toDouble() <= 4, qPrintable(what));
             QVERIFY2(p["servers_at_slo"].isDouble(), qPrintable(what));
+            // Its cost is for the nodes of its own count (a server a node), not the 2 given.
+            const int nodes = p["servers_at_slo"].toInt();
+            QCOMPARE(p["nodes"].toInt(), nodes);
+            const double expected =
+                p["dram_bytes"].toDouble() / double(1ull << 30) * perGiB * nodes +
+                p["drives"].toDouble() * perDrive * nodes;
+            QVERIFY2(closeTo(p["capex_usd"].toDouble(), expected, 1e-6),
+                     qPrintable(what + QStringLiteral(": $%1, expected $%2")
+                                           .arg(p["capex_usd"].toDouble())
+                                           .arg(expected)));
+            if (nodes > 2 && p["capex_usd"].toDouble() > 0) ++moreNodes;
             for (const auto& f : p["fails"].toArray())
                 QVERIFY2(!f.toString().startsWith(QStringLiteral("latency")),
                          qPrintable(what + ": " + f.toString()));
             ++held;
         }
         QVERIFY2(held >= 2, js.out.constData());
+        QVERIFY2(moreNodes >= 1, js.out.constData());
+        // GPU-only caching's row is trace replay's on the servers it needs, figure for figure.
+        const auto gpuRow = o["front"].toArray().first().toObject();
+        QCOMPARE(gpuRow["description"].toString(), QStringLiteral("GPU-only caching, round-robin"));
+        const auto rep =
+            cli({"trace", "replay", kConversation, "--servers", QString::number(needed), "--router",
+                 "round-robin", "--tier", "dram-pcie5=0", "--output", "json"});
+        QCOMPARE(rep.exitCode, 0);
+        const auto ro = kvbe::test::jsonOut(rep);
+        QVERIFY(closeTo(gpuRow["hits_token_weighted"].toDouble(),
+                        ro["hits_any_tier"].toObject()["token_weighted"].toDouble(), 1e-9));
+        double p99 = -1;
+        for (const auto& v : ro["rules"].toArray())
+            if (v.toObject()["rule"].toString() == QLatin1String("optimal"))
+                p99 = v.toObject()["ttft_s"].toObject()["p99"].toDouble();
+        QVERIFY2(
+            closeTo(gpuRow["ttft_p99_s"].toDouble(), p99, 1e-9),
+            qPrintable(
+                QStringLiteral("%1 against %2").arg(gpuRow["ttft_p99_s"].toDouble()).arg(p99)));
         QVERIFY2(o["recommended"].isObject(), js.out.constData());
+        // The sentence buys for the recommendation's nodes, and the table says what a cost is for.
+        const auto rec = o["recommended"].toObject();
+        if (rec["capex_usd"].toDouble() > 0 && rec["nodes"].toInt() > 1)
+            QVERIFY2(o["why"].toString().contains(
+                         QStringLiteral("for the %1 nodes").arg(rec["nodes"].toInt())),
+                     qPrintable(o["why"].toString()));
+        const auto table = cli(QStringList{"trace", "plan", kConversation} + fleet + kGrid +
+                               QStringList{"--slo-p99", "4s"});
+        QVERIFY2(QString::fromUtf8(table.out).contains(
+                     QStringLiteral("each row replayed on the servers it needs (its "
+                                    "servers column) and priced for their nodes (one "
+                                    "not counted: the 2 servers' 2 nodes)")),
+                 table.out.constData());
         // Below the floor of any count the limit is refused, naming it.
         expectBadInput(fleet + kGrid + QStringList{"--slo-p99", "1s"},
                        QStringLiteral("the p99 with every prefix hit free on the GPU"));

@@ -215,6 +215,7 @@ class TestReport : public QObject {
         PlanPoint p;
         p.drive = "nvme-gen5";
         p.drives = 2;
+        p.nodes = 2; // bought for each (PlanPoint::nodes)
         p.tiers = {PlanTier{"nvme-gen5", 12.8e12, 0, 0, {}}};
         r.points = {PlanPoint{}, p};
         r.recommended = 1;

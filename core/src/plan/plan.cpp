@@ -170,9 +170,12 @@ int planNodes(const PlanSetup& s) {
 
 namespace {
 
-// scaled: as a sample replays it (fast mode); otherwise the configuration itself.
+// scaled: as a sample replays it (fast mode); otherwise the configuration itself. Its servers
+// are those of its searched count where it has one (every figure of a counted point is that
+// fleet's), else those given.
 ReplayConfig pointConfig(const PlanSetup& s, const PlanPoint& p, bool scaled = true) {
     ReplayConfig c = s.base;
+    if (p.serversAtSlo && c.instances > 0) c.instances = *p.serversAtSlo;
     c.tiers.clear();
     c.storeAfter = p.storeAfter;
     c.reportRules = {std::string(toString(s.rule)), "gpu-only"}; // scorePoint reads these two
@@ -429,17 +432,17 @@ std::string describePlanPoint(const PlanPoint& p) {
     return s + storeAfterText(p);
 }
 
-std::string planPurchaseText(const PlanResult& r, const PlanPoint& p) {
-    const std::string nodes =
-        std::to_string(r.fleetNodes) + (r.fleetNodes == 1 ? " node" : " nodes");
+std::string planPurchaseText(const PlanPoint& p) {
+    // "on each of the 4 nodes" / "on the node", "for the 4 nodes" / "for the node".
+    const std::string nodes = p.nodes == 1 ? "node" : std::to_string(p.nodes) + " nodes";
+    const std::string on = p.nodes == 1 ? "on the node, " : "on each of the " + nodes + ", ";
     if (p.pooled()) {
         const std::string local =
             p.dramPooled() || p.dramBytes <= 0 ? "" : plan_detail::gib(p.dramBytes) + " DRAM and ";
-        return "on each of the " + nodes + ", " + local + "a " + p.link + " link to " +
-               plan_detail::poolText(p) + " for the " + nodes + storeAfterText(p);
+        return on + local + "a " + p.link + " link to " + plan_detail::poolText(p) + " for the " +
+               nodes + storeAfterText(p);
     }
-    return (p.offload() && r.fleetNodes > 0 ? "on each of the " + nodes + ", " : std::string()) +
-           describePlanPoint(p);
+    return (p.offload() && p.nodes > 0 ? on : std::string()) + describePlanPoint(p);
 }
 
 RequestResult<PlanResult> planTrace(const PlanSetup& s,
@@ -510,9 +513,18 @@ RequestResult<PlanResult> planTrace(const PlanSetup& s,
                 Status counted = Ok{};
                 if (r && !r->cancelled) {
                     scorePoint(s, c, *r, p);
-                    if (res.serversSearched && chosen)
+                    if (res.serversSearched && chosen) {
                         counted = countServers(s, c, jobs[i], stop);
-                    else if (!chosen)
+                        // Counted: its figures are those of the fleet at its count.
+                        if (counted && p.serversAtSlo && c.instances > 0 &&
+                            *p.serversAtSlo != c.instances) {
+                            const ReplayConfig at = pointConfig(s, p);
+                            ++replayed;
+                            r = replayTrace(*s.trace, *s.cost, at, nullptr,
+                                            [&](double) { return !stop; });
+                            if (r && !r->cancelled) scorePoint(s, at, *r, p);
+                        }
+                    } else if (!chosen)
                         takeGiven(s, p); // a drive-count extension's point, replayed for its needs
                 }
                 if (!r || r->cancelled || !counted) {

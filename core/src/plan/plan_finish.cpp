@@ -6,6 +6,7 @@
 #include "kvbe/base/text_table.h"
 #include "kvbe/base/units.h"
 
+#include "plan_pool.h"
 #include "plan_text.h"
 
 #include <algorithm>
@@ -143,6 +144,7 @@ void finishPlan(const PlanSetup& s, const PlanGrid& grid, std::vector<PlanPoint>
         p.valueNotComputed = false;
         p.paybackMonths.reset();
         if (p.serversAtSlo) p.serversNote.clear();
+        plan_detail::pricePoint(s, p); // for the nodes of its searched count, now known
         valuePoint(s, res, p);
         checkLimits(s.limits, p, res.latencyByCount);
         res.points.push_back(std::move(p));

@@ -23,7 +23,8 @@ void poolTier(const PlanSetup& s, const PlanPoint& p, ReplayConfig& c) {
     // The pool's writes come over every node's link: at most the links' write bandwidth
     // together, and for drives at most theirs (the DRAM preset's is a host's path to its GPU,
     // not a pool's).
-    const double links = link->writeBps * planNodes(s);
+    const int perNode = std::max(1, c.fleet.nodeServers);
+    const double links = link->writeBps * std::max(1, (c.instances + perNode - 1) / perNode);
     t.writeBps = p.dramPooled() || !(t.writeBps > 0) ? links : std::min(t.writeBps, links);
     // The transfer is the link's (its bandwidth and the bytes it moves a useful byte).
     t.path.bandwidthBps = link->path.bandwidthBps;
@@ -41,7 +42,13 @@ void poolTier(const PlanSetup& s, const PlanPoint& p, ReplayConfig& c) {
 }
 
 void pricePoint(const PlanSetup& s, PlanPoint& p) {
-    const double nodes = planNodes(s);
+    // A fleet's point bought for the nodes of its searched count where it has one.
+    const int perNode = std::max(1, s.base.fleet.nodeServers);
+    p.nodes = !s.base.isFleet() ? 0
+              : p.serversAtSlo  ? (*p.serversAtSlo + perNode - 1) / perNode
+                                : planNodes(s);
+    const double nodes = std::max(1, p.nodes);
+    p.dramUsd = p.drivesUsd = p.linksUsd = 0;
     // A local tier is bought for every node, the pool once.
     const double dramCopies = p.dramPooled() ? 1 : nodes;
     const double driveCopies = p.pooled() ? 1 : nodes;

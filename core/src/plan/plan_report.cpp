@@ -123,8 +123,14 @@ std::string planFleetText(const PlanSetup& s, const PlanResult& r) {
                (r.fleetNodes == 1 ? " node" : " nodes") +
                (perNode > 1 ? " (" + std::to_string(perNode) + " a node)" : "") + " behind " +
                r.fleetRouter + ", a GPU cache each: every DRAM size and drive count is a node's, " +
-               "every cost is for the " + std::to_string(r.fleetNodes) +
-               (r.fleetNodes == 1 ? " node" : " nodes") +
+               (r.serversSearched
+                    ? "each row replayed on the servers it needs (its servers column) and priced "
+                      "for their nodes (one not counted: the " +
+                          std::to_string(r.fleetServers) + " servers' " +
+                          std::to_string(r.fleetNodes) + (r.fleetNodes == 1 ? " node" : " nodes") +
+                          ")"
+                    : "every cost is for the " + std::to_string(r.fleetNodes) +
+                          (r.fleetNodes == 1 ? " node" : " nodes")) +
                (s.links.empty() ? ""
                                 : "; a pool's size is the pool's, bought once, with a link on "
                                   "every node");
@@ -167,6 +173,7 @@ json planPointJson(const PlanPoint& p) {
                                              : json(p.drive)},
             {"link", p.pooled() ? json(p.link) : json(nullptr)},
             {"capex_usd", p.capexUsd},
+            {"nodes", p.nodes > 0 ? json(p.nodes) : json(nullptr)},
             {"links_usd", p.linksUsd},
             {"dram_usd", p.dramUsd},
             {"drives_usd", p.drivesUsd},

@@ -61,15 +61,13 @@ std::string whySentence(const PlanSetup& s, const PlanResult& res,
     const double life = s.limits.lifeYears;
     const double price = s.prices.gpuPerHour.at(s.gpuKey).usd;
     // A fleet's tiers are on every node: "On each of the 4 nodes, 1 x nvme-gen5: $9,000".
-    std::string w = planPurchaseText(res, r);
+    std::string w = planPurchaseText(r);
     if (!w.empty()) w[0] = char(std::toupper(static_cast<unsigned char>(w[0])));
-    w +=
-        (r.otherRouter ? " (no new hardware: the fleet's servers behind " + r.router +
-                             " instead of " + res.fleetRouter + ")"
-                       : "") +
-        ": " + usd(r.capexUsd) + " up front" +
-        (r.offload() && res.fleetNodes > 1 ? " for the " + std::to_string(res.fleetNodes) + " nodes"
-                                           : "");
+    w += (r.otherRouter ? " (no new hardware: the fleet's servers behind " + r.router +
+                              " instead of " + res.fleetRouter + ")"
+                        : "") +
+         ": " + usd(r.capexUsd) + " up front" +
+         (r.offload() && r.nodes > 1 ? " for the " + std::to_string(r.nodes) + " nodes" : "");
     // GPU-only caching behind the fleet's router, named as the table names it.
     const std::string gpuOnlyName = describePlanPoint(res.points.front());
     if (r.offload() || r.otherRouter) {

@@ -259,7 +259,7 @@ Report buildReport(const ReportInputs& in) {
                               {}});
     if (in.plan && in.plan->recommended) {
         const PlanPoint& p = in.plan->points[*in.plan->recommended];
-        std::string s = "Recommended: " + planPurchaseText(*in.plan, p);
+        std::string s = "Recommended: " + planPurchaseText(p);
         if (p.capexUsd > 0)
             s += " for " + formatUsd(p.capexUsd) + ", paying back in " +
                  (p.paybackMonths ? sig(*p.paybackMonths) + " months" : "never") + ".";

@@ -147,11 +147,8 @@ ReportSection reportPlanSection(const ReportInputs& in) {
 
     if (r.recommended) {
         const PlanPoint& p = r.points[*r.recommended];
-        sec.blocks.push_back({ReportBlock::Kind::Answer,
-                              "Recommended: " + planPurchaseText(r, p) + ".",
-                              {},
-                              {},
-                              {}});
+        sec.blocks.push_back(
+            {ReportBlock::Kind::Answer, "Recommended: " + planPurchaseText(p) + ".", {}, {}, {}});
         ReportTable t{{"Recommended configuration", ""}, {}};
         t.rows.push_back({"configuration", describePlanPoint(p)});
         t.rows.push_back(

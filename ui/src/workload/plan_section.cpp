@@ -486,7 +486,7 @@ void PlanSection::apply(const std::shared_ptr<WorkloadPlan>& p, bool exactAsked)
     QString sentence = planSentence(*p).toHtmlEscaped();
     if (p->result && p->result->recommended) {
         // The purchase as the sentence says it: for a fleet, "On each of the 4 nodes, …".
-        QString head = qs(planPurchaseText(*p->result, p->result->points[*p->result->recommended]));
+        QString head = qs(planPurchaseText(p->result->points[*p->result->recommended]));
         if (!head.isEmpty()) head[0] = head[0].toUpper();
         head = head.toHtmlEscaped();
         const QString lead = tr("Recommended: %1").arg(head);

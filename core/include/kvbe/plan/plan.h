@@ -132,6 +132,10 @@ struct PlanPoint {
     std::string link;
     std::vector<PlanTier> tiers; // the offload tiers, DRAM first
     double dramUsd = 0, drivesUsd = 0, linksUsd = 0, capexUsd = 0;
+    // The nodes its costs are for (a fleet's; 0 otherwise): those of its searched count where its
+    // servers were counted, else those of the servers given. A local tier is bought for each, a
+    // pool once with a link on each.
+    int nodes = 0;
     double ttftMeanS = 0, ttftP99S = 0;
     double hitsTokenWeighted = 0;
     // (GPU prefill seconds saved under the rule − under GPU-only caching) × 86,400 / the trace's
@@ -269,8 +273,8 @@ std::string describePlanPoint(const PlanPoint& p);
 // every DRAM size and drive count is a node's, every cost is for the 4 nodes"), servers sharing
 // one cache, or one server; "" without queueing.
 std::string planFleetText(const PlanSetup& s, const PlanResult& r);
-// Point p as a purchase: describePlanPoint's words, for a fleet's offload tiers bought on every
-// node "on each of the 4 nodes, 1 x nvme-gen5, store every block".
-std::string planPurchaseText(const PlanResult& r, const PlanPoint& p);
+// Point p as a purchase: describePlanPoint's words, for a fleet's offload tiers bought on each of
+// its nodes (PlanPoint::nodes) "on each of the 4 nodes, 1 x nvme-gen5, store every block".
+std::string planPurchaseText(const PlanPoint& p);
 
 } // namespace kvbe
