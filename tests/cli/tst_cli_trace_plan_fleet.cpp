@@ -365,6 +365,38 @@ class TestCliTracePlanFleet : public QObject {
         QVERIFY2(found, qPrintable(rec["description"].toString()));
     }
 
+    // With --slo-p99 a sampled plan counts the servers of the rows it replays in full; a row
+    // estimated from the sample is the fleet of the servers given, priced for their nodes, and
+    // the table says so.
+    void aSampledRowIsTheServersGiven() {
+        const QStringList args = QStringList{"trace", "plan", kConversation} + kFleet + kGrid +
+                                 QStringList{"--sample-rate", "0.25", "--slo-p99", "10s"};
+        const auto js = cli(args + QStringList{"--output", "json"});
+        QVERIFY2(js.exitCode == 0, js.err.constData());
+        const auto o = kvbe::test::jsonOut(js);
+        QCOMPARE(o["mode"].toString(), QStringLiteral("sampled"));
+        int counted = 0, estimated = 0;
+        for (const auto& v : o["front"].toArray()) {
+            const auto p = v.toObject();
+            const QString what = p["description"].toString();
+            if (p["sampled"].toBool()) {
+                QCOMPARE(p["nodes"].toInt(), 2);
+                ++estimated;
+            } else if (p["servers_at_slo"].isDouble()) {
+                QCOMPARE(p["nodes"].toInt(), (p["servers_at_slo"].toInt() + 1) / 2);
+                ++counted;
+            }
+        }
+        QVERIFY2(counted >= 1, js.out.constData());
+        const auto table = cli(args);
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY2(QString::fromUtf8(table.out).contains(
+                     QStringLiteral("an s row is the 4 servers' fleet, its cost for "
+                                    "their 2 nodes")),
+                 table.out.constData());
+        QVERIFY2(estimated >= 1, js.out.constData());
+    }
+
     // --placements local,pooled: the grid again with the last tier in one pool for the fleet,
     // reached over a link on each node. A pool of drives is trace replay's pooled tier with the
     // link's bandwidth, the larger fixed cost, the drives' read bandwidth together as the pool's

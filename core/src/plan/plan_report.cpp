@@ -357,9 +357,14 @@ std::string planTable(const PlanReport& x) {
     out += "\nThe Pareto front: capital cost against mean TTFT (T) and against GPU-hours saved (H);"
            " B: bandwidth-bound (a tier saturated)" +
            std::string(r.sampling.sampled
-                           ? "; s: the sample's estimate, not replayed in full (n/c: not computed, "
-                             "its servers, the value they give and whether they hold the "
-                             "latency limit)"
+                           ? std::string("; s: the sample's estimate, not replayed in full (n/c: "
+                                         "not computed, its servers, the value they give and "
+                                         "whether they hold the latency limit)") +
+                                 (r.serversSearched && r.fleetServers > 0
+                                      ? "; an s row is the " + std::to_string(r.fleetServers) +
+                                            " servers' fleet, its cost for their " +
+                                            std::to_string(r.fleetNodes) + " nodes"
+                                      : "")
                            : "") +
            "\n";
     char line[512];
