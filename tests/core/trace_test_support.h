@@ -14,7 +14,9 @@
 #include <QJsonObject>
 
 #include <initializer_list>
+#include <list>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace kvbe::test {
@@ -91,5 +93,41 @@ inline std::string lines(std::initializer_list<const char*> ls) {
     }
     return s;
 }
+
+// An ordered-dictionary LRU (std::list + hash map), independent of the simulator's.
+class ReferenceLru {
+  public:
+    explicit ReferenceLru(std::size_t capacity) : m_cap(capacity) {}
+    bool holds(qint64 id) const { return m_where.count(id) > 0; }
+    // Used: the most recent; returns whether it was stored (not held before). Capacity 0 stores
+    // nothing.
+    bool use(qint64 id) {
+        if (m_cap == 0) return false;
+        auto it = m_where.find(id);
+        const bool stored = it == m_where.end();
+        if (!stored) m_order.erase(it->second);
+        m_order.push_front(id);
+        m_where[id] = m_order.begin();
+        if (m_order.size() > m_cap) {
+            m_where.erase(m_order.back());
+            m_order.pop_back();
+        }
+        return stored;
+    }
+    // The request's hit run in blocks, then its blocks stored (touch order first to last).
+    std::size_t request(const std::vector<qint64>& ids) {
+        std::size_t h = 0;
+        while (h < ids.size() && holds(ids[h]))
+            ++h;
+        for (auto id : ids)
+            use(id);
+        return h;
+    }
+
+  private:
+    std::size_t m_cap;
+    std::list<qint64> m_order;
+    std::unordered_map<qint64, std::list<qint64>::iterator> m_where;
+};
 
 } // namespace kvbe::test

@@ -8,7 +8,6 @@
 #include "test_support.h"
 #include "trace_test_support.h"
 
-#include <list>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -53,25 +52,7 @@ struct TwoTierCount {
 };
 TwoTierCount referenceGatedWriteThrough(const std::vector<RealRequest>& reqs, std::size_t gpuCap,
                                         std::size_t dramCap, int k) {
-    struct Lru {
-        std::size_t cap;
-        std::list<qint64> order; // front: most recent
-        std::unordered_map<qint64, std::list<qint64>::iterator> where;
-        bool holds(qint64 id) const { return where.count(id) > 0; }
-        bool use(qint64 id) { // true when it was not held (a write)
-            auto it = where.find(id);
-            const bool miss = it == where.end();
-            if (!miss) order.erase(it->second);
-            order.push_front(id);
-            where[id] = order.begin();
-            if (order.size() > cap) {
-                where.erase(order.back());
-                order.pop_back();
-            }
-            return miss;
-        }
-    };
-    Lru gpu{gpuCap, {}, {}}, dram{dramCap, {}, {}};
+    ReferenceLru gpu(gpuCap), dram(dramCap);
     std::unordered_map<qint64, int> seen;
     TwoTierCount c;
     for (const auto& r : reqs) {
