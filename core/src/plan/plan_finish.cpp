@@ -137,6 +137,7 @@ void finishPlan(const PlanSetup& s, const PlanGrid& grid, std::vector<PlanPoint>
     for (auto& p : points) {
         // Idempotent: a shard's points (kvbe/plan/plan_shard.h) were finished once already.
         p.fails.clear();
+        p.overP99Bar = false;
         p.onTtftFront = p.onGpuHoursFront = false;
         p.lifeIfEveryBlockStored.reset();
         p.gpusSaved.reset();
@@ -148,6 +149,24 @@ void finishPlan(const PlanSetup& s, const PlanGrid& grid, std::vector<PlanPoint>
         valuePoint(s, res, p);
         checkLimits(s.limits, p, res.latencyByCount);
         res.points.push_back(std::move(p));
+    }
+    // Without a latency limit the best GPU-only row's p99 is the bar: a router costs nothing, so
+    // nothing slower at p99 than the fleet behind the best router alone is recommended.
+    if (!s.limits.sloP99S) {
+        const PlanPoint* bar = nullptr;
+        for (const auto& p : res.points)
+            if (!p.offload() && !p.sampled && (!bar || p.ttftP99S < bar->ttftP99S)) bar = &p;
+        const double barP99 = bar ? bar->ttftP99S : 0;
+        const std::string barName = bar ? describePlanPoint(*bar) : "";
+        if (bar)
+            for (auto& p : res.points)
+                if (!p.sampled && p.ttftP99S > barP99 * (1 + 1e-9)) {
+                    p.overP99Bar = true;
+                    p.fails.push_back("latency: p99 TTFT " + formatFixed(p.ttftP99S, 3) + " s, " +
+                                      formatFixed(p.ttftP99S - barP99, 3) + " s over " + barName +
+                                      " (" + formatFixed(barP99, 3) +
+                                      " s, the bar without a limit)");
+                }
     }
     const std::vector<PlanCoord>& at = res.coords;
     res.recommended.reset();

@@ -123,6 +123,18 @@ std::string whySentence(const PlanSetup& s, const PlanResult& res,
         w += " " + describePlanPoint(*bestFailing) + " would net " +
              usd(bestFailing->netUsdOverLife - r.netUsdOverLife) + " more but fails " +
              limitText(bestFailing->fails.front()) + ".";
+    // Without a latency limit: what the p99 bar (the best router alone) turned down.
+    const PlanPoint* slower = nullptr;
+    for (const auto& p : res.points)
+        if (p.overP99Bar && p.fails.size() == 1 && p.netUsdOverLife > r.netUsdOverLife &&
+            &p != bestFailing && (!slower || p.netUsdOverLife > slower->netUsdOverLife))
+            slower = &p;
+    if (slower)
+        w += " " + describePlanPoint(*slower) + " would net " +
+             usd(slower->netUsdOverLife - r.netUsdOverLife) + " more, but its p99 TTFT is " +
+             formatFixed(slower->ttftP99S, 3) + " s against " + formatFixed(r.ttftP99S, 3) +
+             " s: without a latency limit, nothing slower at p99 than the best router alone is "
+             "recommended.";
     return w;
 }
 

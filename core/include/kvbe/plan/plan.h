@@ -169,6 +169,9 @@ struct PlanPoint {
     // as a serving stack without store admission would run them: its shortest drive life.
     std::optional<double> lifeIfEveryBlockStored;
     std::vector<std::string> fails; // the limits it fails, each with by how much
+    // Without a latency limit: its p99 TTFT is over the best GPU-only row's (a router alone), the
+    // bar a recommendation must meet (one of `fails`).
+    bool overP99Bar = false;
     bool onTtftFront = false, onGpuHoursFront = false;
     // An offload tier is saturated under the rule (kvbe/trace/trace_saturation.h): its hits ask
     // more reads than its bandwidth in some minute, or the rule declined hits for the backlog.
