@@ -12,6 +12,7 @@
 #include "trace_test_support.h"
 
 #include <map>
+#include <tuple>
 
 using namespace kvbe;
 using namespace kvbe::test;
@@ -184,6 +185,32 @@ class TestTraceFleet : public QObject {
             QCOMPARE(r->tiers[1].copies, 1u);
             QVERIFY(r->tiers[1].pooled);
         }
+    }
+
+    // A pool's writes come over its nodes' links: the pool takes them at most at the links'
+    // write bandwidth together, for the nodes of the servers replayed (and at its own where it
+    // has one), so that a search that tries several counts gives each its own links.
+    void aPoolsLinksAreItsNodes() {
+        const Trace t = generatedTrace(500, 3);
+        const CostModel cm = llama3b();
+        for (const auto& [servers, ownBps, want] : std::vector<std::tuple<int, double, double>>{
+                 {2, 0.0, 2 * 5e9}, {8, 0.0, 8 * 5e9}, {8, 12e9, 12e9}, {6, 0.0, 3 * 5e9}}) {
+            ReplayConfig cfg = fleetConfig(cm, servers, "round-robin");
+            if (servers == 6) cfg.fleet.nodeServers = 2;
+            cfg.tiers.push_back(
+                SimTier{"dram", 1000 * cfg.blockBytes, {"dram", 50e9, 1e-3}, ownBps});
+            cfg.fleet.pooled = {true};
+            cfg.fleet.poolLinkWriteBps = {5e9};
+            auto r = replayTrace(t, cm, cfg);
+            QVERIFY2(r.ok(), r.ok() ? "" : r.message().c_str());
+            QCOMPARE(r->tiers[1].writeBps, want);
+        }
+        ReplayConfig bad = fleetConfig(cm, 2, "round-robin");
+        bad.fleet.poolLinkWriteBps = {-1};
+        auto r = replayTrace(t, cm, bad);
+        QVERIFY(!r.ok());
+        QVERIFY2(r.message().find("pool link write bandwidth") != std::string::npos,
+                 r.message().c_str());
     }
 
     // A local tier is one per node: with 2 servers a node and round-robin, servers 0 and 1 share

@@ -21,11 +21,10 @@ void poolTier(const PlanSetup& s, const PlanPoint& p, ReplayConfig& c) {
     // pool is limited by the nodes' links alone (its memory is not what carries the reads).
     const double poolBps = p.dramPooled() ? 0 : t.path.bandwidthBps;
     // The pool's writes come over every node's link: at most the links' write bandwidth
-    // together, and for drives at most theirs (the DRAM preset's is a host's path to its GPU,
-    // not a pool's).
-    const int perNode = std::max(1, c.fleet.nodeServers);
-    const double links = link->writeBps * std::max(1, (c.instances + perNode - 1) / perNode);
-    t.writeBps = p.dramPooled() || !(t.writeBps > 0) ? links : std::min(t.writeBps, links);
+    // together (the replay adds them up for the nodes of its servers, so a search's every count
+    // gets its own), and for drives at most theirs (the DRAM preset's is a host's path to its
+    // GPU, not a pool's).
+    if (p.dramPooled()) t.writeBps = 0;
     // The transfer is the link's (its bandwidth and the bytes it moves a useful byte).
     t.path.bandwidthBps = link->path.bandwidthBps;
     t.path.amplification = link->path.amplification;
@@ -39,6 +38,8 @@ void poolTier(const PlanSetup& s, const PlanPoint& p, ReplayConfig& c) {
     c.fleet.poolBps.assign(c.tiers.size(), 0.0);
     c.fleet.pooled.back() = true;
     c.fleet.poolBps.back() = poolBps;
+    c.fleet.poolLinkWriteBps.assign(c.tiers.size(), 0.0);
+    c.fleet.poolLinkWriteBps.back() = link->writeBps;
 }
 
 void pricePoint(const PlanSetup& s, PlanPoint& p) {

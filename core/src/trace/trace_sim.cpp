@@ -257,6 +257,9 @@ Status checkConfig(const Trace& trace, const ReplayConfig& c) {
         for (std::size_t k = 0; k < c.fleet.poolBps.size(); ++k)
             if (!(c.fleet.poolBps[k] >= 0) || !std::isfinite(c.fleet.poolBps[k]))
                 return Error{"pool bandwidth: expected 0 (no limit) or more bytes/s"};
+        for (const double b : c.fleet.poolLinkWriteBps)
+            if (!(b >= 0) || !std::isfinite(b))
+                return Error{"pool link write bandwidth: expected 0 (no limit) or more bytes/s"};
     }
     if (c.storeAfter < 1 || c.storeAfter > kMaxStoreAfter)
         return Error{"store after: " + std::to_string(c.storeAfter) +
@@ -287,7 +290,24 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
     for (const auto& name : config.reportRules)
         for (std::size_t r = 0; r < kRules; ++r)
             if (name == kRuleNames[r]) kept |= 1u << r;
-    Replay replay(trace, cost, config, per, kept);
+    // A pool's writes come over its nodes' links: at most their write bandwidth together, for
+    // the nodes of these servers (a search that tries several counts gets each its own).
+    ReplayConfig linked;
+    const ReplayConfig* c = &config;
+    const auto& link = config.fleet.poolLinkWriteBps;
+    if (config.isFleet() && std::any_of(link.begin(), link.end(), [](double b) { return b > 0; })) {
+        linked = config;
+        const int perNode = std::clamp(config.fleet.nodeServers, 1, config.instances);
+        const double nodes = (config.instances + perNode - 1) / perNode;
+        for (std::size_t k = 0; k < link.size() && k < linked.tiers.size(); ++k) {
+            const bool pooled = k < config.fleet.pooled.size() && config.fleet.pooled[k];
+            if (!pooled || !(link[k] > 0)) continue;
+            double& w = linked.tiers[k].writeBps;
+            w = w > 0 ? std::min(w, link[k] * nodes) : link[k] * nodes;
+        }
+        c = &linked;
+    }
+    Replay replay(trace, cost, *c, per, kept);
     if (!replay.run(progress)) return replay.cancelled();
     return replay.finish();
 }

@@ -77,6 +77,10 @@ struct FleetConfig {
     // Per offload tier, pooled ones only: the pool's aggregate read bandwidth (bytes/s), shared
     // by every node's reads; 0: only each node's link limits them.
     std::vector<double> poolBps;
+    // Per offload tier, pooled ones only: the write bandwidth of each node's link to the pool
+    // (bytes/s). The pool takes writes at most at its nodes' links together (the nodes of the
+    // replay's servers), and at its own write bandwidth where the tier has one; 0: no link limit.
+    std::vector<double> poolLinkWriteBps;
 };
 
 inline constexpr int kMaxServers = 4096;
