@@ -189,12 +189,17 @@ class TestTraceFleet : public QObject {
 
     // A pool's writes come over its nodes' links: the pool takes them at most at the links'
     // write bandwidth together, for the nodes of the servers replayed (and at its own where it
-    // has one), so that a search that tries several counts gives each its own links.
+    // has one), so that a search that tries several counts gives each its own links; one server
+    // too, though it is no fleet.
     void aPoolsLinksAreItsNodes() {
         const Trace t = generatedTrace(500, 3);
         const CostModel cm = llama3b();
-        for (const auto& [servers, ownBps, want] : std::vector<std::tuple<int, double, double>>{
-                 {2, 0.0, 2 * 5e9}, {8, 0.0, 8 * 5e9}, {8, 12e9, 12e9}, {6, 0.0, 3 * 5e9}}) {
+        for (const auto& [servers, ownBps, want] :
+             std::vector<std::tuple<int, double, double>>{{1, 0.0, 5e9},
+                                                          {2, 0.0, 2 * 5e9},
+                                                          {8, 0.0, 8 * 5e9},
+                                                          {8, 12e9, 12e9},
+                                                          {6, 0.0, 3 * 5e9}}) {
             ReplayConfig cfg = fleetConfig(cm, servers, "round-robin");
             if (servers == 6) cfg.fleet.nodeServers = 2;
             cfg.tiers.push_back(

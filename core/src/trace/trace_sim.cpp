@@ -295,7 +295,9 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
     ReplayConfig linked;
     const ReplayConfig* c = &config;
     const auto& link = config.fleet.poolLinkWriteBps;
-    if (config.isFleet() && std::any_of(link.begin(), link.end(), [](double b) { return b > 0; })) {
+    // (One server is no fleet, but its pool is still behind its link.)
+    if (config.instances >= 1 &&
+        std::any_of(link.begin(), link.end(), [](double b) { return b > 0; })) {
         linked = config;
         const int perNode = std::clamp(config.fleet.nodeServers, 1, config.instances);
         const double nodes = (config.instances + perNode - 1) / perNode;
