@@ -124,8 +124,8 @@ std::string planFleetText(const PlanSetup& s, const PlanResult& r) {
                (perNode > 1 ? " (" + std::to_string(perNode) + " a node)" : "") + " behind " +
                r.fleetRouter + ", a GPU cache each: every DRAM size and drive count is a node's, " +
                (r.serversSearched
-                    ? "each row replayed on the servers it needs (its servers column) and priced "
-                      "for their nodes (one not counted: the " +
+                    ? "each row replayed on the servers it needs and priced for their nodes (one "
+                      "not counted: the " +
                           std::to_string(r.fleetServers) + " servers' " +
                           std::to_string(r.fleetNodes) + (r.fleetNodes == 1 ? " node" : " nodes") +
                           ")"
