@@ -164,8 +164,7 @@ std::vector<Job> gridJobs(const PlanSetup& s, const PlanGrid& g, std::size_t fir
 
 int planNodes(const PlanSetup& s) {
     if (!s.base.isFleet()) return 1;
-    const int perNode = std::max(1, s.base.fleet.nodeServers);
-    return (s.base.instances + perNode - 1) / perNode;
+    return fleetNodes(s.base.instances, s.base.fleet.nodeServers);
 }
 
 namespace {

@@ -44,9 +44,8 @@ void poolTier(const PlanSetup& s, const PlanPoint& p, ReplayConfig& c) {
 
 void pricePoint(const PlanSetup& s, PlanPoint& p) {
     // A fleet's point bought for the nodes of its searched count where it has one.
-    const int perNode = std::max(1, s.base.fleet.nodeServers);
     p.nodes = !s.base.isFleet() ? 0
-              : p.serversAtSlo  ? (*p.serversAtSlo + perNode - 1) / perNode
+              : p.serversAtSlo  ? fleetNodes(*p.serversAtSlo, s.base.fleet.nodeServers)
                                 : planNodes(s);
     const double nodes = std::max(1, p.nodes);
     p.dramUsd = p.drivesUsd = p.linksUsd = 0;

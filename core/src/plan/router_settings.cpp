@@ -96,8 +96,7 @@ Error notShipped(const std::string& project, const RouterConfig& r) {
 std::string header(const std::string& what, const PlanPoint& p, const PlanSetup& s,
                    const char* checked) {
     const int servers = p.serversAtSlo.value_or(s.base.instances);
-    const int perNode = std::max(1, s.base.fleet.nodeServers);
-    const int nodes = (servers + perNode - 1) / perNode;
+    const int nodes = fleetNodes(servers, s.base.fleet.nodeServers);
     std::string out = "# " + what + " for: " + describePlanPoint(p) + " (kvbe-cli trace plan)\n" +
                       "# Keys checked against " + checked + ".\n" +
                       "# The fleet: " + std::to_string(servers) + " prefill server" +

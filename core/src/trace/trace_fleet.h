@@ -34,7 +34,7 @@ class Fleet {
     Fleet(const Trace& trace, const ReplayConfig& config, const std::vector<std::uint64_t>& caps);
 
     int servers() const { return m_n; }
-    int nodes() const { return (m_n + m_nodeServers - 1) / m_nodeServers; }
+    int nodes() const { return fleetNodes(m_n, m_nodeServers); }
     // Request i, arriving at now: its server, chosen by the router.
     int route(std::size_t i, double now);
     // Its hit run on server s: for each leading block, the fastest tier that server can read it

@@ -198,7 +198,7 @@ void Replay::setUpFleetLinks() {
     for (std::size_t k = 1; k < m_k; ++k) {
         // Each node's link to the tier: its own drives' (local) or its network link (pooled).
         const std::uint32_t base = next;
-        next += static_cast<std::uint32_t>((f.servers + nodeServers - 1) / nodeServers);
+        next += static_cast<std::uint32_t>(fleetNodes(f.servers, nodeServers));
         f.link[k].resize(static_cast<std::size_t>(f.servers));
         for (int s = 0; s < f.servers; ++s)
             f.link[k][static_cast<std::size_t>(s)] =

@@ -299,8 +299,7 @@ Result<ReplayResult> replayTrace(const Trace& trace, const CostModel& cost,
     if (config.instances >= 1 &&
         std::any_of(link.begin(), link.end(), [](double b) { return b > 0; })) {
         linked = config;
-        const int perNode = std::clamp(config.fleet.nodeServers, 1, config.instances);
-        const double nodes = (config.instances + perNode - 1) / perNode;
+        const double nodes = fleetNodes(config.instances, config.fleet.nodeServers);
         for (std::size_t k = 0; k < link.size() && k < linked.tiers.size(); ++k) {
             const bool pooled = k < config.fleet.pooled.size() && config.fleet.pooled[k];
             if (!pooled || !(link[k] > 0)) continue;

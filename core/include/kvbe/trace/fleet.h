@@ -85,6 +85,12 @@ struct FleetConfig {
 
 inline constexpr int kMaxServers = 4096;
 
+// The nodes `servers` servers take, `nodeServers` a node (a node holds at least one).
+inline int fleetNodes(int servers, int nodeServers) {
+    const int perNode = nodeServers > 1 ? nodeServers : 1;
+    return (servers + perNode - 1) / perNode;
+}
+
 // What the router did (ReplayResult::fleet).
 struct FleetReport {
     std::string router; // its --router text
